@@ -1,0 +1,43 @@
+/**
+ * kubeadm-workbench command line: the same core as the extension, for terminals, cron and CI.
+ * Each verb lives in its own file and is listed once in VERBS.
+ */
+import { runCheckInventory } from './checkInventory';
+import { runImport } from './import';
+import { EXIT_USAGE, processIo, type CliIo } from './io';
+
+type Verb = { summary: string; run: (args: string[], io: CliIo) => Promise<number> };
+
+const VERBS: Record<string, Verb> = {
+  'check-inventory': { summary: 'check-inventory FILE            validate an inventory.yaml', run: runCheckInventory },
+  'import-ansible': { summary: 'import-ansible FILE [--out F]   convert an Ansible/Kubespray inventory', run: runImport },
+};
+
+function usage(io: CliIo): void {
+  io.stderr(`usage: kubeadm-workbench <verb> [args]\n\nverbs:\n${Object.values(VERBS).map((v) => `  ${v.summary}`).join('\n')}\n`);
+}
+
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const [verb, ...args] = argv;
+  if (!verb || verb === '--help' || verb === '-h') {
+    usage(io);
+    return verb ? 0 : EXIT_USAGE;
+  }
+  const entry = VERBS[verb];
+  if (!entry) {
+    io.stderr(`unknown verb "${verb}"\n`);
+    usage(io);
+    return EXIT_USAGE;
+  }
+  return entry.run(args, io);
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => (process.exitCode = code),
+    (e: unknown) => {
+      process.stderr.write(`kubeadm-workbench: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,10 @@
+/** What every command handler may use; built once by the composition root. */
+import type * as vscode from 'vscode';
+import type { InventoryWorkspace } from '../editor/inventoryWorkspace';
+
+export interface CommandContext {
+  extension: vscode.ExtensionContext;
+  inventory: InventoryWorkspace;
+}
+
+export type CommandHandler = (...args: any[]) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,0 +1,10 @@
+import * as vscode from 'vscode';
+import type { InventoryNode } from '../views/inventoryView';
+
+export function copyHostAddress() {
+  return async (node?: InventoryNode): Promise<void> => {
+    if (node?.kind !== 'host') return;
+    await vscode.env.clipboard.writeText(node.host.address);
+    vscode.window.setStatusBarMessage(`Copied ${node.host.address}`, 2000);
+  };
+}

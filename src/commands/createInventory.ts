@@ -1,0 +1,32 @@
+import * as vscode from 'vscode';
+import { INVENTORY_TEMPLATE } from '../core/inventory/template';
+import type { CommandContext } from './context';
+
+/** Writes the seed-topology template as inventory.yaml in the first workspace folder, never over an existing file. */
+export function createInventory(ctx: CommandContext) {
+  return async (): Promise<void> => {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) {
+      void vscode.window.showErrorMessage('Open a folder first: the inventory lives in the workspace.');
+      return;
+    }
+    const target = vscode.Uri.joinPath(folder.uri, 'inventory.yaml');
+    if (await exists(target)) {
+      await vscode.window.showTextDocument(target);
+      void vscode.window.showInformationMessage('inventory.yaml already exists; opened it instead of overwriting.');
+      return;
+    }
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(INVENTORY_TEMPLATE));
+    await ctx.inventory.reload();
+    await vscode.window.showTextDocument(target);
+  };
+}
+
+export async function exists(uri: vscode.Uri): Promise<boolean> {
+  try {
+    await vscode.workspace.fs.stat(uri);
+    return true;
+  } catch {
+    return false;
+  }
+}

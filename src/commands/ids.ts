@@ -1,0 +1,22 @@
+/**
+ * Every command id of the extension, in one place. package.json's `contributes.commands` must list
+ * exactly these (a unit test checks both directions), and the registrar must bind every one.
+ */
+export const CommandIds = {
+  openInventory: 'kubeadm.openInventory',
+  createInventory: 'kubeadm.createInventory',
+  importAnsibleInventory: 'kubeadm.importAnsibleInventory',
+  refreshInventory: 'kubeadm.refreshInventory',
+  revealHost: 'kubeadm.revealHost',
+  copyHostAddress: 'kubeadm.copyHostAddress',
+} as const;
+
+export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
+
+/** Ids of the tree views, shared by package.json, the registrar and the tests. */
+export const ViewIds = {
+  inventory: 'kubeadm.inventory',
+  controlPlane: 'kubeadm.controlPlane',
+  leases: 'kubeadm.leases',
+  etcdMembers: 'kubeadm.etcdMembers',
+} as const;

@@ -1,0 +1,28 @@
+/**
+ * The one place that binds command ids to handlers. Every id in CommandIds must appear here
+ * (the Record type makes a missing one a compile error).
+ */
+import * as vscode from 'vscode';
+import type { CommandContext, CommandHandler } from './context';
+import { CommandIds, type CommandId } from './ids';
+import { copyHostAddress } from './copyHostAddress';
+import { createInventory } from './createInventory';
+import { importAnsibleInventory } from './importAnsibleInventory';
+import { openInventory } from './openInventory';
+import { refreshInventory } from './refreshInventory';
+import { revealHost } from './revealHost';
+
+export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandHandler> {
+  return {
+    [CommandIds.openInventory]: openInventory(ctx),
+    [CommandIds.createInventory]: createInventory(ctx),
+    [CommandIds.importAnsibleInventory]: importAnsibleInventory(ctx),
+    [CommandIds.refreshInventory]: refreshInventory(ctx),
+    [CommandIds.revealHost]: revealHost(ctx),
+    [CommandIds.copyHostAddress]: copyHostAddress(),
+  };
+}
+
+export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
+  return Object.entries(commandHandlers(ctx)).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
+}

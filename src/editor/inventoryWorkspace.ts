@@ -1,0 +1,110 @@
+/**
+ * Finds the workspace's inventory.yaml, keeps its parsed model current and publishes its findings
+ * as diagnostics. Views and commands read the model from here and listen to `onDidChange`.
+ */
+import * as vscode from 'vscode';
+import { parseInventory, type InventoryParseResult } from '../core/inventory/parse';
+import type { Inventory, InventoryLocations } from '../core/inventory/types';
+import { toDiagnostic } from './diagnostics';
+
+export interface LoadedInventory {
+  uri: vscode.Uri;
+  inventory?: Inventory;
+  locations: InventoryLocations;
+  result: InventoryParseResult;
+}
+
+const REPARSE_DELAY_MS = 150;
+
+export class InventoryWorkspace implements vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<LoadedInventory | undefined>();
+  readonly onDidChange = this.changeEmitter.event;
+  private readonly diagnostics = vscode.languages.createDiagnosticCollection('kubeadm-inventory');
+  private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.diagnostics];
+  private loaded: LoadedInventory | undefined;
+  private pending: NodeJS.Timeout | undefined;
+  private loading: Promise<LoadedInventory | undefined> | undefined;
+
+  constructor() {
+    const watcher = vscode.workspace.createFileSystemWatcher('**/inventory.{yaml,yml}');
+    this.disposables.push(
+      watcher,
+      watcher.onDidCreate(() => this.reloadSoon()),
+      watcher.onDidDelete(() => this.reloadSoon()),
+      watcher.onDidChange((uri) => this.isCurrent(uri) && this.reloadSoon()),
+      // Parse unsaved edits too, so diagnostics follow typing.
+      vscode.workspace.onDidChangeTextDocument((e) => this.isCurrent(e.document.uri) && this.reloadSoon()),
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.inventoryFile') && this.reloadSoon()),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.reloadSoon()),
+    );
+  }
+
+  get current(): LoadedInventory | undefined {
+    return this.loaded;
+  }
+
+  /** Loads once on first use; later calls return the cached model. */
+  async get(): Promise<LoadedInventory | undefined> {
+    if (this.loaded) return this.loaded;
+    return this.reload();
+  }
+
+  reload(): Promise<LoadedInventory | undefined> {
+    this.loading ??= this.load().finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  private reloadSoon(): void {
+    clearTimeout(this.pending);
+    this.pending = setTimeout(() => void this.reload(), REPARSE_DELAY_MS);
+  }
+
+  private isCurrent(uri: vscode.Uri): boolean {
+    return this.loaded?.uri.toString() === uri.toString() || /inventory\.ya?ml$/.test(uri.path);
+  }
+
+  private async load(): Promise<LoadedInventory | undefined> {
+    const uri = await findInventoryFile();
+    if (!uri) {
+      if (this.loaded) this.diagnostics.delete(this.loaded.uri);
+      this.loaded = undefined;
+      this.changeEmitter.fire(undefined);
+      return undefined;
+    }
+    const text = await readText(uri);
+    const result = parseInventory(text);
+    this.diagnostics.set(uri, result.findings.map(toDiagnostic));
+    this.loaded = { uri, result, locations: result.locations, ...(result.inventory ? { inventory: result.inventory } : {}) };
+    void vscode.commands.executeCommand('setContext', 'kubeadm.hasInventory', true);
+    this.changeEmitter.fire(this.loaded);
+    return this.loaded;
+  }
+
+  dispose(): void {
+    clearTimeout(this.pending);
+    vscode.Disposable.from(...this.disposables).dispose();
+  }
+}
+
+/** The open editor's text wins over the file on disk, so the model follows unsaved edits. */
+async function readText(uri: vscode.Uri): Promise<string> {
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  if (open) return open.getText();
+  return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+}
+
+export async function findInventoryFile(): Promise<vscode.Uri | undefined> {
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    const configured = vscode.workspace.getConfiguration('kubeadmWorkbench', folder).get<string>('inventoryFile') || 'inventory.yaml';
+    // In an untrusted workspace restricted settings fall back to their defaults (VS Code does that for us).
+    const candidate = vscode.Uri.joinPath(folder.uri, configured);
+    try {
+      await vscode.workspace.fs.stat(candidate);
+      return candidate;
+    } catch {
+      // not there: fall through to the search below
+    }
+  }
+  const found = await vscode.workspace.findFiles('**/inventory.{yaml,yml}', '**/node_modules/**', 1);
+  return found[0];
+}

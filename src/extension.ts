@@ -1,0 +1,36 @@
+/**
+ * Composition root: builds the services, views and commands and hands their disposables to VS Code.
+ * Nothing here parses, connects or computes; activation stays cheap (the inventory loads lazily
+ * when a view first asks for it).
+ */
+import * as vscode from 'vscode';
+import { registerCommands } from './commands/registrar';
+import { InventoryWorkspace } from './editor/inventoryWorkspace';
+import { ControlPlaneView } from './views/controlPlaneView';
+import { EtcdMembersView } from './views/etcdMembersView';
+import { InventoryView } from './views/inventoryView';
+import { LeasesView } from './views/leasesView';
+
+/** Returned from activate() for tests and for other extensions. */
+export interface KubeadmWorkbenchApi {
+  activationMs: number;
+  inventory: InventoryWorkspace;
+}
+
+export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi {
+  const started = performance.now();
+  const inventory = new InventoryWorkspace();
+  context.subscriptions.push(
+    inventory,
+    new InventoryView(inventory),
+    new ControlPlaneView(),
+    new LeasesView(),
+    new EtcdMembersView(),
+    ...registerCommands({ extension: context, inventory }),
+  );
+  return { activationMs: performance.now() - started, inventory };
+}
+
+export function deactivate(): void {
+  // Everything is owned by context.subscriptions.
+}

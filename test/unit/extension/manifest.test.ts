@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CommandIds, ViewIds } from '../../../src/commands/ids';
+
+const root = join(__dirname, '../../..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+test('package.json contributes exactly the commands of CommandIds', () => {
+  const contributed = (pkg.contributes.commands as { command: string }[]).map((c) => c.command).sort();
+  assert.deepEqual(contributed, Object.values(CommandIds).sort());
+});
+
+test('every contributed command has the Kubeadm category and a title', () => {
+  for (const c of pkg.contributes.commands) {
+    assert.equal(c.category, 'Kubeadm', c.command);
+    assert.ok(c.title, c.command);
+  }
+});
+
+test('menus and welcome links only name commands that exist', () => {
+  const ids = new Set<string>([...Object.values(CommandIds), 'workbench.actions.view.problems']);
+  for (const [menu, items] of Object.entries(pkg.contributes.menus as Record<string, { command: string }[]>)) {
+    for (const item of items) assert.ok(ids.has(item.command), `${menu}: ${item.command}`);
+  }
+  for (const w of pkg.contributes.viewsWelcome) {
+    for (const m of (w.contents as string).matchAll(/\(command:([\w.]+)\)/g)) assert.ok(ids.has(m[1]!), `${w.view}: ${m[1]}`);
+  }
+});
+
+test('the Kubeadm container has the four views, each with a welcome state', () => {
+  assert.deepEqual(pkg.contributes.viewsContainers.activitybar.map((c: { title: string }) => c.title), ['Kubeadm']);
+  const views = pkg.contributes.views.kubeadm.map((v: { id: string; name: string }) => `${v.id}:${v.name}`);
+  assert.deepEqual(views, [`${ViewIds.inventory}:Inventory`, `${ViewIds.controlPlane}:Control Plane`, `${ViewIds.leases}:Leases`, `${ViewIds.etcdMembers}:etcd Members`]);
+  const welcomed = new Set(pkg.contributes.viewsWelcome.map((w: { view: string }) => w.view));
+  for (const id of Object.values(ViewIds)) assert.ok(welcomed.has(id), id);
+});
+
+test('activation is never "*" and untrusted workspaces are limited with host/path settings restricted', () => {
+  assert.ok(!pkg.activationEvents.includes('*'));
+  assert.ok(!pkg.activationEvents.includes('onStartupFinished'));
+  assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
+  const restricted = new Set(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations);
+  for (const [key, spec] of Object.entries(pkg.contributes.configuration.properties as Record<string, { type: string }>)) {
+    if (spec.type === 'string') assert.ok(restricted.has(key), `string setting ${key} can feed a host, path or command: restrict it`);
+  }
+});
+
+test('the inventory schema is shipped and contributed for YAML editors', () => {
+  const entry = pkg.contributes.yamlValidation[0];
+  const schema = JSON.parse(readFileSync(join(root, entry.url), 'utf8'));
+  assert.deepEqual(schema.required, ['cluster', 'hosts']);
+});
+
+test('src/core never imports the editor', () => {
+  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : []));
+  for (const file of walk(join(root, 'src/core'))) {
+    assert.doesNotMatch(readFileSync(file, 'utf8'), /from ['"]vscode['"]|require\(['"]vscode['"]\)/, file);
+  }
+});

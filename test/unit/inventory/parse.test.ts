@@ -1,0 +1,95 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseInventory } from '../../../src/core/inventory/parse';
+import { hostsWithRole, sshFor } from '../../../src/core/inventory/types';
+
+const example = readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8');
+
+test('the seed example parses into the seed topology with no findings', () => {
+  const { inventory, findings } = parseInventory(example);
+  assert.deepEqual(findings, []);
+  assert.ok(inventory);
+  assert.equal(inventory.cluster.controlPlaneEndpoint, '10.3.60.100:6443');
+  assert.deepEqual(inventory.hosts.map((h) => `${h.name}=${h.address}`), [
+    'labs-k8s-balancer=10.3.60.50',
+    'labs-k8s-m01=10.3.60.51',
+    'labs-k8s-m02=10.3.60.52',
+    'labs-k8s-m03=10.3.60.53',
+    'labs-k8s-w01=10.3.60.54',
+    'labs-k8s-w02=10.3.60.55',
+  ]);
+  assert.deepEqual(hostsWithRole(inventory, 'control-plane').map((h) => h.name), ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03']);
+  assert.deepEqual(inventory.hosts[0]!.vrrp, { state: 'MASTER', priority: 100, interface: 'ens192' });
+  assert.deepEqual(sshFor(inventory, inventory.hosts[1]!), { user: 'root', port: 22, identityFile: '~/.ssh/id_ed25519' });
+});
+
+test('host locations point at the host rows', () => {
+  const { locations } = parseInventory(example);
+  const lines = example.split('\n');
+  const m02 = locations.hosts.get('labs-k8s-m02');
+  assert.ok(m02);
+  assert.match(lines[m02.start.line]!, /labs-k8s-m02/);
+});
+
+test('a syntax error becomes a finding on its line, never an exception', () => {
+  const broken = example.replace('  podSubnet: 10.244.0.0/16', '  podSubnet: [10.244.0.0/16');
+  const { findings } = parseInventory(broken);
+  const syntax = findings.filter((f) => f.rule === 'inventory/yaml-syntax');
+  assert.ok(syntax.length > 0, 'expected a syntax finding');
+  assert.equal(syntax[0]!.severity, 'error');
+});
+
+test('a bad address is reported on the address, and the other hosts survive', () => {
+  const text = example.replace('address: 10.3.60.52', 'address: 10.3.60.520');
+  const { inventory, findings } = parseInventory(text);
+  const f = findings.find((x) => x.rule === 'inventory/address');
+  assert.ok(f, JSON.stringify(findings));
+  const line = text.split('\n')[f.range.start.line]!;
+  assert.equal(line.slice(f.range.start.character, f.range.end.character), '10.3.60.520');
+  assert.equal(inventory?.hosts.length, 6, 'the host is kept with its address so the view can still show it');
+});
+
+test('controlPlaneEndpoint on a control-plane node is an error with the why', () => {
+  const text = example.replace('controlPlaneEndpoint: 10.3.60.100:6443', 'controlPlaneEndpoint: 10.3.60.51:6443');
+  const f = parseInventory(text).findings.find((x) => x.rule === 'inventory/endpoint-is-node');
+  assert.ok(f);
+  assert.match(f.message, /labs-k8s-m01/);
+  assert.match(f.why ?? '', /tied to that node/);
+});
+
+test('duplicate addresses, unknown roles and unknown keys are each reported', () => {
+  const text = example
+    .replace('address: 10.3.60.55', 'address: 10.3.60.54')
+    .replace('roles: [worker] }\n  - { name: labs-k8s-w02', 'roles: [wroker] }\n  - { name: labs-k8s-w02')
+    .replace('  cni: flannel', '  cni: flannel\n  podSubnett: 10.0.0.0/8');
+  const rules = parseInventory(text).findings.map((f) => f.rule).sort();
+  assert.ok(rules.includes('inventory/duplicate-address'), rules.join());
+  assert.ok(rules.includes('inventory/role'), rules.join());
+  assert.ok(rules.includes('inventory/unknown-key'), rules.join());
+});
+
+test('pod and service subnets that overlap are an error', () => {
+  const text = example.replace('serviceSubnet: 10.96.0.0/12', 'serviceSubnet: 10.244.128.0/17');
+  assert.ok(parseInventory(text).findings.some((f) => f.rule === 'inventory/subnet-overlap'));
+});
+
+test('two MASTER balancers are an error', () => {
+  const text = example.replace(
+    '  - { name: labs-k8s-m01',
+    '  - { name: labs-k8s-balancer2, address: 10.3.60.56, roles: [loadbalancer], vrrp: { state: MASTER, priority: 90, interface: ens192 } }\n  - { name: labs-k8s-m01',
+  );
+  assert.ok(parseInventory(text).findings.some((f) => f.rule === 'inventory/vrrp-master'));
+});
+
+test('hostile input: binary, empty, alias bomb and deep nesting yield findings, not crashes', () => {
+  const bomb = 'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`).join('\n');
+  for (const text of ['', '\u0000\u0001\u0002binary', bomb, '['.repeat(5000), 'cluster: 1\nhosts: 2\n']) {
+    const started = Date.now();
+    const result = parseInventory(text);
+    assert.ok(Array.isArray(result.findings));
+    assert.ok(result.findings.length > 0, `expected findings for ${JSON.stringify(text.slice(0, 20))}`);
+    assert.ok(Date.now() - started < 2000);
+  }
+});
