@@ -1,0 +1,30 @@
+/**
+ * All linters, in detection order (more specific first). Add a linter by importing it and adding
+ * it to LINTERS; nothing else needs to change.
+ */
+import type { Finding } from '../findings';
+import { inventoryLinter } from './inventoryLinter';
+import type { FileKind, FileLinter, LintContext, RuleInfo, SourceFile } from './types';
+
+export const LINTERS: FileLinter[] = [inventoryLinter];
+
+export function detectKind(path: string, text: string): FileKind | undefined {
+  return LINTERS.find((l) => l.detect(path, text))?.kind;
+}
+
+export function linterFor(kind: FileKind): FileLinter | undefined {
+  return LINTERS.find((l) => l.kind === kind);
+}
+
+export function lintText(file: SourceFile, context: LintContext = {}, kind = detectKind(file.path, file.text)): Finding[] {
+  const linter = kind && linterFor(kind);
+  return linter ? linter.lint(file, context) : [];
+}
+
+export function allRules(): RuleInfo[] {
+  return LINTERS.flatMap((l) => l.rules);
+}
+
+export function ruleInfo(id: string): RuleInfo | undefined {
+  return allRules().find((r) => r.id === id);
+}

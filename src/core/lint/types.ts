@@ -1,0 +1,43 @@
+/**
+ * The config-intelligence contract: each kind of file has one linter; the registry in ./registry.ts
+ * detects the kind of a file and runs its linter. The editor, the `lint` CLI and the phases all
+ * go through `lintText` so they report the same findings.
+ */
+import type { Finding, Severity } from '../findings';
+import type { Inventory } from '../inventory/types';
+
+export type FileKind = 'inventory' | 'kubeadm' | 'haproxy' | 'keepalived' | 'containerd' | 'sysctl' | 'modules' | 'cni-manifest';
+
+export interface SourceFile {
+  /** Path as the user knows it (workspace-relative in the editor, as given on the command line). */
+  path: string;
+  text: string;
+}
+
+export interface LintContext {
+  /** The cluster inventory, when one is known: most rules compare against it. */
+  inventory?: Inventory;
+  inventoryPath?: string;
+  /** Other config files of the same workspace, for cross-file rules (same VIP, port, subnet...). */
+  siblings?: SourceFile[];
+}
+
+/** Static description of a rule, for hovers, the Diagnostics webview and `lint --format sarif`. */
+export interface RuleInfo {
+  id: string;
+  severity: Severity;
+  /** One sentence on what the rule checks. */
+  title: string;
+  /** One sentence on why it matters (the seed's reasoning). */
+  why: string;
+  docs?: string;
+  fixable?: boolean;
+}
+
+export interface FileLinter {
+  kind: FileKind;
+  rules: RuleInfo[];
+  /** Cheap check by name and content; `matchesName` alone is enough for well-known paths. */
+  detect(path: string, text: string): boolean;
+  lint(file: SourceFile, context: LintContext): Finding[];
+}
