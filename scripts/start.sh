@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# `npm start`: installs what is missing (scripts/setup.sh), builds and packages the extension, installs it into a
+# code-server (real VS Code 1.139) of its own and serves it on 127.0.0.1 with examples/labs-k8s open. Prints the URL
+# and runs until Ctrl-C.
+# Options:
+#   --port N      port on 127.0.0.1 (default 8088, or $KW_PORT)
+#   --lab         open the lab's workspace instead of the example (root only; needs the lab: `npm run lab`)
+#   --folder DIR  open another folder
+#   --no-setup    skip scripts/setup.sh
+# State (settings, installed extension) lives in ${XDG_STATE_HOME:-~/.local/state}/kubeadm-workbench/code-server.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$ROOT/scripts/lib/tools.sh"
+cd "$ROOT"
+
+PORT=${KW_PORT:-8088}
+FOLDER="$ROOT/examples/labs-k8s"
+LAB=0
+SETUP=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --port) PORT=$2; shift ;;
+    --port=*) PORT=${1#--port=} ;;
+    --lab) LAB=1 ;;
+    --folder) FOLDER=$(cd "$2" && pwd); shift ;;
+    --no-setup) SETUP=0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) kw_die "start.sh: unknown option $1 (see --help)" ;;
+  esac
+  shift
+done
+t0=$(date +%s%N)
+
+[ "$SETUP" = 0 ] || bash scripts/setup.sh
+
+# ---- the lab hook: `npm run -s lab -- env` prints shell assignments, LAB_INVENTORY among them.
+if [ "$LAB" = 1 ]; then
+  [ "$(id -u)" = 0 ] || kw_die "--lab needs root (the lab runs the cluster's nodes in network namespaces)"
+  node -e 'process.exit(require("./package.json").scripts?.lab ? 0 : 1)' || kw_die "--lab: package.json has no 'lab' script in this checkout"
+  lab_env=$(npm run -s lab -- env) || kw_die "--lab: 'npm run lab -- env' failed; is the lab up? (npm run lab -- up)"
+  LAB_INVENTORY=$(printf '%s\n' "$lab_env" | sed -n 's/^\(export \)\{0,1\}LAB_INVENTORY=//p' | tail -1 | tr -d "\"'")
+  [ -n "$LAB_INVENTORY" ] && [ -f "$LAB_INVENTORY" ] || kw_die "--lab: 'npm run lab -- env' printed no LAB_INVENTORY file"
+  FOLDER=$(dirname "$LAB_INVENTORY")
+  # Export the rest (KUBECONFIG, SSH config, ...) to code-server, so the extension host sees the lab.
+  while IFS= read -r line; do
+    line=${line#export }
+    case $line in [A-Z_]*=*) export "${line%%=*}=$(printf '%s' "${line#*=}" | tr -d "\"'")" ;; esac
+  done <<< "$lab_env"
+fi
+[ -d "$FOLDER" ] || kw_die "folder to open does not exist: $FOLDER"
+
+# ---- build and package the extension, then install the .vsix into this code-server's own extensions dir
+STATE="${XDG_STATE_HOME:-$HOME/.local/state}/kubeadm-workbench/code-server"
+mkdir -p "$STATE/user-data/User" "$STATE/extensions"
+[ -f "$STATE/user-data/User/settings.json" ] || cat > "$STATE/user-data/User/settings.json" <<'JSON'
+{
+  "workbench.startupEditor": "none",
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "update.mode": "none",
+  "chat.disableAIFeatures": true,
+  "workbench.colorTheme": "Default Dark Modern"
+}
+JSON
+kw_log "building and packaging the extension"
+VSIX="$STATE/kubeadm-workbench.vsix"
+npm run -s package -- --out "$VSIX" >/dev/null || kw_die "npm run package failed"
+CS=("$KW_NODE24" "$KW_CS_ENTRY" --user-data-dir "$STATE/user-data" --extensions-dir "$STATE/extensions")
+"${CS[@]}" --force --install-extension "$VSIX" >/dev/null || kw_die "installing $VSIX into code-server failed"
+
+printf 'cert: false\n' > "$STATE/config.yaml"
+URL="http://127.0.0.1:$PORT/?folder=$FOLDER"
+kw_log "starting code-server $KW_CODE_SERVER_VERSION on 127.0.0.1:$PORT (log: $STATE/code-server.log)"
+"${CS[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --config "$STATE/config.yaml" \
+  --disable-telemetry --disable-update-check --disable-getting-started-override \
+  "$FOLDER" > "$STATE/code-server.log" 2>&1 &
+CS_PID=$!
+trap 'kill "$CS_PID" 2>/dev/null; wait "$CS_PID" 2>/dev/null; echo; kw_log "code-server stopped"' EXIT
+trap 'exit 130' INT TERM
+for _ in $(seq 1 600); do
+  if node -e 'require("http").get(process.argv[1],r=>process.exit(r.statusCode===200?0:1)).on("error",()=>process.exit(1))' "http://127.0.0.1:$PORT/healthz"; then
+    break
+  fi
+  kill -0 "$CS_PID" 2>/dev/null || { tail -20 "$STATE/code-server.log" >&2; kw_die "code-server exited (port $PORT in use? try --port)"; }
+  sleep 0.1
+done
+echo
+echo "  Kubeadm Workbench is running in VS Code (code-server $KW_CODE_SERVER_VERSION), ready after $(( ($(date +%s%N) - t0) / 1000000 )) ms:"
+echo
+echo "      $URL"
+echo
+echo "  Folder: $FOLDER    Press Ctrl-C to stop."
+wait "$CS_PID"

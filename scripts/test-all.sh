@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# `npm test`: everything, in order — setup, build, typecheck, lint, then the test tiers:
+#   unit    tier 1: src/core with Node's test runner            (npm run test:unit)
+#   vscode  tier 2: mocha inside real VS Code's extension host  (npm run test:vscode)
+#   ui      tier 3: Chromium driving VS Code (playwright-core)  (npm run test:ui)
+#   ...     every further tier listed in TIERS whose `test:<tier>` script exists in package.json.
+# Each step prints its own summary; the last line is "N passed, N failed" over the steps, and the exit code is
+# non-zero when any step failed. A required step that cannot run fails; nothing is skipped silently.
+# Options: --only a,b (run only these steps, e.g. --only vscode,ui), --no-setup. Logs: test-results/logs/<step>.log
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+# Required tiers (a missing script is a failure) and optional tiers (run when package.json has test:<tier>).
+# To add a tier: add a `test:<tier>` script to package.json and its name to one of these lists.
+REQUIRED_TIERS=(unit vscode ui)
+OPTIONAL_TIERS=(
+  lab        # the lab engineer's tier: real kubeadm clusters in network namespaces (needs root)
+)
+
+ONLY=""
+SETUP=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --only) ONLY=",$2,"; shift ;;
+    --only=*) ONLY=",${1#--only=},"; ;;
+    --no-setup) SETUP=0 ;;
+    *) echo "test-all.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+LOGS="$ROOT/test-results/logs"
+mkdir -p "$LOGS"
+passed=0
+failed=0
+declare -a SUMMARY=()
+all_started=$(date +%s)
+
+wanted() { [ -z "$ONLY" ] || [[ $ONLY == *",$1,"* ]]; }
+has_script() { node -e 'process.exit(require("./package.json").scripts?.[process.argv[1]] ? 0 : 1)' "$1"; }
+
+# step NAME CMD... : runs CMD, tees its output to test-results/logs/NAME.log, records pass/fail and time.
+step() {
+  local name=$1; shift
+  wanted "$name" || return 0
+  echo
+  echo "══════ $name: $*"
+  local s=$SECONDS rc
+  "$@" 2>&1 | tee "$LOGS/$name.log"
+  rc=${PIPESTATUS[0]}
+  local dt=$(( SECONDS - s ))
+  if [ "$rc" = 0 ]; then
+    passed=$((passed + 1)); SUMMARY+=("$(printf '  %-10s PASS  %4ss' "$name" "$dt")")
+    echo "══════ $name: PASS (${dt}s)"
+  else
+    failed=$((failed + 1)); SUMMARY+=("$(printf '  %-10s FAIL  %4ss  (exit %s, log: test-results/logs/%s.log)' "$name" "$dt" "$rc" "$name")")
+    echo "══════ $name: FAIL (exit $rc, ${dt}s)"
+  fi
+  return 0
+}
+fail_step() {
+  failed=$((failed + 1)); SUMMARY+=("$(printf '  %-10s FAIL  (%s)' "$1" "$2")")
+  echo "══════ $1: FAIL — $2"
+}
+
+if [ "$SETUP" = 1 ]; then
+  step setup bash scripts/setup.sh
+  if [ "$failed" -gt 0 ]; then
+    echo "setup failed: the test tiers need what it installs (see above)." >&2
+  fi
+fi
+step build npm run -s build
+step typecheck npm run -s typecheck
+step lint npm run -s lint
+for tier in "${REQUIRED_TIERS[@]}"; do
+  wanted "$tier" || continue
+  if has_script "test:$tier"; then step "$tier" npm run -s "test:$tier"; else fail_step "$tier" "package.json has no test:$tier script"; fi
+done
+for tier in "${OPTIONAL_TIERS[@]}"; do
+  wanted "$tier" || continue
+  if has_script "test:$tier"; then step "$tier" npm run -s "test:$tier"
+  else echo; echo "══════ $tier: not run — package.json has no test:$tier script (tier not set up in this checkout)"; SUMMARY+=("$(printf '  %-10s not defined' "$tier")"); fi
+done
+
+echo
+echo "══════ summary ($(( $(date +%s) - all_started ))s)"
+printf '%s\n' "${SUMMARY[@]}"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,90 @@
+/**
+ * Tier 2: runs the mocha suite in test/vscode/suite INSIDE real VS Code — code-server's Node extension host — the way
+ * @vscode/test-electron runs it in desktop VS Code. code-server is started with the smoke-test driver and the
+ * workbench is opened with a `payload` carrying extensionDevelopmentPath (the repository) and extensionTestsPath (the
+ * bundled suite); mocha's output comes back through window.codeAutomationLog and the result through
+ * window.codeAutomationExit. The workspace is a temporary copy of examples/labs-k8s.
+ *
+ * Usage: tsx test/vscode/run.ts   (npm run test:vscode builds the extension first)
+ * Env: KW_VSCODE_TIMEOUT_MS (default 180000), KW_KEEP_RUN_DIR=1 keeps the run folder, VERBOSE=1 shows all logs.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { format } from 'node:util';
+import { bundleSuite } from './harness/bundle';
+import { REPO, launchBrowser, makeRunDirs, remoteUri, removeRunDir, startCodeServer, workbenchUrl, type CodeServer } from './harness/codeServer';
+
+const TIMEOUT = Number(process.env.KW_VSCODE_TIMEOUT_MS ?? 180_000);
+const NOISE = /open-vsx|^\s+at |Creating a socket|Service Worker|AgentHost|AccountPolicy|grace time|builtin extensions cache|ENOTFOUND|marketplace|gallery/i;
+
+async function main(): Promise<number> {
+  const t0 = Date.now();
+  if (!existsSync(join(REPO, 'dist/extension.js'))) throw new Error('dist/extension.js is missing: run npm run build first.');
+  const testsEntry = await bundleSuite();
+  const dirs = makeRunDirs('vscode');
+  const resultFile = join(REPO, 'test-results/vscode/result.json');
+  mkdirSync(dirname(resultFile), { recursive: true });
+  let cs: CodeServer | undefined;
+  let close: (() => Promise<void>) | undefined;
+  let code: number | 'TIMEOUT' = 2;
+  let counts: { passed: number; failed: number } | undefined;
+  let activationMs: number | undefined;
+  try {
+    cs = await startCodeServer({ dirs, smokeTestDriver: true });
+    const { context, page } = await launchBrowser(dirs);
+    close = () => context.close().catch(() => undefined);
+    const done = new Promise<number>((resolve) => {
+      void page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
+        const msg = format(...(args ?? []));
+        const m = /KW_VSCODE_RESULT passed=(\d+) failed=(\d+)/.exec(msg);
+        if (m) counts = { passed: Number(m[1]), failed: Number(m[2]) };
+        const a = /activate: ([\d.]+) ms/.exec(msg);
+        if (a) activationMs = Number(a[1]);
+        if (process.env.VERBOSE || !NOISE.test(msg)) console.log(type === 'log' || type === 'info' ? msg : `[${type}] ${msg}`);
+      });
+      void page.exposeFunction('codeAutomationExit', (exitCode: number, logs?: { relativePath: string; contents: string }[]) => {
+        for (const l of logs ?? []) {
+          const p = join(dirs.logs, 'vscode', l.relativePath);
+          mkdirSync(dirname(p), { recursive: true });
+          writeFileSync(p, l.contents);
+        }
+        resolve(exitCode);
+      });
+    });
+    const payload: [string, string][] = [
+      ['extensionDevelopmentPath', remoteUri(cs, REPO)],
+      ['extensionTestsPath', remoteUri(cs, testsEntry)],
+      ['skipWelcome', 'true'],
+    ];
+    await page.goto(workbenchUrl(cs, dirs.workspace, payload));
+    code = await Promise.race([done, new Promise<'TIMEOUT'>((r) => setTimeout(() => r('TIMEOUT'), TIMEOUT))]);
+    if (code === 'TIMEOUT') {
+      mkdirSync(join(REPO, 'test-results/vscode'), { recursive: true });
+      await page.screenshot({ path: join(REPO, 'test-results/vscode/timeout.png') }).catch(() => undefined);
+      console.error(`extension-host tests did not finish within ${TIMEOUT} ms (screenshot: test-results/vscode/timeout.png, code-server log: ${cs.log})`);
+    }
+  } finally {
+    await close?.();
+    await cs?.stop();
+  }
+  const exitCode = code === 'TIMEOUT' ? 3 : code;
+  const wallMs = Date.now() - t0;
+  if (exitCode !== 0 && counts && counts.failed === 0) counts.failed = 1; // the run itself failed
+  const summary = counts ?? { passed: 0, failed: 1 };
+  console.log(
+    `extension-host tier: ${summary.passed} passed, ${summary.failed} failed; activate() ${activationMs ?? '?'} ms; ` +
+      `code-server listening after ${cs?.listeningMs ?? '?'} ms; wall ${(wallMs / 1000).toFixed(1)} s`,
+  );
+  writeFileSync(resultFile, JSON.stringify({ exitCode, ...summary, activationMs, wallMs, listeningMs: cs?.listeningMs }, null, 2));
+  if (exitCode === 0) removeRunDir(dirs);
+  else console.error(`run folder kept for inspection: ${dirs.root}`);
+  return exitCode;
+}
+
+main().then(
+  (c) => process.exit(c),
+  (e: unknown) => {
+    console.error(e instanceof Error ? e.stack ?? e.message : e);
+    process.exit(4);
+  },
+);

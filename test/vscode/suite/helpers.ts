@@ -1,0 +1,43 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { KubeadmWorkbenchApi } from '../../../src/extension';
+
+export const EXTENSION_ID = 'kubeadm-workbench.kubeadm-workbench';
+
+/** The API activate() returns, plus what the tests look for when the extension exposes it. */
+export type Api = KubeadmWorkbenchApi & {
+  views?: { inventory?: vscode.TreeDataProvider<unknown> };
+};
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+export function extension(): vscode.Extension<Api> {
+  const ext = vscode.extensions.getExtension<Api>(EXTENSION_ID);
+  assert.ok(ext, `extension ${EXTENSION_ID} is not installed in the extension host`);
+  return ext;
+}
+
+export async function api(): Promise<Api> {
+  const ext = extension();
+  return ext.isActive ? ext.exports : ext.activate();
+}
+
+export function workspaceFolder(): vscode.WorkspaceFolder {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'no workspace folder open');
+  return folder;
+}
+
+export function inventoryUri(): vscode.Uri {
+  return vscode.Uri.joinPath(workspaceFolder().uri, 'inventory.yaml');
+}
