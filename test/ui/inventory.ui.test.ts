@@ -7,7 +7,7 @@
  * Run: npm run test:ui   (node --import tsx --test test/ui/*.test.ts, after npm run build)
  */
 import * as assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -63,6 +63,7 @@ describe('kubeadm-workbench in VS Code through Chromium', { timeout: 240_000 }, 
   };
 
   before(async () => {
+    rmSync(SHOTS, { recursive: true, force: true });
     mkdirSync(SHOTS, { recursive: true });
     dirs = makeRunDirs('ui');
     const t0 = Date.now();
@@ -98,6 +99,21 @@ describe('kubeadm-workbench in VS Code through Chromium', { timeout: 240_000 }, 
   step('the Kubeadm container shows the Inventory with the six seed hosts', async () => {
     await page.locator('.part.activitybar a[aria-label^="Kubeadm"]').first().click();
     await page.locator('.part.sidebar .composite.title', { hasText: /kubeadm/i }).first().waitFor();
+    // Give the Inventory the whole side bar: collapse the three views that wait for a live cluster, and widen it
+    // so that the host rows show address and role in full.
+    for (const title of [/^control plane$/i, /^leases$/i, /^etcd members$/i]) {
+      const header = page.locator('.part.sidebar .pane-header[aria-expanded="true"]').filter({ has: page.locator('h3.title', { hasText: title }) });
+      if (await header.count()) await header.first().click();
+    }
+    const bar = await page.locator('.part.sidebar').boundingBox();
+    if (bar && bar.width < 460) {
+      const x = bar.x + bar.width + 1;
+      const y = bar.y + bar.height / 2;
+      await page.mouse.move(x, y);
+      await page.mouse.down();
+      await page.mouse.move(x + 460 - bar.width, y, { steps: 5 });
+      await page.mouse.up();
+    }
     const rows = page.locator('.part.sidebar .pane-body .monaco-list-row');
     await rows.filter({ hasText: 'labs-k8s-w02' }).waitFor();
     const texts = await rows.evaluateAll((els) =>

@@ -39,6 +39,8 @@ export const QUIET_SETTINGS = {
   'workbench.tips.enabled': false,
   'chat.disableAIFeatures': true,
   'workbench.reduceMotion': 'on',
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'workbench.layoutControl.enabled': false,
   'workbench.enableExperiments': false,
   'git.enabled': false,
   'extensions.ignoreRecommendations': true,
