@@ -1,0 +1,92 @@
+/**
+ * The run ledger: which steps of a plan are done, so a failed or cancelled run resumes at the
+ * failed step. One JSON file per run in the workspace (.kubeadm-workbench/runs/), written
+ * atomically after every step. Secret captured values are never written; a resumed run that
+ * needs one re-runs the step that produced it.
+ */
+import { promises as fs } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export type StepState = 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'cancelled';
+
+export interface LedgerEntry {
+  state: StepState;
+  startedAt?: string;
+  finishedAt?: string;
+  error?: string;
+  /** Non-secret captured values. */
+  values?: Record<string, string>;
+}
+
+export interface LedgerData {
+  runId: string;
+  command: string;
+  fingerprint: string;
+  createdAt: string;
+  updatedAt: string;
+  steps: Record<string, LedgerEntry>;
+}
+
+export class Ledger {
+  /** Saves are chained: parallel hosts finish steps at the same moment. */
+  private saving: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly file: string,
+    readonly data: LedgerData,
+  ) {}
+
+  static create(dir: string, command: string, fingerprint: string, now = new Date()): Ledger {
+    const runId = `${now.toISOString().replace(/[:.]/g, '-')}-${command}`;
+    return new Ledger(join(dir, `${runId}.json`), { runId, command, fingerprint, createdAt: now.toISOString(), updatedAt: now.toISOString(), steps: {} });
+  }
+
+  static async load(file: string): Promise<Ledger> {
+    const data = JSON.parse(await fs.readFile(file, 'utf8')) as LedgerData;
+    if (!data.runId || !data.steps) throw new Error(`${file} is not a run ledger`);
+    return new Ledger(file, data);
+  }
+
+  /** The newest unfinished run of `command` with the same plan fingerprint, if any. */
+  static async findResumable(dir: string, command: string, fingerprint: string): Promise<Ledger | undefined> {
+    let names: string[];
+    try {
+      names = await fs.readdir(dir);
+    } catch {
+      return undefined;
+    }
+    for (const name of names.filter((n) => n.endsWith(`-${command}.json`)).sort().reverse()) {
+      const ledger = await Ledger.load(join(dir, name)).catch(() => undefined);
+      if (ledger && ledger.data.fingerprint === fingerprint && !ledger.isComplete()) return ledger;
+    }
+    return undefined;
+  }
+
+  state(stepId: string): StepState {
+    return this.data.steps[stepId]?.state ?? 'pending';
+  }
+
+  isComplete(): boolean {
+    const states = Object.values(this.data.steps).map((s) => s.state);
+    return states.length > 0 && states.every((s) => s === 'done' || s === 'skipped');
+  }
+
+  async mark(stepId: string, entry: Partial<LedgerEntry> & { state: StepState }): Promise<void> {
+    this.data.steps[stepId] = { ...this.data.steps[stepId], ...entry };
+    this.data.updatedAt = new Date().toISOString();
+    await this.save();
+  }
+
+  /** Write to a temp file and rename, so a crash never leaves half a ledger. */
+  save(): Promise<void> {
+    this.saving = this.saving.catch(() => {}).then(() => this.write());
+    return this.saving;
+  }
+
+  private async write(): Promise<void> {
+    await fs.mkdir(dirname(this.file), { recursive: true });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    await fs.writeFile(tmp, JSON.stringify(this.data, null, 2) + '\n', { mode: 0o600 });
+    await fs.rename(tmp, this.file);
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Per-host locks so two runs never touch one host at once (two windows, the CLI beside the
+ * editor). A lock is a file created with O_EXCL holding the owner's pid and run id; a lock whose
+ * pid is dead on this machine is stale and taken over.
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+
+export interface LockOwner {
+  pid: number;
+  runId: string;
+  since: string;
+}
+
+export class HostLockError extends Error {
+  constructor(
+    readonly host: string,
+    readonly owner: LockOwner,
+  ) {
+    super(`${host} is being changed by another run (${owner.runId}, pid ${owner.pid}, since ${owner.since}); wait for it or cancel it.`);
+  }
+}
+
+export class HostLocks {
+  private readonly held = new Set<string>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly runId: string,
+  ) {}
+
+  async acquire(host: string): Promise<void> {
+    if (this.held.has(host)) return;
+    await fs.mkdir(this.dir, { recursive: true });
+    const file = this.file(host);
+    const owner: LockOwner = { pid: process.pid, runId: this.runId, since: new Date().toISOString() };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await fs.writeFile(file, JSON.stringify(owner), { flag: 'wx', mode: 0o600 });
+        this.held.add(host);
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        const current = await readOwner(file);
+        if (current && isAlive(current.pid)) throw new HostLockError(host, current);
+        await fs.rm(file, { force: true }); // stale: its process is gone
+      }
+    }
+    throw new Error(`could not lock ${host}`);
+  }
+
+  async release(host: string): Promise<void> {
+    if (!this.held.delete(host)) return;
+    await fs.rm(this.file(host), { force: true });
+  }
+
+  async releaseAll(): Promise<void> {
+    await Promise.all([...this.held].map((h) => this.release(h)));
+  }
+
+  private file(host: string): string {
+    return join(this.dir, `${encodeURIComponent(host)}.lock`);
+  }
+}
+
+async function readOwner(file: string): Promise<LockOwner | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as LockOwner;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

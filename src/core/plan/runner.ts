@@ -1,0 +1,207 @@
+/**
+ * Runs a plan: phase after phase; inside a phase hosts in parallel (capped) or one after another;
+ * on each host its steps in order — check (skip if satisfied) → files → run → verify. Every step's
+ * outcome goes to the ledger first, so a killed run resumes where it stopped. Cancel aborts the
+ * remote commands through the executor's AbortSignal.
+ */
+import type { RemoteCommand } from '../ssh/command';
+import type { Ledger } from './ledger';
+import type { HostLocks } from './locks';
+import type { Plan, PhasePlan, RunValues, Step, UploadFile } from './types';
+
+export interface ExecResult {
+  code: number | null;
+  signal?: string;
+}
+
+export interface ExecIo {
+  onStdout?: (text: string) => void;
+  onStderr?: (text: string) => void;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/** What the runner needs from the SSH layer. */
+export interface StepExecutor {
+  exec(host: string, command: RemoteCommand, io: ExecIo): Promise<ExecResult>;
+  upload(host: string, file: UploadFile, signal?: AbortSignal): Promise<void>;
+}
+
+export type RunEvent =
+  | { type: 'phase'; phase: PhasePlan }
+  | { type: 'step-start'; step: Step; display: string | undefined }
+  | { type: 'step-end'; step: Step; state: 'done' | 'skipped' | 'failed' | 'cancelled'; error?: string; ms: number }
+  | { type: 'output'; host: string; stream: 'stdout' | 'stderr'; text: string };
+
+export interface RunOptions {
+  executor: StepExecutor;
+  ledger: Ledger;
+  locks: HostLocks;
+  maxParallelHosts: number;
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+  verifyIntervalMs?: number;
+}
+
+export interface RunResult {
+  ok: boolean;
+  cancelled: boolean;
+  failed?: { step: Step; error: string };
+}
+
+export class StepFailed extends Error {
+  constructor(
+    readonly step: Step,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function runPlan(plan: Plan, options: RunOptions): Promise<RunResult> {
+  const values = new Map<string, string>();
+  const secrets = new Set<string>();
+  // Values captured by a finished run that were not secret come back from the ledger.
+  for (const entry of Object.values(options.ledger.data.steps)) for (const [k, v] of Object.entries(entry.values ?? {})) values.set(k, v);
+  const ctx: RunContext = { ...options, values, secrets, emit: options.onEvent ?? (() => {}) };
+  try {
+    for (const phase of plan.phases) {
+      ctx.emit({ type: 'phase', phase });
+      await runPhase(phase, ctx);
+    }
+    return { ok: true, cancelled: false };
+  } catch (e) {
+    const cancelled = options.signal?.aborted ?? false;
+    if (e instanceof StepFailed) return { ok: false, cancelled, failed: { step: e.step, error: e.message } };
+    throw e;
+  } finally {
+    await options.locks.releaseAll();
+  }
+}
+
+interface RunContext extends RunOptions {
+  values: Map<string, string>;
+  secrets: Set<string>;
+  emit: (event: RunEvent) => void;
+}
+
+async function runPhase(phase: PhasePlan, ctx: RunContext): Promise<void> {
+  const byHost = new Map<string, Step[]>();
+  for (const step of phase.steps) byHost.set(step.host, [...(byHost.get(step.host) ?? []), step]);
+  const hosts = [...byHost.keys()];
+  const width = phase.order === 'serial' ? 1 : Math.max(1, ctx.maxParallelHosts);
+  const failures: StepFailed[] = [];
+  let next = 0;
+  // A fixed number of workers take hosts from the list; a failure stops new hosts from starting
+  // but lets the ones already running finish their current step cleanly.
+  const worker = async (): Promise<void> => {
+    while (next < hosts.length && failures.length === 0 && !ctx.signal?.aborted) {
+      const host = hosts[next++]!;
+      try {
+        await ctx.locks.acquire(host);
+        for (const step of byHost.get(host)!) await runStep(step, ctx);
+      } catch (e) {
+        failures.push(e instanceof StepFailed ? e : new StepFailed(byHost.get(host)![0]!, `${host}: ${(e as Error).message}`));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, hosts.length) }, worker));
+  if (failures.length) throw failures[0];
+  if (ctx.signal?.aborted) throw new StepFailed(phase.steps[0]!, 'cancelled');
+}
+
+async function runStep(step: Step, ctx: RunContext): Promise<void> {
+  const previous = ctx.ledger.state(step.id);
+  // A step that produced secrets is re-run on resume: its values were never written down.
+  if ((previous === 'done' || previous === 'skipped') && !step.secretCaptures?.length) return;
+  if (ctx.signal?.aborted) throw new StepFailed(step, 'cancelled');
+
+  const started = Date.now();
+  const runValues: RunValues = { get: (k) => ctx.values.get(k) };
+  const command = typeof step.run === 'function' ? step.run(runValues) : step.run;
+  ctx.emit({ type: 'step-start', step, display: command?.display });
+  await ctx.ledger.mark(step.id, { state: 'running', startedAt: new Date().toISOString() });
+  const end = async (state: 'done' | 'skipped' | 'failed' | 'cancelled', error?: string, captured?: Record<string, string>): Promise<void> => {
+    await ctx.ledger.mark(step.id, { state, finishedAt: new Date().toISOString(), ...(error ? { error } : {}), ...(captured ? { values: captured } : {}) });
+    ctx.emit({ type: 'step-end', step, state, ms: Date.now() - started, ...(error ? { error } : {}) });
+  };
+
+  try {
+    if (step.check && (await exec(step, step.check, ctx, true)).code === 0) {
+      await end('skipped');
+      return;
+    }
+    for (const file of step.files ?? []) await ctx.executor.upload(step.host, file, ctx.signal);
+    let captured: Record<string, string> | undefined;
+    if (command) {
+      // A step that prints secrets is not streamed: its output is shown once the secrets are known.
+      const producesSecrets = Boolean(step.secretCaptures?.length);
+      const result = await exec(step, command, ctx, producesSecrets);
+      if (step.capture && result.code === 0) {
+        const all = step.capture(result.stdout);
+        for (const [k, v] of Object.entries(all)) {
+          ctx.values.set(k, v);
+          if (step.secretCaptures?.includes(k)) ctx.secrets.add(v);
+        }
+        captured = Object.fromEntries(Object.entries(all).filter(([k]) => !step.secretCaptures?.includes(k)));
+      }
+      if (producesSecrets && result.stdout) ctx.emit({ type: 'output', host: step.host, stream: 'stdout', text: hide(result.stdout, ctx.secrets) });
+      if (result.code !== 0) throw new StepFailed(step, failureMessage(step, command, result));
+    }
+    if (step.verify) await verify(step, step.verify, ctx);
+    await end('done', undefined, captured);
+  } catch (e) {
+    const cancelled = ctx.signal?.aborted ?? false;
+    const message = e instanceof StepFailed ? e.message : `${step.host}: ${step.title}: ${(e as Error).message}`;
+    await end(cancelled ? 'cancelled' : 'failed', hide(message, ctx.secrets));
+    throw e instanceof StepFailed ? e : new StepFailed(step, hide(message, ctx.secrets));
+  }
+}
+
+async function exec(step: Step, command: RemoteCommand, ctx: RunContext, quiet: boolean): Promise<ExecResult & { stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const secrets = new Set([...ctx.secrets, ...command.secrets]);
+  const result = await ctx.executor.exec(step.host, command, {
+    onStdout: (t) => {
+      stdout += t;
+      if (!quiet) ctx.emit({ type: 'output', host: step.host, stream: 'stdout', text: hide(t, secrets) });
+    },
+    onStderr: (t) => {
+      stderr += t;
+      if (!quiet) ctx.emit({ type: 'output', host: step.host, stream: 'stderr', text: hide(t, secrets) });
+    },
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}),
+  });
+  return { ...result, stdout, stderr: hide(stderr, secrets) };
+}
+
+async function verify(step: Step, command: RemoteCommand, ctx: RunContext): Promise<void> {
+  const deadline = Date.now() + (step.verifyTimeoutMs ?? 0);
+  for (;;) {
+    const result = await exec(step, command, ctx, true);
+    if (result.code === 0) return;
+    if (Date.now() >= deadline || ctx.signal?.aborted) {
+      throw new StepFailed(step, `${step.host}: ${step.title}: verification \`${command.display}\` failed (exit ${result.code})${result.stderr ? `: ${lastLine(result.stderr)}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, ctx.verifyIntervalMs ?? 2000));
+  }
+}
+
+function failureMessage(step: Step, command: RemoteCommand, result: ExecResult & { stderr: string }): string {
+  const how = result.signal ? `was killed by ${result.signal}` : `exited ${result.code}`;
+  return `${step.host}: ${step.title}: \`${command.display}\` ${how}${result.stderr ? `: ${lastLine(result.stderr)}` : ''}`;
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n');
+  return lines.slice(-3).join(' | ');
+}
+
+/** Replace every known secret value; the SSH layer's pattern redaction runs on top of this. */
+export function hide(text: string, secrets: Iterable<string>): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join('***');
+  return out;
+}

@@ -1,0 +1,88 @@
+/**
+ * A plan is what a command will do, shown before it does it: phases → steps, each step one host
+ * and the exact command (secrets shown as ***). The runner executes the same objects, so what the
+ * user read is what runs.
+ */
+import type { RemoteCommand } from '../ssh/command';
+
+export const PHASES = ['facts', 'prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers', 'cordon', 'drain', 'uncordon', 'drill'] as const;
+export type PhaseId = (typeof PHASES)[number];
+
+/** Values a step learns at run time (a join token, the CA hash) for later steps. Secret ones are redacted. */
+export interface RunValues {
+  get(key: string): string | undefined;
+}
+
+export interface UploadFile {
+  path: string;
+  content: string;
+  mode: number;
+  /** Content that must never be shown in a plan or log (certificate keys, kubeconfigs). */
+  secret?: boolean;
+}
+
+export interface Step {
+  /** Stable across plans of the same inventory: `phase/host/key`. The ledger is keyed by it. */
+  id: string;
+  phase: PhaseId;
+  host: string;
+  title: string;
+  /** Why the step exists, in one sentence (from the seed). */
+  why?: string;
+  /** Exits 0 when the step's effect is already there: the step is skipped (idempotence). */
+  check?: RemoteCommand;
+  /** Files written (atomically, with mode) before `run`. */
+  files?: UploadFile[];
+  /** The command; a function when it needs values learned by earlier steps. */
+  run?: RemoteCommand | ((values: RunValues) => RemoteCommand);
+  /** How the plan shows a run-time command before its values are known. */
+  planDisplay?: string;
+  /** Exits 0 when the step worked; retried until `verifyTimeoutMs`. */
+  verify?: RemoteCommand;
+  verifyTimeoutMs?: number;
+  /** Pulls values out of the run's stdout for later steps: key → value. */
+  capture?: (stdout: string) => Record<string, string>;
+  /** Keys of `capture` that are secrets (redacted everywhere, never written to the ledger). */
+  secretCaptures?: string[];
+  timeoutMs?: number;
+}
+
+export interface PhasePlan {
+  phase: PhaseId;
+  title: string;
+  /** parallel: hosts at once (capped); serial: one host after another, each verified before the next. */
+  order: 'parallel' | 'serial';
+  steps: Step[];
+  /** Things the user must know before approving (e.g. the two-member etcd window). */
+  warnings: string[];
+}
+
+export interface Plan {
+  /** Hash of the inventory and options the plan was made from; a resumed run must match it. */
+  fingerprint: string;
+  phases: PhasePlan[];
+}
+
+export function stepCommandDisplay(step: Step): string | undefined {
+  if (!step.run) return undefined;
+  return typeof step.run === 'function' ? step.planDisplay ?? '(built at run time)' : step.run.display;
+}
+
+/** The plan as text, exactly the commands per host: printed by the CLI and shown by the editor. */
+export function renderPlan(plan: Plan): string {
+  const out: string[] = [];
+  for (const phase of plan.phases) {
+    out.push(`## ${phase.title} (${phase.order})`);
+    for (const w of phase.warnings) out.push(`   ! ${w}`);
+    for (const step of phase.steps) {
+      out.push(`[${step.host}] ${step.title}`);
+      if (step.check) out.push(`    skip if: ${step.check.display}`);
+      for (const f of step.files ?? []) out.push(`    write ${f.path} (mode ${f.mode.toString(8)}${f.secret ? ', secret content' : `, ${f.content.split('\n').length} lines`})`);
+      const cmd = stepCommandDisplay(step);
+      if (cmd) out.push(`    run: ${cmd}`);
+      if (step.verify) out.push(`    verify: ${step.verify.display}`);
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,126 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sh, secret } from '../../../src/core/ssh/command';
+import { Ledger } from '../../../src/core/plan/ledger';
+import { HostLocks, HostLockError } from '../../../src/core/plan/locks';
+import { LocalExecutor } from '../../../src/core/plan/localExecutor';
+import { runPlan, type RunEvent } from '../../../src/core/plan/runner';
+import { renderPlan, type Plan } from '../../../src/core/plan/types';
+
+function workdir() {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-plan-'));
+  return { dir, runs: join(dir, 'runs'), locks: join(dir, 'locks') };
+}
+
+function seedPlan(dir: string): Plan {
+  const marker = join(dir, 'prepared');
+  return {
+    fingerprint: 'f1',
+    phases: [
+      {
+        phase: 'prepare', title: 'Prepare hosts', order: 'parallel', warnings: [],
+        steps: ['a', 'b'].map((h) => ({
+          id: `prepare/${h}/marker`, phase: 'prepare' as const, host: h, title: 'Write marker',
+          check: sh`test -e ${marker + h}`,
+          run: sh`echo prepared ${h} && touch ${marker + h}`,
+          verify: sh`test -e ${marker + h}`,
+        })),
+      },
+      {
+        phase: 'init', title: 'Init', order: 'serial', warnings: [],
+        steps: [
+          { id: 'init/a/token', phase: 'init', host: 'a', title: 'Create a join token', run: sh`printf 'token=%s.%s\n' abcdef 0123456789abcdef`, capture: (out) => ({ token: /token=(\S+)/.exec(out)![1]! }), secretCaptures: ['token'] },
+          { id: 'init/b/join', phase: 'init', host: 'b', title: 'Join', run: (v) => sh`echo joining with ${secret(v.get('token')!)} && test -e ${join(dir, 'allow-join')}`, planDisplay: 'kubeadm join --token ***' },
+        ],
+      },
+    ],
+  };
+}
+
+test('the plan text lists every host, command, check and verification, with secrets hidden', () => {
+  const { dir } = workdir();
+  const text = renderPlan(seedPlan(dir));
+  assert.match(text, /\[a\] Write marker\n    skip if: test -e .*preparedа?/);
+  assert.match(text, /\[b\] Join\n    run: kubeadm join --token \*\*\*/);
+  assert.doesNotMatch(text, /abcdef\.0123456789abcdef/);
+});
+
+test('a failed step stops the run with host, step and command; resume skips what was done and finishes', async () => {
+  const { dir, runs, locks } = workdir();
+  const plan = seedPlan(dir);
+  const events: RunEvent[] = [];
+  const ledger = Ledger.create(runs, 'up', plan.fingerprint);
+  const first = await runPlan(plan, { executor: new LocalExecutor(), ledger, locks: new HostLocks(locks, ledger.data.runId), maxParallelHosts: 10, onEvent: (e) => events.push(e), verifyIntervalMs: 10 });
+  assert.equal(first.ok, false);
+  assert.match(first.failed!.error, /^b: Join: `echo joining with \*\*\* && test -e .*allow-join` exited 1/);
+  const output = events.filter((e) => e.type === 'output').map((e) => (e.type === 'output' ? e.text : '')).join('');
+  assert.match(output, /joining with \*\*\*/, 'the secret is redacted from streamed output');
+  assert.doesNotMatch(output, /0123456789abcdef/);
+  assert.doesNotMatch(readFileSync(ledger.file, 'utf8'), /0123456789abcdef/, 'secrets never reach the ledger');
+
+  writeFileSync(join(dir, 'allow-join'), '');
+  const resumed = await Ledger.findResumable(runs, 'up', plan.fingerprint);
+  assert.ok(resumed, 'the failed run is found for resume');
+  const again: RunEvent[] = [];
+  const second = await runPlan(plan, { executor: new LocalExecutor(), ledger: resumed, locks: new HostLocks(locks, resumed.data.runId), maxParallelHosts: 10, onEvent: (e) => again.push(e) });
+  assert.equal(second.ok, true);
+  const ran = again.filter((e) => e.type === 'step-end').map((e) => (e.type === 'step-end' ? `${e.step.id}:${e.state}` : ''));
+  // prepare steps are not repeated; the token step re-runs because its secret was never stored.
+  assert.deepEqual(ran, ['init/a/token:done', 'init/b/join:done']);
+  assert.ok(resumed.isComplete());
+});
+
+test('a satisfied check skips the step (idempotence)', async () => {
+  const { dir, runs, locks } = workdir();
+  writeFileSync(join(dir, 'prepareda'), '');
+  const plan = { ...seedPlan(dir), phases: [seedPlan(dir).phases[0]!] };
+  const events: RunEvent[] = [];
+  const ledger = Ledger.create(runs, 'prepare', plan.fingerprint);
+  await runPlan(plan, { executor: new LocalExecutor(), ledger, locks: new HostLocks(locks, ledger.data.runId), maxParallelHosts: 2, onEvent: (e) => events.push(e) });
+  const states = Object.fromEntries(events.filter((e) => e.type === 'step-end').map((e) => (e.type === 'step-end' ? [e.step.host, e.state] : [])));
+  assert.deepEqual(states, { a: 'skipped', b: 'done' });
+});
+
+test('cancel kills the running command and records the step as cancelled', async () => {
+  const { dir, runs, locks } = workdir();
+  const pidFile = join(dir, 'pid');
+  const plan: Plan = { fingerprint: 'c', phases: [{ phase: 'prepare', title: 'Slow', order: 'parallel', warnings: [], steps: [{ id: 'prepare/a/slow', phase: 'prepare', host: 'a', title: 'Sleep', run: sh`sh -c ${'echo $$ > ' + pidFile + '; exec sleep 30'}` }] }] };
+  const ledger = Ledger.create(runs, 'slow', plan.fingerprint);
+  const abort = new AbortController();
+  setTimeout(() => abort.abort(), 300);
+  const started = Date.now();
+  const result = await runPlan(plan, { executor: new LocalExecutor(), ledger, locks: new HostLocks(locks, ledger.data.runId), maxParallelHosts: 1, signal: abort.signal });
+  assert.equal(result.cancelled, true);
+  assert.ok(Date.now() - started < 5000);
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  assert.ok(await gone(pid), 'the sleep is gone');
+  assert.equal(ledger.state('prepare/a/slow'), 'cancelled');
+});
+
+test('a host locked by a live run is refused with the owner named; a stale lock is taken over', async () => {
+  const { locks } = workdir();
+  const one = new HostLocks(locks, 'run-1');
+  await one.acquire('labs-k8s-m01');
+  await assert.rejects(new HostLocks(locks, 'run-2').acquire('labs-k8s-m01'), (e: unknown) => e instanceof HostLockError && /run-1/.test(e.message));
+  await one.releaseAll();
+  writeFileSync(join(locks, 'labs-k8s-m02.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, runId: 'dead', since: '' }));
+  await new HostLocks(locks, 'run-3').acquire('labs-k8s-m02');
+  assert.ok(existsSync(join(locks, 'labs-k8s-m02.lock')));
+});
+
+/** True once the process no longer exists or is a zombie waiting for its reaper. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 50; i++) {
+    try {
+      const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0];
+      if (state === 'Z') return true;
+    } catch {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
