@@ -1,0 +1,135 @@
+/**
+ * `kubeadm-workbench import-ansible FILE [--out inventory.yaml] [--force]`: converts an Ansible/Kubespray
+ * inventory (INI or YAML) into inventory.yaml. Without --out the result goes to stdout; findings go to stderr
+ * as `file:line:col: severity: message [rule]`. Kubespray's group_vars next to FILE are read when present.
+ */
+import * as path from 'node:path';
+import { importAnsibleInventory, KUBESPRAY_GROUP_VARS, type AnsibleGroupVarsFile, type AnsibleImportOptions } from '../core/inventory/ansible';
+import { serializeInventory } from '../core/inventory/serialize';
+import { CNIS, type Cni } from '../core/inventory/types';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
+
+const USAGE = `usage: kubeadm-workbench import-ansible FILE [--out inventory.yaml] [--force]
+                 [--name NAME] [--kubernetes-version V] [--endpoint HOST:PORT] [--cni flannel|calico]
+                 [--vrrp-interface IFACE] [--no-group-vars]
+`;
+
+export async function runImport(args: string[], io: CliIo): Promise<number> {
+  const rest = args[0] === 'import-ansible' ? args.slice(1) : args;
+  let file: string | undefined;
+  let out: string | undefined;
+  let force = false;
+  let groupVars = true;
+  const options: AnsibleImportOptions = {};
+  const usage = (message?: string): number => {
+    if (message) io.stderr(`import-ansible: ${message}\n`);
+    io.stderr(USAGE);
+    return EXIT_USAGE;
+  };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const value = (): string | undefined => (eq > 0 ? arg.slice(eq + 1) : rest[++i]);
+    const needValue = (set: (v: string) => void): boolean => {
+      const v = value();
+      if (v === undefined || v === '') return false;
+      set(v);
+      return true;
+    };
+    switch (flag) {
+      case '-h':
+      case '--help':
+        io.stdout(USAGE);
+        return EXIT_OK;
+      case '-o':
+      case '--out':
+        if (!needValue((v) => (out = v))) return usage(`${flag} needs a file name`);
+        break;
+      case '-f':
+      case '--force':
+        force = true;
+        break;
+      case '--no-group-vars':
+        groupVars = false;
+        break;
+      case '--name':
+        if (!needValue((v) => (options.clusterName = v))) return usage('--name needs a value');
+        break;
+      case '--kubernetes-version':
+        if (!needValue((v) => (options.kubernetesVersion = v))) return usage('--kubernetes-version needs a value');
+        break;
+      case '--endpoint':
+        if (!needValue((v) => (options.controlPlaneEndpoint = v))) return usage('--endpoint needs HOST:PORT');
+        break;
+      case '--vrrp-interface':
+        if (!needValue((v) => (options.vrrpInterface = v))) return usage('--vrrp-interface needs a value');
+        break;
+      case '--cni': {
+        let cni = '';
+        if (!needValue((v) => (cni = v)) || !(CNIS as readonly string[]).includes(cni)) return usage(`--cni must be one of ${CNIS.join(', ')}`);
+        options.cni = cni as Cni;
+        break;
+      }
+      default:
+        if (arg.startsWith('-') && arg !== '-') return usage(`unknown option ${arg}`);
+        if (file !== undefined) return usage(`one inventory at a time (got ${file} and ${arg})`);
+        file = arg;
+    }
+  }
+  if (!file) return usage('FILE is required');
+
+  let text: string;
+  try {
+    text = await io.readFile(file);
+  } catch (e) {
+    io.stderr(`import-ansible: cannot read ${file}: ${(e as Error).message}\n`);
+    return EXIT_USAGE;
+  }
+  if (out !== undefined && !force && (await readable(io, out))) {
+    io.stderr(`import-ansible: ${out} exists; use --force to replace it\n`);
+    return EXIT_FAILED;
+  }
+
+  if (groupVars) {
+    const found: AnsibleGroupVarsFile[] = [];
+    const dir = path.dirname(file);
+    for (const gv of KUBESPRAY_GROUP_VARS) {
+      const fileName = path.join(dir, gv.file);
+      try {
+        found.push({ group: gv.group, fileName, text: await io.readFile(fileName) });
+      } catch {
+        // not there: Kubespray layouts vary
+      }
+    }
+    if (found.length) options.groupVars = found;
+  }
+
+  const { inventory, findings } = importAnsibleInventory(text, file, options);
+  for (const f of findings) io.stderr(formatFinding(file, f) + '\n');
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  const yaml = serializeInventory(inventory, `Imported from ${file} by kubeadm-workbench import-ansible.`);
+  if (out === undefined) {
+    io.stdout(yaml);
+  } else if (errors) {
+    io.stderr(`import-ansible: ${out} not written: ${errors} error(s)\n`);
+  } else {
+    try {
+      await io.writeFile(out, yaml);
+    } catch (e) {
+      io.stderr(`import-ansible: cannot write ${out}: ${(e as Error).message}\n`);
+      return EXIT_FAILED;
+    }
+    io.stderr(`${out}: ${inventory.hosts.length} hosts written\n`);
+  }
+  return errors ? EXIT_FAILED : EXIT_OK;
+}
+
+async function readable(io: CliIo, file: string): Promise<boolean> {
+  try {
+    await io.readFile(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
