@@ -1,0 +1,39 @@
+/**
+ * The fact-gathering script: read-only, POSIX sh, no data from the inventory in it (it is a
+ * constant), so it can run on any host as-is. Each fact is printed as `@@name` followed by its raw
+ * value lines; parsing happens on our side where it can be tested.
+ */
+export const FACTS_SCRIPT = String.raw`
+export LC_ALL=C PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+f() { echo "@@$1"; shift; "$@" 2>/dev/null; true; }
+f os cat /etc/os-release
+f kernel uname -r
+f hostname hostname
+f machine-id cat /etc/machine-id
+f product-uuid cat /sys/class/dmi/id/product_uuid
+f host-keys sh -c 'cat /etc/ssh/ssh_host_*_key.pub'
+f swaps cat /proc/swaps
+f fstab-swap sh -c "grep -E '^[^#].*[[:space:]]swap[[:space:]]' /etc/fstab"
+f modules cat /proc/modules
+f sys-modules sh -c 'for m in overlay br_netfilter; do [ -d /sys/module/$m ] && echo $m; done'
+f filesystems cat /proc/filesystems
+f bridge-nf sh -c '[ -d /proc/sys/net/bridge ] && echo present'
+f sysctl sh -c 'for k in net.bridge.bridge-nf-call-iptables net.bridge.bridge-nf-call-ip6tables net.ipv4.ip_forward net.ipv4.ip_nonlocal_bind; do printf "%s=%s\n" $k "$(sysctl -n $k 2>/dev/null)"; done'
+f ntp sh -c 'timedatectl show -p NTPSynchronized --value || true'
+f time-services sh -c 'for s in systemd-timesyncd chrony chronyd ntp ntpsec; do printf "%s=%s\n" $s "$(systemctl is-active $s 2>/dev/null)"; done'
+f cgroup stat -fc %T /sys/fs/cgroup
+f containerd containerd --version
+f containerd-state systemctl is-active containerd
+f containerd-systemd-cgroup sh -c "grep -E '^[[:space:]]*SystemdCgroup[[:space:]]*=' /etc/containerd/config.toml"
+f kubelet kubelet --version
+f kubelet-state systemctl is-active kubelet
+f kubelet-cgroup-driver sh -c "grep -E '^cgroupDriver:' /var/lib/kubelet/config.yaml"
+f kubeadm kubeadm version -o short
+f kubectl sh -c 'kubectl version --client -o yaml | grep gitVersion'
+f held apt-mark showhold
+f addresses ip -o -4 addr show
+f joined sh -c '[ -f /etc/kubernetes/kubelet.conf ] && echo kubelet.conf; [ -f /etc/kubernetes/admin.conf ] && echo admin.conf; [ -f /etc/kubernetes/manifests/etcd.yaml ] && echo etcd'
+f haproxy sh -c 'haproxy -v | head -1; systemctl is-active haproxy'
+f keepalived sh -c 'keepalived --version 2>&1 | head -1; systemctl is-active keepalived'
+echo "@@end"
+`;

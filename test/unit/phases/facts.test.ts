@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { parseInventory } from '../../../src/core/inventory/parse';
+import { FACTS_SCRIPT } from '../../../src/core/phases/factsScript';
+import { analyzeFacts, fingerprintOfPublicKeyLine, parseFacts, type HostFacts } from '../../../src/core/phases/facts';
+import { LocalExecutor } from '../../../src/core/plan/localExecutor';
+import { sh } from '../../../src/core/ssh/command';
+import { join } from 'node:path';
+
+const inventory = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
+
+test('the facts script runs on a real Debian host and reports what the host says', async () => {
+  let out = '';
+  const result = await new LocalExecutor().exec('local', sh`sh -c ${FACTS_SCRIPT}`, { onStdout: (t) => (out += t) });
+  assert.equal(result.code, 0);
+  const facts = parseFacts('local', out);
+  assert.equal(facts.hostname, hostname());
+  assert.equal(facts.kernel, execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim());
+  assert.equal(facts.machineId, readFileSync('/etc/machine-id', 'utf8').trim());
+  assert.equal(facts.os?.id, 'debian');
+  assert.ok(facts.addresses.some((a) => a.cidr.startsWith('127.0.0.1/')), JSON.stringify(facts.addresses));
+  const swaps = readFileSync('/proc/swaps', 'utf8').trim().split('\n').length - 1;
+  assert.equal(facts.swapActive.length, swaps);
+});
+
+test('fingerprints match ssh-keygen -lf', () => {
+  const pubs = readdirSync('/etc/ssh').filter((f) => /^ssh_host_.*_key\.pub$/.test(f));
+  if (pubs.length === 0) assert.fail('no /etc/ssh/ssh_host_*_key.pub: install openssh-server (scripts/setup.sh does)');
+  for (const pub of pubs) {
+    const line = readFileSync(join('/etc/ssh', pub), 'utf8');
+    const expected = execFileSync('ssh-keygen', ['-lf', join('/etc/ssh', pub)], { encoding: 'utf8' }).split(' ')[1];
+    assert.equal(fingerprintOfPublicKeyLine(line), expected);
+  }
+});
+
+function healthy(host: string, address: string, id: string): HostFacts {
+  return {
+    host, hostname: host, machineId: `machine-${id}`, productUuid: `uuid-${id}`, hostKeyFingerprints: [`SHA256:key-${id}`],
+    os: { id: 'debian', versionId: '12' }, swapActive: [], swapInFstab: [], modules: { overlay: true, br_netfilter: true },
+    sysctl: { 'net.bridge.bridge-nf-call-iptables': '1', 'net.bridge.bridge-nf-call-ip6tables': '1', 'net.ipv4.ip_forward': '1', 'net.ipv4.ip_nonlocal_bind': '1' },
+    heldPackages: [], addresses: [{ iface: 'ens192', cidr: `${address}/24` }], joined: { kubeletConf: false, adminConf: false, etcd: false }, timeSynchronized: true,
+  };
+}
+
+test('a healthy seed topology has no findings; a cloned VM is flagged on both hosts with the seed\'s why', () => {
+  const all = inventory.hosts.map((h, i) => healthy(h.name, h.address, String(i)));
+  assert.deepEqual(analyzeFacts(inventory, all), []);
+  const cloned = all.map((f) => (f.host === 'labs-k8s-w02' ? { ...f, machineId: all[4]!.machineId, productUuid: all[4]!.productUuid, hostKeyFingerprints: all[4]!.hostKeyFingerprints } : f));
+  const findings = analyzeFacts(inventory, cloned);
+  assert.deepEqual(findings.map((f) => `${f.host}:${f.rule}`).sort(), [
+    'labs-k8s-w01:facts/cloned-host-key', 'labs-k8s-w01:facts/cloned-machine-id', 'labs-k8s-w01:facts/cloned-product-uuid',
+    'labs-k8s-w02:facts/cloned-host-key', 'labs-k8s-w02:facts/cloned-machine-id', 'labs-k8s-w02:facts/cloned-product-uuid',
+  ]);
+  assert.match(findings.find((f) => f.rule === 'facts/cloned-machine-id')!.why, /systemd-machine-id-setup/);
+});
+
+test('swap, a missing module, a wrong cgroup driver and a missing address are each reported on their host', () => {
+  const all = inventory.hosts.map((h, i) => healthy(h.name, h.address, String(i)));
+  all[1] = { ...all[1]!, swapActive: ['/swapfile'], kubelet: { active: true, cgroupDriver: 'cgroupfs' } };
+  all[2] = { ...all[2]!, modules: { overlay: true, br_netfilter: false }, addresses: [{ iface: 'ens192', cidr: '10.3.60.99/24' }] };
+  const rules = analyzeFacts(inventory, all).map((f) => `${f.host}:${f.rule}`).sort();
+  assert.deepEqual(rules, ['labs-k8s-m01:facts/kubelet-cgroup', 'labs-k8s-m01:facts/swap', 'labs-k8s-m02:facts/address', 'labs-k8s-m02:facts/module-br-netfilter']);
+});
