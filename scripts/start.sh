@@ -38,19 +38,14 @@ if [ "$LAB" = 1 ]; then
   [ "$(id -u)" = 0 ] || kw_die "--lab needs root (the lab runs the cluster's nodes in network namespaces)"
   node -e 'process.exit(require("./package.json").scripts?.lab ? 0 : 1)' || kw_die "--lab: package.json has no 'lab' script in this checkout"
   lab_env=$(npm run -s lab -- env) || kw_die "--lab: 'npm run lab -- env' failed; is the lab up? (npm run lab -- up)"
-  LAB_INVENTORY=$(printf '%s\n' "$lab_env" | sed -n 's/^\(export \)\{0,1\}LAB_INVENTORY=//p' | tail -1 | tr -d "\"'")
-  [ -n "$LAB_INVENTORY" ] && [ -f "$LAB_INVENTORY" ] || kw_die "--lab: 'npm run lab -- env' printed no LAB_INVENTORY file"
+  eval "$lab_env"   # export KUBECONFIG=... LAB_SSH_CONFIG=... LAB_INVENTORY=... PATH=...: code-server and its extension host inherit them
+  [ -n "${LAB_INVENTORY:-}" ] && [ -f "$LAB_INVENTORY" ] || kw_die "--lab: 'npm run lab -- env' gave no LAB_INVENTORY file (is the lab up? npm run lab -- up)"
   FOLDER=$(dirname "$LAB_INVENTORY")
-  # Export the rest (KUBECONFIG, SSH config, ...) to code-server, so the extension host sees the lab.
-  while IFS= read -r line; do
-    line=${line#export }
-    case $line in [A-Z_]*=*) export "${line%%=*}=$(printf '%s' "${line#*=}" | tr -d "\"'")" ;; esac
-  done <<< "$lab_env"
 fi
 [ -d "$FOLDER" ] || kw_die "folder to open does not exist: $FOLDER"
 
 # ---- build and package the extension, then install the .vsix into this code-server's own extensions dir
-STATE="${XDG_STATE_HOME:-$HOME/.local/state}/kubeadm-workbench/code-server"
+STATE="${XDG_STATE_HOME:-$HOME/.local/state}/kubeadm-workbench/code-server$([ "$LAB" = 1 ] && echo -lab)"
 mkdir -p "$STATE/user-data/User" "$STATE/extensions"
 [ -f "$STATE/user-data/User/settings.json" ] || cat > "$STATE/user-data/User/settings.json" <<'JSON'
 {
@@ -63,16 +58,23 @@ mkdir -p "$STATE/user-data/User" "$STATE/extensions"
   "workbench.colorTheme": "Default Dark Modern"
 }
 JSON
+if [ "$LAB" = 1 ]; then
+  # The lab's own kubeconfig, SSH config and known_hosts, as user settings of this (lab-only) code-server profile.
+  node -e 'const [f, kube, ssh, known] = process.argv.slice(1); const fs = require("fs");
+    let s = {}; try { s = JSON.parse(fs.readFileSync(f, "utf8")); } catch {}
+    Object.assign(s, { "kubeadmWorkbench.kubeconfig": kube, "kubeadmWorkbench.sshConfigFile": ssh, "kubeadmWorkbench.knownHostsFile": known });
+    fs.writeFileSync(f, JSON.stringify(s, null, 2));' "$STATE/user-data/User/settings.json" "${KUBECONFIG:-}" "${LAB_SSH_CONFIG:-}" "${LAB_KNOWN_HOSTS:-}"
+fi
 kw_log "building and packaging the extension"
 VSIX="$STATE/kubeadm-workbench.vsix"
-npm run -s package -- --out "$VSIX" >/dev/null || kw_die "npm run package failed"
-CS=("$KW_NODE24" "$KW_CS_ENTRY" --user-data-dir "$STATE/user-data" --extensions-dir "$STATE/extensions")
+npm run -s package -- --out "$VSIX" > "$STATE/package.log" 2>&1 || { cat "$STATE/package.log" >&2; kw_die "npm run package failed"; }
+printf 'cert: false\n' > "$STATE/config.yaml"
+CS=("$KW_NODE24" "$KW_CS_ENTRY" --config "$STATE/config.yaml" --user-data-dir "$STATE/user-data" --extensions-dir "$STATE/extensions")
 "${CS[@]}" --force --install-extension "$VSIX" >/dev/null || kw_die "installing $VSIX into code-server failed"
 
-printf 'cert: false\n' > "$STATE/config.yaml"
 URL="http://127.0.0.1:$PORT/?folder=$FOLDER"
 kw_log "starting code-server $KW_CODE_SERVER_VERSION on 127.0.0.1:$PORT (log: $STATE/code-server.log)"
-"${CS[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --config "$STATE/config.yaml" \
+"${CS[@]}" --bind-addr "127.0.0.1:$PORT" --auth none \
   --disable-telemetry --disable-update-check --disable-getting-started-override \
   "$FOLDER" > "$STATE/code-server.log" 2>&1 &
 CS_PID=$!
