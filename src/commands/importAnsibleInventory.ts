@@ -1,8 +1,22 @@
 import * as vscode from 'vscode';
-import { importAnsibleInventory as convert } from '../core/inventory/ansible';
+import { importAnsibleInventory as convert, KUBESPRAY_GROUP_VARS, type AnsibleGroupVarsFile, type AnsibleImportOptions, type ImportMissing } from '../core/inventory/ansible';
 import { serializeInventory } from '../core/inventory/serialize';
+import { splitEndpoint } from '../core/inventory/types';
 import type { CommandContext } from './context';
 import { exists } from './createInventory';
+
+const ASK: Record<ImportMissing, { prompt: string; placeHolder: string; validate: (v: string) => string | undefined }> = {
+  kubernetesVersion: {
+    prompt: 'The Ansible inventory sets no kube_version. Kubernetes version to pin (kubeadm, kubelet, kubectl):',
+    placeHolder: '1.30.14',
+    validate: (v) => (/^v?\d+\.\d+\.\d+$/.test(v.trim()) ? undefined : 'A full version like 1.30.14'),
+  },
+  controlPlaneEndpoint: {
+    prompt: 'The Ansible inventory names no API load balancer. controlPlaneEndpoint (the Keepalived VIP and port):',
+    placeHolder: '10.3.60.100:6443',
+    validate: (v) => (splitEndpoint(v) ? undefined : 'host:port, e.g. 10.3.60.100:6443'),
+  },
+};
 
 /** Converts an Ansible/Kubespray inventory (INI or YAML) into inventory.yaml; asks before replacing one. */
 export function importAnsibleInventory(ctx: CommandContext) {
@@ -19,10 +33,19 @@ export function importAnsibleInventory(ctx: CommandContext) {
       filters: { 'Ansible inventory': ['ini', 'yaml', 'yml', 'cfg', ''], 'All files': ['*'] },
     }))?.[0];
     if (!picked) return;
+    const options: AnsibleImportOptions = { groupVars: await readGroupVars(picked) };
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(picked));
-    const { inventory, findings } = convert(text, picked.path);
+    let result = convert(text, picked.path, options);
+    // Kubespray keeps version and endpoint in group_vars; when they are nowhere, ask rather than guess.
+    for (const field of result.missing) {
+      const value = await vscode.window.showInputBox({ ...ASK[field], validateInput: ASK[field].validate, ignoreFocusOut: true });
+      if (value === undefined) return;
+      options[field] = value.trim();
+    }
+    if (result.missing.length) result = convert(text, picked.path, options);
+    const { inventory, findings } = result;
     const errors = findings.filter((f) => f.severity === 'error');
-    if (!inventory || inventory.hosts.length === 0) {
+    if (inventory.hosts.length === 0) {
       void vscode.window.showErrorMessage(`No Kubernetes hosts found in ${vscode.workspace.asRelativePath(picked)}${errors[0] ? `: ${errors[0].message}` : '.'}`);
       return;
     }
@@ -40,4 +63,18 @@ export function importAnsibleInventory(ctx: CommandContext) {
       void vscode.window.showWarningMessage(`Imported ${inventory.hosts.length} hosts with ${findings.length} note(s): ${findings.slice(0, 3).map((f) => f.message).join(' · ')}`);
     }
   };
+}
+
+async function readGroupVars(inventoryFile: vscode.Uri): Promise<AnsibleGroupVarsFile[]> {
+  const dir = vscode.Uri.joinPath(inventoryFile, '..');
+  const found: AnsibleGroupVarsFile[] = [];
+  for (const gv of KUBESPRAY_GROUP_VARS) {
+    const uri = vscode.Uri.joinPath(dir, gv.file);
+    try {
+      found.push({ group: gv.group, fileName: uri.path, text: new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)) });
+    } catch {
+      // Kubespray layouts vary; absent files are normal
+    }
+  }
+  return found;
 }
