@@ -1,0 +1,157 @@
+/**
+ * The live cluster: one Reflector per watched resource, started while at least one consumer needs it
+ * (views acquire their resources while visible and release them when hidden), change notifications
+ * coalesced to ≤ 2 per second with the set of changed objects, and an etcd reader polled only while
+ * someone needs etcd (etcd has no watch for member status).
+ */
+import type { Inventory } from '../inventory/types';
+import { Coalescer } from './coalesce';
+import type { ApiError } from './errors';
+import type { EtcdModel } from './etcd';
+import { Resources, type ResourceKey } from './resources';
+import { buildLiveModel, type ClusterObjects, type LiveModel } from './snapshot';
+import type { DaemonSet, Deployment, Lease, Node, Pod } from './types';
+import { Reflector, realClock, type Change, type Clock, type KubeTransport, type ReflectorOptions } from './watch';
+
+/** A changed object: `<resource>:<namespace/name>`, or `<resource>:*` after a list, or `etcd`. */
+export type ChangeKey = string;
+
+export interface LiveClusterOptions extends ReflectorOptions {
+  /** Coalescing interval of change notifications. Default 500 ms. */
+  notifyIntervalMs?: number;
+  /** How often etcd is read while needed. Default 4 s (so a dead member shows within 5 s). */
+  etcdIntervalMs?: number;
+}
+
+export type EtcdReader = () => Promise<EtcdModel>;
+
+export class LiveCluster {
+  readonly reflectors: Record<ResourceKey, Reflector>;
+  private readonly refs = new Map<ResourceKey, number>();
+  private readonly listeners = new Set<(keys: Set<ChangeKey>) => void>();
+  private readonly coalescer: Coalescer<ChangeKey>;
+  private readonly clock: Clock;
+  private etcdRefs = 0;
+  private etcdTimer: unknown;
+  private etcdBusy = false;
+  etcd: EtcdModel | undefined;
+  etcdError: string | undefined;
+  inventory: Inventory | undefined;
+
+  constructor(
+    transport: KubeTransport,
+    private readonly etcdReader?: EtcdReader,
+    private readonly options: LiveClusterOptions = {},
+  ) {
+    this.clock = options.clock ?? realClock;
+    this.coalescer = new Coalescer((keys) => this.listeners.forEach((l) => l(keys)), options.notifyIntervalMs ?? 500, this.clock);
+    const onChange = (changes: Change[], r: Reflector) => {
+      if (!changes.length) this.coalescer.mark(`${r.spec.key}:*`);
+      for (const c of changes) this.coalescer.mark(`${r.spec.key}:${c.key}`);
+    };
+    const onState = (r: Reflector) => this.coalescer.mark(`${r.spec.key}:state`);
+    this.reflectors = Object.fromEntries(
+      (Object.keys(Resources) as ResourceKey[]).map((k) => [k, new Reflector(transport, Resources[k], onChange, options, onState)]),
+    ) as Record<ResourceKey, Reflector>;
+  }
+
+  /** Listens to coalesced changes. Returns the unsubscribe. */
+  onDidChange(listener: (keys: Set<ChangeKey>) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Starts the watches of `resources` (and etcd polling when `etcd`) until the returned release is called. */
+  acquire(resources: readonly ResourceKey[], etcd = false): () => void {
+    for (const k of resources) {
+      const n = (this.refs.get(k) ?? 0) + 1;
+      this.refs.set(k, n);
+      if (n === 1) this.reflectors[k].start();
+    }
+    if (etcd) this.acquireEtcd();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const k of resources) {
+        const n = (this.refs.get(k) ?? 1) - 1;
+        this.refs.set(k, n);
+        if (n === 0) this.reflectors[k].stop();
+      }
+      if (etcd) this.releaseEtcd();
+    };
+  }
+
+  private acquireEtcd(): void {
+    if (!this.etcdReader) return;
+    if (++this.etcdRefs === 1) void this.pollEtcd();
+  }
+
+  private releaseEtcd(): void {
+    if (!this.etcdReader) return;
+    if (--this.etcdRefs === 0) {
+      this.clock.clearTimeout(this.etcdTimer);
+      this.etcdTimer = undefined;
+    }
+  }
+
+  /** Reads etcd now (also used by a manual refresh). */
+  async refreshEtcd(): Promise<void> {
+    if (!this.etcdReader || this.etcdBusy) return;
+    this.etcdBusy = true;
+    try {
+      this.etcd = await this.etcdReader();
+      this.etcdError = undefined;
+    } catch (e) {
+      this.etcdError = (e as ApiError).describe?.() ?? (e as Error).message ?? String(e);
+    } finally {
+      this.etcdBusy = false;
+    }
+    this.coalescer.mark('etcd');
+  }
+
+  private async pollEtcd(): Promise<void> {
+    await this.refreshEtcd();
+    if (this.etcdRefs > 0) {
+      this.clock.clearTimeout(this.etcdTimer);
+      this.etcdTimer = this.clock.setTimeout(() => void this.pollEtcd(), this.options.etcdIntervalMs ?? 4000);
+    }
+  }
+
+  objects(): ClusterObjects {
+    const values = <T>(k: ResourceKey) => [...this.reflectors[k].store.values()] as T[];
+    return {
+      pods: values<Pod>('pods'),
+      nodes: values<Node>('nodes'),
+      nodeLeases: values<Lease>('nodeLeases'),
+      systemLeases: values<Lease>('systemLeases'),
+      daemonSets: values<DaemonSet>('daemonSets'),
+      deployments: values<Deployment>('deployments'),
+    };
+  }
+
+  model(now = this.clock.now()): LiveModel {
+    return buildLiveModel(this.objects(), now, this.inventory, this.etcd);
+  }
+
+  /** True when every reflector in `resources` has listed at least once. */
+  synced(resources: readonly ResourceKey[]): boolean {
+    return resources.every((k) => this.reflectors[k].synced);
+  }
+
+  /** The first error among `resources`' reflectors that are currently failing. */
+  error(resources: readonly ResourceKey[]): ApiError | undefined {
+    for (const k of resources) {
+      const r = this.reflectors[k];
+      if (r.state === 'backoff' && r.lastError) return r.lastError;
+    }
+    return undefined;
+  }
+
+  dispose(): void {
+    for (const r of Object.values(this.reflectors)) r.stop();
+    this.clock.clearTimeout(this.etcdTimer);
+    this.coalescer.dispose();
+    this.listeners.clear();
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Where etcd data comes from. Both sources run etcdctl with kubeadm's healthcheck-client certificate
+ * (kubeadm lays the etcd PKI out in /etc/kubernetes/pki/etcd/ and mounts it into the etcd pod):
+ *  - through the API: exec in an etcd mirror pod (adapter: pods/exec subresource);
+ *  - over SSH, when the API is down: on a control-plane host, etcdctl there if installed, else inside
+ *    the etcd container through crictl — behind the small RemoteExec interface.
+ */
+import { parseAlarmList, parseEndpointStatus, parseMemberList, type EtcdRaw } from './etcd';
+
+export interface ExecResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a shell command on an inventory host (the SSH layer implements it). */
+export interface RemoteExec {
+  exec(host: string, command: string): Promise<ExecResult>;
+}
+
+/** Runs `etcdctl ARGS...` somewhere and returns its output. */
+export type EtcdctlRunner = (args: string[]) => Promise<ExecResult>;
+
+export const ETCD_PKI = '/etc/kubernetes/pki/etcd';
+
+export function etcdctlTlsArgs(endpoint = 'https://127.0.0.1:2379', pki = ETCD_PKI): string[] {
+  return [`--endpoints=${endpoint}`, `--cacert=${pki}/ca.crt`, `--cert=${pki}/healthcheck-client.crt`, `--key=${pki}/healthcheck-client.key`, '--command-timeout=3s', '--dial-timeout=2s'];
+}
+
+export class EtcdReadError extends Error {}
+
+/** member list + endpoint status --cluster (+ alarm list when `withAlarms`) through one runner. */
+export async function readEtcd(run: EtcdctlRunner, baseArgs: string[], withAlarms = false): Promise<EtcdRaw> {
+  const list = await run([...baseArgs, 'member', 'list', '-w', 'json']);
+  if (list.code !== 0 || !list.stdout.trim()) throw new EtcdReadError(`etcdctl member list failed (exit ${list.code}): ${(list.stderr || list.stdout).trim().slice(0, 400)}`);
+  const { members, clusterId } = parseMemberList(list.stdout);
+  const status = await run([...baseArgs, 'endpoint', 'status', '--cluster', '-w', 'json']);
+  const statuses = parseEndpointStatus(status.stdout, status.stderr);
+  // A member whose clientURL produced neither a status nor an error line: etcdctl gave up early.
+  for (const m of members) {
+    for (const u of m.clientURLs ?? []) {
+      if (!statuses.some((s) => s.endpoint === u)) statuses.push({ endpoint: u, error: status.code !== 0 ? firstLine(status.stderr) || `exit ${status.code}` : 'no status' });
+    }
+  }
+  const raw: EtcdRaw = { members, clusterId, statuses };
+  if (withAlarms) {
+    const alarms = await run([...baseArgs, 'alarm', 'list', '-w', 'json']);
+    if (alarms.code === 0) raw.alarms = parseAlarmList(alarms.stdout);
+  }
+  return raw;
+}
+
+function firstLine(s: string): string {
+  return s.trim().split('\n')[0] ?? '';
+}
+
+/** POSIX single-quoting for one argument. */
+export function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The SSH source: a runner that executes etcdctl on `host` — the host's own etcdctl when present,
+ * otherwise the one in the running etcd container via crictl.
+ */
+export function sshEtcdctl(remote: RemoteExec, host: string, sudo = false): EtcdctlRunner {
+  return (args) => {
+    const a = args.map(shellQuote).join(' ');
+    const s = sudo ? 'sudo -n ' : '';
+    const script =
+      `if command -v etcdctl >/dev/null 2>&1; then ETCDCTL_API=3 ${s}etcdctl ${a}; ` +
+      `else c=$(${s}crictl ps -q --name '^etcd$' --state running 2>/dev/null | head -n1); ` +
+      `[ -n "$c" ] || { echo 'no etcdctl on the host and no running etcd container' >&2; exit 127; }; ${s}crictl exec "$c" etcdctl ${a}; fi`;
+    return remote.exec(host, `sh -c ${shellQuote(script)}`);
+  };
+}
