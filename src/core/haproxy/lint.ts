@@ -1,0 +1,848 @@
+/**
+ * The haproxy.cfg linter. Section-local rules (syntax, keywords, server and bind lines) are cached per section
+ * text, so re-linting after a one-line edit re-checks only the edited section; the rules that span sections
+ * (mode inheritance, backend references, the API frontend against the inventory, timeouts) run over the parsed
+ * structure, which is cheap.
+ */
+import type { Finding, Range, TextEdit } from '../findings';
+import { hostsWithRole, splitEndpoint } from '../inventory/types';
+import type { HostSpec, Inventory } from '../inventory/types';
+import type { FileLinter, LintContext, SourceFile } from '../lint/types';
+import { isIPv4 } from '../net';
+import {
+  BACKEND_ONLY,
+  BALANCE_ALGORITHMS,
+  BIND_KEYWORDS,
+  didYouMean,
+  GLOBAL_KEYWORDS,
+  GLOBAL_PREFIXES,
+  MODES,
+  NOT_IN_DEFAULTS,
+  OPTIONS,
+  OTHER_SECTION_KEYWORDS,
+  PROXY_KEYWORDS,
+  REMOVED_KEYWORDS,
+  REMOVED_OPTIONS,
+  SERVER_KEYWORDS,
+  TIMEOUTS,
+} from './keywords';
+import { parseHaproxy, PROXY_SECTIONS } from './parse';
+import type { HaproxyConfig, ParsedLine, Section, Token } from './parse';
+import { finding, fix, HAPROXY_RULES } from './rules';
+
+// ---------------------------------------------------------------------------------------------- helpers
+
+/** Parses an HAProxy time (`5s`, `1h`, `300` = ms); undefined when malformed. */
+export function parseTime(value: string): number | undefined {
+  const m = /^(\d+)(us|ms|s|m|h|d)?$/.exec(value);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = m[2] ?? 'ms';
+  const factor = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit]!;
+  return n * factor;
+}
+
+function formatMs(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+interface Place {
+  section: Section;
+  line: ParsedLine;
+}
+
+function abs(p: Place): number {
+  return p.section.startLine + p.line.rel;
+}
+
+function tokenRange(p: Place, t: Token | undefined): Range {
+  const line = abs(p);
+  if (!t) return { start: { line, character: p.line.indent }, end: { line, character: p.line.length } };
+  return { start: { line, character: t.start }, end: { line, character: t.end } };
+}
+
+function lineRange(p: Place): Range {
+  const line = abs(p);
+  const last = p.line.tokens[p.line.tokens.length - 1];
+  return { start: { line, character: p.line.indent }, end: { line, character: last ? last.end : p.line.length } };
+}
+
+function replaceToken(p: Place, t: Token, text: string): TextEdit {
+  return { range: tokenRange(p, t), newText: text };
+}
+
+function bodyIndent(section: Section): string {
+  const first = section.lines.find((l) => l.rel > 0 && l.tokens.length > 0);
+  return ' '.repeat(first && first.indent > 0 ? first.indent : 4);
+}
+
+/** Inserts lines right after a line of a section (at the end of that line, so no trailing-line edge case). */
+function insertAfter(p: Place, lines: string[], eol: string): TextEdit {
+  const line = abs(p);
+  const indent = bodyIndent(p.section);
+  return { range: { start: { line, character: p.line.length }, end: { line, character: p.line.length } }, newText: lines.map((l) => eol + indent + l).join('') };
+}
+
+function deleteLine(p: Place): TextEdit {
+  const line = abs(p);
+  return { range: { start: { line, character: 0 }, end: { line: line + 1, character: 0 } }, newText: '' };
+}
+
+function header(section: Section): Place {
+  return { section, line: section.lines[0]! };
+}
+
+function placesOf(section: Section, ...words: string[]): Place[] {
+  const out: Place[] = [];
+  for (const line of section.lines) {
+    if (line.rel === 0 || line.tokens.length < words.length) continue;
+    let ok = true;
+    for (let i = 0; i < words.length; i++) if (line.tokens[i]!.text !== words[i]) ok = false;
+    if (ok) out.push({ section, line });
+  }
+  return out;
+}
+
+function lastPlace(section: Section, ...words: string[]): Place | undefined {
+  const all = placesOf(section, ...words);
+  return all[all.length - 1];
+}
+
+/** Splits `host:port` (IPv6 in brackets or with several colons); port undefined when absent. */
+export function splitHostPort(text: string): { host: string; port?: string } {
+  let addr = text;
+  const at = addr.indexOf('@');
+  if (at >= 0) addr = addr.slice(at + 1);
+  if (addr.startsWith('[')) {
+    const close = addr.indexOf(']');
+    if (close > 0) {
+      const rest = addr.slice(close + 1);
+      return rest.startsWith(':') ? { host: addr.slice(1, close), port: rest.slice(1) } : { host: addr.slice(1, close) };
+    }
+  }
+  const colons = addr.split(':').length - 1;
+  if (colons === 0) return { host: addr };
+  if (colons === 1) {
+    const i = addr.indexOf(':');
+    return { host: addr.slice(0, i), port: addr.slice(i + 1) };
+  }
+  // bare IPv6: the last group is the port only when haproxy would read it so (ipv6@ or ends with ':port')
+  const i = addr.lastIndexOf(':');
+  return { host: addr.slice(0, i), port: addr.slice(i + 1) };
+}
+
+const looksLikeIPv4 = (s: string) => /^[\d.]+$/.test(s) && s.includes('.');
+const WILDCARDS = new Set(['', '*', '0.0.0.0', '::']);
+
+function validPort(p: string, allowRange: boolean): boolean {
+  const parts = allowRange ? p.split('-') : [p];
+  if (parts.length > 2) return false;
+  return parts.every((x) => /^\d{1,5}$/.test(x) && Number(x) <= 65535);
+}
+
+// ---------------------------------------------------------------------------------------------- local rules
+
+interface LocalContext {
+  eol: string;
+}
+
+/** Rules that look at one section only; their findings are cached by section text (relative lines). */
+function lintSection(section: Section, ctx: LocalContext): Finding[] {
+  const out: Finding[] = [];
+  const type = section.type;
+  const isProxy = PROXY_SECTIONS.has(type);
+  const serverNames = new Map<string, Place>();
+  for (const line of section.lines) {
+    const p: Place = { section, line };
+    if (line.error) {
+      const r = tokenRange(p, undefined);
+      r.start.character = line.error.column;
+      out.push(finding('syntax', `Parse error: ${line.error.message}.`, r));
+      continue;
+    }
+    const kwTok = line.tokens[0];
+    if (!kwTok) continue;
+    const kw = kwTok.text;
+    if (line.rel === 0 && type !== '') {
+      if ((type === 'frontend' || type === 'backend' || type === 'listen') && !line.tokens[1]) {
+        out.push(finding('missingName', `'${type}' needs a name.`, lineRange(p)));
+      }
+      continue;
+    }
+    if (type === '') {
+      const near = didYouMean(kw, [...PROXY_SECTIONS, 'global']);
+      out.push(
+        finding('outOfSection', `'${kw}' is outside any section${near ? `; did you mean '${near}'?` : ' (add a section header above it).'}`, tokenRange(p, kwTok), near ? [fix(`Change to '${near}'`, replaceToken(p, kwTok, near))] : undefined),
+      );
+      continue;
+    }
+    if (type === 'global') {
+      if (REMOVED_KEYWORDS[kw]) {
+        out.push(finding('removedKeyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${REMOVED_KEYWORDS[kw]}'.`, tokenRange(p, kwTok), kw === 'nbproc' ? [fix(`Remove '${kw}'`, deleteLine(p))] : undefined));
+      } else if (!GLOBAL_KEYWORDS.has(kw) && !GLOBAL_PREFIXES.some((x) => kw.startsWith(x))) {
+        unknown(out, p, kwTok, 'global', GLOBAL_KEYWORDS);
+      }
+      continue;
+    }
+    if (!isProxy) {
+      const known = OTHER_SECTION_KEYWORDS[type];
+      if (known && !known.has(kw)) unknown(out, p, kwTok, type, known);
+      continue;
+    }
+    // proxy sections
+    if (REMOVED_KEYWORDS[kw]) {
+      const repl = REMOVED_KEYWORDS[kw]!;
+      out.push(finding('removedKeyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${repl}'.`, tokenRange(p, kwTok), [fix(`Replace with '${repl}'`, replaceToken(p, kwTok, repl))]));
+      continue;
+    }
+    if (!PROXY_KEYWORDS.has(kw)) {
+      unknown(out, p, kwTok, type, PROXY_KEYWORDS);
+      continue;
+    }
+    if (type === 'defaults' && NOT_IN_DEFAULTS.has(kw)) {
+      out.push(finding('notAllowed', `'${kw}' is not allowed in a 'defaults' section.`, tokenRange(p, kwTok)));
+      continue;
+    }
+    if (type === 'frontend' && BACKEND_ONLY.has(kw)) {
+      out.push(finding('notAllowed', `'${kw}' is not allowed in a frontend: it has no backend capability.`, tokenRange(p, kwTok)));
+      continue;
+    }
+    const arg = line.tokens[1];
+    switch (kw) {
+      case 'option':
+      case 'no': {
+        let optTok = arg;
+        if (kw === 'no') {
+          if (arg?.text !== 'option') {
+            out.push(finding('unknownKeyword', `'no' must be followed by 'option'.`, tokenRange(p, arg ?? kwTok)));
+            break;
+          }
+          optTok = line.tokens[2];
+        }
+        if (!optTok) {
+          out.push(finding('unknownKeyword', `'option' needs an option name.`, tokenRange(p, kwTok)));
+        } else if (REMOVED_OPTIONS[optTok.text]) {
+          out.push(finding('removedKeyword', `option '${optTok.text}' is no longer supported by HAProxy 2.6.`, tokenRange(p, optTok)));
+        } else if (!OPTIONS.has(optTok.text)) {
+          const near = didYouMean(optTok.text, OPTIONS);
+          out.push(finding('unknownKeyword', `Unknown option '${optTok.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, optTok), near ? [fix(`Change to '${near}'`, replaceToken(p, optTok, near))] : undefined));
+        }
+        break;
+      }
+      case 'mode':
+        if (!arg || !MODES.has(arg.text)) {
+          const near = arg ? didYouMean(arg.text, MODES) : 'tcp';
+          out.push(finding('invalidMode', `Unknown proxy mode '${arg?.text ?? ''}'; use tcp, http or health.`, tokenRange(p, arg ?? kwTok), near ? [fix(`Change to 'mode ${near}'`, arg ? replaceToken(p, arg, near) : { range: tokenRange(p, kwTok), newText: `mode ${near}` })] : undefined));
+        }
+        break;
+      case 'timeout': {
+        if (!arg || !TIMEOUTS.has(arg.text)) {
+          const near = arg ? didYouMean(arg.text, TIMEOUTS) : undefined;
+          out.push(finding('timeoutInvalid', `Unknown timeout '${arg?.text ?? ''}'${near ? `; did you mean '${near}'?` : ''}.`, tokenRange(p, arg ?? kwTok)));
+          break;
+        }
+        const value = line.tokens[2];
+        if (!value || parseTime(value.text) === undefined) {
+          out.push(finding('timeoutInvalid', `'timeout ${arg.text}' needs a time such as 5s, 1m or 1h (got '${value?.text ?? ''}').`, tokenRange(p, value ?? arg)));
+        }
+        break;
+      }
+      case 'balance':
+        if (type !== 'frontend') {
+          const algo = arg?.text ?? '';
+          const base = algo.replace(/\(.*$/, '');
+          if (!BALANCE_ALGORITHMS.includes(base) || ((base === 'hdr' || base === 'rdp-cookie') && algo !== base && !/^\w[\w-]*\(.*\)$/.test(algo))) {
+            const near = didYouMean(base, BALANCE_ALGORITHMS) ?? 'roundrobin';
+            out.push(finding('balance', `Unknown balance algorithm '${algo}'; use roundrobin, leastconn, source... (did you mean '${near}'?).`, tokenRange(p, arg ?? kwTok), [fix(`Change to 'balance ${near}'`, arg ? replaceToken(p, arg, near) : { range: tokenRange(p, kwTok), newText: `balance ${near}` })]));
+          }
+        }
+        break;
+      case 'bind':
+        lintBind(out, p);
+        break;
+      case 'server':
+        lintServer(out, p, serverNames, ctx);
+        break;
+      case 'default-server':
+        lintServerOptions(out, p, 1);
+        break;
+    }
+  }
+  return out;
+}
+
+function unknown(out: Finding[], p: Place, tok: Token, type: string, known: Iterable<string>): void {
+  const near = didYouMean(tok.text, known);
+  out.push(
+    finding('unknownKeyword', `Unknown keyword '${tok.text}' in '${type}' section${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, tok), near ? [fix(`Change to '${near}'`, replaceToken(p, tok, near))] : undefined),
+  );
+}
+
+function lintBind(out: Finding[], p: Place): void {
+  const addr = p.line.tokens[1];
+  if (!addr) {
+    out.push(finding('bindAddress', "'bind' needs an address:port.", tokenRange(p, p.line.tokens[0])));
+    return;
+  }
+  for (const piece of addr.text.split(',')) {
+    if (piece.startsWith('/') || /^(unix|abns|fd|sockpair|uxst|uxdg)@/.test(piece)) continue;
+    const { host, port } = splitHostPort(piece);
+    if (port === undefined || port === '') {
+      out.push(finding('bindAddress', `'bind' address '${piece}' has no port.`, tokenRange(p, addr)));
+    } else if (!validPort(port, true)) {
+      out.push(finding('bindAddress', `'bind' port '${port}' is not a valid port.`, tokenRange(p, addr)));
+    } else if (looksLikeIPv4(host) && !isIPv4(host)) {
+      out.push(finding('bindAddress', `'bind' address '${host}' is not a valid IPv4 address.`, tokenRange(p, addr)));
+    }
+  }
+  const toks = p.line.tokens;
+  for (let i = 2; i < toks.length; i++) {
+    const t = toks[i]!;
+    const n = BIND_KEYWORDS.get(t.text);
+    if (n === undefined) {
+      const near = didYouMean(t.text, BIND_KEYWORDS.keys());
+      out.push(finding('bindKeyword', `Unknown bind option '${t.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, t), near ? [fix(`Change to '${near}'`, replaceToken(p, t, near))] : undefined));
+      return;
+    }
+    i += n;
+  }
+}
+
+function lintServer(out: Finding[], p: Place, names: Map<string, Place>, _ctx: LocalContext): void {
+  const toks = p.line.tokens;
+  const name = toks[1];
+  const addr = toks[2];
+  if (!name || !addr) {
+    out.push(finding('serverAddress', "'server' needs a name and an address.", lineRange(p)));
+    return;
+  }
+  const prev = names.get(name.text);
+  if (prev) out.push(finding('duplicateServer', `Another server named '${name.text}' is defined at line ${abs(prev) + 1}.`, tokenRange(p, name)));
+  else names.set(name.text, p);
+  if (!(addr.text.startsWith('/') || /^(unix|abns|fd|sockpair)@/.test(addr.text))) {
+    const { host, port } = splitHostPort(addr.text);
+    if (port !== undefined && !/^[+-]?\d{1,5}$/.test(port)) out.push(finding('serverAddress', `Server '${name.text}' has an invalid port '${port}'.`, tokenRange(p, addr)));
+    else if (port !== undefined && Math.abs(Number(port)) > 65535) out.push(finding('serverAddress', `Server '${name.text}' has an invalid port '${port}'.`, tokenRange(p, addr)));
+    if (looksLikeIPv4(host)) {
+      if (!isIPv4(host)) out.push(finding('serverAddress', `Server '${name.text}' has an invalid IPv4 address '${host}'.`, tokenRange(p, addr)));
+    } else if (!host.includes(':') && host !== '') {
+      out.push(
+        finding('serverAddress', `Server '${name.text}' uses the host name '${host}', which HAProxy resolves once at start-up; use the node's IP address.`, tokenRange(p, addr), undefined, 'warning'),
+      );
+    }
+  }
+  lintServerOptions(out, p, 3);
+}
+
+function lintServerOptions(out: Finding[], p: Place, from: number): void {
+  const toks = p.line.tokens;
+  for (let i = from; i < toks.length; i++) {
+    const t = toks[i]!;
+    const n = SERVER_KEYWORDS.get(t.text);
+    if (n === undefined) {
+      const near = didYouMean(t.text, SERVER_KEYWORDS.keys());
+      out.push(finding('serverKeyword', `Unknown server option '${t.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, t), near ? [fix(`Change to '${near}'`, replaceToken(p, t, near))] : undefined));
+      return;
+    }
+    const v = toks[i + 1];
+    if (n > 0 && !v) {
+      out.push(finding('serverKeyword', `'${t.text}' needs a value.`, tokenRange(p, t)));
+      return;
+    }
+    if ((t.text === 'fall' || t.text === 'rise') && v && !(/^\d+$/.test(v.text) && Number(v.text) > 0)) {
+      out.push(finding('serverKeyword', `'${t.text}' must be a number greater than 0 (got '${v.text}').`, tokenRange(p, v), [fix(`Set '${t.text} ${t.text === 'fall' ? 3 : 2}'`, replaceToken(p, v, t.text === 'fall' ? '3' : '2'))]));
+    } else if (t.text === 'weight' && v && !(/^\d+$/.test(v.text) && Number(v.text) <= 256)) {
+      out.push(finding('serverKeyword', `'weight' must be between 0 and 256 (got '${v.text}').`, tokenRange(p, v)));
+    } else if ((t.text === 'inter' || t.text === 'fastinter' || t.text === 'downinter' || t.text === 'slowstart') && v && parseTime(v.text) === undefined) {
+      out.push(finding('serverKeyword', `'${t.text}' needs a time such as 2s (got '${v.text}').`, tokenRange(p, v)));
+    } else if (t.text === 'port' && v && !validPort(v.text, false)) {
+      out.push(finding('serverKeyword', `'port' must be a port number (got '${v.text}').`, tokenRange(p, v)));
+    }
+    i += n;
+    if (t.text === 'source') {
+      while (toks[i + 1] && (toks[i + 1]!.text === 'usesrc' || toks[i + 1]!.text === 'interface')) i += 2;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- structure
+
+interface Proxy {
+  section: Section;
+  index: number;
+  defaults?: Proxy;
+}
+
+function frontendCapable(s: Section): boolean {
+  return s.type === 'frontend' || s.type === 'listen';
+}
+function backendCapable(s: Section): boolean {
+  return s.type === 'backend' || s.type === 'listen';
+}
+
+class Model {
+  readonly proxies: Proxy[] = [];
+  readonly backends = new Map<string, Proxy>();
+
+  constructor(readonly cfg: HaproxyConfig) {
+    const namedDefaults = new Map<string, Proxy>();
+    let current: Proxy | undefined;
+    cfg.sections.forEach((section, index) => {
+      if (!PROXY_SECTIONS.has(section.type)) return;
+      const proxy: Proxy = { section, index };
+      const h = section.lines[0]!.tokens;
+      const fromAt = h.findIndex((t, i) => i >= 1 && t.text === 'from');
+      const fromName = fromAt >= 1 ? h[fromAt + 1]?.text : undefined;
+      const parent = fromName !== undefined ? namedDefaults.get(fromName) : current;
+      if (parent && parent !== proxy) proxy.defaults = parent;
+      this.proxies.push(proxy);
+      if (section.type === 'defaults') {
+        current = proxy;
+        if (section.name && section.name !== 'from') namedDefaults.set(section.name, proxy);
+      } else if (backendCapable(section) && section.name && !this.backends.has(section.name)) {
+        this.backends.set(section.name, proxy);
+      }
+    });
+  }
+
+  /** The last line `words...` of the proxy, else of its defaults chain. */
+  setting(proxy: Proxy, ...words: string[]): Place | undefined {
+    for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) {
+      const place = lastPlace(p.section, ...words);
+      if (place) return place;
+    }
+    return undefined;
+  }
+
+  mode(proxy: Proxy): { mode: string; place?: Place } {
+    const place = this.setting(proxy, 'mode');
+    return { mode: place?.line.tokens[1]?.text ?? 'tcp', ...(place ? { place } : {}) };
+  }
+
+  /** Whether an `option X` is in effect (a later `no option X` in the proxy or defaults cancels it). */
+  option(proxy: Proxy, name: string): Place | undefined {
+    for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) {
+      let found: Place | undefined;
+      let seen = false;
+      for (const line of p.section.lines) {
+        const t = line.tokens;
+        if (t[0]?.text === 'option' && t[1]?.text === name) {
+          found = { section: p.section, line };
+          seen = true;
+        } else if (t[0]?.text === 'no' && t[1]?.text === 'option' && t[2]?.text === name) {
+          found = undefined;
+          seen = true;
+        }
+      }
+      if (seen) return found;
+    }
+    return undefined;
+  }
+
+  timeout(proxy: Proxy, name: string): { ms: number; place: Place } | undefined {
+    const place = this.setting(proxy, 'timeout', name);
+    const ms = place ? parseTime(place.line.tokens[2]?.text ?? '') : undefined;
+    return place && ms !== undefined ? { ms, place } : undefined;
+  }
+
+  defaultServer(proxy: Proxy): Place[] {
+    const out: Place[] = [];
+    for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) out.unshift(...placesOf(p.section, 'default-server'));
+    return out;
+  }
+}
+
+/** Value of a server option on a server line, else from default-server lines (later wins). */
+function serverOption(line: ParsedLine, defaults: Place[], name: string, from = 3): { value?: string; tok?: Token; own: boolean } | undefined {
+  const scan = (tokens: Token[], start: number) => {
+    let found: { value?: string; tok?: Token } | undefined;
+    for (let i = start; i < tokens.length; i++) {
+      const k = tokens[i]!.text;
+      const n = SERVER_KEYWORDS.get(k) ?? 0;
+      if (k === name) found = n > 0 ? { value: tokens[i + 1]?.text, tok: tokens[i + 1] } : { tok: tokens[i] };
+      else if (k === `no-${name}`) found = undefined;
+      i += n;
+    }
+    return found;
+  };
+  const own = scan(line.tokens, from);
+  if (own) return { ...own, own: true };
+  for (let d = defaults.length - 1; d >= 0; d--) {
+    const v = scan(defaults[d]!.line.tokens, 1);
+    if (v) return { ...v, own: false };
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------- global rules
+
+const MIN_STREAM_MS = 10 * 60_000;
+
+interface GlobalContext {
+  eol: string;
+  inventory?: Inventory;
+  siblings: SourceFile[];
+}
+
+function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Finding[]): void {
+  // duplicate proxy names
+  const fe = new Map<string, Proxy>();
+  const be = new Map<string, Proxy>();
+  for (const p of m.proxies) {
+    const s = p.section;
+    if (s.type === 'defaults' || !s.name) continue;
+    const clash = (frontendCapable(s) && fe.get(s.name)) || (backendCapable(s) && be.get(s.name));
+    if (clash) {
+      out.push(finding('duplicateSection', `${s.type} '${s.name}' has the same name as the ${clash.section.type} at line ${clash.section.startLine + 1}.`, tokenRange(header(s), s.lines[0]!.tokens[1])));
+      continue;
+    }
+    if (frontendCapable(s)) fe.set(s.name, p);
+    if (backendCapable(s)) be.set(s.name, p);
+  }
+
+  // backend references
+  for (const p of m.proxies) {
+    for (const kw of ['default_backend', 'use_backend']) {
+      for (const place of placesOf(p.section, kw)) {
+        const t = place.line.tokens[1];
+        if (!t || t.text.includes('%[')) continue;
+        if (!m.backends.has(t.text)) {
+          const near = didYouMean(t.text, m.backends.keys());
+          out.push(finding('missingBackend', `${kw} names '${t.text}', but no backend of that name exists${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(place, t), near ? [fix(`Change to '${near}'`, replaceToken(place, t, near))] : undefined));
+        }
+      }
+    }
+  }
+
+  // missing timeouts (haproxy -c only warns)
+  for (const p of m.proxies) {
+    const s = p.section;
+    if (s.type === 'defaults') continue;
+    const needed: [string, string][] = [];
+    if (backendCapable(s) && !m.timeout(p, 'connect')) needed.push(['connect', '5s']);
+    if (frontendCapable(s) && !m.timeout(p, 'client')) needed.push(['client', '1h']);
+    if (backendCapable(s) && !m.timeout(p, 'server')) needed.push(['server', '1h']);
+    if (needed.length) {
+      out.push(
+        finding('timeoutMissing', `${s.type} '${s.name ?? ''}' has no ${needed.map(([n]) => `'timeout ${n}'`).join(', ')} (not here, not in its defaults).`, tokenRange(header(s), s.lines[0]!.tokens[0]), [
+          fix(`Add ${needed.map(([n]) => `timeout ${n}`).join(', ')}`, insertAfter(header(s), needed.map(([n, v]) => `timeout ${n} ${v}`), ctx.eol)),
+        ]),
+      );
+    }
+  }
+
+  lintApi(cfg, m, ctx, out);
+}
+
+function isSysctlPath(path: string): boolean {
+  return /(^|[\\/])sysctl(\.d[\\/][^\\/]+\.conf|\.conf)$/.test(path) || /sysctl[^\\/]*\.conf$/.test(path);
+}
+
+function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Finding[]): void {
+  const inv = ctx.inventory;
+  const endpoint = inv ? splitEndpoint(inv.cluster.controlPlaneEndpoint) : undefined;
+  const apiPort = endpoint?.port ?? 6443;
+  const vip = endpoint?.host;
+
+  const apiFrontends = m.proxies.filter(
+    (p) =>
+      frontendCapable(p.section) &&
+      placesOf(p.section, 'bind').some((b) =>
+        (b.line.tokens[1]?.text ?? '').split(',').some((piece) => {
+          const { host, port } = splitHostPort(piece);
+          return port === String(apiPort) || (vip !== undefined && host === vip);
+        }),
+      ),
+  );
+  if (apiFrontends.length === 0) {
+    if (inv && endpoint && !cfg.binary) {
+      const last = cfg.sections[cfg.sections.length - 1];
+      const lastLine = last ? last.startLine + last.lines.length - 1 : 0;
+      const lastLen = last ? last.lines[last.lines.length - 1]!.length : 0;
+      const block = apiBlock(inv, ctx.eol);
+      out.push(
+        finding('apiFrontend', `No frontend binds the cluster endpoint ${inv.cluster.controlPlaneEndpoint}.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, [
+          fix('Add the Kubernetes API frontend and backend', { range: { start: { line: lastLine, character: lastLen }, end: { line: lastLine, character: lastLen } }, newText: block }),
+        ]),
+      );
+    }
+    return;
+  }
+
+  const reported = new Set<string>();
+  const once = (key: string) => (reported.has(key) ? false : (reported.add(key), true));
+
+  for (const fp of apiFrontends) {
+    const fs = fp.section;
+    const fh = header(fs);
+    const fmode = m.mode(fp);
+    const ownMode = lastPlace(fs, 'mode');
+    if (fmode.mode !== 'tcp') {
+      const f =
+        ownMode && ownMode.line.tokens[1]
+          ? fix("Set 'mode tcp'", replaceToken(ownMode, ownMode.line.tokens[1], 'tcp'))
+          : fix("Add 'mode tcp' to the frontend", insertAfter(fh, ['mode tcp'], ctx.eol));
+      out.push(finding('frontendModeTcp', `${fs.type} '${fs.name ?? ''}' serves the Kubernetes API in mode ${fmode.mode}${ownMode ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, ownMode ? lineRange(ownMode) : tokenRange(fh, fh.line.tokens[0]), [f]));
+    } else if (!fmode.place) {
+      out.push(finding('modeImplicit', `${fs.type} '${fs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, tokenRange(fh, fh.line.tokens[0]), [fix("Add 'mode tcp'", insertAfter(fh, ['mode tcp'], ctx.eol))]));
+    }
+
+    // bind the VIP
+    const binds = placesOf(fs, 'bind');
+    if (vip && endpoint) {
+      let exact: Place | undefined;
+      let wildcard: Place | undefined;
+      for (const b of binds) {
+        for (const piece of (b.line.tokens[1]?.text ?? '').split(',')) {
+          const { host, port } = splitHostPort(piece);
+          if (port !== String(apiPort)) continue;
+          if (host === vip) exact = b;
+          else if (WILDCARDS.has(host)) wildcard = b;
+        }
+      }
+      const target = `${vip}:${apiPort}`;
+      if (!exact) {
+        const b = wildcard ?? binds.find((x) => x.line.tokens[1]) ?? binds[0];
+        if (b && b.line.tokens[1]) {
+          const t = b.line.tokens[1];
+          out.push(
+            finding('bindVip', wildcard ? `${fs.type} '${fs.name ?? ''}' binds ${t.text} (every address); bind the VIP ${target} only.` : `${fs.type} '${fs.name ?? ''}' binds ${t.text}, not the cluster endpoint ${target}.`, tokenRange(b, t), [fix(`Bind ${target}`, replaceToken(b, t, target))], wildcard ? 'warning' : 'error'),
+          );
+        }
+      } else {
+        lintNonlocalBind(exact, vip, inv!, ctx, out);
+      }
+    }
+
+    // backends behind the frontend
+    const targets: Proxy[] = [];
+    if (fs.type === 'listen') targets.push(fp);
+    for (const kw of ['default_backend', 'use_backend']) {
+      for (const place of placesOf(fs, kw)) {
+        const b = m.backends.get(place.line.tokens[1]?.text ?? '');
+        if (b && !targets.includes(b)) targets.push(b);
+      }
+    }
+    if (!placesOf(fs, 'default_backend').length && fs.type === 'frontend') {
+      const dflt = m.setting(fp, 'default_backend');
+      const b = dflt && m.backends.get(dflt.line.tokens[1]?.text ?? '');
+      if (b && !targets.includes(b)) targets.push(b);
+    }
+    for (const bp of targets) {
+      if (!once(`backend:${bp.index}`)) continue;
+      lintApiBackend(fp, bp, m, ctx, apiPort, out, fmode.mode);
+    }
+
+    // stream timeouts: tunnel supersedes client/server in TCP mode
+    const tunnel = m.timeout(fp, 'tunnel');
+    const checkShort = (t: { ms: number; place: Place } | undefined, what: string) => {
+      if (!t || t.ms >= MIN_STREAM_MS) return;
+      const key = `${t.place.section.startLine}:${t.place.line.rel}`;
+      if (!once(`timeout:${key}`)) return;
+      const v = t.place.line.tokens[2]!;
+      out.push(finding('timeoutShort', `'timeout ${what} ${v.text}' cuts idle API streams (watch, logs -f, exec) after ${formatMs(t.ms)}; use at least 10m (the seed uses 1h).`, tokenRange(t.place, v), [fix(`Set 'timeout ${what} 1h'`, replaceToken(t.place, v, '1h'))]));
+    };
+    if (tunnel) checkShort(tunnel, 'tunnel');
+    else {
+      checkShort(m.timeout(fp, 'client'), 'client');
+      for (const bp of targets) checkShort(m.timeout(bp, 'server'), 'server');
+    }
+  }
+}
+
+function lintNonlocalBind(bind: Place, vip: string, inv: Inventory, ctx: GlobalContext, out: Finding[]): void {
+  // only a VIP that is not one of the balancer's own addresses needs a non-local bind
+  if (inv.hosts.some((h) => h.address === vip)) return;
+  const sysctls = ctx.siblings.filter((s) => isSysctlPath(s.path));
+  if (sysctls.length === 0) return;
+  let value: string | undefined;
+  for (const s of sysctls) {
+    for (const raw of s.text.split('\n')) {
+      const m = /^\s*-?\s*net[./]ipv4[./]ip_nonlocal_bind\s*=\s*(\S+)/.exec(raw);
+      if (m) value = m[1];
+    }
+  }
+  if (value === '1') return;
+  const t = bind.line.tokens[1];
+  out.push(
+    finding('nonlocalBind', value === undefined ? `The sysctl files here do not set net.ipv4.ip_nonlocal_bind = 1, which binding the VIP ${vip} needs.` : `net.ipv4.ip_nonlocal_bind is ${value} in the sysctl files, but binding the VIP ${vip} needs 1.`, tokenRange(bind, t)),
+  );
+}
+
+function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiPort: number, out: Finding[], frontendMode: string): void {
+  const bs = bp.section;
+  const bh = header(bs);
+  const inv = ctx.inventory;
+  if (bp !== fp) {
+    const bmode = m.mode(bp);
+    const own = lastPlace(bs, 'mode');
+    if (bmode.mode !== 'tcp' && frontendMode === 'tcp') {
+      const f = own && own.line.tokens[1] ? fix("Set 'mode tcp'", replaceToken(own, own.line.tokens[1], 'tcp')) : fix("Add 'mode tcp' to the backend", insertAfter(bh, ['mode tcp'], ctx.eol));
+      out.push(finding('backendModeTcp', `backend '${bs.name ?? ''}' behind the tcp frontend '${fp.section.name ?? ''}' runs in mode ${bmode.mode}${own ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, own ? lineRange(own) : tokenRange(bh, bh.line.tokens[0]), [f]));
+    } else if (bmode.mode === 'tcp' && !bmode.place) {
+      out.push(finding('modeImplicit', `backend '${bs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, tokenRange(bh, bh.line.tokens[0]), [fix("Add 'mode tcp'", insertAfter(bh, ['mode tcp'], ctx.eol))]));
+    }
+  }
+
+  const servers = placesOf(bs, 'server');
+  const defaults = m.defaultServer(bp);
+
+  // health check
+  const tcpCheck = m.option(bp, 'tcp-check');
+  const httpchk = m.option(bp, 'httpchk');
+  const sslHello = m.option(bp, 'ssl-hello-chk');
+  if (httpchk && !tcpCheck) {
+    const overTls = servers.length > 0 && servers.every((s) => serverOption(s.line, defaults, 'check-ssl'));
+    const path = httpchk.line.tokens.slice(2).map((t) => t.text).join(' ');
+    if (!overTls && !sslHello) {
+      out.push(finding('healthCheck', "'option httpchk' sends plain HTTP to the apiserver's TLS port, so every check fails; add 'check-ssl verify none' to the servers or use 'option tcp-check'.", lineRange(httpchk), [fix("Use 'option tcp-check'", { range: lineRange(httpchk), newText: 'option tcp-check' })], 'error'));
+    } else if (overTls && !/\/(healthz|livez|readyz)\b/.test(path)) {
+      out.push(finding('healthCheck', "'option httpchk' should check GET /healthz (or /livez, /readyz) on the apiserver.", lineRange(httpchk), [fix("Check 'GET /healthz'", { range: lineRange(httpchk), newText: 'option httpchk GET /healthz' })]));
+    }
+  } else if (!tcpCheck && !sslHello) {
+    out.push(finding('healthCheck', `backend '${bs.name ?? ''}' has no active health check; add 'option tcp-check'.`, tokenRange(bh, bh.line.tokens[0]), [fix("Add 'option tcp-check'", insertAfter(lastPlace(bs, 'balance') ?? lastPlace(bs, 'mode') ?? bh, ['option tcp-check'], ctx.eol))]));
+  }
+
+  // each server: check, fall/rise
+  for (const s of servers) {
+    const check = serverOption(s.line, defaults, 'check');
+    if (!check) {
+      const last = s.line.tokens[s.line.tokens.length - 1]!;
+      out.push(finding('serverCheck', `server '${s.line.tokens[1]?.text ?? ''}' has no 'check', so HAProxy never notices its apiserver is down.`, lineRange(s), [fix("Add 'check'", { range: { start: { line: abs(s), character: last.end }, end: { line: abs(s), character: last.end } }, newText: ' check' })]));
+      continue;
+    }
+    for (const [name, dflt, good] of [
+      ['fall', 3, 3],
+      ['rise', 2, 2],
+    ] as const) {
+      const o = serverOption(s.line, defaults, name);
+      const v = o?.value !== undefined ? Number(o.value) : dflt;
+      if (!Number.isFinite(v) || v <= 0) continue; // reported by server-keyword
+      if (v < 2 || v > 10) {
+        const where = o?.own && o.tok ? tokenRange(s, o.tok) : lineRange(s);
+        const f = o?.own && o.tok ? fix(`Set '${name} ${good}'`, replaceToken(s, o.tok, String(good))) : undefined;
+        out.push(finding('fallRise', v < 2 ? `'${name} ${v}' on server '${s.line.tokens[1]?.text ?? ''}' reacts to a single check, which makes the node flap; use ${name} ${good}.` : `'${name} ${v}' on server '${s.line.tokens[1]?.text ?? ''}' delays failover by ${v} checks; use ${name} ${good}.`, where, f ? [f] : undefined));
+      }
+    }
+  }
+
+  // inventory control-plane nodes
+  if (!inv) return;
+  const cps = hostsWithRole(inv, 'control-plane');
+  if (cps.length === 0) return;
+  const matched = new Set<HostSpec>();
+  for (const s of servers) {
+    const addrTok = s.line.tokens[2];
+    if (!addrTok) continue;
+    const { host, port } = splitHostPort(addrTok.text);
+    const cp = cps.find((h) => h.address === host || h.name === host);
+    const name = s.line.tokens[1]!.text;
+    if (!cp) {
+      out.push(finding('backendServers', `server '${name}' (${addrTok.text}) is not a control-plane node of the inventory.`, lineRange(s), [fix(`Remove server '${name}'`, deleteLine(s))]));
+      continue;
+    }
+    if (matched.has(cp)) continue; // duplicates are reported by duplicate-server or are harmless aliases
+    matched.add(cp);
+    if (port !== String(apiPort)) {
+      out.push(finding('backendServers', `server '${name}' points at port ${port ?? '(none: the client port)'}; the apiserver of ${cp.name} listens on ${apiPort}.`, tokenRange(s, addrTok), [fix(`Use ${cp.address}:${apiPort}`, replaceToken(s, addrTok, `${cp.address}:${apiPort}`))]));
+    }
+  }
+  const missing = cps.filter((h) => !matched.has(h));
+  if (missing.length) {
+    const anchor = servers[servers.length - 1] ?? lastPlace(bs, 'option') ?? lastPlace(bs, 'balance') ?? bh;
+    const names = new Set(servers.map((s) => s.line.tokens[1]!.text));
+    out.push(
+      finding('backendServers', `backend '${bs.name ?? ''}' lacks the control-plane node${missing.length > 1 ? 's' : ''} ${missing.map((h) => `${h.name} (${h.address})`).join(', ')}.`, tokenRange(bh, bh.line.tokens[1] ?? bh.line.tokens[0]), [
+        fix(
+          `Add server line${missing.length > 1 ? 's' : ''} for ${missing.map((h) => h.name).join(', ')}`,
+          insertAfter(
+            anchor,
+            missing.map((h) => `server ${names.has(h.name) ? `${h.name}-${apiPort}` : h.name} ${h.address}:${apiPort} check fall 3 rise 2`),
+            ctx.eol,
+          ),
+        ),
+      ]),
+    );
+  }
+}
+
+function apiBlock(inv: Inventory, eol: string): string {
+  const ep = splitEndpoint(inv.cluster.controlPlaneEndpoint)!;
+  const lines = [
+    '',
+    'frontend kubernetes-api',
+    `    bind ${ep.host}:${ep.port}`,
+    '    mode tcp',
+    '    option tcplog',
+    '    timeout client 1h',
+    '    default_backend kubernetes-master-nodes',
+    '',
+    'backend kubernetes-master-nodes',
+    '    mode tcp',
+    '    balance roundrobin',
+    '    option tcp-check',
+    '    timeout connect 5s',
+    '    timeout server 1h',
+    ...hostsWithRole(inv, 'control-plane').map((h) => `    server ${h.name} ${h.address}:${ep.port} check fall 3 rise 2`),
+  ];
+  return lines.join(eol);
+}
+
+// ---------------------------------------------------------------------------------------------- entry points
+
+const localCache = new Map<string, Finding[]>();
+const LOCAL_CACHE_LIMIT = 20_000;
+
+function shift(f: Finding, by: number): Finding {
+  if (by === 0) return f;
+  const r = (x: Range): Range => ({ start: { line: x.start.line + by, character: x.start.character }, end: { line: x.end.line + by, character: x.end.character } });
+  const out: Finding = { ...f, range: r(f.range) };
+  if (f.fixes) out.fixes = f.fixes.map((fx) => ({ ...fx, edits: fx.edits.map((e) => ({ range: r(e.range), newText: e.newText })) }));
+  return out;
+}
+
+function localFindings(section: Section, eol: string): Finding[] {
+  const key = `${eol}\u0000${section.type}\u0000${section.text}`;
+  let rel = localCache.get(key);
+  if (!rel) {
+    rel = lintSection({ ...section, startLine: 0 }, { eol });
+    if (localCache.size >= LOCAL_CACHE_LIMIT) localCache.clear();
+    localCache.set(key, rel);
+  }
+  return rel.map((f) => shift(f, section.startLine));
+}
+
+export function lintHaproxy(text: string, context: LintContext = {}): Finding[] {
+  const cfg = parseHaproxy(text);
+  if (cfg.binary) {
+    return [finding('binary', 'This is not a text file (it holds NUL or control bytes); HAProxy cannot read it as a configuration.', { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
+  }
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const out: Finding[] = [];
+  for (const s of cfg.sections) out.push(...localFindings(s, eol));
+  const m = new Model(cfg);
+  const ctx: GlobalContext = { eol, siblings: context.siblings ?? [] };
+  if (context.inventory) ctx.inventory = context.inventory;
+  lintStructure(cfg, m, ctx, out);
+  out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+  return out;
+}
+
+/** haproxy.cfg by name, or a `.cfg` whose content opens HAProxy sections. */
+export function detectHaproxy(path: string, text: string): boolean {
+  const base = path.split(/[\\/]/).pop() ?? path;
+  if (/^haproxy.*\.cfg$/i.test(base)) return true;
+  if (!/\.cfg$/i.test(base) && !/haproxy/i.test(path)) return false;
+  const head = text.slice(0, 20_000);
+  return /^\s*(global|defaults|frontend|backend|listen)\b/m.test(head) && /^\s*(bind|server|mode|timeout|default_backend|balance)\s/m.test(head);
+}
+
+export const haproxyLinter: FileLinter = {
+  kind: 'haproxy',
+  rules: Object.values(HAPROXY_RULES),
+  detect: detectHaproxy,
+  lint: (file: SourceFile, context: LintContext) => lintHaproxy(file.text, context),
+};
