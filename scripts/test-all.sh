@@ -50,14 +50,23 @@ step() {
   "$@" 2>&1 | tee "$LOGS/$name.log"
   rc=${PIPESTATUS[0]}
   local dt=$(( SECONDS - s ))
+  local counts; counts=$(test_counts "$LOGS/$name.log")
   if [ "$rc" = 0 ]; then
-    passed=$((passed + 1)); SUMMARY+=("$(printf '  %-10s PASS  %4ss' "$name" "$dt")")
+    passed=$((passed + 1)); SUMMARY+=("$(printf '  %-10s PASS  %4ss  %s' "$name" "$dt" "$counts")")
     echo "══════ $name: PASS (${dt}s)"
   else
-    failed=$((failed + 1)); SUMMARY+=("$(printf '  %-10s FAIL  %4ss  (exit %s, log: test-results/logs/%s.log)' "$name" "$dt" "$rc" "$name")")
+    failed=$((failed + 1)); SUMMARY+=("$(printf '  %-10s FAIL  %4ss  %s(exit %s, log: test-results/logs/%s.log)' "$name" "$dt" "${counts:+$counts }" "$rc" "$name")")
     echo "══════ $name: FAIL (exit $rc, ${dt}s)"
   fi
   return 0
+}
+# The test counts a step's log reports: node:test's "ℹ pass N"/"ℹ fail N", or a last "N passed, N failed" line.
+test_counts() {
+  local p f
+  p=$(grep -aE '^ℹ pass [0-9]+' "$1" | tail -1 | awk '{print $3}')
+  f=$(grep -aE '^ℹ fail [0-9]+' "$1" | tail -1 | awk '{print $3}')
+  if [ -n "$p" ]; then echo "tests: $p passed, ${f:-0} failed"; return; fi
+  grep -aoE '[0-9]+ passed, [0-9]+ failed' "$1" | tail -1 | sed 's/^/tests: /'
 }
 fail_step() {
   failed=$((failed + 1)); SUMMARY+=("$(printf '  %-10s FAIL  (%s)' "$1" "$2")")
@@ -67,7 +76,10 @@ fail_step() {
 if [ "$SETUP" = 1 ]; then
   step setup bash scripts/setup.sh
   if [ "$failed" -gt 0 ]; then
-    echo "setup failed: the test tiers need what it installs (see above)." >&2
+    echo
+    echo "setup failed: every step after it needs what it installs (see the message above); nothing else was run." >&2
+    echo "0 passed, 1 failed"
+    exit 1
   fi
 fi
 step build npm run -s build
