@@ -1,0 +1,190 @@
+/**
+ * The host key policy: what happens when a host (every hop of a ProxyJump chain) presents its key.
+ *
+ * - trusted → connect.
+ * - unknown → ask the HostKeyPrompt: accept once (this session only), accept and remember (appended, hashed, to
+ *   the extension's own known_hosts file) or reject. Never accepted without asking — not in tests either.
+ * - changed → the prompt is told (hard stop that explains the risk); the connection is refused, always.
+ * - revoked → refused, always (the prompt is told when it implements `revoked`).
+ */
+import { checkHostKey, formatKnownHostsLine, loadKnownHosts, type HostKeyCheck, type KnownHostEntry, type KnownHostsProblem } from './knownHosts';
+
+export type UnknownKeyAnswer = 'once' | 'remember' | 'reject';
+
+export interface HostKeyDetails {
+  /** The inventory host (or jump alias) this hop belongs to. */
+  alias: string;
+  /** Extra explanation from the check (cert-authority only, other key types on record...). */
+  note?: string;
+  /** For `changed` and `revoked`: the known_hosts file and line that holds the old / revoked key. */
+  file?: string;
+  line?: number;
+}
+
+export interface HostKeyPrompt {
+  unknown(host: string, port: number, keyType: string, fingerprint: string, details: HostKeyDetails): Promise<UnknownKeyAnswer>;
+  /** A hard stop: explain, offer nothing to proceed. The connection is refused whatever this does. */
+  changed(host: string, port: number, keyType: string, fingerprint: string, details: HostKeyDetails): Promise<void>;
+  revoked?(host: string, port: number, keyType: string, fingerprint: string, details: HostKeyDetails): Promise<void>;
+}
+
+export interface KnownHostsStore {
+  /** Files read, in order: ~/.ssh/known_hosts, the configured extra file, hop-specific UserKnownHostsFile, the own file. */
+  files: string[];
+  /** The extension's own known_hosts file, where "accept and remember" appends. */
+  ownFile: string;
+  read: (path: string) => Promise<string | undefined>;
+  /** Appends a line, creating the file (and its directory) with 0600 when missing. */
+  append: (path: string, text: string) => Promise<void>;
+  /** Write hashed host names (default true). */
+  hashed?: boolean;
+}
+
+export interface HostKeyHop {
+  alias: string;
+  hostname: string;
+  port: number;
+  hostKeyAlias?: string;
+  userKnownHostsFiles?: string[];
+}
+
+export interface HostKeyDecision {
+  accepted: boolean;
+  check: HostKeyCheck;
+  /** How an accepted key was accepted. */
+  how?: 'known' | 'once' | 'remembered';
+  /** The name used for the lookup (HostKeyAlias or hostname). */
+  name: string;
+  port: number;
+}
+
+export class HostKeyRejectedError extends Error {
+  constructor(
+    readonly decision: HostKeyDecision,
+    readonly alias: string,
+  ) {
+    super(describeRejection(decision, alias));
+    this.name = 'HostKeyRejectedError';
+  }
+}
+
+export function describeRejection(d: HostKeyDecision, alias: string): string {
+  const where = `${alias} (${d.name}${d.port === 22 ? '' : `:${d.port}`})`;
+  const key = `${d.check.keyType} ${d.check.fingerprint}`;
+  switch (d.check.status) {
+    case 'changed':
+      return `${where}: host key CHANGED — the server presented ${key}, but ${d.check.entry ? `${d.check.entry.file}:${d.check.entry.line}` : 'known_hosts'} records a different ${d.check.keyType} key. Possible man-in-the-middle attack, or the host was reinstalled; connection refused`;
+    case 'revoked':
+      return `${where}: host key ${key} is revoked${d.check.entry ? ` (${d.check.entry.file}:${d.check.entry.line})` : ''}; connection refused`;
+    case 'unknown':
+      return `${where}: host key ${key} is unknown and was not accepted${d.check.note ? ` (${d.check.note})` : ''}`;
+    default:
+      return `${where}: host key ${key} rejected`;
+  }
+}
+
+export class HostKeyVerifier {
+  /** Keys accepted "once" in this session: `name:port fingerprint`. */
+  private readonly acceptedOnce = new Set<string>();
+  /** Serializes prompts and known_hosts writes. */
+  private chain: Promise<unknown> = Promise.resolve();
+  readonly problems: KnownHostsProblem[] = [];
+
+  constructor(
+    private readonly store: KnownHostsStore,
+    private readonly prompt: HostKeyPrompt,
+  ) {}
+
+  private async entries(hop: HostKeyHop): Promise<KnownHostEntry[]> {
+    const files = [...new Set([...this.store.files, ...(hop.userKnownHostsFiles ?? []), this.store.ownFile])];
+    const { entries, problems } = await loadKnownHosts({ files, read: this.store.read });
+    this.problems.splice(0, this.problems.length, ...problems);
+    return entries;
+  }
+
+  /** Decides for one hop. Prompts for unknown keys; never throws for a rejection (see `accepted`). */
+  verify(hop: HostKeyHop, key: Buffer): Promise<HostKeyDecision> {
+    const run = this.chain.then(() => this.verifyNow(hop, key));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async verifyNow(hop: HostKeyHop, key: Buffer): Promise<HostKeyDecision> {
+    const name = hop.hostKeyAlias ?? hop.hostname;
+    const port = hop.port;
+    const check = checkHostKey(await this.entries(hop), { host: name, port, key });
+    const base = { check, name, port };
+    const details: HostKeyDetails = {
+      alias: hop.alias,
+      ...(check.note ? { note: check.note } : {}),
+      ...(check.entry ? { file: check.entry.file, line: check.entry.line } : {}),
+    };
+    switch (check.status) {
+      case 'trusted':
+        return { ...base, accepted: true, how: 'known' };
+      case 'revoked':
+        await this.prompt.revoked?.(name, port, check.keyType, check.fingerprint, details);
+        return { ...base, accepted: false };
+      case 'changed':
+        await this.prompt.changed(name, port, check.keyType, check.fingerprint, details);
+        return { ...base, accepted: false };
+      case 'unknown': {
+        const onceKey = `${name}:${port} ${check.fingerprint}`;
+        if (this.acceptedOnce.has(onceKey)) return { ...base, accepted: true, how: 'once' };
+        const answer = await this.prompt.unknown(name, port, check.keyType, check.fingerprint, details);
+        if (answer === 'once') {
+          this.acceptedOnce.add(onceKey);
+          return { ...base, accepted: true, how: 'once' };
+        }
+        if (answer === 'remember') {
+          const line = formatKnownHostsLine(name, port, key, {
+            hashed: this.store.hashed !== false,
+            comment: `added-by-kubeadm-workbench ${new Date().toISOString()}`,
+          });
+          await this.store.append(this.store.ownFile, line);
+          return { ...base, accepted: true, how: 'remembered' };
+        }
+        return { ...base, accepted: false };
+      }
+    }
+  }
+}
+
+/**
+ * The command line's prompt: refuses every unknown key unless its exact SHA256 fingerprint was given with
+ * `--accept-new-host-key=FINGERPRINT` (accepted for this run only). Changed and revoked keys are reported.
+ */
+export class CliHostKeyPrompt implements HostKeyPrompt {
+  readonly messages: string[] = [];
+
+  constructor(
+    private readonly acceptFingerprints: readonly string[],
+    private readonly report: (line: string) => void = () => undefined,
+  ) {}
+
+  async unknown(host: string, port: number, keyType: string, fp: string, d: HostKeyDetails): Promise<UnknownKeyAnswer> {
+    if (this.acceptFingerprints.includes(fp)) {
+      this.say(`${d.alias}: accepting new host key ${keyType} ${fp} for ${host}:${port} (given with --accept-new-host-key)`);
+      return 'once';
+    }
+    this.say(
+      `${d.alias}: unknown host key ${keyType} ${fp} for ${host}:${port}${d.note ? ` (${d.note})` : ''}. Check it on the host (ssh-keygen -lf /etc/ssh/ssh_host_${keyType.replace(/^ssh-|-sha2-nistp\d+$/g, '')}_key.pub) and re-run with --accept-new-host-key=${fp}`,
+    );
+    return 'reject';
+  }
+
+  async changed(host: string, port: number, keyType: string, fp: string, d: HostKeyDetails): Promise<void> {
+    this.say(
+      `${d.alias}: HOST KEY CHANGED for ${host}:${port}: it presented ${keyType} ${fp}, which differs from ${d.file ?? 'known_hosts'}${d.line ? `:${d.line}` : ''}. Someone could be intercepting the connection (man-in-the-middle), or the host was reinstalled. If you verified the new key, remove the old one with: ssh-keygen -R '${port === 22 ? host : `[${host}]:${port}`}' -f ${d.file ?? '~/.ssh/known_hosts'}`,
+    );
+  }
+
+  async revoked(host: string, port: number, keyType: string, fp: string, d: HostKeyDetails): Promise<void> {
+    this.say(`${d.alias}: host key ${keyType} ${fp} of ${host}:${port} is REVOKED (${d.file}:${d.line}); refusing to connect`);
+  }
+
+  private say(line: string): void {
+    this.messages.push(line);
+    this.report(line);
+  }
+}
