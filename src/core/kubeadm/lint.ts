@@ -1,0 +1,515 @@
+/**
+ * Lints a kubeadm configuration file: structure (per document, memoised) plus the rules that compare
+ * it with the inventory, the CNI manifest and the other documents of the file.
+ */
+import { isMap, isScalar, isSeq, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
+import { LineIndex, type Finding, type Fix, type TextEdit } from '../findings';
+import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../inventory/types';
+import type { LintContext, SourceFile } from '../lint/types';
+import { cidrContains, cidrsOverlap, parseCidr } from '../net';
+import { FLANNEL_DEFAULT_NETWORK, flannelNetwork, isFlannelManifest } from './cni';
+import { migrateToV1beta4 } from './migrate';
+import { nodeAt, parseKubeadmFile, scalarString, stringAt, type KubeadmDoc } from './parse';
+import { finding } from './rules';
+import { KUBEADM_V1BETA3, KUBEADM_V1BETA4, KUBELET_API, KUBEPROXY_API } from './schema';
+import { structuralFindings } from './structure';
+
+export const MAX_FILE_BYTES = 2_000_000;
+const TOKEN = /^[a-z0-9]{6}\.[a-z0-9]{16}$/;
+const CA_HASH = /^sha256:[0-9a-fA-F]{64}$/;
+const CERT_KEY = /^[0-9a-fA-F]{64}$/;
+
+export function looksBinary(text: string): boolean {
+  return text.slice(0, 8192).includes('\u0000');
+}
+
+export function parseVersion(v: string | undefined): [number, number, number] | undefined {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(v?.trim() ?? '');
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : undefined;
+}
+
+/** kubeadm API version to write for a Kubernetes version: v1beta4 from 1.31 on. */
+export function kubeadmApiFor(kubernetesVersion: string): string {
+  const v = parseVersion(kubernetesVersion);
+  return v && (v[0] > 1 || v[1] >= 31) ? KUBEADM_V1BETA4 : KUBEADM_V1BETA3;
+}
+
+/** The host a document (or file) is for: nodeRegistration.name, then a host name in the file name, then the address. */
+export function hostFor(inv: Inventory, nodeName: string | undefined, path: string, address?: string): HostSpec | undefined {
+  if (nodeName) {
+    const byName = inv.hosts.find((h) => h.name === nodeName);
+    if (byName) return byName;
+  }
+  const base = path.split(/[\\/]/).pop() ?? '';
+  const byFile = inv.hosts.filter((h) => base.includes(h.name)).sort((a, b) => b.name.length - a.name.length)[0];
+  if (byFile) return byFile;
+  return address ? inv.hosts.find((h) => h.address === address) : undefined;
+}
+
+export function lintKubeadm(file: SourceFile, context: LintContext = {}): Finding[] {
+  const text = file.text;
+  if (text.length > MAX_FILE_BYTES) {
+    return [finding('kubeadm/too-large', `The file has ${text.length} characters; kubeadm files are a few kilobytes, so it is not checked.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
+  }
+  if (looksBinary(text)) return [finding('kubeadm/binary', 'The file contains NUL bytes: it is binary, not a kubeadm configuration.', { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
+  return new KubeadmLint(file, context).run();
+}
+
+class KubeadmLint {
+  private readonly lines: LineIndex;
+  private readonly docs: KubeadmDoc[];
+  private readonly out: Finding[] = [];
+  private readonly inv: Inventory | undefined;
+  private migration: Fix | undefined | null = null;
+
+  constructor(
+    private readonly file: SourceFile,
+    private readonly context: LintContext,
+  ) {
+    this.lines = new LineIndex(file.text);
+    this.docs = parseKubeadmFile(file.text);
+    this.inv = context.inventory;
+  }
+
+  run(): Finding[] {
+    for (const d of this.docs) {
+      for (const f of structuralFindings(d)) {
+        const fixes: Fix[] = [];
+        if (f.fix) fixes.push({ title: f.fix.title, edits: f.fix.edits.map((e) => this.edit(d.chunk.start + e.start, d.chunk.start + e.end, e.newText)) });
+        if (f.migrate) {
+          const m = this.migrationFix();
+          if (m) fixes.push(m);
+        }
+        this.out.push(finding(f.rule, f.message, this.lines.range(d.chunk.start + f.start, d.chunk.start + f.end), fixes, f.severity));
+      }
+    }
+    this.fileRules();
+    const cluster = this.one('ClusterConfiguration');
+    if (cluster?.root) this.clusterRules(cluster);
+    const init = this.one('InitConfiguration');
+    if (init?.root) this.initRules(init);
+    for (const j of this.all('JoinConfiguration')) if (j.root) this.joinRules(j);
+    for (const k of this.docs.filter((d) => d.apiVersion === KUBELET_API && d.kind === 'KubeletConfiguration')) this.kubeletRules(k);
+    for (const k of this.docs.filter((d) => d.apiVersion === KUBEPROXY_API && d.kind === 'KubeProxyConfiguration')) this.kubeProxyRules(k, cluster);
+    return this.out;
+  }
+
+  // ---- helpers ----
+
+  private kubeadmDocs(): KubeadmDoc[] {
+    return this.docs.filter((d) => d.apiVersion?.startsWith('kubeadm.k8s.io/'));
+  }
+
+  private all(kind: string): KubeadmDoc[] {
+    return this.kubeadmDocs().filter((d) => d.kind === kind);
+  }
+
+  private one(kind: string): KubeadmDoc | undefined {
+    return this.all(kind)[0];
+  }
+
+  private edit(start: number, end: number, newText: string): TextEdit {
+    return { range: this.lines.range(start, end), newText };
+  }
+
+  private abs(d: KubeadmDoc, node: Node | null | undefined): [number, number] {
+    const r = node?.range;
+    return r ? [d.chunk.start + r[0], d.chunk.start + Math.max(r[1], r[0] + 1)] : [d.chunk.start, d.chunk.start + 1];
+  }
+
+  private report(rule: string, message: string, d: KubeadmDoc, node: Node | null | undefined, fixes?: Fix[], severity?: Finding['severity']): void {
+    const [s, e] = this.abs(d, node);
+    this.out.push(finding(rule, message, this.lines.range(s, e), fixes, severity));
+  }
+
+  /** A finding on the first line of the document (its apiVersion/kind), for things that are missing. */
+  private reportDoc(rule: string, message: string, d: KubeadmDoc, fixes?: Fix[], severity?: Finding['severity']): void {
+    const kindNode = d.root?.get('kind', true) as Node | undefined;
+    this.report(rule, message, d, kindNode ?? d.root, fixes, severity);
+  }
+
+  private replaceFix(title: string, d: KubeadmDoc, node: Node, newText: string): Fix {
+    const [s, e] = this.abs(d, node);
+    return { title, edits: [this.edit(s, e, newText)] };
+  }
+
+  /** Start of the line after the one where `offset - 1` lies (where new lines go after a node). */
+  private nextLineStart(offset: number): number {
+    const text = this.file.text;
+    let o = offset;
+    // Step back over trailing whitespace/newlines included in the node's range.
+    while (o > 0 && /\s/.test(text[o - 1]!)) o--;
+    const nl = text.indexOf('\n', o);
+    return nl < 0 ? text.length : nl + 1;
+  }
+
+  private insertText(at: number, body: string): string {
+    return at === this.file.text.length && !this.file.text.endsWith('\n') ? '\n' + body : body;
+  }
+
+  /** Adds a top-level `key: value` to a document, after its kind line. */
+  private addTopLevel(title: string, d: KubeadmDoc, key: string, value: string): Fix {
+    const kindNode = d.root!.get('kind', true) as Node | undefined;
+    const [, e] = this.abs(d, kindNode ?? d.root);
+    const at = this.nextLineStart(e);
+    return { title, edits: [this.edit(at, at, this.insertText(at, `${key}: ${value}\n`))] };
+  }
+
+  /** Indentation of the keys of a block mapping. */
+  private indentOf(d: KubeadmDoc, map: YAMLMap): string {
+    const first = map.items[0]?.key as Node | undefined;
+    if (!first?.range) return '  ';
+    const [s] = this.abs(d, first);
+    return ' '.repeat(this.lines.position(s).character);
+  }
+
+  private migrationFix(): Fix | undefined {
+    if (this.migration !== null) return this.migration;
+    const migrated = migrateToV1beta4(this.file.text);
+    this.migration = migrated === this.file.text ? undefined : { title: `Migrate this file to ${KUBEADM_V1BETA4}`, edits: [this.edit(0, this.file.text.length, migrated)] };
+    return this.migration;
+  }
+
+  private version(): string | undefined {
+    return stringAt(this.one('ClusterConfiguration')?.root, 'kubernetesVersion') ?? this.inv?.cluster.kubernetesVersion;
+  }
+
+  private vip(): { host: string; port: number; text: string } | undefined {
+    if (!this.inv) return undefined;
+    const ep = splitEndpoint(this.inv.cluster.controlPlaneEndpoint);
+    return ep ? { ...ep, text: this.inv.cluster.controlPlaneEndpoint } : undefined;
+  }
+
+  // ---- file-level rules ----
+
+  private fileRules(): void {
+    const kubeadm = this.kubeadmDocs().filter((d) => d.apiVersion === KUBEADM_V1BETA3 || d.apiVersion === KUBEADM_V1BETA4);
+    const apis = new Set(kubeadm.map((d) => d.apiVersion));
+    if (apis.size > 1) {
+      const minority = kubeadm.filter((d) => d.apiVersion === KUBEADM_V1BETA3);
+      for (const d of minority) this.report('kubeadm/mixed-api-versions', `This file mixes ${KUBEADM_V1BETA3} and ${KUBEADM_V1BETA4} documents.`, d, d.root?.get('apiVersion', true) as Node, this.migrationFixList());
+    }
+    const seen = new Map<string, KubeadmDoc>();
+    for (const d of this.docs) {
+      if (!d.kind || !d.apiVersion || !/kubeadm\.k8s\.io|kubelet\.config|kubeproxy\.config/.test(d.apiVersion)) continue;
+      if (seen.has(d.kind)) this.reportDoc('kubeadm/duplicate-kind', `A second ${d.kind} in this file; kubeadm uses only one.`, d);
+      else seen.set(d.kind, d);
+    }
+    const init = this.one('InitConfiguration');
+    const join = this.one('JoinConfiguration');
+    if (init && join) this.reportDoc('kubeadm/init-and-join', 'This file has both an InitConfiguration and a JoinConfiguration; `kubeadm init` ignores the join part and `kubeadm join` the init part.', join);
+    const v = parseVersion(this.version());
+    if (v && kubeadm.length) {
+      const minor = v[0] > 1 ? 99 : v[1];
+      const first = kubeadm[0]!;
+      if (apis.has(KUBEADM_V1BETA3) && minor >= 31) {
+        const d = kubeadm.find((x) => x.apiVersion === KUBEADM_V1BETA3)!;
+        this.report('kubeadm/api-version-deprecated', `${KUBEADM_V1BETA3} is deprecated for Kubernetes ${v.join('.')}; migrate to ${KUBEADM_V1BETA4}.`, d, d.root?.get('apiVersion', true) as Node, this.migrationFixList());
+      }
+      if (apis.has(KUBEADM_V1BETA4) && minor < 31) {
+        const d = kubeadm.find((x) => x.apiVersion === KUBEADM_V1BETA4) ?? first;
+        this.report('kubeadm/api-version-unsupported', `kubeadm ${v[0]}.${v[1]} does not know ${KUBEADM_V1BETA4} (added in 1.31); use ${KUBEADM_V1BETA3}.`, d, d.root?.get('apiVersion', true) as Node);
+      }
+    }
+  }
+
+  private migrationFixList(): Fix[] | undefined {
+    const m = this.migrationFix();
+    return m ? [m] : undefined;
+  }
+
+  // ---- ClusterConfiguration ----
+
+  private clusterRules(d: KubeadmDoc): void {
+    const root = d.root!;
+    const inv = this.inv;
+    const vip = this.vip();
+    // controlPlaneEndpoint
+    const epNode = nodeAt(root, 'controlPlaneEndpoint');
+    const ep = scalarString(epNode);
+    if (inv && vip) {
+      if (!epNode || ep === undefined) {
+        this.reportDoc('kubeadm/control-plane-endpoint', `ClusterConfiguration has no controlPlaneEndpoint; set it to the VIP ${vip.text} so every component reaches the API through the balancers.`, d,
+          [this.addTopLevel(`Set controlPlaneEndpoint: ${vip.text}`, d, 'controlPlaneEndpoint', vip.text)]);
+      } else if (ep !== vip.text) {
+        const parsed = splitEndpoint(ep) ?? { host: ep, port: 6443 };
+        const node = inv.hosts.find((h) => h.address === parsed.host || h.name === parsed.host);
+        const message = node
+          ? `controlPlaneEndpoint ${ep} is ${node.name}'s own address, not the VIP ${vip.text}.`
+          : parsed.host === vip.host
+            ? `controlPlaneEndpoint ${ep} uses port ${parsed.port === undefined ? '(none)' : parsed.port}; the balancers listen on ${vip.text}.`
+            : `controlPlaneEndpoint ${ep} differs from the inventory's VIP ${vip.text}.`;
+        this.report('kubeadm/control-plane-endpoint', message, d, epNode, [this.replaceFix(`Use ${vip.text}`, d, epNode, vip.text)]);
+      }
+    }
+    // certSANs
+    if (inv && vip) this.certSans(d);
+    // networks
+    this.networks(d);
+    // version, image repository, cluster name
+    if (inv) {
+      const kvNode = nodeAt(root, 'kubernetesVersion');
+      const kv = scalarString(kvNode);
+      const want = `v${inv.cluster.kubernetesVersion.replace(/^v/, '')}`;
+      if (kv === undefined) {
+        this.reportDoc('kubeadm/kubernetes-version', `ClusterConfiguration has no kubernetesVersion; kubeadm would look up "stable" on the internet instead of ${want}.`, d,
+          [this.addTopLevel(`Set kubernetesVersion: ${want}`, d, 'kubernetesVersion', want)], 'warning');
+      } else if (kv.replace(/^v/, '') !== want.slice(1)) {
+        this.report('kubeadm/kubernetes-version', `kubernetesVersion ${kv} differs from the inventory's ${want}.`, d, kvNode, [this.replaceFix(`Use ${want}`, d, kvNode!, want)]);
+      }
+      const repoNode = nodeAt(root, 'imageRepository');
+      const repo = scalarString(repoNode);
+      if (inv.cluster.imageRepository && repo !== inv.cluster.imageRepository) {
+        const fix = repoNode ? this.replaceFix(`Use ${inv.cluster.imageRepository}`, d, repoNode, inv.cluster.imageRepository) : this.addTopLevel(`Set imageRepository: ${inv.cluster.imageRepository}`, d, 'imageRepository', inv.cluster.imageRepository);
+        if (repoNode) this.report('kubeadm/image-repository', `imageRepository ${repo} differs from the inventory's ${inv.cluster.imageRepository}.`, d, repoNode, [fix]);
+        else this.reportDoc('kubeadm/image-repository', `The inventory pulls images from ${inv.cluster.imageRepository}, but ClusterConfiguration has no imageRepository.`, d, [fix]);
+      }
+      const nameNode = nodeAt(root, 'clusterName');
+      const name = scalarString(nameNode);
+      if (nameNode && name !== undefined && name !== inv.cluster.name) {
+        this.report('kubeadm/cluster-name', `clusterName ${name} differs from the inventory's ${inv.cluster.name}.`, d, nameNode, [this.replaceFix(`Use ${inv.cluster.name}`, d, nameNode, inv.cluster.name)]);
+      }
+    }
+  }
+
+  private certSans(d: KubeadmDoc): void {
+    const inv = this.inv!;
+    const vip = this.vip()!;
+    const required: string[] = [vip.host];
+    for (const lb of hostsWithRole(inv, 'loadbalancer')) required.push(lb.address);
+    for (const cp of hostsWithRole(inv, 'control-plane')) required.push(cp.name, cp.address);
+    const unique = [...new Set(required)];
+    const sansNode = nodeAt(d.root, 'apiServer.certSANs');
+    const present = new Set<string>();
+    if (sansNode && isSeq(sansNode)) for (const item of sansNode.items) {
+      const s = scalarString(item as Node);
+      if (s !== undefined) present.add(s);
+    }
+    const missing = unique.filter((x) => !present.has(x));
+    if (!missing.length) return;
+    const severity = missing.includes(vip.host) ? 'error' : 'warning';
+    const message = `apiServer.certSANs lacks ${missing.join(', ')}${missing.includes(vip.host) ? ' (the VIP)' : ''}; the API server certificate must be valid for every address and name clients use.`;
+    const fix = this.certSansFix(d, sansNode, missing);
+    if (sansNode) this.report('kubeadm/cert-sans', message, d, sansNode, fix ? [fix] : undefined, severity);
+    else this.reportDoc('kubeadm/cert-sans', message, d, fix ? [fix] : undefined, severity);
+  }
+
+  private certSansFix(d: KubeadmDoc, sansNode: Node | undefined, missing: string[]): Fix | undefined {
+    const title = `Add ${missing.join(', ')} to certSANs`;
+    const text = this.file.text;
+    if (sansNode && isSeq(sansNode)) {
+      const seq = sansNode as YAMLSeq;
+      if (seq.flow || seq.items.length === 0) {
+        const all = [...seq.items.map((i) => scalarString(i as Node) ?? '').filter(Boolean), ...missing];
+        return this.replaceFix(title, d, sansNode, `[${all.join(', ')}]`);
+      }
+      const first = seq.items[0] as Node;
+      const [fs] = this.abs(d, first);
+      const lineStart = text.lastIndexOf('\n', fs - 1) + 1;
+      const prefix = text.slice(lineStart, fs);
+      if (!/^\s*-\s+$/.test(prefix)) return undefined;
+      const [, le] = this.abs(d, seq.items[seq.items.length - 1] as Node);
+      const at = this.nextLineStart(le);
+      return { title, edits: [this.edit(at, at, this.insertText(at, missing.map((m) => `${prefix}${m}\n`).join('')))] };
+    }
+    if (sansNode) return undefined;
+    const apiServer = nodeAt(d.root, 'apiServer');
+    if (apiServer && isMap(apiServer) && !apiServer.flow && apiServer.items.length) {
+      const indent = this.indentOf(d, apiServer);
+      const [, e] = this.abs(d, apiServer);
+      const at = this.nextLineStart(e);
+      return { title, edits: [this.edit(at, at, this.insertText(at, `${indent}certSANs:\n${missing.map((m) => `${indent}  - ${m}\n`).join('')}`))] };
+    }
+    if (apiServer) return undefined;
+    const at = this.nextLineStart(d.chunk.start + d.chunk.text.length);
+    return { title, edits: [this.edit(at, at, this.insertText(at, `apiServer:\n  certSANs:\n${missing.map((m) => `    - ${m}\n`).join('')}`))] };
+  }
+
+  private networks(d: KubeadmDoc): void {
+    const root = d.root!;
+    const inv = this.inv;
+    const podNode = nodeAt(root, 'networking.podSubnet');
+    const pod = scalarString(podNode);
+    const svcNode = nodeAt(root, 'networking.serviceSubnet');
+    const svc = scalarString(svcNode) ?? '10.96.0.0/12';
+    const manifest = this.flannel();
+    const usesFlannel = manifest !== undefined || !inv || inv.cluster.cni === 'flannel';
+    if (usesFlannel) {
+      const want = manifest?.network ?? FLANNEL_DEFAULT_NETWORK;
+      const where = manifest ? `${manifest.path}'s net-conf.json` : "flannel's default manifest";
+      if (pod === undefined) {
+        const fix = this.setNetworkingFix(d, 'podSubnet', want);
+        this.reportDoc('kubeadm/pod-subnet-cni', `networking.podSubnet is not set; flannel needs it (${where} uses ${want}) so the controller manager allocates each node a pod range.`, d, fix ? [fix] : undefined);
+      } else if (pod.trim() !== want) {
+        const fix = this.replaceFix(`Use ${want}`, d, podNode!, want);
+        this.report('kubeadm/pod-subnet-cni', manifest
+          ? `networking.podSubnet ${pod} differs from ${where} Network ${want}.`
+          : `networking.podSubnet ${pod} differs from ${where} network ${want}; change kube-flannel.yml's net-conf.json too, or use ${want}.`, d, podNode, [fix], manifest ? 'error' : 'warning');
+      }
+    }
+    const podCidr = pod ? parseCidr(pod) : undefined;
+    const svcCidr = parseCidr(svc);
+    if (podCidr && svcCidr && cidrsOverlap(podCidr, svcCidr)) {
+      this.report('kubeadm/subnet-overlap', `podSubnet ${pod} overlaps serviceSubnet ${svc}.`, d, podNode);
+    }
+    if (inv) {
+      const vip = this.vip();
+      const addresses = [...inv.hosts.map((h) => ({ what: h.name, address: h.address })), ...(vip ? [{ what: 'the VIP', address: vip.host }] : [])];
+      for (const [name, cidr, node] of [['podSubnet', podCidr, podNode], ['serviceSubnet', svcCidr, svcNode]] as const) {
+        if (!cidr) continue;
+        const inside = addresses.filter((a) => cidrContains(cidr, a.address));
+        if (inside.length) {
+          this.report('kubeadm/subnet-overlap', `${name} ${name === 'podSubnet' ? pod : svc} contains node addresses (${inside.map((a) => `${a.what} ${a.address}`).join(', ')}).`, d, node ?? (root.get('kind', true) as Node));
+        }
+      }
+    }
+  }
+
+  private setNetworkingFix(d: KubeadmDoc, key: string, value: string): Fix | undefined {
+    const networking = nodeAt(d.root, 'networking');
+    const title = `Set networking.${key}: ${value}`;
+    if (!networking) {
+      const at = this.nextLineStart(d.chunk.start + d.chunk.text.length);
+      return { title, edits: [this.edit(at, at, this.insertText(at, `networking:\n  ${key}: ${value}\n`))] };
+    }
+    if (!isMap(networking) || networking.flow || !networking.items.length) return undefined;
+    const indent = this.indentOf(d, networking);
+    const [, e] = this.abs(d, networking);
+    const at = this.nextLineStart(e);
+    return { title, edits: [this.edit(at, at, this.insertText(at, `${indent}${key}: ${value}\n`))] };
+  }
+
+  private flannelCache: { path: string; network: string } | undefined | null = null;
+
+  private flannel(): { path: string; network: string } | undefined {
+    if (this.flannelCache !== null) return this.flannelCache;
+    this.flannelCache = undefined;
+    for (const s of this.context.siblings ?? []) {
+      if (s.path === this.file.path || !isFlannelManifest(s.path, s.text)) continue;
+      const n = flannelNetwork(s.text);
+      if (n) {
+        this.flannelCache = { path: s.path.split(/[\\/]/).pop()!, network: n.network };
+        break;
+      }
+    }
+    return this.flannelCache;
+  }
+
+  // ---- InitConfiguration / JoinConfiguration ----
+
+  private nodeChecks(d: KubeadmDoc, endpointPath: string, controlPlane: boolean | undefined): HostSpec | undefined {
+    const inv = this.inv;
+    const nameNode = nodeAt(d.root, 'nodeRegistration.name');
+    const nodeName = scalarString(nameNode);
+    const advNode = nodeAt(d.root, `${endpointPath}.advertiseAddress`);
+    const adv = scalarString(advNode);
+    if (!inv) return undefined;
+    if (nodeName !== undefined && !inv.hosts.some((h) => h.name === nodeName)) {
+      this.report('kubeadm/node-name', `nodeRegistration.name ${nodeName} is not a host of the inventory.`, d, nameNode);
+    }
+    const host = hostFor(inv, nodeName, this.file.path, controlPlane === false ? undefined : adv);
+    const vip = this.vip();
+    if (advNode && adv !== undefined) {
+      if (vip && adv === vip.host) {
+        this.report('kubeadm/advertise-address', `advertiseAddress is the VIP ${adv}; each API server must advertise its own node address${host ? ` (${host.address})` : ''}.`, d, advNode,
+          host ? [this.replaceFix(`Use ${host.address}`, d, advNode, host.address)] : undefined);
+      } else if (host && adv !== host.address) {
+        const other = inv.hosts.find((h) => h.address === adv);
+        this.report('kubeadm/advertise-address', `advertiseAddress ${adv} is ${other ? `${other.name}'s address` : 'not an address of this host'}; ${host.name} is ${host.address}.`, d, advNode,
+          [this.replaceFix(`Use ${host.address}`, d, advNode, host.address)]);
+      } else if (!host && !hostsWithRole(inv, 'control-plane').some((h) => h.address === adv)) {
+        this.report('kubeadm/advertise-address', `advertiseAddress ${adv} is not the address of any control-plane host in the inventory.`, d, advNode, undefined, 'warning');
+      }
+    }
+    return host;
+  }
+
+  private initRules(d: KubeadmDoc): void {
+    const host = this.nodeChecks(d, 'localAPIEndpoint', true);
+    if (host && !host.roles.includes('control-plane')) {
+      this.reportDoc('kubeadm/node-role', `kubeadm init runs on the first control-plane node, but ${host.name} is not a control-plane host.`, d);
+    }
+    const tokens = nodeAt(d.root, 'bootstrapTokens');
+    if (tokens && isSeq(tokens)) {
+      for (const t of tokens.items) {
+        const tokNode = isMap(t) ? (t.get('token', true) as Node | undefined) : undefined;
+        this.checkToken(d, tokNode, 'bootstrapTokens[].token');
+      }
+    }
+    this.checkCertKey(d, nodeAt(d.root, 'certificateKey'));
+  }
+
+  private joinRules(d: KubeadmDoc): void {
+    const cpNode = nodeAt(d.root, 'controlPlane');
+    const isCp = !!cpNode && !(isScalar(cpNode) && cpNode.value === null);
+    const host = this.nodeChecks(d, 'controlPlane.localAPIEndpoint', isCp);
+    if (host) {
+      const hostIsCp = host.roles.includes('control-plane');
+      if (hostIsCp && !isCp) this.reportDoc('kubeadm/node-role', `${host.name} is a control-plane host, but this JoinConfiguration has no controlPlane section: it would join as a worker.`, d);
+      if (!hostIsCp && isCp) this.report('kubeadm/node-role', `${host.name} is not a control-plane host, but this JoinConfiguration joins it as one.`, d, cpNode);
+    }
+    if (isCp) {
+      const keyNode = nodeAt(d.root, 'controlPlane.certificateKey');
+      if (!keyNode || scalarString(keyNode) === undefined) {
+        this.report('kubeadm/join-certificate-key', 'This control-plane join has no controlPlane.certificateKey: pass it with `kubeadm join --certificate-key <key>` (printed by `kubeadm init --upload-certs`), or the node cannot fetch the cluster certificates.', d, cpNode);
+      } else this.checkCertKey(d, keyNode);
+    }
+    const bt = nodeAt(d.root, 'discovery.bootstrapToken');
+    if (bt && isMap(bt)) {
+      this.checkToken(d, bt.get('token', true) as Node | undefined, 'discovery.bootstrapToken.token');
+      const epNode = bt.get('apiServerEndpoint', true) as Node | undefined;
+      const ep = scalarString(epNode);
+      const vip = this.vip();
+      if (vip && epNode && ep !== undefined && ep !== vip.text) {
+        const node = this.inv!.hosts.find((h) => ep.split(':')[0] === h.address || ep.split(':')[0] === h.name);
+        this.report('kubeadm/join-endpoint', `apiServerEndpoint ${ep} is ${node ? `${node.name}'s own address` : 'not the VIP'}; join through ${vip.text}.`, d, epNode, [this.replaceFix(`Use ${vip.text}`, d, epNode, vip.text)]);
+      }
+      const hashes = bt.get('caCertHashes', true) as Node | undefined;
+      const skip = bt.get('unsafeSkipCAVerification');
+      if (hashes && isSeq(hashes) && hashes.items.length) {
+        for (const h of hashes.items) {
+          const v = scalarString(h as Node);
+          if (v === undefined || !CA_HASH.test(v)) this.report('kubeadm/ca-cert-hash-format', 'A caCertHashes entry is not of the form sha256:<64 hex characters> (what `kubeadm token create --print-join-command` prints).', d, h as Node);
+        }
+      } else if (skip !== true) {
+        this.report('kubeadm/ca-cert-hash-missing', 'Token discovery has no caCertHashes: add sha256:<hash> of the cluster CA (or the --discovery-token-ca-cert-hash flag).', d, bt.items[0]?.key as Node ?? bt);
+      }
+      if (skip === true) this.report('kubeadm/unsafe-skip-ca', 'unsafeSkipCAVerification is true: the node trusts whatever CA the endpoint presents.', d, nodeAt(d.root, 'discovery.bootstrapToken.unsafeSkipCAVerification'));
+    }
+    const tls = nodeAt(d.root, 'discovery.tlsBootstrapToken');
+    if (tls) this.checkToken(d, tls, 'discovery.tlsBootstrapToken');
+  }
+
+  private checkToken(d: KubeadmDoc, node: Node | undefined, what: string): void {
+    if (!node) return;
+    const v = scalarString(node);
+    // Never echo the value: it is a secret.
+    if (v === undefined || !TOKEN.test(v)) this.report('kubeadm/token-format', `${what} is not a bootstrap token of the form [a-z0-9]{6}.[a-z0-9]{16}.`, d, node);
+  }
+
+  private checkCertKey(d: KubeadmDoc, node: Node | undefined): void {
+    if (!node) return;
+    const v = scalarString(node);
+    if (v === undefined) return;
+    if (!CERT_KEY.test(v)) this.report('kubeadm/certificate-key-format', `certificateKey is not 64 hex characters (${v.length} characters given); use the key printed by \`kubeadm init --upload-certs\` or \`kubeadm certs certificate-key\`.`, d, node);
+  }
+
+  // ---- component configs ----
+
+  private kubeletRules(d: KubeadmDoc): void {
+    const node = nodeAt(d.root, 'cgroupDriver');
+    const v = scalarString(node);
+    if (node && v !== undefined && v !== 'systemd') {
+      this.report('kubeadm/cgroup-driver', `cgroupDriver is ${v}; Debian runs systemd as PID 1, so kubelet (and containerd's SystemdCgroup) must use systemd.`, d, node, [this.replaceFix('Use systemd', d, node, 'systemd')]);
+    }
+  }
+
+  private kubeProxyRules(d: KubeadmDoc, cluster: KubeadmDoc | undefined): void {
+    const node = nodeAt(d.root, 'clusterCIDR');
+    const v = scalarString(node);
+    const pod = stringAt(cluster?.root, 'networking.podSubnet') ?? this.inv?.cluster.podSubnet;
+    if (node && v !== undefined && v !== '' && pod && v !== pod) {
+      this.report('kubeadm/kube-proxy-cluster-cidr', `KubeProxyConfiguration clusterCIDR ${v} differs from podSubnet ${pod}.`, d, node, [this.replaceFix(`Use ${pod}`, d, node, pod)]);
+    }
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * Per-document structural checks against the shipped schemas: YAML syntax, apiVersion/kind, unknown
+ * fields (with did-you-mean), value types and enums, and v1beta3 leftovers in v1beta4 documents.
+ * Results use offsets relative to the document and are memoised by its text (incremental re-lint).
+ */
+import { isAlias, isMap, isScalar, isSeq, type Node, type Pair } from 'yaml';
+import type { Severity } from '../findings';
+import type { KubeadmDoc } from './parse';
+import { REMOVED_API_VERSIONS, SchemaSet, KUBEADM_V1BETA4, didYouMean, isKnownKubeadmApi, schemaTypes, type JsonSchema } from './schema';
+
+export interface RelEdit {
+  start: number;
+  end: number;
+  newText: string;
+}
+
+/** A finding with offsets relative to its document; `migrate` asks for the whole-file migration fix. */
+export interface RelFinding {
+  rule: string;
+  message: string;
+  start: number;
+  end: number;
+  severity?: Severity;
+  fix?: { title: string; edits: RelEdit[] };
+  migrate?: boolean;
+}
+
+const MAX_DEPTH = 64;
+const MAX_FINDINGS = 200;
+const cache = new Map<string, RelFinding[]>();
+
+export function structuralFindings(d: KubeadmDoc): RelFinding[] {
+  const hit = cache.get(d.chunk.text);
+  if (hit) return hit;
+  const out = compute(d);
+  cache.set(d.chunk.text, out);
+  if (cache.size > 512) cache.delete(cache.keys().next().value!);
+  return out;
+}
+
+export function clearStructureCache(): void {
+  cache.clear();
+}
+
+function rangeOf(node: Node | null | undefined): [number, number] {
+  const r = node?.range;
+  return r ? [r[0], Math.max(r[1], r[0] + 1)] : [0, 1];
+}
+
+function compute(d: KubeadmDoc): RelFinding[] {
+  const out: RelFinding[] = [];
+  if (d.empty) return out;
+  for (const e of d.errors) out.push({ rule: 'kubeadm/yaml-syntax', message: e.message, start: e.start, end: e.end });
+  if (!d.doc) return out;
+  if (!d.root) {
+    if (!d.errors.length && d.doc.contents) {
+      const [s, e] = rangeOf(d.doc.contents as Node);
+      out.push({ rule: 'kubeadm/not-a-map', message: 'A kubeadm document is a mapping with apiVersion and kind.', start: s, end: e });
+    }
+    return out;
+  }
+  const root = d.root;
+  const apiNode = root.get('apiVersion', true) as Node | undefined;
+  const kindNode = root.get('kind', true) as Node | undefined;
+  const firstLine: [number, number] = [rangeOf(root)[0], rangeOf(root)[0] + 1];
+  if (!d.apiVersion || !d.kind) {
+    const missing = [!d.apiVersion && 'apiVersion', !d.kind && 'kind'].filter(Boolean).join(' and ');
+    out.push({ rule: 'kubeadm/missing-type-meta', message: `This document has no ${missing}.`, start: firstLine[0], end: firstLine[1] });
+    return out;
+  }
+  const api = d.apiVersion;
+  const isKubeadm = api.startsWith('kubeadm.k8s.io/');
+  if (isKubeadm && !isKnownKubeadmApi(api)) {
+    const [s, e] = rangeOf(apiNode);
+    const removed = REMOVED_API_VERSIONS[api];
+    out.push({
+      rule: 'kubeadm/unknown-api-version',
+      message: removed ? `${api} was removed in kubeadm ${removed}; use ${KUBEADM_V1BETA4} (or v1beta3 before 1.31).` : `Unknown kubeadm API version ${api}; use ${KUBEADM_V1BETA4} (or v1beta3 before 1.31).`,
+      start: s,
+      end: e,
+      fix: { title: `Change to ${KUBEADM_V1BETA4}`, edits: [{ start: s, end: e, newText: KUBEADM_V1BETA4 }] },
+    });
+    return out;
+  }
+  const schemas = SchemaSet.for(isKubeadm ? api : undefined);
+  const known = schemas.knownApiVersions();
+  if (!known.includes(api)) {
+    // Documents of other API groups (e.g. a ConfigMap) are not kubeadm's business, except near-misses.
+    const hint = didYouMean(api, [...known, 'kubeadm.k8s.io/v1beta3']);
+    if (hint || /kubeadm|kubelet|kubeproxy/i.test(api)) {
+      const [s, e] = rangeOf(apiNode);
+      out.push({
+        rule: 'kubeadm/unknown-api-version',
+        message: `Unknown apiVersion ${api}${hint ? ` — did you mean ${hint}?` : '.'}`,
+        start: s,
+        end: e,
+        ...(hint ? { fix: { title: `Change to ${hint}`, edits: [{ start: s, end: e, newText: hint }] } } : {}),
+      });
+    }
+    return out;
+  }
+  const kinds = schemas.kindsOf(api);
+  const schema = schemas.kind(api, d.kind);
+  if (!schema) {
+    const [s, e] = rangeOf(kindNode);
+    const hint = didYouMean(d.kind, kinds);
+    const v1beta4Only = api !== KUBEADM_V1BETA4 && SchemaSet.for(KUBEADM_V1BETA4).kindsOf(KUBEADM_V1BETA4).includes(d.kind);
+    out.push({
+      rule: 'kubeadm/unknown-kind',
+      message: v1beta4Only
+        ? `${d.kind} exists only in ${KUBEADM_V1BETA4}, not in ${api}.`
+        : `${api} has no kind ${d.kind}${hint ? ` — did you mean ${hint}?` : ''}; it defines ${kinds.join(', ')}.`,
+      start: s,
+      end: e,
+      ...(hint ? { fix: { title: `Change to ${hint}`, edits: [{ start: s, end: e, newText: hint }] } } : {}),
+    });
+    return out;
+  }
+  new Walker(schemas, api, out).walk(root, schema, d.kind, 0);
+  return out;
+}
+
+class Walker {
+  constructor(
+    private readonly schemas: SchemaSet,
+    private readonly api: string,
+    private readonly out: RelFinding[],
+  ) {}
+
+  walk(node: Node, schema: JsonSchema, path: string, depth: number): void {
+    if (this.out.length >= MAX_FINDINGS || depth > MAX_DEPTH || isAlias(node)) return;
+    const types = schemaTypes(schema);
+    if (isMap(node)) {
+      if (types.length && !types.includes('object')) {
+        if (this.api === KUBEADM_V1BETA4 && /(^|\.)(extraArgs|kubeletExtraArgs)$/.test(path)) {
+          const [s, e] = rangeOf(node);
+          this.out.push({ rule: 'kubeadm/v1beta4-extra-args', message: `In ${KUBEADM_V1BETA4}, ${path.split('.').pop()} is a list of \`- name: flag\` / \`value: x\` entries, not a map.`, start: s, end: e, migrate: true });
+          return;
+        }
+        return this.typeError(node, schema, path);
+      }
+      const props = schema.properties;
+      for (const pair of node.items as Pair<Node, Node>[]) {
+        const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+        if (key === undefined) continue;
+        const childPath = `${path}.${key}`;
+        const child = props?.[key] ? this.schemas.property(schema, key) : undefined;
+        if (!child) {
+          if (props && schema.additionalProperties === false) this.unknown(pair.key, key, path, Object.keys(props));
+          else if (typeof schema.additionalProperties === 'object' && pair.value) {
+            const ap = this.schemas.resolve(schema.additionalProperties);
+            if (ap) this.walk(pair.value, ap, childPath, depth + 1);
+          }
+          continue;
+        }
+        if (pair.value) this.walk(pair.value, child, childPath, depth + 1);
+      }
+      return;
+    }
+    if (isSeq(node)) {
+      if (types.length && !types.includes('array')) return this.typeError(node, schema, path);
+      const items = this.schemas.resolve(schema.items);
+      if (items) for (const item of node.items) if (item) this.walk(item as Node, items, `${path}[]`, depth + 1);
+      return;
+    }
+    if (isScalar(node)) {
+      const v = node.value;
+      if (v === null || v === undefined || !types.length) return;
+      const actual = typeof v === 'string' ? 'string' : typeof v === 'boolean' ? 'boolean' : typeof v === 'number' || typeof v === 'bigint' ? (Number.isInteger(Number(v)) ? 'integer' : 'number') : 'object';
+      const ok = types.includes(actual) || (actual === 'integer' && types.includes('number'));
+      if (!ok) return this.typeError(node, schema, path);
+      if (schema.enum && typeof v === 'string' && !schema.enum.includes(v)) {
+        const [s, e] = rangeOf(node);
+        const allowed = schema.enum.filter((x) => x !== '').map(String);
+        const hint = didYouMean(v, allowed);
+        this.out.push({
+          rule: 'kubeadm/invalid-value',
+          message: `${path.split('.').pop()} must be one of ${allowed.join(', ')}${hint ? ` — did you mean ${hint}?` : '.'}`,
+          start: s,
+          end: e,
+          ...(hint ? { fix: { title: `Change to ${hint}`, edits: [{ start: s, end: e, newText: hint }] } } : {}),
+        });
+      }
+    }
+  }
+
+  private typeError(node: Node, schema: JsonSchema, path: string): void {
+    const [s, e] = rangeOf(node);
+    const want = schemaTypes(schema).map((t) => (t === 'object' ? 'a mapping' : t === 'array' ? 'a list' : `a ${t}`)).join(' or ');
+    const got = isMap(node) ? 'a mapping' : isSeq(node) ? 'a list' : isScalar(node) ? `a ${typeof node.value === 'number' ? 'number' : typeof node.value}` : 'something else';
+    const hint = schemaTypes(schema).includes('string') && isScalar(node) && typeof node.value === 'number' ? ' Quote it, e.g. "1.30" — unquoted it is read as a number.' : '';
+    this.out.push({ rule: 'kubeadm/type', message: `${path.split('.').pop()} must be ${want}, not ${got}.${hint}`, start: s, end: e });
+  }
+
+  private unknown(keyNode: Node, key: string, path: string, known: string[]): void {
+    const [s, e] = rangeOf(keyNode);
+    const moved = this.movedField(path, key);
+    if (moved) {
+      this.out.push({ rule: 'kubeadm/v1beta4-moved-field', message: moved, start: s, end: e, migrate: true });
+      return;
+    }
+    const hint = didYouMean(key, known);
+    this.out.push({
+      rule: 'kubeadm/unknown-field',
+      message: `Unknown field "${key}" in ${path}${hint ? ` — did you mean "${hint}"?` : '.'}`,
+      start: s,
+      end: e,
+      ...(hint ? { fix: { title: `Rename to ${hint}`, edits: [{ start: s, end: e, newText: hint }] } } : {}),
+    });
+  }
+
+  private movedField(path: string, key: string): string | undefined {
+    if (this.api !== KUBEADM_V1BETA4) return undefined;
+    if (path === 'ClusterConfiguration.apiServer' && key === 'timeoutForControlPlane') {
+      return `In ${KUBEADM_V1BETA4}, apiServer.timeoutForControlPlane moved to InitConfiguration/JoinConfiguration timeouts.controlPlaneComponentHealthCheck.`;
+    }
+    if (path === 'JoinConfiguration.discovery' && key === 'timeout') {
+      return `In ${KUBEADM_V1BETA4}, discovery.timeout moved to JoinConfiguration timeouts.discovery.`;
+    }
+    return undefined;
+  }
+}
