@@ -19,7 +19,12 @@ const common = {
 /** Node-side bundles: the extension host entry and the CLI share the core but not `vscode`. */
 const node = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'cpu-features', './crypto/build/Release/sshcrypto.node'] },
+  // The lint worker (src/lintRunner.ts starts it from next to extension.js or cli.js) runs the rules off the main thread.
+  { ...common, entryPoints: ['src/lintWorker.ts'], outfile: 'dist/lintWorker.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'cpu-features', './crypto/build/Release/sshcrypto.node'], banner: { js: '#!/usr/bin/env node' } },
+  // The kube adapter (@kubernetes/client-node) is its own bundle, required lazily on first connection.
+  // undici (client-node 2.x's fetch, Node >= 22 only) is replaced by a stub: the adapter does its own HTTPS.
+  { ...common, entryPoints: ['src/adapters/kube/index.ts'], outfile: 'dist/kube.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'bufferutil', 'utf-8-validate'], alias: { undici: './src/adapters/kube/undiciShim.ts' } },
 ];
 
 /** Browser-side bundles: one per folder in src/webview-ui that has a main.ts. */

@@ -5,6 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { registerCommands } from './commands/registrar';
+import { ConfigDiagnostics } from './editor/configDiagnostics';
+import { ConfigProviders } from './editor/configProviders';
 import { InventoryWorkspace } from './editor/inventoryWorkspace';
 import { ControlPlaneView } from './views/controlPlaneView';
 import { EtcdMembersView } from './views/etcdMembersView';
@@ -15,20 +17,25 @@ import { LeasesView } from './views/leasesView';
 export interface KubeadmWorkbenchApi {
   activationMs: number;
   inventory: InventoryWorkspace;
+  /** Config-file diagnostics (the lint worker starts on the first config file, not here). */
+  configDiagnostics: ConfigDiagnostics;
 }
 
 export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi {
   const started = performance.now();
   const inventory = new InventoryWorkspace();
+  const configDiagnostics = new ConfigDiagnostics(inventory, { workerFile: vscode.Uri.joinPath(context.extensionUri, 'dist', 'lintWorker.js').fsPath });
   context.subscriptions.push(
     inventory,
+    configDiagnostics,
+    new ConfigProviders(configDiagnostics, inventory),
     new InventoryView(inventory),
     new ControlPlaneView(),
     new LeasesView(),
     new EtcdMembersView(),
-    ...registerCommands({ extension: context, inventory }),
+    ...registerCommands({ extension: context, inventory, configDiagnostics }),
   );
-  return { activationMs: performance.now() - started, inventory };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics };
 }
 
 export function deactivate(): void {

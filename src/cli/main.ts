@@ -5,12 +5,14 @@
 import { runCheckInventory } from './checkInventory';
 import { runImport } from './import';
 import { EXIT_USAGE, processIo, type CliIo } from './io';
+import { runLint } from './lint';
 
 type Verb = { summary: string; run: (args: string[], io: CliIo) => Promise<number> };
 
 const VERBS: Record<string, Verb> = {
   'check-inventory': { summary: 'check-inventory FILE            validate an inventory.yaml', run: runCheckInventory },
   'import-ansible': { summary: 'import-ansible FILE [--out F]   convert an Ansible/Kubespray inventory', run: runImport },
+  lint: { summary: 'lint [--inventory F] [--format text|json|sarif] PATH...   check config files against the rules and the inventory', run: runLint },
 };
 
 function usage(io: CliIo): void {

@@ -9,6 +9,7 @@ export const CommandIds = {
   refreshInventory: 'kubeadm.refreshInventory',
   revealHost: 'kubeadm.revealHost',
   copyHostAddress: 'kubeadm.copyHostAddress',
+  showConfigDiagnostics: 'kubeadm.showConfigDiagnostics',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

@@ -11,6 +11,7 @@ import { importAnsibleInventory } from './importAnsibleInventory';
 import { openInventory } from './openInventory';
 import { refreshInventory } from './refreshInventory';
 import { revealHost } from './revealHost';
+import { showConfigDiagnostics } from './showConfigDiagnostics';
 
 export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandHandler> {
   return {
@@ -20,6 +21,7 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.refreshInventory]: refreshInventory(ctx),
     [CommandIds.revealHost]: revealHost(ctx),
     [CommandIds.copyHostAddress]: copyHostAddress(),
+    [CommandIds.showConfigDiagnostics]: showConfigDiagnostics(ctx),
   };
 }
 

@@ -1,0 +1,316 @@
+/**
+ * `kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] PATH...`
+ *
+ * Lints every supported file (kind detected by name and content through the registry, like the editor)
+ * with the inventory as context and the other files found as siblings for cross-file rules. Directories
+ * are walked. Each file runs in a worker with a time limit. Exit 1 when any error, 0 otherwise, 2 on
+ * usage errors.
+ */
+import { promises as fs } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Finding, Severity } from '../core/findings';
+import { parseInventory } from '../core/inventory/parse';
+import type { Inventory } from '../core/inventory/types';
+import { allRules, detectKind } from '../core/lint/registry';
+import type { FileKind, LintContext, RuleInfo, SourceFile } from '../core/lint/types';
+import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, RUNNER_RULES } from '../lintRunner';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
+
+export const LINT_USAGE = 'usage: kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] PATH...\n';
+
+type Format = 'text' | 'json' | 'sarif';
+
+export interface LintArgs {
+  inventory?: string;
+  format: Format;
+  timeoutMs: number;
+  paths: string[];
+}
+
+/** One row of `--format json`: 1-based line and column. */
+export interface JsonRow {
+  file: string;
+  line: number;
+  column: number;
+  severity: Severity;
+  rule: string;
+  message: string;
+}
+
+export function parseLintArgs(args: string[]): LintArgs | string {
+  const out: LintArgs = { format: 'text', timeoutMs: DEFAULT_LINT_TIMEOUT_MS, paths: [] };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string | undefined => inline ?? args[++i];
+    if (flag === '--inventory') {
+      const v = value();
+      if (!v) return '--inventory needs a FILE';
+      out.inventory = v;
+    } else if (flag === '--format') {
+      const v = value();
+      if (v !== 'text' && v !== 'json' && v !== 'sarif') return `--format must be text, json or sarif (got ${v ?? 'nothing'})`;
+      out.format = v;
+    } else if (flag === '--timeout-ms') {
+      const v = Number(value());
+      if (!Number.isInteger(v) || v < 1) return '--timeout-ms needs a positive whole number of milliseconds';
+      out.timeoutMs = v;
+    } else if (flag === '--') {
+      out.paths.push(...args.slice(i + 1));
+      break;
+    } else if (flag.startsWith('-') && flag !== '-') {
+      return `unknown option ${flag}`;
+    } else {
+      out.paths.push(arg);
+    }
+  }
+  if (out.paths.length === 0) return 'no PATH given';
+  return out;
+}
+
+/** Folders a walk never enters. */
+const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'out', '.vscode-test']);
+/** Larger files are reported as unsupported by a walk (a file named explicitly is still linted). */
+const MAX_WALK_BYTES = 8 * 1024 * 1024;
+
+interface Candidate {
+  path: string;
+  explicit: boolean;
+}
+
+async function collect(paths: string[]): Promise<{ files: Candidate[]; missing: string[] }> {
+  const files: Candidate[] = [];
+  const missing: string[] = [];
+  const seen = new Set<string>();
+  const add = (path: string, explicit: boolean): void => {
+    const key = resolve(path);
+    if (seen.has(key)) return;
+    seen.add(key);
+    files.push({ path, explicit });
+  };
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (!SKIP_DIRS.has(e.name)) await walk(p);
+      } else if (e.isFile()) {
+        add(p, false);
+      }
+    }
+  };
+  for (const p of paths) {
+    const st = await fs.stat(p).catch(() => undefined);
+    if (!st) missing.push(p);
+    else if (st.isDirectory()) await walk(p);
+    else add(p, true);
+  }
+  return { files, missing };
+}
+
+/** inventory.yaml (or .yml) in the folder of the first path or any folder above it. */
+export async function findInventoryAbove(path: string): Promise<string | undefined> {
+  const st = await fs.stat(path).catch(() => undefined);
+  let dir = resolve(st?.isDirectory() ? path : dirname(path));
+  for (;;) {
+    for (const name of ['inventory.yaml', 'inventory.yml']) {
+      const candidate = join(dir, name);
+      if ((await fs.stat(candidate).catch(() => undefined))?.isFile()) return candidate;
+    }
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
+function looksBinary(text: string): boolean {
+  return text.slice(0, 8192).includes('\u0000');
+}
+
+interface Linted {
+  file: SourceFile;
+  kind: FileKind;
+}
+
+export async function runLint(args: string[], io: CliIo, runnerOptions: { workerFile?: string } = {}): Promise<number> {
+  const parsed = parseLintArgs(args);
+  if (typeof parsed === 'string') {
+    io.stderr(`${parsed}\n${LINT_USAGE}`);
+    return EXIT_USAGE;
+  }
+  const { files: candidates, missing } = await collect(parsed.paths);
+  if (missing.length) {
+    io.stderr(`no such file or directory: ${missing.join(', ')}\n${LINT_USAGE}`);
+    return EXIT_USAGE;
+  }
+
+  // The inventory: given, or found in or above the first path.
+  const inventoryPath = parsed.inventory ?? (await findInventoryAbove(parsed.paths[0]!));
+  const context: LintContext = {};
+  if (inventoryPath) {
+    let text: string;
+    try {
+      text = await io.readFile(inventoryPath);
+    } catch (e) {
+      io.stderr(`cannot read inventory ${inventoryPath}: ${(e as Error).message}\n`);
+      return EXIT_USAGE;
+    }
+    const inventory: Inventory | undefined = parseInventory(text).inventory;
+    if (inventory) context.inventory = inventory;
+    else io.stderr(`${inventoryPath}: not a usable inventory; rules that compare against it are skipped\n`);
+    context.inventoryPath = inventoryPath;
+  }
+
+  // Read and detect; unsupported files of a walk are skipped silently, named ones with a note.
+  const supported: Linted[] = [];
+  for (const c of candidates) {
+    if (!c.explicit) {
+      const size = (await fs.stat(c.path).catch(() => undefined))?.size ?? 0;
+      if (size > MAX_WALK_BYTES) continue;
+    }
+    let text: string;
+    try {
+      text = await io.readFile(c.path);
+    } catch (e) {
+      io.stderr(`cannot read ${c.path}: ${(e as Error).message}\n`);
+      return EXIT_USAGE;
+    }
+    if (!c.explicit && looksBinary(text)) continue;
+    const kind = safeDetect(c.path, text);
+    if (!kind) {
+      if (c.explicit) io.stderr(`${c.path}: not a supported kind of file, skipped\n`);
+      continue;
+    }
+    supported.push({ file: { path: c.path, text }, kind });
+  }
+
+  const runner = new LintRunner({ timeoutMs: parsed.timeoutMs, timeoutSeverity: 'error', ...runnerOptions });
+  const results: { path: string; findings: Finding[] }[] = [];
+  try {
+    for (const s of supported) {
+      const siblings = supported.filter((o) => o !== s && o.kind !== 'inventory').map((o) => o.file);
+      const outcome = await runner.lint(s.file, { ...context, siblings }, { kind: s.kind });
+      results.push({ path: s.file.path, findings: sortFindings(outcome.findings) });
+    }
+  } finally {
+    runner.dispose();
+  }
+
+  const rows = results.flatMap((r) => r.findings.map((f) => ({ path: f.file ?? r.path, finding: f })));
+  if (parsed.format === 'json') io.stdout(JSON.stringify(rows.map((r) => toJsonRow(r.path, r.finding)), null, 2) + '\n');
+  else if (parsed.format === 'sarif') io.stdout(JSON.stringify(toSarif(rows), null, 2) + '\n');
+  else {
+    for (const r of rows) io.stdout(formatFinding(r.path, r.finding) + '\n');
+    const counts = countBySeverity(rows.map((r) => r.finding));
+    io.stderr(`${supported.length} file${supported.length === 1 ? '' : 's'} checked: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.info} info\n`);
+  }
+  return rows.some((r) => r.finding.severity === 'error') ? EXIT_FAILED : EXIT_OK;
+}
+
+function safeDetect(path: string, text: string): FileKind | undefined {
+  try {
+    // Detection is meant to be cheap; it only sees the start of very large files.
+    return detectKind(path, text.length > 1_000_000 ? text.slice(0, 1_000_000) : text);
+  } catch {
+    return undefined;
+  }
+}
+
+function sortFindings(findings: Finding[]): Finding[] {
+  return [...findings].sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+}
+
+function countBySeverity(findings: Finding[]): Record<Severity, number> {
+  const counts: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
+  for (const f of findings) counts[f.severity]++;
+  return counts;
+}
+
+export function toJsonRow(path: string, f: Finding): JsonRow {
+  return { file: path, line: f.range.start.line + 1, column: f.range.start.character + 1, severity: f.severity, rule: f.rule, message: f.message };
+}
+
+const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
+
+/** Every rule the tool can report: the registry's and the runner's own. */
+export function lintRules(): RuleInfo[] {
+  const rules = new Map<string, RuleInfo>();
+  for (const r of [...allRules(), ...RUNNER_RULES]) if (!rules.has(r.id)) rules.set(r.id, r);
+  return [...rules.values()];
+}
+
+function artifactUri(path: string): string {
+  const abs = resolve(path);
+  const rel = relative(process.cwd(), abs);
+  if (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '') return rel.split(sep).map(encodeURIComponent).join('/');
+  return pathToFileURL(abs).href;
+}
+
+/** SARIF 2.1.0, one run, the rules from the registry. */
+export function toSarif(rows: { path: string; finding: Finding }[]): unknown {
+  const rules = lintRules();
+  // Findings of rules a linter did not declare still get a rule entry, so ruleIndex is always valid.
+  for (const { finding } of rows) {
+    if (!rules.some((r) => r.id === finding.rule)) rules.push({ id: finding.rule, severity: finding.severity, title: finding.message, why: finding.why ?? finding.message, ...(finding.docs ? { docs: finding.docs } : {}) });
+  }
+  const index = new Map(rules.map((r, i) => [r.id, i]));
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'kubeadm-workbench',
+            informationUri: 'https://kubernetes.io/docs/setup/production-environment/tools/kubeadm/high-availability/',
+            rules: rules.map((r) => ({
+              id: r.id,
+              name: ruleName(r.id),
+              shortDescription: { text: r.title },
+              fullDescription: { text: r.why },
+              ...(r.docs ? { helpUri: r.docs } : {}),
+              help: { text: r.why },
+              defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
+            })),
+          },
+        },
+        columnKind: 'utf16CodeUnits',
+        results: rows.map(({ path, finding: f }) => ({
+          ruleId: f.rule,
+          ruleIndex: index.get(f.rule)!,
+          level: SARIF_LEVEL[f.severity],
+          message: { text: f.why ? `${f.message} ${f.why}` : f.message },
+          locations: [
+            {
+              physicalLocation: {
+                artifactLocation: { uri: artifactUri(path) },
+                region: {
+                  startLine: f.range.start.line + 1,
+                  startColumn: f.range.start.character + 1,
+                  endLine: Math.max(f.range.end.line, f.range.start.line) + 1,
+                  endColumn: endColumn(f),
+                },
+              },
+            },
+          ],
+        })),
+      },
+    ],
+  };
+}
+
+function endColumn(f: Finding): number {
+  const sameLine = f.range.end.line <= f.range.start.line;
+  return sameLine ? Math.max(f.range.end.character, f.range.start.character) + 1 : f.range.end.character + 1;
+}
+
+/** `haproxy/frontend-mode-tcp` → `HaproxyFrontendModeTcp` (SARIF's optional readable name). */
+function ruleName(id: string): string {
+  return id
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
+}

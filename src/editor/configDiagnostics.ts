@@ -1,0 +1,429 @@
+/**
+ * Lints the workspace's config files (kubeadm, HAProxy, Keepalived, containerd, sysctl, modules, CNI
+ * manifests — whatever the registry detects by name and content) and publishes the findings as
+ * diagnostics: on open, as you type (debounced), and again for every dependant when the inventory or a
+ * sibling file changes. The rules run in a worker thread with a per-file time limit (src/lintRunner.ts),
+ * created on the first lint, so the extension host never blocks on a pathological file.
+ *
+ * inventory.yaml itself is published by InventoryWorkspace; here it is the context of every lint.
+ */
+import * as vscode from 'vscode';
+import type { Finding } from '../core/findings';
+import { detectKind } from '../core/lint/registry';
+import type { FileKind, LintContext, SourceFile } from '../core/lint/types';
+import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, type LintOutcome } from '../lintRunner';
+import { toDiagnostic } from './diagnostics';
+import { findingKey } from './fixPlan';
+import type { InventoryWorkspace } from './inventoryWorkspace';
+
+/** Files a workspace scan reads; open documents are detected whatever their name. */
+export const CONFIG_GLOB = '**/*.{cfg,conf,yaml,yml,toml,json}';
+const EXCLUDE_GLOB = '**/{node_modules,.git,dist,out,.vscode-test}/**';
+const MAX_SCAN_FILES = 500;
+/** Larger files are not read by the workspace scan (an open document is linted whatever its size). */
+const MAX_SCAN_BYTES = 2 * 1024 * 1024;
+/** Siblings are context for cross-file rules; huge ones are left out of every message to the worker. */
+const MAX_SIBLING_CHARS = 1024 * 1024;
+/** Detection is meant to be cheap by name and content; it only sees the start of a huge file. */
+const DETECT_CHARS = 64 * 1024;
+export const TYPING_DELAY_MS = 250;
+const DEPENDANT_DELAY_MS = 400;
+
+interface Tracked {
+  uri: vscode.Uri;
+  kind: FileKind;
+  /** Workspace-relative path: what the rules see and what findings name. */
+  path: string;
+  /** Disk text of a file that is not open (open documents are read live). */
+  diskText?: string;
+}
+
+interface Result {
+  /** Document version the findings belong to (undefined for disk text). */
+  version: number | undefined;
+  findings: Finding[];
+  /** Findings per target file (a cross-file finding may point into another file). */
+  targets: Map<string, Finding[]>;
+  ms: number;
+  status: LintOutcome['status'];
+}
+
+export interface ConfigDiagnosticsOptions {
+  /** dist/lintWorker.js of the installed extension. */
+  workerFile?: string;
+}
+
+export class ConfigDiagnostics implements vscode.Disposable {
+  private readonly collection = vscode.languages.createDiagnosticCollection('kubeadm-config');
+  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  /** Fires after diagnostics changed (the Diagnostics webview listens). */
+  readonly onDidChange = this.changeEmitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.collection, this.changeEmitter];
+  private runner: LintRunner | undefined;
+  private readonly tracked = new Map<string, Tracked>();
+  /** Documents known not to be config files, by uri and version, so typing in them costs nothing. */
+  private readonly notConfig = new Map<string, number>();
+  private readonly results = new Map<string, Result>();
+  /** Text of each file at its last lint, to tell an edit that changed something from a re-open. */
+  private readonly lastText = new Map<string, string>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly queue = new Map<string, 'edit' | 'dependant'>();
+  private pumping: Promise<void> | undefined;
+  private scan: Promise<void> | undefined;
+  private idleWaiters: (() => void)[] = [];
+  private disposed = false;
+
+  constructor(
+    private readonly inventory: InventoryWorkspace,
+    private readonly options: ConfigDiagnosticsOptions = {},
+  ) {
+    const watcher = vscode.workspace.createFileSystemWatcher(CONFIG_GLOB);
+    this.disposables.push(
+      watcher,
+      vscode.workspace.onDidOpenTextDocument((d) => this.onOpen(d)),
+      vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length && this.onEdit(e.document)),
+      vscode.workspace.onDidCloseTextDocument((d) => this.onClose(d)),
+      watcher.onDidChange((uri) => this.onDisk(uri)),
+      watcher.onDidCreate((uri) => this.onDisk(uri)),
+      watcher.onDidDelete((uri) => this.onDeleted(uri)),
+      inventory.onDidChange(() => this.relintAll()),
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.lint') && this.relintAll()),
+      vscode.window.onDidChangeActiveTextEditor((e) => this.updateContextKey(e)),
+    );
+    // Documents already open when the extension activates, after activate() returned; the worker starts
+    // only if one of them is a config file.
+    const initial = setTimeout(() => {
+      for (const d of vscode.workspace.textDocuments) this.onOpen(d);
+      this.updateContextKey(vscode.window.activeTextEditor);
+    }, 0);
+    this.disposables.push({ dispose: () => clearTimeout(initial) });
+  }
+
+  /** The kind of a document or file, when it is a config file this service lints. */
+  kindOf(uri: vscode.Uri): FileKind | undefined {
+    return this.tracked.get(uri.toString())?.kind;
+  }
+
+  /** Findings currently shown for a file (merged from every source that points into it). */
+  findingsFor(uri: vscode.Uri): Finding[] {
+    return this.merged(uri.toString());
+  }
+
+  /** Every file with findings, for the Diagnostics webview's workspace scope. */
+  allFindings(): { uri: vscode.Uri; findings: Finding[] }[] {
+    const keys = new Set<string>();
+    for (const r of this.results.values()) for (const k of r.targets.keys()) keys.add(k);
+    return [...keys].map((k) => ({ uri: vscode.Uri.parse(k), findings: this.merged(k) })).filter((e) => e.findings.length > 0);
+  }
+
+  /** The last lint of a document, when it matches the document's current version. */
+  currentFindings(document: vscode.TextDocument): Finding[] | undefined {
+    const r = this.results.get(document.uri.toString());
+    if (!r || r.version !== document.version) return undefined;
+    return this.findingsFor(document.uri);
+  }
+
+  /** Lints every config file of the workspace (not only the open ones), once; later calls wait for it. */
+  lintWorkspace(): Promise<void> {
+    this.scan ??= this.scanWorkspace();
+    return this.scan.then(() => this.whenIdle());
+  }
+
+  /** Re-reads the workspace and lints everything again. */
+  async refresh(): Promise<void> {
+    this.scan = undefined;
+    await this.lintWorkspace();
+    this.relintAll();
+    await this.whenIdle();
+  }
+
+  /** Resolves when nothing is scheduled or running (tests and the webview use it). */
+  whenIdle(): Promise<void> {
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  get busy(): boolean {
+    return this.timers.size > 0 || this.queue.size > 0 || this.pumping !== undefined;
+  }
+
+  // ---- events -------------------------------------------------------------------------------------
+
+  private onOpen(document: vscode.TextDocument): void {
+    if (!this.track(document)) return;
+    this.schedule(document.uri, 0, 'edit');
+  }
+
+  private onEdit(document: vscode.TextDocument): void {
+    const key = document.uri.toString();
+    if (this.notConfig.get(key) === document.version) return;
+    const wasTracked = this.tracked.has(key);
+    if (!this.track(document)) {
+      if (wasTracked) this.forget(key);
+      return;
+    }
+    this.schedule(document.uri, TYPING_DELAY_MS, 'edit');
+  }
+
+  private onClose(document: vscode.TextDocument): void {
+    const key = document.uri.toString();
+    this.notConfig.delete(key);
+    const t = this.tracked.get(key);
+    if (!t) return;
+    if (document.uri.scheme === 'file' && this.scan) {
+      // Still part of the workspace: go back to the disk text (unsaved edits are gone).
+      this.scheduleDiskRead(document.uri);
+    } else {
+      this.forget(key);
+    }
+  }
+
+  private onDisk(uri: vscode.Uri): void {
+    if (this.isOpen(uri) || !this.scan) return;
+    this.scheduleDiskRead(uri);
+  }
+
+  private onDeleted(uri: vscode.Uri): void {
+    if (this.isOpen(uri)) return;
+    const key = uri.toString();
+    if (this.tracked.has(key)) {
+      this.forget(key);
+      this.scheduleDependants(key);
+    }
+  }
+
+  private scheduleDiskRead(uri: vscode.Uri): void {
+    void this.readDisk(uri).then((text) => {
+      if (this.disposed || this.isOpen(uri)) return;
+      if (text === undefined || !this.trackText(uri, text)) {
+        this.forget(uri.toString());
+        return;
+      }
+      this.schedule(uri, 0, 'edit');
+    });
+  }
+
+  private relintAll(): void {
+    for (const key of this.tracked.keys()) this.schedule(vscode.Uri.parse(key), 0, 'dependant');
+  }
+
+  private scheduleDependants(changed: string): void {
+    for (const key of this.tracked.keys()) if (key !== changed) this.schedule(vscode.Uri.parse(key), DEPENDANT_DELAY_MS, 'dependant');
+  }
+
+  // ---- tracking -----------------------------------------------------------------------------------
+
+  private isOpen(uri: vscode.Uri): vscode.TextDocument | undefined {
+    const key = uri.toString();
+    return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key && !d.isClosed);
+  }
+
+  /** Detects the document's kind; tracks it when it is a config file this service lints. */
+  private track(document: vscode.TextDocument): boolean {
+    if (document.uri.scheme !== 'file' && document.uri.scheme !== 'untitled') return false;
+    const key = document.uri.toString();
+    const kind = detect(this.pathOf(document.uri), document.getText());
+    if (!kind) {
+      this.notConfig.set(key, document.version);
+      return false;
+    }
+    this.notConfig.delete(key);
+    this.tracked.set(key, { uri: document.uri, kind, path: this.pathOf(document.uri) });
+    return true;
+  }
+
+  private trackText(uri: vscode.Uri, text: string): boolean {
+    const kind = detect(this.pathOf(uri), text);
+    if (!kind) return false;
+    this.tracked.set(uri.toString(), { uri, kind, path: this.pathOf(uri), diskText: text });
+    return true;
+  }
+
+  private forget(key: string): void {
+    clearTimeout(this.timers.get(key));
+    this.timers.delete(key);
+    this.queue.delete(key);
+    this.tracked.delete(key);
+    this.lastText.delete(key);
+    const old = this.results.get(key);
+    this.results.delete(key);
+    if (old) this.publish(new Set(old.targets.keys()));
+  }
+
+  private pathOf(uri: vscode.Uri): string {
+    return uri.scheme === 'untitled' ? uri.path : vscode.workspace.asRelativePath(uri, false);
+  }
+
+  private async readDisk(uri: vscode.Uri): Promise<string | undefined> {
+    try {
+      const stat = await vscode.workspace.fs.stat(uri);
+      if (stat.size > MAX_SCAN_BYTES) return undefined;
+      const bytes = await vscode.workspace.fs.readFile(uri);
+      if (bytes.subarray(0, 8192).includes(0)) return undefined; // binary
+      return new TextDecoder().decode(bytes);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async scanWorkspace(): Promise<void> {
+    const uris = await vscode.workspace.findFiles(CONFIG_GLOB, EXCLUDE_GLOB, MAX_SCAN_FILES);
+    for (const uri of uris) {
+      if (this.disposed) return;
+      if (this.isOpen(uri)) continue;
+      const text = await this.readDisk(uri);
+      if (text !== undefined && this.trackText(uri, text)) this.schedule(uri, 0, 'dependant');
+    }
+  }
+
+  // ---- linting ------------------------------------------------------------------------------------
+
+  private schedule(uri: vscode.Uri, delayMs: number, reason: 'edit' | 'dependant'): void {
+    const key = uri.toString();
+    clearTimeout(this.timers.get(key));
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        // An edit wins over a dependant re-lint of the same file.
+        if (this.queue.get(key) !== 'edit') this.queue.set(key, reason);
+        this.pumping ??= this.pump().finally(() => {
+          this.pumping = undefined;
+          this.notifyIdle();
+        });
+      }, delayMs),
+    );
+  }
+
+  private notifyIdle(): void {
+    if (this.busy) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private async pump(): Promise<void> {
+    while (this.queue.size && !this.disposed) {
+      // Open documents first, then the rest of the workspace.
+      const keys = [...this.queue.keys()];
+      const key = keys.find((k) => this.isOpen(vscode.Uri.parse(k))) ?? keys[0]!;
+      const reason = this.queue.get(key)!;
+      this.queue.delete(key);
+      const t = this.tracked.get(key);
+      if (!t) continue;
+      const doc = this.isOpen(t.uri);
+      const text = doc ? doc.getText() : t.diskText;
+      if (text === undefined) continue;
+      const version = doc?.version;
+      const context = await this.context(key);
+      const outcome = await this.runnerFor().lint({ path: t.path, text }, context, { kind: t.kind, timeoutMs: this.timeoutMs() });
+      if (this.disposed) return;
+      // Stale: the document changed while its lint ran; the newer version is already scheduled.
+      if (doc && doc.version !== version) continue;
+      if (!this.tracked.has(key)) continue;
+      this.store(key, t, version, outcome);
+      if (reason === 'edit') {
+        const previous = this.lastText.get(key);
+        this.lastText.set(key, text);
+        if (previous !== undefined && previous !== text) this.scheduleDependants(key);
+      }
+    }
+  }
+
+  private store(key: string, t: Tracked, version: number | undefined, outcome: LintOutcome): void {
+    const targets = new Map<string, Finding[]>([[key, []]]);
+    for (const f of outcome.findings) {
+      const target = f.file && f.file !== t.path ? this.resolvePath(f.file, t.uri) : key;
+      targets.set(target, [...(targets.get(target) ?? []), f]);
+    }
+    const old = this.results.get(key);
+    this.results.set(key, { version, findings: outcome.findings, targets, ms: outcome.ms, status: outcome.status });
+    const affected = new Set([...targets.keys(), ...(old?.targets.keys() ?? [])]);
+    this.publish(affected);
+  }
+
+  /** A path named by a finding or fix: a tracked file's path, else relative to the source's workspace folder. */
+  resolvePath(path: string, from: vscode.Uri): string {
+    for (const [key, t] of this.tracked) if (t.path === path) return key;
+    if (/^[a-z][a-z0-9+.-]*:/i.test(path) && !/^[a-z]:[\\/]/i.test(path)) return vscode.Uri.parse(path).toString();
+    if (path.startsWith('/') || /^[a-z]:[\\/]/i.test(path)) return vscode.Uri.file(path).toString();
+    const folder = vscode.workspace.getWorkspaceFolder(from) ?? vscode.workspace.workspaceFolders?.[0];
+    return folder ? vscode.Uri.joinPath(folder.uri, path).toString() : vscode.Uri.joinPath(from, '..', path).toString();
+  }
+
+  private merged(target: string): Finding[] {
+    const seen = new Set<string>();
+    const out: Finding[] = [];
+    for (const r of this.results.values()) {
+      for (const f of r.targets.get(target) ?? []) {
+        const k = findingKey(f);
+        if (seen.has(k)) continue;
+        seen.add(k);
+        out.push(f);
+      }
+    }
+    return out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+  }
+
+  private publish(targets: Set<string>): void {
+    for (const target of targets) {
+      const findings = this.merged(target);
+      const uri = vscode.Uri.parse(target);
+      if (findings.length) this.collection.set(uri, findings.map(toDiagnostic));
+      else this.collection.delete(uri);
+    }
+    this.changeEmitter.fire();
+  }
+
+  private async context(key: string): Promise<LintContext> {
+    const loaded = this.inventory.current ?? (await this.inventory.get());
+    const siblings: SourceFile[] = [];
+    for (const [k, t] of this.tracked) {
+      if (k === key || t.kind === 'inventory') continue;
+      const text = this.isOpen(t.uri)?.getText() ?? t.diskText;
+      if (text !== undefined && text.length <= MAX_SIBLING_CHARS) siblings.push({ path: t.path, text });
+    }
+    return {
+      ...(loaded?.inventory ? { inventory: loaded.inventory } : {}),
+      ...(loaded ? { inventoryPath: this.pathOf(loaded.uri) } : {}),
+      siblings,
+    };
+  }
+
+  private runnerFor(): LintRunner {
+    if (!this.runner) {
+      this.runner = new LintRunner({ ...(this.options.workerFile ? { workerFile: this.options.workerFile } : {}), timeoutSeverity: 'warning' });
+      // The first open config file also brings in its siblings, so cross-file rules see the workspace.
+      void this.lintWorkspace();
+    }
+    return this.runner;
+  }
+
+  private timeoutMs(): number {
+    const v = vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('lint.timeoutMs', DEFAULT_LINT_TIMEOUT_MS);
+    return Number.isFinite(v) && v >= 50 ? v : DEFAULT_LINT_TIMEOUT_MS;
+  }
+
+  private updateContextKey(editor: vscode.TextEditor | undefined): void {
+    const isConfig = !!editor && (this.tracked.has(editor.document.uri.toString()) || /(^|\/)inventory\.ya?ml$/.test(editor.document.uri.path));
+    void vscode.commands.executeCommand('setContext', 'kubeadm.configFile', isConfig);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    this.queue.clear();
+    this.runner?.dispose();
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+    vscode.Disposable.from(...this.disposables).dispose();
+  }
+}
+
+/** The kind of a config file this service lints; inventory.yaml is InventoryWorkspace's. */
+function detect(path: string, text: string): FileKind | undefined {
+  try {
+    const kind = detectKind(path, text.length > DETECT_CHARS ? text.slice(0, DETECT_CHARS) : text);
+    return kind === 'inventory' ? undefined : kind;
+  } catch {
+    return undefined;
+  }
+}

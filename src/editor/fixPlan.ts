@@ -1,0 +1,112 @@
+/**
+ * The editor-free half of quick fixes and hovers: which findings sit at a position or range, and how a
+ * Finding's Fix becomes per-file edit lists (the fix's own file plus `otherFiles`). Unit-tested in plain
+ * Node; src/editor/configProviders.ts turns the plans into a vscode.WorkspaceEdit.
+ */
+import type { Finding, Fix, Position, Range, TextEdit } from '../core/findings';
+
+export interface FilePlan {
+  /** The path as the finding or fix names it (workspace-relative in the editor). */
+  path: string;
+  edits: TextEdit[];
+}
+
+export interface FixPlan {
+  title: string;
+  files: FilePlan[];
+  /** Set when the linter's fix is the only one for its finding: the editor marks it preferred. */
+  preferred: boolean;
+  rule: string;
+}
+
+export function comparePositions(a: Position, b: Position): number {
+  return a.line - b.line || a.character - b.character;
+}
+
+/** True when the ranges share a point (touching counts, like VS Code's Range.intersection). */
+export function rangesTouch(a: Range, b: Range): boolean {
+  return comparePositions(a.start, b.end) <= 0 && comparePositions(b.start, a.end) <= 0;
+}
+
+export function rangeContains(range: Range, pos: Position): boolean {
+  return comparePositions(range.start, pos) <= 0 && comparePositions(pos, range.end) <= 0;
+}
+
+/** Overlapping edits make a WorkspaceEdit fail as a whole; such a fix is not offered. */
+export function editsOverlap(edits: TextEdit[]): boolean {
+  const sorted = [...edits].sort((x, y) => comparePositions(x.range.start, y.range.start));
+  for (let i = 1; i < sorted.length; i++) {
+    if (comparePositions(sorted[i]!.range.start, sorted[i - 1]!.range.end) < 0) return true;
+  }
+  return false;
+}
+
+/** One fix as per-file edit lists; undefined when it has no edits or its edits collide. */
+export function planFix(fix: Fix, finding: Finding, documentPath: string): FixPlan | undefined {
+  const byFile = new Map<string, TextEdit[]>();
+  const add = (path: string, edits: readonly TextEdit[] | undefined): void => {
+    if (!edits?.length) return;
+    byFile.set(path, [...(byFile.get(path) ?? []), ...edits]);
+  };
+  add(finding.file ?? documentPath, fix.edits);
+  for (const [path, edits] of Object.entries(fix.otherFiles ?? {})) add(path, edits);
+  if (byFile.size === 0) return undefined;
+  for (const edits of byFile.values()) if (editsOverlap(edits)) return undefined;
+  return {
+    title: fix.title,
+    files: [...byFile].map(([path, edits]) => ({ path, edits })),
+    preferred: (finding.fixes?.length ?? 0) === 1,
+    rule: finding.rule,
+  };
+}
+
+/** The quick fixes for the findings touching `range`, in finding order. */
+export function planFixes(findings: readonly Finding[], range: Range, documentPath: string): { finding: Finding; plan: FixPlan }[] {
+  const out: { finding: Finding; plan: FixPlan }[] = [];
+  for (const finding of findings) {
+    if (!finding.fixes?.length || !rangesTouch(finding.range, range)) continue;
+    for (const fix of finding.fixes) {
+      const plan = planFix(fix, finding, documentPath);
+      if (plan) out.push({ finding, plan });
+    }
+  }
+  return out;
+}
+
+/** Findings whose range contains the position; a zero-width finding counts on its whole line. */
+export function findingsAt(findings: readonly Finding[], pos: Position): Finding[] {
+  return findings.filter((f) => {
+    const empty = comparePositions(f.range.start, f.range.end) === 0;
+    return empty ? f.range.start.line === pos.line : rangeContains(f.range, pos);
+  });
+}
+
+/** Dedupe key for a finding (the same finding reached through two sources is shown once). */
+export function findingKey(f: Finding): string {
+  const r = f.range;
+  return `${f.rule}|${r.start.line}:${r.start.character}-${r.end.line}:${r.end.character}|${f.message}`;
+}
+
+/** Words a keyword hover never explains (they appear in every rule title). */
+const STOP_WORDS = new Set(['the', 'and', 'for', 'not', 'with', 'has', 'are', 'its', 'every', 'each', 'one', 'must', 'file', 'from', 'that', 'this', 'true', 'false', 'yes', 'no']);
+
+export interface KeywordRule {
+  id: string;
+  title: string;
+  why: string;
+  docs?: string;
+}
+
+/**
+ * Rules that mention a keyword: the word appears as a whole token in the rule's title or as a segment of
+ * its id (`haproxy/balance-valid` explains `balance`). Case-insensitive; at most `limit` rules.
+ */
+export function rulesForKeyword<R extends KeywordRule>(rules: readonly R[], word: string, limit = 3): R[] {
+  const w = word.trim();
+  if (w.length < 3 || STOP_WORDS.has(w.toLowerCase()) || /^\d/.test(w)) return [];
+  const escaped = w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const inTitle = new RegExp(`(^|[^A-Za-z0-9_.-])${escaped}($|[^A-Za-z0-9_-])`, 'i');
+  const lower = w.toLowerCase();
+  const hits = rules.filter((r) => inTitle.test(r.title) || r.id.toLowerCase().split(/[/-]/).includes(lower));
+  return hits.slice(0, limit);
+}

@@ -1,0 +1,252 @@
+/**
+ * Runs the registry's linters in a worker thread (./lintWorker.ts, bundled as dist/lintWorker.js) with a
+ * per-file time limit: when a file takes too long the worker is terminated — the only way to stop
+ * synchronous code — and the file gets a single "lint stopped after N ms" finding at line 1. The next
+ * file starts a fresh worker. Shared by the editor (src/editor/configDiagnostics.ts) and the `lint`
+ * CLI; it does not depend on the editor.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Finding, Severity } from './core/findings';
+import type { FileKind, LintContext, RuleInfo, SourceFile } from './core/lint/types';
+
+/** Runner → worker. */
+export interface LintRequest {
+  id: number;
+  file: SourceFile;
+  context: LintContext;
+  /** Skip detection when the caller already knows the kind. */
+  kind?: FileKind;
+}
+
+/** Worker → runner for one request. */
+export type LintResponse =
+  | { type: 'result'; id: number; kind?: FileKind; findings: Finding[]; ms: number }
+  | { type: 'error'; id: number; message: string; ms: number };
+
+export type WorkerToRunner = { type: 'ready' } | LintResponse;
+
+export type LintStatus = 'ok' | 'unsupported' | 'timeout' | 'error';
+
+export interface LintOutcome {
+  status: LintStatus;
+  kind?: FileKind;
+  findings: Finding[];
+  /** Time spent linting in the worker (or until it was stopped). */
+  ms: number;
+}
+
+export const TIMEOUT_RULE = 'lint/timeout';
+export const INTERNAL_ERROR_RULE = 'lint/internal-error';
+export const DEFAULT_LINT_TIMEOUT_MS = 3000;
+
+/** Rules the runner itself reports, for hovers and SARIF next to the registry's. */
+export const RUNNER_RULES: RuleInfo[] = [
+  {
+    id: TIMEOUT_RULE,
+    severity: 'warning',
+    title: 'The file was checked within the per-file time limit.',
+    why: 'A file too large or too convoluted to check in time is stopped so the editor and CI never hang; its other problems are not reported.',
+  },
+  {
+    id: INTERNAL_ERROR_RULE,
+    severity: 'error',
+    title: 'The linter ran without an internal error.',
+    why: 'An internal error means the file was not checked at all, so it may hide real problems; please report it with the file.',
+  },
+];
+
+export interface LintRunnerOptions {
+  /** The worker script; by default dist/lintWorker.js next to this bundle, or src/lintWorker.ts under tsx. */
+  workerFile?: string;
+  /** Per-file time limit (default 3000 ms). */
+  timeoutMs?: number;
+  /** Severity of the "lint stopped" finding: a warning in the editor, an error in CI. */
+  timeoutSeverity?: Severity;
+  /** How long a fresh worker may take to load before the job fails (default 30 s). */
+  bootTimeoutMs?: number;
+}
+
+interface Job {
+  request: Omit<LintRequest, 'id'>;
+  timeoutMs: number;
+  resolve: (outcome: LintOutcome) => void;
+}
+
+export class LintRunner {
+  private worker: Worker | undefined;
+  private ready: Promise<Worker> | undefined;
+  private readonly queue: Job[] = [];
+  private running = false;
+  private nextId = 1;
+  private disposed = false;
+  /** How many workers were started (tests check that a timeout replaces the worker). */
+  workersStarted = 0;
+
+  constructor(private readonly options: LintRunnerOptions = {}) {}
+
+  get timeoutMs(): number {
+    return this.options.timeoutMs ?? DEFAULT_LINT_TIMEOUT_MS;
+  }
+
+  /** Lints one file; never rejects: timeouts and crashes come back as findings. */
+  lint(file: SourceFile, context: LintContext = {}, opts: { kind?: FileKind; timeoutMs?: number } = {}): Promise<LintOutcome> {
+    if (this.disposed) return Promise.resolve({ status: 'error', findings: [], ms: 0 });
+    return new Promise((resolve) => {
+      this.queue.push({ request: { file, context, ...(opts.kind ? { kind: opts.kind } : {}) }, timeoutMs: opts.timeoutMs ?? this.timeoutMs, resolve });
+      void this.pump();
+    });
+  }
+
+  /** Number of files waiting (not counting the one being linted). */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const job of this.queue.splice(0)) job.resolve({ status: 'error', findings: [], ms: 0 });
+    this.stopWorker();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (let job = this.queue.shift(); job; job = this.queue.shift()) job.resolve(await this.run(job));
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async run(job: Job): Promise<LintOutcome> {
+    let worker: Worker;
+    try {
+      worker = await this.start();
+    } catch (e) {
+      return { status: 'error', findings: [internalError(e instanceof Error ? e.message : String(e))], ms: 0 };
+    }
+    const id = this.nextId++;
+    const started = performance.now();
+    return new Promise<LintOutcome>((resolve) => {
+      const finish = (outcome: LintOutcome): void => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('exit', onExit);
+        worker.off('error', onError);
+        resolve(outcome);
+      };
+      const onMessage = (msg: WorkerToRunner): void => {
+        if (msg.type === 'ready' || msg.id !== id) return;
+        if (msg.type === 'error') finish({ status: 'error', findings: [internalError(msg.message)], ms: msg.ms });
+        else finish({ status: msg.kind ? 'ok' : 'unsupported', ...(msg.kind ? { kind: msg.kind } : {}), findings: msg.findings, ms: msg.ms });
+      };
+      const onError = (e: Error): void => {
+        this.forget(worker);
+        finish({ status: 'error', findings: [internalError(e.message)], ms: performance.now() - started });
+      };
+      const onExit = (): void => {
+        this.forget(worker);
+        finish({ status: 'error', findings: [internalError('the lint worker exited')], ms: performance.now() - started });
+      };
+      const timer = setTimeout(() => {
+        this.stopWorker();
+        finish({ status: 'timeout', findings: [timeoutFinding(job.timeoutMs, this.options.timeoutSeverity ?? 'warning', job.request.file.text)], ms: performance.now() - started });
+      }, job.timeoutMs);
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      worker.postMessage({ id, ...job.request } satisfies LintRequest);
+    });
+  }
+
+  /** A loaded worker: the time limit starts only once the worker has loaded the linters. */
+  private start(): Promise<Worker> {
+    if (this.ready) return this.ready;
+    const file = resolveWorkerFile(this.options.workerFile);
+    // Under tsx (unit tests) the worker loads the TypeScript source through tsx's CommonJS hook.
+    const worker = file.endsWith('.ts')
+      ? new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(file)});`, { eval: true, stdout: false, stderr: false })
+      : new Worker(file, { stdout: false, stderr: false });
+    worker.unref();
+    this.worker = worker;
+    this.workersStarted++;
+    this.ready = new Promise<Worker>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        cleanup();
+        this.stopWorker();
+        reject(new Error(`the lint worker did not start within ${this.options.bootTimeoutMs ?? 30_000} ms`));
+      }, this.options.bootTimeoutMs ?? 30_000);
+      const onMessage = (msg: WorkerToRunner): void => {
+        if (msg.type !== 'ready') return;
+        cleanup();
+        resolve(worker);
+      };
+      const onError = (e: Error): void => {
+        cleanup();
+        this.forget(worker);
+        reject(new Error(`the lint worker failed to start: ${e.message}`));
+      };
+      const onExit = (code: number): void => {
+        cleanup();
+        this.forget(worker);
+        reject(new Error(`the lint worker exited while starting (code ${code})`));
+      };
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+    });
+    return this.ready;
+  }
+
+  private forget(worker: Worker): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    this.ready = undefined;
+  }
+
+  private stopWorker(): void {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.ready = undefined;
+    void worker?.terminate();
+  }
+}
+
+function resolveWorkerFile(explicit: string | undefined): string {
+  if (explicit) return explicit;
+  // Bundled into dist/cli.js or dist/extension.js the worker sits next to the bundle.
+  const bundled = join(__dirname, 'lintWorker.js');
+  if (existsSync(bundled)) return bundled;
+  const source = join(__dirname, 'lintWorker.ts');
+  return existsSync(source) ? source : bundled;
+}
+
+export function timeoutFinding(ms: number, severity: Severity, text = ''): Finding {
+  const eol = text.indexOf('\n');
+  const end = Math.max(0, Math.min(eol < 0 ? text.length : eol, 200) - (text.charCodeAt(eol - 1) === 13 ? 1 : 0));
+  return {
+    rule: TIMEOUT_RULE,
+    severity,
+    message: `lint stopped after ${ms} ms: the file is too large or too complex to check within the time limit`,
+    why: RUNNER_RULES[0]!.why,
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: end } },
+  };
+}
+
+export function internalError(message: string): Finding {
+  return {
+    rule: INTERNAL_ERROR_RULE,
+    severity: 'error',
+    message: `lint failed: ${message}`,
+    why: RUNNER_RULES[1]!.why,
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * Browser side of the Diagnostics webview (bundled to dist/webviews/diagnostics.js): renders the
+ * findings the extension sends as a tree — file → rule (with its why) → finding — and asks the
+ * extension to open a finding's line on Enter or click. Keyboard: Tab reaches the scope switch, the
+ * button and the tree; arrows move in the tree (vscode-tree), Enter jumps.
+ */
+import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-radio/index.js';
+import '@vscode-elements/elements/dist/vscode-radio-group/index.js';
+import '@vscode-elements/elements/dist/vscode-tree/index.js';
+import '@vscode-elements/elements/dist/vscode-tree-item/index.js';
+import type { FileGroup, FindingRow, HostToWebview, RuleGroup, Scope, SeverityName, WebviewToHost } from '../../webviews/protocol/diagnostics.js';
+
+interface VsCodeApi {
+  postMessage(message: WebviewToHost): void;
+  getState(): { scope?: Scope } | undefined;
+  setState(state: { scope?: Scope }): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const tree = document.getElementById('tree') as HTMLElement;
+const summary = document.getElementById('summary') as HTMLElement;
+const empty = document.getElementById('empty') as HTMLElement;
+const scopeGroup = document.getElementById('scope') as HTMLElement;
+const refresh = document.getElementById('refresh') as HTMLElement;
+
+/** Where each leaf jumps to. */
+const targets = new WeakMap<Element, WebviewToHost>();
+let scope: Scope = vscode.getState()?.scope ?? 'file';
+
+function post(message: WebviewToHost): void {
+  vscode.postMessage(message);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function countText(counts: Record<SeverityName, number>): string {
+  const parts = [counts.error && plural(counts.error, 'error'), counts.warning && plural(counts.warning, 'warning'), counts.info && `${counts.info} info`].filter(Boolean);
+  return parts.join(', ') || 'no findings';
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function treeItem(attrs: Record<string, string>, ...children: (Node | string)[]): HTMLElement {
+  return el('vscode-tree-item' as keyof HTMLElementTagNameMap, attrs, ...children) as HTMLElement;
+}
+
+const SEVERITY_LABEL: Record<SeverityName, string> = { error: 'Error', warning: 'Warning', info: 'Info' };
+
+function findingItem(file: FileGroup, f: FindingRow): HTMLElement {
+  const where = `line ${f.line + 1}, column ${f.character + 1}`;
+  const label = `${SEVERITY_LABEL[f.severity]} at ${where}: ${f.message}${f.fixable ? ' (quick fix available)' : ''}`;
+  const item = treeItem(
+    { 'aria-label': label, title: `${f.message}\n${file.path}:${f.line + 1}:${f.character + 1}` },
+    el('span', { class: `sev-${f.severity}`, 'aria-hidden': 'true' }, `${SEVERITY_LABEL[f.severity]} `),
+    f.message,
+    el('span', { slot: 'description', class: 'loc', 'aria-hidden': 'true' }, `${f.line + 1}:${f.character + 1}${f.fixable ? ' · fix' : ''}`),
+  );
+  targets.set(item, { type: 'reveal', uri: file.uri, line: f.line, character: f.character, endLine: f.endLine, endCharacter: f.endCharacter });
+  return item;
+}
+
+function ruleItem(file: FileGroup, rule: RuleGroup): HTMLElement {
+  const label = `Rule ${rule.rule}, ${plural(rule.findings.length, 'finding')}${rule.why ? `. Why: ${rule.why}` : ''}`;
+  const item = treeItem(
+    { branch: '', open: '', slot: 'children', 'aria-label': label, title: rule.title ?? rule.rule },
+    el('span', { class: `sev-${rule.severity}` }, rule.rule),
+    el('vscode-badge' as keyof HTMLElementTagNameMap, { slot: 'decoration', variant: 'counter', 'aria-hidden': 'true' }, String(rule.findings.length)),
+  );
+  if (rule.why) {
+    const why = treeItem({ slot: 'children', 'aria-label': `Why: ${rule.why}`, class: 'why-item' }, el('span', { class: 'why' }, `Why: ${rule.why}`));
+    if (rule.docs) targets.set(why, { type: 'openDocs', url: rule.docs });
+    if (rule.docs) why.append(el('span', { slot: 'description', class: 'loc' }, 'Enter: open docs'));
+    item.append(why);
+  }
+  for (const f of rule.findings) {
+    const child = findingItem(file, f);
+    child.setAttribute('slot', 'children');
+    item.append(child);
+  }
+  return item;
+}
+
+function fileItem(file: FileGroup): HTMLElement {
+  const item = treeItem(
+    { branch: '', open: '', 'aria-label': `${file.path}: ${countText(file.counts)}`, title: file.path },
+    file.path,
+    el('span', { slot: 'description', class: 'loc', 'aria-hidden': 'true' }, countText(file.counts)),
+  );
+  for (const rule of file.rules) item.append(ruleItem(file, rule));
+  return item;
+}
+
+function render(msg: HostToWebview): void {
+  scope = msg.scope;
+  vscode.setState({ scope });
+  for (const radio of scopeGroup.querySelectorAll('vscode-radio')) radio.checked = radio.value === scope;
+  tree.replaceChildren(...msg.files.map(fileItem));
+  const total = { error: 0, warning: 0, info: 0 };
+  for (const f of msg.files) for (const k of ['error', 'warning', 'info'] as const) total[k] += f.counts[k];
+  const where = msg.scope === 'workspace' ? `the workspace (${plural(msg.files.length, 'file')})` : (msg.activeFile ?? 'no config file open');
+  summary.textContent = `${msg.busy ? 'Linting… ' : ''}${countText(total)} in ${where}`;
+  empty.hidden = msg.files.length > 0;
+  empty.textContent = msg.busy
+    ? 'Linting…'
+    : msg.scope === 'file' && !msg.activeFile
+      ? 'Open a kubeadm, HAProxy, Keepalived, containerd, sysctl or inventory file, or switch to Workspace.'
+      : 'No findings.';
+}
+
+window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
+  if (event.data?.type === 'update') render(event.data);
+});
+
+tree.addEventListener('vsc-tree-select', (event) => {
+  const selected = (event as CustomEvent<{ selectedItems: Element[] }>).detail.selectedItems[0];
+  const target = selected && targets.get(selected);
+  if (target) post(target);
+});
+
+scopeGroup.addEventListener('change', (event) => {
+  const value = (event.target as { value?: string }).value;
+  if ((value === 'file' || value === 'workspace') && value !== scope) {
+    scope = value;
+    vscode.setState({ scope });
+    post({ type: 'setScope', scope });
+  }
+});
+
+refresh.addEventListener('click', () => post({ type: 'refresh' }));
+
+post({ type: 'ready' });
+if (scope !== 'file') post({ type: 'setScope', scope });

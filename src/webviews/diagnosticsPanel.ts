@@ -1,0 +1,165 @@
+/**
+ * Extension side of the Diagnostics webview: all findings of the open file or of the whole workspace,
+ * grouped by file and rule, each with its why and a jump to its line. One panel at a time; it follows
+ * the active editor and every re-lint. Messages are typed by ./protocol/diagnostics.ts.
+ */
+import * as vscode from 'vscode';
+import type { Finding } from '../core/findings';
+import { ruleInfo } from '../core/lint/registry';
+import type { ConfigDiagnostics } from '../editor/configDiagnostics';
+import type { InventoryWorkspace } from '../editor/inventoryWorkspace';
+import { RUNNER_RULES } from '../lintRunner';
+import { diagnosticsHtml, makeNonce } from './diagnosticsHtml';
+import { groupFindings } from './diagnosticsModel';
+import { parseWebviewMessage, type HostToWebview, type Scope, type WebviewToHost } from './protocol/diagnostics';
+
+export const DIAGNOSTICS_VIEW_TYPE = 'kubeadm.diagnostics';
+
+export class DiagnosticsPanel implements vscode.Disposable {
+  private static current: DiagnosticsPanel | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private scope: Scope = 'file';
+  /** The file the `file` scope shows: the last text editor that had focus (the webview takes focus). */
+  private fileUri: vscode.Uri | undefined;
+  private pending: NodeJS.Timeout | undefined;
+  private ready = false;
+  /** The last message sent, for the extension-host tests. */
+  lastUpdate: HostToWebview | undefined;
+
+  static show(extensionUri: vscode.Uri, config: ConfigDiagnostics, inventory: InventoryWorkspace, scope?: Scope): DiagnosticsPanel {
+    const existing = DiagnosticsPanel.current;
+    if (existing) {
+      existing.panel.reveal(undefined, false);
+      if (scope) existing.setScope(scope);
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(DIAGNOSTICS_VIEW_TYPE, 'Config Diagnostics', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')],
+    });
+    DiagnosticsPanel.current = new DiagnosticsPanel(panel, extensionUri, config, inventory, scope);
+    return DiagnosticsPanel.current;
+  }
+
+  /** The open panel, if any (tests and the command use it). */
+  static get instance(): DiagnosticsPanel | undefined {
+    return DiagnosticsPanel.current;
+  }
+
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    private readonly config: ConfigDiagnostics,
+    private readonly inventory: InventoryWorkspace,
+    scope: Scope | undefined,
+  ) {
+    if (scope) this.scope = scope;
+    this.fileUri = vscode.window.activeTextEditor?.document.uri;
+    const webview = panel.webview;
+    const nonce = makeNonce();
+    webview.html = diagnosticsHtml({
+      cspSource: webview.cspSource,
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'diagnostics.js')).toString(),
+      nonce,
+    });
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'kubeadm.svg');
+    this.disposables.push(
+      webview.onDidReceiveMessage((raw) => {
+        const msg = parseWebviewMessage(raw);
+        if (msg) void this.onMessage(msg);
+      }),
+      panel.onDidChangeViewState(() => panel.visible && this.updateSoon(0)),
+      panel.onDidDispose(() => this.dispose()),
+      config.onDidChange(() => this.updateSoon()),
+      inventory.onDidChange(() => this.updateSoon()),
+      vscode.window.onDidChangeActiveTextEditor((e) => {
+        if (!e || e.document.uri.scheme === 'output') return;
+        this.fileUri = e.document.uri;
+        if (this.scope === 'file') this.updateSoon();
+      }),
+    );
+    if (this.scope === 'workspace') void config.lintWorkspace().then(() => this.updateSoon(0));
+  }
+
+  get currentScope(): Scope {
+    return this.scope;
+  }
+
+  setScope(scope: Scope): void {
+    this.scope = scope;
+    if (scope === 'workspace') void this.config.lintWorkspace().then(() => this.updateSoon(0));
+    this.updateSoon(0);
+  }
+
+  private async onMessage(msg: WebviewToHost): Promise<void> {
+    switch (msg.type) {
+      case 'ready':
+        this.ready = true;
+        this.updateSoon(0);
+        return;
+      case 'setScope':
+        this.setScope(msg.scope);
+        return;
+      case 'refresh':
+        this.updateSoon(0);
+        await this.config.refresh();
+        this.updateSoon(0);
+        return;
+      case 'openDocs':
+        await vscode.env.openExternal(vscode.Uri.parse(msg.url));
+        return;
+      case 'reveal': {
+        const uri = vscode.Uri.parse(msg.uri);
+        const selection = new vscode.Range(msg.line, msg.character, msg.endLine, msg.endCharacter);
+        const column = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === msg.uri)?.viewColumn ?? vscode.ViewColumn.One;
+        const editor = await vscode.window.showTextDocument(uri, { selection, viewColumn: column, preserveFocus: false, preview: true });
+        editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+        return;
+      }
+    }
+  }
+
+  private updateSoon(delayMs = 100): void {
+    clearTimeout(this.pending);
+    this.pending = setTimeout(() => void this.update(), delayMs);
+  }
+
+  /** Builds and sends the current findings (also called by tests). */
+  async update(): Promise<HostToWebview> {
+    const files: { uri: string; path: string; findings: readonly Finding[] }[] = [];
+    const add = (uri: vscode.Uri, findings: readonly Finding[]): void => {
+      const key = uri.toString();
+      const existing = files.find((f) => f.uri === key);
+      if (existing) existing.findings = [...existing.findings, ...findings];
+      else files.push({ uri: key, path: vscode.workspace.asRelativePath(uri, false), findings });
+    };
+    const inv = this.inventory.current;
+    let activeFile: string | undefined;
+    if (this.scope === 'workspace') {
+      for (const e of this.config.allFindings()) add(e.uri, e.findings);
+      if (inv) add(inv.uri, inv.result.findings);
+    } else if (this.fileUri) {
+      const isInventory = inv?.uri.toString() === this.fileUri.toString();
+      if (isInventory || this.config.kindOf(this.fileUri)) activeFile = vscode.workspace.asRelativePath(this.fileUri, false);
+      add(this.fileUri, this.config.findingsFor(this.fileUri));
+      if (isInventory && inv) add(inv.uri, inv.result.findings);
+    }
+    const message: HostToWebview = {
+      type: 'update',
+      scope: this.scope,
+      ...(activeFile ? { activeFile } : {}),
+      files: groupFindings(files, (rule) => ruleInfo(rule) ?? RUNNER_RULES.find((r) => r.id === rule)),
+      busy: this.config.busy,
+    };
+    this.lastUpdate = message;
+    if (this.ready) await this.panel.webview.postMessage(message);
+    return message;
+  }
+
+  dispose(): void {
+    if (DiagnosticsPanel.current === this) DiagnosticsPanel.current = undefined;
+    clearTimeout(this.pending);
+    vscode.Disposable.from(...this.disposables).dispose();
+    this.panel.dispose();
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The message protocol of the Diagnostics webview, imported by both sides: the extension
+ * (src/webviews/diagnosticsPanel.ts) and the browser bundle (src/webview-ui/diagnostics/main.ts).
+ * Types and pure validation only — nothing here may import `vscode` or touch the DOM.
+ */
+
+export type Scope = 'file' | 'workspace';
+export type SeverityName = 'error' | 'warning' | 'info';
+
+export interface FindingRow {
+  /** 0-based, like the editor. */
+  line: number;
+  character: number;
+  endLine: number;
+  endCharacter: number;
+  severity: SeverityName;
+  message: string;
+  fixable: boolean;
+}
+
+export interface RuleGroup {
+  rule: string;
+  /** Worst severity among the findings. */
+  severity: SeverityName;
+  title?: string;
+  /** Why the rule matters, one sentence. */
+  why?: string;
+  docs?: string;
+  findings: FindingRow[];
+}
+
+export interface FileGroup {
+  /** The file's URI as a string, echoed back in `reveal`. */
+  uri: string;
+  /** Workspace-relative path for display. */
+  path: string;
+  counts: Record<SeverityName, number>;
+  rules: RuleGroup[];
+}
+
+export type HostToWebview = {
+  type: 'update';
+  scope: Scope;
+  /** Path of the file the `file` scope shows, if any. */
+  activeFile?: string;
+  files: FileGroup[];
+  /** True while lints are still running (the view shows a progress hint). */
+  busy: boolean;
+};
+
+export type WebviewToHost =
+  | { type: 'ready' }
+  | { type: 'setScope'; scope: Scope }
+  | { type: 'refresh' }
+  | { type: 'reveal'; uri: string; line: number; character: number; endLine: number; endCharacter: number }
+  | { type: 'openDocs'; url: string };
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+/** The host trusts nothing from the webview: every message is checked before use. */
+export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const m = raw as Record<string, unknown>;
+  switch (m.type) {
+    case 'ready':
+    case 'refresh':
+      return { type: m.type };
+    case 'setScope':
+      return m.scope === 'file' || m.scope === 'workspace' ? { type: 'setScope', scope: m.scope } : undefined;
+    case 'reveal':
+      if (typeof m.uri !== 'string' || !isInt(m.line) || !isInt(m.character) || !isInt(m.endLine) || !isInt(m.endCharacter)) return undefined;
+      return { type: 'reveal', uri: m.uri, line: m.line, character: m.character, endLine: m.endLine, endCharacter: m.endCharacter };
+    case 'openDocs':
+      return typeof m.url === 'string' && /^https:\/\//.test(m.url) ? { type: 'openDocs', url: m.url } : undefined;
+    default:
+      return undefined;
+  }
+}
