@@ -86,28 +86,43 @@ interface RunContext extends RunOptions {
 }
 
 async function runPhase(phase: PhasePlan, ctx: RunContext): Promise<void> {
+  if (phase.order === 'serial') {
+    // Strictly in the listed order: a step on one host may depend on the step before it on another.
+    for (const step of phase.steps) {
+      await lockFor(step, ctx);
+      await runStep(step, ctx);
+    }
+    return;
+  }
   const byHost = new Map<string, Step[]>();
   for (const step of phase.steps) byHost.set(step.host, [...(byHost.get(step.host) ?? []), step]);
   const hosts = [...byHost.keys()];
-  const width = phase.order === 'serial' ? 1 : Math.max(1, ctx.maxParallelHosts);
   const failures: StepFailed[] = [];
   let next = 0;
   // A fixed number of workers take hosts from the list; a failure stops new hosts from starting
   // but lets the ones already running finish their current step cleanly.
   const worker = async (): Promise<void> => {
     while (next < hosts.length && failures.length === 0 && !ctx.signal?.aborted) {
-      const host = hosts[next++]!;
+      const steps = byHost.get(hosts[next++]!)!;
       try {
-        await ctx.locks.acquire(host);
-        for (const step of byHost.get(host)!) await runStep(step, ctx);
+        await lockFor(steps[0]!, ctx);
+        for (const step of steps) await runStep(step, ctx);
       } catch (e) {
-        failures.push(e instanceof StepFailed ? e : new StepFailed(byHost.get(host)![0]!, `${host}: ${(e as Error).message}`));
+        failures.push(e as StepFailed);
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(width, hosts.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, ctx.maxParallelHosts), hosts.length) }, worker));
   if (failures.length) throw failures[0];
   if (ctx.signal?.aborted) throw new StepFailed(phase.steps[0]!, 'cancelled');
+}
+
+async function lockFor(step: Step, ctx: RunContext): Promise<void> {
+  try {
+    await ctx.locks.acquire(step.host);
+  } catch (e) {
+    throw new StepFailed(step, (e as Error).message);
+  }
 }
 
 async function runStep(step: Step, ctx: RunContext): Promise<void> {
@@ -148,6 +163,7 @@ async function runStep(step: Step, ctx: RunContext): Promise<void> {
       if (producesSecrets && result.stdout) ctx.emit({ type: 'output', host: step.host, stream: 'stdout', text: hide(result.stdout, ctx.secrets) });
       if (result.code !== 0) throw new StepFailed(step, failureMessage(step, command, result));
     }
+    if (step.action) await step.action(runValues, ctx.signal);
     if (step.verify) await verify(step, step.verify, ctx);
     await end('done', undefined, captured);
   } catch (e) {

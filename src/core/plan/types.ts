@@ -45,12 +45,14 @@ export interface Step {
   /** Keys of `capture` that are secrets (redacted everywhere, never written to the ledger). */
   secretCaptures?: string[];
   timeoutMs?: number;
+  /** In-process work after `run` (merge a kubeconfig, ask the API); `planDisplay` says what it does. */
+  action?: (values: RunValues, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface PhasePlan {
   phase: PhaseId;
   title: string;
-  /** parallel: hosts at once (capped); serial: one host after another, each verified before the next. */
+  /** parallel: hosts at once (capped), each host's steps in order; serial: every step in the listed order. */
   order: 'parallel' | 'serial';
   steps: Step[];
   /** Things the user must know before approving (e.g. the two-member etcd window). */
@@ -80,6 +82,7 @@ export function renderPlan(plan: Plan): string {
       for (const f of step.files ?? []) out.push(`    write ${f.path} (mode ${f.mode.toString(8)}${f.secret ? ', secret content' : `, ${f.content.split('\n').length} lines`})`);
       const cmd = stepCommandDisplay(step);
       if (cmd) out.push(`    run: ${cmd}`);
+      if (step.action && !step.run && step.planDisplay) out.push(`    do: ${step.planDisplay}`);
       if (step.verify) out.push(`    verify: ${step.verify.display}`);
     }
     out.push('');

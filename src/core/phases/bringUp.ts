@@ -1,0 +1,305 @@
+/**
+ * The seed's bring-up procedure as plans: prepare hosts → load balancer → init the first
+ * control-plane node → join the other control-plane nodes one at a time → join workers in
+ * parallel. Every step has a check that makes it a no-op when its effect is already there, so a
+ * plan can be re-run or resumed at any point.
+ */
+import { createHash, X509Certificate } from 'node:crypto';
+import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../inventory/types';
+import { and, raw, secret, sh, type RemoteCommand } from '../ssh/command';
+import type { PhasePlan, Step, UploadFile } from '../plan/types';
+import type { PhaseConfigs, PhaseSources } from './configs';
+
+const ADMIN = '/etc/kubernetes/admin.conf';
+const KUBECTL = sh`kubectl --kubeconfig ${ADMIN}`;
+// Our config files may be written before their package is installed: keep them (force-confold).
+const APT = raw('DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confold -y -q');
+
+function file(path: string, content: string, mode = 0o644, secretContent = false): UploadFile {
+  return { path, content, mode, ...(secretContent ? { secret: true } : {}) };
+}
+
+/** Exits 0 when the file on the host has exactly this content (compared by SHA-256, computed here). */
+export function sameContent(path: string, content: string): RemoteCommand {
+  const digest = createHash('sha256').update(content).digest('hex');
+  return sh`printf '%s  %s\\n' ${digest} ${path} | sha256sum -c --status`;
+}
+
+function step(phase: Step['phase'], host: HostSpec, key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): Step {
+  return { id: `${phase}/${host.name}/${key}`, phase, host: host.name, ...rest };
+}
+
+/** Debian package versions of the Kubernetes packages are `<version>-<revision>`. */
+function pinned(inv: Inventory, pkg: string): string {
+  return `${pkg}=${inv.cluster.kubernetesVersion}-*`;
+}
+
+export function nodesOf(inv: Inventory): HostSpec[] {
+  return inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker'));
+}
+
+export function firstControlPlane(inv: Inventory): HostSpec {
+  const cp = hostsWithRole(inv, 'control-plane')[0];
+  if (!cp) throw new Error('the inventory has no control-plane host');
+  return cp;
+}
+
+// ---------------------------------------------------------------- prepare
+
+export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseSources): PhasePlan {
+  const steps: Step[] = [];
+  for (const host of nodesOf(inv)) {
+    const s = (key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): number => steps.push(step('prepare', host, key, rest));
+    s('swap', {
+      title: 'Turn swap off now and at boot',
+      why: 'kubelet refuses to run with swap on by default, and swapping breaks memory guarantees.',
+      check: sh`test "$(awk 'NR>1' /proc/swaps | wc -l)" -eq 0 && ! grep -Eq '^[^#].*[[:space:]]swap[[:space:]]' /etc/fstab`,
+      run: sh`swapoff -a && sed -i.kubeadm-workbench.bak -E '/^[^#].*[[:space:]]swap[[:space:]]/s/^/#/' /etc/fstab`,
+      verify: sh`test "$(awk 'NR>1' /proc/swaps | wc -l)" -eq 0`,
+    });
+    s('modules', {
+      title: 'Load overlay and br_netfilter now and at boot',
+      why: 'containerd needs overlayfs; br_netfilter makes bridged pod traffic visible to iptables.',
+      files: [file('/etc/modules-load.d/k8s.conf', configs.modules)],
+      // A module built into the kernel cannot be modprobed; its presence is what counts.
+      run: sh`(modprobe overlay || grep -qw overlay /proc/filesystems) && (modprobe br_netfilter || test -d /proc/sys/net/bridge)`,
+      verify: sh`grep -qw overlay /proc/filesystems && test -d /proc/sys/net/bridge`,
+    });
+    s('sysctl', {
+      title: 'Bridge netfilter and IP forwarding',
+      why: 'Pods on the bridge must pass through iptables and the node must route between pods and Services.',
+      files: [file('/etc/sysctl.d/99-kubernetes-cri.conf', configs.nodeSysctl)],
+      run: sh`sysctl --system >/dev/null`,
+      verify: sh`test "$(sysctl -n net.ipv4.ip_forward)" = 1 && test "$(sysctl -n net.bridge.bridge-nf-call-iptables)" = 1`,
+    });
+    const sourceFiles: UploadFile[] = [];
+    if (sources.kubernetesApt) sourceFiles.push(file('/etc/apt/sources.list.d/kubernetes.list', sources.kubernetesApt + '\n'));
+    if (sources.kubernetesAptKey) sourceFiles.push(file('/etc/apt/keyrings/kubernetes.asc', sources.kubernetesAptKey));
+    if (sources.debianApt) sourceFiles.push(file('/etc/apt/sources.list.d/debian-local.list', sources.debianApt + '\n'));
+    if (sources.debianAptKey) sourceFiles.push(file('/etc/apt/keyrings/debian-local.asc', sources.debianAptKey));
+    if (sourceFiles.length) s('apt-sources', { title: 'Package sources', files: sourceFiles, run: sh`${APT} update` });
+    s('containerd', {
+      title: 'containerd with SystemdCgroup and the right sandbox image',
+      why: 'kubelet uses the systemd cgroup driver; containerd must too, or the node is unstable under memory pressure.',
+      check: and(sh`systemctl is-active -q containerd`, sameContent('/etc/containerd/config.toml', configs.containerdConfig)),
+      run: and(sh`dpkg -s containerd >/dev/null 2>&1 || ${APT} install containerd runc`, sh`mkdir -p /etc/containerd`),
+      files: [file('/etc/containerd/config.toml', configs.containerdConfig), ...Object.entries(configs.containerdHosts).map(([p, c]) => file(p, c))],
+      verify: sh`systemctl restart containerd && systemctl is-active -q containerd`,
+      verifyTimeoutMs: 30_000,
+    });
+    s('kube-packages', {
+      title: `kubeadm, kubelet and kubectl ${inv.cluster.kubernetesVersion}, held`,
+      why: 'All nodes run the same pinned version; a held package is never upgraded by a routine apt upgrade.',
+      check: sh`test "$(dpkg-query -W -f='${raw('${Version}')}' kubeadm 2>/dev/null | cut -d- -f1)" = ${inv.cluster.kubernetesVersion} && apt-mark showhold | grep -qx kubeadm`,
+      run: and(
+        sh`${APT} install --allow-downgrades --allow-change-held-packages ${pinned(inv, 'kubelet')} ${pinned(inv, 'kubeadm')} ${pinned(inv, 'kubectl')}`,
+        sh`apt-mark hold kubelet kubeadm kubectl >/dev/null`,
+        sh`systemctl enable kubelet >/dev/null 2>&1`,
+      ),
+      verify: sh`kubeadm version -o short | grep -qx ${'v' + inv.cluster.kubernetesVersion}`,
+      timeoutMs: 15 * 60_000,
+    });
+  }
+  return { phase: 'prepare', title: 'Prepare hosts', order: 'parallel', steps, warnings: [] };
+}
+
+// ---------------------------------------------------------------- load balancer
+
+export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs): PhasePlan {
+  const endpoint = splitEndpoint(inv.cluster.controlPlaneEndpoint)!;
+  const steps: Step[] = [];
+  const balancers = hostsWithRole(inv, 'loadbalancer');
+  for (const host of balancers) {
+    const keepalived = configs.keepalivedConfig[host.name];
+    if (!keepalived) throw new Error(`no keepalived.conf was generated for ${host.name}`);
+    steps.push(
+      step('loadbalancer', host, 'packages', {
+        title: 'HAProxy, Keepalived and killall',
+        check: sh`dpkg -s haproxy keepalived psmisc >/dev/null 2>&1`,
+        run: sh`${APT} install haproxy keepalived psmisc`,
+      }),
+      step('loadbalancer', host, 'nonlocal-bind', {
+        title: 'Allow binding the VIP before it is up (ip_nonlocal_bind)',
+        why: 'HAProxy may start before Keepalived brings the VIP up; without non-local bind it crash-loops at boot.',
+        files: [file('/etc/sysctl.d/99-haproxy-vip.conf', configs.balancerSysctl)],
+        run: sh`sysctl --system >/dev/null`,
+        verify: sh`test "$(sysctl -n net.ipv4.ip_nonlocal_bind)" = 1`,
+      }),
+      step('loadbalancer', host, 'haproxy', {
+        title: `HAProxy in TCP mode on ${endpoint.host}:${endpoint.port}`,
+        files: [file('/etc/haproxy/haproxy.cfg.kubeadm-workbench', configs.haproxyConfig)],
+        // Validate with the real parser before replacing the running config.
+        run: sh`haproxy -c -q -f /etc/haproxy/haproxy.cfg.kubeadm-workbench && mv /etc/haproxy/haproxy.cfg.kubeadm-workbench /etc/haproxy/haproxy.cfg && systemctl enable -q haproxy && systemctl restart haproxy`,
+        verify: sh`systemctl is-active -q haproxy && ss -Hltn | grep -q ${`${endpoint.host}:${endpoint.port}`}`,
+        verifyTimeoutMs: 15_000,
+      }),
+      step('loadbalancer', host, 'keepalived', {
+        title: `Keepalived ${host.vrrp?.state ?? ''} holding ${endpoint.host}`.trim(),
+        files: [file('/etc/keepalived/keepalived.conf', keepalived, 0o640)],
+        run: sh`systemctl enable -q keepalived && systemctl restart keepalived`,
+        verify: sh`systemctl is-active -q keepalived`,
+        verifyTimeoutMs: 15_000,
+      }),
+    );
+  }
+  const master = balancers.find((b) => b.vrrp?.state === 'MASTER') ?? balancers[0];
+  if (master) {
+    steps.push(step('loadbalancer', master, 'vip', {
+      title: `VIP ${endpoint.host} is up on the MASTER and ${endpoint.port} listens`,
+      why: 'The seed checks `ip a` for the VIP as a secondary address and `ss -tlnp` for HAProxy on it.',
+      verify: sh`ip -o -4 addr show | grep -q ${` ${endpoint.host}/`} && ss -Hltn | grep -q ${`${endpoint.host}:${endpoint.port}`}`,
+      verifyTimeoutMs: 30_000,
+    }));
+  }
+  return { phase: 'loadbalancer', title: 'Load balancer (HAProxy + Keepalived VIP)', order: 'parallel', steps, warnings: [] };
+}
+
+// ---------------------------------------------------------------- init
+
+export interface InitHooks {
+  /** Merges the cluster's admin.conf into the user's kubeconfig (0600, a new context). */
+  saveAdminKubeconfig(adminConf: string): Promise<void>;
+}
+
+export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseSources, hooks: InitHooks): PhasePlan {
+  const first = firstControlPlane(inv);
+  const ignore = sources.ignorePreflightErrors?.length ? sh` --ignore-preflight-errors=${sources.ignorePreflightErrors.join(',')}` : sh``;
+  const steps: Step[] = [
+    step('init', first, 'kubeadm-init', {
+      title: 'kubeadm init --upload-certs',
+      why: '--upload-certs puts the CA and keys, encrypted, into a Secret so the other control-plane nodes can join without copying /etc/kubernetes/pki by hand.',
+      check: sh`test -f ${ADMIN}`,
+      files: [file('/root/kubeadm-config.yaml', configs.kubeadmInitConfig, 0o600)],
+      run: sh`kubeadm init --config /root/kubeadm-config.yaml --upload-certs${ignore}`,
+      timeoutMs: 10 * 60_000,
+    }),
+    step('init', first, 'admin-kubeconfig', {
+      title: 'Fetch admin.conf into your kubeconfig (0600, new context)',
+      run: sh`cat ${ADMIN}`,
+      capture: (out) => ({ adminConf: out }),
+      secretCaptures: ['adminConf'],
+      action: async (values) => hooks.saveAdminKubeconfig(values.get('adminConf')!),
+    }),
+    step('init', first, 'cni', {
+      title: `Apply the ${inv.cluster.cni} network`,
+      why: 'Nodes stay NotReady and CoreDNS Pending until a CNI plugin routes the pod network.',
+      files: [file('/root/cni.yaml', sources.cniManifest)],
+      run: sh`${KUBECTL} apply -f /root/cni.yaml`,
+    }),
+    step('init', first, 'ready', {
+      title: 'Node Ready and CoreDNS running',
+      verify: and(sh`${KUBECTL} wait --for=condition=Ready ${'node/' + first.name} --timeout=10s`, sh`${KUBECTL} -n kube-system wait --for=condition=Ready pod -l k8s-app=kube-dns --timeout=10s`),
+      verifyTimeoutMs: 5 * 60_000,
+    }),
+  ];
+  return { phase: 'init', title: `Initialise the first control-plane node (${first.name})`, order: 'serial', steps, warnings: [] };
+}
+
+// ---------------------------------------------------------------- join
+
+/** `sha256:<hex>` of the CA's SubjectPublicKeyInfo — what `--discovery-token-ca-cert-hash` pins. */
+export function caCertHash(pem: string): string {
+  const cert = new X509Certificate(pem);
+  const spki = cert.publicKey.export({ type: 'spki', format: 'der' });
+  return `sha256:${createHash('sha256').update(spki).digest('hex')}`;
+}
+
+function tokenStep(inv: Inventory, phase: Step['phase'], withCertificateKey: boolean): Step[] {
+  const first = firstControlPlane(inv);
+  const steps: Step[] = [
+    step(phase, first, 'ca-hash', {
+      title: 'Compute the CA hash from the CA certificate (here, not on the host)',
+      run: sh`cat /etc/kubernetes/pki/ca.crt`,
+      capture: (out) => ({ caHash: caCertHash(out) }),
+    }),
+    step(phase, first, 'token', {
+      title: 'A fresh bootstrap token valid for 30 minutes',
+      why: 'A short-lived token limits what a leaked join command can do.',
+      run: sh`kubeadm token create --ttl 30m`,
+      capture: (out) => ({ token: out.trim().split('\n').pop()!.trim() }),
+      secretCaptures: ['token'],
+    }),
+  ];
+  if (withCertificateKey) {
+    steps.push(step(phase, first, 'certificate-key', {
+      title: 'Re-upload the control-plane certificates with a fresh key (valid 2 hours)',
+      why: 'The kubeadm-certs Secret expires after two hours; a fresh upload guarantees the join finds it.',
+      run: sh`kubeadm init phase upload-certs --upload-certs`,
+      capture: (out) => ({ certificateKey: out.trim().split('\n').pop()!.trim() }),
+      secretCaptures: ['certificateKey'],
+    }));
+  }
+  return steps;
+}
+
+function joinCommand(inv: Inventory, host: HostSpec, controlPlane: boolean, ignore: string[] | undefined) {
+  return (values: { get(k: string): string | undefined }): RemoteCommand => {
+    const common = sh`kubeadm join ${inv.cluster.controlPlaneEndpoint} --token ${secret(values.get('token')!)} --discovery-token-ca-cert-hash ${values.get('caHash')!} --node-name ${host.name}`;
+    const cp = controlPlane ? sh` --control-plane --certificate-key ${secret(values.get('certificateKey')!)} --apiserver-advertise-address ${host.address}` : sh``;
+    const ig = ignore?.length ? sh` --ignore-preflight-errors=${ignore.join(',')}` : sh``;
+    return sh`${common}${cp}${ig}`;
+  };
+}
+
+export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): PhasePlan {
+  const first = firstControlPlane(inv);
+  const others = hostsWithRole(inv, 'control-plane').filter((h) => h.name !== first.name);
+  const etcdctl = (cmd: string) =>
+    sh`${KUBECTL} -n kube-system exec ${'etcd-' + first.name} -- etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/server.crt --key=/etc/kubernetes/pki/etcd/server.key ${raw(cmd)}`;
+  const steps: Step[] = [...tokenStep(inv, 'join-control-plane', true)];
+  for (const host of others) {
+    steps.push(
+      step('join-control-plane', first, `forget-partial-${host.name}`, {
+        title: `Remove a stale etcd member of ${host.name} left by an interrupted join`,
+        why: 'A join killed after adding its etcd member leaves a member that never starts; it counts against quorum until removed.',
+        // Only when the node has not joined: its member is listed but the node has no kubelet.conf yet.
+        check: sh`! ${etcdctl('member list')} | grep -q ${`, ${host.name}, `}`,
+        run: sh`id=$(${etcdctl('member list')} | grep ${`, ${host.name}, `} | cut -d, -f1) && ${etcdctl('member remove')} "$id"`,
+      }),
+      step('join-control-plane', host, 'join', {
+        title: `kubeadm join --control-plane (${host.name})`,
+        check: sh`test -f /etc/kubernetes/kubelet.conf`,
+        run: (values) => sh`(test ! -e /etc/kubernetes/manifests/etcd.yaml || kubeadm reset -f) && ${joinCommand(inv, host, true, sources.ignorePreflightErrors)(values)}`,
+        planDisplay: `kubeadm join ${inv.cluster.controlPlaneEndpoint} --token *** --discovery-token-ca-cert-hash sha256:<from the CA> --node-name ${host.name} --control-plane --certificate-key *** --apiserver-advertise-address ${host.address}`,
+        timeoutMs: 10 * 60_000,
+      }),
+      step('join-control-plane', first, `etcd-healthy-${host.name}`, {
+        title: `etcd member ${host.name} joined and every member is healthy`,
+        why: 'Join the next node only when etcd is healthy again: two unhealthy members of three is a lost quorum.',
+        verify: and(sh`${etcdctl('member list')} | grep -q ${`, started, ${host.name}, `}`, etcdctl('endpoint health --cluster')),
+        verifyTimeoutMs: 3 * 60_000,
+      }),
+    );
+  }
+  const warnings = others.length
+    ? [`While ${others[0]!.name} joins, etcd has two members and a quorum of two: it tolerates no failure until the third member is healthy. Do not touch ${first.name} during this window.`]
+    : [];
+  return { phase: 'join-control-plane', title: 'Join the other control-plane nodes, one at a time', order: 'serial', steps, warnings };
+}
+
+export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhasePlan[] {
+  const first = firstControlPlane(inv);
+  const workers = hostsWithRole(inv, 'worker').filter((h) => !h.roles.includes('control-plane'));
+  if (workers.length === 0) return [];
+  const joins = workers.map((host) =>
+    step('join-workers', host, 'join', {
+      title: `kubeadm join (${host.name})`,
+      check: sh`test -f /etc/kubernetes/kubelet.conf`,
+      run: joinCommand(inv, host, false, sources.ignorePreflightErrors),
+      planDisplay: `kubeadm join ${inv.cluster.controlPlaneEndpoint} --token *** --discovery-token-ca-cert-hash sha256:<from the CA> --node-name ${host.name}`,
+      timeoutMs: 10 * 60_000,
+    }),
+  );
+  const ready = workers.map((host) =>
+    step('join-workers', first, `ready-${host.name}`, {
+      title: `${host.name} is Ready`,
+      verify: sh`${KUBECTL} wait --for=condition=Ready ${'node/' + host.name} --timeout=10s`,
+      verifyTimeoutMs: 5 * 60_000,
+    }),
+  );
+  return [
+    { phase: 'join-workers', title: 'Join credentials for the workers', order: 'serial', steps: tokenStep(inv, 'join-workers', false), warnings: [] },
+    { phase: 'join-workers', title: 'Join the workers in parallel', order: 'parallel', steps: joins, warnings: [] },
+    { phase: 'join-workers', title: 'Workers Ready', order: 'serial', steps: ready, warnings: [] },
+  ];
+}

@@ -1,0 +1,35 @@
+/**
+ * The files the bring-up phases write to hosts. They come from the generators (the same ones the
+ * "Generate cluster configs" command and the rules use), so what runs is what was linted.
+ */
+export interface PhaseConfigs {
+  /** /etc/modules-load.d/k8s.conf on every node. */
+  modules: string;
+  /** /etc/sysctl.d/99-kubernetes-cri.conf on every node. */
+  nodeSysctl: string;
+  /** /etc/sysctl.d/99-haproxy-vip.conf on balancers (ip_nonlocal_bind). */
+  balancerSysctl: string;
+  /** /etc/containerd/config.toml on every node. */
+  containerdConfig: string;
+  /** Extra files for containerd's registry hosts (path → content), e.g. /etc/containerd/certs.d/<registry>/hosts.toml. */
+  containerdHosts: Record<string, string>;
+  haproxyConfig: string;
+  /** keepalived.conf per balancer host name. */
+  keepalivedConfig: Record<string, string>;
+  /** kubeadm-config.yaml for `kubeadm init` on the first control-plane node. */
+  kubeadmInitConfig: string;
+}
+
+/** How nodes get packages and the CNI manifest; from the inventory, or the lab's local sources. */
+export interface PhaseSources {
+  /** Lines for /etc/apt/sources.list.d/kubernetes.list; absent: the host already has a source. */
+  kubernetesApt?: string;
+  /** Armored key for kubernetesApt, written to /etc/apt/keyrings/kubernetes.asc. */
+  kubernetesAptKey?: string;
+  debianApt?: string;
+  debianAptKey?: string;
+  /** The CNI manifest text (applied with kubectl on the first control-plane node). */
+  cniManifest: string;
+  /** Extra preflight errors to ignore, e.g. SystemVerification on cgroup v1 hosts. */
+  ignorePreflightErrors?: string[];
+}
