@@ -193,3 +193,19 @@ test('verdict: healthy cluster passes; NotReady node, member down and expired le
   assert.match(text, /m03.*unreachable/);
   assert.match(text, /quorum at risk/);
 });
+
+import { kubeconfigPaths, mergeKubeconfigs } from '../../../src/core/live/kubeconfig';
+
+test('kubeconfig paths: setting, then KUBECONFIG (colon list), then ~/.kube/config; merge first wins like kubectl', () => {
+  assert.deepEqual(kubeconfigPaths('', '/a:/b::/a', '/home/u'), ['/a', '/b']);
+  assert.deepEqual(kubeconfigPaths('~/lab.conf', '/a', '/home/u'), ['/home/u/lab.conf']);
+  assert.deepEqual(kubeconfigPaths(undefined, undefined, '/home/u'), ['/home/u/.kube/config']);
+  const merged = mergeKubeconfigs([
+    { clusters: [{ name: 'c', v: 1 }], users: [{ name: 'u' }], contexts: [{ name: 'x' }], currentContext: '' },
+    { clusters: [{ name: 'c', v: 2 }, { name: 'd', v: 3 }], users: [], contexts: [{ name: 'y' }], currentContext: 'y' },
+    { clusters: [], users: [], contexts: [], currentContext: 'x' },
+  ]);
+  assert.deepEqual(merged.clusters, [{ name: 'c', v: 1 }, { name: 'd', v: 3 }]);
+  assert.deepEqual(merged.contexts.map((c) => c.name), ['x', 'y']);
+  assert.equal(merged.currentContext, 'y');
+});

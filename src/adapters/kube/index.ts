@@ -1,0 +1,217 @@
+/**
+ * The kube adapter: KubeConfig loading (@kubernetes/client-node), the HTTPS watch transport, the live
+ * cluster over it, etcd through the API (etcdctl exec'd in an etcd pod) or over SSH, and a health probe.
+ * Bundled separately (dist/kube.js) and loaded on first connection, so activation never pays for it.
+ */
+import { homedir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import type { Context, KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
+import type { Inventory } from '../../core/inventory/types';
+import { LiveCluster, type LiveClusterOptions } from '../../core/live/cluster';
+import { ApiError, classifyError, httpError } from '../../core/live/errors';
+import { buildEtcd, type EtcdModel } from '../../core/live/etcd';
+import { etcdctlTlsArgs, readEtcd as readEtcdRaw, sshEtcdctl, type EtcdctlRunner, type ExecResult, type RemoteExec } from '../../core/live/etcdSource';
+import { kubeconfigPaths, mergeKubeconfigs } from '../../core/live/kubeconfig';
+import { componentOf, nodeReadiness } from '../../core/live/controlPlane';
+import type { Node, Pod } from '../../core/live/types';
+import { HttpsTransport } from './transport';
+
+export { HttpsTransport } from './transport';
+
+type K8s = typeof import('@kubernetes/client-node', { with: { 'resolution-mode': 'import' } });
+let k8sModule: Promise<K8s> | undefined;
+function k8s(): Promise<K8s> {
+  k8sModule ??= import('@kubernetes/client-node');
+  return k8sModule;
+}
+
+export interface KubeconfigChoice {
+  paths: string[];
+  contexts: { name: string; cluster: string; user: string; server: string | undefined }[];
+  current: string | undefined;
+}
+
+/** Loads and merges the kubeconfig files like kubectl. `setting` is the extension's setting (may be empty). */
+export async function loadKubeconfig(setting?: string, env = process.env.KUBECONFIG): Promise<{ kc: KubeConfig; choice: KubeconfigChoice }> {
+  const { KubeConfig } = await k8s();
+  const paths = kubeconfigPaths(setting, env, homedir());
+  const existing = paths.filter((p) => existsSync(p));
+  if (!existing.length) throw new ApiError('config', paths.join(':'), 'no kubeconfig file found (set kubeadmWorkbench.kubeconfig or KUBECONFIG)');
+  const parts = existing.map((p) => {
+    const one = new KubeConfig();
+    try {
+      one.loadFromFile(p);
+    } catch (e) {
+      throw new ApiError('config', p, `cannot load kubeconfig: ${(e as Error).message}`);
+    }
+    return one;
+  });
+  const merged = mergeKubeconfigs(parts.map((p) => ({ clusters: p.clusters, users: p.users, contexts: p.contexts, currentContext: p.currentContext })));
+  const kc = new KubeConfig();
+  kc.loadFromOptions(merged);
+  const contexts = kc.getContexts().map((c: Context) => ({ name: c.name, cluster: c.cluster, user: c.user, server: kc.getCluster(c.cluster)?.server }));
+  return { kc, choice: { paths: existing, contexts, current: merged.currentContext } };
+}
+
+export interface Health {
+  ok: boolean;
+  ms: number;
+  status?: number;
+  detail?: string;
+  error?: ApiError;
+}
+
+export interface ConnectOptions {
+  kubeconfig?: string;
+  context?: string;
+  inventory?: Inventory;
+  /** The SSH layer, for reading etcd when the API is down. */
+  remote?: RemoteExec;
+  live?: LiveClusterOptions;
+}
+
+export interface KubeConnection {
+  context: string;
+  server: string;
+  choice: KubeconfigChoice;
+  transport: HttpsTransport;
+  cluster: LiveCluster;
+  readEtcd(): Promise<EtcdModel>;
+  health(timeoutMs?: number): Promise<Health>;
+  dispose(): void;
+}
+
+export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection> {
+  const { kc, choice } = await loadKubeconfig(opts.kubeconfig);
+  const context = opts.context || choice.current;
+  if (!context) throw new ApiError('config', choice.paths.join(':'), 'no current-context: pick one with "Kubeadm: Select Cluster Context"');
+  if (!kc.getContextObject(context)) throw new ApiError('config', choice.paths.join(':'), `context "${context}" not found`);
+  kc.setCurrentContext(context);
+  const cluster = kc.getCurrentCluster();
+  if (!cluster?.server) throw new ApiError('config', context, 'the context has no cluster server');
+  const tlsOpts: { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized?: boolean; servername?: string; headers?: Record<string, string>; auth?: string } = {};
+  try {
+    await kc.applyToHTTPSOptions(tlsOpts as never);
+  } catch (e) {
+    throw new ApiError('auth', context, `cannot get credentials: ${(e as Error).message}`);
+  }
+  const transport = new HttpsTransport(cluster.server, tlsOpts);
+  const live = new LiveCluster(transport, () => readEtcd(), opts.live);
+  live.inventory = opts.inventory;
+
+  const podRunner = (pod: Pod): EtcdctlRunner => async (args) => execInPod(kc, pod, 'etcd', ['etcdctl', ...args]);
+
+  async function etcdPods(): Promise<Pod[]> {
+    let pods = [...live.reflectors.pods.store.values()] as Pod[];
+    let nodes = [...live.reflectors.nodes.store.values()] as Node[];
+    if (!live.reflectors.pods.synced) {
+      pods = (await transport.list('/api/v1/namespaces/kube-system/pods', { labelSelector: 'component=etcd' })).items as Pod[];
+      nodes = (await transport.list('/api/v1/nodes', {})).items as Node[];
+    }
+    const ready = new Set(nodes.filter((n) => nodeReadiness(n).readiness === 'Ready').map((n) => n.metadata.name));
+    return pods
+      .filter((p) => componentOf(p) === 'etcd' && p.status?.phase === 'Running')
+      .sort((a, b) => Number(ready.has(b.spec?.nodeName ?? '')) - Number(ready.has(a.spec?.nodeName ?? '')));
+  }
+
+  async function readEtcd(): Promise<EtcdModel> {
+    const errors: string[] = [];
+    let pods: Pod[] = [];
+    try {
+      pods = await etcdPods();
+    } catch (e) {
+      errors.push(`API: ${classifyError(e, cluster!.server).describe()}`);
+    }
+    for (const pod of pods.slice(0, 2)) {
+      try {
+        const raw = await readEtcd0(podRunner(pod));
+        return buildEtcd(raw, `exec ${pod.metadata.name}`, Date.now(), live.inventory);
+      } catch (e) {
+        errors.push(`exec ${pod.metadata.name}: ${(e as Error).message}`);
+      }
+    }
+    if (opts.remote && live.inventory) {
+      for (const h of live.inventory.hosts.filter((x) => x.roles.includes('control-plane'))) {
+        try {
+          const raw = await readEtcd0(sshEtcdctl(opts.remote, h.name, (live.inventory.ssh.user ?? 'root') !== 'root'));
+          return buildEtcd(raw, `ssh ${h.name}`, Date.now(), live.inventory);
+        } catch (e) {
+          errors.push(`ssh ${h.name}: ${(e as Error).message}`);
+        }
+      }
+    } else if (!pods.length) errors.push('no running etcd pod and no SSH fallback');
+    throw new Error(errors.join('; '));
+  }
+
+  const readEtcd0 = (run: EtcdctlRunner) => readEtcdRaw(run, etcdctlTlsArgs());
+
+  async function health(timeoutMs = 5000): Promise<Health> {
+    const t0 = performance.now();
+    try {
+      const { status, body } = await transport.get('/readyz', {}, timeoutMs);
+      const ms = performance.now() - t0;
+      if (status === 200) return { ok: true, ms, status, detail: body.trim() };
+      const error = httpError(status, `${cluster!.server}/readyz`, body);
+      return { ok: false, ms, status, detail: body.trim().slice(0, 500), error };
+    } catch (e) {
+      return { ok: false, ms: performance.now() - t0, error: classifyError(e, `${cluster!.server}/readyz`) };
+    }
+  }
+
+  return {
+    context,
+    server: cluster.server,
+    choice,
+    transport,
+    cluster: live,
+    readEtcd,
+    health,
+    dispose() {
+      live.dispose();
+      transport.dispose();
+    },
+  };
+}
+
+/** Runs a command in a pod container through the exec subresource (WebSocket); 15 s limit. */
+export async function execInPod(kc: KubeConfig, pod: Pod, container: string, command: string[], timeoutMs = 15_000): Promise<ExecResult> {
+  const { Exec } = await k8s();
+  const ns = pod.metadata.namespace ?? 'kube-system';
+  let stdout = '';
+  let stderr = '';
+  let code = -1;
+  const sink = (append: (s: string) => void) => new Writable({ write(chunk: Buffer, _enc, cb) { append(chunk.toString('utf8')); cb(); } });
+  const where = `exec ${ns}/${pod.metadata.name}`;
+  return new Promise<ExecResult>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      reject(new ApiError('timeout', where, `no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    new Exec(kc)
+      .exec(ns, pod.metadata.name, container, command, sink((s) => (stdout += s)), sink((s) => (stderr += s)), null, false, (status) => {
+        if (status.status === 'Success') code = 0;
+        else {
+          const exit = status.details?.causes?.find((c) => c.reason === 'ExitCode')?.message;
+          code = exit ? Number(exit) : 1;
+          if (!exit && status.message) stderr += status.message;
+        }
+      })
+      .then((ws) => {
+        ws.on('close', () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve({ code, stdout, stderr });
+        });
+      })
+      .catch((e: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(classifyError(e, where));
+      });
+  });
+}
