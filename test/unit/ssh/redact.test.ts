@@ -1,0 +1,81 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sh, secret } from '../../../src/core/ssh/command';
+import { LineRedactor, Redactor, redact } from '../../../src/core/ssh/redact';
+import { formatRunLine, RunOutput, type RunLine } from '../../../src/core/ssh/runLog';
+
+const TOKEN = 'abcdef.0123456789abcdef';
+const CERT_KEY = 'f'.repeat(8) + '0123456789abcdef'.repeat(3) + 'a1b2c3d4';
+const HASH = `sha256:${'0a1b2c3d'.repeat(8)}`;
+
+test('bootstrap tokens, certificate keys and secret flags are redacted; the CA hash is kept', () => {
+  const line = `kubeadm join 10.3.60.100:6443 --token ${TOKEN} --discovery-token-ca-cert-hash ${HASH} --control-plane --certificate-key ${CERT_KEY}`;
+  const out = redact(line);
+  assert.equal(out, `kubeadm join 10.3.60.100:6443 --token *** --discovery-token-ca-cert-hash ${HASH} --control-plane --certificate-key ***`);
+  assert.equal(redact(`--token=${TOKEN}`), '--token=***');
+  assert.equal(redact(`--token 'weird value'`), '--token ***');
+  assert.equal(redact(`[upload-certs] Using certificate key:\n${CERT_KEY}\n`), '[upload-certs] Using certificate key:\n***\n');
+  assert.equal(redact(`TOKEN     TTL\n${TOKEN}   23h`), 'TOKEN     TTL\n***   23h');
+  assert.equal(redact(`  token: ${TOKEN}\n  certificateKey: "${CERT_KEY}"`), '  token: ***\n  certificateKey: ***');
+  assert.equal(redact('password: hunter2'), 'password: ***');
+  assert.equal(redact('--password=hunter2 rest'), '--password=*** rest');
+  // Not secrets: a sha256 digest, short hex, ordinary words.
+  assert.equal(redact(`image@sha256:${'ab'.repeat(32)}`), `image@sha256:${'ab'.repeat(32)}`);
+  assert.equal(redact('etcd member 8e9e05c52164694d started'), 'etcd member 8e9e05c52164694d started');
+});
+
+test('values passed as secret() are redacted wherever they appear', () => {
+  const cmd = sh`echo ${secret('s3cr3t-value')}`;
+  const r = new Redactor(cmd.secrets);
+  assert.equal(r.redact('the value s3cr3t-value appears twice: s3cr3t-value'), 'the value *** appears twice: ***');
+});
+
+test('streaming: a secret split across chunks is still redacted', () => {
+  const text = `line one\nkubeadm join --token ${TOKEN} --certificate-key ${CERT_KEY}\nmy-secret-pw in output\n`;
+  const secrets = ['my-secret-pw'];
+  const expected = new Redactor(secrets).redact(text);
+  for (let size = 1; size <= 40; size++) {
+    const lr = new LineRedactor(new Redactor(secrets));
+    let out = '';
+    for (let i = 0; i < text.length; i += size) out += lr.push(text.slice(i, i + size));
+    out += lr.end();
+    assert.equal(out, expected, `chunk size ${size}`);
+    assert.ok(!out.includes(TOKEN) && !out.includes(CERT_KEY) && !out.includes('my-secret-pw'));
+  }
+});
+
+test('a very long line without newline is emitted early but never splits a secret', () => {
+  const secretValue = 'Z'.repeat(300);
+  const lr = new LineRedactor(new Redactor([secretValue]), 1000);
+  let out = '';
+  const text = `${'x '.repeat(2000)}${secretValue}${' y'.repeat(2000)}`;
+  for (let i = 0; i < text.length; i += 7) out += lr.push(text.slice(i, i + 7));
+  out += lr.end();
+  assert.ok(!out.includes('ZZZZZZZZZZ'));
+  assert.ok(out.includes('***'));
+});
+
+test('RunOutput: host-prefixed, redacted lines to every sink, per host and stream', () => {
+  const out = new RunOutput();
+  const lines: RunLine[] = [];
+  out.addSink((l) => lines.push(l));
+  const cmd = sh`kubeadm join --token ${secret(TOKEN)}`;
+  const m01 = out.forCommand('labs-k8s-m01', cmd);
+  const m02 = out.forCommand('labs-k8s-m02');
+  m01.onStdout('joining with abcdef.01234');
+  m02.onStdout('hello from m02\npartial');
+  m01.onStdout('56789abcdef\ndone\n');
+  m02.onStderr('warn\n');
+  m02.end();
+  m01.end();
+  out.message('run finished', undefined);
+  const text = lines.map((l) => formatRunLine(l, { markStderr: true }));
+  assert.deepEqual(text, [
+    '[labs-k8s-m02] hello from m02',
+    '[labs-k8s-m01] joining with ***',
+    '[labs-k8s-m01] done',
+    '[labs-k8s-m02] ! warn',
+    '[labs-k8s-m02] partial',
+    'run finished',
+  ]);
+});
