@@ -6,6 +6,7 @@ import { runCheckInventory } from './checkInventory';
 import { runImport } from './import';
 import { EXIT_USAGE, processIo, type CliIo } from './io';
 import { runLint } from './lint';
+import { runStatus } from './status';
 
 type Verb = { summary: string; run: (args: string[], io: CliIo) => Promise<number> };
 
@@ -13,6 +14,7 @@ const VERBS: Record<string, Verb> = {
   'check-inventory': { summary: 'check-inventory FILE            validate an inventory.yaml', run: runCheckInventory },
   'import-ansible': { summary: 'import-ansible FILE [--out F]   convert an Ansible/Kubespray inventory', run: runImport },
   lint: { summary: 'lint [--inventory F] [--format text|json|sarif] PATH...   check config files against the rules and the inventory', run: runLint },
+  status: { summary: 'status --inventory F [--kubeconfig F] [--context N] [--json]   live cluster state; exit 1 when degraded', run: runStatus },
 };
 
 function usage(io: CliIo): void {

@@ -1,0 +1,101 @@
+/**
+ * `kubeadm-workbench status --inventory FILE [--kubeconfig FILE] [--context NAME] [--json]`: the model
+ * the views show, read once (lists, no watches) — hosts and their nodes, control-plane pods, leases
+ * with ages, etcd members with leader, term, index and the quorum line. Exit 0 healthy, 1 degraded or
+ * the API unreachable, 2 usage. For cron and CI.
+ */
+import { parseInventory } from '../core/inventory/parse';
+import { ApiError } from '../core/live/errors';
+import { readObjects } from '../core/live/once';
+import { renderText } from '../core/live/render';
+import { buildLiveModel } from '../core/live/snapshot';
+import { verdict } from '../core/live/status';
+import { loadKubeAdapter } from '../adapters/kube/load';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
+
+const USAGE = 'usage: kubeadm-workbench status --inventory FILE [--kubeconfig FILE] [--context NAME] [--json] [--no-etcd]\n';
+
+export async function runStatus(args: string[], io: CliIo): Promise<number> {
+  const opts: { inventory?: string; kubeconfig?: string; context?: string; json: boolean; etcd: boolean } = { json: false, etcd: true };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const value = () => {
+      const v = args[++i];
+      if (!v) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    try {
+      if (a === '--inventory') opts.inventory = value();
+      else if (a === '--kubeconfig') opts.kubeconfig = value();
+      else if (a === '--context') opts.context = value();
+      else if (a === '--json') opts.json = true;
+      else if (a === '--no-etcd') opts.etcd = false;
+      else throw new Error(`unknown argument ${a}`);
+    } catch (e) {
+      io.stderr(`${(e as Error).message}\n${USAGE}`);
+      return EXIT_USAGE;
+    }
+  }
+  if (!opts.inventory) {
+    io.stderr(USAGE);
+    return EXIT_USAGE;
+  }
+  let text: string;
+  try {
+    text = await io.readFile(opts.inventory);
+  } catch (e) {
+    io.stderr(`cannot read ${opts.inventory}: ${(e as Error).message}\n`);
+    return EXIT_USAGE;
+  }
+  const { inventory } = parseInventory(text);
+  if (!inventory) {
+    io.stderr(`${opts.inventory}: not a valid inventory (run check-inventory)\n`);
+    return EXIT_USAGE;
+  }
+  const adapter = loadKubeAdapter();
+  let conn;
+  try {
+    conn = await adapter.connect({ kubeconfig: opts.kubeconfig ?? '', context: opts.context ?? '', inventory });
+  } catch (e) {
+    io.stderr(`kubeadm-workbench status: ${e instanceof ApiError ? e.describe() : (e as Error).message}\n`);
+    return EXIT_FAILED;
+  }
+  try {
+    const health = await conn.health();
+    let objects;
+    try {
+      objects = await readObjects(conn.transport);
+    } catch (e) {
+      const msg = e instanceof ApiError ? e.describe() : (e as Error).message;
+      if (opts.json) io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: { ok: health.ok, ms: Math.round(health.ms) }, error: msg, degraded: true }, null, 2) + '\n');
+      else io.stderr(`kubeadm-workbench status: API unreachable through ${conn.server}: ${msg}\n`);
+      return EXIT_FAILED;
+    }
+    let etcdError: string | undefined;
+    let etcd;
+    if (opts.etcd) {
+      try {
+        etcd = await conn.readEtcd();
+      } catch (e) {
+        etcdError = (e as Error).message;
+      }
+    }
+    const now = Date.now();
+    const model = buildLiveModel(objects, now, inventory, etcd);
+    const v = verdict(model);
+    if (etcdError) v.problems.push({ severity: 'warning', what: `etcd not read: ${etcdError}` });
+    if (!health.ok) {
+      v.problems.push({ severity: 'critical', what: `API /readyz through ${conn.server}: ${health.error?.describe() ?? health.detail ?? 'not ready'}` });
+      v.degraded = true;
+    }
+    if (opts.json) {
+      io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: { ok: health.ok, ms: Math.round(health.ms) }, degraded: v.degraded, summary: v.summary, problems: v.problems, model, etcdError }, null, 2) + '\n');
+    } else {
+      const header = `cluster ${inventory.cluster.name} · context ${conn.context} · ${conn.server} · readyz ${health.ok ? 'ok' : 'FAILING'} (${Math.round(health.ms)} ms)`;
+      io.stdout(renderText(model, v, header, etcdError));
+    }
+    return v.degraded ? EXIT_FAILED : EXIT_OK;
+  } finally {
+    conn.dispose();
+  }
+}

@@ -1,0 +1,67 @@
+/** Plain-text rendering of the live model for `kubeadm-workbench status` (and its tests). */
+import type { ComponentPod } from './controlPlane';
+import type { EtcdMember } from './etcd';
+import { formatAge, formatBytes } from './format';
+import type { LiveModel } from './snapshot';
+import type { Verdict } from './status';
+
+export function describeComponent(c: ComponentPod): string {
+  if (!c.present) return `${c.component} · missing`;
+  const parts = [c.component, c.phase, `ready ${c.readyContainers}/${c.totalContainers}`, `restarts ${c.restarts}`, formatAge(c.ageMs)];
+  if (c.reason && !c.ready) parts.push(c.reason);
+  if (c.mirror) parts.push(c.source === 'file' ? 'static (mirror)' : 'mirror');
+  if (c.mirrorStale) parts.push('mirror stale');
+  if (c.drift?.drift) parts.push('DRIFT');
+  return parts.join(' · ');
+}
+
+export function describeMember(m: EtcdMember): string {
+  const parts = [m.name, m.id];
+  if (m.isLeader) parts.push('leader');
+  if (m.isLearner) parts.push('learner');
+  if (m.reachable) {
+    parts.push(`term ${m.raftTerm ?? '?'}`, `index ${m.raftIndex ?? '?'} / applied ${m.raftAppliedIndex ?? '?'}`);
+    parts.push(`db ${formatBytes(m.dbSize)} (in use ${formatBytes(m.dbSizeInUse)}) / quota ${formatBytes(m.quota)}`);
+  }
+  if (m.alarms.length) parts.push(`alarms ${m.alarms.join(',')}`);
+  parts.push(m.healthy ? 'healthy' : `DOWN: ${m.problem}`);
+  return parts.join(' · ');
+}
+
+export function renderText(model: LiveModel, v: Verdict, header: string, etcdError?: string): string {
+  const out: string[] = [header, ''];
+  if (model.hosts.length) {
+    out.push('HOSTS');
+    for (const h of model.hosts) {
+      const node = h.node ? `node ${h.node} ${h.readiness}` : 'no node';
+      const etcd = h.etcdMember ? ` · etcd ${h.etcdMember.name}${h.etcdMember.isLeader ? ' (leader)' : ''}${h.etcdMember.healthy ? '' : ' DOWN'}` : '';
+      out.push(`  ${h.host.padEnd(12)} ${h.address.padEnd(15)} ${h.roles.join(',').padEnd(14)} ${node}${h.kubeletVersion ? ` ${h.kubeletVersion}` : ''} · ${h.pods.length} kube-system pods${etcd}`);
+      if (h.leases.length) out.push(`  ${''.padEnd(12)} leases: ${h.leases.join(', ')}`);
+    }
+    out.push('');
+  }
+  out.push('CONTROL PLANE');
+  for (const n of model.controlPlane.nodes) {
+    out.push(`  ${n.name}${n.host && n.host !== n.name ? ` (${n.host})` : ''} · ${n.readiness}${n.readyReason && n.readiness !== 'Ready' ? ` (${n.readyReason})` : ''}${n.taints.length ? ` · taints ${n.taints.join(', ')}` : ''}`);
+    for (const c of n.components) out.push(`    ${c.podName || c.component}: ${describeComponent(c)}`);
+  }
+  if (model.controlPlane.addons.length) {
+    out.push('  add-ons:');
+    for (const a of model.controlPlane.addons) out.push(`    ${a.name} (${a.kind} ${a.namespace}) · ready ${a.ready}/${a.desired}${a.healthy ? '' : ' · NOT READY'}`);
+  }
+  out.push('', 'LEASES');
+  for (const l of model.leases.nodes) {
+    const nr = l.notReadyInMs === undefined ? '' : l.notReadyInMs > 0 ? ` · NotReady in ${formatAge(l.notReadyInMs)} without renew` : ' · past the node-monitor grace period';
+    out.push(`  node ${l.node.padEnd(20)} renewed ${formatAge(l.sinceRenewMs)} ago / ${l.durationSeconds}s · ${l.health}${l.health === 'healthy' ? '' : nr}`);
+  }
+  for (const l of model.leases.leaders) out.push(`  leader ${l.name} · ${l.inventoryHost ?? l.holderHost ?? '?'} (${l.holderIdentity ?? 'no holder'}) · transitions ${l.transitions} · renewed ${formatAge(l.sinceRenewMs)} ago · ${l.health}`);
+  for (const l of model.leases.apiservers) out.push(`  apiserver ${l.name} · ${l.inventoryHost ?? l.hostname ?? '?'} · renewed ${formatAge(l.sinceRenewMs)} ago · ${l.health}`);
+  out.push('', `ETCD${model.etcd ? ` (via ${model.etcd.via})` : ''}`);
+  if (model.etcd) {
+    for (const m of model.etcd.members) out.push(`  ${describeMember(m)}`);
+    out.push(`  ${model.etcd.quorumLine}`);
+  } else out.push(`  not read${etcdError ? `: ${etcdError}` : ''}`);
+  out.push('', `VERDICT: ${v.summary}`);
+  for (const p of v.problems) out.push(`  ${p.severity === 'critical' ? '✗' : '!'} ${p.what}`);
+  return out.join('\n') + '\n';
+}
