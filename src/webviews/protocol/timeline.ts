@@ -1,0 +1,20 @@
+/**
+ * Messages of the `kubectl run` timeline webview, shared by the extension (src/webviews/timelinePanel.ts)
+ * and the browser bundle (src/webview-ui/timeline/main.ts). Types and validation only.
+ */
+import type { Timeline } from '../../core/timeline/model';
+
+export type HostToWebview =
+  | { type: 'timeline'; timeline: Timeline; live: boolean }
+  | { type: 'status'; text: string; error?: boolean };
+
+export type WebviewToHost = { type: 'ready' } | { type: 'export'; format: 'json' | 'svg' } | { type: 'stop' };
+
+/** The extension trusts nothing from the webview. */
+export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const m = raw as Record<string, unknown>;
+  if (m.type === 'ready' || m.type === 'stop') return { type: m.type };
+  if (m.type === 'export' && (m.format === 'json' || m.format === 'svg')) return { type: 'export', format: m.format };
+  return undefined;
+}

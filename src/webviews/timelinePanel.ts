@@ -1,0 +1,89 @@
+/**
+ * The `kubectl run` timeline panel: shows a Timeline fed live by a watch, and exports it as JSON
+ * or SVG. The feed (what observes the pod) is passed in, so the panel knows nothing of the API.
+ */
+import * as vscode from 'vscode';
+import type { Timeline } from '../core/timeline/model';
+import { timelineToSvg } from '../core/timeline/svg';
+import { parseWebviewMessage, type HostToWebview } from './protocol/timeline';
+import { makeNonce, timelineHtml } from './timelineHtml';
+
+export interface TimelineFeed {
+  /** Starts observing; calls `update` on every change until the returned disposable is disposed. */
+  start(update: (timeline: Timeline) => void, fail: (message: string) => void): vscode.Disposable;
+}
+
+export class TimelinePanel implements vscode.Disposable {
+  static readonly viewType = 'kubeadm.timeline';
+  private readonly panel: vscode.WebviewPanel;
+  private readonly disposables: vscode.Disposable[] = [];
+  private feed: vscode.Disposable | undefined;
+  private latest: Timeline | undefined;
+  private ready = false;
+
+  constructor(extensionUri: vscode.Uri, title: string, source: TimelineFeed) {
+    this.panel = vscode.window.createWebviewPanel(TimelinePanel.viewType, title, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')],
+      retainContextWhenHidden: false,
+    });
+    const webview = this.panel.webview;
+    webview.html = timelineHtml({
+      cspSource: webview.cspSource,
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'timeline.js')).toString(),
+      nonce: makeNonce(),
+      title,
+    });
+    this.disposables.push(
+      this.panel.onDidDispose(() => this.dispose()),
+      webview.onDidReceiveMessage((raw) => this.onMessage(raw)),
+    );
+    this.feed = source.start(
+      (timeline) => {
+        this.latest = timeline;
+        this.post({ type: 'timeline', timeline, live: true });
+      },
+      (message) => this.post({ type: 'status', text: message, error: true }),
+    );
+  }
+
+  private post(message: HostToWebview): void {
+    if (this.ready) void this.panel.webview.postMessage(message);
+  }
+
+  private async onMessage(raw: unknown): Promise<void> {
+    const msg = parseWebviewMessage(raw);
+    if (!msg) return;
+    if (msg.type === 'ready') {
+      this.ready = true;
+      if (this.latest) this.post({ type: 'timeline', timeline: this.latest, live: Boolean(this.feed) });
+      else this.post({ type: 'status', text: 'Waiting for the pod…' });
+    } else if (msg.type === 'stop') {
+      this.feed?.dispose();
+      this.feed = undefined;
+      if (this.latest) this.post({ type: 'timeline', timeline: this.latest, live: false });
+      this.post({ type: 'status', text: 'Stopped watching.' });
+    } else if (msg.type === 'export') {
+      await this.export(msg.format);
+    }
+  }
+
+  private async export(format: 'json' | 'svg'): Promise<void> {
+    if (!this.latest) return;
+    const name = `${this.latest.pod.name}-timeline.${format}`;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const target = await vscode.window.showSaveDialog({ ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}), filters: format === 'json' ? { JSON: ['json'] } : { SVG: ['svg'] } });
+    if (!target) return;
+    const text = format === 'json' ? JSON.stringify(this.latest, null, 2) + '\n' : timelineToSvg(this.latest, { colors: 'export' }) + '\n';
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
+    this.post({ type: 'status', text: `Saved ${vscode.workspace.asRelativePath(target)}` });
+  }
+
+  dispose(): void {
+    this.feed?.dispose();
+    this.feed = undefined;
+    vscode.Disposable.from(...this.disposables).dispose();
+    this.disposables.length = 0;
+    this.panel.dispose();
+  }
+}
