@@ -45,7 +45,8 @@ fi
 [ -d "$FOLDER" ] || kw_die "folder to open does not exist: $FOLDER"
 
 # ---- build and package the extension, then install the .vsix into this code-server's own extensions dir
-STATE="${XDG_STATE_HOME:-$HOME/.local/state}/kubeadm-workbench/code-server$([ "$LAB" = 1 ] && echo -lab)"
+STATE="${XDG_STATE_HOME:-$HOME/.local/state}/kubeadm-workbench/code-server"
+[ "$LAB" = 0 ] || STATE="$STATE-lab"   # the lab gets a profile of its own (its settings point at the lab)
 mkdir -p "$STATE/user-data/User" "$STATE/extensions"
 [ -f "$STATE/user-data/User/settings.json" ] || cat > "$STATE/user-data/User/settings.json" <<'JSON'
 {
