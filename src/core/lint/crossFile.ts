@@ -8,16 +8,17 @@
  * fact (kubeadm first). Facts a file-specific rule already compares with the inventory are skipped here
  * so one mistake gives one finding.
  *
- * Hook for the HAProxy and Keepalived parsers: call
- *   registerFactExtractor('haproxy', (file) => ({ vip, port, controlPlanes }))
- *   registerFactExtractor('keepalived', (file) => ({ vip }))
- * from their linter modules (or add them to FACT_EXTRACTORS below); nothing else needs to change.
+ * HAProxy and Keepalived facts come from their parsers (../haproxy/parse, ../keepalived/parse); their
+ * linters compare with the inventory themselves and call `crossFileFindingsFor('haproxy' | 'keepalived', ...)`
+ * for the comparison with the other files. Another kind plugs in with `registerFactExtractor(kind, fn)`.
  */
 import { isSeq, type Node } from 'yaml';
 import { LineIndex, type Finding, type Range } from '../findings';
 import { splitEndpoint, type Inventory } from '../inventory/types';
 import { flannelNetwork, isFlannelManifest } from '../kubeadm/cni';
 import { nodeAt, parseKubeadmFile, scalarString } from '../kubeadm/parse';
+import { parseHaproxy } from '../haproxy/parse';
+import { parseKeepalived, walk } from '../keepalived/parse';
 import type { FileKind, LintContext, RuleInfo, SourceFile } from './types';
 
 export interface Fact<T> {
@@ -83,9 +84,57 @@ function flannelFacts(file: SourceFile): ClusterFacts | undefined {
   return { podSubnet: { value: n.network, range: lines.range(n.start, n.end) } };
 }
 
+/** HAProxy: the bind of the first frontend/listen with an explicit address, and the servers of its backend. */
+function haproxyFacts(file: SourceFile): ClusterFacts | undefined {
+  const cfg = parseHaproxy(file.text);
+  if (cfg.binary) return undefined;
+  const lineRange = (line: number, start: number, end: number): Range => ({ start: { line, character: start }, end: { line, character: end } });
+  const facts: ClusterFacts = {};
+  for (const sec of cfg.sections) {
+    if (sec.type !== 'frontend' && sec.type !== 'listen') continue;
+    for (const l of sec.lines) {
+      if (l.tokens[0]?.text !== 'bind' || !l.tokens[1]) continue;
+      const m = /^\[?([^\]]*?)\]?:(\d+)$/.exec(l.tokens[1].text);
+      if (!m || !m[1] || m[1] === '*' || m[1] === '0.0.0.0' || m[1] === '::') continue;
+      const r = lineRange(sec.startLine + l.rel, l.tokens[1].start, l.tokens[1].end);
+      facts.vip = { value: m[1], range: r };
+      facts.port = { value: Number(m[2]), range: r };
+      const backendName = sec.type === 'listen' ? sec.name : sec.lines.find((x) => x.tokens[0]?.text === 'default_backend')?.tokens[1]?.text;
+      const backend = cfg.sections.find((b) => (b.type === 'backend' || b.type === 'listen') && b.name === backendName);
+      if (backend) {
+        const servers = backend.lines.filter((x) => x.tokens[0]?.text === 'server' && x.tokens[2]);
+        if (servers.length) {
+          facts.controlPlanes = {
+            value: servers.map((x) => x.tokens[2]!.text.replace(/:\d+$/, '')),
+            range: lineRange(backend.startLine, 0, backend.lines[0]?.length ?? 0),
+          };
+          facts.controlPlanesMode = 'exact';
+        }
+      }
+      return facts;
+    }
+  }
+  return undefined;
+}
+
+/** Keepalived: the first virtual_ipaddress entry. */
+function keepalivedFacts(file: SourceFile): ClusterFacts | undefined {
+  const cfg = parseKeepalived(file.text, file.path);
+  if (cfg.binary) return undefined;
+  for (const n of walk(cfg.nodes)) {
+    if (n.keyword.text !== 'virtual_ipaddress' || !n.children?.length) continue;
+    const tok = n.children[0]!.keyword;
+    if (n.children[0]!.file) continue;
+    return { vip: { value: tok.text.replace(/\/\d+$/, ''), range: { start: { line: tok.line, character: tok.start }, end: { line: tok.line, character: tok.end } } } };
+  }
+  return undefined;
+}
+
 export const FACT_EXTRACTORS: Partial<Record<FileKind, FactExtractor>> = {
   kubeadm: kubeadmFacts,
   'cni-manifest': flannelFacts,
+  haproxy: haproxyFacts,
+  keepalived: keepalivedFacts,
 };
 
 export function registerFactExtractor(kind: FileKind, extractor: FactExtractor): void {
@@ -111,6 +160,8 @@ interface Reference<T> {
 /** Which facts of a kind a file-specific rule already checks against the inventory. */
 const COVERED_WITH_INVENTORY: Partial<Record<FileKind, Array<keyof ClusterFacts>>> = {
   kubeadm: ['vip', 'port', 'controlPlanes'],
+  haproxy: ['vip', 'port', 'controlPlanes'],
+  keepalived: ['vip'],
 };
 
 function inventoryReference(inv: Inventory, path: string | undefined): Partial<Record<'vip' | 'port' | 'controlPlanes' | 'podSubnet', Reference<unknown>>> {

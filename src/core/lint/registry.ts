@@ -4,9 +4,13 @@
  */
 import type { Finding } from '../findings';
 import { inventoryLinter } from './inventoryLinter';
+import { kubeadmLinter } from '../kubeadm/linter';
+import { cniManifestLinter } from '../kubeadm/cniLinter';
+import { containerdLinter } from '../containerd/linter';
+import { sysctlLinter, modulesLinter } from '../sysctl/linter';
 import type { FileKind, FileLinter, LintContext, RuleInfo, SourceFile } from './types';
 
-export const LINTERS: FileLinter[] = [inventoryLinter];
+export const LINTERS: FileLinter[] = [inventoryLinter, cniManifestLinter, kubeadmLinter, containerdLinter, sysctlLinter, modulesLinter];
 
 export function detectKind(path: string, text: string): FileKind | undefined {
   return LINTERS.find((l) => l.detect(path, text))?.kind;

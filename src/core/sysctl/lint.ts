@@ -1,0 +1,241 @@
+/**
+ * /etc/sysctl.d/*.conf and /etc/modules-load.d/*.conf for kubeadm nodes and balancers.
+ *
+ * Which hosts a file is for (the workspace convention, first match wins):
+ *  1. a header comment `# kubeadm-workbench: roles=loadbalancer` (roles from the inventory: loadbalancer,
+ *     control-plane, worker) or `# kubeadm-workbench: hosts=labs-k8s-balancer,...`;
+ *  2. a directory named after an inventory host anywhere in the path (`hosts/labs-k8s-balancer/etc/sysctl.d/...`);
+ *  3. a file name with `balancer`, `haproxy`, `keepalived` or `lb` as a word → the load balancers;
+ *  4. otherwise: every Kubernetes node (control-plane and worker).
+ * Required settings are looked for in every sysctl (modules) file of the workspace for the same hosts,
+ * so splitting them over several files is fine; a missing one is reported in the first such file.
+ */
+import { LineIndex, type Finding, type Fix, type Range } from '../findings';
+import type { Inventory, Role } from '../inventory/types';
+import type { LintContext, RuleInfo, SourceFile } from '../lint/types';
+import { didYouMean } from '../kubeadm/schema';
+
+const CRI = 'https://kubernetes.io/docs/setup/production-environment/container-runtimes/#prerequisite-ipv4-forwarding-optional';
+const SYSCTL_D = 'https://www.freedesktop.org/software/systemd/man/latest/sysctl.d.html';
+const MODULES_D = 'https://www.freedesktop.org/software/systemd/man/latest/modules-load.d.html';
+const NONLOCAL = 'https://docs.kernel.org/networking/ip-sysctl.html';
+
+export const SYSCTL_RULES: RuleInfo[] = [
+  { id: 'sysctl/syntax', severity: 'error', title: 'Each line is `key = value`, a comment or blank.', why: 'systemd-sysctl skips a malformed line, so the setting silently never applies.', docs: SYSCTL_D },
+  { id: 'sysctl/required', severity: 'error', title: 'Kubernetes nodes set net.bridge.bridge-nf-call-iptables, -ip6tables and net.ipv4.ip_forward to 1.', why: 'Without them bridged pod traffic bypasses iptables (Service DNAT by kube-proxy fails) and nodes drop packets for pods on other nodes.', docs: CRI, fixable: true },
+  { id: 'sysctl/nonlocal-bind', severity: 'error', title: 'Load balancers set net.ipv4.ip_nonlocal_bind = 1.', why: 'HAProxy binds the VIP before Keepalived has put it on the interface (at boot, on the BACKUP); without non-local bind it fails with "Cannot bind" and crash-loops.', docs: NONLOCAL, fixable: true },
+  { id: 'sysctl/duplicate', severity: 'warning', title: 'A key is set once per file.', why: 'The last assignment wins, so an earlier line is dead and misleading.', docs: SYSCTL_D },
+  { id: 'sysctl/unknown-key', severity: 'warning', title: 'Keys are not misspellings of the required ones.', why: 'A misspelt key is skipped with only a log line; the intended setting never applies.', docs: SYSCTL_D, fixable: true },
+  { id: 'modules/syntax', severity: 'error', title: 'Each line is one module name, a comment or blank.', why: 'modules-load.d takes bare module names; parameters belong in /etc/modprobe.d, and a bad line loads nothing.', docs: MODULES_D },
+  { id: 'modules/required', severity: 'error', title: 'Kubernetes nodes load overlay and br_netfilter at boot.', why: 'containerd\'s overlayfs snapshotter needs overlay, and the bridge-nf-call sysctls exist only once br_netfilter is loaded.', docs: CRI, fixable: true },
+  { id: 'modules/unknown', severity: 'warning', title: 'Module names are not misspellings of the required ones.', why: 'A misspelt module fails to load at boot and the one intended is missing.', docs: MODULES_D, fixable: true },
+  { id: 'sysctl/too-large', severity: 'warning', title: 'The file is small enough to check.', why: 'sysctl and modules files are a few lines; a huge or binary file is not one.' },
+];
+
+const BY_ID = new Map(SYSCTL_RULES.map((r) => [r.id, r]));
+
+export const NODE_SYSCTLS: Record<string, string> = {
+  'net.bridge.bridge-nf-call-iptables': '1',
+  'net.bridge.bridge-nf-call-ip6tables': '1',
+  'net.ipv4.ip_forward': '1',
+};
+export const BALANCER_SYSCTLS: Record<string, string> = { 'net.ipv4.ip_nonlocal_bind': '1' };
+export const NODE_MODULES = ['overlay', 'br_netfilter'];
+const KNOWN_KEYS = [...Object.keys(NODE_SYSCTLS), ...Object.keys(BALANCER_SYSCTLS), 'net.ipv4.conf.all.forwarding', 'net.ipv6.conf.all.forwarding', 'vm.swappiness', 'fs.inotify.max_user_watches', 'fs.inotify.max_user_instances', 'net.ipv4.conf.all.rp_filter', 'net.ipv4.ip_nonlocal_bind', 'net.ipv6.ip_nonlocal_bind'];
+
+export function isSysctlFile(path: string): boolean {
+  const p = path.replace(/\\/g, '/');
+  return /(^|\/)sysctl\.d\/[^/]+\.conf$/.test(p) || /(^|\/)sysctl\.conf$/.test(p);
+}
+
+export function isModulesFile(path: string): boolean {
+  const p = path.replace(/\\/g, '/');
+  return /(^|\/)modules-load\.d\/[^/]+\.conf$/.test(p) || /(^|\/)etc\/modules$/.test(p);
+}
+
+/** `sysctl` keys use `.` or `/` as separators; normalise to dots. */
+function normKey(key: string): string {
+  return key.replace(/\//g, '.');
+}
+
+export interface Targets {
+  roles: Set<Role>;
+  /** How the targets were decided, for messages. */
+  by: string;
+}
+
+/** Which roles a file applies to (see the convention at the top of this file). */
+export function fileTargets(path: string, text: string, inv: Inventory | undefined): Targets {
+  const head = text.split('\n', 20);
+  for (const line of head) {
+    const m = /^\s*[#;]\s*kubeadm-workbench:\s*(.*)$/.exec(line);
+    if (!m) continue;
+    const roles = /roles\s*=\s*([\w,\s-]+)/.exec(m[1]!)?.[1];
+    if (roles) return { roles: new Set(roles.split(/[\s,]+/).filter(Boolean) as Role[]), by: 'its kubeadm-workbench header' };
+    const hosts = /hosts\s*=\s*([\w.,\s-]+)/.exec(m[1]!)?.[1];
+    if (hosts && inv) {
+      const names = hosts.split(/[\s,]+/).filter(Boolean);
+      return { roles: new Set(inv.hosts.filter((h) => names.includes(h.name)).flatMap((h) => h.roles)), by: 'its kubeadm-workbench header' };
+    }
+  }
+  const segments = path.replace(/\\/g, '/').split('/');
+  const host = inv?.hosts.find((h) => segments.slice(0, -1).includes(h.name));
+  if (host) return { roles: new Set(host.roles), by: `its directory ${host.name}` };
+  const base = segments[segments.length - 1]!;
+  if (/(^|[^a-z])(load-?balancer|balancer|haproxy|keepalived|lb)([^a-z]|$)/i.test(base)) return { roles: new Set(['loadbalancer']), by: 'its file name' };
+  return { roles: new Set(['control-plane', 'worker']), by: 'default (every Kubernetes node)' };
+}
+
+function isNode(t: Targets): boolean {
+  return t.roles.has('control-plane') || t.roles.has('worker');
+}
+
+function overlaps(a: Targets, b: Targets): boolean {
+  return [...a.roles].some((r) => b.roles.has(r));
+}
+
+interface Entry {
+  key: string;
+  value: string;
+  line: number;
+  keyStart: number;
+  keyEnd: number;
+  valueStart: number;
+  valueEnd: number;
+}
+
+export function parseSysctl(text: string): { entries: Entry[]; errors: Array<{ line: number; message: string; length: number }> } {
+  const entries: Entry[] = [];
+  const errors: Array<{ line: number; message: string; length: number }> = [];
+  const rows = text.split('\n');
+  rows.forEach((raw, i) => {
+    const line = raw.replace(/\r$/, '');
+    const t = line.trim();
+    if (!t || t.startsWith('#') || t.startsWith(';')) return;
+    const eq = line.indexOf('=');
+    if (eq < 0) {
+      errors.push({ line: i, message: `"${t.slice(0, 60)}" has no "=": sysctl lines are key = value.`, length: line.length });
+      return;
+    }
+    const rawKey = line.slice(0, eq);
+    const keyText = rawKey.trim().replace(/^-/, '');
+    const keyStart = rawKey.indexOf(rawKey.trim());
+    if (!/^[A-Za-z0-9_*?[\]][A-Za-z0-9_.*?[\]/-]*$/.test(keyText)) {
+      errors.push({ line: i, message: keyText ? `"${keyText.slice(0, 60)}" is not a sysctl key (letters, digits, _ - . / and globs).` : 'The line has no key before "=".', length: line.length });
+      return;
+    }
+    const rawValue = line.slice(eq + 1);
+    const value = rawValue.trim();
+    const valueStart = eq + 1 + (rawValue.length - rawValue.trimStart().length);
+    entries.push({ key: normKey(keyText), value, line: i, keyStart, keyEnd: keyStart + rawKey.trim().length, valueStart, valueEnd: valueStart + value.length });
+  });
+  return { entries, errors };
+}
+
+export function parseModules(text: string): { modules: Array<{ name: string; line: number; start: number; end: number }>; errors: Array<{ line: number; message: string; length: number }> } {
+  const modules: Array<{ name: string; line: number; start: number; end: number }> = [];
+  const errors: Array<{ line: number; message: string; length: number }> = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.replace(/\r$/, '');
+    const t = line.trim();
+    if (!t || t.startsWith('#') || t.startsWith(';')) return;
+    if (/\s/.test(t)) errors.push({ line: i, message: `"${t.slice(0, 60)}" is not one module name; module parameters belong in /etc/modprobe.d.`, length: line.length });
+    else if (!/^[A-Za-z0-9_-]+$/.test(t)) errors.push({ line: i, message: `"${t.slice(0, 60)}" is not a module name.`, length: line.length });
+    else {
+      const start = line.indexOf(t);
+      modules.push({ name: t.replace(/-/g, '_'), line: i, start, end: start + t.length });
+    }
+  });
+  return { modules, errors };
+}
+
+function mk(rule: string, message: string, range: Range, fixes?: Fix[]): Finding {
+  const info = BY_ID.get(rule)!;
+  return { rule, severity: info.severity, message, why: info.why, ...(info.docs ? { docs: info.docs } : {}), range, ...(fixes?.length ? { fixes } : {}) };
+}
+
+function lineRange(line: number, start: number, end: number): Range {
+  return { start: { line, character: start }, end: { line, character: Math.max(end, start + 1) } };
+}
+
+function guard(file: SourceFile): Finding[] | undefined {
+  if (file.text.length > 1_000_000 || file.text.slice(0, 8192).includes('\u0000')) {
+    return [mk('sysctl/too-large', file.text.length > 1_000_000 ? `The file has ${file.text.length} characters; it is not checked.` : 'The file contains NUL bytes: it is binary.', lineRange(0, 0, 0))];
+  }
+  return undefined;
+}
+
+function appendFix(file: SourceFile, title: string, lines: string[]): Fix {
+  const idx = new LineIndex(file.text);
+  const end = idx.position(file.text.length);
+  const sep = file.text === '' || file.text.endsWith('\n') ? '' : '\n';
+  return { title, edits: [{ range: { start: end, end }, newText: sep + lines.map((l) => `${l}\n`).join('') }] };
+}
+
+/** Sibling files of the same type whose targets overlap, sorted by path, this file included. */
+function peers(file: SourceFile, context: LintContext, isType: (p: string) => boolean, targets: Targets): SourceFile[] {
+  const all = [file, ...(context.siblings ?? []).filter((s) => s.path !== file.path && isType(s.path) && s.text.length <= 1_000_000)];
+  return all.filter((f) => f === file || overlaps(fileTargets(f.path, f.text, context.inventory), targets)).sort((a, b) => a.path.localeCompare(b.path));
+}
+
+export function lintSysctl(file: SourceFile, context: LintContext = {}): Finding[] {
+  const guarded = guard(file);
+  if (guarded) return guarded;
+  const out: Finding[] = [];
+  const { entries, errors } = parseSysctl(file.text);
+  for (const e of errors) out.push(mk('sysctl/syntax', e.message, lineRange(e.line, 0, e.length)));
+  const seen = new Map<string, Entry>();
+  for (const e of entries) {
+    const prev = seen.get(e.key);
+    if (prev) out.push(mk('sysctl/duplicate', `${e.key} is already set on line ${prev.line + 1}; this line overrides it.`, lineRange(e.line, e.keyStart, e.keyEnd)));
+    seen.set(e.key, e);
+    if (!KNOWN_KEYS.includes(e.key) && !e.key.includes('*')) {
+      const hint = didYouMean(e.key, KNOWN_KEYS);
+      if (hint) out.push(mk('sysctl/unknown-key', `${e.key} is not a kernel setting — did you mean ${hint}?`, lineRange(e.line, e.keyStart, e.keyEnd), [{ title: `Rename to ${hint}`, edits: [{ range: lineRange(e.line, e.keyStart, e.keyEnd), newText: hint }] }]));
+    }
+  }
+  const targets = fileTargets(file.path, file.text, context.inventory);
+  const required: Array<[string, string, string]> = [];
+  if (isNode(targets)) for (const [k, v] of Object.entries(NODE_SYSCTLS)) required.push([k, v, 'sysctl/required']);
+  if (targets.roles.has('loadbalancer')) for (const [k, v] of Object.entries(BALANCER_SYSCTLS)) required.push([k, v, 'sysctl/nonlocal-bind']);
+  // Wrong values in this file.
+  for (const [key, want, rule] of required) {
+    const e = entries.filter((x) => x.key === key).pop();
+    if (e && e.value !== want) {
+      out.push(mk(rule, `${key} = ${e.value}; it must be ${want} on ${[...targets.roles].join('/')} hosts.`, lineRange(e.line, e.valueStart, e.valueEnd), [{ title: `Set ${key} = ${want}`, edits: [{ range: lineRange(e.line, e.valueStart, e.valueEnd), newText: want }] }]));
+    }
+  }
+  // Missing everywhere (reported in the first file for these hosts).
+  const group = peers(file, context, isSysctlFile, targets);
+  if (group[0] === file) {
+    const set = new Set(group.flatMap((f) => (f === file ? entries : parseSysctl(f.text).entries)).map((e) => e.key));
+    const missing = required.filter(([k]) => !set.has(k));
+    for (const rule of new Set(missing.map((m) => m[2]))) {
+      const keys = missing.filter((m) => m[2] === rule);
+      out.push(mk(rule, `${keys.map((k) => k[0]).join(', ')} ${keys.length > 1 ? 'are' : 'is'} not set for ${[...targets.roles].join('/')} hosts (targets decided by ${targets.by}).`, lineRange(0, 0, 0),
+        [appendFix(file, `Add ${keys.map((k) => `${k[0]} = ${k[1]}`).join(', ')}`, keys.map((k) => `${k[0]} = ${k[1]}`))]));
+    }
+  }
+  return out;
+}
+
+export function lintModules(file: SourceFile, context: LintContext = {}): Finding[] {
+  const guarded = guard(file);
+  if (guarded) return guarded;
+  const out: Finding[] = [];
+  const { modules, errors } = parseModules(file.text);
+  for (const e of errors) out.push(mk('modules/syntax', e.message, lineRange(e.line, 0, e.length)));
+  for (const m of modules) {
+    if (NODE_MODULES.includes(m.name)) continue;
+    const hint = didYouMean(m.name, NODE_MODULES);
+    if (hint) out.push(mk('modules/unknown', `${m.name} — did you mean ${hint}?`, lineRange(m.line, m.start, m.end), [{ title: `Rename to ${hint}`, edits: [{ range: lineRange(m.line, m.start, m.end), newText: hint }] }]));
+  }
+  const targets = fileTargets(file.path, file.text, context.inventory);
+  if (!isNode(targets)) return out;
+  const group = peers(file, context, isModulesFile, targets);
+  if (group[0] !== file) return out;
+  const loaded = new Set(group.flatMap((f) => (f === file ? modules : parseModules(f.text).modules)).map((m) => m.name));
+  const missing = NODE_MODULES.filter((m) => !loaded.has(m));
+  if (missing.length) out.push(mk('modules/required', `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not loaded at boot on Kubernetes nodes (targets decided by ${targets.by}).`, lineRange(0, 0, 0), [appendFix(file, `Add ${missing.join(', ')}`, missing)]));
+  return out;
+}
