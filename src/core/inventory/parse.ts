@@ -86,7 +86,7 @@ class Checker {
       this.report('inventory/type', 'error', '`cluster` must be a mapping.', node);
       return undefined;
     }
-    this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages'], 'cluster');
+    this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages', 'cniManifest', 'ignorePreflightErrors'], 'cluster');
     const name = this.requiredString(node, 'name', 'cluster');
     const kubernetesVersion = this.requiredString(node, 'kubernetesVersion', 'cluster');
     const controlPlaneEndpoint = this.requiredString(node, 'controlPlaneEndpoint', 'cluster');
@@ -111,6 +111,8 @@ class Checker {
     if (node.has('cni') && !(CNIS as readonly string[]).includes(cni)) {
       this.report('inventory/cni', 'error', `cni must be one of ${CNIS.join(', ')}.`, node.get('cni', true) as Node);
     }
+    const cniManifest = this.optionalString(node, 'cniManifest', 'cluster');
+    const ignorePreflightErrors = this.stringList(node.get('ignorePreflightErrors', true) as Node | undefined, 'cluster.ignorePreflightErrors');
     const registryMirrors = this.mirrors(node.get('registryMirrors', true) as Node | undefined);
     const packages = this.stringMap(node.get('packages', true) as Node | undefined, 'cluster.packages', ['kubernetesApt', 'kubernetesAptKey', 'debianApt', 'debianAptKey']);
     if (name === undefined || kubernetesVersion === undefined || controlPlaneEndpoint === undefined) return undefined;
@@ -124,6 +126,8 @@ class Checker {
       ...(imageRepository !== undefined ? { imageRepository } : {}),
       ...(registryMirrors ? { registryMirrors } : {}),
       ...(packages ? { packages } : {}),
+      ...(cniManifest !== undefined ? { cniManifest } : {}),
+      ...(ignorePreflightErrors ? { ignorePreflightErrors } : {}),
     };
   }
 
@@ -244,6 +248,15 @@ class Checker {
       out[key] = list.filter(isScalar).map((s) => String(s.value));
     }
     return out;
+  }
+
+  private stringList(node: Node | undefined, path: string): string[] | undefined {
+    if (!node) return undefined;
+    if (!isSeq(node) || !node.items.every((i) => isScalar(i))) {
+      this.report('inventory/type', 'error', `${path} must be a list of strings.`, node);
+      return undefined;
+    }
+    return node.items.map((i) => String((i as { value: unknown }).value));
   }
 
   private stringMap(node: Node | undefined, path: string, known?: string[]): Record<string, string> | undefined {

@@ -38,6 +38,8 @@ export function serializeInventory(inv: Inventory, header?: string): string {
       for (const [k, v] of entries) out.push(`    ${k}: ${scalar(v)}`);
     }
   }
+  if (c.cniManifest !== undefined) out.push(`  cniManifest: ${scalar(c.cniManifest)}`);
+  if (c.ignorePreflightErrors) out.push(`  ignorePreflightErrors: [${c.ignorePreflightErrors.map((e) => scalar(e, true)).join(', ')}]`);
 
   const ssh = sshPairs(inv.ssh);
   if (ssh.length) {

@@ -60,6 +60,10 @@ export interface ClusterSpec {
   /** Registry host → mirror endpoints, written into containerd's hosts configuration. */
   registryMirrors?: Record<string, string[]>;
   packages?: PackageSource;
+  /** The CNI manifest to apply after init: a workspace-relative path or an https URL. */
+  cniManifest?: string;
+  /** kubeadm preflight checks to ignore on every init/join, e.g. SystemVerification on cgroup v1 hosts. */
+  ignorePreflightErrors?: string[];
 }
 
 export interface Inventory {

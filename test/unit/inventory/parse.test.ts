@@ -93,3 +93,15 @@ test('hostile input: binary, empty, alias bomb and deep nesting yield findings, 
     assert.ok(Date.now() - started < 2000);
   }
 });
+
+test('cluster.cniManifest and ignorePreflightErrors parse and survive a round trip through the serializer', async () => {
+  const { serializeInventory } = await import('../../../src/core/inventory/serialize');
+  const text = example.replace('  cni: flannel', '  cni: flannel\n  cniManifest: manifests/kube-flannel.yml\n  ignorePreflightErrors: [SystemVerification, Swap]');
+  const first = parseInventory(text);
+  assert.deepEqual(first.findings, []);
+  assert.equal(first.inventory!.cluster.cniManifest, 'manifests/kube-flannel.yml');
+  assert.deepEqual(first.inventory!.cluster.ignorePreflightErrors, ['SystemVerification', 'Swap']);
+  const again = parseInventory(serializeInventory(first.inventory!));
+  assert.deepEqual(again.findings, []);
+  assert.deepEqual(again.inventory, first.inventory);
+});
