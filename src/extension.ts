@@ -12,6 +12,7 @@ import { ControlPlaneView } from './views/controlPlaneView';
 import { EtcdMembersView } from './views/etcdMembersView';
 import { InventoryView } from './views/inventoryView';
 import { LeasesView } from './views/leasesView';
+import { DiagnosticsPanel } from './webviews/diagnosticsPanel';
 
 /** Returned from activate() for tests and for other extensions. */
 export interface KubeadmWorkbenchApi {
@@ -19,6 +20,8 @@ export interface KubeadmWorkbenchApi {
   inventory: InventoryWorkspace;
   /** Config-file diagnostics (the lint worker starts on the first config file, not here). */
   configDiagnostics: ConfigDiagnostics;
+  /** The open Diagnostics webview, if any (for tests). */
+  diagnosticsPanel: () => DiagnosticsPanel | undefined;
 }
 
 export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi {
@@ -35,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     new EtcdMembersView(),
     ...registerCommands({ extension: context, inventory, configDiagnostics }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance };
 }
 
 export function deactivate(): void {

@@ -81,6 +81,11 @@ export class DiagnosticsPanel implements vscode.Disposable {
     if (this.scope === 'workspace') void config.lintWorkspace().then(() => this.updateSoon(0));
   }
 
+  /** True once the webview's script loaded and said hello (the CSP let it run). */
+  get isReady(): boolean {
+    return this.ready;
+  }
+
   get currentScope(): Scope {
     return this.scope;
   }

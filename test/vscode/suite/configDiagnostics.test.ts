@@ -1,0 +1,172 @@
+/**
+ * Config intelligence in the real extension host: diagnostics on haproxy.cfg as you type, the quick fix,
+ * hovers, the Diagnostics webview, and a responsive host while a huge file is linted.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { linterFor } from '../../../src/core/lint/registry';
+import { api, sleep, waitFor, workspaceFolder } from './helpers';
+
+const RULE = 'haproxy/frontend-mode-tcp';
+
+function code(d: vscode.Diagnostic): string | undefined {
+  return typeof d.code === 'object' ? String(d.code.value) : d.code === undefined ? undefined : String(d.code);
+}
+
+function haproxyUri(): vscode.Uri {
+  return vscode.Uri.joinPath(workspaceFolder().uri, 'haproxy.cfg');
+}
+
+/** The line of `mode tcp` inside `frontend kubernetes-api`. */
+function frontendModeLine(doc: vscode.TextDocument): number {
+  const frontend = [...Array(doc.lineCount).keys()].find((i) => /^frontend\s+kubernetes-api/.test(doc.lineAt(i).text));
+  assert.ok(frontend !== undefined, 'frontend kubernetes-api not found');
+  const mode = [...Array(doc.lineCount).keys()].find((i) => i > frontend && /^\s+mode\s+/.test(doc.lineAt(i).text));
+  assert.ok(mode !== undefined, 'mode line of the frontend not found');
+  return mode;
+}
+
+suite('config diagnostics in the extension host', () => {
+  suiteSetup(function () {
+    if (!linterFor('haproxy')) this.skip(); // the HAProxy linter is not registered in this build
+  });
+
+  teardown(async () => {
+    // Leave haproxy.cfg as the example has it for the other suites.
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === haproxyUri().toString());
+    if (doc?.isDirty) {
+      const line = frontendModeLine(doc);
+      const text = doc.lineAt(line).text;
+      if (!/mode tcp/.test(text)) {
+        const edit = new vscode.WorkspaceEdit();
+        edit.replace(doc.uri, doc.lineAt(line).range, text.replace(/mode\s+\S+/, 'mode tcp'));
+        await vscode.workspace.applyEdit(edit);
+      }
+      await doc.save();
+    }
+  });
+
+  test('the example haproxy.cfg has no errors', async () => {
+    const a = await api();
+    const doc = await vscode.workspace.openTextDocument(haproxyUri());
+    await vscode.window.showTextDocument(doc);
+    await waitFor('haproxy.cfg to be linted', () => a.configDiagnostics.currentFindings(doc) !== undefined || undefined, 15_000);
+    const errors = vscode.languages.getDiagnostics(doc.uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error);
+    assert.deepEqual(errors.map((d) => `${d.range.start.line + 1}: ${d.message}`), []);
+  });
+
+  test('breaking `mode tcp` gives a diagnostic on that line; the quick fix clears it', async () => {
+    const a = await api();
+    const doc = await vscode.workspace.openTextDocument(haproxyUri());
+    await vscode.window.showTextDocument(doc);
+    const line = frontendModeLine(doc);
+    const col = doc.lineAt(line).text.indexOf('tcp');
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(doc.uri, new vscode.Range(line, col, line, col + 3), 'http');
+    const t0 = Date.now();
+    assert.ok(await vscode.workspace.applyEdit(edit));
+
+    const diag = await waitFor('the frontend-mode-tcp diagnostic', () => vscode.languages.getDiagnostics(doc.uri).find((d) => code(d) === RULE), 5_000);
+    console.log(`    diagnostic after ${Date.now() - t0} ms at ${diag.range.start.line + 1}:${diag.range.start.character + 1}: ${diag.message.split('\n')[0]}`);
+    assert.equal(diag.range.start.line, line, 'on the line of the broken mode');
+    assert.equal(diag.severity, vscode.DiagnosticSeverity.Error);
+    assert.ok(typeof diag.code === 'object' && diag.code.target.toString().startsWith('https://'), 'the code links to the docs');
+    assert.ok(diag.message.includes('\n'), 'the message carries the why on its second line');
+
+    // Hover over the flagged range: rule id and why.
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, new vscode.Position(line, col + 1));
+    const hoverText = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+    assert.ok(hoverText.includes(RULE), hoverText);
+
+    await waitFor('the lint of the current version', () => a.configDiagnostics.currentFindings(doc) !== undefined || undefined, 5_000);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, diag.range, vscode.CodeActionKind.QuickFix.value);
+    const fix = actions.find((x) => x.diagnostics?.some((d) => code(d) === RULE)) ?? actions.find((x) => /tcp/.test(x.title));
+    assert.ok(fix?.edit, `a quick fix for ${RULE}; got: ${actions.map((x) => x.title).join(', ')}`);
+    assert.ok(await vscode.workspace.applyEdit(fix.edit));
+    await waitFor('the diagnostic to clear', () => (vscode.languages.getDiagnostics(doc.uri).some((d) => code(d) === RULE) ? undefined : true), 5_000);
+    assert.match(doc.lineAt(line).text, /mode\s+tcp/);
+  });
+
+  test('hovering a keyword explains the rule about it', async () => {
+    await api();
+    const doc = await vscode.workspace.openTextDocument(haproxyUri());
+    await vscode.window.showTextDocument(doc);
+    const line = [...Array(doc.lineCount).keys()].find((i) => /^\s+balance\s/.test(doc.lineAt(i).text));
+    assert.ok(line !== undefined);
+    const col = doc.lineAt(line).text.indexOf('balance');
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, new vscode.Position(line, col + 2));
+    const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+    assert.match(text, /haproxy\/balance/);
+  });
+
+  test('Show Config Diagnostics opens the webview, its script runs and it lists the findings', async () => {
+    const a = await api();
+    const doc = await vscode.workspace.openTextDocument(haproxyUri());
+    await vscode.window.showTextDocument(doc);
+    // Break it again so the panel has something to show.
+    const line = frontendModeLine(doc);
+    const col = doc.lineAt(line).text.indexOf('tcp');
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(doc.uri, new vscode.Range(line, col, line, col + 3), 'http');
+    assert.ok(await vscode.workspace.applyEdit(edit));
+    await waitFor('the diagnostic', () => vscode.languages.getDiagnostics(doc.uri).find((d) => code(d) === RULE), 5_000);
+
+    await vscode.commands.executeCommand('kubeadm.showConfigDiagnostics');
+    const tab = await waitFor('a Config Diagnostics tab', () =>
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('kubeadm.diagnostics')),
+    );
+    assert.equal(tab.label, 'Config Diagnostics');
+    const panel = await waitFor('the webview script to start (CSP and bundle load)', () => {
+      const p = a.diagnosticsPanel();
+      return p?.isReady ? p : undefined;
+    }, 15_000);
+    const update = await waitFor('the panel to list the haproxy.cfg finding', async () => {
+      const u = await panel.update();
+      return u.files.some((f) => f.rules.some((r) => r.rule === RULE && r.why && r.findings.some((x) => x.line === line))) ? u : undefined;
+    }, 10_000);
+    assert.equal(update.scope, 'file');
+
+    panel.setScope('workspace');
+    const ws = await waitFor('the workspace scope', async () => {
+      const u = await panel.update();
+      return u.scope === 'workspace' && !u.busy ? u : undefined;
+    }, 15_000);
+    assert.ok(ws.files.some((f) => f.path.endsWith('haproxy.cfg')), JSON.stringify(ws.files.map((f) => f.path)));
+    panel.dispose();
+  });
+
+  test('a 5 MB haproxy.cfg is linted off the extension-host thread: the host stays responsive', async () => {
+    const a = await api();
+    const uri = vscode.Uri.joinPath(workspaceFolder().uri, 'big', 'haproxy.cfg');
+    const server = (i: number) => `    server n${i} 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:6443 check fall 3 rise 2\n`;
+    let text = 'defaults\n    mode tcp\n    timeout connect 5s\n    timeout client 1h\n    timeout server 1h\nbackend many\n';
+    for (let i = 0; text.length < 5 * 1024 * 1024; i++) text += server(i);
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
+    try {
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc, { preview: true });
+      // Measure how late a 10 ms timer fires while the file is being linted.
+      let worst = 0;
+      let last = Date.now();
+      const timer = setInterval(() => {
+        const now = Date.now();
+        worst = Math.max(worst, now - last - 10);
+        last = now;
+      }, 10);
+      try {
+        await waitFor('the big file to be linted or stopped', () => a.configDiagnostics.currentFindings(doc) !== undefined || undefined, 30_000);
+      } finally {
+        clearInterval(timer);
+      }
+      const findings = a.configDiagnostics.currentFindings(doc) ?? [];
+      const stopped = findings.find((f) => f.rule === 'lint/timeout');
+      console.log(`    5 MB haproxy.cfg: ${findings.length} findings${stopped ? ' (stopped by the time limit)' : ''}; worst timer delay ${worst} ms`);
+      if (stopped) assert.equal(stopped.range.start.line, 0);
+      assert.ok(worst < 1000, `the extension host was blocked for ${worst} ms`);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      await sleep(50);
+      await vscode.workspace.fs.delete(vscode.Uri.joinPath(workspaceFolder().uri, 'big'), { recursive: true });
+    }
+  });
+});
