@@ -1,0 +1,3 @@
+module kwlab.local/webserver
+
+go 1.24

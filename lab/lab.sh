@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The lab: an air-gapped datacenter on one machine (see lab/README.md).
+#   lab.sh build | up [--cluster] | status | reset | down | env | fault ... | ssh HOST [CMD]
+set -euo pipefail
+# shellcheck source=lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+for f in net nodes state sources; do source "$LAB_DIR/lib/$f.sh"; done
+
+usage() {
+  cat <<USAGE
+usage: npm run lab -- COMMAND
+  build                      build everything from source (cached under $CACHE)
+  up [--cluster]             start the nodes and the apt/registry sources; --cluster also builds the HA cluster
+  status                     what runs, what answers
+  reset                      all nodes back to bare Debian (seconds)
+  down                       stop and remove everything the lab created (idempotent, also after a crash)
+  env                        shell exports: KUBECONFIG LAB_SSH_CONFIG LAB_INVENTORY PATH  (npm run -s lab -- env)
+  ssh HOST [CMD...]          ssh into a lab host
+  fault power-off|power-on|cut|restore HOST
+  fault kill HOST UNIT|PROCESS      SIGKILL a systemd unit (or a process by name) on HOST
+  fault stop HOST UNIT              systemctl stop UNIT on HOST
+  fault clone-identity FROM TO      copy FROM's machine-id, product_uuid and SSH host keys onto TO
+  fault swap-on|swap-off HOST       make HOST report an active swap (node-local, the VM has no swap)
+USAGE
+}
+
+ensure_base() {
+  local base
+  base=$("$LAB_DIR/base/rootfs.sh") || die "building the base rootfs failed"
+  echo "$base" >"$STATE/base-rootfs"
+}
+
+cmd_up() {
+  local cluster=0 t0=$SECONDS h
+  [[ "${1:-}" == --cluster ]] && cluster=1
+  require_root up
+  state_init
+  ensure_base
+  net_up
+  sources_up
+  parallel_hosts node_prepare
+  state_write_ssh
+  state_write_inventory
+  for h in $(all_hosts); do node_start "$h"; done
+  parallel_hosts node_wait_ssh
+  log "nodes up and reachable over SSH in $((SECONDS - t0)) s"
+  if ((cluster)); then
+    local t1=$SECONDS
+    KW_LAB_STATE="$STATE" bash "$LAB_DIR/cluster/up-cluster.sh"
+    log "cluster up in $((SECONDS - t1)) s (total $((SECONDS - t0)) s)"
+  fi
+}
+
+cmd_down() {
+  require_root down
+  local h
+  parallel_hosts node_kill
+  sources_down
+  for h in $(all_hosts); do node_wipe "$h"; done
+  # leftovers of a crashed run: overlay mounts below the node dir
+  if [[ -d "$NODES" ]]; then
+    grep " $NODES/" /proc/mounts | awk '{print $2}' | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+    rm -rf "$NODES"
+  fi
+  net_down
+  mountpoint -q /run/systemd/nspawn && umount /run/systemd/nspawn 2>/dev/null || true
+  rm -rf "$RUN"
+  rm -f "$STATE/admin.conf"
+  log "lab is down"
+}
+
+cmd_reset() {
+  require_root reset
+  local t0=$SECONDS h
+  parallel_hosts node_kill
+  for h in $(all_hosts); do node_wipe "$h"; done
+  rm -f "$STATE/admin.conf"
+  cmd_up
+  log "reset in $((SECONDS - t0)) s"
+}
+
+cmd_status() {
+  local h ip state sshs
+  printf '%-20s %-12s %-9s %-5s\n' HOST ADDRESS NODE SSH
+  for h in $(all_hosts); do
+    ip=$(host_ip "$h")
+    if node_running "$h"; then state=running; else state=off; fi
+    sshs=-
+    [[ $state == running ]] && { lab_ssh -o ConnectTimeout=2 -o BatchMode=yes "$h" true 2>/dev/null && sshs=ok || sshs=FAIL; }
+    printf '%-20s %-12s %-9s %-5s\n' "$h" "$ip" "$state" "$sshs"
+  done
+  printf 'apt repo   %s: %s\n' "$APT_URL" "$(curl -fsS -o /dev/null -w '%{http_code}' --max-time 2 "$APT_URL/" 2>/dev/null || echo down)"
+  printf 'registry   http://%s: %s\n' "$REGISTRY" "$(curl -fsS --max-time 2 "http://$REGISTRY/v2/_catalog" 2>/dev/null | tr -d '\n' || echo down)"
+  if [[ -f "$STATE/admin.conf" ]]; then
+    echo "cluster (via VIP $VIP):"
+    KUBECONFIG="$STATE/admin.conf" "$KUBE_BIN/kubectl" get nodes -o wide --request-timeout=5s 2>&1 | sed 's/^/  /'
+  fi
+}
+
+cmd_env() {
+  cat <<ENV
+export KUBECONFIG="$STATE/admin.conf"
+export LAB_SSH_CONFIG="$STATE/ssh_config"
+export LAB_KNOWN_HOSTS="$STATE/known_hosts"
+export LAB_SSH_KEY="$STATE/id_ed25519"
+export LAB_INVENTORY="$STATE/inventory.yaml"
+export PATH="$STATE/bin:\$PATH"
+ENV
+}
+
+cmd_fault() {
+  require_root fault
+  local what=${1:-}; shift || true
+  [[ -n "$what" && -n "${1:-}" ]] || { usage; exit 2; }
+  local h; h=$(resolve_host "$1"); shift
+  case $what in
+    power-off) node_kill "$h"; log "$h powered off" ;;
+    power-on) node_start "$h"; node_wait_ssh "$h"; log "$h powered on" ;;
+    cut) net_cut "$h"; log "$h link cut" ;;
+    restore) net_restore "$h"; log "$h link restored" ;;
+    kill)
+      local u=${1:?fault kill HOST UNIT|PROCESS}
+      if lab_ssh "$h" "systemctl cat '$u'" >/dev/null 2>&1; then
+        lab_ssh "$h" "systemctl kill --signal=SIGKILL '$u'"
+      else
+        lab_ssh "$h" "pkill -KILL -x '$u'"
+      fi
+      log "$h: killed $u" ;;
+    stop) lab_ssh "$h" "systemctl stop '${1:?fault stop HOST UNIT}'"; log "$h: stopped $1" ;;
+    clone-identity)
+      local to; to=$(resolve_host "${1:?fault clone-identity FROM TO}")
+      local src dst; src="$(node_dir "$h")/root"; dst="$(node_dir "$to")/root"
+      cp "$src/etc/machine-id" "$dst/etc/machine-id"
+      cp "$src/etc/kw-lab/product_uuid" "$dst/etc/kw-lab/product_uuid"
+      cp -p "$src"/etc/ssh/ssh_host_* "$dst/etc/ssh/"
+      node_running "$to" && lab_ssh "$to" "systemctl restart ssh" 2>/dev/null || true
+      state_write_ssh   # the lab's known_hosts describes the machines as they are: now with the same keys
+      log "$to now has $h's machine-id, product_uuid and SSH host keys" ;;
+    swap-on) lab_ssh "$h" bash -s <"$LAB_DIR/base/swap-on.sh"; log "$h: swap on" ;;
+    swap-off) lab_ssh "$h" "swapoff -a"; log "$h: swap off" ;;
+    *) usage; exit 2 ;;
+  esac
+}
+
+cmd=${1:-}; shift || true
+case $cmd in
+  build) require_root build; bash "$LAB_DIR/build/build.sh" "$@"; bash "$LAB_DIR/sources/apt-repo.sh"; ;;
+  up) cmd_up "$@" ;;
+  down) cmd_down ;;
+  reset) cmd_reset ;;
+  status) cmd_status ;;
+  env) cmd_env ;;
+  ssh) h=$(resolve_host "${1:?ssh HOST}"); shift; exec ssh -F "$STATE/ssh_config" "$h" "$@" ;;
+  fault) cmd_fault "$@" ;;
+  ""|-h|--help|help) usage ;;
+  *) usage; exit 2 ;;
+esac
