@@ -20,7 +20,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { Client, utils, type AuthenticationType, type ClientChannel, type ConnectConfig, type ParsedKey } from 'ssh2';
 import { sh, type RemoteCommand } from '../../core/ssh/command';
 import type { ResolvedHop, ResolvedHost } from '../../core/ssh/config';
-import { HostKeyRejectedError, type HostKeyDecision, type HostKeyVerifier } from '../../core/ssh/hostKeyPolicy';
+import { describeRejection, type HostKeyDecision, type HostKeyVerifier } from '../../core/ssh/hostKeyPolicy';
 import { redact } from '../../core/ssh/redact';
 import {
   MAX_CAPTURE,
@@ -334,7 +334,7 @@ export class SshPool implements SshTransport {
         resolve(conn);
       });
       client.on('error', (err: Error & { level?: string }) => {
-        if (decision && !decision.accepted) return fail(new SshConnectError(hopLabel, new HostKeyRejectedError(decision, hop.alias).message.replace(/^[^:]*: /, ''), 'host-key'));
+        if (decision && !decision.accepted) return fail(new SshConnectError(hopLabel, describeRejection(decision), 'host-key'));
         if (verifyError) return fail(new SshConnectError(hopLabel, `host key check failed: ${errorMessage(verifyError)}`, 'host-key'));
         if (err.level === 'client-authentication') {
           return fail(new SshConnectError(hopLabel, `authentication failed for ${hop.user}@${hop.hostname}:${hop.port} (tried: ${triedAuth.join(', ') || 'nothing usable'})`, 'auth'));
@@ -512,7 +512,7 @@ export class SshPool implements SshTransport {
           if (typeof code === 'number') result.code = code;
           else {
             result.code = null;
-            result.signal = sig ?? null;
+            result.signal = sig ? sig.replace(/^SIG/, '') : null;
           }
         });
         ch.on('close', () => {

@@ -63,23 +63,25 @@ export class HostKeyRejectedError extends Error {
     readonly decision: HostKeyDecision,
     readonly alias: string,
   ) {
-    super(describeRejection(decision, alias));
+    super(`${alias}: ${describeRejection(decision)}`);
     this.name = 'HostKeyRejectedError';
   }
 }
 
-export function describeRejection(d: HostKeyDecision, alias: string): string {
-  const where = `${alias} (${d.name}${d.port === 22 ? '' : `:${d.port}`})`;
+/** Why a hop was refused, without the host prefix: `host key CHANGED for 10.3.60.51 — ...`. */
+export function describeRejection(d: HostKeyDecision): string {
+  const where = d.port === 22 ? d.name : `${d.name}:${d.port}`;
   const key = `${d.check.keyType} ${d.check.fingerprint}`;
+  const at = d.check.entry ? `${d.check.entry.file}:${d.check.entry.line}` : 'known_hosts';
   switch (d.check.status) {
     case 'changed':
-      return `${where}: host key CHANGED — the server presented ${key}, but ${d.check.entry ? `${d.check.entry.file}:${d.check.entry.line}` : 'known_hosts'} records a different ${d.check.keyType} key. Possible man-in-the-middle attack, or the host was reinstalled; connection refused`;
+      return `host key CHANGED for ${where} — the server presented ${key}, but ${at} records a different ${d.check.keyType} key. Possible man-in-the-middle attack, or the host was reinstalled; connection refused`;
     case 'revoked':
-      return `${where}: host key ${key} is revoked${d.check.entry ? ` (${d.check.entry.file}:${d.check.entry.line})` : ''}; connection refused`;
+      return `host key ${key} of ${where} is revoked (${at}); connection refused`;
     case 'unknown':
-      return `${where}: host key ${key} is unknown and was not accepted${d.check.note ? ` (${d.check.note})` : ''}`;
+      return `host key ${key} of ${where} is unknown and was not accepted${d.check.note ? ` (${d.check.note})` : ''}`;
     default:
-      return `${where}: host key ${key} rejected`;
+      return `host key ${key} of ${where} rejected`;
   }
 }
 
