@@ -654,10 +654,12 @@ function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Finding[
 }
 
 function lintNonlocalBind(bind: Place, vip: string, inv: Inventory, ctx: GlobalContext, out: Finding[]): void {
-  // only a VIP that is not one of the balancer's own addresses needs a non-local bind
+  // only a VIP that is not one of the hosts' own addresses needs a non-local bind
   if (inv.hosts.some((h) => h.address === vip)) return;
   const sysctls = ctx.siblings.filter((s) => isSysctlPath(s.path));
   if (sysctls.length === 0) return;
+  const balancerNames = hostsWithRole(inv, 'loadbalancer').map((h) => h.name);
+  const forBalancer = (path: string) => /haproxy|vip|balancer|(^|[^a-z])lb([^a-z]|$)|nonlocal/i.test(path) || balancerNames.some((n) => path.includes(n));
   let value: string | undefined;
   for (const s of sysctls) {
     for (const raw of s.text.split('\n')) {
@@ -666,9 +668,12 @@ function lintNonlocalBind(bind: Place, vip: string, inv: Inventory, ctx: GlobalC
     }
   }
   if (value === '1') return;
+  // Nothing says where the balancer's own sysctl file is unless one is named for it: stay quiet then
+  // (the sysctl rules check the balancer's files); speak when it is explicitly wrong or a balancer file lacks it.
+  if (value === undefined && !sysctls.some((s) => forBalancer(s.path))) return;
   const t = bind.line.tokens[1];
   out.push(
-    finding('nonlocalBind', value === undefined ? `The sysctl files here do not set net.ipv4.ip_nonlocal_bind = 1, which binding the VIP ${vip} needs.` : `net.ipv4.ip_nonlocal_bind is ${value} in the sysctl files, but binding the VIP ${vip} needs 1.`, tokenRange(bind, t)),
+    finding('nonlocalBind', value === undefined ? `The balancer's sysctl files do not set net.ipv4.ip_nonlocal_bind = 1, which binding the VIP ${vip} needs.` : `net.ipv4.ip_nonlocal_bind is ${value} in the sysctl files, but binding the VIP ${vip} needs 1.`, tokenRange(bind, t)),
   );
 }
 

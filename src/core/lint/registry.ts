@@ -8,9 +8,11 @@ import { kubeadmLinter } from '../kubeadm/linter';
 import { cniManifestLinter } from '../kubeadm/cniLinter';
 import { containerdLinter } from '../containerd/linter';
 import { sysctlLinter, modulesLinter } from '../sysctl/linter';
+import { haproxyLinter } from '../haproxy/lint';
+import { keepalivedLinter } from '../keepalived/lint';
 import type { FileKind, FileLinter, LintContext, RuleInfo, SourceFile } from './types';
 
-export const LINTERS: FileLinter[] = [inventoryLinter, cniManifestLinter, kubeadmLinter, containerdLinter, sysctlLinter, modulesLinter];
+export const LINTERS: FileLinter[] = [inventoryLinter, cniManifestLinter, kubeadmLinter, haproxyLinter, keepalivedLinter, containerdLinter, sysctlLinter, modulesLinter];
 
 export function detectKind(path: string, text: string): FileKind | undefined {
   return LINTERS.find((l) => l.detect(path, text))?.kind;

@@ -1,0 +1,63 @@
+/**
+ * /etc/haproxy/haproxy.cfg for the balancers, from the inventory: the seed's L4 load balancing of the
+ * Kubernetes API (mode tcp on the VIP, round robin over the control plane, TCP health checks with fall 3 rise 2,
+ * long client/server timeouts for watch, logs -f and exec). It passes every haproxy rule and `haproxy -c`.
+ */
+import { hostsWithRole, splitEndpoint } from '../inventory/types';
+import type { Inventory } from '../inventory/types';
+
+export const HAPROXY_FRONTEND = 'kubernetes-api';
+export const HAPROXY_BACKEND = 'kubernetes-master-nodes';
+
+/** HAProxy proxy/server names allow letters, digits, '-', '_', '.', ':'. */
+function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_.:-]/g, '_') || 'server';
+}
+
+export function generateHaproxyConfig(inv: Inventory): string {
+  const ep = splitEndpoint(inv.cluster.controlPlaneEndpoint);
+  if (!ep) throw new Error(`controlPlaneEndpoint '${inv.cluster.controlPlaneEndpoint}' is not host:port`);
+  const bind = ep.host.includes(':') ? `[${ep.host}]:${ep.port}` : `${ep.host}:${ep.port}`;
+  const balancers = hostsWithRole(inv, 'loadbalancer').map((h) => h.name);
+  const seen = new Set<string>();
+  const servers = hostsWithRole(inv, 'control-plane').map((h) => {
+    let name = safeName(h.name);
+    while (seen.has(name)) name += '_';
+    seen.add(name);
+    const addr = h.address.includes(':') ? `[${h.address}]` : h.address;
+    return `    server ${name} ${addr}:${ep.port} check fall 3 rise 2`;
+  });
+  return [
+    `# /etc/haproxy/haproxy.cfg on ${balancers.join(', ') || 'the balancers'}: L4 balancing of the Kubernetes API.`,
+    '# Generated from the inventory by Kubeadm Workbench.',
+    'global',
+    '    log /dev/log local0',
+    '    stats socket /run/haproxy/admin.sock mode 660 level admin',
+    '    user haproxy',
+    '    group haproxy',
+    '    daemon',
+    '',
+    'defaults',
+    '    log     global',
+    '    mode    tcp',
+    '    option  tcplog',
+    '    option  dontlognull',
+    '    timeout connect 5s',
+    '    # watch, logs -f and exec keep one TCP stream open for a long time',
+    '    timeout client  1h',
+    '    timeout server  1h',
+    '',
+    `frontend ${HAPROXY_FRONTEND}`,
+    `    bind ${bind}`,
+    '    mode tcp',
+    '    option tcplog',
+    `    default_backend ${HAPROXY_BACKEND}`,
+    '',
+    `backend ${HAPROXY_BACKEND}`,
+    '    mode tcp',
+    '    balance roundrobin',
+    '    option tcp-check',
+    ...servers,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,535 @@
+/**
+ * The keepalived.conf linter: structure and keywords, then the VRRP rules of the seed, checked against the
+ * inventory and against the other balancers' keepalived.conf files (siblings).
+ */
+import type { Finding, Fix, Range, TextEdit } from '../findings';
+import { hostsWithRole, splitEndpoint } from '../inventory/types';
+import type { HostSpec, Inventory } from '../inventory/types';
+import type { FileLinter, LintContext, SourceFile } from '../lint/types';
+import { cidrContains, isIPv4, parseCidr } from '../net';
+import { didYouMean } from '../haproxy/keywords';
+import { BLOCK_KEYWORDS, BLOCK_SCHEMAS, SYSTEM_TOOLS, TOP_LEVEL } from './keywords';
+import { child, childrenNamed, parseKeepalived } from './parse';
+import type { IncludeResolver, KeepalivedConfig, KNode, KToken } from './parse';
+import { kfinding, KEEPALIVED_RULES } from './rules';
+
+// ---------------------------------------------------------------------------------------------- model
+
+export interface VipEntry {
+  token: KToken;
+  address: string;
+  prefix?: number;
+  dev?: KToken;
+  node: KNode;
+}
+
+export interface Instance {
+  node: KNode;
+  name: string;
+  state?: KNode;
+  priority?: KNode;
+  vrid?: KNode;
+  iface?: KNode;
+  authType?: KNode;
+  authPass?: KNode;
+  vips: VipEntry[];
+  tracks: KNode[];
+  /** Effective values */
+  stateValue?: string;
+  priorityValue: number;
+  vridValue?: number;
+}
+
+export interface Script {
+  node: KNode;
+  name: string;
+  script?: KNode;
+  weight?: KNode;
+  weightValue: number;
+}
+
+export interface Summary {
+  config: KeepalivedConfig;
+  instances: Instance[];
+  scripts: Map<string, Script>;
+  globalDefs?: KNode;
+  routerId?: string;
+  strict: boolean;
+}
+
+const int = (t: KToken | undefined): number | undefined => (t && /^-?\d+$/.test(t.text) ? Number(t.text) : undefined);
+
+export function summarize(config: KeepalivedConfig): Summary {
+  const top = config.nodes;
+  const globalDefs = top.filter((n) => n.keyword.text === 'global_defs').pop();
+  const s: Summary = { config, instances: [], scripts: new Map(), strict: !!globalDefs && !!child(globalDefs, 'vrrp_strict') };
+  if (globalDefs) s.globalDefs = globalDefs;
+  const rid = child(globalDefs, 'router_id')?.args[0]?.text;
+  if (rid) s.routerId = rid;
+  for (const n of top) {
+    if (n.keyword.text === 'vrrp_script' && n.args[0]) {
+      const sc: Script = { node: n, name: n.args[0].text, weightValue: 0 };
+      const script = child(n, 'script');
+      const weight = child(n, 'weight');
+      if (script) sc.script = script;
+      if (weight) {
+        sc.weight = weight;
+        sc.weightValue = int(weight.args[0]) ?? 0;
+      }
+      s.scripts.set(sc.name, sc);
+    }
+    if (n.keyword.text !== 'vrrp_instance') continue;
+    const inst: Instance = { node: n, name: n.args[0]?.text ?? '', vips: [], tracks: [], priorityValue: 100 };
+    const state = child(n, 'state');
+    const priority = child(n, 'priority');
+    const vrid = child(n, 'virtual_router_id');
+    const iface = child(n, 'interface');
+    const auth = child(n, 'authentication');
+    if (state) {
+      inst.state = state;
+      const v = state.args[0]?.text;
+      if (v) inst.stateValue = v;
+    }
+    if (vrid) {
+      inst.vrid = vrid;
+      const v = int(vrid.args[0]);
+      if (v !== undefined) inst.vridValue = v;
+    }
+    if (iface) inst.iface = iface;
+    const authType = child(auth, 'auth_type');
+    const authPass = child(auth, 'auth_pass');
+    if (authType) inst.authType = authType;
+    if (authPass) inst.authPass = authPass;
+    if (priority) inst.priority = priority;
+    const p = int(priority?.args[0]);
+    inst.priorityValue = p !== undefined && p >= 1 && p <= 255 ? p : inst.stateValue === 'MASTER' && !priority ? 255 : 100;
+    for (const block of childrenNamed(n, 'virtual_ipaddress')) {
+      for (const entry of block.children ?? []) {
+        const m = /^([^/]+)(?:\/(\d+))?$/.exec(entry.keyword.text);
+        const v: VipEntry = { token: entry.keyword, address: m?.[1] ?? entry.keyword.text, node: entry };
+        if (m?.[2] !== undefined) v.prefix = Number(m[2]);
+        const devAt = entry.args.findIndex((a) => a.text === 'dev');
+        if (devAt >= 0 && entry.args[devAt + 1]) v.dev = entry.args[devAt + 1]!;
+        inst.vips.push(v);
+      }
+    }
+    for (const block of childrenNamed(n, 'track_script')) for (const t of block.children ?? []) inst.tracks.push(t);
+    s.instances.push(inst);
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------- helpers
+
+function range(t: KToken): Range {
+  return { start: { line: t.line, character: t.start }, end: { line: t.line, character: t.end } };
+}
+
+function nodeRange(n: KNode): Range {
+  const last = n.args[n.args.length - 1] ?? n.keyword;
+  return { start: { line: n.keyword.line, character: n.keyword.start }, end: { line: last.line, character: last.end } };
+}
+
+function replace(t: KToken, text: string): TextEdit {
+  return { range: range(t), newText: text };
+}
+
+function fix(title: string, ...edits: TextEdit[]): Fix {
+  return { title, edits };
+}
+
+/** Inserts lines after a node's line (or after a block's opening brace) with the indentation of its children. */
+function insertInto(block: KNode, lines: string[], eol: string): TextEdit {
+  const anchor = block.open ?? block.keyword;
+  const first = block.children?.find((c) => c.keyword.line !== anchor.line);
+  const indent = ' '.repeat(first ? first.keyword.start : block.keyword.start + 4);
+  return { range: { start: { line: anchor.line, character: anchor.end }, end: { line: anchor.line, character: anchor.end } }, newText: lines.map((l) => eol + indent + l).join('') };
+}
+
+function insertAfterNode(n: KNode, lines: string[], eol: string): TextEdit {
+  const last = n.close ?? n.args[n.args.length - 1] ?? n.keyword;
+  const indent = ' '.repeat(n.keyword.start);
+  return { range: { start: { line: last.line, character: last.end }, end: { line: last.line, character: last.end } }, newText: lines.map((l) => eol + indent + l).join('') };
+}
+
+function withFile(f: Finding, file: string | undefined): Finding {
+  if (file) f.file = file;
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------- structure rules
+
+function lintStructure(cfg: KeepalivedConfig, out: Finding[], eol: string, thisPath: string | undefined): void {
+  for (const p of cfg.problems) {
+    const file = p.file && p.file !== thisPath ? p.file : undefined;
+    if (p.kind === 'unmatched-quote') out.push(withFile(kfinding('syntax', 'Unmatched quote: the string runs to the end of the line.', range(p.token), [fix('Close the quote', { range: { start: { line: p.token.line, character: p.token.end }, end: { line: p.token.line, character: p.token.end } }, newText: '"' })]), file));
+    else if (p.kind === 'extra-close') out.push(withFile(kfinding('braces', "Extra '}' with no block to close.", range(p.token), [fix("Remove the '}'", replace(p.token, ''))]), file));
+    else if (p.kind === 'unclosed') out.push(withFile(kfinding('braces', `${p.message}.`, range(p.token)), file));
+    else out.push(withFile(kfinding('syntax', `${p.message}.`, range(p.token)), file));
+  }
+  const visit = (nodes: KNode[], block: string, parent: KNode | undefined) => {
+    const schema = BLOCK_SCHEMAS[block];
+    for (const n of nodes) {
+      const kw = n.keyword.text;
+      const file = n.file && n.file !== thisPath ? n.file : undefined;
+      if (kw === '{') {
+        out.push(withFile(kfinding('braces', "A '{' with no keyword before it.", range(n.keyword)), file));
+      } else if (parent && TOP_LEVEL.has(kw) && kw !== 'include' && !(schema && schema.has(kw))) {
+        // a top-level block inside another one: the usual sign of a missing '}'
+        const p = parent;
+        out.push(
+          withFile(
+            kfinding('braces', `'${kw}' is a top-level block but sits inside '${p.keyword.text}': a '}' is missing before it.`, range(n.keyword), [
+              fix("Close the previous block", { range: { start: { line: n.keyword.line, character: 0 }, end: { line: n.keyword.line, character: 0 } }, newText: ' '.repeat(Math.max(0, p.keyword.start)) + '}' + eol }),
+            ]),
+            file,
+          ),
+        );
+      } else if (schema && !schema.has(kw)) {
+        const near = didYouMean(kw, schema);
+        if (block === 'global_defs' && !near) {
+          // global_defs has many rarely used keywords; only flag likely typos there
+        } else {
+          out.push(
+            withFile(
+              kfinding('unknownKeyword', `Unknown keyword '${kw}' in ${block ? `'${block}'` : 'the top level'}${near ? `; did you mean '${near}'?` : '.'}`, range(n.keyword), near ? [fix(`Change to '${near}'`, replace(n.keyword, near))] : undefined),
+              file,
+            ),
+          );
+          continue;
+        }
+      }
+      if (BLOCK_KEYWORDS.has(kw) && !n.children && (block === '' || schema?.has(kw))) {
+        out.push(withFile(kfinding('blockExpected', `'${kw}' must open a block: '${kw}${n.args.length ? ' ' + n.args.map((a) => a.text).join(' ') : ''} { ... }'.`, nodeRange(n)), file));
+      }
+      if (n.children) visit(n.children, schema || block === '' ? kw : `${block}/${kw}`, n);
+    }
+  };
+  visit(cfg.nodes, '', undefined);
+}
+
+// ---------------------------------------------------------------------------------------------- VRRP rules
+
+interface Peer {
+  path: string;
+  summary: Summary;
+}
+
+function balancerFor(path: string | undefined, s: Summary, inv: Inventory): HostSpec | undefined {
+  const lbs = hostsWithRole(inv, 'loadbalancer');
+  if (s.routerId) {
+    const byId = lbs.find((h) => h.name === s.routerId);
+    if (byId) return byId;
+  }
+  if (path) {
+    const byPath = lbs.filter((h) => path.includes(h.name)).sort((a, b) => b.name.length - a.name.length)[0];
+    if (byPath) return byPath;
+  }
+  for (const inst of s.instances) {
+    const src = child(inst.node, 'unicast_src_ip')?.args[0]?.text;
+    const bySrc = src && lbs.find((h) => h.address === src);
+    if (bySrc) return bySrc;
+  }
+  return lbs.length === 1 ? lbs[0] : undefined;
+}
+
+function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, path: string | undefined, siblings: SourceFile[], out: Finding[], eol: string): void {
+  const f = (x: Finding, n: KNode) => withFile(x, n.file && n.file !== path ? n.file : undefined);
+  if (s.instances.length === 0 && s.config.nodes.length > 0 && !s.config.binary && !s.config.problems.some((p) => p.kind === 'unclosed')) {
+    const first = s.config.nodes[0]!;
+    out.push(kfinding('noInstance', 'This keepalived configuration has no vrrp_instance, so it holds no VIP.', range(first.keyword)));
+  }
+  const endpoint = inv ? splitEndpoint(inv.cluster.controlPlaneEndpoint) : undefined;
+  const me = inv ? balancerFor(path, s, inv) : undefined;
+  const lbs = inv ? hostsWithRole(inv, 'loadbalancer') : [];
+
+  // scripts: values, path, security
+  const usedScripts = new Set(s.instances.flatMap((i) => i.tracks.map((t) => t.keyword.text)));
+  for (const sc of s.scripts.values()) {
+    for (const key of ['interval', 'timeout', 'rise', 'fall']) {
+      const n = child(sc.node, key);
+      const v = n && int(n.args[0]);
+      if (n && (v === undefined || v <= 0)) out.push(f(kfinding('scriptValues', `vrrp_script ${sc.name}: '${key}' must be a positive number (got '${n.args[0]?.text ?? ''}').`, nodeRange(n)), n));
+    }
+    if (sc.weight) {
+      const v = int(sc.weight.args[0]);
+      if (v === undefined || v < -253 || v > 253) out.push(f(kfinding('scriptValues', `vrrp_script ${sc.name}: 'weight' must be between -253 and 253 (got '${sc.weight.args[0]?.text ?? ''}').`, nodeRange(sc.weight)), sc.weight));
+    }
+    if (!sc.script) {
+      out.push(f(kfinding('scriptValues', `vrrp_script ${sc.name} has no 'script' to run.`, range(sc.node.keyword)), sc.node));
+      continue;
+    }
+    const cmdTok = sc.script.args[0];
+    const program = cmdTok?.text.trim().split(/\s+/)[0] ?? '';
+    if (cmdTok && !program.startsWith('/')) {
+      const abs = ['killall', 'pgrep', 'pidof', 'curl'].includes(program) ? `/usr/bin/${program}` : undefined;
+      const fixes = abs ? [fix(`Use ${abs}`, replace(cmdTok, `"${cmdTok.text.trim().replace(program, abs)}"`))] : undefined;
+      out.push(f(kfinding('scriptPath', `vrrp_script ${sc.name} runs '${program}' by name; give the absolute path${abs ? ` (${abs})` : ''} so keepalived can check it under script security.`, range(cmdTok), fixes), sc.script));
+    } else if (cmdTok && !SYSTEM_TOOLS.has(program)) {
+      const base = program.split('/').pop()!;
+      const inWorkspace = siblings.some((x) => x.path.split(/[\\/]/).pop() === base);
+      if (!inWorkspace) out.push(f(kfinding('scriptPath', `vrrp_script ${sc.name} runs ${program}, which is neither a standard tool nor a file of this workspace; keepalived disables the check if it is missing on the balancer.`, range(cmdTok)), sc.script));
+    }
+  }
+  if (s.scripts.size > 0 && [...s.scripts.keys()].some((k) => usedScripts.has(k))) {
+    const gd = s.globalDefs;
+    const missing: string[] = [];
+    if (!child(gd, 'enable_script_security')) missing.push('enable_script_security');
+    if (!child(gd, 'script_user')) missing.push('script_user root');
+    if (missing.length) {
+      const where = gd ? range(gd.keyword) : range(s.config.nodes[0]!.keyword);
+      const edit: TextEdit = gd?.children
+        ? insertInto(gd, missing, eol)
+        : { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: ['global_defs {', ...missing.map((m) => `    ${m}`), '}', ''].join(eol) };
+      out.push(kfinding('scriptSecurity', `Check scripts run but global_defs lacks ${missing.join(' and ')}.`, where, [fix(`Add ${missing.join(', ')}`, edit)]));
+    }
+  }
+
+  for (const inst of s.instances) {
+    const n = inst.node;
+    const name = inst.name || '(unnamed)';
+    // state
+    if (!inst.state) {
+      // keepalived defaults to BACKUP: fine, but the one-master rule below looks at it
+    } else if (inst.stateValue !== 'MASTER' && inst.stateValue !== 'BACKUP') {
+      const near = didYouMean((inst.stateValue ?? '').toUpperCase(), ['MASTER', 'BACKUP']) ?? 'BACKUP';
+      const t = inst.state.args[0] ?? inst.state.keyword;
+      out.push(f(kfinding('state', `(${name}) unknown state '${inst.stateValue ?? ''}'; keepalived falls back to BACKUP.`, range(t), [fix(`Set 'state ${near}'`, inst.state.args[0] ? replace(inst.state.args[0], near) : replace(inst.state.keyword, `state ${near}`))]), inst.state));
+    }
+    // priority
+    if (inst.priority) {
+      const v = int(inst.priority.args[0]);
+      if (v === undefined || v < 1 || v > 255) {
+        const t = inst.priority.args[0] ?? inst.priority.keyword;
+        out.push(f(kfinding('priority', `(${name}) priority '${inst.priority.args[0]?.text ?? ''}' is outside 1–254; keepalived falls back to 100.`, range(t), inst.priority.args[0] ? [fix('Set priority 100', replace(inst.priority.args[0], '100'))] : undefined), inst.priority));
+      } else if (v === 255 && inst.tracks.length) {
+        out.push(f(kfinding('priority', `(${name}) priority 255 makes this balancer the address owner, and keepalived then ignores the track_script weight.`, range(inst.priority.args[0]!), [fix('Set priority 100', replace(inst.priority.args[0]!, '100'))]), inst.priority));
+      }
+    } else if (inst.stateValue === 'MASTER') {
+      out.push(f(kfinding('priority', `(${name}) a MASTER without 'priority' gets 255 (address owner), and keepalived then ignores the track_script weight.`, range(inst.state!.keyword), [fix("Add 'priority 100'", insertAfterNode(inst.state!, ['priority 100'], eol))]), n));
+    }
+    // virtual_router_id
+    if (!inst.vrid) {
+      const want = me?.vrrp?.virtualRouterId ?? 51;
+      out.push(f(kfinding('vrid', `(${name}) has no virtual_router_id; keepalived refuses the instance.`, range(n.keyword), n.children ? [fix(`Add 'virtual_router_id ${want}'`, insertInto(n, [`virtual_router_id ${want}`], eol))] : undefined), n));
+    } else if (inst.vridValue === undefined || inst.vridValue < 1 || inst.vridValue > 255) {
+      const t = inst.vrid.args[0] ?? inst.vrid.keyword;
+      out.push(f(kfinding('vrid', `(${name}) virtual_router_id '${inst.vrid.args[0]?.text ?? ''}' must be between 1 and 255.`, range(t), inst.vrid.args[0] ? [fix('Set virtual_router_id 51', replace(inst.vrid.args[0], '51'))] : undefined), inst.vrid));
+    } else {
+      const want = me?.vrrp?.virtualRouterId;
+      if (want !== undefined && want !== inst.vridValue) {
+        out.push(f(kfinding('vrid', `(${name}) virtual_router_id ${inst.vridValue} differs from the inventory's ${want}.`, range(inst.vrid.args[0]!), [fix(`Set virtual_router_id ${want}`, replace(inst.vrid.args[0]!, String(want)))]), inst.vrid));
+      }
+      for (const peer of peers) {
+        const other = peer.summary.instances.find((i) => i.name === inst.name) ?? (peer.summary.instances.length === 1 ? peer.summary.instances[0] : undefined);
+        if (other?.vridValue !== undefined && other.vridValue !== inst.vridValue) {
+          out.push(f(kfinding('vrid', `(${name}) virtual_router_id ${inst.vridValue} differs from ${other.vridValue} in ${peer.path}.`, range(inst.vrid.args[0]!), [fix(`Set virtual_router_id ${other.vridValue}`, replace(inst.vrid.args[0]!, String(other.vridValue)))]), inst.vrid));
+        }
+      }
+    }
+    // advert_int
+    const adv = child(n, 'advert_int');
+    if (adv && !(adv.args[0] && /^\d+(\.\d+)?$/.test(adv.args[0].text) && Number(adv.args[0].text) > 0)) {
+      out.push(f(kfinding('advertInt', `(${name}) advert_int '${adv.args[0]?.text ?? ''}' must be a positive number of seconds.`, nodeRange(adv)), adv));
+    }
+    // authentication
+    if (inst.authType) {
+      const t = inst.authType.args[0]?.text;
+      if (t !== 'PASS' && t !== 'AH') out.push(f(kfinding('auth', `(${name}) auth_type '${t ?? ''}' must be PASS or AH.`, nodeRange(inst.authType), inst.authType.args[0] ? [fix("Set 'auth_type PASS'", replace(inst.authType.args[0], 'PASS'))] : undefined), inst.authType));
+    }
+    if (inst.authPass) {
+      const p = inst.authPass.args[0]?.text ?? '';
+      if (p.length === 0) out.push(f(kfinding('auth', `(${name}) auth_pass is empty.`, nodeRange(inst.authPass)), inst.authPass));
+      else if (p.length > 8) out.push(f(kfinding('auth', `(${name}) auth_pass has ${p.length} characters; keepalived uses only the first 8.`, range(inst.authPass.args[0]!), [fix('Truncate to 8 characters', replace(inst.authPass.args[0]!, p.slice(0, 8)))]), inst.authPass));
+    }
+    for (const peer of peers) {
+      const other = peer.summary.instances.find((i) => i.name === inst.name) ?? (peer.summary.instances.length === 1 ? peer.summary.instances[0] : undefined);
+      if (!other) continue;
+      const mine = `${inst.authType?.args[0]?.text ?? ''}/${inst.authPass?.args[0]?.text ?? ''}`;
+      const theirs = `${other.authType?.args[0]?.text ?? ''}/${other.authPass?.args[0]?.text ?? ''}`;
+      if (mine !== theirs) {
+        const where = inst.authPass?.args[0] ?? inst.authType?.args[0] ?? n.keyword;
+        const fixes = inst.authPass?.args[0] && other.authPass?.args[0] && inst.authType?.args[0]?.text === other.authType?.args[0]?.text ? [fix(`Use the same auth_pass as ${peer.path}`, replace(inst.authPass.args[0], other.authPass.args[0].text))] : undefined;
+        out.push(f(kfinding('auth', `(${name}) authentication differs from ${peer.path}; the balancers will ignore each other's adverts.`, range(where), fixes), n));
+      }
+    }
+    if (s.strict && (inst.authType || inst.authPass)) {
+      out.push(f(kfinding('strict', `(${name}) vrrp_strict does not support authentication; keepalived ignores it.`, range((inst.authType ?? inst.authPass)!.keyword)), n));
+    }
+    if (s.strict && inst.stateValue === 'MASTER' && inst.priorityValue !== 255) {
+      out.push(f(kfinding('strict', `(${name}) under vrrp_strict only the address owner (priority 255) may start as MASTER.`, range(inst.state!.keyword)), n));
+    }
+
+    // one MASTER, distinct priorities
+    const peerInsts = peers.map((p) => ({ path: p.path, inst: p.summary.instances.find((i) => i.name === inst.name) ?? (p.summary.instances.length === 1 ? p.summary.instances[0] : undefined) })).filter((x): x is { path: string; inst: Instance } => !!x.inst);
+    if (peerInsts.length) {
+      const masters = peerInsts.filter((x) => x.inst.stateValue === 'MASTER');
+      if (inst.stateValue === 'MASTER' && masters.length) {
+        out.push(f(kfinding('oneMaster', `(${name}) is MASTER, and so is ${masters.map((m) => m.path).join(', ')}; exactly one balancer starts as MASTER.`, range(inst.state!.args[0] ?? inst.state!.keyword), [fix("Set 'state BACKUP'", replace(inst.state!.args[0] ?? inst.state!.keyword, inst.state!.args[0] ? 'BACKUP' : 'state BACKUP'))]), n));
+      } else if (inst.stateValue !== 'MASTER' && masters.length === 0) {
+        const t = inst.state?.args[0];
+        out.push(f(kfinding('oneMaster', `(${name}) no balancer (this one or ${peerInsts.map((p) => p.path).join(', ')}) is MASTER.`, range(t ?? n.keyword), t && (!me || me.vrrp?.state !== 'BACKUP') ? [fix("Set 'state MASTER'", replace(t, 'MASTER'))] : undefined), n));
+      }
+      const same = peerInsts.filter((x) => x.inst.priorityValue === inst.priorityValue);
+      if (same.length) {
+        out.push(f(kfinding('distinctPriority', `(${name}) priority ${inst.priorityValue} equals the priority in ${same.map((x) => x.path).join(', ')}.`, range(inst.priority?.args[0] ?? n.keyword)), n));
+      }
+    }
+
+    // inventory: state/priority of this balancer
+    if (me?.vrrp) {
+      if (inst.stateValue && (inst.stateValue === 'MASTER' || inst.stateValue === 'BACKUP') && inst.stateValue !== me.vrrp.state) {
+        out.push(f(kfinding('inventory', `(${name}) state ${inst.stateValue}, but the inventory gives ${me.name} state ${me.vrrp.state}.`, range(inst.state!.args[0]!), [fix(`Set 'state ${me.vrrp.state}'`, replace(inst.state!.args[0]!, me.vrrp.state))]), n));
+      }
+      const pv = int(inst.priority?.args[0]);
+      if (inst.priority?.args[0] && pv !== undefined && pv >= 1 && pv < 255 && pv !== me.vrrp.priority) {
+        out.push(f(kfinding('inventory', `(${name}) priority ${inst.priorityValue}, but the inventory gives ${me.name} priority ${me.vrrp.priority}.`, range(inst.priority.args[0]), [fix(`Set 'priority ${me.vrrp.priority}'`, replace(inst.priority.args[0], String(me.vrrp.priority)))]), n));
+      }
+      // interface
+      if (inst.iface?.args[0] && inst.iface.args[0].text !== me.vrrp.interface) {
+        out.push(f(kfinding('iface', `(${name}) interface ${inst.iface.args[0].text}, but ${me.name}'s VRRP interface in the inventory is ${me.vrrp.interface}.`, range(inst.iface.args[0]), [fix(`Use ${me.vrrp.interface}`, replace(inst.iface.args[0], me.vrrp.interface))]), inst.iface));
+      }
+      for (const v of inst.vips) {
+        if (v.dev && v.dev.text !== me.vrrp.interface) out.push(f(kfinding('iface', `VIP ${v.token.text} is put on dev ${v.dev.text}, but ${me.name}'s VRRP interface is ${me.vrrp.interface}.`, range(v.dev), [fix(`Use ${me.vrrp.interface}`, replace(v.dev, me.vrrp.interface))]), v.node));
+      }
+    }
+    if (!inst.iface) out.push(f(kfinding('iface', `(${name}) has no 'interface'; keepalived needs the NIC to send adverts on.`, range(n.keyword), me?.vrrp && n.children ? [fix(`Add 'interface ${me.vrrp.interface}'`, insertInto(n, [`interface ${me.vrrp.interface}`], eol))] : undefined), n));
+
+    // VIP
+    if (inst.vips.length === 0) {
+      const ep = endpoint?.host;
+      out.push(f(kfinding('vip', `(${name}) has no virtual_ipaddress, so it holds no VIP.`, range(n.keyword), ep && n.children ? [fix(`Add the VIP ${ep}/24`, insertInto(n, ['virtual_ipaddress {', `    ${ep}/24`, '}'], eol))] : undefined), n));
+    }
+    for (const v of inst.vips) {
+      if (!isIPv4(v.address) && !v.address.includes(':')) {
+        out.push(f(kfinding('vip', `VIP '${v.token.text}' is not a valid IP address; keepalived skips it.`, range(v.token), endpoint ? [fix(`Use ${endpoint.host}/${v.prefix ?? 24}`, replace(v.token, `${endpoint.host}/${v.prefix ?? 24}`))] : undefined), v.node));
+        continue;
+      }
+      if (v.prefix !== undefined && (v.prefix < 0 || v.prefix > 32)) {
+        out.push(f(kfinding('vip', `VIP '${v.token.text}' has an invalid prefix length.`, range(v.token)), v.node));
+        continue;
+      }
+      if (endpoint && isIPv4(endpoint.host) && v.address !== endpoint.host && inst.vips.length === 1) {
+        out.push(f(kfinding('vip', `VIP ${v.address} is not the host of controlPlaneEndpoint (${endpoint.host}).`, range(v.token), [fix(`Use ${endpoint.host}`, replace(v.token, `${endpoint.host}${v.prefix !== undefined ? `/${v.prefix}` : ''}`))]), v.node));
+      }
+      if (v.prefix === undefined) {
+        out.push(f(kfinding('vip', `VIP ${v.address} has no prefix length, so keepalived adds it as /32; give the subnet's (e.g. /24 as in the seed).`, range(v.token), [fix(`Use ${v.address}/24`, replace(v.token, `${v.address}/24`))], 'warning'), v.node));
+      } else if (me && isIPv4(v.address)) {
+        const cidr = parseCidr(`${v.address}/${v.prefix}`);
+        if (cidr && lbs.length && !lbs.every((h) => cidrContains(cidr, h.address))) {
+          const outside = lbs.filter((h) => !cidrContains(cidr, h.address));
+          out.push(f(kfinding('vipSubnet', `VIP ${v.token.text} is not in the subnet of ${outside.map((h) => `${h.name} (${h.address})`).join(', ')}.`, range(v.token)), v.node));
+        }
+      }
+    }
+
+    // track_script
+    for (const t of inst.tracks) {
+      const scriptName = t.keyword.text;
+      if (!s.scripts.has(scriptName)) {
+        const near = didYouMean(scriptName, s.scripts.keys());
+        out.push(f(kfinding('trackScript', `(${name}) tracks '${scriptName}', but no vrrp_script of that name exists${near ? `; did you mean '${near}'?` : '.'}`, range(t.keyword), near ? [fix(`Change to '${near}'`, replace(t.keyword, near))] : undefined), t));
+      }
+    }
+    if (inst.tracks.length === 0 && n.children) {
+      const first = [...s.scripts.keys()][0];
+      out.push(f(kfinding('noTrack', `(${name}) tracks no script, so the VIP stays here even when HAProxy is dead.`, range(n.keyword), first ? [fix(`Track '${first}'`, insertInto(n, ['track_script {', `    ${first}`, '}'], eol))] : undefined), n));
+    }
+
+    // weight moves the VIP
+    const masterPrio = inst.stateValue === 'MASTER' ? inst.priorityValue : undefined;
+    if (masterPrio !== undefined && masterPrio < 255) {
+      const backupPrios = peerInsts.filter((x) => x.inst.stateValue !== 'MASTER').map((x) => x.inst.priorityValue);
+      if (backupPrios.length === 0 && inv) for (const h of lbs) if (h !== me && h.vrrp && h.vrrp.state !== 'MASTER') backupPrios.push(h.vrrp.priority);
+      if (backupPrios.length) {
+        const best = Math.max(...backupPrios);
+        for (const t of inst.tracks) {
+          const sc = s.scripts.get(t.keyword.text);
+          if (!sc || sc.weightValue === 0) continue; // weight 0: a failing script puts the instance in FAULT, which releases the VIP
+          const w = sc.weightValue;
+          const failed = w < 0 ? masterPrio + w : masterPrio;
+          const backupOk = w > 0 ? best + w : best;
+          if (failed >= backupOk) {
+            const needed = w < 0 ? -(masterPrio - best + 1) : masterPrio - best + 1;
+            const wt = sc.weight?.args[0];
+            out.push(
+              f(
+                kfinding(
+                  'weight',
+                  w < 0
+                    ? `vrrp_script ${sc.name} weight ${w}: when HAProxy dies the MASTER drops to ${failed}, not below the BACKUP's ${best}, so the VIP stays on the dead proxy.`
+                    : `vrrp_script ${sc.name} weight +${w}: when HAProxy dies the MASTER keeps ${masterPrio}, not below the healthy BACKUP's ${best}+${w}, so the VIP stays on the dead proxy.`,
+                  range(wt ?? sc.node.keyword),
+                  wt ? [fix(`Set weight ${needed}`, replace(wt, String(needed)))] : undefined,
+                ),
+                sc.weight ?? sc.node,
+              ),
+            );
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- entry points
+
+function globToRegExp(glob: string): RegExp {
+  const esc = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\[\\\^/g, '[^');
+  return new RegExp(`(^|/)${esc}$`);
+}
+
+/** Resolves includes against the workspace's sibling files, by the pattern's last path components. */
+export function siblingResolver(siblings: SourceFile[]): IncludeResolver {
+  return (pattern) => {
+    const parts = pattern.split('/').filter(Boolean);
+    const tail = parts.slice(-2).join('/');
+    const reTail = globToRegExp(tail);
+    const reBase = globToRegExp(parts[parts.length - 1] ?? pattern);
+    const norm = (p: string) => p.replace(/\\/g, '/');
+    let hits = siblings.filter((s) => reTail.test(norm(s.path)));
+    if (hits.length === 0) hits = siblings.filter((s) => reBase.test(norm(s.path)));
+    return hits.map((s) => ({ path: s.path, text: s.text })).sort((a, b) => a.path.localeCompare(b.path));
+  };
+}
+
+function isKeepalivedName(path: string): boolean {
+  const base = path.split(/[\\/]/).pop() ?? path;
+  return /^keepalived.*\.conf$/i.test(base);
+}
+
+export function detectKeepalived(path: string, text: string): boolean {
+  if (isKeepalivedName(path)) return true;
+  if (!/\.conf$/i.test(path) && !/keepalived/i.test(path)) return false;
+  return /^\s*(vrrp_instance|vrrp_script|global_defs|virtual_server)\s+[^\n]*\{?/m.test(text.slice(0, 20_000)) && /\b(vrrp_instance|virtual_server|vrrp_script)\b/.test(text.slice(0, 20_000));
+}
+
+export function lintKeepalived(text: string, context: LintContext = {}, path?: string): Finding[] {
+  const siblings = context.siblings ?? [];
+  const resolver = siblingResolver(siblings.filter((s) => s.path !== path));
+  const cfg = parseKeepalived(text, path, resolver);
+  if (cfg.binary) return [kfinding('binary', 'This is not a text file (it holds NUL or control bytes); keepalived cannot read it as a configuration.', { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const out: Finding[] = [];
+  lintStructure(cfg, out, eol, path);
+  const summary = summarize(cfg);
+  const includedPaths = new Set(cfg.included);
+  const peers: Peer[] = [];
+  for (const sib of siblings) {
+    if (sib.path === path || includedPaths.has(sib.path) || !isKeepalivedName(sib.path)) continue;
+    const pc = parseKeepalived(sib.text, sib.path, siblingResolver(siblings.filter((x) => x.path !== sib.path)));
+    if (pc.binary) continue;
+    const ps = summarize(pc);
+    if (ps.instances.length) peers.push({ path: sib.path, summary: ps });
+  }
+  lintInstances(summary, peers, context.inventory, path, siblings, out, eol);
+  out.sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+  return out;
+}
+
+export const keepalivedLinter: FileLinter = {
+  kind: 'keepalived',
+  rules: Object.values(KEEPALIVED_RULES),
+  detect: detectKeepalived,
+  lint: (file: SourceFile, context: LintContext) => lintKeepalived(file.text, context, file.path),
+};
