@@ -288,7 +288,7 @@ class KubeadmLint {
     const missing = unique.filter((x) => !present.has(x));
     if (!missing.length) return;
     const severity = missing.includes(vip.host) ? 'error' : 'warning';
-    const message = `apiServer.certSANs lacks ${missing.join(', ')}${missing.includes(vip.host) ? ' (the VIP)' : ''}; the API server certificate must be valid for every address and name clients use.`;
+    const message = `apiServer.certSANs lacks ${missing.map((m) => (m === vip.host ? `${m} (the VIP)` : m)).join(', ')}; the API server certificate must be valid for every address and name clients use.`;
     const fix = this.certSansFix(d, sansNode, missing);
     if (sansNode) this.report('kubeadm/cert-sans', message, d, sansNode, fix ? [fix] : undefined, severity);
     else this.reportDoc('kubeadm/cert-sans', message, d, fix ? [fix] : undefined, severity);
