@@ -5,7 +5,7 @@
  * the API unreachable, 2 usage. For cron and CI.
  */
 import { parseInventory } from '../core/inventory/parse';
-import { ApiError } from '../core/live/errors';
+import { describeError } from '../core/live/errors';
 import { readObjects } from '../core/live/once';
 import { renderText } from '../core/live/render';
 import { buildLiveModel } from '../core/live/snapshot';
@@ -57,7 +57,7 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
   try {
     conn = await adapter.connect({ kubeconfig: opts.kubeconfig ?? '', context: opts.context ?? '', inventory });
   } catch (e) {
-    io.stderr(`kubeadm-workbench status: ${e instanceof ApiError ? e.describe() : (e as Error).message}\n`);
+    io.stderr(`kubeadm-workbench status: ${describeError(e)}\n`);
     return EXIT_FAILED;
   }
   try {
@@ -66,7 +66,7 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
     try {
       objects = await readObjects(conn.transport);
     } catch (e) {
-      const msg = e instanceof ApiError ? e.describe() : (e as Error).message;
+      const msg = describeError(e);
       if (opts.json) io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: { ok: health.ok, ms: Math.round(health.ms) }, error: msg, degraded: true }, null, 2) + '\n');
       else io.stderr(`kubeadm-workbench status: API unreachable through ${conn.server}: ${msg}\n`);
       return EXIT_FAILED;

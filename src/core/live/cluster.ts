@@ -6,7 +6,7 @@
  */
 import type { Inventory } from '../inventory/types';
 import { Coalescer } from './coalesce';
-import type { ApiError } from './errors';
+import { describeError, type ApiError } from './errors';
 import type { EtcdModel } from './etcd';
 import { Resources, type ResourceKey } from './resources';
 import { buildLiveModel, type ClusterObjects, type LiveModel } from './snapshot';
@@ -103,7 +103,7 @@ export class LiveCluster {
       this.etcd = await this.etcdReader();
       this.etcdError = undefined;
     } catch (e) {
-      this.etcdError = (e as ApiError).describe?.() ?? (e as Error).message ?? String(e);
+      this.etcdError = describeError(e);
     } finally {
       this.etcdBusy = false;
     }

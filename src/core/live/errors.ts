@@ -67,3 +67,18 @@ export function httpError(status: number, where: string, body: string): ApiError
   const kind: FailureKind = status === 401 ? 'auth' : status === 403 ? 'forbidden' : status === 410 ? 'gone' : status === 504 || status === 408 ? 'timeout' : 'http';
   return new ApiError(kind, where, `HTTP ${status}${message ? `: ${message}` : ''}`, status);
 }
+
+/**
+ * The admin-facing text of any thrown value. Duck-typed rather than `instanceof`: the kube adapter is
+ * a separate bundle (dist/kube.js) with its own copy of ApiError.
+ */
+export function describeError(e: unknown): string {
+  const d = (e as { describe?: unknown })?.describe;
+  if (typeof d === 'function') return String(d.call(e));
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function errorKind(e: unknown): FailureKind | undefined {
+  const k = (e as { kind?: unknown })?.kind;
+  return typeof k === 'string' ? (k as FailureKind) : undefined;
+}
