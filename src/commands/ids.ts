@@ -10,6 +10,7 @@ export const CommandIds = {
   revealHost: 'kubeadm.revealHost',
   copyHostAddress: 'kubeadm.copyHostAddress',
   showConfigDiagnostics: 'kubeadm.showConfigDiagnostics',
+  generateClusterConfigs: 'kubeadm.generateClusterConfigs',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

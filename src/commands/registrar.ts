@@ -12,6 +12,7 @@ import { openInventory } from './openInventory';
 import { refreshInventory } from './refreshInventory';
 import { revealHost } from './revealHost';
 import { showConfigDiagnostics } from './showConfigDiagnostics';
+import { generateClusterConfigsCommand } from './generateClusterConfigs';
 
 export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandHandler> {
   return {
@@ -22,6 +23,7 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.revealHost]: revealHost(ctx),
     [CommandIds.copyHostAddress]: copyHostAddress(),
     [CommandIds.showConfigDiagnostics]: showConfigDiagnostics(ctx),
+    [CommandIds.generateClusterConfigs]: generateClusterConfigsCommand(ctx),
   };
 }
 

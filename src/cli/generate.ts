@@ -1,0 +1,93 @@
+/**
+ * `kubeadm-workbench generate [--inventory FILE] [--out DIR] [--containerd-version V] [--force]`: writes the
+ * cluster's config files (kubeadm-config.yaml, haproxy.cfg, keepalived.conf per balancer, containerd, sysctl and
+ * modules) from the inventory. Files that exist and differ are only overwritten with --force; exit 1 otherwise.
+ */
+import { promises as fs } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { generateClusterConfigs } from '../core/generate/index';
+import { parseInventory } from '../core/inventory/parse';
+import { containerdLayoutFor, planWrites } from '../editor/generatePlan';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
+import { findInventoryAbove } from './lint';
+
+export const GENERATE_USAGE = 'usage: kubeadm-workbench generate [--inventory FILE] [--out DIR] [--containerd-version V] [--force]\n';
+
+interface GenerateArgs {
+  inventory?: string;
+  out: string;
+  containerdVersion?: string;
+  force: boolean;
+}
+
+export function parseGenerateArgs(args: string[]): GenerateArgs | string {
+  const out: GenerateArgs = { out: 'generated', force: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const value = (): string | undefined => (eq > 0 ? arg.slice(eq + 1) : args[++i]);
+    if (flag === '--inventory' || flag === '--out' || flag === '--containerd-version') {
+      const v = value();
+      if (!v) return `${flag} needs a value`;
+      if (flag === '--inventory') out.inventory = v;
+      else if (flag === '--out') out.out = v;
+      else {
+        if (!containerdLayoutFor(v)) return `--containerd-version must look like 1.7 or 2.0 (got ${v})`;
+        out.containerdVersion = v;
+      }
+    } else if (flag === '--force') {
+      out.force = true;
+    } else {
+      return `unexpected argument ${arg}`;
+    }
+  }
+  return out;
+}
+
+export async function runGenerate(args: string[], io: CliIo): Promise<number> {
+  const parsed = parseGenerateArgs(args);
+  if (typeof parsed === 'string') {
+    io.stderr(`${parsed}\n${GENERATE_USAGE}`);
+    return EXIT_USAGE;
+  }
+  const inventoryPath = parsed.inventory ?? (await findInventoryAbove(process.cwd()));
+  if (!inventoryPath) {
+    io.stderr(`no inventory.yaml here or above; pass --inventory FILE\n${GENERATE_USAGE}`);
+    return EXIT_USAGE;
+  }
+  let text: string;
+  try {
+    text = await io.readFile(inventoryPath);
+  } catch (e) {
+    io.stderr(`cannot read inventory ${inventoryPath}: ${(e as Error).message}\n`);
+    return EXIT_USAGE;
+  }
+  const { inventory, findings } = parseInventory(text);
+  const errors = findings.filter((f) => f.severity === 'error');
+  if (!inventory || errors.length) {
+    for (const f of errors) io.stderr(formatFinding(inventoryPath, f) + '\n');
+    io.stderr(`${inventoryPath}: fix the inventory first; nothing was generated\n`);
+    return EXIT_FAILED;
+  }
+  const layout = containerdLayoutFor(parsed.containerdVersion);
+  const files = generateClusterConfigs(inventory, layout ? { containerdLayout: layout } : {});
+  const plan = await planWrites(files, (p) => fs.readFile(join(parsed.out, p), 'utf8').catch(() => undefined));
+  const changed = plan.filter((p) => p.status === 'changed');
+  if (changed.length && !parsed.force) {
+    for (const p of changed) io.stderr(`${join(parsed.out, p.path)} exists and differs from the generated file\n`);
+    io.stderr('nothing was written; pass --force to overwrite\n');
+    return EXIT_FAILED;
+  }
+  for (const p of plan) {
+    const target = join(parsed.out, p.path);
+    if (p.status === 'unchanged') {
+      io.stdout(`unchanged ${target}\n`);
+      continue;
+    }
+    await fs.mkdir(dirname(target), { recursive: true });
+    await io.writeFile(target, p.text);
+    io.stdout(`${p.status === 'new' ? 'wrote    ' : 'replaced '} ${target}${p.host ? ` (for ${p.host})` : ''}\n`);
+  }
+  return EXIT_OK;
+}

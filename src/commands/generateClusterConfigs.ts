@@ -1,0 +1,135 @@
+import * as vscode from 'vscode';
+import { generateClusterConfigs } from '../core/generate/index';
+import { planWrites, type PlannedWrite } from '../editor/generatePlan';
+import type { CommandContext } from './context';
+import { CommandIds } from './ids';
+
+const DEFAULT_FOLDER = 'generated';
+
+/**
+ * "Generate Cluster Configs from Inventory": shows the files it will write into a folder (default
+ * `generated/` next to the inventory's workspace folder), asks before overwriting files that differ,
+ * writes them and opens them.
+ */
+export function generateClusterConfigsCommand(ctx: CommandContext) {
+  /** `options` (for tests and automation) skips the questions: every file into `folder`, overwriting. */
+  return async (options?: unknown): Promise<vscode.Uri[] | undefined> => {
+    const unattended = isUnattended(options) ? options : undefined;
+    const loaded = await ctx.inventory.get();
+    if (!loaded?.inventory) {
+      const open = 'Open Inventory';
+      const choice = await vscode.window.showErrorMessage(loaded ? 'inventory.yaml has errors that keep it from loading; fix them first.' : 'This workspace has no inventory.yaml yet.', open);
+      if (choice === open) await vscode.commands.executeCommand(CommandIds.openInventory);
+      return undefined;
+    }
+    const errors = loaded.result.findings.filter((f) => f.severity === 'error');
+    if (errors.length && !unattended) {
+      const go = 'Generate Anyway';
+      const choice = await vscode.window.showWarningMessage(
+        `inventory.yaml has ${errors.length} error${errors.length === 1 ? '' : 's'}; the generated files would carry them.`,
+        { modal: true, detail: errors.slice(0, 5).map((f) => `line ${f.range.start.line + 1}: ${f.message}`).join('\n') },
+        go,
+      );
+      if (choice !== go) return undefined;
+    }
+    const root = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri ?? vscode.Uri.joinPath(loaded.uri, '..');
+    const layout = vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('generate.containerdLayout') === 3 ? 3 : 2;
+    const files = generateClusterConfigs(loaded.inventory, { containerdLayout: layout });
+
+    let folder = unattended?.folder ?? vscode.Uri.joinPath(root, DEFAULT_FOLDER);
+    let chosen: PlannedWrite[] | undefined;
+    if (unattended) chosen = await planWrites(files, (p) => readIfExists(vscode.Uri.joinPath(folder, p)));
+    while (!chosen) {
+      const plan = await planWrites(files, (p) => readIfExists(vscode.Uri.joinPath(folder, p)));
+      const pick = await pickFiles(plan, vscode.workspace.asRelativePath(folder, true));
+      if (pick === 'folder') {
+        const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, defaultUri: folder, openLabel: 'Generate Here' });
+        if (picked?.[0]) folder = picked[0];
+        continue;
+      }
+      if (!pick?.length) return undefined;
+      chosen = pick;
+    }
+
+    const changed = chosen.filter((p) => p.status === 'changed');
+    if (unattended && !unattended.overwrite) chosen = chosen.filter((p) => p.status !== 'changed');
+    else if (changed.length && !unattended) {
+      const overwrite = 'Overwrite';
+      const skip = 'Skip Changed Files';
+      const choice = await vscode.window.showWarningMessage(
+        `${changed.length} file${changed.length === 1 ? '' : 's'} in ${vscode.workspace.asRelativePath(folder, true)} differ${changed.length === 1 ? 's' : ''} from the generated version.`,
+        { modal: true, detail: `Overwriting replaces your edits in:\n${changed.map((p) => p.path).join('\n')}` },
+        overwrite,
+        skip,
+      );
+      if (!choice) return undefined;
+      if (choice === skip) chosen = chosen.filter((p) => p.status !== 'changed');
+    }
+
+    const written: vscode.Uri[] = [];
+    for (const p of chosen) {
+      const uri = vscode.Uri.joinPath(folder, p.path);
+      if (p.status !== 'unchanged') {
+        await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(uri, '..'));
+        await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(p.text));
+      }
+      written.push(uri);
+    }
+    const wrote = chosen.filter((p) => p.status !== 'unchanged').length;
+    if (!unattended) void vscode.window.showInformationMessage(`Generated ${wrote} file${wrote === 1 ? '' : 's'} in ${vscode.workspace.asRelativePath(folder, true)}${wrote < chosen.length ? ` (${chosen.length - wrote} unchanged)` : ''}.`);
+    for (const [i, uri] of written.entries()) {
+      await vscode.window.showTextDocument(uri, { preview: false, preserveFocus: i > 0 });
+    }
+    return written;
+  };
+}
+
+interface Unattended {
+  folder: vscode.Uri;
+  overwrite: boolean;
+}
+
+function isUnattended(v: unknown): v is Unattended {
+  return !!v && typeof v === 'object' && (v as Unattended).folder instanceof vscode.Uri;
+}
+
+const STATUS_TEXT: Record<PlannedWrite['status'], string> = { new: 'new', changed: 'differs: will be overwritten after asking', unchanged: 'unchanged' };
+
+/** The list of files, all checked; a title button picks another folder. */
+function pickFiles(plan: PlannedWrite[], folderLabel: string): Promise<PlannedWrite[] | 'folder' | undefined> {
+  return new Promise((resolve) => {
+    const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { file: PlannedWrite }>();
+    const folderButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('folder-opened'), tooltip: 'Generate into another folder…' };
+    qp.title = `Generate cluster configs into ${folderLabel}/`;
+    qp.placeholder = 'Uncheck files you do not want; Enter writes the checked ones';
+    qp.canSelectMany = true;
+    qp.ignoreFocusOut = true;
+    qp.buttons = [folderButton];
+    qp.items = plan.map((file) => ({ label: file.path, description: STATUS_TEXT[file.status], ...(file.host ? { detail: `for ${file.host}` } : {}), file }));
+    qp.selectedItems = qp.items;
+    let result: PlannedWrite[] | 'folder' | undefined;
+    qp.onDidTriggerButton((b) => {
+      if (b === folderButton) {
+        result = 'folder';
+        qp.hide();
+      }
+    });
+    qp.onDidAccept(() => {
+      result = qp.selectedItems.map((i) => i.file);
+      qp.hide();
+    });
+    qp.onDidHide(() => {
+      qp.dispose();
+      resolve(result);
+    });
+    qp.show();
+  });
+}
+
+async function readIfExists(uri: vscode.Uri): Promise<string | undefined> {
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    return undefined;
+  }
+}
