@@ -124,7 +124,7 @@ function keepalivedFacts(file: SourceFile): ClusterFacts | undefined {
   for (const n of walk(cfg.nodes)) {
     if (n.keyword.text !== 'virtual_ipaddress' || !n.children?.length) continue;
     const tok = n.children[0]!.keyword;
-    if (n.children[0]!.file) continue;
+    if (n.children[0]!.file && n.children[0]!.file !== file.path) continue;
     return { vip: { value: tok.text.replace(/\/\d+$/, ''), range: { start: { line: tok.line, character: tok.start }, end: { line: tok.line, character: tok.end } } } };
   }
   return undefined;

@@ -1,0 +1,78 @@
+/**
+ * Oracle: the real `kubeadm config validate` accepts the generated and example kubeadm files.
+ *
+ * The binary: $KUBEADM_BIN, else `kubeadm` on PATH, else the lab's build in
+ * /var/cache/kubeadm-workbench/lab/bin/kube-<version>/kubeadm. When none is found the test FAILS with a
+ * message saying so; set KUBEADM_BIN=none to skip it on purpose (reported as skipped).
+ *
+ * kubeadm only validates control-plane versions within its supported skew (1.34 accepts ≥ 1.33), so a
+ * file written for another version is validated with its kubernetesVersion set to the binary's own;
+ * everything else is checked as written. v1beta4 files need kubeadm ≥ 1.31.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { generateKubeadmConfig } from '../../../src/core/generate/kubeadm';
+import { lintKubeadm } from '../../../src/core/kubeadm/lint';
+import { EXAMPLE, exampleInventory } from '../kubeadm/helpers';
+
+function findKubeadm(): string | undefined {
+  const env = process.env.KUBEADM_BIN;
+  if (env) return env;
+  const which = spawnSync('sh', ['-c', 'command -v kubeadm'], { encoding: 'utf8' });
+  if (which.status === 0 && which.stdout.trim()) return which.stdout.trim();
+  const cache = '/var/cache/kubeadm-workbench/lab/bin';
+  if (existsSync(cache)) {
+    const dirs = readdirSync(cache).filter((d) => d.startsWith('kube-') && existsSync(join(cache, d, 'kubeadm'))).sort();
+    if (dirs.length) return join(cache, dirs[dirs.length - 1]!, 'kubeadm');
+  }
+  return undefined;
+}
+
+const bin = findKubeadm();
+const skip = bin === 'none' ? 'KUBEADM_BIN=none: kubeadm oracle skipped on request' : false;
+
+describe('kubeadm config validate (real binary)', { skip }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-kubeadm-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a kubeadm binary is available', () => {
+    assert.ok(bin && existsSync(bin), 'No kubeadm binary: set KUBEADM_BIN=/path/to/kubeadm, put kubeadm on PATH or build the lab (npm run lab); KUBEADM_BIN=none skips this oracle.');
+  });
+
+  const version = (): string => (bin && existsSync(bin) ? execFileSync(bin, ['version', '-o', 'short'], { encoding: 'utf8' }).trim() : 'v0.0.0');
+
+  function validate(name: string, text: string): void {
+    const v = version();
+    const minor = Number(/^v1\.(\d+)/.exec(v)?.[1] ?? 0);
+    let body = text.replace(/^kubernetesVersion: .*$/m, `kubernetesVersion: ${v}`);
+    if (minor < 31) body = body.replaceAll('kubeadm.k8s.io/v1beta4', 'kubeadm.k8s.io/v1beta3');
+    const path = join(dir, name);
+    writeFileSync(path, body);
+    const r = spawnSync(bin!, ['config', 'validate', '--config', path], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 0, `kubeadm ${v} rejected ${name}:\n${r.stderr}${r.stdout}`);
+  }
+
+  it('accepts the example kubeadm-config.yaml', { skip: !bin || !existsSync(bin) }, () => {
+    validate('example.yaml', readFileSync(join(EXAMPLE, 'kubeadm-config.yaml'), 'utf8'));
+  });
+
+  for (const k8s of ['1.30.14', '1.31.4', '1.34.12']) {
+    it(`accepts the generated file for Kubernetes ${k8s}`, { skip: !bin || !existsSync(bin) }, () => {
+      const inv = exampleInventory();
+      inv.cluster.kubernetesVersion = k8s;
+      const text = generateKubeadmConfig(inv);
+      assert.deepEqual(lintKubeadm({ path: 'kubeadm-config.yaml', text }, { inventory: inv }), []);
+      validate(`generated-${k8s}.yaml`, text);
+    });
+  }
+
+  it('rejects what we flag: an unknown field', { skip: !bin || !existsSync(bin) }, () => {
+    const text = generateKubeadmConfig({ ...exampleInventory(), cluster: { ...exampleInventory().cluster, kubernetesVersion: '1.34.12' } }).replace('clusterName:', 'clustrName:');
+    assert.ok(lintKubeadm({ path: 'kubeadm-config.yaml', text }, {}).some((f) => f.rule === 'kubeadm/unknown-field'));
+    assert.throws(() => validate('bad.yaml', text));
+  });
+});
