@@ -77,7 +77,7 @@ export interface HaproxyConfig {
 /** Tokenizes one line of haproxy.cfg with HAProxy's quoting and escaping rules. */
 export function tokenizeLine(line: string, rel = 0): ParsedLine {
   const tokens: Token[] = [];
-  const n = line.length;
+  const n = line.length > 0 && line.charCodeAt(line.length - 1) === 13 ? line.length - 1 : line.length;
   let i = 0;
   let indent = -1;
   let comment: number | undefined;
@@ -141,8 +141,7 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
     tokens.push({ text, start, end: i });
     if (quote) break;
   }
-  let length = n;
-  if (length > 0 && line.charCodeAt(length - 1) === 13) length--;
+  const length = n;
   const parsed: ParsedLine = { rel, indent: indent < 0 ? length : indent, length, tokens };
   if (comment !== undefined) parsed.comment = comment;
   if (error) parsed.error = error;
