@@ -1,0 +1,70 @@
+/**
+ * Benchmark (printed numbers, not a timed test): full lint and incremental re-lint of a 2,000-line
+ * multi-document kubeadm file. Incremental = one document edited; only that document is reparsed and
+ * re-walked (parse and structural results are memoised per document text).
+ * Run: npm run bench:kubeadm   (goal here: ≤ 50 ms full, ≤ 10 ms incremental)
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseInventory } from '../src/core/inventory/parse';
+import { lintKubeadm } from '../src/core/kubeadm/lint';
+import { clearParseCache } from '../src/core/kubeadm/parse';
+import { clearStructureCache } from '../src/core/kubeadm/structure';
+
+const root = join(__dirname, '..');
+const inventory = parseInventory(readFileSync(join(root, 'examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
+const example = readFileSync(join(root, 'examples/labs-k8s/kubeadm-config.yaml'), 'utf8');
+
+// A realistic big file: the example, then many KubeletConfiguration/KubeProxyConfiguration-sized documents.
+const kubelet = (i: number) => `apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cgroupDriver: systemd
+maxPods: ${100 + i}
+evictionHard:
+  memory.available: 100Mi
+  nodefs.available: 10%
+systemReserved:
+  cpu: 100m
+  memory: 256Mi
+authentication:
+  anonymous:
+    enabled: false
+  webhook:
+    enabled: true
+featureGates:
+  SomeGate: true
+`;
+const parts = [example.trimEnd()];
+let lines = example.split('\n').length;
+for (let i = 0; lines < 2000; i++) {
+  parts.push(kubelet(i).trimEnd());
+  lines += kubelet(i).split('\n').length;
+}
+const text = parts.join('\n---\n') + '\n';
+const file = { path: 'kubeadm-config.yaml', text };
+
+function measure(name: string, runs: number, fn: (i: number) => void): number {
+  for (let i = 0; i < 3; i++) fn(-1 - i);
+  const t0 = performance.now();
+  for (let i = 0; i < runs; i++) fn(i);
+  const ms = (performance.now() - t0) / runs;
+  console.log(`${name.padEnd(44)} ${ms.toFixed(2).padStart(8)} ms/run  (${runs} runs)`);
+  return ms;
+}
+
+console.log(`kubeadm file: ${text.split('\n').length} lines, ${parts.length} documents, ${text.length} bytes`);
+const findings = lintKubeadm(file, { inventory });
+console.log(`findings: ${findings.length} (${[...new Set(findings.map((f) => f.rule))].join(', ') || 'none'})`);
+const full = measure('full lint (cold caches)', 30, () => {
+  clearParseCache();
+  clearStructureCache();
+  lintKubeadm(file, { inventory });
+});
+const docs = text.split('\n---\n');
+const incremental = measure('incremental re-lint (one document edited)', 200, (i) => {
+  const k = 1 + (Math.abs(i) % (docs.length - 1));
+  const edited = docs.map((d, j) => (j === k ? d.replace(/maxPods: \d+/, `maxPods: ${1000 + i}`) : d)).join('\n---\n');
+  lintKubeadm({ path: file.path, text: edited }, { inventory });
+});
+const unchanged = measure('re-lint, nothing changed', 200, () => lintKubeadm(file, { inventory }));
+console.log(`goal: full ≤ 50 ms ${full <= 50 ? 'met' : 'NOT met'}, incremental ≤ 10 ms ${incremental <= 10 ? 'met' : 'NOT met'} (unchanged ${unchanged.toFixed(2)} ms)`);
