@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Builds the lab's container images by hand (there is no Docker engine here) and pushes them into the lab
+# registry's storage. An image is a few deterministic tar.gz layers + an OCI config + an OCI manifest; pushing
+# uses the registry's HTTP API (a temporary registry on loopback over the same storage the lab serves).
+#
+#   kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy : $KUBE_VERSION
+#   etcd:3.6.x-0, pause, coredns (also as coredns/coredns), flannel-io/flannel, flannel-io/flannel-cni-plugin
+#   kwlab/web:1.0 (the tiny web server for `kubectl run` tests)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+IMAGES="$CACHE/images"
+REGISTRY_DATA="$CACHE/registry"
+PUSH_ADDR=127.0.0.1:5055
+mkdir -p "$IMAGES" "$REGISTRY_DATA"
+bin() { local d="$CACHE/bin/$1"; [[ -f "$d/.done" ]] || die "$1 not built yet: run 'npm run lab -- build'"; echo "$d"; }
+
+# Layers ----------------------------------------------------------------------------------------------------
+# layer NAME DIR: a reproducible tar.gz of DIR (sorted, owner root, mtime 0), cached by name.
+layer() {
+  local name=$1 dir=$2 f="$IMAGES/layers/$1.tar.gz"
+  mkdir -p "$IMAGES/layers"
+  if [[ ! -f "$f" ]]; then
+    tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$dir" -cf - . | gzip -9n >"$f.tmp"
+    mv "$f.tmp" "$f"
+  fi
+  echo "$f"
+}
+
+# busybox (from Debian's busybox-static package): cp and sh for flannel's init containers.
+busybox_layer() {
+  local d="$IMAGES/src/busybox" deb
+  if [[ ! -x "$d/bin/busybox" ]]; then
+    mkdir -p "$IMAGES/src/debs"
+    (cd "$IMAGES/src/debs" && ls busybox-static_*.deb >/dev/null 2>&1 || apt-get download -qq busybox-static)
+    deb=$(ls "$IMAGES"/src/debs/busybox-static_*.deb | head -1)
+    rm -rf "$d"; mkdir -p "$d/x" "$d/bin"; dpkg-deb -x "$deb" "$d/x"
+    cp "$d/x/bin/busybox" "$d/bin/busybox"; rm -rf "$d/x"
+    local a; for a in $("$d/bin/busybox" --list); do [[ -e "$d/bin/$a" ]] || ln -s busybox "$d/bin/$a"; done
+    mkdir -p "$d/tmp" "$d/etc"; chmod 1777 "$d/tmp"
+  fi
+  layer busybox "$d"
+}
+
+# iptables (nft backend, as on the Debian 12 nodes) with its libraries, copied from the lab's base rootfs:
+# kube-proxy (iptables mode; no IPVS in this kernel) and flanneld program the node's netfilter with it.
+iptables_layer() {
+  local d="$IMAGES/src/iptables" base lib
+  base=$(cat "$STATE/base-rootfs" 2>/dev/null || "$LAB_DIR/base/rootfs.sh")
+  if [[ ! -x "$d/usr/sbin/xtables-nft-multi" ]]; then
+    rm -rf "$d"; mkdir -p "$d/usr/sbin" "$d/etc"
+    cp -a "$base/usr/sbin/xtables-nft-multi" "$d/usr/sbin/"
+    local t; for t in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tables-restore \
+        iptables-nft iptables-nft-save iptables-nft-restore ip6tables-nft ip6tables-nft-save ip6tables-nft-restore; do
+      ln -s xtables-nft-multi "$d/usr/sbin/$t"
+    done
+    cp -a "$base/usr/lib/x86_64-linux-gnu/xtables" "$d/.xt"; mkdir -p "$d/usr/lib/x86_64-linux-gnu"
+    mv "$d/.xt" "$d/usr/lib/x86_64-linux-gnu/xtables"
+    # every shared library the binary and its extensions need, resolved inside the base rootfs
+    for lib in $( { chroot "$base" ldd /usr/sbin/xtables-nft-multi; for x in "$base"/usr/lib/x86_64-linux-gnu/xtables/*.so; do
+          chroot "$base" ldd "${x#"$base"}"; done; } | awk '/=>/ {print $3} /^\t\/lib64/ {print $1}' | sort -u); do
+      mkdir -p "$d$(dirname "$lib")"; cp -L "$base$lib" "$d$lib"
+    done
+    cp "$base/etc/protocols" "$base/etc/services" "$base/etc/ethertypes" "$d/etc/" 2>/dev/null || true
+    [[ -e "$d/lib64" ]] || { mkdir -p "$d/lib64"; cp -L "$base/lib64/ld-linux-x86-64.so.2" "$d/lib64/"; }
+  fi
+  layer iptables "$d"
+}
+
+# files_layer NAME SRC:DEST... : a layer holding the given files (mode 0755)
+files_layer() {
+  local name=$1 d="$IMAGES/src/$1"; shift
+  rm -rf "$d"; mkdir -p "$d"
+  local m; for m in "$@"; do install -D -m 0755 "${m%%:*}" "$d/${m#*:}"; done
+  layer "$name" "$d"
+}
+
+# Image assembly ----------------------------------------------------------------------------------------------
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+# image REPO TAG ENTRYPOINT_JSON LAYER... : writes blobs + config + manifest under $IMAGES/oci/<repo>/<tag>/
+image() {
+  local repo=$1 tag=$2 entry=$3; shift 3
+  local out="$IMAGES/oci/$repo/$tag" l diffids=() layers=() ld
+  rm -rf "$out"; mkdir -p "$out/blobs"
+  for l in "$@"; do
+    ld=$(sha "$l"); cp -l "$l" "$out/blobs/$ld" 2>/dev/null || cp "$l" "$out/blobs/$ld"
+    diffids+=("\"sha256:$(gzip -dc "$l" | sha256sum | cut -d' ' -f1)\"")
+    layers+=("{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar+gzip\",\"digest\":\"sha256:$ld\",\"size\":$(stat -c %s "$l")}")
+  done
+  local IFS=,
+  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Entrypoint":%s,"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":[%s]},"history":[{"created":"1970-01-01T00:00:00Z","created_by":"kubeadm-workbench lab/sources/images.sh"}]}' \
+    "$entry" "${diffids[*]}" >"$out/config.json"
+  local cd; cd=$(sha "$out/config.json"); cp "$out/config.json" "$out/blobs/$cd"
+  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[%s]}' \
+    "$cd" "$(stat -c %s "$out/config.json")" "${layers[*]}" >"$out/manifest.json"
+  echo "$repo:$tag" >>"$IMAGES/list.tmp"
+}
+
+# Push ---------------------------------------------------------------------------------------------------------
+push() { # repo tag
+  local repo=$1 tag=$2 dir="$IMAGES/oci/$1/$2" R="http://$PUSH_ADDR" b loc sep
+  for b in "$dir"/blobs/*; do
+    b=$(basename "$b")
+    [[ "$(curl -s -o /dev/null -w '%{http_code}' -I "$R/v2/$repo/blobs/sha256:$b")" == 200 ]] && continue
+    loc=$(curl -fsS -D - -o /dev/null -X POST "$R/v2/$repo/blobs/uploads/" | sed -n 's/^[Ll]ocation: *//p' | tr -d '\r')
+    [[ "$loc" == http* ]] || loc="$R$loc"
+    sep='?'; [[ "$loc" == *\?* ]] && sep='&'
+    curl -fsS -o /dev/null -X PUT -H 'Content-Type: application/octet-stream' --data-binary "@$dir/blobs/$b" "$loc${sep}digest=sha256:$b"
+  done
+  curl -fsS -o /dev/null -X PUT -H 'Content-Type: application/vnd.oci.image.manifest.v1+json' \
+    --data-binary "@$dir/manifest.json" "$R/v2/$repo/manifests/$tag"
+}
+
+t0=$SECONDS
+K=$(bin "kube-$KUBE_VERSION"); E=$(bin "etcd-$ETCD_VERSION"); C=$(bin "coredns-$COREDNS_VERSION")
+F=$(bin "flannel-$FLANNEL_VERSION"); FC=$(bin "flannelcni-$FLANNEL_CNI_VERSION"); P=$(bin "pause-$PAUSE_VERSION")
+W=$(ls -d "$CACHE"/bin/webserver-* | head -1); [[ -f "$W/.done" ]] || die "webserver not built"
+ETCD_TAG="${ETCD_VERSION#v}-0"
+: >"$IMAGES/list.tmp"
+rm -rf "$IMAGES/layers"   # layers are cheap to rebuild; never let a stale one survive a version bump
+BB=$(busybox_layer); IPT=$(iptables_layer)
+for c in kube-apiserver kube-controller-manager kube-scheduler; do
+  image "$c" "$KUBE_VERSION" "[\"/usr/local/bin/$c\"]" "$(files_layer "$c" "$K/$c:usr/local/bin/$c")"
+done
+image kube-proxy "$KUBE_VERSION" '["/usr/local/bin/kube-proxy"]' "$IPT" "$(files_layer kube-proxy "$K/kube-proxy:usr/local/bin/kube-proxy")"
+image etcd "$ETCD_TAG" '["/usr/local/bin/etcd"]' "$(files_layer etcd "$E/etcd:usr/local/bin/etcd" "$E/etcdctl:usr/local/bin/etcdctl")"
+image pause "$PAUSE_VERSION" '["/pause"]' "$(files_layer pause "$P/pause:pause")"
+CL=$(files_layer coredns "$C/coredns:coredns")
+image coredns "$COREDNS_VERSION" '["/coredns"]' "$CL"
+image coredns/coredns "$COREDNS_VERSION" '["/coredns"]' "$CL"
+image flannel-io/flannel "$FLANNEL_VERSION" '["/opt/bin/flanneld"]' "$BB" "$IPT" "$(files_layer flanneld "$F/flanneld:opt/bin/flanneld")"
+image flannel-io/flannel-cni-plugin "$FLANNEL_CNI_VERSION" '["/bin/sh"]' "$BB" "$(files_layer flannel-cni "$FC/flannel:flannel")"
+image kwlab/web 1.0 '["/webserver"]' "$(files_layer web "$W/webserver:webserver")"
+
+# push through a registry on loopback that uses the lab registry's storage
+reg="$(bin "registry-$DISTRIBUTION_VERSION")/registry"
+cfg=$(mktemp); cat >"$cfg" <<YML
+version: 0.1
+log: { level: warn, accesslog: { disabled: true } }
+storage: { filesystem: { rootdirectory: $REGISTRY_DATA } }
+http: { addr: "$PUSH_ADDR", secret: kwlab-not-secret }
+YML
+"$reg" serve "$cfg" >"$IMAGES/push-registry.log" 2>&1 &
+regpid=$!
+trap 'kill $regpid 2>/dev/null; rm -f "$cfg"' EXIT
+for i in $(seq 1 50); do curl -fsS -o /dev/null "http://$PUSH_ADDR/v2/" 2>/dev/null && break; sleep 0.1; done
+while read -r ref; do push "${ref%%:*}" "${ref#*:}"; done <"$IMAGES/list.tmp"
+mv "$IMAGES/list.tmp" "$IMAGES/list"
+log "images built and pushed in $((SECONDS - t0)) s: $(wc -l <"$IMAGES/list") images, registry storage $(du -sh "$REGISTRY_DATA" | cut -f1)"
