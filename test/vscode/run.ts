@@ -15,7 +15,8 @@ import { bundleSuite } from './harness/bundle';
 import { REPO, launchBrowser, makeRunDirs, remoteUri, removeRunDir, startCodeServer, workbenchUrl, type CodeServer } from './harness/codeServer';
 
 const TIMEOUT = Number(process.env.KW_VSCODE_TIMEOUT_MS ?? 180_000);
-const NOISE = /open-vsx|^\s+at |Creating a socket|Service Worker|AgentHost|AccountPolicy|grace time|builtin extensions cache|ENOTFOUND|marketplace|gallery/i;
+/** Workbench chatter that says nothing about the extension (no network, no GitHub auth, no marketplace). */
+const NOISE = /open-vsx|Creating a socket|Service Worker|AgentHost|AccountPolicy|grace time|builtin extensions cache|ENOTFOUND|marketplace|gallery|authentication provider|Resolving connection token|Resolved connection token/i;
 
 async function main(): Promise<number> {
   const t0 = Date.now();
@@ -35,12 +36,16 @@ async function main(): Promise<number> {
     close = () => context.close().catch(() => undefined);
     const done = new Promise<number>((resolve) => {
       void page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
-        const msg = format(...(args ?? []));
+        let msg = format(...(args ?? []));
         const m = /KW_VSCODE_RESULT passed=(\d+) failed=(\d+)/.exec(msg);
         if (m) counts = { passed: Number(m[1]), failed: Number(m[2]) };
         const a = /activate: ([\d.]+) ms/.exec(msg);
         if (a) activationMs = Number(a[1]);
-        if (process.env.VERBOSE || !NOISE.test(msg)) console.log(type === 'log' || type === 'info' ? msg : `[${type}] ${msg}`);
+        if (!process.env.VERBOSE) {
+          if (NOISE.test(msg.split('\n')[0] ?? '')) return;
+          msg = msg.split('\n').filter((l) => !/^\s+at .*(workbench\.js|static\/out)/.test(l)).join('\n');
+        }
+        console.log(type === 'log' || type === 'info' ? msg : `[${type}] ${msg}`);
       });
       void page.exposeFunction('codeAutomationExit', (exitCode: number, logs?: { relativePath: string; contents: string }[]) => {
         for (const l of logs ?? []) {
