@@ -334,8 +334,8 @@ export class SshPool implements SshTransport {
         resolve(conn);
       });
       client.on('error', (err: Error & { level?: string }) => {
-        if (decision && !decision.accepted) return fail(new SshConnectError(hopLabel, describeRejection(decision), 'host-key'));
-        if (verifyError) return fail(new SshConnectError(hopLabel, `host key check failed: ${errorMessage(verifyError)}`, 'host-key'));
+        if (decision && !decision.accepted) return fail(new SshConnectError(hopLabel, describeRejection(decision), 'host-key', decision.check.status === 'trusted' ? 'error' : decision.check.status));
+        if (verifyError) return fail(new SshConnectError(hopLabel, `host key check failed: ${errorMessage(verifyError)}`, 'host-key', 'error'));
         if (err.level === 'client-authentication') {
           return fail(new SshConnectError(hopLabel, `authentication failed for ${hop.user}@${hop.hostname}:${hop.port} (tried: ${triedAuth.join(', ') || 'nothing usable'})`, 'auth'));
         }

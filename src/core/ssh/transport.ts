@@ -69,6 +69,8 @@ export class SshConnectError extends Error {
     readonly host: string,
     message: string,
     readonly kind: 'auth' | 'host-key' | 'network' | 'config' | 'restricted',
+    /** For kind `host-key`: why the key was refused. */
+    readonly hostKeyStatus?: 'unknown' | 'changed' | 'revoked' | 'error',
   ) {
     super(`${host}: ${message}`);
     this.name = 'SshConnectError';

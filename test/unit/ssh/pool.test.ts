@@ -82,7 +82,7 @@ function recordingPrompt(answer: UnknownKeyAnswer = 'reject'): HostKeyPrompt & {
 }
 
 /** A pool whose hosts are resolved from an ssh config text, with the given known_hosts text. */
-function makePool(opts: { config: string; knownHosts: string; prompt?: HostKeyPrompt; identity?: string; pool?: Partial<PoolOptions> }) {
+function makePool(opts: { config: string; knownHosts: string; prompt?: ReturnType<typeof recordingPrompt>; identity?: string; pool?: Partial<PoolOptions> }) {
   const n = pools.length;
   const cfgFile = join(d, `ssh_config_${n}`);
   const kh = join(d, `known_hosts_${n}`);

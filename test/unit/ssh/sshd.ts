@@ -42,6 +42,8 @@ export interface SshdOptions {
   /** Reuse this host key (to restart "the same host"). */
   hostKey?: TestKey;
   logLevel?: 'VERBOSE' | 'DEBUG1';
+  /** Loopback address to listen on (default 127.0.0.1; any 127.x.y.z works on Linux). */
+  listen?: string;
 }
 
 export async function startSshd(baseDir: string, name: string, opts: SshdOptions): Promise<Sshd> {
@@ -63,7 +65,7 @@ export async function startSshd(baseDir: string, name: string, opts: SshdOptions
         // sshd keeps the first value of each keyword: the test's extra lines go first.
         ...(opts.extra ?? []),
         `Port ${port}`,
-        'ListenAddress 127.0.0.1',
+        `ListenAddress ${opts.listen ?? '127.0.0.1'}`,
         `HostKey ${hostKey.path}`,
         `PidFile ${join(dir, 'sshd.pid')}`,
         `AuthorizedKeysFile ${authorized}`,
@@ -95,7 +97,7 @@ export async function startSshd(baseDir: string, name: string, opts: SshdOptions
     });
     const ok = await new Promise<boolean>((resolve) => {
       const t = setInterval(() => {
-        if (/Server listening on 127\.0\.0\.1 port/.test(log)) {
+        if (/Server listening on 127\.\d+\.\d+\.\d+ port/.test(log)) {
           clearInterval(t);
           resolve(true);
         }
