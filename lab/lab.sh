@@ -14,6 +14,7 @@ usage: npm run lab -- COMMAND
   status                     what runs, what answers
   reset                      all nodes back to bare Debian (seconds)
   down                       stop and remove everything the lab created (idempotent, also after a crash)
+  stats [SECONDS]             memory and CPU (% of one core) of each node
   env                        shell exports: KUBECONFIG LAB_SSH_CONFIG LAB_INVENTORY PATH  (npm run -s lab -- env)
   ssh HOST [CMD...]          ssh into a lab host
   fault power-off|power-on|cut|restore HOST
@@ -97,6 +98,29 @@ cmd_status() {
   fi
 }
 
+# Memory and CPU of every node (its cgroups), CPU averaged over SECONDS (default 10).
+cmd_stats() {
+  local secs=${1:-10} h d mem cpu0 cpu1 tot_mem=0 tot_cpu=0
+  declare -A c0
+  for h in $(all_hosts); do
+    d=$(tr ' ' '\n' <"$RUN/$h.cgdirs" 2>/dev/null | grep '/cpuacct/' || true)
+    c0[$h]=$(cat "$d/cpuacct.usage" 2>/dev/null || echo 0)
+  done
+  sleep "$secs"
+  printf '%-20s %10s %8s\n' HOST MEM_MIB CPU_%
+  for h in $(all_hosts); do
+    d=$(tr ' ' '\n' <"$RUN/$h.cgdirs" 2>/dev/null | grep '/cpuacct/' || true)
+    cpu1=$(cat "$d/cpuacct.usage" 2>/dev/null || echo 0)
+    d=$(tr ' ' '\n' <"$RUN/$h.cgdirs" 2>/dev/null | grep '/memory/' || true)
+    # usage minus page cache: what the node's processes really hold
+    mem=$(awk '$1 == "total_rss" || $1 == "total_mapped_file" || $1 == "total_shmem" {s += $2} END {print int(s / 1048576)}' "$d/memory.stat" 2>/dev/null || echo 0)
+    cpu=$(awk -v a="${c0[$h]}" -v b="$cpu1" -v s="$secs" 'BEGIN {printf "%.1f", (b - a) / (s * 1e7)}')
+    printf '%-20s %10s %8s\n' "$h" "$mem" "$cpu"
+    tot_mem=$((tot_mem + mem)); tot_cpu=$(awk -v a="$tot_cpu" -v b="$cpu" 'BEGIN {print a + b}')
+  done
+  printf '%-20s %10s %8s\n' TOTAL "$tot_mem" "$tot_cpu"
+}
+
 cmd_env() {
   cat <<ENV
 export KUBECONFIG="$STATE/admin.conf"
@@ -144,11 +168,17 @@ cmd_fault() {
 
 cmd=${1:-}; shift || true
 case $cmd in
-  build) require_root build; bash "$LAB_DIR/build/build.sh" "$@"; bash "$LAB_DIR/sources/apt-repo.sh"; ;;
+  build)
+    require_root build; t0=$SECONDS
+    bash "$LAB_DIR/build/build.sh" "$@"
+    bash "$LAB_DIR/sources/apt-repo.sh"
+    bash "$LAB_DIR/sources/images.sh"
+    log "build (or cache check) done in $((SECONDS - t0)) s; cache $CACHE: $(du -sh "$CACHE" | cut -f1)" ;;
   up) cmd_up "$@" ;;
   down) cmd_down ;;
   reset) cmd_reset ;;
   status) cmd_status ;;
+  stats) cmd_stats "$@" ;;
   env) cmd_env ;;
   ssh) h=$(resolve_host "${1:?ssh HOST}"); shift; exec ssh -F "$STATE/ssh_config" "$h" "$@" ;;
   fault) cmd_fault "$@" ;;

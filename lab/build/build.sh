@@ -66,7 +66,7 @@ build_kube() {
 build_etcd() {
   local src=$1 out=$2 v=$3 r=() m
   # etcd's modules replace each other with ../ paths; pin them all to the same published version instead.
-  for m in api/v3 client/pkg/v3 client/v3 pkg/v3 server/v3 etcdctl/v3 client/v2; do
+  for m in api/v3 client/pkg/v3 client/v3 pkg/v3 server/v3 etcdctl/v3 etcdutl/v3; do
     r+=("replace go.etcd.io/etcd/$m => go.etcd.io/etcd/$m $v")
   done
   gomod "$src" "go.etcd.io/etcd/server/v3@$v" 1.24 "${r[@]}"

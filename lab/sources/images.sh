@@ -115,6 +115,11 @@ K=$(bin "kube-$KUBE_VERSION"); E=$(bin "etcd-$ETCD_VERSION"); C=$(bin "coredns-$
 F=$(bin "flannel-$FLANNEL_VERSION"); FC=$(bin "flannelcni-$FLANNEL_CNI_VERSION"); P=$(bin "pause-$PAUSE_VERSION")
 W=$(ls -d "$CACHE"/bin/webserver-* | head -1); [[ -f "$W/.done" ]] || die "webserver not built"
 ETCD_TAG="${ETCD_VERSION#v}-0"
+# Everything above is keyed by version; rebuild the images only when a binary or this recipe changed.
+KEY=$( { cat "$0"; echo "$K $E $C $F $FC $P $W"; } | sha256sum | cut -c1-12)
+if [[ -f "$IMAGES/.done-$KEY" && -d "$REGISTRY_DATA/docker/registry/v2/repositories/kwlab/web" ]]; then
+  log "images: cached ($IMAGES)"; exit 0
+fi
 : >"$IMAGES/list.tmp"
 rm -rf "$IMAGES/layers"   # layers are cheap to rebuild; never let a stale one survive a version bump
 BB=$(busybox_layer); IPT=$(iptables_layer)
@@ -145,4 +150,5 @@ trap 'kill $regpid 2>/dev/null; rm -f "$cfg"' EXIT
 for i in $(seq 1 50); do curl -fsS -o /dev/null "http://$PUSH_ADDR/v2/" 2>/dev/null && break; sleep 0.1; done
 while read -r ref; do push "${ref%%:*}" "${ref#*:}"; done <"$IMAGES/list.tmp"
 mv "$IMAGES/list.tmp" "$IMAGES/list"
+rm -f "$IMAGES"/.done-*; touch "$IMAGES/.done-$KEY"
 log "images built and pushed in $((SECONDS - t0)) s: $(wc -l <"$IMAGES/list") images, registry storage $(du -sh "$REGISTRY_DATA" | cut -f1)"
