@@ -333,7 +333,8 @@ class KubeadmLint {
     const svcNode = nodeAt(root, 'networking.serviceSubnet');
     const svc = scalarString(svcNode) ?? '10.96.0.0/12';
     const manifest = this.flannel();
-    const usesFlannel = manifest !== undefined || !inv || inv.cluster.cni === 'flannel';
+    // Without an inventory or a flannel manifest the CNI is unknown, so there is nothing to compare with.
+    const usesFlannel = manifest !== undefined || inv?.cluster.cni === 'flannel';
     if (usesFlannel) {
       const want = manifest?.network ?? FLANNEL_DEFAULT_NETWORK;
       const where = manifest ? `${manifest.path}'s net-conf.json` : "flannel's default manifest";
@@ -424,7 +425,17 @@ class KubeadmLint {
     return host;
   }
 
+  private criSocket(d: KubeadmDoc): void {
+    const node = nodeAt(d.root, 'nodeRegistration.criSocket');
+    const v = scalarString(node);
+    if (node && v !== undefined && !/containerd\.sock$/.test(v)) {
+      this.report('kubeadm/cri-socket', `criSocket ${v} is not containerd's socket; the nodes run containerd (unix:///run/containerd/containerd.sock).`, d, node,
+        [this.replaceFix('Use containerd\'s socket', d, node, 'unix:///run/containerd/containerd.sock')]);
+    }
+  }
+
   private initRules(d: KubeadmDoc): void {
+    this.criSocket(d);
     const host = this.nodeChecks(d, 'localAPIEndpoint', true);
     if (host && !host.roles.includes('control-plane')) {
       this.reportDoc('kubeadm/node-role', `kubeadm init runs on the first control-plane node, but ${host.name} is not a control-plane host.`, d);
@@ -440,6 +451,7 @@ class KubeadmLint {
   }
 
   private joinRules(d: KubeadmDoc): void {
+    this.criSocket(d);
     const cpNode = nodeAt(d.root, 'controlPlane');
     const isCp = !!cpNode && !(isScalar(cpNode) && cpNode.value === null);
     const host = this.nodeChecks(d, 'controlPlane.localAPIEndpoint', isCp);

@@ -5,7 +5,7 @@ import { SYSCTL_RULES, isModulesFile, isSysctlFile, lintModules, lintSysctl } fr
 export const sysctlLinter: FileLinter = {
   kind: 'sysctl',
   rules: SYSCTL_RULES.filter((r) => !r.id.startsWith('modules/')),
-  detect: (path) => isSysctlFile(path),
+  detect: (path, text) => isSysctlFile(path, text),
   lint: lintSysctl,
 };
 

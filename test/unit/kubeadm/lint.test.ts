@@ -95,6 +95,14 @@ describe('kubeadm linter', () => {
     assert.ok(rules(proxy).includes('kubeadm/kube-proxy-cluster-cidr'));
   });
 
+  it('criSocket must be containerd\'s; without inventory or manifest the CNI is not guessed', () => {
+    const bad = example.replace('unix:///run/containerd/containerd.sock', 'unix:///var/run/cri-dockerd.sock');
+    const f = lint(bad).find((x) => x.rule === 'kubeadm/cri-socket')!;
+    assert.deepEqual(lint(applyEdits(bad, f.fixes![0]!.edits)), []);
+    const noPod = example.replace('  podSubnet: 10.244.0.0/16\n', '');
+    assert.deepEqual(lintKubeadm({ path: 'kubeadm-config.yaml', text: noPod }, {}), []);
+  });
+
   it('advertiseAddress is the host\'s own', () => {
     assert.ok(lint(example.replace('advertiseAddress: 10.3.60.51', 'advertiseAddress: 10.3.60.100')).some((x) => x.rule === 'kubeadm/advertise-address' && /VIP/.test(x.message)));
     const bad = example.replace('advertiseAddress: 10.3.60.51', 'advertiseAddress: 10.3.60.52');

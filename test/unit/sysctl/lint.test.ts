@@ -68,3 +68,11 @@ describe('sysctl and modules linters', () => {
     assert.deepEqual(lintModules({ path: 'etc/modules-load.d/lb.conf', text: '# kubeadm-workbench: roles=loadbalancer\n' }, { inventory }), []);
   });
 });
+
+describe('sysctl detection by content', () => {
+  it('a .conf with only kernel settings is a sysctl file; keepalived.conf is not', () => {
+    assert.equal(detectKind('k8s.conf', 'net.ipv4.ip_forward = 1\n'), 'sysctl');
+    assert.notEqual(detectKind('keepalived.conf', 'vrrp_instance VI_1 {\n  state MASTER\n}\n'), 'sysctl');
+    assert.notEqual(detectKind('other.conf', 'foo = bar\n'), 'sysctl');
+  });
+});
