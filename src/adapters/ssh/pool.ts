@@ -486,6 +486,8 @@ export class SshPool implements SshTransport {
           }
           killGroup();
           setTimeout(() => ch.close(), 300).unref();
+          // A server that stops answering never confirms the close: give up waiting after 5 s.
+          setTimeout(() => finish(), 5000).unref();
         };
         ch.on('data', (d: Buffer) => {
           const s = outDec.write(d);
@@ -515,7 +517,10 @@ export class SshPool implements SshTransport {
             result.signal = sig ? sig.replace(/^SIG/, '') : null;
           }
         });
-        ch.on('close', () => {
+        let done = false;
+        const finish = () => {
+          if (done) return;
+          done = true;
           signal.removeEventListener('abort', onAbort);
           const restOut = outDec.end();
           if (restOut) {
@@ -531,7 +536,8 @@ export class SshPool implements SshTransport {
           const ok = opts.okCodes ?? [0];
           if (result.code !== null && ok.includes(result.code)) return resolve(result);
           reject(new RemoteCommandError(host, command, result));
-        });
+        };
+        ch.on('close', finish);
         signal.addEventListener('abort', onAbort, { once: true });
         if (signal.aborted) onAbort();
         const stdin = [command.stdinPrefix, opts.stdin].filter((x) => x !== undefined && x !== '') as (string | Buffer)[];

@@ -167,6 +167,12 @@ test('cancel really stops the remote process group (checked with pgrep), unlike 
   for (let i = 0; i < 60 && pg() !== ''; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(pg(), '', 'no remote process survives the cancel');
   assert.ok(Date.now() - t0 < 3000);
+  // A timeout cancels the same way.
+  const t1 = Date.now();
+  await assert.rejects(pool.exec('h', sh`sleep ${tag}`, { timeoutMs: 400 }), (e: Error) => e instanceof RemoteCommandCancelled && /timed out after 400 ms/.test(e.message));
+  assert.ok(Date.now() - t1 < 3000);
+  for (let i = 0; i < 60 && pg() !== ''; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(pg(), '', 'no remote process survives the timeout');
   // The pool still works after a cancel.
   assert.equal((await pool.exec('h', sh`echo ok`)).stdout, 'ok\n');
 
