@@ -7,6 +7,8 @@ import * as vscode from 'vscode';
 import { registerCommands } from './commands/registrar';
 import { ConfigDiagnostics } from './editor/configDiagnostics';
 import { ConfigProviders } from './editor/configProviders';
+import { ClusterConnection } from './editor/clusterConnection';
+import { ClusterStatusBar } from './editor/statusBar';
 import { InventoryWorkspace } from './editor/inventoryWorkspace';
 import { ControlPlaneView } from './views/controlPlaneView';
 import { EtcdMembersView } from './views/etcdMembersView';
@@ -22,23 +24,29 @@ export interface KubeadmWorkbenchApi {
   configDiagnostics: ConfigDiagnostics;
   /** The open Diagnostics webview, if any (for tests). */
   diagnosticsPanel: () => DiagnosticsPanel | undefined;
+  /** The live cluster connection (connects when a live view is first shown). */
+  connection: ClusterConnection;
 }
 
 export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi {
   const started = performance.now();
   const inventory = new InventoryWorkspace();
   const configDiagnostics = new ConfigDiagnostics(inventory, { workerFile: vscode.Uri.joinPath(context.extensionUri, 'dist', 'lintWorker.js').fsPath });
+  // Lazy: the kube adapter bundle loads on the first visible live view, never during activation.
+  const connection = new ClusterConnection(context, inventory);
   context.subscriptions.push(
     inventory,
+    connection,
+    new ClusterStatusBar(connection),
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
-    new InventoryView(inventory),
-    new ControlPlaneView(),
-    new LeasesView(),
-    new EtcdMembersView(),
-    ...registerCommands({ extension: context, inventory, configDiagnostics }),
+    new InventoryView(inventory, connection),
+    new ControlPlaneView(connection),
+    new LeasesView(connection),
+    new EtcdMembersView(connection),
+    ...registerCommands({ extension: context, inventory, configDiagnostics, connection }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, connection };
 }
 
 export function deactivate(): void {

@@ -11,6 +11,8 @@ export const CommandIds = {
   copyHostAddress: 'kubeadm.copyHostAddress',
   showConfigDiagnostics: 'kubeadm.showConfigDiagnostics',
   generateClusterConfigs: 'kubeadm.generateClusterConfigs',
+  selectClusterContext: 'kubeadm.selectClusterContext',
+  reconnectCluster: 'kubeadm.reconnectCluster',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

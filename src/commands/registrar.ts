@@ -13,6 +13,8 @@ import { refreshInventory } from './refreshInventory';
 import { revealHost } from './revealHost';
 import { showConfigDiagnostics } from './showConfigDiagnostics';
 import { generateClusterConfigsCommand } from './generateClusterConfigs';
+import { reconnectCluster } from './reconnectCluster';
+import { selectClusterContext } from './selectClusterContext';
 
 export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandHandler> {
   return {
@@ -24,6 +26,8 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.copyHostAddress]: copyHostAddress(),
     [CommandIds.showConfigDiagnostics]: showConfigDiagnostics(ctx),
     [CommandIds.generateClusterConfigs]: generateClusterConfigsCommand(ctx),
+    [CommandIds.selectClusterContext]: selectClusterContext(ctx),
+    [CommandIds.reconnectCluster]: reconnectCluster(ctx),
   };
 }
 

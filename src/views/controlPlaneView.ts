@@ -1,29 +1,89 @@
 /**
- * Control Plane view. Filled from the live cluster model (watch-based) once a cluster connection exists;
- * until then it has no roots and VS Code shows the view's welcome content from package.json.
+ * Control Plane view: per control-plane node (Ready/NotReady, taints) its etcd, kube-apiserver,
+ * kube-controller-manager and kube-scheduler mirror pods — phase, ready, restarts, age, static/mirror
+ * marker, stale mirror or manifest drift — then the add-ons (CoreDNS, kube-proxy, the CNI DaemonSet)
+ * with desired/ready. Watch-based (kube-system pods, nodes, DaemonSets, the CoreDNS Deployment).
  */
-import * as vscode from 'vscode';
 import { ViewIds } from '../commands/ids';
+import type { ClusterConnection } from '../editor/clusterConnection';
+import type { ComponentPod, ControlPlaneNode } from '../core/live/controlPlane';
+import { describeComponent } from '../core/live/render';
+import { formatAge } from '../core/live/format';
+import { ERR, LiveTreeView, md, MUTED, OK, WARN, type LiveNode } from './liveTree';
 
-export class ControlPlaneView implements vscode.TreeDataProvider<vscode.TreeItem>, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<vscode.TreeItem | undefined>();
-  readonly onDidChangeTreeData = this.changeEmitter.event;
-  readonly treeView: vscode.TreeView<vscode.TreeItem>;
-
-  constructor() {
-    this.treeView = vscode.window.createTreeView(ViewIds.controlPlane, { treeDataProvider: this });
+export class ControlPlaneView extends LiveTreeView {
+  constructor(connection: ClusterConnection) {
+    super(ViewIds.controlPlane, connection, ['pods', 'nodes', 'daemonSets', 'deployments']);
   }
 
-  getChildren(): vscode.TreeItem[] {
-    return [];
+  protected build(): LiveNode[] {
+    const cluster = this.connection.cluster;
+    if (!cluster || !cluster.synced(['pods', 'nodes'])) return [];
+    const model = cluster.model().controlPlane;
+    const roots = model.nodes.map(nodeItem);
+    if (model.addons.length) {
+      const unhealthy = model.addons.filter((a) => !a.healthy).length;
+      roots.push({
+        id: 'addons',
+        label: 'Add-ons',
+        description: unhealthy ? `${unhealthy} not ready` : `${model.addons.length} ready`,
+        icon: 'extensions',
+        color: unhealthy ? WARN : undefined,
+        expanded: true,
+        children: model.addons.map((a) => ({
+          id: `addon:${a.namespace}/${a.name}`,
+          label: a.name,
+          description: `${a.kind} · ready ${a.ready}/${a.desired}`,
+          icon: a.healthy ? 'pass' : 'warning',
+          color: a.healthy ? OK : WARN,
+          tooltip: md([`**${a.name}** (${a.kind} in \`${a.namespace}\`, ${a.role === 'cni' ? 'CNI' : a.role === 'dns' ? 'cluster DNS' : 'Service proxy'})`, `desired ${a.desired}, ready ${a.ready}`]),
+          contextValue: 'addon',
+        })),
+      });
+    }
+    return roots;
   }
+}
 
-  getTreeItem(item: vscode.TreeItem): vscode.TreeItem {
-    return item;
-  }
+function nodeItem(n: ControlPlaneNode): LiveNode {
+  const bad = n.components.filter((c) => !c.present || !c.ready || c.phase !== 'Running').length;
+  const ready = n.readiness === 'Ready';
+  return {
+    id: `cpnode:${n.name}`,
+    label: n.name,
+    description: [n.readiness, bad ? `${bad} of 4 not ready` : '4/4 ready', n.kubeletVersion, n.unschedulable ? 'cordoned' : undefined].filter(Boolean).join(' · '),
+    icon: ready ? (bad ? 'warning' : 'server-process') : 'error',
+    color: ready ? (bad ? WARN : undefined) : ERR,
+    tooltip: md([
+      `**${n.name}**${n.host && n.host !== n.name ? ` (inventory host ${n.host})` : ''}`,
+      `Node ${n.readiness}${n.readyReason ? ` — ${n.readyReason}` : ''}`,
+      n.taints.length ? `Taints: ${n.taints.map((t) => `\`${t}\``).join(', ')}` : 'No taints',
+      n.kubeletVersion ? `kubelet ${n.kubeletVersion}` : '',
+    ]),
+    contextValue: `cpnode-${n.readiness}`,
+    expanded: true,
+    children: [...n.components.map((c) => componentItem(n.name, c)), ...(n.taints.length ? [{ id: `cpnode:${n.name}:taints`, label: 'taints', description: n.taints.join(', '), icon: 'circle-slash', color: MUTED }] : [])],
+  };
+}
 
-  dispose(): void {
-    this.treeView.dispose();
-    this.changeEmitter.dispose();
-  }
+function componentItem(node: string, c: ComponentPod): LiveNode {
+  const healthy = c.present && c.ready && c.phase === 'Running';
+  const desc = describeComponent(c).split(' · ').slice(1).join(' · ');
+  return {
+    id: `cp:${node}:${c.component}`,
+    label: c.component,
+    description: desc,
+    icon: !c.present ? 'circle-slash' : healthy ? (c.drift?.drift || c.mirrorStale ? 'diff' : 'pass') : c.phase === 'Running' ? 'warning' : 'error',
+    color: !c.present ? ERR : healthy ? (c.drift?.drift || c.mirrorStale ? WARN : OK) : c.phase === 'Running' ? WARN : ERR,
+    tooltip: md([
+      c.present ? `**${c.podName}** — ${c.phase}, ready ${c.readyContainers}/${c.totalContainers}, restarts ${c.restarts}, up ${formatAge(c.ageMs)}` : `**${c.component}**: no pod on ${node}`,
+      c.reason ? `Reason: ${c.reason}` : '',
+      c.mirror
+        ? `Static pod from \`/etc/kubernetes/manifests/${c.component}.yaml\` (config.source \`${c.source ?? '?'}\`); this is its mirror pod.`
+        : c.present ? 'Not a mirror pod: not run by kubelet from a manifest.' : '',
+      c.configHash ? `config.hash \`${c.configHash}\`${c.mirrorStale ? ' — differs from config.mirror: kubelet is replacing the mirror pod' : ''}` : '',
+      c.drift ? (c.drift.drift ? `Manifest on disk differs from the running pod:\n\n${c.drift.differences.map((d) => `- ${d}`).join('\n')}` : 'Manifest on disk matches the running pod.') : '',
+    ]),
+    contextValue: `cp-component-${c.component}`,
+  };
 }

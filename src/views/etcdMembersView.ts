@@ -1,29 +1,78 @@
 /**
- * etcd Members view. Filled from the live cluster model (watch-based) once a cluster connection exists;
- * until then it has no roots and VS Code shows the view's welcome content from package.json.
+ * etcd Members view: the quorum line, then per member name, ID (hex), leader/learner, raft term,
+ * raft index against applied index, DB size / in use / quota, alarms, health; children list the peer
+ * and client URLs. etcd is read through the API (etcdctl exec'd in an etcd pod) or, when the API is
+ * down, over SSH — every 4 s while the view is visible (etcd member status has no watch).
  */
-import * as vscode from 'vscode';
 import { ViewIds } from '../commands/ids';
+import type { ClusterConnection } from '../editor/clusterConnection';
+import type { EtcdMember } from '../core/live/etcd';
+import { formatAge, formatBytes } from '../core/live/format';
+import { ERR, LiveTreeView, md, MUTED, OK, WARN, type LiveNode } from './liveTree';
 
-export class EtcdMembersView implements vscode.TreeDataProvider<vscode.TreeItem>, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<vscode.TreeItem | undefined>();
-  readonly onDidChangeTreeData = this.changeEmitter.event;
-  readonly treeView: vscode.TreeView<vscode.TreeItem>;
-
-  constructor() {
-    this.treeView = vscode.window.createTreeView(ViewIds.etcdMembers, { treeDataProvider: this });
+export class EtcdMembersView extends LiveTreeView {
+  constructor(connection: ClusterConnection) {
+    // The pods and nodes watches tell the etcd reader which etcd pods are running on Ready nodes.
+    super(ViewIds.etcdMembers, connection, ['pods', 'nodes'], true);
   }
 
-  getChildren(): vscode.TreeItem[] {
-    return [];
+  protected build(): LiveNode[] {
+    const cluster = this.connection.cluster;
+    if (!cluster) return [];
+    const etcd = cluster.etcd;
+    if (!etcd) {
+      return cluster.etcdError ? [{ id: 'etcd:error', label: 'etcd not read', description: cluster.etcdError, icon: 'error', color: ERR, tooltip: cluster.etcdError }] : [];
+    }
+    const age = Date.now() - etcd.fetchedAt;
+    const stale = age > 15_000;
+    const quorum: LiveNode = {
+      id: 'etcd:quorum',
+      label: etcd.quorumLine,
+      description: `via ${etcd.via}${stale ? ` · ${formatAge(age)} old` : ''}`,
+      icon: etcd.tolerates < 0 ? 'error' : etcd.tolerates === 0 && etcd.voting > 1 ? 'warning' : 'shield',
+      color: etcd.tolerates < 0 ? ERR : etcd.tolerates === 0 && etcd.voting > 1 ? WARN : OK,
+      tooltip: md([
+        `**${etcd.quorumLine}**`,
+        `Raft needs a majority (${etcd.quorum} of ${etcd.voting} voting members) to elect a leader and commit writes; learners do not vote.`,
+        etcd.problems.length ? etcd.problems.map((p) => `- ${p}`).join('\n') : 'No problems.',
+        cluster.etcdError ? `Last read failed: ${cluster.etcdError}` : `Read via ${etcd.via}`,
+        etcd.clusterId ? `cluster ID \`${etcd.clusterId}\`` : '',
+      ]),
+      contextValue: 'etcd-quorum',
+    };
+    return [quorum, ...etcd.members.map(memberItem)];
   }
+}
 
-  getTreeItem(item: vscode.TreeItem): vscode.TreeItem {
-    return item;
+function memberItem(m: EtcdMember): LiveNode {
+  const lag = m.raftIndex !== undefined && m.raftAppliedIndex !== undefined ? m.raftIndex - m.raftAppliedIndex : undefined;
+  const parts = [m.isLeader ? 'leader' : m.isLearner ? 'learner' : 'follower'];
+  if (m.reachable) {
+    parts.push(`term ${m.raftTerm}`, `index ${m.raftIndex}${lag ? ` (applied −${lag})` : ''}`, `db ${formatBytes(m.dbSize)}`);
   }
-
-  dispose(): void {
-    this.treeView.dispose();
-    this.changeEmitter.dispose();
-  }
+  if (m.alarms.length) parts.push(`ALARM ${m.alarms.join(',')}`);
+  if (!m.healthy) parts.push(m.problem ?? 'unhealthy');
+  return {
+    id: `etcd:${m.id}`,
+    label: m.name,
+    description: parts.join(' · '),
+    icon: !m.healthy ? 'error' : m.isLeader ? 'star-full' : m.isLearner ? 'mortar-board' : 'database',
+    color: !m.healthy ? ERR : m.alarms.length ? WARN : m.isLeader ? OK : undefined,
+    tooltip: md([
+      `**${m.name}** \`${m.id}\`${m.host && m.host !== m.name ? ` (inventory host ${m.host})` : ''}${m.version ? ` · etcd ${m.version}` : ''}`,
+      m.reachable
+        ? `raft term ${m.raftTerm} · index ${m.raftIndex} · applied ${m.raftAppliedIndex}${lag ? ` (${lag} entries not applied yet)` : ''}`
+        : `Unreachable${m.problem ? `: ${m.problem}` : ''}`,
+      m.reachable ? `DB ${formatBytes(m.dbSize)} (in use ${formatBytes(m.dbSizeInUse)}) of quota ${formatBytes(m.quota)}${m.dbSize !== undefined && m.dbSizeInUse !== undefined && m.dbSize > 2 * m.dbSizeInUse ? ' — defragmentation would reclaim space' : ''}` : '',
+      m.alarms.length ? `Alarms: ${m.alarms.join(', ')} (writes may be refused until disarmed)` : '',
+      `peer ${m.peerURLs.join(', ') || '—'}`,
+      `client ${m.clientURLs.join(', ') || '—'}`,
+    ]),
+    contextValue: `etcd-member${m.isLeader ? '-leader' : ''}${m.healthy ? '' : '-down'}`,
+    children: [
+      ...m.peerURLs.map((u) => ({ id: `etcd:${m.id}:peer:${u}`, label: 'peer', description: u, icon: 'plug', color: MUTED })),
+      ...m.clientURLs.map((u) => ({ id: `etcd:${m.id}:client:${u}`, label: 'client', description: u, icon: 'link', color: MUTED })),
+      ...(m.reachable ? [{ id: `etcd:${m.id}:db`, label: 'database', description: `${formatBytes(m.dbSize)} · in use ${formatBytes(m.dbSizeInUse)} · quota ${formatBytes(m.quota)}`, icon: 'database' }] : []),
+    ],
+  };
 }

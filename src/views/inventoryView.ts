@@ -1,12 +1,20 @@
 /**
  * Inventory view: groups (Load balancers, Control plane, Workers) → hosts with address and role.
- * Selecting a host reveals its line in inventory.yaml.
+ * Selecting a host reveals its line in inventory.yaml. Once the cluster answers, each host expands to its
+ * live state: its Node (Ready), its kube-system pods, its etcd member and the leases it holds (watched
+ * while the view is visible; only the hosts whose live state changed are refreshed).
  */
 import * as vscode from 'vscode';
 import type { HostSpec, Role } from '../core/inventory/types';
 import { sshFor } from '../core/inventory/types';
 import { CommandIds, ViewIds } from '../commands/ids';
 import type { InventoryWorkspace, LoadedInventory } from '../editor/inventoryWorkspace';
+import type { ClusterConnection } from '../editor/clusterConnection';
+import type { ResourceKey } from '../core/live/resources';
+import type { HostLive } from '../core/live/snapshot';
+import { liveTreeItem, type LiveNode } from './liveTree';
+
+const LIVE_RESOURCES: readonly ResourceKey[] = ['pods', 'nodes', 'nodeLeases', 'systemLeases'];
 
 interface GroupDef {
   role: Role;
@@ -23,23 +31,91 @@ const GROUPS: GroupDef[] = [
 export type InventoryNode =
   | { kind: 'group'; group: GroupDef; hosts: HostSpec[] }
   | { kind: 'host'; host: HostSpec; role: Role }
-  | { kind: 'problem'; errors: number };
+  | { kind: 'problem'; errors: number }
+  | { kind: 'live'; node: LiveNode };
 
 export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<InventoryNode | undefined>();
   readonly onDidChangeTreeData = this.changeEmitter.event;
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter];
   readonly treeView: vscode.TreeView<InventoryNode>;
+  /** Host elements are kept by id so a live change can refresh just that host. */
+  private readonly hostNodes = new Map<string, Extract<InventoryNode, { kind: 'host' }>>();
+  private liveSignatures = new Map<string, string>();
+  private live = new Map<string, HostLive>();
+  private claim: vscode.Disposable | undefined;
 
-  constructor(private readonly workspace: InventoryWorkspace) {
+  constructor(
+    private readonly workspace: InventoryWorkspace,
+    private readonly connection?: ClusterConnection,
+  ) {
     this.treeView = vscode.window.createTreeView(ViewIds.inventory, { treeDataProvider: this, showCollapseAll: true });
     this.disposables.push(this.treeView, workspace.onDidChange(() => this.changeEmitter.fire(undefined)));
+    if (connection) {
+      this.disposables.push(
+        this.treeView.onDidChangeVisibility((e) => this.setVisible(e.visible)),
+        connection.onDidChange(() => this.refreshLive()),
+        connection.onDidChangeState(() => this.refreshLive()),
+        { dispose: () => this.claim?.dispose() },
+      );
+      if (this.treeView.visible) this.setVisible(true);
+    }
+  }
+
+  private setVisible(visible: boolean): void {
+    if (!this.connection) return;
+    if (visible && !this.claim) {
+      this.claim = this.connection.acquire(LIVE_RESOURCES);
+      // etcd has no watch: read it once when the view shows (the etcd Members view polls while visible).
+      void this.connection.ensure().then((c) => {
+        if (c && !c.cluster.etcd) void c.cluster.refreshEtcd();
+      });
+    } else if (!visible && this.claim) {
+      this.claim.dispose();
+      this.claim = undefined;
+    }
+  }
+
+  /** Recomputes the hosts' live state; fires only the hosts whose state changed (root when it appears/disappears). */
+  private refreshLive(): void {
+    const cluster = this.connection?.cluster;
+    const hosts = cluster && cluster.synced(LIVE_RESOURCES) ? cluster.model().hosts : [];
+    const next = new Map(hosts.map((h) => [h.host, h]));
+    const signatures = new Map(hosts.map((h) => [h.host, liveSignature(h)]));
+    const hadLive = this.live.size > 0;
+    this.live = next;
+    if (hadLive !== next.size > 0) {
+      this.liveSignatures = signatures;
+      this.changeEmitter.fire(undefined);
+      return;
+    }
+    const changed: InventoryNode[] = [];
+    for (const [id, node] of this.hostNodes) {
+      const name = node.host.name;
+      if (signatures.get(name) !== this.liveSignatures.get(name)) changed.push(node);
+      void id;
+    }
+    this.liveSignatures = signatures;
+    for (const n of changed) this.changeEmitter.fire(n);
   }
 
   async getChildren(element?: InventoryNode): Promise<InventoryNode[]> {
     if (!element) return this.roots(await this.workspace.get());
-    if (element.kind === 'group') return element.hosts.map((host) => ({ kind: 'host', host, role: element.group.role }));
+    if (element.kind === 'group') return element.hosts.map((host) => this.hostNode(host, element.group.role));
+    if (element.kind === 'host') {
+      const live = this.live.get(element.host.name);
+      return live ? liveChildren(live).map((node) => ({ kind: 'live', node })) : [];
+    }
+    if (element.kind === 'live') return (element.node.children ?? []).map((node) => ({ kind: 'live', node }));
     return [];
+  }
+
+  private hostNode(host: HostSpec, role: Role): Extract<InventoryNode, { kind: 'host' }> {
+    const id = `host:${role}:${host.name}`;
+    let node = this.hostNodes.get(id);
+    if (!node) this.hostNodes.set(id, (node = { kind: 'host', host, role }));
+    node.host = host;
+    return node;
   }
 
   private roots(loaded: LoadedInventory | undefined): InventoryNode[] {
@@ -58,6 +134,8 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
 
   getTreeItem(node: InventoryNode): vscode.TreeItem {
     switch (node.kind) {
+      case 'live':
+        return liveTreeItem(node.node);
       case 'problem': {
         const item = new vscode.TreeItem(`inventory.yaml has ${node.errors} error${node.errors === 1 ? '' : 's'}`);
         item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground'));
@@ -76,11 +154,15 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
       }
       case 'host': {
         const { host } = node;
-        const item = new vscode.TreeItem(host.name, vscode.TreeItemCollapsibleState.None);
+        const live = this.live.get(host.name);
+        const item = new vscode.TreeItem(host.name, live ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = `host:${node.role}:${host.name}`;
-        item.description = `${host.address} · ${describeRoles(host)}`;
+        item.description = `${host.address} · ${describeRoles(host)}${live ? ` · ${live.node ? live.readiness : 'no node'}` : ''}`;
         item.tooltip = hostTooltip(this.workspace.current, host);
-        item.iconPath = new vscode.ThemeIcon(host.vrrp?.state === 'MASTER' ? 'star-full' : 'vm');
+        item.iconPath = new vscode.ThemeIcon(
+          host.vrrp?.state === 'MASTER' ? 'star-full' : 'vm',
+          live?.node && live.readiness !== 'Ready' ? new vscode.ThemeColor('list.errorForeground') : undefined,
+        );
         item.contextValue = `host-${node.role}`;
         item.command = { command: CommandIds.revealHost, title: 'Reveal Host in Inventory', arguments: [node] };
         return item;
@@ -91,6 +173,34 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
   dispose(): void {
     vscode.Disposable.from(...this.disposables).dispose();
   }
+}
+
+function liveSignature(h: HostLive): string {
+  return JSON.stringify([h.node, h.readiness, h.kubeletVersion, h.pods, h.etcdMember && [h.etcdMember.name, h.etcdMember.isLeader, h.etcdMember.healthy, h.etcdMember.raftTerm], h.leases]);
+}
+
+function liveChildren(h: HostLive): LiveNode[] {
+  const base = `live:${h.host}`;
+  const out: LiveNode[] = [];
+  out.push(
+    h.node
+      ? { id: `${base}:node`, label: `Node ${h.node}`, description: [h.readiness, h.kubeletVersion].filter(Boolean).join(' · '), icon: h.readiness === 'Ready' ? 'pass' : 'error', color: h.readiness === 'Ready' ? 'testing.iconPassed' : 'list.errorForeground', tooltip: `Node ${h.node}: ${h.readiness}${h.readyReason ? ` (${h.readyReason})` : ''}` }
+      : { id: `${base}:node`, label: 'No Node', description: h.roles.includes('loadbalancer') && !h.roles.includes('control-plane') && !h.roles.includes('worker') ? 'load balancer, not a cluster node' : 'not joined yet', icon: 'circle-slash', color: 'disabledForeground' },
+  );
+  if (h.pods.length) {
+    out.push({
+      id: `${base}:pods`, label: 'Pods', description: `${h.pods.length} in kube-system`, icon: 'symbol-namespace',
+      children: h.pods.map((p) => ({ id: `${base}:pod:${p.name}`, label: p.name, description: `${p.phase} · ready ${p.ready} · restarts ${p.restarts}`, icon: p.phase === 'Running' && !p.ready.startsWith('0/') ? 'pass' : 'warning', color: p.phase === 'Running' && !p.ready.startsWith('0/') ? 'testing.iconPassed' : 'list.warningForeground' })),
+    });
+  }
+  if (h.etcdMember) {
+    const m = h.etcdMember;
+    out.push({ id: `${base}:etcd`, label: `etcd member ${m.name}`, description: [m.isLeader ? 'leader' : m.isLearner ? 'learner' : 'follower', m.raftTerm !== undefined ? `term ${m.raftTerm}` : undefined, m.healthy ? 'healthy' : m.problem].filter(Boolean).join(' · '), icon: m.healthy ? (m.isLeader ? 'star-full' : 'database') : 'error', color: m.healthy ? undefined : 'list.errorForeground' });
+  }
+  if (h.leases.length) {
+    out.push({ id: `${base}:leases`, label: 'Leases held', description: String(h.leases.length), icon: 'key', children: h.leases.map((l) => ({ id: `${base}:lease:${l}`, label: l, icon: l.includes('(leader)') ? 'star-full' : 'pulse' })) });
+  }
+  return out;
 }
 
 function describeRoles(host: HostSpec): string {

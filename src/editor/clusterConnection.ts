@@ -1,0 +1,164 @@
+/**
+ * The editor's connection to the cluster: the kubeconfig from `kubeadmWorkbench.kubeconfig` or
+ * KUBECONFIG (merged like kubectl), the context picked with "Kubeadm: Select Cluster Context"
+ * (remembered per workspace), and the LiveCluster the views watch through.
+ *
+ * Lazy: nothing connects at activation. The first view that becomes visible acquires its resources,
+ * which loads the kube adapter bundle (dist/kube.js) and connects. Views release when hidden, so
+ * watches run only while someone looks. In an untrusted workspace nothing connects.
+ */
+import * as vscode from 'vscode';
+import type { KubeConnection, KubeconfigChoice } from '../adapters/kube/index';
+import { loadKubeAdapter } from '../adapters/kube/load';
+import type { LiveCluster, ChangeKey } from '../core/live/cluster';
+import { describeError } from '../core/live/errors';
+import type { ResourceKey } from '../core/live/resources';
+import type { InventoryWorkspace } from './inventoryWorkspace';
+
+const CONTEXT_KEY = 'kubeadm.clusterContext';
+
+export type ConnectionState =
+  | { kind: 'idle' }
+  | { kind: 'untrusted' }
+  | { kind: 'connecting' }
+  | { kind: 'connected'; context: string; server: string }
+  | { kind: 'error'; message: string };
+
+interface Claim {
+  resources: readonly ResourceKey[];
+  etcd: boolean;
+  release?: () => void;
+}
+
+export class ClusterConnection implements vscode.Disposable {
+  private readonly stateEmitter = new vscode.EventEmitter<ConnectionState>();
+  /** Connection state changes (connecting, connected, error, disconnected). */
+  readonly onDidChangeState = this.stateEmitter.event;
+  private readonly changeEmitter = new vscode.EventEmitter<Set<ChangeKey>>();
+  /** Coalesced object changes (≤ 2 per second) from the watches. */
+  readonly onDidChange = this.changeEmitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.stateEmitter, this.changeEmitter];
+  private conn: KubeConnection | undefined;
+  private connecting: Promise<KubeConnection | undefined> | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private readonly claims = new Set<Claim>();
+  state: ConnectionState = { kind: 'idle' };
+
+  constructor(
+    private readonly extension: vscode.ExtensionContext,
+    private readonly inventory: InventoryWorkspace,
+  ) {
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.kubeconfig') && void this.reconnect()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.claims.size && void this.reconnect()),
+      inventory.onDidChange((loaded) => {
+        if (this.conn) {
+          this.conn.cluster.inventory = loaded?.inventory;
+          this.changeEmitter.fire(new Set(['inventory']));
+        }
+      }),
+    );
+  }
+
+  get cluster(): LiveCluster | undefined {
+    return this.conn?.cluster;
+  }
+
+  get connection(): KubeConnection | undefined {
+    return this.conn;
+  }
+
+  private setState(state: ConnectionState): void {
+    this.state = state;
+    this.stateEmitter.fire(state);
+  }
+
+  private kubeconfigSetting(): string {
+    return vscode.workspace.getConfiguration('kubeadmWorkbench').get<string>('kubeconfig') ?? '';
+  }
+
+  /** Watches `resources` (and polls etcd when `etcd`) until the returned disposable is disposed. */
+  acquire(resources: readonly ResourceKey[], etcd = false): vscode.Disposable {
+    const claim: Claim = { resources, etcd };
+    this.claims.add(claim);
+    void this.ensure().then((conn) => {
+      if (conn && this.claims.has(claim) && !claim.release) claim.release = conn.cluster.acquire(resources, etcd);
+    });
+    return new vscode.Disposable(() => {
+      this.claims.delete(claim);
+      claim.release?.();
+      claim.release = undefined;
+    });
+  }
+
+  /** Connects if needed; undefined when it cannot (state says why). */
+  ensure(): Promise<KubeConnection | undefined> {
+    if (this.conn) return Promise.resolve(this.conn);
+    if (!vscode.workspace.isTrusted) {
+      if (this.state.kind !== 'untrusted') this.setState({ kind: 'untrusted' });
+      return Promise.resolve(undefined);
+    }
+    this.connecting ??= this.open().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  private async open(): Promise<KubeConnection | undefined> {
+    // Never inside activate(): the adapter bundle loads on a later turn of the event loop.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    this.setState({ kind: 'connecting' });
+    try {
+      const adapter = loadKubeAdapter();
+      const loaded = await this.inventory.get();
+      const context = this.extension.workspaceState.get<string>(CONTEXT_KEY) || undefined;
+      const conn = await adapter.connect({ kubeconfig: this.kubeconfigSetting(), ...(context ? { context } : {}), ...(loaded?.inventory ? { inventory: loaded.inventory } : {}) });
+      this.conn = conn;
+      this.unsubscribe = conn.cluster.onDidChange((keys) => this.changeEmitter.fire(keys));
+      for (const claim of this.claims) if (!claim.release) claim.release = conn.cluster.acquire(claim.resources, claim.etcd);
+      this.setState({ kind: 'connected', context: conn.context, server: conn.server });
+      return conn;
+    } catch (e) {
+      this.setState({ kind: 'error', message: describeError(e) });
+      return undefined;
+    }
+  }
+
+  /** Drops the connection (keeping the claims) and connects again, e.g. after the context changed. */
+  async reconnect(): Promise<void> {
+    this.close();
+    if (this.claims.size) await this.ensure();
+    else this.setState({ kind: 'idle' });
+  }
+
+  private close(): void {
+    for (const claim of this.claims) {
+      claim.release?.();
+      claim.release = undefined;
+    }
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.conn?.dispose();
+    this.conn = undefined;
+  }
+
+  /** The contexts of the merged kubeconfig, for the picker. */
+  async contexts(): Promise<KubeconfigChoice> {
+    const { choice } = await loadKubeAdapter().loadKubeconfig(this.kubeconfigSetting());
+    return choice;
+  }
+
+  get selectedContext(): string | undefined {
+    return this.extension.workspaceState.get<string>(CONTEXT_KEY) || undefined;
+  }
+
+  async selectContext(name: string | undefined): Promise<void> {
+    await this.extension.workspaceState.update(CONTEXT_KEY, name);
+    await this.reconnect();
+    if (!this.conn) await this.ensure();
+  }
+
+  dispose(): void {
+    this.close();
+    this.claims.clear();
+    vscode.Disposable.from(...this.disposables).dispose();
+  }
+}

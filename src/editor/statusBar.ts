@@ -1,0 +1,86 @@
+/**
+ * Status bar item: the cluster context and API health through the VIP (the kubeconfig's server, which
+ * for a kubeadm HA cluster is the controlPlaneEndpoint). Health is a `/readyz` GET every 30 s while
+ * connected and the window is focused — the only request at idle besides the views' watches.
+ */
+import * as vscode from 'vscode';
+import { CommandIds } from '../commands/ids';
+import type { ClusterConnection, ConnectionState } from './clusterConnection';
+
+const PROBE_EVERY_MS = 30_000;
+
+export class ClusterStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('kubeadm.cluster', vscode.StatusBarAlignment.Left, 40);
+  private readonly disposables: vscode.Disposable[] = [this.item];
+  private timer: NodeJS.Timeout | undefined;
+  private lastProbe = 0;
+  /** Probes sent (for the idle-requests measurement). */
+  probes = 0;
+
+  constructor(private readonly connection: ClusterConnection) {
+    this.item.name = 'Kubeadm cluster';
+    this.item.command = CommandIds.selectClusterContext;
+    this.disposables.push(
+      connection.onDidChangeState((s) => this.render(s)),
+      vscode.window.onDidChangeWindowState((w) => w.focused && Date.now() - this.lastProbe > PROBE_EVERY_MS && void this.probe()),
+    );
+    this.render(connection.state);
+  }
+
+  private render(state: ConnectionState, health?: { ok: boolean; ms: number; why?: string }): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    switch (state.kind) {
+      case 'idle':
+        this.item.hide();
+        return;
+      case 'untrusted':
+        this.item.text = '$(shield) Kubeadm: untrusted';
+        this.item.tooltip = 'The workspace is not trusted: Kubeadm Workbench does not connect to the cluster.';
+        this.item.backgroundColor = undefined;
+        break;
+      case 'connecting':
+        this.item.text = '$(sync~spin) Kubeadm: connecting…';
+        this.item.tooltip = undefined;
+        break;
+      case 'error':
+        this.item.text = '$(error) Kubeadm: no cluster';
+        this.item.tooltip = new vscode.MarkdownString(`**Cannot connect**\n\n${state.message}\n\nClick to pick a kubeconfig context.`);
+        this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+        break;
+      case 'connected': {
+        const h = health;
+        this.item.text = `$(${h ? (h.ok ? 'pass' : 'error') : 'server'}) ${state.context}${h ? (h.ok ? ` · ${Math.round(h.ms)} ms` : ' · API down') : ''}`;
+        const md = new vscode.MarkdownString(`**${state.context}**\n\nAPI \`${state.server}\`\n\n`);
+        md.appendMarkdown(h ? (h.ok ? `\`/readyz\` ok in ${Math.round(h.ms)} ms` : `\`/readyz\` failed: ${h.why ?? 'not ready'}`) : 'checking…');
+        md.appendMarkdown('\n\nClick to select another context.');
+        this.item.tooltip = md;
+        this.item.backgroundColor = h && !h.ok ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+        if (!h) void this.probe();
+        else this.timer = setTimeout(() => void this.probe(), PROBE_EVERY_MS);
+        break;
+      }
+    }
+    this.item.show();
+  }
+
+  private async probe(): Promise<void> {
+    const conn = this.connection.connection;
+    const state = this.connection.state;
+    if (!conn || state.kind !== 'connected') return;
+    if (!vscode.window.state.focused) {
+      // Resume when the window regains focus (onDidChangeWindowState).
+      return;
+    }
+    this.lastProbe = Date.now();
+    this.probes++;
+    const h = await conn.health(5000);
+    if (this.connection.connection !== conn) return;
+    this.render(state, { ok: h.ok, ms: h.ms, ...(h.error ? { why: h.error.describe() } : h.detail && !h.ok ? { why: h.detail } : {}) });
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    vscode.Disposable.from(...this.disposables).dispose();
+  }
+}
