@@ -14,6 +14,7 @@ import { parseInventory } from '../core/inventory/parse';
 import type { Inventory } from '../core/inventory/types';
 import { allRules, detectKind } from '../core/lint/registry';
 import type { FileKind, LintContext, RuleInfo, SourceFile } from '../core/lint/types';
+import { siblingsOf } from '../editor/siblings';
 import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, RUNNER_RULES } from '../lintRunner';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
 
@@ -186,11 +187,14 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     supported.push({ file: { path: c.path, text }, kind });
   }
 
+  const hostNames = new Set(context.inventory?.hosts.map((h) => h.name) ?? []);
   const runner = new LintRunner({ timeoutMs: parsed.timeoutMs, timeoutSeverity: 'error', ...runnerOptions });
   const results: { path: string; findings: Finding[] }[] = [];
   try {
     for (const s of supported) {
-      const siblings = supported.filter((o) => o !== s && o.kind !== 'inventory').map((o) => o.file);
+      const candidates = supported.filter((o) => o !== s && o.kind !== 'inventory').map((o) => o.file);
+      // Only the files of the same config set: a generated/ copy is not compared with the live files.
+      const siblings = siblingsOf(s.file.path, candidates, hostNames);
       const outcome = await runner.lint(s.file, { ...context, siblings }, { kind: s.kind });
       results.push({ path: s.file.path, findings: sortFindings(outcome.findings) });
     }

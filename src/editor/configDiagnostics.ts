@@ -15,6 +15,7 @@ import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, type LintOutcome } from '../lintRu
 import { toDiagnostic } from './diagnostics';
 import { findingKey } from './fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
+import { siblingsOf } from './siblings';
 
 /** Files a workspace scan reads; open documents are detected whatever their name. */
 export const CONFIG_GLOB = '**/*.{cfg,conf,yaml,yml,toml,json}';
@@ -375,9 +376,12 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   private async context(key: string): Promise<LintContext> {
     const loaded = this.inventory.current ?? (await this.inventory.get());
+    const self = this.tracked.get(key);
+    const hostNames = new Set(loaded?.inventory?.hosts.map((h) => h.name) ?? []);
+    const candidates = [...this.tracked.entries()].filter(([k, t]) => k !== key && t.kind !== 'inventory').map(([, t]) => t);
     const siblings: SourceFile[] = [];
-    for (const [k, t] of this.tracked) {
-      if (k === key || t.kind === 'inventory') continue;
+    // Only the files of the same config set (a generated/ copy is not compared with the live files).
+    for (const t of self ? siblingsOf(self.path, candidates, hostNames) : candidates) {
       const text = this.isOpen(t.uri)?.getText() ?? t.diskText;
       if (text !== undefined && text.length <= MAX_SIBLING_CHARS) siblings.push({ path: t.path, text });
     }

@@ -98,6 +98,20 @@ test('haproxy.cfg with the API frontend in mode http is flagged on its line', { 
   }
 });
 
+test('a generated/ copy inside the example is its own config set: both lint clean together', async () => {
+  const dir = copyExample();
+  try {
+    cpSync(EXAMPLE, join(dir, 'generated'), { recursive: true });
+    rmSync(join(dir, 'generated', 'inventory.yaml'));
+    const io = memoryIo();
+    const code = await runLint(['--format', 'json', dir], io);
+    assert.deepEqual(JSON.parse(io.out), [], io.out);
+    assert.equal(code, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('usage errors exit 2', async () => {
   for (const args of [[], ['--format', 'yaml', EXAMPLE], ['--bogus', EXAMPLE], ['--inventory'], ['--timeout-ms', '0', EXAMPLE], [join(EXAMPLE, 'no-such-file.cfg')]]) {
     const io = memoryIo();

@@ -32,18 +32,16 @@ suite('config diagnostics in the extension host', () => {
   });
 
   teardown(async () => {
-    // Leave haproxy.cfg as the example has it for the other suites.
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === haproxyUri().toString());
-    if (doc?.isDirty) {
-      const line = frontendModeLine(doc);
-      const text = doc.lineAt(line).text;
-      if (!/mode tcp/.test(text)) {
-        const edit = new vscode.WorkspaceEdit();
-        edit.replace(doc.uri, doc.lineAt(line).range, text.replace(/mode\s+\S+/, 'mode tcp'));
-        await vscode.workspace.applyEdit(edit);
-      }
-      await doc.save();
+    // Leave haproxy.cfg as the example has it for the other suites (the web build may have auto-saved the edit).
+    const doc = await vscode.workspace.openTextDocument(haproxyUri());
+    const line = frontendModeLine(doc);
+    const text = doc.lineAt(line).text;
+    if (!/mode tcp/.test(text)) {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(doc.uri, doc.lineAt(line).range, text.replace(/mode\s+\S+/, 'mode tcp'));
+      await vscode.workspace.applyEdit(edit);
     }
+    if (doc.isDirty) await doc.save();
   });
 
   test('the example haproxy.cfg has no errors', async () => {
@@ -167,6 +165,65 @@ suite('config diagnostics in the extension host', () => {
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
       await sleep(50);
       await vscode.workspace.fs.delete(vscode.Uri.joinPath(workspaceFolder().uri, 'big'), { recursive: true });
+    }
+  });
+});
+
+suite('config diagnostics follow the inventory', () => {
+  suiteSetup(function () {
+    if (!linterFor('haproxy')) this.skip();
+  });
+
+  test('changing the VIP in inventory.yaml re-lints haproxy.cfg against the new endpoint', async () => {
+    const a = await api();
+    const haproxy = haproxyUri();
+    // Lint the whole workspace first: dependants are re-linted whether open or not.
+    await a.configDiagnostics.lintWorkspace();
+    const before = vscode.languages.getDiagnostics(haproxy).filter((d) => d.severity === vscode.DiagnosticSeverity.Error);
+    assert.deepEqual(before.map((d) => d.message), []);
+
+    const inv = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(workspaceFolder().uri, 'inventory.yaml'));
+    const line = [...Array(inv.lineCount).keys()].find((i) => inv.lineAt(i).text.includes('controlPlaneEndpoint: 10.3.60.100:6443'));
+    assert.ok(line !== undefined);
+    const col = inv.lineAt(line).text.indexOf('10.3.60.100');
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(inv.uri, new vscode.Range(line, col, line, col + '10.3.60.100'.length), '10.3.60.101');
+    assert.ok(await vscode.workspace.applyEdit(edit));
+    try {
+      const diag = await waitFor('a haproxy.cfg error about the new endpoint', () =>
+        vscode.languages.getDiagnostics(haproxy).find((d) => d.severity === vscode.DiagnosticSeverity.Error && /10\.3\.60\.10[01]/.test(d.message)), 10_000);
+      console.log(`    haproxy.cfg:${diag.range.start.line + 1}: ${diag.message.split('\n')[0]} [${code(diag)}]`);
+    } finally {
+      const undo = new vscode.WorkspaceEdit();
+      undo.replace(inv.uri, new vscode.Range(line, col, line, col + '10.3.60.101'.length), '10.3.60.100');
+      assert.ok(await vscode.workspace.applyEdit(undo));
+      await inv.save();
+    }
+    await waitFor('haproxy.cfg to be clean again', () => (vscode.languages.getDiagnostics(haproxy).some((d) => d.severity === vscode.DiagnosticSeverity.Error) ? undefined : true), 10_000);
+  });
+});
+
+suite('Generate Cluster Configs from Inventory', () => {
+  test('writes the files into the folder, opens them, and leaves an edited file alone unless told to overwrite', async () => {
+    await api();
+    const folder = vscode.Uri.joinPath(workspaceFolder().uri, 'generated-test');
+    try {
+      const written = await vscode.commands.executeCommand<vscode.Uri[]>('kubeadm.generateClusterConfigs', { folder, overwrite: false });
+      assert.ok(written && written.length >= 6, `written: ${written?.map((u) => u.path).join(', ')}`);
+      const names = written.map((u) => u.path.slice(folder.path.length + 1));
+      for (const f of ['kubeadm-config.yaml', 'haproxy.cfg', 'keepalived.conf', 'etc/containerd/config.toml']) assert.ok(names.includes(f), names.join(', '));
+      const opened = new Set(vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => (t.input instanceof vscode.TabInputText ? t.input.uri.toString() : '')));
+      for (const u of written) assert.ok(opened.has(u.toString()), `${u.path} is not open`);
+
+      const cfg = vscode.Uri.joinPath(folder, 'haproxy.cfg');
+      await vscode.workspace.fs.writeFile(cfg, new TextEncoder().encode('# mine\n'));
+      await vscode.commands.executeCommand('kubeadm.generateClusterConfigs', { folder, overwrite: false });
+      assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(cfg)), '# mine\n');
+      await vscode.commands.executeCommand('kubeadm.generateClusterConfigs', { folder, overwrite: true });
+      assert.notEqual(new TextDecoder().decode(await vscode.workspace.fs.readFile(cfg)), '# mine\n');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.workspace.fs.delete(folder, { recursive: true, useTrash: false });
     }
   });
 });
