@@ -2,7 +2,7 @@
  * etcd Members view: the quorum line, then per member name, ID (hex), leader/learner, raft term,
  * raft index against applied index, DB size / in use / quota, alarms, health; children list the peer
  * and client URLs. etcd is read through the API (etcdctl exec'd in an etcd pod) or, when the API is
- * down, over SSH — every 4 s while the view is visible (etcd member status has no watch).
+ * down, over SSH — every 3 s while the view is visible (etcd member status has no watch).
  */
 import { ViewIds } from '../commands/ids';
 import type { ClusterConnection } from '../editor/clusterConnection';

@@ -24,7 +24,7 @@ export type EtcdctlRunner = (args: string[]) => Promise<ExecResult>;
 export const ETCD_PKI = '/etc/kubernetes/pki/etcd';
 
 export function etcdctlTlsArgs(endpoint = 'https://127.0.0.1:2379', pki = ETCD_PKI): string[] {
-  return [`--endpoints=${endpoint}`, `--cacert=${pki}/ca.crt`, `--cert=${pki}/healthcheck-client.crt`, `--key=${pki}/healthcheck-client.key`, '--command-timeout=3s', '--dial-timeout=2s'];
+  return [`--endpoints=${endpoint}`, `--cacert=${pki}/ca.crt`, `--cert=${pki}/healthcheck-client.crt`, `--key=${pki}/healthcheck-client.key`, '--command-timeout=1500ms', '--dial-timeout=1s'];
 }
 
 export class EtcdReadError extends Error {}
