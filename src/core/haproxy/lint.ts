@@ -26,7 +26,7 @@ import {
   SERVER_KEYWORDS,
   TIMEOUTS,
 } from './keywords';
-import { parseHaproxy, PROXY_SECTIONS } from './parse';
+import { clearSectionCache, findLines, parseHaproxy, PROXY_SECTIONS } from './parse';
 import type { HaproxyConfig, ParsedLine, Section, Token } from './parse';
 import { finding, fix, HAPROXY_RULES } from './rules';
 
@@ -96,19 +96,13 @@ function header(section: Section): Place {
 }
 
 function placesOf(section: Section, ...words: string[]): Place[] {
-  const out: Place[] = [];
-  for (const line of section.lines) {
-    if (line.rel === 0 || line.tokens.length < words.length) continue;
-    let ok = true;
-    for (let i = 0; i < words.length; i++) if (line.tokens[i]!.text !== words[i]) ok = false;
-    if (ok) out.push({ section, line });
-  }
-  return out;
+  return findLines(section, ...words).map((line) => ({ section, line }));
 }
 
 function lastPlace(section: Section, ...words: string[]): Place | undefined {
-  const all = placesOf(section, ...words);
-  return all[all.length - 1];
+  const lines = findLines(section, ...words);
+  const line = lines[lines.length - 1];
+  return line ? { section, line } : undefined;
 }
 
 /** Splits `host:port` (IPv6 in brackets or with several colons); port undefined when absent. */
@@ -547,16 +541,17 @@ function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Finding[
   const apiPort = endpoint?.port ?? 6443;
   const vip = endpoint?.host;
 
-  const apiFrontends = m.proxies.filter(
-    (p) =>
-      frontendCapable(p.section) &&
-      placesOf(p.section, 'bind').some((b) =>
-        (b.line.tokens[1]?.text ?? '').split(',').some((piece) => {
-          const { host, port } = splitHostPort(piece);
-          return port === String(apiPort) || (vip !== undefined && host === vip);
-        }),
-      ),
-  );
+  // the API frontend binds the API port; failing that, one that binds the VIP on another port (a wrong port)
+  const bindsWhere = (p: Proxy, match: (host: string, port: string | undefined) => boolean) =>
+    frontendCapable(p.section) &&
+    placesOf(p.section, 'bind').some((b) =>
+      (b.line.tokens[1]?.text ?? '').split(',').some((piece) => {
+        const { host, port } = splitHostPort(piece);
+        return match(host, port);
+      }),
+    );
+  let apiFrontends = m.proxies.filter((p) => bindsWhere(p, (_host, port) => port === String(apiPort)));
+  if (apiFrontends.length === 0 && vip !== undefined) apiFrontends = m.proxies.filter((p) => bindsWhere(p, (host) => host === vip)).slice(0, 1);
   if (apiFrontends.length === 0) {
     if (inv && endpoint && !cfg.binary) {
       const last = cfg.sections[cfg.sections.length - 1];
@@ -798,8 +793,8 @@ function apiBlock(inv: Inventory, eol: string): string {
 
 // ---------------------------------------------------------------------------------------------- entry points
 
-const localCache = new Map<string, Finding[]>();
-const LOCAL_CACHE_LIMIT = 20_000;
+/** Section-local findings (relative lines) keyed by the cached parse of the section, i.e. by its text. */
+let localCache = new WeakMap<readonly ParsedLine[], { eol: string; findings: Finding[] }>();
 
 function shift(f: Finding, by: number): Finding {
   if (by === 0) return f;
@@ -810,14 +805,18 @@ function shift(f: Finding, by: number): Finding {
 }
 
 function localFindings(section: Section, eol: string): Finding[] {
-  const key = `${eol}\u0000${section.type}\u0000${section.text}`;
-  let rel = localCache.get(key);
-  if (!rel) {
-    rel = lintSection({ ...section, startLine: 0 }, { eol });
-    if (localCache.size >= LOCAL_CACHE_LIMIT) localCache.clear();
-    localCache.set(key, rel);
+  let hit = localCache.get(section.lines);
+  if (!hit || hit.eol !== eol) {
+    hit = { eol, findings: lintSection({ ...section, startLine: 0 }, { eol }) };
+    localCache.set(section.lines, hit);
   }
-  return rel.map((f) => shift(f, section.startLine));
+  return hit.findings.length ? hit.findings.map((f) => shift(f, section.startLine)) : hit.findings;
+}
+
+/** Drops every cache of the haproxy linter (parsed sections and section-local findings). */
+export function clearHaproxyCaches(): void {
+  localCache = new WeakMap();
+  clearSectionCache();
 }
 
 export function lintHaproxy(text: string, context: LintContext = {}): Finding[] {
@@ -827,7 +826,10 @@ export function lintHaproxy(text: string, context: LintContext = {}): Finding[] 
   }
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const out: Finding[] = [];
-  for (const s of cfg.sections) out.push(...localFindings(s, eol));
+  for (const s of cfg.sections) {
+    const local = localFindings(s, eol);
+    for (const f of local) out.push(f);
+  }
   const m = new Model(cfg);
   const ctx: GlobalContext = { eol, siblings: context.siblings ?? [] };
   if (context.inventory) ctx.inventory = context.inventory;

@@ -65,6 +65,8 @@ export interface Section {
   lines: readonly ParsedLine[];
   /** The section's raw text (its cache key). */
   text: string;
+  /** Body lines by keyword (first word), in order; shared read-only through the cache. */
+  index: ReadonlyMap<string, readonly ParsedLine[]>;
 }
 
 export interface HaproxyConfig {
@@ -94,7 +96,19 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
     }
     if (indent < 0) indent = i;
     const start = i;
-    let text = '';
+    // fast path: a plain word (no quote, escape or control character) is a slice of the line
+    let j = i;
+    for (; j < n; j++) {
+      const ch = line.charCodeAt(j);
+      if (ch === 32 || ch === 9 || ch === 35 || ch === 34 || ch === 39 || ch === 92 || ch < 32 || ch === 127) break;
+    }
+    if (j === n || line.charCodeAt(j) === 32 || line.charCodeAt(j) === 9 || line.charCodeAt(j) === 35) {
+      tokens.push({ text: line.slice(i, j), start, end: j });
+      i = j;
+      continue;
+    }
+    let text = line.slice(i, j);
+    i = j;
     let quote = 0;
     let quoteStart = 0;
     while (i < n) {
@@ -149,17 +163,22 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
 }
 
 /** Cheap test of a raw line: does it open a section? (first word is a section keyword) */
-function sectionKeywordOf(line: string): string | undefined {
-  let i = 0;
-  while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++;
+/** First letters of the section keywords, to reject most lines without building a string. */
+const SECTION_INITIALS = new Set([...SECTION_KEYWORDS].map((k) => k.charCodeAt(0)));
+
+/** Does the line text[from, to) open a section? (its first word is a section keyword) */
+function sectionKeywordAt(text: string, from: number, to: number): string | undefined {
+  let i = from;
+  while (i < to && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  if (i >= to || !SECTION_INITIALS.has(text.charCodeAt(i))) return undefined;
   let j = i;
-  while (j < line.length) {
-    const c = line.charCodeAt(j);
+  while (j < to && j - i <= 11) {
+    const c = text.charCodeAt(j);
     if (c === 32 || c === 9 || c === 35 || c === 13) break;
     j++;
   }
-  if (j === i || j - i > 11) return undefined;
-  const word = line.slice(i, j);
+  if (j - i > 11) return undefined;
+  const word = text.slice(i, j);
   return SECTION_KEYWORDS.has(word) ? word : undefined;
 }
 
@@ -167,25 +186,41 @@ interface CachedSection {
   lines: ParsedLine[];
   type: string;
   name?: string;
+  index: Map<string, ParsedLine[]>;
 }
 
 /** Parsed sections keyed by their text; bounded so a long editing session does not grow it forever. */
 const sectionCache = new Map<string, CachedSection>();
+const preambleCache = new Map<string, CachedSection>();
 const CACHE_LIMIT = 20_000;
 
 function parseSectionText(text: string, preamble: boolean): CachedSection {
-  const key = (preamble ? 'P' : 'S') + text;
-  const hit = sectionCache.get(key);
+  const cache = preamble ? preambleCache : sectionCache;
+  const hit = cache.get(text);
   if (hit) return hit;
   const raw = text.split('\n');
   if (raw.length > 1 && raw[raw.length - 1] === '') raw.pop();
   const lines = raw.map((l, rel) => tokenizeLine(l, rel));
   const header = lines[0]?.tokens;
-  const result: CachedSection = { lines, type: preamble ? '' : (header?.[0]?.text ?? '') };
+  const index = new Map<string, ParsedLine[]>();
+  for (const l of lines) {
+    const kw = l.tokens[0]?.text;
+    if (kw === undefined || (l.rel === 0 && !preamble)) continue;
+    const list = index.get(kw);
+    if (list) list.push(l);
+    else index.set(kw, [l]);
+  }
+  const result: CachedSection = { lines, type: preamble ? '' : (header?.[0]?.text ?? ''), index };
   if (!preamble && header?.[1]) result.name = header[1].text;
-  if (sectionCache.size >= CACHE_LIMIT) sectionCache.clear();
-  sectionCache.set(key, result);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(text, result);
   return result;
+}
+
+/** Drops the parsed-section cache (benchmarks measure cold runs with it). */
+export function clearSectionCache(): void {
+  sectionCache.clear();
+  preambleCache.clear();
 }
 
 /** True when the text is not a text file (NUL bytes, or mostly control characters). */
@@ -212,14 +247,14 @@ export function parseHaproxy(text: string): HaproxyConfig {
     if (endOffset <= sectionStart && !(preamble === false)) return;
     const body = text.slice(sectionStart, endOffset);
     const parsed = parseSectionText(body, preamble);
-    const section: Section = { type: parsed.type, startLine: sectionLine, lines: parsed.lines, text: body };
+    const section: Section = { type: parsed.type, startLine: sectionLine, lines: parsed.lines, text: body, index: parsed.index };
     if (parsed.name !== undefined) section.name = parsed.name;
     sections.push(section);
   };
   while (pos <= text.length) {
     let nl = text.indexOf('\n', pos);
     if (nl < 0) nl = text.length;
-    const kw = sectionKeywordOf(text.slice(pos, Math.min(nl, pos + 64)));
+    const kw = sectionKeywordAt(text, pos, nl);
     if (kw) {
       if (pos > sectionStart || !preamble) flush(pos);
       sectionStart = pos;
@@ -234,16 +269,9 @@ export function parseHaproxy(text: string): HaproxyConfig {
   return { sections, lineCount: line + 1 };
 }
 
-/** Lines of a section that carry a keyword (not blank, not comment-only), header excluded. */
-export function bodyLines(section: Section): ParsedLine[] {
-  return section.lines.filter((l) => l.rel > 0 && l.tokens.length > 0);
-}
-
-/** The first body line whose words start with `words` (e.g. ['timeout', 'client']). */
-export function findLine(section: Section, ...words: string[]): ParsedLine | undefined {
-  return section.lines.find((l) => l.rel > 0 && words.every((w, i) => l.tokens[i]?.text === w));
-}
-
+/** Body lines whose words start with `words` (e.g. ['timeout', 'client']), in order. */
 export function findLines(section: Section, ...words: string[]): ParsedLine[] {
-  return section.lines.filter((l) => l.rel > 0 && words.every((w, i) => l.tokens[i]?.text === w));
+  const byKeyword = section.index.get(words[0] ?? '') ?? [];
+  if (words.length === 1) return byKeyword as ParsedLine[];
+  return byKeyword.filter((l) => words.every((w, i) => l.tokens[i]?.text === w));
 }

@@ -1,0 +1,150 @@
+/**
+ * Benchmark of the haproxy.cfg linter on a 10,000-line file: full lint (cold caches), re-lint of unchanged text,
+ * incremental re-lint after a one-line edit (only the edited section is re-parsed and re-checked; the others come
+ * from the caches keyed by section text), and `haproxy -c` on the same file for the ratio.
+ * Run: node --import tsx bench/haproxy.bench.ts   (printed numbers, not a timed test; goal ≤ 50 ms full, ≤ 10 ms incremental)
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { generateHaproxyConfig } from '../src/core/generate/haproxy';
+import { clearHaproxyCaches, lintHaproxy } from '../src/core/haproxy/lint';
+import type { Inventory } from '../src/core/inventory/types';
+
+const TARGET_LINES = 10_000;
+
+const inventory: Inventory = {
+  cluster: { name: 'bench', kubernetesVersion: '1.31.2', controlPlaneEndpoint: '10.3.60.100:6443', podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/12', cni: 'flannel' },
+  ssh: {},
+  hosts: [
+    { name: 'lb', address: '10.3.60.50', roles: ['loadbalancer'], vrrp: { state: 'MASTER', priority: 100, interface: 'ens192' } },
+    { name: 'm01', address: '10.3.60.51', roles: ['control-plane'] },
+    { name: 'm02', address: '10.3.60.52', roles: ['control-plane'] },
+    { name: 'm03', address: '10.3.60.53', roles: ['control-plane'] },
+  ],
+};
+
+/** The generated API config plus many tenant frontend/backend pairs until the file has TARGET_LINES lines. */
+function bigConfig(): string {
+  const lines = generateHaproxyConfig(inventory).trimEnd().split('\n');
+  let i = 0;
+  while (lines.length < TARGET_LINES) {
+    const port = 10000 + (i % 50000);
+    lines.push(
+      '',
+      `# tenant ${i}`,
+      `frontend tenant-${i}`,
+      `    bind 10.3.60.100:${port}`,
+      '    mode tcp',
+      '    option tcplog',
+      `    default_backend tenant-${i}-pool`,
+      '',
+      `backend tenant-${i}-pool`,
+      '    mode tcp',
+      '    balance leastconn',
+      '    option tcp-check',
+      `    server app-${i}-a 10.4.${Math.floor(i / 200) % 256}.${i % 200 + 1}:8080 check inter 2s fall 3 rise 2`,
+      `    server app-${i}-b 10.5.${Math.floor(i / 200) % 256}.${i % 200 + 1}:8080 check inter 2s fall 3 rise 2`,
+    );
+    i++;
+  }
+  return lines.slice(0, TARGET_LINES).join('\n') + '\n';
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/** CPU milliseconds of this process per measured run (wall time is inflated when the machine is loaded). */
+const cpu: Record<string, number[]> = {};
+
+function time(fn: () => void, label = ''): number {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  fn();
+  const wall = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  (cpu[label] ??= []).push((c.user + c.system) / 1000);
+  return wall;
+}
+
+const text = bigConfig();
+const lineCount = text.split('\n').length - 1;
+const context = { inventory };
+
+// warm the JIT on another text so the first measured run is a cold-cache, warm-code run
+for (let i = 0; i < 3; i++) {
+  clearHaproxyCaches();
+  lintHaproxy(text.replace(/tenant-/g, 'warm-'), context);
+}
+
+const full: number[] = [];
+let findings = 0;
+for (let i = 0; i < 9; i++) {
+  clearHaproxyCaches();
+  full.push(time(() => (findings = lintHaproxy(text, context).length), 'full'));
+}
+
+const unchanged: number[] = [];
+for (let i = 0; i < 7; i++) unchanged.push(time(() => lintHaproxy(text, context), 'unchanged'));
+
+// one-line edits spread over the file: change the weight of a server line (same line count)
+const lines = text.split('\n');
+const serverLines = lines.map((l, i) => (l.includes('    server app-') ? i : -1)).filter((i) => i >= 0);
+const incremental: number[] = [];
+for (let k = 0; k < 15; k++) {
+  const at = serverLines[Math.floor(((k + 0.5) / 15) * serverLines.length)]!;
+  const edited = [...lines];
+  edited[at] = `${edited[at]} weight ${10 + k}`;
+  const t = edited.join('\n');
+  incremental.push(time(() => lintHaproxy(t, context), 'incremental'));
+}
+// an edit that inserts a line (shifts every following section)
+const insertAt = serverLines[Math.floor(serverLines.length / 2)]!;
+const inserted = [...lines.slice(0, insertAt), '    # a new comment line', ...lines.slice(insertAt)].join('\n');
+const insertMs = time(() => lintHaproxy(inserted, context), 'insert');
+
+let haproxyMs: number | undefined;
+let haproxyNote = '';
+const dir = mkdtempSync(join(tmpdir(), 'kw-bench-'));
+try {
+  const file = join(dir, 'haproxy.cfg');
+  writeFileSync(file, text);
+  const probe = spawnSync('haproxy', ['-v'], { encoding: 'utf8' });
+  if (probe.error) haproxyNote = 'haproxy not installed (apt-get install -y haproxy)';
+  else {
+    const runs: number[] = [];
+    let rc = 0;
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      const r = spawnSync('haproxy', ['-c', '-f', file], { encoding: 'utf8' });
+      runs.push(performance.now() - t0);
+      rc = r.status ?? 1;
+    }
+    haproxyMs = median(runs);
+    haproxyNote = `rc ${rc}`;
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const row = (name: string, wall: number[], label: string, goal: string) =>
+  `| ${name.padEnd(46)} | ${median(wall).toFixed(2).padStart(9)} | ${Math.min(...wall).toFixed(2).padStart(8)} | ${(label ? median(cpu[label]!) : NaN).toFixed(2).padStart(8)} | ${goal.padEnd(6)} |`;
+const fullMs = median(full);
+const incMs = median(incremental);
+const load = loadavg()[0]!.toFixed(1);
+console.log(`haproxy.cfg: ${lineCount} lines, ${text.length} bytes, ${findings} findings; load average ${load}`);
+console.log(`| ${'measure'.padEnd(46)} | ${'wall ms'.padStart(9)} | ${'min ms'.padStart(8)} | ${'cpu ms'.padStart(8)} | ${'goal'.padEnd(6)} |`);
+console.log(`|${'-'.repeat(48)}|${'-'.repeat(11)}|${'-'.repeat(10)}|${'-'.repeat(10)}|${'-'.repeat(8)}|`);
+console.log(row(`full lint, cold caches (median of ${full.length})`, full, 'full', '≤ 50'));
+console.log(row(`re-lint, unchanged text (median of ${unchanged.length})`, unchanged, 'unchanged', ''));
+console.log(row(`incremental, one-line edit (median of ${incremental.length})`, incremental, 'incremental', '≤ 10'));
+console.log(row('incremental, inserted line (shifts sections)', [insertMs], 'insert', ''));
+if (haproxyMs !== undefined) {
+  console.log(`| ${`haproxy -c -f (median of 3, ${haproxyNote})`.padEnd(46)} | ${haproxyMs.toFixed(2).padStart(9)} | ${''.padStart(8)} | ${''.padStart(8)} | ${''.padEnd(6)} |`);
+  console.log(`ratio haproxy -c / full lint: ${(haproxyMs / fullMs).toFixed(1)}x; haproxy -c / incremental re-lint: ${(haproxyMs / incMs).toFixed(1)}x (wall medians)`);
+} else console.log(`haproxy -c: ${haproxyNote}`);
+console.log('wall = elapsed time, min = best run, cpu = CPU time of this process (user+system, includes GC threads).');
