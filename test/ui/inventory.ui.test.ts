@@ -16,6 +16,7 @@ import {
   launchBrowser,
   makeRunDirs,
   remoteUri,
+  extensionHostErrors,
   removeRunDir,
   startCodeServer,
   workbenchUrl,
@@ -69,6 +70,7 @@ describe('kubeadm-workbench in VS Code through Chromium', { timeout: 240_000 }, 
     const t0 = Date.now();
     cs = await startCodeServer({ dirs, smokeTestDriver: true });
     ({ context, page } = await launchBrowser(dirs));
+    page.setDefaultTimeout(20_000);
     const payload: [string, string][] = [
       ['extensionDevelopmentPath', remoteUri(cs, REPO)],
       ['skipWelcome', 'true'],
@@ -80,6 +82,7 @@ describe('kubeadm-workbench in VS Code through Chromium', { timeout: 240_000 }, 
 
   after(async () => {
     if (failed && page) await shot('failure').catch(() => undefined);
+    if (failed) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
     await context?.close().catch(() => undefined);
     await cs?.stop();
     if (!failed) removeRunDir(dirs);
@@ -88,6 +91,8 @@ describe('kubeadm-workbench in VS Code through Chromium', { timeout: 240_000 }, 
 
   const step = (name: string, fn: () => Promise<void>) =>
     it(name, async () => {
+      // A dialog or quick pick left open by a failed step would block this one.
+      if (failed) for (let i = 0; i < 2; i++) await page.keyboard.press('Escape');
       try {
         await fn();
       } catch (e) {

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { format } from 'node:util';
 import { bundleSuite } from './harness/bundle';
-import { REPO, launchBrowser, makeRunDirs, remoteUri, removeRunDir, startCodeServer, workbenchUrl, type CodeServer } from './harness/codeServer';
+import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, remoteUri, removeRunDir, startCodeServer, workbenchUrl, type CodeServer } from './harness/codeServer';
 
 const TIMEOUT = Number(process.env.KW_VSCODE_TIMEOUT_MS ?? 180_000);
 /** Workbench chatter that says nothing about the extension (no network, no GitHub auth, no marketplace). */
@@ -82,7 +82,10 @@ async function main(): Promise<number> {
   );
   writeFileSync(resultFile, JSON.stringify({ exitCode, ...summary, activationMs, wallMs, listeningMs: cs?.listeningMs }, null, 2));
   if (exitCode === 0) removeRunDir(dirs);
-  else console.error(`run folder kept for inspection: ${dirs.root}`);
+  else {
+    for (const e of extensionHostErrors(dirs)) console.error(`extension host: ${e}`);
+    console.error(`run folder kept for inspection: ${dirs.root}`);
+  }
   return exitCode;
 }
 

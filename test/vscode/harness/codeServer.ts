@@ -5,7 +5,7 @@
  * own run folder; nothing goes to the home directory and no traffic leaves loopback.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
 import { createServer, get } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
@@ -225,4 +225,34 @@ export function remoteUri(cs: CodeServer, path: string): string {
 export function removeRunDir(dirs: RunDirs): void {
   if (process.env.KW_KEEP_RUN_DIR) return;
   rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });
+}
+
+/**
+ * Errors the extension host logged about this extension (a failed activation, an uncaught error in a command), so a
+ * failing UI or extension-host run says why instead of only timing out.
+ */
+export function extensionHostErrors(dirs: RunDirs, extensionId = 'kubeadm-workbench.kubeadm-workbench'): string[] {
+  const logsRoot = join(dirs.userData, 'logs');
+  const files: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of existsSync(d) ? readdirSync(d, { withFileTypes: true }) : []) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else if (/exthost|remoteexthost/i.test(join(d, e.name)) && e.name.endsWith('.log')) files.push(join(d, e.name));
+    }
+  };
+  walk(logsRoot);
+  const out: string[] = [];
+  for (const f of files) {
+    const lines = readFileSync(f, 'utf8').split('\n');
+    lines.forEach((l, i) => {
+      if (!/\[error\]/.test(l) || !l.includes(extensionId)) return;
+      const more: string[] = [];
+      for (const x of lines.slice(i + 1, i + 8)) {
+        if (/^\d{4}-\d\d-\d\d /.test(x) && !/\[error\]/.test(x)) break;
+        more.push(x);
+      }
+      out.push([l, ...more].join('\n'));
+    });
+  }
+  return out;
 }
