@@ -56,6 +56,9 @@ export function splitDocuments(text: string): DocChunk[] {
 const cache = new Map<string, Omit<KubeadmDoc, 'chunk'>>();
 const CACHE_LIMIT = 512;
 
+/** How many documents were actually parsed (not served from the cache); for tests and benchmarks. */
+export const parseStats = { parsed: 0 };
+
 /** Parses one chunk; results are memoised by the chunk's text, so unchanged documents are not reparsed. */
 export function parseChunk(chunk: DocChunk): KubeadmDoc {
   let parsed = cache.get(chunk.text);
@@ -65,6 +68,7 @@ export function parseChunk(chunk: DocChunk): KubeadmDoc {
     return { chunk, ...parsed };
   }
   parsed = parseText(chunk.text);
+  parseStats.parsed++;
   cache.set(chunk.text, parsed);
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   return { chunk, ...parsed };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { lintKubeadm } from '../../../src/core/kubeadm/lint';
 import { migrateToV1beta4 } from '../../../src/core/kubeadm/migrate';
-import { splitDocuments } from '../../../src/core/kubeadm/parse';
+import { parseStats, splitDocuments } from '../../../src/core/kubeadm/parse';
 import { lintText, detectKind } from '../../../src/core/lint/registry';
 import { applyEdits, EXAMPLE, exampleInventory, fixture } from './helpers';
 
@@ -18,6 +18,19 @@ describe('kubeadm linter', () => {
     assert.deepEqual(lint(example), []);
     assert.equal(detectKind('kubeadm-config.yaml', example), 'kubeadm');
     assert.equal(detectKind('init.yaml', example), 'kubeadm');
+  });
+
+  it('re-lint reparses only the edited document, and positions stay right', () => {
+    const text = `${example}---\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n`;
+    lint(text);
+    const before = parseStats.parsed;
+    const edited = text.replace('kind: InitConfiguration', 'kind: InitConfiguration\nbogus: 1');
+    const f = lint(edited);
+    assert.equal(parseStats.parsed - before, 1);
+    assert.deepEqual(f.map((x) => [x.rule, x.range.start.line]), [['kubeadm/unknown-field', edited.split('\n').indexOf('bogus: 1')]]);
+    const later = lint(edited.replace('mode: ipvs', 'mode: ipvss'));
+    assert.equal(parseStats.parsed - before, 2);
+    assert.deepEqual(later.map((x) => x.rule), ['kubeadm/unknown-field', 'kubeadm/invalid-value']);
   });
 
   it('splits documents at --- lines only', () => {
