@@ -168,9 +168,13 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
     }
     if (type === '') {
       const near = didYouMean(kw, [...PROXY_SECTIONS, 'global']);
-      out.push(
-        finding('outOfSection', `'${kw}' is outside any section${near ? `; did you mean '${near}'?` : ' (add a section header above it).'}`, tokenRange(p, kwTok), near ? [fix(`Change to '${near}'`, replaceToken(p, kwTok, near))] : undefined),
-      );
+      const lineStart = { line: abs(p), character: 0 };
+      const fixes = near
+        ? [fix(`Change to '${near}'`, replaceToken(p, kwTok, near))]
+        : GLOBAL_KEYWORDS.has(kw) || GLOBAL_PREFIXES.some((x) => kw.startsWith(x))
+          ? [fix("Open a 'global' section above it", { range: { start: lineStart, end: lineStart }, newText: `global${ctx.eol}` })]
+          : [fix('Remove the line', deleteLine(p))];
+      out.push(finding('outOfSection', `'${kw}' is outside any section${near ? `; did you mean '${near}'?` : ' (add a section header above it).'}`, tokenRange(p, kwTok), fixes));
       continue;
     }
     if (type === 'global') {
@@ -314,8 +318,13 @@ function lintServer(out: Finding[], p: Place, names: Map<string, Place>, _ctx: L
     return;
   }
   const prev = names.get(name.text);
-  if (prev) out.push(finding('duplicateServer', `Another server named '${name.text}' is defined at line ${abs(prev) + 1}.`, tokenRange(p, name)));
-  else names.set(name.text, p);
+  if (prev) {
+    const sameAddress = prev.line.tokens[2]?.text === addr.text;
+    let n = 2;
+    while (names.has(`${name.text}-${n}`)) n++;
+    const f = sameAddress ? fix('Remove the duplicate server line', deleteLine(p)) : fix(`Rename to '${name.text}-${n}'`, replaceToken(p, name, `${name.text}-${n}`));
+    out.push(finding('duplicateServer', `Another server named '${name.text}' is defined at line ${abs(prev) + 1}.`, tokenRange(p, name), [f]));
+  } else names.set(name.text, p);
   if (!(addr.text.startsWith('/') || /^(unix|abns|fd|sockpair)@/.test(addr.text))) {
     const { host, port } = splitHostPort(addr.text);
     if (port !== undefined && !/^[+-]?\d{1,5}$/.test(port)) out.push(finding('serverAddress', `Server '${name.text}' has an invalid port '${port}'.`, tokenRange(p, addr)));

@@ -167,7 +167,8 @@ function lintStructure(cfg: KeepalivedConfig, out: Finding[], eol: string, thisP
     else if (p.kind === 'unclosed') out.push(withFile(kfinding('braces', `${p.message}.`, range(p.token)), file));
     else out.push(withFile(kfinding('syntax', `${p.message}.`, range(p.token)), file));
   }
-  const visit = (nodes: KNode[], block: string, parent: KNode | undefined) => {
+  const visit = (nodes: KNode[], block: string, parent: KNode | undefined, depth: number) => {
+    if (depth > 64) return; // the parser reports the nesting; do not recurse into absurd depths
     const schema = BLOCK_SCHEMAS[block];
     for (const n of nodes) {
       const kw = n.keyword.text;
@@ -202,10 +203,10 @@ function lintStructure(cfg: KeepalivedConfig, out: Finding[], eol: string, thisP
       if (BLOCK_KEYWORDS.has(kw) && !n.children && (block === '' || schema?.has(kw))) {
         out.push(withFile(kfinding('blockExpected', `'${kw}' must open a block: '${kw}${n.args.length ? ' ' + n.args.map((a) => a.text).join(' ') : ''} { ... }'.`, nodeRange(n)), file));
       }
-      if (n.children) visit(n.children, schema || block === '' ? kw : `${block}/${kw}`, n);
+      if (n.children) visit(n.children, schema || block === '' ? kw : `${block}/${kw}`, n, depth + 1);
     }
   };
-  visit(cfg.nodes, '', undefined);
+  visit(cfg.nodes, '', undefined, 0);
 }
 
 // ---------------------------------------------------------------------------------------------- VRRP rules
