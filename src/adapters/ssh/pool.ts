@@ -59,6 +59,8 @@ export interface PoolOptions {
   keepaliveCountMax?: number;
   /** Network part of connecting (TCP + handshake + auth), not counting time spent in a host key prompt. */
   connectTimeoutMs?: number;
+  /** Idle connections (no channel, no tunnelled connection) are closed after this long; 0 keeps them. Default 5 min. */
+  idleTimeoutMs?: number;
   readKeyFile?: (path: string) => Promise<Buffer | undefined>;
   debug?: (message: string) => void;
 }
@@ -99,6 +101,9 @@ class Connection {
   closed = false;
   readonly channels: Semaphore;
   readonly info: ConnectionInfo;
+  /** Connections tunnelled through this one (it must stay open while they live). */
+  dependents = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
   constructor(
     readonly client: Client,
     key: string,
@@ -112,7 +117,23 @@ class Connection {
     client.on('close', () => {
       this.closed = true;
       this.info.closed = true;
+      this.cancelIdle();
     });
+  }
+
+  /** Ends the connection after `ms` without channels or dependents (0: never). */
+  scheduleIdle(ms: number): void {
+    this.cancelIdle();
+    if (ms <= 0 || this.closed || this.channels.inUse > 0 || this.dependents > 0) return;
+    this.idleTimer = setTimeout(() => {
+      if (this.channels.inUse === 0 && this.dependents === 0) this.client.end();
+    }, ms);
+    this.idleTimer.unref();
+  }
+
+  cancelIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
   }
 }
 
@@ -133,10 +154,10 @@ export class SshPool implements SshTransport {
   private readonly hosts = new Map<string, { count: number; ready: Promise<void> }>();
   private readonly keys = new Map<string, Promise<ParsedKey | undefined>>();
   private readonly resolved = new Map<string, ResolvedHost>();
-  private readonly opts: Required<Pick<PoolOptions, 'maxChannelsPerConnection' | 'keepaliveIntervalMs' | 'keepaliveCountMax' | 'connectTimeoutMs'>> & PoolOptions;
+  private readonly opts: Required<Pick<PoolOptions, 'maxChannelsPerConnection' | 'keepaliveIntervalMs' | 'keepaliveCountMax' | 'connectTimeoutMs' | 'idleTimeoutMs'>> & PoolOptions;
 
   constructor(opts: PoolOptions) {
-    this.opts = { maxChannelsPerConnection: 8, keepaliveIntervalMs: 15_000, keepaliveCountMax: 3, connectTimeoutMs: 20_000, ...opts };
+    this.opts = { maxChannelsPerConnection: 8, keepaliveIntervalMs: 15_000, keepaliveCountMax: 3, connectTimeoutMs: 20_000, idleTimeoutMs: 300_000, ...opts };
     this.hostSlots = new Semaphore(Math.max(1, opts.maxParallelHosts ?? 10));
   }
 
@@ -167,6 +188,7 @@ export class SshPool implements SshTransport {
   async connect(host: string): Promise<ConnectionInfo> {
     const r = this.resolve(host);
     const conn = await this.connection([...r.jumps, r], host);
+    conn.scheduleIdle(this.opts.idleTimeoutMs);
     return conn.info;
   }
 
@@ -184,6 +206,7 @@ export class SshPool implements SshTransport {
         const chain = [...r.jumps, r];
         for (let attempt = 0; ; attempt++) {
           const conn = await this.connection(chain, host);
+          conn.cancelIdle();
           await conn.channels.acquire();
           try {
             if (ac.signal.aborted) throw new RemoteCommandCancelled(host, command, 'was cancelled before it started');
@@ -201,6 +224,7 @@ export class SshPool implements SshTransport {
             throw e;
           } finally {
             conn.channels.release();
+            conn.scheduleIdle(this.opts.idleTimeoutMs);
           }
         }
       } finally {
@@ -283,21 +307,55 @@ export class SshPool implements SshTransport {
   }
 
   private async open(chain: ResolvedHop[], key: string, host: string): Promise<Connection> {
+    try {
+      return await this.openOnce(chain, key, host);
+    } catch (e) {
+      // sshd drops a connection whose login takes longer than its LoginGraceTime (120 s) — e.g. while the user
+      // reads the host key dialog. The answer is remembered (once/remember), so one new attempt does not ask again.
+      if (e instanceof HandshakeError && e.prompted && e.cause instanceof SshConnectError && e.cause.kind === 'network') {
+        this.opts.debug?.(`${host}: connection dropped while the host key prompt was open; reconnecting`);
+        return this.openOnce(chain, key, host).catch((e2: unknown) => Promise.reject(e2 instanceof HandshakeError ? e2.cause : e2));
+      }
+      throw e instanceof HandshakeError ? e.cause : e;
+    }
+  }
+
+  private async openOnce(chain: ResolvedHop[], key: string, host: string): Promise<Connection> {
     if (this.opts.allowConnect && !this.opts.allowConnect()) {
       throw new SshConnectError(host, 'not connecting: the workspace is not trusted', 'restricted');
     }
     const hop = chain[chain.length - 1]!;
     const label = chain.length > 1 ? `${host} (via ${chain.slice(0, -1).map((h) => h.alias).join(' → ')})` : host;
     let sock: NodeJS.ReadableStream | undefined;
+    let via: Connection | undefined;
     if (chain.length > 1) {
-      const via = await this.connection(chain.slice(0, -1), host);
+      via = await this.connection(chain.slice(0, -1), host);
+      const jumpConn = via;
       sock = await new Promise<ClientChannel>((resolve, reject) =>
-        via.client.forwardOut('127.0.0.1', 0, hop.hostname, hop.port, (err, stream) =>
-          err ? reject(new SshConnectError(label, `jump host ${via.info.alias} cannot reach ${hop.hostname}:${hop.port}: ${err.message}`, 'network')) : resolve(stream),
+        jumpConn.client.forwardOut('127.0.0.1', 0, hop.hostname, hop.port, (err, stream) =>
+          err ? reject(new SshConnectError(label, `jump host ${jumpConn.info.alias} cannot reach ${hop.hostname}:${hop.port}: ${err.message}`, 'network')) : resolve(stream),
         ),
       );
+      jumpConn.cancelIdle();
+      jumpConn.dependents++;
     }
-    return this.handshake(hop, key, label, sock);
+    try {
+      const conn = await this.handshake(hop, key, label, sock);
+      if (via) {
+        const jumpConn = via;
+        conn.client.on('close', () => {
+          jumpConn.dependents--;
+          jumpConn.scheduleIdle(this.opts.idleTimeoutMs);
+        });
+      }
+      return conn;
+    } catch (e) {
+      if (via) {
+        via.dependents--;
+        via.scheduleIdle(this.opts.idleTimeoutMs);
+      }
+      throw e;
+    }
   }
 
   private handshake(hop: ResolvedHop, key: string, label: string, sock: NodeJS.ReadableStream | undefined): Promise<Connection> {
@@ -321,7 +379,7 @@ export class SshPool implements SshTransport {
         settled = true;
         if (timer) clearTimeout(timer);
         client.destroy();
-        reject(e);
+        reject(new HandshakeError(e, promptMs > 0 && decision?.check.status === 'unknown' && decision.accepted));
       };
       armTimer(timeoutMs);
       client.on('ready', () => {
@@ -549,3 +607,13 @@ export class SshPool implements SshTransport {
 }
 
 class ChannelOpenError extends Error {}
+
+/** A failed handshake; `prompted` when the user accepted an unknown key during it (worth one retry). */
+class HandshakeError extends Error {
+  constructor(
+    override readonly cause: Error,
+    readonly prompted: boolean,
+  ) {
+    super(cause.message);
+  }
+}

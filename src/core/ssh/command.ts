@@ -10,6 +10,8 @@
  * with secrets replaced by `***`, and is what plans, errors and logs show.
  */
 
+import { posix } from 'node:path';
+
 const SECRET = Symbol('kw-secret');
 const RAW = Symbol('kw-raw');
 
@@ -161,4 +163,27 @@ export function sudo(cmd: RemoteCommand, opts: SudoOptions = {}): RemoteCommand 
   }
   const c = sh`sudo -n ${userArgs}-- sh -c ${cmd.text}`;
   return makeCommand(c.text, `sudo -n ${userArgs.display}-- sh -c ${quote(cmd.display)}`, [...cmd.secrets]);
+}
+
+export interface WriteFileOptions {
+  /** File mode, default 0o644 (use 0o600 for keys and kubeconfigs). */
+  mode?: number;
+  /** `user[:group]` to chown the file to. */
+  owner?: string;
+  /** Create the parent directory (mkdir -p) first. */
+  mkdir?: boolean;
+}
+
+/**
+ * A command that writes its stdin to `path` atomically: into a temp file next to it (created under umask 077),
+ * chmod/chown, then rename over the target. Run it with `{ stdin: content }`; content never appears in the
+ * command text.
+ */
+export function writeFileCommand(path: string, opts: WriteFileOptions = {}): RemoteCommand {
+  if (!posix.isAbsolute(path)) throw new CommandBuildError(`remote path must be absolute: ${path}`);
+  const mode = (opts.mode ?? 0o644).toString(8).padStart(4, '0');
+  const tmp = `${path}.kw-tmp`;
+  const mk = opts.mkdir ? sh`mkdir -p -- ${posix.dirname(path)} && ` : sh``;
+  const own = opts.owner ? sh` && chown -- ${opts.owner} ${tmp}` : sh``;
+  return sh`${mk}(umask 077 && cat > ${tmp}) && chmod ${mode} -- ${tmp}${own} && mv -f -- ${tmp} ${path}`;
 }

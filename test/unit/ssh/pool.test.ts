@@ -6,11 +6,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'ssh2';
 import { SshPool, type PoolOptions } from '../../../src/adapters/ssh/pool';
-import { raw, secret, sh } from '../../../src/core/ssh/command';
+import { raw, secret, sh, writeFileCommand } from '../../../src/core/ssh/command';
 import { resolveHost, type SshConfigEnv } from '../../../src/core/ssh/config';
 import { HostKeyVerifier, type HostKeyPrompt, type UnknownKeyAnswer } from '../../../src/core/ssh/hostKeyPolicy';
 import { RemoteCommandCancelled, RemoteCommandError, SshConnectError } from '../../../src/core/ssh/transport';
@@ -361,4 +362,21 @@ test('run output: host-prefixed and redacted end to end', async () => {
   await pool.exec('labs-k8s-m01', cmd, s);
   s.end();
   assert.deepEqual(lines.sort(), ['[labs-k8s-m01] ***', '[labs-k8s-m01] cert: ***', '[labs-k8s-m01] kubeadm join --token ***'].sort());
+});
+
+test('writeFileCommand: binary content through stdin, atomic, with mode; idle connections close', async () => {
+  const { pool } = makePool({ config: hostCfg('h', a), knownHosts: knownHostsLine(a), pool: { idleTimeoutMs: 300 } });
+  const content = randomBytes(256 * 1024);
+  const target = join(d, 'written', "we'ird $(name).bin");
+  await pool.exec('h', writeFileCommand(target, { mode: 0o600, mkdir: true }), { stdin: content });
+  assert.ok(readFileSync(target).equals(content));
+  assert.equal(statSync(target).mode & 0o777, 0o600);
+  const sum = await pool.exec('h', sh`sha256sum < ${target}`);
+  assert.equal(sum.stdout.split(' ')[0], createHash('sha256').update(content).digest('hex'));
+  assert.equal(existsSync(`${target}.kw-tmp`), false);
+  // After the idle timeout the connection is closed; the next command reconnects.
+  await new Promise((r) => setTimeout(r, 700));
+  assert.equal(pool.connections()[0]!.closed, true);
+  assert.equal((await pool.exec('h', sh`echo again`)).stdout, 'again\n');
+  assert.equal(pool.connections().length, 2);
 });
