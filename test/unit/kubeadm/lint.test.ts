@@ -28,9 +28,10 @@ describe('kubeadm linter', () => {
     const f = lint(edited);
     assert.equal(parseStats.parsed - before, 1);
     assert.deepEqual(f.map((x) => [x.rule, x.range.start.line]), [['kubeadm/unknown-field', edited.split('\n').indexOf('bogus: 1')]]);
-    const later = lint(edited.replace('mode: ipvs', 'mode: ipvss'));
+    const later = lint(edited.replace('mode: ipvs', 'mdoe: ipvs'));
     assert.equal(parseStats.parsed - before, 2);
-    assert.deepEqual(later.map((x) => x.rule), ['kubeadm/unknown-field', 'kubeadm/invalid-value']);
+    assert.deepEqual(later.map((x) => x.rule), ['kubeadm/unknown-field', 'kubeadm/unknown-field']);
+    assert.match(later[1]!.message, /did you mean "mode"/);
   });
 
   it('splits documents at --- lines only', () => {
