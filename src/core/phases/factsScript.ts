@@ -2,6 +2,8 @@
  * The fact-gathering script: read-only, POSIX sh, no data from the inventory in it (it is a
  * constant), so it can run on any host as-is. Each fact is printed as `@@name` followed by its raw
  * value lines; parsing happens on our side where it can be tested.
+ * Machines without DMI (containers, the project's lab nodes) have no product_uuid in sysfs; the lab
+ * keeps the equivalent in /etc/kw-lab/product_uuid, read as a fallback.
  */
 export const FACTS_SCRIPT = String.raw`
 export LC_ALL=C PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -10,7 +12,7 @@ f os cat /etc/os-release
 f kernel uname -r
 f hostname hostname
 f machine-id cat /etc/machine-id
-f product-uuid cat /sys/class/dmi/id/product_uuid
+f product-uuid sh -c 'cat /sys/class/dmi/id/product_uuid || cat /etc/kw-lab/product_uuid'
 f host-keys sh -c 'cat /etc/ssh/ssh_host_*_key.pub'
 f swaps cat /proc/swaps
 f fstab-swap sh -c "grep -E '^[^#].*[[:space:]]swap[[:space:]]' /etc/fstab"
