@@ -7,16 +7,46 @@
 import { parseInventory } from '../core/inventory/parse';
 import { describeError } from '../core/live/errors';
 import { readObjects } from '../core/live/once';
-import { renderText } from '../core/live/render';
+import { renderEtcd, renderText } from '../core/live/render';
 import { buildLiveModel } from '../core/live/snapshot';
 import { verdict } from '../core/live/status';
 import { loadKubeAdapter } from '../adapters/kube/load';
+import { createInventoryPool, defaultOwnKnownHostsFile } from '../adapters/ssh/fromInventory';
+import type { Inventory } from '../core/inventory/types';
+import type { RemoteExec } from '../core/live/etcdSource';
+import { sh } from '../core/ssh/command';
+import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 
-const USAGE = 'usage: kubeadm-workbench status --inventory FILE [--kubeconfig FILE] [--context NAME] [--json] [--no-etcd]\n';
+const USAGE =
+  'usage: kubeadm-workbench status --inventory FILE [--kubeconfig FILE] [--context NAME] [--json] [--no-etcd]\n' +
+  '                                [--ssh [--ssh-config FILE] [--known-hosts FILE]]   (--ssh: read etcd over SSH on a control-plane host when the API cannot)\n';
+
+/** The SSH layer's pool as the etcd source's RemoteExec (non-interactive: unknown host keys are refused). */
+function sshRemote(inventory: Inventory, io: CliIo, sshConfig?: string, knownHosts?: string): { remote: RemoteExec; close: () => Promise<void> } {
+  const prompt = new CliHostKeyPrompt([], (line) => io.stderr(`${line}\n`));
+  const { pool } = createInventoryPool(inventory, {
+    ...(sshConfig ? { sshConfigFile: sshConfig } : {}),
+    ...(knownHosts ? { knownHostsFile: knownHosts } : {}),
+    ownKnownHostsFile: defaultOwnKnownHostsFile(),
+    prompt,
+    pool: { connectTimeoutMs: 5000 },
+    auth: { passphrase: async () => undefined },
+  });
+  const anyCode = Array.from({ length: 256 }, (_, i) => i);
+  return {
+    remote: {
+      exec: async (host, script) => {
+        const r = await pool.exec(host, sh`sh -c ${script}`, { okCodes: anyCode, timeoutMs: 20_000 });
+        return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
+      },
+    },
+    close: () => pool.close(),
+  };
+}
 
 export async function runStatus(args: string[], io: CliIo): Promise<number> {
-  const opts: { inventory?: string; kubeconfig?: string; context?: string; json: boolean; etcd: boolean } = { json: false, etcd: true };
+  const opts: { inventory?: string; kubeconfig?: string; context?: string; json: boolean; etcd: boolean; ssh: boolean; sshConfig?: string; knownHosts?: string } = { json: false, etcd: true, ssh: false };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const value = () => {
@@ -30,6 +60,9 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
       else if (a === '--context') opts.context = value();
       else if (a === '--json') opts.json = true;
       else if (a === '--no-etcd') opts.etcd = false;
+      else if (a === '--ssh') opts.ssh = true;
+      else if (a === '--ssh-config') opts.sshConfig = value();
+      else if (a === '--known-hosts') opts.knownHosts = value();
       else throw new Error(`unknown argument ${a}`);
     } catch (e) {
       io.stderr(`${(e as Error).message}\n${USAGE}`);
@@ -53,11 +86,13 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
     return EXIT_USAGE;
   }
   const adapter = loadKubeAdapter();
+  const ssh = opts.ssh ? sshRemote(inventory, io, opts.sshConfig, opts.knownHosts) : undefined;
   let conn;
   try {
-    conn = await adapter.connect({ kubeconfig: opts.kubeconfig ?? '', context: opts.context ?? '', inventory });
+    conn = await adapter.connect({ kubeconfig: opts.kubeconfig ?? '', context: opts.context ?? '', inventory, ...(ssh ? { remote: ssh.remote } : {}) });
   } catch (e) {
     io.stderr(`kubeadm-workbench status: ${describeError(e)}\n`);
+    await ssh?.close();
     return EXIT_FAILED;
   }
   try {
@@ -67,8 +102,22 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
       objects = await readObjects(conn.transport);
     } catch (e) {
       const msg = describeError(e);
-      if (opts.json) io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: { ok: health.ok, ms: Math.round(health.ms) }, error: msg, degraded: true }, null, 2) + '\n');
-      else io.stderr(`kubeadm-workbench status: API unreachable through ${conn.server}: ${msg}\n`);
+      // The API is down: etcd may still answer over SSH (--ssh) — show what it says.
+      let etcdLines: string[] = [];
+      let etcdModel;
+      if (opts.etcd && ssh) {
+        try {
+          etcdModel = await conn.readEtcd();
+          etcdLines = renderEtcd(etcdModel);
+        } catch (err) {
+          etcdLines = renderEtcd(undefined, describeError(err));
+        }
+      }
+      if (opts.json) io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: { ok: health.ok, ms: Math.round(health.ms) }, error: msg, degraded: true, etcd: etcdModel }, null, 2) + '\n');
+      else {
+        io.stderr(`kubeadm-workbench status: API unreachable through ${conn.server}: ${msg}\n`);
+        if (etcdLines.length) io.stdout(etcdLines.join('\n') + '\n');
+      }
       return EXIT_FAILED;
     }
     let etcdError: string | undefined;
@@ -97,5 +146,6 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
     return v.degraded ? EXIT_FAILED : EXIT_OK;
   } finally {
     conn.dispose();
+    await ssh?.close();
   }
 }

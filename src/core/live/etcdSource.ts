@@ -13,7 +13,7 @@ export interface ExecResult {
   stderr: string;
 }
 
-/** Runs a shell command on an inventory host (the SSH layer implements it). */
+/** Runs a POSIX shell script on an inventory host (`sh -c SCRIPT`; the SSH layer implements it). */
 export interface RemoteExec {
   exec(host: string, command: string): Promise<ExecResult>;
 }
@@ -71,6 +71,6 @@ export function sshEtcdctl(remote: RemoteExec, host: string, sudo = false): Etcd
       `if command -v etcdctl >/dev/null 2>&1; then ETCDCTL_API=3 ${s}etcdctl ${a}; ` +
       `else c=$(${s}crictl ps -q --name '^etcd$' --state running 2>/dev/null | head -n1); ` +
       `[ -n "$c" ] || { echo 'no etcdctl on the host and no running etcd container' >&2; exit 127; }; ${s}crictl exec "$c" etcdctl ${a}; fi`;
-    return remote.exec(host, `sh -c ${shellQuote(script)}`);
+    return remote.exec(host, script);
   };
 }

@@ -1,6 +1,6 @@
 /** Plain-text rendering of the live model for `kubeadm-workbench status` (and its tests). */
 import type { ComponentPod } from './controlPlane';
-import type { EtcdMember } from './etcd';
+import type { EtcdMember, EtcdModel } from './etcd';
 import { formatAge, formatBytes } from './format';
 import type { LiveModel } from './snapshot';
 import type { Verdict } from './status';
@@ -56,12 +56,18 @@ export function renderText(model: LiveModel, v: Verdict, header: string, etcdErr
   }
   for (const l of model.leases.leaders) out.push(`  leader ${l.name} · ${l.inventoryHost ?? l.holderHost ?? '?'} (${l.holderIdentity ?? 'no holder'}) · transitions ${l.transitions} · renewed ${formatAge(l.sinceRenewMs)} ago · ${l.health}`);
   for (const l of model.leases.apiservers) out.push(`  apiserver ${l.name} · ${l.inventoryHost ?? l.hostname ?? '?'} · renewed ${formatAge(l.sinceRenewMs)} ago · ${l.health}`);
-  out.push('', `ETCD${model.etcd ? ` (via ${model.etcd.via})` : ''}`);
-  if (model.etcd) {
-    for (const m of model.etcd.members) out.push(`  ${describeMember(m)}`);
-    out.push(`  ${model.etcd.quorumLine}`);
-  } else out.push(`  not read${etcdError ? `: ${etcdError}` : ''}`);
+  out.push('', ...renderEtcd(model.etcd, etcdError));
   out.push('', `VERDICT: ${v.summary}`);
   for (const p of v.problems) out.push(`  ${p.severity === 'critical' ? '✗' : '!'} ${p.what}`);
   return out.join('\n') + '\n';
+}
+
+export function renderEtcd(etcd: EtcdModel | undefined, etcdError?: string): string[] {
+  const out = [`ETCD${etcd ? ` (via ${etcd.via})` : ''}`];
+  if (etcd) {
+    for (const m of etcd.members) out.push(`  ${describeMember(m)}`);
+    out.push(`  ${etcd.quorumLine}`);
+    for (const p of etcd.problems) out.push(`  ✗ ${p}`);
+  } else out.push(`  not read${etcdError ? `: ${etcdError}` : ''}`);
+  return out;
 }
