@@ -159,6 +159,10 @@ function withFile(f: Finding, file: string | undefined): Finding {
 
 // ---------------------------------------------------------------------------------------------- structure rules
 
+/** Blocks whose content is a list of values, so `kw value...` written without braces can be repaired. */
+const LIST_BLOCKS = new Set(['virtual_ipaddress', 'virtual_ipaddress_excluded', 'virtual_routes', 'virtual_rules', 'static_ipaddress', 'static_routes', 'static_rules', 'track_script', 'track_interface', 'track_process', 'track_bfd', 'unicast_peer', 'notification_email']);
+const ONE_PER_LINE = new Set(['track_script', 'track_interface', 'track_process', 'track_bfd', 'unicast_peer', 'notification_email']);
+
 function lintStructure(cfg: KeepalivedConfig, out: Finding[], eol: string, thisPath: string | undefined): void {
   for (const p of cfg.problems) {
     const file = p.file && p.file !== thisPath ? p.file : undefined;
@@ -201,7 +205,14 @@ function lintStructure(cfg: KeepalivedConfig, out: Finding[], eol: string, thisP
         }
       }
       if (BLOCK_KEYWORDS.has(kw) && !n.children && (block === '' || schema?.has(kw))) {
-        out.push(withFile(kfinding('blockExpected', `'${kw}' must open a block: '${kw}${n.args.length ? ' ' + n.args.map((a) => a.text).join(' ') : ''} { ... }'.`, nodeRange(n)), file));
+        const indent = ' '.repeat(n.keyword.start);
+        const items = n.args.map((a) => (a.quoted ? `"${a.text}"` : a.text));
+        let fixes: Fix[] | undefined;
+        if (LIST_BLOCKS.has(kw) && items.length) {
+          const body = ONE_PER_LINE.has(kw) ? items.map((i) => `${indent}    ${i}`) : [`${indent}    ${items.join(' ')}`];
+          fixes = [fix(`Put the values in a '${kw} { }' block`, { range: nodeRange(n), newText: [`${kw} {`, ...body, `${indent}}`].join(eol) })];
+        }
+        out.push(withFile(kfinding('blockExpected', `'${kw}' must open a block: '${kw}${n.args.length ? ' ' + n.args.map((a) => a.text).join(' ') : ''} { ... }'.`, nodeRange(n), fixes), file));
       }
       if (n.children) visit(n.children, schema || block === '' ? kw : `${block}/${kw}`, n, depth + 1);
     }
