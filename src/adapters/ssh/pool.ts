@@ -365,6 +365,7 @@ export class SshPool implements SshTransport {
       const started = Date.now();
       let promptMs = 0;
       let decision: HostKeyDecision | undefined;
+      let verifying = false;
       let verifyError: unknown;
       let triedAuth: string[] = [];
       let settled = false;
@@ -379,7 +380,7 @@ export class SshPool implements SshTransport {
         settled = true;
         if (timer) clearTimeout(timer);
         client.destroy();
-        reject(new HandshakeError(e, promptMs > 0 && decision?.check.status === 'unknown' && decision.accepted));
+        reject(new HandshakeError(e, verifying || (decision?.check.status === 'unknown' && decision.accepted)));
       };
       armTimer(timeoutMs);
       client.on('ready', () => {
@@ -411,15 +412,18 @@ export class SshPool implements SshTransport {
         keepaliveCountMax: hop.serverAliveCountMax ?? this.opts.keepaliveCountMax,
         hostVerifier: (hostKey: Buffer, verify: (ok: boolean) => void) => {
           const t0 = Date.now();
+          verifying = true;
           if (timer) clearTimeout(timer);
           this.opts.hostKeys.verify(hop, hostKey).then(
             (d) => {
+              verifying = false;
               decision = d;
               promptMs += Date.now() - t0;
               armTimer(timeoutMs);
               verify(d.accepted);
             },
             (e: unknown) => {
+              verifying = false;
               verifyError = e;
               verify(false);
             },

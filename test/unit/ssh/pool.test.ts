@@ -380,3 +380,17 @@ test('writeFileCommand: binary content through stdin, atomic, with mode; idle co
   assert.equal((await pool.exec('h', sh`echo again`)).stdout, 'again\n');
   assert.equal(pool.connections().length, 2);
 });
+
+test('a host key prompt that outlives sshd LoginGraceTime: one reconnect, no second prompt', async () => {
+  const slow = await startSshd(d, 'slow-grace', { authorizedKeys: [clientKey.pub], extra: ['LoginGraceTime 1'] });
+  started.push(slow);
+  const prompt = recordingPrompt('once');
+  const answer = prompt.unknown;
+  prompt.unknown = async (...args) => {
+    await new Promise((r) => setTimeout(r, 1800));
+    return answer(...args);
+  };
+  const { pool } = makePool({ config: hostCfg('h', slow), knownHosts: '', prompt });
+  assert.equal((await pool.exec('h', sh`echo late`)).stdout, 'late\n');
+  assert.equal(prompt.calls.unknown.length, 1, 'asked once');
+});

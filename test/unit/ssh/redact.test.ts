@@ -2,7 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sh, secret } from '../../../src/core/ssh/command';
 import { LineRedactor, Redactor, redact } from '../../../src/core/ssh/redact';
-import { formatRunLine, RunOutput, type RunLine } from '../../../src/core/ssh/runLog';
+import { formatRunLine, RunLogFile, RunOutput, type RunLine } from '../../../src/core/ssh/runLog';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const TOKEN = 'abcdef.0123456789abcdef';
 const CERT_KEY = 'f'.repeat(8) + '0123456789abcdef'.repeat(3) + 'a1b2c3d4';
@@ -78,4 +81,25 @@ test('RunOutput: host-prefixed, redacted lines to every sink, per host and strea
     '[labs-k8s-m02] partial',
     'run finished',
   ]);
+});
+
+test('RunLogFile: 0600 file with timestamped, host-prefixed, redacted lines', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-runlog-'));
+  try {
+    const out = new RunOutput(['sudo-pw-1']);
+    const file = new RunLogFile(join(dir, 'runs', 'run-1.log'));
+    out.addSink(file.sink);
+    const s = out.forCommand('labs-k8s-w01');
+    s.onStdout(`token ${TOKEN} and sudo-pw-1\n`);
+    s.onStderr('warning: x\n');
+    s.end();
+    out.message('failed: kubeadm join exited 1', 'labs-k8s-w01', 'error');
+    await file.close();
+    const text = readFileSync(file.path, 'utf8');
+    assert.equal(statSync(file.path).mode & 0o777, 0o600);
+    const lines = text.trimEnd().split('\n').map((l) => l.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /, ''));
+    assert.deepEqual(lines, ['[labs-k8s-w01] token *** and ***', '[labs-k8s-w01] ! warning: x', '[labs-k8s-w01] ERROR failed: kubeadm join exited 1']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
