@@ -537,6 +537,24 @@ function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Fi
     }
   }
 
+  // TLS servers need verify/ca-file unless the global section disables server verification
+  const globalVerifyNone = cfg.sections.some((sec) => sec.type === 'global' && findLines(sec, 'ssl-server-verify').some((l) => l.tokens[1]?.text === 'none'));
+  if (!globalVerifyNone) {
+    for (const p of m.proxies) {
+      if (!backendCapable(p.section)) continue;
+      const defaults = m.defaultServer(p);
+      for (const s of placesOf(p.section, 'server')) {
+        const tls = serverOption(s.line, defaults, 'ssl') ?? serverOption(s.line, defaults, 'check-ssl');
+        if (!tls || serverOption(s.line, defaults, 'verify') || serverOption(s.line, defaults, 'ca-file')) continue;
+        const last = s.line.tokens[s.line.tokens.length - 1]!;
+        const at = { line: abs(s), character: last.end };
+        out.push(
+          finding('serverVerify', `server '${s.line.tokens[1]?.text ?? ''}' uses TLS without 'verify' or 'ca-file'; HAProxy refuses to start.`, lineRange(s), [fix("Add 'verify none' (the check only needs the TLS handshake)", { range: { start: at, end: at }, newText: ' verify none' })]),
+        );
+      }
+    }
+  }
+
   lintApi(cfg, m, ctx, out);
 }
 
@@ -715,7 +733,16 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
     out.push(finding('healthCheck', `backend '${bs.name ?? ''}' has no active health check; add 'option tcp-check'.`, tokenRange(bh, bh.line.tokens[0]), [fix("Add 'option tcp-check'", insertAfter(lastPlace(bs, 'balance') ?? lastPlace(bs, 'mode') ?? bh, ['option tcp-check'], ctx.eol))]));
   }
 
-  // each server: check, fall/rise
+  // each server: TLS passthrough, check, fall/rise
+  for (const s of servers) {
+    const ssl = serverOption(s.line, defaults, 'ssl');
+    if (ssl?.own && ssl.tok) {
+      const t = ssl.tok;
+      out.push(finding('serverSsl', `server '${s.line.tokens[1]?.text ?? ''}' re-encrypts with 'ssl'; the API needs TLS passthrough.`, tokenRange(s, t), [fix("Remove 'ssl'", { range: { start: { line: abs(s), character: t.start - 1 }, end: { line: abs(s), character: t.end } }, newText: '' })]));
+    } else if (ssl) {
+      out.push(finding('serverSsl', `server '${s.line.tokens[1]?.text ?? ''}' inherits 'ssl' from default-server; the API needs TLS passthrough.`, lineRange(s)));
+    }
+  }
   for (const s of servers) {
     const check = serverOption(s.line, defaults, 'check');
     if (!check) {
