@@ -26,6 +26,8 @@ export interface KubeadmWorkbenchApi {
   diagnosticsPanel: () => DiagnosticsPanel | undefined;
   /** The live cluster connection (connects when a live view is first shown). */
   connection: ClusterConnection;
+  /** The tree data providers (for tests). */
+  views: { inventory: InventoryView; controlPlane: ControlPlaneView; leases: LeasesView; etcdMembers: EtcdMembersView };
 }
 
 export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi {
@@ -34,19 +36,22 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
   const configDiagnostics = new ConfigDiagnostics(inventory, { workerFile: vscode.Uri.joinPath(context.extensionUri, 'dist', 'lintWorker.js').fsPath });
   // Lazy: the kube adapter bundle loads on the first visible live view, never during activation.
   const connection = new ClusterConnection(context, inventory);
+  const views = {
+    inventory: new InventoryView(inventory, connection),
+    controlPlane: new ControlPlaneView(connection),
+    leases: new LeasesView(connection),
+    etcdMembers: new EtcdMembersView(connection),
+  };
   context.subscriptions.push(
     inventory,
     connection,
     new ClusterStatusBar(connection),
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
-    new InventoryView(inventory, connection),
-    new ControlPlaneView(connection),
-    new LeasesView(connection),
-    new EtcdMembersView(connection),
+    ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, connection };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, connection, views };
 }
 
 export function deactivate(): void {
