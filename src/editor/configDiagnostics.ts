@@ -29,6 +29,7 @@ const MAX_SIBLING_CHARS = 1024 * 1024;
 const DETECT_CHARS = 64 * 1024;
 export const TYPING_DELAY_MS = 250;
 const DEPENDANT_DELAY_MS = 400;
+const DETECT_DELAY_MS = 500;
 
 interface Tracked {
   uri: vscode.Uri;
@@ -68,6 +69,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
   /** Text of each file at its last lint, to tell an edit that changed something from a re-open. */
   private readonly lastText = new Map<string, string>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly detectTimers = new Map<string, NodeJS.Timeout>();
   private readonly queue = new Map<string, 'edit' | 'dependant'>();
   private pumping: Promise<void> | undefined;
   private scan: Promise<void> | undefined;
@@ -155,19 +157,28 @@ export class ConfigDiagnostics implements vscode.Disposable {
     this.schedule(document.uri, 0, 'edit');
   }
 
+  /** Typing costs one timer reset: detection and getText() wait for the pause (a 5 MB file stays cheap). */
   private onEdit(document: vscode.TextDocument): void {
     const key = document.uri.toString();
-    if (this.notConfig.get(key) === document.version) return;
-    const wasTracked = this.tracked.has(key);
-    if (!this.track(document)) {
-      if (wasTracked) this.forget(key);
+    if (this.tracked.has(key)) {
+      this.schedule(document.uri, TYPING_DELAY_MS, 'edit');
       return;
     }
-    this.schedule(document.uri, TYPING_DELAY_MS, 'edit');
+    // Not a config file (yet): look again once typing pauses, e.g. when `kind: InitConfiguration` was typed.
+    clearTimeout(this.detectTimers.get(key));
+    this.detectTimers.set(
+      key,
+      setTimeout(() => {
+        this.detectTimers.delete(key);
+        if (!document.isClosed && this.notConfig.get(key) !== document.version && this.track(document)) this.schedule(document.uri, 0, 'edit');
+      }, DETECT_DELAY_MS),
+    );
   }
 
   private onClose(document: vscode.TextDocument): void {
     const key = document.uri.toString();
+    clearTimeout(this.detectTimers.get(key));
+    this.detectTimers.delete(key);
     this.notConfig.delete(key);
     const t = this.tracked.get(key);
     if (!t) return;
@@ -314,6 +325,16 @@ export class ConfigDiagnostics implements vscode.Disposable {
       const text = doc ? doc.getText() : t.diskText;
       if (text === undefined) continue;
       const version = doc?.version;
+      if (doc && reason === 'edit') {
+        // The content may have changed what the file is (or made it no config file at all).
+        const kind = detect(t.path, text);
+        if (!kind) {
+          this.notConfig.set(key, doc.version);
+          this.forget(key);
+          continue;
+        }
+        t.kind = kind;
+      }
       const context = await this.context(key);
       const outcome = await this.runnerFor().lint({ path: t.path, text }, context, { kind: t.kind, timeoutMs: this.timeoutMs() });
       if (this.disposed) return;
@@ -413,8 +434,9 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   dispose(): void {
     this.disposed = true;
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const t of [...this.timers.values(), ...this.detectTimers.values()]) clearTimeout(t);
     this.timers.clear();
+    this.detectTimers.clear();
     this.queue.clear();
     this.runner?.dispose();
     for (const resolve of this.idleWaiters.splice(0)) resolve();

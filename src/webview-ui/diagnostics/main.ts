@@ -59,12 +59,19 @@ const SEVERITY_LABEL: Record<SeverityName, string> = { error: 'Error', warning: 
 function findingItem(file: FileGroup, f: FindingRow): HTMLElement {
   const where = `line ${f.line + 1}, column ${f.character + 1}`;
   const label = `${SEVERITY_LABEL[f.severity]} at ${where}: ${f.message}${f.fixable ? ' (quick fix available)' : ''}`;
+  // One slotted span: the tree item lays its label out as a flex row that would squeeze a second span to nothing.
   const item = treeItem(
     { 'aria-label': label, title: `${f.message}\n${file.path}:${f.line + 1}:${f.character + 1}` },
-    el('span', { class: `sev-${f.severity}`, 'aria-hidden': 'true' }, `${SEVERITY_LABEL[f.severity]} `),
-    f.message,
-    el('span', { slot: 'description', class: 'loc', 'aria-hidden': 'true' }, `${f.line + 1}:${f.character + 1}${f.fixable ? ' · fix' : ''}`),
+    el(
+      'span',
+      { class: 'finding', 'aria-hidden': 'true' },
+      el('span', { class: 'loc' }, `${f.line + 1}:${f.character + 1}`),
+      ' ',
+      el('span', { class: `sev-${f.severity}` }, SEVERITY_LABEL[f.severity]),
+      ` ${f.message}`,
+    ),
   );
+  if (f.fixable) item.append(el('span', { slot: 'description', class: 'loc', 'aria-hidden': 'true' }, 'quick fix'));
   targets.set(item, { type: 'reveal', uri: file.uri, line: f.line, character: f.character, endLine: f.endLine, endCharacter: f.endCharacter });
   return item;
 }
@@ -122,7 +129,9 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
 });
 
 tree.addEventListener('vsc-tree-select', (event) => {
-  const selected = (event as CustomEvent<{ selectedItems: Element[] }>).detail.selectedItems[0];
+  // The detail is the selected items (an array in @vscode-elements 2.x; older releases wrapped it in selectedItems).
+  const detail = (event as CustomEvent<Element[] | { selectedItems?: Element[] }>).detail;
+  const selected = (Array.isArray(detail) ? detail : (detail?.selectedItems ?? []))[0];
   const target = selected && targets.get(selected);
   if (target) post(target);
 });
