@@ -38,6 +38,18 @@ export class Redactor {
     return n;
   }
 
+  /** Whether a registered literal secret occurs across position `cut` of `text`. */
+  spans(text: string, cut: number): boolean {
+    for (const s of this.secrets) {
+      let i = text.indexOf(s, Math.max(0, cut - s.length + 1));
+      while (i >= 0 && i < cut) {
+        if (i + s.length > cut) return true;
+        i = text.indexOf(s, i + 1);
+      }
+    }
+    return false;
+  }
+
   redact(text: string): string {
     let out = text;
     // Longest first, so a secret containing another is replaced whole.
@@ -62,8 +74,13 @@ export function redact(text: string, secrets: Iterable<string> = []): string {
  * the rest. A line longer than `maxLine` is emitted early, keeping a tail long enough that no registered secret
  * and no pattern can be split.
  */
+const HARD_MAX_LINE = 4 * 1024 * 1024;
+// A flag or key whose value follows: never cut right after one.
+const VALUE_FOLLOWS = /(?:--[\w-]+(?:=|\s+)|[:=]\s*)$/;
+
 export class LineRedactor {
   private buf = '';
+  private nextTry = 0;
 
   constructor(
     private readonly redactor: Redactor,
@@ -72,22 +89,43 @@ export class LineRedactor {
 
   push(chunk: string): string {
     this.buf += chunk;
-    const nl = this.buf.lastIndexOf('\n');
+    // Only the new chunk can hold a new line end (keeps long lines linear).
+    const inChunk = chunk.lastIndexOf('\n');
+    const nl = inChunk < 0 ? -1 : this.buf.length - chunk.length + inChunk;
     let out = '';
     if (nl >= 0) {
       out = this.redactor.redact(this.buf.slice(0, nl + 1));
       this.buf = this.buf.slice(nl + 1);
     }
-    if (this.buf.length > this.maxLine) {
-      // Cut at whitespace so a flag and its value or a pattern stay together where possible.
-      const keep = Math.max(256, this.redactor.longest + 1);
-      let cut = this.buf.length - keep;
-      const ws = this.buf.lastIndexOf(' ', cut);
-      if (ws > cut - 1024 && ws > 0) cut = ws;
-      out += this.redactor.redact(this.buf.slice(0, cut));
-      this.buf = this.buf.slice(cut);
+    if (this.buf.length > Math.max(this.maxLine, this.nextTry)) {
+      // Emit early, cutting only where nothing secret can span the cut.
+      const cut = this.safeCut(this.buf.length - Math.max(256, this.redactor.longest + 1));
+      if (cut > 0) {
+        out += this.redactor.redact(this.buf.slice(0, cut));
+        this.buf = this.buf.slice(cut);
+        this.nextTry = 0;
+      } else if (this.buf.length <= HARD_MAX_LINE) {
+        // No safe place yet (e.g. a long base64 run): look again once the line doubled (amortized linear).
+        this.nextTry = Math.max(this.buf.length + this.maxLine, this.buf.length * 2);
+      } else {
+        this.nextTry = 0;
+        out += this.redactor.redact(this.buf);
+        this.buf = '';
+      }
     }
     return out;
+  }
+
+  /** The last position <= target right after whitespace where no literal secret, pattern or flag value spans. */
+  private safeCut(target: number): number {
+    const floor = Math.max(0, target - 8192);
+    for (let c = Math.min(target, this.buf.length - 1); c > floor; c--) {
+      if (!/\s/.test(this.buf[c - 1]!) || /\s/.test(this.buf[c]!)) continue;
+      if (VALUE_FOLLOWS.test(this.buf.slice(Math.max(0, c - 80), c))) continue;
+      if (this.redactor.spans(this.buf, c)) continue;
+      return c;
+    }
+    return -1;
   }
 
   end(): string {

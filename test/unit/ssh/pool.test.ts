@@ -204,7 +204,9 @@ test('cancel really stops the remote process group (checked with pgrep), unlike 
 test('one TCP connection reused for 20 commands; channels capped with a queue', async (t) => {
   const { pool } = makePool({ config: hostCfg('h', b), knownHosts: knownHostsLine(b), pool: { maxChannelsPerConnection: 4 } });
   const before = (b.log().match(/Accepted publickey/g) ?? []).length;
-  for (let i = 0; i < 20; i++) assert.equal((await pool.exec('h', sh`echo ${i}`)).stdout, `${i}\n`);
+  // 20 commands, 4 at a time (queued behind the channel cap), all on one connection.
+  const outs = await Promise.all(Array.from({ length: 20 }, (_, i) => pool.exec('h', sh`echo ${i}`)));
+  outs.forEach((r, i) => assert.equal(r.stdout, `${i}\n`));
   const ss = execFileSync('ss', ['-Htn', 'state', 'established', `( dport = :${b.port} )`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
   assert.equal(ss.length, 1, `one established TCP connection to sshd b: ${ss.join(' | ')}`);
   assert.equal((b.log().match(/Accepted publickey/g) ?? []).length - before, 1, 'sshd logged a single login');

@@ -103,3 +103,50 @@ test('RunLogFile: 0600 file with timestamped, host-prefixed, redacted lines', as
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('property: random text with secrets, random chunking — streamed output equals whole-text redaction and leaks nothing', () => {
+  let seed = 0xc0ffee;
+  const r = () => {
+    seed = (seed + 0x6d2b79f5) >>> 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
+  const hex = () => Array.from({ length: 64 }, () => pick('0123456789abcdef'.split(''))).join('');
+  const alnum = (n: number) => Array.from({ length: n }, () => pick('abcdefghijklmnopqrstuvwxyz0123456789'.split(''))).join('');
+  const CASES = 2000;
+  for (let c = 0; c < CASES; c++) {
+    const literal = `pw-${alnum(8)}`;
+    const tok = `${alnum(6)}.${alnum(16)}`;
+    const ck = hex();
+    const filler = () => pick(['ok ', 'kubelet ', 'é ', '\n', '\r\n', '  ', 'sha256:' + hex() + ' ', 'x=1 ', '\t']);
+    let text = '';
+    const n = 5 + Math.floor(r() * 20);
+    for (let i = 0; i < n; i++) text += pick([filler, filler, () => `--token ${tok} `, () => `${ck}\n`, () => ` ${literal} `, () => `token: ${tok}\n`])();
+    const whole = new Redactor([literal]).redact(text);
+    const lr = new LineRedactor(new Redactor([literal]), 64 + Math.floor(r() * 200));
+    let out = '';
+    for (let i = 0; i < text.length; ) {
+      const size = 1 + Math.floor(r() * 30);
+      out += lr.push(text.slice(i, i + size));
+      i += size;
+    }
+    out += lr.end();
+    for (const secretValue of [literal, tok, ck]) assert.ok(!out.includes(secretValue), `case ${c}: leaked ${secretValue} in ${JSON.stringify(out)}`);
+    if (!text.includes('\n') || text.length < 64) continue;
+    assert.equal(out.replace(/\s+/g, ' '), whole.replace(/\s+/g, ' '), `case ${c}`);
+  }
+});
+
+test('a huge line without whitespace streams in linear time', () => {
+  const lr = new LineRedactor(new Redactor(['never-there']), 1024);
+  const chunk = 'QUJD'.repeat(1024); // 4 KiB of base64, no whitespace
+  const t0 = Date.now();
+  let out = '';
+  for (let i = 0; i < 1024; i++) out += lr.push(chunk); // 4 MiB
+  out += lr.end();
+  assert.equal(out.length, 4 * 1024 * 1024);
+  assert.ok(Date.now() - t0 < 3000, `took ${Date.now() - t0} ms`);
+});
