@@ -150,3 +150,35 @@ export const REMOVED_KEYWORDS: Record<string, string> = {
   nbproc: 'nbthread',
 };
 export const REMOVED_OPTIONS: Record<string, string> = { http_proxy: 'http-request set-dst (see the manual)' };
+
+/** Options that take no argument ("'option X' cannot handle unexpected argument"). */
+export const OPTIONS_NO_ARGS = new Set(
+  words(`tcplog tcp-check dontlognull ssl-hello-chk redis-check ldap-check tcpka clitcpka srvtcpka abortonclose allbackups
+  contstats dontlog-normal http-keep-alive http-server-close httpclose http-no-delay http-pretend-keepalive
+  http-buffer-request http-ignore-probes http-use-proxy-header independent-streams log-health-checks
+  log-separate-errors logasap nolinger persist prefer-last-server socket-stats splice-auto splice-request
+  splice-response tcp-smart-accept tcp-smart-connect transparent checkcache disable-h2-upgrade idle-close-on-response
+  accept-invalid-http-request accept-invalid-http-response h1-case-adjust-bogus-client h1-case-adjust-bogus-server`),
+);
+
+/** Keywords with a fixed number of arguments: [min, max]. */
+export const ARITY: Record<string, [number, number]> = {
+  daemon: [0, 0],
+  'master-worker': [0, 1],
+  quiet: [0, 0],
+  'zero-warning': [0, 0],
+  user: [1, 1],
+  group: [1, 1],
+  uid: [1, 1],
+  gid: [1, 1],
+  pidfile: [1, 1],
+  chroot: [1, 1],
+  'ulimit-n': [1, 1],
+  nbthread: [1, 1],
+  default_backend: [1, 1],
+  fullconn: [1, 1],
+  'hash-type': [1, 3],
+};
+
+export const LOG_FACILITIES = new Set(words('kern user mail daemon auth syslog lpr news uucp cron auth2 ftp ntp audit alert cron2 local0 local1 local2 local3 local4 local5 local6 local7'));
+export const LOG_LEVELS = new Set(words('emerg alert crit err warning notice info debug'));

@@ -10,7 +10,11 @@ import type { HostSpec, Inventory } from '../inventory/types';
 import type { FileLinter, LintContext, SourceFile } from '../lint/types';
 import { isIPv4 } from '../net';
 import {
+  ARITY,
   BACKEND_ONLY,
+  LOG_FACILITIES,
+  LOG_LEVELS,
+  OPTIONS_NO_ARGS,
   BALANCE_ALGORITHMS,
   BIND_KEYWORDS,
   didYouMean,
@@ -154,7 +158,10 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
     if (line.error) {
       const r = tokenRange(p, undefined);
       r.start.character = line.error.column;
-      out.push(finding('syntax', `Parse error: ${line.error.message}.`, r));
+      const unmatched = line.error.message.startsWith('unmatched quote');
+      const q = unmatched ? (p.section.text.split('\n')[line.rel] ?? '')[line.error.column] : undefined;
+      const at = { line: abs(p), character: line.length };
+      out.push(finding('syntax', `Parse error: ${line.error.message}.`, r, q ? [fix('Close the quote at the end of the line', { range: { start: at, end: at }, newText: q })] : undefined));
       continue;
     }
     const kwTok = line.tokens[0];
@@ -182,6 +189,16 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
         out.push(finding('removedKeyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${REMOVED_KEYWORDS[kw]}'.`, tokenRange(p, kwTok), kw === 'nbproc' ? [fix(`Remove '${kw}'`, deleteLine(p))] : undefined));
       } else if (!GLOBAL_KEYWORDS.has(kw) && !GLOBAL_PREFIXES.some((x) => kw.startsWith(x))) {
         unknown(out, p, kwTok, 'global', GLOBAL_KEYWORDS);
+      } else if (kw === 'log') {
+        lintLog(out, p);
+      } else if (kw === 'stats') {
+        lintStats(out, p);
+      } else {
+        lintArity(out, p);
+        if (kw === 'nbthread') {
+          const v = line.tokens[1]?.text ?? '';
+          if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) out.push(finding('argument', `'nbthread' must be between 1 and 64 (got '${v}').`, tokenRange(p, line.tokens[1] ?? kwTok)));
+        }
       }
       continue;
     }
@@ -220,8 +237,13 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
           }
           optTok = line.tokens[2];
         }
+        const extra = line.tokens[kw === 'no' ? 3 : 2];
         if (!optTok) {
           out.push(finding('unknownKeyword', `'option' needs an option name.`, tokenRange(p, kwTok)));
+        } else if (extra && (OPTIONS_NO_ARGS.has(optTok.text) || kw === 'no' || (optTok.text === 'httplog' && (extra.text !== 'clf' || line.tokens[3])))) {
+          const last = line.tokens[line.tokens.length - 1]!;
+          const at = tokenRange(p, extra);
+          out.push(finding('argument', `'option ${optTok.text}' takes no argument '${extra.text}'.`, { start: at.start, end: tokenRange(p, last).end }, [fix(`Remove '${line.tokens.slice(line.tokens.indexOf(extra)).map((t) => t.text).join(' ')}'`, { range: { start: { line: abs(p), character: optTok.end }, end: tokenRange(p, last).end }, newText: '' })]));
         } else if (REMOVED_OPTIONS[optTok.text]) {
           out.push(finding('removedKeyword', `option '${optTok.text}' is no longer supported by HAProxy 2.6.`, tokenRange(p, optTok)));
         } else if (!OPTIONS.has(optTok.text)) {
@@ -261,6 +283,14 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
       case 'bind':
         lintBind(out, p);
         break;
+      case 'log':
+        lintLog(out, p);
+        break;
+      case 'default_backend':
+      case 'fullconn':
+      case 'hash-type':
+        lintArity(out, p);
+        break;
       case 'server':
         lintServer(out, p, serverNames, ctx);
         break;
@@ -277,6 +307,109 @@ function unknown(out: Finding[], p: Place, tok: Token, type: string, known: Iter
   out.push(
     finding('unknownKeyword', `Unknown keyword '${tok.text}' in '${type}' section${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, tok), near ? [fix(`Change to '${near}'`, replaceToken(p, tok, near))] : undefined),
   );
+}
+
+function lintArity(out: Finding[], p: Place): void {
+  const kw = p.line.tokens[0]!;
+  const arity = ARITY[kw.text];
+  if (!arity) return;
+  const n = p.line.tokens.length - 1;
+  if (n < arity[0]) {
+    out.push(finding('argument', `'${kw.text}' needs ${arity[0] === 1 ? 'an argument' : `${arity[0]} arguments`}.`, tokenRange(p, kw)));
+  } else if (n > arity[1]) {
+    const first = p.line.tokens[arity[1] + 1]!;
+    const last = p.line.tokens[p.line.tokens.length - 1]!;
+    const keepEnd = p.line.tokens[arity[1]]!.end;
+    out.push(
+      finding('argument', `'${kw.text}' takes ${arity[1] === 0 ? 'no argument' : `at most ${arity[1]}`}; '${first.text}' is one too many.`, { start: tokenRange(p, first).start, end: tokenRange(p, last).end }, [
+        fix('Remove the extra arguments', { range: { start: { line: abs(p), character: keepEnd }, end: tokenRange(p, last).end }, newText: '' }),
+      ]),
+    );
+  }
+}
+
+/** `log global` or `log <address> [len N] [format F] [sample S] <facility> [max [min]]`. */
+function lintLog(out: Finding[], p: Place): void {
+  const t = p.line.tokens;
+  if (t[1]?.text === 'global' || (t[1]?.text === 'stdout' && !t[2])) {
+    if (t[1]?.text === 'global' && t[2]) out.push(finding('argument', `'log global' takes no further argument ('${t[2].text}').`, tokenRange(p, t[2]), [fix('Remove the extra arguments', { range: { start: { line: abs(p), character: t[1].end }, end: tokenRange(p, t[t.length - 1]).end }, newText: '' })]));
+    return;
+  }
+  if (t[1]?.text === 'stdout' || t[1]?.text === 'stderr' || t.length >= 3) {
+    let i = 2;
+    while (t[i] && ['len', 'format', 'sample'].includes(t[i]!.text)) i += 2;
+    const fac = t[i];
+    if (!fac) {
+      out.push(finding('argument', "'log' needs an address and a facility (or 'global').", lineRange(p)));
+      return;
+    }
+    if (!LOG_FACILITIES.has(fac.text)) {
+      const near = didYouMean(fac.text, LOG_FACILITIES);
+      out.push(finding('argument', `Unknown log facility '${fac.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, fac), near ? [fix(`Change to '${near}'`, replaceToken(p, fac, near))] : undefined));
+      return;
+    }
+    for (let j = i + 1; j < t.length; j++) {
+      if (j > i + 2) {
+        out.push(finding('argument', `'log' cannot handle the extra argument '${t[j]!.text}'.`, tokenRange(p, t[j])));
+        return;
+      }
+      if (!LOG_LEVELS.has(t[j]!.text)) {
+        const near = didYouMean(t[j]!.text, LOG_LEVELS);
+        out.push(finding('argument', `Unknown log level '${t[j]!.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, t[j]), near ? [fix(`Change to '${near}'`, replaceToken(p, t[j]!, near))] : undefined));
+        return;
+      }
+    }
+    return;
+  }
+  out.push(finding('argument', "'log' needs an address and a facility (or 'global').", lineRange(p)));
+}
+
+const STATS_LEVELS = ['user', 'operator', 'admin'];
+
+/** `stats socket <path> [bind options]`, `stats timeout <time>`, `stats maxconn <n>` in the global section. */
+function lintStats(out: Finding[], p: Place): void {
+  const t = p.line.tokens;
+  const sub = t[1];
+  const subs = ['socket', 'maxconn', 'bind-process', 'timeout'];
+  if (!sub || !subs.includes(sub.text)) {
+    const near = sub ? didYouMean(sub.text, subs) : undefined;
+    out.push(finding('argument', `'stats' supports socket, maxconn, bind-process and timeout (got '${sub?.text ?? ''}').`, tokenRange(p, sub ?? t[0]), near && sub ? [fix(`Change to '${near}'`, replaceToken(p, sub, near))] : undefined));
+    return;
+  }
+  if (sub.text === 'timeout') {
+    if (!t[2] || parseTime(t[2].text) === undefined) out.push(finding('argument', `'stats timeout' needs a time (got '${t[2]?.text ?? ''}').`, tokenRange(p, t[2] ?? sub)));
+    return;
+  }
+  if (sub.text !== 'socket') return;
+  const addr = t[2];
+  if (!addr) {
+    out.push(finding('argument', "'stats socket' needs a path or address.", tokenRange(p, sub)));
+    return;
+  }
+  if (!addr.text.startsWith('/') && !addr.text.includes('@')) {
+    const { port } = splitHostPort(addr.text);
+    if (port === undefined || !validPort(port, true)) out.push(finding('argument', `'stats socket' address '${addr.text}' is neither a path nor address:port.`, tokenRange(p, addr)));
+  }
+  for (let i = 3; i < t.length; i++) {
+    const k = t[i]!;
+    const n = BIND_KEYWORDS.get(k.text);
+    if (n === undefined) {
+      const near = didYouMean(k.text, BIND_KEYWORDS.keys());
+      out.push(finding('argument', `Unknown 'stats socket' option '${k.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, k), near ? [fix(`Change to '${near}'`, replaceToken(p, k, near))] : undefined));
+      return;
+    }
+    const v = t[i + 1];
+    if (n > 0 && !v) {
+      out.push(finding('argument', `'${k.text}' needs a value.`, tokenRange(p, k)));
+      return;
+    }
+    if (k.text === 'mode' && v && !/^[0-7]{1,4}$/.test(v.text)) out.push(finding('argument', `'mode' needs an octal permission such as 660 (got '${v.text}').`, tokenRange(p, v)));
+    if (k.text === 'level' && v && !STATS_LEVELS.includes(v.text)) {
+      const near = didYouMean(v.text, STATS_LEVELS) ?? 'admin';
+      out.push(finding('argument', `'level' is user, operator or admin (got '${v.text}').`, tokenRange(p, v), [fix(`Change to '${near}'`, replaceToken(p, v, near))]));
+    }
+    i += n;
+  }
 }
 
 function lintBind(out: Finding[], p: Place): void {
@@ -862,6 +995,12 @@ export function lintHaproxy(text: string, context: LintContext = {}): Finding[] 
   }
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const out: Finding[] = [];
+  if (text.length > 0 && !text.endsWith('\n')) {
+    const lastLine = cfg.lineCount - 1;
+    const lastLen = text.length - text.lastIndexOf('\n') - 1;
+    const end = { line: lastLine, character: lastLen };
+    out.push(finding('syntax', 'The last line has no line break; HAProxy 2.6 then refuses the file as possibly truncated.', { start: { line: lastLine, character: 0 }, end }, [fix('Add a line break at the end', { range: { start: end, end }, newText: eol })]));
+  }
   for (const s of cfg.sections) {
     const local = localFindings(s, eol);
     for (const f of local) out.push(f);

@@ -76,6 +76,9 @@ export interface HaproxyConfig {
   binary?: boolean;
 }
 
+/** Characters a backslash escapes (anything else keeps its backslash). */
+const ESCAPED = new Set(['\\', ' ', '#', "'", '"', '$', 'r', 'n', 't', '\t']);
+
 /** Tokenizes one line of haproxy.cfg with HAProxy's quoting and escaping rules. */
 export function tokenizeLine(line: string, rel = 0): ParsedLine {
   const tokens: Token[] = [];
@@ -124,8 +127,12 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
         if (next === 'x' && /^[0-9a-fA-F]{2}$/.test(line.slice(i + 2, i + 4))) {
           text += String.fromCharCode(parseInt(line.slice(i + 2, i + 4), 16));
           i += 4;
-        } else {
+        } else if (ESCAPED.has(next)) {
           text += next === 'r' ? '\r' : next === 'n' ? '\n' : next === 't' ? '\t' : next;
+          i += 2;
+        } else {
+          // HAProxy keeps an unknown escape as written (backslash included)
+          text += '\\' + next;
           i += 2;
         }
         continue;

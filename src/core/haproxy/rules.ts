@@ -13,9 +13,10 @@ function rule(id: string, severity: Severity, title: string, why: string, anchor
 
 export const HAPROXY_RULES = {
   binary: rule('binary-file', 'error', 'The file is text.', 'HAProxy reads its configuration as text lines; a binary file cannot be a configuration.', '2.1'),
-  syntax: rule('syntax', 'error', 'Quotes are balanced and lines hold no control characters.', 'HAProxy refuses to start on an unmatched quote, so the balancer stops serving the API.', '2.2'),
+  syntax: rule('syntax', 'error', 'Quotes are balanced, lines hold no control characters and the file ends with a line break.', 'HAProxy refuses to start on an unmatched quote or a last line without a line break, so the balancer stops serving the API.', '2.2', true),
   outOfSection: rule('out-of-section', 'error', 'Every keyword is inside a section.', 'HAProxy rejects a keyword that comes before the first section header.', '2.1', true),
   unknownKeyword: rule('unknown-keyword', 'error', 'Keywords, options and section names are ones HAProxy 2.6 knows.', 'HAProxy refuses to start on an unknown keyword, so a typo takes the API endpoint down on the next reload.', '4.1', true),
+  argument: rule('argument', 'error', 'Keywords get the arguments HAProxy expects (count, log facility and level, stats socket options).', 'HAProxy refuses a keyword with a missing, extra or invalid argument, so the balancer does not start.', '3', true),
   removedKeyword: rule('removed-keyword', 'error', 'No keyword removed from HAProxy 2.6 is used.', 'HAProxy 2.6 refuses keywords it no longer supports instead of ignoring them.', '4.1', true),
   notAllowed: rule('keyword-not-allowed', 'error', 'Keywords appear only in sections that accept them.', 'HAProxy refuses `bind` or `server` in a section that cannot listen or forward.', '4.1'),
   missingName: rule('missing-name', 'error', 'frontend, backend and listen sections have a name.', 'HAProxy refuses a proxy section without a name, and backends are referenced by name.', '4'),
