@@ -170,6 +170,19 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
     if (line.rel === 0 && type !== '') {
       if ((type === 'frontend' || type === 'backend' || type === 'listen') && !line.tokens[1]) {
         out.push(finding('missingName', `'${type}' needs a name.`, lineRange(p)));
+      } else if (isProxy) {
+        const t = line.tokens;
+        const first = type === 'defaults' && t[1]?.text === 'from' ? 1 : 2;
+        const extra = t[first] && !(t[first]!.text === 'from' && t[first + 1] && !t[first + 2]) ? t[first] : undefined;
+        if (extra) {
+          const last = t[t.length - 1]!;
+          const keep = t[first - 1]!.end;
+          out.push(
+            finding('argument', `'${type} ${t[1]?.text ?? ''}' takes only a name and 'from <defaults>'; put addresses on a 'bind' line (got '${extra.text}').`, { start: tokenRange(p, extra).start, end: tokenRange(p, last).end }, [
+              fix('Remove the extra words', { range: { start: { line: abs(p), character: keep }, end: tokenRange(p, last).end }, newText: '' }),
+            ]),
+          );
+        }
       }
       continue;
     }
@@ -195,6 +208,10 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
         lintStats(out, p);
       } else {
         lintArity(out, p);
+        const v = line.tokens[1];
+        if ((kw === 'user' || kw === 'group') && v && v.text !== 'haproxy' && didYouMean(v.text, ['haproxy'])) {
+          out.push(finding('argument', `${kw} '${v.text}' does not exist on a Debian balancer; did you mean 'haproxy'?`, tokenRange(p, v), [fix("Change to 'haproxy'", replaceToken(p, v, 'haproxy'))], 'warning'));
+        }
         if (kw === 'nbthread') {
           const v = line.tokens[1]?.text ?? '';
           if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) out.push(finding('argument', `'nbthread' must be between 1 and 64 (got '${v}').`, tokenRange(p, line.tokens[1] ?? kwTok)));
