@@ -94,8 +94,8 @@ class ContainerdLint {
 
   run(): Finding[] {
     const text = this.file.text;
-    if (text.length > 2_000_000 || looksBinary(text)) {
-      this.push('containerd/too-large', text.length > 2_000_000 ? `The file has ${text.length} characters; it is not checked.` : 'The file contains NUL bytes: it is binary, not a containerd config.', this.lines.lineRange(0));
+    if (text.length > 512_000 || looksBinary(text)) {
+      this.push('containerd/too-large', text.length > 512_000 ? `The file has ${text.length} characters; it is not checked.` : 'The file contains NUL bytes: it is binary, not a containerd config.', this.lines.lineRange(0));
       return this.out;
     }
     const parsed = parseToml(text);
@@ -178,7 +178,7 @@ class ContainerdLint {
     const inv = this.context.inventory;
     if (inv) return { version: inv.cluster.kubernetesVersion, ...(inv.cluster.imageRepository ? { imageRepository: inv.cluster.imageRepository } : {}) };
     for (const s of this.context.siblings ?? []) {
-      if (!/kubeadm[^\\/]*\.ya?ml$/i.test(s.path) || s.text.length > 2_000_000) continue;
+      if (!/kubeadm[^\\/]*\.ya?ml$/i.test(s.path) || s.text.length > 512_000) continue;
       const cluster = parseKubeadmFile(s.text).find((d) => d.kind === 'ClusterConfiguration');
       const version = stringAt(cluster?.root, 'kubernetesVersion');
       if (version) {

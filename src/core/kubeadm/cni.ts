@@ -24,7 +24,7 @@ export function isFlannelManifest(path: string, text: string): boolean {
 
 /** The flannel network of a manifest, or undefined when it has no parseable net-conf.json. */
 export function flannelNetwork(text: string): CniNetwork | undefined {
-  if (text.length > 5_000_000) return undefined;
+  if (text.length > 1_000_000) return undefined;
   for (const d of parseKubeadmFile(text)) {
     if (d.kind !== 'ConfigMap' || !d.root) continue;
     const data = d.root.get('data', true) as Node | undefined;

@@ -9,12 +9,14 @@ import type { LintContext, SourceFile } from '../lint/types';
 import { cidrContains, cidrsOverlap, parseCidr } from '../net';
 import { FLANNEL_DEFAULT_NETWORK, flannelNetwork, isFlannelManifest } from './cni';
 import { migrateToV1beta4 } from './migrate';
-import { nodeAt, parseKubeadmFile, scalarString, stringAt, type KubeadmDoc } from './parse';
+import { nodeAt, parseChunk, scalarString, splitDocuments, stringAt, type DocChunk, type KubeadmDoc } from './parse';
 import { finding } from './rules';
 import { KUBEADM_V1BETA3, KUBEADM_V1BETA4, KUBELET_API, KUBEPROXY_API } from './schema';
 import { structuralFindings } from './structure';
 
-export const MAX_FILE_BYTES = 2_000_000;
+/** Limits that keep the editor responsive on files that cannot be kubeadm configurations. */
+export const MAX_FILE_BYTES = 512_000;
+export const MAX_DOCUMENTS = 1000;
 const TOKEN = /^[a-z0-9]{6}\.[a-z0-9]{16}$/;
 const CA_HASH = /^sha256:[0-9a-fA-F]{64}$/;
 const CERT_KEY = /^[0-9a-fA-F]{64}$/;
@@ -52,7 +54,11 @@ export function lintKubeadm(file: SourceFile, context: LintContext = {}): Findin
     return [finding('kubeadm/too-large', `The file has ${text.length} characters; kubeadm files are a few kilobytes, so it is not checked.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
   }
   if (looksBinary(text)) return [finding('kubeadm/binary', 'The file contains NUL bytes: it is binary, not a kubeadm configuration.', { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
-  return new KubeadmLint(file, context).run();
+  const docs = splitDocuments(text);
+  if (docs.length > MAX_DOCUMENTS) {
+    return [finding('kubeadm/too-large', `The file has ${docs.length} YAML documents; a kubeadm configuration has a handful, so it is not checked.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
+  }
+  return new KubeadmLint(file, context, docs).run();
 }
 
 class KubeadmLint {
@@ -65,9 +71,10 @@ class KubeadmLint {
   constructor(
     private readonly file: SourceFile,
     private readonly context: LintContext,
+    chunks: DocChunk[],
   ) {
     this.lines = new LineIndex(file.text);
-    this.docs = parseKubeadmFile(file.text);
+    this.docs = chunks.map(parseChunk);
     this.inv = context.inventory;
   }
 

@@ -79,7 +79,8 @@ function parseText(text: string): Omit<KubeadmDoc, 'chunk'> {
   if (empty) return { errors: [], empty: true };
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, strict: true });
+    // uniqueKeys is checked by the structural walk with a Set: the library's check is quadratic in the keys of a map.
+    doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, strict: true });
   } catch (e) {
     // Deep nesting can exhaust the stack of the YAML composer; report instead of crashing.
     return { errors: [{ message: `The document could not be parsed: ${(e as Error).message}`, start: 0, end: Math.min(text.length, 1) }], empty: false };

@@ -140,9 +140,17 @@ class Walker {
         return this.typeError(node, schema, path);
       }
       const props = schema.properties;
+      const seen = new Set<string>();
       for (const pair of node.items as Pair<Node, Node>[]) {
+        if (this.out.length >= MAX_FINDINGS) return;
         const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
         if (key === undefined) continue;
+        if (seen.has(key)) {
+          const [s, e] = rangeOf(pair.key);
+          this.out.push({ rule: 'kubeadm/duplicate-field', message: `"${key}" appears twice in ${path}.`, start: s, end: e });
+          continue;
+        }
+        seen.add(key);
         const childPath = `${path}.${key}`;
         const child = props?.[key] ? this.schemas.property(schema, key) : undefined;
         if (!child) {

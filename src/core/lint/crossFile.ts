@@ -16,6 +16,7 @@ import { isSeq, type Node } from 'yaml';
 import { LineIndex, type Finding, type Range } from '../findings';
 import { splitEndpoint, type Inventory } from '../inventory/types';
 import { flannelNetwork, isFlannelManifest } from '../kubeadm/cni';
+import { MAX_FILE_BYTES } from '../kubeadm/lint';
 import { nodeAt, parseKubeadmFile, scalarString } from '../kubeadm/parse';
 import { parseHaproxy } from '../haproxy/parse';
 import { parseKeepalived, walk } from '../keepalived/parse';
@@ -50,7 +51,7 @@ export const CROSS_FILE_RULES: RuleInfo[] = [
 const WHY = new Map(CROSS_FILE_RULES.map((r) => [r.id, r.why]));
 
 function kubeadmFacts(file: SourceFile): ClusterFacts | undefined {
-  if (file.text.length > 2_000_000) return undefined;
+  if (file.text.length > MAX_FILE_BYTES) return undefined;
   const lines = new LineIndex(file.text);
   const cluster = parseKubeadmFile(file.text).find((d) => d.kind === 'ClusterConfiguration' && d.apiVersion?.startsWith('kubeadm.k8s.io/'));
   if (!cluster?.root) return undefined;

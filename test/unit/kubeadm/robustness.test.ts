@@ -77,6 +77,21 @@ describe('bad input: no crash, no hang', () => {
     timed(() => all('etc/containerd/config.toml', toml), 5000);
   });
 
+  it('pathological sizes stay fast: many keys, many documents, a 400 KB line, many TOML tables', () => {
+    const keys = 'apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\n' + Array.from({ length: 30000 }, (_, i) => `k${i}: v`).join('\n') + '\nk1: dup\n';
+    assert.ok(keys.length < 512_000);
+    const f = timed(() => lintKubeadm({ path: 'kubeadm.yaml', text: keys }, { inventory }), 10000);
+    assert.ok(f.length <= 250, `${f.length} findings`);
+    const docs = timed(() => lintKubeadm({ path: 'kubeadm.yaml', text: 'a: 1\n---\n'.repeat(20000) }, {}), 2000);
+    assert.equal(docs[0]!.rule, 'kubeadm/too-large');
+    timed(() => lintKubeadm({ path: 'kubeadm.yaml', text: '---\n'.repeat(100000) }, {}), 2000);
+    timed(() => lintKubeadm({ path: 'kubeadm.yaml', text: `apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\nclusterName: ${'x'.repeat(400_000)}\n` }, { inventory }), 3000);
+    const toml = 'version = 2\n' + Array.from({ length: 20000 }, (_, i) => `[t${i}]\nk = ${i}`).join('\n');
+    timed(() => lintContainerd({ path: 'etc/containerd/config.toml', text: toml }, { inventory }), 5000);
+    const dupe = lintKubeadm({ path: 'kubeadm.yaml', text: 'apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\nclusterName: a\nclusterName: b\n' }, {});
+    assert.deepEqual(dupe.map((x) => [x.rule, x.range.start.line]), [['kubeadm/duplicate-field', 3]]);
+  });
+
   it('a file edited into nonsense, one character at a time', () => {
     let text = example;
     for (let i = 0; i < 200; i++) {
