@@ -126,10 +126,6 @@ export async function findInventoryAbove(path: string): Promise<string | undefin
   }
 }
 
-function looksBinary(text: string): boolean {
-  return text.slice(0, 8192).includes('\u0000');
-}
-
 interface Linted {
   file: SourceFile;
   kind: FileKind;
@@ -164,7 +160,8 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     context.inventoryPath = inventoryPath;
   }
 
-  // Read and detect; unsupported files of a walk are skipped silently, named ones with a note.
+  // Read and detect (by name and content, so a binary haproxy.cfg is still reported); unsupported files of a
+  // walk are skipped silently, named ones with a note.
   const supported: Linted[] = [];
   for (const c of candidates) {
     if (!c.explicit) {
@@ -178,7 +175,6 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
       io.stderr(`cannot read ${c.path}: ${(e as Error).message}\n`);
       return EXIT_USAGE;
     }
-    if (!c.explicit && looksBinary(text)) continue;
     const kind = safeDetect(c.path, text);
     if (!kind) {
       if (c.explicit) io.stderr(`${c.path}: not a supported kind of file, skipped\n`);

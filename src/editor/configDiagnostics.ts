@@ -13,7 +13,7 @@ import { detectKind } from '../core/lint/registry';
 import type { FileKind, LintContext, SourceFile } from '../core/lint/types';
 import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, type LintOutcome } from '../lintRunner';
 import { toDiagnostic } from './diagnostics';
-import { findingKey } from './fixPlan';
+import { capFindings, findingKey } from './fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 import { siblingsOf } from './siblings';
 
@@ -155,6 +155,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
   private onOpen(document: vscode.TextDocument): void {
     if (!this.track(document)) return;
     this.schedule(document.uri, 0, 'edit');
+    if (vscode.window.activeTextEditor?.document === document) this.updateContextKey(vscode.window.activeTextEditor);
   }
 
   /** Typing costs one timer reset: detection and getText() wait for the pause (a 5 MB file stays cheap). */
@@ -170,7 +171,10 @@ export class ConfigDiagnostics implements vscode.Disposable {
       key,
       setTimeout(() => {
         this.detectTimers.delete(key);
-        if (!document.isClosed && this.notConfig.get(key) !== document.version && this.track(document)) this.schedule(document.uri, 0, 'edit');
+        if (!document.isClosed && this.notConfig.get(key) !== document.version && this.track(document)) {
+          this.schedule(document.uri, 0, 'edit');
+          this.updateContextKey(vscode.window.activeTextEditor);
+        }
       }, DETECT_DELAY_MS),
     );
   }
@@ -352,7 +356,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   private store(key: string, t: Tracked, version: number | undefined, outcome: LintOutcome): void {
     const targets = new Map<string, Finding[]>([[key, []]]);
-    for (const f of outcome.findings) {
+    for (const f of capFindings(outcome.findings)) {
       const target = f.file && f.file !== t.path ? this.resolvePath(f.file, t.uri) : key;
       targets.set(target, [...(targets.get(target) ?? []), f]);
     }

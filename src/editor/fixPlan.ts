@@ -110,3 +110,19 @@ export function rulesForKeyword<R extends KeywordRule>(rules: readonly R[], word
   const hits = rules.filter((r) => inTitle.test(r.title) || r.id.toLowerCase().split(/[/-]/).includes(lower));
   return hits.slice(0, limit);
 }
+
+/** A file edited into nonsense can yield tens of thousands of findings; the editor shows the first ones. */
+export const MAX_FINDINGS_PER_FILE = 500;
+
+export function capFindings(findings: Finding[]): Finding[] {
+  if (findings.length <= MAX_FINDINGS_PER_FILE) return findings;
+  const kept = [...findings].sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character).slice(0, MAX_FINDINGS_PER_FILE);
+  const last = kept[kept.length - 1]!.range.start.line;
+  kept.push({
+    rule: 'lint/too-many-findings',
+    severity: 'info',
+    message: `${findings.length - MAX_FINDINGS_PER_FILE} more findings after line ${last + 1} are not shown; fix the first ones (the file may be cut off or unbalanced) or run kubeadm-workbench lint for all of them.`,
+    range: { start: { line: last, character: 0 }, end: { line: last, character: 0 } },
+  });
+  return kept;
+}

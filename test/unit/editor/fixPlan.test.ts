@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Finding, Range } from '../../../src/core/findings';
-import { editsOverlap, findingKey, findingsAt, planFix, planFixes, rangesTouch, rulesForKeyword } from '../../../src/editor/fixPlan';
+import { capFindings, editsOverlap, findingKey, findingsAt, MAX_FINDINGS_PER_FILE, planFix, planFixes, rangesTouch, rulesForKeyword } from '../../../src/editor/fixPlan';
 
 const r = (l1: number, c1: number, l2: number, c2: number): Range => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
@@ -82,4 +82,15 @@ test('keyword hovers find the rules that name the keyword in their title or id',
   assert.deepEqual(rulesForKeyword(rules, 'the'), [], 'stop words explain nothing');
   assert.deepEqual(rulesForKeyword(rules, 'roundrobin'), [], 'only titles and ids are searched');
   assert.deepEqual(rulesForKeyword(rules, '6443'), []);
+});
+
+test('a flood of findings is capped for the editor with one note saying how many more there are', () => {
+  const many: Finding[] = Array.from({ length: MAX_FINDINGS_PER_FILE + 20 }, (_, i) => ({ rule: 'x/y', severity: 'error', message: `m${i}`, range: r(i, 0, i, 1) }));
+  const capped = capFindings(many.reverse());
+  assert.equal(capped.length, MAX_FINDINGS_PER_FILE + 1);
+  assert.equal(capped[0]!.range.start.line, 0, 'the first lines are kept');
+  const note = capped[capped.length - 1]!;
+  assert.equal(note.rule, 'lint/too-many-findings');
+  assert.match(note.message, /^20 more findings/);
+  assert.equal(capFindings(many.slice(0, 3)).length, 3);
 });
