@@ -33,6 +33,7 @@ done
 
 LOGS="$ROOT/test-results/logs"
 mkdir -p "$LOGS"
+rm -f "$LOGS"/*.log
 passed=0
 failed=0
 declare -a SUMMARY=()
@@ -53,10 +54,10 @@ step() {
   local dt=$(( SECONDS - s ))
   local counts; counts=$(test_counts "$LOGS/$name.log")
   if [ "$rc" = 0 ]; then
-    passed=$((passed + 1)); SUMMARY+=("$(printf '  %-10s PASS  %4ss  %s' "$name" "$dt" "$counts")")
+    passed=$((passed + 1)); SUMMARY+=("$(printf '  %-12s PASS  %4ss  %s' "$name" "$dt" "$counts")")
     echo "══════ $name: PASS (${dt}s)"
   else
-    failed=$((failed + 1)); SUMMARY+=("$(printf '  %-10s FAIL  %4ss  %s(exit %s, log: test-results/logs/%s.log)' "$name" "$dt" "${counts:+$counts }" "$rc" "$name")")
+    failed=$((failed + 1)); SUMMARY+=("$(printf '  %-12s FAIL  %4ss  %s(exit %s, log: test-results/logs/%s.log)' "$name" "$dt" "${counts:+$counts }" "$rc" "$name")")
     echo "══════ $name: FAIL (exit $rc, ${dt}s)"
   fi
   return 0
@@ -70,7 +71,7 @@ test_counts() {
   grep -aoE '[0-9]+ passed, [0-9]+ failed' "$1" | tail -1 | sed 's/^/tests: /'
 }
 fail_step() {
-  failed=$((failed + 1)); SUMMARY+=("$(printf '  %-10s FAIL  (%s)' "$1" "$2")")
+  failed=$((failed + 1)); SUMMARY+=("$(printf '  %-12s FAIL  (%s)' "$1" "$2")")
   echo "══════ $1: FAIL — $2"
 }
 
@@ -93,7 +94,7 @@ done
 for tier in "${OPTIONAL_TIERS[@]}"; do
   wanted "$tier" || continue
   if has_script "test:$tier"; then step "$tier" npm run -s "test:$tier"
-  else echo; echo "══════ $tier: not run — package.json has no test:$tier script (tier not set up in this checkout)"; SUMMARY+=("$(printf '  %-10s not defined' "$tier")"); fi
+  else echo; echo "══════ $tier: not run — package.json has no test:$tier script (tier not set up in this checkout)"; SUMMARY+=("$(printf '  %-12s not defined' "$tier")"); fi
 done
 
 # test:* scripts that no list names are not run: say so, so that nothing is skipped silently.
@@ -111,7 +112,7 @@ printf '%s\n' "${SUMMARY[@]}"
 # Measurements the tiers print (activate() time, VS Code start-to-usable).
 for m in "activate: [0-9.]+ ms" "code-server start-to-usable: [0-9]+ ms"; do
   hit=$(cat "$LOGS"/vscode.log "$LOGS"/ui.log 2>/dev/null | grep -aoE "$m" | head -1)
-  [ -z "$hit" ] || echo "  measured   $hit"
+  [ -z "$hit" ] || echo "  measured     $hit"
 done
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
