@@ -353,6 +353,15 @@ function lintLog(out: Finding[], p: Place): void {
     return;
   }
   if (t[1]?.text === 'stdout' || t[1]?.text === 'stderr' || t.length >= 3) {
+    const a = t[1]!.text;
+    if (!a.startsWith('/') && !/^(stdout|stderr)$/.test(a) && !/^[a-z0-9]+@/.test(a)) {
+      const { host, port } = splitHostPort(a);
+      const okHost = looksLikeIPv4(host) ? isIPv4(host) : /^[A-Za-z0-9.-]+$/.test(host) || /^[0-9a-fA-F:.]+$/.test(host);
+      if (!okHost || (port !== undefined && !validPort(port, false))) {
+        out.push(finding('argument', `'log' address '${a}' is neither a socket path nor an address[:port].`, tokenRange(p, t[1])));
+        return;
+      }
+    }
     let i = 2;
     while (t[i] && ['len', 'format', 'sample'].includes(t[i]!.text)) i += 2;
     const fac = t[i];
