@@ -16,8 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { generateKubeadmConfig } from '../../../src/core/generate/kubeadm';
+import { parseAllDocuments } from 'yaml';
 import { lintKubeadm } from '../../../src/core/kubeadm/lint';
-import { EXAMPLE, exampleInventory } from '../kubeadm/helpers';
+import { migrateToV1beta4 } from '../../../src/core/kubeadm/migrate';
+import { EXAMPLE, exampleInventory, fixture } from '../kubeadm/helpers';
 
 function findKubeadm(): string | undefined {
   const env = process.env.KUBEADM_BIN;
@@ -69,6 +71,40 @@ describe('kubeadm config validate (real binary)', { skip }, () => {
       validate(`generated-${k8s}.yaml`, text);
     });
   }
+
+  it('our v1beta3 → v1beta4 migration agrees with `kubeadm config migrate`', { skip: !bin || !existsSync(bin) }, () => {
+    const v = version();
+    if (Number(/^v1\.(\d+)/.exec(v)?.[1] ?? 0) < 31) return;
+    const old = fixture('kubeadm', 'v1beta3-ha.yaml').replace(/^kubernetesVersion: .*$/m, `kubernetesVersion: ${v}`);
+    writeFileSync(join(dir, 'old.yaml'), old);
+    const r = spawnSync(bin!, ['config', 'migrate', '--old-config', join(dir, 'old.yaml'), '--new-config', join(dir, 'new.yaml')], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const byKind = (text: string) => Object.fromEntries(parseAllDocuments(text).map((d) => d.toJS() as Record<string, unknown>).map((o) => [o.kind as string, o]));
+    const theirs = byKind(readFileSync(join(dir, 'new.yaml'), 'utf8'));
+    const ours = byKind(migrateToV1beta4(old));
+    const get = (o: unknown, path: string) => path.split('.').reduce<unknown>((x, k) => (x as Record<string, unknown> | undefined)?.[k], o);
+    for (const [kind, path] of [['ClusterConfiguration', 'apiServer.extraArgs'], ['InitConfiguration', 'nodeRegistration.kubeletExtraArgs'], ['InitConfiguration', 'timeouts.controlPlaneComponentHealthCheck'], ['ClusterConfiguration', 'apiVersion']] as const) {
+      assert.deepEqual(get(ours[kind], path), get(theirs[kind], path), `${kind}.${path}`);
+    }
+    assert.equal(get(theirs.ClusterConfiguration, 'apiServer.timeoutForControlPlane'), undefined);
+    validate('migrated.yaml', migrateToV1beta4(old));
+  });
+
+  it('corpus: every file kubeadm rejects we flag as an error; files it accepts (good-*) have no error from us', { skip: !bin || !existsSync(bin) }, () => {
+    const corpus = join(__dirname, '..', '..', 'fixtures', 'kubeadm', 'oracle');
+    const misses: string[] = [];
+    const falseAlarms: string[] = [];
+    for (const name of readdirSync(corpus).filter((n) => n.endsWith('.yaml')).sort()) {
+      const text = readFileSync(join(corpus, name), 'utf8');
+      const r = spawnSync(bin!, ['config', 'validate', '--config', join(corpus, name)], { encoding: 'utf8', timeout: 30_000 });
+      const errors = lintKubeadm({ path: name, text }, {}).filter((f) => f.severity === 'error');
+      if (r.status !== 0 && errors.length === 0) misses.push(`${name}: ${r.stderr.split('\n').find((l) => l.startsWith('error')) ?? r.stderr}`);
+      if (name.startsWith('good-') && (r.status !== 0 || errors.length)) falseAlarms.push(`${name}: kubeadm rc=${r.status}; ours: ${errors.map((e) => e.rule).join(', ')}`);
+      if (name.startsWith('bad-')) assert.notEqual(r.status, 0, `kubeadm accepted ${name}; move it to extra-* or fix it`);
+    }
+    assert.deepEqual(misses, [], 'kubeadm rejects these but we do not flag them');
+    assert.deepEqual(falseAlarms, []);
+  });
 
   it('rejects what we flag: an unknown field', { skip: !bin || !existsSync(bin) }, () => {
     const text = generateKubeadmConfig({ ...exampleInventory(), cluster: { ...exampleInventory().cluster, kubernetesVersion: '1.34.12' } }).replace('clusterName:', 'clustrName:');
