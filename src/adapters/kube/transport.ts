@@ -101,7 +101,9 @@ export class HttpsTransport implements KubeTransport {
     const { status, body } = await this.get(path, params);
     if (status !== 200) throw httpError(status, where, body);
     try {
-      return JSON.parse(body) as ListResult;
+      const list = JSON.parse(body) as ListResult;
+      for (const item of list.items ?? []) stripManagedFields(item as never);
+      return list;
     } catch (e) {
       throw new ApiError('http', where, `unparsable list: ${(e as Error).message}`);
     }
@@ -145,6 +147,7 @@ export class HttpsTransport implements KubeTransport {
             finish(new ApiError('http', where, `unparsable watch event: ${line.slice(0, 120)}`));
             return;
           }
+          if (event.object) stripManagedFields(event.object as never);
           if (!done) onEvent(event);
         }
       });
@@ -165,4 +168,9 @@ export class HttpsTransport implements KubeTransport {
     this.agent.destroy();
     this.watchAgent.destroy();
   }
+}
+
+/** managedFields are a large part of every object and no view reads them: dropped on arrival (heap). */
+function stripManagedFields(o: { metadata?: { managedFields?: unknown } }): void {
+  if (o.metadata?.managedFields) delete o.metadata.managedFields;
 }
