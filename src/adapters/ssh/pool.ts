@@ -80,12 +80,25 @@ class Semaphore {
   private active = 0;
   private readonly waiters: (() => void)[] = [];
   constructor(readonly limit: number) {}
-  async acquire(): Promise<void> {
+  /** Waits for a slot; an abort while waiting leaves the queue (and rejects) without taking one. */
+  async acquire(signal?: AbortSignal): Promise<void> {
     if (this.active < this.limit) {
       this.active++;
       return;
     }
-    await new Promise<void>((resolve) => this.waiters.push(resolve));
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const i = this.waiters.indexOf(grant);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(new AbortedWhileWaiting());
+      };
+      const grant = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.waiters.push(grant);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
   release(): void {
     const next = this.waiters.shift();
@@ -198,18 +211,29 @@ export class SshPool implements SshTransport {
     if (opts.signal?.aborted) throw new RemoteCommandCancelled(host, command, 'was cancelled before it started');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const timer = opts.timeoutMs ? setTimeout(() => ac.abort(new Error(`timed out after ${opts.timeoutMs} ms`)), opts.timeoutMs) : undefined;
+    const notStarted = () => new RemoteCommandCancelled(host, command, ac.signal.reason instanceof Error && /timed out/.test(ac.signal.reason.message) ? `${ac.signal.reason.message} before it started` : 'was cancelled before it started');
     try {
-      await this.acquireHost(host);
+      const slot = this.acquireHost(host);
       try {
-        if (ac.signal.aborted) throw new RemoteCommandCancelled(host, command, 'was cancelled before it started');
+        await abortable(slot, ac.signal).catch((e: unknown) => {
+          throw e instanceof AbortedWhileWaiting ? notStarted() : e;
+        });
+        if (ac.signal.aborted) throw notStarted();
         const r = this.resolve(host);
         const chain = [...r.jumps, r];
         for (let attempt = 0; ; attempt++) {
-          const conn = await this.connection(chain, host);
+          const conn = await abortable(this.connection(chain, host), ac.signal).catch((e: unknown) => {
+            throw e instanceof AbortedWhileWaiting ? notStarted() : e;
+          });
           conn.cancelIdle();
-          await conn.channels.acquire();
           try {
-            if (ac.signal.aborted) throw new RemoteCommandCancelled(host, command, 'was cancelled before it started');
+            await conn.channels.acquire(ac.signal);
+          } catch {
+            conn.scheduleIdle(this.opts.idleTimeoutMs);
+            throw notStarted();
+          }
+          try {
+            if (ac.signal.aborted) throw notStarted();
             if (conn.closed) throw new ChannelOpenError('connection closed');
             conn.info.commands++;
             return await this.run(conn, host, command, opts, ac.signal);
@@ -257,16 +281,16 @@ export class SshPool implements SshTransport {
 
   // -------------------------------------------------------------------------------------------------------------
 
-  private async acquireHost(host: string): Promise<void> {
+  /** Counts the host as active (taking a host slot for its first command); release with releaseHost. */
+  private acquireHost(host: string): Promise<void> {
     const e = this.hosts.get(host);
     if (e) {
       e.count++;
-      await e.ready;
-      return;
+      return e.ready;
     }
     const entry = { count: 1, ready: this.hostSlots.acquire() };
     this.hosts.set(host, entry);
-    await entry.ready;
+    return entry.ready;
   }
 
   private releaseHost(host: string): void {
@@ -274,7 +298,8 @@ export class SshPool implements SshTransport {
     if (!e) return;
     if (--e.count === 0) {
       this.hosts.delete(host);
-      this.hostSlots.release();
+      // Release once the slot was actually granted (a caller may give up while still queued).
+      void e.ready.then(() => this.hostSlots.release());
     }
   }
 
@@ -611,6 +636,27 @@ export class SshPool implements SshTransport {
 }
 
 class ChannelOpenError extends Error {}
+
+class AbortedWhileWaiting extends Error {}
+
+/** Rejects with AbortedWhileWaiting when `signal` aborts first (the awaited work itself goes on). */
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new AbortedWhileWaiting());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortedWhileWaiting());
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
 
 /** A failed handshake; `prompted` when the user accepted an unknown key during it (worth one retry). */
 class HandshakeError extends Error {

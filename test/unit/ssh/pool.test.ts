@@ -241,6 +241,20 @@ test('at most maxParallelHosts hosts at once', async (t) => {
   assert.equal(maxActive, 2);
   assert.ok(overlap <= 2, `remote commands overlapped on ${overlap} hosts`);
   t.diagnostic(`3 hosts, cap 2: ${Date.now() - t0} ms; connect times ${pool.connections().map((c) => `${c.alias}=${c.connectMs}ms`).join(' ')}`);
+
+  // Cancelling commands still queued for a host slot or a channel: they leave the queue at once, and no slot leaks.
+  const ac = new AbortController();
+  const long = ['ha', 'hb'].map((h) => pool.exec(h, sh`sleep 30`, { signal: ac.signal }));
+  const queued = pool.exec('hc', sh`echo never`, { signal: ac.signal });
+  await new Promise((r) => setTimeout(r, 300));
+  const t1 = Date.now();
+  ac.abort();
+  await assert.rejects(queued, (e: Error) => e instanceof RemoteCommandCancelled && /before it started/.test(e.message));
+  await Promise.allSettled(long);
+  assert.ok(Date.now() - t1 < 3000, `cancel took ${Date.now() - t1} ms`);
+  assert.equal(pool.activeHosts, 0);
+  const again = await Promise.all(['ha', 'hb', 'hc'].map((h) => pool.exec(h, sh`echo ${h}`)));
+  assert.deepEqual(again.map((r) => r.stdout), ['ha\n', 'hb\n', 'hc\n']);
 });
 
 test('ProxyJump: through a second sshd, host keys checked on both hops', async (t) => {
@@ -324,7 +338,13 @@ test('auth: unknown key fails naming the host; passphrase asked once; ssh-agent'
   try {
     for (let i = 0; i < 50 && !existsSync(agentSock); i++) await new Promise((r) => setTimeout(r, 20));
     chmodSync(clientKey.path, 0o600);
-    execFileSync('ssh-add', ['-q', clientKey.path], { env: { ...process.env, SSH_AUTH_SOCK: agentSock }, stdio: 'ignore' });
+    // The socket file appears at bind(), slightly before the agent listens: retry briefly.
+    for (let i = 0; ; i++) {
+      const r = spawnSync('ssh-add', ['-q', clientKey.path], { env: { ...process.env, SSH_AUTH_SOCK: agentSock }, stdio: 'ignore' });
+      if (r.status === 0) break;
+      if (i >= 40) assert.fail('ssh-add could not reach the test agent');
+      await new Promise((res) => setTimeout(res, 50));
+    }
     const viaAgent = makePool({
       config: hostCfg('h', a).replace('  IdentitiesOnly yes\n', ''),
       knownHosts: knownHostsLine(a),
