@@ -1,6 +1,7 @@
 /**
  * The pause (sandbox) image kubeadm uses per Kubernetes minor version: `PauseVersion` in upstream
- * cmd/kubeadm/app/constants/constants.go (1.34.12 checked: "3.10.1"). containerd's sandbox image must
+ * cmd/kubeadm/app/constants/constants.go (1.34.12 read from the Go module cache: "3.10.1"; 1.23–1.32 as listed
+ * per release in minikube's constants_kubeadm_images.go; 1.33 → 3.10). containerd's sandbox image must
  * match it, or kubeadm's preflight warns and nodes pull a second pause image.
  */
 import { parseVersion } from '../kubeadm/lint';
@@ -11,6 +12,7 @@ const TABLE: Array<[number, string]> = [
   [31, '3.10'],
   [26, '3.9'],
   [25, '3.8'],
+  [24, '3.7'],
   [23, '3.6'],
 ];
 

@@ -20,6 +20,9 @@ describe('containerd linter', () => {
   });
 
   it('pause versions per Kubernetes minor', () => {
+    assert.equal(pauseVersionFor('1.24.17'), '3.7');
+    assert.equal(pauseVersionFor('1.25.16'), '3.8');
+    assert.equal(pauseVersionFor('1.26.0'), '3.9');
     assert.equal(pauseVersionFor('1.30.14'), '3.9');
     assert.equal(pauseVersionFor('v1.31.0'), '3.10');
     assert.equal(pauseVersionFor('1.33.1'), '3.10');
