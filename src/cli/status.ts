@@ -9,6 +9,7 @@ import { describeError } from '../core/live/errors';
 import { readObjects } from '../core/live/once';
 import { renderEtcd, renderText } from '../core/live/render';
 import { buildLiveModel } from '../core/live/snapshot';
+import { applyDrift, readManifests } from '../core/live/drift';
 import { verdict } from '../core/live/status';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import { createInventoryPool, defaultOwnKnownHostsFile } from '../adapters/ssh/fromInventory';
@@ -20,7 +21,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 
 const USAGE =
   'usage: kubeadm-workbench status --inventory FILE [--kubeconfig FILE] [--context NAME] [--json] [--no-etcd]\n' +
-  '                                [--ssh [--ssh-config FILE] [--known-hosts FILE]]   (--ssh: read etcd over SSH on a control-plane host when the API cannot)\n';
+  '                                [--ssh [--ssh-config FILE] [--known-hosts FILE]]   (--ssh: etcd over SSH when the API cannot, and manifest drift)\n';
 
 /** The SSH layer's pool as the etcd source's RemoteExec (non-interactive: unknown host keys are refused). */
 function sshRemote(inventory: Inventory, io: CliIo, sshConfig?: string, knownHosts?: string): { remote: RemoteExec; close: () => Promise<void> } {
@@ -131,6 +132,21 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
     }
     const now = Date.now();
     const model = buildLiveModel(objects, now, inventory, etcd);
+    if (ssh) {
+      // Manifest drift: the files kubelet runs from vs the mirror pods the API shows.
+      const sudo = (inventory.ssh.user ?? 'root') !== 'root';
+      await Promise.all(
+        model.controlPlane.nodes
+          .filter((n) => n.host)
+          .map(async (n) => {
+            try {
+              applyDrift(model.controlPlane, n.name, await readManifests(ssh.remote, n.host!, sudo), objects.pods);
+            } catch (e) {
+              io.stderr(`manifests of ${n.host} not read: ${describeError(e)}\n`);
+            }
+          }),
+      );
+    }
     const v = verdict(model);
     if (etcdError) v.problems.push({ severity: 'warning', what: `etcd not read: ${etcdError}` });
     if (!health.ok) {

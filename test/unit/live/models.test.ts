@@ -209,3 +209,29 @@ test('kubeconfig paths: setting, then KUBECONFIG (colon list), then ~/.kube/conf
   assert.deepEqual(merged.contexts.map((c) => c.name), ['x', 'y']);
   assert.equal(merged.currentContext, 'y');
 });
+
+import { applyDrift, readManifests } from '../../../src/core/live/drift';
+
+test('drift over SSH: manifests read in one command, compared with the mirror pods; a missing file is drift', async () => {
+  const pods = COMPONENTS.map((c) => staticPod(c, 'm01'));
+  const scripts: string[] = [];
+  const remote = {
+    exec: async (_host: string, script: string) => {
+      scripts.push(script);
+      const files: Record<string, string> = {
+        etcd: `apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: etcd\n    image: registry.k8s.io/etcd:v1.34.12\n    command: [etcd, --v=2]\n`,
+        'kube-apiserver': `spec:\n  containers:\n  - name: kube-apiserver\n    image: registry.k8s.io/kube-apiserver:v1.34.13\n    command: [kube-apiserver, --v=2]\n`,
+        'kube-scheduler': `spec:\n  containers:\n  - name: kube-scheduler\n    image: registry.k8s.io/kube-scheduler:v1.34.12\n    command: [kube-scheduler, --v=2]\n`,
+      };
+      return { code: 0, stderr: '', stdout: ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((c) => `=====KW-MANIFEST ${c}\n${files[c] ?? ''}`).join('') };
+    },
+  };
+  const manifests = await readManifests(remote, 'm01');
+  assert.equal(scripts.length, 1);
+  assert.match(scripts[0]!, /cat \/etc\/kubernetes\/manifests\/etcd\.yaml/);
+  const cp = buildControlPlane({ now: NOW, pods, nodes: [node('m01', 'True', true)], daemonSets: [], deployments: [] });
+  applyDrift(cp, 'm01', manifests, pods);
+  assert.deepEqual(cp.nodes[0]!.components.map((c) => c.drift?.drift), [false, true, true, false]);
+  assert.match(cp.nodes[0]!.components[1]!.drift!.differences[0]!, /image .*v1\.34\.12 → .*v1\.34\.13/);
+  assert.match(cp.nodes[0]!.components[2]!.drift!.differences[0]!, /missing on the host/);
+});
