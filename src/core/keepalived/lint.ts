@@ -283,6 +283,13 @@ function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, pa
       if (!inWorkspace) out.push(f(kfinding('scriptPath', `vrrp_script ${sc.name} runs ${program}, which is neither a standard tool nor a file of this workspace; keepalived disables the check if it is missing on the balancer.`, range(cmdTok)), sc.script));
     }
   }
+  const su = child(s.globalDefs, 'script_user');
+  if (su) {
+    const user = su.args[0];
+    if (!user) out.push(f(kfinding('scriptSecurity', "'script_user' needs a user name (root on a Debian balancer).", range(su.keyword), [fix("Set 'script_user root'", { range: range(su.keyword), newText: 'script_user root' })]), su));
+    else if (su.args.length > 2) out.push(f(kfinding('scriptSecurity', `'script_user' takes a user and an optional group; '${su.args[2]!.text}' is one too many.`, nodeRange(su)), su));
+    else if (user.text !== 'root' && didYouMean(user.text, ['root'])) out.push(f(kfinding('scriptSecurity', `script_user '${user.text}' is not a user of a Debian balancer; did you mean 'root'?`, range(user), [fix("Set 'script_user root'", replace(user, 'root'))], 'warning'), su));
+  }
   if (s.scripts.size > 0 && [...s.scripts.keys()].some((k) => usedScripts.has(k))) {
     const gd = s.globalDefs;
     const missing: string[] = [];
@@ -527,8 +534,17 @@ export function lintKeepalived(text: string, context: LintContext = {}, path?: s
   const summary = summarize(cfg);
   const includedPaths = new Set(cfg.included);
   const peers: Peer[] = [];
+  const dirOf = (p: string) => p.replace(/\\/g, '/').replace(/\/[^/]*$/, '') || '.';
+  const balancerNames = context.inventory ? hostsWithRole(context.inventory, 'loadbalancer').map((h) => h.name) : [];
+  const me = context.inventory ? balancerFor(path, summary, context.inventory) : undefined;
+  /** The other balancers of this cluster: files next to this one, or named after another balancer of the inventory. */
+  const isPeer = (sibPath: string) => {
+    if (path === undefined || dirOf(sibPath) === dirOf(path)) return true;
+    const parts = sibPath.replace(/\\/g, '/').split('/');
+    return balancerNames.some((n) => n !== me?.name && parts.some((part) => part === n || part === `keepalived-${n}.conf` || part === `${n}.conf`));
+  };
   for (const sib of siblings) {
-    if (sib.path === path || includedPaths.has(sib.path) || !isKeepalivedName(sib.path)) continue;
+    if (sib.path === path || includedPaths.has(sib.path) || !isKeepalivedName(sib.path) || !isPeer(sib.path)) continue;
     const pc = parseKeepalived(sib.text, sib.path, siblingResolver(siblings.filter((x) => x.path !== sib.path)));
     if (pc.binary) continue;
     const ps = summarize(pc);

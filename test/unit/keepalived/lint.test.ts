@@ -148,3 +148,12 @@ test('generation: roles, prefix and weight follow the inventory', () => {
   const close = { ...inv2, hosts: inv2.hosts.map((h) => (h.vrrp ? { ...h, vrrp: { ...h.vrrp, priority: h.vrrp.state === 'MASTER' ? 150 : 100 } } : h)) };
   assert.match(generateKeepalivedConfigs(close)['lb1']!, /weight -51/);
 });
+
+test('peers: files next to this one or named after another balancer, not every keepalived.conf of the workspace', () => {
+  const master = seed.replace('router_id labs-k8s-balancer', 'router_id lb1');
+  const otherMaster = seed.replace('router_id labs-k8s-balancer', 'router_id lb2');
+  const ctx = (siblings: { path: string; text: string }[], path: string) => lintKeepalived(master, { inventory: inv2, siblings }, path).map((f) => f.rule);
+  assert.deepEqual(ctx([{ path: 'test/other-cluster/keepalived.conf', text: otherMaster }], 'cluster/keepalived.conf'), []);
+  assert.ok(ctx([{ path: 'cluster/keepalived-lb2.conf', text: otherMaster }], 'cluster/keepalived-lb1.conf').includes('keepalived/one-master'));
+  assert.ok(ctx([{ path: 'hosts/lb2/keepalived.conf', text: otherMaster }], 'hosts/lb1/keepalived.conf').includes('keepalived/one-master'));
+});
