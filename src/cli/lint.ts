@@ -74,6 +74,9 @@ export function parseLintArgs(args: string[]): LintArgs | string {
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'out', '.vscode-test']);
 /** Larger files are reported as unsupported by a walk (a file named explicitly is still linted). */
 const MAX_WALK_BYTES = 8 * 1024 * 1024;
+/** Context files (siblings read from the inventory's folder) are fewer and smaller. */
+const MAX_CONTEXT_FILES = 500;
+const MAX_CONTEXT_BYTES = 1024 * 1024;
 
 interface Candidate {
   path: string;
@@ -183,14 +186,18 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     supported.push({ file: { path: c.path, text }, kind });
   }
 
+  // Cross-file rules see the other config files of the inventory's folder too, as the editor sees the
+  // workspace, even when only one file is linted.
+  const contextOnly = inventoryPath ? await readContextFiles(dirname(inventoryPath), new Set(candidates.map((c) => resolve(c.path)))) : [];
+  const pool = [...supported, ...contextOnly].filter((o) => o.kind !== 'inventory').map((o) => ({ path: resolve(o.file.path), file: o.file }));
+
   const hostNames = new Set(context.inventory?.hosts.map((h) => h.name) ?? []);
   const runner = new LintRunner({ timeoutMs: parsed.timeoutMs, timeoutSeverity: 'error', ...runnerOptions });
   const results: { path: string; findings: Finding[] }[] = [];
   try {
     for (const s of supported) {
-      const candidates = supported.filter((o) => o !== s && o.kind !== 'inventory').map((o) => o.file);
       // Only the files of the same config set: a generated/ copy is not compared with the live files.
-      const siblings = siblingsOf(s.file.path, candidates, hostNames);
+      const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
       const outcome = await runner.lint(s.file, { ...context, siblings }, { kind: s.kind });
       results.push({ path: s.file.path, findings: sortFindings(outcome.findings) });
     }
@@ -207,6 +214,21 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     io.stderr(`${supported.length} file${supported.length === 1 ? '' : 's'} checked: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.info} info\n`);
   }
   return rows.some((r) => r.finding.severity === 'error') ? EXIT_FAILED : EXIT_OK;
+}
+
+/** Supported files under `dir` that are not linted themselves: context for cross-file rules only. */
+async function readContextFiles(dir: string, linted: Set<string>): Promise<Linted[]> {
+  const { files } = await collect([dir]);
+  const out: Linted[] = [];
+  for (const f of files.slice(0, MAX_CONTEXT_FILES)) {
+    if (linted.has(resolve(f.path))) continue;
+    const size = (await fs.stat(f.path).catch(() => undefined))?.size ?? Infinity;
+    if (size > MAX_CONTEXT_BYTES) continue;
+    const text = await fs.readFile(f.path, 'utf8').catch(() => undefined);
+    const kind = text === undefined ? undefined : safeDetect(f.path, text);
+    if (text !== undefined && kind) out.push({ file: { path: f.path, text }, kind });
+  }
+  return out;
 }
 
 function safeDetect(path: string, text: string): FileKind | undefined {
