@@ -209,6 +209,19 @@ export function lintSysctl(file: SourceFile, context: LintContext = {}): Finding
       out.push(mk(rule, `${key} = ${e.value}; it must be ${want} on ${[...targets.roles].join('/')} hosts.`, lineRange(e.line, e.valueStart, e.valueEnd), [{ title: `Set ${key} = ${want}`, edits: [{ range: lineRange(e.line, e.valueStart, e.valueEnd), newText: want }] }]));
     }
   }
+  // The balancers need ip_nonlocal_bind even when no file targets them: then the first sysctl file of the
+  // workspace says so (the seed puts the line into the same 99-kubernetes-cri.conf on the balancer).
+  const inv = context.inventory;
+  if (inv && inv.hosts.some((h) => h.roles.includes('loadbalancer')) && !targets.roles.has('loadbalancer')) {
+    const all = [file, ...(context.siblings ?? []).filter((x) => x.path !== file.path && isSysctlFile(x.path) && x.text.length <= 1_000_000)].sort((a, b) => a.path.localeCompare(b.path));
+    const anyForBalancers = all.some((f) => fileTargets(f.path, f.text, inv).roles.has('loadbalancer'));
+    const anySets = all.some((f) => (f === file ? entries : parseSysctl(f.text).entries).some((e) => e.key === 'net.ipv4.ip_nonlocal_bind'));
+    if (all[0] === file && !anyForBalancers && !anySets) {
+      const names = inv.hosts.filter((h) => h.roles.includes('loadbalancer')).map((h) => h.name).join(', ');
+      out.push(mk('sysctl/nonlocal-bind', `No sysctl file sets net.ipv4.ip_nonlocal_bind = 1 for the load balancers (${names}); add it here (harmless on the other nodes) or in a file with \`# kubeadm-workbench: roles=loadbalancer\`.`, lineRange(0, 0, 0),
+        [appendFix(file, 'Add net.ipv4.ip_nonlocal_bind = 1', ['net.ipv4.ip_nonlocal_bind = 1'])]));
+    }
+  }
   // Missing everywhere (reported in the first file for these hosts).
   const group = peers(file, context, isSysctlFile, targets);
   if (group[0] === file) {

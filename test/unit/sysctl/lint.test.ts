@@ -12,6 +12,8 @@ const lbPath = 'etc/sysctl.d/99-loadbalancer.conf';
 const node = readFileSync(join(EXAMPLE, nodePath), 'utf8');
 const lb = readFileSync(join(EXAMPLE, lbPath), 'utf8');
 const modules = readFileSync(join(EXAMPLE, 'etc/modules-load.d/k8s.conf'), 'utf8');
+/** Context for a node file: the balancers have their own file. */
+const nodeCtx = { inventory, siblings: [{ path: lbPath, text: lb }] };
 
 describe('sysctl and modules linters', () => {
   it('the examples are clean and detected', () => {
@@ -32,27 +34,34 @@ describe('sysctl and modules linters', () => {
 
   it('missing and wrong required settings, with fixes', () => {
     const missing = node.replace(/net\.ipv4\.ip_forward.*\n/, '');
-    const f = lintSysctl({ path: nodePath, text: missing }, { inventory }).find((x) => x.rule === 'sysctl/required')!;
+    const f = lintSysctl({ path: nodePath, text: missing }, nodeCtx).find((x) => x.rule === 'sysctl/required')!;
     assert.match(f.message, /net\.ipv4\.ip_forward/);
-    assert.deepEqual(lintSysctl({ path: nodePath, text: applyEdits(missing, f.fixes![0]!.edits) }, { inventory }), []);
+    assert.deepEqual(lintSysctl({ path: nodePath, text: applyEdits(missing, f.fixes![0]!.edits) }, nodeCtx), []);
     const wrong = node.replace(/ip_forward(\s*)= 1/, 'ip_forward$1= 0');
-    const g = lintSysctl({ path: nodePath, text: wrong }, { inventory }).find((x) => x.rule === 'sysctl/required')!;
+    const g = lintSysctl({ path: nodePath, text: wrong }, nodeCtx).find((x) => x.rule === 'sysctl/required')!;
     assert.equal(g.range.start.line, wrong.split('\n').findIndex((l) => l.startsWith('net.ipv4.ip_forward')));
-    assert.deepEqual(lintSysctl({ path: nodePath, text: applyEdits(wrong, g.fixes![0]!.edits) }, { inventory }), []);
+    assert.deepEqual(lintSysctl({ path: nodePath, text: applyEdits(wrong, g.fixes![0]!.edits) }, nodeCtx), []);
     const noBind = '# kubeadm-workbench: roles=loadbalancer\n';
     const h = lintSysctl({ path: lbPath, text: noBind }, { inventory }).find((x) => x.rule === 'sysctl/nonlocal-bind')!;
     assert.deepEqual(lintSysctl({ path: lbPath, text: applyEdits(noBind, h.fixes![0]!.edits) }, { inventory }), []);
   });
 
+  it('balancers need ip_nonlocal_bind even when no file targets them', () => {
+    const f = lintSysctl({ path: nodePath, text: node }, { inventory }).find((x) => x.rule === 'sysctl/nonlocal-bind')!;
+    assert.match(f.message, /labs-k8s-balancer/);
+    assert.deepEqual(lintSysctl({ path: nodePath, text: applyEdits(node, f.fixes![0]!.edits) }, { inventory }), []);
+    assert.deepEqual(lintSysctl({ path: nodePath, text: node }, {}), []);
+  });
+
   it('settings split over several files count together', () => {
     const a = 'net.bridge.bridge-nf-call-iptables = 1\nnet.bridge.bridge-nf-call-ip6tables = 1\n';
     const b = 'net.ipv4.ip_forward = 1\n';
-    assert.deepEqual(lintSysctl({ path: 'etc/sysctl.d/10-a.conf', text: a }, { inventory, siblings: [{ path: 'etc/sysctl.d/20-b.conf', text: b }] }), []);
+    assert.deepEqual(lintSysctl({ path: 'etc/sysctl.d/10-a.conf', text: a }, { inventory, siblings: [{ path: 'etc/sysctl.d/20-b.conf', text: b }, { path: lbPath, text: lb }] }), []);
   });
 
   it('syntax, duplicates and typos', () => {
     const text = 'net.ipv4.ip_forward 1\nbad key! = 1\nnet.bridge.bridge-nf-call-iptable = 1\n' + node + 'net.ipv4.ip_forward = 1\n; comment\n-net.ipv4.conf.all.rp_filter = 1\n';
-    const r = lintSysctl({ path: nodePath, text }, { inventory });
+    const r = lintSysctl({ path: nodePath, text }, nodeCtx);
     assert.equal(r.filter((x) => x.rule === 'sysctl/syntax').length, 2);
     assert.ok(r.some((x) => x.rule === 'sysctl/duplicate'));
     const t = r.find((x) => x.rule === 'sysctl/unknown-key')!;
