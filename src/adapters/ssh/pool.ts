@@ -459,13 +459,21 @@ export class SshPool implements SshTransport {
             const m = methods.shift();
             if (!m) return next(false);
             if (methodsLeft && !methodsLeft.includes('publickey')) return next(false);
+            // Loading a key may ask for its passphrase: that time does not count against the connect timeout.
+            const t0 = Date.now();
+            if (timer) clearTimeout(timer);
             m.make().then(
               (auth) => {
+                promptMs += Date.now() - t0;
+                if (!settled) armTimer(timeoutMs);
                 if (!auth) return tryNext();
                 triedAuth.push(m.label);
                 next(auth);
               },
-              () => tryNext(),
+              () => {
+                if (!settled) armTimer(timeoutMs);
+                tryNext();
+              },
             );
           };
           tryNext();
@@ -559,7 +567,7 @@ export class SshPool implements SshTransport {
           const kill = sh`kill -TERM -- -${g} 2>/dev/null; i=0; while kill -0 -- -${g} 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done; kill -KILL -- -${g} 2>/dev/null; true`;
           conn.client.exec(kill.text, (e, kc) => {
             if (e) return;
-            kc.on('data', () => undefined).on('close', () => undefined);
+            kc.on('data', () => undefined).on('error', () => undefined).on('close', () => undefined);
             kc.stderr.on('data', () => undefined);
           });
         };
@@ -576,6 +584,7 @@ export class SshPool implements SshTransport {
           // A server that stops answering never confirms the close: give up waiting after 5 s.
           setTimeout(() => finish(), 5000).unref();
         };
+        ch.on('error', (e: Error) => this.opts.debug?.(`${host}: channel error: ${e.message}`));
         ch.on('data', (d: Buffer) => {
           const s = outDec.write(d);
           if (!s) return;
