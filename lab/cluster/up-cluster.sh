@@ -22,7 +22,7 @@ step() { log "cluster: $* (+$((SECONDS - t0)) s)"; }
 # on HOST SCRIPT: runs a bash script on HOST as root, its output in $LOGDIR/HOST.log
 on() {
   local h=$1; shift
-  { echo "### $(date +%T) $*" | head -c 200; echo; } >>"$LOGDIR/$h.log"
+  printf '### %(%T)T %s\n' -1 "$(head -c 120 <<<"$*" | tr '\n' ' ')" >>"$LOGDIR/$h.log"
   if ! lab_ssh "$h" "bash -euo pipefail -s" >>"$LOGDIR/$h.log" 2>&1 <<<"$*"; then
     log "cluster: step failed on $h, last lines of $LOGDIR/$h.log:"; tail -n 25 "$LOGDIR/$h.log" >&2; return 1
   fi
@@ -63,7 +63,7 @@ S
 sysctl -q -p /etc/sysctl.d/99-loadbalancer.conf
 export DEBIAN_FRONTEND=noninteractive
 apt-get -qq update
-apt-get -qq install -y --no-install-recommends haproxy keepalived psmisc
+apt-get -qq install -y --no-install-recommends haproxy keepalived psmisc socat
 cat >/etc/haproxy/haproxy.cfg <<'CFG'
 global
     log /dev/log local0
@@ -151,8 +151,10 @@ cat >/etc/modules-load.d/k8s.conf <<'M'
 overlay
 br_netfilter
 M
-# In the lab the modules are built into the kernel: modprobe cannot find them, which is fine.
-for m in overlay br_netfilter; do modprobe \$m 2>/dev/null || test -d /sys/module/\$m; done
+# In the lab the modules are built into the kernel: modprobe cannot find them, which is fine as long as
+# the kernel has what they provide.
+modprobe overlay 2>/dev/null || grep -qw overlay /proc/filesystems
+modprobe br_netfilter 2>/dev/null || test -d /proc/sys/net/bridge
 cat >/etc/sysctl.d/99-kubernetes-cri.conf <<'S'
 net.bridge.bridge-nf-call-iptables  = 1
 net.bridge.bridge-nf-call-ip6tables = 1
@@ -218,6 +220,12 @@ cgroupDriver: systemd
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 mode: iptables
+# lab: nf_conntrack_max and friends are global (not per network namespace) and read-only inside a node;
+# 0 tells kube-proxy to leave them as they are.
+conntrack:
+  maxPerCore: 0
+  tcpEstablishedTimeout: 0s
+  tcpCloseWaitTimeout: 0s
 CFG
 kubeadm init --config /root/kubeadm-config.yaml --upload-certs | tee /root/kubeadm-init.log
 mkdir -p /root/.kube && cp /etc/kubernetes/admin.conf /root/.kube/config"
