@@ -416,3 +416,23 @@ test('a host key prompt that outlives sshd LoginGraceTime: one reconnect, no sec
   assert.equal((await pool.exec('h', sh`echo late`)).stdout, 'late\n');
   assert.equal(prompt.calls.unknown.length, 1, 'asked once');
 });
+
+test('ProxyJump chain of two jump hosts (comma list): three host keys checked, tunnels nested', async (t) => {
+  const hopB = await startSshd(d, 'hopB', { authorizedKeys: [clientKey.pub], logLevel: 'DEBUG1', extra: ['AllowTcpForwarding yes', `PermitOpen 127.0.0.1:${behind.port}`] });
+  const hopA = await startSshd(d, 'hopA', { authorizedKeys: [clientKey.pub], logLevel: 'DEBUG1', extra: ['AllowTcpForwarding yes', `PermitOpen 127.0.0.1:${hopB.port}`] });
+  started.push(hopA, hopB);
+  const idf = `  IdentityFile ${clientKey.path}\n`;
+  const cfg = hostCfg('hopA', hopA, idf) + hostCfg('hopB', hopB, idf) + hostCfg('inner', behind, '  ProxyJump hopA,hopB\n');
+  const all = knownHostsLine(hopA) + knownHostsLine(hopB) + knownHostsLine(behind);
+  const ok = makePool({ config: cfg, knownHosts: all });
+  const r = await ok.pool.exec('inner', sh`echo deep`);
+  assert.equal(r.stdout, 'deep\n');
+  assert.deepEqual(ok.pool.connections().map((c) => `${c.alias}:${c.hostKey?.how}`), ['hopA:known', 'hopB:known', 'inner:known']);
+  assert.match(hopA.log(), new RegExp(`port ${hopB.port}`), 'hopA forwarded to hopB');
+  assert.match(hopB.log(), new RegExp(`port ${behind.port}`), 'hopB forwarded to the target');
+  t.diagnostic(`3-hop connect times: ${ok.pool.connections().map((c) => `${c.alias}=${c.connectMs}ms`).join(' ')}`);
+  // The middle hop's key is unknown → refused at that hop, the target is never reached.
+  const mid = makePool({ config: cfg, knownHosts: knownHostsLine(hopA) + knownHostsLine(behind) });
+  await assert.rejects(mid.pool.exec('inner', sh`true`), (e: Error) => e instanceof SshConnectError && e.hostKeyStatus === 'unknown' && /hop hopB/.test(e.message));
+  assert.deepEqual(mid.prompt.calls.unknown, [`127.0.0.1:${hopB.port} ssh-ed25519 ${keygenFingerprint(`${hopB.hostKey.path}.pub`)}`]);
+});
