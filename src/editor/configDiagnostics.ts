@@ -274,9 +274,8 @@ export class ConfigDiagnostics implements vscode.Disposable {
     try {
       const stat = await vscode.workspace.fs.stat(uri);
       if (stat.size > MAX_SCAN_BYTES) return undefined;
-      const bytes = await vscode.workspace.fs.readFile(uri);
-      if (bytes.subarray(0, 8192).includes(0)) return undefined; // binary
-      return new TextDecoder().decode(bytes);
+      // A binary file still goes to detection: one named haproxy.cfg gets its linter's "not a text file".
+      return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
     } catch {
       return undefined;
     }
