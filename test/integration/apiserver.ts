@@ -192,6 +192,8 @@ export interface TestCluster {
 export interface ClusterOptions {
   etcdMembers?: number;
   extraApiserverArgs?: string[];
+  /** Parent of the run directory (etcd data, PKI, logs); default the OS temp dir. The bench uses /dev/shm. */
+  tmpRoot?: string;
 }
 
 /** etcd (1 or more members) + kube-apiserver; ready when /readyz answers. */
@@ -200,7 +202,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   const kubectlBin = findBinary('kubectl');
   findBinary('etcd');
   findBinary('etcdctl');
-  const root = mkdtempSync(join(tmpdir(), 'kw-apiserver-'));
+  const root = mkdtempSync(join(opts.tmpRoot ?? tmpdir(), 'kw-apiserver-'));
   const pki = makePki(join(root, 'pki'));
   const etcd = await startEtcdCluster(root, pki, opts.etcdMembers ?? 1);
   const port = await freePort();
