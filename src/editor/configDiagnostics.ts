@@ -160,6 +160,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   /** Typing costs one timer reset: detection and getText() wait for the pause (a 5 MB file stays cheap). */
   private onEdit(document: vscode.TextDocument): void {
+    if (document.uri.scheme !== 'file' && document.uri.scheme !== 'untitled') return; // output channels, git, ...
     const key = document.uri.toString();
     if (this.tracked.has(key)) {
       this.schedule(document.uri, TYPING_DELAY_MS, 'edit');
