@@ -192,17 +192,15 @@ function lintStructure(cfg: KeepalivedConfig, out: Finding[], eol: string, thisP
         );
       } else if (schema && !schema.has(kw)) {
         const near = didYouMean(kw, schema);
-        if (block === 'global_defs' && !near) {
-          // global_defs has many rarely used keywords; only flag likely typos there
-        } else {
-          out.push(
-            withFile(
-              kfinding('unknownKeyword', `Unknown keyword '${kw}' in ${block ? `'${block}'` : 'the top level'}${near ? `; did you mean '${near}'?` : '.'}`, range(n.keyword), near ? [fix(`Change to '${near}'`, replace(n.keyword, near))] : undefined),
-              file,
-            ),
-          );
-          continue;
-        }
+        // global_defs has many rarely used keywords: one our list lacks is a warning, a likely typo an error
+        const severity = block === 'global_defs' && !near ? 'warning' : undefined;
+        out.push(
+          withFile(
+            kfinding('unknownKeyword', `Unknown keyword '${kw}' in ${block ? `'${block}'` : 'the top level'}${near ? `; did you mean '${near}'?` : '.'}`, range(n.keyword), near ? [fix(`Change to '${near}'`, replace(n.keyword, near))] : undefined, severity),
+            file,
+          ),
+        );
+        continue;
       }
       if (BLOCK_KEYWORDS.has(kw) && !n.children && (block === '' || schema?.has(kw))) {
         const indent = ' '.repeat(n.keyword.start);
