@@ -12,7 +12,7 @@
  *     default identity files (~/.ssh/id_ed25519, id_ecdsa, id_rsa) when none is named.
  *
  * `Host` patterns (`*`, `?`, `!negation`, several per line) are matched against the inventory host name and
- * against its address (a block applies when either matches). A config `HostName` replaces the inventory address
+ * against its address: a block applies when a pattern matches either, unless a negated pattern matches either. A config `HostName` replaces the inventory address
  * as the SSH endpoint (the address stays the cluster's node IP); `%h` in it is the inventory address.
  * `Match` supports `all`, `host`, `originalhost`, `user`, `localuser`; `Match exec` is never executed and its
  * block is skipped with a warning. `Include` takes globs, relative paths are relative to ~/.ssh, and may appear
@@ -152,8 +152,12 @@ interface MatchContext {
   hostname: () => string;
 }
 
+/** A Host block applies when a positive pattern matches the name or the address and no negated one matches either. */
 function hostBlockApplies(patterns: string[], ctx: MatchContext): boolean {
-  return matchPatternList(ctx.name, patterns) || (ctx.address !== ctx.name && matchPatternList(ctx.address, patterns));
+  const candidates = ctx.address !== ctx.name ? [ctx.name, ctx.address] : [ctx.name];
+  const negated = patterns.filter((p) => p.startsWith('!')).map((p) => p.slice(1));
+  if (negated.some((p) => candidates.some((c) => wildcardMatch(c, p)))) return false;
+  return patterns.some((p) => !p.startsWith('!') && candidates.some((c) => wildcardMatch(c, p)));
 }
 
 function matchBlockApplies(args: string[], ctx: MatchContext, c: Collected, file: string): boolean {

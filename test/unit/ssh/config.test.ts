@@ -78,6 +78,10 @@ Host 10.3.60.*
   assert.deepEqual(r.identityFiles.slice(0, 1), ['/home/u/.ssh/inv_key']);
   assert.deepEqual(r.jumps, []);
   assert.deepEqual(explicitSshFor({ user: 'root', port: 22 }, { port: 2222 }), { user: 'root', port: 2222 });
+  // A negated address excludes the host even when its name matches a positive pattern.
+  const neg = memEnv({ '/home/u/.ssh/config': 'Host * !10.3.60.54\n  Port 2000\n' });
+  assert.equal(resolveHost(host('labs-k8s-w01', '10.3.60.54'), neg).port, 22);
+  assert.equal(resolveHost(host('labs-k8s-w02', '10.3.60.55'), neg).port, 2000);
 });
 
 test('ProxyJump chains: comma lists, user@host:port, none, hops resolved through the config, loops refused', () => {
