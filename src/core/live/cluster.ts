@@ -36,7 +36,19 @@ export class LiveCluster {
   private etcdBusy = false;
   etcd: EtcdModel | undefined;
   etcdError: string | undefined;
-  inventory: Inventory | undefined;
+  private inv: Inventory | undefined;
+  /** Bumped on every delivery: views built from the same delivery share one model. */
+  private version = 0;
+  private cached: { key: string; model: LiveModel } | undefined;
+
+  get inventory(): Inventory | undefined {
+    return this.inv;
+  }
+
+  set inventory(inventory: Inventory | undefined) {
+    this.inv = inventory;
+    this.version++;
+  }
 
   constructor(
     transport: KubeTransport,
@@ -44,7 +56,14 @@ export class LiveCluster {
     private readonly options: LiveClusterOptions = {},
   ) {
     this.clock = options.clock ?? realClock;
-    this.coalescer = new Coalescer((keys) => this.listeners.forEach((l) => l(keys)), options.notifyIntervalMs ?? 500, this.clock);
+    this.coalescer = new Coalescer(
+      (keys) => {
+        this.version++;
+        this.listeners.forEach((l) => l(keys));
+      },
+      options.notifyIntervalMs ?? 500,
+      this.clock,
+    );
     const onChange = (changes: Change[], r: Reflector) => {
       if (!changes.length) this.coalescer.mark(`${r.spec.key}:*`);
       for (const c of changes) this.coalescer.mark(`${r.spec.key}:${c.key}`);
@@ -130,8 +149,17 @@ export class LiveCluster {
     };
   }
 
-  model(now = this.clock.now()): LiveModel {
-    return buildLiveModel(this.objects(), now, this.inventory, this.etcd);
+  /**
+   * The models of the current state. Views refreshing for the same delivery (and within the same 250 ms for
+   * the time-based states) share one build: with 5,000 nodes a build is tens of milliseconds.
+   */
+  model(now?: number): LiveModel {
+    const t = now ?? this.clock.now();
+    const key = now === undefined ? `${this.version}:${Math.floor(t / 250)}` : '';
+    if (key && this.cached?.key === key) return this.cached.model;
+    const model = buildLiveModel(this.objects(), t, this.inv, this.etcd);
+    if (key) this.cached = { key, model };
+    return model;
   }
 
   /** True when every reflector in `resources` has listed at least once. */
