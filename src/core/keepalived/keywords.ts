@@ -77,3 +77,19 @@ export const SYSTEM_TOOLS = new Set(
   /usr/bin/false /usr/bin/nc /bin/nc /usr/bin/systemctl /bin/systemctl /usr/bin/ss /bin/ss /usr/sbin/haproxy
   /usr/bin/wget /usr/bin/timeout`),
 );
+
+/** Keywords that must be followed by a value (keepalived stops with "missing a parameter" otherwise). */
+export const NEEDS_ARGUMENT: Record<string, Set<string>> = {
+  global_defs: new Set(words(`router_id script_user notification_email_from smtp_server smtp_connect_timeout smtp_helo_name
+    vrrp_mcast_group4 vrrp_mcast_group6 vrrp_garp_interval vrrp_gna_interval vrrp_version vrrp_garp_master_delay
+    vrrp_garp_master_repeat vrrp_startup_delay dynamic_interfaces_delay lvs_id default_interface`)),
+  vrrp_instance: new Set(words(`state interface virtual_router_id priority advert_int preempt_delay unicast_src_ip mcast_src_ip
+    garp_master_delay garp_master_repeat garp_master_refresh garp_master_refresh_repeat garp_lower_prio_delay
+    garp_lower_prio_repeat notify notify_master notify_backup notify_fault notify_stop notify_deleted version
+    unicast_ttl kernel_rx_buf_size down_timer_adverts`)),
+  vrrp_script: new Set(words('script interval timeout weight rise fall user')),
+  authentication: new Set(words('auth_type auth_pass')),
+};
+
+/** Blocks that take exactly one name. */
+export const NAMED_BLOCKS = new Set(words('vrrp_instance vrrp_script vrrp_sync_group'));

@@ -8,7 +8,7 @@ import type { HostSpec, Inventory } from '../inventory/types';
 import type { FileLinter, LintContext, SourceFile } from '../lint/types';
 import { cidrContains, isIPv4, parseCidr } from '../net';
 import { didYouMean } from '../haproxy/keywords';
-import { BLOCK_KEYWORDS, BLOCK_SCHEMAS, SYSTEM_TOOLS, TOP_LEVEL } from './keywords';
+import { BLOCK_KEYWORDS, BLOCK_SCHEMAS, NAMED_BLOCKS, NEEDS_ARGUMENT, SYSTEM_TOOLS, TOP_LEVEL } from './keywords';
 import { child, childrenNamed, parseKeepalived } from './parse';
 import type { IncludeResolver, KeepalivedConfig, KNode, KToken } from './parse';
 import { kfinding, KEEPALIVED_RULES } from './rules';
@@ -202,6 +202,12 @@ function lintStructure(cfg: KeepalivedConfig, out: Finding[], eol: string, thisP
         );
         continue;
       }
+      if (NEEDS_ARGUMENT[block]?.has(kw) && n.args.length === 0 && !n.children) {
+        out.push(withFile(kfinding('argument', `'${kw}' needs a value; keepalived stops reading the configuration here.`, range(n.keyword)), file));
+      }
+      if (block === '' && NAMED_BLOCKS.has(kw) && n.args.length !== 1) {
+        out.push(withFile(kfinding('argument', n.args.length ? `'${kw}' takes one name, not '${n.args.map((a) => a.text).join(' ')}'.` : `'${kw}' needs a name.`, n.args.length ? nodeRange(n) : range(n.keyword)), file));
+      }
       if (BLOCK_KEYWORDS.has(kw) && !n.children && (block === '' || schema?.has(kw))) {
         const indent = ' '.repeat(n.keyword.start);
         const items = n.args.map((a) => (a.quoted ? `"${a.text}"` : a.text));
@@ -312,6 +318,10 @@ function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, pa
       const near = didYouMean((inst.stateValue ?? '').toUpperCase(), ['MASTER', 'BACKUP']) ?? 'BACKUP';
       const t = inst.state.args[0] ?? inst.state.keyword;
       out.push(f(kfinding('state', `(${name}) unknown state '${inst.stateValue ?? ''}'; keepalived falls back to BACKUP.`, range(t), [fix(`Set 'state ${near}'`, inst.state.args[0] ? replace(inst.state.args[0], near) : replace(inst.state.keyword, `state ${near}`))]), inst.state));
+    }
+    const nopreempt = child(n, 'nopreempt');
+    if (nopreempt && inst.stateValue === 'MASTER') {
+      out.push(f(kfinding('state', `(${name}) 'nopreempt' does not work with state MASTER; keepalived clears it (use state BACKUP on every balancer with nopreempt).`, range(nopreempt.keyword), [fix("Remove 'nopreempt'", { range: nodeRange(nopreempt), newText: '' })]), nopreempt));
     }
     // priority
     if (inst.priority) {
