@@ -13,6 +13,7 @@ import { loadKubeAdapter } from '../adapters/kube/load';
 import type { LiveCluster, ChangeKey } from '../core/live/cluster';
 import { describeError } from '../core/live/errors';
 import type { ResourceKey } from '../core/live/resources';
+import type { RemoteExec } from '../core/live/etcdSource';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 
 const CONTEXT_KEY = 'kubeadm.clusterContext';
@@ -47,6 +48,11 @@ export class ClusterConnection implements vscode.Disposable {
   constructor(
     private readonly extension: vscode.ExtensionContext,
     private readonly inventory: InventoryWorkspace,
+    /**
+     * The SSH layer as a RemoteExec, when the extension has one: etcd is then read over SSH on a control-plane
+     * host when the API cannot be used. Without it etcd is read only through the API.
+     */
+    private readonly remote?: () => RemoteExec | undefined,
   ) {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.kubeconfig') && void this.reconnect()),
@@ -110,7 +116,8 @@ export class ClusterConnection implements vscode.Disposable {
       const adapter = loadKubeAdapter();
       const loaded = await this.inventory.get();
       const context = this.extension.workspaceState.get<string>(CONTEXT_KEY) || undefined;
-      const conn = await adapter.connect({ kubeconfig: this.kubeconfigSetting(), ...(context ? { context } : {}), ...(loaded?.inventory ? { inventory: loaded.inventory } : {}) });
+      const remote = this.remote?.();
+      const conn = await adapter.connect({ kubeconfig: this.kubeconfigSetting(), ...(context ? { context } : {}), ...(loaded?.inventory ? { inventory: loaded.inventory } : {}), ...(remote ? { remote } : {}) });
       this.conn = conn;
       this.unsubscribe = conn.cluster.onDidChange((keys) => this.changeEmitter.fire(keys));
       for (const claim of this.claims) if (!claim.release) claim.release = conn.cluster.acquire(claim.resources, claim.etcd);
