@@ -336,9 +336,17 @@ class KubeadmLint {
     const root = d.root!;
     const inv = this.inv;
     const podNode = nodeAt(root, 'networking.podSubnet');
-    const pod = scalarString(podNode);
+    // Dual-stack values are comma-separated; the IPv4 range is the one flannel's Network and the checks use.
+    const ipv4 = (v: string | undefined) => v?.split(',').map((x) => x.trim()).find((x) => parseCidr(x)) ?? v?.trim();
+    const pod = ipv4(scalarString(podNode));
     const svcNode = nodeAt(root, 'networking.serviceSubnet');
-    const svc = scalarString(svcNode) ?? '10.96.0.0/12';
+    const svc = ipv4(scalarString(svcNode)) ?? '10.96.0.0/12';
+    if (inv && svc !== inv.cluster.serviceSubnet) {
+      const fix = svcNode ? this.replaceFix(`Use ${inv.cluster.serviceSubnet}`, d, svcNode, inv.cluster.serviceSubnet) : this.setNetworkingFix(d, 'serviceSubnet', inv.cluster.serviceSubnet);
+      const message = svcNode ? `networking.serviceSubnet ${svc} differs from the inventory's ${inv.cluster.serviceSubnet}.` : `networking.serviceSubnet is not set, so kubeadm uses 10.96.0.0/12, but the inventory says ${inv.cluster.serviceSubnet}.`;
+      if (svcNode) this.report('kubeadm/service-subnet', message, d, svcNode, fix ? [fix] : undefined);
+      else this.reportDoc('kubeadm/service-subnet', message, d, fix ? [fix] : undefined);
+    }
     const manifest = this.flannel();
     // Without an inventory or a flannel manifest the CNI is unknown, so there is nothing to compare with.
     const usesFlannel = manifest !== undefined || inv?.cluster.cni === 'flannel';
@@ -348,7 +356,7 @@ class KubeadmLint {
       if (pod === undefined) {
         const fix = this.setNetworkingFix(d, 'podSubnet', want);
         this.reportDoc('kubeadm/pod-subnet-cni', `networking.podSubnet is not set; flannel needs it (${where} uses ${want}) so the controller manager allocates each node a pod range.`, d, fix ? [fix] : undefined);
-      } else if (pod.trim() !== want) {
+      } else if (pod !== want) {
         const fix = this.replaceFix(`Use ${want}`, d, podNode!, want);
         this.report('kubeadm/pod-subnet-cni', manifest
           ? `networking.podSubnet ${pod} differs from ${where} Network ${want}.`

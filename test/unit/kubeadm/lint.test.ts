@@ -95,6 +95,10 @@ describe('kubeadm linter', () => {
     assert.ok(!lint(bad, 'kubeadm-config.yaml', [{ path: 'kube-flannel.yml', text: changed }]).some((x) => x.rule === 'kubeadm/pod-subnet-cni'));
     assert.ok(rules(example.replace('podSubnet: 10.244.0.0/16', 'podSubnet: 10.96.0.0/16')).includes('kubeadm/subnet-overlap'));
     assert.ok(rules(example.replace('serviceSubnet: 10.96.0.0/12', 'serviceSubnet: 10.0.0.0/8')).includes('kubeadm/subnet-overlap'));
+    assert.deepEqual(lint(example.replace('podSubnet: 10.244.0.0/16', 'podSubnet: 10.244.0.0/16,fd00:10:244::/56')), []);
+    const svc = example.replace('serviceSubnet: 10.96.0.0/12', 'serviceSubnet: 10.112.0.0/12');
+    const s = lint(svc).find((x) => x.rule === 'kubeadm/service-subnet')!;
+    assert.deepEqual(lint(applyEdits(svc, s.fixes![0]!.edits)), []);
     const missing = example.replace('  podSubnet: 10.244.0.0/16\n', '');
     const f = lint(missing).find((x) => x.rule === 'kubeadm/pod-subnet-cni')!;
     assert.deepEqual(lint(applyEdits(missing, f.fixes![0]!.edits)), []);
