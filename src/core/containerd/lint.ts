@@ -209,7 +209,9 @@ class ContainerdLint {
 
   private registry(data: Record<string, unknown>, layout: Layout): void {
     const mirrorsPath = [...layout.registry, 'mirrors'];
-    if (getIn(data, mirrorsPath) !== undefined || getIn(data, [...layout.registry, 'configs']) !== undefined) {
+    // `containerd config default` writes these tables empty; only filled ones are the deprecated mechanism.
+    const filled = (v: unknown) => !!v && typeof v === 'object' && Object.keys(v).length > 0;
+    if (filled(getIn(data, mirrorsPath)) || filled(getIn(data, [...layout.registry, 'configs']))) {
       const l = this.firstUnder(mirrorsPath) ?? this.firstUnder([...layout.registry, 'configs']);
       this.push('containerd/deprecated-mirrors', 'registry.mirrors / registry.configs are deprecated (removed in containerd 2.0); put mirrors in /etc/containerd/certs.d/<registry>/hosts.toml and set config_path.', this.lineRange(l));
     }

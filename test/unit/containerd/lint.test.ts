@@ -64,6 +64,17 @@ describe('containerd linter', () => {
     assert.ok(r.includes('containerd/version'));
   });
 
+  it('`containerd config default` of 1.7: exactly the two edits the seed makes', () => {
+    const text = fixture('containerd', 'containerd-1.7-default.toml');
+    const found = lint(text);
+    assert.deepEqual(found.map((x) => x.rule).sort(), ['containerd/sandbox-image', 'containerd/systemd-cgroup']);
+    let fixed = text;
+    for (const f of found) fixed = applyEdits(fixed, f.fixes![0]!.edits);
+    assert.deepEqual(lint(fixed), []);
+    assert.match(fixed, /^\s+SystemdCgroup = true$/m);
+    assert.match(fixed, /sandbox_image = "registry\.k8s\.io\/pause:3\.9"/);
+  });
+
   it('layout mismatch and TOML syntax errors', () => {
     assert.ok(lint(example.replace('version = 2', 'version = 3')).some((x) => x.rule === 'containerd/layout'));
     const f = lint('version = 2\n[plugins\nx = 1\n').find((x) => x.rule === 'containerd/toml-syntax')!;
