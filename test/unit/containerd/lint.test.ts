@@ -75,6 +75,17 @@ describe('containerd linter', () => {
     assert.match(fixed, /sandbox_image = "registry\.k8s\.io\/pause:3\.9"/);
   });
 
+  it('containerd 2.x default (version 3, literal strings): SystemdCgroup missing, pause newer than 1.30 uses', () => {
+    const text = fixture('containerd', 'containerd-2.x-default.toml');
+    const found = lint(text);
+    assert.deepEqual(found.map((x) => x.rule).sort(), ['containerd/sandbox-image', 'containerd/systemd-cgroup']);
+    let fixed = text;
+    for (const f of found) fixed = applyEdits(fixed, f.fixes![0]!.edits);
+    assert.deepEqual(lint(fixed), []);
+    const v131 = { ...inventory, cluster: { ...inventory.cluster, kubernetesVersion: '1.31.4' } };
+    assert.deepEqual(lint(text, v131).map((x) => x.rule), ['containerd/systemd-cgroup']);
+  });
+
   it('layout mismatch and TOML syntax errors', () => {
     assert.ok(lint(example.replace('version = 2', 'version = 3')).some((x) => x.rule === 'containerd/layout'));
     const f = lint('version = 2\n[plugins\nx = 1\n').find((x) => x.rule === 'containerd/toml-syntax')!;
