@@ -32,11 +32,12 @@ export function renderText(model: LiveModel, v: Verdict, header: string, etcdErr
   const out: string[] = [header, ''];
   if (model.hosts.length) {
     out.push('HOSTS');
+    const w = Math.max(...model.hosts.map((h) => h.host.length));
     for (const h of model.hosts) {
       const node = h.node ? `node ${h.node} ${h.readiness}` : 'no node';
       const etcd = h.etcdMember ? ` · etcd ${h.etcdMember.name}${h.etcdMember.isLeader ? ' (leader)' : ''}${h.etcdMember.healthy ? '' : ' DOWN'}` : '';
-      out.push(`  ${h.host.padEnd(12)} ${h.address.padEnd(15)} ${h.roles.join(',').padEnd(14)} ${node}${h.kubeletVersion ? ` ${h.kubeletVersion}` : ''} · ${h.pods.length} kube-system pods${etcd}`);
-      if (h.leases.length) out.push(`  ${''.padEnd(12)} leases: ${h.leases.join(', ')}`);
+      out.push(`  ${h.host.padEnd(w)} ${h.address.padEnd(15)} ${h.roles.join(',').padEnd(14)} ${node}${h.kubeletVersion ? ` ${h.kubeletVersion}` : ''} · ${h.pods.length} kube-system pods${etcd}`);
+      if (h.leases.length) out.push(`  ${''.padEnd(w)} leases: ${h.leases.join(', ')}`);
     }
     out.push('');
   }

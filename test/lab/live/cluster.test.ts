@@ -92,7 +92,11 @@ test('the trees match kubectl: control-plane nodes, their four mirror pods, add-
     const leases = JSON.parse(kubectl('get', 'lease', '-n', 'kube-system', '-o', 'json')) as { items: { metadata: { name: string }; spec: { holderIdentity: string } }[] };
     for (const l of model.leases.leaders) assert.equal(l.holderIdentity, leases.items.find((x) => x.metadata.name === l.name)!.spec.holderIdentity);
     assert.equal(model.leases.apiservers.length, 3);
-    assert.equal(verdict(model).degraded, false, JSON.stringify(verdict(model).problems));
+    // The verdict against kubectl's own view: degraded exactly when a node is not Ready (or a control-plane pod is not).
+    const notReady = nodes.filter((n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True').map((n) => n.metadata.name);
+    const v = verdict(model);
+    assert.equal(v.degraded, notReady.length > 0 || pods.some((p) => p.metadata.labels?.tier === 'control-plane' && p.status?.phase !== 'Running'), JSON.stringify(v.problems));
+    for (const n of notReady) assert.ok(v.problems.some((p) => p.what.includes(`node ${n} is`)), `${n} NotReady is reported`);
   } finally {
     release();
   }
