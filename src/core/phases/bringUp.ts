@@ -5,6 +5,7 @@
  * plan can be re-run or resumed at any point.
  */
 import { createHash, X509Certificate } from 'node:crypto';
+import { dirname } from 'node:path';
 import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../inventory/types';
 import { and, raw, secret, sh, type RemoteCommand } from '../ssh/command';
 import type { PhasePlan, Step, UploadFile } from '../plan/types';
@@ -46,6 +47,31 @@ export function firstControlPlane(inv: Inventory): HostSpec {
 
 // ---------------------------------------------------------------- prepare
 
+/** The keyring an apt line trusts (`[signed-by=...]`), where its key must be stored. */
+export function signedBy(aptLine: string, fallback: string): string {
+  return /signed-by=([^\s\]]+)/.exec(aptLine)?.[1] ?? fallback;
+}
+
+/**
+ * Source lists and their keys, as the Kubernetes docs do it: the host downloads the key and
+ * dearmors it into the keyring that the source line names.
+ */
+function aptSourceSteps(sources: PhaseSources): { files: UploadFile[]; keys: RemoteCommand[] } {
+  const files: UploadFile[] = [];
+  const keys: RemoteCommand[] = [];
+  const add = (line: string | undefined, keyUrl: string | undefined, list: string, keyring: string): void => {
+    if (!line) return;
+    files.push(file(`/etc/apt/sources.list.d/${list}`, line + '\n'));
+    if (keyUrl) {
+      const target = signedBy(line, keyring);
+      keys.push(sh`mkdir -p ${dirname(target)} && curl -fsSL ${keyUrl} | gpg --dearmor --yes -o ${target}`);
+    }
+  };
+  add(sources.kubernetesApt, sources.kubernetesAptKey, 'kubernetes.list', '/etc/apt/keyrings/kubernetes-apt-keyring.gpg');
+  add(sources.debianApt, sources.debianAptKey, 'debian-local.list', '/etc/apt/keyrings/debian-local.gpg');
+  return { files, keys };
+}
+
 export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseSources): PhasePlan {
   const steps: Step[] = [];
   for (const host of nodesOf(inv)) {
@@ -72,19 +98,15 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
       run: sh`sysctl --system >/dev/null`,
       verify: sh`test "$(sysctl -n net.ipv4.ip_forward)" = 1 && test "$(sysctl -n net.bridge.bridge-nf-call-iptables)" = 1`,
     });
-    const sourceFiles: UploadFile[] = [];
-    if (sources.kubernetesApt) sourceFiles.push(file('/etc/apt/sources.list.d/kubernetes.list', sources.kubernetesApt + '\n'));
-    if (sources.kubernetesAptKey) sourceFiles.push(file('/etc/apt/keyrings/kubernetes.asc', sources.kubernetesAptKey));
-    if (sources.debianApt) sourceFiles.push(file('/etc/apt/sources.list.d/debian-local.list', sources.debianApt + '\n'));
-    if (sources.debianAptKey) sourceFiles.push(file('/etc/apt/keyrings/debian-local.asc', sources.debianAptKey));
-    if (sourceFiles.length) s('apt-sources', { title: 'Package sources', files: sourceFiles, run: sh`${APT} update` });
+    const sourceSteps = aptSourceSteps(sources);
+    if (sourceSteps.files.length) s('apt-sources', { title: 'Package sources', files: sourceSteps.files, run: and(...sourceSteps.keys, sh`${APT} update`) });
     s('containerd', {
       title: 'containerd with SystemdCgroup and the right sandbox image',
       why: 'kubelet uses the systemd cgroup driver; containerd must too, or the node is unstable under memory pressure.',
       check: and(sh`systemctl is-active -q containerd`, sameContent('/etc/containerd/config.toml', configs.containerdConfig)),
-      run: and(sh`dpkg -s containerd >/dev/null 2>&1 || ${APT} install containerd runc`, sh`mkdir -p /etc/containerd`),
       files: [file('/etc/containerd/config.toml', configs.containerdConfig), ...Object.entries(configs.containerdHosts).map(([p, c]) => file(p, c))],
-      verify: sh`systemctl restart containerd && systemctl is-active -q containerd`,
+      run: and(sh`dpkg -s containerd >/dev/null 2>&1 || ${APT} install containerd runc`, sh`systemctl enable -q containerd && systemctl restart containerd`),
+      verify: sh`systemctl is-active -q containerd && test -S /run/containerd/containerd.sock`,
       verifyTimeoutMs: 30_000,
     });
     s('kube-packages', {
@@ -183,8 +205,8 @@ export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseS
     step('init', first, 'cni', {
       title: `Apply the ${inv.cluster.cni} network`,
       why: 'Nodes stay NotReady and CoreDNS Pending until a CNI plugin routes the pod network.',
-      files: [file('/root/cni.yaml', sources.cniManifest)],
-      run: sh`${KUBECTL} apply -f /root/cni.yaml`,
+      ...(sources.cniManifestUrl ? {} : { files: [file('/root/cni.yaml', sources.cniManifest)] }),
+      run: sh`${KUBECTL} apply -f ${sources.cniManifestUrl ?? '/root/cni.yaml'}`,
     }),
     step('init', first, 'ready', {
       title: 'Node Ready and CoreDNS running',

@@ -22,14 +22,17 @@ export interface PhaseConfigs {
 
 /** How nodes get packages and the CNI manifest; from the inventory, or the lab's local sources. */
 export interface PhaseSources {
-  /** Lines for /etc/apt/sources.list.d/kubernetes.list; absent: the host already has a source. */
+  /** The apt line for /etc/apt/sources.list.d/kubernetes.list; absent: the host already has a source. */
   kubernetesApt?: string;
-  /** Armored key for kubernetesApt, written to /etc/apt/keyrings/kubernetes.asc. */
+  /** URL of the key that signs it; the host downloads it into the keyring the line's signed-by names. */
   kubernetesAptKey?: string;
+  /** The apt line for Debian packages (air-gapped mirrors), written to debian-local.list. */
   debianApt?: string;
   debianAptKey?: string;
-  /** The CNI manifest text (applied with kubectl on the first control-plane node). */
+  /** The CNI manifest text (applied with kubectl on the first control-plane node)... */
   cniManifest: string;
+  /** ...or the URL the first control-plane node downloads it from. */
+  cniManifestUrl?: string;
   /** Extra preflight errors to ignore, e.g. SystemVerification on cgroup v1 hosts. */
   ignorePreflightErrors?: string[];
 }

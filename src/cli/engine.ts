@@ -1,0 +1,227 @@
+/**
+ * The engine verbs — `facts`, `plan`, `up` — over the same core and SSH layer as the extension:
+ *   kubeadm-workbench facts --inventory FILE [--host NAME]... [--json]
+ *   kubeadm-workbench plan  --inventory FILE [--phases a,b]
+ *   kubeadm-workbench up    --inventory FILE [--phases a,b] [--yes] [--fresh] [--kubeconfig FILE]
+ * Common: [--ssh-config F] [--known-hosts F] [--own-known-hosts F] [--accept-new-host-key=SHA256:...]
+ *         [--max-parallel N]
+ * `up` prints the plan, asks before acting unless --yes, streams host-prefixed output (secrets
+ * redacted) to the terminal and to a run log, resumes a failed run of the same plan unless
+ * --fresh, and exits 1 naming the failed host and step.
+ */
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { createInventoryPool } from '../adapters/ssh/fromInventory';
+import { parseInventory } from '../core/inventory/parse';
+import type { Inventory } from '../core/inventory/types';
+import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
+import { FACTS_SCRIPT } from '../core/phases/factsScript';
+import { SshExecutor } from '../core/plan/sshExecutor';
+import { renderPlan } from '../core/plan/types';
+import { sh } from '../core/ssh/command';
+import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
+import { formatRunLine, RunLogFile, RunOutput } from '../core/ssh/runLog';
+import { BRING_UP_PHASES, buildBringUpPlan, executePlan, openLedger, type BringUpPhase } from '../engine/bringUp';
+import { phaseConfigs, phaseSources } from '../engine/inputs';
+import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
+import { parseFlags, UsageError, type FlagSpec } from './args';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
+
+const COMMON: FlagSpec = {
+  inventory: 'string',
+  'ssh-config': 'string',
+  'known-hosts': 'string',
+  'own-known-hosts': 'string',
+  'accept-new-host-key': 'list',
+  'max-parallel': 'string',
+};
+
+interface Loaded {
+  inventory: Inventory;
+  inventoryPath: string;
+  flags: Record<string, string | boolean | string[] | undefined>;
+}
+
+async function load(argv: string[], extra: FlagSpec, io: CliIo, usage: string): Promise<Loaded | number> {
+  let parsed;
+  try {
+    parsed = parseFlags(argv, { ...COMMON, ...extra });
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`${e.message}\n${usage}`);
+      return EXIT_USAGE;
+    }
+    throw e;
+  }
+  const inventoryPath = parsed.flags.inventory as string | undefined;
+  if (!inventoryPath || parsed.positionals.length) {
+    io.stderr(usage);
+    return EXIT_USAGE;
+  }
+  let text: string;
+  try {
+    text = await io.readFile(inventoryPath);
+  } catch (e) {
+    io.stderr(`cannot read ${inventoryPath}: ${(e as Error).message}\n`);
+    return EXIT_USAGE;
+  }
+  const { inventory, findings } = parseInventory(text);
+  const errors = findings.filter((f) => f.severity === 'error');
+  if (!inventory || errors.length) {
+    for (const f of errors) io.stderr(`${inventoryPath}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.message}\n`);
+    io.stderr(`${inventoryPath}: fix the inventory first; nothing was done.\n`);
+    return EXIT_FAILED;
+  }
+  return { inventory, inventoryPath: resolve(inventoryPath), flags: parsed.flags };
+}
+
+function pool(l: Loaded) {
+  const f = l.flags;
+  const max = Number(f['max-parallel'] ?? 10);
+  return createInventoryPool(l.inventory, {
+    prompt: new CliHostKeyPrompt((f['accept-new-host-key'] as string[] | undefined) ?? []),
+    ...(f['ssh-config'] ? { sshConfigFile: f['ssh-config'] as string } : {}),
+    ...(f['known-hosts'] ? { knownHostsFile: f['known-hosts'] as string } : {}),
+    ...(f['own-known-hosts'] ? { ownKnownHostsFile: f['own-known-hosts'] as string } : {}),
+    maxParallelHosts: Number.isInteger(max) && max > 0 ? max : 10,
+  });
+}
+
+// ------------------------------------------------------------------ facts
+
+const FACTS_USAGE = 'usage: kubeadm-workbench facts --inventory FILE [--host NAME]... [--json] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...]\n';
+
+export async function runFacts(argv: string[], io: CliIo): Promise<number> {
+  const l = await load(argv, { host: 'list', json: 'boolean' }, io, FACTS_USAGE);
+  if (typeof l === 'number') return l;
+  const wanted = (l.flags.host as string[] | undefined) ?? [];
+  const hosts = l.inventory.hosts.filter((h) => !wanted.length || wanted.includes(h.name));
+  const { pool: ssh } = pool(l);
+  const started = Date.now();
+  const failures: string[] = [];
+  const facts: HostFacts[] = [];
+  try {
+    await Promise.all(
+      hosts.map(async (h) => {
+        try {
+          const r = await ssh.exec(h.name, sh`sh -c ${FACTS_SCRIPT}`, { timeoutMs: 60_000 });
+          facts.push(parseFacts(h.name, r.stdout));
+        } catch (e) {
+          failures.push((e as Error).message);
+        }
+      }),
+    );
+  } finally {
+    await ssh.close();
+  }
+  facts.sort((a, b) => hosts.findIndex((h) => h.name === a.host) - hosts.findIndex((h) => h.name === b.host));
+  const findings = analyzeFacts(l.inventory, facts);
+  if (l.flags.json) {
+    io.stdout(JSON.stringify({ facts, findings, failures, ms: Date.now() - started }, null, 2) + '\n');
+  } else {
+    for (const f of facts) {
+      io.stdout(`${f.host}: ${f.os?.pretty ?? '?'} · kernel ${f.kernel ?? '?'} · machine-id ${f.machineId?.slice(0, 8) ?? '?'}… · swap ${f.swapActive.length ? 'ON' : 'off'} · containerd ${f.containerd?.version ?? '-'} · kubelet ${f.kubelet?.version ?? '-'} · kubeadm ${f.kubeadmVersion ?? '-'}\n`);
+    }
+    for (const x of findings) io.stdout(`${x.severity.toUpperCase()} ${x.host}: ${x.message} (${x.rule})\n    ${x.why}\n`);
+    for (const m of failures) io.stderr(`FAILED ${m}\n`);
+    io.stdout(`facts of ${facts.length}/${hosts.length} hosts in ${Date.now() - started} ms; ${findings.filter((f) => f.severity === 'error').length} error(s)\n`);
+  }
+  return failures.length || findings.some((f) => f.severity === 'error') ? EXIT_FAILED : EXIT_OK;
+}
+
+// ------------------------------------------------------------------ plan / up
+
+const PLAN_USAGE = `usage: kubeadm-workbench plan --inventory FILE [--phases ${BRING_UP_PHASES.join(',')}]\n`;
+const UP_USAGE = `usage: kubeadm-workbench up --inventory FILE [--phases ${BRING_UP_PHASES.join(',')}] [--yes] [--fresh] [--kubeconfig FILE] [--allow-kubeconfig-in-workspace] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--max-parallel N]\n`;
+
+function phasesOf(flags: Loaded['flags']): BringUpPhase[] | string {
+  const asked = (flags.phases as string[] | undefined) ?? [...BRING_UP_PHASES];
+  const bad = asked.filter((p) => !(BRING_UP_PHASES as readonly string[]).includes(p));
+  return bad.length ? `unknown phase ${bad.join(', ')}; phases: ${BRING_UP_PHASES.join(', ')}` : (asked as BringUpPhase[]);
+}
+
+async function makePlan(l: Loaded, io: CliIo, kubeconfig: string) {
+  const phases = phasesOf(l.flags);
+  if (typeof phases === 'string') throw new UsageError(phases);
+  const sources = await phaseSources(l.inventory, dirname(l.inventoryPath), io.readFile);
+  return buildBringUpPlan(l.inventory, phases, phaseConfigs(l.inventory), sources, {
+    saveAdminKubeconfig: async (adminConf) => {
+      const context = await saveAdminKubeconfig(kubeconfig, adminConf, l.inventory.cluster.name);
+      io.stdout(`admin credentials saved to ${kubeconfig} (0600) as context ${context}\n`);
+    },
+  });
+}
+
+function kubeconfigTarget(l: Loaded): string {
+  return resolve((l.flags.kubeconfig as string | undefined) ?? process.env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config'));
+}
+
+export async function runPlanVerb(argv: string[], io: CliIo): Promise<number> {
+  const l = await load(argv, { phases: 'list', kubeconfig: 'string' }, io, PLAN_USAGE);
+  if (typeof l === 'number') return l;
+  try {
+    io.stdout(renderPlan(await makePlan(l, io, kubeconfigTarget(l))));
+    return EXIT_OK;
+  } catch (e) {
+    io.stderr(`${(e as Error).message}\n${e instanceof UsageError ? PLAN_USAGE : ''}`);
+    return e instanceof UsageError ? EXIT_USAGE : EXIT_FAILED;
+  }
+}
+
+export async function runUp(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  const l = await load(argv, { phases: 'list', yes: 'boolean', fresh: 'boolean', kubeconfig: 'string', 'allow-kubeconfig-in-workspace': 'boolean' }, io, UP_USAGE);
+  if (typeof l === 'number') return l;
+  const kubeconfig = kubeconfigTarget(l);
+  let plan;
+  try {
+    checkKubeconfigTarget(kubeconfig, dirname(l.inventoryPath), Boolean(l.flags['allow-kubeconfig-in-workspace']));
+    plan = await makePlan(l, io, kubeconfig);
+  } catch (e) {
+    io.stderr(`${(e as Error).message}\n${e instanceof UsageError ? UP_USAGE : ''}`);
+    return e instanceof UsageError ? EXIT_USAGE : EXIT_FAILED;
+  }
+  io.stdout(renderPlan(plan));
+  if (!l.flags.yes) {
+    const rl = createInterface({ input: stdin, output: process.stderr, terminal: false });
+    const answer = await rl.question('Run this plan? [y/N] ').catch(() => '');
+    rl.close();
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      io.stderr('not confirmed; nothing was done (use --yes to run without asking).\n');
+      return EXIT_FAILED;
+    }
+  }
+  const state = { stateDir: join(dirname(l.inventoryPath), '.kubeadm-workbench'), command: 'up', resume: !l.flags.fresh };
+  const { ledger, resumed } = await openLedger(plan, state);
+  const output = new RunOutput();
+  const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));
+  output.addSink(log.sink);
+  output.addSink((line) => io.stdout(formatRunLine(line) + '\n'));
+  if (resumed) output.message(`resuming run ${ledger.data.runId} (steps already done are skipped)`);
+  const { pool: ssh } = pool(l);
+  const abort = new AbortController();
+  const onSignal = (): void => {
+    output.message('cancelling: stopping the remote commands…', undefined, 'error');
+    abort.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const started = Date.now();
+  try {
+    const result = await executePlan(plan, ledger, state, { executor: new SshExecutor(ssh), output, maxParallelHosts: Number(l.flags['max-parallel'] ?? 10), signal: abort.signal });
+    const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+    if (result.ok) {
+      output.message(`done in ${took}; run log ${log.path}`);
+      return EXIT_OK;
+    }
+    output.message(`${result.cancelled ? 'cancelled' : 'FAILED'} after ${took} at ${result.failed?.step.host}: ${result.failed?.step.title}`, undefined, 'error');
+    if (result.failed) output.message(result.failed.error, result.failed.step.host, 'error');
+    output.message(`run \`kubeadm-workbench up --inventory ${l.inventoryPath}\` again to resume at this step; run log ${log.path}`);
+    return EXIT_FAILED;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await ssh.close();
+    await log.close();
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Bring-up as one plan (prepare → load balancer → init → control-plane joins → worker joins) and
+ * how it runs: over SSH, with a ledger and per-host locks in the workspace's state folder, and
+ * output through the run log (host-prefixed, redacted). Shared by the CLI and the extension.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { Inventory } from '../core/inventory/types';
+import { initPhase, joinControlPlanePhase, joinWorkersPhases, loadBalancerPhase, preparePhase, type InitHooks } from '../core/phases/bringUp';
+import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
+import { Ledger } from '../core/plan/ledger';
+import { HostLocks } from '../core/plan/locks';
+import { runPlan, type RunEvent, type RunResult, type StepExecutor } from '../core/plan/runner';
+import type { PhaseId, PhasePlan, Plan } from '../core/plan/types';
+import type { RunOutput } from '../core/ssh/runLog';
+
+export const BRING_UP_PHASES = ['prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers'] as const satisfies readonly PhaseId[];
+export type BringUpPhase = (typeof BRING_UP_PHASES)[number];
+
+export function buildBringUpPlan(inv: Inventory, phases: readonly BringUpPhase[], configs: PhaseConfigs, sources: PhaseSources, hooks: InitHooks): Plan {
+  const plans: PhasePlan[] = [];
+  for (const phase of BRING_UP_PHASES.filter((p) => phases.includes(p))) {
+    if (phase === 'prepare') plans.push(preparePhase(inv, configs, sources));
+    if (phase === 'loadbalancer') plans.push(loadBalancerPhase(inv, configs));
+    if (phase === 'init') plans.push(initPhase(inv, configs, sources, hooks));
+    if (phase === 'join-control-plane') plans.push(joinControlPlanePhase(inv, sources));
+    if (phase === 'join-workers') plans.push(...joinWorkersPhases(inv, sources));
+  }
+  // Same inventory, files and phases → same fingerprint → a failed run of it can be resumed.
+  const fingerprint = createHash('sha256').update(JSON.stringify({ inv, configs, sources, phases })).digest('hex').slice(0, 16);
+  return { fingerprint, phases: plans };
+}
+
+export interface RunState {
+  /** `.kubeadm-workbench` next to the inventory: runs/ (ledgers and logs) and locks/. */
+  stateDir: string;
+  command: string;
+  resume: boolean;
+}
+
+export async function openLedger(plan: Plan, state: RunState): Promise<{ ledger: Ledger; resumed: boolean }> {
+  const runs = join(state.stateDir, 'runs');
+  const previous = state.resume ? await Ledger.findResumable(runs, state.command, plan.fingerprint) : undefined;
+  if (previous) return { ledger: previous, resumed: true };
+  const ledger = Ledger.create(runs, state.command, plan.fingerprint);
+  await ledger.save();
+  return { ledger, resumed: false };
+}
+
+export interface ExecuteOptions {
+  executor: StepExecutor;
+  output: RunOutput;
+  maxParallelHosts: number;
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+}
+
+/** Runs the plan and narrates it through the run output (what the terminal and the log show). */
+export async function executePlan(plan: Plan, ledger: Ledger, state: RunState, options: ExecuteOptions): Promise<RunResult> {
+  const { output } = options;
+  const streams = new Map<string, ReturnType<RunOutput['forCommand']>>();
+  const result = await runPlan(plan, {
+    executor: options.executor,
+    ledger,
+    locks: new HostLocks(join(state.stateDir, 'locks'), ledger.data.runId),
+    maxParallelHosts: options.maxParallelHosts,
+    ...(options.signal ? { signal: options.signal } : {}),
+    onEvent: (event) => {
+      options.onEvent?.(event);
+      if (event.type === 'phase') {
+        output.message(`== ${event.phase.title}`);
+        for (const w of event.phase.warnings) output.message(`!! ${w}`);
+      } else if (event.type === 'step-start') {
+        output.message(`-> ${event.step.title}${event.display ? `: ${event.display}` : ''}`, event.step.host);
+        streams.set(event.step.host, output.forCommand(event.step.host));
+      } else if (event.type === 'output') {
+        const s = streams.get(event.host) ?? output.forCommand(event.host);
+        streams.set(event.host, s);
+        if (event.stream === 'stdout') s.onStdout(event.text);
+        else s.onStderr(event.text);
+      } else if (event.type === 'step-end') {
+        streams.get(event.step.host)?.end();
+        streams.delete(event.step.host);
+        const how = event.state === 'skipped' ? 'already done, skipped' : event.state;
+        output.message(`<- ${event.step.title}: ${how} (${(event.ms / 1000).toFixed(1)} s)${event.error ? ` — ${event.error}` : ''}`, event.step.host, event.state === 'failed' ? 'error' : 'info');
+      }
+    },
+  });
+  return result;
+}

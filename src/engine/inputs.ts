@@ -1,0 +1,54 @@
+/**
+ * Everything a bring-up plan needs besides the inventory: the generated config files (the same
+ * generators the editor's "Generate cluster configs" and the rules use) and the package and CNI
+ * sources. Shared by the CLI and the extension.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { generateClusterConfigs } from '../core/generate';
+import type { Inventory } from '../core/inventory/types';
+import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
+
+export function phaseConfigs(inv: Inventory): PhaseConfigs {
+  const files = generateClusterConfigs(inv);
+  const text = (path: string): string => {
+    const f = files.find((x) => x.path === path);
+    if (!f) throw new Error(`the generator produced no ${path}`);
+    return f.text;
+  };
+  const optional = (path: string): string | undefined => files.find((x) => x.path === path)?.text;
+  const keepalived: Record<string, string> = {};
+  for (const f of files) if (f.host && /keepalived/.test(f.path)) keepalived[f.host] = f.text;
+  const containerdHosts: Record<string, string> = {};
+  for (const f of files) if (f.path.startsWith('etc/containerd/certs.d/')) containerdHosts[`/${f.path}`] = f.text;
+  return {
+    modules: text('etc/modules-load.d/k8s.conf'),
+    nodeSysctl: text('etc/sysctl.d/99-kubernetes-cri.conf'),
+    balancerSysctl: optional('etc/sysctl.d/99-loadbalancer.conf') ?? 'net.ipv4.ip_nonlocal_bind = 1\n',
+    containerdConfig: text('etc/containerd/config.toml'),
+    containerdHosts,
+    haproxyConfig: optional('haproxy.cfg') ?? '',
+    keepalivedConfig: keepalived,
+    kubeadmInitConfig: text('kubeadm-config.yaml'),
+  };
+}
+
+const FLANNEL_MANIFEST_URL = 'https://github.com/flannel-io/flannel/releases/latest/download/kube-flannel.yml';
+
+/**
+ * The CNI manifest: the inventory's `cniManifest` (a file next to the inventory, or a URL the
+ * first control-plane node downloads), else flannel's released manifest.
+ */
+export async function phaseSources(inv: Inventory, inventoryDir: string, readFile: (path: string) => Promise<string>): Promise<PhaseSources> {
+  const ref = inv.cluster.cniManifest ?? (inv.cluster.cni === 'flannel' ? FLANNEL_MANIFEST_URL : undefined);
+  if (!ref) throw new Error(`set cluster.cniManifest in the inventory: there is no default manifest for ${inv.cluster.cni}`);
+  const isUrl = /^https?:\/\//.test(ref);
+  const p = inv.cluster.packages ?? {};
+  return {
+    ...(isUrl ? { cniManifestUrl: ref, cniManifest: '' } : { cniManifest: await readFile(isAbsolute(ref) ? ref : resolve(inventoryDir, ref)) }),
+    ...(p.kubernetesApt ? { kubernetesApt: p.kubernetesApt } : {}),
+    ...(p.kubernetesAptKey ? { kubernetesAptKey: p.kubernetesAptKey } : {}),
+    ...(p.debianApt ? { debianApt: p.debianApt } : {}),
+    ...(p.debianAptKey ? { debianAptKey: p.debianAptKey } : {}),
+    ...(inv.cluster.ignorePreflightErrors?.length ? { ignorePreflightErrors: inv.cluster.ignorePreflightErrors } : {}),
+  };
+}

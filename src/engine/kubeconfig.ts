@@ -1,0 +1,80 @@
+/**
+ * Puts the new cluster's admin.conf into the user's kubeconfig the way an administrator would:
+ * a new cluster/user/context named after the cluster (never overwriting another cluster's
+ * entries silently), the file written 0600, and never inside the workspace's repository unless
+ * explicitly asked — admin.conf holds a client key with cluster-admin rights.
+ */
+import { promises as fs } from 'node:fs';
+import { dirname, relative, resolve, isAbsolute } from 'node:path';
+import { parse, stringify } from 'yaml';
+
+interface Named<T> {
+  name: string;
+  [key: string]: unknown;
+  cluster?: T;
+  user?: T;
+  context?: T;
+}
+
+interface KubeconfigDoc {
+  apiVersion?: string;
+  kind?: string;
+  clusters?: Named<Record<string, unknown>>[];
+  users?: Named<Record<string, unknown>>[];
+  contexts?: Named<{ cluster: string; user: string; namespace?: string }>[];
+  'current-context'?: string;
+  preferences?: Record<string, unknown>;
+}
+
+export interface MergeResult {
+  text: string;
+  context: string;
+}
+
+/** Merges admin.conf into an existing kubeconfig text (or an empty one) under `clusterName`. */
+export function mergeAdminKubeconfig(existing: string | undefined, adminConf: string, clusterName: string): MergeResult {
+  const admin = parse(adminConf) as KubeconfigDoc;
+  const cluster = admin.clusters?.[0]?.cluster;
+  const user = admin.users?.[0]?.user;
+  if (!cluster || !user) throw new Error('admin.conf has no cluster or user');
+  const target: KubeconfigDoc = (existing?.trim() ? (parse(existing) as KubeconfigDoc) : undefined) ?? {};
+  const userName = `${clusterName}-admin`;
+  const context = `${userName}@${clusterName}`;
+  const upsert = <T>(list: Named<T>[] | undefined, entry: Named<T>): Named<T>[] => [...(list ?? []).filter((e) => e.name !== entry.name), entry];
+  const merged: KubeconfigDoc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    preferences: target.preferences ?? {},
+    ...target,
+    clusters: upsert(target.clusters, { name: clusterName, cluster }),
+    users: upsert(target.users, { name: userName, user }),
+    contexts: upsert(target.contexts, { name: context, context: { cluster: clusterName, user: userName } }),
+    'current-context': target['current-context'] || context,
+  };
+  return { text: stringify(merged), context };
+}
+
+/** Refuses a path inside `workspaceDir` unless `allowInWorkspace`. */
+export function checkKubeconfigTarget(path: string, workspaceDir: string, allowInWorkspace: boolean): void {
+  const rel = relative(resolve(workspaceDir), resolve(path));
+  const inside = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  if (inside && !allowInWorkspace) {
+    throw new Error(`refusing to write the cluster's admin credentials into the workspace (${path}); choose a kubeconfig outside it, or allow it explicitly`);
+  }
+}
+
+export async function saveAdminKubeconfig(path: string, adminConf: string, clusterName: string): Promise<string> {
+  let existing: string | undefined;
+  try {
+    existing = await fs.readFile(path, 'utf8');
+  } catch {
+    existing = undefined;
+  }
+  const { text, context } = mergeAdminKubeconfig(existing, adminConf, clusterName);
+  await fs.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.kubeadm-workbench.tmp`;
+  await fs.writeFile(tmp, text, { mode: 0o600 });
+  await fs.chmod(tmp, 0o600);
+  await fs.rename(tmp, path);
+  return context;
+}
