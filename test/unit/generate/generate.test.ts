@@ -48,6 +48,9 @@ describe('generateClusterConfigs', () => {
     const walk = (d: string): string[] => readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
     const files = walk(EXAMPLE).map((p) => ({ path: relative(EXAMPLE, p), text: readFileSync(p, 'utf8') }));
     for (const f of files) assert.deepEqual(lintText(f, { inventory, inventoryPath: 'inventory.yaml', siblings: files }).map((x) => `${x.rule}: ${x.message}`), [], f.path);
+    // Without the inventory, the files still agree with each other.
+    assert.deepEqual(crossFileFindings(files.filter((f) => f.path !== 'inventory.yaml')), []);
+    assert.deepEqual(crossFileFindings(files, { inventory, inventoryPath: 'inventory.yaml' }), []);
   });
 });
 
