@@ -160,19 +160,19 @@ test('cancel really stops the remote process group (checked with pgrep), unlike 
   const pg = () => spawnSync('pgrep', ['-f', `^sleep ${tag}$`], { encoding: 'utf8' }).stdout.trim();
   const ac = new AbortController();
   const run = pool.exec('h', sh`sleep ${tag} & sleep ${tag} & sh -c ${`sleep ${tag}; echo never`}; wait`, { signal: ac.signal });
-  for (let i = 0; i < 100 && pg().split('\n').filter(Boolean).length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 200 && pg().split('\n').filter(Boolean).length < 3; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(pg().split('\n').filter(Boolean).length, 3, 'three remote sleeps running');
   const t0 = Date.now();
   ac.abort();
   await assert.rejects(run, (e: Error) => e instanceof RemoteCommandCancelled && /h: `sleep .*` was cancelled; the remote process group was killed/.test(e.message));
-  for (let i = 0; i < 60 && pg() !== ''; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 160 && pg() !== ''; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(pg(), '', 'no remote process survives the cancel');
-  assert.ok(Date.now() - t0 < 3000);
+  assert.ok(Date.now() - t0 < 8000, `cancel took ${Date.now() - t0} ms`);
   // A timeout cancels the same way.
   const t1 = Date.now();
   await assert.rejects(pool.exec('h', sh`sleep ${tag}`, { timeoutMs: 400 }), (e: Error) => e instanceof RemoteCommandCancelled && /timed out after 400 ms/.test(e.message));
-  assert.ok(Date.now() - t1 < 3000);
-  for (let i = 0; i < 60 && pg() !== ''; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(Date.now() - t1 < 8000, `timeout cancel took ${Date.now() - t1} ms`);
+  for (let i = 0; i < 160 && pg() !== ''; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(pg(), '', 'no remote process survives the timeout');
   // The pool still works after a cancel.
   assert.equal((await pool.exec('h', sh`echo ok`)).stdout, 'ok\n');
@@ -251,7 +251,7 @@ test('at most maxParallelHosts hosts at once', async (t) => {
   ac.abort();
   await assert.rejects(queued, (e: Error) => e instanceof RemoteCommandCancelled && /before it started/.test(e.message));
   await Promise.allSettled(long);
-  assert.ok(Date.now() - t1 < 3000, `cancel took ${Date.now() - t1} ms`);
+  assert.ok(Date.now() - t1 < 8000, `cancel took ${Date.now() - t1} ms`);
   assert.equal(pool.activeHosts, 0);
   const again = await Promise.all(['ha', 'hb', 'hc'].map((h) => pool.exec(h, sh`echo ${h}`)));
   assert.deepEqual(again.map((r) => r.stdout), ['ha\n', 'hb\n', 'hc\n']);
@@ -397,19 +397,19 @@ test('writeFileCommand: binary content through stdin, atomic, with mode; idle co
   assert.equal(sum.stdout.split(' ')[0], createHash('sha256').update(content).digest('hex'));
   assert.equal(existsSync(`${target}.kw-tmp`), false);
   // After the idle timeout the connection is closed; the next command reconnects.
-  await new Promise((r) => setTimeout(r, 700));
+  for (let i = 0; i < 100 && !pool.connections()[0]!.closed; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(pool.connections()[0]!.closed, true);
   assert.equal((await pool.exec('h', sh`echo again`)).stdout, 'again\n');
   assert.equal(pool.connections().length, 2);
 });
 
 test('a host key prompt that outlives sshd LoginGraceTime: one reconnect, no second prompt', async () => {
-  const slow = await startSshd(d, 'slow-grace', { authorizedKeys: [clientKey.pub], extra: ['LoginGraceTime 1'] });
+  const slow = await startSshd(d, 'slow-grace', { authorizedKeys: [clientKey.pub], extra: ['LoginGraceTime 2'] });
   started.push(slow);
   const prompt = recordingPrompt('once');
   const answer = prompt.unknown;
   prompt.unknown = async (...args) => {
-    await new Promise((r) => setTimeout(r, 1800));
+    await new Promise((r) => setTimeout(r, 3000));
     return answer(...args);
   };
   const { pool } = makePool({ config: hostCfg('h', slow), knownHosts: '', prompt });
