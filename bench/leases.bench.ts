@@ -157,7 +157,7 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
     const i1 = conn.transport.stats;
     console.log('\n--- idle (load stopped) ---');
-    console.log(`requests in ${IDLE_SECONDS} s: ${i1.requests - i0.requests} (watches stay open; restarts only at the server timeout, 5–10 min); bytes ${i1.bytesIn - i0.bytesIn}; reflector states: ${Object.values(cluster.reflectors).filter((r) => r.running).map((r) => `${r.spec.key}=${r.state}`).join(', ')}`);
+    console.log(`requests in ${IDLE_SECONDS} s: ${i1.requests - i0.requests} (watches stay open; restarts only at the server timeout, 5–10 min); bytes ${i1.bytesIn - i0.bytesIn}; reflector states: ${Object.values(cluster.reflectors).filter((r) => r.running).map((r) => `${r.spec.key}=${r.state} (watches ${r.stats.watches}, bookmarks ${r.stats.bookmarks}, stall restarts ${r.stats.stallRestarts}, re-lists ${r.stats.relistsAfterGone})`).join(', ')}`);
     release();
     conn.dispose();
 

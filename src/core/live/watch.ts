@@ -78,7 +78,8 @@ export interface ReflectorOptions {
   timeoutSeconds?: number;
   /** How long past timeoutSeconds an open watch may stay without being closed. Default 30 s. */
   stallGraceMs?: number;
-  /** No event or bookmark for this long → the watch is considered stalled. Default 90 s. */
+  /** No event or bookmark for this long → the watch is considered stalled. Default 150 s (the API server sends
+   *  bookmarks about once a minute, best effort: 2.5 periods avoid false restarts on a loaded server). */
   idleStallMs?: number;
   /** How often the stall detector looks. Default 5 s. */
   stallCheckMs?: number;
@@ -131,7 +132,7 @@ export class Reflector {
     this.opts = {
       timeoutSeconds: options.timeoutSeconds ?? 300,
       stallGraceMs: options.stallGraceMs ?? 30_000,
-      idleStallMs: options.idleStallMs ?? 90_000,
+      idleStallMs: options.idleStallMs ?? 150_000,
       stallCheckMs: options.stallCheckMs ?? 5_000,
       backoffBaseMs: options.backoffBaseMs ?? 500,
       backoffMaxMs: options.backoffMaxMs ?? 30_000,
