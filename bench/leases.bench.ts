@@ -156,6 +156,8 @@ async function main(): Promise<void> {
     const i0 = { ...conn.transport.stats };
     await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
     const i1 = conn.transport.stats;
+    const idleRequests = i1.requests - i0.requests;
+    const idleBytes = i1.bytesIn - i0.bytesIn;
     console.log('\n--- idle (load stopped) ---');
     console.log(`requests in ${IDLE_SECONDS} s: ${i1.requests - i0.requests} (watches stay open; restarts only at the server timeout, 5–10 min); bytes ${i1.bytesIn - i0.bytesIn}; reflector states: ${Object.values(cluster.reflectors).filter((r) => r.running).map((r) => `${r.spec.key}=${r.state} (watches ${r.stats.watches}, bookmarks ${r.stats.bookmarks}, stall restarts ${r.stats.stallRestarts}, re-lists ${r.stats.relistsAfterGone})`).join(', ')}`);
     release();
@@ -176,7 +178,7 @@ async function main(): Promise<void> {
     }
     const pollMin = (x: number) => Math.round((x * 60_000) / (Date.now() - p0));
     console.log(`kubectl: ${pollMin(runs)} processes/min (≥ ${pollMin(runs)} list requests/min plus discovery), ${mb(pollMin(bytes))}/min of JSON, ${(cpuMs / runs).toFixed(0)} ms per run; staleness up to 5 s + run time`);
-    console.log(`watch: ${perMin(e.requests - s.requests)} requests/min under ${loadStats.rate ?? '?'} updates/s, 0 at idle; ${mb(perMin(e.bytesIn - s.bytesIn))}/min under load (every renewal is delivered), a few bookmarks at idle`);
+    console.log(`watch: ${perMin(e.requests - s.requests)} requests/min under ${loadStats.rate ?? '?'} updates/s, ${idleRequests} in ${IDLE_SECONDS} s idle; ${mb(perMin(e.bytesIn - s.bytesIn))}/min under load (every renewal is delivered), ${idleBytes} bytes idle (bookmarks)`);
   } finally {
     for (const p of load) p.kill();
     await c.stop();
