@@ -110,3 +110,28 @@ export function applyAllFixes(text: string, lint: (t: string) => Finding[], roun
 
 export const errorsAndWarnings = (fs: Finding[]) => fs.filter((f) => f.severity !== 'info');
 export const describe = (fs: Finding[]) => fs.map((f) => `${f.range.start.line + 1}:${f.range.start.character + 1} ${f.rule} ${f.message}`).join('\n');
+
+/** Deterministic word-level mutations of a config (replace, drop, swap letters, insert a word, drop a line). */
+export function mutations(text: string, count: number, seed: number, junk: string[]): string[] {
+  let s = seed >>> 0;
+  const r = () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const lines = text.split('\n');
+    const li = Math.floor(r() * lines.length);
+    const toks = lines[li]!.split(/(\s+)/);
+    const wi = Math.floor(r() * toks.length);
+    const op = r();
+    if (op < 0.3) toks[wi] = junk[Math.floor(r() * junk.length)]!;
+    else if (op < 0.5) toks.splice(wi, 1);
+    else if (op < 0.7 && toks[wi]!.length > 2) {
+      const w = toks[wi]!;
+      const k = 1 + Math.floor(r() * (w.length - 2));
+      toks[wi] = w.slice(0, k) + w[k + 1] + w[k] + w.slice(k + 2);
+    } else if (op < 0.85) toks.splice(wi, 0, ' ', junk[Math.floor(r() * junk.length)]!);
+    else lines.splice(li, 1);
+    if (op < 0.85) lines[li] = toks.join('');
+    out.push(lines.join('\n'));
+  }
+  return out;
+}

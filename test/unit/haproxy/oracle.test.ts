@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { generateHaproxyConfig } from '../../../src/core/generate/haproxy';
 import { lintHaproxy } from '../../../src/core/haproxy/lint';
 import type { Inventory } from '../../../src/core/inventory/types';
-import { applyAllFixes, describe, errorsAndWarnings, fixtures, HAPROXY_FIXTURES, haproxyCheck, loadInventory, requireTool, seedInventory, tmpDir, writeTmp } from './helpers';
+import { applyAllFixes, describe, errorsAndWarnings, fixtures, HAPROXY_FIXTURES, haproxyCheck, loadInventory, mutations, requireTool, seedInventory, tmpDir, writeTmp } from './helpers';
 
 requireTool('haproxy', ['-v'], 'haproxy');
 
@@ -112,4 +112,21 @@ test('the seed example passes haproxy -c and lints clean', () => {
   const seed = corpus.find((f) => f.name === 'valid-seed.cfg')!;
   assert.equal(verdicts.get(seed.name)!.rc, 0);
   assert.deepEqual(lintHaproxy(seed.text, { inventory: inv }), []);
+});
+
+test('zero misses on 80 deterministic mutations of the seed (haproxy -c decides)', (t) => {
+  const dir = tmpDir('kw-haproxy-mut-');
+  const junk = ['x', '0', '-1', '99999', 'abc', '1.2.3', '10.3.60.999', '"', "'", '{', '}', '#', '\\', 'check', 'tcp', 'http', ':6443', '5x', ''];
+  const seedText = corpus.find((f) => f.name === 'valid-seed.cfg')!.text;
+  let rejected = 0;
+  const misses: string[] = [];
+  mutations(seedText, 80, 23, junk).forEach((text, i) => {
+    const v = haproxyCheck(writeTmp(dir, `m${i}.cfg`, text));
+    if (v.rc === 0) return;
+    rejected++;
+    if (errorsAndWarnings(lintHaproxy(text, { inventory: inv })).length === 0) misses.push(`mutation ${i}: ${v.output.split('\n').find((l) => l.includes('ALERT'))}`);
+  });
+  t.diagnostic(`haproxy -c rejected ${rejected} of 80 mutations; misses: ${misses.length}`);
+  assert.ok(rejected >= 40);
+  assert.deepEqual(misses, []);
 });

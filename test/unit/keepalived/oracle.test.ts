@@ -12,7 +12,7 @@ import { generateKeepalivedConfigs } from '../../../src/core/generate/keepalived
 import { hostsWithRole, type Inventory } from '../../../src/core/inventory/types';
 import { lintKeepalived } from '../../../src/core/keepalived/lint';
 import type { SourceFile } from '../../../src/core/lint/types';
-import { applyAllFixes, describe, errorsAndWarnings, fixtures, KEEPALIVED_FIXTURES, keepalivedCheck, loadInventory, requireNetns, seedInventory, tmpDir, writeTmp } from '../haproxy/helpers';
+import { applyAllFixes, describe, errorsAndWarnings, fixtures, KEEPALIVED_FIXTURES, keepalivedCheck, loadInventory, mutations, requireNetns, seedInventory, tmpDir, writeTmp } from '../haproxy/helpers';
 
 requireNetns();
 
@@ -150,4 +150,21 @@ test('the seed example passes keepalived -t (on ens192) and lints clean', () => 
   const seed = corpus.find((f) => f.name === 'valid-seed.conf')!;
   assert.equal(verdicts.get(seed.name)!.rc, 0);
   assert.deepEqual(lintKeepalived(seed.text, { inventory: inv }, 'keepalived.conf'), []);
+});
+
+test('zero misses on 60 deterministic mutations of the seed (keepalived -t decides)', (t) => {
+  const dir = tmpDir('kw-keepalived-mut-');
+  const junk = ['x', '0', '-1', '300', 'abc', '1.2.3', '10.3.60.999', '"', '{', '}', '#', '!', 'MASTER', 'BACKUP', 'dev', 'eth9', '/24', ''];
+  const seedText = corpus.find((f) => f.name === 'valid-seed.conf')!.text;
+  let rejected = 0;
+  const misses: string[] = [];
+  mutations(seedText, 60, 21, junk).forEach((text, i) => {
+    const v = keepalivedCheck(writeTmp(dir, `m${i}.conf`, text), iface);
+    if (v.rc === 0) return;
+    rejected++;
+    if (errorsAndWarnings(lintKeepalived(text, { inventory: inv }, 'keepalived.conf')).length === 0) misses.push(`mutation ${i}: rc ${v.rc} ${v.output.trim().split('\n')[0]}`);
+  });
+  t.diagnostic(`keepalived -t rejected ${rejected} of 60 mutations; misses: ${misses.length}`);
+  assert.ok(rejected >= 30);
+  assert.deepEqual(misses, []);
 });
