@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { KubeConnection, KubeconfigChoice } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import type { LiveCluster, ChangeKey } from '../core/live/cluster';
-import { describeError } from '../core/live/errors';
+import { describeError, errorKind, type FailureKind } from '../core/live/errors';
 import type { ResourceKey } from '../core/live/resources';
 import type { RemoteExec } from '../core/live/etcdSource';
 import type { InventoryWorkspace } from './inventoryWorkspace';
@@ -23,7 +23,7 @@ export type ConnectionState =
   | { kind: 'untrusted' }
   | { kind: 'connecting' }
   | { kind: 'connected'; context: string; server: string }
-  | { kind: 'error'; message: string };
+  | { kind: 'error'; message: string; failure?: FailureKind };
 
 interface Claim {
   resources: readonly ResourceKey[];
@@ -124,7 +124,8 @@ export class ClusterConnection implements vscode.Disposable {
       this.setState({ kind: 'connected', context: conn.context, server: conn.server });
       return conn;
     } catch (e) {
-      this.setState({ kind: 'error', message: describeError(e) });
+      const failure = errorKind(e);
+      this.setState({ kind: 'error', message: describeError(e), ...(failure ? { failure } : {}) });
       return undefined;
     }
   }

@@ -44,9 +44,15 @@ export class ClusterStatusBar implements vscode.Disposable {
         this.item.tooltip = undefined;
         break;
       case 'error':
-        this.item.text = '$(error) Kubeadm: no cluster';
+        if (state.failure === 'config') {
+          // No kubeconfig yet (e.g. before the cluster is brought up): informative, not alarming.
+          this.item.text = '$(plug) Kubeadm: no kubeconfig';
+          this.item.backgroundColor = undefined;
+        } else {
+          this.item.text = '$(error) Kubeadm: cluster unreachable';
+          this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+        }
         this.item.tooltip = new vscode.MarkdownString(`**Cannot connect**\n\n${state.message}\n\nClick to pick a kubeconfig context.`);
-        this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         break;
       case 'connected': {
         const h = health;
