@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { Finding, Range } from '../core/findings';
 import { linterFor, ruleInfo } from '../core/lint/registry';
 import type { FileKind, RuleInfo } from '../core/lint/types';
-import { RUNNER_RULES } from '../lintRunner';
+import { RUNNER_RULES, TIMEOUT_RULE } from '../lintRunner';
 import type { ConfigDiagnostics } from './configDiagnostics';
 import { findingsAt, planFixes, rulesForKeyword, type FixPlan } from './fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
@@ -47,16 +47,24 @@ export class ConfigProviders implements vscode.CodeActionProvider, vscode.HoverP
 
   provideCodeActions(document: vscode.TextDocument, range: vscode.Range | vscode.Selection, context: vscode.CodeActionContext): vscode.CodeAction[] {
     if (context.only && !context.only.contains(vscode.CodeActionKind.QuickFix) && !vscode.CodeActionKind.QuickFix.contains(context.only)) return [];
+    const actions: vscode.CodeAction[] = [];
+    const stopped = context.diagnostics.filter((d) => d.source === 'kubeadm-workbench' && (typeof d.code === 'object' ? d.code.value : d.code) === TIMEOUT_RULE);
+    if (stopped.length) {
+      const action = new vscode.CodeAction('Change the per-file lint time limit…', vscode.CodeActionKind.QuickFix);
+      action.command = { title: action.title, command: 'workbench.action.openSettings', arguments: ['kubeadmWorkbench.lint.timeoutMs'] };
+      action.diagnostics = stopped;
+      actions.push(action);
+    }
     const findings = this.findings(document);
-    if (!findings.length) return [];
+    if (!findings.length) return actions;
     const path = vscode.workspace.asRelativePath(document.uri, false);
-    return planFixes(findings, fromVsRange(range), path).map(({ finding, plan }) => {
+    return actions.concat(planFixes(findings, fromVsRange(range), path).map(({ finding, plan }) => {
       const action = new vscode.CodeAction(plan.title, vscode.CodeActionKind.QuickFix);
       action.edit = this.toWorkspaceEdit(plan, document, path);
       action.isPreferred = plan.preferred;
       action.diagnostics = context.diagnostics.filter((d) => sameFinding(d, finding));
       return action;
-    });
+    }));
   }
 
   toWorkspaceEdit(plan: FixPlan, document: vscode.TextDocument, documentPath: string): vscode.WorkspaceEdit {

@@ -184,6 +184,8 @@ suite('config diagnostics in the extension host', () => {
       assert.ok(stopped, 'a "lint stopped" diagnostic');
       assert.equal(stopped.range.start.line, 0, 'at line 1');
       assert.match(stopped.message, /lint stopped after 50 ms/);
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, stopped.range, vscode.CodeActionKind.QuickFix.value);
+      assert.ok(actions.some((x) => x.command?.command === 'workbench.action.openSettings'), 'a quick fix opens the time-limit setting');
       assert.ok(worst < 1000, `the extension host was blocked for ${worst} ms`);
     } finally {
       await settings.update('lint.timeoutMs', undefined, vscode.ConfigurationTarget.Workspace);
