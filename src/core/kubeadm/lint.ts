@@ -103,8 +103,9 @@ class KubeadmLint {
 
   // ---- helpers ----
 
+  /** Documents of the kubeadm API versions we know (others only get the unknown-api-version finding). */
   private kubeadmDocs(): KubeadmDoc[] {
-    return this.docs.filter((d) => d.apiVersion?.startsWith('kubeadm.k8s.io/'));
+    return this.docs.filter((d) => d.apiVersion === KUBEADM_V1BETA3 || d.apiVersion === KUBEADM_V1BETA4);
   }
 
   private all(kind: string): KubeadmDoc[] {
@@ -190,7 +191,7 @@ class KubeadmLint {
   // ---- file-level rules ----
 
   private fileRules(): void {
-    const kubeadm = this.kubeadmDocs().filter((d) => d.apiVersion === KUBEADM_V1BETA3 || d.apiVersion === KUBEADM_V1BETA4);
+    const kubeadm = this.kubeadmDocs();
     const apis = new Set(kubeadm.map((d) => d.apiVersion));
     if (apis.size > 1) {
       const minority = kubeadm.filter((d) => d.apiVersion === KUBEADM_V1BETA3);
