@@ -991,8 +991,8 @@ function apiBlock(inv: Inventory, eol: string): string {
 /** Section-local findings (relative lines) keyed by the cached parse of the section, i.e. by its text. */
 let localCache = new WeakMap<readonly ParsedLine[], { eol: string; findings: Finding[] }>();
 
+/** A copy of a cached finding moved down by `by` lines (always a copy: callers may annotate findings). */
 function shift(f: Finding, by: number): Finding {
-  if (by === 0) return f;
   const r = (x: Range): Range => ({ start: { line: x.start.line + by, character: x.start.character }, end: { line: x.end.line + by, character: x.end.character } });
   const out: Finding = { ...f, range: r(f.range) };
   if (f.fixes) out.fixes = f.fixes.map((fx) => ({ ...fx, edits: fx.edits.map((e) => ({ range: r(e.range), newText: e.newText })) }));

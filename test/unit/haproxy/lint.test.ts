@@ -168,3 +168,13 @@ test('findings carry why and docs, and ranges point at the offending word', () =
   assert.equal(line.slice(f.range.start.character, f.range.end.character), 'round-robin');
   assert.equal(applyEdits(text, f.fixes![0]!.edits), seed);
 });
+
+test('cached findings are handed out as copies', () => {
+  const text = seed.replace('balance roundrobin', 'balanse roundrobin');
+  const a = lint(text)[0]!;
+  a.file = 'mutated';
+  a.range.start.line = 999;
+  const b = lint(text)[0]!;
+  assert.equal(b.file, undefined);
+  assert.notEqual(b.range.start.line, 999);
+});
