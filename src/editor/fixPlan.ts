@@ -105,7 +105,8 @@ export function rulesForKeyword<R extends KeywordRule>(rules: readonly R[], word
   const w = word.trim();
   if (w.length < 3 || STOP_WORDS.has(w.toLowerCase()) || /^\d/.test(w)) return [];
   const escaped = w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const inTitle = new RegExp(`(^|[^A-Za-z0-9_.-])${escaped}($|[^A-Za-z0-9_-])`, 'i');
+  // A dotted path in a title (`apiServer.certSANs`) explains its last parts too.
+  const inTitle = new RegExp(`(^|[^A-Za-z0-9_-])${escaped}($|[^A-Za-z0-9_-])`, 'i');
   const lower = w.toLowerCase();
   const hits = rules.filter((r) => inTitle.test(r.title) || r.id.toLowerCase().split(/[/-]/).includes(lower));
   return hits.slice(0, limit);

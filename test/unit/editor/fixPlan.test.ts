@@ -94,3 +94,8 @@ test('a flood of findings is capped for the editor with one note saying how many
   assert.match(note.message, /^20 more findings/);
   assert.equal(capFindings(many.slice(0, 3)).length, 3);
 });
+
+test('a keyword is found at the end of a dotted path in a title', () => {
+  const rules = [{ id: 'kubeadm/cert-sans', title: 'apiServer.certSANs covers the VIP.', why: 'w' }];
+  assert.deepEqual(rulesForKeyword(rules, 'certSANs').map((x) => x.id), ['kubeadm/cert-sans']);
+});
