@@ -108,7 +108,12 @@ export function rulesForKeyword<R extends KeywordRule>(rules: readonly R[], word
   // A dotted path in a title (`apiServer.certSANs`) explains its last parts too.
   const inTitle = new RegExp(`(^|[^A-Za-z0-9_-])${escaped}($|[^A-Za-z0-9_-])`, 'i');
   const lower = w.toLowerCase();
-  const hits = rules.filter((r) => inTitle.test(r.title) || r.id.toLowerCase().split(/[/-]/).includes(lower));
+  // `sandbox_image` and `sandboxImage` name the rule `containerd/sandbox-image`.
+  const kebab = w.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/_/g, '-').toLowerCase();
+  const hits = rules.filter((r) => {
+    const id = r.id.toLowerCase();
+    return inTitle.test(r.title) || id.split(/[/-]/).includes(lower) || id.slice(id.indexOf('/') + 1) === kebab;
+  });
   return hits.slice(0, limit);
 }
 

@@ -99,3 +99,9 @@ test('a keyword is found at the end of a dotted path in a title', () => {
   const rules = [{ id: 'kubeadm/cert-sans', title: 'apiServer.certSANs covers the VIP.', why: 'w' }];
   assert.deepEqual(rulesForKeyword(rules, 'certSANs').map((x) => x.id), ['kubeadm/cert-sans']);
 });
+
+test('snake_case and camelCase keywords name kebab-case rule ids', () => {
+  const rules = [{ id: 'containerd/sandbox-image', title: 'The sandbox (pause) image is right.', why: 'w' }];
+  assert.deepEqual(rulesForKeyword(rules, 'sandbox_image').map((x) => x.id), ['containerd/sandbox-image']);
+  assert.deepEqual(rulesForKeyword(rules, 'sandboxImage').map((x) => x.id), ['containerd/sandbox-image']);
+});
