@@ -75,6 +75,10 @@ export class CommandBuildError extends Error {}
  */
 export function quote(value: string): string {
   if (value.includes('\0')) throw new CommandBuildError('a shell argument cannot contain a NUL byte');
+  // A lone UTF-16 surrogate has no UTF-8 form: it would silently arrive as U+FFFD, i.e. as a different value.
+  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value)) {
+    throw new CommandBuildError('a shell argument cannot contain a lone UTF-16 surrogate');
+  }
   if (value !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) && !value.startsWith('-') && !value.startsWith('=')) return value;
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -17,6 +17,7 @@ import { HostKeyVerifier, type HostKeyPrompt, type UnknownKeyAnswer } from '../.
 import { RemoteCommandCancelled, RemoteCommandError, SshConnectError } from '../../../src/core/ssh/transport';
 import { RunOutput, formatRunLine } from '../../../src/core/ssh/runLog';
 import { keygen, keygenFingerprint, tempDir, type TestKey } from './keys';
+import { batchScript, expectedOutput, hostilePieces, makeCase, prng } from './fuzz';
 import { startSshd, type Sshd } from './sshd';
 
 const tmp = tempDir('kw-sshd-');
@@ -435,4 +436,24 @@ test('ProxyJump chain of two jump hosts (comma list): three host keys checked, t
   const mid = makePool({ config: cfg, knownHosts: knownHostsLine(hopA) + knownHostsLine(behind) });
   await assert.rejects(mid.pool.exec('inner', sh`true`), (e: Error) => e instanceof SshConnectError && e.hostKeyStatus === 'unknown' && /hop hopB/.test(e.message));
   assert.deepEqual(mid.prompt.calls.unknown, [`127.0.0.1:${hopB.port} ssh-ed25519 ${keygenFingerprint(`${hopB.hostKey.path}.pub`)}`]);
+});
+
+test('quoting fuzz through sshd: 1000 hostile cases arrive intact via the remote login shell', async (t) => {
+  const { pool } = makePool({ config: hostCfg('h', a), knownHosts: knownHostsLine(a) });
+  const canary = join(d, 'remote-canary');
+  const pieces = hostilePieces(canary);
+  const r = prng(0xbadc0de);
+  const cases = Array.from({ length: 1000 }, () => makeCase(r, pieces));
+  const BATCH = 50;
+  await Promise.all(
+    Array.from({ length: cases.length / BATCH }, async (_, b) => {
+      const batch = cases.slice(b * BATCH, (b + 1) * BATCH);
+      // The remote stdout is decoded as UTF-8 by the pool; compare as text.
+      const res = await pool.exec('h', sh`${raw(batchScript(batch))}`);
+      assert.equal(res.stdout, expectedOutput(batch).toString('utf8'), `batch ${b}`);
+    }),
+  );
+  assert.equal(existsSync(canary), false, 'a hostile value ran a command on the remote side');
+  const shell = (await pool.exec('h', sh`ps -o comm= -p $$; true`)).stdout.trim();
+  t.diagnostic(`remote login shell: ${shell}`);
 });
