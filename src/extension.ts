@@ -48,6 +48,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     new ClusterStatusBar(connection),
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
+    DiagnosticsPanel.registerSerializer(context.extensionUri, configDiagnostics, inventory),
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection }),
   );

@@ -41,6 +41,21 @@ export class DiagnosticsPanel implements vscode.Disposable {
     return DiagnosticsPanel.current;
   }
 
+  /**
+   * Brings back a panel VS Code restored after a reload (its HTML is rebuilt; the webview keeps its scope in its
+   * own state and asks for it again).
+   */
+  static registerSerializer(extensionUri: vscode.Uri, config: ConfigDiagnostics, inventory: InventoryWorkspace): vscode.Disposable {
+    return vscode.window.registerWebviewPanelSerializer(DIAGNOSTICS_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown) => {
+        const scope = (state as { scope?: unknown } | undefined)?.scope;
+        DiagnosticsPanel.current?.dispose();
+        panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')] };
+        DiagnosticsPanel.current = new DiagnosticsPanel(panel, extensionUri, config, inventory, scope === 'workspace' || scope === 'file' ? scope : undefined);
+      },
+    });
+  }
+
   /** The open panel, if any (tests and the command use it). */
   static get instance(): DiagnosticsPanel | undefined {
     return DiagnosticsPanel.current;
