@@ -101,6 +101,8 @@ async function main(): Promise<void> {
         sample(rv);
       }
     });
+    gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
     const l0 = Date.now();
     const release = cluster.acquire(['nodes', 'nodeLeases']);
     await waitFor(() => cluster.synced(['nodes', 'nodeLeases']), 120_000, 'initial list');
@@ -146,7 +148,7 @@ async function main(): Promise<void> {
     console.log(`tree update latency, write committed (API answer) → model rebuilt: p50 ${pct(commitLatencies, 50).toFixed(0)} ms, p95 ${pct(commitLatencies, 95).toFixed(0)} ms, p99 ${pct(commitLatencies, 99).toFixed(0)} ms (${commitLatencies.length} samples; goal p95 ≤ 1000 ms)`);
     console.log(`  including the API server's write time (renewTime stamped at send → model rebuilt): p50 ${pct(latencies, 50).toFixed(0)} ms, p95 ${pct(latencies, 95).toFixed(0)} ms; PATCH round trip p50 ${pct(writeMs, 50).toFixed(0)} ms, p95 ${pct(writeMs, 95).toFixed(0)} ms`);
     console.log(`model rebuild (${N} nodes + leases): p50 ${pct(builds, 50).toFixed(1)} ms, p95 ${pct(builds, 95).toFixed(1)} ms`);
-    console.log(`heap: ${mb(heapAfterGc)} after GC, peak ${mb(peakHeap)} (goal ≤ 150 MB); rss ${mb(process.memoryUsage().rss)}`);
+    console.log(`heap: ${mb(heapAfterGc)} after GC, peak ${mb(peakHeap)} (goal ≤ 150 MB); of which the watched state and models ${mb(heapAfterGc - heapBefore)} (before the first list: ${mb(heapBefore)}); rss ${mb(process.memoryUsage().rss)}`);
     console.log(`CPU of this process: ${(((cpu.user + cpu.system) / 1000 / wall) * 100).toFixed(1)}% of one core (user ${(cpu.user / 1e6).toFixed(1)} s, system ${(cpu.system / 1e6).toFixed(1)} s)`);
     console.log(`network: ${perMin(e.requests - s.requests)} requests/min, ${mb((perMin(e.bytesIn - s.bytesIn)))}/min received (watch stream, uncompressed JSON)`);
 
