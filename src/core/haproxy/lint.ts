@@ -104,9 +104,15 @@ function placesOf(section: Section, ...words: string[]): Place[] {
 }
 
 function lastPlace(section: Section, ...words: string[]): Place | undefined {
-  const lines = findLines(section, ...words);
-  const line = lines[lines.length - 1];
-  return line ? { section, line } : undefined;
+  const byKeyword = section.index.get(words[0] ?? '');
+  if (!byKeyword) return undefined;
+  for (let i = byKeyword.length - 1; i >= 0; i--) {
+    const line = byKeyword[i]!;
+    let ok = true;
+    for (let w = 1; w < words.length && ok; w++) ok = line.tokens[w]?.text === words[w];
+    if (ok) return { section, line };
+  }
+  return undefined;
 }
 
 /** Splits `host:port` (IPv6 in brackets or with several colons); port undefined when absent. */
@@ -132,7 +138,16 @@ export function splitHostPort(text: string): { host: string; port?: string } {
   return { host: addr.slice(0, i), port: addr.slice(i + 1) };
 }
 
-const looksLikeIPv4 = (s: string) => /^[\d.]+$/.test(s) && s.includes('.');
+/** Digits and dots only, with at least one dot: meant as an IPv4 address (then isIPv4 decides). */
+function looksLikeIPv4(s: string): boolean {
+  let dot = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) dot = true;
+    else if (c < 48 || c > 57) return false;
+  }
+  return dot;
+}
 const WILDCARDS = new Set(['', '*', '0.0.0.0', '::']);
 
 function validPort(p: string, allowRange: boolean): boolean {

@@ -205,9 +205,13 @@ function parseSectionText(text: string, preamble: boolean): CachedSection {
   const cache = preamble ? preambleCache : sectionCache;
   const hit = cache.get(text);
   if (hit) return hit;
-  const raw = text.split('\n');
-  if (raw.length > 1 && raw[raw.length - 1] === '') raw.pop();
-  const lines = raw.map((l, rel) => tokenizeLine(l, rel));
+  const lines: ParsedLine[] = [];
+  for (let pos = 0, rel = 0; pos < text.length || rel === 0; rel++) {
+    let nl = text.indexOf('\n', pos);
+    if (nl < 0) nl = text.length;
+    lines.push(tokenizeLine(text.slice(pos, nl), rel));
+    pos = nl + 1;
+  }
   const header = lines[0]?.tokens;
   const index = new Map<string, ParsedLine[]>();
   for (const l of lines) {
