@@ -173,6 +173,9 @@ case $cmd in
     bash "$LAB_DIR/build/build.sh" "$@"
     bash "$LAB_DIR/sources/apt-repo.sh"
     bash "$LAB_DIR/sources/images.sh"
+    for d in "$CACHE"/bin/*/; do   # first-build time (recorded when it was built) and size of each component
+      printf '  %-32s %6s s %6s\n' "$(basename "$d")" "$(cat "$d/.build-seconds" 2>/dev/null || echo ?)" "$(du -sh "$d" | cut -f1)" >&2
+    done
     log "build (or cache check) done in $((SECONDS - t0)) s; cache $CACHE: $(du -sh "$CACHE" | cut -f1)" ;;
   up) cmd_up "$@" ;;
   down) cmd_down ;;

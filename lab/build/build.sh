@@ -84,10 +84,14 @@ build_coredns() {
 }
 
 build_flannel() {
-  local src=$1 out=$2 v=$3
-  gomod "$src" "github.com/flannel-io/flannel@$v" 1.24
+  local src=$1 out=$2 v=$3 dir
+  # flannel's legacy UDP backend needs cgo; the lab uses vxlan. Build flannel's own module (its go.mod and
+  # go.sum pin everything) with that one backend import dropped, so the binary stays CGO-free and static.
+  dir=$(cd /tmp && go mod download -json "github.com/flannel-io/flannel@$v" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  rm -rf "$src"; cp -r "$dir" "$src"; chmod -R u+w "$src"
+  sed -i '/flannel\/pkg\/backend\/udp"/d' "$src/main.go"
   (cd "$src" && go build -trimpath -ldflags "$LDFLAGS_BASE -X github.com/flannel-io/flannel/pkg/version.Version=$v" \
-    -o "$out/flanneld" github.com/flannel-io/flannel)
+    -o "$out/flanneld" .)
 }
 
 build_cni() {

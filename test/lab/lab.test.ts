@@ -10,10 +10,9 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 
-const LAB = resolve(dirname(fileURLToPath(import.meta.url)), '../../lab/lab.sh');
+const LAB = resolve(__dirname, '../../lab/lab.sh');
 const VIP = '10.3.60.100';
 const MASTERS = ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03'];
 const report: Record<string, unknown> = {};
