@@ -924,6 +924,16 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
       out.push(finding('serverCheck', `server '${s.line.tokens[1]?.text ?? ''}' has no 'check', so HAProxy never notices its apiserver is down.`, lineRange(s), [fix("Add 'check'", { range: { start: { line: abs(s), character: last.end }, end: { line: abs(s), character: last.end } }, newText: ' check' })]));
       continue;
     }
+    // failover time: fall consecutive failed checks, inter apart
+    const inter = serverOption(s.line, defaults, 'inter');
+    const interMs = inter?.value !== undefined ? parseTime(inter.value) : 2000;
+    const fallOpt = serverOption(s.line, defaults, 'fall');
+    const fallN = fallOpt?.value !== undefined && /^\d+$/.test(fallOpt.value) ? Number(fallOpt.value) : 3;
+    if (interMs !== undefined && fallN >= 2 && fallN <= 10 && interMs * fallN > 30_000) {
+      const where = inter?.own && inter.tok ? tokenRange(s, inter.tok) : lineRange(s);
+      const f = inter?.own && inter.tok ? fix("Set 'inter 2s'", replaceToken(s, inter.tok, '2s')) : undefined;
+      out.push(finding('fallRise', `server '${s.line.tokens[1]?.text ?? ''}' is marked down only after ${formatMs(interMs * fallN)} (fall ${fallN} × inter ${formatMs(interMs)}); keep it within 30s.`, where, f ? [f] : undefined));
+    }
     for (const [name, dflt, good] of [
       ['fall', 3, 3],
       ['rise', 2, 2],
