@@ -13,6 +13,7 @@ import { loadKubeAdapter } from '../adapters/kube/load';
 import type { LiveCluster, ChangeKey } from '../core/live/cluster';
 import { describeError, errorKind, type FailureKind } from '../core/live/errors';
 import type { ResourceKey } from '../core/live/resources';
+import { serverMatchesEndpoint } from '../core/live/kubeconfig';
 import type { RemoteExec } from '../core/live/etcdSource';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 
@@ -115,7 +116,15 @@ export class ClusterConnection implements vscode.Disposable {
     try {
       const adapter = loadKubeAdapter();
       const loaded = await this.inventory.get();
-      const context = this.extension.workspaceState.get<string>(CONTEXT_KEY) || undefined;
+      let context = this.extension.workspaceState.get<string>(CONTEXT_KEY) || undefined;
+      if (!context && loaded?.inventory) {
+        // No context picked: prefer the one whose server is the inventory's controlPlaneEndpoint (the VIP),
+        // so a default kubeconfig pointing at another cluster is not watched by mistake.
+        const endpoint = loaded.inventory.cluster.controlPlaneEndpoint;
+        const { choice } = await adapter.loadKubeconfig(this.kubeconfigSetting());
+        const current = choice.contexts.find((c) => c.name === choice.current);
+        if (!serverMatchesEndpoint(current?.server, endpoint)) context = choice.contexts.find((c) => serverMatchesEndpoint(c.server, endpoint))?.name;
+      }
       const remote = this.remote?.();
       const conn = await adapter.connect({ kubeconfig: this.kubeconfigSetting(), ...(context ? { context } : {}), ...(loaded?.inventory ? { inventory: loaded.inventory } : {}), ...(remote ? { remote } : {}) });
       this.conn = conn;
@@ -152,6 +161,11 @@ export class ClusterConnection implements vscode.Disposable {
   async contexts(): Promise<KubeconfigChoice> {
     const { choice } = await loadKubeAdapter().loadKubeconfig(this.kubeconfigSetting());
     return choice;
+  }
+
+  /** The inventory's controlPlaneEndpoint, when an inventory is loaded. */
+  get inventoryEndpoint(): string | undefined {
+    return this.inventory.current?.inventory?.cluster.controlPlaneEndpoint;
   }
 
   get selectedContext(): string | undefined {

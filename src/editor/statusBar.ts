@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { CommandIds } from '../commands/ids';
 import type { ClusterConnection, ConnectionState } from './clusterConnection';
+import { serverMatchesEndpoint } from '../core/live/kubeconfig';
 
 const PROBE_EVERY_MS = 30_000;
 
@@ -57,8 +58,10 @@ export class ClusterStatusBar implements vscode.Disposable {
       case 'connected': {
         const h = health;
         this.item.text = `$(${h ? (h.ok ? 'pass' : 'error') : 'server'}) ${state.context}${h ? (h.ok ? ` · ${Math.round(h.ms)} ms` : ' · API down') : ''}`;
-        const md = new vscode.MarkdownString(`**${state.context}**\n\nAPI \`${state.server}\`\n\n`);
+        const md = new vscode.MarkdownString(`**${state.context}**\n\nAPI \`${state.server}\`\n\n`, true);
         md.appendMarkdown(h ? (h.ok ? `\`/readyz\` ok in ${Math.round(h.ms)} ms` : `\`/readyz\` failed: ${h.why ?? 'not ready'}`) : 'checking…');
+        const endpoint = this.connection.inventoryEndpoint;
+        if (endpoint && !serverMatchesEndpoint(state.server, endpoint)) md.appendMarkdown(`\n\n$(warning) The inventory's controlPlaneEndpoint is \`${endpoint}\`, this context's server is \`${state.server}\`: is it the same cluster?`);
         md.appendMarkdown('\n\nClick to select another context.');
         this.item.tooltip = md;
         this.item.backgroundColor = h && !h.ok ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;

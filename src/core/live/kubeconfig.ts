@@ -42,3 +42,17 @@ export function mergeKubeconfigs<C extends Named, U extends Named, X extends Nam
     currentContext: parts.map((p) => p.currentContext).find((c) => !!c),
   };
 }
+
+/** Does a kubeconfig cluster `server` URL point at the inventory's `controlPlaneEndpoint` (host:port)? */
+export function serverMatchesEndpoint(server: string | undefined, endpoint: string): boolean {
+  if (!server) return false;
+  try {
+    const u = new URL(server);
+    const port = u.port || (u.protocol === 'https:' ? '443' : '80');
+    const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(endpoint.trim());
+    return !!m && m[1]!.toLowerCase() === host && m[2] === port;
+  } catch {
+    return false;
+  }
+}

@@ -235,3 +235,14 @@ test('drift over SSH: manifests read in one command, compared with the mirror po
   assert.match(cp.nodes[0]!.components[1]!.drift!.differences[0]!, /image .*v1\.34\.12 → .*v1\.34\.13/);
   assert.match(cp.nodes[0]!.components[2]!.drift!.differences[0]!, /missing on the host/);
 });
+
+import { serverMatchesEndpoint } from '../../../src/core/live/kubeconfig';
+
+test('a kubeconfig server matches the inventory controlPlaneEndpoint by host and port', () => {
+  assert.equal(serverMatchesEndpoint('https://10.3.60.100:6443', '10.3.60.100:6443'), true);
+  assert.equal(serverMatchesEndpoint('https://K8S-API.lab:6443/', 'k8s-api.lab:6443'), true);
+  assert.equal(serverMatchesEndpoint('https://10.3.60.51:6443', '10.3.60.100:6443'), false);
+  assert.equal(serverMatchesEndpoint('https://[fd00::100]:6443', '[fd00::100]:6443'), true);
+  assert.equal(serverMatchesEndpoint('https://api.lab', 'api.lab:443'), true);
+  assert.equal(serverMatchesEndpoint(undefined, '10.3.60.100:6443'), false);
+});
