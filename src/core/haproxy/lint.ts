@@ -324,7 +324,7 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
         lintArity(out, p);
         break;
       case 'server':
-        lintServer(out, p, serverNames, ctx);
+        lintServer(out, p, serverNames);
         break;
       case 'default-server':
         lintServerOptions(out, p, 1);
@@ -483,7 +483,7 @@ function lintBind(out: Finding[], p: Place): void {
   }
 }
 
-function lintServer(out: Finding[], p: Place, names: Map<string, Place>, _ctx: LocalContext): void {
+function lintServer(out: Finding[], p: Place, names: Map<string, Place>): void {
   const toks = p.line.tokens;
   const name = toks[1];
   const addr = toks[2];

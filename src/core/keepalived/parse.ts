@@ -86,11 +86,8 @@ export function tokenize(text: string): { lines: KToken[][]; problems: KProblem[
       const start = i;
       while (i < n) {
         const d = line[i]!;
-        if (d === ' ' || d === '\t' || d === '{' || d === '}' || d === '"') break;
-        if ((d === '#' || d === '!') && i > start) {
-          // a comment character glued to a word is part of it only for '!' inside values like 'no!'
-          if (d === '#') break;
-        }
+        // '#' ends a word and starts a comment; '!' starts a comment only at the start of a word
+        if (d === ' ' || d === '\t' || d === '{' || d === '}' || d === '"' || d === '#') break;
         i++;
       }
       toks.push({ text: line.slice(start, i), line: ln, start, end: i });
