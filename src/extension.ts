@@ -10,6 +10,8 @@ import { ConfigProviders } from './editor/configProviders';
 import { ClusterConnection } from './editor/clusterConnection';
 import { ClusterStatusBar } from './editor/statusBar';
 import { InventoryWorkspace } from './editor/inventoryWorkspace';
+import { HostSessions } from './editor/hostSessions';
+import { ReportDocuments } from './editor/reportDocuments';
 import { ControlPlaneView } from './views/controlPlaneView';
 import { EtcdMembersView } from './views/etcdMembersView';
 import { InventoryView } from './views/inventoryView';
@@ -42,7 +44,13 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     leases: new LeasesView(connection),
     etcdMembers: new EtcdMembersView(connection),
   };
+  const sessions = new HostSessions(context);
+  const reports = new ReportDocuments();
+  const factDiagnostics = vscode.languages.createDiagnosticCollection('kubeadm-facts');
   context.subscriptions.push(
+    sessions,
+    reports,
+    factDiagnostics,
     inventory,
     connection,
     new ClusterStatusBar(connection),
@@ -50,7 +58,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     new ConfigProviders(configDiagnostics, inventory),
     DiagnosticsPanel.registerSerializer(context.extensionUri, configDiagnostics, inventory),
     ...Object.values(views),
-    ...registerCommands({ extension: context, inventory, configDiagnostics, connection }),
+    ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics }),
   );
   return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, connection, views };
 }

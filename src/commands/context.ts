@@ -3,6 +3,8 @@ import type * as vscode from 'vscode';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import type { ConfigDiagnostics } from '../editor/configDiagnostics';
 import type { InventoryWorkspace } from '../editor/inventoryWorkspace';
+import type { HostSessions } from '../editor/hostSessions';
+import type { ReportDocuments } from '../editor/reportDocuments';
 
 export interface CommandContext {
   extension: vscode.ExtensionContext;
@@ -11,6 +13,12 @@ export interface CommandContext {
   configDiagnostics: ConfigDiagnostics;
   /** The cluster connection of the live views (connects lazily). */
   connection: ClusterConnection;
+  /** SSH to the inventory's hosts (trust-gated, modal host-key prompts). */
+  sessions: HostSessions;
+  /** Read-only documents for plans and reports. */
+  reports: ReportDocuments;
+  /** Host-fact findings, shown on the hosts' lines in inventory.yaml. */
+  factDiagnostics: vscode.DiagnosticCollection;
 }
 
 export type CommandHandler = (...args: any[]) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any

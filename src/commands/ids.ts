@@ -13,6 +13,9 @@ export const CommandIds = {
   generateClusterConfigs: 'kubeadm.generateClusterConfigs',
   selectClusterContext: 'kubeadm.selectClusterContext',
   reconnectCluster: 'kubeadm.reconnectCluster',
+  gatherFacts: 'kubeadm.gatherFacts',
+  showBringUpPlan: 'kubeadm.showBringUpPlan',
+  bringUpCluster: 'kubeadm.bringUpCluster',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

@@ -11,6 +11,9 @@ import { importAnsibleInventory } from './importAnsibleInventory';
 import { openInventory } from './openInventory';
 import { refreshInventory } from './refreshInventory';
 import { revealHost } from './revealHost';
+import { bringUpCluster } from './bringUpCluster';
+import { gatherFacts } from './gatherFacts';
+import { showBringUpPlan } from './showBringUpPlan';
 import { showConfigDiagnostics } from './showConfigDiagnostics';
 import { generateClusterConfigsCommand } from './generateClusterConfigs';
 import { reconnectCluster } from './reconnectCluster';
@@ -23,6 +26,9 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.importAnsibleInventory]: importAnsibleInventory(ctx),
     [CommandIds.refreshInventory]: refreshInventory(ctx),
     [CommandIds.revealHost]: revealHost(ctx),
+    [CommandIds.gatherFacts]: gatherFacts(ctx),
+    [CommandIds.showBringUpPlan]: showBringUpPlan(ctx),
+    [CommandIds.bringUpCluster]: bringUpCluster(ctx),
     [CommandIds.copyHostAddress]: copyHostAddress(),
     [CommandIds.showConfigDiagnostics]: showConfigDiagnostics(ctx),
     [CommandIds.generateClusterConfigs]: generateClusterConfigsCommand(ctx),

@@ -1,0 +1,90 @@
+import * as vscode from 'vscode';
+import { analyzeFacts, parseFacts, type FactFinding, type HostFacts } from '../core/phases/facts';
+import { FACTS_SCRIPT } from '../core/phases/factsScript';
+import { sh } from '../core/ssh/command';
+import { toRange } from '../editor/diagnostics';
+import { requireTrust } from '../editor/trust';
+import type { CommandContext } from './context';
+
+/**
+ * Gathers facts from every host in parallel (read-only), shows a report, and puts each finding —
+ * cloned VMs, swap, missing modules, cgroup drivers — on its host's line in inventory.yaml, so the
+ * Problems panel lists them next to the inventory's own problems.
+ */
+export function gatherFacts(ctx: CommandContext) {
+  return async (): Promise<void> => {
+    if (!(await requireTrust('gather facts from the hosts'))) return;
+    const loaded = await ctx.inventory.get();
+    if (!loaded?.inventory) {
+      void vscode.window.showErrorMessage('Gather facts needs a valid inventory.yaml (see the Problems panel).');
+      return;
+    }
+    const inv = loaded.inventory;
+    const pool = ctx.sessions.open(inv, vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri);
+    const facts: HostFacts[] = [];
+    const failures: string[] = [];
+    const started = Date.now();
+    try {
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Gathering host facts', cancellable: true }, async (progress, token) => {
+        const abort = new AbortController();
+        token.onCancellationRequested(() => abort.abort());
+        let done = 0;
+        await Promise.all(
+          inv.hosts.map(async (h) => {
+            try {
+              const r = await pool.exec(h.name, sh`sh -c ${FACTS_SCRIPT}`, { signal: abort.signal, timeoutMs: 60_000 });
+              facts.push(parseFacts(h.name, r.stdout));
+            } catch (e) {
+              failures.push((e as Error).message);
+            }
+            progress.report({ message: `${++done}/${inv.hosts.length} hosts`, increment: 100 / inv.hosts.length });
+          }),
+        );
+      });
+    } finally {
+      await pool.close();
+    }
+    const findings = analyzeFacts(inv, facts);
+    publish(ctx, loaded.uri, loaded.locations.hosts, findings);
+    const order = inv.hosts.map((h) => h.name);
+    facts.sort((a, b) => order.indexOf(a.host) - order.indexOf(b.host));
+    await ctx.reports.show('host-facts.md', factsReport(facts, findings, failures, Date.now() - started), 'markdown');
+    const errors = findings.filter((f) => f.severity === 'error').length + failures.length;
+    if (errors) void vscode.window.showWarningMessage(`Host facts: ${errors} problem(s) — see the report and the Problems panel.`);
+  };
+}
+
+function publish(ctx: CommandContext, uri: vscode.Uri, hostRanges: Map<string, import('../core/findings').Range>, findings: FactFinding[]): void {
+  const severity = { error: vscode.DiagnosticSeverity.Error, warning: vscode.DiagnosticSeverity.Warning, info: vscode.DiagnosticSeverity.Information };
+  ctx.factDiagnostics.set(
+    uri,
+    findings.map((f) => {
+      const range = hostRanges.get(f.host);
+      const d = new vscode.Diagnostic(range ? toRange(range) : new vscode.Range(0, 0, 0, 0), `${f.host}: ${f.message}\n${f.why}`, severity[f.severity]);
+      d.source = 'kubeadm-workbench facts';
+      d.code = f.rule;
+      return d;
+    }),
+  );
+}
+
+function factsReport(facts: HostFacts[], findings: FactFinding[], failures: string[], ms: number): string {
+  const cell = (v: string | undefined): string => (v ?? '—').replace(/\|/g, '\\|');
+  const lines = [
+    `# Host facts`,
+    '',
+    `${facts.length} host(s) in ${ms} ms. Read-only: nothing was changed on the hosts.`,
+    '',
+    '| host | OS | kernel | machine-id | product_uuid | swap | containerd | kubelet | kubeadm | addresses |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...facts.map((f) =>
+      `| ${f.host} | ${cell(f.os?.pretty)} | ${cell(f.kernel)} | ${cell(f.machineId?.slice(0, 12))} | ${cell(f.productUuid)} | ${f.swapActive.length ? 'ON' : 'off'} | ${cell(f.containerd?.version)} ${f.containerd?.active ? '(active)' : ''} | ${cell(f.kubelet?.version)} | ${cell(f.kubeadmVersion)} | ${cell(f.addresses.map((a) => `${a.iface} ${a.cidr}`).join(', '))} |`,
+    ),
+    '',
+    '## Findings',
+    '',
+    ...(findings.length ? findings.map((f) => `- **${f.severity}** ${f.host}: ${f.message} — ${f.why} \`${f.rule}\``) : ['None.']),
+  ];
+  if (failures.length) lines.push('', '## Hosts that did not answer', '', ...failures.map((m) => `- ${m}`));
+  return lines.join('\n') + '\n';
+}

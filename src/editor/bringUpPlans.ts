@@ -1,0 +1,57 @@
+/**
+ * Builds the bring-up plan for the workspace's inventory (shared by "Show Bring-up Plan" and
+ * "Bring Up Cluster") and asks which phases to include.
+ */
+import { promises as fs } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import * as vscode from 'vscode';
+import type { Inventory } from '../core/inventory/types';
+import type { Plan } from '../core/plan/types';
+import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/bringUp';
+import { phaseConfigs, phaseSources } from '../engine/inputs';
+import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
+
+const PHASE_LABELS: Record<BringUpPhase, string> = {
+  prepare: 'Prepare hosts — swap, modules, sysctl, containerd, kubeadm/kubelet/kubectl',
+  loadbalancer: 'Load balancer — HAProxy and Keepalived with the VIP',
+  init: 'Init — kubeadm init --upload-certs on the first control-plane node, CNI',
+  'join-control-plane': 'Join control-plane nodes — one at a time, etcd checked in between',
+  'join-workers': 'Join workers — in parallel',
+};
+
+export async function pickPhases(title: string): Promise<BringUpPhase[] | undefined> {
+  const picked = await vscode.window.showQuickPick(
+    BRING_UP_PHASES.map((p) => ({ label: p, description: PHASE_LABELS[p], picked: true, phase: p })),
+    { title, canPickMany: true, placeHolder: 'Phases to include (all by default); steps already done are skipped' },
+  );
+  if (!picked?.length) return undefined;
+  return picked.map((p) => p.phase);
+}
+
+export function kubeconfigPath(folder: vscode.Uri | undefined): string {
+  const configured = vscode.workspace.getConfiguration('kubeadmWorkbench', folder).get<string>('kubeconfig')?.split(':')[0]?.trim();
+  const fromEnv = process.env.KUBECONFIG?.split(':')[0];
+  return (configured || fromEnv || join(homedir(), '.kube', 'config')).replace(/^~(?=\/)/, homedir());
+}
+
+export async function buildPlan(inv: Inventory, inventoryUri: vscode.Uri, phases: BringUpPhase[], onSaved: (context: string, path: string) => void): Promise<Plan> {
+  const folder = vscode.workspace.getWorkspaceFolder(inventoryUri)?.uri;
+  const target = kubeconfigPath(folder);
+  const sources = await phaseSources(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
+  return buildBringUpPlan(inv, phases, phaseConfigs(inv), sources, {
+    saveAdminKubeconfig: async (adminConf) => {
+      // admin.conf is cluster-admin: never into the workspace unless the user says so.
+      if (folder) {
+        try {
+          checkKubeconfigTarget(target, folder.fsPath, false);
+        } catch {
+          const allow = 'Write it there';
+          const ok = await vscode.window.showWarningMessage(`The kubeconfig ${target} is inside the workspace. Write the cluster's admin credentials there?`, { modal: true }, allow);
+          if (ok !== allow) throw new Error(`admin.conf not saved: ${target} is inside the workspace`);
+        }
+      }
+      onSaved(await saveAdminKubeconfig(target, adminConf, inv.cluster.name), target);
+    },
+  });
+}
