@@ -249,9 +249,10 @@ function balancerFor(path: string | undefined, s: Summary, inv: Inventory): Host
   return lbs.length === 1 ? lbs[0] : undefined;
 }
 
-function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, path: string | undefined, siblings: SourceFile[], out: Finding[], eol: string): void {
+function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, path: string | undefined, siblings: SourceFile[], out: Finding[], eol: string, includer?: Summary): void {
   const f = (x: Finding, n: KNode) => withFile(x, n.file && n.file !== path ? n.file : undefined);
-  if (s.instances.length === 0 && s.config.nodes.length > 0 && !s.config.binary && !s.config.problems.some((p) => p.kind === 'unclosed')) {
+  // a fragment (conf.d/*.conf pulled in by include) need not hold an instance itself
+  if (s.instances.length === 0 && !includer && isKeepalivedName(path ?? 'keepalived.conf') && s.config.nodes.length > 0 && !s.config.binary && !s.config.problems.some((p) => p.kind === 'unclosed')) {
     const first = s.config.nodes[0]!;
     out.push(kfinding('noInstance', 'This keepalived configuration has no vrrp_instance, so it holds no VIP.', range(first.keyword)));
   }
@@ -453,7 +454,7 @@ function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, pa
     // track_script
     for (const t of inst.tracks) {
       const scriptName = t.keyword.text;
-      if (!s.scripts.has(scriptName)) {
+      if (!s.scripts.has(scriptName) && !includer?.scripts.has(scriptName)) {
         const near = didYouMean(scriptName, s.scripts.keys());
         out.push(f(kfinding('trackScript', `(${name}) tracks '${scriptName}', but no vrrp_script of that name exists${near ? `; did you mean '${near}'?` : '.'}`, range(t.keyword), near ? [fix(`Change to '${near}'`, replace(t.keyword, near))] : undefined), t));
       }
@@ -558,7 +559,19 @@ export function lintKeepalived(text: string, context: LintContext = {}, path?: s
     const ps = summarize(pc);
     if (ps.instances.length) peers.push({ path: sib.path, summary: ps });
   }
-  lintInstances(summary, peers, context.inventory, path, siblings, out, eol);
+  // when this file is a fragment included by a keepalived*.conf of the workspace, names resolve in the includer
+  let includer: Summary | undefined;
+  if (path !== undefined && !isKeepalivedName(path)) {
+    for (const sib of siblings) {
+      if (sib.path === path || !isKeepalivedName(sib.path) || !/^\s*include\s/m.test(sib.text)) continue;
+      const pc = parseKeepalived(sib.text, sib.path, siblingResolver(siblings.filter((x) => x.path !== sib.path)));
+      if (pc.included.includes(path)) {
+        includer = summarize(pc);
+        break;
+      }
+    }
+  }
+  lintInstances(summary, peers, context.inventory, path, siblings, out, eol, includer);
   out.sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
   return out;
 }

@@ -157,3 +157,16 @@ test('peers: files next to this one or named after another balancer, not every k
   assert.ok(ctx([{ path: 'cluster/keepalived-lb2.conf', text: otherMaster }], 'cluster/keepalived-lb1.conf').includes('keepalived/one-master'));
   assert.ok(ctx([{ path: 'hosts/lb2/keepalived.conf', text: otherMaster }], 'hosts/lb1/keepalived.conf').includes('keepalived/one-master'));
 });
+
+test('an included fragment is linted in the context of the file that includes it', () => {
+  const main = seed.replace(/vrrp_instance VI_K8S_API \{[\s\S]*$/, 'include conf.d/*.conf\n');
+  const fragment = seed.replace(/^[\s\S]*?(vrrp_instance VI_K8S_API \{)/, '$1');
+  const siblings = [
+    { path: 'lb/keepalived.conf', text: main },
+    { path: 'lb/conf.d/api.conf', text: fragment },
+  ];
+  assert.deepEqual(lintKeepalived(fragment, { inventory: inv, siblings }, 'lb/conf.d/api.conf'), []);
+  assert.deepEqual(lintKeepalived(main, { inventory: inv, siblings }, 'lb/keepalived.conf'), []);
+  // alone, the fragment's track_script names nothing
+  assert.deepEqual(rules(fragment, {}, 'lb/conf.d/api.conf'), ['keepalived/track-script']);
+});
