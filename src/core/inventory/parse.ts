@@ -86,7 +86,7 @@ class Checker {
       this.report('inventory/type', 'error', '`cluster` must be a mapping.', node);
       return undefined;
     }
-    this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages', 'cniManifest', 'ignorePreflightErrors'], 'cluster');
+    this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages', 'cniManifest', 'ignorePreflightErrors', 'containerd'], 'cluster');
     const name = this.requiredString(node, 'name', 'cluster');
     const kubernetesVersion = this.requiredString(node, 'kubernetesVersion', 'cluster');
     const controlPlaneEndpoint = this.requiredString(node, 'controlPlaneEndpoint', 'cluster');
@@ -113,6 +113,7 @@ class Checker {
     }
     const cniManifest = this.optionalString(node, 'cniManifest', 'cluster');
     const ignorePreflightErrors = this.stringList(node.get('ignorePreflightErrors', true) as Node | undefined, 'cluster.ignorePreflightErrors');
+    const containerd = this.containerd(node.get('containerd', true) as Node | undefined);
     const registryMirrors = this.mirrors(node.get('registryMirrors', true) as Node | undefined);
     const packages = this.stringMap(node.get('packages', true) as Node | undefined, 'cluster.packages', ['kubernetesApt', 'kubernetesAptKey', 'debianApt', 'debianAptKey']);
     if (name === undefined || kubernetesVersion === undefined || controlPlaneEndpoint === undefined) return undefined;
@@ -128,6 +129,7 @@ class Checker {
       ...(packages ? { packages } : {}),
       ...(cniManifest !== undefined ? { cniManifest } : {}),
       ...(ignorePreflightErrors ? { ignorePreflightErrors } : {}),
+      ...(containerd ? { containerd } : {}),
     };
   }
 
@@ -248,6 +250,22 @@ class Checker {
       out[key] = list.filter(isScalar).map((s) => String(s.value));
     }
     return out;
+  }
+
+  private containerd(node: Node | undefined): ClusterSpec['containerd'] {
+    if (!node) return undefined;
+    if (!isMap(node)) {
+      this.report('inventory/type', 'error', 'cluster.containerd must be a mapping, e.g. { restrictOomScoreAdj: true }.', node);
+      return undefined;
+    }
+    this.unknownKeys(node, ['restrictOomScoreAdj'], 'cluster.containerd');
+    const flag = node.get('restrictOomScoreAdj', true) as Node | undefined;
+    if (!flag) return {};
+    if (!isScalar(flag) || typeof flag.value !== 'boolean') {
+      this.report('inventory/type', 'error', 'cluster.containerd.restrictOomScoreAdj must be true or false.', flag);
+      return {};
+    }
+    return { restrictOomScoreAdj: flag.value };
   }
 
   private stringList(node: Node | undefined, path: string): string[] | undefined {

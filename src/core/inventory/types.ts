@@ -64,6 +64,16 @@ export interface ClusterSpec {
   cniManifest?: string;
   /** kubeadm preflight checks to ignore on every init/join, e.g. SystemVerification on cgroup v1 hosts. */
   ignorePreflightErrors?: string[];
+  containerd?: ContainerdOptions;
+}
+
+export interface ContainerdOptions {
+  /**
+   * Hosts without CAP_SYS_RESOURCE (nodes that are themselves containers: LXC, systemd-nspawn)
+   * cannot lower a process's OOM score; containerd must then clamp it instead of failing every
+   * container start.
+   */
+  restrictOomScoreAdj?: boolean;
 }
 
 export interface Inventory {

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import { hostsWithRole, sshFor } from '../../../src/core/inventory/types';
+import { serializeInventory } from '../../../src/core/inventory/serialize';
 
 const example = readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8');
 
@@ -94,8 +95,7 @@ test('hostile input: binary, empty, alias bomb and deep nesting yield findings, 
   }
 });
 
-test('cluster.cniManifest and ignorePreflightErrors parse and survive a round trip through the serializer', async () => {
-  const { serializeInventory } = await import('../../../src/core/inventory/serialize');
+test('cluster.cniManifest and ignorePreflightErrors parse and survive a round trip through the serializer', () => {
   const text = example.replace('  cni: flannel', '  cni: flannel\n  cniManifest: manifests/kube-flannel.yml\n  ignorePreflightErrors: [SystemVerification, Swap]');
   const first = parseInventory(text);
   assert.deepEqual(first.findings, []);
@@ -104,4 +104,16 @@ test('cluster.cniManifest and ignorePreflightErrors parse and survive a round tr
   const again = parseInventory(serializeInventory(first.inventory!));
   assert.deepEqual(again.findings, []);
   assert.deepEqual(again.inventory, first.inventory);
+});
+
+test('cluster.containerd.restrictOomScoreAdj parses, round-trips and reaches the generated containerd config', async () => {
+  const { generateContainerdConfig } = await import('../../../src/core/generate/containerd.js');
+  const text = example.replace('  cni: flannel', '  cni: flannel\n  containerd: { restrictOomScoreAdj: true }');
+  const parsed = parseInventory(text);
+  assert.deepEqual(parsed.findings, []);
+  assert.equal(parsed.inventory!.cluster.containerd?.restrictOomScoreAdj, true);
+  assert.deepEqual(parseInventory(serializeInventory(parsed.inventory!)).inventory, parsed.inventory);
+  assert.match(generateContainerdConfig(parsed.inventory!, { layout: 2 }), /\[plugins\."io\.containerd\.grpc\.v1\.cri"\]\n  sandbox_image = .*\n  restrict_oom_score_adj = true/);
+  assert.match(generateContainerdConfig(parsed.inventory!, { layout: 3 }), /\[plugins\.'io\.containerd\.cri\.v1\.runtime'\]\n  restrict_oom_score_adj = true/);
+  assert.doesNotMatch(generateContainerdConfig(parseInventory(example).inventory!, { layout: 2 }), /restrict_oom_score_adj/);
 });
