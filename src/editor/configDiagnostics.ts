@@ -31,6 +31,9 @@ export const TYPING_DELAY_MS = 250;
 const DEPENDANT_DELAY_MS = 400;
 const DETECT_DELAY_MS = 500;
 
+/** Why a file is linted: its text changed, it appeared, or a file it is checked against changed. */
+type Reason = 'edit' | 'created' | 'dependant';
+
 interface Tracked {
   uri: vscode.Uri;
   kind: FileKind;
@@ -70,7 +73,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
   private readonly lastText = new Map<string, string>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly detectTimers = new Map<string, NodeJS.Timeout>();
-  private readonly queue = new Map<string, 'edit' | 'dependant'>();
+  private readonly queue = new Map<string, Reason>();
   private pumping: Promise<void> | undefined;
   private scan: Promise<void> | undefined;
   private idleWaiters: (() => void)[] = [];
@@ -212,11 +215,14 @@ export class ConfigDiagnostics implements vscode.Disposable {
   private scheduleDiskRead(uri: vscode.Uri): void {
     void this.readDisk(uri).then((text) => {
       if (this.disposed || this.isOpen(uri)) return;
+      const key = uri.toString();
+      const known = this.tracked.has(key);
       if (text === undefined || !this.trackText(uri, text)) {
-        this.forget(uri.toString());
+        this.forget(key);
+        if (known) this.scheduleDependants(key);
         return;
       }
-      this.schedule(uri, 0, 'edit');
+      this.schedule(uri, 0, known ? 'edit' : 'created');
     });
   }
 
@@ -294,15 +300,16 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   // ---- linting ------------------------------------------------------------------------------------
 
-  private schedule(uri: vscode.Uri, delayMs: number, reason: 'edit' | 'dependant'): void {
+  private schedule(uri: vscode.Uri, delayMs: number, reason: Reason): void {
     const key = uri.toString();
     clearTimeout(this.timers.get(key));
     this.timers.set(
       key,
       setTimeout(() => {
         this.timers.delete(key);
-        // An edit wins over a dependant re-lint of the same file.
-        if (this.queue.get(key) !== 'edit') this.queue.set(key, reason);
+        // An edit (or a new file) wins over a dependant re-lint of the same file.
+        const queued = this.queue.get(key);
+        if (!queued || queued === 'dependant') this.queue.set(key, reason);
         this.pumping ??= this.pump().finally(() => {
           this.pumping = undefined;
           this.notifyIdle();
@@ -346,11 +353,11 @@ export class ConfigDiagnostics implements vscode.Disposable {
       if (doc && doc.version !== version) continue;
       if (!this.tracked.has(key)) continue;
       this.store(key, t, version, outcome);
-      if (reason === 'edit') {
-        const previous = this.lastText.get(key);
-        this.lastText.set(key, text);
-        if (previous !== undefined && previous !== text) this.scheduleDependants(key);
-      }
+      // The other files are checked against this one: when it changed (or is new), check them again. Re-lints of
+      // dependants do not cascade.
+      const previous = this.lastText.get(key);
+      this.lastText.set(key, text);
+      if (reason === 'created' || (reason === 'edit' && previous !== undefined && previous !== text)) this.scheduleDependants(key);
     }
   }
 

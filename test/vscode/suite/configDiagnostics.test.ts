@@ -230,6 +230,36 @@ suite('config diagnostics follow the inventory', () => {
   });
 });
 
+suite('config diagnostics follow sibling files', () => {
+  suiteSetup(function () {
+    if (!linterFor('keepalived')) this.skip();
+  });
+
+  test('a second MASTER keepalived.conf appearing on disk flags the first one (not open); deleting it clears that', async () => {
+    const a = await api();
+    await a.configDiagnostics.lintWorkspace();
+    // A folder of its own, so the example's keepalived.conf (another config set) stays out of it.
+    const dir = vscode.Uri.joinPath(workspaceFolder().uri, 'lb-pair');
+    const first = vscode.Uri.joinPath(dir, 'keepalived.conf');
+    const second = vscode.Uri.joinPath(dir, 'keepalived-second.conf');
+    const text = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(workspaceFolder().uri, 'keepalived.conf'));
+    const masterIn = (uri: vscode.Uri) => vscode.languages.getDiagnostics(uri).find((d) => code(d) === 'keepalived/one-master');
+    try {
+      await vscode.workspace.fs.writeFile(first, text);
+      await waitFor('the first file to be linted', () => a.configDiagnostics.kindOf(first), 10_000);
+      await a.configDiagnostics.whenIdle();
+      assert.equal(masterIn(first), undefined);
+      await vscode.workspace.fs.writeFile(second, text);
+      const d = await waitFor('keepalived.conf to be flagged because of its new sibling', () => masterIn(first), 10_000);
+      console.log(`    lb-pair/keepalived.conf:${d.range.start.line + 1}: ${d.message.split('\n')[0]}`);
+      await vscode.workspace.fs.delete(second, { useTrash: false });
+      await waitFor('the flag to go with the sibling', () => (masterIn(first) ? undefined : true), 10_000);
+    } finally {
+      await vscode.workspace.fs.delete(dir, { recursive: true, useTrash: false });
+    }
+  });
+});
+
 suite('Generate Cluster Configs from Inventory', () => {
   test('writes the files into the folder, opens them, and leaves an edited file alone unless told to overwrite', async () => {
     await api();
