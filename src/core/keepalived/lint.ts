@@ -208,6 +208,18 @@ function lintStructure(cfg: KeepalivedConfig, out: Finding[], eol: string, thisP
       if (block === '' && NAMED_BLOCKS.has(kw) && n.args.length !== 1) {
         out.push(withFile(kfinding('argument', n.args.length ? `'${kw}' takes one name, not '${n.args.map((a) => a.text).join(' ')}'.` : `'${kw}' needs a name.`, n.args.length ? nodeRange(n) : range(n.keyword)), file));
       }
+      if ((LIST_BLOCKS.has(kw) || kw === 'authentication') && n.children && n.args.length && schema?.has(kw)) {
+        const first = n.args[0]!;
+        const last = n.args[n.args.length - 1]!;
+        out.push(
+          withFile(
+            kfinding('argument', `Block '${kw}' takes no parameters ('${n.args.map((a) => a.text).join(' ')}'); keepalived rejects it.`, { start: range(first).start, end: range(last).end }, [
+              fix('Remove the parameters', { range: { start: { line: n.keyword.line, character: n.keyword.end }, end: range(last).end }, newText: '' }),
+            ]),
+            file,
+          ),
+        );
+      }
       if (BLOCK_KEYWORDS.has(kw) && !n.children && (block === '' || schema?.has(kw))) {
         const indent = ' '.repeat(n.keyword.start);
         const items = n.args.map((a) => (a.quoted ? `"${a.text}"` : a.text));
@@ -225,6 +237,22 @@ function lintStructure(cfg: KeepalivedConfig, out: Finding[], eol: string, thisP
 }
 
 // ---------------------------------------------------------------------------------------------- VRRP rules
+
+const VIP_OPTIONS_WITH_VALUE = new Set(['dev', 'brd', 'broadcast', 'label', 'scope', 'peer', 'preferred_lft', 'track_group']);
+const VIP_FLAGS = new Set(['no_track', 'home', 'nodad', 'noprefixroute', 'autojoin', '-nodad', '-home', '-noprefixroute', '-autojoin']);
+
+/** `ADDRESS [dev IF] [brd A] [scope S] [label L] [no_track] ...`: the first unknown or incomplete option. */
+function vipOptionProblem(entry: KNode): { message: string; token: KToken } | undefined {
+  const a = entry.args;
+  for (let i = 0; i < a.length; i++) {
+    const t = a[i]!;
+    if (VIP_FLAGS.has(t.text)) continue;
+    if (!VIP_OPTIONS_WITH_VALUE.has(t.text)) return { message: `unknown option '${t.text}'`, token: t };
+    if (!a[i + 1]) return { message: `'${t.text}' needs a value`, token: t };
+    i++;
+  }
+  return undefined;
+}
 
 interface Peer {
   path: string;
@@ -431,6 +459,11 @@ function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, pa
     for (const v of inst.vips) {
       if (!isIPv4(v.address) && !v.address.includes(':')) {
         out.push(f(kfinding('vip', `VIP '${v.token.text}' is not a valid IP address; keepalived skips it.`, range(v.token), endpoint ? [fix(`Use ${endpoint.host}/${v.prefix ?? 24}`, replace(v.token, `${endpoint.host}/${v.prefix ?? 24}`))] : undefined), v.node));
+        continue;
+      }
+      const bad = vipOptionProblem(v.node);
+      if (bad) {
+        out.push(f(kfinding('vip', `VIP ${v.token.text}: ${bad.message}; keepalived skips the address.`, range(bad.token)), v.node));
         continue;
       }
       if (v.prefix !== undefined && (v.prefix < 0 || v.prefix > 32)) {

@@ -7,6 +7,8 @@
  * `$NAME=value` lines define parameters and `@name` prefixes make a line conditional on the router id.
  */
 
+import { BLOCK_KEYWORDS } from './keywords';
+
 export interface KToken {
   text: string;
   line: number;
@@ -143,7 +145,7 @@ function parseInto(text: string, path: string | undefined, resolve: IncludeResol
     if (toks.length === 0) continue;
     if (/^\$\w+=/.test(toks[0]!.text)) continue; // parameter definition
     let i = 0;
-    if (toks[0]!.text === '{' && pending && !pending.children) {
+    if (toks[0]!.text === '{' && pending && !pending.children && (BLOCK_KEYWORDS.has(pending.keyword.text) || !pending.parent)) {
       openBlock(pending, toks[0]!, stack, result);
       i = 1;
     }
