@@ -77,6 +77,7 @@ const MAX_WALK_BYTES = 8 * 1024 * 1024;
 /** Context files (siblings read from the inventory's folder) are fewer and smaller. */
 const MAX_CONTEXT_FILES = 500;
 const MAX_CONTEXT_BYTES = 1024 * 1024;
+const CONTEXT_NAME = /\.(cfg|conf|ya?ml|toml|json)$/i;
 
 interface Candidate {
   path: string;
@@ -220,7 +221,8 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
 async function readContextFiles(dir: string, linted: Set<string>): Promise<Linted[]> {
   const { files } = await collect([dir]);
   const out: Linted[] = [];
-  for (const f of files.slice(0, MAX_CONTEXT_FILES)) {
+  // Only names a config file can have (as the editor's workspace scan), so a big repository costs little.
+  for (const f of files.filter((x) => CONTEXT_NAME.test(x.path)).slice(0, MAX_CONTEXT_FILES)) {
     if (linted.has(resolve(f.path))) continue;
     const size = (await fs.stat(f.path).catch(() => undefined))?.size ?? Infinity;
     if (size > MAX_CONTEXT_BYTES) continue;
