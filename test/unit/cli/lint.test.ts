@@ -112,6 +112,20 @@ test('a generated/ copy inside the example is its own config set: both lint clea
   }
 });
 
+test('linting one file still checks it against the other config files of the inventory folder', { skip: !linterFor('keepalived') && 'no keepalived linter registered yet' }, async () => {
+  const dir = copyExample();
+  try {
+    cpSync(join(dir, 'keepalived.conf'), join(dir, 'keepalived-second.conf'));
+    const io = memoryIo();
+    const code = await runLint(['--format', 'json', join(dir, 'keepalived.conf')], io);
+    const rows = JSON.parse(io.out) as JsonRow[];
+    assert.ok(rows.some((r) => r.rule === 'keepalived/one-master' && r.file === join(dir, 'keepalived.conf')), io.out);
+    assert.equal(code, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('usage errors exit 2', async () => {
   for (const args of [[], ['--format', 'yaml', EXAMPLE], ['--bogus', EXAMPLE], ['--inventory'], ['--timeout-ms', '0', EXAMPLE], [join(EXAMPLE, 'no-such-file.cfg')]]) {
     const io = memoryIo();
