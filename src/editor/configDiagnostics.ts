@@ -273,8 +273,10 @@ export class ConfigDiagnostics implements vscode.Disposable {
     if (old) this.publish(new Set(old.targets.keys()));
   }
 
+  /** Workspace-relative; in a multi-root workspace prefixed with the folder name, so two folders stay two config sets. */
   private pathOf(uri: vscode.Uri): string {
-    return uri.scheme === 'untitled' ? uri.path : vscode.workspace.asRelativePath(uri, false);
+    if (uri.scheme === 'untitled') return uri.path;
+    return vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
   }
 
   private async readDisk(uri: vscode.Uri): Promise<string | undefined> {
