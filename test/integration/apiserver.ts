@@ -93,10 +93,27 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
+/** Every daemon the harness started, killed when this process exits however it exits (no orphans). */
+const running = new Set<ChildProcess>();
+const runDirs = new Set<string>();
+let exitHooks = false;
+function installExitHooks(): void {
+  if (exitHooks) return;
+  exitHooks = true;
+  process.on('exit', () => {
+    running.forEach((c) => c.kill('SIGKILL'));
+    if (!process.env.KW_KEEP_TEST_DIR) runDirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+  });
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(sig, () => process.exit(130));
+}
+
 export function startProc(bin: string, args: string[], log: string, env: NodeJS.ProcessEnv = process.env): Proc {
+  installExitHooks();
   const fd = openSync(log, 'a');
   const child = spawn(bin, args, { stdio: ['ignore', fd, fd], env });
   closeSync(fd);
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   return {
     child,
     log,
@@ -203,6 +220,7 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   findBinary('etcd');
   findBinary('etcdctl');
   const root = mkdtempSync(join(opts.tmpRoot ?? tmpdir(), 'kw-apiserver-'));
+  runDirs.add(root);
   const pki = makePki(join(root, 'pki'));
   const etcd = await startEtcdCluster(root, pki, opts.etcdMembers ?? 1);
   const port = await freePort();
