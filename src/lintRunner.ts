@@ -40,6 +40,7 @@ export interface LintOutcome {
 export const TIMEOUT_RULE = 'lint/timeout';
 export const INTERNAL_ERROR_RULE = 'lint/internal-error';
 export const DEFAULT_LINT_TIMEOUT_MS = 3000;
+export const DEFAULT_LINT_MEMORY_MB = 1024;
 
 /** Rules the runner itself reports, for hovers and SARIF next to the registry's. */
 export const RUNNER_RULES: RuleInfo[] = [
@@ -66,6 +67,8 @@ export interface LintRunnerOptions {
   timeoutSeverity?: Severity;
   /** How long a fresh worker may take to load before the job fails (default 30 s). */
   bootTimeoutMs?: number;
+  /** Heap ceiling of the worker (default 1024 MB); a file that needs more is stopped like a slow one. */
+  maxMemoryMb?: number;
 }
 
 interface Job {
@@ -142,9 +145,10 @@ export class LintRunner {
         if (msg.type === 'error') finish({ status: 'error', findings: [internalError(msg.message)], ms: msg.ms });
         else finish({ status: msg.kind ? 'ok' : 'unsupported', ...(msg.kind ? { kind: msg.kind } : {}), findings: msg.findings, ms: msg.ms });
       };
-      const onError = (e: Error): void => {
+      const onError = (e: Error & { code?: string }): void => {
         this.forget(worker);
-        finish({ status: 'error', findings: [internalError(e.message)], ms: performance.now() - started });
+        const message = e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `the file needs more than ${this.options.maxMemoryMb ?? DEFAULT_LINT_MEMORY_MB} MB to check` : e.message;
+        finish({ status: 'error', findings: [internalError(message)], ms: performance.now() - started });
       };
       const onExit = (): void => {
         this.forget(worker);
@@ -166,9 +170,11 @@ export class LintRunner {
     if (this.ready) return this.ready;
     const file = resolveWorkerFile(this.options.workerFile);
     // Under tsx (unit tests) the worker loads the TypeScript source through tsx's CommonJS hook.
+    // A memory ceiling as well as the time limit: an alias bomb or a huge file cannot exhaust the machine.
+    const resourceLimits = { maxOldGenerationSizeMb: this.options.maxMemoryMb ?? DEFAULT_LINT_MEMORY_MB };
     const worker = file.endsWith('.ts')
-      ? new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(file)});`, { eval: true, stdout: false, stderr: false })
-      : new Worker(file, { stdout: false, stderr: false });
+      ? new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(file)});`, { eval: true, stdout: false, stderr: false, resourceLimits })
+      : new Worker(file, { stdout: false, stderr: false, resourceLimits });
     worker.unref();
     this.worker = worker;
     this.workersStarted++;

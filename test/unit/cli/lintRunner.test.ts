@@ -47,3 +47,17 @@ test('the timeout finding spans line 1 without its line break', () => {
   assert.deepEqual(timeoutFinding(10, 'error', 'global\r\n    daemon\n').range, { start: { line: 0, character: 0 }, end: { line: 0, character: 6 } });
   assert.deepEqual(timeoutFinding(10, 'error', '').range.end, { line: 0, character: 0 });
 });
+
+test('a file that needs more memory than the ceiling is stopped with a clear finding, and the next file is checked', async () => {
+  const runner = new LintRunner({ maxMemoryMb: 16, timeoutMs: 20_000 });
+  try {
+    const big = 'hosts:\n' + '  - { name: a, address: 10.0.0.1, roles: [worker] }\n'.repeat(200_000);
+    const out = await runner.lint({ path: 'inventory.yaml', text: big });
+    assert.equal(out.status, 'error');
+    assert.match(out.findings[0]!.message, /more than 16 MB/);
+    const ok = await runner.lint({ path: 'inventory.yaml', text: inventory });
+    assert.equal(ok.status, 'ok');
+  } finally {
+    runner.dispose();
+  }
+});
