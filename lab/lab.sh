@@ -60,7 +60,7 @@ cmd_down() {
   for h in $(all_hosts); do node_wipe "$h"; done
   # leftovers of a crashed run: overlay mounts below the node dir
   if [[ -d "$NODES" ]]; then
-    grep " $NODES/" /proc/mounts | awk '{print $2}' | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+    { grep " $NODES/" /proc/mounts || true; } | awk '{print $2}' | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
     rm -rf "$NODES"
   fi
   net_down

@@ -98,7 +98,8 @@ node_cgroups() {
 node_cgroups_remove() {
   local d
   for d in $(cat "$RUN/$1.cgdirs" 2>/dev/null); do
-    [[ -d "$d" ]] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+    if [[ -d "$d" ]]; then find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null || true; fi
+    rmdir "$(dirname "$d")" 2>/dev/null || true   # the lab's parent "kwlab" cgroup, once its last node is gone
   done
   rm -f "$RUN/$1.cgdirs"
 }

@@ -13,7 +13,8 @@ pid_alive_ours() { # pidfile pattern
 sources_up() {
   mkdir -p "$REPO_WWW" "$REGISTRY_DATA"
   if ! pid_alive_ours "$RUN/apt-http.pid" "http.server $APT_PORT"; then
-    in_netns setsid python3 -m http.server "$APT_PORT" --bind "$GW_IP" --directory "$REPO_WWW" \
+    # (a plain command, not the in_netns function, so that $! is the server itself: nsenter and setsid exec)
+    nsenter --net="/run/netns/$NETNS" setsid python3 -m http.server "$APT_PORT" --bind "$GW_IP" --directory "$REPO_WWW" \
       </dev/null >"$RUN/apt-http.log" 2>&1 &
     echo $! >"$RUN/apt-http.pid"
   fi
@@ -26,7 +27,7 @@ log: { level: warn, accesslog: { disabled: true } }
 storage: { filesystem: { rootdirectory: $REGISTRY_DATA }, delete: { enabled: true } }
 http: { addr: "$REGISTRY", secret: kwlab-not-secret }
 YML
-      in_netns setsid "$reg" serve "$RUN/registry.yml" </dev/null >"$RUN/registry.log" 2>&1 &
+      nsenter --net="/run/netns/$NETNS" setsid "$reg" serve "$RUN/registry.yml" </dev/null >"$RUN/registry.log" 2>&1 &
       echo $! >"$RUN/registry.pid"
     fi
   else
@@ -39,7 +40,13 @@ YML
 }
 
 sources_down() {
-  local f
+  local f p
+  # after a crash the pid files may be gone or stale: find the lab's servers by their exact command lines,
+  # which name the lab's own directories (nothing else on the machine runs these)
+  for p in $(pgrep -f -- "http.server $APT_PORT --bind $GW_IP --directory $REPO_WWW") \
+           $(pgrep -f -- "registry serve $RUN/registry.yml"); do
+    kill "$p" 2>/dev/null || true
+  done
   for f in apt-http registry; do
     if pid_alive_ours "$RUN/$f.pid" "$([[ $f == registry ]] && echo 'registry serve' || echo http.server)"; then
       kill "$(cat "$RUN/$f.pid")" 2>/dev/null || true
