@@ -1,10 +1,11 @@
 /**
- * `kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] PATH...`
+ * `kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] [--fix] PATH...`
  *
  * Lints every supported file (kind detected by name and content through the registry, like the editor)
  * with the inventory as context and the other files found as siblings for cross-file rules. Directories
  * are walked. Each file runs in a worker with a time limit. Exit 1 when any error, 0 otherwise, 2 on
- * usage errors.
+ * usage errors. `--fix` applies the unambiguous fixes (a finding with exactly one fix in its own file), re-linting
+ * between passes, writes the files back and then reports what is left.
  */
 import { promises as fs } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -14,11 +15,12 @@ import { parseInventory } from '../core/inventory/parse';
 import type { Inventory } from '../core/inventory/types';
 import { allRules, detectKind } from '../core/lint/registry';
 import type { FileKind, LintContext, RuleInfo, SourceFile } from '../core/lint/types';
+import { applyTextEdits, chooseAutoFixes } from '../editor/fixPlan';
 import { siblingsOf } from '../editor/siblings';
 import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, RUNNER_RULES } from '../lintRunner';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
 
-export const LINT_USAGE = 'usage: kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] PATH...\n';
+export const LINT_USAGE = 'usage: kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] [--fix] PATH...\n';
 
 type Format = 'text' | 'json' | 'sarif';
 
@@ -26,6 +28,8 @@ export interface LintArgs {
   inventory?: string;
   format: Format;
   timeoutMs: number;
+  /** Apply the fixes that are unambiguous (one fix, own file) and write the files back. */
+  fix?: boolean;
   paths: string[];
 }
 
@@ -57,6 +61,8 @@ export function parseLintArgs(args: string[]): LintArgs | string {
       const v = Number(value());
       if (!Number.isInteger(v) || v < 1) return '--timeout-ms needs a positive whole number of milliseconds';
       out.timeoutMs = v;
+    } else if (flag === '--fix') {
+      out.fix = true;
     } else if (flag === '--') {
       out.paths.push(...args.slice(i + 1));
       break;
@@ -77,6 +83,7 @@ const MAX_WALK_BYTES = 8 * 1024 * 1024;
 /** Context files (siblings read from the inventory's folder) are fewer and smaller. */
 const MAX_CONTEXT_FILES = 500;
 const MAX_CONTEXT_BYTES = 1024 * 1024;
+const MAX_FIX_PASSES = 5;
 const CONTEXT_NAME = /\.(cfg|conf|ya?ml|toml|json)$/i;
 
 interface Candidate {
@@ -196,6 +203,15 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
   const runner = new LintRunner({ timeoutMs: parsed.timeoutMs, timeoutSeverity: 'error', ...runnerOptions });
   const results: { path: string; findings: Finding[] }[] = [];
   try {
+    if (parsed.fix) {
+      for (const s of supported) {
+        const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
+        const fixed = await autoFix(s, runner, { ...context, siblings });
+        if (!fixed) continue;
+        await io.writeFile(s.file.path, s.file.text);
+        io.stderr(`${s.file.path}: fixed ${fixed} problem${fixed === 1 ? '' : 's'}\n`);
+      }
+    }
     for (const s of supported) {
       // Only the files of the same config set: a generated/ copy is not compared with the live files.
       const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
@@ -215,6 +231,22 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     io.stderr(`${supported.length} file${supported.length === 1 ? '' : 's'} checked: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.info} info\n`);
   }
   return rows.some((r) => r.finding.severity === 'error') ? EXIT_FAILED : EXIT_OK;
+}
+
+/** Applies unambiguous fixes to `s.file.text` in place, re-linting between passes; returns how many were fixed. */
+async function autoFix(s: Linted, runner: LintRunner, context: LintContext): Promise<number> {
+  let total = 0;
+  for (let pass = 0; pass < MAX_FIX_PASSES; pass++) {
+    const outcome = await runner.lint(s.file, context, { kind: s.kind });
+    if (outcome.status !== 'ok') break;
+    const { edits, fixed } = chooseAutoFixes(outcome.findings, s.file.path);
+    if (!fixed) break;
+    const next = applyTextEdits(s.file.text, edits);
+    if (next === s.file.text) break;
+    s.file.text = next;
+    total += fixed;
+  }
+  return total;
 }
 
 /** Supported files under `dir` that are not linted themselves: context for cross-file rules only. */

@@ -19,7 +19,7 @@ const VERBS: Record<string, Verb> = {
   up: { summary: 'up --inventory F [--phases a,b] [--yes] [--fresh]   run the bring-up plan over SSH (resumes a failed run)', run: runUp },
   'check-inventory': { summary: 'check-inventory FILE            validate an inventory.yaml', run: runCheckInventory },
   'import-ansible': { summary: 'import-ansible FILE [--out F]   convert an Ansible/Kubespray inventory', run: runImport },
-  lint: { summary: 'lint [--inventory F] [--format text|json|sarif] PATH...   check config files against the rules and the inventory', run: runLint },
+  lint: { summary: 'lint [--inventory F] [--format text|json|sarif] [--fix] PATH...   check config files against the rules and the inventory', run: runLint },
   generate: { summary: 'generate [--inventory F] [--out DIR] [--containerd-version V] [--force]   write the cluster config files from the inventory', run: runGenerate },
   status: { summary: 'status --inventory F [--kubeconfig F] [--context N] [--json]   live cluster state; exit 1 when degraded', run: runStatus },
   'ssh-check': { summary: 'ssh-check --inventory F [--ssh-config F] [--known-hosts F] [--host NAME]   connect to every host, run uname -n; exit 1 naming hosts with unknown/changed/revoked keys or failed auth', run: runSshCheck },

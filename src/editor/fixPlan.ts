@@ -132,3 +132,31 @@ export function capFindings(findings: Finding[]): Finding[] {
   });
   return kept;
 }
+
+/**
+ * The edits `lint --fix` applies in one pass: the fix of every finding that has exactly one, touches only its
+ * own file, and does not overlap an edit already chosen (the rest waits for the next pass after a re-lint).
+ */
+export function chooseAutoFixes(findings: readonly Finding[], path: string): { edits: TextEdit[]; fixed: number } {
+  const chosen: TextEdit[] = [];
+  let fixed = 0;
+  const candidates = findings.filter((f) => f.fixes?.length === 1 && (!f.file || f.file === path) && !Object.keys(f.fixes[0]!.otherFiles ?? {}).length && f.fixes[0]!.edits.length);
+  for (const f of candidates) {
+    const edits = f.fixes![0]!.edits;
+    if (editsOverlap([...chosen, ...edits])) continue;
+    chosen.push(...edits);
+    fixed++;
+  }
+  return { edits: chosen, fixed };
+}
+
+/** Applies non-overlapping edits (0-based line/character positions) to a text. */
+export function applyTextEdits(text: string, edits: readonly TextEdit[]): string {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  const offset = (p: Position): number => (p.line >= starts.length ? text.length : Math.min(text.length, starts[p.line]! + p.character));
+  const sorted = [...edits].sort((a, b) => comparePositions(b.range.start, a.range.start));
+  let out = text;
+  for (const e of sorted) out = out.slice(0, offset(e.range.start)) + e.newText + out.slice(offset(e.range.end));
+  return out;
+}

@@ -126,6 +126,27 @@ test('linting one file still checks it against the other config files of the inv
   }
 });
 
+test('--fix repairs the frontend mode in place, exit 0 when nothing is left', { skip: !linterFor('haproxy') && 'no haproxy linter registered yet' }, async () => {
+  const dir = copyExample();
+  try {
+    const cfg = join(dir, 'haproxy.cfg');
+    const original = readFileSync(cfg, 'utf8');
+    const frontend = lineOf(cfg, 'frontend kubernetes-api');
+    const modeLine = lineOf(cfg, 'mode tcp', frontend);
+    const lines = original.split('\n');
+    lines[modeLine] = lines[modeLine]!.replace('mode tcp', 'mode http');
+    writeFileSync(cfg, lines.join('\n'));
+    const io = memoryIo();
+    const code = await runLint(['--format', 'json', '--fix', dir], io);
+    assert.deepEqual(JSON.parse(io.out), [], io.out);
+    assert.match(io.err, /haproxy\.cfg: fixed 1 problem/);
+    assert.equal(code, 0);
+    assert.equal(readFileSync(cfg, 'utf8'), original);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('usage errors exit 2', async () => {
   for (const args of [[], ['--format', 'yaml', EXAMPLE], ['--bogus', EXAMPLE], ['--inventory'], ['--timeout-ms', '0', EXAMPLE], [join(EXAMPLE, 'no-such-file.cfg')]]) {
     const io = memoryIo();

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Finding, Range } from '../../../src/core/findings';
-import { capFindings, editsOverlap, findingKey, findingsAt, MAX_FINDINGS_PER_FILE, planFix, planFixes, rangesTouch, rulesForKeyword } from '../../../src/editor/fixPlan';
+import { applyTextEdits, capFindings, chooseAutoFixes, editsOverlap, findingKey, findingsAt, MAX_FINDINGS_PER_FILE, planFix, planFixes, rangesTouch, rulesForKeyword } from '../../../src/editor/fixPlan';
 
 const r = (l1: number, c1: number, l2: number, c2: number): Range => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
@@ -104,4 +104,16 @@ test('snake_case and camelCase keywords name kebab-case rule ids', () => {
   const rules = [{ id: 'containerd/sandbox-image', title: 'The sandbox (pause) image is right.', why: 'w' }];
   assert.deepEqual(rulesForKeyword(rules, 'sandbox_image').map((x) => x.id), ['containerd/sandbox-image']);
   assert.deepEqual(rulesForKeyword(rules, 'sandboxImage').map((x) => x.id), ['containerd/sandbox-image']);
+});
+
+test('lint --fix picks one-fix findings of the file itself, never overlapping, and applies them', () => {
+  const text = 'frontend api\n    mode http\n    bind 1.2.3.4:6443\r\nbackend b\n';
+  const other: Finding = { ...modeHttp, rule: 'x/other-file', file: 'elsewhere.cfg' };
+  const overlapping: Finding = { ...modeHttp, rule: 'x/overlap', fixes: [{ title: 'o', edits: [{ range: r(1, 9, 1, 13), newText: 'health' }] }] };
+  const mode: Finding = { ...modeHttp, range: r(1, 4, 1, 13), fixes: [{ title: 't', edits: [{ range: r(1, 9, 1, 13), newText: 'tcp' }] }] };
+  const bind: Finding = { ...modeHttp, rule: 'x/bind', range: r(2, 4, 2, 8), fixes: [{ title: 'b', edits: [{ range: r(2, 9, 2, 16), newText: '10.3.60.100' }] }] };
+  const { edits, fixed } = chooseAutoFixes([mode, overlapping, other, crossFile, bind], 'haproxy.cfg');
+  assert.equal(fixed, 2);
+  assert.equal(applyTextEdits(text, edits), 'frontend api\n    mode tcp\n    bind 10.3.60.100:6443\r\nbackend b\n');
+  assert.equal(applyTextEdits('a\nb', [{ range: r(5, 0, 5, 0), newText: '\nc' }]), 'a\nb\nc', 'past the end appends');
 });
