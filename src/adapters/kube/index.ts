@@ -11,7 +11,7 @@ import type { Inventory } from '../../core/inventory/types';
 import { LiveCluster, type LiveClusterOptions } from '../../core/live/cluster';
 import { ApiError, classifyError, httpError } from '../../core/live/errors';
 import { buildEtcd, type EtcdModel } from '../../core/live/etcd';
-import { etcdctlTlsArgs, readEtcd as readEtcdRaw, sshEtcdctl, type EtcdctlRunner, type ExecResult, type RemoteExec } from '../../core/live/etcdSource';
+import { etcdctlTlsArgs, readEtcd as readEtcdRaw, sshEtcdctl, type EtcdctlRunner, type ExecResult, type MemberCache, type RemoteExec } from '../../core/live/etcdSource';
 import { kubeconfigPaths, mergeKubeconfigs } from '../../core/live/kubeconfig';
 import { componentOf, nodeReadiness } from '../../core/live/controlPlane';
 import type { Node, Pod } from '../../core/live/types';
@@ -144,7 +144,8 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
     throw new Error(errors.join('; '));
   }
 
-  const readEtcd0 = (run: EtcdctlRunner) => readEtcdRaw(run, etcdctlTlsArgs());
+  const members: MemberCache = {};
+  const readEtcd0 = (run: EtcdctlRunner) => readEtcdRaw(run, etcdctlTlsArgs(), false, members);
 
   async function health(timeoutMs = 5000): Promise<Health> {
     const t0 = performance.now();

@@ -5,6 +5,7 @@
  *  - over SSH, when the API is down: on a control-plane host, etcdctl there if installed, else inside
  *    the etcd container through crictl — behind the small RemoteExec interface.
  */
+import { hexId } from './bigjson';
 import { parseAlarmList, parseEndpointStatus, parseMemberList, type EtcdRaw } from './etcd';
 
 export interface ExecResult {
@@ -29,13 +30,39 @@ export function etcdctlTlsArgs(endpoint = 'https://127.0.0.1:2379', pki = ETCD_P
 
 export class EtcdReadError extends Error {}
 
+/**
+ * The member list, kept between reads: it changes only when members are added or removed, so a poller
+ * (every 3 s while the etcd view is visible) lists members every 30 s or when a status names an unknown
+ * member — one etcdctl exec per read instead of two.
+ */
+export interface MemberCache {
+  members?: EtcdRaw['members'];
+  clusterId?: string | undefined;
+  at?: number;
+  maxAgeMs?: number;
+}
+
 /** member list + endpoint status --cluster (+ alarm list when `withAlarms`) through one runner. */
-export async function readEtcd(run: EtcdctlRunner, baseArgs: string[], withAlarms = false): Promise<EtcdRaw> {
-  const list = await run([...baseArgs, 'member', 'list', '-w', 'json']);
-  if (list.code !== 0 || !list.stdout.trim()) throw new EtcdReadError(`etcdctl member list failed (exit ${list.code}): ${(list.stderr || list.stdout).trim().slice(0, 400)}`);
-  const { members, clusterId } = parseMemberList(list.stdout);
+export async function readEtcd(run: EtcdctlRunner, baseArgs: string[], withAlarms = false, cache?: MemberCache, now = Date.now()): Promise<EtcdRaw> {
+  const listMembers = async () => {
+    const list = await run([...baseArgs, 'member', 'list', '-w', 'json']);
+    if (list.code !== 0 || !list.stdout.trim()) throw new EtcdReadError(`etcdctl member list failed (exit ${list.code}): ${(list.stderr || list.stdout).trim().slice(0, 400)}`);
+    const parsed = parseMemberList(list.stdout);
+    if (cache) Object.assign(cache, { members: parsed.members, clusterId: parsed.clusterId, at: now });
+    return parsed;
+  };
+  const fresh = cache?.members && cache.at !== undefined && now - cache.at < (cache.maxAgeMs ?? 30_000);
+  let { members, clusterId } = fresh ? { members: cache!.members!, clusterId: cache!.clusterId } : await listMembers();
   const status = await run([...baseArgs, 'endpoint', 'status', '--cluster', '-w', 'json']);
+  if (fresh && status.code !== 0 && !status.stdout.trim()) {
+    // Nothing answered through the cached view: confirm with a real member list (it throws when etcd is unreachable).
+    ({ members, clusterId } = await listMembers());
+  }
   const statuses = parseEndpointStatus(status.stdout, status.stderr);
+  if (fresh) {
+    const known = new Set(members.map((m) => hexId(m.ID)));
+    if (statuses.some((s) => s.status && !known.has(hexId(s.status.header?.member_id)))) ({ members, clusterId } = await listMembers());
+  }
   // A member whose clientURL produced neither a status nor an error line: etcdctl gave up early.
   for (const m of members) {
     for (const u of m.clientURLs ?? []) {

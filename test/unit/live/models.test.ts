@@ -246,3 +246,26 @@ test('a kubeconfig server matches the inventory controlPlaneEndpoint by host and
   assert.equal(serverMatchesEndpoint('https://api.lab', 'api.lab:443'), true);
   assert.equal(serverMatchesEndpoint(undefined, '10.3.60.100:6443'), false);
 });
+
+import { readEtcd, type MemberCache } from '../../../src/core/live/etcdSource';
+
+test('etcd reads list members every 30 s (or on an unknown member), status every time', async () => {
+  const calls: string[] = [];
+  const statusAll = `[${Object.keys(IDS).map(statusOf).join(',')}]`;
+  const run = async (args: string[]) => {
+    const what = args.includes('member') ? 'list' : 'status';
+    calls.push(what);
+    return { code: 0, stderr: '', stdout: what === 'list' ? memberList : statusAll };
+  };
+  const cache: MemberCache = {};
+  await readEtcd(run, [], false, cache, 0);
+  await readEtcd(run, [], false, cache, 3000);
+  await readEtcd(run, [], false, cache, 6000);
+  assert.deepEqual(calls, ['list', 'status', 'status', 'status']);
+  await readEtcd(run, [], false, cache, 31_000);
+  assert.deepEqual(calls.slice(4), ['list', 'status']);
+  cache.members = cache.members!.slice(0, 2); // a member the cache does not know answers
+  const raw = await readEtcd(run, [], false, cache, 32_000);
+  assert.deepEqual(calls.slice(6), ['status', 'list']);
+  assert.equal(raw.members.length, 3);
+});
