@@ -9,8 +9,9 @@ CACHE="${KW_LAB_CACHE:-/var/cache/kubeadm-workbench/lab}"
 MIRROR="${KW_LAB_DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)}"
 MIRROR="${MIRROR:-http://deb.debian.org/debian}"
 INCLUDE=systemd,systemd-sysv,dbus,openssh-server,iproute2,kmod,iptables,nftables,procps,psmisc,iputils-ping,curl,ca-certificates,gnupg,less,netbase,sudo,apt-transport-https
-# The key is this script's hash so that changing the recipe yields a new base.
-KEY=$(sha256sum <"$0" | cut -c1-12)
+# Bump RECIPE when the steps below change: the cache key is the recipe version and the package list.
+RECIPE=2
+KEY=$(echo "$RECIPE $INCLUDE" | sha256sum | cut -c1-12)
 OUT="$CACHE/rootfs/bookworm-$KEY"
 if [[ -f "$OUT/.done" ]]; then echo "$OUT"; exit 0; fi
 command -v debootstrap >/dev/null || { echo "debootstrap missing: apt-get install debootstrap" >&2; exit 1; }
@@ -31,5 +32,9 @@ chroot "$R" systemctl enable systemd-networkd.service ssh.service >/dev/null 2>&
 rm -f "$R/etc/apt/sources.list"; rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/archives/*.deb
 echo "nameserver 10.3.60.1" >"$R/etc/resolv.conf"   # no DNS server answers there: queries fail fast, nothing leaves
 touch "$R/.done"; mv "$R" "$OUT"; touch "$OUT/.done"
+# older bases (from an earlier recipe) are dead weight once no node uses them
+for old in "$CACHE"/rootfs/bookworm-*; do
+  [[ "$old" == "$OUT" ]] || grep -q "lowerdir=$old[,:]" /proc/mounts || rm -rf "$old"
+done
 echo "base rootfs built in $((SECONDS - t0)) s, $(du -sh "$OUT" | cut -f1)" >&2
 echo "$OUT"

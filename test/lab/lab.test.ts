@@ -188,14 +188,23 @@ describe('lab: air-gapped HA kubeadm cluster on one machine', { timeout: 90 * 60
     await off;
     report.powerOffCommandSeconds = (Date.now() - t0) / 1000;
     assert.ok(!trySh(() => ssh('labs-k8s-m01', 'true', 3000)), 'm01 is off');
-    // the API still answers through the VIP once m01 is gone (HAProxy's checks take it out of the pool)
-    const api = await waitFor('API through the VIP', () => kubectl('get', '--raw', '/readyz').trim() === 'ok', 120_000, 250, t0);
+    // the API still answers through the VIP once m01 is gone. Until HAProxy's checks (fall 3) take m01 out of
+    // the pool, a connection that round-robin sends to m01 hangs: short timeouts, and time both.
+    const api = await waitFor('API through the VIP', () => sh('kubectl', ['--request-timeout=2s', 'get', '--raw', '/readyz']).trim() === 'ok', 120_000, 250, t0);
+    const down = await waitFor('HAProxy marks m01 DOWN', () => /kubernetes-master-nodes,labs-k8s-m01,(?:[^,]*,){15}DOWN/.test(
+      ssh('labs-k8s-balancer', 'echo "show stat" | socat stdio /run/haproxy/admin.sock')), 60_000, 250, t0);
+    const apiAfterDown = await waitFor('API through the VIP, every time', () => {
+      for (let i = 0; i < 6; i++) if (sh('kubectl', ['--request-timeout=3s', 'get', '--raw', '/readyz']).trim() !== 'ok') return undefined;
+      return true;
+    }, 30_000, 250, t0);
     const leases = await waitFor('scheduler and controller-manager leases off m01', () => {
       const s = leaseHolder('kube-scheduler'), c = leaseHolder('kube-controller-manager');
       return !s.startsWith('labs-k8s-m01') && !c.startsWith('labs-k8s-m01') ? { scheduler: s, cm: c } : undefined;
     }, 180_000, 500, t0);
     report.powerOffM01 = {
       apiAnswersViaVipAfterSeconds: api.seconds,
+      haproxyMarksM01DownAfterSeconds: down.seconds,
+      apiAnswersEveryRequestAfterSeconds: apiAfterDown.seconds,
       etcdLeaderWasOnM01: leaderEndpoint.includes('10.3.60.51'),
       etcdLeaderAfterSeconds: etcd.seconds,
       etcdLeader: etcd.value,
