@@ -9,12 +9,12 @@
  */
 import * as vscode from 'vscode';
 import type { Finding } from '../core/findings';
-import { detectKind } from '../core/lint/registry';
 import type { FileKind, LintContext, SourceFile } from '../core/lint/types';
 import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, type LintOutcome } from '../lintRunner';
 import { toDiagnostic } from './diagnostics';
 import { capFindings, findingKey } from './fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
+import { lintRegistry } from './lintRegistry';
 import { siblingsOf } from './siblings';
 
 /** Files a workspace scan reads; open documents are detected whatever their name. */
@@ -460,7 +460,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
 /** The kind of a config file this service lints; inventory.yaml is InventoryWorkspace's. */
 function detect(path: string, text: string): FileKind | undefined {
   try {
-    const kind = detectKind(path, text.length > DETECT_CHARS ? text.slice(0, DETECT_CHARS) : text);
+    const kind = lintRegistry().detectKind(path, text.length > DETECT_CHARS ? text.slice(0, DETECT_CHARS) : text);
     return kind === 'inventory' ? undefined : kind;
   } catch {
     return undefined;

@@ -7,12 +7,12 @@
  */
 import * as vscode from 'vscode';
 import type { Finding, Range } from '../core/findings';
-import { linterFor, ruleInfo } from '../core/lint/registry';
 import type { FileKind, RuleInfo } from '../core/lint/types';
 import { RUNNER_RULES, TIMEOUT_RULE } from '../lintRunner';
 import type { ConfigDiagnostics } from './configDiagnostics';
 import { findingsAt, planFixes, rulesForKeyword, type FixPlan } from './fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
+import { lintRegistry } from './lintRegistry';
 
 const SELECTOR: vscode.DocumentSelector = [{ scheme: 'file' }, { scheme: 'untitled' }];
 const KEYWORD = /[A-Za-z0-9_][A-Za-z0-9_.-]*/;
@@ -93,7 +93,7 @@ export class ConfigProviders implements vscode.CodeActionProvider, vscode.HoverP
     const line = document.lineAt(position.line).text;
     const hash = line.indexOf('#');
     if (hash >= 0 && hash < wordRange.start.character && isComment(line, hash)) return undefined;
-    const rules = rulesForKeyword(linterFor(kind)?.rules ?? [], document.getText(wordRange).replace(/[.:-]+$/, ''));
+    const rules = rulesForKeyword(lintRegistry().linterFor(kind)?.rules ?? [], document.getText(wordRange).replace(/[.:-]+$/, ''));
     if (!rules.length) return undefined;
     const md = new vscode.MarkdownString();
     for (const [i, r] of rules.entries()) {
@@ -109,7 +109,7 @@ export class ConfigProviders implements vscode.CodeActionProvider, vscode.HoverP
 }
 
 function lookupRule(id: string): RuleInfo | undefined {
-  return ruleInfo(id) ?? RUNNER_RULES.find((r) => r.id === id);
+  return lintRegistry().ruleInfo(id) ?? RUNNER_RULES.find((r) => r.id === id);
 }
 
 function appendRule(md: vscode.MarkdownString, id: string, why: string | undefined, docs: string | undefined, title?: string): void {

@@ -5,9 +5,9 @@
  */
 import * as vscode from 'vscode';
 import type { Finding } from '../core/findings';
-import { ruleInfo } from '../core/lint/registry';
 import type { ConfigDiagnostics } from '../editor/configDiagnostics';
 import type { InventoryWorkspace } from '../editor/inventoryWorkspace';
+import { lintRegistry } from '../editor/lintRegistry';
 import { RUNNER_RULES } from '../lintRunner';
 import { diagnosticsHtml, makeNonce } from './diagnosticsHtml';
 import { groupFindings } from './diagnosticsModel';
@@ -168,7 +168,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
       type: 'update',
       scope: this.scope,
       ...(activeFile ? { activeFile } : {}),
-      files: groupFindings(files, (rule) => ruleInfo(rule) ?? RUNNER_RULES.find((r) => r.id === rule)),
+      files: groupFindings(files, (rule) => lintRegistry().ruleInfo(rule) ?? RUNNER_RULES.find((r) => r.id === rule)),
       busy: this.config.busy,
     };
     this.lastUpdate = message;
