@@ -162,6 +162,16 @@ export class LiveCluster {
     return model;
   }
 
+  /** The latest event or bookmark on any open watch: proof the API answers through the endpoint. */
+  lastHeardAt(): number | undefined {
+    let latest: number | undefined;
+    for (const r of Object.values(this.reflectors)) {
+      const t = r.lastActivityAt;
+      if (t !== undefined && (latest === undefined || t > latest)) latest = t;
+    }
+    return latest;
+  }
+
   /** True when every reflector in `resources` has listed at least once. */
   synced(resources: readonly ResourceKey[]): boolean {
     return resources.every((k) => this.reflectors[k].synced);

@@ -144,6 +144,11 @@ export class Reflector {
     return this.state !== 'stopped';
   }
 
+  /** When the last event or bookmark arrived on a healthy watch (undefined when not watching). */
+  get lastActivityAt(): number | undefined {
+    return this.state === 'watching' ? this.lastActivity : undefined;
+  }
+
   start(): void {
     if (this.running) return;
     const gen = ++this.generation;
