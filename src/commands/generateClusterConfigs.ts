@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { generateClusterConfigs } from '../core/generate/index';
+import type * as Generate from '../core/generate/index';
 import { planWrites, type PlannedWrite } from '../editor/generatePlan';
 import type { CommandContext } from './context';
 import { CommandIds } from './ids';
@@ -34,6 +34,9 @@ export function generateClusterConfigsCommand(ctx: CommandContext) {
     }
     const root = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri ?? vscode.Uri.joinPath(loaded.uri, '..');
     const layout = vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('generate.containerdLayout') === 3 ? 3 : 2;
+    // Loaded on first use: the generators pull in the kubeadm schemas, which activation should not pay for.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { generateClusterConfigs } = require('../core/generate/index') as typeof Generate;
     const files = generateClusterConfigs(loaded.inventory, { containerdLayout: layout });
 
     let folder = unattended?.folder ?? vscode.Uri.joinPath(root, DEFAULT_FOLDER);
