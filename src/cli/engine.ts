@@ -23,7 +23,7 @@ import { sh } from '../core/ssh/command';
 import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
 import { formatRunLine, RunLogFile, RunOutput } from '../core/ssh/runLog';
 import { BRING_UP_PHASES, buildBringUpPlan, executePlan, openLedger, type BringUpPhase } from '../engine/bringUp';
-import { phaseConfigs, phaseSources } from '../engine/inputs';
+import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
@@ -145,7 +145,8 @@ async function makePlan(l: Loaded, io: CliIo, kubeconfig: string) {
   const phases = phasesOf(l.flags);
   if (typeof phases === 'string') throw new UsageError(phases);
   const sources = await phaseSources(l.inventory, dirname(l.inventoryPath), io.readFile);
-  return buildBringUpPlan(l.inventory, phases, phaseConfigs(l.inventory), sources, {
+  const extra = await readKubeadmExtra(l.inventory, dirname(l.inventoryPath), io.readFile);
+  return buildBringUpPlan(l.inventory, phases, phaseConfigs(l.inventory, extra), sources, {
     saveAdminKubeconfig: async (adminConf) => {
       const context = await saveAdminKubeconfig(kubeconfig, adminConf, l.inventory.cluster.name);
       io.stdout(`admin credentials saved to ${kubeconfig} (0600) as context ${context}\n`);

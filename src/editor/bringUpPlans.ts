@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { Inventory } from '../core/inventory/types';
 import type { Plan } from '../core/plan/types';
 import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/bringUp';
-import { phaseConfigs, phaseSources } from '../engine/inputs';
+import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
 
 const PHASE_LABELS: Record<BringUpPhase, string> = {
@@ -39,7 +39,8 @@ export async function buildPlan(inv: Inventory, inventoryUri: vscode.Uri, phases
   const folder = vscode.workspace.getWorkspaceFolder(inventoryUri)?.uri;
   const target = kubeconfigPath(folder);
   const sources = await phaseSources(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
-  return buildBringUpPlan(inv, phases, phaseConfigs(inv), sources, {
+  const extra = await readKubeadmExtra(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
+  return buildBringUpPlan(inv, phases, phaseConfigs(inv, extra), sources, {
     saveAdminKubeconfig: async (adminConf) => {
       // admin.conf is cluster-admin: never into the workspace unless the user says so.
       if (folder) {

@@ -5,10 +5,12 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { generateClusterConfigs } from '../core/generate';
+import { mergeKubeadmDocuments } from '../core/generate/mergeDocuments';
 import type { Inventory } from '../core/inventory/types';
 import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
 
-export function phaseConfigs(inv: Inventory): PhaseConfigs {
+/** `extraKubeadm`: the text of cluster.kubeadmExtraConfig, when the inventory names one. */
+export function phaseConfigs(inv: Inventory, extraKubeadm?: string): PhaseConfigs {
   const files = generateClusterConfigs(inv);
   const text = (path: string): string => {
     const f = files.find((x) => x.path === path);
@@ -28,7 +30,7 @@ export function phaseConfigs(inv: Inventory): PhaseConfigs {
     containerdHosts,
     haproxyConfig: optional('haproxy.cfg') ?? '',
     keepalivedConfig: keepalived,
-    kubeadmInitConfig: text('kubeadm-config.yaml'),
+    kubeadmInitConfig: extraKubeadm ? mergeKubeadmDocuments(text('kubeadm-config.yaml'), extraKubeadm) : text('kubeadm-config.yaml'),
   };
 }
 
@@ -51,4 +53,10 @@ export async function phaseSources(inv: Inventory, inventoryDir: string, readFil
     ...(p.debianAptKey ? { debianAptKey: p.debianAptKey } : {}),
     ...(inv.cluster.ignorePreflightErrors?.length ? { ignorePreflightErrors: inv.cluster.ignorePreflightErrors } : {}),
   };
+}
+
+/** Reads cluster.kubeadmExtraConfig relative to the inventory's folder. */
+export async function readKubeadmExtra(inv: Inventory, inventoryDir: string, readFile: (path: string) => Promise<string>): Promise<string | undefined> {
+  const ref = inv.cluster.kubeadmExtraConfig;
+  return ref ? readFile(isAbsolute(ref) ? ref : resolve(inventoryDir, ref)) : undefined;
 }

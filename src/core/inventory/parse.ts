@@ -86,7 +86,7 @@ class Checker {
       this.report('inventory/type', 'error', '`cluster` must be a mapping.', node);
       return undefined;
     }
-    this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages', 'cniManifest', 'ignorePreflightErrors', 'containerd'], 'cluster');
+    this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages', 'cniManifest', 'ignorePreflightErrors', 'containerd', 'kubeadmExtraConfig'], 'cluster');
     const name = this.requiredString(node, 'name', 'cluster');
     const kubernetesVersion = this.requiredString(node, 'kubernetesVersion', 'cluster');
     const controlPlaneEndpoint = this.requiredString(node, 'controlPlaneEndpoint', 'cluster');
@@ -113,6 +113,7 @@ class Checker {
     }
     const cniManifest = this.optionalString(node, 'cniManifest', 'cluster');
     const ignorePreflightErrors = this.stringList(node.get('ignorePreflightErrors', true) as Node | undefined, 'cluster.ignorePreflightErrors');
+    const kubeadmExtraConfig = this.optionalString(node, 'kubeadmExtraConfig', 'cluster');
     const containerd = this.containerd(node.get('containerd', true) as Node | undefined);
     const registryMirrors = this.mirrors(node.get('registryMirrors', true) as Node | undefined);
     const packages = this.stringMap(node.get('packages', true) as Node | undefined, 'cluster.packages', ['kubernetesApt', 'kubernetesAptKey', 'debianApt', 'debianAptKey']);
@@ -130,6 +131,7 @@ class Checker {
       ...(cniManifest !== undefined ? { cniManifest } : {}),
       ...(ignorePreflightErrors ? { ignorePreflightErrors } : {}),
       ...(containerd ? { containerd } : {}),
+      ...(kubeadmExtraConfig !== undefined ? { kubeadmExtraConfig } : {}),
     };
   }
 

@@ -40,6 +40,7 @@ export function serializeInventory(inv: Inventory, header?: string): string {
   }
   if (c.cniManifest !== undefined) out.push(`  cniManifest: ${scalar(c.cniManifest)}`);
   if (c.ignorePreflightErrors) out.push(`  ignorePreflightErrors: [${c.ignorePreflightErrors.map((e) => scalar(e, true)).join(', ')}]`);
+  if (c.kubeadmExtraConfig !== undefined) out.push(`  kubeadmExtraConfig: ${scalar(c.kubeadmExtraConfig)}`);
   if (c.containerd) out.push(`  containerd: { ${c.containerd.restrictOomScoreAdj !== undefined ? `restrictOomScoreAdj: ${c.containerd.restrictOomScoreAdj}` : ''} }`.replace('{  }', '{}'));
 
   const ssh = sshPairs(inv.ssh);

@@ -65,6 +65,12 @@ export interface ClusterSpec {
   /** kubeadm preflight checks to ignore on every init/join, e.g. SystemVerification on cgroup v1 hosts. */
   ignorePreflightErrors?: string[];
   containerd?: ContainerdOptions;
+  /**
+   * A YAML file (relative to the inventory) whose documents — a KubeProxyConfiguration, kubelet
+   * tweaks — are added to the generated kubeadm-config.yaml, replacing a generated document of
+   * the same kind. For site specifics the inventory does not model.
+   */
+  kubeadmExtraConfig?: string;
 }
 
 export interface ContainerdOptions {

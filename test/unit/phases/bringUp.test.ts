@@ -74,3 +74,16 @@ test('workers get credentials first, then join in parallel, then are checked Rea
   const init = initPhase(inv, configs, sources, { saveAdminKubeconfig: async () => {} });
   assert.match(renderPlan({ fingerprint: 'x', phases: [init] }), /kubeadm init --config \/root\/kubeadm-config\.yaml --upload-certs --ignore-preflight-errors=SystemVerification/);
 });
+
+test('the user\'s extra kubeadm documents replace a generated one of the same kind and append new kinds', async () => {
+  const { mergeKubeadmDocuments } = await import('../../../src/core/generate/mergeDocuments.js');
+  const generated = '# header\napiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\n---\napiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\n';
+  const extra = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: systemd\nmaxPods: 50\n---\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nconntrack:\n  maxPerCore: 0\n';
+  const merged = mergeKubeadmDocuments(generated, extra);
+  assert.equal((merged.match(/kind: KubeletConfiguration/g) ?? []).length, 1);
+  assert.match(merged, /maxPods: 50/);
+  assert.match(merged, /kind: KubeProxyConfiguration\nconntrack:\n  maxPerCore: 0/);
+  assert.match(merged, /^# header/);
+  assert.throws(() => mergeKubeadmDocuments(generated, 'foo: [1'), /kubeadm extra config/);
+  assert.throws(() => mergeKubeadmDocuments(generated, 'foo: 1\n'), /apiVersion and kind/);
+});
