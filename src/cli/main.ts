@@ -45,6 +45,13 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
 }
 
 if (require.main === module) {
+  // `kubeadm-workbench lint ... | head` closes the pipe early: that is the reader's choice, not an error.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw e;
+    });
+  }
   main(process.argv.slice(2)).then(
     (code) => (process.exitCode = code),
     (e: unknown) => {

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { Inventory } from '../core/inventory/types';
 import type { Plan } from '../core/plan/types';
 import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/bringUp';
-import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
+import type * as Inputs from '../engine/inputs';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
 
 const PHASE_LABELS: Record<BringUpPhase, string> = {
@@ -38,6 +38,8 @@ export function kubeconfigPath(folder: vscode.Uri | undefined): string {
 export async function buildPlan(inv: Inventory, inventoryUri: vscode.Uri, phases: BringUpPhase[], onSaved: (context: string, path: string) => void): Promise<Plan> {
   const folder = vscode.workspace.getWorkspaceFolder(inventoryUri)?.uri;
   const target = kubeconfigPath(folder);
+  // The generators and their schemas load on first use, not with the extension (esbuild makes this lazy).
+  const { phaseConfigs, phaseSources, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;
   const sources = await phaseSources(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
   const extra = await readKubeadmExtra(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
   return buildBringUpPlan(inv, phases, phaseConfigs(inv, extra), sources, {

@@ -576,7 +576,7 @@ export function lintKeepalived(text: string, context: LintContext = {}, path?: s
   const summary = summarize(cfg);
   const includedPaths = new Set(cfg.included);
   const peers: Peer[] = [];
-  const dirOf = (p: string) => p.replace(/\\/g, '/').replace(/\/[^/]*$/, '') || '.';
+  const dirOf = (p: string) => { const n = p.replace(/\\/g, '/'); return n.includes('/') ? n.replace(/\/[^/]*$/, '') || '/' : '.'; };
   const balancerNames = context.inventory ? hostsWithRole(context.inventory, 'loadbalancer').map((h) => h.name) : [];
   const me = context.inventory ? balancerFor(path, summary, context.inventory) : undefined;
   /** The other balancers of this cluster: files next to this one, or named after another balancer of the inventory. */
