@@ -45,7 +45,10 @@ cmd_up() {
   for h in $(all_hosts); do node_start "$h"; done
   parallel_hosts node_wait_ssh
   log "nodes up and reachable over SSH in $((SECONDS - t0)) s"
-  if ((cluster)); then
+  if ((cluster)) && [[ -f "$STATE/admin.conf" ]] &&
+     [[ $(KUBECONFIG="$STATE/admin.conf" "$KUBE_BIN/kubectl" --request-timeout=5s get nodes --no-headers 2>/dev/null | grep -c ' Ready ') == 5 ]]; then
+    log "the cluster is already up (5 Ready nodes); 'lab reset' first for a fresh one"
+  elif ((cluster)); then
     local t1=$SECONDS
     KW_LAB_STATE="$STATE" bash "$LAB_DIR/cluster/up-cluster.sh"
     log "cluster up in $((SECONDS - t1)) s (total $((SECONDS - t0)) s)"
@@ -82,6 +85,7 @@ cmd_reset() {
 
 cmd_status() {
   local h ip state sshs
+  [[ -f "$STATE/ssh_config" && -e "/run/netns/$NETNS" ]] || { echo "the lab is down ('npm run lab -- up')"; return 0; }
   printf '%-20s %-12s %-9s %-5s\n' HOST ADDRESS NODE SSH
   for h in $(all_hosts); do
     ip=$(host_ip "$h")

@@ -8,9 +8,8 @@
 # $CACHE/bin/<component>-<version>/. A `.done` stamp makes re-runs free. Nothing is written into the repository.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=../versions.env
-source "$HERE/../versions.env"
-CACHE="${KW_LAB_CACHE:-/var/cache/kubeadm-workbench/lab}"
+# shellcheck source=../lib/common.sh
+source "$HERE/../lib/common.sh"
 mkdir -p "$CACHE/src" "$CACHE/bin" "$CACHE/logs"
 
 export CGO_ENABLED=0 GOFLAGS=-mod=mod GOTOOLCHAIN=local
@@ -117,12 +116,13 @@ build_crictl() {
     -o "$out/crictl" sigs.k8s.io/cri-tools/cmd/crictl)
 }
 
-# flannel's CNI plugin: not on the module proxy; built from a git checkout of flannel-io/cni-plugin.
+# flannel's CNI plugin: not on the module proxy. The lab's own (lab/images/flannel-cni), or upstream's from a git
+# clone of flannel-io/cni-plugin named by KW_LAB_FLANNEL_CNI_GIT.
 build_flannelcni() {
   local src=$1 out=$2 v=$3 git="${KW_LAB_FLANNEL_CNI_GIT:-}"
-  [[ -n "$git" ]] || { echo "flannel-cni: set KW_LAB_FLANNEL_CNI_GIT to a git clone of flannel-io/cni-plugin" >&2; return 1; }
   rm -rf "$src"; mkdir -p "$src"
-  git --git-dir="$git" archive "$v" | tar -x -C "$src"
+  if [[ -n "$git" ]]; then git --git-dir="$git" archive "$v" | tar -x -C "$src"
+  else cp "$HERE/../images/flannel-cni/"* "$src/"; fi
   (cd "$src" && go build -trimpath -ldflags "$LDFLAGS_BASE -X main.Version=$v" -o "$out/flannel" .)
 }
 
@@ -151,7 +151,7 @@ for c in "$@"; do
     coredns) done_or_run coredns "$COREDNS_VERSION" build_coredns ;;
     flannel) done_or_run flannel "$FLANNEL_VERSION" build_flannel ;;
     cni) done_or_run cni "$CNI_PLUGINS_VERSION" build_cni ;;
-    flannelcni) done_or_run flannelcni "$FLANNEL_CNI_VERSION" build_flannelcni ;;
+    flannelcni) done_or_run flannelcni "$(flannel_cni_build)" build_flannelcni ;;
     registry) done_or_run registry "$DISTRIBUTION_VERSION" build_registry ;;
     crictl) done_or_run crictl "$CRI_TOOLS_VERSION" build_crictl ;;
     webserver) done_or_run webserver "$(cat "$HERE/../images/webserver/"* | sha256sum | cut -c1-12)" build_webserver ;;

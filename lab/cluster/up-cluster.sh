@@ -237,7 +237,7 @@ join=$(lab_ssh "$m01" "kubeadm token create --print-join-command")
 
 step "4/5 flannel"
 sed -e "s#@FLANNEL_IMAGE@#ghcr.io/flannel-io/flannel:$FLANNEL_VERSION#" \
-    -e "s#@FLANNEL_CNI_IMAGE@#ghcr.io/flannel-io/flannel-cni-plugin:$FLANNEL_CNI_VERSION#" \
+    -e "s#@FLANNEL_CNI_IMAGE@#ghcr.io/flannel-io/flannel-cni-plugin:$(flannel_cni_build)#" \
     "$LAB_DIR/cluster/kube-flannel.yml" | lab_ssh "$m01" "kubectl apply -f -" >>"$LOGDIR/$m01.log" 2>&1
 
 step "5/5 joins: control planes one at a time, then workers"

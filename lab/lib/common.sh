@@ -44,6 +44,12 @@ resolve_host() {
   echo "$h"
 }
 
+# The flannel CNI plugin's version label: upstream's tag, or the lab's own plugin keyed by its source.
+flannel_cni_build() {
+  if [[ -n "${KW_LAB_FLANNEL_CNI_GIT:-}" ]]; then echo "$FLANNEL_CNI_VERSION"
+  else echo "kwlab-$(cat "$LAB_DIR/images/flannel-cni/"* | sha256sum | cut -c1-12)"; fi
+}
+
 KUBE_BIN="$CACHE/bin/kube-$KUBE_VERSION"
 ETCD_BIN="$CACHE/bin/etcd-$ETCD_VERSION"
 

@@ -112,7 +112,7 @@ push() { # repo tag
 
 t0=$SECONDS
 K=$(bin "kube-$KUBE_VERSION"); E=$(bin "etcd-$ETCD_VERSION"); C=$(bin "coredns-$COREDNS_VERSION")
-F=$(bin "flannel-$FLANNEL_VERSION"); FC=$(bin "flannelcni-$FLANNEL_CNI_VERSION"); P=$(bin "pause-$PAUSE_VERSION")
+F=$(bin "flannel-$FLANNEL_VERSION"); FC=$(bin "flannelcni-$(flannel_cni_build)"); P=$(bin "pause-$PAUSE_VERSION")
 W=$(ls -d "$CACHE"/bin/webserver-* | head -1); [[ -f "$W/.done" ]] || die "webserver not built"
 ETCD_TAG="${ETCD_VERSION#v}-0"
 # Everything above is keyed by version; rebuild the images only when a binary or this recipe changed.
@@ -133,7 +133,7 @@ CL=$(files_layer coredns "$C/coredns:coredns")
 image coredns "$COREDNS_VERSION" '["/coredns"]' "$CL"
 image coredns/coredns "$COREDNS_VERSION" '["/coredns"]' "$CL"
 image flannel-io/flannel "$FLANNEL_VERSION" '["/opt/bin/flanneld"]' "$BB" "$IPT" "$(files_layer flanneld "$F/flanneld:opt/bin/flanneld")"
-image flannel-io/flannel-cni-plugin "$FLANNEL_CNI_VERSION" '["/bin/sh"]' "$BB" "$(files_layer flannel-cni "$FC/flannel:flannel")"
+image flannel-io/flannel-cni-plugin "$(flannel_cni_build)" '["/bin/sh"]' "$BB" "$(files_layer flannel-cni "$FC/flannel:flannel")"
 image kwlab/web 1.0 '["/webserver"]' "$(files_layer web "$W/webserver:webserver")"
 
 # push through a registry on loopback that uses the lab registry's storage
