@@ -36,15 +36,19 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
   const started = performance.now();
   const inventory = new InventoryWorkspace();
   const configDiagnostics = new ConfigDiagnostics(inventory, { workerFile: vscode.Uri.joinPath(context.extensionUri, 'dist', 'lintWorker.js').fsPath });
+  const sessions = new HostSessions(context);
   // Lazy: the kube adapter bundle loads on the first visible live view, never during activation.
-  const connection = new ClusterConnection(context, inventory);
+  // SSH is the second source of the live views (etcd when the API is down, manifest drift).
+  const connection = new ClusterConnection(context, inventory, () => {
+    const loaded = inventory.current;
+    return sessions.remoteExec(loaded?.inventory, loaded && vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri);
+  });
   const views = {
     inventory: new InventoryView(inventory, connection),
     controlPlane: new ControlPlaneView(connection),
     leases: new LeasesView(connection),
     etcdMembers: new EtcdMembersView(connection),
   };
-  const sessions = new HostSessions(context);
   const reports = new ReportDocuments();
   const factDiagnostics = vscode.languages.createDiagnosticCollection('kubeadm-facts');
   context.subscriptions.push(

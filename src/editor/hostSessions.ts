@@ -7,12 +7,19 @@ import * as vscode from 'vscode';
 import { createInventoryPool } from '../adapters/ssh/fromInventory';
 import type { SshPool } from '../adapters/ssh/pool';
 import type { Inventory } from '../core/inventory/types';
+import type { RemoteExec } from '../core/live/etcdSource';
+import { sh } from '../core/ssh/command';
 import { ModalHostKeyPrompt } from './sshHostKeyPrompt';
 import { SshPassphrases } from './sshSecrets';
 import { isTrusted } from './trust';
 
+/** Every exit status is an answer for the caller to judge. */
+const ANY_EXIT = Array.from({ length: 256 }, (_, i) => i);
+
 export class HostSessions implements vscode.Disposable {
   private readonly passphrases: SshPassphrases;
+  /** The pool the live views read through (etcd when the API is down, manifests for drift). */
+  private live: { inventory: Inventory; pool: SshPool } | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.passphrases = new SshPassphrases(context.secrets);
@@ -43,7 +50,27 @@ export class HostSessions implements vscode.Disposable {
     }).pool;
   }
 
+  /**
+   * A RemoteExec over a long-lived pool for the given inventory, replaced when the inventory
+   * changes. Undefined in an untrusted workspace: live views then read only through the API.
+   */
+  remoteExec(inventory: Inventory | undefined, folder: vscode.Uri | undefined): RemoteExec | undefined {
+    if (!inventory || !isTrusted()) return undefined;
+    if (this.live?.inventory !== inventory) {
+      void this.live?.pool.close();
+      this.live = { inventory, pool: this.open(inventory, folder) };
+    }
+    const pool = this.live.pool;
+    return {
+      exec: async (host, script) => {
+        const r = await pool.exec(host, sh`sh -c ${script}`, { okCodes: ANY_EXIT, timeoutMs: 20_000 });
+        return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
+      },
+    };
+  }
+
   dispose(): void {
+    void this.live?.pool.close();
     this.passphrases.dispose();
   }
 }
