@@ -16,6 +16,7 @@ export const CommandIds = {
   gatherFacts: 'kubeadm.gatherFacts',
   showBringUpPlan: 'kubeadm.showBringUpPlan',
   bringUpCluster: 'kubeadm.bringUpCluster',
+  showPodTimeline: 'kubeadm.showPodTimeline',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

@@ -14,6 +14,7 @@ import { revealHost } from './revealHost';
 import { bringUpCluster } from './bringUpCluster';
 import { gatherFacts } from './gatherFacts';
 import { showBringUpPlan } from './showBringUpPlan';
+import { showPodTimeline } from './showPodTimeline';
 import { showConfigDiagnostics } from './showConfigDiagnostics';
 import { generateClusterConfigsCommand } from './generateClusterConfigs';
 import { reconnectCluster } from './reconnectCluster';
@@ -29,6 +30,7 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.gatherFacts]: gatherFacts(ctx),
     [CommandIds.showBringUpPlan]: showBringUpPlan(ctx),
     [CommandIds.bringUpCluster]: bringUpCluster(ctx),
+    [CommandIds.showPodTimeline]: showPodTimeline(ctx),
     [CommandIds.copyHostAddress]: copyHostAddress(),
     [CommandIds.showConfigDiagnostics]: showConfigDiagnostics(ctx),
     [CommandIds.generateClusterConfigs]: generateClusterConfigsCommand(ctx),

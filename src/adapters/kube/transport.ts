@@ -48,7 +48,7 @@ export class HttpsTransport implements KubeTransport {
     return this.url.origin;
   }
 
-  private open(path: string, params: Params, watch: boolean): { req: http.ClientRequest; where: string } {
+  private open(path: string, params: Params, watch: boolean, method = 'GET', contentType?: string): { req: http.ClientRequest; where: string } {
     const qs = new URLSearchParams(watch ? { ...params, watch: 'true' } : params).toString();
     const fullPath = `${this.url.pathname.replace(/\/$/, '')}${path}${qs ? `?${qs}` : ''}`;
     const where = `${this.url.origin}${path}`;
@@ -59,9 +59,9 @@ export class HttpsTransport implements KubeTransport {
       hostname: this.url.hostname.replace(/^\[|\]$/g, ''),
       port: this.url.port || (this.url.protocol === 'https:' ? 443 : 80),
       path: fullPath,
-      method: 'GET',
+      method,
       agent: watch ? this.watchAgent : this.agent,
-      headers: { Accept: 'application/json', 'User-Agent': 'kubeadm-workbench', ...(this.tls.headers ?? {}) },
+      headers: { Accept: 'application/json', 'User-Agent': 'kubeadm-workbench', ...(contentType ? { 'Content-Type': contentType } : {}), ...(this.tls.headers ?? {}) },
       ...(this.tls.auth ? { auth: this.tls.auth } : {}),
     });
     return { req, where };
@@ -69,8 +69,13 @@ export class HttpsTransport implements KubeTransport {
 
   /** GET returning status and body (for /readyz, /version and lists). */
   get(path: string, params: Params = {}, timeoutMs = this.timeouts.requestMs): Promise<{ status: number; body: string }> {
+    return this.send('GET', path, params, undefined, timeoutMs);
+  }
+
+  /** A write (POST/PATCH/DELETE) with a JSON body; answers status and body, the caller judges them. */
+  send(method: string, path: string, params: Params = {}, body?: unknown, timeoutMs = this.timeouts.requestMs, contentType = 'application/json'): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
-      const { req, where } = this.open(path, params, false);
+      const { req, where } = this.open(path, params, false, method, body === undefined ? undefined : contentType);
       const timer = setTimeout(() => req.destroy(new ApiError('timeout', where, `no answer within ${timeoutMs} ms`)), timeoutMs);
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
@@ -91,7 +96,7 @@ export class HttpsTransport implements KubeTransport {
         clearTimeout(timer);
         reject(classifyError(e, where));
       });
-      req.end();
+      req.end(body === undefined ? undefined : JSON.stringify(body));
     });
   }
 

@@ -6,7 +6,9 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { api, waitFor } from './helpers';
-import { createMirrorPod, createNode, putLeaderLease, putNodeLease, setNodeReady, startTestCluster, type TestCluster } from '../../integration/apiserver';
+import { createMirrorPod, createNode, microTime, putLeaderLease, putNodeLease, setNodeReady, startTestCluster, type TestCluster } from '../../integration/apiserver';
+import { podTimelineFeed } from '../../../src/editor/podTimelineFeed';
+import type { Timeline } from '../../../src/core/timeline/model';
 
 const CP = ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03'];
 const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
@@ -94,5 +96,37 @@ suite('live views against a real kube-apiserver', function () {
     console.log(r.map((l) => `      ${l}`).join('\n'));
     console.log(`      NotReady visible in the Inventory tree after ${ms} ms`);
     assert.ok(ms < 2000, `${ms} ms`);
+  });
+
+  test('kubectl run timeline: our create, the stored pod, the binding seen by watch and the Scheduled event, in order', async () => {
+    const a = await api();
+    const conn = await a.connection.ensure();
+    assert.ok(conn, 'connected');
+    let latest: Timeline | undefined;
+    const failures: string[] = [];
+    const feed = podTimelineFeed(conn, { namespace: 'default', name: 'timeline-test', create: { image: 'registry.invalid/web:1.0' } });
+    const stop = feed.start((t) => (latest = t), (m) => failures.push(m));
+    try {
+      await waitFor('the created pod on the timeline', () => (latest?.entries.some((e) => e.label === '201 Created') && latest.entries.some((e) => e.label.startsWith('Pod stored')) ? latest : undefined), 20_000);
+      // What the scheduler does: bind the pod to a node and record a Scheduled event (eventTime in microseconds).
+      const bound = await c.api('POST', '/api/v1/namespaces/default/pods/timeline-test/binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'timeline-test' }, target: { apiVersion: 'v1', kind: 'Node', name: 'labs-k8s-w01' } });
+      assert.equal(bound.status, 201, JSON.stringify(bound.body));
+      const pod = await c.api<{ metadata: { uid: string } }>('GET', '/api/v1/namespaces/default/pods/timeline-test');
+      const ev = await c.api('POST', '/api/v1/namespaces/default/events', {
+        apiVersion: 'v1', kind: 'Event', metadata: { name: 'timeline-test.scheduled' }, type: 'Normal', reason: 'Scheduled', action: 'Binding',
+        message: 'Successfully assigned default/timeline-test to labs-k8s-w01', eventTime: microTime(Date.now()), reportingComponent: 'default-scheduler', reportingInstance: 'default-scheduler-labs-k8s-m01',
+        involvedObject: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'timeline-test', uid: pod.body.metadata.uid },
+      });
+      assert.equal(ev.status, 201, JSON.stringify(ev.body));
+      const t = await waitFor('binding and Scheduled on the timeline', () => (latest?.entries.some((e) => e.label === 'Scheduled') && latest.entries.some((e) => e.label.startsWith('Binding to labs-k8s-w01')) ? latest : undefined), 20_000);
+      const order = t.entries.map((e) => `${e.lane}:${e.label.split(' ')[0]}`);
+      const at = (label: string) => order.findIndex((o) => o.endsWith(`:${label}`));
+      assert.ok(at('POST') < at('201') && at('201') <= at('Scheduled') + 1, order.join(' → '));
+      assert.equal(t.entries.find((e) => e.label === 'Scheduled')!.precision, 'us');
+      assert.equal(t.pod.node, 'labs-k8s-w01');
+      assert.deepEqual(failures, []);
+    } finally {
+      stop.dispose();
+    }
   });
 });

@@ -1,0 +1,54 @@
+import * as vscode from 'vscode';
+import { podTimelineFeed, type PodTarget } from '../editor/podTimelineFeed';
+import { requireTrust } from '../editor/trust';
+import { TimelinePanel } from '../webviews/timelinePanel';
+import type { CommandContext } from './context';
+
+const LAST_IMAGE = 'kubeadm.timeline.lastImage';
+const RUN = '$(play) Run a test pod…';
+
+/**
+ * "kubectl run" explained: run a test pod (name and image asked) or pick any pod, and draw what
+ * happened as lanes — kubectl, API server, scheduler, kubelet, container runtime.
+ */
+export function showPodTimeline(ctx: CommandContext) {
+  return async (): Promise<void> => {
+    if (!(await requireTrust('talk to the cluster'))) return;
+    const conn = await ctx.connection.ensure();
+    if (!conn) {
+      void vscode.window.showErrorMessage('No cluster connection: pick a context with "Kubeadm: Select Cluster Context".');
+      return;
+    }
+    const pods = await conn.transport.list('/api/v1/pods', { limit: '500' }).catch(() => ({ items: [] }));
+    const items: (vscode.QuickPickItem & { target?: PodTarget })[] = [
+      { label: RUN, description: 'create a pod like `kubectl run NAME --image=IMAGE` and watch it start' },
+      { label: 'Existing pods', kind: vscode.QuickPickItemKind.Separator },
+      ...pods.items.map((p) => ({
+        label: `${p.metadata.namespace}/${p.metadata.name}`,
+        description: (p as { status?: { phase?: string } }).status?.phase ?? '',
+        target: { namespace: p.metadata.namespace ?? 'default', name: p.metadata.name },
+      })),
+    ];
+    const picked = await vscode.window.showQuickPick(items, { title: 'kubectl run timeline', placeHolder: 'Run a test pod or pick a pod' });
+    if (!picked) return;
+    let target = picked.target;
+    if (!target) {
+      const name = await vscode.window.showInputBox({
+        title: 'Test pod name',
+        value: `timeline-${Date.now().toString(36)}`,
+        validateInput: (v) => (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v) && v.length <= 63 ? undefined : 'A DNS label: lowercase letters, digits and -'),
+      });
+      if (!name) return;
+      const image = await vscode.window.showInputBox({
+        title: 'Image',
+        prompt: 'The image to run (an air-gapped cluster needs one from its own registry)',
+        value: ctx.extension.workspaceState.get<string>(LAST_IMAGE) ?? 'nginx',
+        validateInput: (v) => (v.trim() && !/\s/.test(v.trim()) ? undefined : 'An image reference such as registry.lab:5000/web:1.0'),
+      });
+      if (!image) return;
+      await ctx.extension.workspaceState.update(LAST_IMAGE, image.trim());
+      target = { namespace: 'default', name, create: { image: image.trim() } };
+    }
+    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target)));
+  };
+}
