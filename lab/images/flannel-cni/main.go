@@ -119,7 +119,12 @@ func delegateConf(n *netConf, l *lease) ([]byte, error) {
 	if _, ok := ipam["type"]; !ok {
 		ipam["type"] = "host-local"
 	}
-	ipam["ranges"] = [][]map[string]string{{{"subnet": l.subnet}}}
+	// flanneld writes the bridge's own address (10.244.1.1/24); host-local wants the network (10.244.1.0/24)
+	_, sn, err := net.ParseCIDR(l.subnet)
+	if err != nil {
+		return nil, fmt.Errorf("flannel: FLANNEL_SUBNET %q: %w", l.subnet, err)
+	}
+	ipam["ranges"] = [][]map[string]string{{{"subnet": sn.String()}}}
 	if len(routes) > 0 {
 		ipam["routes"] = routes
 	}
