@@ -39,6 +39,7 @@ export async function buildPlan(inv: Inventory, inventoryUri: vscode.Uri, phases
   const folder = vscode.workspace.getWorkspaceFolder(inventoryUri)?.uri;
   const target = kubeconfigPath(folder);
   // The generators and their schemas load on first use, not with the extension (esbuild makes this lazy).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { phaseConfigs, phaseSources, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;
   const sources = await phaseSources(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
   const extra = await readKubeadmExtra(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
