@@ -1,0 +1,104 @@
+/**
+ * Tier 3: the `kubectl run` timeline webview in real VS Code through Chromium, against a real
+ * kube-apiserver + etcd (test/integration/apiserver.ts). The palette command runs a test pod; the
+ * test then plays the scheduler and the kubelet through the API (binding, status, events), and
+ * reads the steps out of the webview's table in order. Screenshot: test-results/ui/timeline.png.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import { createNode, microTime, startTestCluster, type TestCluster } from '../integration/apiserver';
+import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, remoteUri, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
+
+const SHOTS = join(REPO, 'test-results/ui');
+const sec = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+describe('kubectl run timeline webview', { timeout: 240_000 }, () => {
+  let dirs: RunDirs;
+  let cs: CodeServer | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page;
+  let cluster: TestCluster | undefined;
+  let ok = false;
+
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    cluster = await startTestCluster();
+    await createNode(cluster, 'labs-k8s-w01', { address: '10.3.60.54' });
+    dirs = makeRunDirs('ui-timeline');
+    mkdirSync(join(dirs.workspace, '.vscode'), { recursive: true });
+    writeFileSync(join(dirs.workspace, '.vscode', 'settings.json'), JSON.stringify({ 'kubeadmWorkbench.kubeconfig': cluster.kubeconfig }));
+    cs = await startCodeServer({ dirs, smokeTestDriver: true });
+    ({ context, page } = await launchBrowser(dirs));
+    page.setDefaultTimeout(20_000);
+    await page.goto(workbenchUrl(cs, dirs.workspace, [['extensionDevelopmentPath', remoteUri(cs, REPO)], ['skipWelcome', 'true']]));
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'inventory.yaml' }).waitFor({ timeout: 60_000 });
+  });
+
+  after(async () => {
+    if (!ok && page) await page.screenshot({ path: join(SHOTS, 'timeline-failure.png') }).catch(() => undefined);
+    if (!ok && dirs) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
+    await context?.close().catch(() => undefined);
+    await cs?.stop();
+    await cluster?.stop();
+    if (ok) removeRunDir(dirs);
+  });
+
+  it('runs a test pod from the palette and shows every step in order, with the startup SLI', async () => {
+    // The development extension's contributions are registered once its activity-bar item is there.
+    await page.locator('.part.activitybar a[aria-label^="Kubeadm"]').first().waitFor({ timeout: 60_000 });
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input.input');
+    await input.fill('>Kubeadm: Show kubectl run Timeline');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show kubectl run Timeline' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run a test pod' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    const answer = async (title: string, value: string) => {
+      await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor();
+      await input.fill(value);
+      await page.keyboard.press('Enter');
+    };
+    await answer('Test pod name', 'web');
+    await answer('Image', '10.3.60.1:5000/kwlab/web:1.0');
+
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await frame.locator('#steps tbody tr', { hasText: '201 Created' }).first().waitFor({ timeout: 30_000 });
+
+    // The scheduler and the kubelet, as the API records them.
+    const c = cluster!;
+    const pod = await c.api<{ metadata: { uid: string; creationTimestamp: string } }>('GET', '/api/v1/namespaces/default/pods/web');
+    const created = Date.parse(pod.body.metadata.creationTimestamp);
+    const involvedObject = { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web', uid: pod.body.metadata.uid };
+    const event = (reason: string, message: string, at: number, source: string) =>
+      c.api('POST', '/api/v1/namespaces/default/events', { apiVersion: 'v1', kind: 'Event', metadata: { name: `web.${reason.toLowerCase()}` }, type: 'Normal', reason, message, firstTimestamp: sec(at), lastTimestamp: sec(at), count: 1, source: { component: source }, involvedObject });
+    assert.equal((await c.api('POST', '/api/v1/namespaces/default/pods/web/binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'web' }, target: { apiVersion: 'v1', kind: 'Node', name: 'labs-k8s-w01' } })).status, 201);
+    await c.api('POST', '/api/v1/namespaces/default/events', { apiVersion: 'v1', kind: 'Event', metadata: { name: 'web.scheduled' }, type: 'Normal', reason: 'Scheduled', action: 'Binding', message: 'Successfully assigned default/web to labs-k8s-w01', eventTime: microTime(created + 120), reportingComponent: 'default-scheduler', reportingInstance: 'default-scheduler', involvedObject });
+    await event('Pulling', 'Pulling image "10.3.60.1:5000/kwlab/web:1.0"', created + 1000, 'kubelet');
+    await event('Pulled', 'Successfully pulled image "10.3.60.1:5000/kwlab/web:1.0" in 1.2s (1.2s including waiting). Image size: 3000000 bytes.', created + 2000, 'kubelet');
+    await event('Created', 'Created container: web', created + 2000, 'kubelet');
+    await event('Started', 'Started container web', created + 3000, 'kubelet');
+    const running = {
+      status: {
+        phase: 'Running',
+        conditions: ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready', 'PodScheduled'].map((type) => ({ type, status: 'True', lastTransitionTime: sec(type === 'PodScheduled' ? created : created + 3000) })),
+        containerStatuses: [{ name: 'web', image: '10.3.60.1:5000/kwlab/web:1.0', imageID: '', ready: true, restartCount: 0, started: true, state: { running: { startedAt: sec(created + 3000) } } }],
+      },
+    };
+    assert.equal((await c.api('PATCH', '/api/v1/namespaces/default/pods/web/status', running, 'application/merge-patch+json')).status, 200);
+
+    await frame.locator('#steps tbody tr', { hasText: 'Started container web' }).first().waitFor({ timeout: 30_000 });
+    await frame.locator('#sli:not([hidden])').waitFor();
+    const steps = await frame.locator('#steps tbody tr td:nth-child(3)').allInnerTexts();
+    console.log('timeline steps:', steps.join(' → '));
+    const at = (s: string) => steps.findIndex((x) => x.startsWith(s));
+    for (const s of ['POST', '201 Created', 'Scheduled', 'Pulling', 'Pulled', 'Created', 'Started']) assert.ok(at(s) >= 0, `${s} missing: ${steps.join(', ')}`);
+    assert.ok(at('POST') < at('201 Created') && at('Scheduled') < at('Pulling') && at('Pulling') < at('Pulled') && at('Pulled') <= at('Created') && at('Created') < at('Started'), steps.join(' → '));
+    assert.match(await frame.locator('#sli').innerText(), /SLO 5 s/);
+    assert.ok(await frame.locator('#chart svg[role="img"]').count(), 'the chart is drawn');
+    await page.screenshot({ path: join(SHOTS, 'timeline.png') });
+    ok = true;
+  });
+});
