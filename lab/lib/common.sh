@@ -60,6 +60,12 @@ in_netns() { nsenter --net="/run/netns/$NETNS" "$@"; }
 require_root() {
   [[ "$(uname -s)" == Linux ]] || die "the lab runs only on Linux (it builds machines from network namespaces and systemd-nspawn)"
   [[ $EUID -eq 0 ]] || die "the lab needs root (network namespaces, mounts, systemd-nspawn); run it as root, e.g. sudo npm run lab -- $*"
+  local t pkg missing=()
+  for t in systemd-nspawn:systemd-container debootstrap:debootstrap apt-ftparchive:apt-utils ssh:openssh-client \
+           ssh-keygen:openssh-client gpg:gnupg curl:curl nsenter:util-linux python3:python3; do
+    command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}")
+  done
+  ((${#missing[@]} == 0)) || die "missing tools; install them with: apt-get install -y ${missing[*]}"
 }
 
 # ssh to a lab host with the lab's own key and known_hosts (never trust-on-first-use).
