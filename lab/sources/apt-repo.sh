@@ -147,5 +147,6 @@ k="$WWW.tmp/kubernetes/core:/stable:/v$(kube_minor)/deb"; mkdir -p "$k"
 sign_release "$k"
 cp "$STATE/apt-key.asc" "$k/Release.key"
 cp "$STATE/apt-key.asc" "$WWW.tmp/lab-archive-key.asc"
+GNUPGHOME="$STATE/gnupg" gpgconf --kill gpg-agent   # signing started one; leave nothing running
 rm -rf "$WWW.old"; [[ -d "$WWW" ]] && mv "$WWW" "$WWW.old"; mv "$WWW.tmp" "$WWW"; rm -rf "$WWW.old"
 log "apt repository ready in $((SECONDS - t0)) s: $(find "$WWW" -name '*.deb' | wc -l) packages, $(du -sh "$WWW" | cut -f1)"
