@@ -116,13 +116,11 @@ build_crictl() {
     -o "$out/crictl" sigs.k8s.io/cri-tools/cmd/crictl)
 }
 
-# flannel's CNI plugin: not on the module proxy. The lab's own (lab/images/flannel-cni), or upstream's from a git
-# clone of flannel-io/cni-plugin named by KW_LAB_FLANNEL_CNI_GIT.
+# flannel's CNI plugin: upstream's is not on the module proxy, so the lab builds its own (lab/images/flannel-cni).
 build_flannelcni() {
-  local src=$1 out=$2 v=$3 git="${KW_LAB_FLANNEL_CNI_GIT:-}"
+  local src=$1 out=$2 v=$3
   rm -rf "$src"; mkdir -p "$src"
-  if [[ -n "$git" ]]; then git --git-dir="$git" archive "$v" | tar -x -C "$src"
-  else cp "$HERE/../images/flannel-cni/"* "$src/"; fi
+  cp "$HERE/../images/flannel-cni/"* "$src/"
   (cd "$src" && go build -trimpath -ldflags "$LDFLAGS_BASE -X main.Version=$v" -o "$out/flannel" .)
 }
 

@@ -44,10 +44,9 @@ resolve_host() {
   echo "$h"
 }
 
-# The flannel CNI plugin's version label: upstream's tag, or the lab's own plugin keyed by its source.
+# The build key of the lab's own flannel CNI plugin: its source's hash, so an edit rebuilds it.
 flannel_cni_build() {
-  if [[ -n "${KW_LAB_FLANNEL_CNI_GIT:-}" ]]; then echo "$FLANNEL_CNI_VERSION"
-  else echo "kwlab-$(cat "$LAB_DIR/images/flannel-cni/"* | sha256sum | cut -c1-12)"; fi
+  echo "kwlab-$(cat "$LAB_DIR/images/flannel-cni/"* | sha256sum | cut -c1-12)"
 }
 
 KUBE_BIN="$CACHE/bin/kube-$KUBE_VERSION"
