@@ -68,6 +68,12 @@ state_write_inventory() {
     echo "    kubernetesAptKey: $APT_URL/kubernetes/core:/stable:/v$(kube_minor)/deb/Release.key"
     echo "    debianApt: \"deb [signed-by=/usr/share/keyrings/kwlab-debian-archive-keyring.gpg] $APT_URL/debian bookworm main\""
     echo "    debianAptKey: $APT_URL/lab-archive-key.asc"
+    echo "  # What this machine forces on every node (lab/README.md, \"Deviations\"): cgroup v1, no CAP_SYS_RESOURCE,"
+    echo "  # read-only global conntrack settings; and the flannel manifest with the lab's image tags."
+    echo "  ignorePreflightErrors: [SystemVerification]"
+    echo "  containerd: { restrictOomScoreAdj: true }"
+    echo "  kubeadmExtraConfig: kubeadm-extra.yaml"
+    echo "  cniManifest: kube-flannel.yml"
     echo "ssh: { user: root, port: 22, identityFile: $STATE/id_ed25519 }"
     echo "hosts:"
     while read -r h ip role _; do
@@ -79,6 +85,20 @@ state_write_inventory() {
       esac
     done <<<"$LAB_HOSTS"
   } >"$STATE/inventory.yaml"
+  cat >"$STATE/kubeadm-extra.yaml" <<'CFG'
+# kube-proxy inside a lab node: nf_conntrack_max and friends are global (not per network namespace) and
+# read-only there; 0 tells kube-proxy to leave them as they are.
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: iptables
+conntrack:
+  maxPerCore: 0
+  tcpEstablishedTimeout: 0s
+  tcpCloseWaitTimeout: 0s
+CFG
+  sed -e "s#@FLANNEL_IMAGE@#ghcr.io/flannel-io/flannel:$FLANNEL_VERSION#" \
+      -e "s#@FLANNEL_CNI_IMAGE@#ghcr.io/flannel-io/flannel-cni-plugin:$(flannel_cni_build)#" \
+      "$LAB_DIR/cluster/kube-flannel.yml" >"$STATE/kube-flannel.yml"
 }
 
 kube_minor() { echo "${KUBE_VERSION#v}" | cut -d. -f1,2; }

@@ -21,7 +21,7 @@ export function buildBringUpPlan(inv: Inventory, phases: readonly BringUpPhase[]
   const plans: PhasePlan[] = [];
   for (const phase of BRING_UP_PHASES.filter((p) => phases.includes(p))) {
     if (phase === 'prepare') plans.push(preparePhase(inv, configs, sources));
-    if (phase === 'loadbalancer') plans.push(loadBalancerPhase(inv, configs));
+    if (phase === 'loadbalancer') plans.push(loadBalancerPhase(inv, configs, sources));
     if (phase === 'init') plans.push(initPhase(inv, configs, sources, hooks));
     if (phase === 'join-control-plane') plans.push(joinControlPlanePhase(inv, sources));
     if (phase === 'join-workers') plans.push(...joinWorkersPhases(inv, sources));

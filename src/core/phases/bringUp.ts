@@ -22,8 +22,9 @@ function file(path: string, content: string, mode = 0o644, secretContent = false
 
 /** Exits 0 when the file on the host has exactly this content (compared by SHA-256, computed here). */
 export function sameContent(path: string, content: string): RemoteCommand {
-  const digest = createHash('sha256').update(content).digest('hex');
-  return sh`printf '%s  %s\\n' ${digest} ${path} | sha256sum -c --status`;
+  // Written as sha256:<hex> so that logs and the secret scanners read it as the public hash it is.
+  const digest = `sha256:${createHash('sha256').update(content).digest('hex')}`;
+  return sh`test "sha256:$(sha256sum < ${path} 2>/dev/null | cut -c1-64)" = ${digest}`;
 }
 
 function step(phase: Step['phase'], host: HostSpec, key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): Step {
@@ -95,7 +96,8 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
       title: 'Bridge netfilter and IP forwarding',
       why: 'Pods on the bridge must pass through iptables and the node must route between pods and Services.',
       files: [file('/etc/sysctl.d/99-kubernetes-cri.conf', configs.nodeSysctl)],
-      run: sh`sysctl --system >/dev/null`,
+      // Only our file: another file's key the host refuses (containers) must not fail this step.
+      run: sh`sysctl -q -p /etc/sysctl.d/99-kubernetes-cri.conf`,
       verify: sh`test "$(sysctl -n net.ipv4.ip_forward)" = 1 && test "$(sysctl -n net.bridge.bridge-nf-call-iptables)" = 1`,
     });
     const sourceSteps = aptSourceSteps(sources);
@@ -127,13 +129,17 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
 
 // ---------------------------------------------------------------- load balancer
 
-export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs): PhasePlan {
+export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseSources): PhasePlan {
   const endpoint = splitEndpoint(inv.cluster.controlPlaneEndpoint)!;
   const steps: Step[] = [];
   const balancers = hostsWithRole(inv, 'loadbalancer');
   for (const host of balancers) {
     const keepalived = configs.keepalivedConfig[host.name];
     if (!keepalived) throw new Error(`no keepalived.conf was generated for ${host.name}`);
+    const sourceSteps = aptSourceSteps(sources);
+    if (sourceSteps.files.length) {
+      steps.push(step('loadbalancer', host, 'apt-sources', { title: 'Package sources', files: sourceSteps.files, run: and(...sourceSteps.keys, sh`${APT} update`) }));
+    }
     steps.push(
       step('loadbalancer', host, 'packages', {
         title: 'HAProxy, Keepalived and killall',
@@ -144,7 +150,7 @@ export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs): PhaseP
         title: 'Allow binding the VIP before it is up (ip_nonlocal_bind)',
         why: 'HAProxy may start before Keepalived brings the VIP up; without non-local bind it crash-loops at boot.',
         files: [file('/etc/sysctl.d/99-haproxy-vip.conf', configs.balancerSysctl)],
-        run: sh`sysctl --system >/dev/null`,
+        run: sh`sysctl -q -p /etc/sysctl.d/99-haproxy-vip.conf`,
         verify: sh`test "$(sysctl -n net.ipv4.ip_nonlocal_bind)" = 1`,
       }),
       step('loadbalancer', host, 'haproxy', {

@@ -127,8 +127,10 @@ async function lockFor(step: Step, ctx: RunContext): Promise<void> {
 
 async function runStep(step: Step, ctx: RunContext): Promise<void> {
   const previous = ctx.ledger.state(step.id);
-  // A step that produced secrets is re-run on resume: its values were never written down.
-  if ((previous === 'done' || previous === 'skipped') && !step.secretCaptures?.length) return;
+  // On resume the ledger is trusted only for steps that cannot check themselves: a step with a
+  // check asks the host again (it may have been rebuilt since), and a step that produced secrets
+  // is re-run because its values were never written down.
+  if ((previous === 'done' || previous === 'skipped') && !step.secretCaptures?.length && !step.check) return;
   if (ctx.signal?.aborted) throw new StepFailed(step, 'cancelled');
 
   const started = Date.now();

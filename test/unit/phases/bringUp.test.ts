@@ -43,7 +43,7 @@ test('prepare covers every node and not the balancer, with pinned, held packages
 });
 
 test('the load balancer phase validates HAProxy before replacing its config and checks the VIP on the MASTER', () => {
-  const text = renderPlan({ fingerprint: 'x', phases: [loadBalancerPhase(inv, configs)] });
+  const text = renderPlan({ fingerprint: 'x', phases: [loadBalancerPhase(inv, configs, sources)] });
   assert.match(text, /haproxy -c -q -f \/etc\/haproxy\/haproxy\.cfg\.kubeadm-workbench && mv/);
   assert.match(text, /\[labs-k8s-balancer\] VIP 10\.3\.60\.100 is up on the MASTER/);
 });
