@@ -278,11 +278,12 @@ export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): Ph
   for (const host of others) {
     steps.push(
       step('join-control-plane', first, `forget-partial-${host.name}`, {
-        title: `Remove a stale etcd member of ${host.name} left by an interrupted join`,
+        title: `Remove an unstarted etcd member of ${host.name} left by an interrupted join`,
         why: 'A join killed after adding its etcd member leaves a member that never starts; it counts against quorum until removed.',
-        // Only when the node has not joined: its member is listed but the node has no kubelet.conf yet.
-        check: sh`! ${etcdctl('member list')} | grep -q ${`, ${host.name}, `}`,
-        run: sh`id=$(${etcdctl('member list')} | grep ${`, ${host.name}, `} | cut -d, -f1) && ${etcdctl('member remove')} "$id"`,
+        // Only a member that never started (etcd lists it as "unstarted", with no name) at this host's
+        // peer URL. A started member is never removed here: if its host is down, that is for a human to decide.
+        check: sh`! ${etcdctl('member list')} | grep -F ', unstarted, ' | grep -qF ${`https://${host.address}:2380`}`,
+        run: sh`id=$(${etcdctl('member list')} | grep -F ', unstarted, ' | grep -F ${`https://${host.address}:2380`} | cut -d, -f1) && ${etcdctl('member remove')} "$id"`,
       }),
       step('join-control-plane', host, 'join', {
         title: `kubeadm join --control-plane (${host.name})`,

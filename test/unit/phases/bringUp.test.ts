@@ -87,3 +87,23 @@ test('the user\'s extra kubeadm documents replace a generated one of the same ki
   assert.throws(() => mergeKubeadmDocuments(generated, 'foo: [1'), /kubeadm extra config/);
   assert.throws(() => mergeKubeadmDocuments(generated, 'foo: 1\n'), /apiVersion and kind/);
 });
+
+test('an interrupted join\'s member is removed only when etcd lists it unstarted at the host\'s peer URL', async () => {
+  const { writeFileSync, chmodSync } = await import('node:fs');
+  const { sh } = await import('../../../src/core/ssh/command.js');
+  const forget = joinControlPlanePhase(inv, sources).steps.find((s) => s.id.endsWith('forget-partial-labs-k8s-m02'))!;
+  const ex = new LocalExecutor();
+  const withMembers = async (list: string): Promise<number | null> => {
+    // A stand-in kubectl that prints etcdctl's member list: below the lab test that runs the real one.
+    const dir = mkdtempSync(join(tmpdir(), 'kw-kubectl-'));
+    writeFileSync(join(dir, 'kubectl'), `#!/bin/sh\ncat <<'EOF'\n${list}\nEOF\n`);
+    chmodSync(join(dir, 'kubectl'), 0o755);
+    return (await ex.exec('local', sh`PATH=${dir}:"$PATH"; ${forget.check!}`, {})).code;
+  };
+  const healthy = 'a1, started, labs-k8s-m01, https://10.3.60.51:2380, https://10.3.60.51:2379, false\nb2, started, labs-k8s-m02, https://10.3.60.52:2380, https://10.3.60.52:2379, false';
+  assert.equal(await withMembers(healthy), 0, 'a started member is left alone (check satisfied, step skipped)');
+  const partial = 'a1, started, labs-k8s-m01, https://10.3.60.51:2380, https://10.3.60.51:2379, false\nb2, unstarted, , https://10.3.60.52:2380, , false';
+  assert.notEqual(await withMembers(partial), 0, 'an unstarted member at m02\'s peer URL is removed');
+  const other = 'a1, started, labs-k8s-m01, https://10.3.60.51:2380, https://10.3.60.51:2379, false\nc3, unstarted, , https://10.3.60.53:2380, , false';
+  assert.equal(await withMembers(other), 0, 'another host\'s unstarted member is not this step\'s business');
+});
