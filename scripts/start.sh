@@ -4,7 +4,9 @@
 # and runs until Ctrl-C.
 # Options:
 #   --port N      port on 127.0.0.1 (default 8088, or $KW_PORT)
-#   --lab         open the lab's workspace instead of the example (root only; needs the lab: `npm run lab`)
+#   --lab         bring the lab up (root only; its first build takes about half an hour, later ones seconds) and open
+#                 its workspace, whose inventory points at the lab's bare Debian nodes
+#   --lab-cluster the same, with the reference HA cluster already built on the nodes (lab up --cluster)
 #   --folder DIR  open another folder
 #   --no-setup    skip scripts/setup.sh
 # State (settings, installed extension) lives in ${XDG_STATE_HOME:-~/.local/state}/kubeadm-workbench/code-server.
@@ -16,12 +18,14 @@ cd "$ROOT"
 PORT=${KW_PORT:-8088}
 FOLDER="$ROOT/examples/labs-k8s"
 LAB=0
+LAB_CLUSTER=0
 SETUP=1
 while [ $# -gt 0 ]; do
   case $1 in
     --port) PORT=$2; shift ;;
     --port=*) PORT=${1#--port=} ;;
     --lab) LAB=1 ;;
+    --lab-cluster) LAB=1; LAB_CLUSTER=1 ;;
     --folder) FOLDER=$(cd "$2" && pwd); shift ;;
     --no-setup) SETUP=0 ;;
     -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
@@ -37,6 +41,9 @@ t0=$(date +%s%N)
 if [ "$LAB" = 1 ]; then
   [ "$(id -u)" = 0 ] || kw_die "--lab needs root (the lab runs the cluster's nodes in network namespaces)"
   node -e 'process.exit(require("./package.json").scripts?.lab ? 0 : 1)' || kw_die "--lab: package.json has no 'lab' script in this checkout"
+  kw_log "bringing the lab up (npm run lab -- build, then up$([ "$LAB_CLUSTER" = 1 ] && echo " --cluster"))"
+  npm run -s lab -- build || kw_die "--lab: building the lab failed (see above)"
+  if [ "$LAB_CLUSTER" = 1 ]; then npm run -s lab -- up --cluster; else npm run -s lab -- up; fi || kw_die "--lab: 'npm run lab -- up' failed (see above)"
   lab_env=$(npm run -s lab -- env) || kw_die "--lab: 'npm run lab -- env' failed; is the lab up? (npm run lab -- up)"
   eval "$lab_env"   # export KUBECONFIG=... LAB_SSH_CONFIG=... LAB_INVENTORY=... PATH=...: code-server and its extension host inherit them
   [ -n "${LAB_INVENTORY:-}" ] && [ -f "$LAB_INVENTORY" ] || kw_die "--lab: 'npm run lab -- env' gave no LAB_INVENTORY file (is the lab up? npm run lab -- up)"
