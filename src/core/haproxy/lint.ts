@@ -4,6 +4,7 @@
  * (mode inheritance, backend references, the API frontend against the inventory, timeouts) run over the parsed
  * structure, which is cheap.
  */
+import { crossFileFindingsFor } from '../lint/crossFile';
 import type { Finding, Range, TextEdit } from '../findings';
 import { hostsWithRole, splitEndpoint } from '../inventory/types';
 import type { HostSpec, Inventory } from '../inventory/types';
@@ -1077,5 +1078,5 @@ export const haproxyLinter: FileLinter = {
   kind: 'haproxy',
   rules: Object.values(HAPROXY_RULES),
   detect: detectHaproxy,
-  lint: (file: SourceFile, context: LintContext) => lintHaproxy(file.text, context),
+  lint: (file: SourceFile, context: LintContext) => [...lintHaproxy(file.text, context), ...crossFileFindingsFor('haproxy', file, context)],
 };

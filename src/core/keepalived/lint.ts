@@ -2,6 +2,7 @@
  * The keepalived.conf linter: structure and keywords, then the VRRP rules of the seed, checked against the
  * inventory and against the other balancers' keepalived.conf files (siblings).
  */
+import { crossFileFindingsFor } from '../lint/crossFile';
 import type { Finding, Fix, Range, TextEdit } from '../findings';
 import { hostsWithRole, splitEndpoint } from '../inventory/types';
 import type { HostSpec, Inventory } from '../inventory/types';
@@ -613,5 +614,5 @@ export const keepalivedLinter: FileLinter = {
   kind: 'keepalived',
   rules: Object.values(KEEPALIVED_RULES),
   detect: detectKeepalived,
-  lint: (file: SourceFile, context: LintContext) => lintKeepalived(file.text, context, file.path),
+  lint: (file: SourceFile, context: LintContext) => [...lintKeepalived(file.text, context, file.path), ...crossFileFindingsFor('keepalived', file, context)],
 };
