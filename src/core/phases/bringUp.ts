@@ -298,6 +298,11 @@ export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): Ph
         verify: and(sh`${etcdctl('member list')} | grep -q ${`, started, ${host.name}, `}`, etcdctl('endpoint health --cluster')),
         verifyTimeoutMs: 3 * 60_000,
       }),
+      step('join-control-plane', first, `ready-${host.name}`, {
+        title: `${host.name} is Ready`,
+        verify: sh`${KUBECTL} wait --for=condition=Ready ${'node/' + host.name} --timeout=10s`,
+        verifyTimeoutMs: 5 * 60_000,
+      }),
     );
   }
   const warnings = others.length

@@ -54,8 +54,8 @@ test('control-plane joins are serial with an etcd health gate after each, secret
   const order = phase.steps.map((s) => `${s.host}:${s.id.split('/').pop()}`);
   assert.deepEqual(order, [
     'labs-k8s-m01:ca-hash', 'labs-k8s-m01:token', 'labs-k8s-m01:certificate-key',
-    'labs-k8s-m01:forget-partial-labs-k8s-m02', 'labs-k8s-m02:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m02',
-    'labs-k8s-m01:forget-partial-labs-k8s-m03', 'labs-k8s-m03:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m03',
+    'labs-k8s-m01:forget-partial-labs-k8s-m02', 'labs-k8s-m02:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m02', 'labs-k8s-m01:ready-labs-k8s-m02',
+    'labs-k8s-m01:forget-partial-labs-k8s-m03', 'labs-k8s-m03:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m03', 'labs-k8s-m01:ready-labs-k8s-m03',
   ]);
   assert.match(phase.warnings[0]!, /tolerates no failure/);
   const text = renderPlan({ fingerprint: 'x', phases: [phase, ...joinWorkersPhases(inv, sources)] });
