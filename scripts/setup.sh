@@ -20,7 +20,7 @@ node_major=$(node -p 'process.versions.node.split(".")[0]')
 [ "$node_major" -ge 20 ] || kw_die "Node.js $(node -v) is too old: the build needs Node >= 20."
 
 # ---- 1. Debian packages
-DEB_PKGS=(chromium fonts-liberation fonts-dejavu-core build-essential python3 libkrb5-dev pkg-config ca-certificates git util-linux haproxy keepalived iproute2 psmisc openssh-server openssh-client openssl)
+DEB_PKGS=(chromium fonts-liberation fonts-dejavu-core build-essential python3 libkrb5-dev pkg-config ca-certificates git util-linux haproxy keepalived iproute2 psmisc openssh-server openssh-client openssl debootstrap systemd-container apt-utils gnupg curl socat xz-utils)
 missing=()
 for p in "${DEB_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -85,6 +85,9 @@ if [ "$SETUP" = 1 ]; then
   fi
 fi
 step build npm run -s build
+# Kubernetes, etcd and friends built from source (cached outside the repo; about half an hour the first time, seconds
+# after): the vscode, ui and integration tiers start a real kube-apiserver and etcd from it, the lab tier whole nodes.
+if has_script lab; then step lab-build npm run -s lab -- build; fi
 step typecheck npm run -s typecheck
 step lint npm run -s lint
 for tier in "${REQUIRED_TIERS[@]}"; do
