@@ -48,14 +48,15 @@ async function waitFor<T>(what: string, f: () => T | undefined | false, timeoutM
 }
 
 /** etcd's JSON has uint64 member ids as bare numbers; keep them as strings so JSON.parse does not round them. */
-function parseEtcdJson(s: string): any {
-  return JSON.parse(s.replace(/(:\s*)(\d{16,})/g, '$1"$2"'));
+interface EtcdEndpointStatus { Endpoint: string; Status: { header: { member_id: string }; leader: string } }
+function parseEtcdJson(s: string): EtcdEndpointStatus[] {
+  return JSON.parse(s.replace(/(:\s*)(\d{16,})/g, '$1"$2"')) as EtcdEndpointStatus[];
 }
 let etcdCerts = '';
 function etcdStatus(endpoints: string[]): { endpoint: string; id: string; leader: string }[] {
   const out = sh('etcdctl', ['--endpoints', endpoints.join(','), '--cacert', `${etcdCerts}/ca.crt`, '--cert', `${etcdCerts}/client.crt`,
     '--key', `${etcdCerts}/client.key`, '--command-timeout=3s', '--dial-timeout=2s', 'endpoint', 'status', '-w', 'json'], 15_000);
-  return parseEtcdJson(out).map((e: any) => ({ endpoint: e.Endpoint, id: String(e.Status.header.member_id), leader: String(e.Status.leader) }));
+  return parseEtcdJson(out).map((e) => ({ endpoint: e.Endpoint, id: String(e.Status.header.member_id), leader: String(e.Status.leader) }));
 }
 function leaseHolder(name: string): string {
   return JSON.parse(kubectl('-n', 'kube-system', 'get', 'lease', name, '-o', 'json')).spec.holderIdentity as string;
@@ -115,14 +116,15 @@ describe('lab: air-gapped HA kubeadm cluster on one machine', { timeout: 90 * 60
   });
 
   test('5 nodes are Ready', () => {
-    const nodes = JSON.parse(kubectl('get', 'nodes', '-o', 'json')).items;
-    const ready = nodes.filter((n: any) => n.status.conditions.some((c: any) => c.type === 'Ready' && c.status === 'True'));
-    assert.deepEqual(ready.map((n: any) => n.metadata.name).sort(),
+    type NodeJson = { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } };
+    const nodes = JSON.parse(kubectl('get', 'nodes', '-o', 'json')).items as NodeJson[];
+    const ready = nodes.filter((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'));
+    assert.deepEqual(ready.map((n) => n.metadata.name).sort(),
       ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03', 'labs-k8s-w01', 'labs-k8s-w02']);
   });
 
   test('etcd has 3 members and exactly one leader', () => {
-    const st = etcdStatus(MASTERS.map((m, i) => `https://10.3.60.5${i + 1}:2379`));
+    const st = etcdStatus(MASTERS.map((_m, i) => `https://10.3.60.5${i + 1}:2379`));
     assert.equal(st.length, 3);
     assert.equal(new Set(st.map((s) => s.leader)).size, 1, 'all members agree on one leader');
     assert.ok(st.some((s) => s.id === s.leader), 'the leader is one of the members');
@@ -159,7 +161,7 @@ describe('lab: air-gapped HA kubeadm cluster on one machine', { timeout: 90 * 60
     report.podRunningSeconds = (Date.now() - t0) / 1000;
     const { value: reasons } = await waitFor('all five events', () => {
       const ev = JSON.parse(kubectl('get', 'events', '--field-selector', 'involvedObject.name=kwlab-web', '-o', 'json')).items;
-      const r = new Set(ev.map((e: any) => e.reason as string));
+      const r = new Set((ev as { reason: string }[]).map((e) => e.reason));
       return ['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started'].every((x) => r.has(x)) ? r : undefined;
     }, 30_000, 1000);
     assert.ok(reasons.has('Started'));
