@@ -62,11 +62,12 @@ step() {
   fi
   return 0
 }
-# The test counts a step's log reports: node:test's "ℹ pass N"/"ℹ fail N", or a last "N passed, N failed" line.
+# The test counts a step's log reports: node:test's "ℹ pass N"/"ℹ fail N" (summed), or a last "N passed, N failed" line.
 test_counts() {
   local p f
-  p=$(grep -aE '^ℹ pass [0-9]+' "$1" | tail -1 | awk '{print $3}')
-  f=$(grep -aE '^ℹ fail [0-9]+' "$1" | tail -1 | awk '{print $3}')
+  # Summed: a tier may run node:test more than once (the lab tier runs three suites).
+  p=$(grep -aE '^ℹ pass [0-9]+' "$1" | awk '{s += $3} END {if (NR) print s}')
+  f=$(grep -aE '^ℹ fail [0-9]+' "$1" | awk '{s += $3} END {if (NR) print s}')
   if [ -n "$p" ]; then echo "tests: $p passed, ${f:-0} failed"; return; fi
   grep -aoE '[0-9]+ passed, [0-9]+ failed' "$1" | tail -1 | sed 's/^/tests: /'
 }

@@ -100,7 +100,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
   const live = new LiveCluster(transport, () => readEtcd(), opts.live);
   live.inventory = opts.inventory;
 
-  const podRunner = (pod: Pod): EtcdctlRunner => async (args) => execInPod(kc, pod, 'etcd', ['etcdctl', ...args]);
+  const podRunner = (pod: Pod): EtcdctlRunner => async (args) => execInPod(kc, pod, 'etcd', ['etcdctl', ...args], 5_000);
 
   async function etcdPods(): Promise<Pod[]> {
     let pods = [...live.reflectors.pods.store.values()] as Pod[];
@@ -123,12 +123,23 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
     } catch (e) {
       errors.push(`API: ${classifyError(e, cluster!.server).describe()}`);
     }
-    for (const pod of pods.slice(0, 2)) {
+    // Ask up to three etcd pods at once and take the first answer: right after a control-plane node
+    // dies its pod still looks Running, and an exec to it (or through its dead API server) only fails
+    // at its timeout — sequential tries would hide the failure for that long.
+    if (pods.length) {
       try {
-        const raw = await readEtcd0(podRunner(pod));
-        return buildEtcd(raw, `exec ${pod.metadata.name}`, Date.now(), live.inventory);
-      } catch (e) {
-        errors.push(`exec ${pod.metadata.name}: ${(e as Error).message}`);
+        return await Promise.any(
+          pods.slice(0, 3).map(async (pod) => {
+            try {
+              return buildEtcd(await readEtcd0(podRunner(pod)), `exec ${pod.metadata.name}`, Date.now(), live.inventory);
+            } catch (e) {
+              errors.push(`exec ${pod.metadata.name}: ${(e as Error).message}`);
+              throw e;
+            }
+          }),
+        );
+      } catch {
+        // every pod failed: errors has each reason; fall through to SSH
       }
     }
     if (opts.remote && live.inventory) {

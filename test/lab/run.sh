@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The lab tier (`npm run test:lab`, root): the engine's bring-up from bare nodes, the lab's acceptance suite (the
+# reference cluster and its failovers), then the live views against that cluster. The lab is taken down at the end
+# whatever happened; the exit code is non-zero when any part failed.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+trap 'bash lab/lab.sh down >/dev/null 2>&1' EXIT
+rc=0
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/bringup.test.ts || rc=1
+KW_LAB_KEEP=1 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/lab.test.ts || rc=1
+node scripts/build.mjs >/dev/null && node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/live/*.test.ts || rc=1
+exit $rc
