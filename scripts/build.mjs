@@ -23,7 +23,7 @@ const node = [
   { ...common, entryPoints: ['src/lintWorker.ts'], outfile: 'dist/lintWorker.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'cpu-features', './crypto/build/Release/sshcrypto.node'], banner: { js: '#!/usr/bin/env node' } },
   // The kube adapter (@kubernetes/client-node) is its own bundle, required lazily on first connection.
-  // undici (client-node 2.x's fetch, Node >= 22 only) is replaced by a stub: the adapter does its own HTTPS.
+  // undici (client-node 2.x's fetch, Node >= 22 only) is swapped for a shim that throws if reached: the adapter does its own HTTPS.
   { ...common, entryPoints: ['src/adapters/kube/index.ts'], outfile: 'dist/kube.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'bufferutil', 'utf-8-validate'], alias: { undici: './src/adapters/kube/undiciShim.ts' } },
 ];
 
