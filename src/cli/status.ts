@@ -12,10 +12,9 @@ import { buildLiveModel } from '../core/live/snapshot';
 import { applyDrift, readManifests } from '../core/live/drift';
 import { verdict } from '../core/live/status';
 import { loadKubeAdapter } from '../adapters/kube/load';
-import { createInventoryPool, defaultOwnKnownHostsFile } from '../adapters/ssh/fromInventory';
+import { createInventoryPool, defaultOwnKnownHostsFile, remoteExecOver } from '../adapters/ssh/fromInventory';
 import type { Inventory } from '../core/inventory/types';
 import type { RemoteExec } from '../core/live/etcdSource';
-import { sh } from '../core/ssh/command';
 import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 
@@ -34,14 +33,8 @@ function sshRemote(inventory: Inventory, io: CliIo, sshConfig?: string, knownHos
     pool: { connectTimeoutMs: 5000 },
     auth: { passphrase: async () => undefined },
   });
-  const anyCode = Array.from({ length: 256 }, (_, i) => i);
   return {
-    remote: {
-      exec: async (host, script) => {
-        const r = await pool.exec(host, sh`sh -c ${script}`, { okCodes: anyCode, timeoutMs: 20_000 });
-        return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
-      },
-    },
+    remote: remoteExecOver(pool),
     close: () => pool.close(),
   };
 }

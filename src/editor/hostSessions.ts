@@ -4,17 +4,14 @@
  * from SecretStorage when the user chose so, the maxParallelHosts setting and workspace trust.
  */
 import * as vscode from 'vscode';
-import { createInventoryPool } from '../adapters/ssh/fromInventory';
+import { createInventoryPool, remoteExecOver } from '../adapters/ssh/fromInventory';
 import type { SshPool } from '../adapters/ssh/pool';
 import type { Inventory } from '../core/inventory/types';
 import type { RemoteExec } from '../core/live/etcdSource';
-import { sh } from '../core/ssh/command';
 import { ModalHostKeyPrompt } from './sshHostKeyPrompt';
 import { SshPassphrases } from './sshSecrets';
 import { isTrusted } from './trust';
 
-/** Every exit status is an answer for the caller to judge. */
-const ANY_EXIT = Array.from({ length: 256 }, (_, i) => i);
 
 export class HostSessions implements vscode.Disposable {
   private readonly passphrases: SshPassphrases;
@@ -60,13 +57,7 @@ export class HostSessions implements vscode.Disposable {
       void this.live?.pool.close();
       this.live = { inventory, pool: this.open(inventory, folder) };
     }
-    const pool = this.live.pool;
-    return {
-      exec: async (host, script) => {
-        const r = await pool.exec(host, sh`sh -c ${script}`, { okCodes: ANY_EXIT, timeoutMs: 20_000 });
-        return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
-      },
-    };
+    return remoteExecOver(this.live.pool);
   }
 
   dispose(): void {

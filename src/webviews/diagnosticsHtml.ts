@@ -3,11 +3,9 @@
  * allowed by nonce only, the script loaded from the extension's dist through asWebviewUri) and the theme
  * through `--vscode-*` variables. Pure, so the CSP is unit-tested.
  */
-import { randomBytes } from 'node:crypto';
+import { contentSecurityPolicy, escapeAttr } from './csp';
 
-export function makeNonce(): string {
-  return randomBytes(18).toString('base64').replace(/[+/=]/g, '');
-}
+export { makeNonce } from './csp';
 
 export interface ShellOptions {
   /** webview.cspSource */
@@ -17,17 +15,8 @@ export interface ShellOptions {
   nonce: string;
 }
 
-const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
 export function diagnosticsHtml({ cspSource, scriptUri, nonce }: ShellOptions): string {
-  const csp = [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    // Components from @vscode-elements adopt constructable stylesheets; the page's own style is nonce'd.
-    `style-src ${cspSource} 'nonce-${nonce}'`,
-    `font-src ${cspSource}`,
-    `img-src ${cspSource} data:`,
-  ].join('; ');
+  const csp = contentSecurityPolicy(cspSource, nonce);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

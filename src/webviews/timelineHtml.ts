@@ -2,15 +2,13 @@
  * The timeline webview's HTML shell: CSP `default-src 'none'`, script and style by nonce only,
  * the script from the extension's dist, colours from the editor theme.
  */
-import { makeNonce } from './diagnosticsHtml';
+import { contentSecurityPolicy, escapeAttr } from './csp';
 
-export { makeNonce };
-
-const escapeAttr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+export { makeNonce } from './csp';
 
 export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string }): string {
   const { cspSource, scriptUri, nonce } = opts;
-  const csp = ["default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src ${cspSource} 'nonce-${nonce}'`, `font-src ${cspSource}`, `img-src ${cspSource} data:`].join('; ');
+  const csp = contentSecurityPolicy(cspSource, nonce);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -11,6 +11,9 @@ import { dirname, join } from 'node:path';
 import type { Inventory } from '../../core/inventory/types';
 import { explicitSshFor, resolveHost, type ResolvedHost, type SshConfigEnv, type SshTarget } from '../../core/ssh/config';
 import { HostKeyVerifier, type HostKeyPrompt } from '../../core/ssh/hostKeyPolicy';
+import type { RemoteExec } from '../../core/live/etcdSource';
+import { sh } from '../../core/ssh/command';
+import { ANY_EXIT_CODE, type SshTransport } from '../../core/ssh/transport';
 import { SshPool, type AuthCallbacks, type PoolOptions } from './pool';
 
 export interface InventoryPoolOptions {
@@ -119,4 +122,14 @@ export function createInventoryPool(inv: Inventory, opts: InventoryPoolOptions):
     ...opts.pool,
   });
   return { pool, verifier, env };
+}
+
+/** The live views' RemoteExec (a shell script on a host, every exit status returned) over an SSH transport. */
+export function remoteExecOver(transport: SshTransport, timeoutMs = 20_000): RemoteExec {
+  return {
+    exec: async (host, script) => {
+      const r = await transport.exec(host, sh`sh -c ${script}`, { okCodes: [...ANY_EXIT_CODE], timeoutMs });
+      return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
+    },
+  };
 }

@@ -5,13 +5,11 @@
  */
 import { dirname } from 'node:path';
 import { sh } from '../ssh/command';
-import { RemoteCommandCancelled, type SshTransport } from '../ssh/transport';
+import { ANY_EXIT_CODE, RemoteCommandCancelled, type SshTransport } from '../ssh/transport';
 import type { RemoteCommand } from '../ssh/command';
 import type { ExecIo, ExecResult, StepExecutor } from './runner';
 import type { UploadFile } from './types';
 
-/** Every exit status is a result for the runner to judge, not an exception. */
-const ANY_EXIT = Array.from({ length: 256 }, (_, i) => i);
 
 export class SshExecutor implements StepExecutor {
   constructor(private readonly transport: SshTransport) {}
@@ -19,7 +17,7 @@ export class SshExecutor implements StepExecutor {
   async exec(host: string, command: RemoteCommand, io: ExecIo): Promise<ExecResult> {
     try {
       const result = await this.transport.exec(host, command, {
-        okCodes: ANY_EXIT,
+        okCodes: [...ANY_EXIT_CODE],
         ...(io.onStdout ? { onStdout: io.onStdout } : {}),
         ...(io.onStderr ? { onStderr: io.onStderr } : {}),
         ...(io.signal ? { signal: io.signal } : {}),

@@ -31,6 +31,9 @@ export interface ExecResult {
 
 export const MAX_CAPTURE = 1024 * 1024;
 
+/** `okCodes` for callers that judge every exit status themselves. */
+export const ANY_EXIT_CODE: readonly number[] = Array.from({ length: 256 }, (_, i) => i);
+
 export interface SshTransport {
   exec(host: string, command: RemoteCommand, opts?: ExecOptions): Promise<ExecResult>;
   /** Closes every connection. */
