@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { KubeConnection } from '../adapters/kube';
-import type { KubeTransport, WatchEvent } from '../core/live/watch';
+import { Reflector, type KubeTransport } from '../core/live/watch';
 import { buildTimeline, type ClientObservation, type PodEvent, type PodSnapshot } from '../core/timeline/model';
 import type { TimelineFeed } from '../webviews/timelinePanel';
 
@@ -44,35 +44,15 @@ function event(e: Obj): PodEvent {
   };
 }
 
-/** list then watch from its resourceVersion, re-opening when the server ends the watch. */
-function follow(transport: KubeTransport, path: string, params: Record<string, string>, onObject: (type: WatchEvent['type'], obj: Obj) => void, fail: (m: string) => void): () => void {
-  let stop: (() => void) | undefined;
-  let disposed = false;
-  let rv = '';
-  const open = (): void => {
-    if (disposed) return;
-    stop = transport.watch(path, { ...params, resourceVersion: rv, allowWatchBookmarks: 'true' }, (e) => {
-      const obj = e.object as Obj;
-      if (obj?.metadata?.resourceVersion) rv = obj.metadata.resourceVersion;
-      if (e.type !== 'BOOKMARK' && e.type !== 'ERROR') onObject(e.type, obj);
-    }, (error) => {
-      if (disposed) return;
-      if (error && error.kind !== 'timeout') fail(error.message);
-      setTimeout(start, error ? 1000 : 0);
-    });
-  };
-  const start = (): void => {
-    transport.list(path, params).then((list) => {
-      rv = list.metadata.resourceVersion ?? '';
-      for (const item of list.items) onObject('ADDED', item as Obj);
-      open();
-    }, (e: Error) => fail(e.message));
-  };
-  start();
-  return () => {
-    disposed = true;
-    stop?.();
-  };
+/** The shared watch engine (list, watch from the resourceVersion, 410 → one re-list, backoff, stalls). */
+function follow(transport: KubeTransport, key: string, path: string, fieldSelector: string, onObject: (deleted: boolean, obj: Obj) => void, fail: (m: string) => void): () => void {
+  const reflector = new Reflector(transport, { key, path, fieldSelector }, (changes) => {
+    for (const c of changes) onObject(c.type === 'deleted', c.object as Obj);
+  }, {}, (r) => {
+    if (r.state === 'backoff' && r.lastError) fail(r.lastError.message);
+  });
+  reflector.start();
+  return () => reflector.stop();
 }
 
 export function podTimelineFeed(conn: KubeConnection, target: PodTarget): TimelineFeed {
@@ -87,8 +67,8 @@ export function podTimelineFeed(conn: KubeConnection, target: PodTarget): Timeli
         pending = setTimeout(() => pod && update(buildTimeline(pod, [...events.values()], client)), 100);
       };
       const ns = encodeURIComponent(target.namespace);
-      const stopPod = follow(conn.transport, `/api/v1/namespaces/${ns}/pods`, { fieldSelector: `metadata.name=${target.name}` }, (type, obj) => {
-        if (type === 'DELETED') return;
+      const stopPod = follow(conn.transport, 'timeline-pod', `/api/v1/namespaces/${ns}/pods`, `metadata.name=${target.name}`, (deleted, obj) => {
+        if (deleted) return;
         const now = Date.now();
         const snap = snapshot(obj);
         if (snap.nodeName && !client.bindingObservedAt) client.bindingObservedAt = now;
@@ -98,8 +78,8 @@ export function podTimelineFeed(conn: KubeConnection, target: PodTarget): Timeli
         pod = snap;
         render();
       }, fail);
-      const stopEvents = follow(conn.transport, `/api/v1/namespaces/${ns}/events`, { fieldSelector: `involvedObject.kind=Pod,involvedObject.name=${target.name}` }, (type, obj) => {
-        if (type === 'DELETED' || (pod?.uid && obj.involvedObject?.uid && obj.involvedObject.uid !== pod.uid)) return;
+      const stopEvents = follow(conn.transport, 'timeline-events', `/api/v1/namespaces/${ns}/events`, `involvedObject.kind=Pod,involvedObject.name=${target.name}`, (deleted, obj) => {
+        if (deleted || (pod?.uid && obj.involvedObject?.uid && obj.involvedObject.uid !== pod.uid)) return;
         events.set(obj.metadata.name, event(obj));
         render();
       }, fail);
