@@ -1,8 +1,9 @@
 /**
- * The engine verbs — `facts`, `plan`, `up` — over the same core and SSH layer as the extension:
+ * The engine verbs — `facts`, `plan`, `up`, `join` — over the same core and SSH layer as the extension:
  *   kubeadm-workbench facts --inventory FILE [--host NAME]... [--json]
  *   kubeadm-workbench plan  --inventory FILE [--phases a,b]
- *   kubeadm-workbench up    --inventory FILE [--phases a,b] [--yes] [--fresh] [--kubeconfig FILE]
+ *   kubeadm-workbench up    --inventory FILE [--phases a,b] [--yes] [--fresh] [--kubeconfig FILE] [--ask-become-pass]
+ *   kubeadm-workbench join  --inventory FILE --host NAME... [--yes] [--fresh] [--ask-become-pass]
  * Common: [--ssh-config F] [--known-hosts F] [--own-known-hosts F] [--accept-new-host-key=SHA256:...]
  *         [--max-parallel N]
  * `up` prints the plan, asks before acting unless --yes, streams host-prefixed output (secrets
@@ -11,22 +12,24 @@
  */
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { createInventoryPool } from '../adapters/ssh/fromInventory';
 import { parseInventory } from '../core/inventory/parse';
 import type { Inventory } from '../core/inventory/types';
 import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
 import { SshExecutor } from '../core/plan/sshExecutor';
-import { renderPlan } from '../core/plan/types';
-import { sh } from '../core/ssh/command';
+import { planForHosts } from '../core/plan/forHosts';
+import { renderPlan, type Plan } from '../core/plan/types';
+import { sh, sudo } from '../core/ssh/command';
 import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
 import { formatRunLine, RunLogFile, RunOutput } from '../core/ssh/runLog';
 import { BRING_UP_PHASES, buildBringUpPlan, executePlan, openLedger, type BringUpPhase } from '../engine/bringUp';
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
+import { hostsNeedingSudo, sudoUnlessRoot } from '../engine/become';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
+import { Prompter } from './secretPrompt';
 
 const COMMON: FlagSpec = {
   inventory: 'string',
@@ -105,7 +108,9 @@ export async function runFacts(argv: string[], io: CliIo): Promise<number> {
     await Promise.all(
       hosts.map(async (h) => {
         try {
-          const r = await ssh.exec(h.name, sh`sh -c ${FACTS_SCRIPT}`, { timeoutMs: 60_000 });
+          // product_uuid is readable by root only: other login users read the facts through sudo -n.
+          const script = sh`sh -c ${FACTS_SCRIPT}`;
+          const r = await ssh.exec(h.name, ssh.loginUser(h.name) === 'root' ? script : sudo(script), { timeoutMs: 60_000 });
           facts.push(parseFacts(h.name, r.stdout));
         } catch (e) {
           failures.push((e as Error).message);
@@ -133,7 +138,9 @@ export async function runFacts(argv: string[], io: CliIo): Promise<number> {
 // ------------------------------------------------------------------ plan / up
 
 const PLAN_USAGE = `usage: kubeadm-workbench plan --inventory FILE [--phases ${BRING_UP_PHASES.join(',')}]\n`;
-const UP_USAGE = `usage: kubeadm-workbench up --inventory FILE [--phases ${BRING_UP_PHASES.join(',')}] [--yes] [--fresh] [--kubeconfig FILE] [--allow-kubeconfig-in-workspace] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--max-parallel N]\n`;
+const UP_USAGE = `usage: kubeadm-workbench up --inventory FILE [--phases ${BRING_UP_PHASES.join(',')}] [--yes] [--fresh] [--ask-become-pass] [--kubeconfig FILE] [--allow-kubeconfig-in-workspace] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--max-parallel N]\n`;
+
+const RUN_FLAGS: FlagSpec = { yes: 'boolean', fresh: 'boolean', kubeconfig: 'string', 'allow-kubeconfig-in-workspace': 'boolean', 'ask-become-pass': 'boolean' };
 
 function phasesOf(flags: Loaded['flags']): BringUpPhase[] | string {
   const asked = (flags.phases as string[] | undefined) ?? [...BRING_UP_PHASES];
@@ -171,7 +178,7 @@ export async function runPlanVerb(argv: string[], io: CliIo): Promise<number> {
 }
 
 export async function runUp(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  const l = await load(argv, { phases: 'list', yes: 'boolean', fresh: 'boolean', kubeconfig: 'string', 'allow-kubeconfig-in-workspace': 'boolean' }, io, UP_USAGE);
+  const l = await load(argv, { ...RUN_FLAGS, phases: 'list' }, io, UP_USAGE);
   if (typeof l === 'number') return l;
   const kubeconfig = kubeconfigTarget(l);
   let plan;
@@ -182,24 +189,83 @@ export async function runUp(argv: string[], io: CliIo, stdin: NodeJS.ReadableStr
     io.stderr(`${(e as Error).message}\n${e instanceof UsageError ? UP_USAGE : ''}`);
     return e instanceof UsageError ? EXIT_USAGE : EXIT_FAILED;
   }
-  io.stdout(renderPlan(plan));
-  if (!l.flags.yes) {
-    const rl = createInterface({ input: stdin, output: process.stderr, terminal: false });
-    const answer = await rl.question('Run this plan? [y/N] ').catch(() => '');
-    rl.close();
-    if (!/^y(es)?$/i.test(answer.trim())) {
-      io.stderr('not confirmed; nothing was done (use --yes to run without asking).\n');
-      return EXIT_FAILED;
-    }
+  return runApproved(l, io, plan, 'up', stdin);
+}
+
+const JOIN_USAGE = 'usage: kubeadm-workbench join --inventory FILE --host NAME [--host NAME]... [--yes] [--fresh] [--ask-become-pass] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...]\n' +
+  '  joins the named hosts of the inventory to the running cluster: their prepare steps, the join, the etcd and Ready gates\n' +
+  '  (and the load balancer configuration when a control-plane node joins)\n';
+
+export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  const l = await load(argv, { ...RUN_FLAGS, host: 'list' }, io, JOIN_USAGE);
+  if (typeof l === 'number') return l;
+  const hosts = (l.flags.host as string[] | undefined) ?? [];
+  const problem = joinProblem(l.inventory, hosts);
+  if (problem) {
+    io.stderr(`${problem}\n${JOIN_USAGE}`);
+    return EXIT_USAGE;
   }
-  const state = { stateDir: join(dirname(l.inventoryPath), '.kubeadm-workbench'), command: 'up', resume: !l.flags.fresh };
+  const controlPlane = hosts.some((h) => l.inventory.hosts.find((x) => x.name === h)!.roles.includes('control-plane'));
+  const phases: BringUpPhase[] = ['prepare', ...(controlPlane ? (['loadbalancer', 'join-control-plane'] as const) : []), 'join-workers'];
+  let plan;
+  try {
+    const sources = await phaseSources(l.inventory, dirname(l.inventoryPath), io.readFile);
+    const extra = await readKubeadmExtra(l.inventory, dirname(l.inventoryPath), io.readFile);
+    const full = buildBringUpPlan(l.inventory, phases, phaseConfigs(l.inventory, extra), sources, { saveAdminKubeconfig: async () => undefined });
+    // The balancers' configuration lists every control-plane node: their steps stay whole.
+    const balancers = l.inventory.hosts.filter((h) => h.roles.includes('loadbalancer')).map((h) => h.name);
+    plan = planForHosts(full, controlPlane ? [...hosts, ...balancers] : hosts);
+  } catch (e) {
+    io.stderr(`${(e as Error).message}\n`);
+    return EXIT_FAILED;
+  }
+  return runApproved(l, io, plan, 'join', stdin);
+}
+
+/** Why these hosts cannot be joined, or undefined. */
+function joinProblem(inv: Inventory, hosts: string[]): string | undefined {
+  if (!hosts.length) return 'join needs --host NAME (one or more inventory hosts)';
+  const first = inv.hosts.find((h) => h.roles.includes('control-plane'));
+  for (const name of hosts) {
+    const h = inv.hosts.find((x) => x.name === name);
+    if (!h) return `${name} is not a host of the inventory (hosts: ${inv.hosts.map((x) => x.name).join(', ')})`;
+    if (h === first) return `${name} is the first control-plane node: it is initialised by \`up\`, not joined`;
+    if (!h.roles.includes('control-plane') && !h.roles.includes('worker')) return `${name} has neither the control-plane nor the worker role: nothing to join`;
+  }
+  return undefined;
+}
+
+/** Prints the plan, asks (unless --yes), asks the sudo password when told to, runs, reports. */
+async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: string, stdin: NodeJS.ReadableStream): Promise<number> {
+  io.stdout(renderPlan(plan));
+  const { pool: ssh } = pool(l);
+  const prompter = new Prompter(stdin);
+  let password: string | undefined;
+  try {
+    const sudoHosts = hostsNeedingSudo(plan, (h) => ssh.loginUser(h));
+    if (sudoHosts.size) {
+      const users = [...new Set(sudoHosts.values())].join(', ');
+      io.stderr(`${[...sudoHosts.keys()].join(', ')}: logged in as ${users}, so every step runs through sudo${l.flags['ask-become-pass'] ? '' : ' -n (add --ask-become-pass if sudo needs a password there)'}\n`);
+      if (l.flags['ask-become-pass']) password = await prompter.askSecret(`sudo password for ${users}: `);
+    }
+    if (!l.flags.yes) {
+      const answer = await prompter.ask('Run this plan? [y/N] ');
+      if (!/^y(es)?$/i.test(answer.trim())) {
+        io.stderr('not confirmed; nothing was done (use --yes to run without asking).\n');
+        await ssh.close();
+        return EXIT_FAILED;
+      }
+    }
+  } finally {
+    prompter.close();
+  }
+  const state = { stateDir: join(dirname(l.inventoryPath), '.kubeadm-workbench'), command, resume: !l.flags.fresh };
   const { ledger, resumed } = await openLedger(plan, state);
-  const output = new RunOutput();
+  const output = new RunOutput(password ? [password] : []);
   const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));
   output.addSink(log.sink);
   output.addSink((line) => io.stdout(formatRunLine(line) + '\n'));
   if (resumed) output.message(`resuming run ${ledger.data.runId} (steps already done are skipped)`);
-  const { pool: ssh } = pool(l);
   const abort = new AbortController();
   const onSignal = (): void => {
     output.message('cancelling: stopping the remote commands…', undefined, 'error');
@@ -209,7 +275,8 @@ export async function runUp(argv: string[], io: CliIo, stdin: NodeJS.ReadableStr
   process.once('SIGTERM', onSignal);
   const started = Date.now();
   try {
-    const result = await executePlan(plan, ledger, state, { executor: new SshExecutor(ssh), output, maxParallelHosts: Number(l.flags['max-parallel'] ?? 10), signal: abort.signal });
+    const executor = new SshExecutor(ssh, sudoUnlessRoot((h) => ssh.loginUser(h), password));
+    const result = await executePlan(plan, ledger, state, { executor, output, maxParallelHosts: Number(l.flags['max-parallel'] ?? 10), signal: abort.signal });
     const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
     if (result.ok) {
       output.message(`done in ${took}; run log ${log.path}`);
@@ -217,7 +284,7 @@ export async function runUp(argv: string[], io: CliIo, stdin: NodeJS.ReadableStr
     }
     output.message(`${result.cancelled ? 'cancelled' : 'FAILED'} after ${took} at ${result.failed?.step.host}: ${result.failed?.step.title}`, undefined, 'error');
     if (result.failed) output.message(result.failed.error, result.failed.step.host, 'error');
-    output.message(`run \`kubeadm-workbench up --inventory ${l.inventoryPath}\` again to resume at this step; run log ${log.path}`);
+    output.message(`run \`kubeadm-workbench ${command} --inventory ${l.inventoryPath}\` again to resume at this step; run log ${log.path}`);
     return EXIT_FAILED;
   } finally {
     process.off('SIGINT', onSignal);

@@ -8,7 +8,7 @@ import { EXIT_USAGE, processIo, type CliIo } from './io';
 import { runGenerate } from './generate';
 import { runLint } from './lint';
 import { runSshCheck } from './sshCheck';
-import { runFacts, runPlanVerb, runUp } from './engine';
+import { runFacts, runJoin, runPlanVerb, runUp } from './engine';
 import { runStatus } from './status';
 
 type Verb = { summary: string; run: (args: string[], io: CliIo) => Promise<number> };
@@ -16,7 +16,8 @@ type Verb = { summary: string; run: (args: string[], io: CliIo) => Promise<numbe
 const VERBS: Record<string, Verb> = {
   facts: { summary: 'facts --inventory F [--host NAME]... [--json]   gather host facts in parallel; flag cloned VMs, swap, modules, cgroup drivers', run: runFacts },
   plan: { summary: 'plan --inventory F [--phases a,b]   print the bring-up plan: the exact commands per host', run: runPlanVerb },
-  up: { summary: 'up --inventory F [--phases a,b] [--yes] [--fresh]   run the bring-up plan over SSH (resumes a failed run)', run: runUp },
+  up: { summary: 'up --inventory F [--phases a,b] [--yes] [--fresh] [--ask-become-pass]   run the bring-up plan over SSH (resumes a failed run; sudo for non-root logins)', run: runUp },
+  join: { summary: 'join --inventory F --host NAME... [--yes] [--ask-become-pass]   join inventory hosts to the running cluster (prepare, join, etcd and Ready gates)', run: runJoin },
   'check-inventory': { summary: 'check-inventory FILE            validate an inventory.yaml', run: runCheckInventory },
   'import-ansible': { summary: 'import-ansible FILE [--out F]   convert an Ansible/Kubespray inventory', run: runImport },
   lint: { summary: 'lint [--inventory F] [--format text|json|sarif] [--fix] PATH...   check config files against the rules and the inventory', run: runLint },

@@ -4,6 +4,8 @@ import { SshExecutor } from '../core/plan/sshExecutor';
 import { renderPlan } from '../core/plan/types';
 import { RunLogFile, RunOutput } from '../core/ssh/runLog';
 import { executePlan, openLedger } from '../engine/bringUp';
+import { hostsNeedingSudo, sudoUnlessRoot } from '../engine/become';
+import { askSudoPassword } from '../editor/sudoPassword';
 import { Ledger } from '../core/plan/ledger';
 import { buildPlan, pickPhases } from '../editor/bringUpPlans';
 import { RunTerminal } from '../editor/runTerminal';
@@ -50,20 +52,25 @@ export function bringUpCluster(ctx: CommandContext) {
     state.resume = answer === 'Resume';
     const { ledger } = await openLedger(plan, state);
 
-    const output = new RunOutput();
+    const pool = ctx.sessions.open(inv, vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri);
+    const sudo = await askSudoPassword(hostsNeedingSudo(plan, (h) => pool.loginUser(h)));
+    if (!sudo) {
+      await pool.close();
+      return;
+    }
+    const output = new RunOutput(sudo.password ? [sudo.password] : []);
     const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));
     output.addSink(log.sink);
     const abort = new AbortController();
     const terminal = new RunTerminal(`Kubeadm: bring-up ${inv.cluster.name}`, output, () => abort.abort());
     terminal.show(true);
-    const pool = ctx.sessions.open(inv, vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri);
     const started = Date.now();
     try {
       const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Bring-up of ${inv.cluster.name}`, cancellable: true }, async (progress, token) => {
         token.onCancellationRequested(() => abort.abort());
         let finished = 0;
         return executePlan(plan, ledger, state, {
-          executor: new SshExecutor(pool),
+          executor: new SshExecutor(pool, sudoUnlessRoot((h) => pool.loginUser(h), sudo.password)),
           output,
           maxParallelHosts: vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('maxParallelHosts') ?? 10,
           signal: abort.signal,

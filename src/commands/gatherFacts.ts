@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { analyzeFacts, parseFacts, type FactFinding, type HostFacts } from '../core/phases/facts';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
-import { sh } from '../core/ssh/command';
+import { sh, sudo } from '../core/ssh/command';
 import { toRange } from '../editor/diagnostics';
 import { requireTrust } from '../editor/trust';
 import type { CommandContext } from './context';
@@ -32,7 +32,9 @@ export function gatherFacts(ctx: CommandContext) {
         await Promise.all(
           inv.hosts.map(async (h) => {
             try {
-              const r = await pool.exec(h.name, sh`sh -c ${FACTS_SCRIPT}`, { signal: abort.signal, timeoutMs: 60_000 });
+              // product_uuid is readable by root only: other login users read the facts through sudo -n.
+              const script = sh`sh -c ${FACTS_SCRIPT}`;
+              const r = await pool.exec(h.name, pool.loginUser(h.name) === 'root' ? script : sudo(script), { signal: abort.signal, timeoutMs: 60_000 });
               facts.push(parseFacts(h.name, r.stdout));
             } catch (e) {
               failures.push((e as Error).message);

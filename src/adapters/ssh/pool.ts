@@ -197,6 +197,11 @@ export class SshPool implements SshTransport {
     return r;
   }
 
+  /** The user the host is logged into as (from the inventory or the SSH config); throws on a configuration error. */
+  loginUser(host: string): string {
+    return this.resolve(host).user;
+  }
+
   /** Connects (or reuses the connection) without running anything; returns the connection info. */
   async connect(host: string): Promise<ConnectionInfo> {
     const r = this.resolve(host);

@@ -237,11 +237,13 @@ function tokenStep(inv: Inventory, phase: Step['phase'], withCertificateKey: boo
   const steps: Step[] = [
     step(phase, first, 'ca-hash', {
       title: 'Compute the CA hash from the CA certificate (here, not on the host)',
+      shared: true,
       run: sh`cat /etc/kubernetes/pki/ca.crt`,
       capture: (out) => ({ caHash: caCertHash(out) }),
     }),
     step(phase, first, 'token', {
       title: 'A fresh bootstrap token valid for 30 minutes',
+      shared: true,
       why: 'A short-lived token limits what a leaked join command can do.',
       run: sh`kubeadm token create --ttl 30m`,
       capture: (out) => ({ token: out.trim().split('\n').pop()!.trim() }),
@@ -251,6 +253,7 @@ function tokenStep(inv: Inventory, phase: Step['phase'], withCertificateKey: boo
   if (withCertificateKey) {
     steps.push(step(phase, first, 'certificate-key', {
       title: 'Re-upload the control-plane certificates with a fresh key (valid 2 hours)',
+      shared: true,
       why: 'The kubeadm-certs Secret expires after two hours; a fresh upload guarantees the join finds it.',
       run: sh`kubeadm init phase upload-certs --upload-certs`,
       capture: (out) => ({ certificateKey: out.trim().split('\n').pop()!.trim() }),
@@ -279,6 +282,7 @@ export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): Ph
     steps.push(
       step('join-control-plane', first, `forget-partial-${host.name}`, {
         title: `Remove an unstarted etcd member of ${host.name} left by an interrupted join`,
+        about: host.name,
         why: 'A join killed after adding its etcd member leaves a member that never starts; it counts against quorum until removed.',
         // Only a member that never started (etcd lists it as "unstarted", with no name) at this host's
         // peer URL. A started member is never removed here: if its host is down, that is for a human to decide.
@@ -294,12 +298,14 @@ export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): Ph
       }),
       step('join-control-plane', first, `etcd-healthy-${host.name}`, {
         title: `etcd member ${host.name} joined and every member is healthy`,
+        about: host.name,
         why: 'Join the next node only when etcd is healthy again: two unhealthy members of three is a lost quorum.',
         verify: and(sh`${etcdctl('member list')} | grep -q ${`, started, ${host.name}, `}`, etcdctl('endpoint health --cluster')),
         verifyTimeoutMs: 3 * 60_000,
       }),
       step('join-control-plane', first, `ready-${host.name}`, {
         title: `${host.name} is Ready`,
+        about: host.name,
         verify: sh`${KUBECTL} wait --for=condition=Ready ${'node/' + host.name} --timeout=10s`,
         verifyTimeoutMs: 5 * 60_000,
       }),
@@ -327,6 +333,7 @@ export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhaseP
   const ready = workers.map((host) =>
     step('join-workers', first, `ready-${host.name}`, {
       title: `${host.name} is Ready`,
+      about: host.name,
       verify: sh`${KUBECTL} wait --for=condition=Ready ${'node/' + host.name} --timeout=10s`,
       verifyTimeoutMs: 5 * 60_000,
     }),

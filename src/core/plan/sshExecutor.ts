@@ -2,21 +2,39 @@
  * The runner's executor over SSH: commands through the transport, files written with `cat` from
  * stdin to a temp file, chmod, then rename — atomic on the host, no SFTP subsystem needed, and the
  * content never appears on a command line.
+ *
+ * Hosts reached as a user other than root run every step through sudo (the phases write under /etc
+ * and /root). The password, when one is needed, goes on stdin (`sudo -S`), never on a command line.
+ * Uploads then take two commands: the content goes to a private temp file as the login user, and sudo
+ * moves it into place — mixing the password line and file content on one stdin would write the
+ * password into the file on a host whose sudoers rule needs none.
  */
 import { dirname } from 'node:path';
-import { sh } from '../ssh/command';
-import { ANY_EXIT_CODE, RemoteCommandCancelled, type SshTransport } from '../ssh/transport';
+import { sh, sudo, type SudoOptions } from '../ssh/command';
+import { ANY_EXIT_CODE, RemoteCommandCancelled, RemoteCommandError, type SshTransport } from '../ssh/transport';
 import type { RemoteCommand } from '../ssh/command';
 import type { ExecIo, ExecResult, StepExecutor } from './runner';
 import type { UploadFile } from './types';
 
+/** How to become root on a host: undefined = the login user is root already. */
+export type BecomeFor = (host: string) => SudoOptions | undefined;
+
+export class SudoRefused extends Error {}
 
 export class SshExecutor implements StepExecutor {
-  constructor(private readonly transport: SshTransport) {}
+  /** Hosts whose sudo answered once: a wrong password fails the first step clearly, not every check as "not done". */
+  private readonly sudoChecked = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly transport: SshTransport,
+    private readonly becomeFor: BecomeFor = () => undefined,
+  ) {}
 
   async exec(host: string, command: RemoteCommand, io: ExecIo): Promise<ExecResult> {
     try {
-      const result = await this.transport.exec(host, command, {
+      const become = this.becomeFor(host);
+      if (become) await this.checkSudo(host, become, io.signal);
+      const result = await this.transport.exec(host, become ? sudo(command, become) : command, {
         okCodes: [...ANY_EXIT_CODE],
         ...(io.onStdout ? { onStdout: io.onStdout } : {}),
         ...(io.onStderr ? { onStderr: io.onStderr } : {}),
@@ -31,9 +49,43 @@ export class SshExecutor implements StepExecutor {
   }
 
   async upload(host: string, file: UploadFile, signal?: AbortSignal): Promise<void> {
-    const tmp = `${file.path}.kubeadm-workbench.tmp`;
     const mode = file.mode.toString(8).padStart(4, '0');
-    const command = sh`umask 077 && mkdir -p ${dirname(file.path)} && cat > ${tmp} && chmod ${mode} ${tmp} && mv -f ${tmp} ${file.path}`;
-    await this.transport.exec(host, command, { stdin: file.content, ...(signal ? { signal } : {}) });
+    const become = this.becomeFor(host);
+    const opts = signal ? { signal } : {};
+    if (!become) {
+      const tmp = `${file.path}.kubeadm-workbench.tmp`;
+      const command = sh`umask 077 && mkdir -p ${dirname(file.path)} && cat > ${tmp} && chmod ${mode} ${tmp} && mv -f ${tmp} ${file.path}`;
+      await this.transport.exec(host, command, { stdin: file.content, ...opts });
+      return;
+    }
+    await this.checkSudo(host, become, signal);
+    // mktemp creates the file 0600 for the login user only; it lives until sudo has copied it.
+    const staged = await this.transport.exec(host, sh`umask 077 && t=$(mktemp) && cat > "$t" && printf '%s' "$t"`, { stdin: file.content, ...opts });
+    const tmp = staged.stdout.trim();
+    const target = `${file.path}.kubeadm-workbench.tmp`;
+    try {
+      await this.transport.exec(host, sudo(sh`umask 077 && mkdir -p ${dirname(file.path)} && cp ${tmp} ${target} && chmod ${mode} ${target} && mv -f ${target} ${file.path}`, become), opts);
+    } finally {
+      await this.transport.exec(host, sh`rm -f ${tmp}`).catch(() => undefined);
+    }
+  }
+
+  private checkSudo(host: string, become: SudoOptions, signal?: AbortSignal): Promise<void> {
+    let checked = this.sudoChecked.get(host);
+    if (!checked) {
+      checked = this.transport.exec(host, sudo(sh`true`, become), signal ? { signal } : {}).then(
+        () => undefined,
+        (e: unknown) => {
+          this.sudoChecked.delete(host);
+          if (e instanceof RemoteCommandError) {
+            const why = become.password === undefined ? 'sudo needs a password here (none was given) or the user may not use sudo' : 'sudo refused the password, or the user may not use sudo';
+            throw new SudoRefused(`${host}: cannot become root: ${why} — ${e.message}`);
+          }
+          throw e;
+        },
+      );
+      this.sudoChecked.set(host, checked);
+    }
+    return checked;
   }
 }

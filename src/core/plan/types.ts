@@ -27,6 +27,10 @@ export interface Step {
   phase: PhaseId;
   host: string;
   title: string;
+  /** The host the step is about when it runs on another one (a join's gates run on the first control-plane node). */
+  about?: string;
+  /** Credentials or facts that the steps about other hosts need (a join token): kept when any of those is kept. */
+  shared?: boolean;
   /** Why the step exists, in one sentence (from the seed). */
   why?: string;
   /** Exits 0 when the step's effect is already there: the step is skipped (idempotence). */
