@@ -18,7 +18,6 @@ import type { Inventory } from '../core/inventory/types';
 import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
 import { SshExecutor } from '../core/plan/sshExecutor';
-import { planForHosts } from '../core/plan/forHosts';
 import { renderPlan, type Plan } from '../core/plan/types';
 import { sh, sudo } from '../core/ssh/command';
 import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
@@ -26,6 +25,7 @@ import { formatRunLine, RunLogFile, RunOutput } from '../core/ssh/runLog';
 import { BRING_UP_PHASES, buildBringUpPlan, executePlan, openLedger, type BringUpPhase } from '../engine/bringUp';
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { hostsNeedingSudo, sudoUnlessRoot } from '../engine/become';
+import { joinPhases, joinProblem, narrowToJoin } from '../engine/join';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
@@ -202,37 +202,20 @@ export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableS
   const hosts = (l.flags.host as string[] | undefined) ?? [];
   const problem = joinProblem(l.inventory, hosts);
   if (problem) {
-    io.stderr(`${problem}\n${JOIN_USAGE}`);
+    io.stderr(`join: ${problem}\n${JOIN_USAGE}`);
     return EXIT_USAGE;
   }
-  const controlPlane = hosts.some((h) => l.inventory.hosts.find((x) => x.name === h)!.roles.includes('control-plane'));
-  const phases: BringUpPhase[] = ['prepare', ...(controlPlane ? (['loadbalancer', 'join-control-plane'] as const) : []), 'join-workers'];
   let plan;
   try {
     const sources = await phaseSources(l.inventory, dirname(l.inventoryPath), io.readFile);
     const extra = await readKubeadmExtra(l.inventory, dirname(l.inventoryPath), io.readFile);
-    const full = buildBringUpPlan(l.inventory, phases, phaseConfigs(l.inventory, extra), sources, { saveAdminKubeconfig: async () => undefined });
-    // The balancers' configuration lists every control-plane node: their steps stay whole.
-    const balancers = l.inventory.hosts.filter((h) => h.roles.includes('loadbalancer')).map((h) => h.name);
-    plan = planForHosts(full, controlPlane ? [...hosts, ...balancers] : hosts);
+    const full = buildBringUpPlan(l.inventory, joinPhases(l.inventory, hosts), phaseConfigs(l.inventory, extra), sources, { saveAdminKubeconfig: async () => undefined });
+    plan = narrowToJoin(l.inventory, hosts, full);
   } catch (e) {
     io.stderr(`${(e as Error).message}\n`);
     return EXIT_FAILED;
   }
   return runApproved(l, io, plan, 'join', stdin);
-}
-
-/** Why these hosts cannot be joined, or undefined. */
-function joinProblem(inv: Inventory, hosts: string[]): string | undefined {
-  if (!hosts.length) return 'join needs --host NAME (one or more inventory hosts)';
-  const first = inv.hosts.find((h) => h.roles.includes('control-plane'));
-  for (const name of hosts) {
-    const h = inv.hosts.find((x) => x.name === name);
-    if (!h) return `${name} is not a host of the inventory (hosts: ${inv.hosts.map((x) => x.name).join(', ')})`;
-    if (h === first) return `${name} is the first control-plane node: it is initialised by \`up\`, not joined`;
-    if (!h.roles.includes('control-plane') && !h.roles.includes('worker')) return `${name} has neither the control-plane nor the worker role: nothing to join`;
-  }
-  return undefined;
 }
 
 /** Prints the plan, asks (unless --yes), asks the sudo password when told to, runs, reports. */

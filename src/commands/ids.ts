@@ -16,6 +16,7 @@ export const CommandIds = {
   gatherFacts: 'kubeadm.gatherFacts',
   showBringUpPlan: 'kubeadm.showBringUpPlan',
   bringUpCluster: 'kubeadm.bringUpCluster',
+  joinHost: 'kubeadm.joinHost',
   showPodTimeline: 'kubeadm.showPodTimeline',
 } as const;
 

@@ -12,6 +12,7 @@ import { openInventory } from './openInventory';
 import { refreshInventory } from './refreshInventory';
 import { revealHost } from './revealHost';
 import { bringUpCluster } from './bringUpCluster';
+import { joinHost } from './joinHost';
 import { gatherFacts } from './gatherFacts';
 import { showBringUpPlan } from './showBringUpPlan';
 import { showPodTimeline } from './showPodTimeline';
@@ -30,6 +31,7 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.gatherFacts]: gatherFacts(ctx),
     [CommandIds.showBringUpPlan]: showBringUpPlan(ctx),
     [CommandIds.bringUpCluster]: bringUpCluster(ctx),
+    [CommandIds.joinHost]: joinHost(ctx),
     [CommandIds.showPodTimeline]: showPodTimeline(ctx),
     [CommandIds.copyHostAddress]: copyHostAddress(),
     [CommandIds.showConfigDiagnostics]: showConfigDiagnostics(ctx),

@@ -1,0 +1,54 @@
+import * as vscode from 'vscode';
+import { joinableHosts, joinPhases, joinProblem, narrowToJoin } from '../engine/join';
+import { buildPlan } from '../editor/bringUpPlans';
+import { approveAndRunPlan } from '../editor/planRun';
+import { requireTrust } from '../editor/trust';
+import type { InventoryNode } from '../views/inventoryView';
+import type { CommandContext } from './context';
+
+/**
+ * Joins inventory hosts to the running cluster — a node added to the inventory, or one rebuilt: its
+ * prepare steps, a fresh token (and certificate key for a control-plane node), the join, then the etcd
+ * and Ready gates; the balancers' configuration too when a control-plane node joins, since it lists
+ * every one of them. From a host's context menu, or pick the hosts.
+ */
+export function joinHost(ctx: CommandContext) {
+  return async (node?: InventoryNode): Promise<void> => {
+    if (!(await requireTrust('join hosts to the cluster over SSH'))) return;
+    const loaded = await ctx.inventory.get();
+    if (!loaded?.inventory) {
+      void vscode.window.showErrorMessage('Joining needs a valid inventory.yaml (see the Problems panel).');
+      return;
+    }
+    const inv = loaded.inventory;
+    const joinable = joinableHosts(inv);
+    let hosts: string[];
+    if (node?.kind === 'host') {
+      const problem = joinProblem(inv, [node.host.name]);
+      if (problem) {
+        void vscode.window.showErrorMessage(`Cannot join: ${problem}.`);
+        return;
+      }
+      hosts = [node.host.name];
+    } else {
+      const picked = await vscode.window.showQuickPick(
+        joinable.map((name) => {
+          const h = inv.hosts.find((x) => x.name === name)!;
+          return { label: name, description: `${h.address} · ${h.roles.join(', ')}` };
+        }),
+        { title: 'Join hosts to the cluster', canPickMany: true, placeHolder: 'Hosts to join (steps already done are skipped)' },
+      );
+      if (!picked?.length) return;
+      hosts = picked.map((p) => p.label);
+    }
+    let plan;
+    try {
+      plan = narrowToJoin(inv, hosts, await buildPlan(inv, loaded.uri, joinPhases(inv, hosts), () => undefined));
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Cannot make the plan: ${(e as Error).message}`);
+      return;
+    }
+    const title = `Join of ${hosts.join(', ')}`;
+    await approveAndRunPlan(ctx, { inv, inventoryUri: loaded.uri, plan, command: 'join', title, planDocument: 'join-plan.txt' }, (took) => `${hosts.join(', ')} joined ${inv.cluster.name} (${took}).`);
+  };
+}

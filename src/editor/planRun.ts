@@ -1,0 +1,103 @@
+/**
+ * How the editor runs a plan over SSH (bring-up, join): the plan opens beside a modal that asks to run
+ * (or resume) it; the sudo password is asked when a host is not reached as root; then progress with
+ * cancel (cancel stops the remote commands), output in a run terminal and a run log, and a ledger so
+ * a failed or cancelled run resumes at the failed step.
+ */
+import { dirname, join } from 'node:path';
+import * as vscode from 'vscode';
+import type { Inventory } from '../core/inventory/types';
+import { Ledger } from '../core/plan/ledger';
+import { SshExecutor } from '../core/plan/sshExecutor';
+import { renderPlan, type Plan } from '../core/plan/types';
+import { RunLogFile, RunOutput } from '../core/ssh/runLog';
+import { hostsNeedingSudo, sudoUnlessRoot } from '../engine/become';
+import { executePlan, openLedger } from '../engine/bringUp';
+import type { CommandContext } from '../commands/context';
+import { RunTerminal } from './runTerminal';
+import { askSudoPassword } from './sudoPassword';
+
+export interface PlanRunRequest {
+  inv: Inventory;
+  inventoryUri: vscode.Uri;
+  plan: Plan;
+  /** The ledger's command name: runs resume only runs of the same command and plan. */
+  command: string;
+  /** "Bring-up of labs-k8s", "Join of labs-k8s-w03". */
+  title: string;
+  /** The report document's name for the plan. */
+  planDocument: string;
+}
+
+/** Runs the plan after approval; true when it ran to the end. */
+export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest, onDone?: (took: string) => string): Promise<boolean> {
+  const { inv, plan } = req;
+  await ctx.reports.show(req.planDocument, renderPlan(plan));
+  const state = { stateDir: join(dirname(req.inventoryUri.fsPath), '.kubeadm-workbench'), command: req.command, resume: true };
+  const resumable = await Ledger.findResumable(join(state.stateDir, 'runs'), req.command, plan.fingerprint);
+  const steps = plan.phases.reduce((n, p) => n + p.steps.length, 0);
+  const hosts = new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host))).size;
+  const run = resumable ? 'Resume' : 'Run';
+  const answer = await vscode.window.showWarningMessage(
+    `${run} ${steps} steps on ${hosts} hosts of ${inv.cluster.name}?`,
+    {
+      modal: true,
+      detail: `${req.title}. ${resumable ? `An unfinished run of this plan (${resumable.data.runId}) will continue at its failed step. The plan is open beside this dialog.` : 'The plan with every command is open beside this dialog. Steps whose effect is already there are skipped.'}`,
+    },
+    run,
+    ...(resumable ? ['Start over'] : []),
+  );
+  if (!answer) return false;
+  state.resume = answer === 'Resume';
+
+  const pool = ctx.sessions.open(inv, vscode.workspace.getWorkspaceFolder(req.inventoryUri)?.uri);
+  const sudo = await askSudoPassword(hostsNeedingSudo(plan, (h) => pool.loginUser(h)));
+  if (!sudo) {
+    await pool.close();
+    return false;
+  }
+  const { ledger } = await openLedger(plan, state);
+  const output = new RunOutput(sudo.password ? [sudo.password] : []);
+  const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));
+  output.addSink(log.sink);
+  const abort = new AbortController();
+  const terminal = new RunTerminal(`Kubeadm: ${req.title}`, output, () => abort.abort());
+  terminal.show(true);
+  const started = Date.now();
+  try {
+    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: req.title, cancellable: true }, async (progress, token) => {
+      token.onCancellationRequested(() => abort.abort());
+      let finished = 0;
+      return executePlan(plan, ledger, state, {
+        executor: new SshExecutor(pool, sudoUnlessRoot((h) => pool.loginUser(h), sudo.password)),
+        output,
+        maxParallelHosts: vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('maxParallelHosts') ?? 10,
+        signal: abort.signal,
+        onEvent: (e) => {
+          if (e.type === 'step-start') progress.report({ message: `${e.step.host}: ${e.step.title}` });
+          if (e.type === 'step-end') progress.report({ increment: 100 / steps, message: `${++finished}/${steps} steps` });
+        },
+      });
+    });
+    const took = `${Math.round((Date.now() - started) / 1000)} s`;
+    if (result.ok) {
+      output.message(`done in ${took}`);
+      terminal.finish(`${req.title} done in ${took}`, true);
+      void vscode.window.showInformationMessage(onDone?.(took) ?? `${req.title} done (${took}).`);
+      return true;
+    }
+    const where = result.failed ? `${result.failed.step.host}: ${result.failed.step.title}` : 'unknown step';
+    output.message(`${result.cancelled ? 'cancelled' : 'FAILED'} at ${where}`, undefined, 'error');
+    terminal.finish(`${result.cancelled ? 'cancelled' : 'failed'} at ${where}; run the command again to resume`, false);
+    const openLog = 'Open Run Log';
+    const choice = await vscode.window.showErrorMessage(
+      result.cancelled ? `${req.title} cancelled at ${where}. Run it again to resume.` : `${req.title} failed at ${where}: ${result.failed?.error ?? ''}. Run it again to resume at this step.`,
+      openLog,
+    );
+    if (choice === openLog) await vscode.window.showTextDocument(vscode.Uri.file(log.path));
+    return false;
+  } finally {
+    await pool.close();
+    await log.close();
+  }
+}
