@@ -10,6 +10,7 @@ import { runLint } from './lint';
 import { runSshCheck } from './sshCheck';
 import { runFacts, runJoin, runPlanVerb, runUp } from './engine';
 import { runStatus } from './status';
+import { runCordon, runDrainVerb, runUncordon } from './drain';
 
 type Verb = { summary: string; run: (args: string[], io: CliIo) => Promise<number> };
 
@@ -23,6 +24,9 @@ const VERBS: Record<string, Verb> = {
   lint: { summary: 'lint [--inventory F] [--format text|json|sarif] [--fix] PATH...   check config files against the rules and the inventory', run: runLint },
   generate: { summary: 'generate [--inventory F] [--out DIR] [--containerd-version V] [--force]   write the cluster config files from the inventory', run: runGenerate },
   status: { summary: 'status --inventory F [--kubeconfig F] [--context N] [--json]   live cluster state; exit 1 when degraded', run: runStatus },
+  drain: { summary: 'drain NODE [--ignore-daemonsets] [--delete-emptydir-data] [--force] [--timeout=300s] [--grace-period=-1] [--dry-run[=client|server]] [--then CMD --inventory F] [--uncordon] [--yes]   kubectl drain with a plan first, a finite timeout and the control-plane guard', run: runDrainVerb },
+  cordon: { summary: 'cordon NODE [--kubeconfig F] [--context N] [--dry-run[=client|server]] [--yes]   mark the node unschedulable', run: runCordon },
+  uncordon: { summary: 'uncordon NODE [--kubeconfig F] [--context N] [--dry-run[=client|server]] [--yes]   mark the node schedulable again', run: runUncordon },
   'ssh-check': { summary: 'ssh-check --inventory F [--ssh-config F] [--known-hosts F] [--host NAME]   connect to every host, run uname -n; exit 1 naming hosts with unknown/changed/revoked keys or failed auth', run: runSshCheck },
 };
 

@@ -24,9 +24,12 @@ export interface EvictionClient {
 
 export type EvictionEvent =
   | { type: 'evicting'; pod: DrainPod; attempt: number }
-  | { type: 'retry'; pod: DrainPod; reason: string; afterMs: number }
+  | { type: 'retry'; pod: DrainPod; kind: 'too-many-requests' | 'namespace-terminating'; reason: string; afterMs: number }
   | { type: 'waiting'; pod: DrainPod }
-  | { type: 'gone'; pod: DrainPod }
+  /** `notFound`: the eviction answered 404 — the pod was already gone (kubectl prints nothing for it). */
+  | { type: 'gone'; pod: DrainPod; notFound?: boolean }
+  /** Still terminating after skipWaitForDeleteTimeoutSeconds: not waited for any longer (kubectl's skip). */
+  | { type: 'skipped'; pod: DrainPod; message: string }
   | { type: 'failed'; pod: DrainPod; error: string };
 
 export interface EvictOptions {
@@ -35,6 +38,10 @@ export interface EvictOptions {
   pollIntervalMs?: number;
   signal?: AbortSignal;
   onEvent?: (event: EvictionEvent) => void;
+  /** Server-side dry run: an accepted eviction removed nothing, so there is nothing to wait for. */
+  skipWait?: boolean;
+  /** kubectl's --skip-wait-for-delete-timeout: stop waiting for a pod deleting longer than this; 0 never. */
+  skipWaitForDeleteTimeoutSeconds?: number;
   /** Injected for tests; defaults to real time. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   now?: () => number;
@@ -66,27 +73,50 @@ export async function evictPods(pods: DrainPod[], client: EvictionClient, option
         if (options.signal?.aborted) return fail(pod, 'cancelled');
         if (now() >= deadline) return fail(pod, `error when evicting pods/"${pod.name}" -n "${pod.namespace}": global timeout reached: ${Math.round(options.timeoutMs / 1000)}s`);
         emit({ type: 'evicting', pod, attempt });
-        const result = await client.evict(pod);
+        let result: EvictionResult;
+        try {
+          result = await client.evict(pod);
+        } catch (e) {
+          result = { kind: 'failed', message: (e as Error).message };
+        }
         if (result.kind === 'accepted') break;
         if (result.kind === 'not-found') {
           outcome.evicted.push(pod);
-          emit({ type: 'gone', pod });
+          emit({ type: 'gone', pod, notFound: true });
           return;
         }
+        // In a terminating namespace an eviction is refused for good; a pod already marked for deletion
+        // there goes away by itself, so (like kubectl) wait for it instead of retrying.
+        if (result.kind === 'namespace-terminating' && (await client.getPod(pod.namespace, pod.name).catch(() => undefined))?.deletionTimestamp) break;
         if (result.kind === 'too-many-requests' || result.kind === 'namespace-terminating') {
           const afterMs = options.retryIntervalMs ?? EVICTION_RETRY_MS;
-          emit({ type: 'retry', pod, reason: result.message, afterMs });
+          emit({ type: 'retry', pod, kind: result.kind, reason: result.message, afterMs });
           await sleep(Math.min(afterMs, Math.max(0, deadline - now())), options.signal);
           continue;
         }
         return fail(pod, `error when evicting pods/"${pod.name}" -n "${pod.namespace}": ${result.message}`);
       }
+      if (options.skipWait) {
+        outcome.evicted.push(pod);
+        return;
+      }
       emit({ type: 'waiting', pod });
       for (;;) {
-        const current = await client.getPod(pod.namespace, pod.name);
+        let current: Awaited<ReturnType<EvictionClient['getPod']>>;
+        try {
+          current = await client.getPod(pod.namespace, pod.name);
+        } catch (e) {
+          return fail(pod, `error when waiting for pod "${pod.name}" in namespace "${pod.namespace}" to terminate: ${(e as Error).message}`);
+        }
         if (!current || current.uid !== pod.uid) {
           outcome.evicted.push(pod);
           emit({ type: 'gone', pod });
+          return;
+        }
+        const skipAfter = options.skipWaitForDeleteTimeoutSeconds ?? 0;
+        if (skipAfter > 0 && current.deletionTimestamp && Math.floor((now() - Date.parse(current.deletionTimestamp)) / 1000) > skipAfter) {
+          outcome.evicted.push(pod);
+          emit({ type: 'skipped', pod, message: `pod "${pod.name}" has DeletionTimestamp older than ${skipAfter} seconds, skipping` });
           return;
         }
         if (options.signal?.aborted) return fail(pod, 'cancelled');

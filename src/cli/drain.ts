@@ -1,0 +1,258 @@
+/**
+ * `drain`, `cordon` and `uncordon` with kubectl's flag names and semantics (src/core/drain/drainNode.ts):
+ *
+ *   kubeadm-workbench drain NODE [--kubeconfig F] [--context N] [--ignore-daemonsets] [--delete-emptydir-data]
+ *                                [--force] [--timeout=300s] [--grace-period=-1] [--skip-wait-for-delete-timeout=0]
+ *                                [--dry-run[=none|client|server]] [--then CMD [--then-timeout=30m]
+ *                                [--ready-timeout=10m]] [--uncordon] [--yes]
+ *                                [--inventory F] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...]
+ *   kubeadm-workbench cordon|uncordon NODE [--kubeconfig F] [--context N] [--dry-run[=...]] [--yes]
+ *
+ * Each verb prints its plan first (drain: evict / keep / refuse per pod, the control-plane guard and the
+ * leases the node holds, what runs on which host) and asks before acting unless --yes (or a dry run).
+ * Unlike kubectl the eviction timeout is finite by default (300s). `--then` runs the maintenance command on
+ * the node's inventory host over SSH (host keys checked; needs --inventory), then waits until the node is
+ * Ready again. Exit 0 done, 1 refused/failed (the message names the node and the pod or step), 2 usage.
+ */
+import { createInterface } from 'node:readline/promises';
+import { createDrainCluster } from '../adapters/kube/drain';
+import type { KubeConnection } from '../adapters/kube/index';
+import { loadKubeAdapter } from '../adapters/kube/load';
+import { createInventoryPool, remoteExecOver } from '../adapters/ssh/fromInventory';
+import type { SshPool } from '../adapters/ssh/pool';
+import { DEFAULT_DRAIN_OPTIONS } from '../core/drain/classify';
+import { DEFAULT_READY_TIMEOUT_SECONDS, planBlockers, planDrain, renderDrainPlan, runDrain, setCordon, type DrainLine, type DrainRunOptions, type DryRun } from '../core/drain/drainNode';
+import { sshMaintenance } from '../core/drain/maintenance';
+import { parseInventory } from '../core/inventory/parse';
+import type { Inventory } from '../core/inventory/types';
+import { describeError } from '../core/live/errors';
+import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
+import { parseFlags, UsageError, type FlagSpec } from './args';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
+
+const CONNECTION: FlagSpec = { kubeconfig: 'string', context: 'string', 'dry-run': 'string', yes: 'boolean' };
+const SSH: FlagSpec = { inventory: 'string', 'ssh-config': 'string', 'known-hosts': 'string', 'own-known-hosts': 'string', 'accept-new-host-key': 'list' };
+const DRAIN: FlagSpec = {
+  ...CONNECTION,
+  ...SSH,
+  'ignore-daemonsets': 'boolean',
+  'delete-emptydir-data': 'boolean',
+  force: 'boolean',
+  timeout: 'string',
+  'grace-period': 'string',
+  'skip-wait-for-delete-timeout': 'string',
+  then: 'string',
+  'then-timeout': 'string',
+  'ready-timeout': 'string',
+  uncordon: 'boolean',
+};
+
+const DRAIN_USAGE =
+  'usage: kubeadm-workbench drain NODE [--kubeconfig F] [--context N] [--ignore-daemonsets] [--delete-emptydir-data] [--force]\n' +
+  '                                    [--timeout=300s] [--grace-period=-1] [--skip-wait-for-delete-timeout=0] [--dry-run[=none|client|server]]\n' +
+  '                                    [--then CMD --inventory F [--ssh-config F] [--known-hosts F] [--then-timeout=30m] [--ready-timeout=10m]]\n' +
+  '                                    [--uncordon] [--yes]\n';
+const CORDON_USAGE = (verb: string) => `usage: kubeadm-workbench ${verb} NODE [--kubeconfig F] [--context N] [--dry-run[=none|client|server]] [--yes]\n`;
+
+/** kubectl durations: `300s`, `5m`, `1h30m`, `1.5s`, or bare seconds. 0 means no limit (kubectl's meaning). */
+export function parseDuration(text: string, flag: string): number {
+  const t = text.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
+  const parts = [...t.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (!parts.length || parts.map((p) => p[0]).join('') !== t) throw new UsageError(`--${flag}: "${text}" is not a duration (e.g. 300s, 5m, 1h)`);
+  return parts.reduce((sum, p) => sum + Number(p[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[p[2] as 'ms' | 's' | 'm' | 'h'], 0);
+}
+
+function parseInt10(text: string, flag: string): number {
+  if (!/^-?\d+$/.test(text.trim())) throw new UsageError(`--${flag}: "${text}" is not a whole number`);
+  return Number(text);
+}
+
+function dryRunOf(flags: Record<string, unknown>): DryRun {
+  const v = (flags['dry-run'] as string | undefined) ?? 'none';
+  if (v !== 'none' && v !== 'client' && v !== 'server') throw new UsageError(`--dry-run must be none, client or server (got "${v}")`);
+  return v;
+}
+
+/** kubectl accepts a bare `--dry-run` (= client). */
+function normalizeArgs(argv: string[]): string[] {
+  return argv.map((a) => (a === '--dry-run' ? '--dry-run=client' : a));
+}
+
+async function ask(question: string, stdin: NodeJS.ReadableStream): Promise<boolean> {
+  const rl = createInterface({ input: stdin, output: process.stderr, terminal: false });
+  const answer = await rl.question(question).catch(() => '');
+  rl.close();
+  return /^y(es)?$/i.test(answer.trim());
+}
+
+async function connect(flags: Record<string, unknown>, io: CliIo, inventory?: Inventory, remote?: ReturnType<typeof remoteExecOver>): Promise<KubeConnection | undefined> {
+  try {
+    return await loadKubeAdapter().connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', ...(inventory ? { inventory } : {}), ...(remote ? { remote } : {}) });
+  } catch (e) {
+    io.stderr(`kubeadm-workbench: cannot connect to the cluster: ${describeError(e)}\n`);
+    return undefined;
+  }
+}
+
+function lineWriter(io: CliIo): (l: DrainLine) => void {
+  return (l) => (l.host ? io.stdout(l.text.split(/\r?\n/).filter((x, i, a) => x || i < a.length - 1).map((x) => `[${l.host}] ${x}\n`).join('')) : l.stream === 'stdout' ? io.stdout(`${l.text}\n`) : io.stderr(`${l.text}\n`));
+}
+
+// --------------------------------------------------------------------------------------- cordon/uncordon
+
+function cordonVerb(cordon: boolean) {
+  const verb = cordon ? 'cordon' : 'uncordon';
+  return async (argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> => {
+    let flags: Record<string, unknown>;
+    let positionals: string[];
+    let dryRun: DryRun;
+    try {
+      ({ flags, positionals } = parseFlags(normalizeArgs(argv), CONNECTION));
+      dryRun = dryRunOf(flags);
+      if (positionals.length !== 1) throw new UsageError(`${verb} needs exactly one NODE`);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      io.stderr(`${e.message}\n${CORDON_USAGE(verb)}`);
+      return EXIT_USAGE;
+    }
+    const nodeName = positionals[0]!;
+    const conn = await connect(flags, io);
+    if (!conn) return EXIT_FAILED;
+    try {
+      const cluster = createDrainCluster(conn.transport);
+      const node = await cluster.getNode(nodeName);
+      if (node.unschedulable !== cordon || dryRun !== 'none') {
+        io.stdout(`Plan: ${verb} node/${nodeName} on ${conn.server} (context ${conn.context}): ${cordon ? 'set spec.unschedulable = true — no new pods are scheduled there; running pods stay' : 'clear spec.unschedulable — the scheduler may place pods there again'}\n`);
+        if (node.unschedulable !== cordon && dryRun === 'none' && !flags.yes && !(await ask(`${cordon ? 'Cordon' : 'Uncordon'} ${nodeName}? [y/N] `, stdin))) {
+          io.stderr('not confirmed; nothing was done (use --yes to run without asking).\n');
+          return EXIT_FAILED;
+        }
+      }
+      await setCordon(cluster, nodeName, cordon, dryRun, lineWriter(io), node);
+      return EXIT_OK;
+    } catch (e) {
+      io.stderr(`error: unable to ${verb} node "${nodeName}": ${describeError(e)}\n`);
+      return EXIT_FAILED;
+    } finally {
+      conn.dispose();
+    }
+  };
+}
+
+export const runCordon = cordonVerb(true);
+export const runUncordon = cordonVerb(false);
+
+// ------------------------------------------------------------------------------------------------ drain
+
+export async function runDrainVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  let flags: Record<string, unknown>;
+  let positionals: string[];
+  let options: DrainRunOptions;
+  let thenTimeoutMs: number;
+  try {
+    ({ flags, positionals } = parseFlags(normalizeArgs(argv), DRAIN));
+    if (positionals.length !== 1) throw new UsageError('drain needs exactly one NODE');
+    if (flags.then !== undefined && !flags.inventory) throw new UsageError('--then runs the command on the node\'s inventory host over SSH: give --inventory');
+    if ((flags['then-timeout'] !== undefined || flags['ready-timeout'] !== undefined) && flags.then === undefined) throw new UsageError('--then-timeout and --ready-timeout go with --then');
+    options = {
+      ...DEFAULT_DRAIN_OPTIONS,
+      ignoreDaemonSets: Boolean(flags['ignore-daemonsets']),
+      deleteEmptyDirData: Boolean(flags['delete-emptydir-data']),
+      force: Boolean(flags.force),
+      timeoutSeconds: flags.timeout !== undefined ? parseDuration(flags.timeout as string, 'timeout') : DEFAULT_DRAIN_OPTIONS.timeoutSeconds,
+      skipWaitForDeleteTimeoutSeconds: flags['skip-wait-for-delete-timeout'] !== undefined ? parseInt10(flags['skip-wait-for-delete-timeout'] as string, 'skip-wait-for-delete-timeout') : 0,
+      gracePeriodSeconds: flags['grace-period'] !== undefined ? parseInt10(flags['grace-period'] as string, 'grace-period') : -1,
+      dryRun: dryRunOf(flags),
+      readyTimeoutSeconds: flags['ready-timeout'] !== undefined ? parseDuration(flags['ready-timeout'] as string, 'ready-timeout') : DEFAULT_READY_TIMEOUT_SECONDS,
+      uncordonAfter: Boolean(flags.uncordon),
+    };
+    // 0 means no limit, as for kubectl's --timeout.
+    thenTimeoutMs = (flags['then-timeout'] !== undefined ? parseDuration(flags['then-timeout'] as string, 'then-timeout') : 1800) * 1000;
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.stderr(`${e.message}\n${DRAIN_USAGE}`);
+    return EXIT_USAGE;
+  }
+  const nodeName = positionals[0]!;
+
+  let inventory: Inventory | undefined;
+  if (flags.inventory) {
+    const path = flags.inventory as string;
+    let text: string;
+    try {
+      text = await io.readFile(path);
+    } catch (e) {
+      io.stderr(`cannot read ${path}: ${(e as Error).message}\n`);
+      return EXIT_USAGE;
+    }
+    const parsed = parseInventory(text);
+    if (!parsed.inventory) {
+      io.stderr(`${path}: not a valid inventory (run check-inventory)\n`);
+      return EXIT_USAGE;
+    }
+    inventory = parsed.inventory;
+  }
+
+  let pool: SshPool | undefined;
+  if (inventory) {
+    pool = createInventoryPool(inventory, {
+      prompt: new CliHostKeyPrompt((flags['accept-new-host-key'] as string[] | undefined) ?? [], (line) => io.stderr(`${line}\n`)),
+      ...(flags['ssh-config'] ? { sshConfigFile: flags['ssh-config'] as string } : {}),
+      ...(flags['known-hosts'] ? { knownHostsFile: flags['known-hosts'] as string } : {}),
+      ...(flags['own-known-hosts'] ? { ownKnownHostsFile: flags['own-known-hosts'] as string } : {}),
+      pool: { connectTimeoutMs: 10_000 },
+    }).pool;
+  }
+  const abort = new AbortController();
+  const onSignal = (): void => {
+    io.stderr(`cancelling the drain of node/${nodeName}…\n`);
+    abort.abort();
+  };
+  let conn: KubeConnection | undefined;
+  try {
+    if (flags.then !== undefined) {
+      try {
+        options.maintenance = sshMaintenance(pool!, inventory!, nodeName, flags.then as string, thenTimeoutMs);
+      } catch (e) {
+        io.stderr(`${(e as Error).message}\n`);
+        return EXIT_USAGE;
+      }
+    }
+    conn = await connect(flags, io, inventory, pool ? remoteExecOver(pool) : undefined);
+    if (!conn) return EXIT_FAILED;
+    const c = conn;
+    const cluster = createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory });
+    let plan;
+    try {
+      plan = await planDrain(cluster, nodeName, options);
+    } catch (e) {
+      io.stderr(`error: cannot plan the drain of node "${nodeName}": ${describeError(e)}\n`);
+      return EXIT_FAILED;
+    }
+    io.stdout(`${renderDrainPlan(plan)}\n`);
+    if (plan.guard && !plan.guard.ok) {
+      io.stderr(`error: refusing to drain control-plane node "${nodeName}": ${plan.guard.reasons.join(' ')}\nnothing was done.\n`);
+      return EXIT_FAILED;
+    }
+    if (options.dryRun === 'none' && !flags.yes) {
+      const refused = planBlockers(plan).length > 0;
+      const question = refused ? `Pods are refused: the drain would cordon ${nodeName} and stop (as kubectl drain does). Go ahead? [y/N] ` : `Drain ${nodeName}${options.maintenance ? `, run the command on ${options.maintenance.host}` : ''}${options.uncordonAfter ? ' and uncordon it' : ''}? [y/N] `;
+      if (!(await ask(question, stdin))) {
+        io.stderr('not confirmed; nothing was done (use --yes to run without asking).\n');
+        return EXIT_FAILED;
+      }
+    }
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    const result = await runDrain(cluster, nodeName, { ...options, signal: abort.signal, onLine: lineWriter(io) });
+    if (result.ok) return EXIT_OK;
+    io.stderr(`kubeadm-workbench drain: ${result.cancelled ? 'cancelled' : 'FAILED'} at step "${result.failedStep}" on node ${nodeName}${result.failedPods.length ? ` (pods: ${result.failedPods.map((p) => p.pod).join(', ')})` : ''}\n`);
+    return EXIT_FAILED;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    conn?.dispose();
+    await pool?.close();
+  }
+}
