@@ -13,6 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { recordBench } from './bench';
 
 const ROOT = resolve(__dirname, '../..');
 const CLI = join(ROOT, 'dist/cli.js');
@@ -83,6 +84,7 @@ describe(`join ${HOST} back as a sudo user`, { timeout: 30 * 60_000 }, () => {
   test('with the password the worker joins through sudo and is Ready; the password is nowhere', () => {
     const r = join_(`${PASSWORD}\n`);
     report.joinSeconds = r.seconds;
+    recordBench({ joinSudoSeconds: r.seconds });
     assert.equal(r.code, 0, r.out.slice(-4000));
     assert.match(r.out, new RegExp(`${HOST}: logged in as ${USER}, so every step runs through sudo`));
     assert.doesNotMatch(r.out, new RegExp(PASSWORD.slice(3)));

@@ -6,9 +6,11 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 trap 'bash lab/lab.sh down >/dev/null 2>&1' EXIT
 rc=0
+rm -f test-results/lab/bench.json   # each test records its numbers; printed with their ratios at the end
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/bringup.test.ts || rc=1
 KW_LAB_KEEP=1 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/lab.test.ts || rc=1
 node scripts/build.mjs >/dev/null && node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/live/*.test.ts || rc=1
 # Maintenance on the cluster the acceptance suite left: a worker joined back by a sudo user.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/join.test.ts || rc=1
+node scripts/lab-bench.mjs
 exit $rc

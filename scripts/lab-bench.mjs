@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// Prints the lab tier's benchmarks (recorded by test/lab/*.test.ts in test-results/lab/bench.json) with ratios
+// against their peers: the engine's bring-up against the lab's reference script, our drain against kubectl drain.
+import { readFileSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const file = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-results', 'lab', 'bench.json');
+let b;
+try {
+  b = JSON.parse(readFileSync(file, 'utf8'));
+} catch {
+  console.log('lab benchmarks: none recorded');
+  process.exit(0);
+}
+const s = (v) => (typeof v === 'number' ? `${v.toFixed(1)} s` : 'not measured');
+const ratio = (a, p) => (typeof a === 'number' && typeof p === 'number' && p > 0 ? (a / p).toFixed(2) : 'n/a');
+const lines = ['lab benchmarks (this machine, this run):'];
+lines.push(`  bring-up from bare nodes: engine ${s(b.engineUpSeconds)} vs reference script ${s(b.referenceClusterSeconds)} → ratio ${ratio(b.engineUpSeconds, b.referenceClusterSeconds)} (goal ≤ 1.0)`);
+if (b.engineUpFirstRunSeconds !== undefined) lines.push(`    (engine: killed run ${s(b.engineUpFirstRunSeconds)} + resumed run ${s(b.engineUpResumeSeconds)})`);
+lines.push(`  second up, everything already done: ${s(b.secondUpSeconds)}`);
+lines.push(`  facts of ${b.factsHosts ?? 7} hosts in parallel: ${s(b.factsSeconds)}`);
+lines.push(`  drain of a worker: ours ${s(b.drainOursSeconds)} vs kubectl drain ${s(b.drainKubectlSeconds)} → ratio ${ratio(b.drainOursSeconds, b.drainKubectlSeconds)}`);
+if (b.joinSudoSeconds !== undefined) lines.push(`  join of a reset worker as a sudo user: ${s(b.joinSudoSeconds)}`);
+for (const [k, v] of Object.entries(b)) if (k.startsWith('drill')) lines.push(`  ${k}: ${typeof v === 'number' ? v.toFixed(1) : v}`);
+console.log(lines.join('\n'));
