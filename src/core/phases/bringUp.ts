@@ -272,6 +272,49 @@ function joinCommand(inv: Inventory, host: HostSpec, controlPlane: boolean, igno
   };
 }
 
+/** Files an earlier (interrupted) join or init leaves, any of which makes kubeadm's preflight refuse. */
+function leftovers(): RemoteCommand {
+  return sh`{ test -e /etc/kubernetes/kubelet.conf || test -e /etc/kubernetes/bootstrap-kubelet.conf || test -e /etc/kubernetes/pki/ca.crt || test -n "$(ls -A /etc/kubernetes/manifests 2>/dev/null)"; }`;
+}
+
+/** Exits 0 when the API lists `host` with the control-plane label (kubeadm sets it after etcd has joined). */
+function isControlPlaneNode(host: HostSpec): RemoteCommand {
+  return sh`${KUBECTL} get nodes -l node-role.kubernetes.io/control-plane -o name --request-timeout=15s | grep -qx ${'node/' + host.name}`;
+}
+
+/**
+ * Waits (5 min at most) until no kubeadm runs on the host: one left by a killed run ends on its own
+ * (it finishes, or dies writing to the closed connection) and its result is what the check sees next.
+ */
+function waitForKubeadmToExit(host: HostSpec): RemoteCommand {
+  return sh`i=0; while pgrep -x kubeadm >/dev/null; do if [ $i -ge 300 ]; then echo ${`${host.name}: a kubeadm is still running after 5 minutes:`} $(pgrep -ax kubeadm) >&2; exit 1; fi; sleep 1; i=$((i+1)); done`;
+}
+
+/**
+ * Before a control-plane join: what an interrupted join left on the host is reset (kubeadm reset also
+ * removes the host's own etcd member, learner or not) and the half-registered Node deleted, so that the
+ * join starts clean. Only when the API says the host is not a control-plane node: when the API cannot
+ * be asked, a working node is never reset on a guess.
+ */
+function resetInterruptedControlPlaneJoin(host: HostSpec): RemoteCommand {
+  const node = 'node/' + host.name;
+  const unknown = `${host.name}: an earlier join left files here, and the API cannot tell whether ${host.name} finished joining; not resetting it`;
+  const cleanup = and(
+    sh`if test -f ${ADMIN}; then nodes=$(${KUBECTL} get nodes -l node-role.kubernetes.io/control-plane -o name --request-timeout=15s) || { echo ${unknown} >&2; exit 1; }; if echo "$nodes" | grep -qx ${node}; then echo ${`${host.name} is already a control-plane node`}; exit 0; fi; systemctl stop kubelet; ${KUBECTL} delete ${node} --ignore-not-found --request-timeout=15s; fi`,
+    sh`kubeadm reset -f`,
+  );
+  return sh`{ ! ${leftovers()} || { ${cleanup}; }; }`;
+}
+
+/**
+ * Before a worker join: a kubeadm of a killed run is waited for (when it finished, kubelet.conf is
+ * there and nothing is left to do), then what it left is reset. kubelet.conf is a worker's last file, and
+ * the check already found it missing, so no joined worker is reset here.
+ */
+function resetInterruptedWorkerJoin(host: HostSpec): RemoteCommand {
+  return sh`${waitForKubeadmToExit(host)}; if test -f /etc/kubernetes/kubelet.conf; then echo ${`${host.name} has joined (an earlier kubeadm finished)`}; exit 0; fi; { ! ${leftovers()} || kubeadm reset -f; }`;
+}
+
 export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): PhasePlan {
   const first = firstControlPlane(inv);
   const others = hostsWithRole(inv, 'control-plane').filter((h) => h.name !== first.name);
@@ -280,6 +323,12 @@ export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): Ph
   const steps: Step[] = [...tokenStep(inv, 'join-control-plane', true)];
   for (const host of others) {
     steps.push(
+      step('join-control-plane', host, 'no-kubeadm-running', {
+        title: `No kubeadm of an interrupted run still running on ${host.name}`,
+        why: 'A run killed mid-join leaves its kubeadm running on the host (nothing hangs it up); cleaning up etcd beside it would race it.',
+        check: sh`! pgrep -x kubeadm >/dev/null`,
+        run: waitForKubeadmToExit(host),
+      }),
       step('join-control-plane', first, `forget-partial-${host.name}`, {
         title: `Remove an unstarted etcd member of ${host.name} left by an interrupted join`,
         about: host.name,
@@ -291,16 +340,19 @@ export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): Ph
       }),
       step('join-control-plane', host, 'join', {
         title: `kubeadm join --control-plane (${host.name})`,
-        check: sh`test -f /etc/kubernetes/kubelet.conf`,
-        run: (values) => sh`(test ! -e /etc/kubernetes/manifests/etcd.yaml || kubeadm reset -f) && ${joinCommand(inv, host, true, sources.ignorePreflightErrors)(values)}`,
-        planDisplay: `kubeadm join ${inv.cluster.controlPlaneEndpoint} --token *** --discovery-token-ca-cert-hash sha256:<from the CA> --node-name ${host.name} --control-plane --certificate-key *** --apiserver-advertise-address ${host.address}`,
+        // kubelet.conf alone is not enough: it is written before the etcd member is added and promoted,
+        // so a join killed there would be skipped. The control-plane label is set once etcd is done.
+        check: and(sh`test -f /etc/kubernetes/kubelet.conf`, isControlPlaneNode(host)),
+        run: (values) => sh`${resetInterruptedControlPlaneJoin(host)} && ${joinCommand(inv, host, true, sources.ignorePreflightErrors)(values)}`,
+        planDisplay: `${resetInterruptedControlPlaneJoin(host).display} && kubeadm join ${inv.cluster.controlPlaneEndpoint} --token *** --discovery-token-ca-cert-hash sha256:<from the CA> --node-name ${host.name} --control-plane --certificate-key *** --apiserver-advertise-address ${host.address}`,
         timeoutMs: 10 * 60_000,
       }),
       step('join-control-plane', first, `etcd-healthy-${host.name}`, {
         title: `etcd member ${host.name} joined and every member is healthy`,
         about: host.name,
         why: 'Join the next node only when etcd is healthy again: two unhealthy members of three is a lost quorum.',
-        verify: and(sh`${etcdctl('member list')} | grep -q ${`, started, ${host.name}, `}`, etcdctl('endpoint health --cluster')),
+        // A learner that was never promoted is listed as started too: only a voting member (isLearner false) counts.
+        verify: and(sh`${etcdctl('member list')} | grep -F ${`, started, ${host.name}, `} | grep -q ', false$'`, etcdctl('endpoint health --cluster')),
         verifyTimeoutMs: 3 * 60_000,
       }),
       step('join-control-plane', first, `ready-${host.name}`, {
@@ -325,8 +377,9 @@ export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhaseP
     step('join-workers', host, 'join', {
       title: `kubeadm join (${host.name})`,
       check: sh`test -f /etc/kubernetes/kubelet.conf`,
-      run: joinCommand(inv, host, false, sources.ignorePreflightErrors),
-      planDisplay: `kubeadm join ${inv.cluster.controlPlaneEndpoint} --token *** --discovery-token-ca-cert-hash sha256:<from the CA> --node-name ${host.name}`,
+      // kubelet.conf is a worker's last file: without it, what an interrupted join left is reset first.
+      run: (values) => sh`${resetInterruptedWorkerJoin(host)} && ${joinCommand(inv, host, false, sources.ignorePreflightErrors)(values)}`,
+      planDisplay: `${resetInterruptedWorkerJoin(host).display} && kubeadm join ${inv.cluster.controlPlaneEndpoint} --token *** --discovery-token-ca-cert-hash sha256:<from the CA> --node-name ${host.name}`,
       timeoutMs: 10 * 60_000,
     }),
   );

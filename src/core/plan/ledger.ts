@@ -24,6 +24,8 @@ export interface LedgerData {
   fingerprint: string;
   createdAt: string;
   updatedAt: string;
+  /** Set when the run got through its whole plan; null until then (absent in ledgers of older versions). */
+  completedAt?: string | null;
   steps: Record<string, LedgerEntry>;
 }
 
@@ -38,7 +40,7 @@ export class Ledger {
 
   static create(dir: string, command: string, fingerprint: string, now = new Date()): Ledger {
     const runId = `${now.toISOString().replace(/[:.]/g, '-')}-${command}`;
-    return new Ledger(join(dir, `${runId}.json`), { runId, command, fingerprint, createdAt: now.toISOString(), updatedAt: now.toISOString(), steps: {} });
+    return new Ledger(join(dir, `${runId}.json`), { runId, command, fingerprint, createdAt: now.toISOString(), updatedAt: now.toISOString(), completedAt: null, steps: {} });
   }
 
   static async load(file: string): Promise<Ledger> {
@@ -47,7 +49,7 @@ export class Ledger {
     return new Ledger(file, data);
   }
 
-  /** The newest unfinished run of `command` with the same plan fingerprint, if any. */
+  /** The newest run of `command` with the same plan fingerprint, when it did not finish (an older unfinished one was superseded). */
   static async findResumable(dir: string, command: string, fingerprint: string): Promise<Ledger | undefined> {
     let names: string[];
     try {
@@ -57,7 +59,7 @@ export class Ledger {
     }
     for (const name of names.filter((n) => n.endsWith(`-${command}.json`)).sort().reverse()) {
       const ledger = await Ledger.load(join(dir, name)).catch(() => undefined);
-      if (ledger && ledger.data.fingerprint === fingerprint && !ledger.isComplete()) return ledger;
+      if (ledger?.data.fingerprint === fingerprint) return ledger.isComplete() ? undefined : ledger;
     }
     return undefined;
   }
@@ -66,9 +68,22 @@ export class Ledger {
     return this.data.steps[stepId]?.state ?? 'pending';
   }
 
+  /**
+   * Whether the run got through its whole plan. The steps recorded so far are not enough to tell:
+   * a run killed between two steps has only done steps in its ledger, and the rest never started.
+   */
   isComplete(): boolean {
+    if ('completedAt' in this.data) return Boolean(this.data.completedAt);
+    // A ledger of an older version: all of its steps done is the best sign there is.
     const states = Object.values(this.data.steps).map((s) => s.state);
     return states.length > 0 && states.every((s) => s === 'done' || s === 'skipped');
+  }
+
+  /** Marks the run as having got through its whole plan. */
+  async complete(now = new Date()): Promise<void> {
+    this.data.completedAt = now.toISOString();
+    this.data.updatedAt = this.data.completedAt;
+    await this.save();
   }
 
   async mark(stepId: string, entry: Partial<LedgerEntry> & { state: StepState }): Promise<void> {

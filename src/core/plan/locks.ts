@@ -1,15 +1,19 @@
 /**
  * Per-host locks so two runs never touch one host at once (two windows, the CLI beside the
  * editor). A lock is a file created with O_EXCL holding the owner's pid and run id; a lock whose
- * pid is dead on this machine is stale and taken over.
+ * pid is dead on this machine is stale and taken over. A killed run's pid can be reused by an
+ * unrelated process: where /proc tells a process's start time, a lock also records it, and a live
+ * pid that started at another time is not the owner.
  */
-import { promises as fs } from 'node:fs';
+import { readFileSync, promises as fs } from 'node:fs';
 import { join } from 'node:path';
 
 export interface LockOwner {
   pid: number;
   runId: string;
   since: string;
+  /** The owner's start time in clock ticks since boot (/proc/PID/stat field 22), where there is /proc. */
+  pidStart?: string;
 }
 
 export class HostLockError extends Error {
@@ -33,7 +37,8 @@ export class HostLocks {
     if (this.held.has(host)) return;
     await fs.mkdir(this.dir, { recursive: true });
     const file = this.file(host);
-    const owner: LockOwner = { pid: process.pid, runId: this.runId, since: new Date().toISOString() };
+    const pidStart = processStart(process.pid);
+    const owner: LockOwner = { pid: process.pid, runId: this.runId, since: new Date().toISOString(), ...(pidStart ? { pidStart } : {}) };
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         await fs.writeFile(file, JSON.stringify(owner), { flag: 'wx', mode: 0o600 });
@@ -42,7 +47,7 @@ export class HostLocks {
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
         const current = await readOwner(file);
-        if (current && isAlive(current.pid)) throw new HostLockError(host, current);
+        if (current && isAlive(current)) throw new HostLockError(host, current);
         await fs.rm(file, { force: true }); // stale: its process is gone
       }
     }
@@ -71,11 +76,22 @@ async function readOwner(file: string): Promise<LockOwner | undefined> {
   }
 }
 
-function isAlive(pid: number): boolean {
+function isAlive(owner: LockOwner): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    process.kill(owner.pid, 0);
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const start = owner.pidStart && processStart(owner.pid);
+  return !start || start === owner.pidStart;
+}
+
+/** Start time of a process from /proc/PID/stat (field 22, after the parenthesised name), or undefined. */
+export function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
   }
 }

@@ -69,6 +69,7 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunResul
       ctx.emit({ type: 'phase', phase });
       await runPhase(phase, ctx);
     }
+    await options.ledger.complete();
     return { ok: true, cancelled: false };
   } catch (e) {
     const cancelled = options.signal?.aborted ?? false;

@@ -54,8 +54,8 @@ test('control-plane joins are serial with an etcd health gate after each, secret
   const order = phase.steps.map((s) => `${s.host}:${s.id.split('/').pop()}`);
   assert.deepEqual(order, [
     'labs-k8s-m01:ca-hash', 'labs-k8s-m01:token', 'labs-k8s-m01:certificate-key',
-    'labs-k8s-m01:forget-partial-labs-k8s-m02', 'labs-k8s-m02:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m02', 'labs-k8s-m01:ready-labs-k8s-m02',
-    'labs-k8s-m01:forget-partial-labs-k8s-m03', 'labs-k8s-m03:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m03', 'labs-k8s-m01:ready-labs-k8s-m03',
+    'labs-k8s-m02:no-kubeadm-running', 'labs-k8s-m01:forget-partial-labs-k8s-m02', 'labs-k8s-m02:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m02', 'labs-k8s-m01:ready-labs-k8s-m02',
+    'labs-k8s-m03:no-kubeadm-running', 'labs-k8s-m01:forget-partial-labs-k8s-m03', 'labs-k8s-m03:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m03', 'labs-k8s-m01:ready-labs-k8s-m03',
   ]);
   assert.match(phase.warnings[0]!, /tolerates no failure/);
   const text = renderPlan({ fingerprint: 'x', phases: [phase, ...joinWorkersPhases(inv, sources)] });
@@ -106,4 +106,99 @@ test('an interrupted join\'s member is removed only when etcd lists it unstarted
   assert.notEqual(await withMembers(partial), 0, 'an unstarted member at m02\'s peer URL is removed');
   const other = 'a1, started, labs-k8s-m01, https://10.3.60.51:2380, https://10.3.60.51:2379, false\nc3, unstarted, , https://10.3.60.53:2380, , false';
   assert.equal(await withMembers(other), 0, 'another host\'s unstarted member is not this step\'s business');
+});
+
+/**
+ * The interrupted-join logic of a join step, run here with /bin/sh: /etc/kubernetes becomes a temp
+ * folder and kubectl, kubeadm and systemctl are stand-ins that log their arguments (the lab test runs
+ * the real ones after killing a bring-up in the middle of a control-plane join).
+ */
+type Leftovers = 'none' | 'control-plane' | 'worker-before-kubelet-conf' | 'worker-with-kubelet-conf';
+async function runJoinStep(stepId: string, opts: { leftovers: Leftovers; api: 'control-plane' | 'not-yet' | 'down' }) {
+  const { writeFileSync, chmodSync, mkdirSync, existsSync } = await import('node:fs');
+  const { raw, sh } = await import('../../../src/core/ssh/command.js');
+  const dir = mkdtempSync(join(tmpdir(), 'kw-join-'));
+  const etc = join(dir, 'etc-kubernetes');
+  mkdirSync(join(etc, 'manifests'), { recursive: true });
+  const files = {
+    none: [],
+    'control-plane': ['kubelet.conf', 'admin.conf', 'manifests/etcd.yaml'],
+    'worker-before-kubelet-conf': ['bootstrap-kubelet.conf', 'pki-ca.crt'],
+    'worker-with-kubelet-conf': ['kubelet.conf'],
+  }[opts.leftovers];
+  mkdirSync(join(etc, 'pki'));
+  for (const f of files) writeFileSync(join(etc, f.replace('pki-', 'pki/')), '');
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  const calls = join(dir, 'calls');
+  const stub = (name: string, body: string) => {
+    writeFileSync(join(bin, name), `#!/bin/sh\necho "${name} $*" >> ${calls}\n${body}\n`);
+    chmodSync(join(bin, name), 0o755);
+  };
+  const nodes = opts.api === 'control-plane' ? 'node/labs-k8s-m01\nnode/labs-k8s-m02' : 'node/labs-k8s-m01';
+  stub('kubectl', opts.api === 'down' ? 'echo "The connection to the server 10.3.60.100:6443 was refused" >&2; exit 1' : `case "$*" in *"get nodes"*) printf '${nodes}\\n';; esac`);
+  stub('kubeadm', '');
+  stub('systemctl', '');
+  const all = [...joinControlPlanePhase(inv, sources).steps, ...joinWorkersPhases(inv, sources).flatMap((p) => p.steps)];
+  const step = all.find((s) => s.id === stepId)!;
+  const values = { get: (k: string) => ({ token: 'abcdef.0123456789abcdef', caHash: 'sha256:' + 'a'.repeat(64), certificateKey: 'f'.repeat(64) })[k] };
+  const command = typeof step.run === 'function' ? step.run(values) : step.run!;
+  const text = command.text.split('/etc/kubernetes').join(etc);
+  let stderr = '';
+  const r = await new LocalExecutor().exec('local', sh`PATH=${bin}:"$PATH"; ${raw(text)}`, { onStderr: (t) => (stderr += t) });
+  return { code: r.code, stderr, calls: existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [] };
+}
+
+test('a control-plane join finds a clean host and only joins', async () => {
+  const r = await runJoinStep('join-control-plane/labs-k8s-m02/join', { leftovers: 'none', api: 'not-yet' });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.calls.length, 1, r.calls.join('\n'));
+  assert.match(r.calls[0]!, /^kubeadm join 10\.3\.60\.100:6443 .* --control-plane /);
+});
+
+test('what an interrupted control-plane join left is reset (Node deleted, kubeadm reset) before the join', async () => {
+  const r = await runJoinStep('join-control-plane/labs-k8s-m02/join', { leftovers: 'control-plane', api: 'not-yet' });
+  assert.equal(r.code, 0, r.stderr);
+  const order = r.calls.map((c) => c.split(' ').slice(0, 2).join(' '));
+  assert.deepEqual(order, ['kubectl --kubeconfig', 'systemctl stop', 'kubectl --kubeconfig', 'kubeadm reset', 'kubeadm join']);
+  assert.match(r.calls[2]!, /delete node\/labs-k8s-m02 /);
+});
+
+test('a host the API lists as a control-plane node is never reset, even when its check failed', async () => {
+  const r = await runJoinStep('join-control-plane/labs-k8s-m02/join', { leftovers: 'control-plane', api: 'control-plane' });
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(!r.calls.some((c) => /^kubeadm|delete|systemctl/.test(c)), r.calls.join('\n'));
+});
+
+test('when the API cannot say whether the host finished joining, nothing is reset and the step fails naming the host', async () => {
+  const r = await runJoinStep('join-control-plane/labs-k8s-m02/join', { leftovers: 'control-plane', api: 'down' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /labs-k8s-m02: an earlier join left files here, and the API cannot tell/);
+  assert.ok(!r.calls.some((c) => /^kubeadm|delete|systemctl/.test(c)), r.calls.join('\n'));
+});
+
+test('a worker whose join was interrupted before kubelet.conf is reset, then joined; one with kubelet.conf is left alone', async () => {
+  const clean = await runJoinStep('join-workers/labs-k8s-w01/join', { leftovers: 'none', api: 'not-yet' });
+  assert.deepEqual(clean.calls.map((c) => c.split(' ').slice(0, 2).join(' ')), ['kubeadm join']);
+  const partial = await runJoinStep('join-workers/labs-k8s-w01/join', { leftovers: 'worker-before-kubelet-conf', api: 'not-yet' });
+  assert.equal(partial.code, 0, partial.stderr);
+  assert.deepEqual(partial.calls.map((c) => c.split(' ').slice(0, 2).join(' ')), ['kubeadm reset', 'kubeadm join']);
+  const finished = await runJoinStep('join-workers/labs-k8s-w01/join', { leftovers: 'worker-with-kubelet-conf', api: 'not-yet' });
+  assert.equal(finished.code, 0, finished.stderr);
+  assert.deepEqual(finished.calls, [], 'the kubeadm of the killed run finished the join');
+});
+
+test('the etcd gate counts only a voting member: an unpromoted learner of the host does not pass', async () => {
+  const { writeFileSync, chmodSync } = await import('node:fs');
+  const { sh } = await import('../../../src/core/ssh/command.js');
+  const gate = joinControlPlanePhase(inv, sources).steps.find((s) => s.id.endsWith('etcd-healthy-labs-k8s-m02'))!;
+  const withMembers = async (list: string): Promise<number | null> => {
+    const dir = mkdtempSync(join(tmpdir(), 'kw-kubectl-'));
+    writeFileSync(join(dir, 'kubectl'), `#!/bin/sh\ncase "$*" in *"member list"*) cat <<'EOF'\n${list}\nEOF\n;; esac\n`);
+    chmodSync(join(dir, 'kubectl'), 0o755);
+    return (await new LocalExecutor().exec('local', sh`PATH=${dir}:"$PATH"; ${gate.verify!}`, {})).code;
+  };
+  const m01 = 'a1, started, labs-k8s-m01, https://10.3.60.51:2380, https://10.3.60.51:2379, false';
+  assert.notEqual(await withMembers(`${m01}\nb2, started, labs-k8s-m02, https://10.3.60.52:2380, https://10.3.60.52:2379, true`), 0, 'a learner is not joined yet');
+  assert.equal(await withMembers(`${m01}\nb2, started, labs-k8s-m02, https://10.3.60.52:2380, https://10.3.60.52:2379, false`), 0);
 });

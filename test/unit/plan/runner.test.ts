@@ -1,14 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sh, secret } from '../../../src/core/ssh/command';
 import { Ledger } from '../../../src/core/plan/ledger';
-import { HostLocks, HostLockError } from '../../../src/core/plan/locks';
+import { HostLocks, HostLockError, processStart } from '../../../src/core/plan/locks';
 import { LocalExecutor } from '../../../src/core/plan/localExecutor';
 import { runPlan, type RunEvent } from '../../../src/core/plan/runner';
 import { renderPlan, type Plan } from '../../../src/core/plan/types';
+import { killedRunPlan } from './killedRun';
 
 function workdir() {
   const dir = mkdtempSync(join(tmpdir(), 'kw-plan-'));
@@ -110,6 +112,56 @@ test('a host locked by a live run is refused with the owner named; a stale lock 
   writeFileSync(join(locks, 'labs-k8s-m02.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, runId: 'dead', since: '' }));
   await new HostLocks(locks, 'run-3').acquire('labs-k8s-m02');
   assert.ok(existsSync(join(locks, 'labs-k8s-m02.lock')));
+});
+
+test('a run SIGKILLed in the middle of a step resumes from its ledger: the dead run\'s lock is taken over, the step runs again, the done one does not', async () => {
+  const { dir, runs, locks } = workdir();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'killedRun.ts'), dir], { stdio: 'inherit' });
+  const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_code, signal) => r(signal)));
+  for (let i = 0; i < 400 && !existsSync(join(dir, 'b-runs')); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(existsSync(join(dir, 'b-runs')), 'the slow step started');
+  child.kill('SIGKILL');
+  assert.equal(await exited, 'SIGKILL');
+  // What a crash leaves: b's lock held by a pid that is gone, b's step "running", no completion.
+  assert.equal(JSON.parse(readFileSync(join(locks, 'b.lock'), 'utf8')).pid, child.pid);
+  const ledger = await Ledger.findResumable(runs, 'up', 'killed-run');
+  assert.ok(ledger, 'the killed run is found for resume');
+  assert.equal(ledger.state('join-control-plane/a/first'), 'done');
+  assert.equal(ledger.state('join-control-plane/b/slow'), 'running');
+
+  writeFileSync(join(dir, 'go'), '');
+  const events: RunEvent[] = [];
+  const result = await runPlan(killedRunPlan(dir), { executor: new LocalExecutor(), ledger, locks: new HostLocks(locks, ledger.data.runId), maxParallelHosts: 2, onEvent: (e) => events.push(e) });
+  assert.equal(result.ok, true, result.failed?.error);
+  assert.deepEqual(events.filter((e) => e.type === 'step-end').map((e) => (e.type === 'step-end' ? `${e.step.id}:${e.state}` : '')), ['join-control-plane/b/slow:done']);
+  assert.equal(readFileSync(join(dir, 'a-runs'), 'utf8'), 'first\n', 'the done step did not run again');
+  assert.equal(readFileSync(join(dir, 'b-runs'), 'utf8'), 'started\nstarted\n');
+  assert.ok(!existsSync(join(locks, 'b.lock')), 'the resumed run released the lock it took over');
+  assert.equal(await Ledger.findResumable(runs, 'up', 'killed-run'), undefined, 'a finished run is not resumed again');
+});
+
+test('a run killed between two steps (every recorded step done) is still resumed; a newer finished run supersedes an older unfinished one', async () => {
+  const { runs } = workdir();
+  const killed = Ledger.create(runs, 'up', 'fp', new Date('2026-01-01T00:00:00Z'));
+  await killed.mark('prepare/a/one', { state: 'done' });
+  assert.equal((await Ledger.findResumable(runs, 'up', 'fp'))?.data.runId, killed.data.runId);
+  const fresh = Ledger.create(runs, 'up', 'fp', new Date('2026-01-02T00:00:00Z'));
+  await fresh.mark('prepare/a/one', { state: 'done' });
+  await fresh.complete();
+  assert.equal(await Ledger.findResumable(runs, 'up', 'fp'), undefined, 'the newest run of the plan finished: nothing to resume');
+});
+
+test('a lock whose pid now belongs to another process (pid reused after a crash) is taken over', async () => {
+  const { locks } = workdir();
+  const start = processStart(process.pid);
+  assert.ok(start, '/proc tells the start time');
+  await import('node:fs').then((fs) => fs.mkdirSync(locks, { recursive: true }));
+  // This test's own pid is alive; the lock says it started at another time: its owner is gone.
+  writeFileSync(join(locks, 'labs-k8s-m02.lock'), JSON.stringify({ pid: process.pid, runId: 'crashed', since: '', pidStart: String(Number(start) - 1) }));
+  await new HostLocks(locks, 'run-4').acquire('labs-k8s-m02');
+  assert.equal(JSON.parse(readFileSync(join(locks, 'labs-k8s-m02.lock'), 'utf8')).runId, 'run-4');
+  // The same pid with its real start time is a live owner.
+  await assert.rejects(new HostLocks(locks, 'run-5').acquire('labs-k8s-m02'), (e: unknown) => e instanceof HostLockError && /run-4/.test(e.message));
 });
 
 /** True once the process no longer exists or is a zombie waiting for its reaper. */
