@@ -2,6 +2,12 @@
 # The lab: an air-gapped datacenter on one machine (see lab/README.md).
 #   lab.sh build | up [--cluster] | status | reset | down | env | fault ... | ssh HOST [CMD]
 set -euo pipefail
+# The lab's daemons (nodes, apt repo, registry) outlive this script: they must not inherit the caller's
+# descriptors — a `flock LOCKFILE lab.sh up` would otherwise stay locked until the lab is taken down.
+for fd in /proc/$$/fd/*; do
+  fd=${fd##*/}
+  if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
+done
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 for f in net nodes state sources; do source "$LAB_DIR/lib/$f.sh"; done
