@@ -5,7 +5,7 @@
  *                                [--force] [--timeout=300s] [--grace-period=-1] [--skip-wait-for-delete-timeout=0]
  *                                [--dry-run[=none|client|server]] [--then CMD [--then-timeout=30m]
  *                                [--ready-timeout=10m]] [--uncordon] [--yes]
- *                                [--inventory F] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...]
+ *                                [--inventory F] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]
  *   kubeadm-workbench cordon|uncordon NODE [--kubeconfig F] [--context N] [--dry-run[=...]] [--yes]
  *
  * Each verb prints its plan first (drain: evict / keep / refuse per pod, the control-plane guard and the
@@ -14,7 +14,6 @@
  * the node's inventory host over SSH (host keys checked; needs --inventory), then waits until the node is
  * Ready again. Exit 0 done, 1 refused/failed (the message names the node and the pod or step), 2 usage.
  */
-import { createInterface } from 'node:readline/promises';
 import { createDrainCluster } from '../adapters/kube/drain';
 import type { KubeConnection } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';
@@ -22,16 +21,18 @@ import { createInventoryPool, remoteExecOver } from '../adapters/ssh/fromInvento
 import type { SshPool } from '../adapters/ssh/pool';
 import { DEFAULT_DRAIN_OPTIONS } from '../core/drain/classify';
 import { DEFAULT_READY_TIMEOUT_SECONDS, planBlockers, planDrain, renderDrainPlan, runDrain, setCordon, type DrainLine, type DrainRunOptions, type DryRun } from '../core/drain/drainNode';
-import { sshMaintenance } from '../core/drain/maintenance';
+import { maintenanceHost, sshMaintenance } from '../core/drain/maintenance';
 import { parseInventory } from '../core/inventory/parse';
 import type { Inventory } from '../core/inventory/types';
 import { describeError } from '../core/live/errors';
 import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
+import { formatRunLine, RunOutput, type HostStreams } from '../core/ssh/runLog';
 import { parseFlags, UsageError, type FlagSpec } from './args';
+import { Prompter } from './secretPrompt';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 
 const CONNECTION: FlagSpec = { kubeconfig: 'string', context: 'string', 'dry-run': 'string', yes: 'boolean' };
-const SSH: FlagSpec = { inventory: 'string', 'ssh-config': 'string', 'known-hosts': 'string', 'own-known-hosts': 'string', 'accept-new-host-key': 'list' };
+const SSH: FlagSpec = { inventory: 'string', 'ssh-config': 'string', 'known-hosts': 'string', 'own-known-hosts': 'string', 'accept-new-host-key': 'list', 'ask-become-pass': 'boolean' };
 const DRAIN: FlagSpec = {
   ...CONNECTION,
   ...SSH,
@@ -50,7 +51,7 @@ const DRAIN: FlagSpec = {
 const DRAIN_USAGE =
   'usage: kubeadm-workbench drain NODE [--kubeconfig F] [--context N] [--ignore-daemonsets] [--delete-emptydir-data] [--force]\n' +
   '                                    [--timeout=300s] [--grace-period=-1] [--skip-wait-for-delete-timeout=0] [--dry-run[=none|client|server]]\n' +
-  '                                    [--then CMD --inventory F [--ssh-config F] [--known-hosts F] [--then-timeout=30m] [--ready-timeout=10m]]\n' +
+  '                                    [--then CMD --inventory F [--ssh-config F] [--known-hosts F] [--ask-become-pass] [--then-timeout=30m] [--ready-timeout=10m]]\n' +
   '                                    [--uncordon] [--yes]\n';
 const CORDON_USAGE = (verb: string) => `usage: kubeadm-workbench ${verb} NODE [--kubeconfig F] [--context N] [--dry-run[=none|client|server]] [--yes]\n`;
 
@@ -80,10 +81,12 @@ function normalizeArgs(argv: string[]): string[] {
 }
 
 async function ask(question: string, stdin: NodeJS.ReadableStream): Promise<boolean> {
-  const rl = createInterface({ input: stdin, output: process.stderr, terminal: false });
-  const answer = await rl.question(question).catch(() => '');
-  rl.close();
-  return /^y(es)?$/i.test(answer.trim());
+  const prompter = new Prompter(stdin);
+  try {
+    return /^y(es)?$/i.test((await prompter.ask(question)).trim());
+  } finally {
+    prompter.close();
+  }
 }
 
 async function connect(flags: Record<string, unknown>, io: CliIo, inventory?: Inventory, remote?: ReturnType<typeof remoteExecOver>): Promise<KubeConnection | undefined> {
@@ -95,8 +98,23 @@ async function connect(flags: Record<string, unknown>, io: CliIo, inventory?: In
   }
 }
 
-function lineWriter(io: CliIo): (l: DrainLine) => void {
-  return (l) => (l.host ? io.stdout(l.text.split(/\r?\n/).filter((x, i, a) => x || i < a.length - 1).map((x) => `[${l.host}] ${x}\n`).join('')) : l.stream === 'stdout' ? io.stdout(`${l.text}\n`) : io.stderr(`${l.text}\n`));
+/**
+ * kubectl's lines to stdout/stderr as kubectl prints them; the maintenance command's output host-prefixed
+ * and redacted (a sudo password), line-buffered across chunks by RunOutput.
+ */
+function lineWriter(io: CliIo, secrets: readonly string[] = []): { write: (l: DrainLine) => void; end: () => void } {
+  const output = new RunOutput(secrets);
+  output.addSink((line) => io.stdout(`${formatRunLine(line)}\n`));
+  const hosts = new Map<string, HostStreams>();
+  return {
+    write: (l) => {
+      if (!l.host) return l.stream === 'stdout' ? io.stdout(`${l.text}\n`) : io.stderr(`${l.text}\n`);
+      let h = hosts.get(l.host);
+      if (!h) hosts.set(l.host, (h = output.forCommand(l.host)));
+      (l.stream === 'stdout' ? h.onStdout : h.onStderr)(l.text);
+    },
+    end: () => hosts.forEach((h) => h.end()),
+  };
 }
 
 // --------------------------------------------------------------------------------------- cordon/uncordon
@@ -129,7 +147,7 @@ function cordonVerb(cordon: boolean) {
           return EXIT_FAILED;
         }
       }
-      await setCordon(cluster, nodeName, cordon, dryRun, lineWriter(io), node);
+      await setCordon(cluster, nodeName, cordon, dryRun, lineWriter(io).write, node);
       return EXIT_OK;
     } catch (e) {
       io.stderr(`error: unable to ${verb} node "${nodeName}": ${describeError(e)}\n`);
@@ -210,10 +228,19 @@ export async function runDrainVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
     abort.abort();
   };
   let conn: KubeConnection | undefined;
+  // One reader for every question (a sudo password, then the confirmation), so piped answers are read in order.
+  const prompter = new Prompter(stdin);
   try {
     if (flags.then !== undefined) {
       try {
-        options.maintenance = sshMaintenance(pool!, inventory!, nodeName, flags.then as string, thenTimeoutMs);
+        const host = maintenanceHost(inventory!, nodeName).name;
+        const user = pool!.loginUser(host);
+        let sudoPassword: string | undefined;
+        if (user !== 'root') {
+          io.stderr(`${host}: logged in as ${user}, so the command runs through sudo${flags['ask-become-pass'] ? '' : ' -n (add --ask-become-pass if sudo needs a password there)'}\n`);
+          if (flags['ask-become-pass']) sudoPassword = (await prompter.askSecret(`sudo password for ${user}@${host}: `)) || undefined;
+        }
+        options.maintenance = sshMaintenance(pool!, inventory!, nodeName, flags.then as string, { timeoutMs: thenTimeoutMs, loginUser: (h) => pool!.loginUser(h), sudoPassword });
       } catch (e) {
         io.stderr(`${(e as Error).message}\n`);
         return EXIT_USAGE;
@@ -238,18 +265,22 @@ export async function runDrainVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
     if (options.dryRun === 'none' && !flags.yes) {
       const refused = planBlockers(plan).length > 0;
       const question = refused ? `Pods are refused: the drain would cordon ${nodeName} and stop (as kubectl drain does). Go ahead? [y/N] ` : `Drain ${nodeName}${options.maintenance ? `, run the command on ${options.maintenance.host}` : ''}${options.uncordonAfter ? ' and uncordon it' : ''}? [y/N] `;
-      if (!(await ask(question, stdin))) {
+      if (!/^y(es)?$/i.test((await prompter.ask(question)).trim())) {
         io.stderr('not confirmed; nothing was done (use --yes to run without asking).\n');
         return EXIT_FAILED;
       }
     }
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    const result = await runDrain(cluster, nodeName, { ...options, signal: abort.signal, onLine: lineWriter(io) });
+    prompter.close();
+    const lines = lineWriter(io, options.maintenance?.secrets ?? []);
+    const result = await runDrain(cluster, nodeName, { ...options, signal: abort.signal, onLine: lines.write });
+    lines.end();
     if (result.ok) return EXIT_OK;
     io.stderr(`kubeadm-workbench drain: ${result.cancelled ? 'cancelled' : 'FAILED'} at step "${result.failedStep}" on node ${nodeName}${result.failedPods.length ? ` (pods: ${result.failedPods.map((p) => p.pod).join(', ')})` : ''}\n`);
     return EXIT_FAILED;
   } finally {
+    prompter.close();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     conn?.dispose();

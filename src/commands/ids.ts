@@ -18,6 +18,9 @@ export const CommandIds = {
   bringUpCluster: 'kubeadm.bringUpCluster',
   joinHost: 'kubeadm.joinHost',
   showPodTimeline: 'kubeadm.showPodTimeline',
+  drainNode: 'kubeadm.drainNode',
+  cordonNode: 'kubeadm.cordonNode',
+  uncordonNode: 'kubeadm.uncordonNode',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

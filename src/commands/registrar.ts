@@ -20,6 +20,9 @@ import { showConfigDiagnostics } from './showConfigDiagnostics';
 import { generateClusterConfigsCommand } from './generateClusterConfigs';
 import { reconnectCluster } from './reconnectCluster';
 import { selectClusterContext } from './selectClusterContext';
+import { drainNode } from './drainNode';
+import { cordonNode } from './cordonNode';
+import { uncordonNode } from './uncordonNode';
 
 export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandHandler> {
   return {
@@ -38,6 +41,9 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.generateClusterConfigs]: generateClusterConfigsCommand(ctx),
     [CommandIds.selectClusterContext]: selectClusterContext(ctx),
     [CommandIds.reconnectCluster]: reconnectCluster(ctx),
+    [CommandIds.drainNode]: drainNode(ctx),
+    [CommandIds.cordonNode]: cordonNode(ctx),
+    [CommandIds.uncordonNode]: uncordonNode(ctx),
   };
 }
 

@@ -52,6 +52,8 @@ export interface Maintenance {
   display: string;
   /** Whether the plan expects the machine to reboot (then the wait also asks for a new boot ID). */
   expectReboot: boolean;
+  /** Values to redact from the command's output (a sudo password). */
+  secrets?: readonly string[];
   /**
    * Runs it. Resolves when it exits 0, with `disconnected` when the connection dropped before an exit
    * status came (the machine went down under it); rejects with a message naming host and command otherwise.

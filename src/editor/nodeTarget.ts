@@ -1,0 +1,69 @@
+/**
+ * What the node commands (Drain / Cordon / Uncordon) share: the cluster as a DrainCluster over the live views'
+ * connection, and the node they act on — from an Inventory host row (its Node, matched by name or address), a
+ * Control Plane node row (`cpnode:NAME`), a name, or a pick from the cluster's nodes.
+ */
+import * as vscode from 'vscode';
+import { createDrainCluster } from '../adapters/kube/drain';
+import type { KubeConnection } from '../adapters/kube/index';
+import type { DrainCluster } from '../core/drain/drainNode';
+import { hostForNode, nodeReadiness } from '../core/live/controlPlane';
+import type { Node } from '../core/live/types';
+import type { CommandContext } from '../commands/context';
+import type { InventoryNode } from '../views/inventoryView';
+import type { LiveNode } from '../views/liveTree';
+
+export interface NodeTarget {
+  conn: KubeConnection;
+  cluster: DrainCluster;
+  node: string;
+}
+
+/** Connects (the live views' connection) and resolves the node; undefined after telling the user why not. */
+export async function resolveNodeTarget(ctx: CommandContext, arg: unknown, purpose: string): Promise<NodeTarget | undefined> {
+  const conn = await ctx.connection.ensure();
+  if (!conn) {
+    const why = ctx.connection.state.kind === 'error' ? ctx.connection.state.message : 'pick a context with "Kubeadm: Select Cluster Context"';
+    void vscode.window.showErrorMessage(`Cannot ${purpose}: no cluster connection (${why}).`);
+    return undefined;
+  }
+  const inventory = (await ctx.inventory.get())?.inventory;
+  const cluster = createDrainCluster(conn.transport, { readEtcd: () => conn.readEtcd(), inventory });
+  let nodes: Node[];
+  try {
+    nodes = (await conn.transport.list('/api/v1/nodes', {})).items as Node[];
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Cannot ${purpose}: listing nodes through ${conn.server} failed: ${(e as Error).message}`);
+    return undefined;
+  }
+  const named = nodeNameOf(arg);
+  if (named?.host) {
+    const node = nodes.find((n) => hostForNode(inventory, n.metadata.name, n)?.name === named.host)?.metadata.name;
+    if (!node) {
+      void vscode.window.showErrorMessage(`Cannot ${purpose}: host ${named.host} has no Node in the cluster (${conn.context}).`);
+      return undefined;
+    }
+    return { conn, cluster, node };
+  }
+  if (named?.node) return { conn, cluster, node: named.node };
+  const picked = await vscode.window.showQuickPick(
+    nodes.map((n) => {
+      const labels = n.metadata.labels ?? {};
+      const role = 'node-role.kubernetes.io/control-plane' in labels ? 'control-plane' : 'worker';
+      return { label: n.metadata.name, description: [role, nodeReadiness(n).readiness, n.spec?.unschedulable ? 'cordoned' : undefined].filter(Boolean).join(' · ') };
+    }),
+    { title: purpose[0]!.toUpperCase() + purpose.slice(1), placeHolder: `Node (${conn.context})` },
+  );
+  return picked ? { conn, cluster, node: picked.label } : undefined;
+}
+
+/** The node (or inventory host) a command argument names. */
+export function nodeNameOf(arg: unknown): { node?: string; host?: string } | undefined {
+  if (typeof arg === 'string' && arg) return { node: arg };
+  const inv = arg as InventoryNode | undefined;
+  if (inv?.kind === 'host') return { host: inv.host.name };
+  const live = arg as LiveNode | undefined;
+  const m = typeof live?.id === 'string' ? /^cpnode:(.+)$/.exec(live.id) : null;
+  if (m) return { node: m[1]! };
+  return undefined;
+}
