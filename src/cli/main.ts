@@ -11,6 +11,7 @@ import { runSshCheck } from './sshCheck';
 import { runFacts, runJoin, runPlanVerb, runUp } from './engine';
 import { runStatus } from './status';
 import { runCordon, runDrainVerb, runUncordon } from './drain';
+import { runDrillVerb } from './drill';
 
 type Verb = { summary: string; run: (args: string[], io: CliIo) => Promise<number> };
 
@@ -27,6 +28,7 @@ const VERBS: Record<string, Verb> = {
   drain: { summary: 'drain NODE [--ignore-daemonsets] [--delete-emptydir-data] [--force] [--timeout=300s] [--grace-period=-1] [--dry-run[=client|server]] [--then CMD --inventory F] [--uncordon] [--yes]   kubectl drain with a plan first, a finite timeout and the control-plane guard', run: runDrainVerb },
   cordon: { summary: 'cordon NODE [--kubeconfig F] [--context N] [--dry-run[=client|server]] [--yes]   mark the node unschedulable', run: runCordon },
   uncordon: { summary: 'uncordon NODE [--kubeconfig F] [--context N] [--dry-run[=client|server]] [--yes]   mark the node schedulable again', run: runUncordon },
+  drill: { summary: "drill --inventory F --host NAME [--kind stop|power-off] [--power-off-command 'CMD {host}' --power-on-command 'CMD {host}'] [--evictions-wait 120s] [--plan] [--yes] [--json]   fail one node, measure HAProxy DOWN, etcd election, lease handover, NotReady, evictions; restore it and measure the way back", run: runDrillVerb },
   'ssh-check': { summary: 'ssh-check --inventory F [--ssh-config F] [--known-hosts F] [--host NAME]   connect to every host, run uname -n; exit 1 naming hosts with unknown/changed/revoked keys or failed auth', run: runSshCheck },
 };
 

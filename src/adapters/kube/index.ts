@@ -69,6 +69,8 @@ export interface ConnectOptions {
   /** The SSH layer, for reading etcd when the API is down. */
   remote?: RemoteExec;
   live?: LiveClusterOptions;
+  /** false: one connection per request (probes that must see the load balancer choose anew each time). */
+  keepAlive?: boolean;
 }
 
 export interface KubeConnection {
@@ -96,7 +98,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
   } catch (e) {
     throw new ApiError('auth', context, `cannot get credentials: ${(e as Error).message}`);
   }
-  const transport = new HttpsTransport(cluster.server, tlsOpts);
+  const transport = new HttpsTransport(cluster.server, tlsOpts, undefined, { keepAlive: opts.keepAlive ?? true });
   const live = new LiveCluster(transport, () => readEtcd(), opts.live);
   live.inventory = opts.inventory;
 

@@ -35,11 +35,17 @@ export class HttpsTransport implements KubeTransport {
     server: string,
     private readonly tls: TlsOptions,
     private readonly timeouts = { connectMs: 10_000, requestMs: 30_000 },
+    /**
+     * keepAlive false: every request opens its own connection, like a kubectl invocation — what a probe
+     * of the VIP needs to see each request balanced anew (the failure drill counts failed requests).
+     */
+    options: { keepAlive?: boolean } = {},
   ) {
     this.url = new URL(server);
     const secure = this.url.protocol === 'https:';
-    const agentOpts = { keepAlive: true, maxSockets: 8, ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: tls.rejectUnauthorized ?? true, servername: tls.servername };
-    this.agent = secure ? new https.Agent(agentOpts) : new http.Agent({ keepAlive: true });
+    const keepAlive = options.keepAlive ?? true;
+    const agentOpts = { keepAlive, maxSockets: 8, ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: tls.rejectUnauthorized ?? true, servername: tls.servername };
+    this.agent = secure ? new https.Agent(agentOpts) : new http.Agent({ keepAlive });
     // Watches hold their socket for minutes: a separate pool so they never starve lists.
     this.watchAgent = secure ? new https.Agent({ ...agentOpts, keepAlive: false, maxSockets: Infinity }) : new http.Agent();
   }

@@ -1,0 +1,221 @@
+/**
+ * What a failure drill should measure, derived from the cluster's own settings — and what the seed
+ * article says, side by side. Every bound is in seconds since the fault (failure events) or since the
+ * restore began (recovery events), and comes with the arithmetic that produced it.
+ */
+import type { HaproxyCheckParams, ClusterTimings } from './params';
+
+export type FaultKind = 'stop' | 'power-off';
+
+export interface Expectation {
+  /** Matches a measurement: `haproxy-down@<balancer>`, `etcd-leader`, `lease@<name>`, `node-notready`… */
+  id: string;
+  title: string;
+  phase: 'failure' | 'recovery';
+  min?: number;
+  max?: number;
+  /** How the bounds follow from the settings, in words. */
+  basis: string;
+  /** What the seed article says about it. */
+  seed?: string;
+  /** Added to `max` before judging: polling interval and command latency. */
+  slack: number;
+  /** Reported, not judged (no meaningful bound, or bounded only by the drill's limits). */
+  informational?: boolean;
+}
+
+const s = (ms: number): number => Math.round(ms / 100) / 10;
+const fmt = (sec: number): string => `${Number.isInteger(sec) ? sec : sec.toFixed(1)} s`;
+
+/**
+ * When HAProxy marks a server DOWN after the fault. HAProxy checks every `inter`; after a failed check
+ * the next one comes `fastinter` later (counted from the failure); `fall` failures in a row mark the
+ * server DOWN. A stopped kube-apiserver refuses the connection, so each check fails at once; a powered-off
+ * host answers nothing, so each check runs into its timeout: `inter` when no `timeout check` is set, else
+ * min(`inter`, `timeout connect`). The first failing check starts up to `inter` after the fault.
+ */
+export function haproxyDownExpectation(balancer: string, server: string, p: HaproxyCheckParams, kind: FaultKind, slack: number): Expectation {
+  const silentTimeout = p.timeoutCheck !== undefined ? Math.min(p.inter, p.timeoutConnect ?? p.inter) : p.inter;
+  const min = (p.fall - 1) * p.fastinter;
+  const timeoutText = p.timeoutCheck !== undefined ? `min(inter, timeout connect) = ${fmt(s(silentTimeout))}` : `inter ${fmt(s(p.inter))} (no \`timeout check\`)`;
+  const base = `fall ${p.fall}, inter ${fmt(s(p.inter))}, fastinter ${fmt(s(p.fastinter))}`;
+  if (!p.checked) {
+    return { id: `haproxy-down@${balancer}`, title: `HAProxy on ${balancer} marks ${server} DOWN`, phase: 'failure', basis: `the server line has no \`check\`: HAProxy never marks it DOWN and keeps sending connections to it`, slack, informational: true };
+  }
+  const max = kind === 'stop' ? p.inter + (p.fall - 1) * p.fastinter : p.inter + p.fall * silentTimeout + (p.fall - 1) * p.fastinter;
+  const basis =
+    kind === 'stop'
+      ? `${base}: a stopped kube-apiserver refuses the check at once, so ${p.fall} failures take (fall−1) × fastinter = ${fmt(s(min))}, plus up to inter until the first check: ${fmt(s(min))}–${fmt(s(max))}`
+      : `${base}: each check to a silent host waits ${timeoutText}; fall × timeout + (fall−1) × fastinter + up to inter until the first check = ${fmt(s(max))} at most; ${fmt(s(min))} if the balancer learns at once that the host is unreachable`;
+  return {
+    id: `haproxy-down@${balancer}`,
+    title: `HAProxy on ${balancer} marks ${server} DOWN`,
+    phase: 'failure',
+    min: s(min),
+    max: s(max),
+    basis,
+    seed: 'HAProxy stops sending new TCP sessions to the dead node once its health checks fail (fall/rise).',
+    slack,
+  };
+}
+
+export function haproxyUpExpectation(balancer: string, server: string, p: HaproxyCheckParams, restoreLimit: number): Expectation {
+  return {
+    id: `haproxy-up@${balancer}`,
+    title: `HAProxy on ${balancer} marks ${server} UP again`,
+    phase: 'recovery',
+    max: restoreLimit,
+    basis: `rise ${p.rise} successful checks (${fmt(s((p.rise - 1) * p.fastinter))}–${fmt(s(p.inter + (p.rise - 1) * p.fastinter))}) once kube-apiserver listens again — after the node booted and kubelet started the static pod. A TCP check admits the server when the port opens, before /readyz is ok.`,
+    slack: 0,
+    informational: true,
+  };
+}
+
+/** etcd: a follower that hears no heartbeat for the election timeout (randomized in [T, 2T)) campaigns. */
+export function etcdLeaderExpectation(t: ClusterTimings, targetWasLeader: boolean, slack: number): Expectation {
+  if (!targetWasLeader) {
+    return {
+      id: 'etcd-leader',
+      title: 'etcd leader',
+      phase: 'failure',
+      basis: 'the failed member was a follower: the leader keeps its term and nothing is elected; the cluster keeps quorum with the remaining members',
+      seed: 'etcd notices the lost member; two of three remain, quorum holds and writes go on.',
+      slack,
+      informational: true,
+    };
+  }
+  const et = t.etcdElectionTimeoutMs;
+  return {
+    id: 'etcd-leader',
+    title: 'etcd elects a new leader',
+    phase: 'failure',
+    min: s(et),
+    max: s(2 * et + 2 * t.etcdHeartbeatMs),
+    basis: `election timeout ${et} ms, randomized to ${et}–${2 * et} ms, then one round of (pre-)votes at heartbeat ${t.etcdHeartbeatMs} ms`,
+    seed: 'etcd notices the lost member; two of three remain, quorum holds and writes go on.',
+    slack,
+  };
+}
+
+/**
+ * A leader lease changes hands when a candidate, polling every retry period (with jitter up to 1.2 ×),
+ * sees no renewal for the lease duration. The holder's last renewal was up to one retry period before
+ * the fault.
+ */
+export function leaseExpectation(name: string, durationSeconds: number, t: ClusterTimings, heldByTarget: boolean, holder: string | undefined, slack: number): Expectation {
+  const rp = t.leaderRetryPeriodMs / 1000;
+  if (!heldByTarget) {
+    return {
+      id: `lease@${name}`,
+      title: `${name} leader lease`,
+      phase: 'failure',
+      basis: `held by ${holder ?? 'another node'}, not the failed node: it should stay there`,
+      seed: 'only when the failed node was the leader does its Lease expire and another node take over',
+      slack,
+      informational: true,
+    };
+  }
+  return {
+    id: `lease@${name}`,
+    title: `${name} leader lease moves off the failed node`,
+    phase: 'failure',
+    min: Math.max(0, durationSeconds - rp),
+    max: Math.round((durationSeconds + rp + 2.2 * rp) * 10) / 10,
+    basis: `leaseDurationSeconds ${durationSeconds} after the last renewal (≤ ${fmt(rp)} before the fault), noticed at a candidate's next try (retry period ${fmt(rp)} with jitter up to ${fmt(2.2 * rp)})`,
+    seed: 'the Lease of the failed leader expires (usually after 15 s); m02/m03 notice it and one of them takes the lead.',
+    slack,
+  };
+}
+
+export function notReadyExpectation(t: ClusterTimings, slack: number): Expectation {
+  const g = t.nodeMonitorGraceMs;
+  return {
+    id: 'node-notready',
+    title: 'the Node turns NotReady (Ready=Unknown)',
+    phase: 'failure',
+    min: s(g - t.nodeLeaseRenewMs),
+    max: s(g + t.nodeMonitorPeriodMs),
+    basis: `node-monitor-grace-period ${fmt(s(g))} (${t.nodeMonitorGraceSource}) after kubelet's last Lease renewal (every ${fmt(s(t.nodeLeaseRenewMs))}), checked every node-monitor-period ${fmt(s(t.nodeMonitorPeriodMs))}`,
+    seed: 'the node controller waits node-monitor-grace-period (40 s by default) before marking the node NotReady.',
+    slack,
+  };
+}
+
+export interface EvictionInput {
+  /** tolerationSeconds for node.kubernetes.io/unreachable of each evictable pod (undefined: tolerates forever). */
+  tolerations: (number | undefined)[];
+  /** How long after NotReady the drill waits for the evictions (0: it does not). */
+  waitSeconds: number;
+}
+
+/** Taint-based eviction: the unreachable NoExecute taint comes with NotReady; each pod goes after its tolerationSeconds. */
+export function evictionExpectation(t: ClusterTimings, e: EvictionInput, slack: number): Expectation | undefined {
+  const finite = e.tolerations.filter((x): x is number => x !== undefined);
+  if (!e.tolerations.length) return undefined;
+  const nr = notReadyExpectation(t, 0);
+  if (!finite.length) {
+    return { id: 'evictions', title: 'pods on the node are evicted', phase: 'failure', basis: 'every pod on the node tolerates node.kubernetes.io/unreachable forever: none will be evicted', slack, informational: true };
+  }
+  const lo = Math.min(...finite);
+  const hi = Math.max(...finite);
+  const tol = lo === hi ? `${lo} s` : `${lo}–${hi} s`;
+  const min = (nr.min ?? 0) + lo;
+  const max = (nr.max ?? 0) + hi + 5;
+  const would = `NotReady (${fmt(nr.min ?? 0)}–${fmt(nr.max ?? 0)}) + tolerationSeconds ${tol} of node.kubernetes.io/unreachable:NoExecute = ${fmt(min)}–${fmt(max)} after the fault`;
+  return {
+    id: 'evictions',
+    title: 'pods on the node are marked for deletion (taint-based eviction)',
+    phase: 'failure',
+    min,
+    max,
+    basis: e.waitSeconds > 0 ? would : `not waited for (the drill would have to wait ${fmt(max)}): ${would}`,
+    seed: 'after pod-eviction-timeout (5 min) the node controller evicts the pods; they stay Terminating until the node returns, and the ReplicaSet starts replacements elsewhere. (Since Kubernetes 1.27 the timeout is each pod\'s tolerationSeconds, 300 s by default.)',
+    slack,
+    // Judged only when the drill waits (counted from NotReady) long enough for the slowest pod.
+    ...(e.waitSeconds > 0 && hi + 5 <= e.waitSeconds ? {} : { informational: true }),
+  };
+}
+
+export function apiExpectation(role: 'control-plane' | 'worker'): Expectation {
+  return {
+    id: 'api',
+    title: 'the API through the VIP',
+    phase: 'failure',
+    basis:
+      role === 'control-plane'
+        ? 'round robin sends some new connections to the failed server until HAProxy marks it DOWN; after that every request must succeed'
+        : 'a worker is not behind the balancer: every request must succeed',
+    seed: 'kubectl keeps working through the VIP without errors.',
+    slack: 2,
+  };
+}
+
+export function recoveryExpectations(role: 'control-plane' | 'worker', restoreLimit: number): Expectation[] {
+  const out: Expectation[] = [
+    {
+      id: 'node-ready',
+      title: 'the Node is Ready again',
+      phase: 'recovery',
+      max: restoreLimit,
+      basis: 'boot (power-off) or start of containerd and kubelet, kubelet registers and reports Ready once the CNI is up',
+      seed: 'after power-on the node boots, starts containerd and kubelet, and kubelet starts the static pods from /etc/kubernetes/manifests.',
+      slack: 0,
+      informational: true,
+    },
+  ];
+  if (role === 'control-plane') {
+    out.push(
+      { id: 'etcd-rejoin', title: 'the etcd member answers again and follows the leader', phase: 'recovery', max: restoreLimit, basis: 'the etcd static pod starts and contacts its peers', seed: 'the etcd member contacts the leader, catches up on the missed log (RAFT INDEX) and is back in the quorum.', slack: 0, informational: true },
+      { id: 'etcd-caught-up', title: "the member's raft index caught up with the leader's", phase: 'recovery', max: restoreLimit, basis: "its applied index reached the leader's raft index at the moment it answered", slack: 0, informational: true },
+    );
+  }
+  return out;
+}
+
+/** Quorum arithmetic for the plan and the report. */
+export function quorumText(voting: number, healthyBefore: number, targetIsHealthyMember: boolean): string {
+  const quorum = Math.floor(voting / 2) + 1;
+  const during = healthyBefore - (targetIsHealthyMember ? 1 : 0);
+  const tolerates = during - quorum;
+  return `etcd: ${voting} voting members, quorum ⌊${voting}/2⌋+1 = ${quorum}; ${healthyBefore} healthy now, ${during} while the node is down → ${during >= quorum ? `quorum holds, writes go on; tolerates ${tolerates} further failure${tolerates === 1 ? '' : 's'}` : 'QUORUM LOST: the cluster stops accepting writes'}`;
+}

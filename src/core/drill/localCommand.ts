@@ -1,0 +1,72 @@
+/**
+ * Power-off and power-on go through the user's own tooling (their hypervisor's CLI: `govc vm.power
+ * -off {host}`, `virsh destroy {host}`, the lab's `bash lab/lab.sh fault power-off {host}`). The
+ * template is split into words here — single and double quotes group, a backslash escapes — and run
+ * with execFile: no shell, so nothing in a host name or address can become shell syntax. `{host}`
+ * and `{address}` are replaced inside words; a replaced word stays one argument.
+ */
+import { quote } from '../ssh/command';
+
+export interface LocalCommand {
+  argv: string[];
+  /** The argv as a reader would type it (POSIX quoting), for plans and logs. */
+  display: string;
+}
+
+export class TemplateError extends Error {}
+
+/** Splits a command template into words (no expansions of any kind). */
+export function splitTemplate(template: string): string[] {
+  const words: string[] = [];
+  let cur = '';
+  let inWord = false;
+  let quoteChar: '"' | "'" | undefined;
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i]!;
+    if (quoteChar === "'") {
+      if (c === "'") quoteChar = undefined;
+      else cur += c;
+      continue;
+    }
+    if (quoteChar === '"') {
+      if (c === '"') quoteChar = undefined;
+      else if (c === '\\' && i + 1 < template.length && '"\\'.includes(template[i + 1]!)) cur += template[++i];
+      else cur += c;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quoteChar = c;
+      inWord = true;
+    } else if (c === '\\') {
+      if (i + 1 >= template.length) throw new TemplateError('the command ends with a lone backslash');
+      cur += template[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(cur);
+      cur = '';
+      inWord = false;
+    } else {
+      cur += c;
+      inWord = true;
+    }
+  }
+  if (quoteChar) throw new TemplateError(`unbalanced ${quoteChar} quote in the command`);
+  if (inWord) words.push(cur);
+  return words;
+}
+
+const PLACEHOLDER = /\{(host|address)\}/g;
+
+/**
+ * The argv for one host. Refuses a template that names no host: a power-off command that does not say
+ * which machine would power off whatever its default is.
+ */
+export function expandTemplate(template: string, vars: { host: string; address: string }): LocalCommand {
+  const words = splitTemplate(template);
+  if (!words.length) throw new TemplateError('the command is empty');
+  if (!words.some((w) => /\{(host|address)\}/.test(w))) throw new TemplateError(`the command must name the machine with {host} or {address}: ${template}`);
+  const unknown = words.flatMap((w) => [...w.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!)).filter((n) => n !== 'host' && n !== 'address');
+  if (unknown.length) throw new TemplateError(`unknown placeholder {${unknown[0]}} (use {host} or {address})`);
+  const argv = words.map((w) => w.replace(PLACEHOLDER, (_, k: 'host' | 'address') => vars[k]));
+  return { argv, display: argv.map((a) => quote(a)).join(' ') };
+}
