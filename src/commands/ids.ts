@@ -21,6 +21,7 @@ export const CommandIds = {
   drainNode: 'kubeadm.drainNode',
   cordonNode: 'kubeadm.cordonNode',
   uncordonNode: 'kubeadm.uncordonNode',
+  runFailureDrill: 'kubeadm.runFailureDrill',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

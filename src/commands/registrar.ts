@@ -23,6 +23,7 @@ import { selectClusterContext } from './selectClusterContext';
 import { drainNode } from './drainNode';
 import { cordonNode } from './cordonNode';
 import { uncordonNode } from './uncordonNode';
+import { runFailureDrill } from './runFailureDrill';
 
 export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandHandler> {
   return {
@@ -44,6 +45,7 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.drainNode]: drainNode(ctx),
     [CommandIds.cordonNode]: cordonNode(ctx),
     [CommandIds.uncordonNode]: uncordonNode(ctx),
+    [CommandIds.runFailureDrill]: runFailureDrill(ctx),
   };
 }
 
