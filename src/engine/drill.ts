@@ -229,9 +229,9 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
     balancers: plan.balancers.filter((b) => b.params.checked).map((b) => b.host),
     ...(plan.etcd ? { etcd: { targetMember: plan.etcd.targetMember, leader: plan.etcd.leader, term: plan.etcd.term, names: plan.etcd.names } } : {}),
     leases: plan.leases.map((l) => ({ name: l.name, holder: l.holder, onTarget: l.onTarget })),
-    evictable: plan.evictable.map((p) => p.key),
+    evictable: plan.awaited,
     replicaSets: plan.replicaSets,
-    waitForEvictions: plan.limits.evictionWaitSeconds > 0,
+    waitForEvictions: plan.awaited.length > 0,
   });
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
@@ -300,7 +300,7 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
     });
   }
   // ---- pods on the node and the ReplicaSets that replace them
-  if (plan.evictable.length) {
+  if (plan.awaited.length) {
     poll('pods', every * 2, async () => {
       const a = now();
       const list = await getJson<{ items: DrillPodJson[] }>(deps.api, '/api/v1/pods', { fieldSelector: `spec.nodeName=${plan.target.node}` }, 5000);
@@ -377,7 +377,7 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
         let deadline = plan.limits.observeSeconds * 1000;
         while (!opts.signal?.aborted) {
           const nr = observer.event('node-notready');
-          if (nr && plan.limits.evictionWaitSeconds > 0) deadline = Math.max(deadline, nr.t + plan.limits.evictionWaitSeconds * 1000);
+          if (nr && plan.awaited.length) deadline = Math.max(deadline, nr.t + plan.limits.evictionWaitSeconds * 1000);
           if (observer.failureComplete() || now() >= deadline) break;
           progress('observe', `${plan.target.host} down for ${Math.round(now() / 1000)} s`);
           await sleep(250, opts.signal);

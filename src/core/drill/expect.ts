@@ -141,39 +141,56 @@ export function notReadyExpectation(t: ClusterTimings, slack: number): Expectati
   };
 }
 
-export interface EvictionInput {
-  /** tolerationSeconds for node.kubernetes.io/unreachable of each evictable pod (undefined: tolerates forever). */
-  tolerations: (number | undefined)[];
-  /** How long after NotReady the drill waits for the evictions (0: it does not). */
-  waitSeconds: number;
-}
+const EVICTION_SEED = 'after pod-eviction-timeout (5 min) the node controller evicts the pods; they stay Terminating until the node returns, and the ReplicaSet starts replacements elsewhere. (Since Kubernetes 1.27 the timeout is each pod\'s tolerationSeconds for the node.kubernetes.io/unreachable taint, 300 s by default.)';
 
-/** Taint-based eviction: the unreachable NoExecute taint comes with NotReady; each pod goes after its tolerationSeconds. */
-export function evictionExpectation(t: ClusterTimings, e: EvictionInput, slack: number): Expectation | undefined {
-  const finite = e.tolerations.filter((x): x is number => x !== undefined);
-  if (!e.tolerations.length) return undefined;
+/** Seconds after NotReady a pod tolerating `tolerationSeconds` is marked for deletion, at most (taint-manager slack). */
+export const EVICTION_SLACK_SECONDS = 5;
+
+/**
+ * Taint-based eviction: the unreachable NoExecute taint comes with NotReady; each pod goes after its
+ * tolerationSeconds. `awaited`: the tolerations of the pods the drill waits for (judged); `later`: those
+ * it does not wait for (reported: when they would go).
+ */
+export function evictionExpectations(t: ClusterTimings, awaited: number[], later: (number | undefined)[], slack: number): Expectation[] {
   const nr = notReadyExpectation(t, 0);
-  if (!finite.length) {
-    return { id: 'evictions', title: 'pods on the node are evicted', phase: 'failure', basis: 'every pod on the node tolerates node.kubernetes.io/unreachable forever: none will be evicted', slack, informational: true };
-  }
-  const lo = Math.min(...finite);
-  const hi = Math.max(...finite);
-  const tol = lo === hi ? `${lo} s` : `${lo}–${hi} s`;
-  const min = (nr.min ?? 0) + lo;
-  const max = (nr.max ?? 0) + hi + 5;
-  const would = `NotReady (${fmt(nr.min ?? 0)}–${fmt(nr.max ?? 0)}) + tolerationSeconds ${tol} of node.kubernetes.io/unreachable:NoExecute = ${fmt(min)}–${fmt(max)} after the fault`;
-  return {
-    id: 'evictions',
-    title: 'pods on the node are marked for deletion (taint-based eviction)',
-    phase: 'failure',
-    min,
-    max,
-    basis: e.waitSeconds > 0 ? would : `not waited for (the drill would have to wait ${fmt(max)}): ${would}`,
-    seed: 'after pod-eviction-timeout (5 min) the node controller evicts the pods; they stay Terminating until the node returns, and the ReplicaSet starts replacements elsewhere. (Since Kubernetes 1.27 the timeout is each pod\'s tolerationSeconds, 300 s by default.)',
-    slack,
-    // Judged only when the drill waits (counted from NotReady) long enough for the slowest pod.
-    ...(e.waitSeconds > 0 && hi + 5 <= e.waitSeconds ? {} : { informational: true }),
+  const window = (tols: number[]) => {
+    const lo = Math.min(...tols);
+    const hi = Math.max(...tols);
+    return { tol: lo === hi ? `${lo} s` : `${lo}–${hi} s`, min: (nr.min ?? 0) + lo, max: (nr.max ?? 0) + hi + EVICTION_SLACK_SECONDS };
   };
+  const out: Expectation[] = [];
+  if (awaited.length) {
+    const w = window(awaited);
+    out.push({
+      id: 'evictions',
+      title: `${awaited.length} pod(s) on the node are marked for deletion (taint-based eviction)`,
+      phase: 'failure',
+      min: w.min,
+      max: w.max,
+      basis: `NotReady (${fmt(nr.min ?? 0)}–${fmt(nr.max ?? 0)}) + tolerationSeconds ${w.tol} of node.kubernetes.io/unreachable:NoExecute`,
+      seed: EVICTION_SEED,
+      slack,
+    });
+  }
+  const finite = later.filter((x): x is number => x !== undefined);
+  if (finite.length) {
+    const w = window(finite);
+    out.push({
+      id: 'evictions-later',
+      title: `${finite.length} pod(s) the drill does not wait for are evicted`,
+      phase: 'failure',
+      min: w.min,
+      max: w.max,
+      basis: `not waited for: they tolerate the unreachable taint for ${w.tol}, so they would be marked for deletion ${fmt(w.min)}–${fmt(w.max)} after the fault`,
+      seed: EVICTION_SEED,
+      slack,
+      informational: true,
+    });
+  }
+  if (later.length > finite.length) {
+    out.push({ id: 'evictions-never', title: `${later.length - finite.length} pod(s) tolerate the unreachable taint forever`, phase: 'failure', basis: 'a toleration without tolerationSeconds: never evicted', slack, informational: true });
+  }
+  return out;
 }
 
 export function apiExpectation(role: 'control-plane' | 'worker'): Expectation {

@@ -16,7 +16,8 @@ import { asRoot, startNodeCommand, stopNodeCommand, type HaproxyProbeMethod } fr
 import {
   apiExpectation,
   etcdLeaderExpectation,
-  evictionExpectation,
+  evictionExpectations,
+  EVICTION_SLACK_SECONDS,
   haproxyDownExpectation,
   haproxyUpExpectation,
   leaseExpectation,
@@ -118,6 +119,9 @@ export interface DrillPlan {
     | undefined;
   leases: { name: string; holder: string | undefined; holderNode: string | undefined; onTarget: boolean; durationSeconds: number }[];
   evictable: { key: string; tolerationSeconds: number | undefined; owner: string | undefined }[];
+  /** Keys of the evictable pods the drill waits for: their tolerationSeconds fit in the eviction wait. */
+  awaited: string[];
+  /** The ReplicaSets owning the awaited pods (their way back to full strength is measured). */
   replicaSets: { key: string; desired: number }[];
   timings: ClusterTimings;
   expectations: Expectation[];
@@ -180,6 +184,7 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
     etcd: undefined,
     leases: [],
     evictable: [],
+    awaited: [],
     replicaSets: [],
     timings,
     expectations: [],
@@ -298,12 +303,21 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
   }
   expectations.push(notReadyExpectation(timings, slack));
 
-  // ---- pods on the node (taint-based eviction)
+  // ---- pods on the node (taint-based eviction): waited for when their toleration fits in the wait
   const evictable = evictablePods(snapshot.pods);
-  const ev = evictionExpectation(timings, { tolerations: evictable.map((p) => p.tolerationSeconds), waitSeconds: evictionWaitSeconds }, slack);
-  if (ev) expectations.push(ev);
-  if (evictionWaitSeconds > 0 && !evictable.length) warnings.push(`no pod on ${nodeName} can be evicted (only DaemonSet and static pods): there are no evictions to wait for`);
-  if (evictionWaitSeconds > 0 && evictable.length) {
+  const fits = (p: (typeof evictable)[number]) => evictionWaitSeconds > 0 && p.tolerationSeconds !== undefined && p.tolerationSeconds + EVICTION_SLACK_SECONDS <= evictionWaitSeconds;
+  const awaited = evictable.filter(fits);
+  expectations.push(...evictionExpectations(timings, awaited.map((p) => p.tolerationSeconds!), evictable.filter((p) => !fits(p)).map((p) => p.tolerationSeconds), slack));
+  const awaitedOwners = new Set(awaited.filter((p) => p.owner?.startsWith('ReplicaSet/')).map((p) => `${p.key.split('/')[0]}/${p.owner!.slice('ReplicaSet/'.length)}`));
+  const replicaSets = snapshot.replicaSets.filter((r) => awaitedOwners.has(r.key));
+  if (evictionWaitSeconds > 0 && !awaited.length) {
+    warnings.push(
+      evictable.length
+        ? `no pod on ${nodeName} tolerates the unreachable taint for less than the ${evictionWaitSeconds} s eviction wait (−${EVICTION_SLACK_SECONDS} s): the drill reports when they would go`
+        : `no pod on ${nodeName} can be evicted (only DaemonSet and static pods): there are no evictions to wait for`,
+    );
+  }
+  if (awaited.length) {
     const readyWorkers = snapshot.nodes.filter((n) => n.metadata.name !== nodeName && nodeReadiness(n).readiness === 'Ready' && !n.spec?.unschedulable && !(n.spec?.taints ?? []).some((t) => t.effect === 'NoSchedule'));
     if (!readyWorkers.length) warnings.push('no other Ready, schedulable node without NoSchedule taints: evicted pods will have nowhere to go');
   }
@@ -329,7 +343,8 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
     etcd,
     leases: role === 'control-plane' ? leaderLeases : [],
     evictable,
-    replicaSets: snapshot.replicaSets,
+    awaited: awaited.map((p) => p.key),
+    replicaSets,
     timings,
     expectations,
     limits: { observeSeconds, evictionWaitSeconds, restoreSeconds, pollMs },
@@ -365,7 +380,7 @@ export function renderDrillPlan(p: DrillPlan): string {
     `1. **Fault** — ${p.fault?.title ?? '(none)'}: \`${actionDisplay(p.fault)}\``,
     `2. **Observe** for up to ${p.limits.observeSeconds} s${p.limits.evictionWaitSeconds ? ` (+ up to ${p.limits.evictionWaitSeconds} s after NotReady for evictions)` : ''}, polling every ${p.limits.pollMs / 1000} s: ${probeList(p)}.`,
     `3. **Restore** — always, also after an error or a cancel — ${p.restore?.title ?? '(none)'}: \`${actionDisplay(p.restore)}\``,
-    `4. **Watch it come back** for up to ${p.limits.restoreSeconds} s: Node Ready${p.target.role === 'control-plane' ? ', etcd member back and caught up, HAProxy backend UP' : ''}${p.limits.evictionWaitSeconds ? ', evicted pods cleaned up' : ''}.`,
+    `4. **Watch it come back** for up to ${p.limits.restoreSeconds} s: Node Ready${p.target.role === 'control-plane' ? ', etcd member back and caught up, HAProxy backend UP' : ''}${p.awaited.length ? ', evicted pods cleaned up' : ''}.`,
     '',
   );
   out.push('## Safety', '');
@@ -373,7 +388,7 @@ export function renderDrillPlan(p: DrillPlan): string {
   for (const l of p.leases) out.push(`- ${l.name} lease: held by ${l.holderNode ?? 'nobody'}${l.onTarget ? ' — the failed node: it will move' : ''}`);
   if (p.target.role === 'worker' || p.evictable.length) {
     const tol = [...new Set(p.evictable.map((e) => (e.tolerationSeconds === undefined ? 'forever' : `${e.tolerationSeconds} s`)))].join(', ');
-    out.push(`- ${p.evictable.length} evictable pod(s) on ${p.target.node}${p.evictable.length ? ` (tolerate unreachable: ${tol})` : ''}${p.limits.evictionWaitSeconds ? '' : '; the drill does not wait for their eviction'}`);
+    out.push(`- ${p.evictable.length} evictable pod(s) on ${p.target.node}${p.evictable.length ? ` (tolerate unreachable: ${tol})` : ''}; the drill waits for the eviction of ${p.awaited.length ? `${p.awaited.length}: ${p.awaited.join(', ')}` : 'none'}`);
   }
   for (const w of p.warnings) out.push(`- ⚠ ${w}`);
   out.push('', '## Expected (from this cluster\'s settings)', '', '| measurement | expected | why |', '| --- | --- | --- |');
@@ -387,6 +402,6 @@ function probeList(p: DrillPlan): string {
   for (const b of p.balancers) parts.push(`HAProxy on ${b.host} (${b.method === 'journal' ? 'journal' : `${b.method} → ${b.socket}`})`);
   if (p.etcd) parts.push(`etcd on ${p.etcd.survivors.join(', ')}`);
   if (p.leases.length) parts.push('the leader Leases');
-  if (p.evictable.length) parts.push(`pods on ${p.target.node}`);
+  if (p.awaited.length) parts.push(`pods on ${p.target.node}`);
   return parts.join(', ');
 }

@@ -150,8 +150,12 @@ export function buildDrillReport(plan: DrillPlan, tl: ObservedTimeline, run: Run
       });
       continue;
     }
-    if (e.id === 'evictions' && plan.limits.evictionWaitSeconds === 0) {
-      measurements.push({ ...base, seconds: undefined, verdict: 'not waited', detail: `would take ${expectedText(e)}; run with an eviction wait to watch them` });
+    if (e.id === 'evictions-later') {
+      measurements.push({ ...base, seconds: undefined, verdict: 'not waited', detail: `would take ${expectedText(e)} after the fault${plan.limits.evictionWaitSeconds ? '' : '; run with an eviction wait to watch them'}` });
+      continue;
+    }
+    if (e.id === 'evictions-never') {
+      measurements.push({ ...base, seconds: undefined, verdict: 'info' });
       continue;
     }
     if (e.id.startsWith('lease@') && e.informational) {

@@ -295,11 +295,14 @@ test('worker: evictions not waited for say how long they would take; waited for,
   o1.observe({ source: 'node', t: 45_000, ready: 'Unknown', taints: [] });
   assert.equal(o1.failureComplete(), true);
   const r1 = buildDrillReport(notWaited, o1.timeline(), facts());
-  const ev1 = r1.measurements.find((x) => x.id === 'evictions')!;
+  const ev1 = r1.measurements.find((x) => x.id === 'evictions-later')!;
   assert.equal(ev1.verdict, 'not waited');
-  assert.equal(ev1.detail, 'would take 50–70 s; run with an eviction wait to watch them');
+  assert.equal(ev1.detail, 'would take 50–70 s after the fault; run with an eviction wait to watch them');
+  assert.equal(notWaited.awaited.length, 0);
 
-  const waited = buildDrillPlan(inv, { host: 'labs-k8s-w01', kind: 'stop', evictionWaitSeconds: 60 }, s);
+  const waited = buildDrillPlan(inv, { host: 'labs-k8s-w01', kind: 'stop', evictionWaitSeconds: 60 }, { ...s, pods: [...pods, pod('slow', {}, 300)] });
+  assert.deepEqual(waited.awaited, ['default/web-1', 'default/web-2'], 'the pod tolerating 300 s does not fit in a 60 s wait');
+  assert.deepEqual(waited.replicaSets, [{ key: 'default/web-5d9c', desired: 4 }]);
   const o2 = new DrillObserver({ role: 'worker', targetNode: 'labs-k8s-w01', balancers: [], leases: [], evictable: ['default/web-1', 'default/web-2'], replicaSets: [{ key: 'default/web-5d9c', desired: 4 }], waitForEvictions: true });
   o2.observe({ source: 'node', t: 45_000, ready: 'Unknown', taints: ['node.kubernetes.io/unreachable:NoExecute'] });
   o2.observe({ source: 'pods', t: 56_000, pods: [{ key: 'default/web-1', deleting: true }, { key: 'default/web-2', deleting: false }] });
@@ -319,6 +322,8 @@ test('worker: evictions not waited for say how long they would take; waited for,
   assert.equal(m.replicas?.seconds, 63);
   assert.deepEqual([m['pods-cleaned']?.seconds, m['pods-cleaned']?.sinceFault], [8, 72]);
   assert.equal(m.api?.verdict, 'pass', 'no request at all is no failure');
+  assert.equal(m['evictions-later']?.detail, 'would take 340–360 s after the fault');
+  assert.match(renderDrillPlan(waited), /the drill waits for the eviction of 2: default\/web-1, default\/web-2/);
 });
 
 test('API availability: outage windows, failures before and after DOWN, recovery failures apart', () => {
