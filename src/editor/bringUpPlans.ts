@@ -18,6 +18,7 @@ const PHASE_LABELS: Record<BringUpPhase, string> = {
   init: 'Init — kubeadm init --upload-certs on the first control-plane node, CNI',
   'join-control-plane': 'Join control-plane nodes — one at a time, etcd checked in between',
   'join-workers': 'Join workers — in parallel',
+  verify: 'Cluster checks — every node Ready, CoreDNS running',
 };
 
 export async function pickPhases(title: string): Promise<BringUpPhase[] | undefined> {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Inventory } from '../core/inventory/types';
-import { initPhase, joinControlPlanePhase, joinWorkersPhases, loadBalancerPhase, preparePhase, type InitHooks } from '../core/phases/bringUp';
+import { clusterChecksPhase, initPhase, joinControlPlanePhase, joinWorkersPhases, loadBalancerPhase, preparePhase, type InitHooks } from '../core/phases/bringUp';
 import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
 import { Ledger } from '../core/plan/ledger';
 import { HostLocks } from '../core/plan/locks';
@@ -14,7 +14,7 @@ import { runPlan, type RunEvent, type RunResult, type StepExecutor } from '../co
 import type { PhaseId, PhasePlan, Plan } from '../core/plan/types';
 import type { RunOutput } from '../core/ssh/runLog';
 
-export const BRING_UP_PHASES = ['prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers'] as const satisfies readonly PhaseId[];
+export const BRING_UP_PHASES = ['prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers', 'verify'] as const satisfies readonly PhaseId[];
 export type BringUpPhase = (typeof BRING_UP_PHASES)[number];
 
 export function buildBringUpPlan(inv: Inventory, phases: readonly BringUpPhase[], configs: PhaseConfigs, sources: PhaseSources, hooks: InitHooks): Plan {
@@ -25,6 +25,7 @@ export function buildBringUpPlan(inv: Inventory, phases: readonly BringUpPhase[]
     if (phase === 'init') plans.push(initPhase(inv, configs, sources, hooks));
     if (phase === 'join-control-plane') plans.push(joinControlPlanePhase(inv, sources));
     if (phase === 'join-workers') plans.push(...joinWorkersPhases(inv, sources));
+    if (phase === 'verify') plans.push(clusterChecksPhase(inv));
   }
   // Same inventory, files and phases → same fingerprint → a failed run of it can be resumed.
   const fingerprint = createHash('sha256').update(JSON.stringify({ inv, configs, sources, phases })).digest('hex').slice(0, 16);

@@ -33,6 +33,7 @@ function joinsControlPlane(inv: Inventory, hosts: readonly string[]): boolean {
 
 /** prepare, then the joins; the balancers too when a control-plane node joins (their config lists every one). */
 export function joinPhases(inv: Inventory, hosts: readonly string[]): BringUpPhase[] {
+  // No cluster checks: every joined node has its own Ready gate, and a join must not wait on unrelated nodes.
   return ['prepare', ...(joinsControlPlane(inv, hosts) ? (['loadbalancer', 'join-control-plane'] as const) : []), 'join-workers'];
 }
 

@@ -179,7 +179,8 @@ export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs, sources
       verifyTimeoutMs: 30_000,
     }));
   }
-  return { phase: 'loadbalancer', title: 'Load balancer (HAProxy + Keepalived VIP)', order: 'parallel', steps, warnings: [] };
+  // The balancers share no host with the nodes: they are set up while the nodes are prepared.
+  return { phase: 'loadbalancer', title: 'Load balancer (HAProxy + Keepalived VIP)', order: 'parallel', steps, warnings: [], alongsidePrevious: true };
 }
 
 // ---------------------------------------------------------------- init
@@ -199,6 +200,13 @@ export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseS
       check: sh`test -f ${ADMIN}`,
       files: [file('/root/kubeadm-config.yaml', configs.kubeadmInitConfig, 0o600)],
       run: sh`kubeadm init --config /root/kubeadm-config.yaml --upload-certs${ignore}`,
+      // The key init used to upload the certificates: the control-plane joins of this run use it
+      // instead of uploading them again (10 s). Secret: never in the ledger, shown as ***.
+      capture: (out): Record<string, string> => {
+        const key = /--certificate-key\s+([0-9a-f]{64})\b/.exec(out)?.[1] ?? /Using certificate key:\s+([0-9a-f]{64})\b/.exec(out)?.[1];
+        return key ? { certificateKey: key, certificateKeyAt: String(Date.now()) } : {};
+      },
+      secretCaptures: ['certificateKey'],
       timeoutMs: 10 * 60_000,
     }),
     step('init', first, 'admin-kubeconfig', {
@@ -214,10 +222,12 @@ export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseS
       ...(sources.cniManifestUrl ? {} : { files: [file('/root/cni.yaml', sources.cniManifest)] }),
       run: sh`${KUBECTL} apply -f ${sources.cniManifestUrl ?? '/root/cni.yaml'}`,
     }),
-    step('init', first, 'ready', {
-      title: 'Node Ready and CoreDNS running',
-      verify: and(sh`${KUBECTL} wait --for=condition=Ready ${'node/' + first.name} --timeout=10s`, sh`${KUBECTL} -n kube-system wait --for=condition=Ready pod -l k8s-app=kube-dns --timeout=10s`),
-      verifyTimeoutMs: 5 * 60_000,
+    // Joins need the API, not a Ready first node: Ready and CoreDNS are checked once, at the end
+    // (the cluster checks), while the other nodes join — as the seed's procedure does.
+    step('init', first, 'api-ready', {
+      title: 'The API server answers /readyz',
+      verify: sh`${KUBECTL} get --raw=/readyz --request-timeout=10s`,
+      verifyTimeoutMs: 2 * 60_000,
     }),
   ];
   return { phase: 'init', title: `Initialise the first control-plane node (${first.name})`, order: 'serial', steps, warnings: [] };
@@ -256,6 +266,8 @@ function tokenStep(inv: Inventory, phase: Step['phase'], withCertificateKey: boo
       shared: true,
       why: 'The kubeadm-certs Secret expires after two hours; a fresh upload guarantees the join finds it.',
       run: sh`kubeadm init phase upload-certs --upload-certs`,
+      // init uploaded them minutes ago in this run: its key is good for two hours (an hour is kept as margin).
+      skipWhen: (values) => values.get('certificateKey') !== undefined && Date.now() - Number(values.get('certificateKeyAt') ?? 0) < 60 * 60_000,
       capture: (out) => ({ certificateKey: out.trim().split('\n').pop()!.trim() }),
       secretCaptures: ['certificateKey'],
     }));
@@ -396,4 +408,26 @@ export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhaseP
     { phase: 'join-workers', title: 'Join the workers in parallel', order: 'parallel', steps: joins, warnings: [] },
     { phase: 'join-workers', title: 'Workers Ready', order: 'serial', steps: ready, warnings: [] },
   ];
+}
+
+// ---------------------------------------------------------------- cluster checks
+
+/** The seed's closing checks, once every node has joined: every node Ready, CoreDNS running. */
+export function clusterChecksPhase(inv: Inventory): PhasePlan {
+  const first = firstControlPlane(inv);
+  const nodes = inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker'));
+  return {
+    phase: 'verify',
+    title: 'Cluster checks',
+    order: 'serial',
+    warnings: [],
+    steps: [
+      step('verify', first, 'ready', {
+        title: `Every node Ready (${nodes.length}) and CoreDNS running`,
+        why: 'Nodes stay NotReady and CoreDNS Pending until the CNI routes the pod network on every node.',
+        verify: and(sh`${KUBECTL} wait --for=condition=Ready ${nodes.map((h) => 'node/' + h.name)} --timeout=10s`, sh`${KUBECTL} -n kube-system wait --for=condition=Ready pod -l k8s-app=kube-dns --timeout=10s`),
+        verifyTimeoutMs: 5 * 60_000,
+      }),
+    ],
+  };
 }

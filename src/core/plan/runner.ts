@@ -65,9 +65,12 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunResul
   for (const entry of Object.values(options.ledger.data.steps)) for (const [k, v] of Object.entries(entry.values ?? {})) values.set(k, v);
   const ctx: RunContext = { ...options, values, secrets, emit: options.onEvent ?? (() => {}) };
   try {
-    for (const phase of plan.phases) {
-      ctx.emit({ type: 'phase', phase });
-      await runPhase(phase, ctx);
+    for (const group of concurrentGroups(plan.phases)) {
+      for (const phase of group) ctx.emit({ type: 'phase', phase });
+      // Phases of one group touch different hosts: each runs to its end, then the first failure counts.
+      const results = await Promise.allSettled(group.map((phase) => runPhase(phase, ctx)));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
     }
     await options.ledger.complete();
     return { ok: true, cancelled: false };
@@ -78,6 +81,22 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunResul
   } finally {
     await options.locks.releaseAll();
   }
+}
+
+/**
+ * Consecutive phases that may run at the same time: a phase marked `alongsidePrevious` joins the group
+ * before it when no host of it is in that group (the balancers are set up while the nodes are prepared).
+ */
+export function concurrentGroups(phases: readonly PhasePlan[]): PhasePlan[][] {
+  const groups: PhasePlan[][] = [];
+  for (const phase of phases) {
+    const last = groups.at(-1);
+    const hostsOf = (p: PhasePlan) => new Set(p.steps.map((s) => s.host));
+    const busy = new Set(last?.flatMap((p) => [...hostsOf(p)]) ?? []);
+    if (last && phase.alongsidePrevious && ![...hostsOf(phase)].some((h) => busy.has(h))) last.push(phase);
+    else groups.push([phase]);
+  }
+  return groups;
 }
 
 interface RunContext extends RunOptions {
@@ -146,6 +165,10 @@ async function runStep(step: Step, ctx: RunContext): Promise<void> {
 
   try {
     if (step.check && (await exec(step, step.check, ctx, true)).code === 0) {
+      await end('skipped');
+      return;
+    }
+    if (step.skipWhen?.(runValues)) {
       await end('skipped');
       return;
     }

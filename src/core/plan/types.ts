@@ -5,7 +5,7 @@
  */
 import type { RemoteCommand } from '../ssh/command';
 
-export const PHASES = ['facts', 'prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers', 'cordon', 'drain', 'uncordon', 'drill'] as const;
+export const PHASES = ['facts', 'prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers', 'verify', 'cordon', 'drain', 'uncordon', 'drill'] as const;
 export type PhaseId = (typeof PHASES)[number];
 
 /** Values a step learns at run time (a join token, the CA hash) for later steps. Secret ones are redacted. */
@@ -49,6 +49,8 @@ export interface Step {
   /** Keys of `capture` that are secrets (redacted everywhere, never written to the ledger). */
   secretCaptures?: string[];
   timeoutMs?: number;
+  /** Skips the step when an earlier step of this run already produced its effect (init's certificate key). */
+  skipWhen?: (values: RunValues) => boolean;
   /** In-process work after `run` (merge a kubeconfig, ask the API); `planDisplay` says what it does. */
   action?: (values: RunValues, signal?: AbortSignal) => Promise<void>;
 }
@@ -59,6 +61,8 @@ export interface PhasePlan {
   /** parallel: hosts at once (capped), each host's steps in order; serial: every step in the listed order. */
   order: 'parallel' | 'serial';
   steps: Step[];
+  /** Runs at the same time as the phase before it when the two share no host (balancers beside node preparation). */
+  alongsidePrevious?: boolean;
   /** Things the user must know before approving (e.g. the two-member etcd window). */
   warnings: string[];
 }
@@ -78,11 +82,12 @@ export function stepCommandDisplay(step: Step): string | undefined {
 export function renderPlan(plan: Plan): string {
   const out: string[] = [];
   for (const phase of plan.phases) {
-    out.push(`## ${phase.title} (${phase.order})`);
+    out.push(`## ${phase.title} (${phase.order}${phase.alongsidePrevious ? ', at the same time as the phase above when they share no host' : ''})`);
     for (const w of phase.warnings) out.push(`   ! ${w}`);
     for (const step of phase.steps) {
       out.push(`[${step.host}] ${step.title}`);
       if (step.check) out.push(`    skip if: ${step.check.display}`);
+      if (step.skipWhen) out.push('    skip if: an earlier step of this run already did it');
       for (const f of step.files ?? []) out.push(`    write ${f.path} (mode ${f.mode.toString(8)}${f.secret ? ', secret content' : `, ${f.content.split('\n').length} lines`})`);
       const cmd = stepCommandDisplay(step);
       if (cmd) out.push(`    run: ${cmd}`);
