@@ -12,5 +12,7 @@ KW_LAB_KEEP=1 node --import tsx --test --test-reporter=spec --test-concurrency=1
 node scripts/build.mjs >/dev/null && node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/live/*.test.ts || rc=1
 # Maintenance on the cluster the acceptance suite left: a worker joined back by a sudo user.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/join.test.ts || rc=1
+# Drain / cordon / uncordon next to kubectl drain on the same cluster, --then over SSH, the control-plane guard.
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/drain.test.ts || rc=1
 node scripts/lab-bench.mjs
 exit $rc
