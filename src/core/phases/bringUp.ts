@@ -284,6 +284,12 @@ function joinCommand(inv: Inventory, host: HostSpec, controlPlane: boolean, igno
   };
 }
 
+/**
+ * `retry CMD...`: up to 10 tries, 3 s apart. After an interrupted join the VIP may still send a request to
+ * the half-joined node's API server (until HAProxy's health check drops it), which then fails.
+ */
+const RETRY = raw('retry() { n=1; until "$@"; do [ $n -ge 10 ] && return 1; n=$((n+1)); sleep 3; done; };');
+
 /** Files an earlier (interrupted) join or init leaves, any of which makes kubeadm's preflight refuse. */
 function leftovers(): RemoteCommand {
   return sh`{ test -e /etc/kubernetes/kubelet.conf || test -e /etc/kubernetes/bootstrap-kubelet.conf || test -e /etc/kubernetes/pki/ca.crt || test -n "$(ls -A /etc/kubernetes/manifests 2>/dev/null)"; }`;
@@ -303,19 +309,36 @@ function waitForKubeadmToExit(host: HostSpec): RemoteCommand {
 }
 
 /**
- * Before a control-plane join: what an interrupted join left on the host is reset (kubeadm reset also
- * removes the host's own etcd member, learner or not) and the half-registered Node deleted, so that the
- * join starts clean. Only when the API says the host is not a control-plane node: when the API cannot
- * be asked, a working node is never reset on a guess.
+ * Before a control-plane join: what an interrupted join left on the host is reset. Its etcd member and
+ * Node were removed by the step before (forgetInterruptedJoin): kubeadm reset wipes etcd's data, and a
+ * member still in the cluster without its data can cost the quorum. Only when the API says the host is
+ * not a control-plane node: when the API cannot be asked, a working node is never reset on a guess.
  */
 function resetInterruptedControlPlaneJoin(host: HostSpec): RemoteCommand {
-  const node = 'node/' + host.name;
   const unknown = `${host.name}: an earlier join left files here, and the API cannot tell whether ${host.name} finished joining; not resetting it`;
   const cleanup = and(
-    sh`if test -f ${ADMIN}; then nodes=$(${KUBECTL} get nodes -l node-role.kubernetes.io/control-plane -o name --request-timeout=15s) || { echo ${unknown} >&2; exit 1; }; if echo "$nodes" | grep -qx ${node}; then echo ${`${host.name} is already a control-plane node`}; exit 0; fi; systemctl stop kubelet; ${KUBECTL} delete ${node} --ignore-not-found --request-timeout=15s; fi`,
+    sh`if test -f ${ADMIN}; then ${RETRY} nodes=$(retry ${KUBECTL} get nodes -l node-role.kubernetes.io/control-plane -o name --request-timeout=15s) || { echo ${unknown} >&2; exit 1; }; if echo "$nodes" | grep -qx ${'node/' + host.name}; then echo ${`${host.name} is already a control-plane node`}; exit 0; fi; fi`,
     sh`kubeadm reset -f`,
   );
   return sh`{ ! ${leftovers()} || { ${cleanup}; }; }`;
+}
+
+/**
+ * What an interrupted join of `host` left in the cluster, removed from the first control-plane node
+ * while etcd still has its quorum: the host's etcd member (unstarted, a learner, or a voter that the
+ * killed run's kubeadm went on to promote) and its Node (kubeadm join refuses a name whose Node is
+ * Ready). Never for a host the API lists as a control-plane node (kubeadm labels it once its etcd member
+ * has joined): a member of a finished join whose host is down is for a human to decide.
+ */
+function forgetInterruptedJoin(host: HostSpec, etcdctl: (cmd: string) => RemoteCommand): { check: RemoteCommand; run: RemoteCommand } {
+  const node = 'node/' + host.name;
+  const peer = `https://${host.address}:2380`;
+  const controlPlanes = sh`${KUBECTL} get nodes -l node-role.kubernetes.io/control-plane -o name --request-timeout=15s`;
+  return {
+    // Skipped when the host is a control-plane node, or nothing of it is in etcd or among the Nodes.
+    check: sh`cps=$(${controlPlanes}) && all=$(${KUBECTL} get nodes -o name --request-timeout=15s) && members=$(${etcdctl('member list')}) && { echo "$cps" | grep -qx ${node} || { ! echo "$members" | grep -qF ${peer} && ! echo "$all" | grep -qx ${node}; }; }`,
+    run: sh`${RETRY} cps=$(retry ${controlPlanes}) || { echo ${`cannot ask the API whether ${host.name} is a control-plane node; nothing removed`} >&2; exit 1; }; if echo "$cps" | grep -qx ${node}; then echo ${`${host.name} is a control-plane node: nothing to remove`}; exit 0; fi; members=$(retry ${etcdctl('member list')}) || exit 1; for id in $(echo "$members" | grep -F ${peer} | cut -d, -f1); do retry ${etcdctl('member remove')} "$id" || exit 1; done; retry ${KUBECTL} delete ${node} --ignore-not-found --request-timeout=15s`,
+  };
 }
 
 /**
@@ -342,13 +365,10 @@ export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): Ph
         run: waitForKubeadmToExit(host),
       }),
       step('join-control-plane', first, `forget-partial-${host.name}`, {
-        title: `Remove an unstarted etcd member of ${host.name} left by an interrupted join`,
+        title: `Remove what an interrupted join of ${host.name} left in the cluster (its etcd member, its Node)`,
         about: host.name,
-        why: 'A join killed after adding its etcd member leaves a member that never starts; it counts against quorum until removed.',
-        // Only a member that never started (etcd lists it as "unstarted", with no name) at this host's
-        // peer URL. A started member is never removed here: if its host is down, that is for a human to decide.
-        check: sh`! ${etcdctl('member list')} | grep -F ', unstarted, ' | grep -qF ${`https://${host.address}:2380`}`,
-        run: sh`id=$(${etcdctl('member list')} | grep -F ', unstarted, ' | grep -F ${`https://${host.address}:2380`} | cut -d, -f1) && ${etcdctl('member remove')} "$id"`,
+        why: 'A join killed after adding its etcd member leaves a member whose data the next join wipes: it leaves etcd first, or two voting members of two become one and the quorum is lost.',
+        ...forgetInterruptedJoin(host, etcdctl),
       }),
       step('join-control-plane', host, 'join', {
         title: `kubeadm join --control-plane (${host.name})`,

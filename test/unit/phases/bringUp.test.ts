@@ -88,24 +88,80 @@ test('the user\'s extra kubeadm documents replace a generated one of the same ki
   assert.throws(() => mergeKubeadmDocuments(generated, 'foo: 1\n'), /apiVersion and kind/);
 });
 
-test('an interrupted join\'s member is removed only when etcd lists it unstarted at the host\'s peer URL', async () => {
-  const { writeFileSync, chmodSync } = await import('node:fs');
+/**
+ * The forget step for m02 against a stand-in kubectl that answers like the API and etcdctl (control-plane
+ * Nodes, all Nodes, the member list) and logs what it is asked to remove: below the lab test that kills a
+ * real bring-up in the middle of m02's join and resumes it.
+ */
+async function forgetM02(cluster: { controlPlanes: string[]; nodes: string[]; members: string; apiDown?: boolean }) {
+  const { writeFileSync, chmodSync, existsSync } = await import('node:fs');
   const { sh } = await import('../../../src/core/ssh/command.js');
   const forget = joinControlPlanePhase(inv, sources).steps.find((s) => s.id.endsWith('forget-partial-labs-k8s-m02'))!;
+  const dir = mkdtempSync(join(tmpdir(), 'kw-kubectl-'));
+  const calls = join(dir, 'calls');
+  const lines = (names: string[]) => names.map((n) => `node/${n}`).join('\\n');
+  writeFileSync(join(dir, 'kubectl'), `#!/bin/sh
+${cluster.apiDown ? 'echo "The connection to the server 10.3.60.100:6443 was refused" >&2; exit 1' : ''}
+case "$*" in
+  *"member list"*) cat <<'END'
+${cluster.members}
+END
+  ;;
+  *"member remove"*) echo "member remove \${*##* }" >> ${calls} ;;
+  *" delete "*) echo "delete $(echo "$*" | grep -o 'node/[^ ]*')" >> ${calls} ;;
+  *"get nodes -l node-role.kubernetes.io/control-plane"*) printf '${lines(cluster.controlPlanes)}\\n' ;;
+  *"get nodes -o name"*) printf '${lines(cluster.nodes)}\\n' ;;
+esac
+`);
+  chmodSync(join(dir, 'kubectl'), 0o755);
+  // The steps retry kubectl 3 s apart: no waiting here.
+  writeFileSync(join(dir, 'sleep'), '#!/bin/sh\n');
+  chmodSync(join(dir, 'sleep'), 0o755);
   const ex = new LocalExecutor();
-  const withMembers = async (list: string): Promise<number | null> => {
-    // A stand-in kubectl that prints etcdctl's member list: below the lab test that runs the real one.
-    const dir = mkdtempSync(join(tmpdir(), 'kw-kubectl-'));
-    writeFileSync(join(dir, 'kubectl'), `#!/bin/sh\ncat <<'EOF'\n${list}\nEOF\n`);
-    chmodSync(join(dir, 'kubectl'), 0o755);
-    return (await ex.exec('local', sh`PATH=${dir}:"$PATH"; ${forget.check!}`, {})).code;
-  };
-  const healthy = 'a1, started, labs-k8s-m01, https://10.3.60.51:2380, https://10.3.60.51:2379, false\nb2, started, labs-k8s-m02, https://10.3.60.52:2380, https://10.3.60.52:2379, false';
-  assert.equal(await withMembers(healthy), 0, 'a started member is left alone (check satisfied, step skipped)');
-  const partial = 'a1, started, labs-k8s-m01, https://10.3.60.51:2380, https://10.3.60.51:2379, false\nb2, unstarted, , https://10.3.60.52:2380, , false';
-  assert.notEqual(await withMembers(partial), 0, 'an unstarted member at m02\'s peer URL is removed');
-  const other = 'a1, started, labs-k8s-m01, https://10.3.60.51:2380, https://10.3.60.51:2379, false\nc3, unstarted, , https://10.3.60.53:2380, , false';
-  assert.equal(await withMembers(other), 0, 'another host\'s unstarted member is not this step\'s business');
+  const skipped = (await ex.exec('local', sh`PATH=${dir}:"$PATH"; ${forget.check!}`, {})).code === 0;
+  let stderr = '';
+  const run = await ex.exec('local', sh`PATH=${dir}:"$PATH"; ${forget.run as ReturnType<typeof sh>}`, { onStderr: (t) => (stderr += t) });
+  return { skipped, code: run.code, stderr, removed: existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [] };
+}
+
+const M01 = 'a1, started, labs-k8s-m01, https://10.3.60.51:2380, https://10.3.60.51:2379, false';
+
+test('a finished join is never undone: the host is a control-plane node, its started member stays (even when its host is down)', async () => {
+  const r = await forgetM02({ controlPlanes: ['labs-k8s-m01', 'labs-k8s-m02'], nodes: ['labs-k8s-m01', 'labs-k8s-m02'], members: `${M01}\nb2, started, labs-k8s-m02, https://10.3.60.52:2380, https://10.3.60.52:2379, false` });
+  assert.equal(r.skipped, true);
+  assert.equal(r.code, 0);
+  assert.deepEqual(r.removed, []);
+});
+
+test('nothing of the host in etcd or among the Nodes (a first join): skipped', async () => {
+  const r = await forgetM02({ controlPlanes: ['labs-k8s-m01'], nodes: ['labs-k8s-m01'], members: M01 });
+  assert.equal(r.skipped, true);
+});
+
+test('an interrupted join\'s member is removed whatever its state (unstarted, learner, promoted voter), then its Node', async () => {
+  for (const m02 of [
+    'b2, unstarted, , https://10.3.60.52:2380, , true',
+    'b2, started, labs-k8s-m02, https://10.3.60.52:2380, https://10.3.60.52:2379, true',
+    'b2, started, labs-k8s-m02, https://10.3.60.52:2380, https://10.3.60.52:2379, false',
+  ]) {
+    const r = await forgetM02({ controlPlanes: ['labs-k8s-m01'], nodes: ['labs-k8s-m01', 'labs-k8s-m02'], members: `${M01}\n${m02}` });
+    assert.equal(r.skipped, false, m02);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.removed, ['member remove b2', 'delete node/labs-k8s-m02'], m02);
+  }
+});
+
+test('another host\'s member is not this step\'s business', async () => {
+  const r = await forgetM02({ controlPlanes: ['labs-k8s-m01'], nodes: ['labs-k8s-m01'], members: `${M01}\nc3, unstarted, , https://10.3.60.53:2380, , true` });
+  assert.equal(r.skipped, true);
+});
+
+test('when the API cannot be asked, the forget step runs (its check fails) and removes nothing, naming the host', async () => {
+  const r = await forgetM02({ controlPlanes: [], nodes: [], members: '', apiDown: true });
+  assert.equal(r.skipped, false);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /cannot ask the API whether labs-k8s-m02 is a control-plane node; nothing removed/);
+  assert.deepEqual(r.removed, []);
 });
 
 /**
@@ -139,6 +195,8 @@ async function runJoinStep(stepId: string, opts: { leftovers: Leftovers; api: 'c
   stub('kubectl', opts.api === 'down' ? 'echo "The connection to the server 10.3.60.100:6443 was refused" >&2; exit 1' : `case "$*" in *"get nodes"*) printf '${nodes}\\n';; esac`);
   stub('kubeadm', '');
   stub('systemctl', '');
+  writeFileSync(join(bin, 'sleep'), '#!/bin/sh\n'); // the steps retry kubectl 3 s apart: no waiting here
+  chmodSync(join(bin, 'sleep'), 0o755);
   const all = [...joinControlPlanePhase(inv, sources).steps, ...joinWorkersPhases(inv, sources).flatMap((p) => p.steps)];
   const step = all.find((s) => s.id === stepId)!;
   const values = { get: (k: string) => ({ token: 'abcdef.0123456789abcdef', caHash: 'sha256:' + 'a'.repeat(64), certificateKey: 'f'.repeat(64) })[k] };
@@ -156,12 +214,12 @@ test('a control-plane join finds a clean host and only joins', async () => {
   assert.match(r.calls[0]!, /^kubeadm join 10\.3\.60\.100:6443 .* --control-plane /);
 });
 
-test('what an interrupted control-plane join left is reset (Node deleted, kubeadm reset) before the join', async () => {
+test('what an interrupted control-plane join left on the host is reset before the join, once the API says the host is no control-plane node', async () => {
   const r = await runJoinStep('join-control-plane/labs-k8s-m02/join', { leftovers: 'control-plane', api: 'not-yet' });
   assert.equal(r.code, 0, r.stderr);
   const order = r.calls.map((c) => c.split(' ').slice(0, 2).join(' '));
-  assert.deepEqual(order, ['kubectl --kubeconfig', 'systemctl stop', 'kubectl --kubeconfig', 'kubeadm reset', 'kubeadm join']);
-  assert.match(r.calls[2]!, /delete node\/labs-k8s-m02 /);
+  assert.deepEqual(order, ['kubectl --kubeconfig', 'kubeadm reset', 'kubeadm join']);
+  assert.match(r.calls[0]!, /get nodes -l node-role\.kubernetes\.io\/control-plane/);
 });
 
 test('a host the API lists as a control-plane node is never reset, even when its check failed', async () => {
