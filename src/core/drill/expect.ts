@@ -127,17 +127,38 @@ export function leaseExpectation(name: string, durationSeconds: number, t: Clust
   };
 }
 
-export function notReadyExpectation(t: ClusterTimings, slack: number): Expectation {
+/** Until the controller-manager leader's informers have the node again after a takeover. */
+export const TAKEOVER_SYNC_SECONDS = 2;
+
+/**
+ * NotReady comes from the node-lifecycle controller in kube-controller-manager. When the failed node held
+ * the controller-manager's lease, the controller that judges it dies with it: the new leader's controller
+ * sees the node for the first time at its takeover and counts the grace period from there (its first
+ * look at the node's Lease is its probe time) — NotReady then comes grace period after the handover.
+ */
+export function notReadyExpectation(t: ClusterTimings, slack: number, controllerManagerHandover?: { min: number; max: number }): Expectation {
   const g = t.nodeMonitorGraceMs;
-  return {
+  const base = {
     id: 'node-notready',
     title: 'the Node turns NotReady (Ready=Unknown)',
-    phase: 'failure',
-    min: s(g - t.nodeLeaseRenewMs),
-    max: s(g + t.nodeMonitorPeriodMs),
-    basis: `node-monitor-grace-period ${fmt(s(g))} (${t.nodeMonitorGraceSource}) after kubelet's last Lease renewal (every ${fmt(s(t.nodeLeaseRenewMs))}), checked every node-monitor-period ${fmt(s(t.nodeMonitorPeriodMs))}`,
+    phase: 'failure' as const,
     seed: 'the node controller waits node-monitor-grace-period (40 s by default) before marking the node NotReady.',
     slack,
+  };
+  const grace = `node-monitor-grace-period ${fmt(s(g))} (${t.nodeMonitorGraceSource})`;
+  if (controllerManagerHandover) {
+    return {
+      ...base,
+      min: Math.round((controllerManagerHandover.min + g / 1000) * 10) / 10,
+      max: Math.round((controllerManagerHandover.max + (g + t.nodeMonitorPeriodMs) / 1000 + TAKEOVER_SYNC_SECONDS) * 10) / 10,
+      basis: `the failed node ran the kube-controller-manager leader, whose node-lifecycle controller judges NotReady: the new leader's controller counts ${grace} from its takeover (lease handover ${controllerManagerHandover.min}–${controllerManagerHandover.max} s), checked every node-monitor-period ${fmt(s(t.nodeMonitorPeriodMs))}`,
+    };
+  }
+  return {
+    ...base,
+    min: s(g - t.nodeLeaseRenewMs),
+    max: s(g + t.nodeMonitorPeriodMs),
+    basis: `${grace} after kubelet's last Lease renewal (every ${fmt(s(t.nodeLeaseRenewMs))}), checked every node-monitor-period ${fmt(s(t.nodeMonitorPeriodMs))}`,
   };
 }
 

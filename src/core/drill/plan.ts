@@ -301,7 +301,10 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
     }
     for (const l of leaderLeases) expectations.push(leaseExpectation(l.name, l.durationSeconds, timings, l.onTarget, l.holderNode, slack));
   }
-  expectations.push(notReadyExpectation(timings, slack));
+  const cmLease = role === 'control-plane' ? leaderLeases.find((l) => l.name === 'kube-controller-manager' && l.onTarget) : undefined;
+  const cmHandover = cmLease ? leaseExpectation(cmLease.name, cmLease.durationSeconds, timings, true, cmLease.holderNode, 0) : undefined;
+  const notReady = notReadyExpectation(timings, slack, cmHandover ? { min: cmHandover.min ?? 0, max: cmHandover.max ?? 0 } : undefined);
+  expectations.push(notReady);
 
   // ---- pods on the node (taint-based eviction): waited for when their toleration fits in the wait
   const evictable = evictablePods(snapshot.pods);
@@ -326,7 +329,7 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
   expectations.push(...recoveryExpectations(role, restoreSeconds));
   for (const b of balancers) expectations.push(haproxyUpExpectation(b.host, b.server, b.params, restoreSeconds));
 
-  const notReadyMax = notReadyExpectation(timings, 0).max ?? 60;
+  const notReadyMax = notReady.max ?? 60;
   const observeSeconds = Math.max(20, req.observeSeconds ?? Math.ceil(notReadyMax + 30));
   const endpoint = inv.cluster.controlPlaneEndpoint.replace(/^\[|\](?=:)/g, '');
   if (!snapshot.apiServer.includes(endpoint)) warnings.push(`the kubeconfig's server is ${snapshot.apiServer}, not the inventory's controlPlaneEndpoint ${inv.cluster.controlPlaneEndpoint}: the API is measured through that server`);

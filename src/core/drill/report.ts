@@ -4,7 +4,7 @@
  * --json, tests) and as Markdown (the editor's report document, the CLI's text output).
  */
 import { holderNode } from '../drain/controlPlaneGuard';
-import type { Expectation } from './expect';
+import { TAKEOVER_SYNC_SECONDS, type Expectation } from './expect';
 import type { ApiSample, ObservedTimeline } from './observer';
 import type { DrillPlan } from './plan';
 
@@ -168,6 +168,16 @@ export function buildDrillReport(plan: DrillPlan, tl: ObservedTimeline, run: Run
     }
     const event = ev[e.id];
     const seconds = event ? sec(e.phase === 'recovery' && restoreAt !== undefined ? event.t - restoreAt : event.t) : undefined;
+    const takeover = ev['lease@kube-controller-manager'];
+    if (e.id === 'node-notready' && takeover && plan.leases.some((l) => l.name === 'kube-controller-manager' && l.onTarget)) {
+      // The bound from the measured takeover rather than the lease's whole window.
+      const h = sec(takeover.t);
+      const g = plan.timings.nodeMonitorGraceMs / 1000;
+      const refined = { ...e, min: Math.round((h + g) * 10) / 10, max: Math.round((h + g + plan.timings.nodeMonitorPeriodMs / 1000 + TAKEOVER_SYNC_SECONDS) * 10) / 10 };
+      const j = judge(refined, seconds);
+      measurements.push({ ...base, expected: expectedText(refined), seconds, verdict: j.verdict, detail: [event?.detail, `counted from the controller-manager takeover at ${h} s`, j.note].filter(Boolean).join('; ') });
+      continue;
+    }
     const j = judge(e, seconds);
     measurements.push({
       ...base,
@@ -256,7 +266,7 @@ export function renderDrillReport(r: DrillReport): string {
   if (r.leases.length) out.push('## Leader leases', '', ...r.leases.map((l) => `- ${l.name}: ${l.before ?? '?'} → ${l.after ?? '?'}`), '');
   if (r.notes.length) out.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   out.push('## Why these bounds', '');
-  for (const m of r.measurements.filter((x) => x.basis)) out.push(`- **${m.title}**: ${m.basis}.${m.seed ? ` Seed: “${m.seed}”` : ''}`);
+  for (const m of r.measurements.filter((x) => x.basis)) out.push(`- **${m.title}**: ${m.basis.replace(/\.$/, '')}.${m.seed ? ` Seed: “${m.seed}”` : ''}`);
   out.push('');
   return out.join('\n');
 }

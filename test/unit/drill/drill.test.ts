@@ -343,3 +343,18 @@ test('a failed restore is reported with the command to run by hand', () => {
   assert.equal(r.ok, false);
   assert.ok(r.notes.some((n) => n.includes('RESTORE FAILED: exited 1: no such VM — bring labs-k8s-m01 back by hand: bash lab/lab.sh fault power-on labs-k8s-m01')));
 });
+
+test('the failed node ran the controller-manager leader: NotReady counts from the takeover (measured on the lab: lease 19 s, NotReady 71.1 s)', () => {
+  const plan = buildDrillPlan(inv, powerOff, snapshot({ leaderLeases: [lease('kube-scheduler', 'labs-k8s-m01'), lease('kube-controller-manager', 'labs-k8s-m01')] }));
+  const nr = plan.expectations.find((e) => e.id === 'node-notready')!;
+  assert.deepEqual([nr.min, nr.max], [63, 78.4], 'lease handover 13–21.4 s + grace 50 s (+ monitor period 5 s + 2 s sync)');
+  assert.match(nr.basis, /new leader's controller counts node-monitor-grace-period 50 s .* from its takeover/);
+  assert.equal(plan.limits.observeSeconds, 109, 'the observation lasts long enough for it');
+  const o = new DrillObserver({ role: 'control-plane', targetNode: 'labs-k8s-m01', balancers: [], leases: plan.leases.map((l) => ({ name: l.name, holder: l.holder, onTarget: l.onTarget })), evictable: [], replicaSets: [], waitForEvictions: false });
+  o.observe({ source: 'lease', t: 19_000, name: 'kube-controller-manager', holder: 'labs-k8s-m03_1' });
+  o.observe({ source: 'node', t: 71_100, ready: 'Unknown', taints: [] });
+  o.restoreStarted(71_400);
+  const m = buildDrillReport(plan, o.timeline(), facts()).measurements.find((x) => x.id === 'node-notready')!;
+  assert.deepEqual([m.seconds, m.expected, m.verdict], [71.1, '69–76 s', 'pass']);
+  assert.match(m.detail!, /counted from the controller-manager takeover at 19 s/);
+});
