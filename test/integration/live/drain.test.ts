@@ -31,7 +31,7 @@ const CP = ['etcd1', 'etcd2', 'etcd3'];
 let c: TestCluster;
 let conn: KubeConnection;
 let cluster: DrainCluster;
-let kubelet: { stop(): void; replaceSameName: Set<string> };
+let kubelet: { stop(): void; replaceSameName: Set<string>; hold: Set<string> };
 
 const localShell: RemoteExec = {
   exec: (_host, command) =>
@@ -118,9 +118,13 @@ async function scenario(ns: string): Promise<void> {
   await createPod(ns, 'bare');
 }
 
-/** Plays the kubelet of w02: a pod marked for deletion is removed (grace 0), optionally replaced by a same-name pod. */
-function fakeKubelet(): { stop(): void; replaceSameName: Set<string> } {
+/**
+ * Plays the kubelet of w02: a pod marked for deletion is removed (grace 0), optionally replaced by a same-name pod;
+ * pods in `hold` stay terminating (containers still stopping).
+ */
+function fakeKubelet(): { stop(): void; replaceSameName: Set<string>; hold: Set<string> } {
   const replaceSameName = new Set<string>();
+  const hold = new Set<string>();
   let busy = false;
   const timer = setInterval(async () => {
     if (busy) return;
@@ -128,8 +132,8 @@ function fakeKubelet(): { stop(): void; replaceSameName: Set<string> } {
     try {
       const r = await c.api<{ items: PodJson[] }>('GET', `/api/v1/pods?fieldSelector=spec.nodeName%3D${NODE}`);
       for (const p of r.body.items ?? []) {
-        if (!p.metadata.deletionTimestamp) continue;
         const { namespace: ns, name } = p.metadata;
+        if (!p.metadata.deletionTimestamp || hold.has(`${ns}/${name}`)) continue;
         await c.api('DELETE', `/api/v1/namespaces/${ns}/pods/${name}`, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: p.metadata.uid } });
         if (replaceSameName.has(`${ns}/${name}`)) await createPod(ns, name, { labels: p.metadata.labels ?? {}, node: 'w01' });
       }
@@ -139,7 +143,7 @@ function fakeKubelet(): { stop(): void; replaceSameName: Set<string> } {
       busy = false;
     }
   }, 150);
-  return { stop: () => clearInterval(timer), replaceSameName };
+  return { stop: () => clearInterval(timer), replaceSameName, hold };
 }
 
 async function nodeUnschedulable(name: string): Promise<boolean> {
@@ -343,6 +347,33 @@ test('waiting by UID: a same-name replacement (new UID) counts as gone; cancel s
   assert.ok(Date.now() - t0 < 3000, 'the 5 s retry wait is cut short');
   assert.equal(await nodeUnschedulable(NODE), true);
   await c.api('DELETE', '/apis/policy/v1/namespaces/cancel/poddisruptionbudgets/web');
+  await reset();
+});
+
+test('terminating namespace: 403 NamespaceTerminating is retried every 5 s; once the pod is deleting, it is waited for', async () => {
+  await c.api('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'term' } });
+  const web = await createOwner('term', 'ReplicaSet', 'web');
+  await createPod('term', 'web-0', { labels: { app: 'web' }, owner: web });
+  // Without a namespace controller the namespace stays Terminating: creating an eviction there is forbidden.
+  await c.api('DELETE', '/api/v1/namespaces/term');
+  kubelet.hold.add('term/web-0');
+  const lines: DrainLine[] = [];
+  const r = await runDrain(cluster, NODE, opts({
+    onLine: (l) => {
+      lines.push(l);
+      if (l.stream === 'stderr' && lines.filter((x) => x.stream === 'stderr').length === 1) {
+        // What the namespace controller does next: delete the pod (it stays terminating while the containers stop).
+        void c.api('DELETE', '/api/v1/namespaces/term/pods/web-0', { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 30 });
+        setTimeout(() => kubelet.hold.delete('term/web-0'), 6500);
+      }
+    },
+  }));
+  assert.equal(r.ok, true, r.error);
+  const errs = lines.filter((l) => l.stream === 'stderr').map((l) => l.text);
+  assert.equal(errs.length, 1, errs.join('\n'));
+  assert.match(errs[0]!, /^error when evicting pod "web-0" from terminating namespace "term" \(will retry after 5s\): .*unable to create new content in namespace term because it is being terminated/);
+  assert.ok(lines.some((l) => l.text === 'pod/web-0 evicted'));
+  assert.equal(await podUid('term', 'web-0'), undefined);
   await reset();
 });
 
