@@ -14,5 +14,7 @@ node scripts/build.mjs >/dev/null && node --import tsx --test --test-reporter=sp
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/join.test.ts || rc=1
 # Drain / cordon / uncordon next to kubectl drain on the same cluster, --then over SSH, the control-plane guard.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/drain.test.ts || rc=1
+# The failure drill on the same cluster: power-off of a control-plane node, stop of a worker with evictions.
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/drill.test.ts || rc=1
 node scripts/lab-bench.mjs
 exit $rc

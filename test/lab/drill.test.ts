@@ -1,0 +1,226 @@
+/**
+ * The failure drill (`kubeadm-workbench drill`) against the lab's running HA cluster, through the
+ * command line the way an admin runs it:
+ *  - power-off of the control-plane node that holds the scheduler's leader lease, through the lab's own
+ *    fault commands as the "hypervisor" (`lab.sh fault power-off|power-on {host}`): HAProxy DOWN on both
+ *    balancers, the etcd election (or "leader unchanged"), the lease handover, NotReady, no failed API
+ *    request after DOWN; then the node back: Ready, etcd caught up, HAProxy UP;
+ *  - `stop` of a worker over SSH with a Deployment whose pods tolerate the unreachable taint for 10 s:
+ *    NotReady, the evictions, the replacements on the other worker, the Terminating pods cleaned up after
+ *    the restore.
+ * Needs root and a lab cluster (the lab tier brings one up first; alone: `npm run lab -- up --cluster`).
+ * DESTRUCTIVE for the lab for about 4 minutes; every fault is restored by the drill itself.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { DrillReport, Measurement } from '../../src/core/drill/report';
+import { recordBench } from './bench';
+
+const ROOT = resolve(__dirname, '../..');
+const LAB = join(ROOT, 'lab/lab.sh');
+const CLI = join(ROOT, 'dist/cli.js');
+const env: Record<string, string> = {};
+const numbers: Record<string, unknown> = {};
+
+const kubectl = (...args: string[]) => execFileSync('kubectl', ['--kubeconfig', env.KUBECONFIG!, '--request-timeout=10s', ...args], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! } });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs the drill verb; the report (JSON) from stdout, the running commentary echoed as it comes. */
+function drill(args: string[], timeoutMs = 6 * 60_000): Promise<{ code: number; report: DrillReport | undefined; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const p = spawn(process.execPath, [CLI, 'drill', '--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!, '--kubeconfig', env.KUBECONFIG!, '--yes', '--json', ...args], {
+      env: { ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR! },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      process.stderr.write(d);
+    });
+    const timer = setTimeout(() => p.kill('SIGINT'), timeoutMs);
+    p.on('error', reject);
+    p.on('exit', (code) => {
+      clearTimeout(timer);
+      let report: DrillReport | undefined;
+      try {
+        report = JSON.parse(stdout) as DrillReport;
+      } catch {
+        report = undefined;
+      }
+      resolvePromise({ code: code ?? -1, report, stderr });
+    });
+  });
+}
+
+function measured(r: DrillReport, id: string): Measurement {
+  const m = r.measurements.find((x) => x.id === id);
+  assert.ok(m, `no measurement ${id} in the report: ${r.measurements.map((x) => x.id).join(', ')}`);
+  return m;
+}
+
+function readyNodes(): string[] {
+  type N = { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } };
+  return (JSON.parse(kubectl('get', 'nodes', '-o', 'json')).items as N[]).filter((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name);
+}
+
+async function allReady(timeoutMs: number): Promise<void> {
+  const t0 = Date.now();
+  for (;;) {
+    try {
+      if (readyNodes().length === 5) return;
+    } catch {
+      // the API may be catching up
+    }
+    if (Date.now() - t0 > timeoutMs) assert.fail(`not all 5 nodes Ready after ${timeoutMs / 1000} s: ${readyNodes().join(', ')}`);
+    await sleep(2000);
+  }
+}
+
+describe('failure drill on the lab cluster', { timeout: 15 * 60_000 }, () => {
+  before(() => {
+    if (process.getuid?.() !== 0) throw new Error('the lab needs root');
+    if (!existsSync(CLI)) throw new Error('dist/cli.js missing: run npm run build first');
+    for (const m of execFileSync('bash', [LAB, 'env'], { encoding: 'utf8' }).matchAll(/^export (\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
+    assert.ok(existsSync(env.KUBECONFIG!), `no lab cluster: ${env.KUBECONFIG} is missing — run \`npm run lab -- up --cluster\` first`);
+    assert.equal(readyNodes().length, 5, 'the drill starts from a healthy 5-node cluster');
+    // A fresh HOME: the CLI's own known_hosts must not come from this machine's user.
+    env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-drill-home-'));
+  });
+
+  after(async () => {
+    try {
+      kubectl('delete', 'deployment', 'drill-web', '--ignore-not-found', '--wait=false');
+    } catch {
+      // best effort
+    }
+    console.log('failure drill numbers:', JSON.stringify(numbers, null, 2));
+  });
+
+  test('power-off of the control-plane node holding the scheduler lease: measured, within bounds, and it comes back', async () => {
+    const holder = JSON.parse(kubectl('-n', 'kube-system', 'get', 'lease', 'kube-scheduler', '-o', 'json')).spec.holderIdentity as string;
+    const target = /^labs-k8s-m0\d/.exec(holder)?.[0] ?? 'labs-k8s-m01';
+    const t0 = Date.now();
+    const { code, report, stderr } = await drill(['--host', target, '--kind', 'power-off', '--power-off-command', `bash ${LAB} fault power-off {host}`, '--power-on-command', `bash ${LAB} fault power-on {host}`]);
+    assert.ok(report, `no JSON report (exit ${code}):\n${stderr.slice(-3000)}`);
+    const m = (id: string) => measured(report, id);
+    const find = (id: string) => report.measurements.find((x) => x.id === id);
+    const opt = (id: string) => find(id)?.seconds;
+    numbers.controlPlanePowerOff = {
+      target,
+      seconds: (Date.now() - t0) / 1000,
+      haproxyDown: Object.fromEntries(['labs-k8s-balancer', 'labs-k8s-balancer2'].map((b) => [b, opt(`haproxy-down@${b}`)])),
+      etcdLeader: { seconds: opt('etcd-leader'), detail: find('etcd-leader')?.detail },
+      schedulerLease: opt('lease@kube-scheduler'),
+      controllerManagerLease: opt('lease@kube-controller-manager') ?? find('lease@kube-controller-manager')?.detail,
+      notReady: opt('node-notready'),
+      api: report.api,
+      restore: report.run.restore,
+      nodeReadyAfterRestore: opt('node-ready'),
+      etcdRejoin: opt('etcd-rejoin'),
+      etcdCaughtUp: opt('etcd-caught-up'),
+      haproxyUp: Object.fromEntries(['labs-k8s-balancer', 'labs-k8s-balancer2'].map((b) => [b, opt(`haproxy-up@${b}`)])),
+      failed: report.measurements.filter((x) => x.verdict === 'fail').map((x) => `${x.id}: ${x.seconds} s (${x.expected}) ${x.detail ?? ''}`),
+    };
+    console.log('control-plane power-off:', JSON.stringify(numbers.controlPlanePowerOff, null, 2));
+    const bench: Record<string, number> = {};
+    for (const [k, id] of [['drillHaproxyDownSeconds', 'haproxy-down@labs-k8s-balancer'], ['drillEtcdLeaderSeconds', 'etcd-leader'], ['drillSchedulerLeaseSeconds', 'lease@kube-scheduler'], ['drillControlPlaneNotReadySeconds', 'node-notready'], ['drillControlPlaneReadyAfterRestoreSeconds', 'node-ready'], ['drillEtcdCaughtUpAfterRestoreSeconds', 'etcd-caught-up']] as const) {
+      const v = opt(id);
+      if (v !== undefined) bench[k] = v;
+    }
+    bench.drillApiFailedRequestsBeforeDown = report.api.failedBeforeDown;
+    recordBench(bench);
+    assert.equal(report.run.restore.ok, true, `the node was not restored: ${report.run.restore.error}`);
+    for (const b of ['labs-k8s-balancer', 'labs-k8s-balancer2']) {
+      const down = m(`haproxy-down@${b}`);
+      assert.ok(down.seconds !== undefined && down.seconds > 1 && down.seconds < 20, `${b}: HAProxy DOWN after ${down.seconds} s`);
+      assert.equal(down.verdict, 'pass', `${b}: ${down.detail} vs ${down.expected}`);
+      assert.ok(m(`haproxy-up@${b}`).seconds !== undefined, `${b} never marked ${target} UP again`);
+    }
+    const lease = m('lease@kube-scheduler');
+    assert.ok(lease.seconds !== undefined && lease.seconds > 8 && lease.seconds < 30, `scheduler lease moved after ${lease.seconds} s`);
+    const leader = m('etcd-leader');
+    if (leader.verdict === 'info') assert.match(leader.detail ?? '', /^leader unchanged/);
+    else assert.ok(leader.seconds !== undefined && leader.seconds < 10 && leader.verdict === 'pass', `etcd leader after ${leader.seconds} s`);
+    const nr = m('node-notready');
+    assert.ok(nr.seconds !== undefined && nr.seconds > 30 && nr.seconds < 70, `NotReady after ${nr.seconds} s`);
+    assert.equal(m('api').verdict, 'pass', m('api').detail);
+    assert.ok(report.api.requestsWhileDown > 20, `the API probe ran (${report.api.requestsWhileDown} requests)`);
+    assert.ok(m('node-ready').seconds !== undefined && m('etcd-caught-up').seconds !== undefined, 'Ready and etcd caught up after the power-on');
+    assert.equal(code, report.ok ? 0 : 1);
+    assert.equal(report.ok, true, `failed measurements: ${JSON.stringify(numbers.controlPlanePowerOff)}`);
+    await allReady(120_000);
+  });
+
+  test('stop of a worker: NotReady, pods with a 10 s toleration evicted and replaced, cleaned up after the restore', async () => {
+    const manifest = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'drill-web', namespace: 'default' },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'drill-web' } },
+        template: {
+          metadata: { labels: { app: 'drill-web' } },
+          spec: {
+            // Preferably on w01 (the node that fails), so that its pods are the ones evicted.
+            affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, preference: { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['labs-k8s-w01'] }] } }] } },
+            tolerations: ['node.kubernetes.io/unreachable', 'node.kubernetes.io/not-ready'].map((key) => ({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 10 })),
+            terminationGracePeriodSeconds: 5,
+            containers: [{ name: 'web', image: '10.3.60.1:5000/kwlab/web:1.0', ports: [{ containerPort: 8080 }] }],
+          },
+        },
+      },
+    };
+    // Earlier lab tests (drain) may have left a worker cordoned.
+    kubectl('uncordon', 'labs-k8s-w01', 'labs-k8s-w02');
+    execFileSync('kubectl', ['--kubeconfig', env.KUBECONFIG!, 'apply', '-f', '-'], { input: JSON.stringify(manifest), encoding: 'utf8', env: { ...process.env, PATH: env.PATH! } });
+    kubectl('rollout', 'status', 'deployment/drill-web', '--timeout=120s');
+    const onW01 = kubectl('get', 'pods', '-l', 'app=drill-web', '--field-selector', 'spec.nodeName=labs-k8s-w01', '-o', 'name').trim().split('\n').filter(Boolean);
+    assert.ok(onW01.length >= 1, 'at least one drill-web pod runs on labs-k8s-w01');
+
+    const t0 = Date.now();
+    const { code, report, stderr } = await drill(['--host', 'labs-k8s-w01', '--kind', 'stop', '--evictions-wait', '45s']);
+    assert.ok(report, `no JSON report (exit ${code}):\n${stderr.slice(-3000)}`);
+    const m = (id: string) => measured(report, id);
+    const find = (id: string) => report.measurements.find((x) => x.id === id);
+    const opt = (id: string) => find(id)?.seconds;
+    numbers.workerStop = {
+      seconds: (Date.now() - t0) / 1000,
+      podsOnW01: onW01.length,
+      notReady: opt('node-notready'),
+      taint: opt('node-taint'),
+      evictionsFirst: opt('evictions-first'),
+      evictions: { seconds: opt('evictions'), expected: find('evictions')?.expected },
+      replicasBack: opt('replicas'),
+      nodeReadyAfterRestore: opt('node-ready'),
+      podsCleaned: opt('pods-cleaned'),
+      api: { requests: report.api.requests, failed: report.api.failed },
+      failed: report.measurements.filter((x) => x.verdict === 'fail').map((x) => `${x.id}: ${x.seconds} s (${x.expected}) ${x.detail ?? ''}`),
+    };
+    console.log('worker stop:', JSON.stringify(numbers.workerStop, null, 2));
+    const bench: Record<string, number> = {};
+    for (const [k, id] of [['drillWorkerNotReadySeconds', 'node-notready'], ['drillEvictionsSeconds', 'evictions'], ['drillReplicasBackSeconds', 'replicas'], ['drillWorkerReadyAfterRestoreSeconds', 'node-ready']] as const) {
+      const v = opt(id);
+      if (v !== undefined) bench[k] = v;
+    }
+    recordBench(bench);
+    assert.equal(report.run.restore.ok, true, `the worker was not restored: ${report.run.restore.error}`);
+    const nr = m('node-notready').seconds!;
+    assert.ok(nr > 30 && nr < 70, `NotReady after ${nr} s`);
+    const ev = m('evictions');
+    assert.equal(ev.verdict, 'pass', `${ev.seconds} s vs ${ev.expected}: ${ev.detail}`);
+    assert.ok(ev.seconds! >= nr + 5 && ev.seconds! <= nr + 30, `evicted ${ev.seconds} s after the fault, NotReady at ${nr} s, tolerationSeconds 10`);
+    assert.ok(m('replicas').seconds !== undefined, 'the Deployment is back to 3 ready pods on the other worker');
+    assert.ok(m('pods-cleaned').seconds !== undefined, 'the Terminating pods went away once w01 was back');
+    assert.equal(m('api').verdict, 'pass', m('api').detail);
+    assert.equal(report.ok, true, JSON.stringify(numbers.workerStop));
+    assert.equal(code, 0);
+    await allReady(120_000);
+  });
+});
