@@ -1,20 +1,23 @@
 /**
  * Issue 5 against the lab's bare Debian 12 nodes, through the command line (the same engine the
  * extension runs): facts on 7 hosts and the cloned-VM trap, then `up` from bare nodes to an HA
- * cluster, every run log scanned for secrets, and a second `up` that finds everything done.
+ * cluster — killed with SIGKILL while etcd adds labs-k8s-m02, resumed, cancelled with SIGINT while
+ * etcd adds labs-k8s-m03, resumed again — every run log scanned for secrets, a second `up` that
+ * finds everything done, and a node whose host key changed stopping the run.
  * Needs root and the lab (npm run lab -- build once). Run: node --import tsx --test test/lab/bringup.test.ts
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { recordBench } from './bench';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
 const CLI = join(ROOT, 'dist/cli.js');
-const report: Record<string, number> = {};
+const report: Record<string, number | string> = {};
 const env: Record<string, string> = {};
 let kubeconfig = '';
 
@@ -24,14 +27,74 @@ function lab(args: string[], timeoutMs = 30 * 60_000): string {
   return r.stdout;
 }
 
+/** The CLI's arguments for the lab: the inventory, and the lab's SSH config and known_hosts unless given. */
+function cliArgs(args: string[]): string[] {
+  return [CLI, ...args, '--inventory', env.LAB_INVENTORY!, ...(args.includes('--ssh-config') ? [] : ['--ssh-config', env.LAB_SSH_CONFIG!]), ...(args.includes('--known-hosts') ? [] : ['--known-hosts', env.LAB_KNOWN_HOSTS!])];
+}
+const cliEnv = () => ({ ...process.env, PATH: env.PATH ?? process.env.PATH!, HOME: env.HOME_DIR! });
+
 function cli(args: string[], timeoutMs = 40 * 60_000): { code: number; out: string; seconds: number } {
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [CLI, ...args, '--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!],
-    { encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, PATH: env.PATH ?? process.env.PATH!, HOME: env.HOME_DIR! }, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, cliArgs(args), { encoding: 'utf8', timeout: timeoutMs, env: cliEnv(), maxBuffer: 64 * 1024 * 1024 });
   return { code: r.status ?? -1, out: `${r.stdout}\n${r.stderr}`, seconds: (Date.now() - t0) / 1000 };
 }
 
+/** The CLI as a child process whose output is watched while it runs (to kill it at a chosen moment). */
+interface Running {
+  child: ChildProcess;
+  out: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; seconds: number }>;
+  /** Resolves with the first match of `re` in the output; rejects when the CLI exits first or after `timeoutMs`. */
+  waitFor: (re: RegExp, timeoutMs: number) => Promise<RegExpMatchArray>;
+}
+
+function startCli(args: string[]): Running {
+  const t0 = Date.now();
+  const child = spawn(process.execPath, cliArgs(args), { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const waiters = new Set<() => void>();
+  const append = (d: Buffer) => {
+    out += d.toString('utf8');
+    for (const w of [...waiters]) w();
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  let exited = false;
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; seconds: number }>((res) => child.once('exit', (code, signal) => {
+    exited = true;
+    for (const w of [...waiters]) w();
+    res({ code, signal, seconds: (Date.now() - t0) / 1000 });
+  }));
+  const waitFor = (re: RegExp, timeoutMs: number) => new Promise<RegExpMatchArray>((res, rej) => {
+    const timer = setTimeout(() => done(new Error(`no ${re} in the output within ${timeoutMs / 1000} s:\n${out.slice(-3000)}`)), timeoutMs);
+    const done = (e?: Error, m?: RegExpMatchArray) => {
+      clearTimeout(timer);
+      waiters.delete(check);
+      if (e) rej(e);
+      else res(m!);
+    };
+    const check = () => {
+      const m = re.exec(out);
+      if (m) done(undefined, m);
+      else if (exited) done(new Error(`the CLI exited before ${re} appeared:\n${out.slice(-3000)}`));
+    };
+    waiters.add(check);
+    check();
+  });
+  return { child, out: () => out, exit, waitFor };
+}
+
 const kubectl = (...args: string[]) => execFileSync('kubectl', ['--kubeconfig', kubeconfig, '--request-timeout=10s', ...args], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! } });
+const etcdctl = (...args: string[]) => kubectl('-n', 'kube-system', 'exec', 'etcd-labs-k8s-m01', '--', 'etcdctl', '--endpoints=https://127.0.0.1:2379', '--cacert=/etc/kubernetes/pki/etcd/ca.crt',
+  '--cert=/etc/kubernetes/pki/etcd/server.crt', '--key=/etc/kubernetes/pki/etcd/server.key', ...args);
+const etcdMembers = () => etcdctl('member', 'list');
+function tryOr<T>(f: () => T, or: (e: Error) => T): T {
+  try {
+    return f();
+  } catch (e) {
+    return or(e as Error);
+  }
+}
 
 /** Bootstrap tokens and 64-hex certificate keys; CA hashes (sha256:<hex>) are public and allowed. */
 function secretsIn(text: string): string[] {
@@ -57,7 +120,19 @@ describe('bring-up engine on the lab\'s bare nodes', { timeout: 90 * 60_000 }, (
 
   after(() => {
     console.log('bring-up report:', JSON.stringify(report, null, 2));
+    const n = (k: string) => (typeof report[k] === 'number' ? { [k]: report[k] as number } : {});
+    recordBench({
+      ...(typeof report.upSeconds === 'number' ? { engineUpSeconds: report.upSeconds } : {}),
+      ...(typeof report.upFirstRunSeconds === 'number' ? { engineUpFirstRunSeconds: report.upFirstRunSeconds } : {}),
+      // Both resumed runs (after the kill, after the cancel), which join m02 and m03 a second time.
+      ...(typeof report.resumeAfterCancelSeconds === 'number' ? { engineUpResumeSeconds: (report.resumeAfterKillSeconds as number) + report.resumeAfterCancelSeconds } : {}),
+      ...n('secondUpSeconds'),
+      ...n('factsSeconds'),
+      factsHosts: 7,
+    });
     if (!process.env.KW_LAB_KEEP) spawnSync('bash', [LAB, 'down']);
+    // Kept: the cluster this test built answers to `lab env` (its KUBECONFIG) like the reference one.
+    else if (kubeconfig && existsSync(kubeconfig) && env.KUBECONFIG) writeFileSync(env.KUBECONFIG, readFileSync(kubeconfig), { mode: 0o600 });
   });
 
   test('facts of 7 bare hosts in parallel: only what prepare will fix is reported', () => {
@@ -84,17 +159,72 @@ describe('bring-up engine on the lab\'s bare nodes', { timeout: 90 * 60_000 }, (
     }
   });
 
-  test('up --yes brings the bare nodes to an HA cluster: 5 Ready nodes, 3 etcd members, the VIP on the MASTER', () => {
-    const r = cli(['up', '--yes', '--kubeconfig', kubeconfig]);
-    report.upSeconds = r.seconds;
-    assert.equal(r.code, 0, r.out.slice(-4000));
-    type NodeJson = { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } };
+  test('up from bare nodes, SIGKILLed while etcd adds m02 and SIGINTed while it adds m03, resumes each time and converges: 5 Ready nodes, 3 voting etcd members, no duplicate', async () => {
+    const upArgs = ['up', '--yes', '--kubeconfig', kubeconfig];
+    const stateDir = join(dirname(env.LAB_INVENTORY!), '.kubeadm-workbench');
+    // kubeadm prints this right after adding the host's etcd member (a learner) and before writing etcd's manifest.
+    const etcdAdded = (host: string) => new RegExp(`^\\[${host}\\] \\[etcd\\] Announced new etcd member`, 'm');
+
+    // 1. A crash: SIGKILL, no chance to clean up, the remote kubeadm left running on m02.
+    const first = startCli(upArgs);
+    await first.waitFor(etcdAdded('labs-k8s-m02'), 20 * 60_000);
+    first.child.kill('SIGKILL');
+    const killed = await first.exit;
+    assert.equal(killed.signal, 'SIGKILL');
+    const runId = /^\S+-up$/.exec(readdirSync(join(stateDir, 'runs')).filter((f) => f.endsWith('-up.json')).sort().pop()!.replace(/\.json$/, ''))![0];
+    const ledger = () => JSON.parse(readFileSync(join(stateDir, 'runs', `${runId}.json`), 'utf8')) as { steps: Record<string, { state: string }>; completedAt: string | null };
+    assert.equal(ledger().steps['join-control-plane/labs-k8s-m02/join']?.state, 'running', 'the ledger shows the join the crash interrupted');
+    const lock = JSON.parse(readFileSync(join(stateDir, 'locks', 'labs-k8s-m02.lock'), 'utf8')) as { pid: number };
+    assert.equal(lock.pid, first.child.pid, 'the dead run still holds m02\'s lock');
+    console.log(`killed after ${killed.seconds} s; etcd right after the kill:\n${tryOr(etcdMembers, (e) => `(${e.message.split('\n')[0]})`)}`);
+
+    // 2. Resume right away (the killed run's kubeadm may still be running): the stale lock is taken over.
+    const second = startCli(upArgs);
+    await second.waitFor(new RegExp(`resuming run ${runId}`), 60_000);
+    await second.waitFor(etcdAdded('labs-k8s-m03'), 20 * 60_000);
+    const cancelAt = Date.now();
+    second.child.kill('SIGINT');
+    const cancelled = await second.exit;
+    report.cancelToExitSeconds = (Date.now() - cancelAt) / 1000;
+    assert.equal(cancelled.code, 1, second.out().slice(-3000));
+    assert.match(second.out(), /cancelled after [\d.]+ s at labs-k8s-m03: kubeadm join --control-plane/);
+    assert.ok(report.cancelToExitSeconds < 15, `a cancel stops the run within seconds (${report.cancelToExitSeconds} s)`);
+    assert.equal(ledger().steps['join-control-plane/labs-k8s-m03/join']?.state, 'cancelled');
+    assert.ok(!existsSync(join(stateDir, 'locks', 'labs-k8s-m03.lock')), 'a cancelled run releases its locks');
+
+    const stepEnds = (out: string) => out.split('\n').filter((l) => /^\[labs-k8s-m0[123]\] <- /.test(l) && /m02|m03/.test(l)).join('\n');
+    console.log(`resumed after the kill, then cancelled:\n${stepEnds(second.out())}`);
+
+    // 3. Resume again: to the end.
+    const third = startCli(upArgs);
+    const done = await third.exit;
+    const out = third.out();
+    assert.equal(done.code, 0, out.slice(-4000));
+    assert.match(out, new RegExp(`resuming run ${runId} \\(steps already done are skipped\\)`));
+    assert.ok(ledger().completedAt, 'the ledger records the run as finished');
+    console.log(`resumed after the cancel:\n${stepEnds(out)}`);
+    report.upFirstRunSeconds = killed.seconds;
+    report.resumeAfterKillSeconds = cancelled.seconds;
+    report.resumeAfterCancelSeconds = done.seconds;
+    // The ratio against the reference script uses the whole bring-up: the three runs together, which
+    // include joining m02 and m03 a second time after the interruptions.
+    report.upSeconds = killed.seconds + cancelled.seconds + done.seconds;
+    report.upSecondsNote = 'first run (killed at m02\'s etcd join) + resumed run (cancelled at m03\'s) + resumed run to the end';
+
+    type NodeJson = { metadata: { name: string; labels: Record<string, string> }; status: { conditions: { type: string; status: string }[] } };
     const nodes = JSON.parse(kubectl('get', 'nodes', '-o', 'json')).items as NodeJson[];
     const ready = nodes.filter((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name).sort();
     assert.deepEqual(ready, ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03', 'labs-k8s-w01', 'labs-k8s-w02']);
-    const members = kubectl('-n', 'kube-system', 'exec', 'etcd-labs-k8s-m01', '--', 'etcdctl', '--endpoints=https://127.0.0.1:2379', '--cacert=/etc/kubernetes/pki/etcd/ca.crt',
-      '--cert=/etc/kubernetes/pki/etcd/server.crt', '--key=/etc/kubernetes/pki/etcd/server.key', 'member', 'list');
-    assert.equal(members.trim().split('\n').filter((l) => l.includes(', started, ')).length, 3, members);
+    const controlPlanes = nodes.filter((n) => 'node-role.kubernetes.io/control-plane' in n.metadata.labels).map((n) => n.metadata.name).sort();
+    assert.deepEqual(controlPlanes, ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03'], 'the interrupted joins finished: their nodes are control-plane nodes');
+    // id, status, name, peer URLs, client URLs, is learner
+    const members = etcdMembers().trim().split('\n').map((l) => l.split(', '));
+    assert.equal(members.length, 3, `exactly three members:\n${etcdMembers()}`);
+    assert.deepEqual(members.map((m) => m[1]), ['started', 'started', 'started'], 'no unstarted member');
+    assert.deepEqual(members.map((m) => m[2]).sort(), ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03'], 'one member per control-plane node');
+    assert.deepEqual(new Set(members.map((m) => m[3])).size, 3, 'no two members at one peer URL');
+    assert.deepEqual(members.map((m) => m[5]), ['false', 'false', 'false'], 'every member votes (no learner left unpromoted)');
+    etcdctl('endpoint', 'health', '--cluster');
     const vip = execFileSync('ssh', ['-F', env.LAB_SSH_CONFIG!, 'labs-k8s-balancer', 'ip -br addr show ens192'], { encoding: 'utf8' });
     assert.match(vip, /10\.3\.60\.100\//);
     assert.match(readFileSync(kubeconfig, 'utf8'), /labs-k8s-admin@labs-k8s/);
@@ -117,5 +247,44 @@ describe('bring-up engine on the lab\'s bare nodes', { timeout: 90 * 60_000 }, (
     assert.deepEqual(secretsIn(r.out), []);
     assert.doesNotMatch(r.out, /kubeadm init --config .* \(\d/, 'init did not run again');
     assert.match(r.out, /kubeadm init --upload-certs: already done, skipped/);
+  });
+  test('a node whose host key changed stops the run: the host is named, the key CHANGED, nothing runs on it, no flag overrides it', () => {
+    // known_hosts and the SSH config that names it, copied; m02's keys replaced by w01's (valid keys, not m02's).
+    const dir = mkdtempSync(join(tmpdir(), 'kw-hostkey-'));
+    const lines = readFileSync(env.LAB_KNOWN_HOSTS!, 'utf8').split('\n');
+    const keyOf = (host: string, type: string) => lines.find((l) => l.startsWith(`${host},`) && l.split(' ')[1] === type)!.split(' ')[2];
+    const knownHosts = join(dir, 'known_hosts');
+    writeFileSync(knownHosts, lines.map((l) => (l.startsWith('labs-k8s-m02,') ? `${l.split(' ')[0]} ${l.split(' ')[1]} ${keyOf('labs-k8s-w01', l.split(' ')[1]!)}` : l)).join('\n'));
+    const sshConfig = join(dir, 'ssh_config');
+    writeFileSync(sshConfig, readFileSync(env.LAB_SSH_CONFIG!, 'utf8').split(env.LAB_KNOWN_HOSTS!).join(knownHosts));
+    const files = ['--ssh-config', sshConfig, '--known-hosts', knownHosts];
+    const m02 = (cmd: string) => execFileSync('ssh', ['-F', env.LAB_SSH_CONFIG!, 'labs-k8s-m02', cmd], { encoding: 'utf8' }).trim();
+    // From the next second on: this login is before it, the one that reads the journal after it.
+    const since = Number(m02('date +%s')) + 1;
+    execFileSync('sleep', ['1.2']);
+
+    const facts = cli(['facts', ...files]);
+    assert.equal(facts.code, 1, facts.out);
+    assert.match(facts.out, /labs-k8s-m02: host key CHANGED for 10\.3\.60\.52 — the server presented \S+ SHA256:\S+, but .*known_hosts:\d+ records a different/);
+    const presented = /the server presented \S+ (SHA256:[^,\s]+),/.exec(facts.out)![1]!;
+    assert.doesNotMatch(facts.out, /labs-k8s-(m01|m03|w01|w02|balancer2?): host key/, 'only m02 is refused');
+
+    // Offering the presented fingerprint as a new key changes nothing: a changed key is not "new".
+    const up = cli(['up', '--yes', '--kubeconfig', kubeconfig, ...files, `--accept-new-host-key=${presented}`]);
+    report.hostKeyChangedStopSeconds = up.seconds;
+    assert.equal(up.code, 1, up.out.slice(-3000));
+    assert.match(up.out, /FAILED after [\d.]+ s at labs-k8s-m02: /);
+    assert.match(up.out, /labs-k8s-m02: host key CHANGED for 10\.3\.60\.52 .*connection refused/);
+    assert.doesNotMatch(up.out, /accepting new host key/);
+    const runs = join(dirname(env.LAB_INVENTORY!), '.kubeadm-workbench', 'runs');
+    const run = JSON.parse(readFileSync(join(runs, readdirSync(runs).filter((f) => f.endsWith('-up.json')).sort().pop()!), 'utf8')) as { steps: Record<string, { state: string; error?: string }> };
+    const onM02 = Object.entries(run.steps).filter(([id]) => id.includes('/labs-k8s-m02/'));
+    assert.equal(onM02.length, 1, `only the step that tried to connect is in the ledger: ${JSON.stringify(onM02)}`);
+    assert.equal(onM02[0]![1].state, 'failed');
+    assert.match(onM02[0]![1].error!, /host key CHANGED/);
+    // m02's sshd saw no login during the two runs: host key verification fails before authentication.
+    const logins = m02(`journalctl -q --no-pager _COMM=sshd --since @${since} | grep -c 'Accepted publickey' || true`);
+    assert.equal(Number(logins), 1, 'the only login since then is this check itself');
+    rmSync(dir, { recursive: true, force: true });
   });
 });
