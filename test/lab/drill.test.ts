@@ -147,8 +147,10 @@ describe('failure drill on the lab cluster', { timeout: 15 * 60_000 }, () => {
     const leader = m('etcd-leader');
     if (leader.verdict === 'info') assert.match(leader.detail ?? '', /^leader unchanged/);
     else assert.ok(leader.seconds !== undefined && leader.seconds < 10 && leader.verdict === 'pass', `etcd leader after ${leader.seconds} s`);
+    // 40–55 s after the fault; grace period after the takeover when the node also ran the controller-manager leader.
     const nr = m('node-notready');
-    assert.ok(nr.seconds !== undefined && nr.seconds > 30 && nr.seconds < 70, `NotReady after ${nr.seconds} s`);
+    assert.ok(nr.seconds !== undefined && nr.seconds > 30 && nr.seconds < 90, `NotReady after ${nr.seconds} s`);
+    assert.equal(nr.verdict, 'pass', `NotReady after ${nr.seconds} s, expected ${nr.expected}: ${nr.detail}`);
     assert.equal(m('api').verdict, 'pass', m('api').detail);
     assert.ok(report.api.requestsWhileDown > 20, `the API probe ran (${report.api.requestsWhileDown} requests)`);
     assert.ok(m('node-ready').seconds !== undefined && m('etcd-caught-up').seconds !== undefined, 'Ready and etcd caught up after the power-on');
