@@ -188,9 +188,25 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
   };
 }
 
-/** Runs a command in a pod container through the exec subresource (WebSocket); 15 s limit. */
+/** What the exec timeout needs of a `ws` WebSocket (client-node bundles ws; its types are not installed). */
+interface AbortableSocket {
+  terminate(): void;
+}
+type SocketCtor = new (uri: string, protocols: string[], opts: object) => AbortableSocket;
+type HandlerCtor = new (kc: KubeConfig, socketFactory: (uri: string, protocols: string[], opts: object) => AbortableSocket) => unknown;
+
+/**
+ * Runs a command in a pod container through the exec subresource (WebSocket); 15 s limit. At the limit the socket
+ * is terminated — also while its handshake is still pending (an exec to a pod on a powered-off node waits for the
+ * API server's dial to that kubelet, ~30 s), which would otherwise keep a finished CLI process alive that long.
+ */
 export async function execInPod(kc: KubeConfig, pod: Pod, container: string, command: string[], timeoutMs = 15_000): Promise<ExecResult> {
   const { Exec } = await k8s();
+  const { default: WebSocket } = (await import('isomorphic-ws')) as unknown as { default: SocketCtor };
+  let socket: AbortableSocket | undefined;
+  // client-node's own WebSocketHandler (not exported by name), given a factory that keeps the socket.
+  const Handler = (new Exec(kc) as unknown as { handler: { constructor: HandlerCtor } }).handler.constructor;
+  const handler = new Handler(kc, (uri, protocols, opts) => (socket = new WebSocket(uri, protocols, opts)));
   const ns = pod.metadata.namespace ?? 'kube-system';
   let stdout = '';
   let stderr = '';
@@ -202,9 +218,10 @@ export async function execInPod(kc: KubeConfig, pod: Pod, container: string, com
     const timer = setTimeout(() => {
       if (settled) return;
       settled = true;
+      socket?.terminate();
       reject(new ApiError('timeout', where, `no answer within ${timeoutMs} ms`));
     }, timeoutMs);
-    new Exec(kc)
+    new Exec(kc, handler as ConstructorParameters<typeof Exec>[1])
       .exec(ns, pod.metadata.name, container, command, sink((s) => (stdout += s)), sink((s) => (stderr += s)), null, false, (status) => {
         if (status.status === 'Success') code = 0;
         else {
