@@ -1,0 +1,183 @@
+/**
+ * Run Failure Drill… in real VS Code against a real kube-apiserver (test/integration/apiserver.ts): a worker powered
+ * off and on through "hypervisor" commands from the (machine-scoped) settings — a small script that only records
+ * what it was asked to do — while the test plays the node-lifecycle controller (the Node turns Unknown once the
+ * power-off ran, Ready once the power-on ran), since this cluster has no kube-controller-manager and no kubelet.
+ * The dialogs are answered by replacing the window's functions for the duration of a test. The whole path with SSH,
+ * HAProxy and etcd is the lab tier's (test/lab/drill.test.ts).
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { api, waitFor } from './helpers';
+import { createNode, setNodeReady, startTestCluster, type TestCluster } from '../../integration/apiserver';
+
+const NODE = 'labs-k8s-w01';
+
+type Answers = { quickPick?: (items: readonly vscode.QuickPickItem[]) => unknown; warning?: (message: string, items: string[]) => string | undefined; cancelWhen?: () => boolean };
+
+function answerDialogs(answers: Answers): { shown: string[]; restore: () => void } {
+  const w = vscode.window as unknown as Record<string, unknown>;
+  const saved = { showQuickPick: w.showQuickPick, showWarningMessage: w.showWarningMessage, showInformationMessage: w.showInformationMessage, showErrorMessage: w.showErrorMessage, withProgress: w.withProgress };
+  const shown: string[] = [];
+  const strings = (args: unknown[]) => args.filter((a): a is string => typeof a === 'string');
+  w.showQuickPick = async (items: readonly vscode.QuickPickItem[] | Thenable<readonly vscode.QuickPickItem[]>) => answers.quickPick?.(await items);
+  w.showWarningMessage = async (message: string, ...rest: unknown[]) => {
+    shown.push(`warning: ${message} ${JSON.stringify(rest.find((r) => typeof r === 'object') ?? {})}`);
+    return answers.warning?.(message, strings(rest));
+  };
+  w.showInformationMessage = async (message: string) => void shown.push(`info: ${message}`);
+  w.showErrorMessage = async (message: string) => void shown.push(`error: ${message}`);
+  if (answers.cancelWhen) {
+    // The cancellable notification's Cancel button, pressed when cancelWhen() turns true.
+    w.withProgress = async (options: vscode.ProgressOptions, task: (p: vscode.Progress<unknown>, t: vscode.CancellationToken) => Promise<unknown>) => {
+      const source = new vscode.CancellationTokenSource();
+      const timer = options.cancellable ? setInterval(() => answers.cancelWhen!() && source.cancel(), 50) : undefined;
+      try {
+        return await task({ report: () => undefined }, source.token);
+      } finally {
+        if (timer) clearInterval(timer);
+        source.dispose();
+      }
+    };
+  }
+  return { shown, restore: () => Object.assign(w, saved) };
+}
+
+const byLabel = (label: RegExp) => (items: readonly vscode.QuickPickItem[]) => items.find((i) => label.test(i.label));
+const doc = (name: string) => vscode.workspace.textDocuments.find((t) => t.uri.path === `/${name}`)?.getText() ?? '';
+
+suite('Run Failure Drill… against a real kube-apiserver', function () {
+  this.timeout(120_000);
+  let c: TestCluster;
+  let dir: string;
+  let controller: NodeJS.Timeout | undefined;
+  let playController = true;
+  const marker = (what: 'off' | 'on', host = NODE) => join(dir, `${what}-${host}`);
+
+  suiteSetup(async function () {
+    this.timeout(120_000);
+    c = await startTestCluster();
+    await createNode(c, 'labs-k8s-m01', { controlPlane: true, address: '10.3.60.51' });
+    await createNode(c, NODE, { address: '10.3.60.54' });
+    await createNode(c, 'labs-k8s-w02', { address: '10.3.60.55' });
+    dir = mkdtempSync(join(tmpdir(), 'kw-drill-vscode-'));
+    const hypervisor = join(dir, 'hypervisor.js');
+    writeFileSync(hypervisor, "require('fs').writeFileSync(require('path').join(__dirname, process.argv[2] + '-' + process.argv[3]), String(Date.now()));\n");
+    const cfg = vscode.workspace.getConfiguration('kubeadmWorkbench');
+    await cfg.update('drill.powerOffCommand', `"${process.execPath}" "${hypervisor}" off {host}`, vscode.ConfigurationTarget.Global);
+    await cfg.update('drill.powerOnCommand', `"${process.execPath}" "${hypervisor}" on {host}`, vscode.ConfigurationTarget.Global);
+    await cfg.update('kubeconfig', c.kubeconfig, vscode.ConfigurationTarget.Workspace);
+    await (await api()).connection.reconnect();
+    // The node-lifecycle controller of this cluster: Unknown after the power-off, Ready after the power-on.
+    let state: 'up' | 'down' = 'up';
+    controller = setInterval(() => {
+      if (!playController) return;
+      const off = existsSync(marker('off'));
+      const on = existsSync(marker('on'));
+      const want = off && !on ? 'down' : 'up';
+      if (want !== state) {
+        state = want;
+        void setNodeReady(c, NODE, want === 'up', '10.3.60.54').catch(() => undefined);
+      }
+    }, 100);
+  });
+
+  suiteTeardown(async () => {
+    if (controller) clearInterval(controller);
+    const cfg = vscode.workspace.getConfiguration('kubeadmWorkbench');
+    await cfg.update('drill.powerOffCommand', undefined, vscode.ConfigurationTarget.Global);
+    await cfg.update('drill.powerOnCommand', undefined, vscode.ConfigurationTarget.Global);
+    await cfg.update('kubeconfig', undefined, vscode.ConfigurationTarget.Workspace);
+    await c?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const reset = () => {
+    for (const w of ['off', 'on'] as const) rmSync(marker(w), { force: true });
+  };
+
+  test('power-off of a worker from its Inventory row: plan, approval, power off, NotReady, power on, Ready, report', async () => {
+    reset();
+    playController = true;
+    const d = answerDialogs({
+      quickPick: (items) => byLabel(/^Power the node off/)(items) ?? byLabel(/^Do not wait for evictions/)(items),
+      warning: (_m, items) => items.find((i) => i === 'Run Drill'),
+    });
+    const t0 = Date.now();
+    try {
+      await vscode.commands.executeCommand('kubeadm.runFailureDrill', { kind: 'host', role: 'worker', host: { name: NODE, address: '10.3.60.54', roles: ['worker'] } });
+    } finally {
+      d.restore();
+    }
+    const plan = doc(`failure-drill-${NODE}-plan.md`);
+    assert.match(plan, /# Failure drill: power-off labs-k8s-w01 \(worker\)/, plan);
+    assert.match(plan, /\*\*Fault\*\* — power labs-k8s-w01 off: `local: .*hypervisor\.js.* off labs-k8s-w01`/);
+    assert.match(plan, /the Node turns NotReady \(Ready=Unknown\) \| 40–55 s/);
+    const modal = d.shown.find((s) => s.startsWith('warning: Power off labs-k8s-w01 and measure how labs-k8s copes?'));
+    assert.ok(modal?.includes('"modal":true') && modal.includes('also when the drill fails or you cancel'), d.shown.join('\n'));
+    assert.ok(existsSync(marker('off')) && existsSync(marker('on')), 'powered off, then on again');
+    const report = doc(`failure-drill-${NODE}-report.md`);
+    assert.match(report, /# Failure drill: power-off labs-k8s-w01 \(worker\) — PASSED/, report);
+    assert.match(report, /\| the Node turns NotReady \(Ready=Unknown\) \| \d+(\.\d)? s \| 40–55 s \| pass \| Ready=Unknown \(NodeStatusUnknown\); faster than the 40 s/);
+    assert.match(report, /\| the Node is Ready again \| \d+(\.\d)? s \(\d+(\.\d)? s after the fault\) \|/);
+    assert.match(report, /\| the API through the VIP \| — \| 0 failures \| pass \| 0 of \d+ requests failed while the node was down/);
+    assert.ok(d.shown.includes(`info: Failure drill on ${NODE} passed — see the report.`), d.shown.join('\n'));
+    assert.ok(vscode.window.terminals.some((t) => t.name === `Kubeadm: drill ${NODE}`), 'the run terminal');
+    const off = Number(readFileSync(marker('off'), 'utf8'));
+    const on = Number(readFileSync(marker('on'), 'utf8'));
+    console.log(`      drill from the editor: ${Date.now() - t0} ms (power-off → power-on ${on - off} ms)`);
+  });
+
+  test('a cancel stops the observation but never the power-on', async () => {
+    reset();
+    playController = false; // the node never turns NotReady: only the cancel ends the observation
+    const d = answerDialogs({
+      quickPick: (items) => byLabel(/^Power the node off/)(items) ?? byLabel(/^Do not wait for evictions/)(items),
+      warning: (_m, items) => items.find((i) => i === 'Run Drill'),
+      cancelWhen: () => existsSync(marker('off')),
+    });
+    try {
+      await vscode.commands.executeCommand('kubeadm.runFailureDrill', NODE);
+    } finally {
+      d.restore();
+      playController = true;
+    }
+    assert.ok(existsSync(marker('on')), 'the node was powered on after the cancel');
+    // The same report document as the first test's, refreshed by its content provider.
+    await waitFor('the report of the cancelled drill', () => /— CANCELLED/.test(doc(`failure-drill-${NODE}-report.md`)) || undefined);
+    assert.ok(d.shown.some((s) => s.startsWith(`warning: Failure drill on ${NODE}: cancelled`)), d.shown.join('\n'));
+  });
+
+  test('a NotReady node is refused: the plan says why, nothing is powered off', async () => {
+    reset();
+    await setNodeReady(c, 'labs-k8s-w02', false, '10.3.60.55');
+    const d = answerDialogs({ quickPick: (items) => byLabel(/^Power the node off/)(items) ?? items[0], warning: (_m, items) => items[0] });
+    try {
+      await vscode.commands.executeCommand('kubeadm.runFailureDrill', 'labs-k8s-w02');
+    } finally {
+      d.restore();
+      await setNodeReady(c, 'labs-k8s-w02', true, '10.3.60.55');
+    }
+    assert.match(doc('failure-drill-labs-k8s-w02-plan.md'), /## REFUSED — nothing will be done\n\n- labs-k8s-w02 is Unknown already: a drill starts from a healthy node/);
+    assert.ok(d.shown.some((s) => s.startsWith('error: Failure drill on labs-k8s-w02 refused: labs-k8s-w02 is Unknown already')), d.shown.join('\n'));
+    assert.equal(existsSync(marker('off', 'labs-k8s-w02')), false);
+  });
+
+  test('power-off without the power commands in the settings points at them', async () => {
+    const cfg = vscode.workspace.getConfiguration('kubeadmWorkbench');
+    const saved = cfg.inspect<string>('drill.powerOnCommand')?.globalValue;
+    await cfg.update('drill.powerOnCommand', undefined, vscode.ConfigurationTarget.Global);
+    const d = answerDialogs({ quickPick: (items) => byLabel(/^Power the node off/)(items) });
+    try {
+      await vscode.commands.executeCommand('kubeadm.runFailureDrill', NODE);
+    } finally {
+      d.restore();
+      await cfg.update('drill.powerOnCommand', saved, vscode.ConfigurationTarget.Global);
+    }
+    assert.ok(d.shown.some((s) => s.startsWith('error: Powering a node off needs both kubeadmWorkbench.drill.powerOffCommand and kubeadmWorkbench.drill.powerOnCommand')), d.shown.join('\n'));
+    await waitFor('settings restored', () => vscode.workspace.getConfiguration('kubeadmWorkbench').get<string>('drill.powerOnCommand') === saved || undefined);
+  });
+});
