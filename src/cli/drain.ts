@@ -22,7 +22,7 @@ import type { SshPool } from '../adapters/ssh/pool';
 import { DEFAULT_DRAIN_OPTIONS } from '../core/drain/classify';
 import { DEFAULT_READY_TIMEOUT_SECONDS, planBlockers, planDrain, renderDrainPlan, runDrain, setCordon, type DrainLine, type DrainRunOptions, type DryRun } from '../core/drain/drainNode';
 import { maintenanceHost, sshMaintenance } from '../core/drain/maintenance';
-import { parseInventory } from '../core/inventory/parse';
+import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { describeError } from '../core/live/errors';
 import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
@@ -196,20 +196,9 @@ export async function runDrainVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
 
   let inventory: Inventory | undefined;
   if (flags.inventory) {
-    const path = flags.inventory as string;
-    let text: string;
-    try {
-      text = await io.readFile(path);
-    } catch (e) {
-      io.stderr(`cannot read ${path}: ${(e as Error).message}\n`);
-      return EXIT_USAGE;
-    }
-    const parsed = parseInventory(text);
-    if (!parsed.inventory) {
-      io.stderr(`${path}: not a valid inventory (run check-inventory)\n`);
-      return EXIT_USAGE;
-    }
-    inventory = parsed.inventory;
+    const loaded = await loadInventoryFile(flags.inventory as string, io);
+    if (typeof loaded === 'number') return loaded;
+    inventory = loaded;
   }
 
   let pool: SshPool | undefined;

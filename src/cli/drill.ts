@@ -21,7 +21,7 @@ import { resolve } from 'node:path';
 import type { KubeConnection } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import { createInventoryPool } from '../adapters/ssh/fromInventory';
-import { parseInventory } from '../core/inventory/parse';
+import { loadInventoryFile } from './inventoryFile';
 import { parseGoDuration } from '../core/drill/params';
 import { renderDrillPlan, type DrillRequest } from '../core/drill/plan';
 import { renderDrillReport } from '../core/drill/report';
@@ -102,18 +102,8 @@ export async function runDrillVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
     return EXIT_USAGE;
   }
   const inventoryPath = flags.inventory as string;
-  let text: string;
-  try {
-    text = await io.readFile(inventoryPath);
-  } catch (e) {
-    io.stderr(`cannot read ${inventoryPath}: ${(e as Error).message}\n`);
-    return EXIT_USAGE;
-  }
-  const { inventory, findings } = parseInventory(text);
-  if (!inventory || findings.some((f) => f.severity === 'error')) {
-    io.stderr(`${inventoryPath}: not a valid inventory (run check-inventory); nothing was done.\n`);
-    return EXIT_FAILED;
-  }
+  const inventory = await loadInventoryFile(inventoryPath, io);
+  if (typeof inventory === 'number') return inventory;
   const json = Boolean(flags.json);
   // With --json, stdout carries only the report; everything a person reads goes to stderr.
   const say = (s: string) => (json ? io.stderr(s) : io.stdout(s));

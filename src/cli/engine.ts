@@ -13,7 +13,7 @@
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInventoryPool } from '../adapters/ssh/fromInventory';
-import { parseInventory } from '../core/inventory/parse';
+import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
@@ -62,20 +62,8 @@ async function load(argv: string[], extra: FlagSpec, io: CliIo, usage: string): 
     io.stderr(usage);
     return EXIT_USAGE;
   }
-  let text: string;
-  try {
-    text = await io.readFile(inventoryPath);
-  } catch (e) {
-    io.stderr(`cannot read ${inventoryPath}: ${(e as Error).message}\n`);
-    return EXIT_USAGE;
-  }
-  const { inventory, findings } = parseInventory(text);
-  const errors = findings.filter((f) => f.severity === 'error');
-  if (!inventory || errors.length) {
-    for (const f of errors) io.stderr(`${inventoryPath}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.message}\n`);
-    io.stderr(`${inventoryPath}: fix the inventory first; nothing was done.\n`);
-    return EXIT_FAILED;
-  }
+  const inventory = await loadInventoryFile(inventoryPath, io);
+  if (typeof inventory === 'number') return inventory;
   return { inventory, inventoryPath: resolve(inventoryPath), flags: parsed.flags };
 }
 

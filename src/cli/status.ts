@@ -4,7 +4,7 @@
  * with ages, etcd members with leader, term, index and the quorum line. Exit 0 healthy, 1 degraded or
  * the API unreachable, 2 usage. For cron and CI.
  */
-import { parseInventory } from '../core/inventory/parse';
+import { loadInventoryFile } from './inventoryFile';
 import { describeError } from '../core/live/errors';
 import { readObjects } from '../core/live/once';
 import { renderEtcd, renderText } from '../core/live/render';
@@ -67,18 +67,8 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
     io.stderr(USAGE);
     return EXIT_USAGE;
   }
-  let text: string;
-  try {
-    text = await io.readFile(opts.inventory);
-  } catch (e) {
-    io.stderr(`cannot read ${opts.inventory}: ${(e as Error).message}\n`);
-    return EXIT_USAGE;
-  }
-  const { inventory } = parseInventory(text);
-  if (!inventory) {
-    io.stderr(`${opts.inventory}: not a valid inventory (run check-inventory)\n`);
-    return EXIT_USAGE;
-  }
+  const inventory = await loadInventoryFile(opts.inventory, io, false);
+  if (typeof inventory === 'number') return inventory;
   const adapter = loadKubeAdapter();
   const ssh = opts.ssh ? sshRemote(inventory, io, opts.sshConfig, opts.knownHosts) : undefined;
   let conn;

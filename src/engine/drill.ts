@@ -27,6 +27,7 @@ import { DrillObserver, type EtcdPoint, type Observation } from '../core/drill/o
 import { haproxyCfgInfo } from '../core/drill/params';
 import { buildDrillPlan, evictablePods, type BalancerSnapshot, type DrillAction, type DrillPlan, type DrillPodJson, type DrillRequest, type DrillSnapshot } from '../core/drill/plan';
 import { buildDrillReport, type DrillReport, type RunFacts } from '../core/drill/report';
+import { abortableSleep } from '../core/sleep';
 
 /** The API calls the drill makes (HttpsTransport). */
 export interface DrillApi {
@@ -196,17 +197,7 @@ export interface RunDrillOptions {
   onProgress?: (p: DrillProgress) => void;
 }
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
+const sleep = abortableSleep;
 
 function pointFrom(status: { header?: { member_id?: unknown; raft_term?: unknown }; leader?: unknown; raftTerm?: unknown; raftIndex?: unknown; raftAppliedIndex?: unknown }): EtcdPoint | undefined {
   const member = hexId(status.header?.member_id);

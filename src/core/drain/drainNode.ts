@@ -15,6 +15,7 @@
 import { classifyPodsForDrain, type DaemonSetLookup, type DrainClassification, type DrainOptions, type DrainPod } from './classify';
 import { checkControlPlaneDrain, holderNode, type ControlPlaneMember, type GuardVerdict, type HeldLease } from './controlPlaneGuard';
 import { EVICTION_RETRY_MS, evictPods, type EvictionClient, type EvictionEvent } from './evict';
+import { abortableSleep } from '../sleep';
 
 export interface DrainNodeInfo {
   name: string;
@@ -470,17 +471,4 @@ function isBack(n: DrainNodeInfo, before: DrainNodeInfo, after: number, expectRe
 /** Maintenance commands that reboot the machine (shown in the plan; the wait then asks for a new boot ID). */
 export function looksLikeReboot(command: string): boolean {
   return /(^|[\s;&|(])(reboot|systemctl\s+(reboot|kexec)|shutdown\s+(-r|--reboot)|kexec)\b/.test(command);
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -7,6 +7,7 @@
  */
 
 import type { DrainPod } from './classify';
+import { abortableSleep } from '../sleep';
 
 export type EvictionResult =
   | { kind: 'accepted' }
@@ -126,16 +127,4 @@ export async function evictPods(pods: DrainPod[], client: EvictionClient, option
     }),
   );
   return outcome;
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,0 +1,25 @@
+/**
+ * Reads the inventory a verb acts on. When it cannot — the file is unreadable, or (strict) the
+ * inventory has errors — it prints why, each error at its file:line:col, and answers the exit code.
+ * Verbs that change hosts are strict; read-only ones (status) accept an inventory with errors as long
+ * as it could be read into a model.
+ */
+import { parseInventory } from '../core/inventory/parse';
+import type { Inventory } from '../core/inventory/types';
+import { EXIT_USAGE, type CliIo } from './io';
+
+export async function loadInventoryFile(path: string, io: CliIo, strict = true): Promise<Inventory | number> {
+  let text: string;
+  try {
+    text = await io.readFile(path);
+  } catch (e) {
+    io.stderr(`cannot read ${path}: ${(e as Error).message}\n`);
+    return EXIT_USAGE;
+  }
+  const { inventory, findings } = parseInventory(text);
+  const errors = findings.filter((f) => f.severity === 'error');
+  if (inventory && (!strict || !errors.length)) return inventory;
+  for (const f of errors) io.stderr(`${path}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.message}\n`);
+  io.stderr(`${path}: not a valid inventory (run check-inventory); nothing was done.\n`);
+  return EXIT_USAGE;
+}
