@@ -67,11 +67,14 @@ mkdir -p "$STATE/user-data/User" "$STATE/extensions"
 }
 JSON
 if [ "$LAB" = 1 ]; then
-  # The lab's own kubeconfig, SSH config and known_hosts, as user settings of this (lab-only) code-server profile.
+  # The lab's own kubeconfig, SSH config and known_hosts, as this (lab-only) code-server's Remote settings. They are
+  # machine-overridable: once the folder is trusted, code-server's window did not apply them from the User settings
+  # file, and every lab host's key was asked about (test/lab/ui-bringup.test.ts).
+  mkdir -p "$STATE/user-data/Machine"
   node -e 'const [f, kube, ssh, known] = process.argv.slice(1); const fs = require("fs");
     let s = {}; try { s = JSON.parse(fs.readFileSync(f, "utf8")); } catch {}
     Object.assign(s, { "kubeadmWorkbench.kubeconfig": kube, "kubeadmWorkbench.sshConfigFile": ssh, "kubeadmWorkbench.knownHostsFile": known });
-    fs.writeFileSync(f, JSON.stringify(s, null, 2));' "$STATE/user-data/User/settings.json" "${KUBECONFIG:-}" "${LAB_SSH_CONFIG:-}" "${LAB_KNOWN_HOSTS:-}"
+    fs.writeFileSync(f, JSON.stringify(s, null, 2));' "$STATE/user-data/Machine/settings.json" "${KUBECONFIG:-}" "${LAB_SSH_CONFIG:-}" "${LAB_KNOWN_HOSTS:-}"
 fi
 kw_log "building and packaging the extension"
 VSIX="$STATE/kubeadm-workbench.vsix"

@@ -125,6 +125,8 @@ export interface CodeServerOptions {
   smokeTestDriver?: boolean;
   port?: number;
   extraArgs?: string[];
+  /** Keep VS Code's workspace trust on (a test that trusts the folder through the startup dialog); off by default. */
+  workspaceTrust?: boolean;
 }
 
 export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServer> {
@@ -143,7 +145,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
     '--extensions-dir', opts.dirs.extensions,
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    ...(opts.workspaceTrust ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     ...(opts.smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     ...(opts.extraArgs ?? []),
