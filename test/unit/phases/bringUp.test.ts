@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
@@ -9,6 +9,7 @@ import { caCertHash, initPhase, joinControlPlanePhase, joinWorkersPhases, loadBa
 import type { PhaseConfigs, PhaseSources } from '../../../src/core/phases/configs';
 import { renderPlan } from '../../../src/core/plan/types';
 import { LocalExecutor } from '../../../src/core/plan/localExecutor';
+import { sh as shell } from '../../../src/core/ssh/command';
 
 const inv = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
 const configs: PhaseConfigs = {
@@ -54,8 +55,10 @@ test('control-plane joins are serial with an etcd health gate after each, secret
   const order = phase.steps.map((s) => `${s.host}:${s.id.split('/').pop()}`);
   assert.deepEqual(order, [
     'labs-k8s-m01:ca-hash', 'labs-k8s-m01:token', 'labs-k8s-m01:certificate-key',
-    'labs-k8s-m02:no-kubeadm-running', 'labs-k8s-m01:forget-partial-labs-k8s-m02', 'labs-k8s-m02:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m02', 'labs-k8s-m01:ready-labs-k8s-m02',
-    'labs-k8s-m03:no-kubeadm-running', 'labs-k8s-m01:forget-partial-labs-k8s-m03', 'labs-k8s-m03:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m03', 'labs-k8s-m01:ready-labs-k8s-m03',
+    'labs-k8s-m02:no-kubeadm-running', 'labs-k8s-m01:forget-partial-labs-k8s-m02', 'labs-k8s-m02:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m02',
+    'labs-k8s-m03:no-kubeadm-running', 'labs-k8s-m01:forget-partial-labs-k8s-m03', 'labs-k8s-m03:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m03',
+    // The next join waits for etcd only; Ready (the CNI on the node) is checked once all have joined.
+    'labs-k8s-m01:ready-labs-k8s-m02', 'labs-k8s-m01:ready-labs-k8s-m03',
   ]);
   assert.match(phase.warnings[0]!, /tolerates no failure/);
   const text = renderPlan({ fingerprint: 'x', phases: [phase, ...joinWorkersPhases(inv, sources)] });
@@ -259,4 +262,23 @@ test('the etcd gate counts only a voting member: an unpromoted learner of the ho
   const m01 = 'a1, started, labs-k8s-m01, https://10.3.60.51:2380, https://10.3.60.51:2379, false';
   assert.notEqual(await withMembers(`${m01}\nb2, started, labs-k8s-m02, https://10.3.60.52:2380, https://10.3.60.52:2379, true`), 0, 'a learner is not joined yet');
   assert.equal(await withMembers(`${m01}\nb2, started, labs-k8s-m02, https://10.3.60.52:2380, https://10.3.60.52:2379, false`), 0);
+});
+
+test('the join token step waits until cluster-info is signed with the new token, and fails when the token is not created', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-token-'));
+  const token = 'abcdef.0123456789abcdef';
+  // kubeadm prints the token; kubectl finds the signature only from its third call on (the controller-manager lags).
+  writeFileSync(join(dir, 'kubeadm'), `#!/bin/sh\n[ -e ${dir}/fail ] && { echo 'timed out' >&2; exit 1; }\necho ${token}\n`, { mode: 0o755 });
+  writeFileSync(join(dir, 'kubectl'), `#!/bin/sh\nn=$(cat ${dir}/calls 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${dir}/calls\ncase "$*" in *jws-kubeconfig-abcdef*) [ $n -ge 3 ] && echo signed ;; esac\nexit 0\n`, { mode: 0o755 });
+  const tokenStep = joinWorkersPhases(inv, sources)[0]!.steps.find((s) => s.id.endsWith('/token'))!;
+  let out = '';
+  const t0 = Date.now();
+  const r = await new LocalExecutor().exec('local', shell`PATH=${dir}:"$PATH"; ${tokenStep.run as ReturnType<typeof shell>}`, { onStdout: (t) => (out += t) });
+  assert.equal(r.code, 0);
+  assert.equal(tokenStep.capture!(out).token, token);
+  assert.equal(readFileSync(join(dir, 'calls'), 'utf8').trim(), '3', 'asked until the signature appeared, then stopped');
+  assert.ok(Date.now() - t0 >= 900, 'it waited for the signature');
+  writeFileSync(join(dir, 'fail'), '');
+  const failed = await new LocalExecutor().exec('local', shell`PATH=${dir}:"$PATH"; ${tokenStep.run as ReturnType<typeof shell>}`, {});
+  assert.notEqual(failed.code, 0, 'no token: the step fails instead of capturing nothing');
 });
