@@ -198,9 +198,10 @@ export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseS
     step('init', first, 'kubeadm-init', {
       title: 'kubeadm init --upload-certs',
       why: '--upload-certs puts the CA and keys, encrypted, into a Secret so the other control-plane nodes can join without copying /etc/kubernetes/pki by hand.',
-      check: sh`test -f ${ADMIN}`,
+      // admin.conf is written early in init: done means the last phase (the CoreDNS add-on) is there too.
+      check: initFinished(),
       files: [file('/root/kubeadm-config.yaml', configs.kubeadmInitConfig, 0o600)],
-      run: sh`kubeadm init --config /root/kubeadm-config.yaml --upload-certs${ignore}`,
+      run: sh`${resetInterruptedInit(first)} && kubeadm init --config /root/kubeadm-config.yaml --upload-certs${ignore}`,
       // The key init used to upload the certificates: the control-plane joins of this run use it
       // instead of uploading them again (10 s). Secret: never in the ledger, shown as ***.
       capture: (out): Record<string, string> => {
@@ -309,6 +310,23 @@ function isControlPlaneNode(host: HostSpec): RemoteCommand {
  */
 function waitForKubeadmToExit(host: HostSpec): RemoteCommand {
   return sh`i=0; while pgrep -x kubeadm >/dev/null; do if [ $i -ge 300 ]; then echo ${`${host.name}: a kubeadm is still running after 5 minutes:`} $(pgrep -ax kubeadm) >&2; exit 1; fi; sleep 1; i=$((i+1)); done`;
+}
+
+/** Exits 0 when init ran to its end: admin.conf and the add-ons, its last phase, through the API. */
+function initFinished(): RemoteCommand {
+  return sh`test -f ${ADMIN} && ${KUBECTL} -n kube-system get deployment coredns -o name --request-timeout=15s >/dev/null 2>&1`;
+}
+
+/**
+ * Before init: what an init killed midway left (certificates, manifests, a half-set-up API) is reset so
+ * init can run again — but never a cluster that works: not when the API cannot be asked (it may only be
+ * restarting), not when init in fact finished, and not when any other node has joined.
+ */
+function resetInterruptedInit(first: HostSpec): RemoteCommand {
+  const unknown = `${first.name}: an earlier init left admin.conf here, and the API does not answer; not resetting a cluster that may be working`;
+  const joined = `${first.name}: other nodes have joined this cluster; an interrupted init cannot be redone by resetting it`;
+  const decide = sh`if test -f ${ADMIN}; then ${RETRY} retry ${KUBECTL} get --raw=/readyz --request-timeout=10s >/dev/null || { echo ${unknown} >&2; exit 1; }; if ${initFinished()}; then echo ${`${first.name} is initialised already`}; exit 0; fi; others=$(${KUBECTL} get nodes -o name --request-timeout=15s | grep -vx ${'node/' + first.name}); if test -n "$others"; then echo ${joined} >&2; exit 1; fi; fi`;
+  return sh`{ ! { test -e ${ADMIN} || ${leftovers()}; } || { ${decide} && kubeadm reset -f; }; }`;
 }
 
 /**

@@ -282,3 +282,60 @@ test('the join token step waits until cluster-info is signed with the new token,
   const failed = await new LocalExecutor().exec('local', shell`PATH=${dir}:"$PATH"; ${tokenStep.run as ReturnType<typeof shell>}`, {});
   assert.notEqual(failed.code, 0, 'no token: the step fails instead of capturing nothing');
 });
+
+/** The init step's interrupted-init logic with /bin/sh, like runJoinStep: /etc/kubernetes is a temp folder, kubectl and kubeadm stand-ins. */
+async function runInitStep(opts: { files: string[]; api: 'down' | 'up'; coredns: boolean; nodes: string[] }) {
+  const { writeFileSync, chmodSync, mkdirSync, existsSync } = await import('node:fs');
+  const { raw, sh } = await import('../../../src/core/ssh/command.js');
+  const dir = mkdtempSync(join(tmpdir(), 'kw-init-'));
+  const etc = join(dir, 'etc-kubernetes');
+  mkdirSync(join(etc, 'manifests'), { recursive: true });
+  mkdirSync(join(etc, 'pki'));
+  for (const f of opts.files) writeFileSync(join(etc, f), '');
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  const calls = join(dir, 'calls');
+  const stub = (name: string, body: string) => {
+    writeFileSync(join(bin, name), `#!/bin/sh\necho "${name} $*" >> ${calls}\n${body}\n`);
+    chmodSync(join(bin, name), 0o755);
+  };
+  stub('kubectl', opts.api === 'down' ? 'echo "The connection to the server 10.3.60.100:6443 was refused" >&2; exit 1'
+    : `case "$*" in *"get nodes"*) printf '${opts.nodes.map((n) => `node/${n}`).join('\\n')}\\n';; *"deployment coredns"*) ${opts.coredns ? 'echo deployment.apps/coredns' : 'echo NotFound >&2; exit 1'};; esac`);
+  stub('kubeadm', '');
+  writeFileSync(join(bin, 'sleep'), '#!/bin/sh\n');
+  chmodSync(join(bin, 'sleep'), 0o755);
+  const step = initPhase(inv, configs, sources, { saveAdminKubeconfig: async () => undefined }).steps.find((s) => s.id.endsWith('/kubeadm-init'))!;
+  const text = (step.run as { text: string }).text.split('/etc/kubernetes').join(etc);
+  const checkText = step.check!.text.split('/etc/kubernetes').join(etc);
+  let stderr = '';
+  const skipped = (await new LocalExecutor().exec('local', sh`PATH=${bin}:"$PATH"; ${raw(checkText)}`, {})).code === 0;
+  const r = await new LocalExecutor().exec('local', sh`PATH=${bin}:"$PATH"; ${raw(text)}`, { onStderr: (t) => (stderr += t) });
+  const all = existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [];
+  return { skipped, code: r.code, stderr, kubeadm: all.filter((c) => c.startsWith('kubeadm')).map((c) => c.split(' ').slice(0, 2).join(' ')) };
+}
+
+test('an init killed after writing admin.conf is not taken for done: the half-initialised node is reset and init runs again', async () => {
+  const bare = await runInitStep({ files: [], api: 'down', coredns: false, nodes: [] });
+  assert.equal(bare.skipped, false);
+  assert.deepEqual(bare.kubeadm, ['kubeadm init'], 'a bare host is only initialised');
+  const early = await runInitStep({ files: ['pki/ca.crt'], api: 'down', coredns: false, nodes: [] });
+  assert.deepEqual(early.kubeadm, ['kubeadm reset', 'kubeadm init'], 'killed before admin.conf: nothing of a cluster runs yet');
+  const half = await runInitStep({ files: ['admin.conf', 'manifests/etcd.yaml'], api: 'up', coredns: false, nodes: ['labs-k8s-m01'] });
+  assert.equal(half.skipped, false, 'admin.conf alone does not make init done');
+  assert.equal(half.code, 0, half.stderr);
+  assert.deepEqual(half.kubeadm, ['kubeadm reset', 'kubeadm init']);
+});
+
+test('a working first control-plane node is never reset by the init step', async () => {
+  const done = await runInitStep({ files: ['admin.conf', 'manifests/etcd.yaml'], api: 'up', coredns: true, nodes: ['labs-k8s-m01', 'labs-k8s-m02'] });
+  assert.equal(done.skipped, true, 'init finished: the step is skipped');
+  assert.deepEqual(done.kubeadm, [], 'and even when run, it resets nothing');
+  const down = await runInitStep({ files: ['admin.conf', 'manifests/etcd.yaml'], api: 'down', coredns: false, nodes: [] });
+  assert.equal(down.code, 1);
+  assert.match(down.stderr, /labs-k8s-m01: an earlier init left admin\.conf here, and the API does not answer/);
+  assert.deepEqual(down.kubeadm, []);
+  const joined = await runInitStep({ files: ['admin.conf'], api: 'up', coredns: false, nodes: ['labs-k8s-m01', 'labs-k8s-w01'] });
+  assert.equal(joined.code, 1);
+  assert.match(joined.stderr, /other nodes have joined this cluster/);
+  assert.deepEqual(joined.kubeadm, []);
+});
