@@ -195,6 +195,12 @@ export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseS
   const first = firstControlPlane(inv);
   const ignore = sources.ignorePreflightErrors?.length ? sh` --ignore-preflight-errors=${sources.ignorePreflightErrors.join(',')}` : sh``;
   const steps: Step[] = [
+    step('init', first, 'no-kubeadm-running', {
+      title: `No kubeadm of an interrupted run still running on ${first.name}`,
+      why: 'A run killed mid-init leaves its kubeadm running on the host; judging or resetting the node beside it would race it.',
+      check: sh`! pgrep -x kubeadm >/dev/null`,
+      run: waitForKubeadmToExit(first),
+    }),
     step('init', first, 'kubeadm-init', {
       title: 'kubeadm init --upload-certs',
       why: '--upload-certs puts the CA and keys, encrypted, into a Secret so the other control-plane nodes can join without copying /etc/kubernetes/pki by hand.',
