@@ -325,13 +325,15 @@ function initFinished(): RemoteCommand {
 
 /**
  * Before init: what an init killed midway left (certificates, manifests, a half-set-up API) is reset so
- * init can run again — but never a cluster that works: not when the API cannot be asked (it may only be
- * restarting), not when init in fact finished, and not when any other node has joined.
+ * init can run again — but never a cluster that works: once etcd holds data, not when the API cannot be
+ * asked (it may only be restarting), not when init in fact finished, and not when any other node has joined.
  */
 function resetInterruptedInit(first: HostSpec): RemoteCommand {
   const unknown = `${first.name}: an earlier init left admin.conf here, and the API does not answer; not resetting a cluster that may be working`;
   const joined = `${first.name}: other nodes have joined this cluster; an interrupted init cannot be redone by resetting it`;
-  const decide = sh`if test -f ${ADMIN}; then ${RETRY} retry ${KUBECTL} get --raw=/readyz --request-timeout=10s >/dev/null || { echo ${unknown} >&2; exit 1; }; if ${initFinished()}; then echo ${`${first.name} is initialised already`}; exit 0; fi; others=$(${KUBECTL} get nodes -o name --request-timeout=15s | grep -vx ${'node/' + first.name}); if test -n "$others"; then echo ${joined} >&2; exit 1; fi; fi`;
+  // Without etcd data on this stacked-etcd node there is no cluster to lose (init was killed before etcd
+  // ever ran): reset. With it, the API must say that init did not finish and that nobody else has joined.
+  const decide = sh`if test -f ${ADMIN} && test -d /var/lib/etcd/member; then ${RETRY} retry ${KUBECTL} get --raw=/readyz --request-timeout=10s >/dev/null || { echo ${unknown} >&2; exit 1; }; if ${initFinished()}; then echo ${`${first.name} is initialised already`}; exit 0; fi; others=$(${KUBECTL} get nodes -o name --request-timeout=15s | grep -vx ${'node/' + first.name}); if test -n "$others"; then echo ${joined} >&2; exit 1; fi; fi`;
   return sh`{ ! { test -e ${ADMIN} || ${leftovers()}; } || { ${decide} && kubeadm reset -f; }; }`;
 }
 

@@ -284,7 +284,7 @@ test('the join token step waits until cluster-info is signed with the new token,
 });
 
 /** The init step's interrupted-init logic with /bin/sh, like runJoinStep: /etc/kubernetes is a temp folder, kubectl and kubeadm stand-ins. */
-async function runInitStep(opts: { files: string[]; api: 'down' | 'up'; coredns: boolean; nodes: string[] }) {
+async function runInitStep(opts: { files: string[]; api: 'down' | 'up'; coredns: boolean; nodes: string[]; etcdData?: boolean }) {
   const { writeFileSync, chmodSync, mkdirSync, existsSync } = await import('node:fs');
   const { raw, sh } = await import('../../../src/core/ssh/command.js');
   const dir = mkdtempSync(join(tmpdir(), 'kw-init-'));
@@ -292,6 +292,8 @@ async function runInitStep(opts: { files: string[]; api: 'down' | 'up'; coredns:
   mkdirSync(join(etc, 'manifests'), { recursive: true });
   mkdirSync(join(etc, 'pki'));
   for (const f of opts.files) writeFileSync(join(etc, f), '');
+  const etcdDir = join(dir, 'var-lib-etcd');
+  if (opts.etcdData ?? true) mkdirSync(join(etcdDir, 'member'), { recursive: true });
   const bin = join(dir, 'bin');
   mkdirSync(bin);
   const calls = join(dir, 'calls');
@@ -305,7 +307,7 @@ async function runInitStep(opts: { files: string[]; api: 'down' | 'up'; coredns:
   writeFileSync(join(bin, 'sleep'), '#!/bin/sh\n');
   chmodSync(join(bin, 'sleep'), 0o755);
   const step = initPhase(inv, configs, sources, { saveAdminKubeconfig: async () => undefined }).steps.find((s) => s.id.endsWith('/kubeadm-init'))!;
-  const text = (step.run as { text: string }).text.split('/etc/kubernetes').join(etc);
+  const text = (step.run as { text: string }).text.split('/etc/kubernetes').join(etc).split('/var/lib/etcd').join(etcdDir);
   const checkText = step.check!.text.split('/etc/kubernetes').join(etc);
   let stderr = '';
   const skipped = (await new LocalExecutor().exec('local', sh`PATH=${bin}:"$PATH"; ${raw(checkText)}`, {})).code === 0;
@@ -324,6 +326,10 @@ test('an init killed after writing admin.conf is not taken for done: the half-in
   assert.equal(half.skipped, false, 'admin.conf alone does not make init done');
   assert.equal(half.code, 0, half.stderr);
   assert.deepEqual(half.kubeadm, ['kubeadm reset', 'kubeadm init']);
+  // Killed before etcd ever ran: no data, so no cluster to lose — reset even though no API answers.
+  const noEtcd = await runInitStep({ files: ['admin.conf', 'manifests/etcd.yaml'], api: 'down', coredns: false, nodes: [], etcdData: false });
+  assert.equal(noEtcd.code, 0, noEtcd.stderr);
+  assert.deepEqual(noEtcd.kubeadm, ['kubeadm reset', 'kubeadm init']);
 });
 
 test('a working first control-plane node is never reset by the init step', async () => {
