@@ -300,6 +300,13 @@ function joinCommand(inv: Inventory, host: HostSpec, controlPlane: boolean, igno
  */
 const RETRY = raw('retry() { n=1; until "$@"; do [ $n -ge 10 ] && return 1; n=$((n+1)); sleep 3; done; };');
 
+/**
+ * kubeadm reset empties /var/lib/etcd before it stops the kubelet and removes the containers, so the etcd
+ * of an interrupted join or init can write into it again meanwhile (seen on the lab: the next join's
+ * preflight found /var/lib/etcd not empty). Once reset has removed the containers, nothing writes there.
+ */
+const RESET = raw('kubeadm reset -f && { test ! -d /var/lib/etcd || find /var/lib/etcd -mindepth 1 -delete; }');
+
 /** Files an earlier (interrupted) join or init leaves, any of which makes kubeadm's preflight refuse. */
 function leftovers(): RemoteCommand {
   return sh`{ test -e /etc/kubernetes/kubelet.conf || test -e /etc/kubernetes/bootstrap-kubelet.conf || test -e /etc/kubernetes/pki/ca.crt || test -n "$(ls -A /etc/kubernetes/manifests 2>/dev/null)"; }`;
@@ -334,7 +341,7 @@ function resetInterruptedInit(first: HostSpec): RemoteCommand {
   // Without etcd data on this stacked-etcd node there is no cluster to lose (init was killed before etcd
   // ever ran): reset. With it, the API must say that init did not finish and that nobody else has joined.
   const decide = sh`if test -f ${ADMIN} && test -d /var/lib/etcd/member; then ${RETRY} retry ${KUBECTL} get --raw=/readyz --request-timeout=10s >/dev/null || { echo ${unknown} >&2; exit 1; }; if ${initFinished()}; then echo ${`${first.name} is initialised already`}; exit 0; fi; others=$(${KUBECTL} get nodes -o name --request-timeout=15s | grep -vx ${'node/' + first.name}); if test -n "$others"; then echo ${joined} >&2; exit 1; fi; fi`;
-  return sh`{ ! { test -e ${ADMIN} || ${leftovers()}; } || { ${decide} && kubeadm reset -f; }; }`;
+  return sh`{ ! { test -e ${ADMIN} || ${leftovers()}; } || { ${decide} && ${RESET}; }; }`;
 }
 
 /**
@@ -347,7 +354,7 @@ function resetInterruptedControlPlaneJoin(host: HostSpec): RemoteCommand {
   const unknown = `${host.name}: an earlier join left files here, and the API cannot tell whether ${host.name} finished joining; not resetting it`;
   const cleanup = and(
     sh`if test -f ${ADMIN}; then ${RETRY} nodes=$(retry ${KUBECTL} get nodes -l node-role.kubernetes.io/control-plane -o name --request-timeout=15s) || { echo ${unknown} >&2; exit 1; }; if echo "$nodes" | grep -qx ${'node/' + host.name}; then echo ${`${host.name} is already a control-plane node`}; exit 0; fi; fi`,
-    sh`kubeadm reset -f`,
+    sh`${RESET}`,
   );
   return sh`{ ! ${leftovers()} || { ${cleanup}; }; }`;
 }

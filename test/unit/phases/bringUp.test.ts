@@ -204,10 +204,14 @@ async function runJoinStep(stepId: string, opts: { leftovers: Leftovers; api: 'c
   const step = all.find((s) => s.id === stepId)!;
   const values = { get: (k: string) => ({ token: 'abcdef.0123456789abcdef', caHash: 'sha256:' + 'a'.repeat(64), certificateKey: 'f'.repeat(64) })[k] };
   const command = typeof step.run === 'function' ? step.run(values) : step.run!;
-  const text = command.text.split('/etc/kubernetes').join(etc);
+  // /var/lib/etcd too: a reset empties it, and this machine's must never be touched.
+  const etcdDir = join(dir, 'var-lib-etcd');
+  mkdirSync(join(etcdDir, 'member'), { recursive: true });
+  writeFileSync(join(etcdDir, 'member', 'wal'), 'written by the etcd of the interrupted join');
+  const text = command.text.split('/etc/kubernetes').join(etc).split('/var/lib/etcd').join(etcdDir);
   let stderr = '';
   const r = await new LocalExecutor().exec('local', sh`PATH=${bin}:"$PATH"; ${raw(text)}`, { onStderr: (t) => (stderr += t) });
-  return { code: r.code, stderr, calls: existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [] };
+  return { code: r.code, stderr, calls: existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [], etcdDataLeft: existsSync(join(etcdDir, 'member')) };
 }
 
 test('a control-plane join finds a clean host and only joins', async () => {
@@ -222,6 +226,7 @@ test('what an interrupted control-plane join left on the host is reset before th
   assert.equal(r.code, 0, r.stderr);
   const order = r.calls.map((c) => c.split(' ').slice(0, 2).join(' '));
   assert.deepEqual(order, ['kubectl --kubeconfig', 'kubeadm reset', 'kubeadm join']);
+  assert.equal(r.etcdDataLeft, false, 'what the interrupted etcd wrote after reset emptied the folder is gone before the join');
   assert.match(r.calls[0]!, /get nodes -l node-role\.kubernetes\.io\/control-plane/);
 });
 
