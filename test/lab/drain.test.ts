@@ -9,7 +9,7 @@
  * labs-k8s-m03 is powered off (powered on again and back in etcd before the test ends).
  *
  * Needs a running lab cluster (`npm run lab -- up --cluster`, or the engine bring-up of test/lab/run.sh) and
- * dist/ built. Run under the lab lock: flock /tmp/kw-lab.lock node --import tsx --test test/lab/drain.test.ts
+ * dist/ built. Run: node --import tsx --test test/lab/drain.test.ts
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
