@@ -17,7 +17,7 @@
 import { createDrainCluster } from '../adapters/kube/drain';
 import type { KubeConnection } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';
-import { createInventoryPool, remoteExecOver } from '../adapters/ssh/fromInventory';
+import { remoteExecOver } from '../adapters/ssh/fromInventory';
 import type { SshPool } from '../adapters/ssh/pool';
 import { DEFAULT_DRAIN_OPTIONS } from '../core/drain/classify';
 import { DEFAULT_READY_TIMEOUT_SECONDS, planBlockers, planDrain, renderDrainPlan, runDrain, setCordon, type DrainLine, type DrainRunOptions, type DryRun } from '../core/drain/drainNode';
@@ -25,14 +25,14 @@ import { maintenanceHost, sshMaintenance } from '../core/drain/maintenance';
 import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { describeError } from '../core/live/errors';
-import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
 import { formatRunLine, RunOutput, type HostStreams } from '../core/ssh/runLog';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { Prompter } from './secretPrompt';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
+import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 
 const CONNECTION: FlagSpec = { kubeconfig: 'string', context: 'string', 'dry-run': 'string', yes: 'boolean' };
-const SSH: FlagSpec = { inventory: 'string', 'ssh-config': 'string', 'known-hosts': 'string', 'own-known-hosts': 'string', 'accept-new-host-key': 'list', 'ask-become-pass': 'boolean' };
+const SSH: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'ask-become-pass': 'boolean' };
 const DRAIN: FlagSpec = {
   ...CONNECTION,
   ...SSH,
@@ -203,13 +203,7 @@ export async function runDrainVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
 
   let pool: SshPool | undefined;
   if (inventory) {
-    pool = createInventoryPool(inventory, {
-      prompt: new CliHostKeyPrompt((flags['accept-new-host-key'] as string[] | undefined) ?? [], (line) => io.stderr(`${line}\n`)),
-      ...(flags['ssh-config'] ? { sshConfigFile: flags['ssh-config'] as string } : {}),
-      ...(flags['known-hosts'] ? { knownHostsFile: flags['known-hosts'] as string } : {}),
-      ...(flags['own-known-hosts'] ? { ownKnownHostsFile: flags['own-known-hosts'] as string } : {}),
-      pool: { connectTimeoutMs: 10_000 },
-    }).pool;
+    pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 10_000 });
   }
   const abort = new AbortController();
   const onSignal = (): void => {

@@ -20,19 +20,18 @@
 import { resolve } from 'node:path';
 import type { KubeConnection } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';
-import { createInventoryPool } from '../adapters/ssh/fromInventory';
 import { loadInventoryFile } from './inventoryFile';
 import { parseGoDuration } from '../core/drill/params';
 import { renderDrillPlan, type DrillRequest } from '../core/drill/plan';
 import { renderDrillReport } from '../core/drill/report';
 import { describeError } from '../core/live/errors';
-import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
 import { formatRunLine, RunOutput } from '../core/ssh/runLog';
 import { sudoUnlessRoot } from '../engine/become';
 import { prepareDrill, runDrill, type DrillDeps } from '../engine/drill';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
+import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 
 const FLAGS: FlagSpec = {
   inventory: 'string',
@@ -46,10 +45,7 @@ const FLAGS: FlagSpec = {
   poll: 'string',
   kubeconfig: 'string',
   context: 'string',
-  'ssh-config': 'string',
-  'known-hosts': 'string',
-  'own-known-hosts': 'string',
-  'accept-new-host-key': 'list',
+  ...SSH_FLAGS,
   'ask-become-pass': 'boolean',
   yes: 'boolean',
   plan: 'boolean',
@@ -125,13 +121,7 @@ export async function runDrillVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
     io.stderr(`kubeadm-workbench drill: cannot connect to the cluster: ${describeError(e)}\n`);
     return EXIT_FAILED;
   }
-  const { pool } = createInventoryPool(inventory, {
-    prompt: new CliHostKeyPrompt((flags['accept-new-host-key'] as string[] | undefined) ?? [], (line) => io.stderr(`${line}\n`)),
-    ...(flags['ssh-config'] ? { sshConfigFile: flags['ssh-config'] as string } : {}),
-    ...(flags['known-hosts'] ? { knownHostsFile: flags['known-hosts'] as string } : {}),
-    ...(flags['own-known-hosts'] ? { ownKnownHostsFile: flags['own-known-hosts'] as string } : {}),
-    pool: { connectTimeoutMs: 8000 },
-  });
+  const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
   const prompter = new Prompter(stdin);
   const output = new RunOutput();
   output.addSink((line) => say(formatRunLine(line) + '\n'));

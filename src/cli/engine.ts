@@ -12,7 +12,6 @@
  */
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createInventoryPool } from '../adapters/ssh/fromInventory';
 import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
@@ -20,7 +19,6 @@ import { FACTS_SCRIPT } from '../core/phases/factsScript';
 import { SshExecutor } from '../core/plan/sshExecutor';
 import { renderPlan, type Plan } from '../core/plan/types';
 import { sh, sudo } from '../core/ssh/command';
-import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
 import { formatRunLine, RunLogFile, RunOutput } from '../core/ssh/runLog';
 import { BRING_UP_PHASES, buildBringUpPlan, executePlan, openLedger, type BringUpPhase } from '../engine/bringUp';
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
@@ -30,15 +28,9 @@ import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
+import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 
-const COMMON: FlagSpec = {
-  inventory: 'string',
-  'ssh-config': 'string',
-  'known-hosts': 'string',
-  'own-known-hosts': 'string',
-  'accept-new-host-key': 'list',
-  'max-parallel': 'string',
-};
+const COMMON: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'max-parallel': 'string' };
 
 interface Loaded {
   inventory: Inventory;
@@ -68,15 +60,8 @@ async function load(argv: string[], extra: FlagSpec, io: CliIo, usage: string): 
 }
 
 function pool(l: Loaded) {
-  const f = l.flags;
-  const max = Number(f['max-parallel'] ?? 10);
-  return createInventoryPool(l.inventory, {
-    prompt: new CliHostKeyPrompt((f['accept-new-host-key'] as string[] | undefined) ?? []),
-    ...(f['ssh-config'] ? { sshConfigFile: f['ssh-config'] as string } : {}),
-    ...(f['known-hosts'] ? { knownHostsFile: f['known-hosts'] as string } : {}),
-    ...(f['own-known-hosts'] ? { ownKnownHostsFile: f['own-known-hosts'] as string } : {}),
-    maxParallelHosts: Number.isInteger(max) && max > 0 ? max : 10,
-  });
+  const max = Number(l.flags['max-parallel'] ?? 10);
+  return { pool: poolFromFlags(l.inventory, l.flags, { maxParallelHosts: Number.isInteger(max) && max > 0 ? max : 10 }) };
 }
 
 // ------------------------------------------------------------------ facts
