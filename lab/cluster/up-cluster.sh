@@ -217,15 +217,7 @@ apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 cgroupDriver: systemd
 ---
-apiVersion: kubeproxy.config.k8s.io/v1alpha1
-kind: KubeProxyConfiguration
-mode: iptables
-# lab: nf_conntrack_max and friends are global (not per network namespace) and read-only inside a node;
-# 0 tells kube-proxy to leave them as they are.
-conntrack:
-  maxPerCore: 0
-  tcpEstablishedTimeout: 0s
-  tcpCloseWaitTimeout: 0s
+$(cat "$STATE/kubeadm-extra.yaml")
 CFG
 kubeadm init --config /root/kubeadm-config.yaml --upload-certs | tee /root/kubeadm-init.log
 mkdir -p /root/.kube && cp /etc/kubernetes/admin.conf /root/.kube/config"
@@ -236,9 +228,8 @@ join=$(lab_ssh "$m01" "kubeadm token create --print-join-command")
 [[ -n $certkey && -n $join ]] || die "could not read the join command / certificate key from m01"
 
 step "4/5 flannel"
-sed -e "s#@FLANNEL_IMAGE@#ghcr.io/flannel-io/flannel:$FLANNEL_VERSION#" \
-    -e "s#@FLANNEL_CNI_IMAGE@#ghcr.io/flannel-io/flannel-cni-plugin:$(flannel_cni_build)#" \
-    "$LAB_DIR/cluster/kube-flannel.yml" | lab_ssh "$m01" "kubectl apply -f -" >>"$LOGDIR/$m01.log" 2>&1
+# The manifest with the lab's image tags, as lab/lib/state.sh renders it for the lab's inventory.
+lab_ssh "$m01" "kubectl apply -f -" <"$STATE/kube-flannel.yml" >>"$LOGDIR/$m01.log" 2>&1
 
 step "5/5 joins: control planes one at a time, then workers"
 for m in $MASTERS; do
