@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
@@ -9,7 +9,7 @@ import { caCertHash, initPhase, joinControlPlanePhase, joinWorkersPhases, loadBa
 import type { PhaseConfigs, PhaseSources } from '../../../src/core/phases/configs';
 import { renderPlan } from '../../../src/core/plan/types';
 import { LocalExecutor } from '../../../src/core/plan/localExecutor';
-import { sh as shell } from '../../../src/core/ssh/command';
+import { raw, sh as shell, type RemoteCommand } from '../../../src/core/ssh/command';
 
 const inv = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
 const configs: PhaseConfigs = {
@@ -173,45 +173,58 @@ test('when the API cannot be asked, the forget step runs (its check fails) and r
  * the real ones after killing a bring-up in the middle of a control-plane join).
  */
 type Leftovers = 'none' | 'control-plane' | 'worker-before-kubelet-conf' | 'worker-with-kubelet-conf';
-async function runJoinStep(stepId: string, opts: { leftovers: Leftovers; api: 'control-plane' | 'not-yet' | 'down' }) {
-  const { writeFileSync, chmodSync, mkdirSync, existsSync } = await import('node:fs');
-  const { raw, sh } = await import('../../../src/core/ssh/command.js');
-  const dir = mkdtempSync(join(tmpdir(), 'kw-join-'));
+/**
+ * A host for one step's shell: /etc/kubernetes and /var/lib/etcd are folders of a temp dir (a reset empties
+ * /var/lib/etcd, and this machine's must never be touched), and the given commands are stand-ins on PATH that log
+ * their arguments; `sleep` returns at once (the steps retry kubectl 3 s apart).
+ */
+function standInHost(prefix: string, files: string[], etcdData: boolean, stubs: Record<string, string>) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   const etc = join(dir, 'etc-kubernetes');
   mkdirSync(join(etc, 'manifests'), { recursive: true });
-  const files = {
-    none: [],
-    'control-plane': ['kubelet.conf', 'admin.conf', 'manifests/etcd.yaml'],
-    'worker-before-kubelet-conf': ['bootstrap-kubelet.conf', 'pki-ca.crt'],
-    'worker-with-kubelet-conf': ['kubelet.conf'],
-  }[opts.leftovers];
   mkdirSync(join(etc, 'pki'));
-  for (const f of files) writeFileSync(join(etc, f.replace('pki-', 'pki/')), '');
+  for (const f of files) writeFileSync(join(etc, f), '');
+  const etcdDir = join(dir, 'var-lib-etcd');
+  if (etcdData) {
+    mkdirSync(join(etcdDir, 'member'), { recursive: true });
+    writeFileSync(join(etcdDir, 'member', 'wal'), 'written by the etcd of the interrupted run');
+  }
   const bin = join(dir, 'bin');
   mkdirSync(bin);
   const calls = join(dir, 'calls');
-  const stub = (name: string, body: string) => {
-    writeFileSync(join(bin, name), `#!/bin/sh\necho "${name} $*" >> ${calls}\n${body}\n`);
-    chmodSync(join(bin, name), 0o755);
+  for (const [name, body] of Object.entries({ ...stubs, sleep: '' })) {
+    writeFileSync(join(bin, name), `#!/bin/sh\n${name === 'sleep' ? '' : `echo "${name} $*" >> ${calls}\n`}${body}\n`, { mode: 0o755 });
+  }
+  return {
+    run: async (command: RemoteCommand) => {
+      const text = command.text.split('/etc/kubernetes').join(etc).split('/var/lib/etcd').join(etcdDir);
+      let stderr = '';
+      const r = await new LocalExecutor().exec('local', shell`PATH=${bin}:"$PATH"; ${raw(text)}`, { onStderr: (t) => (stderr += t) });
+      return { code: r.code, stderr };
+    },
+    calls: () => (existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : []),
+    etcdDataLeft: () => existsSync(join(etcdDir, 'member')),
   };
+}
+
+async function runJoinStep(stepId: string, opts: { leftovers: Leftovers; api: 'control-plane' | 'not-yet' | 'down' }) {
+  const files = {
+    none: [],
+    'control-plane': ['kubelet.conf', 'admin.conf', 'manifests/etcd.yaml'],
+    'worker-before-kubelet-conf': ['bootstrap-kubelet.conf', 'pki/ca.crt'],
+    'worker-with-kubelet-conf': ['kubelet.conf'],
+  }[opts.leftovers];
   const nodes = opts.api === 'control-plane' ? 'node/labs-k8s-m01\nnode/labs-k8s-m02' : 'node/labs-k8s-m01';
-  stub('kubectl', opts.api === 'down' ? 'echo "The connection to the server 10.3.60.100:6443 was refused" >&2; exit 1' : `case "$*" in *"get nodes"*) printf '${nodes}\\n';; esac`);
-  stub('kubeadm', '');
-  stub('systemctl', '');
-  writeFileSync(join(bin, 'sleep'), '#!/bin/sh\n'); // the steps retry kubectl 3 s apart: no waiting here
-  chmodSync(join(bin, 'sleep'), 0o755);
+  const host = standInHost('kw-join-', files, true, {
+    kubectl: opts.api === 'down' ? 'echo "The connection to the server 10.3.60.100:6443 was refused" >&2; exit 1' : `case "$*" in *"get nodes"*) printf '${nodes}\\n';; esac`,
+    kubeadm: '',
+    systemctl: '',
+  });
   const all = [...joinControlPlanePhase(inv, sources).steps, ...joinWorkersPhases(inv, sources).flatMap((p) => p.steps)];
   const step = all.find((s) => s.id === stepId)!;
   const values = { get: (k: string) => ({ token: 'abcdef.0123456789abcdef', caHash: 'sha256:' + 'a'.repeat(64), certificateKey: 'f'.repeat(64) })[k] };
-  const command = typeof step.run === 'function' ? step.run(values) : step.run!;
-  // /var/lib/etcd too: a reset empties it, and this machine's must never be touched.
-  const etcdDir = join(dir, 'var-lib-etcd');
-  mkdirSync(join(etcdDir, 'member'), { recursive: true });
-  writeFileSync(join(etcdDir, 'member', 'wal'), 'written by the etcd of the interrupted join');
-  const text = command.text.split('/etc/kubernetes').join(etc).split('/var/lib/etcd').join(etcdDir);
-  let stderr = '';
-  const r = await new LocalExecutor().exec('local', sh`PATH=${bin}:"$PATH"; ${raw(text)}`, { onStderr: (t) => (stderr += t) });
-  return { code: r.code, stderr, calls: existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [], etcdDataLeft: existsSync(join(etcdDir, 'member')) };
+  const r = await host.run(typeof step.run === 'function' ? step.run(values) : step.run!);
+  return { ...r, calls: host.calls(), etcdDataLeft: host.etcdDataLeft() };
 }
 
 test('a control-plane join finds a clean host and only joins', async () => {
@@ -290,35 +303,15 @@ test('the join token step waits until cluster-info is signed with the new token,
 
 /** The init step's interrupted-init logic with /bin/sh, like runJoinStep: /etc/kubernetes is a temp folder, kubectl and kubeadm stand-ins. */
 async function runInitStep(opts: { files: string[]; api: 'down' | 'up'; coredns: boolean; nodes: string[]; etcdData?: boolean }) {
-  const { writeFileSync, chmodSync, mkdirSync, existsSync } = await import('node:fs');
-  const { raw, sh } = await import('../../../src/core/ssh/command.js');
-  const dir = mkdtempSync(join(tmpdir(), 'kw-init-'));
-  const etc = join(dir, 'etc-kubernetes');
-  mkdirSync(join(etc, 'manifests'), { recursive: true });
-  mkdirSync(join(etc, 'pki'));
-  for (const f of opts.files) writeFileSync(join(etc, f), '');
-  const etcdDir = join(dir, 'var-lib-etcd');
-  if (opts.etcdData ?? true) mkdirSync(join(etcdDir, 'member'), { recursive: true });
-  const bin = join(dir, 'bin');
-  mkdirSync(bin);
-  const calls = join(dir, 'calls');
-  const stub = (name: string, body: string) => {
-    writeFileSync(join(bin, name), `#!/bin/sh\necho "${name} $*" >> ${calls}\n${body}\n`);
-    chmodSync(join(bin, name), 0o755);
-  };
-  stub('kubectl', opts.api === 'down' ? 'echo "The connection to the server 10.3.60.100:6443 was refused" >&2; exit 1'
-    : `case "$*" in *"get nodes"*) printf '${opts.nodes.map((n) => `node/${n}`).join('\\n')}\\n';; *"deployment coredns"*) ${opts.coredns ? 'echo deployment.apps/coredns' : 'echo NotFound >&2; exit 1'};; esac`);
-  stub('kubeadm', '');
-  writeFileSync(join(bin, 'sleep'), '#!/bin/sh\n');
-  chmodSync(join(bin, 'sleep'), 0o755);
+  const host = standInHost('kw-init-', opts.files, opts.etcdData ?? true, {
+    kubectl: opts.api === 'down' ? 'echo "The connection to the server 10.3.60.100:6443 was refused" >&2; exit 1'
+      : `case "$*" in *"get nodes"*) printf '${opts.nodes.map((n) => `node/${n}`).join('\\n')}\\n';; *"deployment coredns"*) ${opts.coredns ? 'echo deployment.apps/coredns' : 'echo NotFound >&2; exit 1'};; esac`,
+    kubeadm: '',
+  });
   const step = initPhase(inv, configs, sources, { saveAdminKubeconfig: async () => undefined }).steps.find((s) => s.id.endsWith('/kubeadm-init'))!;
-  const text = (step.run as { text: string }).text.split('/etc/kubernetes').join(etc).split('/var/lib/etcd').join(etcdDir);
-  const checkText = step.check!.text.split('/etc/kubernetes').join(etc);
-  let stderr = '';
-  const skipped = (await new LocalExecutor().exec('local', sh`PATH=${bin}:"$PATH"; ${raw(checkText)}`, {})).code === 0;
-  const r = await new LocalExecutor().exec('local', sh`PATH=${bin}:"$PATH"; ${raw(text)}`, { onStderr: (t) => (stderr += t) });
-  const all = existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [];
-  return { skipped, code: r.code, stderr, kubeadm: all.filter((c) => c.startsWith('kubeadm')).map((c) => c.split(' ').slice(0, 2).join(' ')) };
+  const skipped = (await host.run(step.check!)).code === 0;
+  const r = await host.run(step.run as RemoteCommand);
+  return { skipped, ...r, kubeadm: host.calls().filter((c) => c.startsWith('kubeadm')).map((c) => c.split(' ').slice(0, 2).join(' ')) };
 }
 
 test('an init killed after writing admin.conf is not taken for done: the half-initialised node is reset and init runs again', async () => {
