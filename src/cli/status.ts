@@ -12,10 +12,10 @@ import { buildLiveModel } from '../core/live/snapshot';
 import { applyDrift, readManifests } from '../core/live/drift';
 import { verdict } from '../core/live/status';
 import { loadKubeAdapter } from '../adapters/kube/load';
-import { createInventoryPool, defaultOwnKnownHostsFile, remoteExecOver } from '../adapters/ssh/fromInventory';
+import { remoteExecOver } from '../adapters/ssh/fromInventory';
+import { poolFromFlags } from './sshFlags';
 import type { Inventory } from '../core/inventory/types';
 import type { RemoteExec } from '../core/live/etcdSource';
-import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 
 const USAGE =
@@ -24,15 +24,7 @@ const USAGE =
 
 /** The SSH layer's pool as the etcd source's RemoteExec (non-interactive: unknown host keys are refused). */
 function sshRemote(inventory: Inventory, io: CliIo, sshConfig?: string, knownHosts?: string): { remote: RemoteExec; close: () => Promise<void> } {
-  const prompt = new CliHostKeyPrompt([], (line) => io.stderr(`${line}\n`));
-  const { pool } = createInventoryPool(inventory, {
-    ...(sshConfig ? { sshConfigFile: sshConfig } : {}),
-    ...(knownHosts ? { knownHostsFile: knownHosts } : {}),
-    ownKnownHostsFile: defaultOwnKnownHostsFile(),
-    prompt,
-    pool: { connectTimeoutMs: 5000 },
-    auth: { passphrase: async () => undefined },
-  });
+  const pool = poolFromFlags(inventory, { 'ssh-config': sshConfig, 'known-hosts': knownHosts }, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 5000 });
   return {
     remote: remoteExecOver(pool),
     close: () => pool.close(),
