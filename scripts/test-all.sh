@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: everything, in order — setup, build, typecheck, lint, then the test tiers:
 #   unit    tier 1: src/core with Node's test runner            (npm run test:unit)
+#   package the .vsix holds every file the extension loads      (npm run test:package)
 #   vscode  tier 2: mocha inside real VS Code's extension host  (npm run test:vscode)
 #   ui      tier 3: Chromium driving VS Code (playwright-core)  (npm run test:ui)
 #   ...     every further tier listed in TIERS whose `test:<tier>` script exists in package.json.
@@ -13,7 +14,7 @@ cd "$ROOT"
 
 # Required tiers (a missing script is a failure) and optional tiers (run when package.json has test:<tier>).
 # To add a tier: add a `test:<tier>` script to package.json and its name to one of these lists.
-REQUIRED_TIERS=(unit vscode ui)
+REQUIRED_TIERS=(unit package vscode ui)
 OPTIONAL_TIERS=(
   integration  # the live-cluster adapters against a real etcd + kube-apiserver
   lab        # the lab engineer's tier: real kubeadm clusters in network namespaces (needs root)

@@ -1,0 +1,149 @@
+/**
+ * Every file the extension opens from its own folder at run time, worked out from the sources of truth rather than
+ * listed by hand: the build's bundle list (scripts/bundles.mjs), the paths package.json names (main, contributed
+ * icons, schemas, grammars, …), the schemas those schemas $ref, and the extension-folder paths the code builds
+ * (`Uri.joinPath(…extensionUri, 'a', 'b')`, `asAbsolutePath('…')`, `join(__dirname, 'x.js')` next to a bundle).
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, posix, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export type Source = 'build' | 'manifest' | 'schema $ref' | 'code';
+
+export interface RuntimeFile {
+  /** Relative to the extension folder, with forward slashes. */
+  path: string;
+  /** A folder the code hands to VS Code (a webview's localResourceRoots): it must exist and hold files. */
+  folder?: boolean;
+  source: Source;
+  /** Every kind of source that names this path (the first is `source`). */
+  sources: Source[];
+  /** Where the reference comes from, for the failure message. */
+  why: string;
+}
+
+/** One reference to a file, before references to the same path are merged. */
+type Found = Omit<RuntimeFile, 'sources'>;
+
+interface BundlesModule {
+  outDir: string;
+  bundleConfigs(o: { production: boolean; sourcemaps: boolean }): { outfile: string; entryPoints: string[] }[];
+}
+
+export async function bundlesModule(root: string): Promise<BundlesModule> {
+  return (await import(pathToFileURL(join(root, 'scripts/bundles.mjs')).href)) as BundlesModule;
+}
+
+/** A string of package.json that names a file of the extension ("./schemas/x.json", "media/kubeadm.svg"). */
+function looksLikePath(s: string): boolean {
+  if (/\s|[*?{}[\]]|^[a-z][\w+.-]*:|^\$\(|^#/i.test(s) || s.startsWith('/')) return false;
+  return s.startsWith('./') || /^[\w.-]+(\/[\w.-]+)+$/.test(s);
+}
+
+const clean = (p: string): string => posix.normalize(p.replace(/\\/g, '/')).replace(/^\.\//, '');
+
+function manifestFiles(root: string): Found[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+  const out: Found[] = [];
+  for (const key of ['main', 'browser'] as const) {
+    const v = pkg[key];
+    if (typeof v !== 'string') continue;
+    const p = clean(v);
+    out.push({ path: /\.[cm]?js$/.test(p) ? p : `${p}.js`, source: 'manifest', why: `package.json ${key}` });
+  }
+  if (typeof pkg.icon === 'string') out.push({ path: clean(pkg.icon), source: 'manifest', why: 'package.json icon' });
+  const walk = (v: unknown, at: string): void => {
+    if (typeof v === 'string') {
+      if (looksLikePath(v)) out.push({ path: clean(v), source: 'manifest', why: `package.json ${at}` });
+    } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${at}[${i}]`));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${at}.${k}`);
+  };
+  walk(pkg.contributes, 'contributes');
+  return out;
+}
+
+/** Relative $refs of the shipped JSON schemas, followed to the end. */
+function schemaRefs(root: string, files: Found[]): Found[] {
+  const out: Found[] = [];
+  const seen = new Set<string>();
+  const queue = files.filter((f) => f.path.endsWith('.json') && existsSync(join(root, f.path))).map((f) => f.path);
+  while (queue.length) {
+    const file = queue.shift()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const refs = new Set<string>();
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === 'object')
+        for (const [k, x] of Object.entries(v)) {
+          if (k === '$ref' && typeof x === 'string' && !x.startsWith('#') && !/^[a-z][\w+.-]*:/i.test(x)) refs.add(x.split('#')[0]!);
+          else walk(x);
+        }
+    };
+    walk(JSON.parse(readFileSync(join(root, file), 'utf8')));
+    for (const r of refs) {
+      const p = clean(posix.join(posix.dirname(file), r));
+      out.push({ path: p, source: 'schema $ref', why: `$ref in ${file}` });
+      queue.push(p);
+    }
+  }
+  return out;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const p = join(dir, d.name);
+    return d.isDirectory() ? sourceFiles(p) : /\.tsx?$/.test(d.name) ? [p] : [];
+  });
+}
+
+/** Paths inside the extension folder that the extension-side code builds from string literals. */
+function codeFiles(root: string, outDir: string): Found[] {
+  const out: Found[] = [];
+  const literals = (args: string): string[] | undefined => {
+    const parts = args.split(',').map((a) => a.trim()).filter(Boolean);
+    const lits = parts.map((a) => /^'([^']*)'$|^"([^"]*)"$/.exec(a)).map((m) => (m ? (m[1] ?? m[2])! : undefined));
+    return lits.every((l): l is string => l !== undefined) ? lits : undefined;
+  };
+  for (const file of sourceFiles(join(root, 'src'))) {
+    // Browser bundles run in a webview, not in the extension folder.
+    if (relative(root, file).startsWith(join('src', 'webview-ui'))) continue;
+    const text = readFileSync(file, 'utf8');
+    const at = (index: number): string => `${relative(root, file)}:${text.slice(0, index).split('\n').length}`;
+    for (const m of text.matchAll(/Uri\.joinPath\(\s*[\w.]*extensionUri\s*,([^()]*)\)/g)) {
+      const segs = literals(m[1]!);
+      if (!segs) continue;
+      const p = clean(segs.join('/'));
+      // A name with an extension is a file; without one, a folder handed to VS Code as a whole.
+      out.push({ path: p, folder: !/\.\w+$/.test(p), source: 'code', why: at(m.index) });
+    }
+    for (const m of text.matchAll(/asAbsolutePath\(([^()]*)\)/g)) {
+      const segs = literals(m[1]!);
+      if (segs) out.push({ path: clean(segs.join('/')), source: 'code', why: at(m.index) });
+    }
+    // A file opened next to the running bundle: in the package __dirname is the bundles' folder.
+    for (const m of text.matchAll(/join\(\s*__dirname\s*,\s*'([\w.-]+\.c?js)'\s*\)/g)) out.push({ path: `${outDir}/${m[1]}`, source: 'code', why: at(m.index) });
+  }
+  return out;
+}
+
+export async function runtimeFiles(root: string): Promise<RuntimeFile[]> {
+  const { bundleConfigs, outDir } = await bundlesModule(root);
+  const build: Found[] = bundleConfigs({ production: true, sourcemaps: false }).map((c) => ({
+    path: clean(c.outfile),
+    source: 'build',
+    why: `bundle of ${c.entryPoints.join(', ')} (scripts/bundles.mjs)`,
+  }));
+  const manifest = manifestFiles(root);
+  const code = codeFiles(root, outDir);
+  const all = [...build, ...manifest, ...code];
+  all.push(...schemaRefs(root, all));
+  // One row per path, with every reason that names it.
+  const byPath = new Map<string, RuntimeFile>();
+  for (const f of all) {
+    const seen = byPath.get(f.path);
+    if (!seen) byPath.set(f.path, { ...f, sources: [f.source] });
+    else if (!seen.why.includes(f.why)) byPath.set(f.path, { ...seen, sources: [...new Set([...seen.sources, f.source])], why: `${seen.why}; ${f.why}` });
+  }
+  return [...byPath.values()].sort((a, b) => a.path.localeCompare(b.path));
+}

@@ -1,0 +1,95 @@
+/**
+ * The .vsix users install (`npm run package`, which `npm start` installs too) holds every file the extension loads at
+ * run time — the lazy kube adapter bundle, the lint worker, the webview bundles, the schemas, the media — as this build
+ * wrote them, and nothing else: no source maps (unless KW_SOURCEMAPS=1 asks), no sources, tests or node_modules.
+ * The list of what must be there comes from test/package/runtimeFiles.ts (build list, package.json, schema $refs, the
+ * code's extension-folder paths), not from a hand list. Prints the package's size (the README's number).
+ *
+ * Run: npm run test:package
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runtimeFiles, type RuntimeFile } from './runtimeFiles';
+import { zipEntries, type ZipEntry } from './zipEntries';
+
+const ROOT = join(__dirname, '../..');
+/** Files every package has besides the extension folder's own. */
+const VSIX_META = new Set(['[Content_Types].xml', 'extension.vsixmanifest']);
+/** What may ship besides the runtime files: the manifest, readme, licence, changelog, and the folders .vscodeignore allows. */
+const SHIPPED = /^(package\.json|readme\.md|license(\.txt)?|changelog\.md|(dist|schemas|media)\/.+)$/i;
+
+/** `npm run package -- --out FILE`, the README's command; returns its entries (paths inside extension/). */
+function packageVsix(out: string, env: NodeJS.ProcessEnv = process.env): { entries: Map<string, ZipEntry>; bytes: number; ms: number } {
+  const t0 = Date.now();
+  const r = spawnSync('npm', ['run', '-s', 'package', '--', '--out', out], { cwd: ROOT, env, encoding: 'utf8' });
+  assert.equal(r.status, 0, `npm run package failed:\n${r.stdout}\n${r.stderr}`);
+  const entries = new Map<string, ZipEntry>();
+  for (const e of zipEntries(out)) {
+    if (VSIX_META.has(e.name)) continue;
+    assert.ok(e.name.startsWith('extension/'), `unexpected top-level entry ${e.name}`);
+    entries.set(e.name.slice('extension/'.length), e);
+  }
+  return { entries, bytes: statSync(out).size, ms: Date.now() - t0 };
+}
+
+describe('the packaged .vsix', { timeout: 180_000 }, () => {
+  let dir: string;
+  let entries: Map<string, ZipEntry>;
+  let needed: RuntimeFile[];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kw-vsix-'));
+    const vsix = join(dir, 'kubeadm-workbench.vsix');
+    // The default package, whatever this shell exports.
+    const { KW_SOURCEMAPS: _asked, ...env } = process.env;
+    const built = packageVsix(vsix, env);
+    entries = built.entries;
+    needed = await runtimeFiles(ROOT);
+    console.log(`vsix: ${entries.size} files, ${(built.bytes / 1024 / 1024).toFixed(2)} MB (${built.bytes} bytes), packaged in ${(built.ms / 1000).toFixed(1)} s`);
+    for (const f of needed) console.log(`  needed: ${f.path}${f.folder ? '/' : ''}  (${f.sources.join(', ')}: ${f.why})`);
+  });
+
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('the list of run-time files comes from the build, package.json, the schemas and the code', () => {
+    // Guards the derivation itself: a scan that stopped matching would otherwise pass with nothing to check.
+    for (const source of ['build', 'manifest', 'schema $ref', 'code'] as const) {
+      assert.ok(needed.some((f) => f.sources.includes(source)), `no run-time file found from ${source}`);
+    }
+    for (const f of needed) assert.ok(!f.path.startsWith('../') && !f.path.startsWith('/'), `${f.path} (${f.why}) points outside the extension folder`);
+  });
+
+  it('holds every file the extension loads at run time, as this build wrote it', () => {
+    const missing: string[] = [];
+    for (const f of needed) {
+      if (f.folder) {
+        if (![...entries.keys()].some((e) => e.startsWith(`${f.path}/`))) missing.push(`${f.path}/ (folder; ${f.why})`);
+        continue;
+      }
+      const onDisk = join(ROOT, f.path);
+      assert.ok(existsSync(onDisk), `${f.path} is named by ${f.why} but does not exist after the build`);
+      const e = entries.get(f.path);
+      if (!e) missing.push(`${f.path} (${f.why})`);
+      else assert.equal(e.size, statSync(onDisk).size, `${f.path} in the .vsix is not the file this build wrote`);
+    }
+    assert.deepEqual(missing, [], `missing from the .vsix (check .vscodeignore):\n  ${missing.join('\n  ')}`);
+  });
+
+  it('ships no source maps, sources, tests or dependencies', () => {
+    const maps = [...entries.keys()].filter((e) => e.endsWith('.map'));
+    assert.deepEqual(maps, [], 'source maps in the .vsix without KW_SOURCEMAPS=1');
+    const stray = [...entries.keys()].filter((e) => !SHIPPED.test(e));
+    assert.deepEqual(stray, [], 'files in the .vsix that nothing loads');
+  });
+
+  it('KW_SOURCEMAPS=1 npm run package ships each bundle with its linked map', () => {
+    const withMaps = packageVsix(join(dir, 'with-maps.vsix'), { ...process.env, KW_SOURCEMAPS: '1' });
+    const bundles = needed.filter((f) => f.source === 'build');
+    for (const b of bundles) assert.ok(withMaps.entries.has(`${b.path}.map`), `${b.path}.map missing with KW_SOURCEMAPS=1`);
+    console.log(`vsix with source maps: ${(withMaps.bytes / 1024 / 1024).toFixed(2)} MB`);
+  });
+});
