@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: everything, in order — setup, build, typecheck, lint, then the test tiers:
+# `npm test`: everything, in order — setup, setup-cold, build, typecheck, lint, then the test tiers:
 #   unit    tier 1: src/core with Node's test runner            (npm run test:unit)
 #   package the .vsix holds every file the extension loads      (npm run test:package)
 #   vscode  tier 2: mocha inside real VS Code's extension host  (npm run test:vscode)
@@ -78,7 +78,7 @@ fail_step() {
 }
 
 if [ "$SETUP" = 1 ]; then
-  step setup bash scripts/setup.sh
+  step setup npm run -s setup
   if [ "$failed" -gt 0 ]; then
     echo
     echo "setup failed: every step after it needs what it installs (see the message above); nothing else was run." >&2
@@ -86,6 +86,18 @@ if [ "$SETUP" = 1 ]; then
     exit 1
   fi
 fi
+# The README's setup as on a fresh machine: `npm run setup` into an empty, temporary tools cache, so that a missing
+# install step fails CI instead of hiding behind this machine's warm cache (removed afterwards; the tiers keep using the
+# usual cache). Not cold: npm's download cache (~/.npm), the Debian packages and node_modules — it proves the install
+# steps, not the network. Runs in a full run (and with --only setup-cold).
+cold_setup() {
+  local tools
+  tools=$(mktemp -d "${TMPDIR:-/tmp}/kw-cold-tools.XXXXXX") || return 1
+  trap "rm -rf '$tools'" EXIT   # step runs this in a subshell: the cache goes however the step ends
+  echo "empty tools cache: $tools"
+  KW_TOOLS=$tools npm run -s setup
+}
+if [ "$SETUP" = 1 ]; then step setup-cold cold_setup; fi
 step build npm run -s build
 # Kubernetes, etcd and friends built from source (cached outside the repo; about half an hour the first time, seconds
 # after): the vscode, ui and integration tiers start a real kube-apiserver and etcd from it, the lab tier whole nodes.

@@ -3,13 +3,13 @@
  * run time — the lazy kube adapter bundle, the lint worker, the webview bundles, the schemas, the media — as this build
  * wrote them, and nothing else: no source maps (unless KW_SOURCEMAPS=1 asks), no sources, tests or node_modules.
  * The list of what must be there comes from test/package/runtimeFiles.ts (build list, package.json, schema $refs, the
- * code's extension-folder paths), not from a hand list. Prints the package's size (the README's number).
+ * code's extension-folder paths), not from a hand list. Prints the package's size and checks README.md gives it.
  *
  * Run: npm run test:package
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -36,9 +36,24 @@ function packageVsix(out: string, env: NodeJS.ProcessEnv = process.env): { entri
   return { entries, bytes: statSync(out).size, ms: Date.now() - t0 };
 }
 
+/** The size README.md gives on the line of `command` ("… (about 1.3 MB…"), in bytes. */
+function readmeSize(command: string): number {
+  const line = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').find((l) => l.startsWith(command));
+  const m = line && /\(about ([\d.]+) (KB|MB)/.exec(line);
+  assert.ok(m, `README.md has no line starting with "${command}" that gives the size as "(about N MB"`);
+  return Number(m[1]) * (m[2] === 'MB' ? 1024 * 1024 : 1024);
+}
+
+/** The README's number may be rounded, not wrong: within 15 % of what was built. */
+function assertNear(built: number, readme: number, what: string): void {
+  const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(2)} MB`;
+  assert.ok(Math.abs(built - readme) <= 0.15 * built, `${what} is ${mb(built)} but README.md says about ${mb(readme)}: update README.md`);
+}
+
 describe('the packaged .vsix', { timeout: 180_000 }, () => {
   let dir: string;
   let entries: Map<string, ZipEntry>;
+  let bytes: number;
   let needed: RuntimeFile[];
 
   before(async () => {
@@ -48,6 +63,7 @@ describe('the packaged .vsix', { timeout: 180_000 }, () => {
     const { KW_SOURCEMAPS: _asked, ...env } = process.env;
     const built = packageVsix(vsix, env);
     entries = built.entries;
+    bytes = built.bytes;
     needed = await runtimeFiles(ROOT);
     console.log(`vsix: ${entries.size} files, ${(built.bytes / 1024 / 1024).toFixed(2)} MB (${built.bytes} bytes), packaged in ${(built.ms / 1000).toFixed(1)} s`);
     for (const f of needed) console.log(`  needed: ${f.path}${f.folder ? '/' : ''}  (${f.sources.join(', ')}: ${f.why})`);
@@ -86,10 +102,15 @@ describe('the packaged .vsix', { timeout: 180_000 }, () => {
     assert.deepEqual(stray, [], 'files in the .vsix that nothing loads');
   });
 
+  it('is the size README.md gives', () => {
+    assertNear(bytes, readmeSize('npm run package '), 'the .vsix');
+  });
+
   it('KW_SOURCEMAPS=1 npm run package ships each bundle with its linked map', () => {
     const withMaps = packageVsix(join(dir, 'with-maps.vsix'), { ...process.env, KW_SOURCEMAPS: '1' });
     const bundles = needed.filter((f) => f.source === 'build');
     for (const b of bundles) assert.ok(withMaps.entries.has(`${b.path}.map`), `${b.path}.map missing with KW_SOURCEMAPS=1`);
     console.log(`vsix with source maps: ${(withMaps.bytes / 1024 / 1024).toFixed(2)} MB`);
+    assertNear(withMaps.bytes, readmeSize('KW_SOURCEMAPS=1 npm run package '), 'the .vsix with source maps');
   });
 });

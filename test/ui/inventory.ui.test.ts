@@ -1,10 +1,10 @@
 /**
- * Tier 3: UI tests. Debian's Chromium (playwright-core) drives real VS Code (code-server) with the extension loaded as
- * a development extension and a temporary copy of examples/labs-k8s open, and does what a person would: open the
+ * Tier 3: UI tests. Debian's Chromium (playwright-core) drives real VS Code (code-server) with the extension installed
+ * from the packaged .vsix (as `npm start` does) and a temporary copy of examples/labs-k8s open, and does what a person would: open the
  * Kubeadm container, read the Inventory rows, run a command from the palette, open a file, click a host.
  * Screenshots go to test-results/ui/*.png.
  *
- * Run: npm run test:ui   (node --import tsx --test test/ui/*.test.ts, after npm run build)
+ * Run: npm run test:ui   (packages the .vsix, then node --import tsx --test test/ui/*.test.ts)
  */
 import * as assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +15,6 @@ import {
   REPO,
   launchBrowser,
   makeRunDirs,
-  remoteUri,
   extensionHostErrors,
   removeRunDir,
   startCodeServer,
@@ -23,6 +22,7 @@ import {
   type CodeServer,
   type RunDirs,
 } from '../vscode/harness/codeServer';
+import { installVsix } from '../vscode/harness/vsix';
 
 const SHOTS = join(REPO, 'test-results/ui');
 const SEED_HOSTS: [string, string][] = [
@@ -67,15 +67,13 @@ describe('kubeadm-workbench in VS Code through Chromium', { timeout: 240_000 }, 
     rmSync(SHOTS, { recursive: true, force: true });
     mkdirSync(SHOTS, { recursive: true });
     dirs = makeRunDirs('ui');
+    const installed = installVsix(dirs);
+    console.log(`extension under test: ${installed.vsix} installed into code-server in ${installed.ms} ms`);
     const t0 = Date.now();
-    cs = await startCodeServer({ dirs, smokeTestDriver: true });
+    cs = await startCodeServer({ dirs });
     ({ context, page } = await launchBrowser(dirs));
     page.setDefaultTimeout(20_000);
-    const payload: [string, string][] = [
-      ['extensionDevelopmentPath', remoteUri(cs, REPO)],
-      ['skipWelcome', 'true'],
-    ];
-    await page.goto(workbenchUrl(cs, dirs.workspace, payload));
+    await page.goto(workbenchUrl(cs, dirs.workspace));
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'inventory.yaml' }).waitFor({ timeout: 60_000 });
     console.log(`code-server start-to-usable: ${Date.now() - t0} ms (listening after ${cs.listeningMs} ms)`);
   });

@@ -1,5 +1,6 @@
 /**
- * Tier 3: the `kubectl run` timeline webview in real VS Code through Chromium, against a real
+ * Tier 3: the `kubectl run` timeline webview in real VS Code through Chromium, with the extension installed from
+ * the packaged .vsix (so the lazy kube adapter bundle and the webview bundle come from the package), against a real
  * kube-apiserver + etcd (test/integration/apiserver.ts). The palette command runs a test pod; the
  * test then plays the scheduler and the kubelet through the API (binding, status, events), and
  * reads the steps out of the webview's table in order. Screenshot: test-results/ui/timeline.png.
@@ -10,7 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createNode, microTime, startTestCluster, type TestCluster } from '../integration/apiserver';
-import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, remoteUri, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
+import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
+import { installVsix } from '../vscode/harness/vsix';
 
 const SHOTS = join(REPO, 'test-results/ui');
 const sec = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -30,10 +32,11 @@ describe('kubectl run timeline webview', { timeout: 240_000 }, () => {
     dirs = makeRunDirs('ui-timeline');
     mkdirSync(join(dirs.workspace, '.vscode'), { recursive: true });
     writeFileSync(join(dirs.workspace, '.vscode', 'settings.json'), JSON.stringify({ 'kubeadmWorkbench.kubeconfig': cluster.kubeconfig }));
-    cs = await startCodeServer({ dirs, smokeTestDriver: true });
+    installVsix(dirs);
+    cs = await startCodeServer({ dirs });
     ({ context, page } = await launchBrowser(dirs));
     page.setDefaultTimeout(20_000);
-    await page.goto(workbenchUrl(cs, dirs.workspace, [['extensionDevelopmentPath', remoteUri(cs, REPO)], ['skipWelcome', 'true']]));
+    await page.goto(workbenchUrl(cs, dirs.workspace));
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'inventory.yaml' }).waitFor({ timeout: 60_000 });
   });
 
@@ -47,7 +50,7 @@ describe('kubectl run timeline webview', { timeout: 240_000 }, () => {
   });
 
   it('runs a test pod from the palette and shows every step in order, with the startup SLI', async () => {
-    // The development extension's contributions are registered once its activity-bar item is there.
+    // The extension's contributions are registered once its activity-bar item is there.
     await page.locator('.part.activitybar a[aria-label^="Kubeadm"]').first().waitFor({ timeout: 60_000 });
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget input.input');

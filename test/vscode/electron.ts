@@ -1,21 +1,28 @@
 /**
  * The same extension-host suite through @vscode/test-electron, for machines that can download desktop VS Code
  * (this one cannot: only package registries are reachable, so `npm test` uses code-server instead — test/vscode/run.ts).
- * Usage: npm run test:electron   (needs a display or xvfb-run on Linux)
+ * Like run.ts it tests the packaged extension: the .vsix is installed with desktop VS Code's CLI, and the
+ * development path is the suite's stand-in extension (harness/bundle.ts), never the repository.
+ * Usage: npm run test:electron   (packages the .vsix first; needs a display or xvfb-run on Linux)
  */
-import { runTests } from '@vscode/test-electron';
-import { bundleSuite } from './harness/bundle';
-import { REPO, makeRunDirs, removeRunDir } from './harness/codeServer';
+import { spawnSync } from 'node:child_process';
+import { downloadAndUnzipVSCode, resolveCliArgsFromVSCodeExecutablePath, runTests } from '@vscode/test-electron';
+import { SUITE_OUT, bundleSuite } from './harness/bundle';
+import { makeRunDirs, removeRunDir } from './harness/codeServer';
+import { VSIX, checkVsix } from './harness/vsix';
 
 async function main(): Promise<number> {
+  checkVsix();
   const extensionTestsPath = await bundleSuite();
   const dirs = makeRunDirs('electron');
   try {
-    return await runTests({
-      extensionDevelopmentPath: REPO,
-      extensionTestsPath,
-      launchArgs: [dirs.workspace, '--disable-extensions', '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions],
-    });
+    const vscodeExecutablePath = await downloadAndUnzipVSCode();
+    const [cli] = resolveCliArgsFromVSCodeExecutablePath(vscodeExecutablePath, { reuseMachineInstall: true });
+    const profile = ['--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions];
+    const installed = spawnSync(cli!, [...profile, '--force', '--install-extension', VSIX], { stdio: 'inherit' });
+    if (installed.status !== 0) throw new Error(`installing ${VSIX} with ${cli} failed (exit ${installed.status ?? installed.signal})`);
+    // No --disable-extensions: it would disable the installed extension under test too.
+    return await runTests({ vscodeExecutablePath, extensionDevelopmentPath: SUITE_OUT, extensionTestsPath, launchArgs: [dirs.workspace, ...profile] });
   } finally {
     removeRunDir(dirs);
   }

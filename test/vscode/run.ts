@@ -1,17 +1,21 @@
 /**
  * Tier 2: runs the mocha suite in test/vscode/suite INSIDE real VS Code — code-server's Node extension host — the way
- * @vscode/test-electron runs it in desktop VS Code. code-server is started with the smoke-test driver and the
- * workbench is opened with a `payload` carrying extensionDevelopmentPath (the repository) and extensionTestsPath (the
- * bundled suite); mocha's output comes back through window.codeAutomationLog and the result through
- * window.codeAutomationExit. The workspace is a temporary copy of examples/labs-k8s.
+ * @vscode/test-electron runs it in desktop VS Code, against the extension as users get it: the .vsix is installed
+ * into the run's code-server (harness/vsix.ts, the path `npm start` takes). code-server is started with the
+ * smoke-test driver and the workbench is opened with a `payload` carrying extensionTestsPath (the bundled suite) and,
+ * because VS Code runs tests only for a development extension, extensionDevelopmentPath pointing at the suite's own
+ * stand-in extension (harness/bundle.ts), never at the repository. mocha's output comes back through
+ * window.codeAutomationLog and the result through window.codeAutomationExit. The workspace is a temporary copy of
+ * examples/labs-k8s.
  *
- * Usage: tsx test/vscode/run.ts   (npm run test:vscode builds the extension first)
+ * Usage: tsx test/vscode/run.ts   (npm run test:vscode packages the .vsix first)
  * Env: KW_VSCODE_TIMEOUT_MS (default 180000), KW_KEEP_RUN_DIR=1 keeps the run folder, VERBOSE=1 shows all logs.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { format } from 'node:util';
-import { bundleSuite } from './harness/bundle';
+import { SUITE_OUT, bundleSuite } from './harness/bundle';
+import { installVsix } from './harness/vsix';
 import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, remoteUri, removeRunDir, startCodeServer, workbenchUrl, type CodeServer } from './harness/codeServer';
 
 const TIMEOUT = Number(process.env.KW_VSCODE_TIMEOUT_MS ?? 180_000);
@@ -20,9 +24,10 @@ const NOISE = /open-vsx|Creating a socket|Service Worker|AgentHost|AccountPolicy
 
 async function main(): Promise<number> {
   const t0 = Date.now();
-  if (!existsSync(join(REPO, 'dist/extension.js'))) throw new Error('dist/extension.js is missing: run npm run build first.');
   const testsEntry = await bundleSuite();
   const dirs = makeRunDirs('vscode');
+  const installed = installVsix(dirs);
+  console.log(`extension under test: ${installed.vsix} installed into code-server in ${installed.ms} ms`);
   const resultFile = join(REPO, 'test-results/vscode/result.json');
   mkdirSync(dirname(resultFile), { recursive: true });
   let cs: CodeServer | undefined;
@@ -57,7 +62,7 @@ async function main(): Promise<number> {
       });
     });
     const payload: [string, string][] = [
-      ['extensionDevelopmentPath', remoteUri(cs, REPO)],
+      ['extensionDevelopmentPath', remoteUri(cs, SUITE_OUT)],
       ['extensionTestsPath', remoteUri(cs, testsEntry)],
       ['skipWelcome', 'true'],
     ];

@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { api, extension, inventoryUri, waitFor, workspaceFolder } from './helpers';
 
@@ -15,6 +17,14 @@ suite('kubeadm-workbench in the extension host', () => {
   test('runs in VS Code with the labs-k8s example open', () => {
     console.log(`    VS Code ${vscode.version}, Node ${process.version}, remoteName=${vscode.env.remoteName ?? '-'}, appHost=${vscode.env.appHost}`);
     assert.match(workspaceFolder().uri.path, /labs-k8s$/);
+  });
+
+  test('the extension under test is the one installed from the .vsix, not the repository', () => {
+    const ext = extension();
+    console.log(`    extension folder: ${ext.extensionPath}`);
+    // code-server unpacked the .vsix into the run's extensions dir; the repository (with src/) is nowhere in the window.
+    assert.match(ext.extensionPath, /\/extensions\/kubeadm-workbench\.kubeadm-workbench-\d+\.\d+\.\d+$/);
+    assert.ok(!existsSync(join(ext.extensionPath, 'src')), 'the extension folder has sources: it is a checkout, not the package');
   });
 
   test('activates on the workspace (workspaceContains) and measures activate()', async () => {
