@@ -2,9 +2,10 @@
  * Tier 2: runs the mocha suite in test/vscode/suite INSIDE real VS Code — code-server's Node extension host — the way
  * @vscode/test-electron runs it in desktop VS Code, against the extension as users get it: the .vsix is installed
  * into the run's code-server (harness/vsix.ts, the path `npm start` takes). code-server is started with the
- * smoke-test driver and the workbench is opened with a `payload` carrying extensionTestsPath (the bundled suite) and,
- * because VS Code runs tests only for a development extension, extensionDevelopmentPath pointing at the suite's own
- * stand-in extension (harness/bundle.ts), never at the repository. mocha's output comes back through
+ * smoke-test driver and the workbench is opened with a `payload` carrying extensionTestsPath (the suite, bundled into
+ * the installed extension's folder so both share one `vscode` API object) and, because VS Code runs tests only in a
+ * development window, extensionDevelopmentPath pointing at an empty stand-in extension (harness/bundle.ts), never at
+ * the repository. mocha's output comes back through
  * window.codeAutomationLog and the result through window.codeAutomationExit. The workspace is a temporary copy of
  * examples/labs-k8s.
  *
@@ -14,7 +15,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { format } from 'node:util';
-import { SUITE_OUT, bundleSuite } from './harness/bundle';
+import { bundleSuite, standInExtension } from './harness/bundle';
 import { installVsix } from './harness/vsix';
 import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, remoteUri, removeRunDir, startCodeServer, workbenchUrl, type CodeServer } from './harness/codeServer';
 
@@ -24,10 +25,11 @@ const NOISE = /open-vsx|Creating a socket|Service Worker|AgentHost|AccountPolicy
 
 async function main(): Promise<number> {
   const t0 = Date.now();
-  const testsEntry = await bundleSuite();
   const dirs = makeRunDirs('vscode');
   const installed = installVsix(dirs);
   console.log(`extension under test: ${installed.vsix} installed into code-server in ${installed.ms} ms`);
+  const testsEntry = await bundleSuite(join(installed.path, 'vscode-test'));
+  const standIn = standInExtension(join(dirs.root, 'test-runner'));
   const resultFile = join(REPO, 'test-results/vscode/result.json');
   mkdirSync(dirname(resultFile), { recursive: true });
   let cs: CodeServer | undefined;
@@ -62,7 +64,7 @@ async function main(): Promise<number> {
       });
     });
     const payload: [string, string][] = [
-      ['extensionDevelopmentPath', remoteUri(cs, SUITE_OUT)],
+      ['extensionDevelopmentPath', remoteUri(cs, standIn)],
       ['extensionTestsPath', remoteUri(cs, testsEntry)],
       ['skipWelcome', 'true'],
     ];

@@ -1,6 +1,6 @@
 /**
  * extensionTestsPath entry: the extension host calls run() and waits for its promise. Loads every *.test.js bundled
- * next to this file (test/vscode/run.ts bundles test/vscode/suite/*.ts into out/vscode-test/).
+ * next to this file (test/vscode/run.ts bundles test/vscode/suite/*.ts into the installed extension's vscode-test/).
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
