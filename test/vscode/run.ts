@@ -5,9 +5,8 @@
  * smoke-test driver and the workbench is opened with a `payload` carrying extensionTestsPath (the suite, bundled into
  * the installed extension's folder so both share one `vscode` API object) and, because VS Code runs tests only in a
  * development window, extensionDevelopmentPath pointing at an empty stand-in extension (harness/bundle.ts), never at
- * the repository. mocha's output comes back through
- * window.codeAutomationLog and the result through window.codeAutomationExit. The workspace is a temporary copy of
- * examples/labs-k8s.
+ * the repository. mocha's output comes back through window.codeAutomationLog and the result through
+ * window.codeAutomationExit. The workspace is a temporary copy of examples/labs-k8s.
  *
  * Usage: tsx test/vscode/run.ts   (npm run test:vscode packages the .vsix first)
  * Env: KW_VSCODE_TIMEOUT_MS (default 180000), KW_KEEP_RUN_DIR=1 keeps the run folder, VERBOSE=1 shows all logs.
@@ -16,7 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { format } from 'node:util';
 import { bundleSuite, standInExtension } from './harness/bundle';
-import { installVsix } from './harness/vsix';
+import { checkVsix, installVsix } from './harness/vsix';
 import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, remoteUri, removeRunDir, startCodeServer, workbenchUrl, type CodeServer } from './harness/codeServer';
 
 const TIMEOUT = Number(process.env.KW_VSCODE_TIMEOUT_MS ?? 180_000);
@@ -25,11 +24,8 @@ const NOISE = /open-vsx|Creating a socket|Service Worker|AgentHost|AccountPolicy
 
 async function main(): Promise<number> {
   const t0 = Date.now();
+  checkVsix();
   const dirs = makeRunDirs('vscode');
-  const installed = installVsix(dirs);
-  console.log(`extension under test: ${installed.vsix} installed into code-server in ${installed.ms} ms`);
-  const testsEntry = await bundleSuite(join(installed.path, 'vscode-test'));
-  const standIn = standInExtension(join(dirs.root, 'test-runner'));
   const resultFile = join(REPO, 'test-results/vscode/result.json');
   mkdirSync(dirname(resultFile), { recursive: true });
   let cs: CodeServer | undefined;
@@ -38,6 +34,10 @@ async function main(): Promise<number> {
   let counts: { passed: number; failed: number } | undefined;
   let activationMs: number | undefined;
   try {
+    const installed = installVsix(dirs);
+    console.log(`extension under test: ${installed.vsix} installed into code-server in ${installed.ms} ms`);
+    const testsEntry = await bundleSuite(join(installed.path, 'vscode-test'));
+    const standIn = standInExtension(join(dirs.root, 'test-runner'));
     cs = await startCodeServer({ dirs, smokeTestDriver: true });
     const { context, page } = await launchBrowser(dirs);
     close = () => context.close().catch(() => undefined);

@@ -19,18 +19,14 @@ export interface InstalledExtension {
 
 /** The newest file the package is built from, so a .vsix older than the sources is not tested by mistake. */
 function newestSource(): { file: string; mtimeMs: number } {
-  let newest = { file: 'package.json', mtimeMs: statSync(join(REPO, 'package.json')).mtimeMs };
-  const walk = (dir: string): void => {
-    for (const d of readdirSync(dir, { withFileTypes: true })) {
-      const p = join(dir, d.name);
-      if (d.isDirectory()) walk(p);
-      else {
-        const m = statSync(p).mtimeMs;
-        if (m > newest.mtimeMs) newest = { file: relative(REPO, p), mtimeMs: m };
-      }
-    }
+  let newest = { file: '', mtimeMs: 0 };
+  const visit = (p: string): void => {
+    if (!existsSync(p)) return;
+    const st = statSync(p);
+    if (st.isDirectory()) for (const d of readdirSync(p)) visit(join(p, d));
+    else if (st.mtimeMs > newest.mtimeMs) newest = { file: relative(REPO, p), mtimeMs: st.mtimeMs };
   };
-  for (const dir of ['src', 'schemas', 'media']) walk(join(REPO, dir));
+  for (const p of ['package.json', '.vscodeignore', 'README.md', 'scripts/build.mjs', 'scripts/bundles.mjs', 'src', 'schemas', 'media']) visit(join(REPO, p));
   return newest;
 }
 
