@@ -34,7 +34,7 @@ export interface InventoryParseResult {
  * Larger than any real inventory (a thousand hosts take ~100 KB) and small enough that parsing stays
  * well under a second: the YAML parser needs about 2 µs and 150 bytes of memory per input byte.
  */
-export const MAX_INVENTORY_BYTES = 512 * 1024;
+export const MAX_INVENTORY_BYTES = 256 * 1024;
 
 export function parseInventory(text: string): InventoryParseResult {
   const locations: InventoryLocations = { hosts: new Map(), fields: new Map() };
