@@ -10,7 +10,7 @@ import type { Inventory } from '../core/inventory/types';
 import type { Plan } from '../core/plan/types';
 import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/bringUp';
 import type * as Inputs from '../engine/inputs';
-import type * as StateFolder from '../engine/stateFolder';
+import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
 
 const PHASE_LABELS: Record<BringUpPhase, string> = {
@@ -45,7 +45,6 @@ export async function buildPlan(inv: Inventory, inventoryUri: vscode.Uri, phases
   const { phaseConfigs, phaseSources, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;
   const sources = await phaseSources(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
   const extra = await readKubeadmExtra(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
-  const { stateFolderFor, vrrpAuthPass } = require('../engine/stateFolder') as typeof StateFolder;
   const vrrp = await vrrpAuthPass(stateFolderFor(inventoryUri.fsPath));
   return buildBringUpPlan(inv, phases, phaseConfigs(inv, extra, vrrp), sources, {
     saveAdminKubeconfig: async (adminConf) => {
