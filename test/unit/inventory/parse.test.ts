@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import { hostsWithRole, sshFor } from '../../../src/core/inventory/types';
 import { serializeInventory } from '../../../src/core/inventory/serialize';
+import { INVENTORY_RULE_IDS } from '../../../src/core/inventory/rules';
+import { inventoryLinter } from '../../../src/core/lint/inventoryLinter';
 
 const example = readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8');
 
@@ -139,9 +141,7 @@ test('independent syntax problems are each reported once', () => {
   ]);
 });
 
-test('every rule the loader reports is declared in the rule table', async () => {
-  const { INVENTORY_RULE_IDS } = await import('../../../src/core/inventory/rules');
-  const { inventoryLinter } = await import('../../../src/core/lint/inventoryLinter');
+test('every rule the loader reports is declared in the rule table', () => {
   assert.equal(inventoryLinter.rules.length, INVENTORY_RULE_IDS.size);
   const samples = [example, example.replace('address: 10.3.60.52', 'address: 10.3.60.052'), example.replace('roles: [worker] }', 'roles: [] }'), 'x', '- a', example.replace('cluster:', 'cluster: 1\nx:')];
   for (const s of samples) for (const f of parseInventory(s).findings) assert.ok(INVENTORY_RULE_IDS.has(f.rule), f.rule);
