@@ -94,6 +94,9 @@ export const mirrorEndpoint: FieldCheck = (v) => (/^[a-z]+:\/\//i.test(v) ? urlP
 
 export const httpsUrl: FieldCheck = (v) => urlProblem(v, true);
 
+/** A key or manifest URL: https, or http for an air-gapped mirror on the local network (warned: see inventory/plain-http). */
+export const downloadUrl: FieldCheck = (v) => urlProblem(v, false);
+
 /** A full Kubernetes version `1.minor.patch`: kubelet, kubeadm and kubectl are pinned to it. */
 export const kubernetesVersion: FieldCheck = (v) =>
   /^v?1\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,3})$/.test(v) ? undefined : 'is not a full Kubernetes version like 1.30.14';
@@ -144,7 +147,7 @@ export const workspaceRelativePath: FieldCheck = (v) => {
 };
 
 /** A CNI manifest: an https URL, or a file inside the workspace. */
-export const manifestRef: FieldCheck = (v) => (/^[a-z]+:/i.test(v) ? httpsUrl(v) : workspaceRelativePath(v));
+export const manifestRef: FieldCheck = (v) => (/^[a-z]+:/i.test(v) ? downloadUrl(v) : workspaceRelativePath(v));
 
 /** A kubeadm preflight check name (SystemVerification, Swap, Port-6443, FileAvailable--etc-…, all). */
 export const preflightCheck: FieldCheck = (v) =>

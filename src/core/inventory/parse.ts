@@ -151,6 +151,7 @@ class Checker implements Reporter {
     for (const [key, spec] of Object.entries(PACKAGE_FIELDS)) {
       const v = this.checked(node, key, 'cluster.packages', spec);
       if (v !== undefined) out[key as keyof PackageSource] = v;
+      if (v?.startsWith('http://') && key.endsWith('Key')) this.report('inventory/plain-http', 'warning', `cluster.packages.${key} is downloaded over plain http: the nodes trust whatever key arrives; use https unless this is a mirror on a network you control.`, node.get(key, true) as Node);
     }
     return out;
   }

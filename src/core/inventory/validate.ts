@@ -11,7 +11,7 @@ import {
   dnsSubdomain,
   canonicalIPv4,
   hostPort,
-  httpsUrl,
+  downloadUrl,
   localPathText,
   imageRepository,
   interfaceName,
@@ -58,9 +58,9 @@ export const CLUSTER_FIELDS = {
 
 export const PACKAGE_FIELDS = {
   kubernetesApt: spec('apt-source', aptLine),
-  kubernetesAptKey: spec('url', httpsUrl),
+  kubernetesAptKey: spec('url', downloadUrl),
   debianApt: spec('apt-source', aptLine),
-  debianAptKey: spec('url', httpsUrl),
+  debianAptKey: spec('url', downloadUrl),
 } satisfies Record<string, FieldSpec>;
 
 export const SSH_FIELDS = {

@@ -1,7 +1,7 @@
 /** The apt source lists and keys the prepare and load-balancer phases install. */
 import { dirname } from 'node:path';
 import { keyringProblem, parseAptLine, renderAptLine } from '../inventory/apt';
-import { httpsUrl } from '../inventory/fields';
+import { downloadUrl } from '../inventory/fields';
 import { sh, type RemoteCommand } from '../ssh/command';
 import type { UploadFile } from '../plan/types';
 import type { PhaseSources } from './configs';
@@ -25,7 +25,7 @@ export function aptSourceSteps(sources: PhaseSources): { files: UploadFile[]; ke
     files.push(file(`/etc/apt/sources.list.d/${list}`, renderAptLine(parsed) + '\n'));
     if (keyUrl) {
       const target = parsed.signedBy ?? keyring;
-      const bad = keyringProblem(target) ?? httpsUrl(keyUrl);
+      const bad = keyringProblem(target) ?? downloadUrl(keyUrl);
       if (bad) throw new Error(`apt key for ${list}: ${bad}`);
       keys.push(sh`mkdir -p ${dirname(target)} && curl -fsSL ${keyUrl} | gpg --dearmor --yes -o ${target}`);
     }
