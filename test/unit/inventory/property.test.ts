@@ -3,13 +3,14 @@
  * that field (or a cross-field rule naming it), or everything made from the inventory is safe — the model
  * passes the same field table the generators enforce, every generated file lints with no error, every file
  * the plan writes on a node stays under /etc or /root, and the real haproxy -c and keepalived -t accept a
- * sample of the generated configs. Values come from fast-check: arbitrary strings, hostile fragments
+ * sample of the generated configs (and `kubeadm config validate` the kubeadm files, when a kubeadm is there). Values come from fast-check: arbitrary strings, hostile fragments
  * (newlines, quotes, braces, `../`, `$(…)`), IPv6, octal and short IPv4 forms, and valid-looking values so
  * the generation path is exercised too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import fc from 'fast-check';
 import { isMap, isSeq, parseDocument, type Node } from 'yaml';
@@ -120,6 +121,7 @@ interface Stats {
 test('property: every hostile field value is refused at its field, or yields only files and commands built from validated parts', (t) => {
   const stats: Stats = { cases: 0, refused: 0, generated: 0 };
   const samples = new Map<string, { kind: 'haproxy' | 'keepalived'; text: string; iface?: string }>();
+  const kubeadmSamples = new Set<string>();
   const started = performance.now();
   fc.assert(
     fc.property(fc.constantFrom(...FIELDS), fc.oneof({ arbitrary: hostile, weight: 3 }, { arbitrary: plausible, weight: 2 }), (field, value) => {
@@ -143,6 +145,7 @@ test('property: every hostile field value is refused at its field, or yields onl
       for (const f of files) {
         const bad: Finding[] = lintText({ path: f.path, text: f.text }, { inventory, siblings }).filter((x) => x.severity === 'error');
         assert.deepEqual(bad.map((x) => `${f.path}:${x.range.start.line + 1} ${x.rule} ${x.message}`), [], `${field.path.join('.')} = ${JSON.stringify(value)}`);
+        if (f.path === 'kubeadm-config.yaml' && kubeadmSamples.size < 12) kubeadmSamples.add(f.text);
         if (f.path === 'haproxy.cfg' && samples.size < 60) samples.set(f.text, { kind: 'haproxy', text: f.text });
         if (f.host && samples.size < 60) samples.set(f.text, { kind: 'keepalived', text: f.text, iface: /interface (\S+)/.exec(f.text)![1]! });
       }
@@ -154,11 +157,11 @@ test('property: every hostile field value is refused at its field, or yields onl
         }
       }
     }),
-    { numRuns: 2000, seed: Number(process.env.KW_PROPERTY_SEED ?? 20261130) },
+    { numRuns: 2200, seed: Number(process.env.KW_PROPERTY_SEED ?? 20261130) },
   );
   const ms = performance.now() - started;
   t.diagnostic(`${stats.cases} cases in ${ms.toFixed(0)} ms: ${stats.refused} refused at the field, ${stats.generated} generated, linted and planned; ${samples.size} distinct balancer configs for the real tools`);
-  assert.ok(stats.cases >= 1700 && stats.generated >= 200, JSON.stringify(stats));
+  assert.ok(stats.cases >= 2000 && stats.generated >= 200, JSON.stringify(stats));
 
   // The real tools on the distinct generated balancer configs.
   requireNetns();
@@ -169,4 +172,26 @@ test('property: every hostile field value is refused at its field, or yields onl
     const r = s.kind === 'haproxy' ? haproxyCheck(file) : keepalivedCheck(file, s.iface!);
     assert.equal(r.rc, 0, `${s.kind} rejected a generated config:\n${r.output}\n${s.text}`);
   }
+  // And the real kubeadm (the lab's build), when there is one: see test/unit/generate/kubeadm-oracle.test.ts.
+  const kubeadm = kubeadmBinary();
+  if (!kubeadm) {
+    t.diagnostic('no kubeadm binary (KUBEADM_BIN, PATH or the lab build cache): kubeadm config validate not run on the samples');
+    return;
+  }
+  const version = execFileSync(kubeadm, ['version', '-o', 'short'], { encoding: 'utf8' }).trim();
+  for (const text of kubeadmSamples) {
+    const file = writeTmp(dir, `kubeadm-${i++}.yaml`, text.replace(/^kubernetesVersion: .*$/m, `kubernetesVersion: ${version}`));
+    const validated: SpawnSyncReturns<string> = spawnSync(kubeadm, ['config', 'validate', '--config', file], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(validated.status, 0, `kubeadm ${version} rejected a generated kubeadm-config.yaml:\n${validated.stderr}\n${text}`);
+  }
+  t.diagnostic(`kubeadm ${version} accepted ${kubeadmSamples.size} distinct generated kubeadm-config.yaml files`);
 });
+
+function kubeadmBinary(): string | undefined {
+  if (process.env.KUBEADM_BIN) return process.env.KUBEADM_BIN === 'none' ? undefined : process.env.KUBEADM_BIN;
+  const which = spawnSync('sh', ['-c', 'command -v kubeadm'], { encoding: 'utf8' });
+  if (which.status === 0 && which.stdout.trim()) return which.stdout.trim();
+  const cache = '/var/cache/kubeadm-workbench/lab/bin';
+  const dirs = existsSync(cache) ? readdirSync(cache).filter((d) => d.startsWith('kube-') && existsSync(join(cache, d, 'kubeadm'))).sort() : [];
+  return dirs.length ? join(cache, dirs[dirs.length - 1]!, 'kubeadm') : undefined;
+}
