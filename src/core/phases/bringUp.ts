@@ -139,7 +139,8 @@ export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs, sources
       }),
       step('loadbalancer', host, 'keepalived', {
         title: `Keepalived ${host.vrrp?.state ?? ''} holding ${endpoint.host}`.trim(),
-        files: [file('/etc/keepalived/keepalived.conf.kubeadm-workbench', keepalived, 0o640)],
+        // It holds the cluster's VRRP password: shown as secret content, like every secret file.
+        files: [file('/etc/keepalived/keepalived.conf.kubeadm-workbench', keepalived, 0o640, true)],
         // Validate with the real parser before replacing the running config, as for HAProxy.
         run: sh`keepalived -t -f /etc/keepalived/keepalived.conf.kubeadm-workbench && mv /etc/keepalived/keepalived.conf.kubeadm-workbench /etc/keepalived/keepalived.conf && systemctl enable -q keepalived && systemctl restart keepalived`,
         verify: sh`systemctl is-active -q keepalived`,
