@@ -203,6 +203,9 @@ class Checker implements Reporter {
     const ssh = this.ssh(node.get('ssh', true) as Node | undefined, `${path}.ssh`);
     const vrrp = this.vrrp(node.get('vrrp', true) as Node | undefined, `${path}.vrrp`);
     const labels = this.labels(node.get('labels', true) as Node | undefined, `${path}.labels`);
+    if (labels && Object.keys(labels).length && !roles.includes('control-plane') && !roles.includes('worker')) {
+      this.report('inventory/labels-not-node', 'warning', `${name ?? path} has labels but is not a Kubernetes node (control-plane or worker), so they are not applied.`, node.get('labels', true) as Node);
+    }
     if (vrrp && !roles.includes('loadbalancer')) {
       this.report('inventory/vrrp-role', 'warning', `${name ?? path} has vrrp settings but not the loadbalancer role.`, node.get('vrrp', true) as Node);
     }

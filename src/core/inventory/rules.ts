@@ -39,6 +39,7 @@ export const INVENTORY_RULES: RuleInfo[] = [
   r('range', 'error', 'VRRP numbers are in Keepalived\'s ranges.', 'virtual_router_id is 1–255 and priority 1–254; keepalived refuses other values.'),
   r('interface', 'error', 'vrrp.interface is a Linux interface name.', 'It is written into keepalived.conf.'),
   r('vrrp-role', 'warning', 'Only balancers have vrrp settings.', 'vrrp settings of other hosts are ignored.'),
+  r('labels-not-node', 'warning', 'Only Kubernetes nodes have labels.', 'Labels are set on the Node object; a balancer that is not a node has none, so its labels would be silently ignored.'),
   r('label', 'error', 'Labels are Kubernetes label keys and values.', 'They are applied to the Node with kubectl label.'),
   r('duplicate-name', 'error', 'Every host has its own name.', 'Node names must be unique; a second kubeadm join with the same name replaces the first node.'),
   r('duplicate-address', 'error', 'Every host has its own address.', 'Two machines with one address break etcd peer URLs and the HAProxy backend.'),

@@ -234,6 +234,9 @@ test('finding 9: hosts with no role or only etcd, a VIP with no balancer and a 3
   assert.equal(r4.code, 1);
   assert.deepEqual(r4.lines, [lineOf(longName, long)]);
 
+  const lbLabels = example.replace('roles: [loadbalancer],', 'roles: [loadbalancer], labels: { zone: a },');
+  assert.deepEqual((await check(lbLabels, 'inventory/labels-not-node')).lines, [lineOf(lbLabels, 'labels: { zone: a }')]);
+
   const dir = workspace(example.replace('{ name: labs-k8s-w02, address: 10.3.60.55, roles: [worker] }', '{ name: labs-k8s-w02, address: 10.3.60.55, roles: [worker], labels: { zone: a, node-role.kubernetes.io/ingress: "" } }'));
   try {
     const io = memoryIo();
