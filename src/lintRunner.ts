@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Finding, Severity } from './core/findings';
+import type { InventoryParseResult } from './core/inventory/parse';
 import type { FileKind, LintContext, RuleInfo, SourceFile } from './core/lint/types';
 
 /** Runner → worker. */
@@ -18,11 +19,13 @@ export interface LintRequest {
   context: LintContext;
   /** Skip detection when the caller already knows the kind. */
   kind?: FileKind;
+  /** For an inventory: answer the parsed model too (the editor's inventory is parsed here, under the limits). */
+  model?: boolean;
 }
 
 /** Worker → runner for one request. */
 export type LintResponse =
-  | { type: 'result'; id: number; kind?: FileKind; findings: Finding[]; ms: number }
+  | { type: 'result'; id: number; kind?: FileKind; findings: Finding[]; ms: number; inventory?: InventoryParseResult }
   | { type: 'error'; id: number; message: string; ms: number };
 
 export type WorkerToRunner = { type: 'ready' } | LintResponse;
@@ -35,6 +38,8 @@ export interface LintOutcome {
   findings: Finding[];
   /** Time spent linting in the worker (or until it was stopped). */
   ms: number;
+  /** The parsed inventory, when asked for (`model`). */
+  inventory?: InventoryParseResult;
 }
 
 export const TIMEOUT_RULE = 'lint/timeout';
@@ -94,12 +99,22 @@ export class LintRunner {
   }
 
   /** Lints one file; never rejects: timeouts and crashes come back as findings. */
-  lint(file: SourceFile, context: LintContext = {}, opts: { kind?: FileKind; timeoutMs?: number } = {}): Promise<LintOutcome> {
+  lint(file: SourceFile, context: LintContext = {}, opts: { kind?: FileKind; timeoutMs?: number; model?: boolean } = {}): Promise<LintOutcome> {
     if (this.disposed) return Promise.resolve({ status: 'error', findings: [], ms: 0 });
     return new Promise((resolve) => {
-      this.queue.push({ request: { file, context, ...(opts.kind ? { kind: opts.kind } : {}) }, timeoutMs: opts.timeoutMs ?? this.timeoutMs, resolve });
+      this.queue.push({ request: { file, context, ...(opts.kind ? { kind: opts.kind } : {}), ...(opts.model ? { model: true } : {}) }, timeoutMs: opts.timeoutMs ?? this.timeoutMs, resolve });
       void this.pump();
     });
+  }
+
+  /**
+   * Parses an inventory in the worker, under the time and memory limits of config files. When it is stopped
+   * (too slow, too big) the answer has no model and its finding is an error, so nothing acts on the file.
+   */
+  async parseInventory(file: SourceFile, timeoutMs?: number): Promise<InventoryParseResult> {
+    const outcome = await this.lint(file, {}, { kind: 'inventory', model: true, ...(timeoutMs ? { timeoutMs } : {}) });
+    if (outcome.inventory) return outcome.inventory;
+    return { findings: outcome.findings.map((f) => ({ ...f, severity: 'error' as const })), locations: { hosts: new Map(), fields: new Map() } };
   }
 
   /** Number of files waiting (not counting the one being linted). */
@@ -143,7 +158,7 @@ export class LintRunner {
       const onMessage = (msg: WorkerToRunner): void => {
         if (msg.type === 'ready' || msg.id !== id) return;
         if (msg.type === 'error') finish({ status: 'error', findings: [internalError(msg.message)], ms: msg.ms });
-        else finish({ status: msg.kind ? 'ok' : 'unsupported', ...(msg.kind ? { kind: msg.kind } : {}), findings: msg.findings, ms: msg.ms });
+        else finish({ status: msg.kind ? 'ok' : 'unsupported', ...(msg.kind ? { kind: msg.kind } : {}), findings: msg.findings, ms: msg.ms, ...(msg.inventory ? { inventory: msg.inventory } : {}) });
       };
       const onError = (e: Error & { code?: string }): void => {
         this.forget(worker);

@@ -4,6 +4,7 @@
  * the worker. The protocol is in ./lintRunner.ts, which is the only module that talks to it.
  */
 import { isMainThread, parentPort } from 'node:worker_threads';
+import { parseInventory } from './core/inventory/parse';
 import { detectKind, lintText } from './core/lint/registry';
 import type { LintRequest, LintResponse, WorkerToRunner } from './lintRunner';
 
@@ -12,6 +13,10 @@ function handle(req: LintRequest): LintResponse {
   try {
     const kind = req.kind ?? detectKind(req.file.path, req.file.text);
     if (!kind) return { type: 'result', id: req.id, findings: [], ms: performance.now() - started };
+    if (req.model && kind === 'inventory') {
+      const inventory = parseInventory(req.file.text);
+      return { type: 'result', id: req.id, kind, findings: inventory.findings, inventory, ms: performance.now() - started };
+    }
     const findings = lintText(req.file, req.context, kind);
     return { type: 'result', id: req.id, kind, findings, ms: performance.now() - started };
   } catch (e) {

@@ -25,6 +25,7 @@ import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { hostsNeedingSudo, sudoUnlessRoot } from '../engine/become';
 import { joinPhases, joinProblem, narrowToJoin } from '../engine/join';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
+import { ensureStateFolder, stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
@@ -117,6 +118,7 @@ const RUN_FLAGS: FlagSpec = { yes: 'boolean', fresh: 'boolean', kubeconfig: 'str
 
 function phasesOf(flags: Loaded['flags']): BringUpPhase[] | string {
   const asked = (flags.phases as string[] | undefined) ?? [...BRING_UP_PHASES];
+  if (!asked.length || asked.some((p) => !p.trim())) return `--phases needs at least one phase: ${BRING_UP_PHASES.join(', ')}`;
   const bad = asked.filter((p) => !(BRING_UP_PHASES as readonly string[]).includes(p));
   return bad.length ? `unknown phase ${bad.join(', ')}; phases: ${BRING_UP_PHASES.join(', ')}` : (asked as BringUpPhase[]);
 }
@@ -126,7 +128,8 @@ async function makePlan(l: Loaded, io: CliIo, kubeconfig: string) {
   if (typeof phases === 'string') throw new UsageError(phases);
   const sources = await phaseSources(l.inventory, dirname(l.inventoryPath), io.readFile);
   const extra = await readKubeadmExtra(l.inventory, dirname(l.inventoryPath), io.readFile);
-  return buildBringUpPlan(l.inventory, phases, phaseConfigs(l.inventory, extra), sources, {
+  const vrrp = await vrrpAuthPass(stateFolderFor(l.inventoryPath));
+  return buildBringUpPlan(l.inventory, phases, phaseConfigs(l.inventory, extra, vrrp), sources, {
     saveAdminKubeconfig: async (adminConf) => {
       const context = await saveAdminKubeconfig(kubeconfig, adminConf, l.inventory.cluster.name);
       io.stdout(`admin credentials saved to ${kubeconfig} (0600) as context ${context}\n`);
@@ -182,7 +185,8 @@ export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableS
   try {
     const sources = await phaseSources(l.inventory, dirname(l.inventoryPath), io.readFile);
     const extra = await readKubeadmExtra(l.inventory, dirname(l.inventoryPath), io.readFile);
-    const full = buildBringUpPlan(l.inventory, joinPhases(l.inventory, hosts), phaseConfigs(l.inventory, extra), sources, { saveAdminKubeconfig: async () => undefined });
+    const vrrp = await vrrpAuthPass(stateFolderFor(l.inventoryPath));
+    const full = buildBringUpPlan(l.inventory, joinPhases(l.inventory, hosts), phaseConfigs(l.inventory, extra, vrrp), sources, { saveAdminKubeconfig: async () => undefined });
     plan = narrowToJoin(l.inventory, hosts, full);
   } catch (e) {
     io.stderr(`${(e as Error).message}\n`);
@@ -215,7 +219,8 @@ async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: string, st
   } finally {
     prompter.close();
   }
-  const state = { stateDir: join(dirname(l.inventoryPath), '.kubeadm-workbench'), command, resume: !l.flags.fresh };
+  const state = { stateDir: stateFolderFor(l.inventoryPath), command, resume: !l.flags.fresh };
+  await ensureStateFolder(state.stateDir);
   const { ledger, resumed } = await openLedger(plan, state);
   const output = new RunOutput(password ? [password] : []);
   const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));

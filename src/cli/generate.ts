@@ -3,11 +3,11 @@
  * cluster's config files (kubeadm-config.yaml, haproxy.cfg, keepalived.conf per balancer, containerd, sysctl and
  * modules) from the inventory. Files that exist and differ are only overwritten with --force; exit 1 otherwise.
  */
-import { promises as fs } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { generateClusterConfigs } from '../core/generate/index';
 import { parseInventory } from '../core/inventory/parse';
-import { containerdLayoutFor, planWrites } from '../editor/generatePlan';
+import { containerdLayoutFor, planWrites, readGeneratedTarget, writeGeneratedFile } from '../editor/generatePlan';
+import { stateFolderFor, vrrpAuthPass as vrrpSecret } from '../engine/stateFolder';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
 import { findInventoryAbove } from './lint';
 
@@ -71,8 +71,15 @@ export async function runGenerate(args: string[], io: CliIo): Promise<number> {
     return EXIT_FAILED;
   }
   const layout = containerdLayoutFor(parsed.containerdVersion);
-  const files = generateClusterConfigs(inventory, layout ? { containerdLayout: layout } : {});
-  const plan = await planWrites(files, (p) => fs.readFile(join(parsed.out, p), 'utf8').catch(() => undefined));
+  let files;
+  try {
+    const vrrpAuthPass = await vrrpSecret(stateFolderFor(resolve(inventoryPath)));
+    files = generateClusterConfigs(inventory, { ...(layout ? { containerdLayout: layout } : {}), vrrpAuthPass });
+  } catch (e) {
+    io.stderr(`${(e as Error).message}; nothing was generated\n`);
+    return EXIT_FAILED;
+  }
+  const plan = await planWrites(files, (p) => readGeneratedTarget(parsed.out, p));
   const changed = plan.filter((p) => p.status === 'changed');
   if (changed.length && !parsed.force) {
     for (const p of changed) io.stderr(`${join(parsed.out, p.path)} exists and differs from the generated file\n`);
@@ -85,8 +92,12 @@ export async function runGenerate(args: string[], io: CliIo): Promise<number> {
       io.stdout(`unchanged ${target}\n`);
       continue;
     }
-    await fs.mkdir(dirname(target), { recursive: true });
-    await io.writeFile(target, p.text);
+    try {
+      await writeGeneratedFile(parsed.out, p.path, p.text);
+    } catch (e) {
+      io.stderr(`${(e as Error).message}\n`);
+      return EXIT_FAILED;
+    }
     io.stdout(`${p.status === 'new' ? 'wrote    ' : 'replaced '} ${target}${p.host ? ` (for ${p.host})` : ''}\n`);
   }
   return EXIT_OK;

@@ -206,6 +206,13 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     if (parsed.fix) {
       for (const s of supported) {
         const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
+        // The fixes edit decoded text: written back, a file that is not valid UTF-8 would have every byte
+        // the decoder replaced (0xE9 in a comment → EF BF BD) corrupted, far from what was fixed.
+        const original = s.file.text;
+        if (!(await decodesExactly(s.file.path, original))) {
+          io.stderr(`${s.file.path}: not valid UTF-8; --fix leaves it unchanged (convert it to UTF-8 to have it fixed)\n`);
+          continue;
+        }
         const fixed = await autoFix(s, runner, { ...context, siblings });
         if (!fixed) continue;
         await io.writeFile(s.file.path, s.file.text);
@@ -231,6 +238,12 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     io.stderr(`${supported.length} file${supported.length === 1 ? '' : 's'} checked: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.info} info\n`);
   }
   return rows.some((r) => r.finding.severity === 'error') ? EXIT_FAILED : EXIT_OK;
+}
+
+/** True when the file's bytes are exactly the UTF-8 encoding of `text` (nothing was replaced in decoding). */
+async function decodesExactly(path: string, text: string): Promise<boolean> {
+  const bytes = await fs.readFile(path).catch(() => undefined);
+  return bytes !== undefined && Buffer.from(text, 'utf8').equals(bytes);
 }
 
 /** Applies unambiguous fixes to `s.file.text` in place, re-linting between passes; returns how many were fixed. */

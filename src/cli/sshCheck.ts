@@ -101,8 +101,11 @@ export async function runSshCheck(argv: string[], io: CliIo): Promise<number> {
     return EXIT_USAGE;
   }
   const { inventory, findings } = parseInventory(text);
-  if (!inventory) {
-    for (const f of findings) io.stderr(`${args.inventory}: ${f.message}\n`);
+  // An address the loader refuses (10.3.60.051 is octal to ssh) must not be connected to.
+  const errors = findings.filter((f) => f.severity === 'error');
+  if (!inventory || errors.length) {
+    for (const f of errors) io.stderr(`${args.inventory}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.message}\n`);
+    io.stderr(`${args.inventory}: not a valid inventory (run check-inventory); no host was contacted\n`);
     return EXIT_FAILED;
   }
   const unknownHosts = args.hosts.filter((h) => !inventory.hosts.some((x) => x.name === h));

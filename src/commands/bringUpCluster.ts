@@ -3,6 +3,7 @@ import { buildPlan, pickPhases } from '../editor/bringUpPlans';
 import { approveAndRunPlan } from '../editor/planRun';
 import { requireTrust } from '../editor/trust';
 import type { CommandContext } from './context';
+import { usableInventory } from '../editor/inventoryWorkspace';
 
 /**
  * Runs the bring-up plan over SSH: the phases to include, the plan (the exact commands) beside a
@@ -12,11 +13,11 @@ export function bringUpCluster(ctx: CommandContext) {
   return async (): Promise<void> => {
     if (!(await requireTrust('bring up the cluster over SSH'))) return;
     const loaded = await ctx.inventory.get();
-    if (!loaded?.inventory) {
+    const inv = usableInventory(loaded);
+    if (!loaded || !inv) {
       void vscode.window.showErrorMessage('Bring-up needs a valid inventory.yaml (see the Problems panel).');
       return;
     }
-    const inv = loaded.inventory;
     const phases = await pickPhases('Bring up the cluster');
     if (!phases) return;
     let savedContext: string | undefined;

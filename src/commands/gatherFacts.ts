@@ -5,6 +5,7 @@ import { sh, sudo } from '../core/ssh/command';
 import { toRange } from '../editor/diagnostics';
 import { requireTrust } from '../editor/trust';
 import type { CommandContext } from './context';
+import { usableInventory } from '../editor/inventoryWorkspace';
 
 /**
  * Gathers facts from every host in parallel (read-only), shows a report, and puts each finding —
@@ -15,11 +16,11 @@ export function gatherFacts(ctx: CommandContext) {
   return async (): Promise<void> => {
     if (!(await requireTrust('gather facts from the hosts'))) return;
     const loaded = await ctx.inventory.get();
-    if (!loaded?.inventory) {
+    const inv = usableInventory(loaded);
+    if (!loaded || !inv) {
       void vscode.window.showErrorMessage('Gather facts needs a valid inventory.yaml (see the Problems panel).');
       return;
     }
-    const inv = loaded.inventory;
     const pool = ctx.sessions.open(inv, vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri);
     const facts: HostFacts[] = [];
     const failures: string[] = [];

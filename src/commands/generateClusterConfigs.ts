@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type * as Generate from '../core/generate/index';
-import { planWrites, type PlannedWrite } from '../editor/generatePlan';
+import { planWrites, writeGeneratedFile, type PlannedWrite } from '../editor/generatePlan';
+import { stateFolderFor, vrrpAuthPass as vrrpSecret } from '../engine/stateFolder';
 import type { CommandContext } from './context';
 import { CommandIds } from './ids';
 
@@ -23,21 +24,24 @@ export function generateClusterConfigsCommand(ctx: CommandContext) {
       return undefined;
     }
     const errors = loaded.result.findings.filter((f) => f.severity === 'error');
-    if (errors.length && !unattended) {
-      const go = 'Generate Anyway';
-      const choice = await vscode.window.showWarningMessage(
-        `inventory.yaml has ${errors.length} error${errors.length === 1 ? '' : 's'}; the generated files would carry them.`,
-        { modal: true, detail: errors.slice(0, 5).map((f) => `line ${f.range.start.line + 1}: ${f.message}`).join('\n') },
-        go,
+    if (errors.length) {
+      // What we generate runs as root on every node: an inventory with errors is never generated from.
+      const open = 'Open Inventory';
+      const choice = await vscode.window.showErrorMessage(
+        `inventory.yaml has ${errors.length} error${errors.length === 1 ? '' : 's'}; fix ${errors.length === 1 ? 'it' : 'them'} first — nothing was generated.`,
+        { modal: !unattended, detail: errors.slice(0, 5).map((f) => `line ${f.range.start.line + 1}: ${f.message}`).join('\n') },
+        open,
       );
-      if (choice !== go) return undefined;
+      if (choice === open) await vscode.commands.executeCommand(CommandIds.openInventory);
+      return undefined;
     }
     const root = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri ?? vscode.Uri.joinPath(loaded.uri, '..');
     const layout = vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('generate.containerdLayout') === 3 ? 3 : 2;
     // Loaded on first use: the generators pull in the kubeadm schemas, which activation should not pay for.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { generateClusterConfigs } = require('../core/generate/index') as typeof Generate;
-    const files = generateClusterConfigs(loaded.inventory, { containerdLayout: layout });
+    const vrrpAuthPass = await vrrpSecret(stateFolderFor(loaded.uri.fsPath));
+    const files = generateClusterConfigs(loaded.inventory, { containerdLayout: layout, vrrpAuthPass });
 
     let folder = unattended?.folder ?? vscode.Uri.joinPath(root, DEFAULT_FOLDER);
     let chosen: PlannedWrite[] | undefined;
@@ -73,8 +77,8 @@ export function generateClusterConfigsCommand(ctx: CommandContext) {
     for (const p of chosen) {
       const uri = vscode.Uri.joinPath(folder, p.path);
       if (p.status !== 'unchanged') {
-        await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(uri, '..'));
-        await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(p.text));
+        // The CLI's write path: no symlinks on the way, temp file + rename.
+        await writeGeneratedFile(folder.fsPath, p.path, p.text);
       }
       written.push(uri);
     }

@@ -5,6 +5,7 @@ import { approveAndRunPlan } from '../editor/planRun';
 import { requireTrust } from '../editor/trust';
 import type { InventoryNode } from '../views/inventoryView';
 import type { CommandContext } from './context';
+import { usableInventory } from '../editor/inventoryWorkspace';
 
 /**
  * Joins inventory hosts to the running cluster — a node added to the inventory, or one rebuilt: its
@@ -16,11 +17,11 @@ export function joinHost(ctx: CommandContext) {
   return async (node?: InventoryNode): Promise<void> => {
     if (!(await requireTrust('join hosts to the cluster over SSH'))) return;
     const loaded = await ctx.inventory.get();
-    if (!loaded?.inventory) {
+    const inv = usableInventory(loaded);
+    if (!loaded || !inv) {
       void vscode.window.showErrorMessage('Joining needs a valid inventory.yaml (see the Problems panel).');
       return;
     }
-    const inv = loaded.inventory;
     const joinable = joinableHosts(inv);
     let hosts: string[];
     if (node?.kind === 'host') {

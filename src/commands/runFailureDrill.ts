@@ -13,6 +13,7 @@ import { askSudoPassword } from '../editor/sudoPassword';
 import { requireTrust } from '../editor/trust';
 import type { InventoryNode } from '../views/inventoryView';
 import type { CommandContext } from './context';
+import { usableInventory } from '../editor/inventoryWorkspace';
 
 /**
  * Run Failure Drill…: the seed's fault-tolerance chapter on the real cluster. Pick a control-plane node
@@ -28,7 +29,7 @@ export function runFailureDrill(ctx: CommandContext) {
   return async (arg?: InventoryNode | string): Promise<void> => {
     if (!(await requireTrust('run a failure drill on the cluster'))) return;
     const loaded = await ctx.inventory.get();
-    const inv = loaded?.inventory;
+    const inv = usableInventory(loaded);
     if (!loaded || !inv) {
       void vscode.window.showErrorMessage('A failure drill needs a valid inventory.yaml (see the Problems panel).');
       return;

@@ -10,6 +10,7 @@ import type { Inventory } from '../core/inventory/types';
 import type { Plan } from '../core/plan/types';
 import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/bringUp';
 import type * as Inputs from '../engine/inputs';
+import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
 
 const PHASE_LABELS: Record<BringUpPhase, string> = {
@@ -44,7 +45,8 @@ export async function buildPlan(inv: Inventory, inventoryUri: vscode.Uri, phases
   const { phaseConfigs, phaseSources, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;
   const sources = await phaseSources(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
   const extra = await readKubeadmExtra(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
-  return buildBringUpPlan(inv, phases, phaseConfigs(inv, extra), sources, {
+  const vrrp = await vrrpAuthPass(stateFolderFor(inventoryUri.fsPath));
+  return buildBringUpPlan(inv, phases, phaseConfigs(inv, extra, vrrp), sources, {
     saveAdminKubeconfig: async (adminConf) => {
       // admin.conf is cluster-admin: never into the workspace unless the user says so.
       if (folder) {

@@ -3,7 +3,8 @@
  * as diagnostics. Views and commands read the model from here and listen to `onDidChange`.
  */
 import * as vscode from 'vscode';
-import { parseInventory, type InventoryParseResult } from '../core/inventory/parse';
+import type { InventoryParseResult } from '../core/inventory/parse';
+import { LintRunner } from '../lintRunner';
 import type { Inventory, InventoryLocations } from '../core/inventory/types';
 import { toDiagnostic } from './diagnostics';
 
@@ -20,7 +21,9 @@ export class InventoryWorkspace implements vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<LoadedInventory | undefined>();
   readonly onDidChange = this.changeEmitter.event;
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('kubeadm-inventory');
-  private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.diagnostics];
+  /** The inventory is untrusted input: parsed in the lint worker with its time and memory limits, not on the extension host. */
+  private readonly parser = new LintRunner({ timeoutSeverity: 'error' });
+  private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.diagnostics, { dispose: () => this.parser.dispose() }];
   private loaded: LoadedInventory | undefined;
   private pending: NodeJS.Timeout | undefined;
   private loading: Promise<LoadedInventory | undefined> | undefined;
@@ -72,7 +75,8 @@ export class InventoryWorkspace implements vscode.Disposable {
       return undefined;
     }
     const text = await readText(uri);
-    const result = parseInventory(text);
+    const timeoutMs = vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('lint.timeoutMs');
+    const result = await this.parser.parseInventory({ path: uri.fsPath, text }, timeoutMs);
     this.diagnostics.set(uri, result.findings.map(toDiagnostic));
     this.loaded = { uri, result, locations: result.locations, ...(result.inventory ? { inventory: result.inventory } : {}) };
     void vscode.commands.executeCommand('setContext', 'kubeadm.hasInventory', true);
@@ -107,4 +111,9 @@ export async function findInventoryFile(): Promise<vscode.Uri | undefined> {
   }
   const found = await vscode.workspace.findFiles('**/inventory.{yaml,yml}', '**/node_modules/**', 1);
   return found[0];
+}
+
+/** The model only when the inventory has no errors: plans, joins, facts and drills never act on one that has. */
+export function usableInventory(loaded: LoadedInventory | undefined): Inventory | undefined {
+  return loaded?.inventory && !loaded.result.findings.some((f) => f.severity === 'error') ? loaded.inventory : undefined;
 }

@@ -4,8 +4,9 @@
  * cancel (cancel stops the remote commands), output in a run terminal and a run log, and a ledger so
  * a failed or cancelled run resumes at the failed step.
  */
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { ensureStateFolder, stateFolderFor } from '../engine/stateFolder';
 import type { Inventory } from '../core/inventory/types';
 import { Ledger } from '../core/plan/ledger';
 import { SshExecutor } from '../core/plan/sshExecutor';
@@ -33,7 +34,8 @@ export interface PlanRunRequest {
 export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest, onDone?: (took: string) => string): Promise<boolean> {
   const { inv, plan } = req;
   await ctx.reports.show(req.planDocument, renderPlan(plan));
-  const state = { stateDir: join(dirname(req.inventoryUri.fsPath), '.kubeadm-workbench'), command: req.command, resume: true };
+  const state = { stateDir: stateFolderFor(req.inventoryUri.fsPath), command: req.command, resume: true };
+  await ensureStateFolder(state.stateDir);
   const resumable = await Ledger.findResumable(join(state.stateDir, 'runs'), req.command, plan.fingerprint);
   const steps = plan.phases.reduce((n, p) => n + p.steps.length, 0);
   const hosts = new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host))).size;

@@ -13,11 +13,14 @@ import { HostLocks } from '../core/plan/locks';
 import { runPlan, type RunEvent, type RunResult, type StepExecutor } from '../core/plan/runner';
 import type { PhaseId, PhasePlan, Plan } from '../core/plan/types';
 import type { RunOutput } from '../core/ssh/runLog';
+import { assertValidInventory } from '../core/inventory/validate';
 
 export const BRING_UP_PHASES = ['prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers', 'verify'] as const satisfies readonly PhaseId[];
 export type BringUpPhase = (typeof BRING_UP_PHASES)[number];
 
 export function buildBringUpPlan(inv: Inventory, phases: readonly BringUpPhase[], configs: PhaseConfigs, sources: PhaseSources, hooks: InitHooks): Plan {
+  assertValidInventory(inv);
+  if (!phases.length) throw new Error(`no phase to plan: name at least one of ${BRING_UP_PHASES.join(', ')}`);
   const plans: PhasePlan[] = [];
   for (const phase of BRING_UP_PHASES.filter((p) => phases.includes(p))) {
     if (phase === 'prepare') plans.push(preparePhase(inv, configs, sources));

@@ -3,15 +3,15 @@
  * generators the editor's "Generate cluster configs" and the rules use) and the package and CNI
  * sources. Shared by the CLI and the extension.
  */
-import { isAbsolute, resolve } from 'node:path';
 import { generateClusterConfigs } from '../core/generate';
 import { mergeKubeadmDocuments } from '../core/generate/mergeDocuments';
 import type { Inventory } from '../core/inventory/types';
 import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
+import { readWorkspaceFile } from './workspaceFiles';
 
 /** `extraKubeadm`: the text of cluster.kubeadmExtraConfig, when the inventory names one. */
-export function phaseConfigs(inv: Inventory, extraKubeadm?: string): PhaseConfigs {
-  const files = generateClusterConfigs(inv);
+export function phaseConfigs(inv: Inventory, extraKubeadm?: string, vrrpAuthPass?: string): PhaseConfigs {
+  const files = generateClusterConfigs(inv, vrrpAuthPass ? { vrrpAuthPass } : {});
   const text = (path: string): string => {
     const f = files.find((x) => x.path === path);
     if (!f) throw new Error(`the generator produced no ${path}`);
@@ -34,19 +34,32 @@ export function phaseConfigs(inv: Inventory, extraKubeadm?: string): PhaseConfig
   };
 }
 
-const FLANNEL_MANIFEST_URL = 'https://github.com/flannel-io/flannel/releases/latest/download/kube-flannel.yml';
+/**
+ * The flannel release applied for each Kubernetes minor, pinned: a `releases/latest` URL would apply whatever
+ * flannel published last, untested with this cluster and different on the next run. Update with the lab's
+ * FLANNEL_VERSION (lab/versions.env) after the lab has run with it.
+ */
+export const FLANNEL_VERSIONS: Record<string, string> = Object.fromEntries(
+  Array.from({ length: 34 - 24 + 1 }, (_, i) => [`1.${24 + i}`, 'v0.27.4']),
+);
+
+export function flannelManifestUrl(kubernetesVersion: string): string | undefined {
+  const minor = /^v?(\d+\.\d+)\./.exec(kubernetesVersion)?.[1];
+  const version = minor ? FLANNEL_VERSIONS[minor] : undefined;
+  return version && `https://github.com/flannel-io/flannel/releases/download/${version}/kube-flannel.yml`;
+}
 
 /**
- * The CNI manifest: the inventory's `cniManifest` (a file next to the inventory, or a URL the
- * first control-plane node downloads), else flannel's released manifest.
+ * The CNI manifest: the inventory's `cniManifest` (a file inside the inventory's folder, or an https URL the
+ * first control-plane node downloads), else flannel's release pinned for the Kubernetes version.
  */
 export async function phaseSources(inv: Inventory, inventoryDir: string, readFile: (path: string) => Promise<string>): Promise<PhaseSources> {
-  const ref = inv.cluster.cniManifest ?? (inv.cluster.cni === 'flannel' ? FLANNEL_MANIFEST_URL : undefined);
-  if (!ref) throw new Error(`set cluster.cniManifest in the inventory: there is no default manifest for ${inv.cluster.cni}`);
+  const ref = inv.cluster.cniManifest ?? (inv.cluster.cni === 'flannel' ? flannelManifestUrl(inv.cluster.kubernetesVersion) : undefined);
+  if (!ref) throw new Error(`set cluster.cniManifest in the inventory: there is no pinned default manifest for ${inv.cluster.cni} on Kubernetes ${inv.cluster.kubernetesVersion}`);
   const isUrl = /^https?:\/\//.test(ref);
   const p = inv.cluster.packages ?? {};
   return {
-    ...(isUrl ? { cniManifestUrl: ref, cniManifest: '' } : { cniManifest: await readFile(isAbsolute(ref) ? ref : resolve(inventoryDir, ref)) }),
+    ...(isUrl ? { cniManifestUrl: ref, cniManifest: '' } : { cniManifest: await readWorkspaceFile(inventoryDir, ref, readFile, 'cluster.cniManifest') }),
     ...(p.kubernetesApt ? { kubernetesApt: p.kubernetesApt } : {}),
     ...(p.kubernetesAptKey ? { kubernetesAptKey: p.kubernetesAptKey } : {}),
     ...(p.debianApt ? { debianApt: p.debianApt } : {}),
@@ -55,8 +68,8 @@ export async function phaseSources(inv: Inventory, inventoryDir: string, readFil
   };
 }
 
-/** Reads cluster.kubeadmExtraConfig relative to the inventory's folder. */
+/** Reads cluster.kubeadmExtraConfig from inside the inventory's folder. */
 export async function readKubeadmExtra(inv: Inventory, inventoryDir: string, readFile: (path: string) => Promise<string>): Promise<string | undefined> {
   const ref = inv.cluster.kubeadmExtraConfig;
-  return ref ? readFile(isAbsolute(ref) ? ref : resolve(inventoryDir, ref)) : undefined;
+  return ref ? readWorkspaceFile(inventoryDir, ref, readFile, 'cluster.kubeadmExtraConfig') : undefined;
 }

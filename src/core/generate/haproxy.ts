@@ -5,6 +5,8 @@
  */
 import { hostsWithRole, splitEndpoint } from '../inventory/types';
 import type { Inventory } from '../inventory/types';
+import { assertValidInventory } from '../inventory/validate';
+import { configWord } from './configWords';
 
 export const HAPROXY_FRONTEND = 'kubernetes-api';
 export const HAPROXY_BACKEND = 'kubernetes-master-nodes';
@@ -15,20 +17,20 @@ function safeName(name: string): string {
 }
 
 export function generateHaproxyConfig(inv: Inventory): string {
+  assertValidInventory(inv);
   const ep = splitEndpoint(inv.cluster.controlPlaneEndpoint);
   if (!ep) throw new Error(`controlPlaneEndpoint '${inv.cluster.controlPlaneEndpoint}' is not host:port`);
-  const bind = ep.host.includes(':') ? `[${ep.host}]:${ep.port}` : `${ep.host}:${ep.port}`;
+  const bind = configWord(`${ep.host}:${ep.port}`, 'the bind address');
   const balancers = hostsWithRole(inv, 'loadbalancer').map((h) => h.name);
   const seen = new Set<string>();
   const servers = hostsWithRole(inv, 'control-plane').map((h) => {
     let name = safeName(h.name);
     while (seen.has(name)) name += '_';
     seen.add(name);
-    const addr = h.address.includes(':') ? `[${h.address}]` : h.address;
-    return `    server ${name} ${addr}:${ep.port} check fall 3 rise 2`;
+    return `    server ${configWord(name, 'a server name')} ${configWord(`${h.address}:${ep.port}`, 'a server address')} check fall 3 rise 2`;
   });
   return [
-    `# /etc/haproxy/haproxy.cfg on ${balancers.join(', ') || 'the balancers'}: L4 balancing of the Kubernetes API.`,
+    `# /etc/haproxy/haproxy.cfg on ${balancers.map((b) => configWord(b, 'a host name')).join(', ') || 'the balancers'}: L4 balancing of the Kubernetes API.`,
     '# Generated from the inventory by Kubeadm Workbench.',
     'global',
     '    log /dev/log local0',

@@ -3,6 +3,7 @@
  * Paths are relative to the workspace folder; `host` is set for files that differ per host.
  */
 import { hostsWithRole, type Inventory } from '../inventory/types';
+import { assertValidInventory } from '../inventory/validate';
 import { generateContainerdConfig, generateRegistryHosts, needsRegistryConfig, type ContainerdLayout } from './containerd';
 import { generateHaproxyConfig } from './haproxy';
 import { generateKeepalivedConfigs } from './keepalived';
@@ -23,9 +24,12 @@ export interface GenerateOptions {
   initHost?: string;
   /** Leave out the HAProxy/Keepalived files. */
   skipBalancers?: boolean;
+  /** The cluster's stored VRRP password (see generateKeepalivedConfigs). */
+  vrrpAuthPass?: string;
 }
 
 export function generateClusterConfigs(inv: Inventory, options: GenerateOptions = {}): GeneratedFile[] {
+  assertValidInventory(inv);
   const files: GeneratedFile[] = [];
   files.push({ path: 'kubeadm-config.yaml', text: generateKubeadmConfig(inv, options.initHost ? { initHost: options.initHost } : {}) });
   files.push({ path: 'etc/containerd/config.toml', text: generateContainerdConfig(inv, { layout: options.containerdLayout ?? 2 }) });
@@ -36,7 +40,7 @@ export function generateClusterConfigs(inv: Inventory, options: GenerateOptions 
   if (balancers.length && !options.skipBalancers) {
     files.push({ path: 'etc/sysctl.d/99-loadbalancer.conf', text: generateBalancerSysctl() });
     files.push({ path: 'haproxy.cfg', text: generateHaproxyConfig(inv) });
-    const keepalived = generateKeepalivedConfigs(inv);
+    const keepalived = generateKeepalivedConfigs(inv, options.vrrpAuthPass ? { authPass: options.vrrpAuthPass } : {});
     const names = Object.keys(keepalived);
     for (const [host, text] of Object.entries(keepalived)) {
       files.push({ path: names.length === 1 ? 'keepalived.conf' : `keepalived-${host}.conf`, text, host });

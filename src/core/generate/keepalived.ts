@@ -6,11 +6,28 @@
  */
 import { hostsWithRole, splitEndpoint } from '../inventory/types';
 import type { HostSpec, Inventory } from '../inventory/types';
+import { createHash } from 'node:crypto';
+import { assertValidInventory } from '../inventory/validate';
+import { MIN_VIP_PREFIX } from '../inventory/crossChecks';
 import { cidrContains, parseCidr } from '../net';
+import { configWord } from './configWords';
+
+export interface KeepalivedGenerateOptions {
+  /**
+   * The VRRP password of this cluster (PASS authentication uses 8 characters). The CLI and the editor pass
+   * one kept beside the inventory (see src/engine/vrrpSecret.ts); without it, one is derived from the
+   * cluster's name, VIP and router id — distinct per cluster, stable across runs, never a shared constant.
+   */
+  authPass?: string;
+}
+
+/** A per-cluster VRRP password when no stored one is given: 8 characters of a hash of what identifies the cluster. */
+export function derivedAuthPass(inv: Inventory, vrid: number): string {
+  return createHash('sha256').update(`kubeadm-workbench vrrp\0${inv.cluster.name}\0${inv.cluster.controlPlaneEndpoint}\0${vrid}`).digest('base64url').slice(0, 8);
+}
 
 export const DEFAULT_VRID = 51;
 export const DEFAULT_INTERFACE = 'ens192';
-export const AUTH_PASS = 'k8s-vip';
 
 interface Vrrp {
   host: HostSpec;
@@ -33,19 +50,22 @@ export function vrrpRoles(inv: Inventory): Vrrp[] {
 
 /** The longest prefix (at most /24) that holds the VIP and every balancer. */
 export function vipPrefix(vip: string, balancers: string[]): number {
-  for (let bits = 24; bits >= 8; bits--) {
+  for (let bits = 24; bits >= MIN_VIP_PREFIX; bits--) {
     const cidr = parseCidr(`${vip}/${bits}`);
     if (cidr && balancers.every((a) => cidrContains(cidr, a))) return bits;
   }
   return 24;
 }
 
-export function generateKeepalivedConfigs(inv: Inventory): Record<string, string> {
+export function generateKeepalivedConfigs(inv: Inventory, options: KeepalivedGenerateOptions = {}): Record<string, string> {
+  assertValidInventory(inv);
   const ep = splitEndpoint(inv.cluster.controlPlaneEndpoint);
   if (!ep) throw new Error(`controlPlaneEndpoint '${inv.cluster.controlPlaneEndpoint}' is not host:port`);
   const roles = vrrpRoles(inv);
   const prefix = vipPrefix(ep.host, roles.map((r) => r.host.address));
   const vrid = roles.find((r) => r.host.vrrp?.virtualRouterId)?.host.vrrp?.virtualRouterId ?? DEFAULT_VRID;
+  const authPass = configWord(options.authPass ?? derivedAuthPass(inv, vrid), 'the VRRP password');
+  const vip = configWord(`${ep.host}/${prefix}`, 'the VIP');
   const out: Record<string, string> = {};
   // one weight for every balancer, large enough to take a failed MASTER below the best BACKUP
   // (seed: 100 - 20 = 80 < 90); -20 as in the seed when it is larger than needed or there is no BACKUP
@@ -53,11 +73,12 @@ export function generateKeepalivedConfigs(inv: Inventory): Record<string, string
   const backups = roles.filter((x) => x !== master).map((x) => x.priority);
   const weight = master && backups.length ? -Math.min(253, Math.max(20, master.priority - Math.max(...backups) + 1)) : -20;
   for (const r of roles) {
+    const w = (v: string | number, what: string): string => configWord(v, `${what} of ${r.host.name}`);
     out[r.host.name] = [
       `# /etc/keepalived/keepalived.conf on ${r.host.name}: holds the VIP while HAProxy lives.`,
       '# Generated from the inventory by Kubeadm Workbench.',
       'global_defs {',
-      `    router_id ${r.host.name}`,
+      `    router_id ${w(r.host.name, 'the router_id')}`,
       '    enable_script_security',
       '    script_user root',
       '}',
@@ -65,21 +86,21 @@ export function generateKeepalivedConfigs(inv: Inventory): Record<string, string
       'vrrp_script chk_haproxy {',
       '    script "/usr/bin/killall -0 haproxy"',
       '    interval 2',
-      `    weight ${weight}`,
+      `    weight ${w(weight, 'the weight')}`,
       '}',
       '',
       'vrrp_instance VI_K8S_API {',
-      `    state ${r.state}`,
-      `    interface ${r.iface}`,
-      `    virtual_router_id ${vrid}`,
-      `    priority ${r.priority}`,
+      `    state ${w(r.state, 'the VRRP state')}`,
+      `    interface ${w(r.iface, 'the interface')}`,
+      `    virtual_router_id ${w(vrid, 'the virtual_router_id')}`,
+      `    priority ${w(r.priority, 'the priority')}`,
       '    advert_int 1',
       '    authentication {',
       '        auth_type PASS',
-      `        auth_pass ${AUTH_PASS}`,
+      `        auth_pass ${authPass}`,
       '    }',
       '    virtual_ipaddress {',
-      `        ${ep.host}/${prefix}`,
+      `        ${vip}`,
       '    }',
       '    track_script {',
       '        chk_haproxy',

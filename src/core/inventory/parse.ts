@@ -5,15 +5,18 @@
  */
 import { isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { LineIndex, type Finding, type Range, ZERO_RANGE } from '../findings';
-import { isIPv4, parseCidr, cidrsOverlap } from '../net';
+import { crossChecks } from './crossChecks';
+import type { FieldSpec } from './validate';
+import { CLUSTER_FIELDS, HOST_ADDRESS, HOST_NAME, LABEL_KEY, LABEL_VALUE, MIRROR, PACKAGE_FIELDS, PREFLIGHT, REGISTRY, SSH_FIELDS, VRRP_INTERFACE } from './validate';
+import { syntaxFindings } from './yamlErrors';
 import {
   CNIS,
   ROLES,
-  splitEndpoint,
   type ClusterSpec,
   type HostSpec,
   type Inventory,
   type InventoryLocations,
+  type PackageSource,
   type Role,
   type SshSettings,
   type VrrpSettings,
@@ -27,33 +30,48 @@ export interface InventoryParseResult {
 }
 
 
+/**
+ * Larger than any real inventory (a thousand hosts take ~100 KB) and small enough that parsing stays
+ * well under a second: the YAML parser needs about 2 µs and 150 bytes of memory per input byte.
+ */
+export const MAX_INVENTORY_BYTES = 256 * 1024;
+
 export function parseInventory(text: string): InventoryParseResult {
-  const lines = new LineIndex(text);
-  const findings: Finding[] = [];
   const locations: InventoryLocations = { hosts: new Map(), fields: new Map() };
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
-
-  for (const err of doc.errors) {
-    const [start, end] = err.pos;
-    findings.push({
-      rule: 'inventory/yaml-syntax',
-      severity: 'error',
-      message: firstLine(err.message),
-      range: lines.range(start, Math.max(end, start + 1)),
-    });
+  if (text.length > MAX_INVENTORY_BYTES) {
+    return {
+      findings: [{ rule: 'inventory/too-large', severity: 'error', message: `The inventory is ${Math.round(text.length / 1024)} KB; at most ${MAX_INVENTORY_BYTES / 1024} KB is read.`, range: ZERO_RANGE }],
+      locations,
+    };
   }
+  const lines = new LineIndex(text);
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  // One finding per syntax problem: the parser's cascade after it says nothing new.
+  const findings: Finding[] = syntaxFindings(doc.errors, lines);
   if (doc.errors.length && !isMap(doc.contents)) return { findings, locations };
-
-  const ctx = new Checker(doc, lines, findings, locations);
+  // With a syntax error the checks below would only describe the parser's recovery: the model is kept
+  // (the views show the hosts that are complete) and only the syntax is reported.
+  const checked: Finding[] = [];
+  const ctx = new Checker(doc, lines, doc.errors.length ? checked : findings, locations);
   const inventory = ctx.inventory();
-  return { inventory, findings, locations };
+  return { ...(inventory ? { inventory } : {}), findings, locations };
 }
 
-function firstLine(s: string): string {
-  return s.split('\n')[0]!.trim();
+/** Reports where a finding goes; shared with the cross checks. */
+export interface Reporter {
+  report(rule: string, severity: Finding['severity'], message: string, node: Node | null | undefined, keyOnly?: boolean, why?: string): void;
+  push(rule: string, severity: Finding['severity'], message: string, range: Range, why?: string): void;
+  root(): YAMLMap;
+  clusterField(key: string): Node | undefined;
+  hostRange(name: string): Range;
 }
 
-class Checker {
+/** A value as a message shows it: quoted, escaped, and short. */
+function shown(v: string): string {
+  return JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}…` : v);
+}
+
+class Checker implements Reporter {
   constructor(
     private readonly doc: Document,
     private readonly lines: LineIndex,
@@ -77,7 +95,7 @@ class Checker {
     const hosts = hostsNode ? this.hosts(hostsNode) : [];
     if (!cluster) return undefined;
     const inv: Inventory = { cluster, ssh, hosts };
-    this.crossChecks(inv);
+    crossChecks(inv, this);
     return inv;
   }
 
@@ -87,36 +105,23 @@ class Checker {
       return undefined;
     }
     this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages', 'cniManifest', 'ignorePreflightErrors', 'containerd', 'kubeadmExtraConfig'], 'cluster');
-    const name = this.requiredString(node, 'name', 'cluster');
-    const kubernetesVersion = this.requiredString(node, 'kubernetesVersion', 'cluster');
-    const controlPlaneEndpoint = this.requiredString(node, 'controlPlaneEndpoint', 'cluster');
-    const podSubnet = this.optionalString(node, 'podSubnet', 'cluster') ?? '10.244.0.0/16';
-    const serviceSubnet = this.optionalString(node, 'serviceSubnet', 'cluster') ?? '10.96.0.0/12';
+    const f = CLUSTER_FIELDS;
+    const name = this.checked(node, 'name', 'cluster', f.name, true);
+    const kubernetesVersion = this.checked(node, 'kubernetesVersion', 'cluster', f.kubernetesVersion, true);
+    const controlPlaneEndpoint = this.checked(node, 'controlPlaneEndpoint', 'cluster', f.controlPlaneEndpoint, true);
+    const podSubnet = this.checked(node, 'podSubnet', 'cluster', f.podSubnet) ?? '10.244.0.0/16';
+    const serviceSubnet = this.checked(node, 'serviceSubnet', 'cluster', f.serviceSubnet) ?? '10.96.0.0/12';
     const cni = (this.optionalString(node, 'cni', 'cluster') ?? 'flannel') as ClusterSpec['cni'];
-    const imageRepository = this.optionalString(node, 'imageRepository', 'cluster');
-
-    if (kubernetesVersion !== undefined && !/^v?\d+\.\d+\.\d+$/.test(kubernetesVersion)) {
-      this.report('inventory/version', 'error', `kubernetesVersion "${kubernetesVersion}" is not a full version like 1.30.14.`, node.get('kubernetesVersion', true) as Node,
-        false, 'kubeadm, kubelet and kubectl are pinned to this exact version; a partial one lets apt pick different patch levels on different nodes.');
-    }
-    if (controlPlaneEndpoint !== undefined && !splitEndpoint(controlPlaneEndpoint)) {
-      this.report('inventory/endpoint', 'error', `controlPlaneEndpoint "${controlPlaneEndpoint}" must be host:port, e.g. 10.3.60.100:6443.`, node.get('controlPlaneEndpoint', true) as Node);
-    }
-    for (const key of ['podSubnet', 'serviceSubnet'] as const) {
-      const value = key === 'podSubnet' ? podSubnet : serviceSubnet;
-      if (node.has(key) && !parseCidr(value)) {
-        this.report('inventory/cidr', 'error', `${key} "${value}" is not an IPv4 CIDR like 10.244.0.0/16.`, node.get(key, true) as Node);
-      }
-    }
+    const imageRepository = this.checked(node, 'imageRepository', 'cluster', f.imageRepository);
     if (node.has('cni') && !(CNIS as readonly string[]).includes(cni)) {
       this.report('inventory/cni', 'error', `cni must be one of ${CNIS.join(', ')}.`, node.get('cni', true) as Node);
     }
-    const cniManifest = this.optionalString(node, 'cniManifest', 'cluster');
-    const ignorePreflightErrors = this.stringList(node.get('ignorePreflightErrors', true) as Node | undefined, 'cluster.ignorePreflightErrors');
-    const kubeadmExtraConfig = this.optionalString(node, 'kubeadmExtraConfig', 'cluster');
+    const cniManifest = this.checked(node, 'cniManifest', 'cluster', f.cniManifest);
+    const ignorePreflightErrors = this.stringList(node.get('ignorePreflightErrors', true) as Node | undefined, 'cluster.ignorePreflightErrors', PREFLIGHT);
+    const kubeadmExtraConfig = this.checked(node, 'kubeadmExtraConfig', 'cluster', f.kubeadmExtraConfig);
     const containerd = this.containerd(node.get('containerd', true) as Node | undefined);
     const registryMirrors = this.mirrors(node.get('registryMirrors', true) as Node | undefined);
-    const packages = this.stringMap(node.get('packages', true) as Node | undefined, 'cluster.packages', ['kubernetesApt', 'kubernetesAptKey', 'debianApt', 'debianAptKey']);
+    const packages = this.packages(node.get('packages', true) as Node | undefined);
     if (name === undefined || kubernetesVersion === undefined || controlPlaneEndpoint === undefined) return undefined;
     return {
       name,
@@ -135,6 +140,22 @@ class Checker {
     };
   }
 
+  private packages(node: Node | undefined): PackageSource | undefined {
+    if (!node) return undefined;
+    if (!isMap(node)) {
+      this.report('inventory/type', 'error', 'cluster.packages must be a mapping.', node);
+      return undefined;
+    }
+    this.unknownKeys(node, Object.keys(PACKAGE_FIELDS), 'cluster.packages');
+    const out: PackageSource = {};
+    for (const [key, spec] of Object.entries(PACKAGE_FIELDS)) {
+      const v = this.checked(node, key, 'cluster.packages', spec);
+      if (v !== undefined) out[key as keyof PackageSource] = v;
+      if (v?.startsWith('http://') && key.endsWith('Key')) this.report('inventory/plain-http', 'warning', `cluster.packages.${key} is downloaded over plain http: the nodes trust whatever key arrives; use https unless this is a mirror on a network you control.`, node.get(key, true) as Node);
+    }
+    return out;
+  }
+
   private ssh(node: Node | undefined, path: string): SshSettings | undefined {
     if (!node) return undefined;
     if (!isMap(node)) {
@@ -143,18 +164,14 @@ class Checker {
     }
     this.unknownKeys(node, ['user', 'port', 'identityFile', 'proxyJump'], path);
     const out: SshSettings = {};
-    const user = this.optionalString(node, 'user', path);
+    const user = this.checked(node, 'user', path, SSH_FIELDS.user);
     if (user !== undefined) out.user = user;
-    const identityFile = this.optionalString(node, 'identityFile', path);
+    const identityFile = this.checked(node, 'identityFile', path, SSH_FIELDS.identityFile);
     if (identityFile !== undefined) out.identityFile = identityFile;
-    const proxyJump = this.optionalString(node, 'proxyJump', path);
+    const proxyJump = this.checked(node, 'proxyJump', path, SSH_FIELDS.proxyJump);
     if (proxyJump !== undefined) out.proxyJump = proxyJump;
-    const port = node.get('port', true) as Node | undefined;
-    if (port) {
-      const value = isScalar(port) ? Number(port.value) : NaN;
-      if (!Number.isInteger(value) || value < 1 || value > 65535) this.report('inventory/port', 'error', `${path}.port must be a TCP port (1–65535).`, port);
-      else out.port = value;
-    }
+    const port = this.integer(node, 'port', path, 1, 65535, false, 'inventory/port');
+    if (port !== undefined) out.port = port;
     return out;
   }
 
@@ -180,20 +197,15 @@ class Checker {
       return undefined;
     }
     this.unknownKeys(node, ['name', 'address', 'roles', 'ssh', 'vrrp', 'labels'], path);
-    const name = this.requiredString(node, 'name', path);
-    const address = this.requiredString(node, 'address', path);
-    if (name !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name)) {
-      this.report('inventory/host-name', 'error', `Host name "${name}" is not a valid node name (lowercase letters, digits, '-' and '.').`, node.get('name', true) as Node,
-        false, 'The host name becomes the Kubernetes Node name, which must be a DNS-1123 subdomain.');
-    }
-    if (address !== undefined && !isIPv4(address)) {
-      this.report('inventory/address', 'error', `Address "${address}" of ${name ?? path} is not an IPv4 address.`, node.get('address', true) as Node,
-        false, 'Addresses feed certSANs, the HAProxy backend and the Keepalived subnet; a host name here would break all three.');
-    }
-    const roles = this.roles(node.get('roles', true) as Node | undefined, path, node);
+    const name = this.checked(node, 'name', path, HOST_NAME, true);
+    const address = this.checked(node, 'address', path, HOST_ADDRESS, true);
+    const roles = this.roles(node.get('roles', true) as Node | undefined, path, node, name ?? path);
     const ssh = this.ssh(node.get('ssh', true) as Node | undefined, `${path}.ssh`);
     const vrrp = this.vrrp(node.get('vrrp', true) as Node | undefined, `${path}.vrrp`);
-    const labels = this.stringMap(node.get('labels', true) as Node | undefined, `${path}.labels`);
+    const labels = this.labels(node.get('labels', true) as Node | undefined, `${path}.labels`);
+    if (labels && Object.keys(labels).length && !roles.includes('control-plane') && !roles.includes('worker')) {
+      this.report('inventory/labels-not-node', 'warning', `${name ?? path} has labels but is not a Kubernetes node (control-plane or worker), so they are not applied.`, node.get('labels', true) as Node);
+    }
     if (vrrp && !roles.includes('loadbalancer')) {
       this.report('inventory/vrrp-role', 'warning', `${name ?? path} has vrrp settings but not the loadbalancer role.`, node.get('vrrp', true) as Node);
     }
@@ -201,9 +213,9 @@ class Checker {
     return { name, address, roles, ...(ssh ? { ssh } : {}), ...(vrrp ? { vrrp } : {}), ...(labels ? { labels } : {}) };
   }
 
-  private roles(node: Node | undefined, path: string, parent: YAMLMap): Role[] {
+  private roles(node: Node | undefined, path: string, parent: YAMLMap, who: string): Role[] {
     if (!node) {
-      this.report('inventory/missing-key', 'error', `${path} needs \`roles\`: loadbalancer, control-plane, worker or etcd.`, parent, true);
+      this.report('inventory/missing-key', 'error', `${path} needs \`roles\`: loadbalancer, control-plane or worker.`, parent, true);
       return [];
     }
     if (!isSeq(node)) {
@@ -214,7 +226,15 @@ class Checker {
     for (const item of node.items) {
       const value = isScalar(item) ? String(item.value) : '';
       if ((ROLES as readonly string[]).includes(value)) roles.push(value as Role);
-      else this.report('inventory/role', 'error', `Unknown role "${value}": use ${ROLES.join(', ')}.`, item as Node);
+      else this.report('inventory/role', 'error', `Unknown role ${shown(value)}: use loadbalancer, control-plane or worker.`, item as Node);
+    }
+    const planned = roles.filter((r) => r !== 'etcd');
+    if (!planned.length && roles.length === node.items.length) {
+      this.report('inventory/no-roles', 'error', roles.length
+        ? `${who} has only the etcd role: this tool runs etcd on the control-plane nodes (stacked) and would leave ${who} out of the plan; give it control-plane, or remove it.`
+        : `${who} has no role, so the plan would leave it out: give it loadbalancer, control-plane or worker.`, node);
+    } else if (roles.includes('etcd') && planned.length) {
+      this.report('inventory/etcd-role', 'warning', `${who}: the etcd role adds nothing; every control-plane node runs a stacked etcd member.`, node);
     }
     return roles;
   }
@@ -227,7 +247,7 @@ class Checker {
     }
     this.unknownKeys(node, ['state', 'priority', 'interface', 'virtualRouterId'], path);
     const state = this.requiredString(node, 'state', path);
-    const iface = this.requiredString(node, 'interface', path);
+    const iface = this.checked(node, 'interface', path, VRRP_INTERFACE, true);
     const priority = this.integer(node, 'priority', path, 1, 254, true);
     const vrid = this.integer(node, 'virtualRouterId', path, 1, 255, false);
     if (state !== undefined && state !== 'MASTER' && state !== 'BACKUP') {
@@ -246,10 +266,30 @@ class Checker {
     }
     const out: Record<string, string[]> = {};
     for (const pair of node.items as Pair<Node, Node>[]) {
-      const key = isScalar(pair.key) ? String(pair.key.value) : '';
+      const key = this.keyString(pair, 'cluster.registryMirrors', REGISTRY);
+      if (key === undefined) continue;
       const value = pair.value;
       const list = isSeq(value) ? value.items : value ? [value] : [];
-      out[key] = list.filter(isScalar).map((s) => String(s.value));
+      out[key] = [];
+      for (const item of list as Node[]) {
+        const m = this.scalarString(item, `cluster.registryMirrors.${key}`);
+        if (m !== undefined && this.valid(m, MIRROR, item, `A mirror of ${key}`)) out[key].push(m);
+      }
+    }
+    return out;
+  }
+
+  private labels(node: Node | undefined, path: string): Record<string, string> | undefined {
+    if (!node) return undefined;
+    if (!isMap(node)) {
+      this.report('inventory/type', 'error', `${path} must be a mapping of label keys to values.`, node);
+      return undefined;
+    }
+    const out: Record<string, string> = {};
+    for (const pair of node.items as Pair<Node, Node>[]) {
+      const key = this.keyString(pair, path, LABEL_KEY);
+      const value = pair.value ? this.scalarString(pair.value, `${path}.${key}`) : '';
+      if (key !== undefined && value !== undefined && this.valid(value, LABEL_VALUE, pair.value ?? pair.key, `The value of label ${key}`)) out[key] = value;
     }
     return out;
   }
@@ -270,86 +310,56 @@ class Checker {
     return { restrictOomScoreAdj: flag.value };
   }
 
-  private stringList(node: Node | undefined, path: string): string[] | undefined {
+  private stringList(node: Node | undefined, path: string, spec: FieldSpec): string[] | undefined {
     if (!node) return undefined;
     if (!isSeq(node) || !node.items.every((i) => isScalar(i))) {
       this.report('inventory/type', 'error', `${path} must be a list of strings.`, node);
       return undefined;
     }
-    return node.items.map((i) => String((i as { value: unknown }).value));
-  }
-
-  private stringMap(node: Node | undefined, path: string, known?: string[]): Record<string, string> | undefined {
-    if (!node) return undefined;
-    if (!isMap(node)) {
-      this.report('inventory/type', 'error', `${path} must be a mapping.`, node);
-      return undefined;
-    }
-    if (known) this.unknownKeys(node, known, path);
-    const out: Record<string, string> = {};
-    for (const pair of node.items as Pair<Node, Node>[]) {
-      if (isScalar(pair.key) && isScalar(pair.value)) out[String(pair.key.value)] = String(pair.value.value);
+    const out: string[] = [];
+    for (const item of node.items as Node[]) {
+      const v = this.scalarString(item, path);
+      if (v !== undefined && this.valid(v, spec, item, `An entry of ${path}`)) out.push(v);
     }
     return out;
   }
 
-  private crossChecks(inv: Inventory): void {
-    const byName = new Map<string, HostSpec>();
-    const byAddress = new Map<string, HostSpec>();
-    for (const host of inv.hosts) {
-      const range = this.locations.hosts.get(host.name) ?? ZERO_RANGE;
-      const sameName = byName.get(host.name);
-      if (sameName) this.push('inventory/duplicate-name', 'error', `Host name ${host.name} is used twice.`, range, 'Node names must be unique; a second kubeadm join with the same name replaces the first node.');
-      byName.set(host.name, host);
-      const sameAddress = byAddress.get(host.address);
-      if (sameAddress) this.push('inventory/duplicate-address', 'error', `${host.name} and ${sameAddress.name} share address ${host.address}.`, range, 'Two machines with one address break etcd peer URLs and the HAProxy backend.');
-      byAddress.set(host.address, host);
-    }
-    const cps = inv.hosts.filter((h) => h.roles.includes('control-plane'));
-    const lbs = inv.hosts.filter((h) => h.roles.includes('loadbalancer'));
-    const hostsNode = this.root().get('hosts', true) as Node | undefined;
-    if (hostsNode && isSeq(hostsNode)) {
-      if (cps.length === 0) this.report('inventory/no-control-plane', 'error', 'No host has the control-plane role.', hostsNode);
-      else if (cps.length % 2 === 0) this.report('inventory/even-control-plane', 'warning', `${cps.length} control-plane nodes: an even etcd cluster tolerates no more failures than one node fewer.`, hostsNode,
-        false, 'etcd needs a majority (quorum); 4 members tolerate 1 failure, exactly like 3, but have one more machine to fail.');
-      const masters = lbs.filter((h) => h.vrrp?.state === 'MASTER');
-      if (lbs.length > 1 && masters.length !== 1) this.report('inventory/vrrp-master', 'error', `${masters.length} load balancers are VRRP MASTER; exactly one must be.`, hostsNode,
-        false, 'Keepalived elects by priority; two MASTERs with equal priority flap the VIP between them.');
-    }
-    const endpoint = splitEndpoint(inv.cluster.controlPlaneEndpoint);
-    const endpointNode = this.clusterField('controlPlaneEndpoint');
-    if (endpoint && endpointNode) {
-      const node = inv.hosts.find((h) => h.address === endpoint.host || h.name === endpoint.host);
-      if (node && node.roles.includes('control-plane')) {
-        this.report('inventory/endpoint-is-node', 'error', `controlPlaneEndpoint points at ${node.name}, a control-plane node, not at the VIP.`, endpointNode,
-          false, 'If the endpoint is a node address, the whole cluster stays tied to that node and loses its API when the node goes down.');
-      } else if (node) {
-        this.report('inventory/endpoint-is-host', 'warning', `controlPlaneEndpoint is ${node.name}'s own address; use the Keepalived VIP so a second balancer can take over.`, endpointNode);
-      }
-    }
-    const pod = parseCidr(inv.cluster.podSubnet);
-    const svc = parseCidr(inv.cluster.serviceSubnet);
-    if (pod && svc && cidrsOverlap(pod, svc)) {
-      this.report('inventory/subnet-overlap', 'error', `podSubnet ${inv.cluster.podSubnet} overlaps serviceSubnet ${inv.cluster.serviceSubnet}.`, this.clusterField('podSubnet') ?? this.root(),
-        false, 'Pod and Service addresses must never collide, or kube-proxy rules capture pod traffic.');
-    }
-    for (const host of inv.hosts) {
-      if (pod && isIPv4(host.address) && cidrsOverlap(pod, { ...parseCidr(`${host.address}/32`)! })) {
-        this.push('inventory/node-in-pod-subnet', 'error', `${host.name}'s address ${host.address} lies inside podSubnet ${inv.cluster.podSubnet}.`, this.locations.hosts.get(host.name) ?? ZERO_RANGE,
-          'Flannel routes the pod subnet through the VXLAN device; a node address inside it becomes unreachable.');
-      }
-    }
-  }
+  // ---- helpers (also used by the cross checks) ----
 
-  // ---- helpers ----
-
-  private root(): YAMLMap {
+  root(): YAMLMap {
     return this.doc.contents as YAMLMap;
   }
 
-  private clusterField(key: string): Node | undefined {
+  clusterField(key: string): Node | undefined {
     const cluster = this.root().get('cluster', true);
     return isMap(cluster) ? (cluster.get(key, true) as Node | undefined) : undefined;
+  }
+
+  hostRange(name: string): Range {
+    return this.locations.hosts.get(name) ?? ZERO_RANGE;
+  }
+
+  /** A string field checked against its type; the value is kept (the views show it) and an error reported. */
+  private checked(map: YAMLMap, key: string, path: string, spec: FieldSpec, required = false): string | undefined {
+    const v = required ? this.requiredString(map, key, path) : this.optionalString(map, key, path);
+    if (v !== undefined) this.valid(v, spec, map.get(key, true) as Node, `${path}.${key}`);
+    return v;
+  }
+
+  private valid(value: string, spec: FieldSpec, node: Node | null | undefined, what: string): boolean {
+    const problem = spec.check(value);
+    if (problem) this.report(spec.rule, 'error', `${what} ${shown(value)} ${problem}.`, node);
+    return !problem;
+  }
+
+  /** A mapping key that must be a string of a type; undefined (reported) when it is not. */
+  private keyString(pair: Pair<Node, Node>, path: string, spec: FieldSpec): string | undefined {
+    const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+    if (key === undefined) {
+      this.report('inventory/type', 'error', `${path}: a key must be a single value.`, pair.key);
+      return undefined;
+    }
+    return this.valid(key, spec, pair.key, `Key in ${path}`) ? key : undefined;
   }
 
   private requiredString(map: YAMLMap, key: string, path: string): string | undefined {
@@ -368,22 +378,22 @@ class Checker {
   }
 
   private scalarString(node: Node, path: string): string | undefined {
-    if (!isScalar(node) || typeof node.value === 'object') {
+    if (!isScalar(node) || (typeof node.value === 'object' && node.value !== null)) {
       this.report('inventory/type', 'error', `${path} must be a single value.`, node);
       return undefined;
     }
     return String(node.value);
   }
 
-  private integer(map: YAMLMap, key: string, path: string, min: number, max: number, required: boolean): number | undefined {
+  private integer(map: YAMLMap, key: string, path: string, min: number, max: number, required: boolean, rule = 'inventory/range'): number | undefined {
     const node = map.get(key, true) as Node | undefined;
     if (!node) {
       if (required) this.report('inventory/missing-key', 'error', `${path}.${key} is required.`, map, true);
       return undefined;
     }
-    const value = isScalar(node) ? Number(node.value) : NaN;
+    const value = isScalar(node) && typeof node.value === 'number' ? node.value : NaN;
     if (!Number.isInteger(value) || value < min || value > max) {
-      this.report('inventory/range', 'error', `${path}.${key} must be an integer from ${min} to ${max}.`, node);
+      this.report(rule, 'error', `${path}.${key} must be an integer from ${min} to ${max}.`, node);
       return undefined;
     }
     return value;
@@ -396,7 +406,7 @@ class Checker {
       this.locations.fields.set(path ? `${path}.${key}` : key, this.rangeOf(pair.key));
       if (!known.includes(key)) {
         const hint = known.find((k) => k.toLowerCase() === key.toLowerCase());
-        this.report('inventory/unknown-key', 'warning', `Unknown key "${key}"${path ? ` in ${path}` : ''}${hint ? ` — did you mean "${hint}"?` : ''}.`, pair.key);
+        this.report('inventory/unknown-key', 'warning', `Unknown key ${shown(key)}${path ? ` in ${path}` : ''}${hint ? ` — did you mean "${hint}"?` : ''}.`, pair.key);
       }
     }
   }
@@ -407,13 +417,13 @@ class Checker {
   }
 
   /** Reports on a node; `keyOnly` narrows the range to the first line (for a missing key under a mapping). */
-  private report(rule: string, severity: Finding['severity'], message: string, node: Node | null | undefined, keyOnly = false, why?: string): void {
+  report(rule: string, severity: Finding['severity'], message: string, node: Node | null | undefined, keyOnly = false, why?: string): void {
     let range = this.rangeOf(node);
     if (keyOnly) range = this.lines.lineRange(range.start.line);
     this.push(rule, severity, message, range, why);
   }
 
-  private push(rule: string, severity: Finding['severity'], message: string, range: Range, why?: string): void {
+  push(rule: string, severity: Finding['severity'], message: string, range: Range, why?: string): void {
     this.findings.push({ rule, severity, message, range, ...(why ? { why } : {}) });
   }
 }

@@ -5,10 +5,10 @@
  * plan can be re-run or resumed at any point.
  */
 import { createHash, X509Certificate } from 'node:crypto';
-import { dirname } from 'node:path';
 import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../inventory/types';
 import { and, raw, secret, sh, type RemoteCommand } from '../ssh/command';
 import type { PhasePlan, Step, UploadFile } from '../plan/types';
+import { aptSourceSteps } from './aptSources';
 import type { PhaseConfigs, PhaseSources } from './configs';
 
 const ADMIN = '/etc/kubernetes/admin.conf';
@@ -47,31 +47,6 @@ export function firstControlPlane(inv: Inventory): HostSpec {
 }
 
 // ---------------------------------------------------------------- prepare
-
-/** The keyring an apt line trusts (`[signed-by=...]`), where its key must be stored. */
-export function signedBy(aptLine: string, fallback: string): string {
-  return /signed-by=([^\s\]]+)/.exec(aptLine)?.[1] ?? fallback;
-}
-
-/**
- * Source lists and their keys, as the Kubernetes docs do it: the host downloads the key and
- * dearmors it into the keyring that the source line names.
- */
-function aptSourceSteps(sources: PhaseSources): { files: UploadFile[]; keys: RemoteCommand[] } {
-  const files: UploadFile[] = [];
-  const keys: RemoteCommand[] = [];
-  const add = (line: string | undefined, keyUrl: string | undefined, list: string, keyring: string): void => {
-    if (!line) return;
-    files.push(file(`/etc/apt/sources.list.d/${list}`, line + '\n'));
-    if (keyUrl) {
-      const target = signedBy(line, keyring);
-      keys.push(sh`mkdir -p ${dirname(target)} && curl -fsSL ${keyUrl} | gpg --dearmor --yes -o ${target}`);
-    }
-  };
-  add(sources.kubernetesApt, sources.kubernetesAptKey, 'kubernetes.list', '/etc/apt/keyrings/kubernetes-apt-keyring.gpg');
-  add(sources.debianApt, sources.debianAptKey, 'debian-local.list', '/etc/apt/keyrings/debian-local.gpg');
-  return { files, keys };
-}
 
 export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseSources): PhasePlan {
   const steps: Step[] = [];
@@ -164,8 +139,10 @@ export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs, sources
       }),
       step('loadbalancer', host, 'keepalived', {
         title: `Keepalived ${host.vrrp?.state ?? ''} holding ${endpoint.host}`.trim(),
-        files: [file('/etc/keepalived/keepalived.conf', keepalived, 0o640)],
-        run: sh`systemctl enable -q keepalived && systemctl restart keepalived`,
+        // It holds the cluster's VRRP password: shown as secret content, like every secret file.
+        files: [file('/etc/keepalived/keepalived.conf.kubeadm-workbench', keepalived, 0o640, true)],
+        // Validate with the real parser before replacing the running config, as for HAProxy.
+        run: sh`keepalived -t -f /etc/keepalived/keepalived.conf.kubeadm-workbench && mv /etc/keepalived/keepalived.conf.kubeadm-workbench /etc/keepalived/keepalived.conf && systemctl enable -q keepalived && systemctl restart keepalived`,
         verify: sh`systemctl is-active -q keepalived`,
         verifyTimeoutMs: 15_000,
       }),
@@ -484,6 +461,14 @@ export function clusterChecksPhase(inv: Inventory): PhasePlan {
     order: 'serial',
     warnings: [],
     steps: [
+      ...nodes.filter((h) => h.labels && Object.keys(h.labels).length).map((h) =>
+        step('verify', first, `labels-${h.name}`, {
+          title: `Label ${h.name} (${Object.keys(h.labels!).join(', ')})`,
+          about: h.name,
+          why: 'The inventory\'s labels for this host; kubelet cannot set node-role labels on itself, so they are set through the API.',
+          run: sh`${KUBECTL} label --overwrite ${'node/' + h.name} ${Object.entries(h.labels!).map(([k, v]) => `${k}=${v}`)} --request-timeout=15s`,
+        }),
+      ),
       step('verify', first, 'ready', {
         title: `Every node Ready (${nodes.length}) and CoreDNS running`,
         why: 'Nodes stay NotReady and CoreDNS Pending until the CNI routes the pod network on every node.',

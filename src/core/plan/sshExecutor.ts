@@ -22,8 +22,12 @@ export type BecomeFor = (host: string) => SudoOptions | undefined;
 export class SudoRefused extends Error {}
 
 export class SshExecutor implements StepExecutor {
-  /** Hosts whose sudo answered once: a wrong password fails the first step clearly, not every check as "not done". */
-  private readonly sudoChecked = new Map<string, Promise<void>>();
+  /**
+   * Per host, how sudo was found to work, asked once: a wrong password fails the first step clearly, not
+   * every check as "not done"; and a host whose sudo needs no password gets `sudo -n`, never the password
+   * line — sudo would not read it, and the command's own stdin (a script, a `drain --then` command) would.
+   */
+  private readonly sudoChecked = new Map<string, Promise<SudoOptions>>();
 
   constructor(
     private readonly transport: SshTransport,
@@ -32,8 +36,8 @@ export class SshExecutor implements StepExecutor {
 
   async exec(host: string, command: RemoteCommand, io: ExecIo): Promise<ExecResult> {
     try {
-      const become = this.becomeFor(host);
-      if (become) await this.checkSudo(host, become, io.signal);
+      const asked = this.becomeFor(host);
+      const become = asked && (await this.checkSudo(host, asked, io.signal));
       const result = await this.transport.exec(host, become ? sudo(command, become) : command, {
         okCodes: [...ANY_EXIT_CODE],
         ...(io.onStdout ? { onStdout: io.onStdout } : {}),
@@ -50,15 +54,15 @@ export class SshExecutor implements StepExecutor {
 
   async upload(host: string, file: UploadFile, signal?: AbortSignal): Promise<void> {
     const mode = file.mode.toString(8).padStart(4, '0');
-    const become = this.becomeFor(host);
+    const asked = this.becomeFor(host);
     const opts = signal ? { signal } : {};
-    if (!become) {
+    if (!asked) {
       const tmp = `${file.path}.kubeadm-workbench.tmp`;
       const command = sh`umask 077 && mkdir -p ${dirname(file.path)} && cat > ${tmp} && chmod ${mode} ${tmp} && mv -f ${tmp} ${file.path}`;
       await this.transport.exec(host, command, { stdin: file.content, ...opts });
       return;
     }
-    await this.checkSudo(host, become, signal);
+    const become = await this.checkSudo(host, asked, signal);
     // mktemp creates the file 0600 for the login user only; it lives until sudo has copied it.
     const staged = await this.transport.exec(host, sh`umask 077 && t=$(mktemp) && cat > "$t" && printf '%s' "$t"`, { stdin: file.content, ...opts });
     const tmp = staged.stdout.trim();
@@ -70,20 +74,34 @@ export class SshExecutor implements StepExecutor {
     }
   }
 
-  private checkSudo(host: string, become: SudoOptions, signal?: AbortSignal): Promise<void> {
+  private checkSudo(host: string, become: SudoOptions, signal?: AbortSignal): Promise<SudoOptions> {
     let checked = this.sudoChecked.get(host);
     if (!checked) {
-      checked = this.transport.exec(host, sudo(sh`true`, become), signal ? { signal } : {}).then(
-        () => undefined,
-        (e: unknown) => {
-          this.sudoChecked.delete(host);
-          if (e instanceof RemoteCommandError) {
-            const why = become.password === undefined ? 'sudo needs a password here (none was given) or the user may not use sudo' : 'sudo refused the password, or the user may not use sudo';
-            throw new SudoRefused(`${host}: cannot become root: ${why} — ${e.message}`);
-          }
-          throw e;
-        },
-      );
+      const opts = signal ? { signal } : {};
+      const withPassword = (): Promise<SudoOptions> =>
+        this.transport.exec(host, sudo(sh`true`, become), opts).then(
+          () => become,
+          (e: unknown) => {
+            this.sudoChecked.delete(host);
+            if (e instanceof RemoteCommandError) {
+              const why = become.password === undefined ? 'sudo needs a password here (none was given) or the user may not use sudo' : 'sudo refused the password, or the user may not use sudo';
+              throw new SudoRefused(`${host}: cannot become root: ${why} — ${e.message}`);
+            }
+            throw e;
+          },
+        );
+      // `sudo -n true` first: when it works, this host's sudo needs no password and none is ever sent.
+      const { password: _password, ...withoutPassword } = become;
+      checked = become.password === undefined
+        ? withPassword()
+        : this.transport.exec(host, sudo(sh`true`, withoutPassword), opts).then(
+            () => withoutPassword,
+            (e: unknown) => {
+              if (e instanceof RemoteCommandError) return withPassword();
+              this.sudoChecked.delete(host);
+              throw e;
+            },
+          );
       this.sudoChecked.set(host, checked);
     }
     return checked;

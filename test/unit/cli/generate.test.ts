@@ -9,7 +9,7 @@ import type { CliIo } from '../../../src/cli/io';
 import { runLint, type JsonRow } from '../../../src/cli/lint';
 import { containerdLayoutFor, isSafeRelativePath, planWrites } from '../../../src/editor/generatePlan';
 
-const INVENTORY = join(__dirname, '../../../examples/labs-k8s/inventory.yaml');
+const EXAMPLE_INVENTORY = join(__dirname, '../../../examples/labs-k8s/inventory.yaml');
 
 function memoryIo(): CliIo & { out: string; err: string } {
   const io = {
@@ -25,36 +25,40 @@ function memoryIo(): CliIo & { out: string; err: string } {
 
 test('generate writes the cluster files, which lint clean against the same inventory', async () => {
   const out = mkdtempSync(join(tmpdir(), 'kw-gen-'));
+  // A copy: generate keeps the cluster's VRRP password in .kubeadm-workbench/ beside the inventory.
+  const INVENTORY = join(out, 'inventory.yaml');
+  writeFileSync(INVENTORY, readFileSync(EXAMPLE_INVENTORY, 'utf8'));
+  const outDir = join(out, 'generated');
   try {
     const io = memoryIo();
-    assert.equal(await runGenerate(['--inventory', INVENTORY, '--out', out], io), 0, io.err);
+    assert.equal(await runGenerate(['--inventory', INVENTORY, '--out', outDir], io), 0, io.err);
     for (const f of ['kubeadm-config.yaml', 'haproxy.cfg', 'keepalived.conf', 'etc/containerd/config.toml', 'etc/sysctl.d/99-kubernetes-cri.conf', 'etc/modules-load.d/k8s.conf']) {
-      assert.ok(existsSync(join(out, f)), `${f} was not generated:\n${io.out}`);
+      assert.ok(existsSync(join(outDir, f)), `${f} was not generated:\n${io.out}`);
     }
     const lint = memoryIo();
-    const code = await runLint(['--format', 'json', '--inventory', INVENTORY, out], lint);
+    const code = await runLint(['--format', 'json', '--inventory', INVENTORY, outDir], lint);
     const rows = JSON.parse(lint.out) as JsonRow[];
     assert.deepEqual(rows.filter((r) => r.severity === 'error').map((r) => `${r.file}:${r.line}: ${r.message} [${r.rule}]`), []);
     assert.equal(code, 0);
 
     // Again: everything unchanged.
     const again = memoryIo();
-    assert.equal(await runGenerate(['--inventory', INVENTORY, '--out', out], again), 0);
+    assert.equal(await runGenerate(['--inventory', INVENTORY, '--out', outDir], again), 0);
     assert.doesNotMatch(again.out, /wrote|replaced/);
 
     // An edited file is not overwritten without --force, and nothing else is written.
-    writeFileSync(join(out, 'haproxy.cfg'), '# mine\n');
-    rmSync(join(out, 'kubeadm-config.yaml'));
+    writeFileSync(join(outDir, 'haproxy.cfg'), '# mine\n');
+    rmSync(join(outDir, 'kubeadm-config.yaml'));
     const refused = memoryIo();
-    assert.equal(await runGenerate(['--inventory', INVENTORY, '--out', out], refused), 1);
+    assert.equal(await runGenerate(['--inventory', INVENTORY, '--out', outDir], refused), 1);
     assert.match(refused.err, /haproxy\.cfg exists and differs/);
-    assert.equal(readFileSync(join(out, 'haproxy.cfg'), 'utf8'), '# mine\n');
-    assert.ok(!existsSync(join(out, 'kubeadm-config.yaml')));
+    assert.equal(readFileSync(join(outDir, 'haproxy.cfg'), 'utf8'), '# mine\n');
+    assert.ok(!existsSync(join(outDir, 'kubeadm-config.yaml')));
 
     const forced = memoryIo();
-    assert.equal(await runGenerate(['--inventory', INVENTORY, '--out', out, '--force'], forced), 0);
-    assert.notEqual(readFileSync(join(out, 'haproxy.cfg'), 'utf8'), '# mine\n');
-    assert.ok(existsSync(join(out, 'kubeadm-config.yaml')));
+    assert.equal(await runGenerate(['--inventory', INVENTORY, '--out', outDir, '--force'], forced), 0);
+    assert.notEqual(readFileSync(join(outDir, 'haproxy.cfg'), 'utf8'), '# mine\n');
+    assert.ok(existsSync(join(outDir, 'kubeadm-config.yaml')));
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -64,7 +68,7 @@ test('generate refuses a broken inventory and reports usage errors with exit 2',
   const dir = mkdtempSync(join(tmpdir(), 'kw-gen-bad-'));
   try {
     const inv = join(dir, 'inventory.yaml');
-    writeFileSync(inv, readFileSync(INVENTORY, 'utf8').replace('address: 10.3.60.53', 'address: 10.3.60.52'));
+    writeFileSync(inv, readFileSync(EXAMPLE_INVENTORY, 'utf8').replace('address: 10.3.60.53', 'address: 10.3.60.52'));
     const io = memoryIo();
     assert.equal(await runGenerate(['--inventory', inv, '--out', join(dir, 'out')], io), 1);
     assert.match(io.err, /duplicate|same address|fix the inventory/i);

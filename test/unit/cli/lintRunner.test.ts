@@ -15,7 +15,8 @@ test('the runner lints in a worker, stops a slow file and goes on with a fresh w
     assert.deepEqual(ok.findings, []);
     assert.equal(runner.workersStarted, 1);
 
-    const big = 'hosts:\n' + '  - { name: a, address: 10.0.0.1, roles: [worker] }\n'.repeat(100_000);
+    // under the inventory's size limit (a larger file is refused unparsed, in no time)
+    const big = 'hosts:\n' + '  - { name: a, address: 10.0.0.1, roles: [worker] }\n'.repeat(4_800);
     const slow = await runner.lint({ path: 'inventory.yaml', text: big }, {}, { timeoutMs: 1 });
     assert.equal(slow.status, 'timeout');
     assert.deepEqual(slow.findings.map((f) => [f.rule, f.severity, f.range.start.line, f.message]), [['lint/timeout', 'warning', 0, 'lint stopped after 1 ms: the file is too large or too complex to check within the time limit']]);
@@ -51,12 +52,28 @@ test('the timeout finding spans line 1 without its line break', () => {
 test('a file that needs more memory than the ceiling is stopped with a clear finding, and the next file is checked', async () => {
   const runner = new LintRunner({ maxMemoryMb: 16, timeoutMs: 20_000 });
   try {
-    const big = 'hosts:\n' + '  - { name: a, address: 10.0.0.1, roles: [worker] }\n'.repeat(200_000);
+    // just under the inventory's size limit (a larger one is refused before it is parsed)
+    const big = 'hosts:\n' + '  - { name: a, address: 10.0.0.1, roles: [worker] }\n'.repeat(4_900);
     const out = await runner.lint({ path: 'inventory.yaml', text: big });
     assert.equal(out.status, 'error');
     assert.match(out.findings[0]!.message, /more than 16 MB/);
     const ok = await runner.lint({ path: 'inventory.yaml', text: inventory });
     assert.equal(ok.status, 'ok');
+  } finally {
+    runner.dispose();
+  }
+});
+
+test('the editor\'s inventory parse runs in the worker: the model comes back, and a parse stopped by the time limit is an error with no model', async () => {
+  const runner = new LintRunner({ timeoutMs: 20_000, timeoutSeverity: 'warning' });
+  try {
+    const ok = await runner.parseInventory({ path: 'inventory.yaml', text: inventory });
+    assert.equal(ok.inventory?.hosts.length, 6);
+    assert.equal(ok.locations.hosts.get('labs-k8s-m02')?.start.line, inventory.split('\n').findIndex((l) => l.includes('labs-k8s-m02')));
+    const slow = inventory + '  - { name: a, address: 10.0.0.1, roles: [worker] }\n'.repeat(4_500);
+    const stopped = await runner.parseInventory({ path: 'inventory.yaml', text: slow }, 5);
+    assert.equal(stopped.inventory, undefined);
+    assert.deepEqual(stopped.findings.map((f) => `${f.rule} ${f.severity}`), ['lint/timeout error']);
   } finally {
     runner.dispose();
   }

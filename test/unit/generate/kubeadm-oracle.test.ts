@@ -106,6 +106,22 @@ describe('kubeadm config validate (real binary)', { skip }, () => {
     assert.deepEqual(falseAlarms, []);
   });
 
+  it('accepts the file generated from inventories at the edges of every field\'s rules (issue 11)', { skip: !bin || !existsSync(bin) }, () => {
+    const edges: Array<(inv: ReturnType<typeof exampleInventory>) => void> = [
+      (inv) => { inv.cluster.name = 'a'.repeat(63); },
+      (inv) => { inv.cluster.imageRepository = 'registry.example:5000/k8s/mirror_a.b-c'; },
+      (inv) => { inv.cluster.podSubnet = '10.128.0.0/9'; inv.cluster.serviceSubnet = '172.16.0.0/12'; },
+      (inv) => { inv.hosts.find((h) => h.roles.includes('control-plane'))!.name = `${'a'.repeat(63)}.${'b'.repeat(63)}.example`; },
+      (inv) => { inv.cluster.controlPlaneEndpoint = '10.3.60.200:65535'; },
+    ];
+    edges.forEach((edit, i) => {
+      const inv = exampleInventory();
+      inv.cluster.kubernetesVersion = '1.34.12';
+      edit(inv);
+      validate(`edge-${i}.yaml`, generateKubeadmConfig(inv));
+    });
+  });
+
   it('rejects what we flag: an unknown field', { skip: !bin || !existsSync(bin) }, () => {
     const text = generateKubeadmConfig({ ...exampleInventory(), cluster: { ...exampleInventory().cluster, kubernetesVersion: '1.34.12' } }).replace('clusterName:', 'clustrName:');
     assert.ok(lintKubeadm({ path: 'kubeadm-config.yaml', text }, {}).some((f) => f.rule === 'kubeadm/unknown-field'));

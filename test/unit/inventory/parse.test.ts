@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import { hostsWithRole, sshFor } from '../../../src/core/inventory/types';
 import { serializeInventory } from '../../../src/core/inventory/serialize';
+import { INVENTORY_RULE_IDS } from '../../../src/core/inventory/rules';
+import { inventoryLinter } from '../../../src/core/lint/inventoryLinter';
 
 const example = readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8');
 
@@ -114,6 +116,33 @@ test('cluster.containerd.restrictOomScoreAdj parses, round-trips and reaches the
   assert.equal(parsed.inventory!.cluster.containerd?.restrictOomScoreAdj, true);
   assert.deepEqual(parseInventory(serializeInventory(parsed.inventory!)).inventory, parsed.inventory);
   assert.match(generateContainerdConfig(parsed.inventory!, { layout: 2 }), /\[plugins\."io\.containerd\.grpc\.v1\.cri"\]\n  sandbox_image = .*\n  restrict_oom_score_adj = true/);
-  assert.match(generateContainerdConfig(parsed.inventory!, { layout: 3 }), /\[plugins\.'io\.containerd\.cri\.v1\.runtime'\]\n  restrict_oom_score_adj = true/);
+  assert.match(generateContainerdConfig(parsed.inventory!, { layout: 3 }), /\[plugins\.["']io\.containerd\.cri\.v1\.runtime["']\]\n  restrict_oom_score_adj = true/);
   assert.doesNotMatch(generateContainerdConfig(parseInventory(example).inventory!, { layout: 2 }), /restrict_oom_score_adj/);
+});
+
+test('one missing [ is one syntax finding, on its line, in plain words (not 19 parser messages)', () => {
+  const text = example.replace('roles: [control-plane] }', 'roles: control-plane] }');
+  const { findings, inventory } = parseInventory(text);
+  assert.equal(findings.length, 1, findings.map((f) => f.message).join('\n'));
+  const [f] = findings;
+  assert.equal(f!.rule, 'inventory/yaml-syntax');
+  assert.equal(f!.range.start.line, text.split('\n').findIndex((l) => l.includes('roles: control-plane]')));
+  assert.match(f!.message, /\[ missing/);
+  assert.doesNotMatch(f!.message, /token|YAML stream/);
+  assert.ok(inventory, 'the hosts before the error are kept for the views');
+});
+
+test('independent syntax problems are each reported once', () => {
+  const text = example.replace('  cni: flannel\n', '  cni: flannel\n  cni: calico\n').replace('  podSubnet: 10.244.0.0/16', '  podSubnet: 10.244.0.0/16\n  podSubnet: 10.244.0.0/16');
+  const findings = parseInventory(text).findings;
+  assert.deepEqual(findings.map((f) => `${f.range.start.line + 1} ${f.message}`), [
+    `${text.split('\n').findIndex((l, i, all) => l.startsWith('  podSubnet:') && all[i - 1]!.startsWith('  podSubnet:')) + 1} This key appears twice in the same mapping; keep one.`,
+    `${text.split('\n').indexOf('  cni: calico') + 1} This key appears twice in the same mapping; keep one.`,
+  ]);
+});
+
+test('every rule the loader reports is declared in the rule table', () => {
+  assert.equal(inventoryLinter.rules.length, INVENTORY_RULE_IDS.size);
+  const samples = [example, example.replace('address: 10.3.60.52', 'address: 10.3.60.052'), example.replace('roles: [worker] }', 'roles: [] }'), 'x', '- a', example.replace('cluster:', 'cluster: 1\nx:')];
+  for (const s of samples) for (const f of parseInventory(s).findings) assert.ok(INVENTORY_RULE_IDS.has(f.rule), f.rule);
 });

@@ -139,7 +139,7 @@ test('generation: roles, prefix and weight follow the inventory', () => {
   ]);
   assert.equal(vipPrefix('10.3.60.100', ['10.3.60.50', '10.3.60.56']), 24);
   assert.equal(vipPrefix('10.3.60.100', ['10.3.61.50']), 23);
-  const confs = generateKeepalivedConfigs(inv);
+  const confs = generateKeepalivedConfigs(inv, { authPass: 'k8s-vip' });
   assert.equal(confs['labs-k8s-balancer'], seed.replace('\n', '\n# Generated from the inventory by Kubeadm Workbench.\n'));
   const bare = { ...inv2, hosts: inv2.hosts.map((h) => ({ ...h, vrrp: undefined })) };
   const gen = generateKeepalivedConfigs(bare);

@@ -77,7 +77,10 @@ test('root logins run commands as they are; other logins go through sudo -S with
   const r = await ex.exec('labs-k8s-w02', sh`echo ${'as root'}; exit 3`, { onStdout: (s) => (out += s) });
   assert.equal(r.code, 3, 'the step\'s own exit code comes through sudo');
   assert.equal(out, 'as root\n');
-  for (const c of transport.commands.slice(1)) {
+  // the first sudo command probes `sudo -n true` (it fails here: this sudo needs the password)
+  assert.equal(transport.commands[1]!.text, 'sudo -n -- sh -c true');
+  assert.equal(transport.commands[1]!.stdinPrefix, undefined);
+  for (const c of transport.commands.slice(2)) {
     assert.match(c.text, /^sudo -S -k -p '' -- sh -c /);
     assert.doesNotMatch(c.text, /s3cret/);
     assert.doesNotMatch(c.display, /s3cret/);
@@ -119,4 +122,16 @@ test('hostsNeedingSudo names the plan\'s non-root hosts with their users', () =>
     { id: 'b', phase: 'prepare' as const, host: 'labs-k8s-w02', title: 'b' },
   ] }] };
   assert.deepEqual([...hostsNeedingSudo(plan, loginUser)], [['labs-k8s-w02', 'kwadmin']]);
+});
+
+test('regression (issue 11, finding 10): where sudo needs no password, the password never reaches the command\'s stdin', async () => {
+  const transport = new LocalShellTransport(''); // NOPASSWD: this sudo never reads a password line
+  const ex = new SshExecutor(transport, sudoUnlessRoot(loginUser, 's3cret pw'));
+  let out = '';
+  // a step that reads its stdin, like a `drain --then` command would
+  const r = await ex.exec('labs-k8s-w02', sh`cat`, { onStdout: (s) => (out += s) });
+  assert.equal(r.code, 0);
+  assert.equal(out, '', 'the command read nothing: no password line was sent');
+  assert.ok(transport.commands.every((c) => !c.stdinPrefix), 'no command carried the password on stdin');
+  assert.match(transport.commands.at(-1)!.text, /^sudo -n -- sh -c /);
 });

@@ -1,0 +1,61 @@
+/**
+ * apt source lines of the inventory (`packages.kubernetesApt`, `packages.debianApt`), parsed into parts.
+ * The line is written to /etc/apt/sources.list.d and its `signed-by` keyring is where the phases dearmor the
+ * downloaded key as root, so that path is confined to apt's keyring folders: a line naming /etc/passwd
+ * would otherwise have the key written over it.
+ */
+import { posix } from 'node:path';
+import { urlProblem } from './fields';
+
+export const KEYRING_DIRS = ['/etc/apt/keyrings/', '/usr/share/keyrings/'] as const;
+
+export interface AptSource {
+  uri: string;
+  suite: string;
+  components: string[];
+  signedBy?: string;
+  arch?: string;
+}
+
+const WORD = /^[A-Za-z0-9][A-Za-z0-9._~+:/-]*$/;
+
+/** A keyring file directly inside one of apt's keyring folders; undefined when it is one. */
+export function keyringProblem(path: string): string | undefined {
+  const dir = KEYRING_DIRS.find((d) => path.startsWith(d));
+  const name = dir ? path.slice(dir.length) : '';
+  if (!dir || !/^[A-Za-z0-9][A-Za-z0-9._-]*\.(gpg|asc)$/.test(name) || posix.normalize(path) !== path) {
+    return `signed-by ${path} must be a .gpg or .asc file directly in ${KEYRING_DIRS.join(' or ')}`;
+  }
+  return undefined;
+}
+
+export function parseAptLine(line: string): AptSource | string {
+  const m = /^deb\s+(?:\[([^\]]*)\]\s+)?(\S+)\s+(\S+)((?:\s+\S+)*)\s*$/.exec(line);
+  if (!m) return 'is not a one-line apt source: deb [signed-by=/etc/apt/keyrings/NAME.gpg] URI SUITE [COMPONENT...]';
+  const out: AptSource = { uri: m[2]!, suite: m[3]!, components: m[4]!.trim() ? m[4]!.trim().split(/\s+/) : [] };
+  for (const opt of (m[1] ?? '').trim().split(/\s+/).filter(Boolean)) {
+    const [key, value, extra] = opt.split('=');
+    if (value === undefined || extra !== undefined || !value) return `option "${opt}" is not key=value`;
+    if (key === 'signed-by') {
+      const bad = keyringProblem(value);
+      if (bad) return bad;
+      out.signedBy = value;
+    } else if (key === 'arch') {
+      if (!/^[a-z0-9-]+(,[a-z0-9-]+)*$/.test(value)) return `arch=${value} is not a list of Debian architectures`;
+      out.arch = value;
+    } else {
+      return `option ${key} is not supported here (only signed-by and arch): options such as trusted=yes turn off apt's signature check`;
+    }
+  }
+  const bad = urlProblem(out.uri, false);
+  if (bad) return `URI ${out.uri} ${bad}`;
+  for (const w of [out.suite, ...out.components]) if (!WORD.test(w) && w !== '/') return `"${w}" is not a suite or component name`;
+  if (out.suite !== '/' && !WORD.test(out.suite)) return `suite ${out.suite} is not valid`;
+  return out;
+}
+
+/** The line as it is written to the host: rebuilt from the validated parts, never the inventory's text. */
+export function renderAptLine(src: AptSource): string {
+  const opts = [src.signedBy ? `signed-by=${src.signedBy}` : '', src.arch ? `arch=${src.arch}` : ''].filter(Boolean);
+  return ['deb', ...(opts.length ? [`[${opts.join(' ')}]`] : []), src.uri, src.suite, ...src.components].join(' ');
+}
