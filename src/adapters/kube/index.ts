@@ -15,7 +15,7 @@ import { etcdctlTlsArgs, readEtcd as readEtcdRaw, sshEtcdctl, type EtcdctlRunner
 import { kubeconfigPaths, mergeKubeconfigs } from '../../core/live/kubeconfig';
 import { componentOf, nodeReadiness } from '../../core/live/controlPlane';
 import type { Node, Pod } from '../../core/live/types';
-import { HttpsTransport } from './transport';
+import { HttpsTransport, type TlsOptions } from './transport';
 
 export { HttpsTransport } from './transport';
 
@@ -92,13 +92,25 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
   kc.setCurrentContext(context);
   const cluster = kc.getCurrentCluster();
   if (!cluster?.server) throw new ApiError('config', context, 'the context has no cluster server');
-  const tlsOpts: { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized?: boolean; servername?: string; headers?: Record<string, string>; auth?: string } = {};
+  // Asked for per request: an exec plugin's token (kubelogin, cloud CLIs) expires and is renewed by client-node's
+  // authenticator cache, a token file or certificate file may be rotated. The agent client-node builds is not used.
+  const credentials = async (): Promise<TlsOptions> => {
+    const o: TlsOptions & { agent?: unknown } = {};
+    await kc.applyToHTTPSOptions(o as never);
+    delete o.agent;
+    return o;
+  };
   try {
-    await kc.applyToHTTPSOptions(tlsOpts as never);
+    await credentials();
   } catch (e) {
     throw new ApiError('auth', context, `cannot get credentials: ${(e as Error).message}`);
   }
-  const transport = new HttpsTransport(cluster.server, tlsOpts, undefined, { keepAlive: opts.keepAlive ?? true });
+  let transport: HttpsTransport;
+  try {
+    transport = new HttpsTransport(cluster.server, credentials, undefined, { keepAlive: opts.keepAlive ?? true, proxyUrl: cluster.proxyUrl });
+  } catch (e) {
+    throw new ApiError('config', context, (e as Error).message);
+  }
   const live = new LiveCluster(transport, () => readEtcd(), opts.live);
   live.inventory = opts.inventory;
 

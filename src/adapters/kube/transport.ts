@@ -2,10 +2,14 @@
  * The watch engine's transport over Node's https with the TLS material and auth headers a KubeConfig
  * yields. Lists are plain GETs (keep-alive agent); a watch is a GET with watch=true whose body is a
  * stream of newline-delimited JSON events. Counts requests and bytes (for the idle/bandwidth bench).
+ *
+ * Credentials are asked for per request (an exec plugin's token expires, a token file is rotated) and put into
+ * the request's own options, never only into the agent: see route.ts for why a host may replace the agent.
  */
-import * as http from 'node:http';
-import * as https from 'node:https';
+import type * as http from 'node:http';
 import { ApiError, classifyError, httpError } from '../../core/live/errors';
+import { decideProxy, type ProxyDecision } from '../../core/live/proxy';
+import { clientRequest, routeAgent } from './route';
 import type { KubeTransport, ListResult, Params, WatchEvent } from '../../core/live/watch';
 
 export interface TransportStats {
@@ -25,50 +29,77 @@ export interface TlsOptions {
   auth?: string | undefined;
 }
 
+/** Static TLS material, or a function giving the current credentials for each request. */
+export type Credentials = TlsOptions | (() => Promise<TlsOptions>);
+
+export interface TransportOptions {
+  /** false: one connection per request (see the constructor). */
+  keepAlive?: boolean;
+  /** The kubeconfig cluster's proxy-url. */
+  proxyUrl?: string | undefined;
+  /** The environment the proxy variables come from (default process.env). */
+  env?: Record<string, string | undefined>;
+}
+
 export class HttpsTransport implements KubeTransport {
   readonly stats: TransportStats = { requests: 0, lists: 0, watches: 0, bytesIn: 0 };
   private readonly agent: http.Agent;
   private readonly watchAgent: http.Agent;
   private readonly url: URL;
+  private readonly credentials: () => Promise<TlsOptions>;
+  /** How requests reach the server (direct, or which proxy and why). */
+  readonly route: ProxyDecision;
 
   constructor(
     server: string,
-    private readonly tls: TlsOptions,
+    credentials: Credentials,
     private readonly timeouts = { connectMs: 10_000, requestMs: 30_000 },
     /**
      * keepAlive false: every request opens its own connection, like a kubectl invocation — what a probe
      * of the VIP needs to see each request balanced anew (the failure drill counts failed requests).
      */
-    options: { keepAlive?: boolean } = {},
+    options: TransportOptions = {},
   ) {
     this.url = new URL(server);
+    this.credentials = typeof credentials === 'function' ? credentials : () => Promise.resolve(credentials);
+    this.route = decideProxy(server, options.proxyUrl, options.env ?? process.env);
     const secure = this.url.protocol === 'https:';
     const keepAlive = options.keepAlive ?? true;
-    const agentOpts = { keepAlive, maxSockets: 8, ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: tls.rejectUnauthorized ?? true, servername: tls.servername };
-    this.agent = secure ? new https.Agent(agentOpts) : new http.Agent({ keepAlive });
+    this.agent = routeAgent(secure, this.route, { keepAlive, maxSockets: 8 }, timeouts.connectMs);
     // Watches hold their socket for minutes: a separate pool so they never starve lists.
-    this.watchAgent = secure ? new https.Agent({ ...agentOpts, keepAlive: false, maxSockets: Infinity }) : new http.Agent();
+    this.watchAgent = routeAgent(secure, this.route, { keepAlive: false, maxSockets: Infinity }, timeouts.connectMs);
   }
 
   get server(): string {
     return this.url.origin;
   }
 
-  private open(path: string, params: Params, watch: boolean, method = 'GET', contentType?: string): { req: http.ClientRequest; where: string } {
+  private async open(path: string, params: Params, watch: boolean, method = 'GET', contentType?: string): Promise<{ req: http.ClientRequest; where: string }> {
     const qs = new URLSearchParams(watch ? { ...params, watch: 'true' } : params).toString();
     const fullPath = `${this.url.pathname.replace(/\/$/, '')}${path}${qs ? `?${qs}` : ''}`;
     const where = `${this.url.origin}${path}`;
-    const mod = this.url.protocol === 'https:' ? https : http;
+    let creds: TlsOptions;
+    try {
+      creds = await this.credentials();
+    } catch (e) {
+      throw new ApiError('auth', where, `cannot get credentials: ${(e as Error).message}`);
+    }
     this.stats.requests++;
-    const req = mod.request({
+    const req = clientRequest({
       protocol: this.url.protocol,
       hostname: this.url.hostname.replace(/^\[|\]$/g, ''),
-      port: this.url.port || (this.url.protocol === 'https:' ? 443 : 80),
+      port: Number(this.url.port) || (this.url.protocol === 'https:' ? 443 : 80),
       path: fullPath,
       method,
       agent: watch ? this.watchAgent : this.agent,
-      headers: { Accept: 'application/json', 'User-Agent': 'kubeadm-workbench', ...(contentType ? { 'Content-Type': contentType } : {}), ...(this.tls.headers ?? {}) },
-      ...(this.tls.auth ? { auth: this.tls.auth } : {}),
+      // The TLS material on the request itself (not only on the agent): see route.ts.
+      ...(creds.ca ? { ca: creds.ca } : {}),
+      ...(creds.cert ? { cert: creds.cert } : {}),
+      ...(creds.key ? { key: creds.key } : {}),
+      ...(creds.servername ? { servername: creds.servername } : {}),
+      rejectUnauthorized: creds.rejectUnauthorized ?? true,
+      headers: { Accept: 'application/json', 'User-Agent': 'kubeadm-workbench', ...(contentType ? { 'Content-Type': contentType } : {}), ...(creds.headers ?? {}) },
+      ...(creds.auth ? { auth: creds.auth } : {}),
     });
     return { req, where };
   }
@@ -80,8 +111,7 @@ export class HttpsTransport implements KubeTransport {
 
   /** A write (POST/PATCH/DELETE) with a JSON body; answers status and body, the caller judges them. */
   send(method: string, path: string, params: Params = {}, body?: unknown, timeoutMs = this.timeouts.requestMs, contentType = 'application/json'): Promise<{ status: number; body: string }> {
-    return new Promise((resolve, reject) => {
-      const { req, where } = this.open(path, params, false, method, body === undefined ? undefined : contentType);
+    return this.open(path, params, false, method, body === undefined ? undefined : contentType).then(({ req, where }) => new Promise((resolve, reject) => {
       const timer = setTimeout(() => req.destroy(new ApiError('timeout', where, `no answer within ${timeoutMs} ms`)), timeoutMs);
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
@@ -103,7 +133,7 @@ export class HttpsTransport implements KubeTransport {
         reject(classifyError(e, where));
       });
       req.end(body === undefined ? undefined : JSON.stringify(body));
-    });
+    }));
   }
 
   async list(path: string, params: Params): Promise<ListResult> {
@@ -122,14 +152,35 @@ export class HttpsTransport implements KubeTransport {
 
   watch(path: string, params: Params, onEvent: (event: WatchEvent) => void, onClose: (error?: ApiError) => void): () => void {
     this.stats.watches++;
-    const { req, where } = this.open(path, params, true);
     let done = false;
+    let req: http.ClientRequest | undefined;
+    let connectTimer: NodeJS.Timeout | undefined;
     const finish = (error?: ApiError) => {
       if (done) return;
       done = true;
       clearTimeout(connectTimer);
       onClose(error);
     };
+    this.open(path, params, true).then(
+      (opened) => {
+        if (done) {
+          opened.req.destroy();
+          return;
+        }
+        req = opened.req;
+        connectTimer = this.stream(opened.req, opened.where, (e) => !done && onEvent(e), finish);
+      },
+      (e: unknown) => finish(classifyError(e, `${this.url.origin}${path}`)),
+    );
+    return () => {
+      done = true;
+      clearTimeout(connectTimer);
+      req?.destroy();
+    };
+  }
+
+  /** Reads a watch response: newline-delimited JSON events until the server ends the stream. */
+  private stream(req: http.ClientRequest, where: string, onEvent: (event: WatchEvent) => void, end: (error?: ApiError) => void): NodeJS.Timeout {
     const connectTimer = setTimeout(() => req.destroy(new ApiError('timeout', where, `no answer within ${this.timeouts.connectMs} ms`)), this.timeouts.connectMs);
     req.on('response', (res) => {
       clearTimeout(connectTimer);
@@ -137,8 +188,8 @@ export class HttpsTransport implements KubeTransport {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (body += d));
-        res.on('end', () => finish(httpError(res.statusCode ?? 0, where, body)));
-        res.on('error', (e) => finish(classifyError(e, where)));
+        res.on('end', () => end(httpError(res.statusCode ?? 0, where, body)));
+        res.on('error', (e) => end(classifyError(e, where)));
         return;
       }
       let buffer = '';
@@ -155,24 +206,20 @@ export class HttpsTransport implements KubeTransport {
             event = JSON.parse(line) as WatchEvent;
           } catch {
             req.destroy();
-            finish(new ApiError('http', where, `unparsable watch event: ${line.slice(0, 120)}`));
+            end(new ApiError('http', where, `unparsable watch event: ${line.slice(0, 120)}`));
             return;
           }
           if (event.object) stripManagedFields(event.object as never);
-          if (!done) onEvent(event);
+          onEvent(event);
         }
       });
-      res.on('end', () => finish());
-      res.on('aborted', () => finish(new ApiError('unreachable', where, 'watch stream aborted')));
-      res.on('error', (e) => finish(classifyError(e, where)));
+      res.on('end', () => end());
+      res.on('aborted', () => end(new ApiError('unreachable', where, 'watch stream aborted')));
+      res.on('error', (e) => end(classifyError(e, where)));
     });
-    req.on('error', (e) => finish(classifyError(e, where)));
+    req.on('error', (e) => end(classifyError(e, where)));
     req.end();
-    return () => {
-      done = true;
-      clearTimeout(connectTimer);
-      req.destroy();
-    };
+    return connectTimer;
   }
 
   dispose(): void {
