@@ -28,6 +28,8 @@ export interface KubeadmWorkbenchApi {
   diagnosticsPanel: () => DiagnosticsPanel | undefined;
   /** The live cluster connection (connects when a live view is first shown). */
   connection: ClusterConnection;
+  /** The cluster status bar item (for tests). */
+  statusBar: ClusterStatusBar;
   /** The tree data providers (for tests). */
   views: { inventory: InventoryView; controlPlane: ControlPlaneView; leases: LeasesView; etcdMembers: EtcdMembersView };
 }
@@ -49,6 +51,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     leases: new LeasesView(connection),
     etcdMembers: new EtcdMembersView(connection),
   };
+  const statusBar = new ClusterStatusBar(connection);
   const reports = new ReportDocuments();
   const factDiagnostics = vscode.languages.createDiagnosticCollection('kubeadm-facts');
   context.subscriptions.push(
@@ -57,14 +60,14 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     factDiagnostics,
     inventory,
     connection,
-    new ClusterStatusBar(connection),
+    statusBar,
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
     DiagnosticsPanel.registerSerializer(context.extensionUri, configDiagnostics, inventory),
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, connection, views };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, connection, statusBar, views };
 }
 
 export function deactivate(): void {

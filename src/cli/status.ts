@@ -5,7 +5,8 @@
  * the API unreachable, 2 usage. For cron and CI.
  */
 import { loadInventoryFile } from './inventoryFile';
-import { describeError } from '../core/live/errors';
+import { describeError, errorKind } from '../core/live/errors';
+import { assessHealth } from '../core/live/health';
 import { readObjects } from '../core/live/once';
 import { renderEtcd, renderText } from '../core/live/render';
 import { buildLiveModel } from '../core/live/snapshot';
@@ -72,12 +73,15 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
     return EXIT_FAILED;
   }
   try {
-    const health = await conn.health();
+    const facts = await conn.healthFacts();
+    const health = { ok: facts.reach.ok, ms: facts.reach.ms, error: facts.reach.why };
     let objects;
     try {
       objects = await readObjects(conn.transport);
     } catch (e) {
       const msg = describeError(e);
+      const kind = errorKind(e);
+      const h = assessHealth({ ...facts, ...(kind === 'auth' || kind === 'forbidden' ? { denied: { kind, message: msg } } : {}) });
       // The API is down: etcd may still answer over SSH (--ssh) — show what it says.
       let etcdLines: string[] = [];
       let etcdModel;
@@ -89,9 +93,10 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
           etcdLines = renderEtcd(undefined, describeError(err));
         }
       }
-      if (opts.json) io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: { ok: health.ok, ms: Math.round(health.ms) }, error: msg, degraded: true, etcd: etcdModel }, null, 2) + '\n');
+      if (opts.json) io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: h, readyz: { ok: health.ok, ms: Math.round(health.ms) }, error: msg, degraded: true, etcd: etcdModel }, null, 2) + '\n');
       else {
-        io.stderr(`kubeadm-workbench status: API unreachable through ${conn.server}: ${msg}\n`);
+        io.stderr(`kubeadm-workbench status: ${h.state === 'unauthorised' ? h.headline : `API unreachable through ${conn.server}`}: ${msg}\n`);
+        for (const r of h.state === 'unauthorised' ? h.reasons : []) io.stderr(`  ${r}\n`);
         if (etcdLines.length) io.stdout(etcdLines.join('\n') + '\n');
       }
       return EXIT_FAILED;
@@ -125,16 +130,20 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
     const v = verdict(model);
     if (etcdError) v.problems.push({ severity: 'warning', what: `etcd not read: ${etcdError}` });
     if (!health.ok) {
-      v.problems.push({ severity: 'critical', what: `API /readyz through ${conn.server}: ${health.error?.describe() ?? health.detail ?? 'not ready'}` });
+      v.problems.push({ severity: 'critical', what: `API /readyz through ${conn.server}: ${health.error ?? 'not ready'}` });
       v.degraded = true;
     }
+    const h = assessHealth({ ...facts, verdict: v });
     if (opts.json) {
-      io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: { ok: health.ok, ms: Math.round(health.ms) }, degraded: v.degraded, summary: v.summary, problems: v.problems, model, etcdError }, null, 2) + '\n');
+      io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: h, readyz: { ok: health.ok, ms: Math.round(health.ms) }, degraded: v.degraded, summary: v.summary, problems: v.problems, model, etcdError }, null, 2) + '\n');
     } else {
-      const header = `cluster ${inventory.cluster.name} · context ${conn.context} · ${conn.server} · readyz ${health.ok ? 'ok' : 'FAILING'} (${Math.round(health.ms)} ms)`;
+      const who = h.identity ? ` · as ${h.identity.username}` : '';
+      const header = `cluster ${inventory.cluster.name} · context ${conn.context} · ${conn.server}${who} · readyz ${health.ok ? 'ok' : 'FAILING'} (${Math.round(health.ms)} ms)`;
       io.stdout(renderText(model, v, header, etcdError));
+      io.stdout(`HEALTH: ${h.headline}\n`);
+      if (h.state === 'unauthorised') for (const r of h.reasons) io.stdout(`  ${r}\n`);
     }
-    return v.degraded ? EXIT_FAILED : EXIT_OK;
+    return h.state === 'healthy' ? EXIT_OK : EXIT_FAILED;
   } finally {
     conn.dispose();
     await ssh?.close();

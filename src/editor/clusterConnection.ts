@@ -16,6 +16,10 @@ import type { ResourceKey } from '../core/live/resources';
 import { serverMatchesEndpoint } from '../core/live/kubeconfig';
 import type { RemoteExec } from '../core/live/etcdSource';
 import type { InventoryWorkspace } from './inventoryWorkspace';
+import { assessHealth, type ClusterHealth, type HealthInput } from '../core/live/health';
+
+/** How often the health facts (/readyz, identity) are asked while the window is focused. */
+const HEALTH_EVERY_MS = 30_000;
 
 const CONTEXT_KEY = 'kubeadm.clusterContext';
 
@@ -39,7 +43,17 @@ export class ClusterConnection implements vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<Set<ChangeKey>>();
   /** Coalesced object changes (≤ 2 per second) from the watches. */
   readonly onDidChange = this.changeEmitter.event;
-  private readonly disposables: vscode.Disposable[] = [this.stateEmitter, this.changeEmitter];
+  private readonly healthEmitter = new vscode.EventEmitter<ClusterHealth | undefined>();
+  /** The health model changed state or headline (status bar, views). */
+  readonly onDidChangeHealth = this.healthEmitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.stateEmitter, this.changeEmitter, this.healthEmitter];
+  /** The health model (core/live/health.ts) of the connected cluster; undefined until first assessed. */
+  health: ClusterHealth | undefined;
+  private facts: HealthInput | undefined;
+  private healthTimer: NodeJS.Timeout | undefined;
+  private lastHealthProbe = 0;
+  /** Health probes sent (for the idle-requests measurement). */
+  healthProbes = 0;
   private conn: KubeConnection | undefined;
   private connecting: Promise<KubeConnection | undefined> | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -58,6 +72,7 @@ export class ClusterConnection implements vscode.Disposable {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.kubeconfig') && void this.reconnect()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.claims.size && void this.reconnect()),
+      vscode.window.onDidChangeWindowState((w) => w.focused && this.conn && Date.now() - this.lastHealthProbe > HEALTH_EVERY_MS && void this.probeHealth()),
       inventory.onDidChange((loaded) => {
         if (this.conn) {
           this.conn.cluster.inventory = loaded?.inventory;
@@ -128,9 +143,13 @@ export class ClusterConnection implements vscode.Disposable {
       const remote = this.remote?.();
       const conn = await adapter.connect({ kubeconfig: this.kubeconfigSetting(), ...(context ? { context } : {}), ...(loaded?.inventory ? { inventory: loaded.inventory } : {}), ...(remote ? { remote } : {}) });
       this.conn = conn;
-      this.unsubscribe = conn.cluster.onDidChange((keys) => this.changeEmitter.fire(keys));
+      this.unsubscribe = conn.cluster.onDidChange((keys) => {
+        this.changeEmitter.fire(keys);
+        this.reassess();
+      });
       for (const claim of this.claims) if (!claim.release) claim.release = conn.cluster.acquire(claim.resources, claim.etcd);
       this.setState({ kind: 'connected', context: conn.context, server: conn.server });
+      void this.probeHealth();
       return conn;
     } catch (e) {
       const failure = errorKind(e);
@@ -146,7 +165,48 @@ export class ClusterConnection implements vscode.Disposable {
     else this.setState({ kind: 'idle' });
   }
 
+  /**
+   * Asks the health facts (/readyz unless the watches heard from the API within the interval — then no request
+   * beyond the watches; who we are, cached) and assesses. Repeats every 30 s while the window is focused.
+   */
+  async probeHealth(): Promise<ClusterHealth | undefined> {
+    clearTimeout(this.healthTimer);
+    const conn = this.conn;
+    if (!conn) return undefined;
+    if (!vscode.window.state.focused && this.health) return this.health; // resumes on focus
+    this.lastHealthProbe = Date.now();
+    const heard = conn.cluster.lastHeardAt();
+    const skipReadyz = heard !== undefined && Date.now() - heard < HEALTH_EVERY_MS && !conn.cluster.denial();
+    if (!skipReadyz) this.healthProbes++;
+    const facts = await conn.healthFacts({ skipReadyz });
+    if (this.conn !== conn) return undefined;
+    this.facts = facts;
+    this.reassess(true);
+    this.healthTimer = setTimeout(() => void this.probeHealth(), HEALTH_EVERY_MS);
+    return this.health;
+  }
+
+  /** Re-judges with the last facts and the current verdict (no request); fires when state or headline changed. */
+  private reassess(force = false): void {
+    const conn = this.conn;
+    if (!conn || !this.facts) return;
+    const denial = conn.cluster.denial();
+    const facts: HealthInput = { ...this.facts, denied: denial ? { kind: denial.kind === 'auth' ? 'auth' : 'forbidden', message: denial.describe() } : this.facts.denied };
+    const next = assessHealth({ ...facts, verdict: conn.cluster.verdict() });
+    const changed = !this.health || next.state !== this.health.state || next.headline !== this.health.headline || next.reasons.join('\n') !== this.health.reasons.join('\n');
+    this.health = next;
+    if (changed || force) this.healthEmitter.fire(next);
+    // A watch refused while the facts said otherwise: ask who we are again now.
+    if (denial && !this.facts.denied && !this.facts.access?.some((a) => !a.allowed)) void this.probeHealth();
+  }
+
   private close(): void {
+    clearTimeout(this.healthTimer);
+    this.facts = undefined;
+    if (this.health) {
+      this.health = undefined;
+      this.healthEmitter.fire(undefined);
+    }
     for (const claim of this.claims) {
       claim.release?.();
       claim.release = undefined;
@@ -179,6 +239,7 @@ export class ClusterConnection implements vscode.Disposable {
   }
 
   dispose(): void {
+    clearTimeout(this.healthTimer);
     this.close();
     this.claims.clear();
     vscode.Disposable.from(...this.disposables).dispose();

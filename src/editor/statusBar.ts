@@ -1,45 +1,62 @@
 /**
- * Status bar item: the cluster context and API health through the VIP (the kubeconfig's server, which
- * for a kubeadm HA cluster is the controlPlaneEndpoint). Health is a `/readyz` GET every 30 s while
- * connected and the window is focused, skipped while the views' watches are receiving events or bookmarks
- * (they prove the API answers) — so with a live view open there is no request besides the watches.
+ * Status bar item: the cluster context and its health as the one health model (core/live/health.ts) judges it —
+ * healthy, degraded (which component, which node), unauthorised (who we are, what we may not do), unreachable —
+ * the same words the views and `kubeadm-workbench status` use. Neutral ("Kubeadm: no cluster") until a connection
+ * was tried, and when there is no kubeconfig to try; red only after a real failure, with its classified reason.
+ * The probing (a /readyz only when the watches are silent) lives in ClusterConnection.
  */
 import * as vscode from 'vscode';
 import { CommandIds } from '../commands/ids';
 import type { ClusterConnection, ConnectionState } from './clusterConnection';
 import { serverMatchesEndpoint } from '../core/live/kubeconfig';
+import type { ClusterHealth } from '../core/live/health';
 
-const PROBE_EVERY_MS = 30_000;
+const STATE_ICON: Record<ClusterHealth['state'], string> = { healthy: 'pass', degraded: 'warning', unauthorised: 'error', unreachable: 'error' };
+
+/** Plain text for a tooltip line: Markdown's special characters escaped (messages come from servers). */
+function plain(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+}
 
 export class ClusterStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('kubeadm.cluster', vscode.StatusBarAlignment.Left, 40);
   private readonly disposables: vscode.Disposable[] = [this.item];
-  private timer: NodeJS.Timeout | undefined;
-  private lastProbe = 0;
-  /** Probes sent (for the idle-requests measurement). */
-  probes = 0;
 
   constructor(private readonly connection: ClusterConnection) {
     this.item.name = 'Kubeadm cluster';
     this.item.command = CommandIds.selectClusterContext;
     this.disposables.push(
-      connection.onDidChangeState((s) => this.render(s)),
-      vscode.window.onDidChangeWindowState((w) => w.focused && Date.now() - this.lastProbe > PROBE_EVERY_MS && void this.probe()),
+      connection.onDidChangeState(() => this.render()),
+      connection.onDidChangeHealth(() => this.render()),
     );
-    this.render(connection.state);
+    this.render();
   }
 
-  private render(state: ConnectionState, health?: { ok: boolean; ms: number; why?: string }): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+  /** What the item shows now (for tests). */
+  get text(): string {
+    return this.item.text;
+  }
+
+  get tooltipText(): string {
+    const t = this.item.tooltip;
+    return typeof t === 'string' ? t : (t?.value ?? '');
+  }
+
+  get background(): string | undefined {
+    return (this.item.backgroundColor as { id?: string } | undefined)?.id;
+  }
+
+  private render(): void {
+    const state: ConnectionState = this.connection.state;
+    this.item.backgroundColor = undefined;
     switch (state.kind) {
       case 'idle':
-        this.item.hide();
-        return;
+        this.item.text = '$(plug) Kubeadm: no cluster';
+        this.item.tooltip = 'Not connected yet: the live views connect when shown. Click to select a cluster context.';
+        break;
       case 'untrusted':
         this.item.text = '$(shield) Kubeadm: untrusted';
         this.item.tooltip = 'The workspace is not trusted: Kubeadm Workbench does not connect to the cluster.';
-        this.item.backgroundColor = undefined;
         break;
       case 'connecting':
         this.item.text = '$(sync~spin) Kubeadm: connecting…';
@@ -47,57 +64,65 @@ export class ClusterStatusBar implements vscode.Disposable {
         break;
       case 'error':
         if (state.failure === 'config') {
-          // No kubeconfig yet (e.g. before the cluster is brought up): informative, not alarming.
-          this.item.text = '$(plug) Kubeadm: no kubeconfig';
-          this.item.backgroundColor = undefined;
+          // No kubeconfig yet (e.g. before the cluster is brought up): nothing failed, nothing to alarm about.
+          this.item.text = '$(plug) Kubeadm: no cluster';
+          this.item.tooltip = new vscode.MarkdownString(`**No cluster to connect to**\n\n${plain(state.message)}\n\nClick to select a cluster context or a kubeconfig file.`);
         } else {
-          this.item.text = '$(error) Kubeadm: cluster unreachable';
+          this.item.text = `$(error) Kubeadm: ${failureWords(state.failure)}`;
+          this.item.tooltip = new vscode.MarkdownString(`**Cannot connect**\n\n${plain(state.message)}\n\nClick to select another cluster context.`);
           this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
         }
-        this.item.tooltip = new vscode.MarkdownString(`**Cannot connect**\n\n${state.message}\n\nClick to pick a kubeconfig context.`);
         break;
-      case 'connected': {
-        const h = health;
-        const latency = h && Number.isFinite(h.ms) ? ` · ${Math.round(h.ms)} ms` : h?.ok ? ' · live' : '';
-        this.item.text = `$(${h ? (h.ok ? 'pass' : 'error') : 'server'}) ${state.context}${h ? (h.ok ? latency : ' · API down') : ''}`;
-        const md = new vscode.MarkdownString(`**${state.context}**\n\nAPI \`${state.server}\`\n\n`, true);
-        md.appendMarkdown(h ? (h.ok ? (Number.isFinite(h.ms) ? `\`/readyz\` ok in ${Math.round(h.ms)} ms` : 'watches receiving events') : `\`/readyz\` failed: ${h.why ?? 'not ready'}`) : 'checking…');
-        const endpoint = this.connection.inventoryEndpoint;
-        if (endpoint && !serverMatchesEndpoint(state.server, endpoint)) md.appendMarkdown(`\n\n$(warning) The inventory's controlPlaneEndpoint is \`${endpoint}\`, this context's server is \`${state.server}\`: is it the same cluster?`);
-        md.appendMarkdown('\n\nClick to select another context.');
-        this.item.tooltip = md;
-        this.item.backgroundColor = h && !h.ok ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
-        if (!h) void this.probe();
-        else this.timer = setTimeout(() => void this.probe(), PROBE_EVERY_MS);
+      case 'connected':
+        this.renderConnected(state, this.connection.health);
         break;
-      }
     }
     this.item.show();
   }
 
-  private async probe(): Promise<void> {
-    const conn = this.connection.connection;
-    const state = this.connection.state;
-    if (!conn || state.kind !== 'connected') return;
-    if (!vscode.window.state.focused) {
-      // Resume when the window regains focus (onDidChangeWindowState).
-      return;
+  private renderConnected(state: Extract<ConnectionState, { kind: 'connected' }>, h: ClusterHealth | undefined): void {
+    const md = new vscode.MarkdownString(`**${plain(state.context)}** · API ${plain(state.server)}\n\n`, true);
+    if (!h) {
+      this.item.text = `$(sync~spin) ${state.context}`;
+      md.appendMarkdown('checking…');
+    } else {
+      const latency = h.state === 'healthy' && h.latencyMs !== undefined && Number.isFinite(h.latencyMs) ? ` · ${Math.round(h.latencyMs)} ms` : '';
+      this.item.text = `$(${STATE_ICON[h.state]}) ${state.context} · ${h.state}${latency}`;
+      md.appendMarkdown(`**${plain(h.headline)}**\n\n`);
+      for (const r of h.reasons.slice(0, 8)) md.appendMarkdown(`- ${plain(r)}\n`);
+      if (h.reasons.length > 8) md.appendMarkdown(`- … ${h.reasons.length - 8} more\n`);
+      if (h.identity && h.state !== 'unauthorised') md.appendMarkdown(`\nSigned in as ${plain(h.identity.username)}\n`);
+      if (h.state === 'unauthorised' || h.state === 'unreachable') this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+      else if (h.state === 'degraded') this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
     }
-    this.lastProbe = Date.now();
-    // While views watch, their events and bookmarks prove the API answers through the endpoint: no request.
-    const heard = conn.cluster.lastHeardAt();
-    if (heard !== undefined && Date.now() - heard < PROBE_EVERY_MS) {
-      this.render(state, { ok: true, ms: NaN });
-      return;
-    }
-    this.probes++;
-    const h = await conn.health(5000);
-    if (this.connection.connection !== conn) return;
-    this.render(state, { ok: h.ok, ms: h.ms, ...(h.error ? { why: h.error.describe() } : h.detail && !h.ok ? { why: h.detail } : {}) });
+    const endpoint = this.connection.inventoryEndpoint;
+    if (endpoint && !serverMatchesEndpoint(state.server, endpoint)) md.appendMarkdown(`\n\n$(warning) The inventory's controlPlaneEndpoint is ${plain(endpoint)}, this context's server is ${plain(state.server)}: is it the same cluster?`);
+    md.appendMarkdown('\n\nClick to select another context.');
+    this.item.tooltip = md;
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
     vscode.Disposable.from(...this.disposables).dispose();
+  }
+}
+
+function failureWords(kind: string | undefined): string {
+  switch (kind) {
+    case 'dns':
+      return 'API name not found';
+    case 'tls':
+      return 'TLS failed';
+    case 'auth':
+      return 'credentials rejected';
+    case 'forbidden':
+      return 'unauthorised';
+    case 'timeout':
+      return 'API not answering';
+    case 'refused':
+      return 'connection refused';
+    case 'unreachable':
+      return 'API unreachable';
+    default:
+      return 'cannot connect';
   }
 }

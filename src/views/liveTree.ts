@@ -50,6 +50,7 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
       this.treeView.onDidChangeVisibility((e) => this.setVisible(e.visible)),
       connection.onDidChange(() => this.treeView.visible && this.refresh()),
       connection.onDidChangeState(() => this.treeView.visible && this.refresh()),
+      connection.onDidChangeHealth(() => this.treeView.visible && this.updateMessage()),
     );
     if (this.treeView.visible) this.setVisible(true);
   }
@@ -125,7 +126,10 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
     else if (s.kind === 'connecting') message = 'Connecting…';
     else if (cluster) {
       const err = cluster.error(this.resources);
-      if (err) message = `${err.describe()} — retrying`;
+      const health = this.connection.health;
+      // Refused: say who we are and what we may not do (the health model's words), not only the HTTP status.
+      if (err && (err.kind === 'auth' || err.kind === 'forbidden') && health?.state === 'unauthorised') message = `Unauthorised — ${health.reasons.join('; ')}`;
+      else if (err) message = `${err.describe()} — retrying`;
       else if (!cluster.synced(this.resources)) message = 'Listing…';
     }
     this.treeView.message = message;

@@ -67,7 +67,7 @@ export interface Pki {
 }
 
 /** A CA and leaf certificates with openssl (EC P-256 keys: fast). */
-export function makePki(dir: string): Pki {
+export function makePki(dir: string, extraIps: string[] = []): Pki {
   mkdirSync(dir, { recursive: true });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   sh('openssl', ['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=kw-test-ca'], dir);
@@ -76,7 +76,7 @@ export function makePki(dir: string): Pki {
     sh('openssl', ['req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subj], dir);
     sh('openssl', ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`], dir);
   };
-  const san = 'subjectAltName=IP:127.0.0.1,DNS:localhost\n';
+  const san = `subjectAltName=IP:127.0.0.1,${extraIps.map((ip) => `IP:${ip},`).join('')}DNS:localhost\n`;
   leaf('etcd-server', '/CN=etcd', `${san}extendedKeyUsage=serverAuth,clientAuth\n`);
   leaf('healthcheck-client', '/O=system:masters/CN=kube-etcd-healthcheck-client', 'extendedKeyUsage=clientAuth\n');
   leaf('apiserver-etcd-client', '/O=system:masters/CN=kube-apiserver-etcd-client', 'extendedKeyUsage=clientAuth\n');
@@ -211,6 +211,11 @@ export interface ClusterOptions {
   extraApiserverArgs?: string[];
   /** Parent of the run directory (etcd data, PKI, logs); default the OS temp dir. The bench uses /dev/shm. */
   tmpRoot?: string;
+  /**
+   * The address kube-apiserver listens on and its certificate names (default 127.0.0.1). A test that needs a
+   * non-loopback server (VS Code's proxy support treats those differently) gives an address it created.
+   */
+  address?: string;
 }
 
 /** etcd (1 or more members) + kube-apiserver; ready when /readyz answers. */
@@ -221,14 +226,15 @@ export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestC
   findBinary('etcdctl');
   const root = mkdtempSync(join(opts.tmpRoot ?? tmpdir(), 'kw-apiserver-'));
   runDirs.add(root);
-  const pki = makePki(join(root, 'pki'));
+  const address = opts.address ?? '127.0.0.1';
+  const pki = makePki(join(root, 'pki'), address === '127.0.0.1' ? [] : [address]);
   const etcd = await startEtcdCluster(root, pki, opts.etcdMembers ?? 1);
   const port = await freePort();
-  const server = `https://127.0.0.1:${port}`;
+  const server = `https://${address}:${port}`;
   const apiserver = startProc(apiserverBin, [
     `--etcd-servers=${etcd.map((e) => e.clientUrl).join(',')}`,
     `--etcd-cafile=${pki.ca}`, `--etcd-certfile=${pki.file('apiserver-etcd-client.crt')}`, `--etcd-keyfile=${pki.file('apiserver-etcd-client.key')}`,
-    '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${port}`,
+    `--bind-address=${address}`, `--advertise-address=${address}`, `--secure-port=${port}`,
     `--tls-cert-file=${pki.file('apiserver.crt')}`, `--tls-private-key-file=${pki.file('apiserver.key')}`,
     `--client-ca-file=${pki.ca}`, '--authorization-mode=RBAC',
     '--service-account-issuer=https://kubernetes.default.svc', `--service-account-key-file=${pki.file('sa.pub')}`, `--service-account-signing-key-file=${pki.file('sa.key')}`,

@@ -16,6 +16,8 @@ import { kubeconfigPaths, mergeKubeconfigs } from '../../core/live/kubeconfig';
 import { componentOf, nodeReadiness } from '../../core/live/controlPlane';
 import type { Node, Pod } from '../../core/live/types';
 import { HttpsTransport, type TlsOptions } from './transport';
+import { checkAccess, whoAmI } from './access';
+import type { AccessCheck, HealthInput, Identity } from '../../core/live/health';
 
 export { HttpsTransport } from './transport';
 
@@ -81,6 +83,12 @@ export interface KubeConnection {
   cluster: LiveCluster;
   readEtcd(): Promise<EtcdModel>;
   health(timeoutMs?: number): Promise<Health>;
+  /**
+   * The facts of the health model (core/live/health.ts): /readyz (skipped when the caller knows the API answers,
+   * e.g. watches receive events), who we are and what we may read (asked again after ten minutes or when a watch
+   * was refused). The caller adds its verdict and calls assessHealth.
+   */
+  healthFacts(opts?: { skipReadyz?: boolean; timeoutMs?: number }): Promise<HealthInput>;
   dispose(): void;
 }
 
@@ -185,6 +193,32 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
     }
   }
 
+  let access: { at: number; identity: Identity | undefined; checks: AccessCheck[] | undefined } | undefined;
+  async function healthFacts(o: { skipReadyz?: boolean; timeoutMs?: number } = {}): Promise<HealthInput> {
+    const timeoutMs = o.timeoutMs ?? 5000;
+    let reach: HealthInput['reach'] = { ok: true, ms: NaN };
+    if (!o.skipReadyz) {
+      const h = await health(timeoutMs);
+      // A 403 on /readyz (anonymous requests not allowed there) still proves the server answers.
+      reach = { ok: h.ok || h.error?.kind === 'forbidden', ms: h.ms, failure: h.error?.kind, why: h.error?.describe() ?? (h.ok ? undefined : h.detail) };
+    }
+    const refused = live.denial();
+    if (reach.ok && (!access || Date.now() - access.at > 600_000 || (refused && Date.now() - access.at > 10_000))) {
+      try {
+        const [identity, checks] = await Promise.all([whoAmI(transport, timeoutMs), checkAccess(transport, timeoutMs)]);
+        access = { at: Date.now(), identity, checks };
+      } catch {
+        // the reviews could not be asked (old server, timeout): judge by /readyz and the watches alone
+      }
+    }
+    return {
+      reach,
+      identity: access?.identity,
+      access: access?.checks,
+      denied: refused ? { kind: refused.kind === 'auth' ? 'auth' : 'forbidden', message: refused.describe() } : undefined,
+    };
+  }
+
   return {
     context,
     server: cluster.server,
@@ -193,6 +227,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
     cluster: live,
     readEtcd,
     health,
+    healthFacts,
     dispose() {
       live.dispose();
       transport.dispose();

@@ -10,6 +10,7 @@ import { describeError, type ApiError } from './errors';
 import type { EtcdModel } from './etcd';
 import { Resources, type ResourceKey } from './resources';
 import { buildLiveModel, type ClusterObjects, type LiveModel } from './snapshot';
+import { verdict, type Verdict } from './status';
 import type { DaemonSet, Deployment, Lease, Node, Pod } from './types';
 import { Reflector, realClock, type Change, type Clock, type KubeTransport, type ReflectorOptions } from './watch';
 
@@ -182,6 +183,29 @@ export class LiveCluster {
     for (const k of resources) {
       const r = this.reflectors[k];
       if (r.state === 'backoff' && r.lastError) return r.lastError;
+    }
+    return undefined;
+  }
+
+  /**
+   * The verdict on what is being watched now (stale stores of stopped watches do not count): the full verdict while
+   * pods and nodes are watched, etcd's alone while only etcd is read, undefined when nothing is.
+   */
+  verdict(): Verdict | undefined {
+    const current = (keys: ResourceKey[]) => keys.every((k) => this.reflectors[k].synced && this.reflectors[k].state !== 'stopped');
+    const full = current(['pods', 'nodes']);
+    const etcd = this.etcdRefs > 0 ? this.etcd : undefined;
+    if (!full && !etcd) return undefined;
+    const model = this.model();
+    if (full) return verdict({ ...model, etcd, leases: current(['nodeLeases', 'systemLeases']) ? model.leases : { nodes: [], leaders: [], apiservers: [] } });
+    return verdict({ ...model, etcd, controlPlane: { nodes: [], addons: [] }, hosts: [], leases: { nodes: [], leaders: [], apiservers: [] } });
+  }
+
+  /** A watch or list the API server refused (401/403) among the running reflectors: we are not who we need to be. */
+  denial(): ApiError | undefined {
+    for (const r of Object.values(this.reflectors)) {
+      const e = r.lastError;
+      if (r.state === 'backoff' && e && (e.kind === 'auth' || e.kind === 'forbidden')) return e;
     }
     return undefined;
   }
