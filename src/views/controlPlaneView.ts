@@ -48,10 +48,13 @@ export class ControlPlaneView extends LiveTreeView {
 function nodeItem(n: ControlPlaneNode): LiveNode {
   const bad = n.components.filter((c) => !c.present || !c.ready || c.phase !== 'Running').length;
   const ready = n.readiness === 'Ready';
+  // On a node that is not Ready the pods' state is the kubelet's last report: said so, never "ready".
+  const reported = n.components.filter((c) => c.present && c.readyContainers === c.totalContainers && c.totalContainers > 0).length;
+  const pods = ready ? `${n.components.length - bad}/${n.components.length} pods ready` : `pods last reported ${reported}/${n.components.length} ready`;
   return {
     id: `cpnode:${n.name}`,
     label: n.name,
-    description: [n.readiness, bad ? `${bad} of 4 not ready` : '4/4 ready', n.kubeletVersion, n.unschedulable ? 'cordoned' : undefined].filter(Boolean).join(' · '),
+    description: [`${n.readiness}${n.unschedulable ? ',SchedulingDisabled' : ''}`, pods, n.kubeletVersion].filter(Boolean).join(' · '),
     icon: ready ? (bad ? 'warning' : 'server-process') : 'error',
     color: ready ? (bad ? WARN : undefined) : ERR,
     tooltip: md([
@@ -68,6 +71,17 @@ function nodeItem(n: ControlPlaneNode): LiveNode {
 
 function componentItem(node: string, c: ComponentPod): LiveNode {
   const healthy = c.present && c.ready && c.phase === 'Running';
+  if (c.stale) {
+    return {
+      id: `cp:${node}:${c.component}`,
+      label: c.component,
+      description: describeComponent(c).split(' · ').slice(1).join(' · '),
+      icon: 'question',
+      color: MUTED,
+      tooltip: md([`**${c.podName}**: what the kubelet on ${node} last reported — the node is not Ready, so the present state is unknown.`]),
+      contextValue: `cp-component-${c.component}`,
+    };
+  }
   const desc = describeComponent(c).split(' · ').slice(1).join(' · ');
   return {
     id: `cp:${node}:${c.component}`,

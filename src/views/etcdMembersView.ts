@@ -8,6 +8,7 @@ import { ViewIds } from '../commands/ids';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import type { EtcdMember } from '../core/live/etcd';
 import { formatAge, formatBytes } from '../core/live/format';
+import { clockAndAge, memberFacts } from '../core/live/render';
 import { ERR, LiveTreeView, md, MUTED, OK, WARN, type LiveNode } from './liveTree';
 
 export class EtcdMembersView extends LiveTreeView {
@@ -40,18 +41,17 @@ export class EtcdMembersView extends LiveTreeView {
       ]),
       contextValue: 'etcd-quorum',
     };
-    return [quorum, ...etcd.members.map(memberItem)];
+    return [quorum, ...etcd.members.map((m) => memberItem(m, etcd.fetchedAt))];
   }
 }
 
-function memberItem(m: EtcdMember): LiveNode {
+function memberItem(m: EtcdMember, now: number): LiveNode {
   const lag = m.raftIndex !== undefined && m.raftAppliedIndex !== undefined ? m.raftIndex - m.raftAppliedIndex : undefined;
-  const parts = [m.isLeader ? 'leader' : m.isLearner ? 'learner' : 'follower'];
-  if (m.reachable) {
-    parts.push(`term ${m.raftTerm}`, `index ${m.raftIndex}${lag ? ` (applied −${lag})` : ''}`, `db ${formatBytes(m.dbSize)}`);
-  }
+  // etcdctl's words: ID, version, leader, learner, raft term, index, applied index; an unreachable member by what we know.
+  const parts = [m.id, ...memberFacts(m, now)];
+  if (m.reachable) parts.push(`db ${formatBytes(m.dbSize)}`);
   if (m.alarms.length) parts.push(`ALARM ${m.alarms.join(',')}`);
-  if (!m.healthy) parts.push(m.problem ?? 'unhealthy');
+  if (!m.healthy) parts.push(m.reachable ? (m.problem ?? 'unhealthy') : (m.problem ?? 'unreachable').replace(/^unreachable: /, ''));
   return {
     id: `etcd:${m.id}`,
     label: m.name,
@@ -62,7 +62,7 @@ function memberItem(m: EtcdMember): LiveNode {
       `**${m.name}** \`${m.id}\`${m.host && m.host !== m.name ? ` (inventory host ${m.host})` : ''}${m.version ? ` · etcd ${m.version}` : ''}`,
       m.reachable
         ? `raft term ${m.raftTerm} · index ${m.raftIndex} · applied ${m.raftAppliedIndex}${lag ? ` (${lag} entries not applied yet)` : ''}`
-        : `Unreachable${m.problem ? `: ${m.problem}` : ''}`,
+        : `Unreachable${m.problem ? `: ${m.problem}` : ''}${m.unreachableSince !== undefined ? ` — since ${clockAndAge(m.unreachableSince, now)}` : ''}${m.lastSeen ? `; last seen as ${m.lastSeen.role}` : ''}`,
       m.reachable ? `DB ${formatBytes(m.dbSize)} (in use ${formatBytes(m.dbSizeInUse)}) of quota ${formatBytes(m.quota)}${m.dbSize !== undefined && m.dbSizeInUse !== undefined && m.dbSize > 2 * m.dbSizeInUse ? ' — defragmentation would reclaim space' : ''}` : '',
       m.alarms.length ? `Alarms: ${m.alarms.join(', ')} (writes may be refused until disarmed)` : '',
       `peer ${m.peerURLs.join(', ') || '—'}`,

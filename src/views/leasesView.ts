@@ -31,7 +31,7 @@ export class LeasesView extends LiveTreeView {
       children: model.leaders.map((l) => ({
         id: `leader:${l.name}`,
         label: l.name,
-        description: `${l.inventoryHost ?? l.holderHost ?? 'no holder'} · ${l.transitions} transition${l.transitions === 1 ? '' : 's'}${l.health === 'healthy' ? '' : ` · ${l.health}, renewed ${formatAge(l.sinceRenewMs)} ago`}`,
+        description: `${l.inventoryHost ?? l.holderHost ?? 'no holder'} · ${l.transitions} transition${l.transitions === 1 ? '' : 's'} · ${l.health === 'healthy' ? '' : `${l.health}, `}renewed ${formatAge(l.sinceRenewMs)} ago`,
         icon: ICON[l.health][0],
         color: ICON[l.health][1],
         tooltip: md([
@@ -75,12 +75,12 @@ export class LeasesView extends LiveTreeView {
 }
 
 function nodeLeaseItem(l: NodeLeaseInfo): LiveNode {
-  // Healthy leases renew every 10 s: no age in the description, so they do not repaint every tick.
+  // The renew age like kubectl's (`kubectl get lease -n kube-node-lease` shows RENEW TIME): a healthy lease too.
   const countdown = l.notReadyInMs === undefined ? '' : l.notReadyInMs > 0 ? ` · NotReady in ${formatAge(l.notReadyInMs)}` : ' · past grace period';
   return {
     id: `nodeLease:${l.node}`,
     label: l.node,
-    description: l.health === 'healthy' ? `healthy · ${l.durationSeconds}s lease` : `${l.health} · renewed ${formatAge(l.sinceRenewMs)} ago${countdown}`,
+    description: l.health === 'healthy' ? `healthy · renewed ${formatAge(l.sinceRenewMs)} ago · ${l.durationSeconds}s lease` : `${l.health} · renewed ${formatAge(l.sinceRenewMs)} ago${countdown}`,
     icon: ICON[l.health][0],
     color: ICON[l.health][1],
     tooltip: md([

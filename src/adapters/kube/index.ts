@@ -10,7 +10,7 @@ import type { Context, KubeConfig } from '@kubernetes/client-node' with { 'resol
 import type { Inventory } from '../../core/inventory/types';
 import { LiveCluster, type LiveClusterOptions } from '../../core/live/cluster';
 import { ApiError, classifyError, httpError } from '../../core/live/errors';
-import { buildEtcd, type EtcdModel } from '../../core/live/etcd';
+import { buildEtcd, type EtcdModel, type MemberHistory } from '../../core/live/etcd';
 import { etcdctlTlsArgs, readEtcd as readEtcdRaw, sshEtcdctl, type EtcdctlRunner, type ExecResult, type MemberCache, type RemoteExec } from '../../core/live/etcdSource';
 import { kubeconfigPaths, mergeKubeconfigs } from '../../core/live/kubeconfig';
 import { componentOf, nodeReadiness } from '../../core/live/controlPlane';
@@ -153,7 +153,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
         return await Promise.any(
           pods.slice(0, 3).map(async (pod) => {
             try {
-              return buildEtcd(await readEtcd0(podRunner(pod)), `exec ${pod.metadata.name}`, Date.now(), live.inventory);
+              return buildEtcd(await readEtcd0(podRunner(pod)), `exec ${pod.metadata.name}`, Date.now(), live.inventory, history);
             } catch (e) {
               errors.push(`exec ${pod.metadata.name}: ${(e as Error).message}`);
               throw e;
@@ -168,7 +168,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
       for (const h of live.inventory.hosts.filter((x) => x.roles.includes('control-plane'))) {
         try {
           const raw = await readEtcd0(sshEtcdctl(opts.remote, h.name, (live.inventory.ssh.user ?? 'root') !== 'root'));
-          return buildEtcd(raw, `ssh ${h.name}`, Date.now(), live.inventory);
+          return buildEtcd(raw, `ssh ${h.name}`, Date.now(), live.inventory, history);
         } catch (e) {
           errors.push(`ssh ${h.name}: ${(e as Error).message}`);
         }
@@ -178,6 +178,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
   }
 
   const members: MemberCache = {};
+  const history: MemberHistory = new Map();
   const readEtcd0 = (run: EtcdctlRunner) => readEtcdRaw(run, etcdctlTlsArgs(), false, members);
 
   async function health(timeoutMs = 5000): Promise<Health> {

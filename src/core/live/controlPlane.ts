@@ -47,6 +47,11 @@ export interface ComponentPod {
   reason: string | undefined;
   /** Filled by the caller from `manifestDrift()` when the manifest could be read over SSH. */
   drift?: DriftResult;
+  /**
+   * The node is not Ready: this status is what its kubelet last reported, not the present (kubectl still prints it).
+   * Such a pod is never counted ready.
+   */
+  stale?: boolean;
 }
 
 export interface ControlPlaneNode {
@@ -85,10 +90,20 @@ export interface ControlPlaneInput {
   inventory?: Inventory | undefined;
 }
 
+/**
+ * The node's status word as kubectl prints it: `Ready` when the Ready condition is True, `NotReady` when it is False
+ * or Unknown (the node controller sets Unknown when the kubelet stops reporting — kubectl still says NotReady),
+ * `Unknown` only when there is no Ready condition at all. The condition's own status stays in `condition`.
+ */
 export function nodeReadiness(node: Node | undefined): { readiness: NodeReadiness; reason: string | undefined; condition: Condition | undefined } {
   const c = node?.status?.conditions?.find((x) => x.type === 'Ready');
   if (!c) return { readiness: 'Unknown', reason: undefined, condition: undefined };
-  return { readiness: c.status === 'True' ? 'Ready' : c.status === 'False' ? 'NotReady' : 'Unknown', reason: c.reason, condition: c };
+  return { readiness: c.status === 'True' ? 'Ready' : 'NotReady', reason: c.reason, condition: c };
+}
+
+/** kubectl's STATUS column of `get nodes`: the readiness, `,SchedulingDisabled` when cordoned. */
+export function kubectlNodeStatus(node: Node | undefined): string {
+  return `${nodeReadiness(node).readiness}${node?.spec?.unschedulable ? ',SchedulingDisabled' : ''}`;
 }
 
 export function isMirrorPod(pod: Pod): boolean {
@@ -185,7 +200,10 @@ export function buildControlPlane(input: ControlPlaneInput): ControlPlaneModel {
       taints: (node?.spec?.taints ?? []).map(describeTaint),
       unschedulable: !!node?.spec?.unschedulable,
       kubeletVersion: node?.status?.nodeInfo?.kubeletVersion,
-      components: CONTROL_PLANE_COMPONENTS.map((c) => componentPod(c, pods?.get(c), now)),
+      components: CONTROL_PLANE_COMPONENTS.map((c) => {
+        const cp = componentPod(c, pods?.get(c), now);
+        return node && readiness !== 'Ready' && cp.present ? { ...cp, ready: false, stale: true } : cp;
+      }),
     };
   });
   return { nodes, addons: buildAddons(input.daemonSets, input.deployments) };

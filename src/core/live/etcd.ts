@@ -62,6 +62,22 @@ export interface EtcdMember {
   /** Why the member is unhealthy, when it is. */
   problem: string | undefined;
   healthy: boolean;
+  /** What an earlier read saw of a member that is unreachable now (from the reader's MemberHistory). */
+  lastSeen?: { role: MemberRole; version: string | undefined; at: number } | undefined;
+  /** When this member was first found unreachable in this run of reads. */
+  unreachableSince?: number | undefined;
+}
+
+export type MemberRole = 'leader' | 'follower' | 'learner';
+
+/**
+ * What successive reads learnt about each member, so an unreachable member is labelled by what we know — its role
+ * when last seen, since when it is unreachable — and not by a role it may no longer have.
+ */
+export type MemberHistory = Map<string, { role?: MemberRole; version?: string | undefined; seenAt?: number; unreachableSince?: number }>;
+
+export function memberRole(m: Pick<EtcdMember, 'isLeader' | 'isLearner'>): MemberRole {
+  return m.isLeader ? 'leader' : m.isLearner ? 'learner' : 'follower';
 }
 
 export interface EtcdModel {
@@ -153,7 +169,7 @@ export function quorumLine(voting: number, healthy: number): string {
   return parts.join(' · ');
 }
 
-export function buildEtcd(raw: EtcdRaw, via: string, fetchedAt: number, inventory?: Inventory): EtcdModel {
+export function buildEtcd(raw: EtcdRaw, via: string, fetchedAt: number, inventory?: Inventory, history?: MemberHistory): EtcdModel {
   const byEndpoint = new Map<string, EtcdRaw['statuses'][number]>();
   const byMemberId = new Map<string, RawStatus>();
   for (const s of raw.statuses) {
@@ -205,6 +221,7 @@ export function buildEtcd(raw: EtcdRaw, via: string, fetchedAt: number, inventor
       };
     })
     .sort((a, b) => a.name.localeCompare(b.name));
+  if (history) recordHistory(members, history, fetchedAt);
   const votingMembers = members.filter((m) => !m.isLearner);
   const voting = votingMembers.length;
   const healthyVoting = votingMembers.filter((m) => m.healthy).length;
@@ -232,4 +249,20 @@ export function buildEtcd(raw: EtcdRaw, via: string, fetchedAt: number, inventor
     quorumLine: voting ? quorumLine(voting, healthyVoting) : 'no members',
     problems,
   };
+}
+
+/** Updates `history` with this read and labels the unreachable members with what earlier reads saw. */
+function recordHistory(members: EtcdMember[], history: MemberHistory, at: number): void {
+  for (const m of members) {
+    const h = history.get(m.id) ?? {};
+    if (m.reachable) {
+      history.set(m.id, { role: memberRole(m), version: m.version, seenAt: at });
+      continue;
+    }
+    h.unreachableSince ??= at;
+    history.set(m.id, h);
+    m.unreachableSince = h.unreachableSince;
+    if (h.role && h.seenAt !== undefined) m.lastSeen = { role: h.role, version: h.version, at: h.seenAt };
+  }
+  for (const id of [...history.keys()]) if (!members.some((m) => m.id === id)) history.delete(id);
 }

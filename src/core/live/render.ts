@@ -8,21 +8,38 @@ import type { Verdict } from './status';
 export function describeComponent(c: ComponentPod): string {
   if (!c.present) return `${c.component} · missing`;
   const parts = [c.component, c.phase, `ready ${c.readyContainers}/${c.totalContainers}`, `restarts ${c.restarts}`, formatAge(c.ageMs)];
-  if (c.reason && !c.ready) parts.push(c.reason);
+  if (c.reason && !c.ready && !c.stale) parts.push(c.reason);
+  if (c.stale) parts.push('as last reported (node not Ready)');
   if (c.mirror) parts.push(c.source === 'file' ? 'static (mirror)' : 'mirror');
   if (c.mirrorStale) parts.push('mirror stale');
   if (c.drift?.drift) parts.push('DRIFT');
   return parts.join(' · ');
 }
 
-export function describeMember(m: EtcdMember): string {
-  const parts = [m.name, m.id];
-  if (m.isLeader) parts.push('leader');
-  if (m.isLearner) parts.push('learner');
-  if (m.reachable) {
-    parts.push(`term ${m.raftTerm ?? '?'}`, `index ${m.raftIndex ?? '?'} / applied ${m.raftAppliedIndex ?? '?'}`);
-    parts.push(`db ${formatBytes(m.dbSize)} (in use ${formatBytes(m.dbSizeInUse)}) / quota ${formatBytes(m.quota)}`);
+/** `12:01:03` (local clock) and how long ago. */
+export function clockAndAge(at: number, now: number): string {
+  return `${new Date(at).toTimeString().slice(0, 8)} (${formatAge(now - at)} ago)`;
+}
+
+/**
+ * What we know of a member in etcdctl's terms: a reachable one by its role, version, learner flag, raft term, index
+ * and applied index; an unreachable one by what an earlier read saw (last role, version) and since when — never by
+ * a role it may no longer have.
+ */
+export function memberFacts(m: EtcdMember, now: number): string[] {
+  if (!m.reachable) {
+    const parts = [m.unreachableSince !== undefined ? `unreachable since ${clockAndAge(m.unreachableSince, now)}` : 'unreachable'];
+    if (m.lastSeen) parts.push(`last seen ${m.lastSeen.role}${m.lastSeen.version ? ` v${m.lastSeen.version}` : ''} at ${new Date(m.lastSeen.at).toTimeString().slice(0, 8)}`);
+    else parts.push('not seen by this session');
+    if (m.isLearner) parts.push('learner');
+    return parts;
   }
+  return [m.isLeader ? 'leader' : 'follower', m.isLearner ? 'learner' : 'voter', `v${m.version ?? '?'}`, `term ${m.raftTerm ?? '?'}`, `index ${m.raftIndex ?? '?'}`, `applied ${m.raftAppliedIndex ?? '?'}`];
+}
+
+export function describeMember(m: EtcdMember, now = Date.now()): string {
+  const parts = [m.name, m.id, ...memberFacts(m, now)];
+  if (m.reachable) parts.push(`db ${formatBytes(m.dbSize)} (in use ${formatBytes(m.dbSizeInUse)}) / quota ${formatBytes(m.quota)}`);
   if (m.alarms.length) parts.push(`alarms ${m.alarms.join(',')}`);
   parts.push(m.healthy ? 'healthy' : `DOWN: ${m.problem}`);
   return parts.join(' · ');
@@ -66,7 +83,7 @@ export function renderText(model: LiveModel, v: Verdict, header: string, etcdErr
 export function renderEtcd(etcd: EtcdModel | undefined, etcdError?: string): string[] {
   const out = [`ETCD${etcd ? ` (via ${etcd.via})` : ''}`];
   if (etcd) {
-    for (const m of etcd.members) out.push(`  ${describeMember(m)}`);
+    for (const m of etcd.members) out.push(`  ${describeMember(m, etcd.fetchedAt)}`);
     out.push(`  ${etcd.quorumLine}`);
     for (const p of etcd.problems) out.push(`  ✗ ${p}`);
   } else out.push(`  not read${etcdError ? `: ${etcdError}` : ''}`);

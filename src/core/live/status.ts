@@ -24,6 +24,8 @@ export function verdict(model: LiveModel, opts: { etcdRequired?: boolean } = {})
   for (const n of model.controlPlane.nodes) {
     if (n.readiness !== 'Ready') add('critical', `control-plane node ${n.name} is ${n.readiness}${n.readyReason ? ` (${n.readyReason})` : ''}`);
     for (const c of n.components) {
+      // On a node that is not Ready the pods' status is stale: the node's problem says it once.
+      if (c.stale) continue;
       if (!c.present) add('critical', `${c.component} has no pod on ${n.name}`);
       else if (c.phase !== 'Running' || !c.ready) add('critical', `${c.podName}: ${c.phase}, ready ${c.readyContainers}/${c.totalContainers}${c.reason ? ` (${c.reason})` : ''}`);
       if (c.drift?.drift) add('warning', `${c.podName}: manifest on disk differs from the running pod (${c.drift.differences[0]})`);

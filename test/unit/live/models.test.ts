@@ -1,8 +1,9 @@
+import { describeComponent, describeMember, memberFacts } from '../../../src/core/live/render';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hexId, parseJsonBigSafe } from '../../../src/core/live/bigjson';
 import { buildControlPlane, manifestDrift } from '../../../src/core/live/controlPlane';
-import { buildEtcd, parseEndpointStatus, parseMemberList, quorumLine } from '../../../src/core/live/etcd';
+import { buildEtcd, memberRole, parseEndpointStatus, parseMemberList, quorumLine, type MemberHistory } from '../../../src/core/live/etcd';
 import { buildLeases, leaseHealth } from '../../../src/core/live/leases';
 import { buildLiveModel } from '../../../src/core/live/snapshot';
 import { verdict } from '../../../src/core/live/status';
@@ -99,6 +100,31 @@ test('etcd model: one member down → quorum at risk; two down → quorum lost; 
   assert.equal(quorumLine(5, 5), '5 members · quorum 3 · tolerates 2 failures');
 });
 
+test('etcd: an unreachable member is labelled by what earlier reads saw (last role, since when), not as a follower', () => {
+  const { members } = parseMemberList(memberList);
+  const history: MemberHistory = new Map();
+  const all = buildEtcd({ members, statuses: parseEndpointStatus(`[${['m01', 'm02', 'm03'].map(statusOf).join(',')}]`) }, 'x', NOW, inventory, history);
+  const m03Before = all.members.find((x) => x.name === 'm03')!;
+  assert.deepEqual(memberFacts(m03Before, NOW).slice(0, 2), [m03Before.isLeader ? 'leader' : 'follower', 'voter']);
+  const stderr = 'Failed to get the status of endpoint https://10.3.60.53:2379 (context deadline exceeded)\n';
+  const down = () => parseEndpointStatus(`[${['m01', 'm02'].map(statusOf).join(',')}]`, stderr);
+  buildEtcd({ members, statuses: down() }, 'x', NOW + 3000, inventory, history);
+  const later = buildEtcd({ members, statuses: down() }, 'x', NOW + 9000, inventory, history);
+  const m03 = later.members.find((x) => x.name === 'm03')!;
+  assert.equal(m03.unreachableSince, NOW + 3000);
+  assert.equal(m03.lastSeen?.role, memberRole(m03Before));
+  const facts = memberFacts(m03, NOW + 9000);
+  assert.match(facts[0]!, /^unreachable since \d\d:\d\d:\d\d \(6s ago\)$/);
+  assert.match(facts[1]!, new RegExp(`^last seen ${memberRole(m03Before)} v3\\.`));
+  assert.ok(!facts.includes('follower') && !facts.includes('leader'));
+  assert.match(describeMember(m03, NOW + 9000), /^m03 · [0-9a-f]+ · unreachable since .* · DOWN: unreachable: context deadline exceeded$/);
+  // Reachable members carry etcdctl's columns: ID, version, learner flag, raft term, index, applied index.
+  assert.match(describeMember(later.members[0]!, NOW), /^m01 · [0-9a-f]+ · (leader|follower) · voter · v3\.\S+ · term \d+ · index \d+ · applied \d+ · db /);
+  // Back: the label goes, the history keeps the new role.
+  const back = buildEtcd({ members, statuses: parseEndpointStatus(`[${['m01', 'm02', 'm03'].map(statusOf).join(',')}]`) }, 'x', NOW + 12000, inventory, history);
+  assert.equal(back.members.find((x) => x.name === 'm03')!.unreachableSince, undefined);
+});
+
 test('etcd model from the JSON gateway (IDs as decimal strings, false fields omitted) and alarms', () => {
   const members = [{ ID: IDS.m01, name: 'm01', peerURLs: ['https://10.3.60.51:2380'], clientURLs: ['https://10.3.60.51:2379'] }];
   const status = { header: { member_id: IDS.m01, raft_term: '3' }, version: '3.4.23', dbSize: '20480', leader: IDS.m01, raftIndex: '10', raftTerm: '3', raftAppliedIndex: '10', dbSizeInUse: '16384', errors: ['memberID:8e9e05c52164694d alarm:NOSPACE '] };
@@ -120,7 +146,7 @@ test('control plane: four mirror pods per node, markers, restarts, age, add-ons,
     ],
     deployments: [{ metadata: { name: 'coredns', namespace: 'kube-system' }, spec: { replicas: 2 }, status: { readyReplicas: 2 } }],
   });
-  assert.deepEqual(cp.nodes.map((n) => `${n.name}:${n.readiness}:${n.host}`), ['m01:Ready:m01', 'm02:Ready:m02', 'm03:Unknown:m03']);
+  assert.deepEqual(cp.nodes.map((n) => `${n.name}:${n.readiness}:${n.host}`), ['m01:Ready:m01', 'm02:Ready:m02', 'm03:NotReady:m03']);
   const m01 = cp.nodes[0]!;
   assert.deepEqual(m01.components.map((c) => c.component), COMPONENTS);
   assert.deepEqual(m01.taints, ['node-role.kubernetes.io/control-plane:NoSchedule']);
@@ -132,6 +158,11 @@ test('control plane: four mirror pods per node, markers, restarts, age, add-ons,
   const sched = cp.nodes[1]!.components[3]!;
   assert.deepEqual([sched.ready, sched.restarts, sched.reason], [false, 7, 'CrashLoopBackOff']);
   assert.equal(cp.nodes[2]!.components[0]!.mirrorStale, true);
+  // m03 is NotReady (kubectl's word for Ready=Unknown): its pods' status is the last report, never counted ready.
+  const m03 = cp.nodes[2]!.components;
+  assert.deepEqual(m03.map((c) => [c.ready, c.stale, c.readyContainers]), COMPONENTS.map(() => [false, true, 1]));
+  assert.match(describeComponent(m03[1]!), /^kube-apiserver · Running · ready 1\/1 · .* · as last reported \(node not Ready\)/);
+  assert.equal(m01.components.some((c) => c.stale), false);
   assert.deepEqual(cp.addons.map((a) => `${a.name} ${a.ready}/${a.desired} ${a.healthy}`), ['coredns 2/2 true', 'kube-proxy 4/4 true', 'kube-flannel-ds 3/4 false']);
 });
 
