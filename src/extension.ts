@@ -9,6 +9,7 @@ import { ConfigDiagnostics } from './editor/configDiagnostics';
 import { ConfigProviders } from './editor/configProviders';
 import { ClusterConnection } from './editor/clusterConnection';
 import { ClusterStatusBar } from './editor/statusBar';
+import { BalancerWatch } from './editor/balancerWatch';
 import { InventoryWorkspace } from './editor/inventoryWorkspace';
 import { HostSessions } from './editor/hostSessions';
 import { ReportDocuments } from './editor/reportDocuments';
@@ -41,12 +42,16 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
   const sessions = new HostSessions(context);
   // Lazy: the kube adapter bundle loads on the first visible live view, never during activation.
   // SSH is the second source of the live views (etcd when the API is down, manifest drift).
-  const connection = new ClusterConnection(context, inventory, () => {
+  const remote = () => {
     const loaded = inventory.current;
     return sessions.remoteExec(loaded?.inventory, loaded && vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri);
-  });
+  };
+  const connection = new ClusterConnection(context, inventory, remote);
+  // The balancers over SSH while the Inventory view shows them; their state joins the health model.
+  const balancers = new BalancerWatch(inventory, connection, remote);
+  connection.attachBalancers(balancers);
   const views = {
-    inventory: new InventoryView(inventory, connection),
+    inventory: new InventoryView(inventory, connection, balancers),
     controlPlane: new ControlPlaneView(connection),
     leases: new LeasesView(connection),
     etcdMembers: new EtcdMembersView(connection),
@@ -56,6 +61,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
   const factDiagnostics = vscode.languages.createDiagnosticCollection('kubeadm-facts');
   context.subscriptions.push(
     sessions,
+    balancers,
     reports,
     factDiagnostics,
     inventory,

@@ -12,6 +12,8 @@ import { renderEtcd, renderText } from '../core/live/render';
 import { buildLiveModel } from '../core/live/snapshot';
 import { applyDrift, readManifests } from '../core/live/drift';
 import { verdict } from '../core/live/status';
+import { balancerHosts, type BalancersModel } from '../core/live/balancers';
+import { readBalancers, rootRunnerOver } from '../engine/balancers';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import { remoteExecOver } from '../adapters/ssh/fromInventory';
 import { poolFromFlags } from './sshFlags';
@@ -127,7 +129,11 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
           }),
       );
     }
-    const v = verdict(model);
+    let balancers: BalancersModel | undefined;
+    if (ssh && balancerHosts(inventory).length) {
+      balancers = await readBalancers(rootRunnerOver(ssh.remote, (inventory.ssh.user ?? 'root') !== 'root', 15_000), inventory);
+    }
+    const v = verdict(model, { balancers });
     if (etcdError) v.problems.push({ severity: 'warning', what: `etcd not read: ${etcdError}` });
     if (!health.ok) {
       v.problems.push({ severity: 'critical', what: `API /readyz through ${conn.server}: ${health.error ?? 'not ready'}` });
@@ -135,11 +141,11 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
     }
     const h = assessHealth({ ...facts, verdict: v });
     if (opts.json) {
-      io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: h, readyz: { ok: health.ok, ms: Math.round(health.ms) }, degraded: v.degraded, summary: v.summary, problems: v.problems, model, etcdError }, null, 2) + '\n');
+      io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: h, readyz: { ok: health.ok, ms: Math.round(health.ms) }, degraded: v.degraded, summary: v.summary, problems: v.problems, model, balancers, etcdError }, null, 2) + '\n');
     } else {
       const who = h.identity ? ` · as ${h.identity.username}` : '';
       const header = `cluster ${inventory.cluster.name} · context ${conn.context} · ${conn.server}${who} · readyz ${health.ok ? 'ok' : 'FAILING'} (${Math.round(health.ms)} ms)`;
-      io.stdout(renderText(model, v, header, etcdError));
+      io.stdout(renderText(model, v, header, etcdError, balancers));
       io.stdout(`HEALTH: ${h.headline}\n`);
       if (h.state === 'unauthorised') for (const r of h.reasons) io.stdout(`  ${r}\n`);
     }

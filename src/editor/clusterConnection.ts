@@ -17,6 +17,8 @@ import { serverMatchesEndpoint } from '../core/live/kubeconfig';
 import type { RemoteExec } from '../core/live/etcdSource';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 import { assessHealth, type ClusterHealth, type HealthInput } from '../core/live/health';
+import type { BalancersModel } from '../core/live/balancers';
+import { withBalancers } from '../core/live/status';
 
 /** How often the health facts (/readyz, identity) are asked while the window is focused. */
 const HEALTH_EVERY_MS = 30_000;
@@ -192,7 +194,7 @@ export class ClusterConnection implements vscode.Disposable {
     if (!conn || !this.facts) return;
     const denial = conn.cluster.denial();
     const facts: HealthInput = { ...this.facts, denied: denial ? { kind: denial.kind === 'auth' ? 'auth' : 'forbidden', message: denial.describe() } : this.facts.denied };
-    const next = assessHealth({ ...facts, verdict: conn.cluster.verdict() });
+    const next = assessHealth({ ...facts, verdict: withBalancers(conn.cluster.verdict(), this.balancers?.model) });
     const changed = !this.health || next.state !== this.health.state || next.headline !== this.health.headline || next.reasons.join('\n') !== this.health.reasons.join('\n');
     this.health = next;
     if (changed || force) this.healthEmitter.fire(next);
@@ -221,6 +223,14 @@ export class ClusterConnection implements vscode.Disposable {
   async contexts(): Promise<KubeconfigChoice> {
     const { choice } = await loadKubeAdapter().loadKubeconfig(this.kubeconfigSetting());
     return choice;
+  }
+
+  private balancers: { model: BalancersModel | undefined } | undefined;
+
+  /** The balancers' live reads join the health model (a backend DOWN, no VIP holder: degraded). */
+  attachBalancers(source: { model: BalancersModel | undefined; onDidChange: vscode.Event<unknown> }): void {
+    this.balancers = source;
+    this.disposables.push(source.onDidChange(() => this.reassess()));
   }
 
   /** The inventory's controlPlaneEndpoint, when an inventory is loaded. */

@@ -20,14 +20,14 @@ import type { Lease, Node } from '../core/live/types';
 import type { RemoteCommand, SudoOptions } from '../core/ssh/command';
 import type { RunOutput } from '../core/ssh/runLog';
 import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
-import { asRoot, etcdctlCommand, haproxyProbeCommand, haproxyProbeDetectCommand, readFileCommand, stopPreflightCommand } from '../core/drill/commands';
+import { asRoot, etcdctlCommand, haproxyProbeCommand, stopPreflightCommand } from '../core/drill/commands';
 import { parseJournalState, parseShowStat, type ServerState } from '../core/drill/haproxyState';
 import type { LocalCommand } from '../core/drill/localCommand';
 import { DrillObserver, type EtcdPoint, type Observation } from '../core/drill/observer';
-import { haproxyCfgInfo } from '../core/drill/params';
-import { buildDrillPlan, evictablePods, type BalancerSnapshot, type DrillAction, type DrillPlan, type DrillPodJson, type DrillRequest, type DrillSnapshot } from '../core/drill/plan';
+import { buildDrillPlan, evictablePods, type DrillAction, type DrillPlan, type DrillPodJson, type DrillRequest, type DrillSnapshot } from '../core/drill/plan';
 import { buildDrillReport, type DrillReport, type RunFacts } from '../core/drill/report';
 import { abortableSleep } from '../core/sleep';
+import { readHaproxy } from './balancers';
 
 /** The API calls the drill makes (HttpsTransport). */
 export interface DrillApi {
@@ -141,7 +141,7 @@ export async function snapshotCluster(deps: DrillDeps, req: DrillRequest): Promi
       }
     }
     if (!snapshot.etcd) snapshot.etcdError = errors.join('; ') || 'no other control-plane host';
-    snapshot.balancers = await Promise.all(hostsWithRole(inv, 'loadbalancer').map((lb) => snapshotBalancer(deps, lb.name)));
+    snapshot.balancers = await Promise.all(hostsWithRole(inv, 'loadbalancer').map((lb) => readHaproxy((host, cmd) => exec(deps, host, cmd), lb.name)));
   }
   if (req.kind === 'stop') {
     try {
@@ -152,32 +152,6 @@ export async function snapshotCluster(deps: DrillDeps, req: DrillRequest): Promi
     }
   }
   return snapshot;
-}
-
-async function snapshotBalancer(deps: DrillDeps, host: string): Promise<BalancerSnapshot> {
-  try {
-    const cfgText = await exec(deps, host, readFileCommand('/etc/haproxy/haproxy.cfg'));
-    if (cfgText.code !== 0) return { host, error: `\`cat /etc/haproxy/haproxy.cfg\` exited ${cfgText.code}: ${cfgText.stderr.trim()}` };
-    const cfg = haproxyCfgInfo(cfgText.stdout);
-    const socket = cfg.statsSocket ?? '/run/haproxy/admin.sock';
-    const det = await exec(deps, host, haproxyProbeDetectCommand(socket));
-    const [methodLine, clockLine] = det.stdout.trim().split('\n');
-    const method = methodLine === 'socat' || methodLine === 'perl' ? methodLine : 'journal';
-    const clockEpoch = Number(clockLine) || undefined;
-    const out: BalancerSnapshot = { host, cfg, method, clockEpoch };
-    if (method !== 'journal') {
-      const st = await exec(deps, host, haproxyProbeCommand(method, socket, 0));
-      if (st.code !== 0) return { host, cfg, error: `HAProxy's admin socket ${socket} did not answer (exit ${st.code}): ${st.stderr.trim()}` };
-      out.states = {};
-      for (const s of cfg.servers) {
-        const state = parseShowStat(st.stdout, s.backend, s.server);
-        if (state) out.states[`${s.backend}/${s.server}`] = state;
-      }
-    }
-    return out;
-  } catch (e) {
-    return { host, error: describeError(e) };
-  }
 }
 
 /** Snapshot + plan: what the user approves. */

@@ -13,6 +13,8 @@ import type { ClusterConnection } from '../editor/clusterConnection';
 import type { ResourceKey } from '../core/live/resources';
 import type { HostLive } from '../core/live/snapshot';
 import { liveTreeItem, type LiveNode } from './liveTree';
+import type { BalancerWatch } from '../editor/balancerWatch';
+import { vipNode } from './balancerNodes';
 
 const LIVE_RESOURCES: readonly ResourceKey[] = ['pods', 'nodes', 'nodeLeases', 'systemLeases'];
 
@@ -44,10 +46,13 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
   private liveSignatures = new Map<string, string>();
   private live = new Map<string, HostLive>();
   private claim: vscode.Disposable | undefined;
+  private balancerClaim: vscode.Disposable | undefined;
 
   constructor(
     private readonly workspace: InventoryWorkspace,
     private readonly connection?: ClusterConnection,
+    /** The balancers read live while this view is visible; the VIP holder is the first row. */
+    private readonly balancers?: BalancerWatch,
   ) {
     this.treeView = vscode.window.createTreeView(ViewIds.inventory, { treeDataProvider: this, showCollapseAll: true });
     this.disposables.push(this.treeView, workspace.onDidChange(() => this.changeEmitter.fire(undefined)));
@@ -57,13 +62,20 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
         connection.onDidChange(() => this.refreshLive()),
         connection.onDidChangeState(() => this.refreshLive()),
         { dispose: () => this.claim?.dispose() },
+        { dispose: () => this.balancerClaim?.dispose() },
       );
+      if (balancers) this.disposables.push(balancers.onDidChange(() => this.changeEmitter.fire(undefined)));
       if (this.treeView.visible) this.setVisible(true);
     }
   }
 
   private setVisible(visible: boolean): void {
     if (!this.connection) return;
+    if (visible && !this.balancerClaim) this.balancerClaim = this.balancers?.acquire();
+    else if (!visible && this.balancerClaim) {
+      this.balancerClaim.dispose();
+      this.balancerClaim = undefined;
+    }
     if (visible && !this.claim) {
       this.claim = this.connection.acquire(LIVE_RESOURCES);
       // etcd has no watch: read it once when the view shows (the etcd Members view polls while visible).
@@ -122,6 +134,8 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
     // Returning no roots lets the view's welcome content explain how to create an inventory.
     if (!loaded) return [];
     const nodes: InventoryNode[] = [];
+    const lb = this.balancers?.model;
+    if (lb) nodes.push({ kind: 'live', node: vipNode(lb) });
     const errors = loaded.result.findings.filter((f) => f.severity === 'error').length;
     if (errors) nodes.push({ kind: 'problem', errors });
     const hosts = loaded.inventory?.hosts ?? [];

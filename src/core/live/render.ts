@@ -4,6 +4,7 @@ import type { EtcdMember, EtcdModel } from './etcd';
 import { formatAge, formatBytes } from './format';
 import type { LiveModel } from './snapshot';
 import type { Verdict } from './status';
+import { balancerSummary, vipLine, type BalancersModel } from './balancers';
 
 export function describeComponent(c: ComponentPod): string {
   if (!c.present) return `${c.component} · missing`;
@@ -45,7 +46,7 @@ export function describeMember(m: EtcdMember, now = Date.now()): string {
   return parts.join(' · ');
 }
 
-export function renderText(model: LiveModel, v: Verdict, header: string, etcdError?: string): string {
+export function renderText(model: LiveModel, v: Verdict, header: string, etcdError?: string, balancers?: BalancersModel): string {
   const out: string[] = [header, ''];
   if (model.hosts.length) {
     out.push('HOSTS');
@@ -75,9 +76,20 @@ export function renderText(model: LiveModel, v: Verdict, header: string, etcdErr
   for (const l of model.leases.leaders) out.push(`  leader ${l.name} · ${l.inventoryHost ?? l.holderHost ?? '?'} (${l.holderIdentity ?? 'no holder'}) · transitions ${l.transitions} · renewed ${formatAge(l.sinceRenewMs)} ago · ${l.health}`);
   for (const l of model.leases.apiservers) out.push(`  apiserver ${l.name} · ${l.inventoryHost ?? l.hostname ?? '?'} · renewed ${formatAge(l.sinceRenewMs)} ago · ${l.health}`);
   out.push('', ...renderEtcd(model.etcd, etcdError));
+  if (balancers) out.push('', ...renderBalancers(balancers));
   out.push('', `VERDICT: ${v.summary}`);
   for (const p of v.problems) out.push(`  ${p.severity === 'critical' ? '✗' : '!'} ${p.what}`);
   return out.join('\n') + '\n';
+}
+
+export function renderBalancers(b: BalancersModel): string[] {
+  const out = ['BALANCERS', `  ${vipLine(b)}`];
+  for (const lb of b.balancers) {
+    const vrrp = lb.vrrp ? `${lb.vrrp.holdsVip ? `holds the VIP on ${lb.vrrp.vipInterface}` : 'standby'} · keepalived ${lb.vrrp.keepalivedActive ? 'active' : 'NOT RUNNING'}${lb.vrrp.keepalivedState ? ` (${lb.vrrp.keepalivedState})` : ''}` : '';
+    out.push(`  ${lb.host} ${lb.address} · ${[vrrp, balancerSummary(lb)].filter(Boolean).join(' · ')}`);
+    for (const s of lb.servers) out.push(`    ${s.backend}/${s.server} ${s.address} · ${s.state ? `${s.state.status}${s.state.check ? ` (${s.state.check})` : ''}` : 'state unknown'}`);
+  }
+  return out;
 }
 
 export function renderEtcd(etcd: EtcdModel | undefined, etcdError?: string): string[] {

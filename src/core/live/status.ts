@@ -1,9 +1,11 @@
 /**
  * The degraded verdict shared by the status bar, the views and `kubeadm-workbench status`:
  * a member down, quorum at risk, a node NotReady, a control-plane pod not running/ready, a node lease
- * expired, a leader lease not renewed, an add-on short of replicas.
+ * expired, a leader lease not renewed, an add-on short of replicas, a balancer problem (VIP held by none or two,
+ * HAProxy down, a backend server DOWN).
  */
 import type { LiveModel } from './snapshot';
+import type { BalancersModel } from './balancers';
 
 export type Severity = 'critical' | 'warning';
 
@@ -18,7 +20,7 @@ export interface Verdict {
   summary: string;
 }
 
-export function verdict(model: LiveModel, opts: { etcdRequired?: boolean } = {}): Verdict {
+export function verdict(model: LiveModel, opts: { etcdRequired?: boolean; balancers?: BalancersModel | undefined } = {}): Verdict {
   const problems: Problem[] = [];
   const add = (severity: Severity, what: string) => problems.push({ severity, what });
   for (const n of model.controlPlane.nodes) {
@@ -42,10 +44,19 @@ export function verdict(model: LiveModel, opts: { etcdRequired?: boolean } = {})
   if (model.etcd) {
     for (const p of model.etcd.problems) add(/quorum lost|quorum at risk|unreachable|no leader|alarm|no members/.test(p) ? 'critical' : 'warning', p);
   } else if (opts.etcdRequired) add('critical', 'etcd could not be read');
+  for (const p of opts.balancers?.problems ?? []) add(p.severity, p.what);
   const critical = problems.filter((p) => p.severity === 'critical').length;
   return {
     degraded: critical > 0,
     problems,
     summary: critical ? `degraded: ${critical} critical problem${critical === 1 ? '' : 's'}` : problems.length ? `healthy with ${problems.length} warning${problems.length === 1 ? '' : 's'}` : 'healthy',
   };
+}
+
+/** The verdict with the balancers' problems added (the editor reads them apart from the API's objects). */
+export function withBalancers(v: Verdict | undefined, balancers: BalancersModel | undefined): Verdict | undefined {
+  if (!balancers?.problems.length) return v;
+  const problems = [...(v?.problems ?? []), ...balancers.problems];
+  const critical = problems.filter((p) => p.severity === 'critical').length;
+  return { degraded: critical > 0, problems, summary: critical ? `degraded: ${critical} critical problem${critical === 1 ? '' : 's'}` : `healthy with ${problems.length} warning${problems.length === 1 ? '' : 's'}` };
 }

@@ -1,0 +1,127 @@
+/**
+ * The balancers live: per load-balancer host, whether it holds the VIP now (`ip -o addr`), what Keepalived says
+ * of its VRRP state (its last "Entering … STATE" journal line) and whether it runs, whether HAProxy runs, and each
+ * backend server's state and check result from HAProxy's admin socket (read by the drill's probe, reused). The
+ * problems feed the one verdict: no balancer or two balancers holding the VIP, HAProxy down where the VIP is, a
+ * backend server DOWN.
+ */
+import type { Inventory } from '../inventory/types';
+import { hostsWithRole, splitEndpoint } from '../inventory/types';
+import { sh, type RemoteCommand } from '../ssh/command';
+import { isDown, type ServerState } from '../drill/haproxyState';
+import type { BalancerSnapshot } from '../drill/plan';
+import type { Problem } from './status';
+
+export type VrrpState = 'MASTER' | 'BACKUP' | 'FAULT';
+
+export interface VrrpProbe {
+  holdsVip: boolean;
+  /** The interface the VIP is on, when held. */
+  vipInterface: string | undefined;
+  keepalivedActive: boolean;
+  /** Keepalived's latest state from its journal, when it logged one. */
+  keepalivedState: VrrpState | undefined;
+  haproxyActive: boolean;
+}
+
+/** One SSH command per balancer for the VRRP side: addresses, Keepalived's unit and last state, HAProxy's unit. */
+export function vrrpProbeCommand(): RemoteCommand {
+  return sh`ip -o addr show; echo '### keepalived'; systemctl is-active keepalived.service || true; journalctl -u keepalived.service -o cat --no-pager -q -n 500 2>/dev/null | grep -E 'Entering (MASTER|BACKUP|FAULT) STATE' | tail -n 1 || true; echo '### haproxy'; systemctl is-active haproxy.service || true`;
+}
+
+export function parseVrrpProbe(text: string, vip: string): VrrpProbe {
+  const [addrPart = '', rest = ''] = text.split('### keepalived\n');
+  const [kaPart = '', haPart = ''] = rest.split('### haproxy\n');
+  let vipInterface: string | undefined;
+  for (const line of addrPart.split('\n')) {
+    // `2: eth0    inet 10.3.60.100/32 scope global eth0` — also `inet6 fd00::100/128`.
+    const m = /^\d+:\s+(\S+?)(?:@\S+)?\s+inet6?\s+([^/\s]+)\//.exec(line);
+    if (m && m[2] === vip) vipInterface = m[1];
+  }
+  const kaLines = kaPart.split('\n').map((l) => l.trim()).filter(Boolean);
+  const state = /Entering (MASTER|BACKUP|FAULT) STATE/.exec(kaPart)?.[1] as VrrpState | undefined;
+  return {
+    holdsVip: vipInterface !== undefined,
+    vipInterface,
+    keepalivedActive: kaLines[0] === 'active',
+    keepalivedState: state,
+    haproxyActive: haPart.trim().split('\n')[0] === 'active',
+  };
+}
+
+export interface BackendServer {
+  backend: string;
+  server: string;
+  address: string;
+  state: ServerState | undefined;
+}
+
+export interface BalancerLive {
+  host: string;
+  address: string;
+  /** The inventory's configured VRRP role (priority decides, this is only what was planned). */
+  configuredState: string | undefined;
+  vrrp: VrrpProbe | undefined;
+  /** The HAProxy side, from the drill's admin-socket probe. */
+  haproxy: BalancerSnapshot | undefined;
+  servers: BackendServer[];
+  /** Why this balancer could not be read (SSH, permissions). */
+  error: string | undefined;
+}
+
+export interface BalancersModel {
+  vip: string | undefined;
+  /** The balancers that hold the VIP now (one when all is well). */
+  holders: string[];
+  balancers: BalancerLive[];
+  problems: Problem[];
+  fetchedAt: number;
+}
+
+export function buildBalancer(host: { name: string; address: string; vrrp?: { state: string } }, vrrp: VrrpProbe | undefined, haproxy: BalancerSnapshot | undefined, error?: string): BalancerLive {
+  const servers: BackendServer[] = (haproxy?.cfg?.servers ?? []).map((s) => ({ backend: s.backend, server: s.server, address: s.address, state: haproxy?.states?.[`${s.backend}/${s.server}`] }));
+  return { host: host.name, address: host.address, configuredState: host.vrrp?.state, vrrp, haproxy, servers, error: error ?? (haproxy?.error ? `HAProxy: ${haproxy.error}` : undefined) };
+}
+
+export function buildBalancers(inventory: Inventory, balancers: BalancerLive[], fetchedAt: number): BalancersModel {
+  const vip = splitEndpoint(inventory.cluster.controlPlaneEndpoint)?.host;
+  const holders = balancers.filter((b) => b.vrrp?.holdsVip).map((b) => b.host);
+  const problems: Problem[] = [];
+  const add = (severity: Problem['severity'], what: string) => problems.push({ severity, what });
+  const read = balancers.filter((b) => b.vrrp);
+  for (const b of balancers) if (!b.vrrp) add('warning', `balancer ${b.host} not read: ${b.error ?? 'no answer'}`);
+  if (read.length && !holders.length && read.length === balancers.length) add('critical', `no balancer holds the VIP ${vip ?? ''}`.trim());
+  if (holders.length > 1) add('critical', `the VIP ${vip ?? ''} is held by ${holders.join(' and ')} at once (split brain)`);
+  for (const b of read) {
+    const where = holders.includes(b.host) ? 'holds the VIP' : 'standby';
+    if (!b.vrrp!.keepalivedActive) add(holders.includes(b.host) ? 'critical' : 'warning', `Keepalived is not running on balancer ${b.host} (${where})`);
+    if (!b.vrrp!.haproxyActive) add(holders.includes(b.host) ? 'critical' : 'warning', `HAProxy is not running on balancer ${b.host} (${where})`);
+    for (const s of b.servers) {
+      if (s.state && isDown(s.state.status)) add(holders.includes(b.host) ? 'critical' : 'warning', `HAProxy on ${b.host}: backend ${s.backend} server ${s.server} (${s.address}) is ${s.state.status}${s.state.check ? ` (${s.state.check})` : ''}`);
+    }
+  }
+  return { vip, holders, balancers, problems, fetchedAt };
+}
+
+/** The inventory's balancers (hosts with the loadbalancer role). */
+export function balancerHosts(inventory: Inventory): { name: string; address: string; vrrp?: { state: string } }[] {
+  return hostsWithRole(inventory, 'loadbalancer');
+}
+
+/** One line for the VIP holder, e.g. `VIP 10.3.60.100 on lb1 (MASTER) · HAProxy up · backends 3/3 UP`. */
+export function vipLine(model: BalancersModel): string {
+  const vip = model.vip ?? '?';
+  if (!model.holders.length) return `VIP ${vip}: held by no balancer`;
+  if (model.holders.length > 1) return `VIP ${vip}: held by ${model.holders.join(' and ')} (split brain)`;
+  const b = model.balancers.find((x) => x.host === model.holders[0])!;
+  return `VIP ${vip} on ${b.host}${b.vrrp?.keepalivedState ? ` (${b.vrrp.keepalivedState})` : ''} · ${balancerSummary(b)}`;
+}
+
+/** `HAProxy up · backends 2/3 UP` for one balancer. */
+export function balancerSummary(b: BalancerLive): string {
+  if (!b.vrrp) return `not read: ${b.error ?? 'no answer'}`;
+  const up = b.servers.filter((s) => s.state && !isDown(s.state.status)).length;
+  const known = b.servers.filter((s) => s.state).length;
+  const backends = b.servers.length ? (known ? `backends ${up}/${b.servers.length} UP` : 'backends unknown (admin socket not readable)') : 'no backends';
+  return `HAProxy ${b.vrrp.haproxyActive ? 'up' : 'DOWN'} · ${backends}`;
+}

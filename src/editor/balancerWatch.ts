@@ -1,0 +1,79 @@
+/**
+ * The balancers read live over SSH (engine/balancers.ts) every 5 s while someone looks (the Inventory view is
+ * visible), and only while the editor is connected to this inventory's cluster (the kubeconfig's server is the
+ * inventory's controlPlaneEndpoint) — so a workspace pointed at another cluster, or none, never dials its balancers.
+ */
+import * as vscode from 'vscode';
+import type { BalancersModel } from '../core/live/balancers';
+import { serverMatchesEndpoint } from '../core/live/kubeconfig';
+import type { RemoteExec } from '../core/live/etcdSource';
+import { readBalancers, rootRunnerOver } from '../engine/balancers';
+import type { ClusterConnection } from './clusterConnection';
+import type { InventoryWorkspace } from './inventoryWorkspace';
+
+const EVERY_MS = 5000;
+
+export class BalancerWatch implements vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<BalancersModel | undefined>();
+  readonly onDidChange = this.emitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.emitter];
+  private refs = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+  model: BalancersModel | undefined;
+
+  constructor(
+    private readonly inventory: InventoryWorkspace,
+    private readonly connection: ClusterConnection,
+    private readonly remote: () => RemoteExec | undefined,
+  ) {
+    this.disposables.push(connection.onDidChangeState(() => this.refs && void this.poll()));
+  }
+
+  /** Reads while the returned disposable lives. */
+  acquire(): vscode.Disposable {
+    if (++this.refs === 1) void this.poll();
+    return new vscode.Disposable(() => {
+      if (--this.refs === 0) {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+      }
+    });
+  }
+
+  private eligible(): { remote: RemoteExec; nonRoot: boolean } | undefined {
+    const inv = this.inventory.current?.inventory;
+    const state = this.connection.state;
+    if (!inv || state.kind !== 'connected' || !serverMatchesEndpoint(state.server, inv.cluster.controlPlaneEndpoint)) return undefined;
+    if (!inv.hosts.some((h) => h.roles.includes('loadbalancer'))) return undefined;
+    const remote = this.remote();
+    return remote ? { remote, nonRoot: (inv.ssh.user ?? 'root') !== 'root' } : undefined;
+  }
+
+  async poll(): Promise<void> {
+    clearTimeout(this.timer);
+    if (!this.refs || this.busy) return;
+    const target = this.eligible();
+    const inv = this.inventory.current?.inventory;
+    if (!target || !inv) {
+      if (this.model) {
+        this.model = undefined;
+        this.emitter.fire(undefined);
+      }
+      return;
+    }
+    this.busy = true;
+    try {
+      this.model = await readBalancers(rootRunnerOver(target.remote, target.nonRoot, 8000), inv);
+      this.emitter.fire(this.model);
+    } finally {
+      this.busy = false;
+    }
+    if (this.refs) this.timer = setTimeout(() => void this.poll(), EVERY_MS);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    vscode.Disposable.from(...this.disposables).dispose();
+  }
+}
