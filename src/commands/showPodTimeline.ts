@@ -3,6 +3,8 @@ import { podTimelineFeed, type PodTarget } from '../editor/podTimelineFeed';
 import { requireTrust } from '../editor/trust';
 import { TimelinePanel } from '../webviews/timelinePanel';
 import type { CommandContext } from './context';
+import { defaultTestImage } from '../core/timeline/defaultImage';
+import type { Node } from '../core/live/types';
 
 const LAST_IMAGE = 'kubeadm.timeline.lastImage';
 const RUN = '$(play) Run a test pod…';
@@ -39,10 +41,12 @@ export function showPodTimeline(ctx: CommandContext) {
         validateInput: (v) => (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v) && v.length <= 63 ? undefined : 'A DNS label: lowercase letters, digits and -'),
       });
       if (!name) return;
+      const nodes = (await conn.transport.list('/api/v1/nodes', {}).catch(() => ({ items: [] }))).items as Node[];
+      const choice = defaultTestImage(nodes, ctx.inventory.current?.inventory?.cluster.imageRepository, ctx.extension.workspaceState.get<string>(LAST_IMAGE));
       const image = await vscode.window.showInputBox({
         title: 'Image',
-        prompt: 'The image to run (an air-gapped cluster needs one from its own registry)',
-        value: ctx.extension.workspaceState.get<string>(LAST_IMAGE) ?? 'nginx',
+        prompt: `Default: ${choice.why}. The test pod is deleted when the timeline panel closes.`,
+        value: choice.image,
         validateInput: (v) => (v.trim() && !/\s/.test(v.trim()) ? undefined : 'An image reference such as registry.lab:5000/web:1.0'),
       });
       if (!image) return;

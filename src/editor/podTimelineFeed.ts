@@ -56,7 +56,21 @@ function follow(transport: KubeTransport, key: string, path: string, fieldSelect
 }
 
 export function podTimelineFeed(conn: KubeConnection, target: PodTarget): TimelineFeed {
+  let created = false;
+  let cleaned = false;
   return {
+    /** Deletes the test pod this feed created (like `kubectl delete pod NAME`); a failure is shown, not thrown. */
+    async cleanup() {
+      if (!target.create || !created || cleaned) return;
+      cleaned = true;
+      const path = `/api/v1/namespaces/${encodeURIComponent(target.namespace)}/pods/${encodeURIComponent(target.name)}`;
+      try {
+        const { status, body } = await conn.transport.send('DELETE', path, {}, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 });
+        if (status !== 200 && status !== 202 && status !== 404) void vscode.window.showWarningMessage(`The test pod ${target.namespace}/${target.name} was not deleted (${status}): ${safeMessage(body)}. Delete it with kubectl delete pod -n ${target.namespace} ${target.name}.`);
+      } catch (e) {
+        void vscode.window.showWarningMessage(`The test pod ${target.namespace}/${target.name} was not deleted: ${(e as Error).message}`);
+      }
+    },
     start(update, fail) {
       const client: ClientObservation = {};
       const events = new Map<string, PodEvent>();
@@ -92,7 +106,10 @@ export function podTimelineFeed(conn: KubeConnection, target: PodTarget): Timeli
         };
         client.createSentAt = Date.now();
         conn.transport.send('POST', `/api/v1/namespaces/${ns}/pods`, {}, body).then(({ status, body: text }) => {
-          if (status === 201) client.createdAt = Date.now();
+          if (status === 201) {
+            client.createdAt = Date.now();
+            created = true;
+          }
           else fail(`creating pod ${target.namespace}/${target.name} failed (${status}): ${safeMessage(text)}`);
           render();
         }, (e: Error) => fail(e.message));

@@ -11,6 +11,8 @@ import { makeNonce, timelineHtml } from './timelineHtml';
 export interface TimelineFeed {
   /** Starts observing; calls `update` on every change until the returned disposable is disposed. */
   start(update: (timeline: Timeline) => void, fail: (message: string) => void): vscode.Disposable;
+  /** What to undo when the panel closes (the test pod the feed created); runs once. */
+  cleanup?(): Promise<void>;
 }
 
 export class TimelinePanel implements vscode.Disposable {
@@ -21,7 +23,9 @@ export class TimelinePanel implements vscode.Disposable {
   private latest: Timeline | undefined;
   private ready = false;
 
-  constructor(extensionUri: vscode.Uri, title: string, source: TimelineFeed) {
+  private disposed = false;
+
+  constructor(extensionUri: vscode.Uri, title: string, private readonly source: TimelineFeed) {
     this.panel = vscode.window.createWebviewPanel(TimelinePanel.viewType, title, vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')],
@@ -80,8 +84,12 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
     this.feed?.dispose();
     this.feed = undefined;
+    // The test pod goes with the panel ("Stop watching" keeps it, to look at it).
+    void this.source.cleanup?.();
     vscode.Disposable.from(...this.disposables).dispose();
     this.disposables.length = 0;
     this.panel.dispose();

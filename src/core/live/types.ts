@@ -77,6 +77,8 @@ export interface Node extends KObject {
     conditions?: Condition[];
     addresses?: { type: string; address: string }[];
     nodeInfo?: { kubeletVersion?: string; containerRuntimeVersion?: string; osImage?: string };
+    /** The images the node's runtime holds (kubelet reports up to 50, largest first). */
+    images?: { names?: string[]; sizeBytes?: number }[];
   };
 }
 

@@ -197,7 +197,7 @@ test('refusals: quorum at stake, a backend already DOWN, no way to power back on
   const noOn = buildDrillPlan(inv, { ...powerOff, powerOnCommand: undefined }, snapshot());
   assert.ok(noOn.refusals.some((r) => /power-off needs a power-on command/.test(r)));
   const notReady = buildDrillPlan(inv, { host: 'labs-k8s-w01', kind: 'stop' }, snapshot({ nodes: [node('labs-k8s-w01', 'Unknown')] }));
-  assert.ok(notReady.refusals.some((r) => /labs-k8s-w01 is Unknown already/.test(r)));
+  assert.ok(notReady.refusals.some((r) => /labs-k8s-w01 is NotReady already/.test(r)));
   assert.match(renderDrillPlan(noOn), /REFUSED — nothing will be done/);
   assert.ok(buildDrillPlan(inv, { host: 'labs-k8s-balancer', kind: 'stop' }, snapshot()).refusals[0]?.includes('neither a control-plane node nor a worker'));
 });
