@@ -101,14 +101,15 @@ export function assessHealth(input: HealthInput): ClusterHealth {
     return { ...base, state: 'unreachable', headline: `unreachable: ${words}`, reasons: [input.reach.why ?? words], denied: [], failure: input.reach.failure, problems: [] };
   }
   const denied = (input.access ?? []).filter((a) => !a.allowed);
-  const who = input.identity?.username;
+  // Anonymous users may not even ask who they are; the refusal names the user: `User "system:anonymous" cannot …`.
+  const who = input.identity?.username ?? (input.denied ? /User "([^"]+)"/.exec(input.denied.message)?.[1] : undefined);
   if (who === ANONYMOUS || denied.length || input.denied) {
     const whoText = who ? (who === ANONYMOUS ? `${ANONYMOUS} (no client certificate or token was accepted)` : who) : 'an unknown user';
-    const reasons = [`signed in as ${whoText}${input.identity?.groups.length ? `, groups ${input.identity.groups.join(', ')}` : ''}`];
+    const reasons = [`${who && !input.identity ? 'refused as' : 'signed in as'} ${whoText}${input.identity?.groups.length ? `, groups ${input.identity.groups.join(', ')}` : ''}`];
     for (const d of denied) reasons.push(`may not ${describeAccess(d)}${d.reason ? ` (${d.reason})` : ''}`);
     if (input.denied) reasons.push(input.denied.message);
     const first = denied[0];
-    const headline = `unauthorised: ${who ?? 'we'} ${first ? `may not ${describeAccess(first)}` : who === ANONYMOUS ? 'is anonymous' : 'were refused'}`;
+    const headline = first ? `unauthorised: ${who ?? 'we'} may not ${describeAccess(first)}` : who === ANONYMOUS ? `unauthorised: requests arrive as ${ANONYMOUS}` : 'unauthorised: requests refused';
     return { ...base, state: 'unauthorised', headline, reasons, denied, failure: input.denied?.kind ?? 'forbidden', problems: [] };
   }
   const problems = [...(input.verdict?.problems ?? [])].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'critical' ? -1 : 1));

@@ -23,6 +23,10 @@ test('a refused watch makes it unauthorised even when the reviews could not be a
   const h = assessHealth({ reach: { ok: true, ms: 5 }, denied: { kind: 'forbidden', message: 'HTTP 403: pods is forbidden' } });
   assert.equal(h.state, 'unauthorised');
   assert.deepEqual(h.reasons, ['signed in as an unknown user', 'HTTP 403: pods is forbidden']);
+  // The refusal names the user when the review could not say (anonymous may not ask).
+  const anon = assessHealth({ reach: { ok: true, ms: 5 }, denied: { kind: 'forbidden', message: 'HTTP 403: pods is forbidden: User "system:anonymous" cannot list resource "pods"' } });
+  assert.equal(anon.headline, 'unauthorised: requests arrive as system:anonymous');
+  assert.match(anon.reasons[0]!, /^refused as system:anonymous \(no client certificate or token was accepted\)/);
 });
 
 test('unreachable with the classified reason; a 401 is unauthorised, not unreachable', () => {

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import Mocha from 'mocha';
 
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 30_000, reporter: 'spec' });
+  // KW_VSCODE_GREP narrows the run to matching suites/tests (one area while developing; CI runs all).
+  const grep = process.env.KW_VSCODE_GREP;
+  const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 30_000, reporter: 'spec', ...(grep ? { grep } : {}) });
   for (const f of readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort()) mocha.addFile(join(__dirname, f));
   return new Promise((resolve, reject) => {
     try {
