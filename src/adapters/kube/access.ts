@@ -9,6 +9,9 @@ import type { HttpsTransport } from './transport';
 export async function whoAmI(transport: HttpsTransport, timeoutMs = 5000): Promise<Identity | undefined> {
   const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
   const r = await transport.send('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {}, body, timeoutMs);
+  // Anonymous requests may not ask; the refusal names the user they arrived as.
+  const refusedAs = r.status === 403 ? /User \\?"([^"\\]+)\\?"/.exec(r.body)?.[1] : undefined;
+  if (refusedAs) return { username: refusedAs, groups: [] };
   if (r.status !== 201 && r.status !== 200) return undefined;
   try {
     const info = (JSON.parse(r.body) as { status?: { userInfo?: { username?: string; groups?: string[] } } }).status?.userInfo;

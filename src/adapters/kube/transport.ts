@@ -74,7 +74,7 @@ export class HttpsTransport implements KubeTransport {
     return this.url.origin;
   }
 
-  private async open(path: string, params: Params, watch: boolean, method = 'GET', contentType?: string): Promise<{ req: http.ClientRequest; where: string }> {
+  private async open(path: string, params: Params, watch: boolean, method = 'GET', contentType?: string, cancelled?: () => boolean): Promise<{ req: http.ClientRequest; where: string } | undefined> {
     const qs = new URLSearchParams(watch ? { ...params, watch: 'true' } : params).toString();
     const fullPath = `${this.url.pathname.replace(/\/$/, '')}${path}${qs ? `?${qs}` : ''}`;
     const where = `${this.url.origin}${path}`;
@@ -84,6 +84,8 @@ export class HttpsTransport implements KubeTransport {
     } catch (e) {
       throw new ApiError('auth', where, `cannot get credentials: ${(e as Error).message}`);
     }
+    // A watch released while the credentials were asked for is never sent.
+    if (cancelled?.()) return undefined;
     this.stats.requests++;
     const req = clientRequest({
       protocol: this.url.protocol,
@@ -111,7 +113,8 @@ export class HttpsTransport implements KubeTransport {
 
   /** A write (POST/PATCH/DELETE) with a JSON body; answers status and body, the caller judges them. */
   send(method: string, path: string, params: Params = {}, body?: unknown, timeoutMs = this.timeouts.requestMs, contentType = 'application/json'): Promise<{ status: number; body: string }> {
-    return this.open(path, params, false, method, body === undefined ? undefined : contentType).then(({ req, where }) => new Promise((resolve, reject) => {
+    return this.open(path, params, false, method, body === undefined ? undefined : contentType).then((opened) => new Promise((resolve, reject) => {
+      const { req, where } = opened!;
       const timer = setTimeout(() => req.destroy(new ApiError('timeout', where, `no answer within ${timeoutMs} ms`)), timeoutMs);
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
@@ -161,12 +164,9 @@ export class HttpsTransport implements KubeTransport {
       clearTimeout(connectTimer);
       onClose(error);
     };
-    this.open(path, params, true).then(
+    this.open(path, params, true, 'GET', undefined, () => done).then(
       (opened) => {
-        if (done) {
-          opened.req.destroy();
-          return;
-        }
+        if (!opened) return;
         req = opened.req;
         connectTimer = this.stream(opened.req, opened.where, (e) => !done && onEvent(e), finish);
       },

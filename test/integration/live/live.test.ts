@@ -15,6 +15,7 @@ import type { Inventory } from '../../../src/core/inventory/types';
 import { ALL_RESOURCES } from '../../../src/core/live/resources';
 import { Reflector } from '../../../src/core/live/watch';
 import { verdict } from '../../../src/core/live/status';
+import { assessHealth } from '../../../src/core/live/health';
 import type { Lease, Node, Pod } from '../../../src/core/live/types';
 import { createMirrorPod, createNode, etcdctl, makePki, putLeaderLease, putNodeLease, setNodeReady, setPodStatus, startTestCluster, waitFor, type TestCluster } from '../apiserver';
 
@@ -129,13 +130,13 @@ test('a change reaches the model by watch, coalesced, without a new list', async
     const off = conn.cluster.onDidChange((keys) => seen.push(...keys));
     const t0 = Date.now();
     await setNodeReady(c, 'w01', false);
-    await waitFor(() => conn.cluster.model().hosts.find((h) => h.host === 'w01')!.readiness === 'Unknown', 5000, 'w01 NotReady via watch', 20);
+    await waitFor(() => conn.cluster.model().hosts.find((h) => h.host === 'w01')!.readiness === 'NotReady', 5000, 'w01 NotReady via watch', 20);
     const latency = Date.now() - t0;
     await waitFor(() => seen.includes('nodes:w01'), 2000, 'coalesced notification for nodes:w01', 20);
     off();
     assert.equal(conn.cluster.reflectors.nodes.stats.lists, lists, 'no re-list');
     assert.ok(latency < 2000, `latency ${latency} ms`);
-    assert.match(verdict(conn.cluster.model()).problems.map((p) => p.what).join('\n'), /node w01 is Unknown/);
+    assert.match(verdict(conn.cluster.model()).problems.map((p) => p.what).join('\n'), /node w01 is NotReady/);
     await setNodeReady(c, 'w01', true);
   } finally {
     release();
@@ -231,6 +232,32 @@ test('errors say what failed and where: refused, TLS (unknown CA), auth (foreign
   const anon = await adapter.connect({ kubeconfig: authCfg });
   await assert.rejects(anon.transport.list('/api/v1/nodes', {}), (e: { kind?: string; status?: number }) => (e.kind === 'auth' && e.status === 401) || (e.kind === 'forbidden' && e.status === 403));
   anon.dispose();
+});
+
+test('health model: a kubeconfig without the client certificate is unauthorised as system:anonymous although /readyz answers; the admin is kw-admin', async () => {
+  const anonConf = join(c.root, 'anonymous.conf');
+  const text = readFileSync(c.kubeconfig, 'utf8');
+  const stripped = text.replace(/ {2}user:\n {4}client-certificate: .*\n {4}client-key: .*\n/, '  user: {}\n');
+  assert.notEqual(stripped, text, 'the admin kubeconfig has a client certificate to strip');
+  writeFileSync(anonConf, stripped);
+  const anon = await adapter.connect({ kubeconfig: anonConf });
+  try {
+    assert.equal((await anon.health()).ok, true, 'anonymous /readyz answers 200 (system:public-info-viewer)');
+    const h = assessHealth(await anon.healthFacts());
+    assert.equal(h.state, 'unauthorised', JSON.stringify(h));
+    assert.equal(h.identity?.username, 'system:anonymous');
+    assert.match(h.headline, /system:anonymous/);
+  } finally {
+    anon.dispose();
+  }
+  const admin = assessHealth(await conn.healthFacts());
+  assert.equal(admin.identity?.username, 'kw-admin');
+  assert.ok(admin.identity?.groups.includes('system:masters'), JSON.stringify(admin.identity));
+  assert.deepEqual(admin.denied, []);
+  const cli = join(__dirname, '../../../dist/cli.js');
+  const r = spawnSync(process.execPath, [cli, 'status', '--inventory', inventoryFile, '--kubeconfig', anonConf, '--no-etcd'], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /unauthorised: .*system:anonymous/);
 });
 
 test('CLI status prints the model and exits 1 when degraded, 0 when healthy', async () => {
