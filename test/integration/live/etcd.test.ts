@@ -9,7 +9,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildEtcd } from '../../../src/core/live/etcd';
+import { buildEtcd, memberRole, type MemberHistory } from '../../../src/core/live/etcd';
+import { LiveCluster } from '../../../src/core/live/cluster';
+import { describeMember } from '../../../src/core/live/render';
 import { etcdctlTlsArgs, readEtcd, sshEtcdctl, type ExecResult, type RemoteExec } from '../../../src/core/live/etcdSource';
 import { verdict } from '../../../src/core/live/status';
 import { buildLiveModel } from '../../../src/core/live/snapshot';
@@ -89,6 +91,44 @@ test('a member goes down → within 5 s the model shows it unreachable and quoru
   const i = members.indexOf(victim);
   members[i] = restartEtcdMember(victim);
   await waitFor(async () => (await read(survivor.clientUrl)).problems.length === 0, 15_000, 'member back', 300);
+});
+
+test('the live poller (what the etcd view and the status bar read): a member frozen like a powered-off host → "at risk" within 5 s, labelled by what was last seen', async () => {
+  const history: MemberHistory = new Map();
+  const noApi = { list: () => Promise.reject(new Error('no API in this test')), watch: () => () => undefined };
+  const victim = members[2]!;
+  const survivor = members[0]!;
+  const cluster = new LiveCluster(noApi as never, async () => buildEtcd(await readEtcd(sshEtcdctl(localShell, 'm01'), etcdctlTlsArgs(survivor.clientUrl, pki.dir)), 'ssh m01', Date.now(), undefined, history), { notifyIntervalMs: 500 });
+  const release = cluster.acquire([], true);
+  try {
+    await waitFor(() => cluster.etcd?.tolerates === 1, 15_000, 'healthy reads', 100);
+    const role = memberRole(cluster.etcd!.members.find((m) => m.name === victim.name)!);
+    let seenAt: number | undefined;
+    const t0 = Date.now();
+    const off = cluster.onDidChange((keys) => {
+      if (keys.has('etcd') && cluster.etcd?.tolerates === 0 && seenAt === undefined) seenAt = Date.now();
+    });
+    // SIGSTOP: the process keeps its sockets but answers nothing, like a host that lost power (connects time out).
+    victim.child.kill('SIGSTOP');
+    try {
+      await waitFor(() => seenAt !== undefined, 10_000, 'at risk', 50);
+      const elapsed = seenAt! - t0;
+      console.log(`member ${victim.name} frozen → "${cluster.etcd!.quorumLine}" notified after ${elapsed} ms (poll every 2 s, etcdctl dial 1 s / command 1.5 s, notifications coalesced 500 ms)`);
+      assert.ok(elapsed < 5000, `at risk after ${elapsed} ms`);
+      const m = cluster.etcd!.members.find((x) => x.name === victim.name)!;
+      assert.equal(m.reachable, false);
+      assert.equal(m.lastSeen?.role, role);
+      assert.match(describeMember(m, Date.now()), new RegExp(`unreachable since \\d\\d:\\d\\d:\\d\\d .* · last seen ${role} v3\\.`));
+      assert.ok(verdict(buildLiveModel({ pods: [], nodes: [], nodeLeases: [], systemLeases: [], daemonSets: [], deployments: [] }, Date.now(), undefined, cluster.etcd)).degraded);
+    } finally {
+      off();
+      victim.child.kill('SIGCONT');
+    }
+    await waitFor(() => cluster.etcd?.tolerates === 1, 20_000, 'member back', 200);
+  } finally {
+    release();
+    cluster.dispose();
+  }
 });
 
 test('the SSH source reports a clear error when etcd cannot be reached at all', async () => {
