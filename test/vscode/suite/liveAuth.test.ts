@@ -81,4 +81,25 @@ suite('client certificate through VS Code default proxy support, non-loopback AP
     assert.notEqual(health.state, 'unauthorised', health.reasons.join('; '));
     assert.match(a.statusBar.text, /kw-admin@kw-test · (healthy|degraded)/);
   });
+
+  test('status bar: neutral "no cluster" without a kubeconfig, red with the classified reason after a real failure', async () => {
+    const a = await api();
+    const settings = vscode.workspace.getConfiguration('kubeadmWorkbench');
+    await settings.update('kubeconfig', `${c!.root}/no-such-kubeconfig`, vscode.ConfigurationTarget.Workspace);
+    await a.connection.ensure();
+    await waitFor('no kubeconfig', () => (a.connection.state.kind === 'error' && a.statusBar.text === '$(plug) Kubeadm: no cluster' ? true : undefined), 20_000);
+    assert.equal(a.statusBar.background, undefined, 'no alarm colour when nothing failed');
+    // A server that refuses: a real failure, red, with the reason.
+    const refused = `${c!.root}/refused.conf`;
+    const text = (await vscode.workspace.fs.readFile(vscode.Uri.file(c!.kubeconfig))).toString().replace(/server: https:\/\/[^\n]+/, `server: https://${ADDRESS}:1`);
+    await vscode.workspace.fs.writeFile(vscode.Uri.file(refused), new TextEncoder().encode(text));
+    await settings.update('kubeconfig', refused, vscode.ConfigurationTarget.Workspace);
+    await a.connection.reconnect();
+    await a.connection.ensure();
+    const shown = await waitFor('red status bar', () => (a.statusBar.background === 'statusBarItem.errorBackground' ? a.statusBar.text : undefined), 30_000);
+    console.log(`      refused: ${shown} — ${a.connection.health?.headline}`);
+    assert.match(shown, /unreachable/);
+    assert.equal(a.connection.health?.headline, 'unreachable: connection refused');
+    await settings.update('kubeconfig', c!.kubeconfig, vscode.ConfigurationTarget.Workspace);
+  });
 });
