@@ -15,6 +15,7 @@ import type { HostLive } from '../core/live/snapshot';
 import { liveTreeItem, type LiveNode } from './liveTree';
 import type { BalancerWatch } from '../editor/balancerWatch';
 import { vipNode } from './balancerNodes';
+import { memberFacts } from '../core/live/render';
 
 const LIVE_RESOURCES: readonly ResourceKey[] = ['pods', 'nodes', 'nodeLeases', 'systemLeases'];
 
@@ -209,7 +210,7 @@ function liveChildren(h: HostLive): LiveNode[] {
   }
   if (h.etcdMember) {
     const m = h.etcdMember;
-    out.push({ id: `${base}:etcd`, label: `etcd member ${m.name}`, description: [m.isLeader ? 'leader' : m.isLearner ? 'learner' : 'follower', m.raftTerm !== undefined ? `term ${m.raftTerm}` : undefined, m.healthy ? 'healthy' : m.problem].filter(Boolean).join(' · '), icon: m.healthy ? (m.isLeader ? 'star-full' : 'database') : 'error', color: m.healthy ? undefined : 'list.errorForeground' });
+    out.push({ id: `${base}:etcd`, label: `etcd member ${m.name}`, description: [...memberFacts(m, Date.now()).slice(0, m.reachable ? 1 : 2).map((f) => f.replace(/ \(\S+ ago\)/, '')), m.raftTerm !== undefined && m.reachable ? `term ${m.raftTerm}` : undefined, m.healthy ? 'healthy' : m.problem].filter(Boolean).join(' · '), icon: m.healthy ? (m.isLeader ? 'star-full' : 'database') : 'error', color: m.healthy ? undefined : 'list.errorForeground' });
   }
   if (h.leases.length) {
     out.push({ id: `${base}:leases`, label: 'Leases held', description: String(h.leases.length), icon: 'key', children: h.leases.map((l) => ({ id: `${base}:lease:${l}`, label: l, icon: l.includes('(leader)') ? 'star-full' : 'pulse' })) });

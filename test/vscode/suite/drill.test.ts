@@ -161,8 +161,8 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
       d.restore();
       await setNodeReady(c, 'labs-k8s-w02', true, '10.3.60.55');
     }
-    assert.match(doc('failure-drill-labs-k8s-w02-plan.md'), /## REFUSED — nothing will be done\n\n- labs-k8s-w02 is Unknown already: a drill starts from a healthy node/);
-    assert.ok(d.shown.some((s) => s.startsWith('error: Failure drill on labs-k8s-w02 refused: labs-k8s-w02 is Unknown already')), d.shown.join('\n'));
+    assert.match(doc('failure-drill-labs-k8s-w02-plan.md'), /## REFUSED — nothing will be done\n\n- labs-k8s-w02 is NotReady already: a drill starts from a healthy node/);
+    assert.ok(d.shown.some((s) => s.startsWith('error: Failure drill on labs-k8s-w02 refused: labs-k8s-w02 is NotReady already')), d.shown.join('\n'));
     assert.equal(existsSync(marker('off', 'labs-k8s-w02')), false);
   });
 

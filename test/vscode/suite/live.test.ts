@@ -90,7 +90,7 @@ suite('live views against a real kube-apiserver', function () {
     await setNodeReady(c, 'labs-k8s-w01', false);
     const r = await waitFor('w01 not ready', async () => {
       const x = await rows(p);
-      return x.some((l) => l.includes('Node labs-k8s-w01 — Unknown')) ? x : undefined;
+      return x.some((l) => l.includes('Node labs-k8s-w01 — NotReady')) ? x : undefined;
     }, 10_000);
     const ms = Date.now() - t0;
     console.log(r.map((l) => `      ${l}`).join('\n'));
