@@ -8,6 +8,7 @@ import { registerCommands } from './commands/registrar';
 import { ConfigDiagnostics } from './editor/configDiagnostics';
 import { ConfigProviders } from './editor/configProviders';
 import { ClusterConnection } from './editor/clusterConnection';
+import { ConnectionContextKeys } from './editor/connectionContextKeys';
 import { ClusterStatusBar } from './editor/statusBar';
 import { InventoryWorkspace } from './editor/inventoryWorkspace';
 import { HostSessions } from './editor/hostSessions';
@@ -58,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     inventory,
     connection,
     new ClusterStatusBar(connection),
+    new ConnectionContextKeys(connection),
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
     DiagnosticsPanel.registerSerializer(context.extensionUri, configDiagnostics, inventory),

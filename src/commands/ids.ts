@@ -12,6 +12,7 @@ export const CommandIds = {
   showConfigDiagnostics: 'kubeadm.showConfigDiagnostics',
   generateClusterConfigs: 'kubeadm.generateClusterConfigs',
   selectClusterContext: 'kubeadm.selectClusterContext',
+  selectKubeconfigFile: 'kubeadm.selectKubeconfigFile',
   reconnectCluster: 'kubeadm.reconnectCluster',
   gatherFacts: 'kubeadm.gatherFacts',
   showBringUpPlan: 'kubeadm.showBringUpPlan',

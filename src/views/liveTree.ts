@@ -8,6 +8,9 @@
 import * as vscode from 'vscode';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import type { ResourceKey } from '../core/live/resources';
+import { plainWords } from '../core/text/plainWords';
+import { CommandIds } from '../commands/ids';
+import { kubeconfigFound } from '../editor/contextPicker';
 
 export interface LiveNode {
   id: string;
@@ -70,10 +73,26 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
   /** The current tree (empty → the view's welcome content shows). */
   protected abstract build(): LiveNode[];
 
+  /**
+   * Rows that replace the tree when the connection failed for a reason other than a missing kubeconfig: the reason in
+   * plain words and what to do. With no kubeconfig (or untrusted, idle) the tree stays empty and without a message,
+   * so the view's welcome content with its buttons shows — a view message would hide it.
+   */
+  private problemRows(): LiveNode[] | undefined {
+    const s = this.connection.state;
+    if (s.kind !== 'error' || !kubeconfigFound()) return undefined;
+    const reason = plainWords(s.message);
+    return [
+      { id: 'problem:reason', label: 'Cannot connect to the cluster', description: reason, tooltip: reason, icon: 'error', color: ERR, contextValue: 'connection-problem' },
+      { id: 'problem:pick', label: 'Select Cluster Context…', description: 'or browse for another kubeconfig file', icon: 'server-environment', command: { command: CommandIds.selectClusterContext, title: 'Select Cluster Context' } },
+      { id: 'problem:retry', label: 'Reconnect', description: 'try the same context again', icon: 'refresh', command: { command: CommandIds.reconnectCluster, title: 'Reconnect to Cluster' } },
+    ];
+  }
+
   /** Rebuilds and fires per changed element. */
   refresh(): void {
     const t0 = performance.now();
-    const fresh = this.build();
+    const fresh = this.problemRows() ?? this.build();
     const changed: LiveNode[] = [];
     let rootChanged = false;
     const reconcile = (old: LiveNode[], next: LiveNode[], parent: LiveNode | undefined): LiveNode[] => {
@@ -115,17 +134,16 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
     this.updateMessage();
   }
 
-  /** The view's message line: connection problems and sync state. */
+  /** The view's message line: only transient states (connecting, listing, a watch retrying). */
   protected updateMessage(): void {
     const s = this.connection.state;
     const cluster = this.connection.cluster;
     let message: string | undefined;
-    if (s.kind === 'error') message = `Not connected: ${s.message}`;
-    else if (s.kind === 'untrusted') message = 'Workspace not trusted: not connecting to the cluster.';
-    else if (s.kind === 'connecting') message = 'Connecting…';
-    else if (cluster) {
+    // error and untrusted: no message (the problem rows or the welcome content say it, with buttons).
+    if (s.kind === 'connecting') message = 'Connecting…';
+    else if (s.kind === 'connected' && cluster) {
       const err = cluster.error(this.resources);
-      if (err) message = `${err.describe()} — retrying`;
+      if (err) message = `${plainWords(err.describe())} (retrying)`;
       else if (!cluster.synced(this.resources)) message = 'Listing…';
     }
     this.treeView.message = message;
