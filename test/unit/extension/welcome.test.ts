@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ViewIds } from '../../../src/commands/ids';
 
-const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../../package.json'), 'utf8'));
+const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8'));
 const LIVE = [ViewIds.controlPlane, ViewIds.leases, ViewIds.etcdMembers];
 
 test('with no kubeconfig each live view welcomes with Select kubeconfig file…, Bring Up Cluster… and Open Settings', () => {
