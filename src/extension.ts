@@ -18,6 +18,7 @@ import { EtcdMembersView } from './views/etcdMembersView';
 import { InventoryView } from './views/inventoryView';
 import { LeasesView } from './views/leasesView';
 import { DiagnosticsPanel } from './webviews/diagnosticsPanel';
+import { PlanPanel } from './webviews/planPanel';
 
 /** Returned from activate() for tests and for other extensions. */
 export interface KubeadmWorkbenchApi {
@@ -27,6 +28,8 @@ export interface KubeadmWorkbenchApi {
   configDiagnostics: ConfigDiagnostics;
   /** The open Diagnostics webview, if any (for tests). */
   diagnosticsPanel: () => DiagnosticsPanel | undefined;
+  /** The open bring-up plan webview, if any (for tests). */
+  planPanel: () => PlanPanel | undefined;
   /** The live cluster connection (connects when a live view is first shown). */
   connection: ClusterConnection;
   /** The tree data providers (for tests). */
@@ -66,7 +69,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, connection, views };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, views };
 }
 
 export function deactivate(): void {
