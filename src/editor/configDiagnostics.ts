@@ -341,7 +341,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
       const version = doc?.version;
       if (doc && reason === 'edit') {
         // The content may have changed what the file is (or made it no config file at all).
-        const kind = detect(t.path, text);
+        const kind = detect(t.path, text) ?? LANGUAGE_KINDS[doc.languageId];
         if (!kind) {
           this.notConfig.set(key, doc.version);
           this.forget(key);

@@ -36,6 +36,7 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
   readonly treeView: vscode.TreeView<LiveNode>;
   protected readonly disposables: vscode.Disposable[] = [this.changeEmitter];
   private roots: LiveNode[] = [];
+  private showingProblem = false;
   private claim: vscode.Disposable | undefined;
   private tick: NodeJS.Timeout | undefined;
   /** Refreshes fired (for tests and the benchmark). */
@@ -80,8 +81,16 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
    */
   private problemRows(): LiveNode[] | undefined {
     const s = this.connection.state;
-    if (s.kind !== 'error' || !kubeconfigFound()) return undefined;
-    const reason = plainWords(s.message);
+    const cluster = this.connection.cluster;
+    let reason: string | undefined;
+    if (s.kind === 'error' && kubeconfigFound()) reason = plainWords(s.message);
+    else if (s.kind === 'connected' && cluster && !cluster.synced(this.resources)) {
+      // Connected to a kubeconfig whose server never answered: nothing was listed yet, so say why instead of an empty view.
+      const err = cluster.error(this.resources);
+      if (err) reason = `${plainWords(err.describe())} (retrying)`;
+    }
+    this.showingProblem = reason !== undefined;
+    if (reason === undefined) return undefined;
     return [
       { id: 'problem:reason', label: 'Cannot connect to the cluster', description: reason, tooltip: reason, icon: 'error', color: ERR, contextValue: 'connection-problem' },
       { id: 'problem:pick', label: 'Select Cluster Context…', description: 'or browse for another kubeconfig file', icon: 'server-environment', command: { command: CommandIds.selectClusterContext, title: 'Select Cluster Context' } },
@@ -140,7 +149,8 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
     const cluster = this.connection.cluster;
     let message: string | undefined;
     // error and untrusted: no message (the problem rows or the welcome content say it, with buttons).
-    if (s.kind === 'connecting') message = 'Connecting…';
+    if (this.showingProblem) message = undefined;
+    else if (s.kind === 'connecting') message = 'Connecting…';
     else if (s.kind === 'connected' && cluster) {
       const err = cluster.error(this.resources);
       if (err) message = `${plainWords(err.describe())} (retrying)`;
