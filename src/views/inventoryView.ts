@@ -176,7 +176,8 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
         const live = node.stale ? undefined : this.live.get(host.name);
         const item = new vscode.TreeItem(host.name, live ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = `host:${node.role}:${host.name}`;
-        item.description = `${host.address} · ${describeRoles(host)}${node.stale ? ' · stale' : live ? ` · ${live.node ? live.readiness : 'no node'}` : ''}`;
+        // "stale" first: a narrow side bar cuts the end of the description.
+        item.description = `${node.stale ? 'stale · ' : ''}${host.address} · ${describeRoles(host)}${!node.stale && live ? ` · ${live.node ? live.readiness : 'no node'}` : ''}`;
         item.tooltip = hostTooltip(this.workspace.current, host);
         if (node.stale) item.tooltip.appendMarkdown('$(warning) *Stale*: inventory.yaml has errors; this is the host as the last valid version had it.');
         item.iconPath = new vscode.ThemeIcon(

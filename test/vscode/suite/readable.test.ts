@@ -47,7 +47,7 @@ suite('readable output', function () {
       assert.deepEqual(roots.slice(1).map((r) => r.label), ['Load balancers', 'Control plane', 'Workers']);
       const hosts = (await Promise.all(roots.slice(1).map((g) => items(provider, g.node)))).flat();
       assert.equal(hosts.length, 6);
-      for (const h of hosts) assert.match(String(h.item.description), / · stale$/, h.label);
+      for (const h of hosts) assert.match(String(h.item.description), /^stale · /, h.label);
       assert.ok(hosts.every((h) => h.item.contextValue?.startsWith('stale-host-')), 'no host actions on stale rows');
       const problem = roots[0]!.item;
       assert.equal(problem.command?.command, 'vscode.open');
