@@ -39,7 +39,8 @@ export async function pickClusterContext(connection: ClusterConnection): Promise
     case 'browse':
       return browseForKubeconfig(connection);
     case 'settings':
-      await vscode.commands.executeCommand('workbench.action.openSettings', KUBECONFIG_SETTING);
+      // The Workspace tab: in a remote window (code-server) the User tab does not list a machine-overridable setting.
+      await vscode.commands.executeCommand('workbench.action.openWorkspaceSettings', KUBECONFIG_SETTING);
       return false;
     case 'bringUp':
       await vscode.commands.executeCommand(CommandIds.bringUpCluster);

@@ -102,6 +102,15 @@ describe('a newcomer in the Kubeadm views', { timeout: 300_000 }, () => {
       for (const button of ['Select kubeconfig file…', 'Bring Up Cluster…', 'Open Settings']) await welcome.locator('.monaco-button', { hasText: button }).first().waitFor();
       assert.match(await welcome.innerText(), /No kubeconfig file was found/);
       await shot(`2-welcome-${['control-plane', 'leases', 'etcd-members'][i]}`, page.locator('.part.sidebar'));
+      if (i === 0) {
+        // The link carries its argument: the Settings editor opens on the kubeconfig setting (its Workspace tab, which
+        // lists it in a remote window too).
+        await welcome.locator('.monaco-button', { hasText: 'Open Settings' }).first().click();
+        await page.locator('.tabs-container .tab.active', { hasText: 'Settings' }).waitFor();
+        await page.locator('.part.editor', { hasText: 'Kubeadm Workbench: Kubeconfig' }).first().waitFor();
+        await shot('2b-open-settings');
+        await runCommand('View: Close Editor');
+      }
       if (i < 2) await header(title).click(); // fold it again so the next one has room
     }
   });

@@ -20,7 +20,7 @@ test('every contributed command has the Kubeadm category and a title', () => {
 });
 
 test('menus and welcome links only name commands that exist', () => {
-  const ids = new Set<string>([...Object.values(CommandIds), 'workbench.actions.view.problems', 'workbench.trust.manage', 'workbench.action.openSettings']);
+  const ids = new Set<string>([...Object.values(CommandIds), 'workbench.actions.view.problems', 'workbench.trust.manage', 'workbench.action.openWorkspaceSettings']);
   for (const [menu, items] of Object.entries(pkg.contributes.menus as Record<string, { command: string }[]>)) {
     for (const item of items) assert.ok(ids.has(item.command), `${menu}: ${item.command}`);
   }
