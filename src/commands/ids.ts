@@ -13,6 +13,7 @@ export const CommandIds = {
   generateClusterConfigs: 'kubeadm.generateClusterConfigs',
   selectClusterContext: 'kubeadm.selectClusterContext',
   selectKubeconfigFile: 'kubeadm.selectKubeconfigFile',
+  openKubeconfigSetting: 'kubeadm.openKubeconfigSetting',
   reconnectCluster: 'kubeadm.reconnectCluster',
   gatherFacts: 'kubeadm.gatherFacts',
   showBringUpPlan: 'kubeadm.showBringUpPlan',

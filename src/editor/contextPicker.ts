@@ -39,8 +39,7 @@ export async function pickClusterContext(connection: ClusterConnection): Promise
     case 'browse':
       return browseForKubeconfig(connection);
     case 'settings':
-      // The Workspace tab: in a remote window (code-server) the User tab does not list a machine-overridable setting.
-      await vscode.commands.executeCommand('workbench.action.openWorkspaceSettings', KUBECONFIG_SETTING);
+      await vscode.commands.executeCommand(CommandIds.openKubeconfigSetting);
       return false;
     case 'bringUp':
       await vscode.commands.executeCommand(CommandIds.bringUpCluster);

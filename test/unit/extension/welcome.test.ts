@@ -14,7 +14,7 @@ test('with no kubeconfig each live view welcomes with Select kubeconfig file…,
     const text: string = missing[0].contents;
     assert.match(text, /\[Select kubeconfig file…\]\(command:kubeadm\.selectKubeconfigFile\)/);
     assert.match(text, /\[Bring Up Cluster…\]\(command:kubeadm\.bringUpCluster\)/);
-    assert.match(text, /\[Open Settings\]\(command:workbench\.action\.openWorkspaceSettings\?%5B%22kubeadmWorkbench\.kubeconfig%22%5D\)/);
+    assert.match(text, /\[Open Settings\]\(command:kubeadm\.openKubeconfigSetting\)/);
     assert.ok(!/`/.test(text), 'welcome text is shown verbatim: no Markdown backticks');
   }
 });

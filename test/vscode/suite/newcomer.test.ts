@@ -102,6 +102,12 @@ suite('a newcomer connecting to a cluster', function () {
     assert.deepEqual(d.messages, []);
   });
 
+  test('Open Settings (welcome button and picker) opens the Settings editor on the kubeconfig setting', async () => {
+    await vscode.commands.executeCommand('kubeadm.openKubeconfigSetting');
+    const tab = await waitFor('the Settings editor', () => (vscode.window.tabGroups.activeTabGroup.activeTab?.label === 'Settings' ? vscode.window.tabGroups.activeTabGroup.activeTab : undefined), 10_000);
+    await vscode.window.tabGroups.close(tab);
+  });
+
   test('Show kubectl run Timeline… without a connection opens the picker right there (no loop through another command)', async () => {
     const d = answer(() => undefined);
     try {
