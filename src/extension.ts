@@ -8,6 +8,7 @@ import { registerCommands } from './commands/registrar';
 import { ConfigDiagnostics } from './editor/configDiagnostics';
 import { ConfigProviders } from './editor/configProviders';
 import { ClusterConnection } from './editor/clusterConnection';
+import { ConnectionContextKeys } from './editor/connectionContextKeys';
 import { ClusterStatusBar } from './editor/statusBar';
 import { BalancerWatch } from './editor/balancerWatch';
 import { InventoryWorkspace } from './editor/inventoryWorkspace';
@@ -18,6 +19,7 @@ import { EtcdMembersView } from './views/etcdMembersView';
 import { InventoryView } from './views/inventoryView';
 import { LeasesView } from './views/leasesView';
 import { DiagnosticsPanel } from './webviews/diagnosticsPanel';
+import { PlanPanel } from './webviews/planPanel';
 
 /** Returned from activate() for tests and for other extensions. */
 export interface KubeadmWorkbenchApi {
@@ -27,6 +29,8 @@ export interface KubeadmWorkbenchApi {
   configDiagnostics: ConfigDiagnostics;
   /** The open Diagnostics webview, if any (for tests). */
   diagnosticsPanel: () => DiagnosticsPanel | undefined;
+  /** The open bring-up plan webview, if any (for tests). */
+  planPanel: () => PlanPanel | undefined;
   /** The live cluster connection (connects when a live view is first shown). */
   connection: ClusterConnection;
   /** The cluster status bar item (for tests). */
@@ -67,13 +71,14 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     inventory,
     connection,
     statusBar,
+    new ConnectionContextKeys(connection),
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
     DiagnosticsPanel.registerSerializer(context.extensionUri, configDiagnostics, inventory),
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, connection, statusBar, views };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views };
 }
 
 export function deactivate(): void {

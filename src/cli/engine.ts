@@ -18,6 +18,7 @@ import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
 import { SshExecutor } from '../core/plan/sshExecutor';
 import { renderPlan, type Plan } from '../core/plan/types';
+import { planView } from '../core/plan/view';
 import { sh, sudo } from '../core/ssh/command';
 import { formatRunLine, RunLogFile, RunOutput } from '../core/ssh/runLog';
 import { BRING_UP_PHASES, buildBringUpPlan, executePlan, openLedger, type BringUpPhase } from '../engine/bringUp';
@@ -111,7 +112,8 @@ export async function runFacts(argv: string[], io: CliIo): Promise<number> {
 
 // ------------------------------------------------------------------ plan / up
 
-const PLAN_USAGE = `usage: kubeadm-workbench plan --inventory FILE [--phases ${BRING_UP_PHASES.join(',')}]\n`;
+const PLAN_USAGE = `usage: kubeadm-workbench plan --inventory FILE [--phases ${BRING_UP_PHASES.join(',')}] [--format text|json]\n` +
+  '  --format json prints phases → hosts → steps with each command (secrets ***), the structure the editor\'s plan view shows\n';
 const UP_USAGE = `usage: kubeadm-workbench up --inventory FILE [--phases ${BRING_UP_PHASES.join(',')}] [--yes] [--fresh] [--ask-become-pass] [--kubeconfig FILE] [--allow-kubeconfig-in-workspace] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--max-parallel N]\n`;
 
 const RUN_FLAGS: FlagSpec = { yes: 'boolean', fresh: 'boolean', kubeconfig: 'string', 'allow-kubeconfig-in-workspace': 'boolean', 'ask-become-pass': 'boolean' };
@@ -142,10 +144,16 @@ function kubeconfigTarget(l: Loaded): string {
 }
 
 export async function runPlanVerb(argv: string[], io: CliIo): Promise<number> {
-  const l = await load(argv, { phases: 'list', kubeconfig: 'string' }, io, PLAN_USAGE);
+  const l = await load(argv, { phases: 'list', kubeconfig: 'string', format: 'string' }, io, PLAN_USAGE);
   if (typeof l === 'number') return l;
+  const format = (l.flags.format as string | undefined) ?? 'text';
+  if (format !== 'text' && format !== 'json') {
+    io.stderr(`--format is text or json, not ${format}\n${PLAN_USAGE}`);
+    return EXIT_USAGE;
+  }
   try {
-    io.stdout(renderPlan(await makePlan(l, io, kubeconfigTarget(l))));
+    const plan = await makePlan(l, io, kubeconfigTarget(l));
+    io.stdout(format === 'json' ? `${JSON.stringify(planView(plan), null, 2)}\n` : renderPlan(plan));
     return EXIT_OK;
   } catch (e) {
     io.stderr(`${(e as Error).message}\n${e instanceof UsageError ? PLAN_USAGE : ''}`);

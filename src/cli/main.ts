@@ -17,7 +17,7 @@ type Verb = { summary: string; run: (args: string[], io: CliIo) => Promise<numbe
 
 const VERBS: Record<string, Verb> = {
   facts: { summary: 'facts --inventory F [--host NAME]... [--json]   gather host facts in parallel; flag cloned VMs, swap, modules, cgroup drivers', run: runFacts },
-  plan: { summary: 'plan --inventory F [--phases a,b]   print the bring-up plan: the exact commands per host', run: runPlanVerb },
+  plan: { summary: 'plan --inventory F [--phases a,b] [--format text|json]   print the bring-up plan: the exact commands per host (json: phases → hosts → steps)', run: runPlanVerb },
   up: { summary: 'up --inventory F [--phases a,b] [--yes] [--fresh] [--ask-become-pass]   run the bring-up plan over SSH (resumes a failed run; sudo for non-root logins)', run: runUp },
   join: { summary: 'join --inventory F --host NAME... [--yes] [--ask-become-pass]   join inventory hosts to the running cluster (prepare, join, etcd and Ready gates)', run: runJoin },
   'check-inventory': { summary: 'check-inventory FILE            validate an inventory.yaml', run: runCheckInventory },

@@ -83,12 +83,25 @@ export function generateClusterConfigsCommand(ctx: CommandContext) {
       written.push(uri);
     }
     const wrote = chosen.filter((p) => p.status !== 'unchanged').length;
-    if (!unattended) void vscode.window.showInformationMessage(`Generated ${wrote} file${wrote === 1 ? '' : 's'} in ${vscode.workspace.asRelativePath(folder, true)}${wrote < chosen.length ? ` (${chosen.length - wrote} unchanged)` : ''}.`);
-    for (const [i, uri] of written.entries()) {
-      await vscode.window.showTextDocument(uri, { preview: false, preserveFocus: i > 0 });
-    }
+    if (!unattended && written.length) void summarize(folder, written, wrote, chosen.length);
     return written;
   };
+}
+
+/**
+ * One summary instead of a tab per file: the folder is revealed in the Explorer and the notification offers the
+ * file most people read first (kubeadm-config.yaml) — seven tabs at once bury the editor the user came from.
+ */
+async function summarize(folder: vscode.Uri, written: vscode.Uri[], wrote: number, total: number): Promise<void> {
+  const where = vscode.workspace.asRelativePath(folder, true);
+  await vscode.commands.executeCommand('revealInExplorer', written[0]).then(undefined, () => undefined);
+  const main = written.find((u) => /kubeadm-config\.ya?ml$/.test(u.path)) ?? written[0]!;
+  const openMain = `Open ${main.path.split('/').pop()}`;
+  const pick = await vscode.window.showInformationMessage(
+    `Generated ${wrote} file${wrote === 1 ? '' : 's'} in ${where}${wrote < total ? ` (${total - wrote} unchanged)` : ''}; they are selected in the Explorer.`,
+    openMain,
+  );
+  if (pick === openMain) await vscode.window.showTextDocument(main, { preview: false });
 }
 
 interface Unattended {

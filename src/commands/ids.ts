@@ -12,6 +12,8 @@ export const CommandIds = {
   showConfigDiagnostics: 'kubeadm.showConfigDiagnostics',
   generateClusterConfigs: 'kubeadm.generateClusterConfigs',
   selectClusterContext: 'kubeadm.selectClusterContext',
+  selectKubeconfigFile: 'kubeadm.selectKubeconfigFile',
+  openKubeconfigSetting: 'kubeadm.openKubeconfigSetting',
   reconnectCluster: 'kubeadm.reconnectCluster',
   gatherFacts: 'kubeadm.gatherFacts',
   showBringUpPlan: 'kubeadm.showBringUpPlan',

@@ -20,6 +20,8 @@ import { showConfigDiagnostics } from './showConfigDiagnostics';
 import { generateClusterConfigsCommand } from './generateClusterConfigs';
 import { reconnectCluster } from './reconnectCluster';
 import { selectClusterContext } from './selectClusterContext';
+import { selectKubeconfigFile } from './selectKubeconfigFile';
+import { openKubeconfigSetting } from './openKubeconfigSetting';
 import { drainNode } from './drainNode';
 import { cordonNode } from './cordonNode';
 import { uncordonNode } from './uncordonNode';
@@ -41,6 +43,8 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.showConfigDiagnostics]: showConfigDiagnostics(ctx),
     [CommandIds.generateClusterConfigs]: generateClusterConfigsCommand(ctx),
     [CommandIds.selectClusterContext]: selectClusterContext(ctx),
+    [CommandIds.selectKubeconfigFile]: selectKubeconfigFile(ctx),
+    [CommandIds.openKubeconfigSetting]: openKubeconfigSetting(),
     [CommandIds.reconnectCluster]: reconnectCluster(ctx),
     [CommandIds.drainNode]: drainNode(ctx),
     [CommandIds.cordonNode]: cordonNode(ctx),

@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
-import { renderPlan } from '../core/plan/types';
+import { planView } from '../core/plan/view';
 import { buildPlan, pickPhases } from '../editor/bringUpPlans';
+import { PlanPanel } from '../webviews/planPanel';
 import type { CommandContext } from './context';
 import { usableInventory } from '../editor/inventoryWorkspace';
 
-/** Shows the exact commands per host that "Bring Up Cluster" would run, without connecting anywhere. */
+/** Shows the exact commands per host that "Bring Up Cluster" would run, without connecting anywhere (phases → hosts → steps). */
 export function showBringUpPlan(ctx: CommandContext) {
   return async (): Promise<void> => {
     const loaded = await ctx.inventory.get();
@@ -17,7 +18,8 @@ export function showBringUpPlan(ctx: CommandContext) {
     if (!phases) return;
     try {
       const plan = await buildPlan(inv, loaded.uri, phases, () => {});
-      await ctx.reports.show('bring-up-plan.txt', renderPlan(plan));
+      // A webview by phase and host with wrapped, foldable commands: the text form had lines of over 1,000 characters.
+      PlanPanel.show(ctx.extension.extensionUri, `Bring-up plan: ${inv.cluster.name}`, planView(plan));
     } catch (e) {
       void vscode.window.showErrorMessage(`Cannot make the plan: ${(e as Error).message}`);
     }

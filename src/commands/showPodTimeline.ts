@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { plainWords } from '../core/text/plainWords';
+import { kubeconfigFound, pickClusterContext } from '../editor/contextPicker';
 import { podTimelineFeed, type PodTarget } from '../editor/podTimelineFeed';
 import { requireTrust } from '../editor/trust';
 import { TimelinePanel } from '../webviews/timelinePanel';
@@ -16,10 +18,17 @@ const RUN = '$(play) Run a test pod…';
 export function showPodTimeline(ctx: CommandContext) {
   return async (): Promise<void> => {
     if (!(await requireTrust('talk to the cluster'))) return;
-    const conn = await ctx.connection.ensure();
+    let conn = await ctx.connection.ensure();
     if (!conn) {
-      void vscode.window.showErrorMessage('No cluster connection: pick a context with "Kubeadm: Select Cluster Context".');
-      return;
+      // Not connected: the context picker opens right here (no toast that sends the user to another command).
+      await pickClusterContext(ctx.connection);
+      conn = ctx.connection.connection;
+      if (!conn) {
+        const s = ctx.connection.state;
+        // No kubeconfig at all means the user left the picker: nothing to add. A real failure is worth one message.
+        if (s.kind === 'error' && kubeconfigFound()) void vscode.window.showErrorMessage(`The timeline needs the cluster, which cannot be reached: ${plainWords(s.message)}`);
+        return;
+      }
     }
     const pods = await conn.transport.list('/api/v1/pods', { limit: '500' }).catch(() => ({ items: [] }));
     const items: (vscode.QuickPickItem & { target?: PodTarget })[] = [

@@ -219,9 +219,9 @@ export class ClusterConnection implements vscode.Disposable {
     this.conn = undefined;
   }
 
-  /** The contexts of the merged kubeconfig, for the picker. */
-  async contexts(): Promise<KubeconfigChoice> {
-    const { choice } = await loadKubeAdapter().loadKubeconfig(this.kubeconfigSetting());
+  /** The contexts of the merged kubeconfig (or of `kubeconfig`, a file the user is about to choose), for the picker. */
+  async contexts(kubeconfig = this.kubeconfigSetting()): Promise<KubeconfigChoice> {
+    const { choice } = await loadKubeAdapter().loadKubeconfig(kubeconfig);
     return choice;
   }
 

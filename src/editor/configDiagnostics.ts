@@ -245,7 +245,8 @@ export class ConfigDiagnostics implements vscode.Disposable {
   private track(document: vscode.TextDocument): boolean {
     if (document.uri.scheme !== 'file' && document.uri.scheme !== 'untitled') return false;
     const key = document.uri.toString();
-    const kind = detect(this.pathOf(document.uri), document.getText());
+    // The contributed languages count too: a file the user set to HAProxy or Keepalived is linted as one.
+    const kind = detect(this.pathOf(document.uri), document.getText()) ?? LANGUAGE_KINDS[document.languageId];
     if (!kind) {
       this.notConfig.set(key, document.version);
       return false;
@@ -340,7 +341,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
       const version = doc?.version;
       if (doc && reason === 'edit') {
         // The content may have changed what the file is (or made it no config file at all).
-        const kind = detect(t.path, text);
+        const kind = detect(t.path, text) ?? LANGUAGE_KINDS[doc.languageId];
         if (!kind) {
           this.notConfig.set(key, doc.version);
           this.forget(key);
@@ -456,6 +457,9 @@ export class ConfigDiagnostics implements vscode.Disposable {
     vscode.Disposable.from(...this.disposables).dispose();
   }
 }
+
+/** Language ids contributed by package.json whose documents are config files of one kind. */
+const LANGUAGE_KINDS: Partial<Record<string, FileKind>> = { haproxy: 'haproxy', keepalived: 'keepalived' };
 
 /** The kind of a config file this service lints; inventory.yaml is InventoryWorkspace's. */
 function detect(path: string, text: string): FileKind | undefined {

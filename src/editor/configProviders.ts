@@ -2,7 +2,7 @@
  * Quick fixes and hovers for config files and inventory.yaml.
  * - Code actions: every Fix of a finding under the cursor becomes a quick fix (a WorkspaceEdit that may
  *   touch other files); it is marked preferred when the finding has exactly one fix.
- * - Hovers: over a flagged range the rule id, its why and the docs link; over a keyword that a rule is
+ * - Hovers: over a flagged range the rule id and the docs link (the why only when the diagnostic lacks it); over a keyword that a rule is
  *   about, that rule's why (from RuleInfo).
  */
 import * as vscode from 'vscode';
@@ -84,7 +84,8 @@ export class ConfigProviders implements vscode.CodeActionProvider, vscode.HoverP
       const md = new vscode.MarkdownString();
       for (const [i, f] of flagged.entries()) {
         if (i) md.appendMarkdown('\n\n---\n\n');
-        appendRule(md, f.rule, f.why ?? lookupRule(f.rule)?.why, f.docs ?? lookupRule(f.rule)?.docs);
+        // The diagnostic's own hover already shows the finding's why (toDiagnostic puts it in the message): say it once.
+        appendRule(md, f.rule, f.why ? undefined : lookupRule(f.rule)?.why, f.docs ?? lookupRule(f.rule)?.docs, f.why ? lookupRule(f.rule)?.title : undefined);
       }
       return new vscode.Hover(md);
     }

@@ -13,6 +13,11 @@ export interface LoadedInventory {
   inventory?: Inventory;
   locations: InventoryLocations;
   result: InventoryParseResult;
+  /**
+   * While the file has errors: the inventory of its last parse without errors (same file, this session), so the
+   * tree keeps showing every host, marked stale, instead of losing the groups a syntax error cut off.
+   */
+  lastGood?: Inventory;
 }
 
 const REPARSE_DELAY_MS = 150;
@@ -27,6 +32,7 @@ export class InventoryWorkspace implements vscode.Disposable {
   private loaded: LoadedInventory | undefined;
   private pending: NodeJS.Timeout | undefined;
   private loading: Promise<LoadedInventory | undefined> | undefined;
+  private lastGood: { uri: string; inventory: Inventory } | undefined;
 
   constructor() {
     const watcher = vscode.workspace.createFileSystemWatcher('**/inventory.{yaml,yml}');
@@ -78,7 +84,11 @@ export class InventoryWorkspace implements vscode.Disposable {
     const timeoutMs = vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('lint.timeoutMs');
     const result = await this.parser.parseInventory({ path: uri.fsPath, text }, timeoutMs);
     this.diagnostics.set(uri, result.findings.map(toDiagnostic));
-    this.loaded = { uri, result, locations: result.locations, ...(result.inventory ? { inventory: result.inventory } : {}) };
+    const broken = result.findings.some((f) => f.severity === 'error');
+    if (!broken && result.inventory) this.lastGood = { uri: uri.toString(), inventory: result.inventory };
+    else if (this.lastGood?.uri !== uri.toString()) this.lastGood = undefined;
+    const lastGood = broken ? this.lastGood?.inventory : undefined;
+    this.loaded = { uri, result, locations: result.locations, ...(result.inventory ? { inventory: result.inventory } : {}), ...(lastGood ? { lastGood } : {}) };
     void vscode.commands.executeCommand('setContext', 'kubeadm.hasInventory', true);
     this.changeEmitter.fire(this.loaded);
     return this.loaded;

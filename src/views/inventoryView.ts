@@ -12,6 +12,9 @@ import type { InventoryWorkspace, LoadedInventory } from '../editor/inventoryWor
 import type { ClusterConnection } from '../editor/clusterConnection';
 import type { ResourceKey } from '../core/live/resources';
 import type { HostLive } from '../core/live/snapshot';
+import type { Finding } from '../core/findings';
+import { plainWords } from '../core/text/plainWords';
+import { toRange } from '../editor/diagnostics';
 import { liveTreeItem, type LiveNode } from './liveTree';
 import type { BalancerWatch } from '../editor/balancerWatch';
 import { vipNode } from './balancerNodes';
@@ -32,9 +35,9 @@ const GROUPS: GroupDef[] = [
 ];
 
 export type InventoryNode =
-  | { kind: 'group'; group: GroupDef; hosts: HostSpec[] }
-  | { kind: 'host'; host: HostSpec; role: Role }
-  | { kind: 'problem'; errors: number }
+  | { kind: 'group'; group: GroupDef; hosts: HostSpec[]; stale?: boolean }
+  | { kind: 'host'; host: HostSpec; role: Role; stale?: boolean }
+  | { kind: 'problem'; errors: number; first?: Finding; uri?: vscode.Uri; stale: boolean }
   | { kind: 'live'; node: LiveNode };
 
 export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vscode.Disposable {
@@ -114,20 +117,22 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
 
   async getChildren(element?: InventoryNode): Promise<InventoryNode[]> {
     if (!element) return this.roots(await this.workspace.get());
-    if (element.kind === 'group') return element.hosts.map((host) => this.hostNode(host, element.group.role));
+    if (element.kind === 'group') return element.hosts.map((host) => this.hostNode(host, element.group.role, element.stale));
     if (element.kind === 'host') {
-      const live = this.live.get(element.host.name);
+      const live = element.stale ? undefined : this.live.get(element.host.name);
       return live ? liveChildren(live).map((node) => ({ kind: 'live', node })) : [];
     }
     if (element.kind === 'live') return (element.node.children ?? []).map((node) => ({ kind: 'live', node }));
     return [];
   }
 
-  private hostNode(host: HostSpec, role: Role): Extract<InventoryNode, { kind: 'host' }> {
+  private hostNode(host: HostSpec, role: Role, stale = false): Extract<InventoryNode, { kind: 'host' }> {
     const id = `host:${role}:${host.name}`;
     let node = this.hostNodes.get(id);
     if (!node) this.hostNodes.set(id, (node = { kind: 'host', host, role }));
     node.host = host;
+    if (stale) node.stale = true;
+    else delete node.stale;
     return node;
   }
 
@@ -137,12 +142,16 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
     const nodes: InventoryNode[] = [];
     const lb = this.balancers?.model;
     if (lb) nodes.push({ kind: 'live', node: vipNode(lb) });
-    const errors = loaded.result.findings.filter((f) => f.severity === 'error').length;
-    if (errors) nodes.push({ kind: 'problem', errors });
-    const hosts = loaded.inventory?.hosts ?? [];
+    const errors = loaded.result.findings.filter((f) => f.severity === 'error');
+    // While the file is broken the last error-free hosts stay, marked stale: a missing bracket must not make
+    // the Workers group vanish while the user is typing.
+    const stale = errors.length > 0 && loaded.lastGood !== undefined;
+    const first = [...errors].sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character)[0];
+    if (errors.length) nodes.push({ kind: 'problem', errors: errors.length, ...(first ? { first } : {}), uri: loaded.uri, stale });
+    const hosts = (stale ? loaded.lastGood?.hosts : loaded.inventory?.hosts) ?? [];
     for (const group of GROUPS) {
       const members = hosts.filter((h) => h.roles.includes(group.role));
-      if (members.length) nodes.push({ kind: 'group', group, hosts: members });
+      if (members.length) nodes.push({ kind: 'group', group, hosts: members, ...(stale ? { stale } : {}) });
     }
     return nodes;
   }
@@ -153,32 +162,45 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
         return liveTreeItem(node.node);
       case 'problem': {
         const item = new vscode.TreeItem(`inventory.yaml has ${node.errors} error${node.errors === 1 ? '' : 's'}`);
+        item.id = 'problem';
         item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground'));
-        item.tooltip = 'Hosts with errors are left out until they are fixed. See the Problems panel.';
-        item.command = { command: 'workbench.actions.view.problems', title: 'Show Problems' };
+        const where = node.first ? `line ${node.first.range.start.line + 1}` : undefined;
+        item.description = [where && `first at ${where}`, node.stale ? 'hosts below are from the last valid version' : undefined].filter(Boolean).join(' · ');
+        item.tooltip = [
+          node.first ? `First error (${where}): ${plainWords(node.first.message)}` : '',
+          node.stale ? 'Until the file is valid again the tree shows the hosts as they were at its last valid version, marked stale.' : 'Hosts with errors are left out until they are fixed.',
+          'Click to go to the first error.',
+        ].filter(Boolean).join('\n');
+        // Jump to the first error itself, not to the Problems panel.
+        item.command = node.first && node.uri
+          ? { command: 'vscode.open', title: 'Go to the First Error', arguments: [node.uri, { selection: toRange(node.first.range), preview: true }] }
+          : { command: 'workbench.actions.view.problems', title: 'Show Problems' };
         item.contextValue = 'problem';
         return item;
       }
       case 'group': {
         const item = new vscode.TreeItem(node.group.label, vscode.TreeItemCollapsibleState.Expanded);
         item.id = `group:${node.group.role}`;
-        item.description = String(node.hosts.length);
+        item.description = node.stale ? `${node.hosts.length} · stale` : String(node.hosts.length);
         item.iconPath = new vscode.ThemeIcon(node.group.icon);
         item.contextValue = `group-${node.group.role}`;
         return item;
       }
       case 'host': {
         const { host } = node;
-        const live = this.live.get(host.name);
+        const live = node.stale ? undefined : this.live.get(host.name);
         const item = new vscode.TreeItem(host.name, live ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = `host:${node.role}:${host.name}`;
-        item.description = `${host.address} · ${describeRoles(host)}${live ? ` · ${live.node ? live.readiness : 'no node'}` : ''}`;
+        // "stale" first: a narrow side bar cuts the end of the description.
+        item.description = `${node.stale ? 'stale · ' : ''}${host.address} · ${describeRoles(host)}${!node.stale && live ? ` · ${live.node ? live.readiness : 'no node'}` : ''}`;
         item.tooltip = hostTooltip(this.workspace.current, host);
+        if (node.stale) item.tooltip.appendMarkdown('$(warning) *Stale*: inventory.yaml has errors; this is the host as the last valid version had it.');
         item.iconPath = new vscode.ThemeIcon(
-          host.vrrp?.state === 'MASTER' ? 'star-full' : 'vm',
-          live?.node && live.readiness !== 'Ready' ? new vscode.ThemeColor('list.errorForeground') : undefined,
+          node.stale ? 'vm-outline' : host.vrrp?.state === 'MASTER' ? 'star-full' : 'vm',
+          node.stale ? new vscode.ThemeColor('disabledForeground') : live?.node && live.readiness !== 'Ready' ? new vscode.ThemeColor('list.errorForeground') : undefined,
         );
-        item.contextValue = `host-${node.role}`;
+        // A stale row offers no host actions (join, drain...): they would act on a file that does not say this now.
+        item.contextValue = node.stale ? `stale-host-${node.role}` : `host-${node.role}`;
         item.command = { command: CommandIds.revealHost, title: 'Reveal Host in Inventory', arguments: [node] };
         return item;
       }

@@ -8,6 +8,9 @@
 import * as vscode from 'vscode';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import type { ResourceKey } from '../core/live/resources';
+import { plainWords } from '../core/text/plainWords';
+import { CommandIds } from '../commands/ids';
+import { kubeconfigFound } from '../editor/contextPicker';
 
 export interface LiveNode {
   id: string;
@@ -33,6 +36,7 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
   readonly treeView: vscode.TreeView<LiveNode>;
   protected readonly disposables: vscode.Disposable[] = [this.changeEmitter];
   private roots: LiveNode[] = [];
+  private showingProblem = false;
   private claim: vscode.Disposable | undefined;
   private tick: NodeJS.Timeout | undefined;
   /** Refreshes fired (for tests and the benchmark). */
@@ -71,10 +75,34 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
   /** The current tree (empty → the view's welcome content shows). */
   protected abstract build(): LiveNode[];
 
+  /**
+   * Rows that replace the tree when the connection failed for a reason other than a missing kubeconfig: the reason in
+   * plain words and what to do. With no kubeconfig (or untrusted, idle) the tree stays empty and without a message,
+   * so the view's welcome content with its buttons shows — a view message would hide it.
+   */
+  private problemRows(): LiveNode[] | undefined {
+    const s = this.connection.state;
+    const cluster = this.connection.cluster;
+    let reason: string | undefined;
+    if (s.kind === 'error' && kubeconfigFound()) reason = plainWords(s.message);
+    else if (s.kind === 'connected' && cluster && !cluster.synced(this.resources)) {
+      // Connected to a kubeconfig whose server never answered: nothing was listed yet, so say why instead of an empty view.
+      const err = cluster.error(this.resources);
+      if (err) reason = `${plainWords(err.describe())} (retrying)`;
+    }
+    this.showingProblem = reason !== undefined;
+    if (reason === undefined) return undefined;
+    return [
+      { id: 'problem:reason', label: 'Cannot connect to the cluster', description: reason, tooltip: reason, icon: 'error', color: ERR, contextValue: 'connection-problem' },
+      { id: 'problem:pick', label: 'Select Cluster Context…', description: 'or browse for another kubeconfig file', icon: 'server-environment', command: { command: CommandIds.selectClusterContext, title: 'Select Cluster Context' } },
+      { id: 'problem:retry', label: 'Reconnect', description: 'try the same context again', icon: 'refresh', command: { command: CommandIds.reconnectCluster, title: 'Reconnect to Cluster' } },
+    ];
+  }
+
   /** Rebuilds and fires per changed element. */
   refresh(): void {
     const t0 = performance.now();
-    const fresh = this.build();
+    const fresh = this.problemRows() ?? this.build();
     const changed: LiveNode[] = [];
     let rootChanged = false;
     const reconcile = (old: LiveNode[], next: LiveNode[], parent: LiveNode | undefined): LiveNode[] => {
@@ -116,20 +144,20 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
     this.updateMessage();
   }
 
-  /** The view's message line: connection problems and sync state. */
+  /** The view's message line: only transient states (connecting, listing, a watch retrying). */
   protected updateMessage(): void {
     const s = this.connection.state;
     const cluster = this.connection.cluster;
     let message: string | undefined;
-    if (s.kind === 'error') message = `Not connected: ${s.message}`;
-    else if (s.kind === 'untrusted') message = 'Workspace not trusted: not connecting to the cluster.';
+    // error and untrusted: no message (the problem rows or the welcome content say it, with buttons).
+    if (this.showingProblem) message = undefined;
     else if (s.kind === 'connecting') message = 'Connecting…';
-    else if (cluster) {
+    else if (s.kind === 'connected' && cluster) {
       const err = cluster.error(this.resources);
       const health = this.connection.health;
       // Refused: say who we are and what we may not do (the health model's words), not only the HTTP status.
-      if (err && (err.kind === 'auth' || err.kind === 'forbidden') && health?.state === 'unauthorised') message = `Unauthorised — ${health.reasons.join('; ')}`;
-      else if (err) message = `${err.describe()} — retrying`;
+      if (err && (err.kind === 'auth' || err.kind === 'forbidden') && health?.state === 'unauthorised') message = plainWords(`Unauthorised — ${health.reasons.join('; ')}`);
+      else if (err) message = `${plainWords(err.describe())} (retrying)`;
       else if (!cluster.synced(this.resources)) message = 'Listing…';
     }
     this.treeView.message = message;

@@ -39,6 +39,7 @@ export function diagnosticsHtml({ cspSource, scriptUri, nonce }: ShellOptions): 
   .loc { color: var(--vscode-descriptionForeground); font-variant-numeric: tabular-nums; }
   .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   vscode-tree { margin-top: 4px; }
+  vscode-button.fix { margin-left: 8px; }
   a { color: var(--vscode-textLink-foreground); }
   a:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
 </style>

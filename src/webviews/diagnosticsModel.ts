@@ -2,6 +2,7 @@
  * Groups findings by file and rule for the Diagnostics webview. Pure (no `vscode`), unit-tested.
  */
 import type { Finding, Severity } from '../core/findings';
+import { plainWords } from '../core/text/plainWords';
 import type { FileGroup, RuleGroup } from './protocol/diagnostics';
 
 export interface RuleText {
@@ -33,7 +34,8 @@ export function groupFindings(files: { uri: string; path: string; findings: read
         const info = describe(f.rule);
         const why = f.why ?? info?.why;
         const docs = f.docs ?? info?.docs;
-        group = { rule: f.rule, severity: f.severity, ...(info?.title ? { title: info.title } : {}), ...(why ? { why } : {}), ...(docs ? { docs } : {}), findings: [] };
+        // The webview shows text as text: code spans become plain quotes.
+        group = { rule: f.rule, severity: f.severity, ...(info?.title ? { title: plainWords(info.title) } : {}), ...(why ? { why: plainWords(why) } : {}), ...(docs ? { docs } : {}), findings: [] };
         rules.set(f.rule, group);
       }
       group.severity = worst(group.severity, f.severity);
@@ -43,8 +45,9 @@ export function groupFindings(files: { uri: string; path: string; findings: read
         endLine: f.range.end.line,
         endCharacter: f.range.end.character,
         severity: f.severity,
-        message: f.message,
+        message: plainWords(f.message),
         fixable: !!f.fixes?.length,
+        ...(f.fixes?.[0] ? { fixTitle: plainWords(f.fixes[0].title) } : {}),
       });
     }
     for (const g of rules.values()) g.findings.sort((a, b) => a.line - b.line || a.character - b.character);

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { Finding } from '../core/findings';
 import type { ConfigDiagnostics } from '../editor/configDiagnostics';
 import type { InventoryWorkspace } from '../editor/inventoryWorkspace';
+import { planFix } from '../editor/fixPlan';
 import { lintRegistry } from '../editor/lintRegistry';
 import { RUNNER_RULES } from '../lintRunner';
 import { diagnosticsHtml, makeNonce } from './diagnosticsHtml';
@@ -128,6 +129,9 @@ export class DiagnosticsPanel implements vscode.Disposable {
       case 'openDocs':
         await vscode.env.openExternal(vscode.Uri.parse(msg.url));
         return;
+      case 'applyFix':
+        await this.applyFix(msg);
+        return;
       case 'reveal': {
         const uri = vscode.Uri.parse(msg.uri);
         const selection = new vscode.Range(msg.line, msg.character, msg.endLine, msg.endCharacter);
@@ -137,6 +141,27 @@ export class DiagnosticsPanel implements vscode.Disposable {
         return;
       }
     }
+  }
+
+  /** The button of a finding: its first fix as one WorkspaceEdit (the editor's quick fix does the same), then a re-lint follows. */
+  async applyFix(msg: Extract<WebviewToHost, { type: 'applyFix' }>): Promise<boolean> {
+    const uri = vscode.Uri.parse(msg.uri);
+    const inv = this.inventory.current;
+    const findings = [...this.config.findingsFor(uri), ...(inv?.uri.toString() === msg.uri ? inv.result.findings : [])];
+    const finding = findings.find((f) => f.rule === msg.rule && f.range.start.line === msg.line && f.range.start.character === msg.character && f.fixes?.length);
+    const documentPath = vscode.workspace.asRelativePath(uri, false);
+    const plan = finding?.fixes?.[0] && planFix(finding.fixes[0], finding, documentPath);
+    if (!plan) {
+      void vscode.window.showWarningMessage('That finding changed since the list was drawn; it has no fix to apply now.');
+      this.updateSoon(0);
+      return false;
+    }
+    const edit = new vscode.WorkspaceEdit();
+    for (const file of plan.files) {
+      const target = file.path === documentPath ? uri : vscode.Uri.parse(this.config.resolvePath(file.path, uri));
+      for (const e of file.edits) edit.replace(target, new vscode.Range(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character), e.newText);
+    }
+    return vscode.workspace.applyEdit(edit);
   }
 
   private updateSoon(delayMs = 100): void {

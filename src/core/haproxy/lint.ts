@@ -515,6 +515,12 @@ function lintServer(out: Finding[], p: Place, names: Map<string, Place>): void {
   lintServerOptions(out, p, 3);
 }
 
+/** True when the server line's first unknown option is a near miss of `name` (what lintServerOptions reports). */
+function misspeltOption(line: ParsedLine, name: string): boolean {
+  const unknownTok = line.tokens.slice(3).find((t) => SERVER_KEYWORDS.get(t.text) === undefined);
+  return unknownTok !== undefined && didYouMean(unknownTok.text, SERVER_KEYWORDS.keys()) === name;
+}
+
 function lintServerOptions(out: Finding[], p: Place, from: number): void {
   const toks = p.line.tokens;
   for (let i = from; i < toks.length; i++) {
@@ -921,6 +927,8 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
   for (const s of servers) {
     const check = serverOption(s.line, defaults, 'check');
     if (!check) {
+      // A misspelt 'check' (che1k) already has its own finding with the fix; one typo, one finding.
+      if (misspeltOption(s.line, 'check')) continue;
       const last = s.line.tokens[s.line.tokens.length - 1]!;
       out.push(finding('serverCheck', `server '${s.line.tokens[1]?.text ?? ''}' has no 'check', so HAProxy never notices its apiserver is down.`, lineRange(s), [fix("Add 'check'", { range: { start: { line: abs(s), character: last.end }, end: { line: abs(s), character: last.end } }, newText: ' check' })]));
       continue;

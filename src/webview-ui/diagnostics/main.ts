@@ -43,6 +43,16 @@ function countText(counts: Record<SeverityName, number>): string {
   return parts.join(', ') || 'no findings';
 }
 
+/** "3 errors in 2 files of the workspace", "No findings in the workspace's config files" — never "(0 files)", which reads as a scan of nothing. */
+function summaryText(msg: HostToWebview, total: Record<SeverityName, number>): string {
+  if (msg.scope === 'workspace') {
+    if (!msg.files.length) return msg.busy ? 'checking the workspace' : "No findings in the workspace's config files";
+    return `${countText(total)} in ${plural(msg.files.length, 'file')} of the workspace`;
+  }
+  if (!msg.activeFile) return 'No config file open';
+  return msg.files.length ? `${countText(total)} in ${msg.activeFile}` : `No findings in ${msg.activeFile}`;
+}
+
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
@@ -56,9 +66,9 @@ function treeItem(attrs: Record<string, string>, ...children: (Node | string)[])
 
 const SEVERITY_LABEL: Record<SeverityName, string> = { error: 'Error', warning: 'Warning', info: 'Info' };
 
-function findingItem(file: FileGroup, f: FindingRow): HTMLElement {
+function findingItem(file: FileGroup, rule: string, f: FindingRow): HTMLElement {
   const where = `line ${f.line + 1}, column ${f.character + 1}`;
-  const label = `${SEVERITY_LABEL[f.severity]} at ${where}: ${f.message}${f.fixable ? ' (quick fix available)' : ''}`;
+  const label = `${SEVERITY_LABEL[f.severity]} at ${where}: ${f.message}${f.fixable ? ` (quick fix: ${f.fixTitle ?? 'available'})` : ''}`;
   // One slotted span: the tree item lays its label out as a flex row that would squeeze a second span to nothing.
   const item = treeItem(
     { 'aria-label': label, title: `${f.message}\n${file.path}:${f.line + 1}:${f.character + 1}` },
@@ -71,7 +81,18 @@ function findingItem(file: FileGroup, f: FindingRow): HTMLElement {
       ` ${f.message}`,
     ),
   );
-  if (f.fixable) item.append(el('span', { slot: 'description', class: 'loc', 'aria-hidden': 'true' }, 'quick fix'));
+  if (f.fixable) {
+    // A real button: it applies the fix (the same edit as the editor's quick fix), it does not just say one exists.
+    const title = f.fixTitle ?? 'Apply fix';
+    const button = el('vscode-button' as keyof HTMLElementTagNameMap, { slot: 'actions', secondary: '', class: 'fix', 'aria-label': `Quick fix: ${title} (line ${f.line + 1})`, title: `Quick fix: ${title}` }, title);
+    const apply = (event: Event): void => {
+      event.stopPropagation();
+      post({ type: 'applyFix', uri: file.uri, line: f.line, character: f.character, rule });
+    };
+    button.addEventListener('click', apply);
+    button.addEventListener('keydown', (event) => (event as KeyboardEvent).key === 'Enter' && apply(event));
+    item.append(button);
+  }
   targets.set(item, { type: 'reveal', uri: file.uri, line: f.line, character: f.character, endLine: f.endLine, endCharacter: f.endCharacter });
   return item;
 }
@@ -90,7 +111,7 @@ function ruleItem(file: FileGroup, rule: RuleGroup): HTMLElement {
     item.append(why);
   }
   for (const f of rule.findings) {
-    const child = findingItem(file, f);
+    const child = findingItem(file, rule.rule, f);
     child.setAttribute('slot', 'children');
     item.append(child);
   }
@@ -114,8 +135,7 @@ function render(msg: HostToWebview): void {
   tree.replaceChildren(...msg.files.map(fileItem));
   const total = { error: 0, warning: 0, info: 0 };
   for (const f of msg.files) for (const k of ['error', 'warning', 'info'] as const) total[k] += f.counts[k];
-  const where = msg.scope === 'workspace' ? `the workspace (${plural(msg.files.length, 'file')})` : (msg.activeFile ?? 'no config file open');
-  summary.textContent = `${msg.busy ? 'Linting… ' : ''}${countText(total)} in ${where}`;
+  summary.textContent = `${msg.busy ? 'Linting… ' : ''}${summaryText(msg, total)}`;
   empty.hidden = msg.files.length > 0;
   empty.textContent = msg.busy
     ? 'Linting…'

@@ -16,6 +16,8 @@ export interface FindingRow {
   severity: SeverityName;
   message: string;
   fixable: boolean;
+  /** The title of the first fix (the button applies it). */
+  fixTitle?: string;
 }
 
 export interface RuleGroup {
@@ -53,7 +55,9 @@ export type WebviewToHost =
   | { type: 'setScope'; scope: Scope }
   | { type: 'refresh' }
   | { type: 'reveal'; uri: string; line: number; character: number; endLine: number; endCharacter: number }
-  | { type: 'openDocs'; url: string };
+  | { type: 'openDocs'; url: string }
+  /** Apply the first fix of the finding of `rule` that starts at line/character in `uri`. */
+  | { type: 'applyFix'; uri: string; line: number; character: number; rule: string };
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
@@ -70,6 +74,9 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
     case 'reveal':
       if (typeof m.uri !== 'string' || !isInt(m.line) || !isInt(m.character) || !isInt(m.endLine) || !isInt(m.endCharacter)) return undefined;
       return { type: 'reveal', uri: m.uri, line: m.line, character: m.character, endLine: m.endLine, endCharacter: m.endCharacter };
+    case 'applyFix':
+      if (typeof m.uri !== 'string' || !isInt(m.line) || !isInt(m.character) || typeof m.rule !== 'string' || m.rule.length > 200) return undefined;
+      return { type: 'applyFix', uri: m.uri, line: m.line, character: m.character, rule: m.rule };
     case 'openDocs':
       return typeof m.url === 'string' && /^https:\/\//.test(m.url) ? { type: 'openDocs', url: m.url } : undefined;
     default:

@@ -1,0 +1,44 @@
+/**
+ * Context keys that follow the cluster connection, for package.json `when` clauses:
+ * - `kubeadm.clusterConnected`: Drain/Cordon/Uncordon are offered on host rows only then;
+ * - `kubeadm.kubeconfigMissing`: no kubeconfig file exists where the connection would look, so the live views show
+ *   their "no kubeconfig" welcome (Select kubeconfig file…, Bring Up Cluster…, Open Settings).
+ */
+import * as vscode from 'vscode';
+import type { ClusterConnection } from './clusterConnection';
+import { kubeconfigFound } from './contextPicker';
+
+export class ConnectionContextKeys implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[];
+  private values = new Map<string, boolean>();
+
+  constructor(private readonly connection: ClusterConnection) {
+    this.disposables = [
+      connection.onDidChangeState(() => this.update()),
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.kubeconfig') && this.update()),
+      // A kubeconfig written outside the editor (kubeadm's admin.conf copied over) counts when the user comes back.
+      vscode.window.onDidChangeWindowState((w) => w.focused && this.update()),
+    ];
+    this.update();
+  }
+
+  /** True when no kubeconfig file exists (read by the live views too). */
+  get kubeconfigMissing(): boolean {
+    return this.values.get('kubeadm.kubeconfigMissing') ?? false;
+  }
+
+  update(): void {
+    this.set('kubeadm.clusterConnected', this.connection.state.kind === 'connected');
+    this.set('kubeadm.kubeconfigMissing', !kubeconfigFound());
+  }
+
+  private set(key: string, value: boolean): void {
+    if (this.values.get(key) === value) return;
+    this.values.set(key, value);
+    void vscode.commands.executeCommand('setContext', key, value);
+  }
+
+  dispose(): void {
+    vscode.Disposable.from(...this.disposables).dispose();
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The bring-up plan as a webview: phases → hosts → steps, commands wrapped and foldable, secrets *** (the model is
+ * src/core/plan/view.ts, the same one `plan --format json` prints), a Copy button per command. One panel at a time;
+ * showing another plan replaces its content. Nothing in it runs anything.
+ */
+import * as vscode from 'vscode';
+import type { PlanView } from '../core/plan/view';
+import { makeNonce, planHtml } from './planHtml';
+import { parseWebviewMessage, type CopyField, type HostToWebview } from './protocol/plan';
+
+export class PlanPanel implements vscode.Disposable {
+  static readonly viewType = 'kubeadm.plan';
+  private static current: PlanPanel | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private ready = false;
+  /** The last text copied (for the extension-host tests; the clipboard of a browser client is not readable there). */
+  lastCopied: string | undefined;
+
+  static show(extensionUri: vscode.Uri, title: string, view: PlanView): PlanPanel {
+    const existing = PlanPanel.current;
+    if (existing) {
+      existing.setPlan(title, view);
+      existing.panel.reveal(undefined, false);
+      return existing;
+    }
+    PlanPanel.current = new PlanPanel(extensionUri, title, view);
+    return PlanPanel.current;
+  }
+
+  /** The open panel, if any (tests). */
+  static get instance(): PlanPanel | undefined {
+    return PlanPanel.current;
+  }
+
+  readonly panel: vscode.WebviewPanel;
+
+  private constructor(
+    extensionUri: vscode.Uri,
+    private title: string,
+    private view: PlanView,
+  ) {
+    this.panel = vscode.window.createWebviewPanel(PlanPanel.viewType, title, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')],
+      retainContextWhenHidden: false,
+    });
+    this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'kubeadm.svg');
+    const webview = this.panel.webview;
+    webview.html = planHtml({ cspSource: webview.cspSource, scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'plan.js')).toString(), nonce: makeNonce(), title });
+    this.disposables.push(
+      this.panel.onDidDispose(() => this.dispose()),
+      webview.onDidReceiveMessage((raw) => void this.onMessage(raw)),
+      // retainContextWhenHidden is off: the webview reloads when shown again and says ready again.
+      this.panel.onDidChangeViewState(() => !this.panel.visible && (this.ready = false)),
+    );
+  }
+
+  /** True once the webview's script ran (the CSP let it) and asked for the plan. */
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  get planView(): PlanView {
+    return this.view;
+  }
+
+  setPlan(title: string, view: PlanView): void {
+    this.title = title;
+    this.view = view;
+    this.panel.title = title;
+    this.post({ type: 'plan', title, view });
+  }
+
+  private post(message: HostToWebview): void {
+    if (this.ready) void this.panel.webview.postMessage(message);
+  }
+
+  private async onMessage(raw: unknown): Promise<void> {
+    const msg = parseWebviewMessage(raw);
+    if (!msg) return;
+    if (msg.type === 'ready') {
+      this.ready = true;
+      this.post({ type: 'plan', title: this.title, view: this.view });
+    } else await this.copy(msg.stepId, msg.field);
+  }
+
+  /** Copies one command of one step, exactly as shown (secrets stay ***). */
+  async copy(stepId: string, field: CopyField): Promise<string | undefined> {
+    const step = this.view.phases.flatMap((p) => p.hosts.flatMap((h) => h.steps)).find((s) => s.id === stepId);
+    const text = step?.[field];
+    if (!step || !text) return undefined;
+    await vscode.env.clipboard.writeText(text);
+    this.lastCopied = text;
+    this.post({ type: 'status', text: `Copied the ${field === 'skipIf' ? 'skip-if check' : field === 'run' ? 'command' : 'verification'} of "${step.title}".` });
+    return text;
+  }
+
+  dispose(): void {
+    if (PlanPanel.current === this) PlanPanel.current = undefined;
+    vscode.Disposable.from(...this.disposables).dispose();
+    this.disposables.length = 0;
+    this.panel.dispose();
+  }
+}
