@@ -7,11 +7,14 @@ import * as vscode from 'vscode';
 import { registerCommands } from './commands/registrar';
 import { ConfigDiagnostics } from './editor/configDiagnostics';
 import { ConfigProviders } from './editor/configProviders';
+import { CertificateInspections } from './editor/certificateInspections';
+import { CertificateStatusBar } from './editor/certificateStatusBar';
 import { ClusterConnection } from './editor/clusterConnection';
 import { ClusterStatusBar } from './editor/statusBar';
 import { InventoryWorkspace } from './editor/inventoryWorkspace';
 import { HostSessions } from './editor/hostSessions';
 import { ReportDocuments } from './editor/reportDocuments';
+import { CertificatesView } from './views/certificatesView';
 import { ControlPlaneView } from './views/controlPlaneView';
 import { EtcdMembersView } from './views/etcdMembersView';
 import { InventoryView } from './views/inventoryView';
@@ -50,6 +53,8 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     etcdMembers: new EtcdMembersView(connection),
   };
   const reports = new ReportDocuments();
+  const certificates = new CertificateInspections(sessions);
+  const certificatesView = new CertificatesView(certificates);
   const factDiagnostics = vscode.languages.createDiagnosticCollection('kubeadm-facts');
   context.subscriptions.push(
     sessions,
@@ -58,11 +63,14 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     inventory,
     connection,
     new ClusterStatusBar(connection),
+    certificates,
+    certificatesView,
+    new CertificateStatusBar(certificates),
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
     DiagnosticsPanel.registerSerializer(context.extensionUri, configDiagnostics, inventory),
     ...Object.values(views),
-    ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics }),
+    ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates }),
   );
   return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, connection, views };
 }

@@ -22,6 +22,7 @@ export const CommandIds = {
   cordonNode: 'kubeadm.cordonNode',
   uncordonNode: 'kubeadm.uncordonNode',
   runFailureDrill: 'kubeadm.runFailureDrill',
+  inspectCertificates: 'kubeadm.inspectCertificates',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
@@ -32,4 +33,5 @@ export const ViewIds = {
   controlPlane: 'kubeadm.controlPlane',
   leases: 'kubeadm.leases',
   etcdMembers: 'kubeadm.etcdMembers',
+  certificates: 'kubeadm.certificates',
 } as const;

@@ -24,6 +24,7 @@ import { drainNode } from './drainNode';
 import { cordonNode } from './cordonNode';
 import { uncordonNode } from './uncordonNode';
 import { runFailureDrill } from './runFailureDrill';
+import { inspectCertificates } from './inspectCertificates';
 
 export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandHandler> {
   return {
@@ -46,6 +47,7 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.cordonNode]: cordonNode(ctx),
     [CommandIds.uncordonNode]: uncordonNode(ctx),
     [CommandIds.runFailureDrill]: runFailureDrill(ctx),
+    [CommandIds.inspectCertificates]: inspectCertificates(ctx),
   };
 }
 
