@@ -23,6 +23,7 @@ export const CommandIds = {
   uncordonNode: 'kubeadm.uncordonNode',
   runFailureDrill: 'kubeadm.runFailureDrill',
   inspectCertificates: 'kubeadm.inspectCertificates',
+  backupEtcd: 'kubeadm.backupEtcd',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

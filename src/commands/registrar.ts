@@ -25,6 +25,7 @@ import { cordonNode } from './cordonNode';
 import { uncordonNode } from './uncordonNode';
 import { runFailureDrill } from './runFailureDrill';
 import { inspectCertificates } from './inspectCertificates';
+import { backupEtcd } from './backupEtcd';
 
 export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandHandler> {
   return {
@@ -48,6 +49,7 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.uncordonNode]: uncordonNode(ctx),
     [CommandIds.runFailureDrill]: runFailureDrill(ctx),
     [CommandIds.inspectCertificates]: inspectCertificates(ctx),
+    [CommandIds.backupEtcd]: backupEtcd(ctx),
   };
 }
 
