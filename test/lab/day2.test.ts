@@ -1,0 +1,88 @@
+/**
+ * Day-2 on the lab's running HA cluster, through the command line the way an admin runs it:
+ *  - `certs`: every kubeadm certificate on the control-plane nodes and workers over SSH, ~1 year left on a
+ *    cluster built today, the API server's SANs covering the VIP, the certificates served through the VIP
+ *    and on each node's 6443 equal to the files on disk; exit 0;
+ *  - `backup`: a snapshot from an etcd follower, verified and pulled 0600 with its manifest; duration and
+ *    size go to the lab bench.
+ * Runs after the drill test on the cluster the tier already has; read-only for the cluster (the snapshot
+ * file is removed from the node again).
+ */
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { BackupManifest } from '../../src/core/backup/snapshot';
+import type { CertReport, CertSummary } from '../../src/core/certs/report';
+import { recordBench } from './bench';
+
+const ROOT = resolve(__dirname, '../..');
+const LAB = join(ROOT, 'lab/lab.sh');
+const CLI = join(ROOT, 'dist/cli.js');
+const env: Record<string, string> = {};
+
+function cli(verb: string, args: string[], timeoutMs = 5 * 60_000): { code: number; stdout: string; stderr: string; seconds: number } {
+  const t0 = Date.now();
+  const r = spawnSync(process.execPath, [CLI, verb, '--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!, ...args], {
+    env: { ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR! },
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  process.stderr.write(r.stderr);
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - t0) / 1000 };
+}
+
+describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10 * 60_000 }, () => {
+  before(() => {
+    if (process.getuid?.() !== 0) throw new Error('the lab needs root');
+    if (!existsSync(CLI)) throw new Error('dist/cli.js missing: run npm run build first');
+    for (const m of execFileSync('bash', [LAB, 'env'], { encoding: 'utf8' }).matchAll(/^export (\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
+    assert.ok(existsSync(env.KUBECONFIG!), `no lab cluster: ${env.KUBECONFIG} is missing — run \`npm run lab -- up --cluster\` first`);
+    env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-day2-home-'));
+  });
+
+  test('certs: every certificate read, about a year left, SANs cover the VIP, served = on disk', () => {
+    const r = cli('certs', ['--kubeconfig', env.KUBECONFIG!, '--json']);
+    const report = JSON.parse(r.stdout) as CertReport & { summary: CertSummary };
+    console.log(`certs: ${r.seconds.toFixed(1)} s, ${report.summary.certificates} certificates, soonest ${report.summary.minDaysLeft} days`);
+    recordBench({ certsInspectSeconds: r.seconds, certsInspected: report.summary.certificates });
+    assert.equal(r.code, 0, `certs exited ${r.code}:\n${report.summary.lines.join('\n')}`);
+    const cps = report.hosts.filter((h) => h.controlPlane);
+    assert.equal(cps.length, 3);
+    for (const h of report.hosts) assert.equal(h.error, undefined, `${h.host}: ${h.error}`);
+    const vip = env.LAB_VIP ?? '10.3.60.100';
+    for (const h of cps) {
+      const api = h.entries.find((e) => e.id === 'apiserver')!;
+      assert.ok(api.daysLeft! >= 360 && api.daysLeft! <= 365, `${h.host} apiserver: ${api.daysLeft} days left`);
+      assert.ok(api.facts!.ipAddresses.includes(vip), `${h.host} apiserver SANs: ${api.facts!.ipAddresses.join(', ')}`);
+      assert.ok(h.entries.find((e) => e.id === 'ca')!.daysLeft! > 3600);
+      for (const id of ['etcd/server', 'etcd/peer', 'admin.conf', 'controller-manager.conf', 'scheduler.conf', 'front-proxy-client']) assert.ok(h.entries.some((e) => e.id === id && e.facts), `${h.host}: ${id}`);
+    }
+    assert.ok(report.hosts.filter((h) => !h.controlPlane).every((h) => h.entries.some((e) => e.id === 'kubelet-client' && e.facts)), 'each worker shows its kubelet client certificate');
+    const served = Object.fromEntries(report.served.map((c) => [c.target, c]));
+    assert.ok(served.endpoint?.matchesHost, `the VIP serves a node's apiserver.crt: ${JSON.stringify(served.endpoint?.problems)}`);
+    for (const h of cps) assert.deepEqual(served[h.host]?.problems, [], `${h.host}:6443 serves its apiserver.crt`);
+    assert.ok(report.local.length >= 1, "the admin context in the lab's kubeconfig is inspected too");
+  });
+
+  test('backup: a follower snapshot, verified, pulled 0600 with its manifest', () => {
+    const out = mkdtempSync(join(tmpdir(), 'kw-day2-backups-'));
+    const r = cli('backup', ['--out', out, '--json'], 10 * 60_000);
+    assert.equal(r.code, 0, `backup exited ${r.code}:\n${r.stderr.slice(-3000)}`);
+    const { dir, durationMs, manifest } = JSON.parse(r.stdout) as { dir: string; durationMs: number; manifest: BackupManifest };
+    console.log(`backup: ${manifest.snapshot.size} bytes in ${(durationMs / 1000).toFixed(2)} s (CLI ${r.seconds.toFixed(1)} s) from ${manifest.member.name}, revision ${manifest.status?.revision ?? manifest.revisionAtSave}, ${manifest.statusFrom}`);
+    recordBench({ backupSeconds: durationMs / 1000, backupCliSeconds: r.seconds, backupBytes: manifest.snapshot.size });
+    assert.equal(manifest.member.wasLeader, false, 'taken on a follower');
+    assert.equal(manifest.snapshot.trailer, 'verified');
+    assert.equal(manifest.members.length, 3);
+    assert.ok(manifest.snapshot.size > 100_000);
+    for (const f of readdirSync(dir)) assert.equal(statSync(join(dir, f)).mode & 0o777, 0o600, f);
+    assert.ok(readdirSync(dir).includes('etcd-ca.crt'));
+    // The node keeps nothing: the snapshot is removed after the copy arrived.
+    const left = spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', `UserKnownHostsFile=${env.LAB_KNOWN_HOSTS}`, manifest.host, 'ls /var/lib/etcd'], { encoding: 'utf8' });
+    assert.doesNotMatch(left.stdout, /kw-snapshot/);
+  });
+});
