@@ -17,6 +17,7 @@ import { loadInventoryFile } from './inventoryFile';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
+import { runCertsRenew } from './certsRenew';
 
 const FLAGS: FlagSpec = {
   inventory: 'string',
@@ -40,6 +41,7 @@ function days(text: string | undefined, flag: string, fallback: number): number 
 }
 
 export async function runCertsVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  if (argv[0] === 'renew') return runCertsRenew(argv.slice(1), io, stdin);
   let flags: Record<string, string | boolean | string[] | undefined>;
   let thresholds: CertThresholds;
   try {
