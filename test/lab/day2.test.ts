@@ -4,14 +4,18 @@
  *    cluster built today, the API server's SANs covering the VIP, the certificates served through the VIP
  *    and on each node's 6443 equal to the files on disk; exit 0;
  *  - `backup`: a snapshot from an etcd follower, verified and pulled 0600 with its manifest; duration and
- *    size go to the lab bench.
- * Runs after the drill test on the cluster the tier already has; read-only for the cluster (the snapshot
- * file is removed from the node again).
+ *    size go to the lab bench;
+ *  - `certs renew`: one control-plane node at a time, the API through the VIP polled meanwhile (failed
+ *    requests counted), every node serving a renewed certificate after, a copy of the admin kubeconfig
+ *    refreshed and working.
+ * Runs after the drill test on the cluster the tier already has (the snapshot file is removed from the
+ * node again; renewed certificates leave every existing credential valid).
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { request } from 'node:https';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BackupManifest } from '../../src/core/backup/snapshot';
@@ -84,5 +88,65 @@ describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10
     // The node keeps nothing: the snapshot is removed after the copy arrived.
     const left = spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', `UserKnownHostsFile=${env.LAB_KNOWN_HOSTS}`, manifest.host, 'ls /var/lib/etcd'], { encoding: 'utf8' });
     assert.doesNotMatch(left.stdout, /kw-snapshot/);
+  });
+
+  test('certs renew: node by node, the API through the VIP answering, served certificates renewed, kubeconfig refreshed', async () => {
+    const before = JSON.parse(cli('certs', ['--json']).stdout) as CertReport;
+    const kubeconfig = join(env.HOME_DIR!, 'kubeconfig');
+    copyFileSync(env.KUBECONFIG!, kubeconfig);
+    // The API through the VIP, every 250 ms while the renewal runs.
+    const vip = env.LAB_VIP ?? '10.3.60.100';
+    let polls = 0;
+    let failures = 0;
+    let stop = false;
+    const poller = (async () => {
+      while (!stop) {
+        const okNow = await new Promise<boolean>((res) => {
+          const req = request({ host: vip, port: 6443, path: '/readyz', rejectUnauthorized: false, timeout: 2000 }, (r) => (r.resume(), res(r.statusCode === 200)));
+          req.on('timeout', () => req.destroy());
+          req.on('error', () => res(false));
+          req.end();
+        });
+        polls++;
+        if (!okNow) failures++;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+    const t0 = Date.now();
+    const run = await new Promise<{ code: number; stdout: string }>((res) => {
+      const p = spawn(process.execPath, [CLI, 'certs', 'renew', '--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!, '--kubeconfig', kubeconfig, '--yes', '--json'], {
+        env: { ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR! },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      p.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        process.stderr.write(d);
+      });
+      p.on('exit', (code) => res({ code: code ?? -1, stdout: out }));
+    });
+    stop = true;
+    await poller;
+    const seconds = (Date.now() - t0) / 1000;
+    const last = run.stdout.trim().split('\n').at(-1) ?? '{}';
+    const result = JSON.parse(last) as { ok: boolean; perNode: { host: string; seconds?: number }[] };
+    console.log(`certs renew: ${seconds.toFixed(1)} s; per node ${result.perNode.map((n) => `${n.host} ${n.seconds?.toFixed(1)} s`).join(', ')}; API through the VIP: ${failures} failed of ${polls} polls`);
+    const bench: Record<string, number> = { renewSeconds: seconds, renewApiFailedPolls: failures, renewApiPolls: polls };
+    for (const n of result.perNode) if (n.seconds !== undefined) bench[`renewNodeSeconds@${n.host}`] = n.seconds;
+    recordBench(bench);
+    assert.equal(run.code, 0, 'certs renew succeeded');
+    assert.equal(result.perNode.length, 3);
+    const after = JSON.parse(cli('certs', ['--json']).stdout) as CertReport & { summary: CertSummary };
+    for (const h of after.hosts.filter((x) => x.controlPlane)) {
+      const was = before.hosts.find((x) => x.host === h.host)!.entries.find((e) => e.id === 'apiserver')!.facts!;
+      const now = h.entries.find((e) => e.id === 'apiserver')!.facts!;
+      assert.notEqual(now.fingerprint, was.fingerprint, `${h.host}: apiserver.crt renewed`);
+      assert.ok(Date.parse(now.notAfter) > Date.parse(was.notAfter), `${h.host}: later not-after`);
+      const served = after.served.find((c) => c.target === h.host)!;
+      assert.equal(served.facts?.fingerprint, now.fingerprint, `${h.host}:6443 serves the renewed certificate`);
+    }
+    // The refreshed copy of the admin kubeconfig works.
+    const nodes = execFileSync('kubectl', ['--kubeconfig', kubeconfig, '--context', 'labs-k8s-admin@labs-k8s', 'get', 'nodes', '-o', 'name'], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! } });
+    assert.equal(nodes.trim().split('\n').length, 5);
   });
 });
