@@ -9,9 +9,10 @@
 import { sudoUnlessRoot } from '../engine/become';
 import { backupEtcd, BackupRefused, listBackups } from '../engine/backup';
 import { describeError } from '../core/live/errors';
-import { parseFlags, UsageError, type FlagSpec } from './args';
+import { UsageError, type FlagSpec } from './args';
+import { parseVerbFlags } from './verbFlags';
 import { loadInventoryFile } from './inventoryFile';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
+import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 
@@ -23,18 +24,11 @@ const USAGE =
   '       kubeadm-workbench backup --out DIR --list [--json]\n';
 
 export async function runBackupVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  let flags: Record<string, string | boolean | string[] | undefined>;
-  try {
-    const parsed = parseFlags(argv, FLAGS);
-    flags = parsed.flags;
-    if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    if (!flags.out) throw new UsageError('--out is required (a folder outside any git work tree)');
-    if (!flags.list && !flags.inventory) throw new UsageError('--inventory is required');
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr(`${e.message}\n${USAGE}`);
-    return EXIT_USAGE;
-  }
+  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
+    if (!f.out) throw new UsageError('--out is required (a folder outside any git work tree)');
+    if (!f.list && !f.inventory) throw new UsageError('--inventory is required');
+  });
+  if (typeof flags === 'number') return flags;
   const out = flags.out as string;
   const json = Boolean(flags.json);
   if (flags.list) {

@@ -12,7 +12,8 @@ import { DEFAULT_THRESHOLDS, type CertThresholds } from '../core/certs/assess';
 import { renderCertReport, summarize } from '../core/certs/report';
 import { sudoUnlessRoot } from '../engine/become';
 import { inspectCertificates } from '../engine/certs';
-import { parseFlags, UsageError, type FlagSpec } from './args';
+import { UsageError, type FlagSpec } from './args';
+import { parseVerbFlags } from './verbFlags';
 import { loadInventoryFile } from './inventoryFile';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
@@ -42,23 +43,16 @@ function days(text: string | undefined, flag: string, fallback: number): number 
 
 export async function runCertsVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
   if (argv[0] === 'renew') return runCertsRenew(argv.slice(1), io, stdin);
-  let flags: Record<string, string | boolean | string[] | undefined>;
-  let thresholds: CertThresholds;
-  try {
-    const parsed = parseFlags(argv, FLAGS);
-    flags = parsed.flags;
-    if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    if (!flags.inventory) throw new UsageError('--inventory is required');
+  let thresholds: CertThresholds = DEFAULT_THRESHOLDS;
+  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
+    if (!f.inventory) throw new UsageError('--inventory is required');
     thresholds = {
-      warningDays: days(flags['warning-days'] as string | undefined, 'warning-days', DEFAULT_THRESHOLDS.warningDays),
-      errorDays: days(flags['error-days'] as string | undefined, 'error-days', DEFAULT_THRESHOLDS.errorDays),
+      warningDays: days(f['warning-days'] as string | undefined, 'warning-days', DEFAULT_THRESHOLDS.warningDays),
+      errorDays: days(f['error-days'] as string | undefined, 'error-days', DEFAULT_THRESHOLDS.errorDays),
     };
     if (thresholds.errorDays > thresholds.warningDays) throw new UsageError('--error-days must not exceed --warning-days');
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr(`${e.message}\n${USAGE}`);
-    return EXIT_USAGE;
-  }
+  });
+  if (typeof flags === 'number') return flags;
   // Read-only: an inventory with errors is fine as long as it gave a model (like status).
   const inventory = await loadInventoryFile(flags.inventory as string, io, false);
   if (typeof inventory === 'number') return inventory;

@@ -11,43 +11,30 @@ import { servedCertificate } from '../adapters/tls/servedCertificate';
 import { summarize } from '../core/certs/report';
 import { describeError } from '../core/live/errors';
 import { renderPlan } from '../core/plan/types';
-import { sudoUnlessRoot } from '../engine/become';
 import { prepareRenew } from '../engine/renew';
-import { parseFlags, UsageError, type FlagSpec } from './args';
+import { UsageError, type FlagSpec } from './args';
+import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
 import { runApproved } from './engine';
-import { loadInventoryFile } from './inventoryFile';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
-import { poolFromFlags, SSH_FLAGS } from './sshFlags';
+import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 
-const FLAGS: FlagSpec = { inventory: 'string', host: 'list', kubeconfig: 'string', ...SSH_FLAGS, 'ask-become-pass': 'boolean', yes: 'boolean', plan: 'boolean', fresh: 'boolean', json: 'boolean' };
+const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, host: 'list', kubeconfig: 'string' };
 
 const USAGE =
   'usage: kubeadm-workbench certs renew --inventory FILE [--host NAME]... [--kubeconfig F] [--plan] [--yes] [--fresh]\n' +
   '                                     [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass] [--json]\n';
 
 export async function runCertsRenew(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  let flags: Record<string, string | boolean | string[] | undefined>;
-  try {
-    const parsed = parseFlags(argv, FLAGS);
-    flags = parsed.flags;
-    if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    if (!flags.inventory) throw new UsageError('--inventory is required');
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr(`${e.message}\n${USAGE}`);
-    return EXIT_USAGE;
-  }
-  const inventoryPath = flags.inventory as string;
-  const inventory = await loadInventoryFile(inventoryPath, io);
-  if (typeof inventory === 'number') return inventory;
-  const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
-  // The sudo password is asked by the run (after the plan); the gates' own commands use it from then on.
-  let password: string | undefined;
-  const become = sudoUnlessRoot((h) => pool.loginUser(h), undefined);
+  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
+    if (!f.inventory) throw new UsageError('--inventory is required');
+  });
+  if (typeof flags === 'number') return flags;
+  const session = await openPlanVerb(flags, io);
+  if (typeof session === 'number') return session;
+  const { inventory, inventoryPath, pool } = session;
   const deps = {
     inventory,
     ssh: pool,
-    become: (h: string) => (password === undefined ? become(h) : sudoUnlessRoot((x) => pool.loginUser(x), password)(h)),
+    become: session.become,
     served: (a: string, p: number) => servedCertificate(a, p),
     ...(flags.kubeconfig ? { kubeconfig: resolve(flags.kubeconfig as string) } : {}),
     say: (line: string) => io.stdout(`   ${line}\n`),
@@ -74,9 +61,9 @@ export async function runCertsRenew(argv: string[], io: CliIo, stdin: NodeJS.Rea
   }
   // Per node: from its guard to its controllers back (what `renew per node` measures).
   const perNode: Record<string, { startedAt: number; seconds?: number }> = {};
-  const code = await runApproved({ inventory, inventoryPath: resolve(inventoryPath), flags }, io, prep.plan, 'certs-renew', stdin, {
+  const code = await runApproved({ inventory, inventoryPath, flags }, io, prep.plan, 'certs-renew', stdin, {
     pool,
-    password: (p) => (password = p),
+    password: session.setPassword,
     onEvent: (e) => {
       if (e.type === 'step-start' && e.step.id.endsWith('/guard')) perNode[e.step.host] = { startedAt: Date.now() };
       if (e.type === 'step-end' && e.step.id.endsWith('/controllers') && e.state === 'done' && perNode[e.step.host]) perNode[e.step.host]!.seconds = (Date.now() - perNode[e.step.host]!.startedAt) / 1000;

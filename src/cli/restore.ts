@@ -11,40 +11,28 @@
 import { resolve } from 'node:path';
 import { describeError } from '../core/live/errors';
 import { renderPlan } from '../core/plan/types';
-import { sudoUnlessRoot } from '../engine/become';
 import { prepareRestore } from '../engine/restore';
-import { parseFlags, UsageError, type FlagSpec } from './args';
+import { UsageError, type FlagSpec } from './args';
+import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
 import { runApproved } from './engine';
-import { loadInventoryFile } from './inventoryFile';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
+import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
-import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 
-const FLAGS: FlagSpec = { inventory: 'string', from: 'string', force: 'boolean', ...SSH_FLAGS, 'ask-become-pass': 'boolean', yes: 'boolean', plan: 'boolean', fresh: 'boolean', json: 'boolean' };
+const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, from: 'string', force: 'boolean' };
 
 const USAGE =
   'usage: kubeadm-workbench restore --inventory FILE --from SNAPSHOT [--force] [--plan] [--yes] [--fresh]\n' +
   '                                 [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass] [--json]\n';
 
 export async function runRestoreVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  let flags: Record<string, string | boolean | string[] | undefined>;
-  try {
-    const parsed = parseFlags(argv, FLAGS);
-    flags = parsed.flags;
-    if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    if (!flags.inventory) throw new UsageError('--inventory is required');
-    if (!flags.from) throw new UsageError('--from is required (a snapshot.db written by `backup`)');
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr(`${e.message}\n${USAGE}`);
-    return EXIT_USAGE;
-  }
-  const inventoryPath = flags.inventory as string;
-  const inventory = await loadInventoryFile(inventoryPath, io);
-  if (typeof inventory === 'number') return inventory;
-  const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
-  let password: string | undefined;
-  const become = (h: string) => sudoUnlessRoot((x) => pool.loginUser(x), password)(h);
+  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
+    if (!f.inventory) throw new UsageError('--inventory is required');
+    if (!f.from) throw new UsageError('--from is required (a snapshot.db written by `backup`)');
+  });
+  if (typeof flags === 'number') return flags;
+  const session = await openPlanVerb(flags, io);
+  if (typeof session === 'number') return session;
+  const { inventory, inventoryPath, pool, become } = session;
   let prep;
   try {
     prep = await prepareRestore({ inventory, ssh: pool, become, say: (l) => io.stdout(`   ${l}\n`) }, resolve(flags.from as string), Boolean(flags.force));
@@ -81,9 +69,9 @@ export async function runRestoreVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   let started = 0;
   let rtoSeconds: number | undefined;
   let apiBack = 0;
-  const code = await runApproved({ inventory, inventoryPath: resolve(inventoryPath), flags }, io, prep.plan, 'restore', stdin, {
+  const code = await runApproved({ inventory, inventoryPath, flags }, io, prep.plan, 'restore', stdin, {
     pool,
-    password: (p) => (password = p),
+    password: session.setPassword,
     onEvent: (e) => {
       if (e.type === 'step-start' && !started) started = Date.now();
       if (e.type === 'step-end' && e.step.id.endsWith('/apiserver') && e.state === 'done' && ++apiBack === prep.members.length) rtoSeconds = (Date.now() - started) / 1000;
