@@ -24,6 +24,7 @@ export const CommandIds = {
   runFailureDrill: 'kubeadm.runFailureDrill',
   inspectCertificates: 'kubeadm.inspectCertificates',
   backupEtcd: 'kubeadm.backupEtcd',
+  renewCertificates: 'kubeadm.renewCertificates',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

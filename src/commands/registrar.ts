@@ -26,6 +26,7 @@ import { uncordonNode } from './uncordonNode';
 import { runFailureDrill } from './runFailureDrill';
 import { inspectCertificates } from './inspectCertificates';
 import { backupEtcd } from './backupEtcd';
+import { renewCertificates } from './renewCertificates';
 
 export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandHandler> {
   return {
@@ -50,6 +51,7 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.runFailureDrill]: runFailureDrill(ctx),
     [CommandIds.inspectCertificates]: inspectCertificates(ctx),
     [CommandIds.backupEtcd]: backupEtcd(ctx),
+    [CommandIds.renewCertificates]: renewCertificates(ctx),
   };
 }
 
