@@ -67,7 +67,10 @@ export function restoreMemberCommand(m: RestoreMember, members: readonly Restore
     'base64 -d snapshot.b64 > snapshot.db && rm -f snapshot.b64',
     'echo "$1  snapshot.db" | sha256sum -c - >/dev/null',
     'new="$d.kw-restore-$2"; rm -rf "$new"',
-    'etcdutl snapshot restore snapshot.db --name "$3" --initial-cluster "$4" --initial-advertise-peer-urls "$5" --initial-cluster-token "$6" --data-dir "$new"',
+    // Revisions must not go back for the API servers' and controllers' watches: bump them past anything
+    // served before and mark them compacted, so every informer relists (etcdutl >= 3.5.13 / 3.6).
+    'bump=""; if etcdutl snapshot restore --help 2>&1 | grep -q -- --bump-revision; then bump="--bump-revision 1000000000 --mark-compacted"; fi',
+    'etcdutl snapshot restore snapshot.db --name "$3" --initial-cluster "$4" --initial-advertise-peer-urls "$5" --initial-cluster-token "$6" --data-dir "$new" $bump',
     'if [ -d "$d" ]; then mv "$d" "$d.kw-before-restore-$2"; fi',
     'mv "$new" "$d"',
     'rm -f snapshot.db',
