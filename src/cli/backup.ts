@@ -11,6 +11,7 @@ import { backupEtcd, BackupRefused, listBackups } from '../engine/backup';
 import { describeError } from '../core/live/errors';
 import { UsageError, type FlagSpec } from './args';
 import { parseVerbFlags } from './verbFlags';
+import { runBackupSchedule } from './backupSchedule';
 import { loadInventoryFile } from './inventoryFile';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
@@ -24,6 +25,7 @@ const USAGE =
   '       kubeadm-workbench backup --out DIR --list [--json]\n';
 
 export async function runBackupVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  if (argv[0] === 'schedule') return runBackupSchedule(argv.slice(1), io, stdin);
   const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
     if (!f.out) throw new UsageError('--out is required (a folder outside any git work tree)');
     if (!f.list && !f.inventory) throw new UsageError('--inventory is required');

@@ -8,6 +8,7 @@
  *  - `certs renew`: one control-plane node at a time, the API through the VIP polled meanwhile (failed
  *    requests counted), every node serving a renewed certificate after, a copy of the admin kubeconfig
  *    refreshed and working.
+ *  - `backup schedule`: a 20 s systemd timer on each control-plane node, snapshots there within 50 s, removed;
  *  - `restore`: ConfigMap A → backup → ConfigMap B → restore (forced: etcd is healthy) → A exists, B does
  *    not, three voting members with one leader, every Node Ready; the RTO goes to the bench. etcdutl, which
  *    the lab's etcd image does not carry, is installed on the control-plane nodes first (built with
@@ -154,6 +155,23 @@ describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10
     // The refreshed copy of the admin kubeconfig works.
     const nodes = execFileSync('kubectl', ['--kubeconfig', kubeconfig, '--context', 'labs-k8s-admin@labs-k8s', 'get', 'nodes', '-o', 'name'], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! } });
     assert.equal(nodes.trim().split('\n').length, 5);
+  });
+
+  test('scheduled snapshots: a 20 s timer on each control-plane node, snapshots appear, then removed', async () => {
+    const install = cli('backup', ['schedule', '--interval', '20s', '--keep', '2', '--yes']);
+    assert.equal(install.code, 0, install.stdout.slice(-2000));
+    await new Promise((r) => setTimeout(r, 50_000));
+    const st = cli('backup', ['schedule', '--status', '--interval', '20s', '--json']);
+    const status = JSON.parse(st.stdout) as { nodes: { host: string; timerActive: boolean; snapshots: { name: string; bytes: number }[]; newestAgeSeconds?: number }[]; warnings: string[] };
+    console.log(`scheduled snapshots after 50 s: ${status.nodes.map((n) => `${n.host} ${n.snapshots.length} (newest ${n.newestAgeSeconds} s old)`).join(', ')}`);
+    const removed = cli('backup', ['schedule', '--remove', '--yes']);
+    assert.equal(st.code, 0, status.warnings.join('\n'));
+    for (const n of status.nodes) {
+      assert.equal(n.timerActive, true, n.host);
+      assert.ok(n.snapshots.length >= 1 && n.snapshots.length <= 2, `${n.host}: ${n.snapshots.length} snapshots (keep 2)`);
+      assert.ok(n.snapshots.every((x) => x.bytes > 100_000));
+    }
+    assert.equal(removed.code, 0);
   });
 
   test('restore: ConfigMap A → backup → ConfigMap B → restore → A exists, B does not; RTO', async () => {

@@ -6,10 +6,12 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SNAPSHOT_DIR, SNAPSHOT_SCRIPT } from '../../../src/core/backup/schedule';
 import { chooseSnapshotSource, SnapshotChecksum } from '../../../src/core/backup/snapshot';
 import type { Inventory } from '../../../src/core/inventory/types';
 import { buildEtcd } from '../../../src/core/live/etcd';
@@ -75,4 +77,30 @@ test("a real snapshot's SHA-256 trailer verifies; a flipped byte or a cut copy d
   assert.equal(check(flipped).trailer, 'mismatch');
   assert.equal(check(bytes.subarray(0, bytes.length - 4096)).trailer, 'mismatch', 'a page short: the last 32 bytes are no longer the hash');
   assert.equal(check(bytes.subarray(0, bytes.length - 100)).trailer, 'absent');
+});
+
+test("the nodes' scheduled snapshot script: real snapshots, 0600, the newest --keep kept", async () => {
+  // The node's fixed paths pointed at this test's etcd and folders; the script's logic runs as written.
+  const out = join(root, 'scheduled');
+  const data = join(root, 'data-dir');
+  mkdirSync(data);
+  const script = SNAPSHOT_SCRIPT.split(SNAPSHOT_DIR).join(out)
+    .replace('[ -n "$d" ] || d=/var/lib/etcd', `[ -n "$d" ] || d=${data}`)
+    .replace('https://127.0.0.1:2379', members[2]!.clientUrl)
+    .split('/etc/kubernetes/pki/etcd/').join(`${pki.dir}/`);
+  const file = join(root, 'etcd-snapshot.sh');
+  writeFileSync(file, script);
+  for (let i = 0; i < 4; i++) {
+    execFileSync('sh', [file, '2'], { env: { ...process.env, PATH: `${dirname(findBinary('etcdctl'))}:${process.env.PATH}` }, stdio: 'pipe' });
+    await new Promise((r) => setTimeout(r, 1100)); // one file per second (the name carries the second)
+  }
+  const kept = readdirSync(out).sort();
+  assert.equal(kept.length, 2, kept.join(', '));
+  assert.deepEqual(readdirSync(data), [], 'nothing left in the data dir');
+  for (const f of kept) {
+    assert.equal(statSync(join(out, f)).mode & 0o777, 0o600);
+    const c = new SnapshotChecksum();
+    c.update(readFileSync(join(out, f)));
+    assert.equal(c.digest().trailer, 'verified', f);
+  }
 });
