@@ -27,7 +27,7 @@ export type ControlPlaneComponent = 'etcd' | 'kube-apiserver' | 'kube-controller
 
 /** Stops the running container of `component`; the kubelet starts it again from the same static pod. */
 export function restartComponentCommand(component: ControlPlaneComponent): RemoteCommand {
-  return sh`ids=$(crictl ps -q --name ${`^${component}$`} --state running); if [ -z "$ids" ]; then echo ${`no running ${component} container`} >&2; exit 1; fi; crictl stop $ids`;
+  return sh`ids=$(crictl ps -q --name ${`^${component}$`} --state running); if [ -z "$ids" ]; then echo ${`no running ${component} container`} >&2; exit 1; fi; crictl stop --timeout 30 $ids`;
 }
 
 /** Exits 0 once `component` runs again (a new container: the one stopped is gone). */
