@@ -34,9 +34,10 @@ const LAB = join(ROOT, 'lab/lab.sh');
 const CLI = join(ROOT, 'dist/cli.js');
 const env: Record<string, string> = {};
 
+/** Runs a verb (`backup schedule`: verb and subcommand) with the lab's inventory and SSH files. */
 function cli(verb: string, args: string[], timeoutMs = 5 * 60_000): { code: number; stdout: string; stderr: string; seconds: number } {
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [CLI, verb, '--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!, ...args], {
+  const r = spawnSync(process.execPath, [CLI, ...verb.split(' '), '--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!, ...args], {
     env: { ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR! },
     encoding: 'utf8',
     timeout: timeoutMs,
@@ -158,13 +159,13 @@ describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10
   });
 
   test('scheduled snapshots: a 20 s timer on each control-plane node, snapshots appear, then removed', async () => {
-    const install = cli('backup', ['schedule', '--interval', '20s', '--keep', '2', '--yes']);
+    const install = cli('backup schedule', ['--interval', '20s', '--keep', '2', '--yes']);
     assert.equal(install.code, 0, install.stdout.slice(-2000));
     await new Promise((r) => setTimeout(r, 50_000));
-    const st = cli('backup', ['schedule', '--status', '--interval', '20s', '--json']);
+    const st = cli('backup schedule', ['--status', '--interval', '20s', '--json']);
     const status = JSON.parse(st.stdout) as { nodes: { host: string; timerActive: boolean; snapshots: { name: string; bytes: number }[]; newestAgeSeconds?: number }[]; warnings: string[] };
     console.log(`scheduled snapshots after 50 s: ${status.nodes.map((n) => `${n.host} ${n.snapshots.length} (newest ${n.newestAgeSeconds} s old)`).join(', ')}`);
-    const removed = cli('backup', ['schedule', '--remove', '--yes']);
+    const removed = cli('backup schedule', ['--remove', '--yes']);
     assert.equal(st.code, 0, status.warnings.join('\n'));
     for (const n of status.nodes) {
       assert.equal(n.timerActive, true, n.host);

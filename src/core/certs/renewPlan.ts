@@ -25,9 +25,12 @@ export interface RenewHooks {
 /** The static pods kubeadm runs on a control-plane node. */
 export type ControlPlaneComponent = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';
 
-/** Stops the running container of `component`; the kubelet starts it again from the same static pod. */
+/**
+ * Stops the running container of `component` (SIGTERM, SIGKILL after 20 s; crictl's own request deadline must
+ * outlast that, its 2 s default does not); the kubelet starts it again from the same static pod.
+ */
 export function restartComponentCommand(component: ControlPlaneComponent): RemoteCommand {
-  return sh`ids=$(crictl ps -q --name ${`^${component}$`} --state running); if [ -z "$ids" ]; then echo ${`no running ${component} container`} >&2; exit 1; fi; crictl stop --timeout 30 $ids`;
+  return sh`ids=$(crictl ps -q --name ${`^${component}$`} --state running); if [ -z "$ids" ]; then echo ${`no running ${component} container`} >&2; exit 1; fi; crictl --timeout 60s stop --timeout 20 $ids`;
 }
 
 /** Exits 0 once `component` runs again (a new container: the one stopped is gone). */

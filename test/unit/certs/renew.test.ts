@@ -46,7 +46,7 @@ test('renew plan: one node at a time, guard → renew → etcd → apiserver →
   );
   const byId = Object.fromEntries(steps.map((s) => [s.id, s]));
   assert.equal((byId['renew-certs/m02/renew']!.run as { display: string }).display, 'kubeadm certs renew all');
-  assert.match((byId['renew-certs/m02/etcd']!.run as { display: string }).display, /crictl ps -q --name '\^etcd\$' --state running.*crictl stop --timeout 30 \$ids/);
+  assert.match((byId['renew-certs/m02/etcd']!.run as { display: string }).display, /crictl ps -q --name '\^etcd\$' --state running.*crictl --timeout 60s stop --timeout 20 \$ids/);
   assert.match(byId['renew-certs/m02/etcd']!.verify!.display, /endpoint health/);
   assert.match((byId['renew-certs/m02/controllers']!.run as { display: string }).display, /kube-controller-manager.*kube-scheduler/);
 });
