@@ -7,6 +7,8 @@ import * as vscode from 'vscode';
 import { registerCommands } from './commands/registrar';
 import { ConfigDiagnostics } from './editor/configDiagnostics';
 import { ConfigProviders } from './editor/configProviders';
+import { CertificateInspections } from './editor/certificateInspections';
+import { CertificateStatusBar } from './editor/certificateStatusBar';
 import { ClusterConnection } from './editor/clusterConnection';
 import { ConnectionContextKeys } from './editor/connectionContextKeys';
 import { ClusterStatusBar } from './editor/statusBar';
@@ -14,6 +16,7 @@ import { BalancerWatch } from './editor/balancerWatch';
 import { InventoryWorkspace } from './editor/inventoryWorkspace';
 import { HostSessions } from './editor/hostSessions';
 import { ReportDocuments } from './editor/reportDocuments';
+import { CertificatesView } from './views/certificatesView';
 import { ControlPlaneView } from './views/controlPlaneView';
 import { EtcdMembersView } from './views/etcdMembersView';
 import { InventoryView } from './views/inventoryView';
@@ -62,6 +65,8 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
   };
   const statusBar = new ClusterStatusBar(connection);
   const reports = new ReportDocuments();
+  const certificates = new CertificateInspections(sessions);
+  const certificatesView = new CertificatesView(certificates);
   const factDiagnostics = vscode.languages.createDiagnosticCollection('kubeadm-facts');
   context.subscriptions.push(
     sessions,
@@ -72,11 +77,14 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     connection,
     statusBar,
     new ConnectionContextKeys(connection),
+    certificates,
+    certificatesView,
+    new CertificateStatusBar(certificates),
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
     DiagnosticsPanel.registerSerializer(context.extensionUri, configDiagnostics, inventory),
     ...Object.values(views),
-    ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics }),
+    ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates }),
   );
   return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views };
 }

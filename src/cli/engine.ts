@@ -16,6 +16,8 @@ import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
+import type { RunEvent } from '../core/plan/runner';
+import type { SshPool } from '../adapters/ssh/pool';
 import { SshExecutor } from '../core/plan/sshExecutor';
 import { renderPlan, type Plan } from '../core/plan/types';
 import { planView } from '../core/plan/view';
@@ -34,7 +36,7 @@ import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 
 const COMMON: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'max-parallel': 'string' };
 
-interface Loaded {
+export interface Loaded {
   inventory: Inventory;
   inventoryPath: string;
   flags: Record<string, string | boolean | string[] | undefined>;
@@ -203,10 +205,19 @@ export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableS
   return runApproved(l, io, plan, 'join', stdin);
 }
 
+/** What a verb whose plan has in-process gates (certs renew) shares with the run. */
+export interface ApprovedRunHooks {
+  /** The pool the plan's actions already use (closed at the end of the run). */
+  pool?: SshPool;
+  /** Told the sudo password once asked, for the actions' own commands. */
+  password?: (password: string | undefined) => void;
+  onEvent?: (event: RunEvent) => void;
+}
+
 /** Prints the plan, asks (unless --yes), asks the sudo password when told to, runs, reports. */
-async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: string, stdin: NodeJS.ReadableStream): Promise<number> {
+export async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: string, stdin: NodeJS.ReadableStream, hooks: ApprovedRunHooks = {}): Promise<number> {
   io.stdout(renderPlan(plan));
-  const { pool: ssh } = pool(l);
+  const { pool: ssh } = hooks.pool ? { pool: hooks.pool } : pool(l);
   const prompter = new Prompter(stdin);
   let password: string | undefined;
   try {
@@ -227,6 +238,7 @@ async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: string, st
   } finally {
     prompter.close();
   }
+  hooks.password?.(password);
   const state = { stateDir: stateFolderFor(l.inventoryPath), command, resume: !l.flags.fresh };
   await ensureStateFolder(state.stateDir);
   const { ledger, resumed } = await openLedger(plan, state);
@@ -245,7 +257,7 @@ async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: string, st
   const started = Date.now();
   try {
     const executor = new SshExecutor(ssh, sudoUnlessRoot((h) => ssh.loginUser(h), password));
-    const result = await executePlan(plan, ledger, state, { executor, output, maxParallelHosts: Number(l.flags['max-parallel'] ?? 10), signal: abort.signal });
+    const result = await executePlan(plan, ledger, state, { executor, output, maxParallelHosts: Number(l.flags['max-parallel'] ?? 10), signal: abort.signal, ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}) });
     const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
     if (result.ok) {
       output.message(`done in ${took}; run log ${log.path}`);

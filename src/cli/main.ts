@@ -12,6 +12,9 @@ import { runFacts, runJoin, runPlanVerb, runUp } from './engine';
 import { runStatus } from './status';
 import { runCordon, runDrainVerb, runUncordon } from './drain';
 import { runDrillVerb } from './drill';
+import { runCertsVerb } from './certs';
+import { runBackupVerb } from './backup';
+import { runRestoreVerb } from './restore';
 
 type Verb = { summary: string; run: (args: string[], io: CliIo) => Promise<number> };
 
@@ -29,6 +32,9 @@ const VERBS: Record<string, Verb> = {
   cordon: { summary: 'cordon NODE [--kubeconfig F] [--context N] [--dry-run[=client|server]] [--yes]   mark the node unschedulable', run: runCordon },
   uncordon: { summary: 'uncordon NODE [--kubeconfig F] [--context N] [--dry-run[=client|server]] [--yes]   mark the node schedulable again', run: runUncordon },
   drill: { summary: "drill --inventory F --host NAME [--kind stop|power-off] [--power-off-command 'CMD {host}' --power-on-command 'CMD {host}'] [--evictions-wait 120s] [--plan] [--yes] [--json]   fail one node, measure HAProxy DOWN, etcd election, lease handover, NotReady, evictions; restore it and measure the way back", run: runDrillVerb },
+  certs: { summary: 'certs --inventory F [--host NAME]... [--warning-days 30] [--error-days 7] [--json]   every kubeadm certificate over SSH (read-only), served vs on disk, SANs vs the inventory; exit 1 under the warning threshold; certs renew --inventory F [--host NAME]... [--kubeconfig F] [--yes]: one control-plane node at a time, health gates, quorum guard, plan first', run: runCertsVerb },
+  backup: { summary: 'backup --inventory F --out DIR [--json] | --out DIR --list   etcd snapshot from a healthy follower, verified, pulled 0600 with a manifest (DIR outside any git tree); backup schedule --inventory F [--interval 12h] [--keep 5] | --remove | --status: a systemd timer on each control-plane node', run: runBackupVerb },
+  restore: { summary: 'restore --inventory F --from SNAPSHOT [--force] [--plan] [--yes]   etcd disaster recovery from a backup: refused while etcd has quorum unless forced; every member restored together, RTO printed', run: runRestoreVerb },
   'ssh-check': { summary: 'ssh-check --inventory F [--ssh-config F] [--known-hosts F] [--host NAME]   connect to every host, run uname -n; exit 1 naming hosts with unknown/changed/revoked keys or failed auth', run: runSshCheck },
 };
 

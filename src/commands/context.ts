@@ -1,5 +1,6 @@
 /** What every command handler may use; built once by the composition root. */
 import type * as vscode from 'vscode';
+import type { CertificateInspections } from '../editor/certificateInspections';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import type { ConfigDiagnostics } from '../editor/configDiagnostics';
 import type { InventoryWorkspace } from '../editor/inventoryWorkspace';
@@ -19,6 +20,8 @@ export interface CommandContext {
   reports: ReportDocuments;
   /** Host-fact findings, shown on the hosts' lines in inventory.yaml. */
   factDiagnostics: vscode.DiagnosticCollection;
+  /** The last certificate inspection (Certificates view, status-bar warning). */
+  certificates: CertificateInspections;
 }
 
 export type CommandHandler = (...args: any[]) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any

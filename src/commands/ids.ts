@@ -24,6 +24,9 @@ export const CommandIds = {
   cordonNode: 'kubeadm.cordonNode',
   uncordonNode: 'kubeadm.uncordonNode',
   runFailureDrill: 'kubeadm.runFailureDrill',
+  inspectCertificates: 'kubeadm.inspectCertificates',
+  backupEtcd: 'kubeadm.backupEtcd',
+  renewCertificates: 'kubeadm.renewCertificates',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
@@ -34,4 +37,5 @@ export const ViewIds = {
   controlPlane: 'kubeadm.controlPlane',
   leases: 'kubeadm.leases',
   etcdMembers: 'kubeadm.etcdMembers',
+  certificates: 'kubeadm.certificates',
 } as const;

@@ -26,6 +26,9 @@ import { drainNode } from './drainNode';
 import { cordonNode } from './cordonNode';
 import { uncordonNode } from './uncordonNode';
 import { runFailureDrill } from './runFailureDrill';
+import { inspectCertificates } from './inspectCertificates';
+import { backupEtcd } from './backupEtcd';
+import { renewCertificates } from './renewCertificates';
 
 export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandHandler> {
   return {
@@ -50,6 +53,9 @@ export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandH
     [CommandIds.cordonNode]: cordonNode(ctx),
     [CommandIds.uncordonNode]: uncordonNode(ctx),
     [CommandIds.runFailureDrill]: runFailureDrill(ctx),
+    [CommandIds.inspectCertificates]: inspectCertificates(ctx),
+    [CommandIds.backupEtcd]: backupEtcd(ctx),
+    [CommandIds.renewCertificates]: renewCertificates(ctx),
   };
 }
 

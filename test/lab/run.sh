@@ -21,5 +21,7 @@ node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/join
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/drain.test.ts || rc=1
 # The failure drill on the same cluster: power-off of a control-plane node, stop of a worker with evictions.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/drill.test.ts || rc=1
+# Day-2 on the same cluster (read-only for it): certificates inspected over SSH and by TLS handshake, an etcd backup.
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/day2.test.ts || rc=1
 node scripts/lab-bench.mjs
 exit $rc

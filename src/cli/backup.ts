@@ -1,0 +1,68 @@
+/**
+ * `kubeadm-workbench backup --inventory FILE --out DIR [--json]`: an etcd snapshot from a healthy follower
+ * (`etcdctl snapshot save` over SSH), checked (`etcdutl snapshot status` where etcdutl exists, the copy's
+ * size and SHA-256 against the host's, etcd's own SHA-256 trailer), pulled into DIR/<cluster>-<time>/
+ * with its manifest, the etcd CA certificate and kubeadm's ClusterConfiguration — every file 0600. DIR must
+ * be outside any git work tree. `--list` prints the backups already in DIR. Exit 0 done, 1 failed or
+ * refused, 2 usage.
+ */
+import { sudoUnlessRoot } from '../engine/become';
+import { backupEtcd, BackupRefused, listBackups } from '../engine/backup';
+import { describeError } from '../core/live/errors';
+import { UsageError, type FlagSpec } from './args';
+import { parseVerbFlags } from './verbFlags';
+import { runBackupSchedule } from './backupSchedule';
+import { loadInventoryFile } from './inventoryFile';
+import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
+import { Prompter } from './secretPrompt';
+import { poolFromFlags, SSH_FLAGS } from './sshFlags';
+
+const FLAGS: FlagSpec = { inventory: 'string', out: 'string', list: 'boolean', ...SSH_FLAGS, 'ask-become-pass': 'boolean', json: 'boolean' };
+
+const USAGE =
+  'usage: kubeadm-workbench backup --inventory FILE --out DIR [--json]\n' +
+  '                                [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n' +
+  '       kubeadm-workbench backup --out DIR --list [--json]\n';
+
+export async function runBackupVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  if (argv[0] === 'schedule') return runBackupSchedule(argv.slice(1), io, stdin);
+  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
+    if (!f.out) throw new UsageError('--out is required (a folder outside any git work tree)');
+    if (!f.list && !f.inventory) throw new UsageError('--inventory is required');
+  });
+  if (typeof flags === 'number') return flags;
+  const out = flags.out as string;
+  const json = Boolean(flags.json);
+  if (flags.list) {
+    const all = await listBackups(out);
+    if (json) io.stdout(JSON.stringify(all, null, 2) + '\n');
+    else for (const b of all) io.stdout(`${b.manifest.takenAt}  ${b.manifest.cluster}  revision ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'}  ${b.manifest.snapshot.size} bytes  from ${b.manifest.host}  ${b.dir}\n`);
+    return EXIT_OK;
+  }
+  const inventory = await loadInventoryFile(flags.inventory as string, io);
+  if (typeof inventory === 'number') return inventory;
+  const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
+  const prompter = new Prompter(stdin);
+  try {
+    let password: string | undefined;
+    if (flags['ask-become-pass']) password = await prompter.askSecret('sudo password: ');
+    const say = (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
+    const r = await backupEtcd({ inventory, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h), password), say }, out);
+    if (json) io.stdout(JSON.stringify({ dir: r.dir, durationMs: r.durationMs, manifest: r.manifest }, null, 2) + '\n');
+    else {
+      const s = r.manifest.status;
+      io.stdout(
+        `backup written to ${r.dir} (every file 0600; it holds every Secret of the cluster)\n` +
+          `  ${r.manifest.snapshot.size} bytes in ${(r.durationMs / 1000).toFixed(1)} s from ${r.manifest.member.name}${s ? `, revision ${s.revision}, ${s.totalKey} keys, hash ${s.hash}` : ''}, trailer ${r.manifest.snapshot.trailer}\n`,
+      );
+      for (const w of r.manifest.warnings) io.stdout(`  warning: ${w}\n`);
+    }
+    return EXIT_OK;
+  } catch (e) {
+    io.stderr(`kubeadm-workbench backup: ${e instanceof BackupRefused ? 'refused: ' : ''}${describeError(e)}\n`);
+    return EXIT_FAILED;
+  } finally {
+    prompter.close();
+    await pool.close();
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * `kubeadm-workbench backup schedule --inventory FILE [--interval 12h] [--keep 5] [--yes]` installs a systemd
+ * timer on every control-plane node that snapshots its etcd member into /var/backups/kubeadm-workbench/etcd
+ * and keeps the newest N; `--remove` takes the timers away (the snapshots stay); `--status` lists each
+ * node's timer and snapshots and exits 1 when a timer is off or the newest snapshot is older than two
+ * intervals.
+ */
+import { createHash } from 'node:crypto';
+import { buildScheduleInstallPlan, buildScheduleRemovePlan, DEFAULT_SCHEDULE, parseInterval, parseScheduleStatus, scheduleStatusCommand, scheduleWarning } from '../core/backup/schedule';
+import { asRoot } from '../core/drill/commands';
+import { hostsWithRole } from '../core/inventory/types';
+import { renderPlan } from '../core/plan/types';
+import { UsageError, type FlagSpec } from './args';
+import { runApproved } from './engine';
+import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
+import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
+
+const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, interval: 'string', keep: 'string', remove: 'boolean', status: 'boolean' };
+
+const USAGE =
+  'usage: kubeadm-workbench backup schedule --inventory FILE [--interval 12h] [--keep 5] [--plan] [--yes]\n' +
+  '       kubeadm-workbench backup schedule --inventory FILE --remove [--yes]\n' +
+  '       kubeadm-workbench backup schedule --inventory FILE --status [--interval 12h] [--json]\n';
+
+export async function runBackupSchedule(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  let interval = DEFAULT_SCHEDULE.intervalSeconds;
+  let keep = DEFAULT_SCHEDULE.keep;
+  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
+    if (!f.inventory) throw new UsageError('--inventory is required');
+    if (f.interval !== undefined) {
+      const s = parseInterval(f.interval as string);
+      if (s === undefined || s < 10) throw new UsageError(`--interval: "${String(f.interval)}" is not an interval of at least 10 s (e.g. 12h, 30m)`);
+      interval = s;
+    }
+    if (f.keep !== undefined) {
+      if (!/^\d{1,4}$/.test(f.keep as string) || Number(f.keep) < 1) throw new UsageError('--keep must be a whole number ≥ 1');
+      keep = Number(f.keep);
+    }
+    if (f.remove && f.status) throw new UsageError('--remove and --status do not go together');
+  });
+  if (typeof flags === 'number') return flags;
+  const session = await openPlanVerb(flags, io);
+  if (typeof session === 'number') return session;
+  const { inventory, inventoryPath, pool } = session;
+  const hosts = hostsWithRole(inventory, 'control-plane').map((h) => h.name);
+  if (flags.status) {
+    try {
+      const all = await Promise.all(
+        hosts.map(async (h) => {
+          try {
+            const r = await pool.exec(h, asRoot(scheduleStatusCommand(), session.become(h)), { timeoutMs: 20_000 });
+            return parseScheduleStatus(h, r.stdout, Date.now());
+          } catch (e) {
+            return { host: h, timerActive: false, snapshots: [], error: (e as Error).message };
+          }
+        }),
+      );
+      const warnings = all.map((s) => ('error' in s ? `${s.host}: ${s.error}` : scheduleWarning(s, interval))).filter((w): w is string => !!w);
+      if (flags.json) io.stdout(JSON.stringify({ nodes: all, warnings }, null, 2) + '\n');
+      else {
+        for (const s of all) io.stdout(`${s.host}: timer ${s.timerActive ? 'active' : 'off'}, ${s.snapshots.length} snapshot(s)${'newestAgeSeconds' in s && s.newestAgeSeconds !== undefined ? `, newest ${s.newestAgeSeconds} s old` : ''}\n`);
+        for (const w of warnings) io.stdout(`warning: ${w}\n`);
+      }
+      return warnings.length ? EXIT_FAILED : EXIT_OK;
+    } finally {
+      await pool.close();
+    }
+  }
+  const fingerprint = createHash('sha256').update(JSON.stringify({ hosts, interval, keep, remove: !!flags.remove })).digest('hex').slice(0, 16);
+  const plan = flags.remove ? buildScheduleRemovePlan(hosts, fingerprint) : buildScheduleInstallPlan(hosts, { intervalSeconds: interval, keep }, fingerprint);
+  if (flags.plan) {
+    io.stdout(renderPlan(plan));
+    await pool.close();
+    return EXIT_OK;
+  }
+  return runApproved({ inventory, inventoryPath, flags }, io, plan, flags.remove ? 'backup-schedule-remove' : 'backup-schedule', stdin, { pool, password: session.setPassword });
+}

@@ -1,0 +1,94 @@
+/**
+ * `kubeadm-workbench certs --inventory FILE [--host NAME]... [--json]`: every certificate kubeadm manages,
+ * read over SSH (read-only; private keys never leave the hosts), the certificates the API servers serve
+ * (TLS handshake with the endpoint and each control-plane node's 6443) compared with the files on disk,
+ * and the user's kubeconfig credentials for this cluster. Sorted by days left per host. Exit 1 when any
+ * certificate is under the warning threshold (--warning-days, default 30; --error-days 7) or another
+ * problem needs a look (SANs missing the VIP, a served certificate that is not the one on disk, a host
+ * that could not be read); 2 on usage.
+ */
+import { servedCertificate } from '../adapters/tls/servedCertificate';
+import { DEFAULT_THRESHOLDS, type CertThresholds } from '../core/certs/assess';
+import { renderCertReport, summarize } from '../core/certs/report';
+import { sudoUnlessRoot } from '../engine/become';
+import { inspectCertificates } from '../engine/certs';
+import { UsageError, type FlagSpec } from './args';
+import { parseVerbFlags } from './verbFlags';
+import { loadInventoryFile } from './inventoryFile';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
+import { Prompter } from './secretPrompt';
+import { poolFromFlags, SSH_FLAGS } from './sshFlags';
+import { runCertsRenew } from './certsRenew';
+
+const FLAGS: FlagSpec = {
+  inventory: 'string',
+  host: 'list',
+  kubeconfig: 'string',
+  'warning-days': 'string',
+  'error-days': 'string',
+  ...SSH_FLAGS,
+  'ask-become-pass': 'boolean',
+  json: 'boolean',
+};
+
+const USAGE =
+  'usage: kubeadm-workbench certs --inventory FILE [--host NAME]... [--warning-days 30] [--error-days 7]\n' +
+  '                               [--kubeconfig F] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass] [--json]\n';
+
+function days(text: string | undefined, flag: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d{1,5}$/.test(text.trim())) throw new UsageError(`--${flag}: "${text}" is not a whole number of days`);
+  return Number(text.trim());
+}
+
+export async function runCertsVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  if (argv[0] === 'renew') return runCertsRenew(argv.slice(1), io, stdin);
+  let thresholds: CertThresholds = DEFAULT_THRESHOLDS;
+  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
+    if (!f.inventory) throw new UsageError('--inventory is required');
+    thresholds = {
+      warningDays: days(f['warning-days'] as string | undefined, 'warning-days', DEFAULT_THRESHOLDS.warningDays),
+      errorDays: days(f['error-days'] as string | undefined, 'error-days', DEFAULT_THRESHOLDS.errorDays),
+    };
+    if (thresholds.errorDays > thresholds.warningDays) throw new UsageError('--error-days must not exceed --warning-days');
+  });
+  if (typeof flags === 'number') return flags;
+  // Read-only: an inventory with errors is fine as long as it gave a model (like status).
+  const inventory = await loadInventoryFile(flags.inventory as string, io, false);
+  if (typeof inventory === 'number') return inventory;
+  const hosts = (flags.host as string[] | undefined) ?? [];
+  const unknown = hosts.filter((h) => !inventory.hosts.some((x) => x.name === h));
+  if (unknown.length) {
+    io.stderr(`not in the inventory: ${unknown.join(', ')}\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  const json = Boolean(flags.json);
+  const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
+  const prompter = new Prompter(stdin);
+  try {
+    let password: string | undefined;
+    if (flags['ask-become-pass']) password = await prompter.askSecret('sudo password: ');
+    const report = await inspectCertificates(
+      {
+        inventory,
+        ssh: pool,
+        become: sudoUnlessRoot((h) => pool.loginUser(h), password),
+        served: (address, port) => servedCertificate(address, port),
+        kubeconfig: (flags.kubeconfig as string | undefined) ?? '',
+        thresholds,
+        progress: (host, ok) => (json ? undefined : io.stderr(`${ok ? 'read' : 'could not read'} ${host}\n`)),
+      },
+      hosts,
+    );
+    const summary = summarize(report);
+    if (json) io.stdout(JSON.stringify({ ...report, summary }, null, 2) + '\n');
+    else {
+      io.stdout(renderCertReport(report));
+      if (summary.degraded) io.stdout(`\nneeds a look:\n${summary.lines.map((l) => `  - ${l}`).join('\n')}\n`);
+    }
+    return summary.degraded ? EXIT_FAILED : EXIT_OK;
+  } finally {
+    prompter.close();
+    await pool.close();
+  }
+}

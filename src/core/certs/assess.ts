@@ -1,0 +1,180 @@
+/**
+ * Judges the certificates read from a node: days left against the thresholds (warning 30, error 7 by
+ * default: kubeadm's leaf certificates last one year, and a cluster whose certificates expired locks its
+ * administrators out), the serving certificates' SANs against the inventory (the seed's
+ * `x509: certificate is valid for 10.3.60.51, not 10.3.60.100`), and each leaf against the CA that must
+ * have signed it.
+ */
+import { X509Certificate } from 'node:crypto';
+import type { Severity } from '../findings';
+import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../inventory/types';
+import { filesFor, type CertRole, type PkiFile, type RawPki } from './kubeadmPki';
+import { coversName, daysLeft, parseCertificate, type CertFacts } from './x509';
+
+export interface CertThresholds {
+  warningDays: number;
+  errorDays: number;
+}
+
+export const DEFAULT_THRESHOLDS: CertThresholds = { warningDays: 30, errorDays: 7 };
+
+export type ExpiryLevel = 'ok' | 'warning' | 'error' | 'expired';
+
+export interface CertProblem {
+  severity: Severity;
+  message: string;
+}
+
+export interface CertEntry {
+  /** Inventory host, or `local` for the user's own kubeconfig. */
+  host: string;
+  id: string;
+  /** The file (or `file#user` for a kubeconfig credential). */
+  path: string;
+  role: CertRole;
+  facts?: CertFacts;
+  daysLeft?: number;
+  expiry?: ExpiryLevel;
+  problems: CertProblem[];
+  notes: string[];
+}
+
+export interface HostCerts {
+  host: string;
+  address: string;
+  controlPlane: boolean;
+  entries: CertEntry[];
+  /** The kubelet's `rotateCertificates` (undefined: not found in its config). */
+  kubeletRotates?: boolean;
+  /** Could not read the host at all (SSH error). */
+  error?: string;
+}
+
+export function expiryLevel(days: number, t: CertThresholds): ExpiryLevel {
+  if (days < 0) return 'expired';
+  if (days < t.errorDays) return 'error';
+  if (days < t.warningDays) return 'warning';
+  return 'ok';
+}
+
+const RANK: Record<ExpiryLevel | Severity, number> = { ok: 0, info: 1, warning: 2, error: 3, expired: 3 };
+
+/** The worst of an entry's expiry and its problems, as a finding severity (undefined: all fine). */
+export function entrySeverity(e: Pick<CertEntry, 'expiry' | 'problems'>): Severity | undefined {
+  let worst = e.expiry && e.expiry !== 'ok' ? RANK[e.expiry] : 0;
+  for (const p of e.problems) worst = Math.max(worst, RANK[p.severity]);
+  return worst >= 3 ? 'error' : worst === 2 ? 'warning' : worst === 1 ? 'info' : undefined;
+}
+
+/** Builds an entry from a certificate's PEM (the first block is the leaf). */
+export function certEntry(host: string, id: string, path: string, role: CertRole, pem: string, now: number, t: CertThresholds): CertEntry {
+  const entry: CertEntry = { host, id, path, role, problems: [], notes: [] };
+  try {
+    entry.facts = parseCertificate(pem);
+  } catch (e) {
+    entry.problems.push({ severity: 'error', message: (e as Error).message });
+    return entry;
+  }
+  entry.daysLeft = daysLeft(entry.facts.notAfter, now);
+  entry.expiry = expiryLevel(entry.daysLeft, t);
+  if (Date.parse(entry.facts.notBefore) > now) entry.problems.push({ severity: 'error', message: `not valid before ${entry.facts.notBefore}: check this machine's and the node's clocks` });
+  if (entry.expiry !== 'ok') {
+    entry.problems.push({
+      severity: entry.expiry === 'warning' ? 'warning' : 'error',
+      message:
+        entry.expiry === 'expired'
+          ? `expired ${-entry.daysLeft} day(s) ago (${entry.facts.notAfter})`
+          : `expires in ${entry.daysLeft} day(s) (${entry.facts.notAfter})`,
+    });
+  }
+  if (role === 'ca' && entry.expiry !== 'ok') entry.notes.push('a CA: `kubeadm certs renew` does not renew it; plan a CA rotation');
+  return entry;
+}
+
+/** The issuing CA file of each leaf, by id. */
+const ISSUER: Record<string, string> = {
+  apiserver: 'ca',
+  'apiserver-kubelet-client': 'ca',
+  'front-proxy-client': 'front-proxy-ca',
+  'apiserver-etcd-client': 'etcd/ca',
+  'etcd/server': 'etcd/ca',
+  'etcd/peer': 'etcd/ca',
+  'etcd/healthcheck-client': 'etcd/ca',
+  'admin.conf': 'ca',
+  'super-admin.conf': 'ca',
+  'controller-manager.conf': 'ca',
+  'scheduler.conf': 'ca',
+};
+
+/** Did `caPem` sign `leafPem`? (signature check, not just matching names) */
+export function signedBy(leafPem: string, caPem: string): boolean {
+  try {
+    return new X509Certificate(leafPem).verify(new X509Certificate(caPem).publicKey);
+  } catch {
+    return false;
+  }
+}
+
+/** The names a serving certificate on `host` must cover, with how bad a missing one is and why. */
+export function requiredNames(inv: Inventory, host: HostSpec, serves: 'apiserver' | 'etcd'): { name: string; severity: Severity; why: string }[] {
+  const out: { name: string; severity: Severity; why: string }[] = [];
+  if (serves === 'apiserver') {
+    const ep = splitEndpoint(inv.cluster.controlPlaneEndpoint);
+    if (ep) out.push({ name: ep.host, severity: 'error', why: `the controlPlaneEndpoint: every kubeconfig and kubelet reaches the API through it (x509: certificate is valid for …, not ${ep.host})` });
+    out.push({ name: host.address, severity: 'error', why: "the node's own address: the load balancer's health checks and the other nodes reach this API server by it" });
+    for (const cp of hostsWithRole(inv, 'control-plane')) {
+      if (cp.name !== host.name && cp.address !== host.address) out.push({ name: cp.address, severity: 'info', why: 'another control-plane address; the generated kubeadm config lists every one in certSANs' });
+    }
+  } else {
+    out.push({ name: host.address, severity: 'error', why: "the member's advertised address: the other members and the API servers dial it" });
+    out.push({ name: '127.0.0.1', severity: 'error', why: 'stacked etcd: the local kube-apiserver dials https://127.0.0.1:2379' });
+  }
+  return out;
+}
+
+/** Every certificate of one host, judged. `raw` is what the read-only script returned. */
+export function assessHost(inv: Inventory, host: HostSpec, raw: RawPki, now: number, t: CertThresholds = DEFAULT_THRESHOLDS): HostCerts {
+  const controlPlane = host.roles.includes('control-plane');
+  const entries: CertEntry[] = [];
+  const pemOf = new Map<string, string>();
+  const byPath = (f: PkiFile) => raw.files.get(f.path);
+  for (const f of filesFor(controlPlane)) {
+    const file = byPath(f);
+    if (!file || !file.present) {
+      if (f.required) entries.push({ host: host.name, id: f.id, path: f.path, role: f.role, problems: [{ severity: 'error', message: 'missing: kubeadm writes this file on every control-plane node' }], notes: [] });
+      continue;
+    }
+    if (!file.pems.length) {
+      // kubelet.conf pointing at the rotated client certificate: that file is its own entry.
+      if (file.certificateFile) continue;
+      entries.push({ host: host.name, id: f.id, path: f.path, role: f.role, problems: [{ severity: 'error', message: 'no certificate in the file' }], notes: [] });
+      continue;
+    }
+    const pem = file.pems[0]!;
+    pemOf.set(f.id, pem);
+    const e = certEntry(host.name, f.id, f.path, f.role, pem, now, t);
+    if (f.serves && e.facts) {
+      for (const need of requiredNames(inv, host, f.serves)) {
+        if (!coversName(e.facts, need.name)) e.problems.push({ severity: need.severity, message: `SANs do not include ${need.name}: ${need.why}` });
+      }
+    }
+    if (f.id === 'kubelet-client') {
+      if (raw.rotateCertificates === false) e.notes.push('rotateCertificates is false: the kubelet will not renew it');
+      else e.notes.push('renewed by the kubelet (rotateCertificates)');
+    }
+    if (f.id === 'kubelet-serving' && e.facts?.selfSigned) e.notes.push('self-signed by the kubelet; the API server does not verify it unless --kubelet-certificate-authority is set');
+    entries.push(e);
+  }
+  for (const e of entries) {
+    const ca = ISSUER[e.id];
+    const leaf = pemOf.get(e.id);
+    const caPem = ca && pemOf.get(ca);
+    if (leaf && caPem && !signedBy(leaf, caPem)) e.problems.push({ severity: 'error', message: `not signed by this node's ${ca}.crt: its clients will reject it` });
+  }
+  return { host: host.name, address: host.address, controlPlane, entries, ...(raw.rotateCertificates !== undefined ? { kubeletRotates: raw.rotateCertificates } : {}) };
+}
+
+/** Entries sorted by days left (unreadable ones first, they need a look most). */
+export function byDaysLeft(entries: readonly CertEntry[]): CertEntry[] {
+  return [...entries].sort((a, b) => (a.daysLeft ?? -Infinity) - (b.daysLeft ?? -Infinity) || a.id.localeCompare(b.id));
+}

@@ -1,0 +1,107 @@
+/**
+ * Certificate renewal as a plan: one control-plane node at a time — the quorum guard, `kubeadm certs renew
+ * all`, then its static pods restarted through the container runtime one component at a time with a
+ * health gate after each (etcd healthy again before the API server goes; the API server answering /readyz
+ * and serving the new certificate before the next node), then the user's kubeconfig refreshed.
+ *
+ * Restarting through crictl (not moving manifests): the kubelet brings the same pod back within seconds
+ * and the new process reads the renewed files; nothing of the pod spec changes. The leaf certificates are
+ * renewed; the CAs are not (kubeadm cannot): a CA near its end is a warning in the plan.
+ */
+import { etcdctlCommand } from '../drill/commands';
+import { etcdctlTlsArgs } from '../live/etcdSource';
+import { sh, type RemoteCommand } from '../ssh/command';
+import type { Plan, Step } from '../plan/types';
+
+export interface RenewHooks {
+  /** Refuses (throws) when taking this node's etcd member and API server down for a moment could cost quorum or the API. */
+  guard(host: string, signal?: AbortSignal): Promise<void>;
+  /** After the API server restarted: /readyz on the node, and it serves the renewed apiserver.crt. */
+  apiServerBack(host: string, signal?: AbortSignal): Promise<void>;
+  /** After the last node: write the renewed admin.conf into the user's kubeconfig (when asked). */
+  refreshKubeconfig?: (host: string, signal?: AbortSignal) => Promise<void>;
+}
+
+/** The static pods kubeadm runs on a control-plane node. */
+export type ControlPlaneComponent = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';
+
+/**
+ * Stops the running container of `component` (SIGTERM, SIGKILL after 20 s; crictl's own request deadline must
+ * outlast that, its 2 s default does not); the kubelet starts it again from the same static pod.
+ */
+export function restartComponentCommand(component: ControlPlaneComponent): RemoteCommand {
+  return sh`ids=$(crictl ps -q --name ${`^${component}$`} --state running); if [ -z "$ids" ]; then echo ${`no running ${component} container`} >&2; exit 1; fi; crictl --timeout 60s stop --timeout 20 $ids`;
+}
+
+/** Exits 0 once `component` runs again (a new container: the one stopped is gone). */
+export function componentRunningCommand(component: ControlPlaneComponent): RemoteCommand {
+  return sh`crictl ps -q --name ${`^${component}$`} --state running | grep -q .`;
+}
+
+export function renewAllCommand(): RemoteCommand {
+  return sh`kubeadm certs renew all`;
+}
+
+export function buildRenewPlan(hosts: readonly string[], hooks: RenewHooks, warnings: string[], fingerprint: string): Plan {
+  const steps: Step[] = [];
+  for (const host of hosts) {
+    steps.push(
+      {
+        id: `renew-certs/${host}/guard`,
+        phase: 'renew-certs',
+        host,
+        title: 'quorum guard: the other etcd members and API servers must be healthy',
+        why: 'each restart takes this etcd member and API server away for seconds; the rest must carry the cluster meanwhile',
+        planDisplay: 'read etcd members and every other API server /readyz; refuse if one more member down would lose quorum',
+        action: (_v, signal) => hooks.guard(host, signal),
+      },
+      { id: `renew-certs/${host}/renew`, phase: 'renew-certs', host, title: 'kubeadm certs renew all', why: 'new leaf certificates and kubeconfigs, same keys and CAs', run: renewAllCommand(), timeoutMs: 120_000 },
+      {
+        id: `renew-certs/${host}/etcd`,
+        phase: 'renew-certs',
+        host,
+        title: 'restart etcd, wait until the member is healthy',
+        run: restartComponentCommand('etcd'),
+        verify: etcdctlCommand([...etcdctlTlsArgs(), 'endpoint', 'health']),
+        verifyTimeoutMs: 180_000,
+        timeoutMs: 60_000,
+      },
+      {
+        id: `renew-certs/${host}/apiserver`,
+        phase: 'renew-certs',
+        host,
+        title: 'restart kube-apiserver, wait for /readyz and the renewed served certificate',
+        run: restartComponentCommand('kube-apiserver'),
+        planDisplay: 'then: GET https://<node>:6443/readyz until ok; TLS handshake: served certificate = renewed apiserver.crt',
+        action: (_v, signal) => hooks.apiServerBack(host, signal),
+        timeoutMs: 60_000,
+      },
+      {
+        id: `renew-certs/${host}/controllers`,
+        phase: 'renew-certs',
+        host,
+        title: 'restart kube-controller-manager and kube-scheduler (they read the renewed kubeconfigs)',
+        run: sh`${restartComponentCommand('kube-controller-manager')} && ${restartComponentCommand('kube-scheduler')}`,
+        verify: sh`${componentRunningCommand('kube-controller-manager')} && ${componentRunningCommand('kube-scheduler')}`,
+        verifyTimeoutMs: 180_000,
+        timeoutMs: 60_000,
+      },
+    );
+  }
+  if (hooks.refreshKubeconfig && hosts.length) {
+    const first = hosts[0]!;
+    const refresh = hooks.refreshKubeconfig;
+    steps.push({
+      id: `renew-certs/${first}/kubeconfig`,
+      phase: 'renew-certs',
+      host: first,
+      title: "refresh your kubeconfig's credentials from the renewed admin.conf",
+      planDisplay: `read /etc/kubernetes/admin.conf on ${first} (secret) and merge it into your kubeconfig (0600)`,
+      action: (_v, signal) => refresh(first, signal),
+    });
+  }
+  return {
+    fingerprint,
+    phases: [{ phase: 'renew-certs', title: `Renew certificates on ${hosts.join(', ')}, one node at a time`, order: 'serial', steps, warnings }],
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The editor's last certificate inspection: run on demand (Kubeadm: Inspect Certificates) over a run's own
+ * SSH pool, kept for the Certificates view and the status-bar warning. Thresholds come from the settings
+ * kubeadmWorkbench.certificates.warningDays / errorDays (30 / 7).
+ */
+import * as vscode from 'vscode';
+import { servedCertificate } from '../adapters/tls/servedCertificate';
+import { DEFAULT_THRESHOLDS, type CertThresholds } from '../core/certs/assess';
+import type { CertReport } from '../core/certs/report';
+import type { Inventory } from '../core/inventory/types';
+import { sudoUnlessRoot } from '../engine/become';
+import { inspectCertificates } from '../engine/certs';
+import type { HostSessions } from './hostSessions';
+
+export function certificateThresholds(folder: vscode.Uri | undefined): CertThresholds {
+  const s = vscode.workspace.getConfiguration('kubeadmWorkbench.certificates', folder);
+  const warningDays = s.get<number>('warningDays') ?? DEFAULT_THRESHOLDS.warningDays;
+  const errorDays = Math.min(s.get<number>('errorDays') ?? DEFAULT_THRESHOLDS.errorDays, warningDays);
+  return { warningDays, errorDays };
+}
+
+export class CertificateInspections implements vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<CertReport | undefined>();
+  readonly onDidChange = this.emitter.event;
+  private last: CertReport | undefined;
+  private running: Promise<CertReport> | undefined;
+
+  constructor(private readonly sessions: HostSessions) {}
+
+  get report(): CertReport | undefined {
+    return this.last;
+  }
+
+  /** Inspects every Kubernetes host of `inventory` (one run at a time; a second call joins the first). */
+  inspect(inventory: Inventory, folder: vscode.Uri | undefined, signal?: AbortSignal, progress?: (host: string, ok: boolean) => void): Promise<CertReport> {
+    this.running ??= (async () => {
+      const pool = this.sessions.open(inventory, folder);
+      try {
+        const kubeconfig = vscode.workspace.getConfiguration('kubeadmWorkbench', folder).get<string>('kubeconfig') ?? '';
+        const report = await inspectCertificates({
+          inventory,
+          ssh: pool,
+          // sudo -n for non-root logins: an inspection never asks for a password.
+          become: sudoUnlessRoot((h) => pool.loginUser(h)),
+          served: (address, port) => servedCertificate(address, port),
+          kubeconfig,
+          thresholds: certificateThresholds(folder),
+          ...(signal ? { signal } : {}),
+          ...(progress ? { progress } : {}),
+        });
+        this.last = report;
+        this.emitter.fire(report);
+        return report;
+      } finally {
+        await pool.close();
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}

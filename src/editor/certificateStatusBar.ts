@@ -1,0 +1,44 @@
+/**
+ * A status-bar warning while the last inspection found a certificate under the warning threshold (or
+ * another certificate problem); hidden otherwise. Clicking it shows the Certificates view.
+ */
+import * as vscode from 'vscode';
+import { ViewIds } from '../commands/ids';
+import { summarize, type CertReport } from '../core/certs/report';
+import type { CertificateInspections } from './certificateInspections';
+
+export class CertificateStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('kubeadm.certificates', vscode.StatusBarAlignment.Left, 39);
+  private readonly subscription: vscode.Disposable;
+
+  constructor(inspections: CertificateInspections) {
+    this.item.name = 'Kubeadm certificates';
+    this.item.command = `${ViewIds.certificates}.focus`;
+    this.subscription = inspections.onDidChange((r) => this.render(r));
+    this.render(inspections.report);
+  }
+
+  /** What the item shows (for tests): undefined when hidden. */
+  text: string | undefined;
+
+  private render(report: CertReport | undefined): void {
+    const s = report && summarize(report);
+    if (!s?.degraded) {
+      this.text = undefined;
+      this.item.hide();
+      return;
+    }
+    const bad = s.expired + s.critical;
+    const expiring = bad + s.expiring > 0 && s.minDaysLeft !== undefined;
+    this.text = `$(${bad ? 'error' : 'warning'}) certs: ${expiring ? (s.minDaysLeft! < 0 ? 'expired' : `${s.minDaysLeft}d left`) : `${s.problems} problem(s)`}`;
+    this.item.text = this.text;
+    this.item.backgroundColor = new vscode.ThemeColor(bad ? 'statusBarItem.errorBackground' : 'statusBarItem.warningBackground');
+    this.item.tooltip = `Certificates of ${report!.cluster} (${report!.at}):\n${s.lines.slice(0, 12).join('\n')}${s.lines.length > 12 ? `\n… ${s.lines.length - 12} more` : ''}`;
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.item.dispose();
+  }
+}

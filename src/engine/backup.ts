@@ -1,0 +1,199 @@
+/**
+ * etcd backup: read the members over SSH, take `etcdctl snapshot save` on a healthy follower, read its
+ * `etcdutl snapshot status`, pull it (base64 over the SSH channel, streamed to disk) into a folder of the
+ * user's outside any git work tree, check the copy (size, SHA-256 against the host's, etcd's own SHA-256
+ * trailer), remove it from the host, and write the manifest, the etcd CA certificate and kubeadm's
+ * ClusterConfiguration next to it — every file 0600, the folder 0700: a snapshot holds every Secret of
+ * the cluster.
+ */
+import { createWriteStream, existsSync, promises as fs } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import {
+  isSnapshotPath,
+  markedSections,
+  restoreContextCommand,
+  snapshotReadCommand,
+  snapshotRemoveCommand,
+  snapshotSaveCommand,
+} from '../core/backup/commands';
+import { backupDirName, chooseSnapshotSource, membersOf, parseSnapshotStatus, SnapshotChecksum, type BackupManifest, type SnapshotSource } from '../core/backup/snapshot';
+import { asRoot, etcdctlCommand } from '../core/drill/commands';
+import { hostsWithRole, type Inventory } from '../core/inventory/types';
+import { buildEtcd, type EtcdModel } from '../core/live/etcd';
+import { etcdctlTlsArgs, readEtcd } from '../core/live/etcdSource';
+import type { RemoteCommand, SudoOptions } from '../core/ssh/command';
+import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
+
+export interface BackupDeps {
+  inventory: Inventory;
+  ssh: SshTransport;
+  become: (host: string) => SudoOptions | undefined;
+  /** One line per step, for the terminal or the output channel. */
+  say?: (line: string) => void;
+  signal?: AbortSignal;
+  now?: () => Date;
+}
+
+export interface BackupResult {
+  dir: string;
+  manifest: BackupManifest;
+  /** Time from `snapshot save` to the verified copy on disk. */
+  durationMs: number;
+}
+
+export class BackupRefused extends Error {}
+
+/** The nearest directory above `dir` (or itself) that holds `.git`, if any. */
+export function gitWorkTreeOf(dir: string): string | undefined {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if (existsSync(join(d, '.git'))) return d;
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+/** Reads the etcd members through the first control-plane host that answers. */
+export async function readEtcdOverSsh(deps: Pick<BackupDeps, 'inventory' | 'ssh' | 'become'>): Promise<EtcdModel> {
+  const errors: string[] = [];
+  for (const h of hostsWithRole(deps.inventory, 'control-plane')) {
+    const run = async (args: string[]) => {
+      const r = await deps.ssh.exec(h.name, asRoot(etcdctlCommand(args), deps.become(h.name)), { okCodes: [...ANY_EXIT_CODE], timeoutMs: 15_000 });
+      return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
+    };
+    try {
+      return buildEtcd(await readEtcd(run, etcdctlTlsArgs()), `ssh ${h.name}`, Date.now(), deps.inventory);
+    } catch (e) {
+      errors.push(`${h.name}: ${(e as Error).message}`);
+    }
+  }
+  throw new BackupRefused(`cannot read etcd on any control-plane host:\n  ${errors.join('\n  ')}`);
+}
+
+export async function backupEtcd(deps: BackupDeps, outDir: string): Promise<BackupResult> {
+  const say = deps.say ?? (() => undefined);
+  const repo = gitWorkTreeOf(outDir);
+  if (repo) throw new BackupRefused(`${outDir} is inside the git work tree ${repo}: a snapshot holds every Secret of the cluster; choose a folder outside it`);
+  const etcd = await readEtcdOverSsh(deps);
+  say(`etcd: ${etcd.quorumLine} (read via ${etcd.via})`);
+  const source = chooseSnapshotSource(etcd, deps.inventory);
+  if (!source.ok) throw new BackupRefused(source.reasons.join('; '));
+  const host = source.host;
+  say(`snapshot from ${source.member.name} on ${host}: ${source.why}`);
+
+  const at = (deps.now ?? (() => new Date()))();
+  const dir = join(resolve(outDir), backupDirName(deps.inventory.cluster.name, at));
+  await fs.mkdir(resolve(outDir), { recursive: true, mode: 0o700 });
+  await fs.mkdir(dir, { mode: 0o700 }); // fails if it exists: never mix two backups
+  try {
+    return await takeSnapshot(deps, etcd, source, at, dir);
+  } catch (e) {
+    await fs.rm(dir, { recursive: true, force: true }); // the folder we just created, nothing else
+    throw e;
+  }
+}
+
+async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<SnapshotSource, { ok: true }>, at: Date, dir: string): Promise<BackupResult> {
+  const say = deps.say ?? (() => undefined);
+  const host = source.host;
+  const exec = (cmd: RemoteCommand, opts: Parameters<SshTransport['exec']>[2] = {}) =>
+    deps.ssh.exec(host, asRoot(cmd, deps.become(host)), { ...(deps.signal ? { signal: deps.signal } : {}), ...opts });
+
+  const started = Date.now();
+  const stamp = at.toISOString().replace(/\D/g, '').slice(0, 17);
+  const saved = markedSections((await exec(snapshotSaveCommand(stamp), { timeoutMs: 15 * 60_000 })).stdout);
+  const path = saved.get('path') ?? '';
+  if (!isSnapshotPath(path)) throw new Error(`${host}: the snapshot was not saved where expected (got "${path.slice(0, 200)}")`);
+  const warnings: string[] = [];
+  try {
+    const [statusFrom, ...statusText] = (saved.get('status') ?? 'none').split('\n');
+    const status = parseSnapshotStatus(statusText.join('\n'));
+    if (!status) warnings.push(statusFrom === 'none' ? `no etcdutl on ${host} or in its etcd image: the snapshot was checked by its SHA-256 trailer only` : `${statusFrom}: snapshot status gave no answer: ${statusText.join(' ').slice(0, 200)}`);
+    const remoteSize = Number(saved.get('size'));
+    const remoteSha = saved.get('sha256') ?? '';
+    const revisionAtSave = Number(/"revision":(\d+)/.exec(saved.get('revision') ?? '')?.[1] ?? NaN);
+    say(`saved ${path} on ${host}: ${remoteSize} bytes${status ? `, revision ${status.revision}, ${status.totalKey} keys` : ''}`);
+
+    // Pull: base64 on the channel, decoded in 4-character groups as it streams, written and hashed on the way.
+    const file = join(dir, 'snapshot.db');
+    const sink = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+    const sum = new SnapshotChecksum();
+    let pending = '';
+    const write = (text: string) => {
+      pending += text.replace(/\s+/g, '');
+      const usable = pending.length - (pending.length % 4);
+      if (!usable) return;
+      const bytes = Buffer.from(pending.slice(0, usable), 'base64');
+      pending = pending.slice(usable);
+      sum.update(bytes);
+      sink.write(bytes);
+    };
+    try {
+      await exec(snapshotReadCommand(path), { onStdout: write, timeoutMs: 30 * 60_000 });
+      if (pending) throw new Error(`${host}: the snapshot's base64 ended mid-group`);
+    } finally {
+      await new Promise<void>((res, rej) => sink.end((e?: Error | null) => (e ? rej(e) : res())));
+    }
+    const got = sum.digest();
+    if (got.size !== remoteSize || got.sha256 !== remoteSha) throw new Error(`the copy differs from the snapshot on ${host} (${got.size} bytes, sha256 ${got.sha256.slice(0, 12)}… vs ${remoteSize} bytes, ${remoteSha.slice(0, 12)}…)`);
+    if (got.trailer === 'mismatch') throw new Error(`the snapshot's own SHA-256 trailer does not match its contents: it is corrupt`);
+    if (got.trailer === 'absent') warnings.push('the snapshot carries no SHA-256 trailer (restore will need --skip-hash-check)');
+    const durationMs = Date.now() - started;
+    say(`pulled to ${file}: ${got.size} bytes in ${durationMs} ms, sha256 ${got.sha256}, trailer ${got.trailer}`);
+
+    const files: string[] = [];
+    const context = markedSections((await exec(restoreContextCommand(), { timeoutMs: 30_000, okCodes: [...ANY_EXIT_CODE] })).stdout);
+    const writePrivate = async (name: string, text: string) => {
+      await fs.writeFile(join(dir, name), text, { mode: 0o600, flag: 'wx' });
+      files.push(name);
+    };
+    const ca = context.get('etcd-ca') ?? '';
+    if (ca.includes('BEGIN CERTIFICATE')) await writePrivate('etcd-ca.crt', ca + '\n');
+    else warnings.push(`could not read the etcd CA certificate on ${host}`);
+    const cc = context.get('cluster-configuration') ?? '';
+    if (cc.trim()) await writePrivate('cluster-configuration.yaml', cc + '\n');
+    else warnings.push(`could not read kubeadm's ClusterConfiguration on ${host} (kubectl and admin.conf are needed there)`);
+
+    const manifest: BackupManifest = {
+      kind: 'kubeadm-workbench/etcd-backup',
+      version: 1,
+      cluster: deps.inventory.cluster.name,
+      controlPlaneEndpoint: deps.inventory.cluster.controlPlaneEndpoint,
+      takenAt: at.toISOString(),
+      durationMs,
+      host,
+      member: { id: source.member.id, name: source.member.name, wasLeader: source.member.isLeader },
+      ...(etcd.clusterId ? { clusterId: etcd.clusterId } : {}),
+      ...(status?.version || source.member.version ? { etcdVersion: (status?.version ?? source.member.version)! } : {}),
+      members: membersOf(etcd),
+      ...(status ? { status } : {}),
+      statusFrom: status ? statusFrom! : 'none',
+      ...(Number.isFinite(revisionAtSave) ? { revisionAtSave } : {}),
+      snapshot: { file: 'snapshot.db', size: got.size, sha256: got.sha256, trailer: got.trailer === 'verified' ? 'verified' : 'absent' },
+      files,
+      warnings,
+    };
+    await writePrivate('manifest.json', JSON.stringify(manifest, null, 2) + '\n');
+    return { dir, manifest, durationMs };
+  } finally {
+    await deps.ssh.exec(host, asRoot(snapshotRemoveCommand(path), deps.become(host)), { timeoutMs: 30_000, okCodes: [...ANY_EXIT_CODE] }).catch(() => undefined);
+  }
+}
+
+/** Backups under `outDir` (newest first), from their manifests; unreadable ones are skipped. */
+export async function listBackups(outDir: string): Promise<{ dir: string; manifest: BackupManifest }[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(outDir);
+  } catch {
+    return [];
+  }
+  const out: { dir: string; manifest: BackupManifest }[] = [];
+  for (const n of names) {
+    try {
+      const m = JSON.parse(await fs.readFile(join(outDir, n, 'manifest.json'), 'utf8')) as BackupManifest;
+      if (m.kind === 'kubeadm-workbench/etcd-backup') out.push({ dir: join(outDir, n), manifest: m });
+    } catch {
+      // not a backup folder
+    }
+  }
+  return out.sort((a, b) => b.manifest.takenAt.localeCompare(a.manifest.takenAt));
+}

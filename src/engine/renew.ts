@@ -1,0 +1,126 @@
+/**
+ * `certs renew`: inspect first (what expires, which CA is near its end), build the plan (src/core/certs/
+ * renewPlan.ts) with its gates bound to this cluster — the etcd quorum guard shared with drain and drill,
+ * /readyz and a TLS handshake on each node's 6443 from here, admin.conf merged into the user's kubeconfig
+ * — and run it through the plan runner (ledger: a failed or killed run resumes; cancel stops the remote
+ * command).
+ */
+import { createHash } from 'node:crypto';
+import { request } from 'node:https';
+import { checkControlPlaneDrain, type ControlPlaneMember } from '../core/drain/controlPlaneGuard';
+import { asRoot } from '../core/drill/commands';
+import type { CertThresholds } from '../core/certs/assess';
+import type { CertReport } from '../core/certs/report';
+import { buildRenewPlan } from '../core/certs/renewPlan';
+import { parseCertificate, type CertFacts } from '../core/certs/x509';
+import { hostsWithRole, type Inventory } from '../core/inventory/types';
+import type { Plan } from '../core/plan/types';
+import { sh, type SudoOptions } from '../core/ssh/command';
+import type { SshTransport } from '../core/ssh/transport';
+import { readEtcdOverSsh } from './backup';
+import { inspectCertificates } from './certs';
+import { saveAdminKubeconfig } from './kubeconfig';
+
+export interface RenewDeps {
+  inventory: Inventory;
+  ssh: SshTransport;
+  become: (host: string) => SudoOptions | undefined;
+  served: (address: string, port: number) => Promise<CertFacts>;
+  /** GET /readyz (anonymous, kubeadm's default RBAC allows it): true on 200. */
+  readyz?: (address: string, port: number) => Promise<boolean>;
+  thresholds?: CertThresholds;
+  /** Merge the renewed admin.conf into this kubeconfig after the last node. */
+  kubeconfig?: string;
+  say?: (line: string) => void;
+  /** How long each API server may take to answer /readyz again (default 180 s). */
+  apiWaitMs?: number;
+}
+
+export interface RenewPreparation {
+  plan: Plan;
+  hosts: string[];
+  before: CertReport;
+  warnings: string[];
+  refusals: string[];
+}
+
+/** /readyz on a node's API server, certificate not checked (we only ask whether it is up). */
+export function readyz(address: string, port: number, timeoutMs = 3000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ host: address, port, path: '/readyz', method: 'GET', rejectUnauthorized: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(t), reject(new Error('cancelled'))), { once: true });
+  });
+
+export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []): Promise<RenewPreparation> {
+  const inv = deps.inventory;
+  const cps = hostsWithRole(inv, 'control-plane').map((h) => h.name);
+  const refusals: string[] = [];
+  for (const h of only) if (!cps.includes(h)) refusals.push(`${h} is not a control-plane host of the inventory: only control-plane nodes carry kubeadm's certificates`);
+  const hosts = only.length ? cps.filter((h) => only.includes(h)) : cps;
+  const before = await inspectCertificates({ inventory: inv, ssh: deps.ssh, become: deps.become, served: deps.served, ...(deps.thresholds ? { thresholds: deps.thresholds } : {}) }, hosts);
+  const warnings: string[] = [];
+  for (const h of before.hosts) {
+    if (h.error) refusals.push(`${h.host}: cannot read its certificates: ${h.error}`);
+    for (const e of h.entries) {
+      if (e.role === 'ca' && e.expiry && e.expiry !== 'ok') warnings.push(`${h.host}: the CA ${e.path} expires in ${e.daysLeft} day(s); kubeadm certs renew does not renew CAs — plan a CA rotation`);
+    }
+  }
+  const readyzOf = deps.readyz ?? readyz;
+  const addressOf = (host: string) => inv.hosts.find((h) => h.name === host)?.address ?? host;
+  const oldServed = new Map(before.served.filter((c) => c.facts).map((c) => [c.target, c.facts!.fingerprint]));
+  const say = deps.say ?? (() => undefined);
+
+  const plan = buildRenewPlan(
+    hosts,
+    {
+      guard: async (host) => {
+        const etcd = await readEtcdOverSsh(deps);
+        const members: ControlPlaneMember[] = await Promise.all(
+          etcd.members.map(async (m) => ({ nodeName: m.host ?? m.name, etcdHealthy: m.healthy, nodeReady: m.host === host ? true : await readyzOf(addressOf(m.host ?? m.name), 6443) })),
+        );
+        const verdict = checkControlPlaneDrain(host, members, []);
+        if (!verdict.ok) throw new Error(`refused by the quorum guard: ${verdict.reasons.join(' ')}`);
+        for (const w of verdict.warnings) say(`${host}: ${w}`);
+      },
+      apiServerBack: async (host, signal) => {
+        const address = addressOf(host);
+        const t0 = Date.now();
+        const limit = deps.apiWaitMs ?? 180_000;
+        while (!(await readyzOf(address, 6443))) {
+          if (Date.now() - t0 > limit) throw new Error(`the API server on ${host} did not answer /readyz within ${limit / 1000} s`);
+          await sleep(1000, signal);
+        }
+        const served = await deps.served(address, 6443);
+        const file = await deps.ssh.exec(host, asRoot(sh`cat /etc/kubernetes/pki/apiserver.crt`, deps.become(host)), { timeoutMs: 15_000 });
+        const disk = parseCertificate(file.stdout);
+        if (served.fingerprint !== disk.fingerprint) throw new Error(`${host}:6443 does not serve the renewed apiserver.crt (served until ${served.notAfter}, on disk until ${disk.notAfter})`);
+        if (oldServed.get(host) === served.fingerprint) throw new Error(`${host}:6443 still serves the certificate it served before the renewal`);
+        say(`${host}: API server ready after ${((Date.now() - t0) / 1000).toFixed(1)} s, serving the renewed certificate (valid until ${served.notAfter})`);
+      },
+      ...(deps.kubeconfig
+        ? {
+            refreshKubeconfig: async (host: string) => {
+              const r = await deps.ssh.exec(host, asRoot(sh`cat /etc/kubernetes/admin.conf`, deps.become(host)), { timeoutMs: 15_000 });
+              const context = await saveAdminKubeconfig(deps.kubeconfig!, r.stdout, inv.cluster.name);
+              say(`your kubeconfig ${deps.kubeconfig} has the renewed admin credentials (context ${context})`);
+            },
+          }
+        : {}),
+    },
+    warnings,
+    createHash('sha256').update(JSON.stringify({ inv, hosts, kubeconfig: deps.kubeconfig ?? '' })).digest('hex').slice(0, 16),
+  );
+  return { plan, hosts, before, warnings, refusals };
+}

@@ -1,0 +1,122 @@
+/**
+ * Certificates view: the last inspection, one branch per Kubernetes host (control plane first), each
+ * certificate sorted by days left with its colour and icon by threshold (error at the error threshold or
+ * expired, warning under the warning threshold); then what the API servers serve and the user's own
+ * kubeconfig credentials. Filled by Kubeadm: Inspect Certificates (SSH, read-only), never by polling.
+ */
+import * as vscode from 'vscode';
+import { ViewIds } from '../commands/ids';
+import { byDaysLeft, entrySeverity, type CertEntry } from '../core/certs/assess';
+import type { CertReport } from '../core/certs/report';
+import type { ServedCheck } from '../core/certs/served';
+import type { Severity } from '../core/findings';
+import type { CertificateInspections } from '../editor/certificateInspections';
+import { ERR, liveTreeItem, md, MUTED, OK, WARN, type LiveNode } from './liveTree';
+
+const LOOK: Record<Severity | 'ok', { icon: string; color: string | undefined }> = {
+  ok: { icon: 'pass', color: OK },
+  info: { icon: 'pass', color: OK },
+  warning: { icon: 'warning', color: WARN },
+  error: { icon: 'error', color: ERR },
+};
+
+export class CertificatesView implements vscode.TreeDataProvider<LiveNode>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  readonly treeView: vscode.TreeView<LiveNode>;
+  private readonly disposables: vscode.Disposable[];
+  private roots: LiveNode[] = [];
+
+  constructor(inspections: CertificateInspections) {
+    this.treeView = vscode.window.createTreeView(ViewIds.certificates, { treeDataProvider: this, showCollapseAll: true });
+    this.disposables = [this.emitter, this.treeView, inspections.onDidChange((r) => this.show(r))];
+    this.show(inspections.report);
+  }
+
+  private show(report: CertReport | undefined): void {
+    this.roots = report ? buildCertificateTree(report) : [];
+    this.treeView.message = report ? `${report.cluster} · inspected ${new Date(report.at).toLocaleString()}` : undefined;
+    this.emitter.fire(undefined);
+  }
+
+  /** The rendered tree (for tests). */
+  get nodes(): readonly LiveNode[] {
+    return this.roots;
+  }
+
+  getTreeItem(n: LiveNode): vscode.TreeItem {
+    return liveTreeItem(n);
+  }
+
+  getChildren(n?: LiveNode): LiveNode[] {
+    return n ? (n.children ?? []) : this.roots;
+  }
+
+  dispose(): void {
+    this.disposables.forEach((d) => d.dispose());
+  }
+}
+
+function worst(severities: (Severity | undefined)[]): Severity | 'ok' {
+  return severities.includes('error') ? 'error' : severities.includes('warning') ? 'warning' : 'ok';
+}
+
+function entryNode(e: CertEntry): LiveNode {
+  const look = LOOK[entrySeverity(e) ?? 'ok'];
+  const f = e.facts;
+  return {
+    id: `cert:${e.host}:${e.id}`,
+    label: e.id,
+    description: e.daysLeft === undefined ? (e.problems[0]?.message ?? '') : `${e.daysLeft < 0 ? `expired ${-e.daysLeft}d ago` : `${e.daysLeft}d left`} · ${f!.notAfter.slice(0, 10)}`,
+    icon: look.icon,
+    color: look.color,
+    contextValue: `certificate-${e.role}`,
+    tooltip: md([
+      `**${e.id}** \`${e.path}\``,
+      f ? `subject \`${f.subject}\`\n\nissuer \`${f.issuer}\`\n\nvalid ${f.notBefore} → ${f.notAfter}` : '',
+      f && (f.dnsNames.length || f.ipAddresses.length) ? `SANs: ${[...f.dnsNames, ...f.ipAddresses].join(', ')}` : '',
+      ...e.problems.map((p) => `- **${p.severity}** ${p.message}`),
+      ...e.notes.map((n) => `- ${n}`),
+    ]),
+  };
+}
+
+function servedNode(c: ServedCheck): LiveNode {
+  const look = LOOK[worst(c.problems.map((p) => p.severity))];
+  return {
+    id: `served:${c.target}`,
+    label: c.target === 'endpoint' ? `endpoint ${c.address}:${c.port}` : c.target,
+    description: c.facts ? `${c.daysLeft}d left${c.matchesHost ? ` · = ${c.matchesHost}'s apiserver.crt` : ''}` : (c.error ?? ''),
+    icon: look.icon,
+    color: look.color,
+    tooltip: md([`**served by ${c.address}:${c.port}**`, c.facts ? `fingerprint \`${c.facts.fingerprint}\`\n\nvalid until ${c.facts.notAfter}` : '', ...c.problems.map((p) => `- **${p.severity}** ${p.message}`)]),
+  };
+}
+
+/** The view's tree for a report (exported for the unit test). */
+export function buildCertificateTree(r: CertReport): LiveNode[] {
+  const hosts = [...r.hosts].sort((a, b) => Number(b.controlPlane) - Number(a.controlPlane));
+  const out: LiveNode[] = hosts.map((h) => {
+    const children = byDaysLeft(h.entries).map(entryNode);
+    const look = h.error ? LOOK.error : LOOK[worst(h.entries.map(entrySeverity))];
+    const soonest = h.entries.map((e) => e.daysLeft).filter((d): d is number => d !== undefined);
+    return {
+      id: `certs:${h.host}`,
+      label: h.host,
+      description: h.error ? `not inspected: ${h.error}` : `${h.entries.length} certificates${soonest.length ? ` · soonest ${Math.min(...soonest)}d` : ''}`,
+      icon: h.error ? 'error' : h.controlPlane ? 'server-process' : 'server',
+      color: look.color,
+      expanded: look.icon !== 'pass',
+      children,
+    };
+  });
+  if (r.served.length) {
+    const look = LOOK[worst(r.served.flatMap((c) => c.problems.map((p) => p.severity)))];
+    out.push({ id: 'certs:served', label: 'Served by the API servers', icon: 'globe', color: look.color, expanded: look.icon !== 'pass', children: r.served.map(servedNode) });
+  }
+  if (r.local.length) {
+    const look = LOOK[worst(r.local.map(entrySeverity))];
+    out.push({ id: 'certs:local', label: 'Your kubeconfig', icon: 'account', color: look.color ?? MUTED, expanded: look.icon !== 'pass', children: byDaysLeft(r.local).map(entryNode) });
+  }
+  return out;
+}

@@ -1,0 +1,220 @@
+/**
+ * Day-2 on the lab's running HA cluster, through the command line the way an admin runs it:
+ *  - `certs`: every kubeadm certificate on the control-plane nodes and workers over SSH, ~1 year left on a
+ *    cluster built today, the API server's SANs covering the VIP, the certificates served through the VIP
+ *    and on each node's 6443 equal to the files on disk; exit 0;
+ *  - `backup`: a snapshot from an etcd follower, verified and pulled 0600 with its manifest; duration and
+ *    size go to the lab bench;
+ *  - `certs renew`: one control-plane node at a time, the API through the VIP polled meanwhile (failed
+ *    requests counted), every node serving a renewed certificate after, a copy of the admin kubeconfig
+ *    refreshed and working.
+ *  - `backup schedule`: a 20 s systemd timer on each control-plane node, snapshots there within 50 s, removed;
+ *  - `restore`: ConfigMap A → backup → ConfigMap B → restore (forced: etcd is healthy) → A exists, B does
+ *    not, three voting members with one leader, every Node Ready; the RTO goes to the bench. etcdutl, which
+ *    the lab's etcd image does not carry, is installed on the control-plane nodes first (built with
+ *    `go install` at the lab's etcd version, or $KW_ETCDUTL).
+ * Runs last, on the cluster the tier already has (the snapshot file is removed from the node again;
+ * renewed certificates leave every existing credential valid; the restore brings the cluster back to a
+ * minute earlier).
+ */
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { request } from 'node:https';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { BackupManifest } from '../../src/core/backup/snapshot';
+import type { CertReport, CertSummary } from '../../src/core/certs/report';
+import { recordBench } from './bench';
+
+const ROOT = resolve(__dirname, '../..');
+const LAB = join(ROOT, 'lab/lab.sh');
+const CLI = join(ROOT, 'dist/cli.js');
+const env: Record<string, string> = {};
+
+/** Runs a verb (`backup schedule`: verb and subcommand) with the lab's inventory and SSH files. */
+function cli(verb: string, args: string[], timeoutMs = 5 * 60_000): { code: number; stdout: string; stderr: string; seconds: number } {
+  const t0 = Date.now();
+  const r = spawnSync(process.execPath, [CLI, ...verb.split(' '), '--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!, ...args], {
+    env: { ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR! },
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  process.stderr.write(r.stderr);
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - t0) / 1000 };
+}
+
+describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10 * 60_000 }, () => {
+  before(() => {
+    if (process.getuid?.() !== 0) throw new Error('the lab needs root');
+    if (!existsSync(CLI)) throw new Error('dist/cli.js missing: run npm run build first');
+    for (const m of execFileSync('bash', [LAB, 'env'], { encoding: 'utf8' }).matchAll(/^export (\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
+    assert.ok(existsSync(env.KUBECONFIG!), `no lab cluster: ${env.KUBECONFIG} is missing — run \`npm run lab -- up --cluster\` first`);
+    env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-day2-home-'));
+  });
+
+  test('certs: every certificate read, about a year left, SANs cover the VIP, served = on disk', () => {
+    const r = cli('certs', ['--kubeconfig', env.KUBECONFIG!, '--json']);
+    const report = JSON.parse(r.stdout) as CertReport & { summary: CertSummary };
+    console.log(`certs: ${r.seconds.toFixed(1)} s, ${report.summary.certificates} certificates, soonest ${report.summary.minDaysLeft} days`);
+    recordBench({ certsInspectSeconds: r.seconds, certsInspected: report.summary.certificates });
+    assert.equal(r.code, 0, `certs exited ${r.code}:\n${report.summary.lines.join('\n')}`);
+    const cps = report.hosts.filter((h) => h.controlPlane);
+    assert.equal(cps.length, 3);
+    for (const h of report.hosts) assert.equal(h.error, undefined, `${h.host}: ${h.error}`);
+    const vip = env.LAB_VIP ?? '10.3.60.100';
+    for (const h of cps) {
+      const api = h.entries.find((e) => e.id === 'apiserver')!;
+      assert.ok(api.daysLeft! >= 360 && api.daysLeft! <= 365, `${h.host} apiserver: ${api.daysLeft} days left`);
+      assert.ok(api.facts!.ipAddresses.includes(vip), `${h.host} apiserver SANs: ${api.facts!.ipAddresses.join(', ')}`);
+      assert.ok(h.entries.find((e) => e.id === 'ca')!.daysLeft! > 3600);
+      for (const id of ['etcd/server', 'etcd/peer', 'admin.conf', 'controller-manager.conf', 'scheduler.conf', 'front-proxy-client']) assert.ok(h.entries.some((e) => e.id === id && e.facts), `${h.host}: ${id}`);
+    }
+    assert.ok(report.hosts.filter((h) => !h.controlPlane).every((h) => h.entries.some((e) => e.id === 'kubelet-client' && e.facts)), 'each worker shows its kubelet client certificate');
+    const served = Object.fromEntries(report.served.map((c) => [c.target, c]));
+    assert.ok(served.endpoint?.matchesHost, `the VIP serves a node's apiserver.crt: ${JSON.stringify(served.endpoint?.problems)}`);
+    for (const h of cps) assert.deepEqual(served[h.host]?.problems, [], `${h.host}:6443 serves its apiserver.crt`);
+    assert.ok(report.local.length >= 1, "the admin context in the lab's kubeconfig is inspected too");
+  });
+
+  test('backup: a follower snapshot, verified, pulled 0600 with its manifest', () => {
+    const out = mkdtempSync(join(tmpdir(), 'kw-day2-backups-'));
+    const r = cli('backup', ['--out', out, '--json'], 10 * 60_000);
+    assert.equal(r.code, 0, `backup exited ${r.code}:\n${r.stderr.slice(-3000)}`);
+    const { dir, durationMs, manifest } = JSON.parse(r.stdout) as { dir: string; durationMs: number; manifest: BackupManifest };
+    console.log(`backup: ${manifest.snapshot.size} bytes in ${(durationMs / 1000).toFixed(2)} s (CLI ${r.seconds.toFixed(1)} s) from ${manifest.member.name}, revision ${manifest.status?.revision ?? manifest.revisionAtSave}, ${manifest.statusFrom}`);
+    recordBench({ backupSeconds: durationMs / 1000, backupCliSeconds: r.seconds, backupBytes: manifest.snapshot.size });
+    assert.equal(manifest.member.wasLeader, false, 'taken on a follower');
+    assert.equal(manifest.snapshot.trailer, 'verified');
+    assert.equal(manifest.members.length, 3);
+    assert.ok(manifest.snapshot.size > 100_000);
+    for (const f of readdirSync(dir)) assert.equal(statSync(join(dir, f)).mode & 0o777, 0o600, f);
+    assert.ok(readdirSync(dir).includes('etcd-ca.crt'));
+    // The node keeps nothing: the snapshot is removed after the copy arrived.
+    const left = spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', `UserKnownHostsFile=${env.LAB_KNOWN_HOSTS}`, manifest.host, 'ls /var/lib/etcd'], { encoding: 'utf8' });
+    assert.doesNotMatch(left.stdout, /kw-snapshot/);
+  });
+
+  test('certs renew: node by node, the API through the VIP answering, served certificates renewed, kubeconfig refreshed', async () => {
+    const before = JSON.parse(cli('certs', ['--json']).stdout) as CertReport;
+    const kubeconfig = join(env.HOME_DIR!, 'kubeconfig');
+    copyFileSync(env.KUBECONFIG!, kubeconfig);
+    // The API through the VIP, every 250 ms while the renewal runs.
+    const vip = env.LAB_VIP ?? '10.3.60.100';
+    let polls = 0;
+    let failures = 0;
+    let stop = false;
+    const poller = (async () => {
+      while (!stop) {
+        const okNow = await new Promise<boolean>((res) => {
+          const req = request({ host: vip, port: 6443, path: '/readyz', rejectUnauthorized: false, timeout: 2000 }, (r) => (r.resume(), res(r.statusCode === 200)));
+          req.on('timeout', () => req.destroy());
+          req.on('error', () => res(false));
+          req.end();
+        });
+        polls++;
+        if (!okNow) failures++;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+    const t0 = Date.now();
+    const run = await new Promise<{ code: number; stdout: string }>((res) => {
+      const p = spawn(process.execPath, [CLI, 'certs', 'renew', '--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!, '--kubeconfig', kubeconfig, '--yes', '--json'], {
+        env: { ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR! },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      p.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        process.stderr.write(d);
+      });
+      p.on('exit', (code) => res({ code: code ?? -1, stdout: out }));
+    });
+    stop = true;
+    await poller;
+    const seconds = (Date.now() - t0) / 1000;
+    const last = run.stdout.trim().split('\n').at(-1) ?? '{}';
+    const result = JSON.parse(last) as { ok: boolean; perNode: { host: string; seconds?: number }[] };
+    console.log(`certs renew: ${seconds.toFixed(1)} s; per node ${result.perNode.map((n) => `${n.host} ${n.seconds?.toFixed(1)} s`).join(', ')}; API through the VIP: ${failures} failed of ${polls} polls`);
+    const bench: Record<string, number> = { renewSeconds: seconds, renewApiFailedPolls: failures, renewApiPolls: polls };
+    for (const n of result.perNode) if (n.seconds !== undefined) bench[`renewNodeSeconds@${n.host}`] = n.seconds;
+    recordBench(bench);
+    assert.equal(run.code, 0, 'certs renew succeeded');
+    assert.equal(result.perNode.length, 3);
+    const after = JSON.parse(cli('certs', ['--json']).stdout) as CertReport & { summary: CertSummary };
+    for (const h of after.hosts.filter((x) => x.controlPlane)) {
+      const was = before.hosts.find((x) => x.host === h.host)!.entries.find((e) => e.id === 'apiserver')!.facts!;
+      const now = h.entries.find((e) => e.id === 'apiserver')!.facts!;
+      assert.notEqual(now.fingerprint, was.fingerprint, `${h.host}: apiserver.crt renewed`);
+      assert.ok(Date.parse(now.notAfter) > Date.parse(was.notAfter), `${h.host}: later not-after`);
+      const served = after.served.find((c) => c.target === h.host)!;
+      assert.equal(served.facts?.fingerprint, now.fingerprint, `${h.host}:6443 serves the renewed certificate`);
+    }
+    // The refreshed copy of the admin kubeconfig works.
+    const nodes = execFileSync('kubectl', ['--kubeconfig', kubeconfig, '--context', 'labs-k8s-admin@labs-k8s', 'get', 'nodes', '-o', 'name'], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! } });
+    assert.equal(nodes.trim().split('\n').length, 5);
+  });
+
+  test('scheduled snapshots: a 20 s timer on each control-plane node, snapshots appear, then removed', async () => {
+    const install = cli('backup schedule', ['--interval', '20s', '--keep', '2', '--yes']);
+    assert.equal(install.code, 0, install.stdout.slice(-2000));
+    await new Promise((r) => setTimeout(r, 50_000));
+    const st = cli('backup schedule', ['--status', '--interval', '20s', '--json']);
+    const status = JSON.parse(st.stdout) as { nodes: { host: string; timerActive: boolean; snapshots: { name: string; bytes: number }[]; newestAgeSeconds?: number }[]; warnings: string[] };
+    console.log(`scheduled snapshots after 50 s: ${status.nodes.map((n) => `${n.host} ${n.snapshots.length} (newest ${n.newestAgeSeconds} s old)`).join(', ')}`);
+    const removed = cli('backup schedule', ['--remove', '--yes']);
+    assert.equal(st.code, 0, status.warnings.join('\n'));
+    for (const n of status.nodes) {
+      assert.equal(n.timerActive, true, n.host);
+      assert.ok(n.snapshots.length >= 1 && n.snapshots.length <= 2, `${n.host}: ${n.snapshots.length} snapshots (keep 2)`);
+      assert.ok(n.snapshots.every((x) => x.bytes > 100_000));
+    }
+    assert.equal(removed.code, 0);
+  });
+
+  test('restore: ConfigMap A → backup → ConfigMap B → restore → A exists, B does not; RTO', async () => {
+    const kubectl = (...args: string[]) => execFileSync('kubectl', ['--kubeconfig', env.KUBECONFIG!, '--request-timeout=10s', ...args], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! } });
+    installEtcdutl();
+    for (const n of ['day2-a', 'day2-b']) kubectl('-n', 'default', 'delete', 'configmap', n, '--ignore-not-found');
+    kubectl('-n', 'default', 'create', 'configmap', 'day2-a', '--from-literal=written=before-backup');
+    const out = mkdtempSync(join(tmpdir(), 'kw-day2-restore-'));
+    const b = cli('backup', ['--out', out, '--json'], 10 * 60_000);
+    assert.equal(b.code, 0, b.stderr.slice(-2000));
+    const { dir } = JSON.parse(b.stdout) as { dir: string };
+    kubectl('-n', 'default', 'create', 'configmap', 'day2-b', '--from-literal=written=after-backup');
+
+    const refused = cli('restore', ['--from', join(dir, 'snapshot.db'), '--yes']);
+    assert.equal(refused.code, 1, 'refused while etcd has a healthy quorum');
+    assert.match(refused.stderr, /healthy quorum/);
+
+    const r = cli('restore', ['--from', join(dir, 'snapshot.db'), '--force', '--yes', '--json'], 20 * 60_000);
+    const last = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { ok?: boolean; rtoSeconds?: number; totalSeconds?: number };
+    console.log(`restore: RTO ${last.rtoSeconds?.toFixed(1)} s (API through the VIP), ${last.totalSeconds?.toFixed(1)} s to every Node Ready`);
+    if (last.rtoSeconds !== undefined) recordBench({ restoreRtoSeconds: last.rtoSeconds, restoreTotalSeconds: last.totalSeconds ?? 0 });
+    assert.equal(r.code, 0, `restore failed:\n${r.stdout.slice(-4000)}`);
+    assert.match(kubectl('-n', 'default', 'get', 'configmap', 'day2-a', '-o', 'jsonpath={.data.written}'), /before-backup/);
+    assert.throws(() => kubectl('-n', 'default', 'get', 'configmap', 'day2-b'), /NotFound|not found/);
+    // exit 0 includes the plan's own gates: three voting members with one leader, the API through the VIP, every Node Ready.
+    kubectl('-n', 'default', 'delete', 'configmap', 'day2-a', '--ignore-not-found');
+  });
+});
+
+/** etcdutl on every control-plane node: the lab's etcd image has only etcd and etcdctl. */
+function installEtcdutl(): void {
+  const version = /^ETCD_VERSION=(\S+)/m.exec(readFileSync(join(ROOT, 'lab/versions.env'), 'utf8'))![1]!;
+  let bin = process.env.KW_ETCDUTL;
+  if (!bin) {
+    const gobin = join(homedir(), '.cache', 'kubeadm-workbench', `etcdutl-${version}`);
+    bin = join(gobin, 'etcdutl');
+    if (!existsSync(bin)) {
+      mkdirSync(gobin, { recursive: true });
+      execFileSync('go', ['install', `go.etcd.io/etcd/etcdutl/v3@${version}`], { env: { ...process.env, PATH: `${process.env.PATH}:/usr/local/go/bin`, GOBIN: gobin, CGO_ENABLED: '0', GOTOOLCHAIN: 'local' }, stdio: 'inherit' });
+    }
+  }
+  for (const h of ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03']) {
+    execFileSync('scp', ['-q', '-F', env.LAB_SSH_CONFIG!, '-o', `UserKnownHostsFile=${env.LAB_KNOWN_HOSTS}`, bin, `${h}:/usr/local/bin/etcdutl`]);
+  }
+}
