@@ -38,7 +38,10 @@ suite('kubeadm-workbench in the extension host', () => {
     const t = activationMarks(EXTENSION_ID);
     const endToEnd = t.didActivate - t.willLoad;
     const moduleLoad = t.didLoad - t.willLoad;
-    console.log(`    activation end to end: ${endToEnd} ms (goal <= 50 ms): module load ${moduleLoad} ms, then activate()`);
+    console.log(
+      `    activation end to end: ${endToEnd} ms (goal <= 50 ms): module load ${moduleLoad} ms, ` +
+        `extension context ready ${t.willActivate - t.willLoad} ms after the start, activate() call ${t.didActivate - t.willActivate} ms`,
+    );
     console.log(`    activate: ${a.activationMs.toFixed(1)} ms (inside activate() only)`);
     // The two clocks must tell one story: the whole contains the module load and activate() itself (1 ms stamps).
     assert.ok(moduleLoad >= 0 && endToEnd >= moduleLoad && endToEnd + 1 >= a.activationMs, JSON.stringify({ ...t, activateMs: a.activationMs }));

@@ -31,9 +31,10 @@ export function extension(): vscode.Extension<Api> {
  * When the extension host loaded and activated an extension, from VS Code's own performance marks in this process
  * (vs/base/common/performance keeps them on globalThis.MonacoPerformanceMarks; Date.now() stamps, 1 ms). The host
  * marks willLoadExtensionCode when it starts on an activation (before reading the bundle), didLoadExtensionCode after
- * the module's top level ran, and didActivateExtension once activate() returned.
+ * the module's top level ran, willActivateExtension once the ExtensionContext (storage, secrets) is ready too, and
+ * didActivateExtension once activate() returned.
  */
-export function activationMarks(id: string): { willLoad: number; didLoad: number; didActivate: number } {
+export function activationMarks(id: string): { willLoad: number; didLoad: number; willActivate: number; didActivate: number } {
   const perf = (globalThis as { MonacoPerformanceMarks?: { getMarks(): { name: string; startTime: number }[] } }).MonacoPerformanceMarks;
   assert.ok(perf, 'the extension host keeps no performance marks (globalThis.MonacoPerformanceMarks)');
   const marks = perf.getMarks();
@@ -42,7 +43,7 @@ export function activationMarks(id: string): { willLoad: number; didLoad: number
     assert.ok(m, `no ${what} mark for ${id} among the extension host's marks: ${marks.map((x) => x.name).filter((n) => n.includes(id)).join(', ') || 'none for it'}`);
     return m.startTime;
   };
-  return { willLoad: at('willLoadExtensionCode'), didLoad: at('didLoadExtensionCode'), didActivate: at('didActivateExtension') };
+  return { willLoad: at('willLoadExtensionCode'), didLoad: at('didLoadExtensionCode'), willActivate: at('willActivateExtension'), didActivate: at('didActivateExtension') };
 }
 
 export async function api(): Promise<Api> {
