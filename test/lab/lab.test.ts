@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, existsSync, writeFileSync, mkdirSync } from 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { recordBench } from './bench';
+import { leaderLeasesOnto } from './leaderLeases';
 
 const LAB = resolve(__dirname, '../../lab/lab.sh');
 const VIP = '10.3.60.100';
@@ -64,7 +65,6 @@ function etcdctl(endpoints: string[], ...args: string[]): string {
   return sh('etcdctl', ['--endpoints', endpoints.join(','), '--cacert', `${etcdCerts}/ca.crt`, '--cert', `${etcdCerts}/client.crt`, '--key', `${etcdCerts}/client.key`, '--command-timeout=10s', ...args], 20_000);
 }
 const ETCD_ENDPOINTS = MASTERS.map((_, i) => `https://10.3.60.5${i + 1}:2379`);
-const LEADER_LEASES = ['kube-scheduler', 'kube-controller-manager'] as const;
 /**
  * Puts on m01 what the power-off test watches move: etcd's leadership (move-leader) and both leader leases (the
  * scheduler and controller-manager of m02 and m03 stopped until m01's have taken them, then started again as
@@ -76,17 +76,7 @@ async function concentrateOnM01(): Promise<void> {
   const leader = st.find((s) => s.id === s.leader)!;
   if (leader.id !== m01.id) etcdctl([leader.endpoint], 'move-leader', BigInt(m01.id).toString(16));
   await waitFor('etcd leader on m01', () => etcdStatus(ETCD_ENDPOINTS).every((s) => s.leader === m01.id), 30_000, 250);
-  const others = ['labs-k8s-m02', 'labs-k8s-m03'];
-  const manifests = '/etc/kubernetes/manifests/kube-scheduler.yaml /etc/kubernetes/manifests/kube-controller-manager.yaml';
-  for (const h of others) ssh(h, `mkdir -p /root/kw-held && mv ${manifests} /root/kw-held/`);
-  try {
-    await waitFor('both leader leases on m01', () => LEADER_LEASES.every((l) => leaseHolder(l).startsWith('labs-k8s-m01_')), 90_000, 500);
-  } finally {
-    for (const h of others) ssh(h, 'mv /root/kw-held/kube-scheduler.yaml /root/kw-held/kube-controller-manager.yaml /etc/kubernetes/manifests/');
-  }
-  // Back as stand-bys, ready to take over when m01 goes.
-  await waitFor('the scheduler and controller-manager of m02 and m03 running again', () =>
-    others.every((h) => ['kube-scheduler', 'kube-controller-manager'].every((c) => ssh(h, `crictl ps --name '^${c}$' --state running -q`).trim() !== '')), 120_000, 1000);
+  await leaderLeasesOnto('labs-k8s-m01', env);
 }
 function leaseHolder(name: string): string {
   return JSON.parse(kubectl('-n', 'kube-system', 'get', 'lease', name, '-o', 'json')).spec.holderIdentity as string;
