@@ -92,6 +92,13 @@ const etcdctl = (...args: string[]) => kubectl('-n', 'kube-system', 'exec', 'etc
   '--cert=/etc/kubernetes/pki/etcd/server.crt', '--key=/etc/kubernetes/pki/etcd/server.key', ...args);
 const etcdMembers = () => etcdctl('member', 'list');
 const ssh = (host: string, cmd: string) => spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, host, cmd], { encoding: 'utf8', timeout: 60_000 });
+/** Kills every kubeadm on `host` (as when the node's own process dies with it) and waits until none is left. */
+async function killKubeadm(host: string): Promise<void> {
+  ssh(host, 'pkill -9 -x kubeadm; true');
+  for (const t0 = Date.now(); ssh(host, 'pgrep -x kubeadm').status !== 1; await new Promise((r) => setTimeout(r, 200))) {
+    if (Date.now() - t0 > 10_000) assert.fail(`a kubeadm is still running on ${host}: ${ssh(host, 'pgrep -ax kubeadm').stdout}`);
+  }
+}
 /** `f()`, asked again for up to 90 s: right after a kill the VIP may still send a request to a half-joined node. */
 async function retrying<T>(f: () => T): Promise<T> {
   const deadline = Date.now() + 90_000;
@@ -204,13 +211,12 @@ describe('bring-up engine on the lab\'s bare nodes', { timeout: 90 * 60_000 }, (
     }
     zeroth.child.kill('SIGKILL');
     const killedInInit = await zeroth.exit;
-    spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, 'labs-k8s-m01', 'pkill -9 -x kubeadm; true']);
+    await killKubeadm('labs-k8s-m01');
     assert.equal(killedInInit.signal, 'SIGKILL');
     assert.notEqual(spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, 'labs-k8s-m01', 'test -f /etc/kubernetes/manifests/kube-apiserver.yaml && kubectl --kubeconfig /etc/kubernetes/admin.conf -n kube-system get deployment coredns --request-timeout=5s']).status, 0,
       'the init was interrupted before its add-ons');
     // What the interrupted init left: its CA, its admin.conf, no kubeadm running. The resumed run must reset it
     // and init again (a new CA), not take admin.conf for a finished init.
-    assert.equal(ssh('labs-k8s-m01', 'pgrep -x kubeadm').status, 1, 'no kubeadm left running on m01');
     const halfInitCa = ssh('labs-k8s-m01', 'test -f /etc/kubernetes/admin.conf && sha256sum /etc/kubernetes/pki/ca.crt');
     assert.equal(halfInitCa.status, 0, `the interrupted init left admin.conf and a CA on m01: ${halfInitCa.stderr}`);
     outputs.push({ what: 'up killed in kubeadm init', text: zeroth.out() });
@@ -220,11 +226,10 @@ describe('bring-up engine on the lab\'s bare nodes', { timeout: 90 * 60_000 }, (
     const first = startCli(upArgs);
     await first.waitFor(etcdAdded('labs-k8s-m02'), 20 * 60_000);
     first.child.kill('SIGKILL');
-    ssh('labs-k8s-m02', 'pkill -9 -x kubeadm; true');
+    await killKubeadm('labs-k8s-m02');
     const killed = await first.exit;
     assert.equal(killed.signal, 'SIGKILL');
     outputs.push({ what: 'up killed at m02\'s etcd join', text: first.out() });
-    assert.equal(ssh('labs-k8s-m02', 'pgrep -x kubeadm').status, 1, 'no kubeadm left running on m02');
     // The resumed run found the half-initialised m01, reset it and ran init again (not "already done").
     assert.match(first.out(), /resuming run /);
     assert.match(first.out(), /<- kubeadm init --upload-certs: done/, 'init ran again after the interrupted one');
@@ -258,7 +263,7 @@ describe('bring-up engine on the lab\'s bare nodes', { timeout: 90 * 60_000 }, (
     assert.equal(ledger().steps['join-control-plane/labs-k8s-m03/join']?.state, 'cancelled');
     assert.ok(!existsSync(join(stateDir, 'locks', 'labs-k8s-m03.lock')), 'a cancelled run releases its locks');
     // Whatever the cancel left running on m03 is gone too, as after a crash of the node's kubeadm.
-    ssh('labs-k8s-m03', 'pkill -9 -x kubeadm; true');
+    await killKubeadm('labs-k8s-m03');
     const halfM03 = await halfJoinedMember('labs-k8s-m03', '10.3.60.53');
 
     const stepEnds = (out: string) => out.split('\n').filter((l) => /^\[labs-k8s-m0[123]\] <- /.test(l) && /m02|m03/.test(l)).join('\n');
