@@ -251,17 +251,17 @@ describe('bring-up engine on the lab\'s bare nodes', { timeout: 90 * 60_000 }, (
     const cancelAt = Date.now();
     second.child.kill('SIGINT');
     const cancelled = await second.exit;
-    outputs.push({ what: 'resumed up cancelled at m03\'s etcd join', text: second.out() });
-    assert.equal(forgotten('labs-k8s-m02'), 'done', 'the resumed run removed what the interrupted join of m02 left (not skipped)');
-    const afterSecond = await memberLines();
-    assert.ok(!afterSecond.some((m) => m[0] === halfM02), `the half-joined member ${halfM02} of m02 is gone:\n${afterSecond.map((m) => m.join(', ')).join('\n')}`);
-    assert.ok(afterSecond.some((m) => m[2] === 'labs-k8s-m02' && m[1] === 'started' && m[5] === 'false'), 'm02 joined again as a voting member');
     report.cancelToExitSeconds = (Date.now() - cancelAt) / 1000;
+    outputs.push({ what: 'resumed up cancelled at m03\'s etcd join', text: second.out() });
     assert.equal(cancelled.code, 1, second.out().slice(-3000));
     assert.match(second.out(), /cancelled after [\d.]+ s at labs-k8s-m03: kubeadm join --control-plane/);
     assert.ok(report.cancelToExitSeconds < 15, `a cancel stops the run within seconds (${report.cancelToExitSeconds} s)`);
     assert.equal(ledger().steps['join-control-plane/labs-k8s-m03/join']?.state, 'cancelled');
     assert.ok(!existsSync(join(stateDir, 'locks', 'labs-k8s-m03.lock')), 'a cancelled run releases its locks');
+    assert.equal(forgotten('labs-k8s-m02'), 'done', 'the resumed run removed what the interrupted join of m02 left (not skipped)');
+    const afterSecond = await memberLines();
+    assert.ok(!afterSecond.some((m) => m[0] === halfM02), `the half-joined member ${halfM02} of m02 is gone:\n${afterSecond.map((m) => m.join(', ')).join('\n')}`);
+    assert.ok(afterSecond.some((m) => m[2] === 'labs-k8s-m02' && m[1] === 'started' && m[5] === 'false'), 'm02 joined again as a voting member');
     // Whatever the cancel left running on m03 is gone too, as after a crash of the node's kubeadm.
     await killKubeadm('labs-k8s-m03');
     const halfM03 = await halfJoinedMember('labs-k8s-m03', '10.3.60.53');
