@@ -5,8 +5,9 @@
 #   vscode  tier 2: mocha inside real VS Code's extension host  (npm run test:vscode)
 #   ui      tier 3: Chromium driving VS Code (playwright-core)  (npm run test:ui)
 #   ...     every further tier listed in TIERS whose `test:<tier>` script exists in package.json.
-# Each step prints its own summary; the last line is "N passed, N failed" over the steps, and the exit code is
-# non-zero when any step failed. A required step that cannot run fails; nothing is skipped silently.
+# Each step prints its own summary; the last line is "N passed, N failed" over the steps followed by the tests passed,
+# failed and skipped over all tiers, and the exit code is non-zero when any step failed. A required step that cannot
+# run fails, a tier that ran no test fails, and skipped tests are counted per tier: nothing is skipped silently.
 # Options: --only a,b (run only these steps, e.g. --only vscode,ui), --no-setup. Logs: test-results/logs/<step>.log
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,13 +38,17 @@ mkdir -p "$LOGS"
 rm -f "$LOGS"/*.log
 passed=0
 failed=0
+tests_passed=0
+tests_failed=0
+tests_skipped=0
 declare -a SUMMARY=()
 all_started=$(date +%s)
 
 wanted() { [ -z "$ONLY" ] || [[ $ONLY == *",$1,"* ]]; }
 has_script() { node -e 'process.exit(require("./package.json").scripts?.[process.argv[1]] ? 0 : 1)' "$1"; }
 
-# step NAME CMD... : runs CMD, tees its output to test-results/logs/NAME.log, records pass/fail and time.
+# step NAME CMD... : runs CMD, tees its output to test-results/logs/NAME.log, records pass/fail and time. A test
+# tier (one of the tier lists) that exits 0 but ran no test fails: a runner that found nothing proves nothing.
 step() {
   local name=$1; shift
   wanted "$name" || return 0
@@ -53,7 +58,15 @@ step() {
   "$@" 2>&1 | tee "$LOGS/$name.log"
   rc=${PIPESTATUS[0]}
   local dt=$(( SECONDS - s ))
-  local counts; counts=$(test_counts "$LOGS/$name.log")
+  read_counts "$LOGS/$name.log"
+  local counts=""
+  if [ -n "$tp" ]; then
+    counts="tests: $tp passed, $tf failed, $ts skipped"
+    tests_passed=$((tests_passed + tp)); tests_failed=$((tests_failed + tf)); tests_skipped=$((tests_skipped + ts))
+  fi
+  if [ "$rc" = 0 ] && is_tier "$name" && [ "$(( ${tp:-0} + ${tf:-0} ))" = 0 ]; then
+    rc="none"; counts="${counts:-tests: none reported} — ran no test"
+  fi
   if [ "$rc" = 0 ]; then
     passed=$((passed + 1)); SUMMARY+=("$(printf '  %-12s PASS  %4ss  %s' "$name" "$dt" "$counts")")
     echo "══════ $name: PASS (${dt}s)"
@@ -63,14 +76,23 @@ step() {
   fi
   return 0
 }
-# The test counts a step's log reports: node:test's "ℹ pass N"/"ℹ fail N" (summed), or a last "N passed, N failed" line.
-test_counts() {
-  local p f
-  # Summed: a tier may run node:test more than once (the lab tier runs three suites).
-  p=$(grep -aE '^ℹ pass [0-9]+' "$1" | awk '{s += $3} END {if (NR) print s}')
-  f=$(grep -aE '^ℹ fail [0-9]+' "$1" | awk '{s += $3} END {if (NR) print s}')
-  if [ -n "$p" ]; then echo "tests: $p passed, ${f:-0} failed"; return; fi
-  grep -aoE '[0-9]+ passed, [0-9]+ failed' "$1" | tail -1 | sed 's/^/tests: /'
+is_tier() { [[ " ${REQUIRED_TIERS[*]} ${OPTIONAL_TIERS[*]} " == *" $1 "* ]]; }
+# The test counts a step's log reports, into tp/tf/ts (empty when it reports none): node:test's "ℹ pass N",
+# "ℹ fail N", "ℹ cancelled N", "ℹ skipped N", "ℹ todo N" summed (a tier may run node:test more than once: the lab
+# tier runs seven files), else the extension-host runner's last "N passed, N failed[, N skipped]".
+read_counts() {
+  local sum='{s += $3} END {print s + 0}'
+  tp=; tf=; ts=
+  if grep -aqE '^ℹ pass [0-9]+' "$1"; then
+    tp=$(grep -aE '^ℹ pass [0-9]+' "$1" | awk "$sum")
+    tf=$(grep -aE '^ℹ (fail|cancelled) [0-9]+' "$1" | awk "$sum")
+    ts=$(grep -aE '^ℹ (skipped|todo) [0-9]+' "$1" | awk "$sum")
+    return
+  fi
+  local last; last=$(grep -aoE '[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?' "$1" | tail -1)
+  [ -n "$last" ] || return 0
+  tp=$(echo "$last" | awk '{print $1}'); tf=$(echo "$last" | awk '{print $3}')
+  ts=$(echo "$last" | grep -oE '[0-9]+ skipped' | awk '{print $1}'); ts=${ts:-0}
 }
 fail_step() {
   failed=$((failed + 1)); SUMMARY+=("$(printf '  %-12s FAIL  (%s)' "$1" "$2")")
@@ -126,10 +148,10 @@ fi
 echo
 echo "══════ summary ($(( $(date +%s) - all_started ))s)"
 printf '%s\n' "${SUMMARY[@]}"
-# Measurements the tiers print (activate() time, VS Code start-to-usable).
-for m in "activate: [0-9.]+ ms" "code-server start-to-usable: [0-9]+ ms"; do
+# Measurements the tiers print (activation end to end and inside activate(), VS Code start-to-usable).
+for m in "activation end to end: [0-9]+ ms" "activate: [0-9.]+ ms" "code-server start-to-usable: [0-9]+ ms"; do
   hit=$(cat "$LOGS"/vscode.log "$LOGS"/ui.log 2>/dev/null | grep -aoE "$m" | head -1)
   [ -z "$hit" ] || echo "  measured     $hit"
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed; tests: $tests_passed passed, $tests_failed failed, $tests_skipped skipped"
 [ "$failed" = 0 ]

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { loadKubeAdapter } from '../../src/adapters/kube/load';
 import { parseDrainOutput, type DrainOutcome } from '../integration/drainOutput';
 import { recordBench } from './bench';
+import { LEADER_LEASES, leaderLeasesOnto } from './leaderLeases';
 
 const REPO = join(__dirname, '../..');
 const NODE = 'labs-k8s-w02';
@@ -244,11 +245,12 @@ test('--then over SSH: the maintenance command runs on the node\'s host, the nod
 
 test('control-plane guard: held leases shown; refused while labs-k8s-m03 is powered off; nothing cordoned', async () => {
   const sshFlags = ['--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!];
+  // The drained node holds both leader leases (kube-scheduler, kube-controller-manager): the plan must name them.
+  const target = 'labs-k8s-m01';
+  await leaderLeasesOnto(target, env);
   const leases = JSON.parse(await kubectlOk('get', 'lease', '-n', 'kube-system', '-o', 'json')) as { items: { metadata: { name: string }; spec: { holderIdentity?: string } }[] };
-  // The control-plane node holding the most leader leases (kube-scheduler / kube-controller-manager), never m03.
-  const holders = leases.items.map((l) => l.spec.holderIdentity?.replace(/_[^_]*$/, '')).filter((h): h is string => !!h && /^labs-k8s-m0[12]$/.test(h));
-  const target = holders.sort((a, b) => holders.filter((h) => h === b).length - holders.filter((h) => h === a).length)[0] ?? 'labs-k8s-m01';
   const held = leases.items.filter((l) => l.spec.holderIdentity?.startsWith(`${target}_`)).map((l) => `kube-system/${l.metadata.name}`);
+  assert.deepEqual(held.filter((l) => LEADER_LEASES.some((n) => l === `kube-system/${n}`)).sort(), ['kube-system/kube-controller-manager', 'kube-system/kube-scheduler'], `leases held by ${target}: ${held.join(', ')}`);
 
   const healthy = await ours('drain', target, '--ignore-daemonsets', '--dry-run=server', ...sshFlags);
   assert.equal(healthy.code, 0, healthy.stderr);
@@ -287,7 +289,7 @@ test('control-plane guard: held leases shown; refused while labs-k8s-m03 is powe
     assert.match(r.stderr, /labs-k8s-m03/);
     assert.match(r.stderr, /nothing was done/);
     assert.equal(await kubectlOk('get', 'node', target, '-o', 'jsonpath={.spec.unschedulable}'), '', 'not cordoned');
-    console.log(`control-plane guard refused the drain of ${target} with labs-k8s-m03 down in ${((Date.now() - t0) / 1000).toFixed(1)} s; leases held: ${held.join(', ') || 'none'}`);
+    console.log(`control-plane guard refused the drain of ${target} with labs-k8s-m03 down in ${((Date.now() - t0) / 1000).toFixed(1)} s; leases held: ${held.join(', ')}`);
   } finally {
     lab('fault', 'power-on', 'labs-k8s-m03');
     await waitFor('labs-k8s-m03 Ready and its etcd member healthy again', 150_000, async () => {

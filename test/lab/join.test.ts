@@ -9,11 +9,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { recordBench } from './bench';
+import { checkRunLogs, secretsIn } from './secrets';
 
 const ROOT = resolve(__dirname, '../..');
 const CLI = join(ROOT, 'dist/cli.js');
@@ -24,6 +25,8 @@ const env: Record<string, string> = {};
 let inventory = '';
 let kubeconfig = '';
 const report: Record<string, number> = {};
+/** Run logs there before this file's runs: the scan below covers this file's join runs only. */
+let earlierLogs = new Set<string>();
 
 function lab(args: string[]): string {
   const r = spawnSync('bash', [join(ROOT, 'lab/lab.sh'), ...args], { encoding: 'utf8', timeout: 10 * 60_000 });
@@ -48,6 +51,8 @@ describe(`join ${HOST} back as a sudo user`, { timeout: 30 * 60_000 }, () => {
     kubeconfig = join(env.HOME_DIR, 'admin.conf');
     writeFileSync(kubeconfig, asRoot('labs-k8s-m01', 'cat /etc/kubernetes/admin.conf'), { mode: 0o600 });
     kubectl('get', 'node', HOST);
+    const runs = join(dirname(env.LAB_INVENTORY!), '.kubeadm-workbench', 'runs');
+    earlierLogs = new Set(existsSync(runs) ? readdirSync(runs) : []);
     // The same inventory (beside the original, so its relative files resolve) with this host reached as kwadmin.
     const doc = parseDocument(readFileSync(env.LAB_INVENTORY!, 'utf8'));
     const hosts = doc.get('hosts') as { items: { get(k: string): unknown; set(k: string, v: unknown): void }[] };
@@ -75,6 +80,7 @@ describe(`join ${HOST} back as a sudo user`, { timeout: 30 * 60_000 }, () => {
   test('a wrong sudo password stops at the first step, naming the host; nothing ran', () => {
     const r = join_('not the password\n');
     assert.equal(r.code, 1, r.out.slice(-3000));
+    assert.deepEqual(secretsIn(r.out, [PASSWORD]), []);
     assert.match(r.out, new RegExp(`${HOST}: cannot become root: sudo refused the password`));
     assert.doesNotMatch(r.out, /not the password/);
     assert.equal(asRoot(HOST, 'test -e /etc/modules-load.d/k8s.conf && echo present || echo absent').trim(), 'absent');
@@ -88,6 +94,7 @@ describe(`join ${HOST} back as a sudo user`, { timeout: 30 * 60_000 }, () => {
     assert.equal(r.code, 0, r.out.slice(-4000));
     assert.match(r.out, new RegExp(`${HOST}: logged in as ${USER}, so every step runs through sudo`));
     assert.doesNotMatch(r.out, new RegExp(PASSWORD.slice(3)));
+    assert.deepEqual(secretsIn(r.out, [PASSWORD, PASSWORD.slice(3)]), []);
     kubectl('wait', '--for=condition=Ready', `node/${HOST}`, '--timeout=120s');
     // The file the reset removed is back, root's, with its mode — written through sudo.
     assert.equal(asRoot(HOST, 'stat -c "%U %a" /etc/modules-load.d/k8s.conf').trim(), 'root 644');
@@ -95,6 +102,10 @@ describe(`join ${HOST} back as a sudo user`, { timeout: 30 * 60_000 }, () => {
     assert.match(asRoot(HOST, `journalctl -q --no-pager _COMM=sudo | grep -c '${USER} : .*USER=root' || true`).trim(), /^[1-9]\d*$/);
     const runs = join(dirname(inventory), '.kubeadm-workbench', 'runs');
     for (const f of readdirSync(runs)) assert.doesNotMatch(readFileSync(join(runs, f), 'utf8'), new RegExp(PASSWORD.slice(3)), f);
+    // This file's two join runs: the refused one and the one that joined, its worker join showing `--token ***`.
+    const logs = checkRunLogs(runs, { known: [PASSWORD, PASSWORD.slice(3)], only: (f) => !earlierLogs.has(f) });
+    assert.equal(logs.length, 2, JSON.stringify(logs));
+    assert.ok(logs.some((l) => l.masked.token >= 1), `the join's log shows the token as ***: ${JSON.stringify(logs)}`);
     // No staging file left in the user's temp directory.
     assert.equal(asRoot(HOST, 'ls /tmp | grep -c "^tmp\\." || true').trim(), '0');
   });

@@ -31,6 +31,7 @@ import {
   type RunDirs,
 } from '../vscode/harness/codeServer';
 import { recordBench } from './bench';
+import { checkRunLogs, secretsIn } from './secrets';
 
 const LAB = join(REPO, 'lab/lab.sh');
 const SHOTS = join(REPO, 'test-results/ui');
@@ -196,6 +197,13 @@ describe('bring-up from the palette in VS Code, on the lab\'s bare nodes', { tim
     assert.equal(members.length, 3, members.join('\n'));
     assert.deepEqual(members.map((m) => `${m[1]} ${m[5]}`), ['started false', 'started false', 'started false'], 'three started, voting members');
     assert.deepEqual(members.map((m) => m[2]).sort(), NODES.slice(0, 3));
+
+    // The run's log in the workspace (deleted with it once this test passes): both control-plane joins and the
+    // workers' with the token and certificate key as ***, and no secret there or in the run terminal.
+    const logs = checkRunLogs(join(dirs.workspace, '.kubeadm-workbench', 'runs'));
+    report.runLogs = JSON.stringify(logs);
+    assert.ok(logs.some((l) => l.masked.token >= 4 && l.masked.certificateKey >= 2), `the bring-up's log shows every join masked: ${JSON.stringify(logs)}`);
+    assert.deepEqual(secretsIn(terminal), [], 'the run terminal');
     ok = true;
   });
 });

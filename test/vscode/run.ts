@@ -31,8 +31,9 @@ async function main(): Promise<number> {
   let cs: CodeServer | undefined;
   let close: (() => Promise<void>) | undefined;
   let code: number | 'TIMEOUT' = 2;
-  let counts: { passed: number; failed: number } | undefined;
+  let counts: { passed: number; failed: number; skipped: number } | undefined;
   let activationMs: number | undefined;
+  let activationEndToEndMs: number | undefined;
   try {
     const installed = installVsix(dirs);
     console.log(`extension under test: ${installed.vsix} installed into code-server in ${installed.ms} ms`);
@@ -44,10 +45,12 @@ async function main(): Promise<number> {
     const done = new Promise<number>((resolve) => {
       void page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
         let msg = format(...(args ?? []));
-        const m = /KW_VSCODE_RESULT passed=(\d+) failed=(\d+)/.exec(msg);
-        if (m) counts = { passed: Number(m[1]), failed: Number(m[2]) };
+        const m = /KW_VSCODE_RESULT passed=(\d+) failed=(\d+) skipped=(\d+)/.exec(msg);
+        if (m) counts = { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3]) };
         const a = /activate: ([\d.]+) ms/.exec(msg);
         if (a) activationMs = Number(a[1]);
+        const e2e = /activation end to end: (\d+) ms/.exec(msg);
+        if (e2e) activationEndToEndMs = Number(e2e[1]);
         if (!process.env.VERBOSE) {
           if (NOISE.test(msg.split('\n')[0] ?? '')) return;
           msg = msg.split('\n').filter((l) => !/^\s+at .*(workbench\.js|static\/out)/.test(l)).join('\n');
@@ -79,15 +82,18 @@ async function main(): Promise<number> {
     await close?.();
     await cs?.stop();
   }
-  const exitCode = code === 'TIMEOUT' ? 3 : code;
+  // No test ran (nothing bundled, nothing found, or no result line): a failure, whatever the host's exit code says.
+  const ranNone = !counts || counts.passed + counts.failed === 0;
+  const exitCode = code === 'TIMEOUT' ? 3 : code === 0 && ranNone ? 5 : code;
+  if (ranNone) console.error('extension-host tier: no test ran');
   const wallMs = Date.now() - t0;
   if (exitCode !== 0 && counts && counts.failed === 0) counts.failed = 1; // the run itself failed
-  const summary = counts ?? { passed: 0, failed: 1 };
+  const summary = counts ?? { passed: 0, failed: 1, skipped: 0 };
   console.log(
-    `extension-host tier: ${summary.passed} passed, ${summary.failed} failed; activate() ${activationMs ?? '?'} ms; ` +
+    `extension-host tier: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped; activation end to end ${activationEndToEndMs ?? '?'} ms (activate() ${activationMs ?? '?'} ms); ` +
       `code-server listening after ${cs?.listeningMs ?? '?'} ms; wall ${(wallMs / 1000).toFixed(1)} s`,
   );
-  writeFileSync(resultFile, JSON.stringify({ exitCode, ...summary, activationMs, wallMs, listeningMs: cs?.listeningMs }, null, 2));
+  writeFileSync(resultFile, JSON.stringify({ exitCode, ...summary, activationEndToEndMs, activationMs, wallMs, listeningMs: cs?.listeningMs }, null, 2));
   if (exitCode === 0) removeRunDir(dirs);
   else {
     for (const e of extensionHostErrors(dirs)) console.error(`extension host: ${e}`);

@@ -12,6 +12,7 @@ export interface Expectation {
   id: string;
   title: string;
   phase: 'failure' | 'recovery';
+  /** A floor: the earliest the settings allow; a measurement below it (less a small allowance) fails. */
   min?: number;
   max?: number;
   /** How the bounds follow from the settings, in words. */
@@ -59,15 +60,19 @@ export function haproxyDownExpectation(balancer: string, server: string, p: Hapr
   };
 }
 
-export function haproxyUpExpectation(balancer: string, server: string, p: HaproxyCheckParams, restoreLimit: number): Expectation {
+/**
+ * UP again: `rise` checks in a row must pass once kube-apiserver listens, `fastinter` apart — a floor counted from
+ * the restore; the ceiling is how long the drill watches the way back.
+ */
+export function haproxyUpExpectation(balancer: string, server: string, p: HaproxyCheckParams, restoreLimit: number, slack: number): Expectation {
   return {
     id: `haproxy-up@${balancer}`,
     title: `HAProxy on ${balancer} marks ${server} UP again`,
     phase: 'recovery',
+    min: s((p.rise - 1) * p.fastinter),
     max: restoreLimit,
-    basis: `rise ${p.rise} successful checks (${fmt(s((p.rise - 1) * p.fastinter))}–${fmt(s(p.inter + (p.rise - 1) * p.fastinter))}) once kube-apiserver listens again — after the node booted and kubelet started the static pod. A TCP check admits the server when the port opens, before /readyz is ok.`,
-    slack: 0,
-    informational: true,
+    basis: `rise ${p.rise} successful checks (${fmt(s((p.rise - 1) * p.fastinter))}–${fmt(s(p.inter + (p.rise - 1) * p.fastinter))}) once kube-apiserver listens again — after the node booted and kubelet started the static pod; watched for up to ${fmt(restoreLimit)}. A TCP check admits the server when the port opens, before /readyz is ok.`,
+    slack,
   };
 }
 

@@ -327,7 +327,7 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
   for (const n of snapshot.nodes) if (n.metadata.name !== nodeName && nodeReadiness(n).readiness !== 'Ready') warnings.push(`node ${n.metadata.name} is ${nodeReadiness(n).readiness} before the drill`);
 
   expectations.push(...recoveryExpectations(role, restoreSeconds));
-  for (const b of balancers) expectations.push(haproxyUpExpectation(b.host, b.server, b.params, restoreSeconds));
+  for (const b of balancers) expectations.push(haproxyUpExpectation(b.host, b.server, b.params, restoreSeconds, slack));
 
   const notReadyMax = notReady.max ?? 60;
   const observeSeconds = Math.max(20, req.observeSeconds ?? Math.ceil(notReadyMax + 30));

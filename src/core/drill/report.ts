@@ -107,11 +107,21 @@ function expectedText(e: Expectation): string {
   return '—';
 }
 
+/**
+ * Allowance below a floor. A poll sees an event up to one interval late, never early, and the clock starts before
+ * the fault command runs, so a measured moment can only be later than the real one — except that an etcd or API
+ * sample is stamped at the middle of its request.
+ */
+export const FLOOR_SLACK_SECONDS = 1.5;
+
 function judge(e: Expectation, seconds: number | undefined): { verdict: Verdict; note?: string } {
   if (seconds === undefined) return { verdict: e.informational && e.phase === 'failure' ? 'not observed' : 'fail' };
   if (e.informational || e.max === undefined) return { verdict: e.phase === 'recovery' ? 'pass' : 'info' };
   if (seconds > e.max + e.slack) return { verdict: 'fail', note: `slower than the ${e.max} s bound (+${e.slack} s polling slack)` };
-  if (e.min !== undefined && seconds < e.min - e.slack) return { verdict: 'pass', note: `faster than the ${e.min} s the settings suggest` };
+  // Every lower bound is a floor the settings impose (the checks, timeouts and grace periods must run out first):
+  // earlier means the fault was not the one planned or a probe misread the state.
+  const early = Math.min(e.slack, FLOOR_SLACK_SECONDS);
+  if (e.min !== undefined && seconds < e.min - early) return { verdict: 'fail', note: `faster than the ${e.min} s floor (−${early} s slack): it cannot happen that early after this fault` };
   return { verdict: 'pass' };
 }
 

@@ -358,3 +358,42 @@ test('the failed node ran the controller-manager leader: NotReady counts from th
   assert.deepEqual([m.seconds, m.expected, m.verdict], [71.1, '69–76 s', 'pass']);
   assert.match(m.detail!, /counted from the controller-manager takeover at 19 s/);
 });
+
+test('both bounds are judged: a moment earlier than the settings allow fails the drill, on the way down and back', () => {
+  // A worker: NotReady cannot come before node-monitor-grace-period minus one lease renewal (50 − 10 s on 1.34).
+  const worker = buildDrillPlan(inv, { host: 'labs-k8s-w01', kind: 'stop' }, snapshot({ targetCheck: { ok: true, detail: '' } }));
+  const early = new DrillObserver({ role: 'worker', targetNode: 'labs-k8s-w01', balancers: [], leases: [], evictable: [], replicaSets: [], waitForEvictions: false });
+  early.observe({ source: 'node', t: 3000, ready: 'Unknown', taints: [] });
+  early.restoreStarted(4000);
+  early.observe({ source: 'node', t: 9000, ready: 'True', taints: [] });
+  const r = buildDrillReport(worker, early.timeline(), facts());
+  const nr = r.measurements.find((x) => x.id === 'node-notready')!;
+  assert.deepEqual([nr.seconds, nr.expected, nr.verdict], [3, '40–55 s', 'fail']);
+  assert.match(nr.detail!, /faster than the 40 s floor/);
+  assert.equal(r.ok, false);
+  assert.match(renderDrillReport(r), /— FAILED/);
+  // Just inside the floor's allowance (polls are never early; samples are stamped mid-request): still a pass.
+  const onTime = new DrillObserver({ role: 'worker', targetNode: 'labs-k8s-w01', balancers: [], leases: [], evictable: [], replicaSets: [], waitForEvictions: false });
+  onTime.observe({ source: 'node', t: 38_600, ready: 'Unknown', taints: [] });
+  onTime.restoreStarted(39_000);
+  onTime.observe({ source: 'node', t: 45_000, ready: 'True', taints: [] });
+  assert.equal(buildDrillReport(worker, onTime.timeline(), facts()).ok, true);
+
+  // A control-plane power-off: HAProxy needs fall checks fastinter apart to mark DOWN (≥ 4 s) and rise checks to
+  // mark UP again (≥ 2 s after the restore); NotReady after the controller-manager takeover needs the grace period.
+  const cp = buildDrillPlan(inv, powerOff, snapshot({ etcd: etcdModel('m02'), leaderLeases: [lease('kube-scheduler', 'labs-k8s-m02'), lease('kube-controller-manager', 'labs-k8s-m01')] }));
+  const upFloor = cp.expectations.find((e) => e.id === 'haproxy-up@labs-k8s-balancer')!;
+  assert.deepEqual([upFloor.min, upFloor.max, upFloor.informational], [2, 300, undefined]);
+  const o = new DrillObserver({ role: 'control-plane', targetNode: 'labs-k8s-m01', balancers: ['labs-k8s-balancer'], etcd: { targetMember: cp.etcd!.targetMember, leader: cp.etcd!.leader, term: 4, names: cp.etcd!.names }, leases: cp.leases.map((l) => ({ name: l.name, holder: l.holder, onTarget: l.onTarget })), evictable: [], replicaSets: [], waitForEvictions: false });
+  o.observe({ source: 'haproxy', t: 1000, balancer: 'labs-k8s-balancer', state: { status: 'DOWN', check: 'L4TOUT' } });
+  o.observe({ source: 'lease', t: 18_000, name: 'kube-controller-manager', holder: 'labs-k8s-m03_1' });
+  o.observe({ source: 'node', t: 40_000, ready: 'Unknown', taints: [] });
+  o.restoreStarted(41_000);
+  o.observe({ source: 'node', t: 50_000, ready: 'True', taints: [] });
+  o.observe({ source: 'etcd', t: 50_000, via: 'm02', points: [{ member: ids.m01, leader: ids.m02, term: 4, index: 10, applied: 10 }, { member: ids.m02, leader: ids.m02, term: 4, index: 10, applied: 10 }] });
+  o.observe({ source: 'haproxy', t: 41_200, balancer: 'labs-k8s-balancer', state: { status: 'UP', check: 'L4OK' } });
+  const m = Object.fromEntries(buildDrillReport(cp, o.timeline(), facts()).measurements.map((x) => [x.id, x]));
+  assert.deepEqual([m['haproxy-down@labs-k8s-balancer']?.verdict, m['haproxy-down@labs-k8s-balancer']?.detail], ['fail', 'DOWN (L4TOUT); faster than the 4 s floor (−1.5 s slack): it cannot happen that early after this fault']);
+  assert.deepEqual([m['node-notready']?.seconds, m['node-notready']?.expected, m['node-notready']?.verdict], [40, '68–75 s', 'fail']);
+  assert.deepEqual([m['haproxy-up@labs-k8s-balancer']?.seconds, m['haproxy-up@labs-k8s-balancer']?.expected, m['haproxy-up@labs-k8s-balancer']?.verdict], [0.2, '2–300 s', 'fail']);
+});

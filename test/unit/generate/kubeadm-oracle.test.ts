@@ -7,7 +7,8 @@
  *
  * kubeadm only validates control-plane versions within its supported skew (1.34 accepts ≥ 1.33), so a
  * file written for another version is validated with its kubernetesVersion set to the binary's own;
- * everything else is checked as written. v1beta4 files need kubeadm ≥ 1.31.
+ * everything else is checked as written. v1beta4 files need kubeadm ≥ 1.31: an older binary fails the migration
+ * test rather than passing it unchecked.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -74,7 +75,8 @@ describe('kubeadm config validate (real binary)', { skip }, () => {
 
   it('our v1beta3 → v1beta4 migration agrees with `kubeadm config migrate`', { skip: !bin || !existsSync(bin) }, () => {
     const v = version();
-    if (Number(/^v1\.(\d+)/.exec(v)?.[1] ?? 0) < 31) return;
+    // `kubeadm config migrate` to v1beta4 exists from 1.31 on; an older binary cannot be the oracle of our migration.
+    assert.ok(Number(/^v1\.(\d+)/.exec(v)?.[1] ?? 0) >= 31, `kubeadm ${v} cannot migrate to v1beta4 (needs ≥ 1.31): set KUBEADM_BIN to a newer kubeadm, or KUBEADM_BIN=none to skip this oracle`);
     const old = fixture('kubeadm', 'v1beta3-ha.yaml').replace(/^kubernetesVersion: .*$/m, `kubernetesVersion: ${v}`);
     writeFileSync(join(dir, 'old.yaml'), old);
     const r = spawnSync(bin!, ['config', 'migrate', '--old-config', join(dir, 'old.yaml'), '--new-config', join(dir, 'new.yaml')], { encoding: 'utf8', timeout: 30_000 });

@@ -1,8 +1,10 @@
 /**
  * Run Failure Drill… in real VS Code against a real kube-apiserver (test/integration/apiserver.ts): a worker powered
  * off and on through "hypervisor" commands from the (machine-scoped) settings — a small script that only records
- * what it was asked to do — while the test plays the node-lifecycle controller (the Node turns Unknown once the
- * power-off ran, Ready once the power-on ran), since this cluster has no kube-controller-manager and no kubelet.
+ * what it was asked to do — while the test plays the node-lifecycle controller (the Node turns Unknown a set time
+ * after the power-off ran, Ready once the power-on ran), since this cluster has no kube-controller-manager and no
+ * kubelet. A kube-controller-manager mirror pod carries a 20 s node-monitor-grace-period, so that the drill's bounds
+ * (NotReady 10–21 s after the fault) are short enough to play both a NotReady within them and one too early.
  * The dialogs are answered by replacing the window's functions for the duration of a test. The whole path with SSH,
  * HAProxy and etcd is the lab tier's (test/lab/drill.test.ts).
  */
@@ -15,6 +17,8 @@ import { api, waitFor } from './helpers';
 import { createNode, setNodeReady, startTestCluster, type TestCluster } from '../../integration/apiserver';
 
 const NODE = 'labs-k8s-w01';
+/** The grace period the controller-manager pod below declares: NotReady 20 − 10 s (one lease renewal) to 20 + 1 s. */
+const GRACE_FLAGS = ['--node-monitor-grace-period=20s', '--node-monitor-period=1s'];
 
 type Answers = { quickPick?: (items: readonly vscode.QuickPickItem[]) => unknown; warning?: (message: string, items: string[]) => string | undefined; cancelWhen?: () => boolean };
 
@@ -55,6 +59,8 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
   let dir: string;
   let controller: NodeJS.Timeout | undefined;
   let playController = true;
+  /** How long after the power-off the played controller turns the Node Unknown. */
+  let notReadyAfterMs = 12_000;
   const marker = (what: 'off' | 'on', host = NODE) => join(dir, `${what}-${host}`);
 
   suiteSetup(async function () {
@@ -63,6 +69,14 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
     await createNode(c, 'labs-k8s-m01', { controlPlane: true, address: '10.3.60.51' });
     await createNode(c, NODE, { address: '10.3.60.54' });
     await createNode(c, 'labs-k8s-w02', { address: '10.3.60.55' });
+    // What the drill reads the node-lifecycle timings from: the controller-manager's mirror pod and its flags.
+    const cm = await c.api('POST', '/api/v1/namespaces/kube-system/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'kube-controller-manager-labs-k8s-m01', namespace: 'kube-system', labels: { component: 'kube-controller-manager', tier: 'control-plane' }, annotations: { 'kubernetes.io/config.mirror': 'x' } },
+      spec: { nodeName: 'labs-k8s-m01', containers: [{ name: 'kube-controller-manager', image: 'registry.k8s.io/kube-controller-manager:v1.34.12', command: ['kube-controller-manager', ...GRACE_FLAGS] }] },
+    });
+    assert.equal(cm.status, 201, JSON.stringify(cm.body));
     dir = mkdtempSync(join(tmpdir(), 'kw-drill-vscode-'));
     const hypervisor = join(dir, 'hypervisor.js');
     writeFileSync(hypervisor, "require('fs').writeFileSync(require('path').join(__dirname, process.argv[2] + '-' + process.argv[3]), String(Date.now()));\n");
@@ -71,13 +85,14 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
     await cfg.update('drill.powerOnCommand', `"${process.execPath}" "${hypervisor}" on {host}`, vscode.ConfigurationTarget.Global);
     await cfg.update('kubeconfig', c.kubeconfig, vscode.ConfigurationTarget.Workspace);
     await (await api()).connection.reconnect();
-    // The node-lifecycle controller of this cluster: Unknown after the power-off, Ready after the power-on.
+    // The node-lifecycle controller of this cluster: Unknown notReadyAfterMs after the power-off, Ready after the power-on.
     let state: 'up' | 'down' = 'up';
     controller = setInterval(() => {
       if (!playController) return;
       const off = existsSync(marker('off'));
       const on = existsSync(marker('on'));
-      const want = off && !on ? 'down' : 'up';
+      const offFor = off ? Date.now() - Number(readFileSync(marker('off'), 'utf8')) : 0;
+      const want = off && !on && offFor >= notReadyAfterMs ? 'down' : 'up';
       if (want !== state) {
         state = want;
         void setNodeReady(c, NODE, want === 'up', '10.3.60.54').catch(() => undefined);
@@ -102,6 +117,7 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
   test('power-off of a worker from its Inventory row: plan, approval, power off, NotReady, power on, Ready, report', async () => {
     reset();
     playController = true;
+    notReadyAfterMs = 12_000;
     const d = answerDialogs({
       quickPick: (items) => byLabel(/^Power the node off/)(items) ?? byLabel(/^Do not wait for evictions/)(items),
       warning: (_m, items) => items.find((i) => i === 'Run Drill'),
@@ -115,20 +131,51 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
     const plan = doc(`failure-drill-${NODE}-plan.md`);
     assert.match(plan, /# Failure drill: power-off labs-k8s-w01 \(worker\)/, plan);
     assert.match(plan, /\*\*Fault\*\* — power labs-k8s-w01 off: `local: .*hypervisor\.js.* off labs-k8s-w01`/);
-    assert.match(plan, /the Node turns NotReady \(Ready=Unknown\) \| 40–55 s/);
+    assert.match(plan, /the Node turns NotReady \(Ready=Unknown\) \| 10–21 s \| node-monitor-grace-period 20 s \(kube-controller-manager --node-monitor-grace-period\)/);
     const modal = d.shown.find((s) => s.startsWith('warning: Power off labs-k8s-w01 and measure how labs-k8s copes?'));
     assert.ok(modal?.includes('"modal":true') && modal.includes('also when the drill fails or you cancel'), d.shown.join('\n'));
     assert.ok(existsSync(marker('off')) && existsSync(marker('on')), 'powered off, then on again');
     const report = doc(`failure-drill-${NODE}-report.md`);
     assert.match(report, /# Failure drill: power-off labs-k8s-w01 \(worker\) — PASSED/, report);
-    assert.match(report, /\| the Node turns NotReady \(Ready=Unknown\) \| \d+(\.\d)? s \| 40–55 s \| pass \| Ready=Unknown \(NodeStatusUnknown\); faster than the 40 s/);
-    assert.match(report, /\| the Node is Ready again \| \d+(\.\d)? s \(\d+(\.\d)? s after the fault\) \|/);
+    // Both bounds: not before the played controller turned it Unknown (12 s), not after the grace period's ceiling.
+    const nr = /\| the Node turns NotReady \(Ready=Unknown\) \| (\d+(?:\.\d)?) s \| 10–21 s \| pass \| Ready=Unknown \(NodeStatusUnknown\) \|/.exec(report);
+    assert.ok(nr, report);
+    assert.ok(Number(nr[1]) >= 12 && Number(nr[1]) <= 21, `NotReady after ${nr[1]} s`);
+    // Ready again: the played controller answers the power-on within its 100 ms tick; the drill polls every second.
+    const ready = /\| the Node is Ready again \| (\d+(?:\.\d)?) s \((\d+(?:\.\d)?) s after the fault\) \| ≤ 300 s \| pass \|/.exec(report);
+    assert.ok(ready, report);
+    assert.ok(Number(ready[1]) <= 5, `Ready ${ready[1]} s after the restore began`);
+    assert.ok(Number(ready[2]) >= Number(nr[1]), `Ready again at ${ready[2]} s after the fault, before NotReady at ${nr[1]} s`);
     assert.match(report, /\| the API through the VIP \| — \| 0 failures \| pass \| 0 of \d+ requests failed while the node was down/);
     assert.ok(d.shown.includes(`info: Failure drill on ${NODE} passed — see the report.`), d.shown.join('\n'));
     assert.ok(vscode.window.terminals.some((t) => t.name === `Kubeadm: drill ${NODE}`), 'the run terminal');
     const off = Number(readFileSync(marker('off'), 'utf8'));
     const on = Number(readFileSync(marker('on'), 'utf8'));
     console.log(`      drill from the editor: ${Date.now() - t0} ms (power-off → power-on ${on - off} ms)`);
+    assert.ok(on - off >= 12_000, `powered on ${on - off} ms after the power-off, before NotReady could be seen`);
+  });
+
+  test('a NotReady sooner than the grace period allows fails the drill', async () => {
+    reset();
+    playController = true;
+    notReadyAfterMs = 0; // a node-lifecycle controller that does not wait: no real cluster does this
+    const d = answerDialogs({
+      quickPick: (items) => byLabel(/^Power the node off/)(items) ?? byLabel(/^Do not wait for evictions/)(items),
+      warning: (_m, items) => items.find((i) => i === 'Run Drill'),
+    });
+    try {
+      await vscode.commands.executeCommand('kubeadm.runFailureDrill', NODE);
+    } finally {
+      d.restore();
+      notReadyAfterMs = 12_000;
+    }
+    assert.ok(existsSync(marker('on')), 'powered on again');
+    const report = await waitFor('the report of the failed drill', () => {
+      const text = doc(`failure-drill-${NODE}-report.md`);
+      return /— FAILED/.test(text) ? text : undefined;
+    });
+    assert.match(report, /\| the Node turns NotReady \(Ready=Unknown\) \| \d(\.\d)? s \| 10–21 s \| \*\*FAIL\*\* \| Ready=Unknown \(NodeStatusUnknown\); faster than the 10 s floor/, report);
+    assert.ok(d.shown.some((s) => s.startsWith(`warning: Failure drill on ${NODE}: 1 measurement(s) outside their bounds`)), d.shown.join('\n'));
   });
 
   test('a cancel stops the observation but never the power-on', async () => {

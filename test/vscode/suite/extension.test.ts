@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { api, extension, inventoryUri, waitFor, workspaceFolder } from './helpers';
+import { EXTENSION_ID, activationMarks, api, extension, inventoryUri, waitFor, workspaceFolder } from './helpers';
 
 const SEED_HOSTS: [string, string][] = [
   ['labs-k8s-balancer', '10.3.60.50'],
@@ -27,14 +27,27 @@ suite('kubeadm-workbench in the extension host', () => {
     assert.ok(!existsSync(join(ext.extensionPath, 'src')), 'the extension folder has sources: it is a checkout, not the package');
   });
 
-  test('activates on the workspace (workspaceContains) and measures activate()', async () => {
+  test('activates on the workspace (workspaceContains); activation timed end to end and inside activate()', async () => {
     const ext = extension();
     // workspaceContains:**/inventory.yaml activates it without any command.
     await waitFor('activation by workspaceContains', () => ext.isActive || undefined, 15_000);
     const a = await api();
     assert.equal(typeof a.activationMs, 'number', 'activate() must return { activationMs }');
-    console.log(`    activate: ${a.activationMs.toFixed(1)} ms (goal <= 50 ms)`);
-    // The goal is 50 ms; the assertion only guards against something heavy at activation on a loaded machine.
+    // End to end: from the extension host starting on our activation event (it then reads and compiles
+    // dist/extension.js and runs its top level) to activate() having returned the API — what the user waits for.
+    const t = activationMarks(EXTENSION_ID);
+    const endToEnd = t.didActivate - t.willLoad;
+    const moduleLoad = t.didLoad - t.willLoad;
+    console.log(
+      `    activation end to end: ${endToEnd} ms (goal <= 50 ms): module load ${moduleLoad} ms, ` +
+        `extension context ready ${t.willActivate - t.willLoad} ms after the start, activate() call ${t.didActivate - t.willActivate} ms`,
+    );
+    console.log(`    activate: ${a.activationMs.toFixed(1)} ms (inside activate() only)`);
+    // The two clocks must tell one story: the whole contains the module load and activate() itself (1 ms stamps).
+    assert.ok(moduleLoad >= 0 && endToEnd >= moduleLoad && endToEnd + 1 >= a.activationMs, JSON.stringify({ ...t, activateMs: a.activationMs }));
+    // The goal is 50 ms and is reported, not asserted; this bound only catches something heavy moving into
+    // activation (a parse, a connection, a large import) on a loaded machine.
+    assert.ok(endToEnd < 5000, `activation took ${endToEnd} ms end to end`);
     assert.ok(a.activationMs < 1000, `activate() took ${a.activationMs.toFixed(1)} ms`);
   });
 

@@ -27,6 +27,25 @@ export function extension(): vscode.Extension<Api> {
   return ext;
 }
 
+/**
+ * When the extension host loaded and activated an extension, from VS Code's own performance marks in this process
+ * (vs/base/common/performance keeps them on globalThis.MonacoPerformanceMarks; Date.now() stamps, 1 ms). The host
+ * marks willLoadExtensionCode when it starts on an activation (before reading the bundle), didLoadExtensionCode after
+ * the module's top level ran, willActivateExtension once the ExtensionContext (storage, secrets) is ready too, and
+ * didActivateExtension once activate() returned.
+ */
+export function activationMarks(id: string): { willLoad: number; didLoad: number; willActivate: number; didActivate: number } {
+  const perf = (globalThis as { MonacoPerformanceMarks?: { getMarks(): { name: string; startTime: number }[] } }).MonacoPerformanceMarks;
+  assert.ok(perf, 'the extension host keeps no performance marks (globalThis.MonacoPerformanceMarks)');
+  const marks = perf.getMarks();
+  const at = (what: string): number => {
+    const m = marks.find((x) => x.name === `code/extHost/${what}/${id}`);
+    assert.ok(m, `no ${what} mark for ${id} among the extension host's marks: ${marks.map((x) => x.name).filter((n) => n.includes(id)).join(', ') || 'none for it'}`);
+    return m.startTime;
+  };
+  return { willLoad: at('willLoadExtensionCode'), didLoad: at('didLoadExtensionCode'), willActivate: at('willActivateExtension'), didActivate: at('didActivateExtension') };
+}
+
 export async function api(): Promise<Api> {
   const ext = extension();
   return ext.isActive ? ext.exports : ext.activate();

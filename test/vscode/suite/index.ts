@@ -15,14 +15,18 @@ export function run(): Promise<void> {
     try {
       let passed = 0;
       let failed = 0;
+      let skipped = 0;
       const runner = mocha.run((failures) => {
         // Read by test/vscode/run.ts for the tier's summary.
-        console.log(`KW_VSCODE_RESULT passed=${passed} failed=${failed}`);
+        console.log(`KW_VSCODE_RESULT passed=${passed} failed=${failed} skipped=${skipped}`);
         if (failures > 0) reject(new Error(`${failures} extension-host test(s) failed.`));
+        // A suite that loaded no test (a bundling or discovery fault) proves nothing: fail rather than pass empty.
+        else if (passed + failed === 0) reject(new Error(`no extension-host test ran (${skipped} skipped).`));
         else resolve();
       });
       runner.on('pass', () => passed++);
       runner.on('fail', () => failed++);
+      runner.on('pending', () => skipped++);
     } catch (e) {
       reject(e instanceof Error ? e : new Error(String(e)));
     }
