@@ -117,7 +117,7 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
       title: 'containerd with SystemdCgroup and the right sandbox image',
       why: 'kubelet uses the systemd cgroup driver; containerd must too, or the node is unstable under memory pressure.',
       // Installed, our files, and running with them (started after they were written); hosts.toml is read per pull.
-      check: all(packagesInstalled(['containerd', 'runc']), ...containerdFiles.map((f) => sameContent(f.path, f.content)), serviceConfigured('containerd', ['/etc/containerd/config.toml'])),
+      check: all(packagesInstalled(['containerd']), ...containerdFiles.map((f) => sameContent(f.path, f.content)), serviceConfigured('containerd', ['/etc/containerd/config.toml'])),
       files: containerdFiles,
       // Recommends (criu, python3) are not what a node needs: leaving them out saves ~36 MB and time per node.
       run: and(sh`dpkg -s containerd >/dev/null 2>&1 || ${APT} install --no-install-recommends containerd runc`, sh`systemctl enable -q containerd && systemctl restart containerd`),
