@@ -76,14 +76,15 @@ export function failureAdvice(f: FailureFacts): FailureAdvice {
   const rule = RULES.find((r) => r.test.test(f.error));
   const repeated = f.resumed && f.previousError !== undefined && sameFailure(f.previousError, f.error);
   const rebuilt = f.changes.filter((c) => c.rebuilt).map((c) => c.host);
-  let cause = rule?.cause;
+  // No known pattern: the host's own words (the error's last lines, the run log) are the best lead there is.
+  let cause = rule?.cause ?? `the step failed on ${f.step.host} for a reason its output gives (the error above; the run log has all of it)`;
   let fix = rule?.fix;
   // A rebuilt first control-plane node means a new cluster: the hosts that were not rebuilt still hold the old one's files.
   if (f.firstControlPlane && rebuilt.includes(f.firstControlPlane) && !rebuilt.includes(f.step.about ?? f.step.host) && f.step.host !== f.firstControlPlane) {
     cause = `${f.firstControlPlane} was rebuilt since this run started, so the cluster is a new one; ${f.step.about ?? f.step.host} was not, and still holds what it got from the old cluster${rule ? ` (${rule.cause})` : ''}`;
     fix = `reset ${f.step.about ?? f.step.host} (\`kubeadm reset -f\` on it)`;
   }
-  return { where, repeated, ...(cause ? { cause } : {}), ...(fix ? { fix } : {}) };
+  return { where, repeated, cause, ...(fix ? { fix } : {}) };
 }
 
 /** Two failures are the same when their messages are, after numbers (times, pids, ports) are ignored. */
