@@ -41,7 +41,7 @@ const RULES: Rule[] = [
   {
     test: /Unable to locate package|has no installation candidate|Version '[^']*' for '[^']*' was not found|Package '[^']*' has no installation/,
     cause: 'apt does not know the package: the host\'s package sources are missing or their lists are stale (a host rebuilt or restored after its sources were set up)',
-    fix: 'nothing on the host: a new run sets the sources up again when `apt-cache` there does not offer the packages; when it does and this still fails, check cluster.packages in the inventory (the source line, its key, the version)',
+    fix: 'check cluster.packages in the inventory (the source line, its key, the version it offers); the Package sources step sets the sources up again whenever `apt-cache` on the host does not offer the packages',
   },
   {
     test: /host key CHANGED/,
