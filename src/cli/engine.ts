@@ -198,6 +198,11 @@ export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableS
   return runApproved(l, io, plan, 'join', stdin);
 }
 
+/** An argument as the user would type it again: bare when nothing in it is special to the shell. */
+function shellWord(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : quote(arg);
+}
+
 /** Prints the plan, asks (unless --yes), asks the sudo password when told to, runs, reports. */
 async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: string, stdin: NodeJS.ReadableStream): Promise<number> {
   io.stdout(renderPlan(plan));
@@ -248,7 +253,7 @@ async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: string, st
     }
     output.message(`${result.cancelled ? 'cancelled' : 'FAILED'} after ${took} at ${result.failed?.step.host}: ${result.failed?.step.title}`, undefined, 'error');
     if (result.failed) output.message(result.failed.error, result.failed.step.host, 'error');
-    const again = `kubeadm-workbench ${[command, ...l.argv.filter((a) => a !== '--fresh').map(quote)].join(' ')}`;
+    const again = `kubeadm-workbench ${[command, ...l.argv.filter((a) => a !== '--fresh').map(shellWord)].join(' ')}`;
     if (result.advice) for (const line of adviceLines(result.advice, `run \`${again}\``, `run it with --fresh`)) output.message(line, undefined, result.advice.repeated ? 'error' : 'info');
     output.message(`run log ${log.path}`);
     return EXIT_FAILED;

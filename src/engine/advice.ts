@@ -64,6 +64,11 @@ const RULES: Rule[] = [
     fix: 'make the API answer through the VIP, or, when the host is not part of the cluster, reset it (`kubeadm reset -f` on it)',
   },
   {
+    test: /is being changed by another run/,
+    cause: 'another run (named above) holds the host: two runs changing one host at once would race each other',
+    fix: 'wait for that run to end, or cancel it (a run that died leaves a lock that the next run takes over by itself)',
+  },
+  {
     test: /ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|timed out while connecting|No route to host|connect timeout/i,
     cause: 'the host cannot be reached over SSH',
     fix: 'bring the host up (or fix its address in the inventory)',
