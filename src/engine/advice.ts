@@ -69,6 +69,11 @@ const RULES: Rule[] = [
     fix: 'wait for that run to end, or cancel it (a run that died leaves a lock that the next run takes over by itself)',
   },
   {
+    test: /context deadline exceeded|timed out waiting for the condition|the API server .* did not become|wait-control-plane/,
+    cause: 'the API server or etcd answered too slowly: the host is overloaded (CPU, memory, disk) or the network between the nodes is slow',
+    fix: 'give the control-plane hosts the CPU and memory kubeadm needs (2 CPUs, 2 GB) or wait for the load to drop; the step resets what the half-done kubeadm left before it runs again',
+  },
+  {
     test: /ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|timed out while connecting|No route to host|connect timeout/i,
     cause: 'the host cannot be reached over SSH',
     fix: 'bring the host up (or fix its address in the inventory)',
@@ -78,7 +83,9 @@ const RULES: Rule[] = [
 export function failureAdvice(f: FailureFacts): FailureAdvice {
   const where = `${f.step.host}: ${f.step.title}`;
   if (f.cancelled) return { where, repeated: false, cause: 'cancelled' };
-  const rule = RULES.find((r) => r.test.test(f.error));
+  // What the host said, not the command (whose text names the very messages the rules look for).
+  const said = f.error.slice(Math.max(0, f.error.lastIndexOf('` exited '), f.error.lastIndexOf('` was killed by ')));
+  const rule = RULES.find((r) => r.test.test(said));
   const repeated = f.resumed && f.previousError !== undefined && sameFailure(f.previousError, f.error);
   const rebuilt = f.changes.filter((c) => c.rebuilt).map((c) => c.host);
   // No known pattern: the host's own words (the error's last lines, the run log) are the best lead there is.

@@ -152,3 +152,11 @@ test('a rebuilt first control-plane node: a host that was not rebuilt and fails 
   assert.match(a.cause!, /^m01 was rebuilt since this run started, so the cluster is a new one; m02 was not/);
   assert.match(a.fix!, /reset m02 \(`kubeadm reset -f` on it\)/);
 });
+
+test('the cause is read from what the host said, not from the command (whose text names the messages the rules look for)', () => {
+  const step = { id: 'init/m01/kubeadm-init', phase: 'init' as const, host: 'm01', title: 'kubeadm init --upload-certs' };
+  const error = "m01: kubeadm init --upload-certs: `if ...; then echo 'm01: an earlier init left admin.conf here, and the API does not answer; not resetting a cluster that may be working' >&2; fi && kubeadm init` exited 1: " +
+    'error: error execution phase wait-control-plane: could not bootstrap the admin user in file admin.conf: unable to create ClusterRoleBinding: Post "https://10.3.60.51:6443/...": context deadline exceeded';
+  const a = failureAdvice({ step, error, cancelled: false, resumed: false, changes: [] });
+  assert.match(a.cause!, /answered too slowly: the host is overloaded/);
+});
