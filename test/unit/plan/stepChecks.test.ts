@@ -6,7 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { Inventory } from '../../../src/core/inventory/types';
@@ -45,7 +47,9 @@ hosts:
 const lab = parseInventory(labText).inventory!;
 
 async function plansOf(inv: Inventory): Promise<[string, Plan][]> {
-  const sources = await phaseSources(inv, '/nonexistent', async () => 'apiVersion: v1\nkind: List\nitems: []\n');
+  const dir = mkdtempSync(join(tmpdir(), 'kw-stepchecks-'));
+  writeFileSync(join(dir, 'kube-flannel.yml'), 'apiVersion: v1\nkind: List\nitems: []\n');
+  const sources = await phaseSources(inv, dir, (f) => readFile(f, 'utf8'));
   const configs = phaseConfigs(inv);
   const hooks = { saveAdminKubeconfig: async () => undefined };
   const plans: [string, Plan][] = [[`${inv.cluster.name} bring-up`, buildBringUpPlan(inv, [...BRING_UP_PHASES], configs, sources, hooks)]];
