@@ -19,6 +19,7 @@ const lines = ['lab benchmarks (this machine, this run):'];
 // The ratio compares uninterrupted runs: the palette bring-up (the engine inside VS Code) against the script.
 lines.push(`  bring-up from bare nodes, uninterrupted (from VS Code's palette): engine ${s(b.uiBringUpSeconds)} vs reference script ${s(b.referenceClusterSeconds)} → ratio ${ratio(b.uiBringUpSeconds, b.referenceClusterSeconds)} (goal ≤ 1.0)`);
 if (b.engineUpFirstRunSeconds !== undefined) lines.push(`  bring-up killed in kubeadm init and, resumed, at m02's etcd join ${s(b.engineUpFirstRunSeconds)}, then resumed (cancelled at m03's, resumed to the end) ${s(b.engineUpResumeSeconds)}; init and both joins done twice, so no ratio`);
+if (b.resumeRebuiltUpSeconds !== undefined) lines.push(`  resumed up after \`lab reset\` (every host rebuilt, started over): ${s(b.resumeRebuiltUpSeconds)} vs reference script ${s(b.referenceClusterSeconds)} → ratio ${ratio(b.resumeRebuiltUpSeconds, b.referenceClusterSeconds)}; lab reset ${s(b.labResetSeconds)}`);
 lines.push(`  second up, everything already done: ${s(b.secondUpSeconds)}`);
 lines.push(`  facts of ${b.factsHosts ?? 7} hosts in parallel: ${s(b.factsSeconds)}`);
 lines.push(`  drain of a worker: ours ${s(b.drainOursSeconds)} vs kubectl drain ${s(b.drainKubectlSeconds)} → ratio ${ratio(b.drainOursSeconds, b.drainKubectlSeconds)}`);

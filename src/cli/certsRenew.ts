@@ -61,7 +61,7 @@ export async function runCertsRenew(argv: string[], io: CliIo, stdin: NodeJS.Rea
   }
   // Per node: from its guard to its controllers back (what `renew per node` measures).
   const perNode: Record<string, { startedAt: number; seconds?: number }> = {};
-  const code = await runApproved({ inventory, inventoryPath, flags }, io, prep.plan, 'certs-renew', stdin, {
+  const code = await runApproved({ inventory, inventoryPath, flags, argv }, io, prep.plan, 'certs-renew', stdin, {
     pool,
     password: session.setPassword,
     onEvent: (e) => {

@@ -21,12 +21,13 @@ import type { SshPool } from '../adapters/ssh/pool';
 import { SshExecutor } from '../core/plan/sshExecutor';
 import { renderPlan, type Plan } from '../core/plan/types';
 import { planView } from '../core/plan/view';
-import { sh, sudo } from '../core/ssh/command';
+import { quote, sh, sudo } from '../core/ssh/command';
 import { formatRunLine, RunLogFile, RunOutput } from '../core/ssh/runLog';
 import { BRING_UP_PHASES, buildBringUpPlan, executePlan, openLedger, type BringUpPhase } from '../engine/bringUp';
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { hostsNeedingSudo, sudoUnlessRoot } from '../engine/become';
 import { joinPhases, joinProblem, narrowToJoin } from '../engine/join';
+import { adviceLines } from '../engine/advice';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
 import { ensureStateFolder, stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { parseFlags, UsageError, type FlagSpec } from './args';
@@ -40,6 +41,8 @@ export interface Loaded {
   inventory: Inventory;
   inventoryPath: string;
   flags: Record<string, string | boolean | string[] | undefined>;
+  /** The verb's arguments as given: the way to run it again. */
+  argv: string[];
 }
 
 async function load(argv: string[], extra: FlagSpec, io: CliIo, usage: string): Promise<Loaded | number> {
@@ -60,7 +63,7 @@ async function load(argv: string[], extra: FlagSpec, io: CliIo, usage: string): 
   }
   const inventory = await loadInventoryFile(inventoryPath, io);
   if (typeof inventory === 'number') return inventory;
-  return { inventory, inventoryPath: resolve(inventoryPath), flags: parsed.flags };
+  return { inventory, inventoryPath: resolve(inventoryPath), flags: parsed.flags, argv };
 }
 
 function pool(l: Loaded) {
@@ -205,6 +208,14 @@ export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableS
   return runApproved(l, io, plan, 'join', stdin);
 }
 
+/** The words that name a run's verb on the command line, where the run's name is not the verb itself. */
+const CLI_WORDS: Record<string, string> = { 'certs-renew': 'certs renew', 'backup-schedule': 'backup schedule', 'backup-schedule-remove': 'backup schedule' };
+
+/** An argument as the user would type it again: bare when nothing in it is special to the shell. */
+function shellWord(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : quote(arg);
+}
+
 /** What a verb whose plan has in-process gates (certs renew) shares with the run. */
 export interface ApprovedRunHooks {
   /** The pool the plan's actions already use (closed at the end of the run). */
@@ -246,7 +257,7 @@ export async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: str
   const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));
   output.addSink(log.sink);
   output.addSink((line) => io.stdout(formatRunLine(line) + '\n'));
-  if (resumed) output.message(`resuming run ${ledger.data.runId} (steps already done are skipped)`);
+  if (resumed) output.message(`resuming run ${ledger.data.runId} (steps already done are skipped); every step asks its host first whether its effect is there`);
   const abort = new AbortController();
   const onSignal = (): void => {
     output.message('cancelling: stopping the remote commands…', undefined, 'error');
@@ -257,7 +268,7 @@ export async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: str
   const started = Date.now();
   try {
     const executor = new SshExecutor(ssh, sudoUnlessRoot((h) => ssh.loginUser(h), password));
-    const result = await executePlan(plan, ledger, state, { executor, output, maxParallelHosts: Number(l.flags['max-parallel'] ?? 10), signal: abort.signal, ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}) });
+    const result = await executePlan(plan, ledger, state, { executor, output, maxParallelHosts: Number(l.flags['max-parallel'] ?? 10), signal: abort.signal, resumed, ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}) });
     const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
     if (result.ok) {
       output.message(`done in ${took}; run log ${log.path}`);
@@ -265,7 +276,9 @@ export async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: str
     }
     output.message(`${result.cancelled ? 'cancelled' : 'FAILED'} after ${took} at ${result.failed?.step.host}: ${result.failed?.step.title}`, undefined, 'error');
     if (result.failed) output.message(result.failed.error, result.failed.step.host, 'error');
-    output.message(`run \`kubeadm-workbench ${command} --inventory ${l.inventoryPath}\` again to resume at this step; run log ${log.path}`);
+    const again = `kubeadm-workbench ${[CLI_WORDS[command] ?? command, ...l.argv.filter((a) => a !== '--fresh').map(shellWord)].join(' ')}`;
+    if (result.advice) for (const line of adviceLines(result.advice, `run \`${again}\``, `run it with --fresh`)) output.message(line, undefined, result.advice.repeated ? 'error' : 'info');
+    output.message(`run log ${log.path}`);
     return EXIT_FAILED;
   } finally {
     process.off('SIGINT', onSignal);

@@ -69,7 +69,7 @@ export async function runRestoreVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   let started = 0;
   let rtoSeconds: number | undefined;
   let apiBack = 0;
-  const code = await runApproved({ inventory, inventoryPath, flags }, io, prep.plan, 'restore', stdin, {
+  const code = await runApproved({ inventory, inventoryPath, flags, argv }, io, prep.plan, 'restore', stdin, {
     pool,
     password: session.setPassword,
     onEvent: (e) => {

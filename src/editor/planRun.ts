@@ -13,6 +13,7 @@ import { SshExecutor } from '../core/plan/sshExecutor';
 import { renderPlan, type Plan } from '../core/plan/types';
 import { RunLogFile, RunOutput } from '../core/ssh/runLog';
 import { hostsNeedingSudo, sudoUnlessRoot } from '../engine/become';
+import { adviceLines } from '../engine/advice';
 import { executePlan, openLedger } from '../engine/bringUp';
 import type { CommandContext } from '../commands/context';
 import { RunTerminal } from './runTerminal';
@@ -30,24 +31,26 @@ export interface PlanRunRequest {
   planDocument: string;
 }
 
-/** Runs the plan after approval; true when it ran to the end. */
-export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest, onDone?: (took: string) => string): Promise<boolean> {
+const START_OVER = 'Start over';
+
+/** Runs the plan after approval; true when it ran to the end. `fresh`: the user chose "Start over" after a failure. */
+export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest, onDone?: (took: string) => string, fresh = false): Promise<boolean> {
   const { inv, plan } = req;
   await ctx.reports.show(req.planDocument, renderPlan(plan));
-  const state = { stateDir: stateFolderFor(req.inventoryUri.fsPath), command: req.command, resume: true };
+  const state = { stateDir: stateFolderFor(req.inventoryUri.fsPath), command: req.command, resume: !fresh };
   await ensureStateFolder(state.stateDir);
-  const resumable = await Ledger.findResumable(join(state.stateDir, 'runs'), req.command, plan.fingerprint);
+  const resumable = fresh ? undefined : await Ledger.findResumable(join(state.stateDir, 'runs'), req.command, plan.fingerprint);
   const steps = plan.phases.reduce((n, p) => n + p.steps.length, 0);
   const hosts = new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host))).size;
-  const run = resumable ? 'Resume' : 'Run';
+  const run = resumable ? 'Resume' : fresh ? START_OVER : 'Run';
   const answer = await vscode.window.showWarningMessage(
     `${run} ${steps} steps on ${hosts} hosts of ${inv.cluster.name}?`,
     {
       modal: true,
-      detail: `${req.title}. ${resumable ? `An unfinished run of this plan (${resumable.data.runId}) will continue at its failed step. The plan is open beside this dialog.` : 'The plan with every command is open beside this dialog. Steps whose effect is already there are skipped.'}`,
+      detail: `${req.title}. ${resumable ? `An unfinished run of this plan (${resumable.data.runId}) will continue at its failed step; every step asks its host first whether its effect is there, and a host rebuilt since is started over. The plan is open beside this dialog.` : 'The plan with every command is open beside this dialog. Steps whose effect is already there on the host are skipped.'}`,
     },
     run,
-    ...(resumable ? ['Start over'] : []),
+    ...(resumable ? [START_OVER] : []),
   );
   if (!answer) return false;
   state.resume = answer === 'Resume';
@@ -58,7 +61,7 @@ export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest
     await pool.close();
     return false;
   }
-  const { ledger } = await openLedger(plan, state);
+  const { ledger, resumed } = await openLedger(plan, state);
   const output = new RunOutput(sudo.password ? [sudo.password] : []);
   const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));
   output.addSink(log.sink);
@@ -66,6 +69,7 @@ export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest
   const terminal = new RunTerminal(`Kubeadm: ${req.title}`, output, () => abort.abort());
   terminal.show(true);
   const started = Date.now();
+  let next: string | undefined;
   try {
     const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: req.title, cancellable: true }, async (progress, token) => {
       token.onCancellationRequested(() => abort.abort());
@@ -75,6 +79,7 @@ export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest
         output,
         maxParallelHosts: vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('maxParallelHosts') ?? 10,
         signal: abort.signal,
+        resumed,
         onEvent: (e) => {
           if (e.type === 'step-start') progress.report({ message: `${e.step.host}: ${e.step.title}` });
           if (e.type === 'step-end') progress.report({ increment: 100 / steps, message: `${++finished}/${steps} steps` });
@@ -90,16 +95,23 @@ export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest
     }
     const where = result.failed ? `${result.failed.step.host}: ${result.failed.step.title}` : 'unknown step';
     output.message(`${result.cancelled ? 'cancelled' : 'FAILED'} at ${where}`, undefined, 'error');
-    terminal.finish(`${result.cancelled ? 'cancelled' : 'failed'} at ${where}; run the command again to resume`, false);
+    const advice = result.advice ? adviceLines(result.advice, 'choose "Resume" (or run the command again)', 'choose "Start over"') : [];
+    for (const line of advice) output.message(line);
+    terminal.finish(`${result.cancelled ? 'cancelled' : 'failed'} at ${where}; run the command again to resume${result.advice?.repeated ? ' — it failed the same way last time: choose "Start over"' : ', or choose "Start over"'}`, false);
     const openLog = 'Open Run Log';
+    const resume = 'Resume';
     const choice = await vscode.window.showErrorMessage(
-      result.cancelled ? `${req.title} cancelled at ${where}. Run it again to resume.` : `${req.title} failed at ${where}: ${result.failed?.error ?? ''}. Run it again to resume at this step.`,
+      result.cancelled ? `${req.title} cancelled at ${where}.` : `${req.title} failed at ${where}: ${result.failed?.error ?? ''}. ${advice.join(' ')}`,
+      ...(result.advice?.repeated ? [] : [resume]),
+      START_OVER,
       openLog,
     );
     if (choice === openLog) await vscode.window.showTextDocument(vscode.Uri.file(log.path));
-    return false;
+    if (choice === resume || choice === START_OVER) next = choice;
   } finally {
     await pool.close();
     await log.close();
   }
+  // Asked again (the plan and the approval), with the run this one left or without it.
+  return next ? approveAndRunPlan(ctx, req, onDone, next === START_OVER) : false;
 }

@@ -14,6 +14,9 @@ import { runPlan, type RunEvent, type RunResult, type StepExecutor } from '../co
 import type { PhaseId, PhasePlan, Plan } from '../core/plan/types';
 import type { RunOutput } from '../core/ssh/runLog';
 import { assertValidInventory } from '../core/inventory/validate';
+import { describeChange, type HostChange } from '../core/plan/hostIdentity';
+import { failureAdvice, type FailureAdvice } from './advice';
+import { checkHosts } from './hostCheck';
 
 export const BRING_UP_PHASES = ['prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers', 'verify'] as const satisfies readonly PhaseId[];
 export type BringUpPhase = (typeof BRING_UP_PHASES)[number];
@@ -57,11 +60,31 @@ export interface ExecuteOptions {
   maxParallelHosts: number;
   signal?: AbortSignal;
   onEvent?: (event: RunEvent) => void;
+  /** The run continues a ledger of an earlier one. */
+  resumed?: boolean;
 }
 
-/** Runs the plan and narrates it through the run output (what the terminal and the log show). */
-export async function executePlan(plan: Plan, ledger: Ledger, state: RunState, options: ExecuteOptions): Promise<RunResult> {
+export interface ExecuteResult extends RunResult {
+  /** Hosts that were rebuilt or restarted since the run started. */
+  changes: HostChange[];
+  /** For a failed run: where, the likely cause, whether it failed the same way last time. */
+  advice?: FailureAdvice;
+}
+
+/** The host that holds the cluster: where init runs, or where a join's credentials come from. */
+function clusterHost(plan: Plan): string | undefined {
+  return plan.phases.flatMap((p) => p.steps).find((s) => s.id.endsWith('/kubeadm-init') || s.id.endsWith('/ca-hash'))?.host;
+}
+
+/**
+ * Runs the plan and narrates it through the run output (what the terminal and the log show). First every
+ * host is asked who it is: one rebuilt since the run started is named and started over.
+ */
+export async function executePlan(plan: Plan, ledger: Ledger, state: RunState, options: ExecuteOptions): Promise<ExecuteResult> {
   const { output } = options;
+  const previousErrors = new Map(Object.entries(ledger.data.steps).flatMap(([id, e]) => (e.state === 'failed' && e.error ? [[id, e.error] as const] : [])));
+  const changes = await checkHosts(plan, ledger, options.executor, options.signal);
+  for (const c of changes) output.message(describeChange(c));
   const streams = new Map<string, ReturnType<RunOutput['forCommand']>>();
   const result = await runPlan(plan, {
     executor: options.executor,
@@ -90,5 +113,12 @@ export async function executePlan(plan: Plan, ledger: Ledger, state: RunState, o
       }
     },
   });
-  return result;
+  if (result.ok || !result.failed) return { ...result, changes };
+  const first = clusterHost(plan);
+  const previousError = previousErrors.get(result.failed.step.id);
+  const advice = failureAdvice({
+    step: result.failed.step, error: result.failed.error, cancelled: result.cancelled, resumed: Boolean(options.resumed), changes,
+    ...(previousError ? { previousError } : {}), ...(first ? { firstControlPlane: first } : {}),
+  });
+  return { ...result, changes, advice };
 }

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# The lab tier (`npm run test:lab`, root): the engine's bring-up from bare nodes, the lab's acceptance suite (the
-# reference cluster and its failovers), the bring-up from VS Code's palette, then the live views, join, drain and drill
-# on the cluster it built. The lab is taken down at the end whatever happened; the exit code is non-zero when any part
-# failed.
+# The lab tier (`npm run test:lab`, root): the engine's bring-up from bare nodes and its resume on rebuilt nodes, the
+# lab's acceptance suite (the reference cluster and its failovers), the bring-up from VS Code's palette, then the live
+# views, join, drain and drill on the cluster it built. The lab is taken down at the end whatever happened; the exit
+# code is non-zero when any part failed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 trap 'bash lab/lab.sh down >/dev/null 2>&1' EXIT
 rc=0
 rm -f test-results/lab/bench.json   # each test records its numbers; printed with their ratios at the end
-node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/bringup.test.ts || rc=1
+# bringup.test.ts leaves the lab up with an unfinished run (the one a changed host key stopped): resume.test.ts resets
+# the nodes to bare Debian and resumes that run without --fresh, which must notice the rebuilt hosts and converge.
+KW_LAB_KEEP=1 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/bringup.test.ts || rc=1
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/resume.test.ts || rc=1
 KW_LAB_KEEP=1 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/lab.test.ts || rc=1
 node scripts/build.mjs >/dev/null || rc=1
 # Bring-up from the command palette in real VS Code on the nodes reset to bare Debian: the cluster it leaves (its admin

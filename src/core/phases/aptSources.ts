@@ -15,9 +15,11 @@ function file(path: string, content: string): UploadFile {
  * dearmors it into the keyring that the source line names. The line is parsed and written back from
  * its parts, and its keyring must be a file in apt's keyring folders (the key is written there as root).
  */
-export function aptSourceSteps(sources: PhaseSources): { files: UploadFile[]; keys: RemoteCommand[] } {
+export function aptSourceSteps(sources: PhaseSources): { files: UploadFile[]; keys: RemoteCommand[]; keyrings: string[] } {
   const files: UploadFile[] = [];
   const keys: RemoteCommand[] = [];
+  /** Where the keys are stored: the step's check asks for them. */
+  const keyrings: string[] = [];
   const add = (line: string | undefined, keyUrl: string | undefined, list: string, keyring: string): void => {
     if (!line) return;
     const parsed = parseAptLine(line);
@@ -28,10 +30,11 @@ export function aptSourceSteps(sources: PhaseSources): { files: UploadFile[]; ke
       const bad = keyringProblem(target) ?? downloadUrl(keyUrl);
       if (bad) throw new Error(`apt key for ${list}: ${bad}`);
       keys.push(sh`mkdir -p ${dirname(target)} && curl -fsSL ${keyUrl} | gpg --dearmor --yes -o ${target}`);
+      keyrings.push(target);
     }
   };
   add(sources.kubernetesApt, sources.kubernetesAptKey, 'kubernetes.list', '/etc/apt/keyrings/kubernetes-apt-keyring.gpg');
   add(sources.debianApt, sources.debianAptKey, 'debian-local.list', '/etc/apt/keyrings/debian-local.gpg');
-  return { files, keys };
+  return { files, keys, keyrings };
 }
 

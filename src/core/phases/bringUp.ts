@@ -1,30 +1,31 @@
 /**
  * The seed's bring-up procedure as plans: prepare hosts → load balancer → init the first
  * control-plane node → join the other control-plane nodes one at a time → join workers in
- * parallel. Every step has a check that makes it a no-op when its effect is already there, so a
- * plan can be re-run or resumed at any point.
+ * parallel. Every step has a check that asks the host whether its effect is there (and is then a
+ * no-op), or says why it runs every time (`rerun`), so a plan can be re-run or resumed at any point
+ * without trusting what an earlier run remembers.
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../inventory/types';
 import { and, raw, secret, sh, type RemoteCommand } from '../ssh/command';
+import { INSTALL_MARKER, WRITE_INSTALL_MARKER } from '../plan/hostIdentity';
 import type { PhasePlan, Step, UploadFile } from '../plan/types';
 import { aptSourceSteps } from './aptSources';
+import { all, packagesInstalled, sameContent, serviceConfigured, sourcesOffer, sysctlApplied, type OfferedPackage } from './checks';
 import type { PhaseConfigs, PhaseSources } from './configs';
+import {
+  ADMIN, forgetInterruptedJoin, initFinished, isControlPlaneNode, KUBECTL, resetInterruptedControlPlaneJoin, resetInterruptedInit, resetInterruptedWorkerJoin, waitForKubeadmToExit,
+} from './interrupted';
 
-const ADMIN = '/etc/kubernetes/admin.conf';
-const KUBECTL = sh`kubectl --kubeconfig ${ADMIN}`;
+export { sameContent } from './checks';
+
+/** Why the steps that only wait for a state (they change nothing) have no separate check. */
+const GATE = 'a gate: it only asks the host or the API for a state and changes nothing, so it is its own check';
 // Our config files may be written before their package is installed: keep them (force-confold).
 const APT = raw('DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confold -y -q');
 
 function file(path: string, content: string, mode = 0o644, secretContent = false): UploadFile {
   return { path, content, mode, ...(secretContent ? { secret: true } : {}) };
-}
-
-/** Exits 0 when the file on the host has exactly this content (compared by SHA-256, computed here). */
-export function sameContent(path: string, content: string): RemoteCommand {
-  // Written as sha256:<hex> so that logs and the secret scanners read it as the public hash it is.
-  const digest = `sha256:${createHash('sha256').update(content).digest('hex')}`;
-  return sh`test "sha256:$(sha256sum < ${path} 2>/dev/null | cut -c1-64)" = ${digest}`;
 }
 
 function step(phase: Step['phase'], host: HostSpec, key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): Step {
@@ -48,10 +49,42 @@ export function firstControlPlane(inv: Inventory): HostSpec {
 
 // ---------------------------------------------------------------- prepare
 
+/**
+ * Source lists and their keys (aptSources.ts). Done when the lists have our content, the keyrings are
+ * there and apt's lists offer what the host installs next from them (`debianPackages` from the Debian
+ * source; the pinned Kubernetes packages from the Kubernetes one) — files alone are not enough: a host
+ * whose lists were never updated cannot install anything from them.
+ */
+function aptSourcesStep(inv: Inventory, sources: PhaseSources, debianPackages: string[]): Omit<Step, 'id' | 'phase' | 'host'> | undefined {
+  const { files, keys, keyrings } = aptSourceSteps(sources);
+  if (!files.length) return undefined;
+  const offered: OfferedPackage[] = [
+    ...(sources.kubernetesApt ? ['kubeadm', 'kubelet', 'kubectl'].map((name) => ({ name, version: inv.cluster.kubernetesVersion })) : []),
+    ...(sources.debianApt ? debianPackages.map((name) => ({ name })) : []),
+  ];
+  return {
+    title: 'Package sources',
+    check: all(...files.map((f) => sameContent(f.path, f.content)), ...keyrings.map((k) => sh`test -s ${k}`), sourcesOffer(offered)),
+    files,
+    run: and(...keys, sh`${APT} update`),
+  };
+}
+
+/** The prepare phase's first step on every host: the marker a resumed run looks for to tell a rebuilt host. */
+function installMarkerStep(): Omit<Step, 'id' | 'phase' | 'host'> {
+  return {
+    title: 'Install marker (tells a later run that this host is the one it prepared)',
+    why: 'A host re-imaged with the same name, address and even host keys has no marker: a resumed run then starts it over.',
+    check: sh`test -s ${INSTALL_MARKER}`,
+    run: WRITE_INSTALL_MARKER,
+  };
+}
+
 export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseSources): PhasePlan {
   const steps: Step[] = [];
   for (const host of nodesOf(inv)) {
     const s = (key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): number => steps.push(step('prepare', host, key, rest));
+    s('install-marker', installMarkerStep());
     s('swap', {
       title: 'Turn swap off now and at boot',
       why: 'kubelet refuses to run with swap on by default, and swapping breaks memory guarantees.',
@@ -63,6 +96,7 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
       title: 'Load overlay and br_netfilter now and at boot',
       why: 'containerd needs overlayfs; br_netfilter makes bridged pod traffic visible to iptables.',
       files: [file('/etc/modules-load.d/k8s.conf', configs.modules)],
+      check: and(sameContent('/etc/modules-load.d/k8s.conf', configs.modules), sh`grep -qw overlay /proc/filesystems && test -d /proc/sys/net/bridge`),
       // A module built into the kernel cannot be modprobed; its presence is what counts.
       run: sh`(modprobe overlay || grep -qw overlay /proc/filesystems) && (modprobe br_netfilter || test -d /proc/sys/net/bridge)`,
       verify: sh`grep -qw overlay /proc/filesystems && test -d /proc/sys/net/bridge`,
@@ -71,17 +105,20 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
       title: 'Bridge netfilter and IP forwarding',
       why: 'Pods on the bridge must pass through iptables and the node must route between pods and Services.',
       files: [file('/etc/sysctl.d/99-kubernetes-cri.conf', configs.nodeSysctl)],
+      check: all(sameContent('/etc/sysctl.d/99-kubernetes-cri.conf', configs.nodeSysctl), sysctlApplied(configs.nodeSysctl)),
       // Only our file: another file's key the host refuses (containers) must not fail this step.
       run: sh`sysctl -q -p /etc/sysctl.d/99-kubernetes-cri.conf`,
       verify: sh`test "$(sysctl -n net.ipv4.ip_forward)" = 1 && test "$(sysctl -n net.bridge.bridge-nf-call-iptables)" = 1`,
     });
-    const sourceSteps = aptSourceSteps(sources);
-    if (sourceSteps.files.length) s('apt-sources', { title: 'Package sources', files: sourceSteps.files, run: and(...sourceSteps.keys, sh`${APT} update`) });
+    const sourcesStep = aptSourcesStep(inv, sources, ['containerd', 'runc']);
+    if (sourcesStep) s('apt-sources', sourcesStep);
+    const containerdFiles = [file('/etc/containerd/config.toml', configs.containerdConfig), ...Object.entries(configs.containerdHosts).map(([p, c]) => file(p, c))];
     s('containerd', {
       title: 'containerd with SystemdCgroup and the right sandbox image',
       why: 'kubelet uses the systemd cgroup driver; containerd must too, or the node is unstable under memory pressure.',
-      check: and(sh`systemctl is-active -q containerd`, sameContent('/etc/containerd/config.toml', configs.containerdConfig)),
-      files: [file('/etc/containerd/config.toml', configs.containerdConfig), ...Object.entries(configs.containerdHosts).map(([p, c]) => file(p, c))],
+      // Installed, our files, and running with them (started after they were written); hosts.toml is read per pull.
+      check: all(packagesInstalled(['containerd']), ...containerdFiles.map((f) => sameContent(f.path, f.content)), serviceConfigured('containerd', ['/etc/containerd/config.toml'])),
+      files: containerdFiles,
       // Recommends (criu, python3) are not what a node needs: leaving them out saves ~36 MB and time per node.
       run: and(sh`dpkg -s containerd >/dev/null 2>&1 || ${APT} install --no-install-recommends containerd runc`, sh`systemctl enable -q containerd && systemctl restart containerd`),
       verify: sh`systemctl is-active -q containerd && test -S /run/containerd/containerd.sock`,
@@ -90,7 +127,11 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
     s('kube-packages', {
       title: `kubeadm, kubelet and kubectl ${inv.cluster.kubernetesVersion}, held`,
       why: 'All nodes run the same pinned version; a held package is never upgraded by a routine apt upgrade.',
-      check: sh`test "$(dpkg-query -W -f='${raw('${Version}')}' kubeadm 2>/dev/null | cut -d- -f1)" = ${inv.cluster.kubernetesVersion} && apt-mark showhold | grep -qx kubeadm`,
+      check: all(
+        ...['kubeadm', 'kubelet', 'kubectl'].map((p) => sh`test "$(dpkg-query -W -f='${raw('${Status} ${Version}')}' ${p} 2>/dev/null | cut -d- -f1)" = ${`install ok installed ${inv.cluster.kubernetesVersion}`}`),
+        sh`test "$(apt-mark showhold kubelet kubeadm kubectl | sort | tr '\n' ' ')" = ${'kubeadm kubectl kubelet '}`,
+        sh`systemctl is-enabled -q kubelet`,
+      ),
       run: and(
         sh`${APT} install --no-install-recommends --allow-downgrades --allow-change-held-packages ${pinned(inv, 'kubelet')} ${pinned(inv, 'kubeadm')} ${pinned(inv, 'kubectl')}`,
         sh`apt-mark hold kubelet kubeadm kubectl >/dev/null`,
@@ -112,33 +153,37 @@ export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs, sources
   for (const host of balancers) {
     const keepalived = configs.keepalivedConfig[host.name];
     if (!keepalived) throw new Error(`no keepalived.conf was generated for ${host.name}`);
-    const sourceSteps = aptSourceSteps(sources);
-    if (sourceSteps.files.length) {
-      steps.push(step('loadbalancer', host, 'apt-sources', { title: 'Package sources', files: sourceSteps.files, run: and(...sourceSteps.keys, sh`${APT} update`) }));
-    }
+    const listens = sh`ss -Hltn | grep -q ${`${endpoint.host}:${endpoint.port}`}`;
+    // Balancers are not prepared by the prepare phase: they get their install marker here.
+    steps.push(step('loadbalancer', host, 'install-marker', installMarkerStep()));
+    const sourcesStep = aptSourcesStep(inv, sources, ['haproxy', 'keepalived', 'psmisc']);
+    if (sourcesStep) steps.push(step('loadbalancer', host, 'apt-sources', sourcesStep));
     steps.push(
       step('loadbalancer', host, 'packages', {
         title: 'HAProxy, Keepalived and killall',
-        check: sh`dpkg -s haproxy keepalived psmisc >/dev/null 2>&1`,
+        check: packagesInstalled(['haproxy', 'keepalived', 'psmisc']),
         run: sh`${APT} install --no-install-recommends haproxy keepalived psmisc`,
       }),
       step('loadbalancer', host, 'nonlocal-bind', {
         title: 'Allow binding the VIP before it is up (ip_nonlocal_bind)',
         why: 'HAProxy may start before Keepalived brings the VIP up; without non-local bind it crash-loops at boot.',
         files: [file('/etc/sysctl.d/99-haproxy-vip.conf', configs.balancerSysctl)],
+        check: all(sameContent('/etc/sysctl.d/99-haproxy-vip.conf', configs.balancerSysctl), sysctlApplied(configs.balancerSysctl)),
         run: sh`sysctl -q -p /etc/sysctl.d/99-haproxy-vip.conf`,
         verify: sh`test "$(sysctl -n net.ipv4.ip_nonlocal_bind)" = 1`,
       }),
       step('loadbalancer', host, 'haproxy', {
         title: `HAProxy in TCP mode on ${endpoint.host}:${endpoint.port}`,
+        check: all(sameContent('/etc/haproxy/haproxy.cfg', configs.haproxyConfig), serviceConfigured('haproxy', ['/etc/haproxy/haproxy.cfg']), listens),
         files: [file('/etc/haproxy/haproxy.cfg.kubeadm-workbench', configs.haproxyConfig)],
         // Validate with the real parser before replacing the running config.
         run: sh`haproxy -c -q -f /etc/haproxy/haproxy.cfg.kubeadm-workbench && mv /etc/haproxy/haproxy.cfg.kubeadm-workbench /etc/haproxy/haproxy.cfg && systemctl enable -q haproxy && systemctl restart haproxy`,
-        verify: sh`systemctl is-active -q haproxy && ss -Hltn | grep -q ${`${endpoint.host}:${endpoint.port}`}`,
+        verify: and(sh`systemctl is-active -q haproxy`, listens),
         verifyTimeoutMs: 15_000,
       }),
       step('loadbalancer', host, 'keepalived', {
         title: `Keepalived ${host.vrrp?.state ?? ''} holding ${endpoint.host}`.trim(),
+        check: all(sameContent('/etc/keepalived/keepalived.conf', keepalived), serviceConfigured('keepalived', ['/etc/keepalived/keepalived.conf'])),
         // It holds the cluster's VRRP password: shown as secret content, like every secret file.
         files: [file('/etc/keepalived/keepalived.conf.kubeadm-workbench', keepalived, 0o640, true)],
         // Validate with the real parser before replacing the running config, as for HAProxy.
@@ -153,6 +198,7 @@ export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs, sources
     steps.push(step('loadbalancer', master, 'vip', {
       title: `VIP ${endpoint.host} is up on the MASTER and ${endpoint.port} listens`,
       why: 'The seed checks `ip a` for the VIP as a secondary address and `ss -tlnp` for HAProxy on it.',
+      rerun: GATE,
       verify: sh`ip -o -4 addr show | grep -q ${` ${endpoint.host}/`} && ss -Hltn | grep -q ${`${endpoint.host}:${endpoint.port}`}`,
       verifyTimeoutMs: 30_000,
     }));
@@ -196,6 +242,7 @@ export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseS
     }),
     step('init', first, 'admin-kubeconfig', {
       title: 'Fetch admin.conf into your kubeconfig (0600, new context)',
+      rerun: 'admin.conf is a secret the ledger never keeps, and the cluster (its CA, its keys) may be a new one: it is read again and merged into your kubeconfig',
       run: sh`cat ${ADMIN}`,
       capture: (out) => ({ adminConf: out }),
       secretCaptures: ['adminConf'],
@@ -205,12 +252,17 @@ export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseS
       title: `Apply the ${inv.cluster.cni} network`,
       why: 'Nodes stay NotReady and CoreDNS Pending until a CNI plugin routes the pod network.',
       ...(sources.cniManifestUrl ? {} : { files: [file('/root/cni.yaml', sources.cniManifest)] }),
+      // `kubectl diff` asks the API (a server-side dry run): exit 0 when every object is there as the manifest says.
+      check: sources.cniManifestUrl
+        ? sh`${KUBECTL} diff -f ${sources.cniManifestUrl} >/dev/null 2>&1`
+        : all(sameContent('/root/cni.yaml', sources.cniManifest), sh`${KUBECTL} diff -f /root/cni.yaml >/dev/null 2>&1`),
       run: sh`${KUBECTL} apply -f ${sources.cniManifestUrl ?? '/root/cni.yaml'}`,
     }),
     // Joins need the API, not a Ready first node: Ready and CoreDNS are checked once, at the end
     // (the cluster checks), while the other nodes join — as the seed's procedure does.
     step('init', first, 'api-ready', {
       title: 'The API server answers /readyz',
+      rerun: GATE,
       verify: sh`${KUBECTL} get --raw=/readyz --request-timeout=10s`,
       verifyTimeoutMs: 2 * 60_000,
     }),
@@ -233,12 +285,14 @@ function tokenStep(inv: Inventory, phase: Step['phase'], withCertificateKey: boo
     step(phase, first, 'ca-hash', {
       title: 'Compute the CA hash from the CA certificate (here, not on the host)',
       shared: true,
+      rerun: 'it only reads the CA certificate, which a rebuilt first control-plane node has anew: the hash the joins pin must be the current one',
       run: sh`cat /etc/kubernetes/pki/ca.crt`,
       capture: (out) => ({ caHash: caCertHash(out) }),
     }),
     step(phase, first, 'token', {
       title: 'A fresh bootstrap token valid for 30 minutes',
       shared: true,
+      rerun: 'the token is a secret the ledger never keeps, and it expires: each run makes its own',
       why: 'A short-lived token limits what a leaked join command can do.',
       // Then wait (30 s at most) until the controller-manager has signed cluster-info with it: kubeadm's
       // discovery would otherwise find no signature right after init and retry only every 5 s.
@@ -251,6 +305,7 @@ function tokenStep(inv: Inventory, phase: Step['phase'], withCertificateKey: boo
     steps.push(step(phase, first, 'certificate-key', {
       title: 'Re-upload the control-plane certificates with a fresh key (valid 2 hours)',
       shared: true,
+      rerun: 'the certificate key is a secret the ledger never keeps, and the uploaded certificates expire after two hours (skipped when this run\'s init uploaded them less than an hour ago)',
       why: 'The kubeadm-certs Secret expires after two hours; a fresh upload guarantees the join finds it.',
       run: sh`kubeadm init phase upload-certs --upload-certs`,
       // init uploaded them minutes ago in this run: its key is good for two hours (an hour is kept as margin).
@@ -269,98 +324,6 @@ function joinCommand(inv: Inventory, host: HostSpec, controlPlane: boolean, igno
     const ig = ignore?.length ? sh` --ignore-preflight-errors=${ignore.join(',')}` : sh``;
     return sh`${common}${cp}${ig}`;
   };
-}
-
-/**
- * `retry CMD...`: up to 10 tries, 3 s apart. After an interrupted join the VIP may still send a request to
- * the half-joined node's API server (until HAProxy's health check drops it), which then fails.
- */
-const RETRY = raw('retry() { n=1; until "$@"; do [ $n -ge 10 ] && return 1; n=$((n+1)); sleep 3; done; };');
-
-/**
- * kubeadm reset empties /var/lib/etcd before it stops the kubelet and removes the containers, so the etcd
- * of an interrupted join or init can write into it again meanwhile (seen on the lab: the next join's
- * preflight found /var/lib/etcd not empty). Once reset has removed the containers, nothing writes there.
- */
-const RESET = raw('kubeadm reset -f && { test ! -d /var/lib/etcd || find /var/lib/etcd -mindepth 1 -delete; }');
-
-/** Files an earlier (interrupted) join or init leaves, any of which makes kubeadm's preflight refuse. */
-function leftovers(): RemoteCommand {
-  return sh`{ test -e /etc/kubernetes/kubelet.conf || test -e /etc/kubernetes/bootstrap-kubelet.conf || test -e /etc/kubernetes/pki/ca.crt || test -n "$(ls -A /etc/kubernetes/manifests 2>/dev/null)"; }`;
-}
-
-/** Exits 0 when the API lists `host` with the control-plane label (kubeadm sets it after etcd has joined). */
-function isControlPlaneNode(host: HostSpec): RemoteCommand {
-  return sh`${KUBECTL} get nodes -l node-role.kubernetes.io/control-plane -o name --request-timeout=15s | grep -qx ${'node/' + host.name}`;
-}
-
-/**
- * Waits (5 min at most) until no kubeadm runs on the host: one left by a killed run ends on its own
- * (it finishes, or dies writing to the closed connection) and its result is what the check sees next.
- */
-function waitForKubeadmToExit(host: HostSpec): RemoteCommand {
-  return sh`i=0; while pgrep -x kubeadm >/dev/null; do if [ $i -ge 300 ]; then echo ${`${host.name}: a kubeadm is still running after 5 minutes:`} $(pgrep -ax kubeadm) >&2; exit 1; fi; sleep 1; i=$((i+1)); done`;
-}
-
-/** Exits 0 when init ran to its end: admin.conf and the add-ons, its last phase, through the API. */
-function initFinished(): RemoteCommand {
-  return sh`test -f ${ADMIN} && ${KUBECTL} -n kube-system get deployment coredns -o name --request-timeout=15s >/dev/null 2>&1`;
-}
-
-/**
- * Before init: what an init killed midway left (certificates, manifests, a half-set-up API) is reset so
- * init can run again — but never a cluster that works: once etcd holds data, not when the API cannot be
- * asked (it may only be restarting), not when init in fact finished, and not when any other node has joined.
- */
-function resetInterruptedInit(first: HostSpec): RemoteCommand {
-  const unknown = `${first.name}: an earlier init left admin.conf here, and the API does not answer; not resetting a cluster that may be working`;
-  const joined = `${first.name}: other nodes have joined this cluster; an interrupted init cannot be redone by resetting it`;
-  // Without etcd data on this stacked-etcd node there is no cluster to lose (init was killed before etcd
-  // ever ran): reset. With it, the API must say that init did not finish and that nobody else has joined.
-  const decide = sh`if test -f ${ADMIN} && test -d /var/lib/etcd/member; then ${RETRY} retry ${KUBECTL} get --raw=/readyz --request-timeout=10s >/dev/null || { echo ${unknown} >&2; exit 1; }; if ${initFinished()}; then echo ${`${first.name} is initialised already`}; exit 0; fi; others=$(${KUBECTL} get nodes -o name --request-timeout=15s | grep -vx ${'node/' + first.name}); if test -n "$others"; then echo ${joined} >&2; exit 1; fi; fi`;
-  return sh`{ ! { test -e ${ADMIN} || ${leftovers()}; } || { ${decide} && ${RESET}; }; }`;
-}
-
-/**
- * Before a control-plane join: what an interrupted join left on the host is reset. Its etcd member and
- * Node were removed by the step before (forgetInterruptedJoin): kubeadm reset wipes etcd's data, and a
- * member still in the cluster without its data can cost the quorum. Only when the API says the host is
- * not a control-plane node: when the API cannot be asked, a working node is never reset on a guess.
- */
-function resetInterruptedControlPlaneJoin(host: HostSpec): RemoteCommand {
-  const unknown = `${host.name}: an earlier join left files here, and the API cannot tell whether ${host.name} finished joining; not resetting it`;
-  const cleanup = and(
-    sh`if test -f ${ADMIN}; then ${RETRY} nodes=$(retry ${KUBECTL} get nodes -l node-role.kubernetes.io/control-plane -o name --request-timeout=15s) || { echo ${unknown} >&2; exit 1; }; if echo "$nodes" | grep -qx ${'node/' + host.name}; then echo ${`${host.name} is already a control-plane node`}; exit 0; fi; fi`,
-    sh`${RESET}`,
-  );
-  return sh`{ ! ${leftovers()} || { ${cleanup}; }; }`;
-}
-
-/**
- * What an interrupted join of `host` left in the cluster, removed from the first control-plane node
- * while etcd still has its quorum: the host's etcd member (unstarted, a learner, or a voter that the
- * killed run's kubeadm went on to promote) and its Node (kubeadm join refuses a name whose Node is
- * Ready). Never for a host the API lists as a control-plane node (kubeadm labels it once its etcd member
- * has joined): a member of a finished join whose host is down is for a human to decide.
- */
-function forgetInterruptedJoin(host: HostSpec, etcdctl: (cmd: string) => RemoteCommand): { check: RemoteCommand; run: RemoteCommand } {
-  const node = 'node/' + host.name;
-  const peer = `https://${host.address}:2380`;
-  const controlPlanes = sh`${KUBECTL} get nodes -l node-role.kubernetes.io/control-plane -o name --request-timeout=15s`;
-  return {
-    // Skipped when the host is a control-plane node, or nothing of it is in etcd or among the Nodes.
-    check: sh`cps=$(${controlPlanes}) && all=$(${KUBECTL} get nodes -o name --request-timeout=15s) && members=$(${etcdctl('member list')}) && { echo "$cps" | grep -qx ${node} || { ! echo "$members" | grep -qF ${peer} && ! echo "$all" | grep -qx ${node}; }; }`,
-    run: sh`${RETRY} cps=$(retry ${controlPlanes}) || { echo ${`cannot ask the API whether ${host.name} is a control-plane node; nothing removed`} >&2; exit 1; }; if echo "$cps" | grep -qx ${node}; then echo ${`${host.name} is a control-plane node: nothing to remove`}; exit 0; fi; members=$(retry ${etcdctl('member list')}) || exit 1; for id in $(echo "$members" | grep -F ${peer} | cut -d, -f1); do retry ${etcdctl('member remove')} "$id" || exit 1; done; retry ${KUBECTL} delete ${node} --ignore-not-found --request-timeout=15s`,
-  };
-}
-
-/**
- * Before a worker join: a kubeadm of a killed run is waited for (when it finished, kubelet.conf is
- * there and nothing is left to do), then what it left is reset. kubelet.conf is a worker's last file, and
- * the check already found it missing, so no joined worker is reset here.
- */
-function resetInterruptedWorkerJoin(host: HostSpec): RemoteCommand {
-  return sh`${waitForKubeadmToExit(host)}; if test -f /etc/kubernetes/kubelet.conf; then echo ${`${host.name} has joined (an earlier kubeadm finished)`}; exit 0; fi; { ! ${leftovers()} || kubeadm reset -f; }`;
 }
 
 export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): PhasePlan {
@@ -396,6 +359,7 @@ export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): Ph
         title: `etcd member ${host.name} joined and every member is healthy`,
         about: host.name,
         why: 'Join the next node only when etcd is healthy again: two unhealthy members of three is a lost quorum.',
+        rerun: GATE,
         // A learner that was never promoted is listed as started too: only a voting member (isLearner false) counts.
         verify: and(sh`${etcdctl('member list')} | grep -F ${`, started, ${host.name}, `} | grep -q ', false$'`, etcdctl('endpoint health --cluster')),
         verifyTimeoutMs: 3 * 60_000,
@@ -409,6 +373,7 @@ export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): Ph
       step('join-control-plane', first, `ready-${host.name}`, {
         title: `${host.name} is Ready`,
         about: host.name,
+        rerun: GATE,
         verify: sh`${KUBECTL} wait --for=condition=Ready ${'node/' + host.name} --timeout=10s`,
         verifyTimeoutMs: 5 * 60_000,
       }),
@@ -427,7 +392,8 @@ export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhaseP
   const joins = workers.map((host) =>
     step('join-workers', host, 'join', {
       title: `kubeadm join (${host.name})`,
-      check: sh`test -f /etc/kubernetes/kubelet.conf`,
+      // The API knows the node, asked with the node's own credentials (a kubelet.conf of a cluster since rebuilt fails here).
+      check: sh`test -f /etc/kubernetes/kubelet.conf && kubectl --kubeconfig /etc/kubernetes/kubelet.conf get ${'node/' + host.name} -o name --request-timeout=15s >/dev/null 2>&1`,
       // kubelet.conf is a worker's last file: without it, what an interrupted join left is reset first.
       run: (values) => sh`${resetInterruptedWorkerJoin(host)} && ${joinCommand(inv, host, false, sources.ignorePreflightErrors)(values)}`,
       planDisplay: `${resetInterruptedWorkerJoin(host).display} && kubeadm join ${inv.cluster.controlPlaneEndpoint} --token *** --discovery-token-ca-cert-hash sha256:<from the CA> --node-name ${host.name}`,
@@ -438,6 +404,7 @@ export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhaseP
     step('join-workers', first, `ready-${host.name}`, {
       title: `${host.name} is Ready`,
       about: host.name,
+      rerun: GATE,
       verify: sh`${KUBECTL} wait --for=condition=Ready ${'node/' + host.name} --timeout=10s`,
       verifyTimeoutMs: 5 * 60_000,
     }),
@@ -472,6 +439,7 @@ export function clusterChecksPhase(inv: Inventory): PhasePlan {
       step('verify', first, 'ready', {
         title: `Every node Ready (${nodes.length}) and CoreDNS running`,
         why: 'Nodes stay NotReady and CoreDNS Pending until the CNI routes the pod network on every node.',
+        rerun: GATE,
         verify: and(sh`${KUBECTL} wait --for=condition=Ready ${nodes.map((h) => 'node/' + h.name)} --timeout=10s`, sh`${KUBECTL} -n kube-system wait --for=condition=Ready pod -l k8s-app=kube-dns --timeout=10s`),
         verifyTimeoutMs: 5 * 60_000,
       }),

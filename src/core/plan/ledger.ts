@@ -1,11 +1,13 @@
 /**
- * The run ledger: which steps of a plan are done, so a failed or cancelled run resumes at the
- * failed step. One JSON file per run in the workspace (.kubeadm-workbench/runs/), written
- * atomically after every step. Secret captured values are never written; a resumed run that
- * needs one re-runs the step that produced it.
+ * The run ledger: which steps of a plan were done, and what the run saw of each host, so a failed or
+ * cancelled run resumes where it stopped. It is a record and a hint, never a reason to skip: every step
+ * asks the host again (its check), and a host that is not the one the run saw is started over. One JSON
+ * file per run in the workspace (.kubeadm-workbench/runs/), written atomically after every step. Secret
+ * captured values are never written; a resumed run that needs one re-runs the step that produced it.
  */
 import { promises as fs } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { HostIdentity } from './hostIdentity';
 
 export type StepState = 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'cancelled';
 
@@ -27,6 +29,8 @@ export interface LedgerData {
   /** Set when the run got through its whole plan; null until then (absent in ledgers of older versions). */
   completedAt?: string | null;
   steps: Record<string, LedgerEntry>;
+  /** What the run saw of each host (absent in ledgers of older versions). */
+  hosts?: Record<string, HostIdentity>;
 }
 
 export class Ledger {
@@ -88,6 +92,23 @@ export class Ledger {
 
   async mark(stepId: string, entry: Partial<LedgerEntry> & { state: StepState }): Promise<void> {
     this.data.steps[stepId] = { ...this.data.steps[stepId], ...entry };
+    this.data.updatedAt = new Date().toISOString();
+    await this.save();
+  }
+
+  host(name: string): HostIdentity | undefined {
+    return this.data.hosts?.[name];
+  }
+
+  async recordHosts(seen: Record<string, HostIdentity>): Promise<void> {
+    this.data.hosts = { ...this.data.hosts, ...seen };
+    this.data.updatedAt = new Date().toISOString();
+    await this.save();
+  }
+
+  /** Drops what the run recorded of these steps (a rebuilt host's): they count as never run, their values gone. */
+  async forget(stepIds: Iterable<string>): Promise<void> {
+    for (const id of stepIds) delete this.data.steps[id];
     this.data.updatedAt = new Date().toISOString();
     await this.save();
   }

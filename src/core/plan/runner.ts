@@ -1,8 +1,10 @@
 /**
  * Runs a plan: phase after phase; inside a phase hosts in parallel (capped) or one after another;
  * on each host its steps in order — check (skip if satisfied) → files → run → verify. Every step's
- * outcome goes to the ledger first, so a killed run resumes where it stopped. Cancel aborts the
- * remote commands through the executor's AbortSignal.
+ * outcome goes to the ledger first, so a killed run resumes where it stopped; but a step is skipped
+ * only when its check on the host says its effect is there, never because the ledger says it was done
+ * (the host may have been rebuilt or changed by hand since). Cancel aborts the remote commands through
+ * the executor's AbortSignal.
  */
 import type { RemoteCommand } from '../ssh/command';
 import type { Ledger } from './ledger';
@@ -146,11 +148,6 @@ async function lockFor(step: Step, ctx: RunContext): Promise<void> {
 }
 
 async function runStep(step: Step, ctx: RunContext): Promise<void> {
-  const previous = ctx.ledger.state(step.id);
-  // On resume the ledger is trusted only for steps that cannot check themselves: a step with a
-  // check asks the host again (it may have been rebuilt since), and a step that produced secrets
-  // is re-run because its values were never written down.
-  if ((previous === 'done' || previous === 'skipped') && !step.secretCaptures?.length && !step.check) return;
   if (ctx.signal?.aborted) throw new StepFailed(step, 'cancelled');
 
   const started = Date.now();

@@ -33,8 +33,16 @@ export interface Step {
   shared?: boolean;
   /** Why the step exists, in one sentence (from the seed). */
   why?: string;
-  /** Exits 0 when the step's effect is already there: the step is skipped (idempotence). */
+  /**
+   * Exits 0 when the step's effect is already there on the host: the step is skipped (idempotence). This,
+   * not the run's ledger, is what lets a resumed run skip a step. A step without one carries `rerun`.
+   */
   check?: RemoteCommand;
+  /**
+   * Why the step runs every time instead of having a check (it is itself a check, or it produces a value
+   * the ledger never keeps). Every step has a check or this; a unit test walks every plan for it.
+   */
+  rerun?: string;
   /** Files written (atomically, with mode) before `run`. */
   files?: UploadFile[];
   /** The command; a function when it needs values learned by earlier steps. */

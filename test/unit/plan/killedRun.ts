@@ -1,6 +1,6 @@
 /**
- * A plan for the killed-run test (runner.test.ts): host `a` writes a marker, host `b` then runs a
- * step that announces itself and sleeps until a `go` file exists. Run as a script (`node --import tsx
+ * A plan for the killed-run test (runner.test.ts): host `a` writes a marker (its check finds it), host `b`
+ * then runs a step that announces itself and sleeps until a `go` file exists. Run as a script (`node --import tsx
  * killedRun.ts DIR`) it executes the plan with the real runner, ledger and locks in DIR — the process
  * the test kills with SIGKILL in the middle of `b`'s step.
  */
@@ -19,7 +19,7 @@ export function killedRunPlan(dir: string): Plan {
       {
         phase: 'join-control-plane', title: 'Joins', order: 'serial', warnings: [],
         steps: [
-          { id: 'join-control-plane/a/first', phase: 'join-control-plane', host: 'a', title: 'First', run: sh`echo first >> ${join(dir, 'a-runs')}` },
+          { id: 'join-control-plane/a/first', phase: 'join-control-plane', host: 'a', title: 'First', check: sh`grep -qx first ${join(dir, 'a-runs')}`, run: sh`echo first >> ${join(dir, 'a-runs')}` },
           { id: 'join-control-plane/b/slow', phase: 'join-control-plane', host: 'b', title: 'Slow join', run: sh`echo started >> ${join(dir, 'b-runs')}; while ! test -e ${join(dir, 'go')}; do sleep 0.05; done` },
         ],
       },
