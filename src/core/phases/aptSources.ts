@@ -29,7 +29,8 @@ export function aptSourceSteps(sources: PhaseSources): { files: UploadFile[]; ke
       const target = parsed.signedBy ?? keyring;
       const bad = keyringProblem(target) ?? downloadUrl(keyUrl);
       if (bad) throw new Error(`apt key for ${list}: ${bad}`);
-      keys.push(sh`mkdir -p ${dirname(target)} && curl -fsSL ${keyUrl} | gpg --dearmor --yes -o ${target}`);
+      // Retries: a busy mirror that refuses a connection for a moment must not fail the whole bring-up.
+      keys.push(sh`mkdir -p ${dirname(target)} && curl -fsSL --retry 5 --retry-connrefused --retry-delay 2 ${keyUrl} | gpg --dearmor --yes -o ${target}`);
       keyrings.push(target);
     }
   };

@@ -48,10 +48,19 @@ export interface OfferedPackage {
   version?: string;
 }
 
-/** Exits 0 when apt's package lists (from the configured sources, not dpkg's status) offer every package. */
+/**
+ * Exits 0 when apt's package lists (from the configured sources, not dpkg's status) offer every package. A package
+ * asked for without a version may instead be installed already: the install that follows has nothing to fetch for
+ * it, and a mirror made for this cluster (the lab's, an air-gapped one) need not carry what the image already has
+ * (psmisc on a minimal Debian) — asking the sources alone would re-run the step on every resume.
+ */
 export function sourcesOffer(packages: readonly OfferedPackage[]): RemoteCommand {
   return all(
-    ...packages.map((p) => (p.version ? sh`apt-cache madison ${p.name} 2>/dev/null | grep -qF ${`| ${p.version}-`}` : sh`apt-cache madison ${p.name} 2>/dev/null | grep -q .`)),
+    ...packages.map((p) =>
+      p.version
+        ? sh`apt-cache madison ${p.name} 2>/dev/null | grep -qF ${`| ${p.version}-`}`
+        : sh`{ apt-cache madison ${p.name} 2>/dev/null | grep -q . || dpkg-query -W -f=${raw("'${Status}'")} ${p.name} 2>/dev/null | grep -qx ${'install ok installed'}; }`,
+    ),
   );
 }
 
