@@ -5,6 +5,7 @@
  * structure, which is cheap.
  */
 import { crossFileFindingsFor } from '../lint/crossFile';
+import { forBalancers } from '../lint/targets';
 import type { Finding, Range, TextEdit } from '../findings';
 import { hostsWithRole, splitEndpoint } from '../inventory/types';
 import type { HostSpec, Inventory } from '../inventory/types';
@@ -1086,5 +1087,9 @@ export const haproxyLinter: FileLinter = {
   kind: 'haproxy',
   rules: Object.values(HAPROXY_RULES),
   detect: detectHaproxy,
-  lint: (file: SourceFile, context: LintContext) => [...lintHaproxy(file.text, context), ...crossFileFindingsFor('haproxy', file, context)],
+  lint: (file: SourceFile, context: LintContext) => {
+    // a haproxy.cfg for hosts that are not the balancers (a node-local proxy) is not compared with the balancers' settings
+    const ctx = forBalancers(file, context);
+    return [...lintHaproxy(file.text, ctx), ...crossFileFindingsFor('haproxy', file, ctx)];
+  },
 };

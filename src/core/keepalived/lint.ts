@@ -3,6 +3,7 @@
  * inventory and against the other balancers' keepalived.conf files (siblings).
  */
 import { crossFileFindingsFor } from '../lint/crossFile';
+import { forBalancers } from '../lint/targets';
 import type { Finding, Fix, Range, TextEdit } from '../findings';
 import { hostsWithRole, splitEndpoint } from '../inventory/types';
 import type { HostSpec, Inventory } from '../inventory/types';
@@ -420,5 +421,8 @@ export const keepalivedLinter: FileLinter = {
   kind: 'keepalived',
   rules: Object.values(KEEPALIVED_RULES),
   detect: detectKeepalived,
-  lint: (file: SourceFile, context: LintContext) => [...lintKeepalived(file.text, context, file.path), ...crossFileFindingsFor('keepalived', file, context)],
+  lint: (file: SourceFile, context: LintContext) => {
+    const ctx = forBalancers(file, context);
+    return [...lintKeepalived(file.text, ctx, file.path), ...crossFileFindingsFor('keepalived', file, ctx)];
+  },
 };

@@ -178,3 +178,10 @@ test('cached findings are handed out as copies', () => {
   assert.equal(b.file, undefined);
   assert.notEqual(b.range.start.line, 999);
 });
+
+test('a haproxy.cfg for hosts that are not the balancers (a node-local proxy) is not compared with the inventory', () => {
+  const local = seed.replace('10.3.60.100:6443', '127.0.0.1:8443');
+  const rules = (path: string) => haproxyLinter.lint({ path, text: local }, { inventory: inv }).map((f) => f.rule);
+  assert.ok(rules('haproxy.cfg').length > 0, 'on the balancer the bind must be the VIP');
+  assert.deepEqual(rules('hosts/labs-k8s-m01/haproxy.cfg'), []);
+});
