@@ -129,9 +129,9 @@ test('nonlocal bind: checked against the balancer sysctl file when the workspace
 });
 
 test('CRLF files get CRLF in inserted lines', () => {
-  const crlf = seed.replace('    option tcp-check\n', '').replace(/\n/g, '\r\n');
+  const crlf = seed.replace('    option httpchk GET /readyz\n    http-check expect status 200\n', '').replace(/ check-ssl verify none/g, '').replace(/\n/g, '\r\n');
   const f = lint(crlf).find((x) => x.rule === 'haproxy/health-check')!;
-  assert.match(f.fixes![0]!.edits[0]!.newText, /^\r\n {4}option tcp-check$/);
+  assert.match(f.fixes![0]!.edits[0]!.newText, /^\r\n {4}option httpchk GET \/readyz\r\n {4}http-check expect status 200$/);
   assert.deepEqual(lint(applyEdits(crlf, f.fixes![0]!.edits)), []);
 });
 
