@@ -1,6 +1,6 @@
 /**
  * /etc/haproxy/haproxy.cfg for the balancers, from the inventory: the seed's L4 load balancing of the
- * Kubernetes API (mode tcp on the VIP, round robin over the control plane, TCP health checks with fall 3 rise 2,
+ * Kubernetes API (mode tcp on the VIP, round robin over the control plane, HTTPS GET /readyz health checks with fall 3 rise 2,
  * long client/server timeouts for watch, logs -f and exec). It passes every haproxy rule and `haproxy -c`.
  */
 import { hostsWithRole, splitEndpoint } from '../inventory/types';
@@ -27,7 +27,7 @@ export function generateHaproxyConfig(inv: Inventory): string {
     let name = safeName(h.name);
     while (seen.has(name)) name += '_';
     seen.add(name);
-    return `    server ${configWord(name, 'a server name')} ${configWord(`${h.address}:${ep.port}`, 'a server address')} check fall 3 rise 2`;
+    return `    server ${configWord(name, 'a server name')} ${configWord(`${h.address}:${ep.port}`, 'a server address')} check check-ssl verify none fall 3 rise 2`;
   });
   return [
     `# /etc/haproxy/haproxy.cfg on ${balancers.map((b) => configWord(b, 'a host name')).join(', ') || 'the balancers'}: L4 balancing of the Kubernetes API.`,
@@ -58,7 +58,10 @@ export function generateHaproxyConfig(inv: Inventory): string {
     `backend ${HAPROXY_BACKEND}`,
     '    mode tcp',
     '    balance roundrobin',
-    '    option tcp-check',
+    // HTTPS GET /readyz: a TCP check would mark a restarting apiserver UP as soon as its port accepts, before it
+    // can serve (the drill's finding); /readyz answers anonymous clients 200 only when it is ready
+    '    option httpchk GET /readyz',
+    '    http-check expect status 200',
     ...servers,
     '',
   ].join('\n');

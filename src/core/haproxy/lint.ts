@@ -5,7 +5,8 @@
  * structure, which is cheap.
  */
 import { crossFileFindingsFor } from '../lint/crossFile';
-import type { Finding, Range, TextEdit } from '../findings';
+import { forBalancers } from '../lint/targets';
+import type { Finding, Fix, Range, TextEdit } from '../findings';
 import { hostsWithRole, splitEndpoint } from '../inventory/types';
 import type { HostSpec, Inventory } from '../inventory/types';
 import type { FileLinter, LintContext, SourceFile } from '../lint/types';
@@ -626,6 +627,14 @@ class Model {
     return undefined;
   }
 
+  /** Whether the proxy (or its defaults) has an `http-check expect` rule. */
+  httpCheckExpect(proxy: Proxy): boolean {
+    for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) {
+      if (p.section.lines.some((l) => l.tokens[0]?.text === 'http-check' && l.tokens[1]?.text === 'expect')) return true;
+    }
+    return false;
+  }
+
   timeout(proxy: Proxy, name: string): { ms: number; place: Place } | undefined {
     const place = this.setting(proxy, 'timeout', name);
     const ms = place ? parseTime(place.line.tokens[2]?.text ?? '') : undefined;
@@ -640,6 +649,27 @@ class Model {
 }
 
 /** Value of a server option on a server line, else from default-server lines (later wins). */
+/**
+ * The /readyz check as the generator writes it: `option httpchk GET /readyz` and `http-check expect status 200` in
+ * place of the backend's own check option, and `check-ssl verify none` after each server's `check` (the apiserver
+ * serves /readyz to anonymous clients over TLS; the check needs no client certificate). Only when the option is
+ * the backend's own, so a check in defaults shared with other proxies is not rewritten.
+ */
+function readyzFix(bs: Section, option: Place | undefined, servers: Place[], defaults: Place[], eol: string): Fix[] | undefined {
+  if (option && option.section !== bs) return undefined;
+  const indent = bodyIndent(bs);
+  const lines = ['option httpchk GET /readyz', 'http-check expect status 200'];
+  const anchor = lastPlace(bs, 'balance') ?? lastPlace(bs, 'mode') ?? header(bs);
+  const edits: TextEdit[] = [option ? { range: lineRange(option), newText: lines.join(eol + indent) } : insertAfter(anchor, lines, eol)];
+  for (const s of servers) {
+    const check = serverOption(s.line, defaults, 'check');
+    if (!check?.own || !check.tok || serverOption(s.line, defaults, 'check-ssl')) continue;
+    const hasVerify = !!serverOption(s.line, defaults, 'verify');
+    edits.push({ range: { start: { line: abs(s), character: check.tok.end }, end: { line: abs(s), character: check.tok.end } }, newText: hasVerify ? ' check-ssl' : ' check-ssl verify none' });
+  }
+  return [fix('Check HTTPS GET /readyz', ...edits)];
+}
+
 function serverOption(line: ParsedLine, defaults: Place[], name: string, from = 3): { value?: string; tok?: Token; own: boolean } | undefined {
   const scan = (tokens: Token[], start: number) => {
     let found: { value?: string; tok?: Token } | undefined;
@@ -910,8 +940,14 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
     } else if (overTls && !/\/(healthz|livez|readyz)\b/.test(path)) {
       out.push(finding('healthCheck', "'option httpchk' should check GET /healthz (or /livez, /readyz) on the apiserver.", lineRange(httpchk), [fix("Check 'GET /healthz'", { range: lineRange(httpchk), newText: 'option httpchk GET /healthz' })]));
     }
+    if (overTls && (!/\/readyz\b/.test(path) || !m.httpCheckExpect(bp))) {
+      out.push(finding('readyzCheck', `the health check ${/\/readyz\b/.test(path) ? "has no 'http-check expect status 200'" : `asks ${path || 'GET /'}`}; check that the apiserver is ready to serve with GET /readyz and expect status 200.`, lineRange(httpchk), readyzFix(bs, httpchk, servers, defaults, ctx.eol)));
+    }
+  } else if (tcpCheck && !sslHello) {
+    // the lab drill: a TCP check marks a restarting apiserver UP as soon as its port accepts, before it can serve
+    out.push(finding('readyzCheck', "'option tcp-check' marks a restarting apiserver UP as soon as its port accepts, before it can serve; check HTTPS GET /readyz instead.", lineRange(tcpCheck), readyzFix(bs, tcpCheck, servers, defaults, ctx.eol)));
   } else if (!tcpCheck && !sslHello) {
-    out.push(finding('healthCheck', `backend '${bs.name ?? ''}' has no active health check; add 'option tcp-check'.`, tokenRange(bh, bh.line.tokens[0]), [fix("Add 'option tcp-check'", insertAfter(lastPlace(bs, 'balance') ?? lastPlace(bs, 'mode') ?? bh, ['option tcp-check'], ctx.eol))]));
+    out.push(finding('healthCheck', `backend '${bs.name ?? ''}' has no active health check; add the HTTPS GET /readyz check.`, tokenRange(bh, bh.line.tokens[0]), readyzFix(bs, undefined, servers, defaults, ctx.eol)));
   }
 
   // each server: TLS passthrough, check, fall/rise
@@ -983,13 +1019,15 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
   if (missing.length) {
     const anchor = servers[servers.length - 1] ?? lastPlace(bs, 'option') ?? lastPlace(bs, 'balance') ?? bh;
     const names = new Set(servers.map((s) => s.line.tokens[1]!.text));
+    // the new lines take the check options of the backend's last server (the generator's when there is none)
+    const options = servers.length ? servers[servers.length - 1]!.line.tokens.slice(3).map((t) => t.text).join(' ') : 'check check-ssl verify none fall 3 rise 2';
     out.push(
       finding('backendServers', `backend '${bs.name ?? ''}' lacks the control-plane node${missing.length > 1 ? 's' : ''} ${missing.map((h) => `${h.name} (${h.address})`).join(', ')}.`, tokenRange(bh, bh.line.tokens[1] ?? bh.line.tokens[0]), [
         fix(
           `Add server line${missing.length > 1 ? 's' : ''} for ${missing.map((h) => h.name).join(', ')}`,
           insertAfter(
             anchor,
-            missing.map((h) => `server ${names.has(h.name) ? `${h.name}-${apiPort}` : h.name} ${h.address}:${apiPort} check fall 3 rise 2`),
+            missing.map((h) => `server ${names.has(h.name) ? `${h.name}-${apiPort}` : h.name} ${h.address}:${apiPort} ${options}`),
             ctx.eol,
           ),
         ),
@@ -1012,10 +1050,11 @@ function apiBlock(inv: Inventory, eol: string): string {
     'backend kubernetes-master-nodes',
     '    mode tcp',
     '    balance roundrobin',
-    '    option tcp-check',
+    '    option httpchk GET /readyz',
+    '    http-check expect status 200',
     '    timeout connect 5s',
     '    timeout server 1h',
-    ...hostsWithRole(inv, 'control-plane').map((h) => `    server ${h.name} ${h.address}:${ep.port} check fall 3 rise 2`),
+    ...hostsWithRole(inv, 'control-plane').map((h) => `    server ${h.name} ${h.address}:${ep.port} check check-ssl verify none fall 3 rise 2`),
   ];
   return lines.join(eol);
 }
@@ -1086,5 +1125,9 @@ export const haproxyLinter: FileLinter = {
   kind: 'haproxy',
   rules: Object.values(HAPROXY_RULES),
   detect: detectHaproxy,
-  lint: (file: SourceFile, context: LintContext) => [...lintHaproxy(file.text, context), ...crossFileFindingsFor('haproxy', file, context)],
+  lint: (file: SourceFile, context: LintContext) => {
+    // a haproxy.cfg for hosts that are not the balancers (a node-local proxy) is not compared with the balancers' settings
+    const ctx = forBalancers(file, context);
+    return [...lintHaproxy(file.text, ctx), ...crossFileFindingsFor('haproxy', file, ctx)];
+  },
 };

@@ -3,6 +3,7 @@
  * inventory and against the other balancers' keepalived.conf files (siblings).
  */
 import { crossFileFindingsFor } from '../lint/crossFile';
+import { forBalancers } from '../lint/targets';
 import type { Finding, Fix, Range, TextEdit } from '../findings';
 import { hostsWithRole, splitEndpoint } from '../inventory/types';
 import type { HostSpec, Inventory } from '../inventory/types';
@@ -10,115 +11,13 @@ import type { FileLinter, LintContext, SourceFile } from '../lint/types';
 import { cidrContains, isIPv4, parseCidr } from '../net';
 import { didYouMean } from '../haproxy/keywords';
 import { BLOCK_KEYWORDS, BLOCK_SCHEMAS, NAMED_BLOCKS, NEEDS_ARGUMENT, SYSTEM_TOOLS, TOP_LEVEL } from './keywords';
-import { child, childrenNamed, parseKeepalived } from './parse';
+import { child, parseKeepalived } from './parse';
 import type { IncludeResolver, KeepalivedConfig, KNode, KToken } from './parse';
+import { int, summarize, type Summary } from './summary';
+import { isPeerFile, judgePair, keepalivedHost, type PeerFile } from './pair';
 import { kfinding, KEEPALIVED_RULES } from './rules';
 
-// ---------------------------------------------------------------------------------------------- model
-
-export interface VipEntry {
-  token: KToken;
-  address: string;
-  prefix?: number;
-  dev?: KToken;
-  node: KNode;
-}
-
-export interface Instance {
-  node: KNode;
-  name: string;
-  state?: KNode;
-  priority?: KNode;
-  vrid?: KNode;
-  iface?: KNode;
-  authType?: KNode;
-  authPass?: KNode;
-  vips: VipEntry[];
-  tracks: KNode[];
-  /** Effective values */
-  stateValue?: string;
-  priorityValue: number;
-  vridValue?: number;
-}
-
-export interface Script {
-  node: KNode;
-  name: string;
-  script?: KNode;
-  weight?: KNode;
-  weightValue: number;
-}
-
-export interface Summary {
-  config: KeepalivedConfig;
-  instances: Instance[];
-  scripts: Map<string, Script>;
-  globalDefs?: KNode;
-  routerId?: string;
-  strict: boolean;
-}
-
-const int = (t: KToken | undefined): number | undefined => (t && /^-?\d+$/.test(t.text) ? Number(t.text) : undefined);
-
-export function summarize(config: KeepalivedConfig): Summary {
-  const top = config.nodes;
-  const globalDefs = top.filter((n) => n.keyword.text === 'global_defs').pop();
-  const s: Summary = { config, instances: [], scripts: new Map(), strict: !!globalDefs && !!child(globalDefs, 'vrrp_strict') };
-  if (globalDefs) s.globalDefs = globalDefs;
-  const rid = child(globalDefs, 'router_id')?.args[0]?.text;
-  if (rid) s.routerId = rid;
-  for (const n of top) {
-    if (n.keyword.text === 'vrrp_script' && n.args[0]) {
-      const sc: Script = { node: n, name: n.args[0].text, weightValue: 0 };
-      const script = child(n, 'script');
-      const weight = child(n, 'weight');
-      if (script) sc.script = script;
-      if (weight) {
-        sc.weight = weight;
-        sc.weightValue = int(weight.args[0]) ?? 0;
-      }
-      s.scripts.set(sc.name, sc);
-    }
-    if (n.keyword.text !== 'vrrp_instance') continue;
-    const inst: Instance = { node: n, name: n.args[0]?.text ?? '', vips: [], tracks: [], priorityValue: 100 };
-    const state = child(n, 'state');
-    const priority = child(n, 'priority');
-    const vrid = child(n, 'virtual_router_id');
-    const iface = child(n, 'interface');
-    const auth = child(n, 'authentication');
-    if (state) {
-      inst.state = state;
-      const v = state.args[0]?.text;
-      if (v) inst.stateValue = v;
-    }
-    if (vrid) {
-      inst.vrid = vrid;
-      const v = int(vrid.args[0]);
-      if (v !== undefined) inst.vridValue = v;
-    }
-    if (iface) inst.iface = iface;
-    const authType = child(auth, 'auth_type');
-    const authPass = child(auth, 'auth_pass');
-    if (authType) inst.authType = authType;
-    if (authPass) inst.authPass = authPass;
-    if (priority) inst.priority = priority;
-    const p = int(priority?.args[0]);
-    inst.priorityValue = p !== undefined && p >= 1 && p <= 255 ? p : inst.stateValue === 'MASTER' && !priority ? 255 : 100;
-    for (const block of childrenNamed(n, 'virtual_ipaddress')) {
-      for (const entry of block.children ?? []) {
-        const m = /^([^/]+)(?:\/(\d+))?$/.exec(entry.keyword.text);
-        const v: VipEntry = { token: entry.keyword, address: m?.[1] ?? entry.keyword.text, node: entry };
-        if (m?.[2] !== undefined) v.prefix = Number(m[2]);
-        const devAt = entry.args.findIndex((a) => a.text === 'dev');
-        if (devAt >= 0 && entry.args[devAt + 1]) v.dev = entry.args[devAt + 1]!;
-        inst.vips.push(v);
-      }
-    }
-    for (const block of childrenNamed(n, 'track_script')) for (const t of block.children ?? []) inst.tracks.push(t);
-    s.instances.push(inst);
-  }
-  return s;
-}
+export { summarize, type Instance, type Script, type Summary, type VipEntry } from './summary';
 
 // ---------------------------------------------------------------------------------------------- helpers
 
@@ -255,30 +154,7 @@ function vipOptionProblem(entry: KNode): { message: string; token: KToken } | un
   return undefined;
 }
 
-interface Peer {
-  path: string;
-  summary: Summary;
-}
-
-function balancerFor(path: string | undefined, s: Summary, inv: Inventory): HostSpec | undefined {
-  const lbs = hostsWithRole(inv, 'loadbalancer');
-  if (s.routerId) {
-    const byId = lbs.find((h) => h.name === s.routerId);
-    if (byId) return byId;
-  }
-  if (path) {
-    const byPath = lbs.filter((h) => path.includes(h.name)).sort((a, b) => b.name.length - a.name.length)[0];
-    if (byPath) return byPath;
-  }
-  for (const inst of s.instances) {
-    const src = child(inst.node, 'unicast_src_ip')?.args[0]?.text;
-    const bySrc = src && lbs.find((h) => h.address === src);
-    if (bySrc) return bySrc;
-  }
-  return lbs.length === 1 ? lbs[0] : undefined;
-}
-
-function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, path: string | undefined, siblings: SourceFile[], out: Finding[], eol: string, includer?: Summary): void {
+function lintInstances(s: Summary, peers: PeerFile[], inv: Inventory | undefined, invName: string, me: HostSpec | undefined, path: string | undefined, siblings: SourceFile[], out: Finding[], eol: string, includer?: Summary): void {
   const f = (x: Finding, n: KNode) => withFile(x, n.file && n.file !== path ? n.file : undefined);
   // a fragment (conf.d/*.conf pulled in by include) need not hold an instance itself
   if (s.instances.length === 0 && !includer && isKeepalivedName(path ?? 'keepalived.conf') && s.config.nodes.length > 0 && !s.config.binary && !s.config.problems.some((p) => p.kind === 'unclosed')) {
@@ -286,7 +162,6 @@ function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, pa
     out.push(kfinding('noInstance', 'This keepalived configuration has no vrrp_instance, so it holds no VIP.', range(first.keyword)));
   }
   const endpoint = inv ? splitEndpoint(inv.cluster.controlPlaneEndpoint) : undefined;
-  const me = inv ? balancerFor(path, s, inv) : undefined;
   const lbs = inv ? hostsWithRole(inv, 'loadbalancer') : [];
 
   // scripts: values, path, security
@@ -375,13 +250,7 @@ function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, pa
     } else {
       const want = me?.vrrp?.virtualRouterId;
       if (want !== undefined && want !== inst.vridValue) {
-        out.push(f(kfinding('vrid', `(${name}) virtual_router_id ${inst.vridValue} differs from the inventory's ${want}.`, range(inst.vrid.args[0]!), [fix(`Set virtual_router_id ${want}`, replace(inst.vrid.args[0]!, String(want)))]), inst.vrid));
-      }
-      for (const peer of peers) {
-        const other = peer.summary.instances.find((i) => i.name === inst.name) ?? (peer.summary.instances.length === 1 ? peer.summary.instances[0] : undefined);
-        if (other?.vridValue !== undefined && other.vridValue !== inst.vridValue) {
-          out.push(f(kfinding('vrid', `(${name}) virtual_router_id ${inst.vridValue} differs from ${other.vridValue} in ${peer.path}.`, range(inst.vrid.args[0]!), [fix(`Set virtual_router_id ${other.vridValue}`, replace(inst.vrid.args[0]!, String(other.vridValue)))]), inst.vrid));
-        }
+        out.push(f(kfinding('inventory', `(${name}) virtual_router_id ${inst.vridValue} in this file, but ${invName} gives ${want}.`, range(inst.vrid.args[0]!), [fix(`Set virtual_router_id ${want}`, replace(inst.vrid.args[0]!, String(want)))]), inst.vrid));
       }
     }
     // advert_int
@@ -399,17 +268,6 @@ function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, pa
       if (p.length === 0) out.push(f(kfinding('auth', `(${name}) auth_pass is empty.`, nodeRange(inst.authPass)), inst.authPass));
       else if (p.length > 8) out.push(f(kfinding('auth', `(${name}) auth_pass has ${p.length} characters; keepalived uses only the first 8.`, range(inst.authPass.args[0]!), [fix('Truncate to 8 characters', replace(inst.authPass.args[0]!, p.slice(0, 8)))]), inst.authPass));
     }
-    for (const peer of peers) {
-      const other = peer.summary.instances.find((i) => i.name === inst.name) ?? (peer.summary.instances.length === 1 ? peer.summary.instances[0] : undefined);
-      if (!other) continue;
-      const mine = `${inst.authType?.args[0]?.text ?? ''}/${inst.authPass?.args[0]?.text ?? ''}`;
-      const theirs = `${other.authType?.args[0]?.text ?? ''}/${other.authPass?.args[0]?.text ?? ''}`;
-      if (mine !== theirs) {
-        const where = inst.authPass?.args[0] ?? inst.authType?.args[0] ?? n.keyword;
-        const fixes = inst.authPass?.args[0] && other.authPass?.args[0] && inst.authType?.args[0]?.text === other.authType?.args[0]?.text ? [fix(`Use the same auth_pass as ${peer.path}`, replace(inst.authPass.args[0], other.authPass.args[0].text))] : undefined;
-        out.push(f(kfinding('auth', `(${name}) authentication differs from ${peer.path}; the balancers will ignore each other's adverts.`, range(where), fixes), n));
-      }
-    }
     if (s.strict && (inst.authType || inst.authPass)) {
       out.push(f(kfinding('strict', `(${name}) vrrp_strict does not support authentication; keepalived ignores it.`, range((inst.authType ?? inst.authPass)!.keyword)), n));
     }
@@ -417,30 +275,14 @@ function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, pa
       out.push(f(kfinding('strict', `(${name}) under vrrp_strict only the address owner (priority 255) may start as MASTER.`, range(inst.state!.keyword)), n));
     }
 
-    // one MASTER, distinct priorities
-    const peerInsts = peers.map((p) => ({ path: p.path, inst: p.summary.instances.find((i) => i.name === inst.name) ?? (p.summary.instances.length === 1 ? p.summary.instances[0] : undefined) })).filter((x): x is { path: string; inst: Instance } => !!x.inst);
-    if (peerInsts.length) {
-      const masters = peerInsts.filter((x) => x.inst.stateValue === 'MASTER');
-      if (inst.stateValue === 'MASTER' && masters.length) {
-        out.push(f(kfinding('oneMaster', `(${name}) is MASTER, and so is ${masters.map((m) => m.path).join(', ')}; exactly one balancer starts as MASTER.`, range(inst.state!.args[0] ?? inst.state!.keyword), [fix("Set 'state BACKUP'", replace(inst.state!.args[0] ?? inst.state!.keyword, inst.state!.args[0] ? 'BACKUP' : 'state BACKUP'))]), n));
-      } else if (inst.stateValue !== 'MASTER' && masters.length === 0) {
-        const t = inst.state?.args[0];
-        out.push(f(kfinding('oneMaster', `(${name}) no balancer (this one or ${peerInsts.map((p) => p.path).join(', ')}) is MASTER.`, range(t ?? n.keyword), t && (!me || me.vrrp?.state !== 'BACKUP') ? [fix("Set 'state MASTER'", replace(t, 'MASTER'))] : undefined), n));
-      }
-      const same = peerInsts.filter((x) => x.inst.priorityValue === inst.priorityValue);
-      if (same.length) {
-        out.push(f(kfinding('distinctPriority', `(${name}) priority ${inst.priorityValue} equals the priority in ${same.map((x) => x.path).join(', ')}.`, range(inst.priority?.args[0] ?? n.keyword)), n));
-      }
-    }
-
     // inventory: state/priority of this balancer
     if (me?.vrrp) {
       if (inst.stateValue && (inst.stateValue === 'MASTER' || inst.stateValue === 'BACKUP') && inst.stateValue !== me.vrrp.state) {
-        out.push(f(kfinding('inventory', `(${name}) state ${inst.stateValue}, but the inventory gives ${me.name} state ${me.vrrp.state}.`, range(inst.state!.args[0]!), [fix(`Set 'state ${me.vrrp.state}'`, replace(inst.state!.args[0]!, me.vrrp.state))]), n));
+        out.push(f(kfinding('inventory', `(${name}) state ${inst.stateValue} in this file, but ${invName} gives ${me.name} state ${me.vrrp.state}.`, range(inst.state!.args[0]!), [fix(`Set 'state ${me.vrrp.state}'`, replace(inst.state!.args[0]!, me.vrrp.state))]), n));
       }
       const pv = int(inst.priority?.args[0]);
       if (inst.priority?.args[0] && pv !== undefined && pv >= 1 && pv < 255 && pv !== me.vrrp.priority) {
-        out.push(f(kfinding('inventory', `(${name}) priority ${inst.priorityValue}, but the inventory gives ${me.name} priority ${me.vrrp.priority}.`, range(inst.priority.args[0]), [fix(`Set 'priority ${me.vrrp.priority}'`, replace(inst.priority.args[0], String(me.vrrp.priority)))]), n));
+        out.push(f(kfinding('inventory', `(${name}) priority ${inst.priorityValue} in this file, but ${invName} gives ${me.name} priority ${me.vrrp.priority}.`, range(inst.priority.args[0]), [fix(`Set 'priority ${me.vrrp.priority}'`, replace(inst.priority.args[0], String(me.vrrp.priority)))]), n));
       }
       // interface
       if (inst.iface?.args[0] && inst.iface.args[0].text !== me.vrrp.interface) {
@@ -498,40 +340,8 @@ function lintInstances(s: Summary, peers: Peer[], inv: Inventory | undefined, pa
       out.push(f(kfinding('noTrack', `(${name}) tracks no script, so the VIP stays here even when HAProxy is dead.`, range(n.keyword), first ? [fix(`Track '${first}'`, insertInto(n, ['track_script {', `    ${first}`, '}'], eol))] : undefined), n));
     }
 
-    // weight moves the VIP
-    const masterPrio = inst.stateValue === 'MASTER' ? inst.priorityValue : undefined;
-    if (masterPrio !== undefined && masterPrio < 255) {
-      const backupPrios = peerInsts.filter((x) => x.inst.stateValue !== 'MASTER').map((x) => x.inst.priorityValue);
-      if (backupPrios.length === 0 && inv) for (const h of lbs) if (h !== me && h.vrrp && h.vrrp.state !== 'MASTER') backupPrios.push(h.vrrp.priority);
-      if (backupPrios.length) {
-        const best = Math.max(...backupPrios);
-        for (const t of inst.tracks) {
-          const sc = s.scripts.get(t.keyword.text);
-          if (!sc || sc.weightValue === 0) continue; // weight 0: a failing script puts the instance in FAULT, which releases the VIP
-          const w = sc.weightValue;
-          const failed = w < 0 ? masterPrio + w : masterPrio;
-          const backupOk = w > 0 ? best + w : best;
-          if (failed >= backupOk) {
-            const needed = w < 0 ? -(masterPrio - best + 1) : masterPrio - best + 1;
-            const wt = sc.weight?.args[0];
-            out.push(
-              f(
-                kfinding(
-                  'weight',
-                  w < 0
-                    ? `vrrp_script ${sc.name} weight ${w}: when HAProxy dies the MASTER drops to ${failed}, not below the BACKUP's ${best}, so the VIP stays on the dead proxy.`
-                    : `vrrp_script ${sc.name} weight +${w}: when HAProxy dies the MASTER keeps ${masterPrio}, not below the healthy BACKUP's ${best}+${w}, so the VIP stays on the dead proxy.`,
-                  range(wt ?? sc.node.keyword),
-                  wt ? [fix(`Set weight ${needed}`, replace(wt, String(needed)))] : undefined,
-                ),
-                sc.weight ?? sc.node,
-              ),
-            );
-          }
-        }
-      }
-    }
   }
+  judgePair({ summary: s, peers, ...(inv ? { inventory: inv } : {}), inventoryName: invName, ...(me ? { me } : {}), place: f, out });
 }
 
 // ---------------------------------------------------------------------------------------------- entry points
@@ -576,22 +386,18 @@ export function lintKeepalived(text: string, context: LintContext = {}, path?: s
   lintStructure(cfg, out, eol, path);
   const summary = summarize(cfg);
   const includedPaths = new Set(cfg.included);
-  const peers: Peer[] = [];
-  const dirOf = (p: string) => { const n = p.replace(/\\/g, '/'); return n.includes('/') ? n.replace(/\/[^/]*$/, '') || '/' : '.'; };
-  const balancerNames = context.inventory ? hostsWithRole(context.inventory, 'loadbalancer').map((h) => h.name) : [];
-  const me = context.inventory ? balancerFor(path, summary, context.inventory) : undefined;
-  /** The other balancers of this cluster: files next to this one, or named after another balancer of the inventory. */
-  const isPeer = (sibPath: string) => {
-    if (path === undefined || dirOf(sibPath) === dirOf(path)) return true;
-    const parts = sibPath.replace(/\\/g, '/').split('/');
-    return balancerNames.some((n) => n !== me?.name && parts.some((part) => part === n || part === `keepalived-${n}.conf` || part === `${n}.conf`));
-  };
+  const inv = context.inventory;
+  const meMatch = inv ? keepalivedHost(path, text, summary, inv) : undefined;
+  const me = meMatch?.host;
+  const peers: PeerFile[] = [];
   for (const sib of siblings) {
-    if (sib.path === path || includedPaths.has(sib.path) || !isKeepalivedName(sib.path) || !isPeer(sib.path)) continue;
+    if (sib.path === path || includedPaths.has(sib.path) || !isKeepalivedName(sib.path)) continue;
     const pc = parseKeepalived(sib.text, sib.path, siblingResolver(siblings.filter((x) => x.path !== sib.path)));
     if (pc.binary) continue;
     const ps = summarize(pc);
-    if (ps.instances.length) peers.push({ path: sib.path, summary: ps });
+    const match = inv ? keepalivedHost(sib.path, sib.text, ps, inv) : undefined;
+    const host = match?.host;
+    if (ps.instances.length && isPeerFile(path, meMatch, sib.path, match)) peers.push({ path: sib.path, summary: ps, ...(host ? { host } : {}) });
   }
   // when this file is a fragment included by a keepalived*.conf of the workspace, names resolve in the includer
   let includer: Summary | undefined;
@@ -605,7 +411,8 @@ export function lintKeepalived(text: string, context: LintContext = {}, path?: s
       }
     }
   }
-  lintInstances(summary, peers, context.inventory, path, siblings, out, eol, includer);
+  const invName = context.inventoryPath ? `the inventory (${context.inventoryPath.split(/[\\/]/).pop()})` : 'the inventory';
+  lintInstances(summary, peers, inv, invName, me, path, siblings, out, eol, includer);
   out.sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
   return out;
 }
@@ -614,5 +421,8 @@ export const keepalivedLinter: FileLinter = {
   kind: 'keepalived',
   rules: Object.values(KEEPALIVED_RULES),
   detect: detectKeepalived,
-  lint: (file: SourceFile, context: LintContext) => [...lintKeepalived(file.text, context, file.path), ...crossFileFindingsFor('keepalived', file, context)],
+  lint: (file: SourceFile, context: LintContext) => {
+    const ctx = forBalancers(file, context);
+    return [...lintKeepalived(file.text, ctx, file.path), ...crossFileFindingsFor('keepalived', file, ctx)];
+  },
 };

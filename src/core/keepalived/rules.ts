@@ -33,6 +33,8 @@ export const KEEPALIVED_RULES = {
   scriptValues: rule('script-values', 'error', 'vrrp_script interval, timeout, rise, fall and weight are valid numbers.', 'Keepalived ignores an invalid value and falls back to defaults that change how fast the VIP moves.', 'vrrp-script-definitions'),
   advertInt: rule('advert-int', 'error', '`advert_int` is a positive number of seconds.', 'The advert interval sets the failover time (3 × advert_int + skew); an invalid one is replaced by the default.', 'vrrp-instance-definitions'),
   strict: rule('vrrp-strict', 'error', '`vrrp_strict` is not combined with authentication or a MASTER below priority 255.', 'Under vrrp_strict keepalived ignores authentication and demands that only the address owner starts as MASTER.', 'global-definitions'),
+  pairAgreement: rule('pair-agreement', 'error', 'The VIP, advert_int and unicast peers agree between the balancers\' files.', 'Balancers whose adverts do not match ignore each other, so both take the VIP (split brain); a VIP that differs is lost by clients after a failover.', 'vrrp-instance-definitions', true),
+  preempt: rule('preempt', 'warning', 'Preemption is consistent: nopreempt on every balancer or none, and the MASTER has the highest priority.', 'A BACKUP above the MASTER takes the VIP as soon as it starts, and nopreempt on one balancer only does not stop the other from moving the VIP back.', 'vrrp-instance-definitions', true),
   inventory: rule('inventory-mismatch', 'warning', "state and priority match the balancer's vrrp settings in the inventory.", 'The inventory is the source of truth: generated configs, checks and failover tests assume its state and priority.', 'vrrp-instance-definitions', true),
 } satisfies Record<string, RuleInfo>;
 

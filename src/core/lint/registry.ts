@@ -3,6 +3,7 @@
  * it to LINTERS; nothing else needs to change.
  */
 import type { Finding } from '../findings';
+import { cachedLint } from './resultCache';
 import { inventoryLinter } from './inventoryLinter';
 import { kubeadmLinter } from '../kubeadm/linter';
 import { cniManifestLinter } from '../kubeadm/cniLinter';
@@ -22,9 +23,10 @@ export function linterFor(kind: FileKind): FileLinter | undefined {
   return LINTERS.find((l) => l.kind === kind);
 }
 
+/** Lints one file; unchanged text in an unchanged context is answered from the content-hash cache (./resultCache.ts). */
 export function lintText(file: SourceFile, context: LintContext = {}, kind = detectKind(file.path, file.text)): Finding[] {
   const linter = kind && linterFor(kind);
-  return linter ? linter.lint(file, context) : [];
+  return linter && kind ? cachedLint(file, context, kind, () => linter.lint(file, context)) : [];
 }
 
 export function allRules(): RuleInfo[] {

@@ -1,19 +1,18 @@
 /**
  * /etc/sysctl.d/*.conf and /etc/modules-load.d/*.conf for kubeadm nodes and balancers.
  *
- * Which hosts a file is for (the workspace convention, first match wins):
- *  1. a header comment `# kubeadm-workbench: roles=loadbalancer` (roles from the inventory: loadbalancer,
- *     control-plane, worker) or `# kubeadm-workbench: hosts=labs-k8s-balancer,...`;
- *  2. a directory named after an inventory host anywhere in the path (`hosts/labs-k8s-balancer/etc/sysctl.d/...`);
- *  3. a file name with `balancer`, `haproxy`, `keepalived` or `lb` as a word → the load balancers;
- *  4. otherwise: every Kubernetes node (control-plane and worker).
+ * Which hosts a file is for: see ../lint/targets.ts. A file is asked only what its hosts need.
  * Required settings are looked for in every sysctl (modules) file of the workspace for the same hosts,
- * so splitting them over several files is fine; a missing one is reported in the first such file.
+ * so splitting them over several files is fine; a missing one is reported in the first such file. A requirement
+ * of hosts no file is for (the balancers' ip_nonlocal_bind when every file is for the nodes) is reported once at
+ * the inventory's host (../lint/requirements.ts), never on a file that is not installed there.
  */
 import { LineIndex, type Finding, type Fix, type Range } from '../findings';
-import type { Inventory, Role } from '../inventory/types';
+import { fileTargets, type Targets } from '../lint/targets';
 import type { LintContext, RuleInfo, SourceFile } from '../lint/types';
 import { didYouMean } from '../kubeadm/schema';
+
+export { fileTargets, type Targets } from '../lint/targets';
 
 const CRI = 'https://kubernetes.io/docs/setup/production-environment/container-runtimes/#prerequisite-ipv4-forwarding-optional';
 const SYSCTL_D = 'https://www.freedesktop.org/software/systemd/man/latest/sysctl.d.html';
@@ -60,34 +59,6 @@ export function isModulesFile(path: string): boolean {
 /** `sysctl` keys use `.` or `/` as separators; normalise to dots. */
 function normKey(key: string): string {
   return key.replace(/\//g, '.');
-}
-
-export interface Targets {
-  roles: Set<Role>;
-  /** How the targets were decided, for messages. */
-  by: string;
-}
-
-/** Which roles a file applies to (see the convention at the top of this file). */
-export function fileTargets(path: string, text: string, inv: Inventory | undefined): Targets {
-  const head = text.split('\n', 20);
-  for (const line of head) {
-    const m = /^\s*[#;]\s*kubeadm-workbench:\s*(.*)$/.exec(line);
-    if (!m) continue;
-    const roles = /roles\s*=\s*([\w,\s-]+)/.exec(m[1]!)?.[1];
-    if (roles) return { roles: new Set(roles.split(/[\s,]+/).filter(Boolean) as Role[]), by: 'its kubeadm-workbench header' };
-    const hosts = /hosts\s*=\s*([\w.,\s-]+)/.exec(m[1]!)?.[1];
-    if (hosts && inv) {
-      const names = hosts.split(/[\s,]+/).filter(Boolean);
-      return { roles: new Set(inv.hosts.filter((h) => names.includes(h.name)).flatMap((h) => h.roles)), by: 'its kubeadm-workbench header' };
-    }
-  }
-  const segments = path.replace(/\\/g, '/').split('/');
-  const host = inv?.hosts.find((h) => segments.slice(0, -1).includes(h.name));
-  if (host) return { roles: new Set(host.roles), by: `its directory ${host.name}` };
-  const base = segments[segments.length - 1]!;
-  if (/(^|[^a-z])(load-?balancer|balancer|haproxy|keepalived|lb)([^a-z]|$)/i.test(base)) return { roles: new Set(['loadbalancer']), by: 'its file name' };
-  return { roles: new Set(['control-plane', 'worker']), by: 'default (every Kubernetes node)' };
 }
 
 function isNode(t: Targets): boolean {
@@ -207,19 +178,6 @@ export function lintSysctl(file: SourceFile, context: LintContext = {}): Finding
     const e = entries.filter((x) => x.key === key).pop();
     if (e && e.value !== want) {
       out.push(mk(rule, `${key} = ${e.value}; it must be ${want} on ${[...targets.roles].join('/')} hosts.`, lineRange(e.line, e.valueStart, e.valueEnd), [{ title: `Set ${key} = ${want}`, edits: [{ range: lineRange(e.line, e.valueStart, e.valueEnd), newText: want }] }]));
-    }
-  }
-  // The balancers need ip_nonlocal_bind even when no file targets them: then the first sysctl file of the
-  // workspace says so (the seed puts the line into the same 99-kubernetes-cri.conf on the balancer).
-  const inv = context.inventory;
-  if (inv && inv.hosts.some((h) => h.roles.includes('loadbalancer')) && !targets.roles.has('loadbalancer')) {
-    const all = [file, ...(context.siblings ?? []).filter((x) => x.path !== file.path && isSysctlFile(x.path) && x.text.length <= 1_000_000)].sort((a, b) => a.path.localeCompare(b.path));
-    const anyForBalancers = all.some((f) => fileTargets(f.path, f.text, inv).roles.has('loadbalancer'));
-    const anySets = all.some((f) => (f === file ? entries : parseSysctl(f.text).entries).some((e) => e.key === 'net.ipv4.ip_nonlocal_bind'));
-    if (all[0] === file && !anyForBalancers && !anySets) {
-      const names = inv.hosts.filter((h) => h.roles.includes('loadbalancer')).map((h) => h.name).join(', ');
-      out.push(mk('sysctl/nonlocal-bind', `No sysctl file sets net.ipv4.ip_nonlocal_bind = 1 for the load balancers (${names}); add it here (harmless on the other nodes) or in a file with \`# kubeadm-workbench: roles=loadbalancer\`.`, lineRange(0, 0, 0),
-        [appendFix(file, 'Add net.ipv4.ip_nonlocal_bind = 1', ['net.ipv4.ip_nonlocal_bind = 1'])]));
     }
   }
   // Missing everywhere (reported in the first file for these hosts).

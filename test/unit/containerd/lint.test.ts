@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { lintContainerd } from '../../../src/core/containerd/lint';
+import { containerdLinter } from '../../../src/core/containerd/linter';
 import { pauseVersionFor } from '../../../src/core/containerd/pause';
 import { generateContainerdConfig } from '../../../src/core/generate/containerd';
 import { detectKind } from '../../../src/core/lint/registry';
@@ -107,5 +108,15 @@ describe('containerd linter', () => {
     const kubeadm = readFileSync(join(EXAMPLE, 'kubeadm-config.yaml'), 'utf8');
     assert.deepEqual(lintContainerd({ path, text: example }, { siblings: [{ path: 'kubeadm-config.yaml', text: kubeadm }] }), []);
     assert.ok(lintContainerd({ path, text: example }, { siblings: [{ path: 'kubeadm-config.yaml', text: kubeadm.replace('v1.30.14', 'v1.31.1') }] }).some((x) => x.rule === 'containerd/sandbox-image'));
+  });
+
+  it('a config for hosts that are not Kubernetes nodes is not asked what the nodes need', () => {
+    const off = example.replace('SystemdCgroup = true', 'SystemdCgroup = false');
+    const rules = (p: string, text: string) => containerdLinter.lint({ path: p, text }, { inventory }).map((f) => f.rule);
+    assert.ok(rules(path, off).includes('containerd/systemd-cgroup'));
+    assert.deepEqual(rules('hosts/labs-k8s-balancer/etc/containerd/config.toml', off), []);
+    assert.deepEqual(rules(path, '# kubeadm-workbench: roles=loadbalancer\n' + off), []);
+    // syntax still counts there
+    assert.deepEqual(rules('hosts/labs-k8s-balancer/etc/containerd/config.toml', 'version = 2\n[plugins\n'), ['containerd/toml-syntax']);
   });
 });

@@ -129,9 +129,9 @@ test('nonlocal bind: checked against the balancer sysctl file when the workspace
 });
 
 test('CRLF files get CRLF in inserted lines', () => {
-  const crlf = seed.replace('    option tcp-check\n', '').replace(/\n/g, '\r\n');
+  const crlf = seed.replace('    option httpchk GET /readyz\n    http-check expect status 200\n', '').replace(/ check-ssl verify none/g, '').replace(/\n/g, '\r\n');
   const f = lint(crlf).find((x) => x.rule === 'haproxy/health-check')!;
-  assert.match(f.fixes![0]!.edits[0]!.newText, /^\r\n {4}option tcp-check$/);
+  assert.match(f.fixes![0]!.edits[0]!.newText, /^\r\n {4}option httpchk GET \/readyz\r\n {4}http-check expect status 200$/);
   assert.deepEqual(lint(applyEdits(crlf, f.fixes![0]!.edits)), []);
 });
 
@@ -177,4 +177,11 @@ test('cached findings are handed out as copies', () => {
   const b = lint(text)[0]!;
   assert.equal(b.file, undefined);
   assert.notEqual(b.range.start.line, 999);
+});
+
+test('a haproxy.cfg for hosts that are not the balancers (a node-local proxy) is not compared with the inventory', () => {
+  const local = seed.replace('10.3.60.100:6443', '127.0.0.1:8443');
+  const rules = (path: string) => haproxyLinter.lint({ path, text: local }, { inventory: inv }).map((f) => f.rule);
+  assert.ok(rules('haproxy.cfg').length > 0, 'on the balancer the bind must be the VIP');
+  assert.deepEqual(rules('hosts/labs-k8s-m01/haproxy.cfg'), []);
 });

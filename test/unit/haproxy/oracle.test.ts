@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { generateHaproxyConfig } from '../../../src/core/generate/haproxy';
 import { lintHaproxy } from '../../../src/core/haproxy/lint';
 import type { Inventory } from '../../../src/core/inventory/types';
-import { applyAllFixes, describe, errorsAndWarnings, fixtures, HAPROXY_FIXTURES, haproxyCheck, loadInventory, mutations, requireTool, seedInventory, tmpDir, writeTmp } from './helpers';
+import { applyAllFixes, applyEdits, describe, errorsAndWarnings, fixtures, HAPROXY_FIXTURES, haproxyCheck, loadInventory, mutations, requireTool, seedInventory, tmpDir, writeTmp } from './helpers';
 
 requireTool('haproxy', ['-v'], 'haproxy');
 
@@ -108,10 +108,17 @@ for (const [name, inventory] of inventories) {
   });
 }
 
-test('the seed example passes haproxy -c and lints clean', () => {
+test("the seed's haproxy.cfg passes haproxy -c with one recommendation: the /readyz check, whose fix haproxy -c accepts and lints clean", () => {
   const seed = corpus.find((f) => f.name === 'valid-seed.cfg')!;
   assert.equal(verdicts.get(seed.name)!.rc, 0);
-  assert.deepEqual(lintHaproxy(seed.text, { inventory: inv }), []);
+  const found = lintHaproxy(seed.text, { inventory: inv });
+  assert.deepEqual(found.map((f) => [f.rule, f.severity]), [['haproxy/readyz-check', 'info']], describe(found));
+  const text = applyEdits(seed.text, found[0]!.fixes![0]!.edits);
+  assert.match(text, /option httpchk GET \/readyz\n {4}http-check expect status 200\n/);
+  assert.equal((text.match(/ check check-ssl verify none fall 3 rise 2/g) ?? []).length, 3);
+  const v = haproxyCheck(writeTmp(tmpDir('kw-haproxy-readyz-'), 'haproxy.cfg', text));
+  assert.equal(v.rc, 0, v.output);
+  assert.deepEqual(lintHaproxy(text, { inventory: inv }), []);
 });
 
 test('zero misses on 80 deterministic mutations of the seed (haproxy -c decides)', (t) => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeepalivedConfigs, vipPrefix, vrrpRoles } from '../../../src/core/generate/keepalived';
 import { detectKeepalived, keepalivedLinter, lintKeepalived, summarize } from '../../../src/core/keepalived/lint';
@@ -65,7 +65,7 @@ test('every rule has an id, a why and a docs link; the corpus covers them and fi
   const seen = new Map<string, boolean>();
   const add = (fs: ReturnType<typeof lintKeepalived>) => fs.forEach((x) => seen.set(x.rule, (seen.get(x.rule) ?? false) || !!x.fixes?.length));
   for (const f of fixtures(KEEPALIVED_FIXTURES, '.conf')) add(lintKeepalived(f.text, { inventory: inv }, f.name));
-  for (const dir of ['two-masters', 'no-master', 'vrid-differs', 'auth-differs', 'same-priority', 'weight-too-small']) {
+  for (const dir of readdirSync(join(KEEPALIVED_FIXTURES, 'pairs'))) {
     const files = ['keepalived-lb1.conf', 'keepalived-lb2.conf'].map((n) => ({ path: n, text: readFileSync(join(KEEPALIVED_FIXTURES, 'pairs', dir, n), 'utf8') }));
     for (const f of files) add(lintKeepalived(f.text, { inventory: inv2, siblings: files }, f.path));
   }
@@ -91,14 +91,67 @@ test('the script weight must take the MASTER below the best BACKUP (seed: 100 - 
   assert.deepEqual(pair(-20), []);
   assert.deepEqual(pair(-11), []);
   const f = pair(-10).find((x) => x.rule === 'keepalived/script-weight')!;
-  assert.match(f.message, /drops to 90, not below the BACKUP's 90/);
+  assert.match(f.message, /drops to 90, not below the BACKUP keepalived-lb2.conf's 90/);
   assert.equal(f.fixes![0]!.edits[0]!.newText, '-11');
   assert.ok(pair(5).some((x) => x.rule === 'keepalived/script-weight'), 'positive weight: 100 is not below 90 + 5');
   assert.deepEqual(pair(11).filter((x) => x.rule === 'keepalived/script-weight'), []);
   assert.deepEqual(pair(0).filter((x) => x.rule === 'keepalived/script-weight'), [], 'weight 0: a failing script means FAULT, which releases the VIP');
-  // without the other balancer's file, the inventory's priorities are used
+  // without the other balancer's file, the inventory's priorities are used, and the message says so
   const alone = lintKeepalived(seed.replace('router_id labs-k8s-balancer', 'router_id lb1').replace('weight -20', 'weight -5'), { inventory: inv2 }, 'keepalived.conf');
-  assert.ok(alone.some((x) => x.rule === 'keepalived/script-weight'), describe(alone));
+  const fallback = alone.find((x) => x.rule === 'keepalived/script-weight');
+  assert.match(fallback?.message ?? describe(alone), /lb2 \(no keepalived file of it in the workspace; priority 90 from the inventory\)/);
+});
+
+/** A MASTER/BACKUP pair of files for lb1/lb2 (the generated layout's names) with the given numbers. */
+function filePair(m: { priority: number; weight: number }, b: { priority: number; weight: number; vrid?: number }, dir = 'balancers') {
+  const conf = (rid: string, state: string, p: { priority: number; weight: number; vrid?: number }) =>
+    seed.replace('router_id labs-k8s-balancer', `router_id ${rid}`).replace('state MASTER', `state ${state}`).replace('priority 100', `priority ${p.priority}`).replace('weight -20', `weight ${p.weight}`).replace('virtual_router_id 51', `virtual_router_id ${p.vrid ?? 51}`);
+  return [
+    { path: `${dir}/keepalived-lb1.conf`, text: conf('lb1', 'MASTER', m) },
+    { path: `${dir}/keepalived-lb2.conf`, text: conf('lb2', 'BACKUP', b) },
+  ];
+}
+const lintPair = (files: { path: string; text: string }[]) => files.flatMap((f) => lintKeepalived(f.text, { inventory: inv2, siblings: files }, f.path).map((x) => ({ ...x, file: f.path })));
+
+test("the kubeadm documentation's pair (MASTER 101, BACKUP 100, weight -2) fails over by its files' numbers", () => {
+  // the inventory says 100/90, by which 101 - 2 = 99 would stay above the BACKUP; the files are what runs
+  const fs = lintPair(filePair({ priority: 101, weight: -2 }, { priority: 100, weight: -2 }));
+  assert.deepEqual(fs.filter((x) => x.severity === 'error'), [], describe(fs));
+  // the only findings are the file-vs-inventory differences, as warnings naming both places
+  assert.deepEqual([...new Set(fs.map((x) => x.rule))], ['keepalived/inventory-mismatch']);
+  for (const f of fs) assert.match(f.message, /in this file, but the inventory gives lb[12] priority (100|90)/);
+});
+
+test("a pair that never fails over by its files' numbers is flagged on both files, although the inventory's would", () => {
+  // inventory: 100 - 15 = 85 < 90 would fail over; files: 110 - 15 = 95, not below 90
+  const files = filePair({ priority: 110, weight: -15 }, { priority: 90, weight: -15 });
+  const fs = lintPair(files).filter((x) => x.rule === 'keepalived/script-weight');
+  assert.deepEqual(fs.map((x) => [x.file, x.range.start.line]), [[files[0]!.path, 10], [files[1]!.path, 17]]);
+  assert.match(fs[0]!.message, /drops to 95, not below the BACKUP balancers\/keepalived-lb2\.conf's 90/);
+  assert.equal(fs[0]!.fixes![0]!.edits[0]!.newText, '-21');
+  assert.equal(fs[1]!.fixes![0]!.edits[0]!.newText, '96');
+  // the fixed weight takes the pair clean of failover findings
+  const fixed = [{ ...files[0]!, text: applyEdits(files[0]!.text, fs[0]!.fixes![0]!.edits) }, files[1]!];
+  assert.deepEqual(lintPair(fixed).filter((x) => x.rule === 'keepalived/script-weight'), []);
+});
+
+test('differing virtual router ids are split brain, reported on both files', () => {
+  const files = filePair({ priority: 100, weight: -20 }, { priority: 90, weight: -20, vrid: 52 });
+  const fs = lintPair(files).filter((x) => x.rule === 'keepalived/virtual-router-id');
+  assert.deepEqual(fs.map((x) => x.file), files.map((f) => f.path));
+  for (const f of fs) assert.match(f.message, /split brain/);
+});
+
+test('peers by layout: a header or a balancer-named folder pairs files anywhere in the workspace', () => {
+  const [a, b] = filePair({ priority: 100, weight: -20 }, { priority: 90, weight: -20, vrid: 52 });
+  const byHeader = [
+    { path: 'site-a/keepalived.conf', text: '# kubeadm-workbench: hosts=lb1\n' + a!.text.replace('router_id lb1', 'router_id x') },
+    { path: 'site-b/keepalived.conf', text: '# kubeadm-workbench: hosts=lb2\n' + b!.text.replace('router_id lb2', 'router_id x') },
+  ];
+  assert.ok(lintPair(byHeader).some((x) => x.rule === 'keepalived/virtual-router-id'));
+  // two files for the same balancer are not peers
+  const same = [byHeader[0]!, { path: 'site-b/keepalived.conf', text: byHeader[0]!.text.replace('virtual_router_id 51', 'virtual_router_id 52') }];
+  assert.ok(!lintPair(same).some((x) => x.rule === 'keepalived/virtual-router-id' && /split brain/.test(x.message)));
 });
 
 test('which balancer a file belongs to: router_id, then the path, then the only balancer', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { inventoryLinter } from '../../../src/core/lint/inventoryLinter';
 import { detectKind } from '../../../src/core/lint/registry';
 import { fileTargets, lintModules, lintSysctl } from '../../../src/core/sysctl/lint';
 import { applyEdits, EXAMPLE, exampleInventory } from '../kubeadm/helpers';
@@ -46,11 +47,20 @@ describe('sysctl and modules linters', () => {
     assert.deepEqual(lintSysctl({ path: lbPath, text: applyEdits(noBind, h.fixes![0]!.edits) }, { inventory }), []);
   });
 
-  it('balancers need ip_nonlocal_bind even when no file targets them', () => {
-    const f = lintSysctl({ path: nodePath, text: node }, { inventory }).find((x) => x.rule === 'sysctl/nonlocal-bind')!;
-    assert.match(f.message, /labs-k8s-balancer/);
-    assert.deepEqual(lintSysctl({ path: nodePath, text: applyEdits(node, f.fixes![0]!.edits) }, { inventory }), []);
-    assert.deepEqual(lintSysctl({ path: nodePath, text: node }, {}), []);
+  it("a node's sysctl file is clean without ip_nonlocal_bind; the balancers' need is reported once, at the inventory host", () => {
+    // no file of the workspace is for the balancer: the node file is not installed there, so it is not asked
+    assert.deepEqual(lintSysctl({ path: nodePath, text: node }, { inventory }), []);
+    assert.deepEqual(lintSysctl({ path: nodePath, text: node }, { inventory, siblings: [{ path: 'etc/sysctl.d/10-other.conf', text: 'vm.swappiness = 0\n' }] }), []);
+    const invText = readFileSync(join(EXAMPLE, 'inventory.yaml'), 'utf8');
+    const ws = [{ path: nodePath, text: node }, { path: 'etc/modules-load.d/k8s.conf', text: modules }];
+    const fs = inventoryLinter.lint({ path: 'inventory.yaml', text: invText }, { siblings: ws });
+    assert.deepEqual(fs.map((f) => f.rule), ['sysctl/nonlocal-bind']);
+    assert.match(fs[0]!.message, /No sysctl\.d file of the workspace is for labs-k8s-balancer/);
+    assert.equal(invText.split('\n')[fs[0]!.range.start.line]!.includes('labs-k8s-balancer'), true, 'on the balancer host line');
+    // with the balancers' file in the workspace, nothing is left to report
+    assert.deepEqual(inventoryLinter.lint({ path: 'inventory.yaml', text: invText }, { siblings: [...ws, { path: lbPath, text: lb }] }), []);
+    // the balancers' file alone does not ask the nodes' settings of the inventory either way: the node file is missing
+    assert.deepEqual(inventoryLinter.lint({ path: 'inventory.yaml', text: invText }, { siblings: [{ path: lbPath, text: lb }] }).map((f) => f.rule), ['sysctl/required']);
   });
 
   it('settings split over several files count together', () => {

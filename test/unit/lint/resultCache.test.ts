@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { lintText } from '../../../src/core/lint/registry';
+import { clearLintResultCache } from '../../../src/core/lint/resultCache';
+import { loadInventory, ROOT } from '../haproxy/helpers';
+
+const inv = loadInventory('test/fixtures/keepalived/inventory-2lb.yaml');
+const dir = join(ROOT, 'test/fixtures/keepalived/pairs/valid');
+const lb1 = { path: 'keepalived-lb1.conf', text: readFileSync(join(dir, 'keepalived-lb1.conf'), 'utf8') };
+const lb2 = { path: 'keepalived-lb2.conf', text: readFileSync(join(dir, 'keepalived-lb2.conf'), 'utf8') };
+const vridRule = (fs: { rule: string }[]) => fs.filter((f) => f.rule === 'keepalived/virtual-router-id').length;
+
+test('the content-hash cache answers unchanged text, and never a stale result when the text, a sibling or the inventory changes', () => {
+  clearLintResultCache();
+  const first = lintText(lb1, { inventory: inv, siblings: [lb1, lb2] });
+  assert.deepEqual(lintText({ ...lb1, text: lb1.text.slice(0) }, { inventory: inv, siblings: [lb1, lb2] }), first);
+  // the peer's router id changes: split brain must appear although this file's text did not change
+  const lb2b = { ...lb2, text: lb2.text.replace('virtual_router_id 51', 'virtual_router_id 52') };
+  assert.equal(vridRule(lintText(lb1, { inventory: inv, siblings: [lb1, lb2b] })), 1);
+  // this file's text changes
+  assert.equal(vridRule(lintText({ ...lb1, text: lb1.text.replace('virtual_router_id 51', 'virtual_router_id 53') }, { inventory: inv, siblings: [lb1, lb2] })), 1);
+  // another inventory object (edited inventory): recomputed
+  const other = { ...inv, hosts: inv.hosts.map((h) => (h.vrrp ? { ...h, vrrp: { ...h.vrrp, virtualRouterId: 60 } } : h)) };
+  assert.ok(lintText(lb1, { inventory: other, siblings: [lb1, lb2] }).some((f) => f.rule === 'keepalived/inventory-mismatch'));
+  assert.deepEqual(lintText(lb1, { inventory: inv, siblings: [lb1, lb2] }), first);
+});
