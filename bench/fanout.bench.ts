@@ -4,7 +4,7 @@
  * 1 MiB upload with its checksum verified on every host — by us, by Ansible at its default 5 forks and at
  * forks = N, and by parallel-ssh. Prints wall times, our peak RSS, failures and retries, and the ratios.
  *
- *   npm run bench:fanout [-- --hosts 500] [--skip-ansible] [--skip-pssh] [--ansible-venv DIR]
+ *   npm run bench:fanout [-- --hosts 500] [--tasks facts,command,upload] [--skip-ansible] [--skip-pssh] [--ansible-venv DIR]
  *
  * Root only (namespaces). Ansible comes from a venv outside the repository (default
  * ~/.cache/kubeadm-workbench/fanout-ansible; made with `python3 -m venv` + `pip install ansible-core` when missing).
@@ -23,10 +23,11 @@ interface Args {
   skipAnsible: boolean;
   skipPssh: boolean;
   venv: string;
+  tasks: Task[];
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { hosts: 100, skipAnsible: false, skipPssh: false, venv: join(homedir(), '.cache', 'kubeadm-workbench', 'fanout-ansible') };
+  const a: Args = { hosts: 100, skipAnsible: false, skipPssh: false, venv: join(homedir(), '.cache', 'kubeadm-workbench', 'fanout-ansible'), tasks: TASKS };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i]!;
     if (v === '--hosts') a.hosts = Number(argv[++i]);
@@ -34,8 +35,10 @@ function parseArgs(argv: string[]): Args {
     else if (v === '--skip-ansible') a.skipAnsible = true;
     else if (v === '--skip-pssh') a.skipPssh = true;
     else if (v === '--ansible-venv') a.venv = argv[++i]!;
+    else if (v === '--tasks') a.tasks = argv[++i]!.split(',') as Task[];
     else throw new Error(`unknown option ${v}`);
   }
+  if (!a.tasks.length || a.tasks.some((t) => !TASKS.includes(t))) throw new Error(`--tasks takes a list of ${TASKS.join(', ')}`);
   if (!Number.isInteger(a.hosts) || a.hosts < 1 || a.hosts > 1000) throw new Error('--hosts must be 1..1000');
   return a;
 }
@@ -105,7 +108,7 @@ async function main(): Promise<void> {
     harness('up', String(args.hosts), dir);
     process.stderr.write(`${args.hosts} hosts up in ${secs(performance.now() - t0)}\n`);
     const rows: { task: Task; ours: OursResult; a5?: ToolResult; aN?: ToolResult; ps?: ToolResult }[] = [];
-    for (const task of TASKS) {
+    for (const task of args.tasks) {
       process.stderr.write(`${task}: ours…`);
       const o = await ours(dir, task);
       const row: (typeof rows)[number] = { task, ours: o };
