@@ -16,6 +16,7 @@ import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
+import { HostProgress, hostCount, keepWhenSummarised, RunProgress, shouldSummarise } from '../core/plan/hostProgress';
 import type { RunEvent } from '../core/plan/runner';
 import type { SshPool } from '../adapters/ssh/pool';
 import { SshExecutor } from '../core/plan/sshExecutor';
@@ -73,6 +74,9 @@ function pool(l: Loaded) {
 
 // ------------------------------------------------------------------ facts
 
+/** How often the CLI prints the summary line when there are too many hosts to narrate one by one. */
+const SUMMARY_EVERY_MS = 5000;
+
 const FACTS_USAGE = 'usage: kubeadm-workbench facts --inventory FILE [--host NAME]... [--json] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...]\n';
 
 export async function runFacts(argv: string[], io: CliIo): Promise<number> {
@@ -84,20 +88,28 @@ export async function runFacts(argv: string[], io: CliIo): Promise<number> {
   const started = Date.now();
   const failures: string[] = [];
   const facts: HostFacts[] = [];
+  const progress = new HostProgress();
+  for (const h of hosts) progress.expect(h.name);
+  const ticker = shouldSummarise(hosts.length) ? setInterval(() => io.stderr(`.. facts: ${progress.summary()}\n`), SUMMARY_EVERY_MS) : undefined;
+  ticker?.unref();
   try {
     await Promise.all(
       hosts.map(async (h) => {
+        progress.started(h.name);
         try {
           // product_uuid is readable by root only: other login users read the facts through sudo -n.
           const script = sh`sh -c ${FACTS_SCRIPT}`;
           const r = await ssh.exec(h.name, ssh.loginUser(h.name) === 'root' ? script : sudo(script), { timeoutMs: 60_000 });
           facts.push(parseFacts(h.name, r.stdout));
+          progress.ended(h.name, true);
         } catch (e) {
           failures.push((e as Error).message);
+          progress.ended(h.name, false, (e as Error).message);
         }
       }),
     );
   } finally {
+    if (ticker) clearInterval(ticker);
     await ssh.close();
   }
   facts.sort((a, b) => hosts.findIndex((h) => h.name === a.host) - hosts.findIndex((h) => h.name === b.host));
@@ -256,7 +268,14 @@ export async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: str
   const output = new RunOutput(password ? [password] : []);
   const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));
   output.addSink(log.sink);
-  output.addSink((line) => io.stdout(formatRunLine(line) + '\n'));
+  // Over many hosts the terminal gets a summary by state every few seconds; the run log keeps every line.
+  const many = shouldSummarise(hostCount(plan.phases));
+  const progress = new RunProgress();
+  output.addSink((line) => {
+    if (!many || keepWhenSummarised(line)) io.stdout(formatRunLine(line) + '\n');
+  });
+  const ticker = many ? setInterval(() => io.stdout(`.. ${progress.line()}\n`), SUMMARY_EVERY_MS) : undefined;
+  ticker?.unref();
   if (resumed) output.message(`resuming run ${ledger.data.runId} (steps already done are skipped); every step asks its host first whether its effect is there`);
   const abort = new AbortController();
   const onSignal = (): void => {
@@ -268,7 +287,21 @@ export async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: str
   const started = Date.now();
   try {
     const executor = new SshExecutor(ssh, sudoUnlessRoot((h) => ssh.loginUser(h), password));
-    const result = await executePlan(plan, ledger, state, { executor, output, maxParallelHosts: Number(l.flags['max-parallel'] ?? 10), signal: abort.signal, resumed, ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}) });
+    const result = await executePlan(plan, ledger, state, {
+      executor,
+      output,
+      maxParallelHosts: Number(l.flags['max-parallel'] ?? 10),
+      signal: abort.signal,
+      resumed,
+      onEvent: (e) => {
+        progress.onEvent(e);
+        hooks.onEvent?.(e);
+      },
+    });
+    if (ticker) {
+      clearInterval(ticker);
+      io.stdout(`.. ${progress.line()}\n`);
+    }
     const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
     if (result.ok) {
       output.message(`done in ${took}; run log ${log.path}`);
@@ -281,6 +314,7 @@ export async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: str
     output.message(`run log ${log.path}`);
     return EXIT_FAILED;
   } finally {
+    if (ticker) clearInterval(ticker);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await ssh.close();

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { analyzeFacts, parseFacts, type FactFinding, type HostFacts } from '../core/phases/facts';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
+import { HostProgress, shouldSummarise } from '../core/plan/hostProgress';
 import { sh, sudo } from '../core/ssh/command';
 import { toRange } from '../editor/diagnostics';
 import { requireTrust } from '../editor/trust';
@@ -30,17 +31,24 @@ export function gatherFacts(ctx: CommandContext) {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
         let done = 0;
+        // Over many hosts the notification says how many are done / running / failed / waiting and which are slow.
+        const hostProgress = new HostProgress();
+        for (const h of inv.hosts) hostProgress.expect(h.name);
+        const many = shouldSummarise(inv.hosts.length);
         await Promise.all(
           inv.hosts.map(async (h) => {
+            hostProgress.started(h.name);
             try {
               // product_uuid is readable by root only: other login users read the facts through sudo -n.
               const script = sh`sh -c ${FACTS_SCRIPT}`;
               const r = await pool.exec(h.name, pool.loginUser(h.name) === 'root' ? script : sudo(script), { signal: abort.signal, timeoutMs: 60_000 });
               facts.push(parseFacts(h.name, r.stdout));
+              hostProgress.ended(h.name, true);
             } catch (e) {
               failures.push((e as Error).message);
+              hostProgress.ended(h.name, false, (e as Error).message);
             }
-            progress.report({ message: `${++done}/${inv.hosts.length} hosts`, increment: 100 / inv.hosts.length });
+            progress.report({ message: many ? hostProgress.summary() : `${++done}/${inv.hosts.length} hosts`, increment: 100 / inv.hosts.length });
           }),
         );
       });

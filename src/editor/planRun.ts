@@ -16,8 +16,12 @@ import { hostsNeedingSudo, sudoUnlessRoot } from '../engine/become';
 import { adviceLines } from '../engine/advice';
 import { executePlan, openLedger } from '../engine/bringUp';
 import type { CommandContext } from '../commands/context';
+import { RunProgress, shouldSummarise } from '../core/plan/hostProgress';
 import { RunTerminal } from './runTerminal';
 import { askSudoPassword } from './sudoPassword';
+
+/** Least time between two summary updates (a run over hundreds of hosts ends steps many times a second). */
+const SUMMARY_EVERY_MS = 500;
 
 export interface PlanRunRequest {
   inv: Inventory;
@@ -66,7 +70,10 @@ export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest
   const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));
   output.addSink(log.sink);
   const abort = new AbortController();
-  const terminal = new RunTerminal(`Kubeadm: ${req.title}`, output, () => abort.abort());
+  // Over many hosts the terminal and the notification summarise by state instead of narrating every host.
+  const many = shouldSummarise(hosts);
+  const runProgress = new RunProgress();
+  const terminal = new RunTerminal(`Kubeadm: ${req.title}`, output, () => abort.abort(), many);
   terminal.show(true);
   const started = Date.now();
   let next: string | undefined;
@@ -74,6 +81,16 @@ export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest
     const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: req.title, cancellable: true }, async (progress, token) => {
       token.onCancellationRequested(() => abort.abort());
       let finished = 0;
+      let shownAt = 0;
+      const showSummary = (force: boolean) => {
+        if (!force && Date.now() - shownAt < SUMMARY_EVERY_MS) return;
+        shownAt = Date.now();
+        const line = runProgress.line();
+        terminal.status(line);
+        progress.report({ message: line });
+      };
+      const ticker = many ? setInterval(() => showSummary(true), SUMMARY_EVERY_MS * 4) : undefined;
+      token.onCancellationRequested(() => ticker && clearInterval(ticker));
       return executePlan(plan, ledger, state, {
         executor: new SshExecutor(pool, sudoUnlessRoot((h) => pool.loginUser(h), sudo.password)),
         output,
@@ -81,9 +98,18 @@ export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest
         signal: abort.signal,
         resumed,
         onEvent: (e) => {
+          if (many) {
+            runProgress.onEvent(e);
+            if (e.type === 'step-end') progress.report({ increment: 100 / steps });
+            if (e.type !== 'output') showSummary(e.type === 'phase' || (e.type === 'step-end' && e.state === 'failed'));
+            return;
+          }
           if (e.type === 'step-start') progress.report({ message: `${e.step.host}: ${e.step.title}` });
           if (e.type === 'step-end') progress.report({ increment: 100 / steps, message: `${++finished}/${steps} steps` });
         },
+      }).finally(() => {
+        if (ticker) clearInterval(ticker);
+        if (many) showSummary(true);
       });
     });
     const took = `${Math.round((Date.now() - started) / 1000)} s`;

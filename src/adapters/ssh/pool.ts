@@ -14,23 +14,21 @@
  *   leader; the command first reports that pid on stderr, which is stripped). Abort sends the `signal` channel
  *   request (TERM), kills the whole group from a second channel (`kill -TERM -- -PGID`, then KILL after 2 s)
  *   and closes the channel — without a pty, closing alone would leave the remote process running.
+ * - Many hosts: new handshakes are paced and a handshake the server refused or reset before its host key is
+ *   retried with backoff (connectPolicy.ts); the pieces live beside this file: connection.ts (one handshake),
+ *   channel.ts (one command), waiting.ts (slots and cancellable waits).
  */
-import { readFile } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
-import { Client, utils, type AuthenticationType, type ClientChannel, type ConnectConfig, type ParsedKey } from 'ssh2';
-import { sh, type RemoteCommand } from '../../core/ssh/command';
+import type { ClientChannel } from 'ssh2';
+import type { RemoteCommand } from '../../core/ssh/command';
 import type { ResolvedHop, ResolvedHost } from '../../core/ssh/config';
-import { describeRejection, type HostKeyDecision, type HostKeyVerifier } from '../../core/ssh/hostKeyPolicy';
-import { redact } from '../../core/ssh/redact';
-import {
-  MAX_CAPTURE,
-  RemoteCommandCancelled,
-  RemoteCommandError,
-  SshConnectError,
-  type ExecOptions,
-  type ExecResult,
-  type SshTransport,
-} from '../../core/ssh/transport';
+import { backoffMs, DEFAULT_CONNECT_POLICY, HandshakePacer, isRetryableHandshake, type ConnectPolicy } from '../../core/ssh/connectPolicy';
+import type { HostKeyVerifier } from '../../core/ssh/hostKeyPolicy';
+import { RemoteCommandCancelled, SshConnectError, type ExecOptions, type ExecResult, type SshTransport } from '../../core/ssh/transport';
+import { ChannelOpenError, runOnChannel } from './channel';
+import { Connection, errorMessage, handshake, HandshakeError, KeyRing, type ConnectionInfo, type HandshakeSettings } from './connection';
+import { abortable, AbortedWhileWaiting, Semaphore } from './waiting';
+
+export type { ConnectionInfo } from './connection';
 
 export interface AuthCallbacks {
   /**
@@ -60,104 +58,25 @@ export interface PoolOptions {
   /** Network part of connecting (TCP + handshake + auth), not counting time spent in a host key prompt. */
   connectTimeoutMs?: number;
   /** Idle connections (no channel, no tunnelled connection) are closed after this long; 0 keeps them. Default 5 min. */
+  /** Pacing of new handshakes and retry of refused ones (default DEFAULT_CONNECT_POLICY). */
+  connectPolicy?: Partial<ConnectPolicy>;
   idleTimeoutMs?: number;
   readKeyFile?: (path: string) => Promise<Buffer | undefined>;
   debug?: (message: string) => void;
 }
 
-export interface ConnectionInfo {
-  key: string;
-  /** Inventory host (or jump alias). */
-  alias: string;
-  connectMs: number;
-  hostKey?: HostKeyDecision;
-  openedAt: Date;
-  closed: boolean;
-  commands: number;
+/** Counts for a run's report (the scale bench prints them). */
+export interface PoolStats {
+  /** Handshakes started, retries among them, and connections that failed in the end. */
+  handshakes: number;
+  retries: number;
+  failedConnections: number;
+  /** Most handshakes in flight at once. */
+  peakHandshakes: number;
 }
-
-class Semaphore {
-  private active = 0;
-  private readonly waiters: (() => void)[] = [];
-  constructor(readonly limit: number) {}
-  /** Waits for a slot; an abort while waiting leaves the queue (and rejects) without taking one. */
-  async acquire(signal?: AbortSignal): Promise<void> {
-    if (this.active < this.limit) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        const i = this.waiters.indexOf(grant);
-        if (i >= 0) this.waiters.splice(i, 1);
-        reject(new AbortedWhileWaiting());
-      };
-      const grant = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      this.waiters.push(grant);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-  release(): void {
-    const next = this.waiters.shift();
-    if (next) next();
-    else this.active--;
-  }
-  get inUse(): number {
-    return this.active;
-  }
-}
-
-class Connection {
-  closed = false;
-  readonly channels: Semaphore;
-  readonly info: ConnectionInfo;
-  /** Connections tunnelled through this one (it must stay open while they live). */
-  dependents = 0;
-  private idleTimer: NodeJS.Timeout | undefined;
-  constructor(
-    readonly client: Client,
-    key: string,
-    alias: string,
-    connectMs: number,
-    hostKey: HostKeyDecision | undefined,
-    cap: number,
-  ) {
-    this.channels = new Semaphore(cap);
-    this.info = { key, alias, connectMs, ...(hostKey ? { hostKey } : {}), openedAt: new Date(), closed: false, commands: 0 };
-    client.on('close', () => {
-      this.closed = true;
-      this.info.closed = true;
-      this.cancelIdle();
-    });
-  }
-
-  /** Ends the connection after `ms` without channels or dependents (0: never). */
-  scheduleIdle(ms: number): void {
-    this.cancelIdle();
-    if (ms <= 0 || this.closed || this.channels.inUse > 0 || this.dependents > 0) return;
-    this.idleTimer = setTimeout(() => {
-      if (this.channels.inUse === 0 && this.dependents === 0) this.client.end();
-    }, ms);
-    this.idleTimer.unref();
-  }
-
-  cancelIdle(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
-  }
-}
-
-const PGID_MARK = /^\x1ekw-pgid:(\d+)\n/;
 
 function hopKey(h: ResolvedHop): string {
   return `${h.user}@${h.hostname}:${h.port}`;
-}
-
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 export class SshPool implements SshTransport {
@@ -165,13 +84,33 @@ export class SshPool implements SshTransport {
   private readonly all: Connection[] = [];
   private readonly hostSlots: Semaphore;
   private readonly hosts = new Map<string, { count: number; ready: Promise<void> }>();
-  private readonly keys = new Map<string, Promise<ParsedKey | undefined>>();
+  private readonly pacer: HandshakePacer;
+  private readonly policy: ConnectPolicy;
+  private readonly handshakeSettings: HandshakeSettings;
+  private readonly counts = { handshakes: 0, retries: 0, failedConnections: 0 };
   private readonly resolved = new Map<string, ResolvedHost>();
   private readonly opts: Required<Pick<PoolOptions, 'maxChannelsPerConnection' | 'keepaliveIntervalMs' | 'keepaliveCountMax' | 'connectTimeoutMs' | 'idleTimeoutMs'>> & PoolOptions;
 
   constructor(opts: PoolOptions) {
     this.opts = { maxChannelsPerConnection: 8, keepaliveIntervalMs: 15_000, keepaliveCountMax: 3, connectTimeoutMs: 20_000, idleTimeoutMs: 300_000, ...opts };
     this.hostSlots = new Semaphore(Math.max(1, opts.maxParallelHosts ?? 10));
+    this.policy = { ...DEFAULT_CONNECT_POLICY, ...opts.connectPolicy };
+    this.pacer = new HandshakePacer(this.policy);
+    const o = this.opts;
+    this.handshakeSettings = {
+      hostKeys: o.hostKeys,
+      connectTimeoutMs: o.connectTimeoutMs,
+      keepaliveIntervalMs: o.keepaliveIntervalMs,
+      keepaliveCountMax: o.keepaliveCountMax,
+      maxChannelsPerConnection: o.maxChannelsPerConnection,
+      keys: new KeyRing(o.auth, o.readKeyFile, o.debug),
+      ...(o.debug ? { debug: o.debug } : {}),
+    };
+  }
+
+  /** Handshakes, retries and failed connections so far. */
+  stats(): PoolStats {
+    return { ...this.counts, peakHandshakes: this.pacer.peak };
   }
 
   /** Every connection opened so far (for stats, tests and the "connections" view). */
@@ -241,7 +180,7 @@ export class SshPool implements SshTransport {
             if (ac.signal.aborted) throw notStarted();
             if (conn.closed) throw new ChannelOpenError('connection closed');
             conn.info.commands++;
-            return await this.run(conn, host, command, opts, ac.signal);
+            return await runOnChannel(conn, host, command, opts, ac.signal, this.opts.debug);
           } catch (e) {
             // The channel never opened, so the command did not start: reconnect once.
             if (e instanceof ChannelOpenError && attempt === 0) {
@@ -283,6 +222,7 @@ export class SshPool implements SshTransport {
       ),
     );
   }
+
 
   // -------------------------------------------------------------------------------------------------------------
 
@@ -336,17 +276,34 @@ export class SshPool implements SshTransport {
     return p;
   }
 
+  /**
+   * Opens the connection: paced with every other handshake, retried with backoff while the server refuses or
+   * resets it before showing its host key (sshd past MaxStartups), never after (host key, login).
+   */
   private async open(chain: ResolvedHop[], key: string, host: string): Promise<Connection> {
-    try {
-      return await this.openOnce(chain, key, host);
-    } catch (e) {
-      // sshd drops a connection whose login takes longer than its LoginGraceTime (120 s) — e.g. while the user
-      // reads the host key dialog. The answer is remembered (once/remember), so one new attempt does not ask again.
-      if (e instanceof HandshakeError && e.prompted && e.cause instanceof SshConnectError && e.cause.kind === 'network') {
-        this.opts.debug?.(`${host}: connection dropped while the host key prompt was open; reconnecting`);
-        return this.openOnce(chain, key, host).catch((e2: unknown) => Promise.reject(e2 instanceof HandshakeError ? e2.cause : e2));
+    let reconnectedAfterPrompt = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.openOnce(chain, key, host);
+      } catch (e) {
+        if (!(e instanceof HandshakeError)) throw e;
+        // sshd drops a connection whose login takes longer than its LoginGraceTime (120 s) — e.g. while the user
+        // reads the host key dialog. The answer is remembered (once/remember), so one new attempt does not ask again.
+        if (e.prompted && e.cause.kind === 'network' && !reconnectedAfterPrompt) {
+          reconnectedAfterPrompt = true;
+          this.opts.debug?.(`${host}: connection dropped while the host key prompt was open; reconnecting`);
+          continue;
+        }
+        if (isRetryableHandshake(e.failure) && attempt < this.policy.attempts) {
+          const wait = backoffMs(this.policy, attempt, Math.random());
+          this.counts.retries++;
+          this.opts.debug?.(`${host}: ${e.cause.message}; retry ${attempt} of ${this.policy.attempts - 1} in ${wait} ms`);
+          await new Promise((r) => setTimeout(r, wait));
+          continue;
+        }
+        this.counts.failedConnections++;
+        throw attempt > 1 ? new SshConnectError(e.cause.host, `${e.cause.message.slice(e.cause.host.length + 2)} (after ${attempt} attempts)`, e.cause.kind, e.cause.hostKeyStatus) : e.cause;
       }
-      throw e instanceof HandshakeError ? e.cause : e;
     }
   }
 
@@ -369,8 +326,11 @@ export class SshPool implements SshTransport {
       jumpConn.cancelIdle();
       jumpConn.dependents++;
     }
+    const done = await this.pacer.start();
+    this.counts.handshakes++;
     try {
-      const conn = await this.handshake(hop, key, label, sock);
+      const conn = await handshake(this.handshakeSettings, hop, key, label, sock);
+      this.all.push(conn);
       if (via) {
         const jumpConn = via;
         conn.client.on('close', () => {
@@ -385,299 +345,9 @@ export class SshPool implements SshTransport {
         via.scheduleIdle(this.opts.idleTimeoutMs);
       }
       throw e;
+    } finally {
+      done();
     }
   }
 
-  private handshake(hop: ResolvedHop, key: string, label: string, sock: NodeJS.ReadableStream | undefined): Promise<Connection> {
-    const hopLabel = hop.alias === label.split(' ')[0] ? label : `${label}: hop ${hop.alias}`;
-    return new Promise<Connection>((resolve, reject) => {
-      const client = new Client();
-      const started = Date.now();
-      let promptMs = 0;
-      let decision: HostKeyDecision | undefined;
-      let verifying = false;
-      let verifyError: unknown;
-      let triedAuth: string[] = [];
-      let settled = false;
-      let timer: NodeJS.Timeout | undefined;
-      const timeoutMs = hop.connectTimeoutSec ? hop.connectTimeoutSec * 1000 : this.opts.connectTimeoutMs;
-      const armTimer = (ms: number) => {
-        if (timer) clearTimeout(timer);
-        timer = setTimeout(() => fail(new SshConnectError(hopLabel, `timed out connecting to ${hop.hostname}:${hop.port} after ${Math.round(ms / 1000)} s`, 'network')), ms);
-      };
-      const fail = (e: Error) => {
-        if (settled) return;
-        settled = true;
-        if (timer) clearTimeout(timer);
-        client.destroy();
-        reject(new HandshakeError(e, verifying || (decision?.check.status === 'unknown' && decision.accepted)));
-      };
-      armTimer(timeoutMs);
-      client.on('ready', () => {
-        if (settled) return;
-        settled = true;
-        if (timer) clearTimeout(timer);
-        const conn = new Connection(client, key, hop.alias, Date.now() - started - promptMs, decision, this.opts.maxChannelsPerConnection);
-        this.all.push(conn);
-        this.opts.debug?.(`${hopLabel}: connected in ${conn.info.connectMs} ms`);
-        resolve(conn);
-      });
-      client.on('error', (err: Error & { level?: string }) => {
-        if (decision && !decision.accepted) return fail(new SshConnectError(hopLabel, describeRejection(decision), 'host-key', decision.check.status === 'trusted' ? 'error' : decision.check.status));
-        if (verifyError) return fail(new SshConnectError(hopLabel, `host key check failed: ${errorMessage(verifyError)}`, 'host-key', 'error'));
-        if (err.level === 'client-authentication') {
-          return fail(new SshConnectError(hopLabel, `authentication failed for ${hop.user}@${hop.hostname}:${hop.port} (tried: ${triedAuth.join(', ') || 'nothing usable'})`, 'auth'));
-        }
-        fail(new SshConnectError(hopLabel, `cannot connect to ${hop.hostname}:${hop.port}: ${err.message}`, 'network'));
-      });
-      client.on('close', () => fail(new SshConnectError(hopLabel, `connection to ${hop.hostname}:${hop.port} closed during the handshake`, 'network')));
-
-      const methods = this.authMethods(hop);
-      triedAuth = [];
-      const cfg: ConnectConfig = {
-        port: hop.port,
-        username: hop.user,
-        readyTimeout: 0,
-        keepaliveInterval: hop.serverAliveIntervalSec ? hop.serverAliveIntervalSec * 1000 : this.opts.keepaliveIntervalMs,
-        keepaliveCountMax: hop.serverAliveCountMax ?? this.opts.keepaliveCountMax,
-        hostVerifier: (hostKey: Buffer, verify: (ok: boolean) => void) => {
-          const t0 = Date.now();
-          verifying = true;
-          if (timer) clearTimeout(timer);
-          this.opts.hostKeys.verify(hop, hostKey).then(
-            (d) => {
-              verifying = false;
-              decision = d;
-              promptMs += Date.now() - t0;
-              armTimer(timeoutMs);
-              verify(d.accepted);
-            },
-            (e: unknown) => {
-              verifying = false;
-              verifyError = e;
-              verify(false);
-            },
-          );
-        },
-        authHandler: (methodsLeft: AuthenticationType[] | null, _partial: boolean | null, next: (m: unknown) => void) => {
-          const tryNext = (): void => {
-            const m = methods.shift();
-            if (!m) return next(false);
-            if (methodsLeft && !methodsLeft.includes('publickey')) return next(false);
-            // Loading a key may ask for its passphrase: that time does not count against the connect timeout.
-            const t0 = Date.now();
-            if (timer) clearTimeout(timer);
-            m.make().then(
-              (auth) => {
-                promptMs += Date.now() - t0;
-                if (!settled) armTimer(timeoutMs);
-                if (!auth) return tryNext();
-                triedAuth.push(m.label);
-                next(auth);
-              },
-              () => {
-                if (!settled) armTimer(timeoutMs);
-                tryNext();
-              },
-            );
-          };
-          tryNext();
-        },
-        ...(sock ? { sock: sock as ConnectConfig['sock'] } : { host: hop.hostname }),
-      } as ConnectConfig;
-      client.connect(cfg);
-    });
-  }
-
-  private authMethods(hop: ResolvedHop): { kind: 'agent' | 'key'; label: string; make: () => Promise<unknown> }[] {
-    const out: { kind: 'agent' | 'key'; label: string; make: () => Promise<unknown> }[] = [];
-    let agent = this.opts.auth?.agentSocket ?? process.env.SSH_AUTH_SOCK ?? '';
-    if (hop.identityAgent === 'none') agent = '';
-    else if (hop.identityAgent && hop.identityAgent !== 'SSH_AUTH_SOCK') agent = hop.identityAgent;
-    if (agent && !(hop.identitiesOnly && hop.sources.IdentityFile !== 'default')) {
-      out.push({ kind: 'agent', label: `ssh-agent (${agent})`, make: async () => ({ type: 'agent', username: hop.user, agent }) });
-    }
-    for (const file of hop.identityFiles) {
-      out.push({
-        kind: 'key',
-        label: `key ${file}`,
-        make: async () => {
-          const key = await this.loadKey(file);
-          return key ? { type: 'publickey', username: hop.user, key } : undefined;
-        },
-      });
-    }
-    return out;
-  }
-
-  private loadKey(file: string): Promise<ParsedKey | undefined> {
-    let p = this.keys.get(file);
-    if (!p) {
-      p = this.loadKeyNow(file);
-      this.keys.set(file, p);
-    }
-    return p;
-  }
-
-  private async loadKeyNow(file: string): Promise<ParsedKey | undefined> {
-    const read = this.opts.readKeyFile ?? (async (f: string) => readFile(f).catch(() => undefined));
-    const data = await read(file);
-    if (!data) return undefined;
-    const first = (k: ParsedKey | ParsedKey[] | Error): ParsedKey | Error => (Array.isArray(k) ? k[0]! : k);
-    let key = first(utils.parseKey(data));
-    if (!(key instanceof Error)) return key.isPrivateKey() ? key : undefined;
-    if (!/encrypted|passphrase/i.test(key.message)) {
-      this.opts.debug?.(`${file}: ${key.message}`);
-      return undefined;
-    }
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      const pass = await this.opts.auth?.passphrase?.(file, attempt);
-      if (pass === undefined) return undefined;
-      key = first(utils.parseKey(data, pass));
-      if (!(key instanceof Error)) {
-        this.opts.auth?.passphraseAccepted?.(file, pass);
-        return key;
-      }
-      this.opts.auth?.passphraseRejected?.(file);
-    }
-    return undefined;
-  }
-
-  private run(conn: Connection, host: string, command: RemoteCommand, opts: ExecOptions, signal: AbortSignal): Promise<ExecResult> {
-    const wrapped = `printf '\\036kw-pgid:%s\\n' "$$" >&2; ${command.text}`;
-    return new Promise<ExecResult>((resolve, reject) => {
-      conn.client.exec(wrapped, (err, ch) => {
-        if (err) return reject(new ChannelOpenError(err.message));
-        const result: ExecResult = { code: null, signal: null, stdout: '', stderr: '' };
-        const outDec = new StringDecoder('utf8');
-        const errDec = new StringDecoder('utf8');
-        let head = '';
-        let headDone = false;
-        let pgid: number | undefined;
-        let cancelled: string | undefined;
-        let killed = false;
-        const capture = (k: 'stdout' | 'stderr', s: string) => {
-          result[k] += s;
-          if (result[k].length > MAX_CAPTURE * 1.25) result[k] = result[k].slice(-MAX_CAPTURE);
-        };
-        const emitErr = (s: string) => {
-          if (!s) return;
-          capture('stderr', s);
-          opts.onStderr?.(s);
-        };
-        const killGroup = () => {
-          if (killed || pgid === undefined || conn.closed) return;
-          killed = true;
-          const g = String(pgid);
-          const kill = sh`kill -TERM -- -${g} 2>/dev/null; i=0; while kill -0 -- -${g} 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done; kill -KILL -- -${g} 2>/dev/null; true`;
-          conn.client.exec(kill.text, (e, kc) => {
-            if (e) return;
-            kc.on('data', () => undefined).on('error', () => undefined).on('close', () => undefined);
-            kc.stderr.on('data', () => undefined);
-          });
-        };
-        const onAbort = () => {
-          const reason = signal.reason instanceof Error && /timed out/.test(signal.reason.message) ? signal.reason.message : 'was cancelled';
-          cancelled = reason;
-          try {
-            ch.signal('TERM');
-          } catch {
-            /* the server may not support signals */
-          }
-          killGroup();
-          setTimeout(() => ch.close(), 300).unref();
-          // A server that stops answering never confirms the close: give up waiting after 5 s.
-          setTimeout(() => finish(), 5000).unref();
-        };
-        ch.on('error', (e: Error) => this.opts.debug?.(`${host}: channel error: ${e.message}`));
-        ch.on('data', (d: Buffer) => {
-          const s = outDec.write(d);
-          if (!s) return;
-          capture('stdout', s);
-          opts.onStdout?.(s);
-        });
-        ch.stderr.on('data', (d: Buffer) => {
-          const s = errDec.write(d);
-          if (headDone) return emitErr(s);
-          head += s;
-          const m = PGID_MARK.exec(head);
-          if (m) {
-            pgid = Number(m[1]);
-            headDone = true;
-            emitErr(head.slice(m[0].length));
-            if (cancelled) killGroup();
-          } else if (head.includes('\n') || head.length > 40) {
-            headDone = true;
-            emitErr(head);
-          }
-        });
-        ch.on('exit', (code: number | null, sig?: string) => {
-          if (typeof code === 'number') result.code = code;
-          else {
-            result.code = null;
-            result.signal = sig ? sig.replace(/^SIG/, '') : null;
-          }
-        });
-        let done = false;
-        const finish = () => {
-          if (done) return;
-          done = true;
-          signal.removeEventListener('abort', onAbort);
-          const restOut = outDec.end();
-          if (restOut) {
-            capture('stdout', restOut);
-            opts.onStdout?.(restOut);
-          }
-          if (!headDone) emitErr(head);
-          emitErr(errDec.end());
-          if (cancelled) return reject(new RemoteCommandCancelled(host, command, `${cancelled}; the remote process group was killed`));
-          if (result.code === null && result.signal === null) {
-            return reject(new SshConnectError(host, redact(`connection lost while running \`${command.display}\``, command.secrets), 'network'));
-          }
-          const ok = opts.okCodes ?? [0];
-          if (result.code !== null && ok.includes(result.code)) return resolve(result);
-          reject(new RemoteCommandError(host, command, result));
-        };
-        ch.on('close', finish);
-        signal.addEventListener('abort', onAbort, { once: true });
-        if (signal.aborted) onAbort();
-        const stdin = [command.stdinPrefix, opts.stdin].filter((x) => x !== undefined && x !== '') as (string | Buffer)[];
-        for (const s of stdin) ch.write(s);
-        ch.end();
-      });
-    });
-  }
-}
-
-class ChannelOpenError extends Error {}
-
-class AbortedWhileWaiting extends Error {}
-
-/** Rejects with AbortedWhileWaiting when `signal` aborts first (the awaited work itself goes on). */
-function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new AbortedWhileWaiting());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortedWhileWaiting());
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
-/** A failed handshake; `prompted` when the user accepted an unknown key during it (worth one retry). */
-class HandshakeError extends Error {
-  constructor(
-    override readonly cause: Error,
-    readonly prompted: boolean,
-  ) {
-    super(cause.message);
-  }
 }

@@ -79,7 +79,8 @@ export async function startSshd(baseDir: string, name: string, opts: SshdOptions
         'X11Forwarding no',
         'PrintMotd no',
         'MaxSessions 10',
-        'MaxStartups 100:30:200',
+        // sshd takes the last MaxStartups, not the first: a test's own value replaces this roomy one.
+        ...((opts.extra ?? []).some((l) => /^MaxStartups\b/i.test(l)) ? [] : ['MaxStartups 100:30:200']),
         `LogLevel ${opts.logLevel ?? 'VERBOSE'}`,
         '',
       ].join('\n'),

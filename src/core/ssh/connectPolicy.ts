@@ -1,0 +1,124 @@
+/**
+ * How the SSH pool opens many connections at once without tripping the servers' (or the network's) limits.
+ *
+ * - Pacing: at most `maxHandshakes` handshakes (TCP + key exchange + auth) are in flight at a time, and new ones
+ *   start at most every `minStartGapMs`. An OpenSSH server drops unauthenticated connections past its
+ *   `MaxStartups` (Debian: 10:30:100), and a client that starts 500 key exchanges at once on a small machine
+ *   makes every one of them slow enough to time out; commands on connections already open are not paced.
+ * - Retry: a handshake that the server refused or reset before it showed its host key is tried again after an
+ *   exponential backoff with jitter (what sshd's random early drop asks for). Nothing after the host key is
+ *   retried: a refused or changed host key and a failed login would fail the same way again, and retrying a
+ *   host key mismatch would only hammer a host that may be an impostor.
+ */
+
+export interface ConnectPolicy {
+  /** Handshakes in flight at once (all hosts together). */
+  maxHandshakes: number;
+  /** Least time between two handshake starts. */
+  minStartGapMs: number;
+  /** Attempts in all for one connection whose handshake is refused or reset (1: no retry). */
+  attempts: number;
+  /** First backoff; doubled per attempt up to `maxBackoffMs`, each one jittered to 50–100 %. */
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+export const DEFAULT_CONNECT_POLICY: ConnectPolicy = {
+  maxHandshakes: 24,
+  minStartGapMs: 2,
+  attempts: 6,
+  baseBackoffMs: 250,
+  maxBackoffMs: 4000,
+};
+
+/** Where a handshake stopped: `connect` (TCP, banner, key exchange: before the server's host key), then `host-key`, then `auth`. */
+export type HandshakeStage = 'connect' | 'host-key' | 'auth' | 'ready';
+
+export interface HandshakeFailure {
+  stage: HandshakeStage;
+  /** SshConnectError's kind. */
+  kind: 'auth' | 'host-key' | 'network' | 'config' | 'restricted';
+  /** The system error code (ECONNREFUSED, ECONNRESET…) when there is one. */
+  code?: string;
+  timedOut: boolean;
+}
+
+const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'EHOSTUNREACH', 'ETIMEDOUT']);
+
+/**
+ * True for a handshake the server refused or dropped before the host key was checked (sshd past MaxStartups
+ * closes the connection right after accepting it; a listener not yet up refuses it). A host key or login
+ * problem, a configuration error and our own connect timeout are never retried.
+ */
+export function isRetryableHandshake(f: HandshakeFailure): boolean {
+  if (f.kind !== 'network' || f.timedOut) return false;
+  if (f.stage !== 'connect') return false;
+  return f.code === undefined || RETRYABLE_CODES.has(f.code);
+}
+
+/** The wait before attempt `attempt + 1` (attempt counts from 1); `random` in [0, 1). */
+export function backoffMs(policy: ConnectPolicy, attempt: number, random: number): number {
+  const full = Math.min(policy.maxBackoffMs, policy.baseBackoffMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(full * (0.5 + random / 2));
+}
+
+/**
+ * Hands out handshake starts: at most `maxHandshakes` at once, at least `minStartGapMs` apart, first come first
+ * served. `now` and `sleep` are injectable so the policy is testable without a clock.
+ */
+export class HandshakePacer {
+  private inFlight = 0;
+  private lastStart = -Infinity;
+  private readonly waiters: (() => void)[] = [];
+  private pumping = false;
+  /** The most handshakes that were in flight at once (for the bench's report). */
+  peak = 0;
+
+  constructor(
+    private readonly policy: Pick<ConnectPolicy, 'maxHandshakes' | 'minStartGapMs'>,
+    private readonly now: () => number = () => Date.now(),
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {}
+
+  get active(): number {
+    return this.inFlight;
+  }
+
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** Resolves when this handshake may start; call the returned function when it ends (either way). */
+  async start(): Promise<() => void> {
+    await new Promise<void>((resolve) => {
+      this.waiters.push(resolve);
+      void this.pump();
+    });
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.inFlight--;
+      void this.pump();
+    };
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.waiters.length && this.inFlight < Math.max(1, this.policy.maxHandshakes)) {
+        const gap = this.lastStart + this.policy.minStartGapMs - this.now();
+        if (gap > 0) await this.sleep(gap);
+        const next = this.waiters.shift();
+        if (!next) break;
+        this.inFlight++;
+        this.peak = Math.max(this.peak, this.inFlight);
+        this.lastStart = this.now();
+        next();
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+}

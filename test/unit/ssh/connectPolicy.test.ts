@@ -1,0 +1,73 @@
+/**
+ * The pacing and retry policy of the SSH pool, on a fake clock: how many handshakes run at once, how far
+ * apart they start, how long a refused handshake waits before the next attempt, and which failures are
+ * never retried (host key, login, timeout). The real-sshd test of the same path is in poolRetry.test.ts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { backoffMs, DEFAULT_CONNECT_POLICY, HandshakePacer, isRetryableHandshake, type ConnectPolicy } from '../../../src/core/ssh/connectPolicy';
+
+/** Lets queued work and the fake clock's sleeps run. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+}
+
+test('pacer: never more handshakes in flight than allowed, started in arrival order and spaced', async () => {
+  let now = 0;
+  const sleeps: number[] = [];
+  const pacer = new HandshakePacer({ maxHandshakes: 3, minStartGapMs: 10 }, () => now, async (ms) => {
+    sleeps.push(ms);
+    // Time passes after what is already queued has run (as with a real timer).
+    await new Promise((r) => setImmediate(r));
+    now += ms;
+  });
+  const order: number[] = [];
+  const starts: number[] = [];
+  const releases: (() => void)[] = [];
+  const all = Array.from({ length: 8 }, (_, i) =>
+    pacer.start().then((release) => {
+      order.push(i);
+      starts.push(now);
+      releases.push(release);
+    }),
+  );
+  await settle();
+  assert.equal(pacer.active, 3);
+  assert.equal(pacer.waiting, 5);
+  assert.deepEqual(order, [0, 1, 2]);
+  while (order.length < 8) {
+    releases.shift()!();
+    await settle();
+    assert.ok(pacer.active <= 3, `at most 3 in flight, saw ${pacer.active}`);
+  }
+  await Promise.all(all);
+  assert.deepEqual(order, [0, 1, 2, 3, 4, 5, 6, 7]);
+  for (let i = 1; i < starts.length; i++) assert.ok(starts[i]! - starts[i - 1]! >= 10, `starts ${starts[i - 1]} → ${starts[i]} are 10 ms apart`);
+  assert.equal(pacer.peak, 3);
+  assert.ok(sleeps.every((ms) => ms <= 10));
+  // Releasing twice frees one slot only.
+  const r = releases[0]!;
+  r();
+  r();
+  assert.ok(pacer.active >= 0);
+});
+
+test('backoff doubles per attempt up to the cap, jittered to 50–100 %', () => {
+  const p: ConnectPolicy = { ...DEFAULT_CONNECT_POLICY, baseBackoffMs: 100, maxBackoffMs: 1000 };
+  assert.deepEqual([1, 2, 3, 4, 5, 6].map((a) => backoffMs(p, a, 0.999999)), [100, 200, 400, 800, 1000, 1000]);
+  assert.deepEqual([1, 2, 3].map((a) => backoffMs(p, a, 0)), [50, 100, 200]);
+});
+
+test('only a handshake refused or reset before the host key is retried', () => {
+  const base = { kind: 'network' as const, timedOut: false };
+  assert.equal(isRetryableHandshake({ ...base, stage: 'connect', code: 'ECONNREFUSED' }), true);
+  assert.equal(isRetryableHandshake({ ...base, stage: 'connect', code: 'ECONNRESET' }), true);
+  // sshd past MaxStartups closes before its banner: ssh2 reports "Connection lost before handshake" without a code.
+  assert.equal(isRetryableHandshake({ ...base, stage: 'connect' }), true);
+  assert.equal(isRetryableHandshake({ ...base, stage: 'connect', code: 'ENOTFOUND' }), false, 'a name that does not resolve stays unresolved');
+  assert.equal(isRetryableHandshake({ ...base, stage: 'connect', timedOut: true }), false, 'our own timeout already waited long');
+  assert.equal(isRetryableHandshake({ kind: 'host-key', stage: 'host-key', timedOut: false }), false, 'a host key mismatch is never retried');
+  assert.equal(isRetryableHandshake({ ...base, stage: 'host-key' }), false, 'a drop after the host key was shown is not a refusal');
+  assert.equal(isRetryableHandshake({ kind: 'auth', stage: 'auth', timedOut: false }), false);
+  assert.equal(isRetryableHandshake({ ...base, stage: 'auth', code: 'ECONNRESET' }), false);
+});
