@@ -159,6 +159,9 @@ describe('a newcomer in the Kubeadm views', { timeout: 300_000 }, () => {
     } finally {
       writeFileSync(file, good);
     }
+    // Fixed on disk: the error row goes and the hosts are no longer stale (the next step plans from this inventory).
+    await pane(/^inventory$/i).locator('.monaco-list-row', { hasText: /inventory\.yaml has \d+ errors?/ }).waitFor({ state: 'detached', timeout: 20_000 });
+    await pane(/^inventory$/i).locator('.monaco-list-row', { hasText: 'stale' }).first().waitFor({ state: 'detached' });
     await pane(/^inventory$/i).locator('.monaco-list-row', { hasText: 'Workers' }).waitFor();
   });
 
