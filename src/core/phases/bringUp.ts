@@ -7,7 +7,7 @@
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../inventory/types';
-import { and, raw, secret, sh, type RemoteCommand } from '../ssh/command';
+import { and, raw, secret, sh, type Raw, type RemoteCommand } from '../ssh/command';
 import { INSTALL_MARKER, WRITE_INSTALL_MARKER } from '../plan/hostIdentity';
 import type { PhasePlan, Step, UploadFile } from '../plan/types';
 import { aptSourceSteps } from './aptSources';
@@ -326,11 +326,28 @@ function joinCommand(inv: Inventory, host: HostSpec, controlPlane: boolean, igno
   };
 }
 
+/** etcdctl in the first control-plane node's etcd pod, through the API (the host has no etcdctl of its own). */
+function etcdctlOn(first: HostSpec, endpoints: Raw, cmd: string): RemoteCommand {
+  return sh`${KUBECTL} -n kube-system exec ${'etcd-' + first.name} -- etcdctl --endpoints=${endpoints} --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/server.crt --key=/etc/kubernetes/pki/etcd/server.key ${raw(cmd)}`;
+}
+
+/**
+ * `host`'s etcd member is started and voting, and every voting member answers a health check. A learner
+ * that was never promoted is listed as started too, so only isLearner false counts. Learners are left out
+ * of the health check: they do not count for the quorum, and one left by a later host's interrupted join
+ * (removed by that host's forget step, which comes after this gate) answers "rpc not supported for learner".
+ */
+export function votingMemberHealthy(first: HostSpec, host: HostSpec): RemoteCommand {
+  const list = etcdctlOn(first, raw('https://127.0.0.1:2379'), 'member list');
+  // `member list` prints "ID, status, name, peer URLs, client URLs, isLearner"; several URLs are joined by a bare comma.
+  const voters = raw(`voters=$(echo "$members" | awk -F', ' '$NF == "false" { print $5 }' | paste -sd, -)`);
+  return sh`members=$(${list}) && echo "$members" | grep -F ${`, started, ${host.name}, `} | grep -q ', false$' && ${voters} && ${etcdctlOn(first, raw('"$voters"'), 'endpoint health')}`;
+}
+
 export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): PhasePlan {
   const first = firstControlPlane(inv);
   const others = hostsWithRole(inv, 'control-plane').filter((h) => h.name !== first.name);
-  const etcdctl = (cmd: string) =>
-    sh`${KUBECTL} -n kube-system exec ${'etcd-' + first.name} -- etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/server.crt --key=/etc/kubernetes/pki/etcd/server.key ${raw(cmd)}`;
+  const etcdctl = (cmd: string) => etcdctlOn(first, raw('https://127.0.0.1:2379'), cmd);
   const steps: Step[] = [...tokenStep(inv, 'join-control-plane', true)];
   for (const host of others) {
     steps.push(
@@ -360,8 +377,7 @@ export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): Ph
         about: host.name,
         why: 'Join the next node only when etcd is healthy again: two unhealthy members of three is a lost quorum.',
         rerun: GATE,
-        // A learner that was never promoted is listed as started too: only a voting member (isLearner false) counts.
-        verify: and(sh`${etcdctl('member list')} | grep -F ${`, started, ${host.name}, `} | grep -q ', false$'`, etcdctl('endpoint health --cluster')),
+        verify: votingMemberHealthy(first, host),
         verifyTimeoutMs: 3 * 60_000,
       }),
     );

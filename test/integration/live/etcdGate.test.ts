@@ -1,0 +1,89 @@
+/**
+ * The bring-up's "etcd member joined and every member is healthy" gate against a real TLS etcd cluster with a
+ * started learner — what a control-plane join interrupted after `member add --learner` leaves (seen on the lab: the
+ * resumed run's gate for m02 failed for 180 s on m03's leftover learner, "rpc not supported for learner", before the
+ * step that removes that learner could run). The gate's command runs in a local shell with a stand-in kubectl that
+ * turns `kubectl exec etcd-… -- etcdctl …` into the real etcdctl with this cluster's client certificate.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { votingMemberHealthy } from '../../../src/core/phases/bringUp';
+import type { HostSpec } from '../../../src/core/inventory/types';
+import { etcdctl, findBinary, freePort, makePki, startEtcdCluster, startProc, waitFor, type EtcdMemberProc, type Pki, type Proc } from '../apiserver';
+
+let root: string;
+let pki: Pki;
+let members: EtcdMemberProc[];
+let learner: Proc | undefined;
+let bin: string;
+
+const host = (name: string) => ({ name, address: '127.0.0.1', roles: ['control-plane'] }) as unknown as HostSpec;
+
+/** Runs the gate's command as the SSH layer would on the first control-plane node; its exit code. */
+function gate(name: string): { code: number; stderr: string } {
+  const r = spawnSync('sh', ['-c', votingMemberHealthy(host('etcd1'), host(name)).text], {
+    encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${dirname(findBinary('etcdctl'))}:${process.env.PATH}` }, timeout: 30_000,
+  });
+  return { code: r.status ?? -1, stderr: r.stderr };
+}
+
+before(async () => {
+  root = mkdtempSync(join(tmpdir(), 'kw-etcd-gate-'));
+  pki = makePki(join(root, 'pki'));
+  members = await startEtcdCluster(root, pki, 2);
+  bin = join(root, 'bin');
+  spawnSync('mkdir', ['-p', bin]);
+  // Everything up to `--` is kubectl's; the rest is the etcdctl command, given this cluster's certificates (the last
+  // --cacert/--cert/--key wins over the node paths the gate names) and the first member for the pod's own 127.0.0.1:2379.
+  writeFileSync(join(bin, 'kubectl'), [
+    '#!/bin/sh',
+    'while [ "$1" != "--" ]; do shift; done; shift; shift',
+    'reset=1; for a in "$@"; do',
+    '  [ $reset = 1 ] && { set --; reset=0; }',
+    `  [ "$a" = "--endpoints=https://127.0.0.1:2379" ] && a="--endpoints=${members[0]!.clientUrl}"`,
+    '  set -- "$@" "$a"',
+    'done',
+    `exec etcdctl "$@" --cacert=${pki.ca} --cert=${pki.file('healthcheck-client.crt')} --key=${pki.file('healthcheck-client.key')}`,
+  ].join('\n') + '\n');
+  chmodSync(join(bin, 'kubectl'), 0o755);
+  // A third member added as a learner and started, as `kubeadm join --control-plane` does before it promotes it.
+  const [client, peer] = [`https://127.0.0.1:${await freePort()}`, `https://127.0.0.1:${await freePort()}`];
+  // etcd refuses a member change until every member has been connected for a while ("unhealthy cluster").
+  await waitFor(() => etcdctl(pki, members[0]!.clientUrl, ['member', 'add', 'etcd3', '--learner', `--peer-urls=${peer}`]).code === 0, 30_000, 'member add --learner etcd3', 1000);
+  const initial = [...members.map((m) => `${m.name}=${m.peerUrl}`), `etcd3=${peer}`].join(',');
+  learner = startProc(findBinary('etcd'), [
+    '--name', 'etcd3', '--data-dir', join(root, 'etcd3'), '--listen-client-urls', client, '--advertise-client-urls', client,
+    '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer, '--initial-cluster', initial, '--initial-cluster-state', 'existing',
+    '--cert-file', pki.file('etcd-server.crt'), '--key-file', pki.file('etcd-server.key'), '--client-cert-auth', '--trusted-ca-file', pki.ca,
+    '--peer-cert-file', pki.file('etcd-server.crt'), '--peer-key-file', pki.file('etcd-server.key'), '--peer-client-cert-auth', '--peer-trusted-ca-file', pki.ca,
+    '--heartbeat-interval', '100', '--election-timeout', '1000', '--log-level', 'warn',
+  ], join(root, 'etcd3.log'));
+  await waitFor(() => /, started, etcd3, .*, true$/m.test(etcdctl(pki, members[0]!.clientUrl, ['member', 'list']).stdout), 20_000, 'the learner etcd3 started');
+});
+
+after(async () => {
+  await Promise.all([...(members ?? []), ...(learner ? [learner] : [])].map((m) => m.stop()));
+  if (root && !process.env.KW_KEEP_TEST_DIR) rmSync(root, { recursive: true, force: true });
+});
+
+test('a started learner of another host: the whole-cluster health check fails on it, the gate for a voting member passes', () => {
+  const cluster = etcdctl(pki, members[0]!.clientUrl, ['endpoint', 'health', '--cluster']);
+  assert.notEqual(cluster.code, 0, 'etcdctl endpoint health --cluster counts the learner (what the gate used to ask)');
+  assert.match(cluster.stderr + cluster.stdout, /learner/);
+  const r = gate('etcd2');
+  assert.equal(r.code, 0, r.stderr);
+});
+
+test('the gate for the learner itself fails: a member that was never promoted has not joined', () => {
+  assert.notEqual(gate('etcd3').code, 0);
+});
+
+test('the gate fails when a voting member does not answer, and for a name etcd does not know', async () => {
+  assert.notEqual(gate('m09').code, 0);
+  await members[1]!.stop();
+  assert.notEqual(gate('etcd1').code, 0);
+});
