@@ -137,7 +137,7 @@ for tier in "${OPTIONAL_TIERS[@]}"; do
 done
 
 # test:* scripts that no list names are not run: say so, so that nothing is skipped silently.
-NOT_TIERS=(electron)   # needs a VS Code download (see README)
+NOT_TIERS=(electron lab:live)   # electron needs a VS Code download (see README); lab:live is a part of the lab tier, to run alone
 unlisted=$(node -e 'const known = new Set(process.argv.slice(1)); console.log(Object.keys(require("./package.json").scripts ?? {})
   .filter((k) => k.startsWith("test:") && !known.has(k.slice(5))).join(" "))' "${REQUIRED_TIERS[@]}" "${OPTIONAL_TIERS[@]}" "${NOT_TIERS[@]}")
 if [ -n "$unlisted" ] && [ -z "$ONLY" ]; then

@@ -8,13 +8,15 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 trap 'bash lab/lab.sh down >/dev/null 2>&1' EXIT
 rc=0
 rm -f test-results/lab/bench.json   # each test records its numbers; printed with their ratios at the end
+# The tests below run the CLI from dist/ and the editor from the packaged .vsix: build both first, so that no part
+# runs an older build.
+npm run -s package:tests || rc=1
 # bringup.test.ts leaves the lab up with an unfinished run (the one a changed host key stopped): resume.test.ts resets
 # the nodes to bare Debian and resumes that run without --fresh, which must notice the rebuilt hosts and converge.
 # resume.test.ts makes its own unfinished run when bringup.test.ts did not leave one.
 KW_LAB_KEEP=1 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/bringup.test.ts || rc=1
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/resume.test.ts || rc=1
 KW_LAB_KEEP=1 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/lab.test.ts || rc=1
-node scripts/build.mjs >/dev/null || rc=1
 # Bring-up from the command palette in real VS Code on the nodes reset to bare Debian: the cluster it leaves (its admin
 # context in `lab env`'s KUBECONFIG) is the one the live views, join, drain and drill tests below run on.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-bringup.test.ts || rc=1

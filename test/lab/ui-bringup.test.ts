@@ -7,7 +7,7 @@
  *
  * Leaves the cluster up, its admin context in the lab's kubeconfig (`lab env` KUBECONFIG, outside the
  * workspace): the live, drain and drill tests of the lab tier run on it. Needs root, the lab (`npm run lab
- * -- build`), code-server and Chromium (scripts/setup.sh) and a build (npm run build).
+ * -- build`), code-server and Chromium (scripts/setup.sh) and the packaged .vsix (npm run package:tests).
  * Run: node --import tsx --test test/lab/ui-bringup.test.ts
  */
 import * as assert from 'node:assert/strict';
@@ -23,13 +23,13 @@ import {
   extensionHostErrors,
   launchBrowser,
   makeRunDirs,
-  remoteUri,
   removeRunDir,
   startCodeServer,
   workbenchUrl,
   type CodeServer,
   type RunDirs,
 } from '../vscode/harness/codeServer';
+import { installVsix } from '../vscode/harness/vsix';
 import { recordBench } from './bench';
 import { checkRunLogs, secretsIn } from './secrets';
 
@@ -104,10 +104,12 @@ describe('bring-up from the palette in VS Code, on the lab\'s bare nodes', { tim
       'kubeadmWorkbench.knownHostsFile': env.LAB_KNOWN_HOSTS,
     }, null, 2));
 
+    // What users install: the packaged .vsix (run.sh packages it first).
+    installVsix(dirs);
     cs = await startCodeServer({ dirs, smokeTestDriver: true, workspaceTrust: true });
     ({ context, page } = await launchBrowser(dirs));
     page.setDefaultTimeout(30_000);
-    await page.goto(workbenchUrl(cs, dirs.workspace, [['extensionDevelopmentPath', remoteUri(cs, REPO)], ['skipWelcome', 'true']]));
+    await page.goto(workbenchUrl(cs, dirs.workspace, [['skipWelcome', 'true']]));
   });
 
   after(async () => {
