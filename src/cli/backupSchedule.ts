@@ -11,7 +11,7 @@ import { asRoot } from '../core/drill/commands';
 import { hostsWithRole } from '../core/inventory/types';
 import { renderPlan } from '../core/plan/types';
 import { UsageError, type FlagSpec } from './args';
-import { runApproved } from './engine';
+import { runApproved } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
 

@@ -6,7 +6,7 @@
 import { join, resolve } from 'node:path';
 import { generateClusterConfigs } from '../core/generate/index';
 import { parseInventory } from '../core/inventory/parse';
-import { containerdLayoutFor, planWrites, readGeneratedTarget, writeGeneratedFile } from '../editor/generatePlan';
+import { containerdLayoutFor, planWrites, readGeneratedTarget, writeGeneratedFile } from '../engine/generatePlan';
 import { stateFolderFor, vrrpAuthPass as vrrpSecret } from '../engine/stateFolder';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
 import { findInventoryAbove } from './lint';

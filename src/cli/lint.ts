@@ -15,9 +15,9 @@ import { parseInventory } from '../core/inventory/parse';
 import type { Inventory } from '../core/inventory/types';
 import { allRules, detectKind } from '../core/lint/registry';
 import type { FileKind, LintContext, RuleInfo, SourceFile } from '../core/lint/types';
-import { applyTextEdits, chooseAutoFixes } from '../editor/fixPlan';
-import { siblingsOf } from '../editor/siblings';
-import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, RUNNER_RULES } from '../lintRunner';
+import { applyTextEdits, chooseAutoFixes } from '../core/lint/fixPlan';
+import { siblingsOf } from '../core/lint/siblings';
+import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, RUNNER_RULES } from '../engine/lintRunner';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
 
 export const LINT_USAGE = 'usage: kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] [--fix] PATH...\n';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { InventoryNode } from '../views/inventoryView';
+import type { InventoryNode } from '../editor/treeNodes';
 
 export function copyHostAddress() {
   return async (node?: InventoryNode): Promise<void> => {

@@ -7,7 +7,7 @@ import { resolveNodeTarget } from '../editor/nodeTarget';
 import { RunTerminal } from '../editor/runTerminal';
 import { askSudoPassword } from '../editor/sudoPassword';
 import { requireTrust } from '../editor/trust';
-import { CommandIds } from './ids';
+import { CommandIds } from '../editor/commandIds';
 import type { CommandContext } from './context';
 
 const LAST_COMMAND = 'kubeadm.drain.lastMaintenanceCommand';

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import type * as Generate from '../core/generate/index';
-import { planWrites, writeGeneratedFile, type PlannedWrite } from '../editor/generatePlan';
+import { planWrites, writeGeneratedFile, type PlannedWrite } from '../engine/generatePlan';
 import { stateFolderFor, vrrpAuthPass as vrrpSecret } from '../engine/stateFolder';
 import type { CommandContext } from './context';
-import { CommandIds } from './ids';
+import { CommandIds } from '../editor/commandIds';
 
 const DEFAULT_FOLDER = 'generated';
 

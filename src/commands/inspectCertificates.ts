@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { renderCertReport, summarize } from '../core/certs/report';
 import { requireTrust } from '../editor/trust';
 import type { CommandContext } from './context';
-import { ViewIds } from './ids';
+import { ViewIds } from '../editor/commandIds';
 
 /**
  * Reads every certificate kubeadm manages on the inventory's Kubernetes hosts (SSH, read-only), the

@@ -3,7 +3,7 @@ import { joinableHosts, joinPhases, joinProblem, narrowToJoin } from '../engine/
 import { buildPlan } from '../editor/bringUpPlans';
 import { approveAndRunPlan } from '../editor/planRun';
 import { requireTrust } from '../editor/trust';
-import type { InventoryNode } from '../views/inventoryView';
+import type { InventoryNode } from '../editor/treeNodes';
 import type { CommandContext } from './context';
 import { usableInventory } from '../editor/inventoryWorkspace';
 

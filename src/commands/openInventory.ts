@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { CommandContext } from './context';
-import { CommandIds } from './ids';
+import { CommandIds } from '../editor/commandIds';
 
 /** Opens inventory.yaml, or offers to create one when the workspace has none. */
 export function openInventory(ctx: CommandContext) {

@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { CommandContext, CommandHandler } from './context';
-import { CommandIds, type CommandId } from './ids';
+import { CommandIds, type CommandId } from '../editor/commandIds';
 import { copyHostAddress } from './copyHostAddress';
 import { createInventory } from './createInventory';
 import { importAnsibleInventory } from './importAnsibleInventory';

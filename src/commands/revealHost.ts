@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { CommandContext } from './context';
-import type { InventoryNode } from '../views/inventoryView';
+import type { InventoryNode } from '../editor/treeNodes';
 import { toRange } from '../editor/diagnostics';
 import type { Range } from '../core/findings';
 

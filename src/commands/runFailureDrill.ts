@@ -11,7 +11,7 @@ import { prepareDrill, runDrill, type DrillDeps } from '../engine/drill';
 import { RunTerminal } from '../editor/runTerminal';
 import { askSudoPassword } from '../editor/sudoPassword';
 import { requireTrust } from '../editor/trust';
-import type { InventoryNode } from '../views/inventoryView';
+import type { InventoryNode } from '../editor/treeNodes';
 import type { CommandContext } from './context';
 import { usableInventory } from '../editor/inventoryWorkspace';
 

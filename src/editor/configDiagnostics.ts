@@ -2,7 +2,7 @@
  * Lints the workspace's config files (kubeadm, HAProxy, Keepalived, containerd, sysctl, modules, CNI
  * manifests — whatever the registry detects by name and content) and publishes the findings as
  * diagnostics: on open, as you type (debounced), and again for every dependant when the inventory or a
- * sibling file changes. The rules run in a worker thread with a per-file time limit (src/lintRunner.ts),
+ * sibling file changes. The rules run in a worker thread with a per-file time limit (src/engine/lintRunner.ts),
  * created on the first lint, so the extension host never blocks on a pathological file.
  *
  * inventory.yaml itself is published by InventoryWorkspace; here it is the context of every lint.
@@ -10,12 +10,12 @@
 import * as vscode from 'vscode';
 import type { Finding } from '../core/findings';
 import type { FileKind, LintContext, SourceFile } from '../core/lint/types';
-import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, type LintOutcome } from '../lintRunner';
+import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, type LintOutcome } from '../engine/lintRunner';
 import { toDiagnostic } from './diagnostics';
-import { capFindings, findingKey } from './fixPlan';
+import { capFindings, findingKey } from '../core/lint/fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 import { lintRegistry } from './lintRegistry';
-import { siblingsOf } from './siblings';
+import { siblingsOf } from '../core/lint/siblings';
 
 /** Files a workspace scan reads; open documents are detected whatever their name. */
 export const CONFIG_GLOB = '**/*.{cfg,conf,yaml,yml,toml,json}';

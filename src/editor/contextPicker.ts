@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { CommandIds } from '../commands/ids';
+import { CommandIds } from './commandIds';
 import { describeError } from '../core/live/errors';
 import { kubeconfigPaths } from '../core/live/kubeconfig';
 import { plainWords } from '../core/text/plainWords';

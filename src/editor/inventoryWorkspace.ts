@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { InventoryParseResult } from '../core/inventory/parse';
-import { LintRunner } from '../lintRunner';
+import { LintRunner } from '../engine/lintRunner';
 import type { Inventory, InventoryLocations } from '../core/inventory/types';
 import { toDiagnostic } from './diagnostics';
 

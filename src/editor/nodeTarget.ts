@@ -9,9 +9,8 @@ import type { KubeConnection } from '../adapters/kube/index';
 import type { DrainCluster } from '../core/drain/drainNode';
 import { hostForNode, nodeReadiness } from '../core/live/controlPlane';
 import type { Node } from '../core/live/types';
-import type { CommandContext } from '../commands/context';
-import type { InventoryNode } from '../views/inventoryView';
-import type { LiveNode } from '../views/liveTree';
+import type { EditorServices as CommandContext } from './services';
+import type { InventoryNode, LiveNode } from './treeNodes';
 
 export interface NodeTarget {
   conn: KubeConnection;

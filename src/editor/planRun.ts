@@ -15,7 +15,7 @@ import { RunLogFile, RunOutput } from '../core/ssh/runLog';
 import { hostsNeedingSudo, sudoUnlessRoot } from '../engine/become';
 import { adviceLines } from '../engine/advice';
 import { executePlan, openLedger } from '../engine/bringUp';
-import type { CommandContext } from '../commands/context';
+import type { EditorServices as CommandContext } from './services';
 import { RunProgress, shouldSummarise } from '../core/plan/hostProgress';
 import { RunTerminal } from './runTerminal';
 import { askSudoPassword } from './sudoPassword';

@@ -6,8 +6,15 @@
 import * as vscode from 'vscode';
 import type { KubeConnection } from '../adapters/kube';
 import { Reflector, type KubeTransport } from '../core/live/watch';
-import { buildTimeline, type ClientObservation, type PodEvent, type PodSnapshot } from '../core/timeline/model';
-import type { TimelineFeed } from '../webviews/timelinePanel';
+import { buildTimeline, type ClientObservation, type PodEvent, type PodSnapshot, type Timeline } from '../core/timeline/model';
+
+/** What the timeline panel (src/webviews/timelinePanel.ts) is fed by; this module is the API-backed one. */
+export interface TimelineFeed {
+  /** Starts observing; calls `update` on every change until the returned disposable is disposed. */
+  start(update: (timeline: Timeline) => void, fail: (message: string) => void): vscode.Disposable;
+  /** What to undo when the panel closes (the test pod the feed created); runs once. */
+  cleanup?(): Promise<void>;
+}
 
 export interface PodTarget {
   namespace: string;
