@@ -6,6 +6,7 @@ import { backupEtcd as runBackup, gitWorkTreeOf, listBackups } from '../engine/b
 import { askSudoPassword } from '../editor/sudoPassword';
 import { requireTrust } from '../editor/trust';
 import type { CommandContext } from './context';
+import { errorMessage } from '../core/errors';
 
 /**
  * Kubeadm: Back Up etcd… — a snapshot from a healthy follower, verified and pulled with its manifest into
@@ -79,7 +80,7 @@ export function backupEtcd(ctx: CommandContext) {
       ];
       await ctx.reports.show('etcd-backup.md', report.join('\n') + '\n', 'markdown');
     } catch (e) {
-      void vscode.window.showErrorMessage(`etcd backup failed: ${(e as Error).message}`);
+      void vscode.window.showErrorMessage(`etcd backup failed: ${errorMessage(e)}`);
     } finally {
       await pool.close();
     }

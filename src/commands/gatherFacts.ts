@@ -7,6 +7,7 @@ import { toRange } from '../editor/diagnostics';
 import { requireTrust } from '../editor/trust';
 import type { CommandContext } from './context';
 import { usableInventory } from '../editor/inventoryWorkspace';
+import { errorMessage } from '../core/errors';
 
 /**
  * Gathers facts from every host in parallel (read-only), shows a report, and puts each finding —
@@ -45,8 +46,8 @@ export function gatherFacts(ctx: CommandContext) {
               facts.push(parseFacts(h.name, r.stdout));
               hostProgress.ended(h.name, true);
             } catch (e) {
-              failures.push((e as Error).message);
-              hostProgress.ended(h.name, false, (e as Error).message);
+              failures.push(errorMessage(e));
+              hostProgress.ended(h.name, false, errorMessage(e));
             }
             progress.report({ message: many ? hostProgress.summary() : `${++done}/${inv.hosts.length} hosts`, increment: 100 / inv.hosts.length });
           }),

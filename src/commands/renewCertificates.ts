@@ -8,6 +8,7 @@ import { certificateThresholds } from '../editor/certificateInspections';
 import { approveAndRunPlan } from '../editor/planRun';
 import { requireTrust } from '../editor/trust';
 import type { CommandContext } from './context';
+import { errorMessage } from '../core/errors';
 
 /**
  * Kubeadm: Renew Certificates… — `kubeadm certs renew all` one control-plane node at a time with the
@@ -39,7 +40,7 @@ export function renewCertificates(ctx: CommandContext) {
       const ran = await approveAndRunPlan(ctx, { inv, inventoryUri: loaded.uri, plan: prep.plan, command: 'certs-renew', title: `Certificate renewal of ${inv.cluster.name}`, planDocument: 'certs-renew-plan.txt' });
       if (ran) await ctx.certificates.inspect(inv, folder);
     } catch (e) {
-      void vscode.window.showErrorMessage(`Certificate renewal: ${(e as Error).message}`);
+      void vscode.window.showErrorMessage(`Certificate renewal: ${errorMessage(e)}`);
     } finally {
       await pool.close();
     }

@@ -4,6 +4,7 @@ import { buildPlan, pickPhases } from '../editor/bringUpPlans';
 import { PlanPanel } from '../webviews/planPanel';
 import type { CommandContext } from './context';
 import { usableInventory } from '../editor/inventoryWorkspace';
+import { errorMessage } from '../core/errors';
 
 /** Shows the exact commands per host that "Bring Up Cluster" would run, without connecting anywhere (phases → hosts → steps). */
 export function showBringUpPlan(ctx: CommandContext) {
@@ -21,7 +22,7 @@ export function showBringUpPlan(ctx: CommandContext) {
       // A webview by phase and host with wrapped, foldable commands: the text form had lines of over 1,000 characters.
       PlanPanel.show(ctx.extension.extensionUri, `Bring-up plan: ${inv.cluster.name}`, planView(plan));
     } catch (e) {
-      void vscode.window.showErrorMessage(`Cannot make the plan: ${(e as Error).message}`);
+      void vscode.window.showErrorMessage(`Cannot make the plan: ${errorMessage(e)}`);
     }
   };
 }

@@ -11,6 +11,7 @@ import { hostForNode, nodeReadiness } from '../core/live/controlPlane';
 import type { Node } from '../core/live/types';
 import type { EditorServices as CommandContext } from './services';
 import type { InventoryNode, LiveNode } from './treeNodes';
+import { errorMessage } from '../core/errors';
 
 export interface NodeTarget {
   conn: KubeConnection;
@@ -32,7 +33,7 @@ export async function resolveNodeTarget(ctx: CommandContext, arg: unknown, purpo
   try {
     nodes = (await conn.transport.list('/api/v1/nodes', {})).items as Node[];
   } catch (e) {
-    void vscode.window.showErrorMessage(`Cannot ${purpose}: listing nodes through ${conn.server} failed: ${(e as Error).message}`);
+    void vscode.window.showErrorMessage(`Cannot ${purpose}: listing nodes through ${conn.server} failed: ${errorMessage(e)}`);
     return undefined;
   }
   const named = nodeNameOf(arg);
