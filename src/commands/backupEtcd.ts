@@ -7,6 +7,7 @@ import { askSudoPassword } from '../editor/sudoPassword';
 import { requireTrust } from '../editor/trust';
 import type { CommandContext } from './context';
 import { errorMessage } from '../core/errors';
+import { setting } from '../editor/settings';
 
 /**
  * Kubeadm: Back Up etcd… — a snapshot from a healthy follower, verified and pulled with its manifest into
@@ -23,7 +24,7 @@ export function backupEtcd(ctx: CommandContext) {
     }
     const inv = loaded.inventory;
     const folder = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri;
-    let out = vscode.workspace.getConfiguration('kubeadmWorkbench.backup', folder).get<string>('folder')?.trim();
+    let out: string | undefined = setting('backupFolder');
     if (!out) {
       const picked = await vscode.window.showOpenDialog({
         title: 'Folder for etcd backups (outside any git repository: a snapshot holds every Secret)',

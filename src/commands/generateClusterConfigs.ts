@@ -4,6 +4,7 @@ import { planWrites, writeGeneratedFile, type PlannedWrite } from '../engine/gen
 import { stateFolderFor, vrrpAuthPass as vrrpSecret } from '../engine/stateFolder';
 import type { CommandContext } from './context';
 import { CommandIds } from '../editor/commandIds';
+import { setting } from '../editor/settings';
 
 const DEFAULT_FOLDER = 'generated';
 
@@ -36,7 +37,7 @@ export function generateClusterConfigsCommand(ctx: CommandContext) {
       return undefined;
     }
     const root = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri ?? vscode.Uri.joinPath(loaded.uri, '..');
-    const layout = vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('generate.containerdLayout') === 3 ? 3 : 2;
+    const layout = setting('containerdLayout');
     // Loaded on first use: the generators pull in the kubeadm schemas, which activation should not pay for.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { generateClusterConfigs } = require('../core/generate/index') as typeof Generate;

@@ -9,6 +9,7 @@ import { approveAndRunPlan } from '../editor/planRun';
 import { requireTrust } from '../editor/trust';
 import type { CommandContext } from './context';
 import { errorMessage } from '../core/errors';
+import { setting } from '../editor/settings';
 
 /**
  * Kubeadm: Renew Certificates… — `kubeadm certs renew all` one control-plane node at a time with the
@@ -26,12 +27,11 @@ export function renewCertificates(ctx: CommandContext) {
     }
     const inv = loaded.inventory;
     const folder = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri;
-    const setting = vscode.workspace.getConfiguration('kubeadmWorkbench', folder).get<string>('kubeconfig') ?? '';
-    const kubeconfig = kubeconfigPaths(setting, process.env.KUBECONFIG, homedir())[0];
+    const kubeconfig = kubeconfigPaths(setting('kubeconfig'), process.env.KUBECONFIG, homedir())[0];
     const pool = ctx.sessions.open(inv, folder);
     try {
       const prep = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Reading the certificates of ${inv.cluster.name}…` }, () =>
-        prepareRenew({ inventory: inv, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), served: (a, p) => servedCertificate(a, p), thresholds: certificateThresholds(folder), ...(kubeconfig ? { kubeconfig } : {}) }),
+        prepareRenew({ inventory: inv, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), served: (a, p) => servedCertificate(a, p), thresholds: certificateThresholds(), ...(kubeconfig ? { kubeconfig } : {}) }),
       );
       if (prep.refusals.length) {
         void vscode.window.showErrorMessage(`Certificate renewal refused; nothing was done: ${prep.refusals.join(' ')}`);
