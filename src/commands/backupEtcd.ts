@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { sudoUnlessRoot } from '../engine/become';
 import { backupEtcd as runBackup, gitWorkTreeOf, listBackups } from '../engine/backup';
 import { askSudoPassword } from '../editor/sudoPassword';
-import { requireTrust } from '../editor/trust';
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
 import { errorMessage } from '../core/errors';
 import { setting } from '../editor/settings';
 
@@ -14,16 +13,9 @@ import { setting } from '../editor/settings';
  * a folder the user picks (kubeadmWorkbench.backup.folder, else asked; never inside a git work tree),
  * then a report listing every backup in that folder.
  */
-export function backupEtcd(ctx: CommandContext) {
+export const backupEtcd = defineCommand({ trust: 'take an etcd snapshot on a control-plane host', inventory: 'Back Up etcd', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
-    if (!(await requireTrust('take an etcd snapshot on a control-plane host'))) return;
-    const loaded = await ctx.inventory.get();
-    if (!loaded?.inventory) {
-      void vscode.window.showErrorMessage('Back Up etcd needs a valid inventory.yaml (see the Problems panel).');
-      return;
-    }
-    const inv = loaded.inventory;
-    const folder = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri;
+    const { inv, folder } = ctx;
     let out: string | undefined = setting('backupFolder');
     if (!out) {
       const picked = await vscode.window.showOpenDialog({
@@ -86,4 +78,4 @@ export function backupEtcd(ctx: CommandContext) {
       await pool.close();
     }
   };
-}
+});

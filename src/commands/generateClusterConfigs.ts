@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type * as Generate from '../core/generate/index';
 import { planWrites, writeGeneratedFile, type PlannedWrite } from '../engine/generatePlan';
 import { stateFolderFor, vrrpAuthPass as vrrpSecret } from '../engine/stateFolder';
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
 import { CommandIds } from '../editor/commandIds';
 import { setting } from '../editor/settings';
 
@@ -13,7 +13,7 @@ const DEFAULT_FOLDER = 'generated';
  * `generated/` next to the inventory's workspace folder), asks before overwriting files that differ,
  * writes them and opens them.
  */
-export function generateClusterConfigsCommand(ctx: CommandContext) {
+export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
   /** `options` (for tests and automation) skips the questions: every file into `folder`, overwriting. */
   return async (options?: unknown): Promise<vscode.Uri[] | undefined> => {
     const unattended = isUnattended(options) ? options : undefined;
@@ -87,7 +87,7 @@ export function generateClusterConfigsCommand(ctx: CommandContext) {
     if (!unattended && written.length) void summarize(folder, written, wrote, chosen.length);
     return written;
   };
-}
+});
 
 /**
  * One summary instead of a tab per file: the folder is revealed in the Explorer and the notification offers the

@@ -6,8 +6,7 @@ import { sudoUnlessRoot } from '../engine/become';
 import { prepareRenew } from '../engine/renew';
 import { certificateThresholds } from '../editor/certificateInspections';
 import { approveAndRunPlan } from '../editor/planRun';
-import { requireTrust } from '../editor/trust';
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
 import { errorMessage } from '../core/errors';
 import { setting } from '../editor/settings';
 
@@ -17,16 +16,9 @@ import { setting } from '../editor/settings';
  * renewed admin.conf merged into the kubeconfig the views use; then the Certificates view refreshed.
  * The gates' own reads use `sudo -n` for non-root logins.
  */
-export function renewCertificates(ctx: CommandContext) {
+export const renewCertificates = defineCommand({ trust: 'renew the certificates on the control-plane nodes', inventory: 'Renew Certificates', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
-    if (!(await requireTrust('renew the certificates on the control-plane nodes'))) return;
-    const loaded = await ctx.inventory.get();
-    if (!loaded?.inventory) {
-      void vscode.window.showErrorMessage('Renew Certificates needs a valid inventory.yaml (see the Problems panel).');
-      return;
-    }
-    const inv = loaded.inventory;
-    const folder = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri;
+    const { loaded, inv, folder } = ctx;
     const kubeconfig = kubeconfigPaths(setting('kubeconfig'), process.env.KUBECONFIG, homedir())[0];
     const pool = ctx.sessions.open(inv, folder);
     try {
@@ -45,4 +37,4 @@ export function renewCertificates(ctx: CommandContext) {
       await pool.close();
     }
   };
-}
+});

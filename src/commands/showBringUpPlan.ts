@@ -2,12 +2,12 @@ import * as vscode from 'vscode';
 import { planView } from '../core/plan/view';
 import { buildPlan, pickPhases } from '../editor/bringUpPlans';
 import { PlanPanel } from '../webviews/planPanel';
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
 import { usableInventory } from '../editor/inventoryWorkspace';
 import { errorMessage } from '../core/errors';
 
 /** Shows the exact commands per host that "Bring Up Cluster" would run, without connecting anywhere (phases → hosts → steps). */
-export function showBringUpPlan(ctx: CommandContext) {
+export const showBringUpPlan = defineCommand({}, (ctx) => {
   return async (): Promise<void> => {
     const loaded = await ctx.inventory.get();
     const inv = usableInventory(loaded);
@@ -25,4 +25,4 @@ export function showBringUpPlan(ctx: CommandContext) {
       void vscode.window.showErrorMessage(`Cannot make the plan: ${errorMessage(e)}`);
     }
   };
-}
+});
