@@ -5,7 +5,6 @@ import { sudoUnlessRoot } from '../engine/become';
 import { backupEtcd as runBackup, gitWorkTreeOf, listBackups } from '../engine/backup';
 import { askSudoPassword } from '../editor/sudoPassword';
 import { defineCommand } from './context';
-import { errorMessage } from '../core/errors';
 import { setting } from '../editor/settings';
 
 /**
@@ -72,8 +71,6 @@ export const backupEtcd = defineCommand({ trust: 'take an etcd snapshot on a con
         ...all.map((b) => `| ${b.manifest.takenAt} | ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'} | ${b.manifest.snapshot.size} | ${b.manifest.host} | ${b.dir} |`),
       ];
       await ctx.reports.show('etcd-backup.md', report.join('\n') + '\n', 'markdown');
-    } catch (e) {
-      void vscode.window.showErrorMessage(`etcd backup failed: ${errorMessage(e)}`);
     } finally {
       await pool.close();
     }

@@ -61,6 +61,6 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   // The titles the palette shows, for the error boundary's "‹title› failed: …".
   const contributed = (ctx.extension.extension?.packageJSON?.contributes?.commands ?? []) as { command: string; title: string }[];
-  const titles = new Map(contributed.map((c) => [c.command, c.title]));
+  const titles = new Map(contributed.map((c) => [c.command, c.title.replace(/…$/, '')]));
   return Object.entries(COMMANDS).map(([id, command]) => vscode.commands.registerCommand(id, bindCommand(ctx, id, titles.get(id) ?? id, command)));
 }

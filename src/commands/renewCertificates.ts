@@ -7,7 +7,6 @@ import { prepareRenew } from '../engine/renew';
 import { certificateThresholds } from '../editor/certificateInspections';
 import { approveAndRunPlan } from '../editor/planRun';
 import { defineCommand } from './context';
-import { errorMessage } from '../core/errors';
 import { setting } from '../editor/settings';
 
 /**
@@ -31,8 +30,6 @@ export const renewCertificates = defineCommand({ trust: 'renew the certificates 
       }
       const ran = await approveAndRunPlan(ctx, { inv, inventoryUri: loaded.uri, plan: prep.plan, command: 'certs-renew', title: `Certificate renewal of ${inv.cluster.name}`, planDocument: 'certs-renew-plan.txt' });
       if (ran) await ctx.certificates.inspect(inv, folder);
-    } catch (e) {
-      void vscode.window.showErrorMessage(`Certificate renewal: ${errorMessage(e)}`);
     } finally {
       await pool.close();
     }

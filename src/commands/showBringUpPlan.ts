@@ -3,18 +3,12 @@ import { planView } from '../core/plan/view';
 import { buildPlan, pickPhases } from '../editor/bringUpPlans';
 import { PlanPanel } from '../webviews/planPanel';
 import { defineCommand } from './context';
-import { usableInventory } from '../editor/inventoryWorkspace';
 import { errorMessage } from '../core/errors';
 
 /** Shows the exact commands per host that "Bring Up Cluster" would run, without connecting anywhere (phases → hosts → steps). */
-export const showBringUpPlan = defineCommand({}, (ctx) => {
+export const showBringUpPlan = defineCommand({ inventory: 'The bring-up plan' }, (ctx) => {
   return async (): Promise<void> => {
-    const loaded = await ctx.inventory.get();
-    const inv = usableInventory(loaded);
-    if (!loaded || !inv) {
-      void vscode.window.showErrorMessage('The plan is made from inventory.yaml; fix its errors first (see the Problems panel).');
-      return;
-    }
+    const { loaded, inv } = ctx;
     const phases = await pickPhases('Show bring-up plan');
     if (!phases) return;
     try {
