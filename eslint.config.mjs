@@ -1,4 +1,5 @@
 import tseslint from 'typescript-eslint';
+import { oneWayRule } from './scripts/layers.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', 'lab/cache/**', '**/*.js', '**/*.mjs'] },
@@ -9,13 +10,10 @@ export default tseslint.config(
     },
   },
   {
-    // The core is shared with the command-line tool and unit-tested in plain Node: no editor imports.
-    files: ['src/core/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'src/core must not depend on the editor; put editor code in src/views, src/commands or src/editor.' }],
-        patterns: [{ group: ['**/views/**', '**/commands/**', '**/editor/**', '**/webviews/**', '**/extension'], message: 'src/core must not import editor layers.' }],
-      }],
-    },
+    // Layers go one way (core → adapters → engine → cli / editor layers) and only the editor layers import vscode.
+    // The table is scripts/layers.mjs; test/unit/layers/ checks every import of src/ against it too.
+    files: ['src/**/*.ts'],
+    plugins: { layers: { rules: { 'one-way': oneWayRule } } },
+    rules: { 'layers/one-way': 'error' },
   },
 );

@@ -23,8 +23,8 @@ export function bundleConfigs({ production = false, sourcemaps = !production } =
   /** Node-side bundles: the extension host entry and the CLI share the core but not `vscode`. */
   const node = [
     { ...common, entryPoints: ['src/extension.ts'], outfile: `${outDir}/extension.js`, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'cpu-features', './crypto/build/Release/sshcrypto.node'] },
-    // The lint worker (src/lintRunner.ts starts it from next to extension.js or cli.js) runs the rules off the main thread.
-    { ...common, entryPoints: ['src/lintWorker.ts'], outfile: `${outDir}/lintWorker.js`, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
+    // The lint worker (src/engine/lintRunner.ts starts it from next to extension.js or cli.js) runs the rules off the main thread.
+    { ...common, entryPoints: ['src/engine/lintWorker.ts'], outfile: `${outDir}/lintWorker.js`, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
     { ...common, entryPoints: ['src/cli/main.ts'], outfile: `${outDir}/cli.js`, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'cpu-features', './crypto/build/Release/sshcrypto.node'], banner: { js: '#!/usr/bin/env node' } },
     // The kube adapter (@kubernetes/client-node) is its own bundle, required lazily on first connection.
     // undici (client-node 2.x's fetch, Node >= 22 only) is swapped for a shim that throws if reached: the adapter does its own HTTPS.

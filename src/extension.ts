@@ -23,6 +23,7 @@ import { InventoryView } from './views/inventoryView';
 import { LeasesView } from './views/leasesView';
 import { DiagnosticsPanel } from './webviews/diagnosticsPanel';
 import { PlanPanel } from './webviews/planPanel';
+import { logDisposable } from './editor/log';
 
 /** Returned from activate() for tests and for other extensions. */
 export interface KubeadmWorkbenchApi {
@@ -69,6 +70,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
   const certificatesView = new CertificatesView(certificates);
   const factDiagnostics = vscode.languages.createDiagnosticCollection('kubeadm-facts');
   context.subscriptions.push(
+    logDisposable,
     sessions,
     balancers,
     reports,

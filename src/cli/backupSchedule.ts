@@ -11,9 +11,10 @@ import { asRoot } from '../core/drill/commands';
 import { hostsWithRole } from '../core/inventory/types';
 import { renderPlan } from '../core/plan/types';
 import { UsageError, type FlagSpec } from './args';
-import { runApproved } from './engine';
+import { runApproved } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
+import { errorMessage } from '../core/errors';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, interval: 'string', keep: 'string', remove: 'boolean', status: 'boolean' };
 
@@ -51,7 +52,7 @@ export async function runBackupSchedule(argv: string[], io: CliIo, stdin: NodeJS
             const r = await pool.exec(h, asRoot(scheduleStatusCommand(), session.become(h)), { timeoutMs: 20_000 });
             return parseScheduleStatus(h, r.stdout, Date.now());
           } catch (e) {
-            return { host: h, timerActive: false, snapshots: [], error: (e as Error).message };
+            return { host: h, timerActive: false, snapshots: [], error: errorMessage(e) };
           }
         }),
       );

@@ -14,7 +14,7 @@ import { renderPlan } from '../core/plan/types';
 import { prepareRenew } from '../engine/renew';
 import { UsageError, type FlagSpec } from './args';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
-import { runApproved } from './engine';
+import { runApproved } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, host: 'list', kubeconfig: 'string' };

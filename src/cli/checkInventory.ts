@@ -1,6 +1,7 @@
 /** `kubeadm-workbench check-inventory FILE`: validates inventory.yaml like the editor does. */
 import { parseInventory } from '../core/inventory/parse';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
+import { errorMessage } from '../core/errors';
 
 export async function runCheckInventory(args: string[], io: CliIo): Promise<number> {
   const [file, ...rest] = args;
@@ -12,7 +13,7 @@ export async function runCheckInventory(args: string[], io: CliIo): Promise<numb
   try {
     text = await io.readFile(file);
   } catch (e) {
-    io.stderr(`cannot read ${file}: ${(e as Error).message}\n`);
+    io.stderr(`cannot read ${file}: ${errorMessage(e)}\n`);
     return EXIT_USAGE;
   }
   const { inventory, findings } = parseInventory(text);

@@ -6,10 +6,11 @@
 import { join, resolve } from 'node:path';
 import { generateClusterConfigs } from '../core/generate/index';
 import { parseInventory } from '../core/inventory/parse';
-import { containerdLayoutFor, planWrites, readGeneratedTarget, writeGeneratedFile } from '../editor/generatePlan';
+import { containerdLayoutFor, planWrites, readGeneratedTarget, writeGeneratedFile } from '../engine/generatePlan';
 import { stateFolderFor, vrrpAuthPass as vrrpSecret } from '../engine/stateFolder';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
 import { findInventoryAbove } from './lint';
+import { errorMessage } from '../core/errors';
 
 export const GENERATE_USAGE = 'usage: kubeadm-workbench generate [--inventory FILE] [--out DIR] [--containerd-version V] [--force]\n';
 
@@ -60,7 +61,7 @@ export async function runGenerate(args: string[], io: CliIo): Promise<number> {
   try {
     text = await io.readFile(inventoryPath);
   } catch (e) {
-    io.stderr(`cannot read inventory ${inventoryPath}: ${(e as Error).message}\n`);
+    io.stderr(`cannot read inventory ${inventoryPath}: ${errorMessage(e)}\n`);
     return EXIT_USAGE;
   }
   const { inventory, findings } = parseInventory(text);
@@ -76,7 +77,7 @@ export async function runGenerate(args: string[], io: CliIo): Promise<number> {
     const vrrpAuthPass = await vrrpSecret(stateFolderFor(resolve(inventoryPath)));
     files = generateClusterConfigs(inventory, { ...(layout ? { containerdLayout: layout } : {}), vrrpAuthPass });
   } catch (e) {
-    io.stderr(`${(e as Error).message}; nothing was generated\n`);
+    io.stderr(`${errorMessage(e)}; nothing was generated\n`);
     return EXIT_FAILED;
   }
   const plan = await planWrites(files, (p) => readGeneratedTarget(parsed.out, p));
@@ -95,7 +96,7 @@ export async function runGenerate(args: string[], io: CliIo): Promise<number> {
     try {
       await writeGeneratedFile(parsed.out, p.path, p.text);
     } catch (e) {
-      io.stderr(`${(e as Error).message}\n`);
+      io.stderr(`${errorMessage(e)}\n`);
       return EXIT_FAILED;
     }
     io.stdout(`${p.status === 'new' ? 'wrote    ' : 'replaced '} ${target}${p.host ? ` (for ${p.host})` : ''}\n`);

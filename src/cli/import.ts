@@ -8,6 +8,7 @@ import { importAnsibleInventory, KUBESPRAY_GROUP_VARS, type AnsibleGroupVarsFile
 import { serializeInventory } from '../core/inventory/serialize';
 import { CNIS, type Cni } from '../core/inventory/types';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
+import { errorMessage } from '../core/errors';
 
 const USAGE = `usage: kubeadm-workbench import-ansible FILE [--out inventory.yaml] [--force]
                  [--name NAME] [--kubernetes-version V] [--endpoint HOST:PORT] [--cni flannel|calico]
@@ -83,7 +84,7 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
   try {
     text = await io.readFile(file);
   } catch (e) {
-    io.stderr(`import-ansible: cannot read ${file}: ${(e as Error).message}\n`);
+    io.stderr(`import-ansible: cannot read ${file}: ${errorMessage(e)}\n`);
     return EXIT_USAGE;
   }
   if (out !== undefined && !force && (await readable(io, out))) {
@@ -117,7 +118,7 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
     try {
       await io.writeFile(out, yaml);
     } catch (e) {
-      io.stderr(`import-ansible: cannot write ${out}: ${(e as Error).message}\n`);
+      io.stderr(`import-ansible: cannot write ${out}: ${errorMessage(e)}\n`);
       return EXIT_FAILED;
     }
     io.stderr(`${out}: ${inventory.hosts.length} hosts written\n`);

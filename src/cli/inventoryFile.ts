@@ -7,13 +7,14 @@
 import { parseInventory } from '../core/inventory/parse';
 import type { Inventory } from '../core/inventory/types';
 import { EXIT_USAGE, type CliIo } from './io';
+import { errorMessage } from '../core/errors';
 
 export async function loadInventoryFile(path: string, io: CliIo, strict = true): Promise<Inventory | number> {
   let text: string;
   try {
     text = await io.readFile(path);
   } catch (e) {
-    io.stderr(`cannot read ${path}: ${(e as Error).message}\n`);
+    io.stderr(`cannot read ${path}: ${errorMessage(e)}\n`);
     return EXIT_USAGE;
   }
   const { inventory, findings } = parseInventory(text);

@@ -15,10 +15,11 @@ import { parseInventory } from '../core/inventory/parse';
 import type { Inventory } from '../core/inventory/types';
 import { allRules, detectKind } from '../core/lint/registry';
 import type { FileKind, LintContext, RuleInfo, SourceFile } from '../core/lint/types';
-import { applyTextEdits, chooseAutoFixes } from '../editor/fixPlan';
-import { siblingsOf } from '../editor/siblings';
-import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, RUNNER_RULES } from '../lintRunner';
+import { applyTextEdits, chooseAutoFixes } from '../core/lint/fixPlan';
+import { siblingsOf } from '../core/lint/siblings';
+import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, RUNNER_RULES } from '../engine/lintRunner';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
+import { errorMessage } from '../core/errors';
 
 export const LINT_USAGE = 'usage: kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] [--fix] PATH...\n';
 
@@ -162,7 +163,7 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     try {
       text = await io.readFile(inventoryPath);
     } catch (e) {
-      io.stderr(`cannot read inventory ${inventoryPath}: ${(e as Error).message}\n`);
+      io.stderr(`cannot read inventory ${inventoryPath}: ${errorMessage(e)}\n`);
       return EXIT_USAGE;
     }
     const inventory: Inventory | undefined = parseInventory(text).inventory;
@@ -183,7 +184,7 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     try {
       text = await io.readFile(c.path);
     } catch (e) {
-      io.stderr(`cannot read ${c.path}: ${(e as Error).message}\n`);
+      io.stderr(`cannot read ${c.path}: ${errorMessage(e)}\n`);
       return EXIT_USAGE;
     }
     const kind = safeDetect(c.path, text);

@@ -8,7 +8,7 @@ import { EXIT_USAGE, processIo, type CliIo } from './io';
 import { runGenerate } from './generate';
 import { runLint } from './lint';
 import { runSshCheck } from './sshCheck';
-import { runFacts, runJoin, runPlanVerb, runUp } from './engine';
+import { runFacts, runJoin, runPlanVerb, runUp } from './bringUp';
 import { runStatus } from './status';
 import { runCordon, runDrainVerb, runUncordon } from './drain';
 import { runDrillVerb } from './drill';

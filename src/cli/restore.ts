@@ -14,7 +14,7 @@ import { renderPlan } from '../core/plan/types';
 import { prepareRestore } from '../engine/restore';
 import { UsageError, type FlagSpec } from './args';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
-import { runApproved } from './engine';
+import { runApproved } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 

@@ -15,6 +15,7 @@ import { createInventoryPool, defaultOwnKnownHostsFile, nodeSshConfigEnv, resolv
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { errorMessage } from '../core/errors';
 
 const USAGE =
   'usage: kubeadm-workbench ssh-check --inventory FILE [--ssh-config F] [--known-hosts F] [--own-known-hosts F] [--host NAME]... [--accept-new-host-key=SHA256:...]... [--max-parallel N] [--timeout SECONDS]\n';
@@ -80,7 +81,7 @@ function parseArgs(args: string[]): Args | string {
           return `unknown argument "${a}"`;
       }
     } catch (e) {
-      return (e as Error).message;
+      return errorMessage(e);
     }
   }
   if (!out.inventory) return '--inventory is required';
@@ -97,7 +98,7 @@ export async function runSshCheck(argv: string[], io: CliIo): Promise<number> {
   try {
     text = await io.readFile(args.inventory!);
   } catch (e) {
-    io.stderr(`cannot read ${args.inventory}: ${(e as Error).message}\n`);
+    io.stderr(`cannot read ${args.inventory}: ${errorMessage(e)}\n`);
     return EXIT_USAGE;
   }
   const { inventory, findings } = parseInventory(text);
@@ -156,7 +157,7 @@ export async function runSshCheck(argv: string[], io: CliIo): Promise<number> {
         } catch (e) {
           const kind = e instanceof SshConnectError ? (e.kind === 'host-key' ? `host key ${e.hostKeyStatus ?? 'error'}` : e.kind) : 'command';
           failures.push({ host: h.name, kind });
-          io.stdout(`${h.name.padEnd(width)}  FAILED  ${(e as Error).message}\n`);
+          io.stdout(`${h.name.padEnd(width)}  FAILED  ${errorMessage(e)}\n`);
         }
       }),
     );

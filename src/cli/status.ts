@@ -20,6 +20,7 @@ import { poolFromFlags } from './sshFlags';
 import type { Inventory } from '../core/inventory/types';
 import type { RemoteExec } from '../core/live/etcdSource';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
+import { errorMessage } from '../core/errors';
 
 const USAGE =
   'usage: kubeadm-workbench status --inventory FILE [--kubeconfig FILE] [--context NAME] [--json] [--no-etcd]\n' +
@@ -54,7 +55,7 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
       else if (a === '--known-hosts') opts.knownHosts = value();
       else throw new Error(`unknown argument ${a}`);
     } catch (e) {
-      io.stderr(`${(e as Error).message}\n${USAGE}`);
+      io.stderr(`${errorMessage(e)}\n${USAGE}`);
       return EXIT_USAGE;
     }
   }
@@ -109,7 +110,7 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
       try {
         etcd = await conn.readEtcd();
       } catch (e) {
-        etcdError = (e as Error).message;
+        etcdError = errorMessage(e);
       }
     }
     const now = Date.now();

@@ -4,25 +4,18 @@ import { join } from 'node:path';
 import { sudoUnlessRoot } from '../engine/become';
 import { backupEtcd as runBackup, gitWorkTreeOf, listBackups } from '../engine/backup';
 import { askSudoPassword } from '../editor/sudoPassword';
-import { requireTrust } from '../editor/trust';
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
+import { setting } from '../editor/settings';
 
 /**
  * Kubeadm: Back Up etcd… — a snapshot from a healthy follower, verified and pulled with its manifest into
  * a folder the user picks (kubeadmWorkbench.backup.folder, else asked; never inside a git work tree),
  * then a report listing every backup in that folder.
  */
-export function backupEtcd(ctx: CommandContext) {
+export const backupEtcd = defineCommand({ trust: 'take an etcd snapshot on a control-plane host', inventory: 'Back Up etcd', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
-    if (!(await requireTrust('take an etcd snapshot on a control-plane host'))) return;
-    const loaded = await ctx.inventory.get();
-    if (!loaded?.inventory) {
-      void vscode.window.showErrorMessage('Back Up etcd needs a valid inventory.yaml (see the Problems panel).');
-      return;
-    }
-    const inv = loaded.inventory;
-    const folder = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri;
-    let out = vscode.workspace.getConfiguration('kubeadmWorkbench.backup', folder).get<string>('folder')?.trim();
+    const { inv, folder } = ctx;
+    let out: string | undefined = setting('backupFolder');
     if (!out) {
       const picked = await vscode.window.showOpenDialog({
         title: 'Folder for etcd backups (outside any git repository: a snapshot holds every Secret)',
@@ -78,10 +71,8 @@ export function backupEtcd(ctx: CommandContext) {
         ...all.map((b) => `| ${b.manifest.takenAt} | ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'} | ${b.manifest.snapshot.size} | ${b.manifest.host} | ${b.dir} |`),
       ];
       await ctx.reports.show('etcd-backup.md', report.join('\n') + '\n', 'markdown');
-    } catch (e) {
-      void vscode.window.showErrorMessage(`etcd backup failed: ${(e as Error).message}`);
     } finally {
       await pool.close();
     }
   };
-}
+});

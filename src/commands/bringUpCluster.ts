@@ -1,23 +1,15 @@
 import * as vscode from 'vscode';
 import { buildPlan, pickPhases } from '../editor/bringUpPlans';
 import { approveAndRunPlan } from '../editor/planRun';
-import { requireTrust } from '../editor/trust';
-import type { CommandContext } from './context';
-import { usableInventory } from '../editor/inventoryWorkspace';
+import { defineCommand } from './context';
 
 /**
  * Runs the bring-up plan over SSH: the phases to include, the plan (the exact commands) beside a
  * modal to approve it, then the run with progress, cancel and resume (src/editor/planRun.ts).
  */
-export function bringUpCluster(ctx: CommandContext) {
+export const bringUpCluster = defineCommand({ trust: 'bring up the cluster over SSH', inventory: 'Bring-up' }, (ctx) => {
   return async (): Promise<void> => {
-    if (!(await requireTrust('bring up the cluster over SSH'))) return;
-    const loaded = await ctx.inventory.get();
-    const inv = usableInventory(loaded);
-    if (!loaded || !inv) {
-      void vscode.window.showErrorMessage('Bring-up needs a valid inventory.yaml (see the Problems panel).');
-      return;
-    }
+    const { loaded, inv } = ctx;
     const phases = await pickPhases('Bring up the cluster');
     if (!phases) return;
     let savedContext: string | undefined;
@@ -34,4 +26,4 @@ export function bringUpCluster(ctx: CommandContext) {
       (took) => `${inv.cluster.name} is up (${took}).${savedContext ? ` Admin context ${savedContext}.` : ''}`,
     );
   };
-}
+});

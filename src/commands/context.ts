@@ -1,27 +1,124 @@
-/** What every command handler may use; built once by the composition root. */
-import type * as vscode from 'vscode';
-import type { CertificateInspections } from '../editor/certificateInspections';
-import type { ClusterConnection } from '../editor/clusterConnection';
-import type { ConfigDiagnostics } from '../editor/configDiagnostics';
-import type { InventoryWorkspace } from '../editor/inventoryWorkspace';
-import type { HostSessions } from '../editor/hostSessions';
-import type { ReportDocuments } from '../editor/reportDocuments';
+/**
+ * How a command is declared and what its handler receives. A command names what it needs — workspace trust, a valid
+ * inventory.yaml, a cluster connection — with the words of the message that says it is missing; `bindCommand`
+ * checks them in that order, in this one place, and hands the handler a context where they are there (`Given`).
+ * Around every handler is one error boundary: a cancel ends quietly, anything else thrown becomes one error message
+ * ("‹command title› failed: …") and one line in the log.
+ */
+import * as vscode from 'vscode';
+import type { KubeConnection } from '../adapters/kube/index';
+import type { Inventory } from '../core/inventory/types';
+import { describeError } from '../core/live/errors';
+import { usableInventory, type LoadedInventory } from '../editor/inventoryWorkspace';
+import { log } from '../editor/log';
+import type { EditorServices } from '../editor/services';
+import { requireTrust } from '../editor/trust';
 
-export interface CommandContext {
-  extension: vscode.ExtensionContext;
-  inventory: InventoryWorkspace;
-  /** Lints the workspace's config files (diagnostics, quick fixes, the Diagnostics webview). */
-  configDiagnostics: ConfigDiagnostics;
-  /** The cluster connection of the live views (connects lazily). */
-  connection: ClusterConnection;
-  /** SSH to the inventory's hosts (trust-gated, modal host-key prompts). */
-  sessions: HostSessions;
-  /** Read-only documents for plans and reports. */
-  reports: ReportDocuments;
-  /** Host-fact findings, shown on the hosts' lines in inventory.yaml. */
-  factDiagnostics: vscode.DiagnosticCollection;
-  /** The last certificate inspection (Certificates view, status-bar warning). */
-  certificates: CertificateInspections;
+/** What every command handler may use: the editor's services (src/editor/services.ts). */
+export type CommandContext = EditorServices;
+
+/** What a command needs before it runs; each entry holds the words of its message. */
+export interface Needs {
+  /** Completes "Trust the workspace to …" (src/editor/trust.ts). */
+  trust?: string;
+  /** The subject of "… needs a valid inventory.yaml (see the Problems panel)." */
+  inventory?: string;
+  /** 'usable' (the default): the file has no error. 'parsed': a model is enough, even while the file has errors. */
+  inventoryCheck?: 'usable' | 'parsed';
+  /** Completes "Cannot … : no cluster connection (why)." */
+  cluster?: string;
 }
 
-export type CommandHandler = (...args: any[]) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** Present when a command declared `inventory`. */
+export interface WithInventory {
+  loaded: LoadedInventory;
+  inv: Inventory;
+  /** The workspace folder of inventory.yaml (folder settings, SSH config paths). */
+  folder: vscode.Uri | undefined;
+}
+
+/** Present when a command declared `cluster`: the live views' connection, up. */
+export interface WithCluster {
+  conn: KubeConnection;
+}
+
+/** The context a command's handler receives: the services plus what its needs guarantee. */
+export type Given<N extends Needs> = CommandContext &
+  (N extends { inventory: string } ? WithInventory : unknown) &
+  (N extends { cluster: string } ? WithCluster : unknown);
+
+/** A declared command: its needs and its handler over the guaranteed context, with typed arguments. */
+export interface Command<N extends Needs, A extends unknown[], R> {
+  readonly needs: N;
+  handler(ctx: Given<N>): (...args: A) => Promise<R> | R;
+}
+
+/** Any declared command, as the registrar holds them (each keeps its own needs and argument types). */
+export interface AnyCommand {
+  readonly needs: Needs;
+  handler(ctx: never): (...args: never) => unknown;
+}
+
+export function defineCommand<const N extends Needs, A extends unknown[], R>(needs: N, handler: (ctx: Given<N>) => (...args: A) => Promise<R> | R): Command<N, A, R> {
+  return { needs, handler };
+}
+
+/** Why a command stopped: a cancel (nothing to tell) or a failure (one message). */
+export type Outcome = { kind: 'cancelled' } | { kind: 'failed'; message: string };
+
+export function classifyFailure(e: unknown): Outcome {
+  const name = (e as { name?: unknown } | null | undefined)?.name;
+  if (e instanceof vscode.CancellationError || name === 'AbortError' || name === 'Canceled') return { kind: 'cancelled' };
+  return { kind: 'failed', message: describeError(e) };
+}
+
+/** Checks the needs; the guaranteed context, or undefined after the user was told what is missing. */
+async function provide<N extends Needs>(services: CommandContext, needs: N): Promise<Given<N> | undefined> {
+  if (needs.trust !== undefined && !(await requireTrust(needs.trust))) return undefined;
+  let given: CommandContext & Partial<WithInventory & WithCluster> = services;
+  if (needs.inventory !== undefined) {
+    const loaded = await services.inventory.get();
+    const inv = needs.inventoryCheck === 'parsed' ? loaded?.inventory : usableInventory(loaded);
+    if (!loaded || !inv) {
+      void vscode.window.showErrorMessage(`${needs.inventory} needs a valid inventory.yaml (see the Problems panel).`);
+      return undefined;
+    }
+    given = { ...given, loaded, inv, folder: vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri };
+  }
+  if (needs.cluster !== undefined) {
+    const conn = await services.connection.ensure();
+    if (!conn) {
+      const state = services.connection.state;
+      const why = state.kind === 'error' ? state.message : 'pick a context with "Kubeadm: Select Cluster Context"';
+      void vscode.window.showErrorMessage(`Cannot ${needs.cluster}: no cluster connection (${why}).`);
+      return undefined;
+    }
+    given = { ...given, conn };
+  }
+  return given as Given<N>;
+}
+
+/**
+ * The function VS Code calls for command `id` (titled `title` in package.json): needs, then the handler inside the
+ * error boundary. Resolves to the handler's result, or undefined when a need was missing or the handler failed.
+ */
+export function bindCommand(services: CommandContext, id: string, title: string, command: AnyCommand): (...args: unknown[]) => Promise<unknown> {
+  return async (...args: unknown[]) => {
+    try {
+      const given = await provide(services, command.needs);
+      if (!given) return undefined;
+      // The arguments are what VS Code passes: a tree row of the views this command's menus name (package.json),
+      // a string from another command, or nothing from the palette. Each handler's parameter type says which.
+      return await command.handler(given as never)(...(args as never));
+    } catch (e) {
+      const outcome = classifyFailure(e);
+      if (outcome.kind === 'cancelled') {
+        log.info(`${id}: cancelled`);
+        return undefined;
+      }
+      log.error(`${id}: ${outcome.message}`);
+      void vscode.window.showErrorMessage(`${title} failed: ${outcome.message}`);
+      return undefined;
+    }
+  };
+}

@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
-import type { InventoryNode } from '../views/inventoryView';
+import type { InventoryNode } from '../editor/treeNodes';
+import { defineCommand } from './context';
 
-export function copyHostAddress() {
+export const copyHostAddress = defineCommand({}, () => {
   return async (node?: InventoryNode): Promise<void> => {
     if (node?.kind !== 'host') return;
     await vscode.env.clipboard.writeText(node.host.address);
     vscode.window.setStatusBarMessage(`Copied ${node.host.address}`, 2000);
   };
-}
+});

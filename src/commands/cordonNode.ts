@@ -1,17 +1,15 @@
 import * as vscode from 'vscode';
 import { setCordon, type DrainLine } from '../core/drain/drainNode';
 import { resolveNodeTarget } from '../editor/nodeTarget';
-import { requireTrust } from '../editor/trust';
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
 
 /**
  * Cordon Node / Uncordon Node: kubectl cordon/uncordon (spec.unschedulable) on a node picked from the
  * Inventory or Control Plane view, or from a list; a modal says what changes before anything does.
  */
-export function cordonNode(ctx: CommandContext, cordon = true) {
+export function cordonCommand(cordon: boolean) {
   const verb = cordon ? 'cordon' : 'uncordon';
-  return async (arg?: unknown): Promise<void> => {
-    if (!(await requireTrust(`${verb} a node`))) return;
+  return defineCommand({ trust: `${verb} a node`, cluster: `${verb} a node` }, (ctx) => async (arg?: unknown): Promise<void> => {
     const target = await resolveNodeTarget(ctx, arg, `${verb} a node`);
     if (!target) return;
     const { cluster, node, conn } = target;
@@ -34,5 +32,7 @@ export function cordonNode(ctx: CommandContext, cordon = true) {
     } catch (e) {
       void vscode.window.showErrorMessage(`Unable to ${verb} node ${node}: ${(e as Error).message}`);
     }
-  };
+  });
 }
+
+export const cordonNode = cordonCommand(true);

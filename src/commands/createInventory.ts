@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { INVENTORY_TEMPLATE } from '../core/inventory/template';
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
 
 /** Writes the seed-topology template as inventory.yaml in the first workspace folder, never over an existing file. */
-export function createInventory(ctx: CommandContext) {
+export const createInventory = defineCommand({}, (ctx) => {
   return async (): Promise<void> => {
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder) {
@@ -20,7 +20,7 @@ export function createInventory(ctx: CommandContext) {
     await ctx.inventory.reload();
     await vscode.window.showTextDocument(target);
   };
-}
+});
 
 export async function exists(uri: vscode.Uri): Promise<boolean> {
   try {

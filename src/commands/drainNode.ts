@@ -6,9 +6,8 @@ import { RunOutput, type HostStreams } from '../core/ssh/runLog';
 import { resolveNodeTarget } from '../editor/nodeTarget';
 import { RunTerminal } from '../editor/runTerminal';
 import { askSudoPassword } from '../editor/sudoPassword';
-import { requireTrust } from '../editor/trust';
-import { CommandIds } from './ids';
-import type { CommandContext } from './context';
+import { CommandIds } from '../editor/commandIds';
+import { defineCommand, type CommandContext } from './context';
 
 const LAST_COMMAND = 'kubeadm.drain.lastMaintenanceCommand';
 
@@ -22,9 +21,8 @@ type Option = 'ignoreDaemonSets' | 'deleteEmptyDirData' | 'force' | 'maintenance
  * guard refusal stops there: nothing is cordoned. The run shows per-pod progress in a run terminal and a
  * cancellable notification; cancel stops the evictions (and the remote command) and leaves the node cordoned.
  */
-export function drainNode(ctx: CommandContext) {
+export const drainNode = defineCommand({ trust: 'drain a node', cluster: 'drain a node' }, (ctx) => {
   return async (arg?: unknown): Promise<void> => {
-    if (!(await requireTrust('drain a node'))) return;
     const target = await resolveNodeTarget(ctx, arg, 'drain a node');
     if (!target) return;
     const { cluster, node, conn } = target;
@@ -158,4 +156,4 @@ export function drainNode(ctx: CommandContext) {
       await pool?.close();
     }
   };
-}
+});

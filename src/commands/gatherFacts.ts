@@ -4,24 +4,17 @@ import { FACTS_SCRIPT } from '../core/phases/factsScript';
 import { HostProgress, shouldSummarise } from '../core/plan/hostProgress';
 import { sh, sudo } from '../core/ssh/command';
 import { toRange } from '../editor/diagnostics';
-import { requireTrust } from '../editor/trust';
-import type { CommandContext } from './context';
-import { usableInventory } from '../editor/inventoryWorkspace';
+import { defineCommand, type CommandContext } from './context';
+import { errorMessage } from '../core/errors';
 
 /**
  * Gathers facts from every host in parallel (read-only), shows a report, and puts each finding —
  * cloned VMs, swap, missing modules, cgroup drivers — on its host's line in inventory.yaml, so the
  * Problems panel lists them next to the inventory's own problems.
  */
-export function gatherFacts(ctx: CommandContext) {
+export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts', inventory: 'Gather facts' }, (ctx) => {
   return async (): Promise<void> => {
-    if (!(await requireTrust('gather facts from the hosts'))) return;
-    const loaded = await ctx.inventory.get();
-    const inv = usableInventory(loaded);
-    if (!loaded || !inv) {
-      void vscode.window.showErrorMessage('Gather facts needs a valid inventory.yaml (see the Problems panel).');
-      return;
-    }
+    const { loaded, inv } = ctx;
     const pool = ctx.sessions.open(inv, vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri);
     const facts: HostFacts[] = [];
     const failures: string[] = [];
@@ -45,8 +38,8 @@ export function gatherFacts(ctx: CommandContext) {
               facts.push(parseFacts(h.name, r.stdout));
               hostProgress.ended(h.name, true);
             } catch (e) {
-              failures.push((e as Error).message);
-              hostProgress.ended(h.name, false, (e as Error).message);
+              failures.push(errorMessage(e));
+              hostProgress.ended(h.name, false, errorMessage(e));
             }
             progress.report({ message: many ? hostProgress.summary() : `${++done}/${inv.hosts.length} hosts`, increment: 100 / inv.hosts.length });
           }),
@@ -63,7 +56,7 @@ export function gatherFacts(ctx: CommandContext) {
     const errors = findings.filter((f) => f.severity === 'error').length + failures.length;
     if (errors) void vscode.window.showWarningMessage(`Host facts: ${errors} problem(s) — see the report and the Problems panel.`);
   };
-}
+});
 
 function publish(ctx: CommandContext, uri: vscode.Uri, hostRanges: Map<string, import('../core/findings').Range>, findings: FactFinding[]): void {
   const severity = { error: vscode.DiagnosticSeverity.Error, warning: vscode.DiagnosticSeverity.Warning, info: vscode.DiagnosticSeverity.Information };

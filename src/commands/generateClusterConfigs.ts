@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import type * as Generate from '../core/generate/index';
-import { planWrites, writeGeneratedFile, type PlannedWrite } from '../editor/generatePlan';
+import { planWrites, writeGeneratedFile, type PlannedWrite } from '../engine/generatePlan';
 import { stateFolderFor, vrrpAuthPass as vrrpSecret } from '../engine/stateFolder';
-import type { CommandContext } from './context';
-import { CommandIds } from './ids';
+import { defineCommand } from './context';
+import { CommandIds } from '../editor/commandIds';
+import { setting } from '../editor/settings';
 
 const DEFAULT_FOLDER = 'generated';
 
@@ -12,7 +13,7 @@ const DEFAULT_FOLDER = 'generated';
  * `generated/` next to the inventory's workspace folder), asks before overwriting files that differ,
  * writes them and opens them.
  */
-export function generateClusterConfigsCommand(ctx: CommandContext) {
+export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
   /** `options` (for tests and automation) skips the questions: every file into `folder`, overwriting. */
   return async (options?: unknown): Promise<vscode.Uri[] | undefined> => {
     const unattended = isUnattended(options) ? options : undefined;
@@ -36,7 +37,7 @@ export function generateClusterConfigsCommand(ctx: CommandContext) {
       return undefined;
     }
     const root = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri ?? vscode.Uri.joinPath(loaded.uri, '..');
-    const layout = vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('generate.containerdLayout') === 3 ? 3 : 2;
+    const layout = setting('containerdLayout');
     // Loaded on first use: the generators pull in the kubeadm schemas, which activation should not pay for.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { generateClusterConfigs } = require('../core/generate/index') as typeof Generate;
@@ -86,7 +87,7 @@ export function generateClusterConfigsCommand(ctx: CommandContext) {
     if (!unattended && written.length) void summarize(folder, written, wrote, chosen.length);
     return written;
   };
-}
+});
 
 /**
  * One summary instead of a tab per file: the folder is revealed in the Explorer and the notification offers the

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { importAnsibleInventory as convert, KUBESPRAY_GROUP_VARS, type AnsibleGroupVarsFile, type AnsibleImportOptions, type ImportMissing } from '../core/inventory/ansible';
 import { serializeInventory } from '../core/inventory/serialize';
 import { splitEndpoint } from '../core/inventory/types';
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
 import { exists } from './createInventory';
 
 const ASK: Record<ImportMissing, { prompt: string; placeHolder: string; validate: (v: string) => string | undefined }> = {
@@ -19,7 +19,7 @@ const ASK: Record<ImportMissing, { prompt: string; placeHolder: string; validate
 };
 
 /** Converts an Ansible/Kubespray inventory (INI or YAML) into inventory.yaml; asks before replacing one. */
-export function importAnsibleInventory(ctx: CommandContext) {
+export const importAnsibleInventory = defineCommand({}, (ctx) => {
   return async (source?: vscode.Uri): Promise<void> => {
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder) {
@@ -63,7 +63,7 @@ export function importAnsibleInventory(ctx: CommandContext) {
       void vscode.window.showWarningMessage(`Imported ${inventory.hosts.length} hosts with ${findings.length} note(s): ${findings.slice(0, 3).map((f) => f.message).join(' · ')}`);
     }
   };
-}
+});
 
 async function readGroupVars(inventoryFile: vscode.Uri): Promise<AnsibleGroupVarsFile[]> {
   const dir = vscode.Uri.joinPath(inventoryFile, '..');

@@ -1,24 +1,16 @@
 import * as vscode from 'vscode';
 import { renderCertReport, summarize } from '../core/certs/report';
-import { requireTrust } from '../editor/trust';
-import type { CommandContext } from './context';
-import { ViewIds } from './ids';
+import { defineCommand } from './context';
+import { ViewIds } from '../editor/commandIds';
 
 /**
  * Reads every certificate kubeadm manages on the inventory's Kubernetes hosts (SSH, read-only), the
  * served ones by TLS handshake and the user's kubeconfig credentials; fills the Certificates view and the
  * status-bar warning, and offers the text report when something needs a look.
  */
-export function inspectCertificates(ctx: CommandContext) {
+export const inspectCertificates = defineCommand({ trust: 'read the certificates on the hosts', inventory: 'Inspect Certificates', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
-    if (!(await requireTrust('read the certificates on the hosts'))) return;
-    const loaded = await ctx.inventory.get();
-    if (!loaded?.inventory) {
-      void vscode.window.showErrorMessage('Inspect Certificates needs a valid inventory.yaml (see the Problems panel).');
-      return;
-    }
-    const inv = loaded.inventory;
-    const folder = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri;
+    const { inv, folder } = ctx;
     const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Inspecting certificates', cancellable: true }, async (progress, token) => {
       const abort = new AbortController();
       token.onCancellationRequested(() => abort.abort());
@@ -35,4 +27,4 @@ export function inspectCertificates(ctx: CommandContext) {
     const pick = await vscode.window.showWarningMessage(`Certificates of ${report.cluster}: ${s.lines.length} need a look (soonest expiry in ${s.minDaysLeft ?? '—'} days).`, 'Show Report');
     if (pick) await ctx.reports.show('certificates.txt', renderCertReport(report), 'plaintext');
   };
-}
+});

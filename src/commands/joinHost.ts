@@ -2,10 +2,8 @@ import * as vscode from 'vscode';
 import { joinableHosts, joinPhases, joinProblem, narrowToJoin } from '../engine/join';
 import { buildPlan } from '../editor/bringUpPlans';
 import { approveAndRunPlan } from '../editor/planRun';
-import { requireTrust } from '../editor/trust';
-import type { InventoryNode } from '../views/inventoryView';
-import type { CommandContext } from './context';
-import { usableInventory } from '../editor/inventoryWorkspace';
+import type { InventoryNode } from '../editor/treeNodes';
+import { defineCommand } from './context';
 
 /**
  * Joins inventory hosts to the running cluster — a node added to the inventory, or one rebuilt: its
@@ -13,15 +11,9 @@ import { usableInventory } from '../editor/inventoryWorkspace';
  * and Ready gates; the balancers' configuration too when a control-plane node joins, since it lists
  * every one of them. From a host's context menu, or pick the hosts.
  */
-export function joinHost(ctx: CommandContext) {
+export const joinHost = defineCommand({ trust: 'join hosts to the cluster over SSH', inventory: 'Joining' }, (ctx) => {
   return async (node?: InventoryNode): Promise<void> => {
-    if (!(await requireTrust('join hosts to the cluster over SSH'))) return;
-    const loaded = await ctx.inventory.get();
-    const inv = usableInventory(loaded);
-    if (!loaded || !inv) {
-      void vscode.window.showErrorMessage('Joining needs a valid inventory.yaml (see the Problems panel).');
-      return;
-    }
+    const { loaded, inv } = ctx;
     const joinable = joinableHosts(inv);
     let hosts: string[];
     if (node?.kind === 'host') {
@@ -52,4 +44,4 @@ export function joinHost(ctx: CommandContext) {
     const title = `Join of ${hosts.join(', ')}`;
     await approveAndRunPlan(ctx, { inv, inventoryUri: loaded.uri, plan, command: 'join', title, planDocument: 'join-plan.txt' }, (took) => `${hosts.join(', ')} joined ${inv.cluster.name} (${took}).`);
   };
-}
+});

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import type { CommandContext } from './context';
-import { CommandIds } from './ids';
+import { defineCommand } from './context';
+import { CommandIds } from '../editor/commandIds';
 
 /** Opens inventory.yaml, or offers to create one when the workspace has none. */
-export function openInventory(ctx: CommandContext) {
+export const openInventory = defineCommand({}, (ctx) => {
   return async (): Promise<void> => {
     const loaded = await ctx.inventory.reload();
     if (!loaded) {
@@ -14,4 +14,4 @@ export function openInventory(ctx: CommandContext) {
     }
     await vscode.window.showTextDocument(loaded.uri, { preview: false });
   };
-}
+});

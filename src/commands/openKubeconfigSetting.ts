@@ -4,9 +4,10 @@
  * welcome-view link that passes arguments to a built-in command is not run for an installed extension.
  */
 import * as vscode from 'vscode';
+import { defineCommand } from './context';
 
-export function openKubeconfigSetting() {
+export const openKubeconfigSetting = defineCommand({}, () => {
   return async (): Promise<void> => {
     await vscode.commands.executeCommand('workbench.action.openWorkspaceSettings', 'kubeadmWorkbench.kubeconfig');
   };
-}
+});

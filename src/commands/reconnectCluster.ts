@@ -1,9 +1,9 @@
 /** "Kubeadm: Reconnect to Cluster": drops the connection and watches, then lists and watches again. */
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
 
-export function reconnectCluster(ctx: CommandContext) {
+export const reconnectCluster = defineCommand({}, (ctx) => {
   return async (): Promise<void> => {
     await ctx.connection.reconnect();
     await ctx.connection.cluster?.refreshEtcd();
   };
-}
+});

@@ -1,7 +1,7 @@
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
 
-export function refreshInventory(ctx: CommandContext) {
+export const refreshInventory = defineCommand({}, (ctx) => {
   return async (): Promise<void> => {
     await ctx.inventory.reload();
   };
-}
+});

@@ -3,8 +3,8 @@
  * (the Record type makes a missing one a compile error).
  */
 import * as vscode from 'vscode';
-import type { CommandContext, CommandHandler } from './context';
-import { CommandIds, type CommandId } from './ids';
+import { bindCommand, type AnyCommand, type CommandContext } from './context';
+import { CommandIds, type CommandId } from '../editor/commandIds';
 import { copyHostAddress } from './copyHostAddress';
 import { createInventory } from './createInventory';
 import { importAnsibleInventory } from './importAnsibleInventory';
@@ -30,35 +30,37 @@ import { inspectCertificates } from './inspectCertificates';
 import { backupEtcd } from './backupEtcd';
 import { renewCertificates } from './renewCertificates';
 
-export function commandHandlers(ctx: CommandContext): Record<CommandId, CommandHandler> {
-  return {
-    [CommandIds.openInventory]: openInventory(ctx),
-    [CommandIds.createInventory]: createInventory(ctx),
-    [CommandIds.importAnsibleInventory]: importAnsibleInventory(ctx),
-    [CommandIds.refreshInventory]: refreshInventory(ctx),
-    [CommandIds.revealHost]: revealHost(ctx),
-    [CommandIds.gatherFacts]: gatherFacts(ctx),
-    [CommandIds.showBringUpPlan]: showBringUpPlan(ctx),
-    [CommandIds.bringUpCluster]: bringUpCluster(ctx),
-    [CommandIds.joinHost]: joinHost(ctx),
-    [CommandIds.showPodTimeline]: showPodTimeline(ctx),
-    [CommandIds.copyHostAddress]: copyHostAddress(),
-    [CommandIds.showConfigDiagnostics]: showConfigDiagnostics(ctx),
-    [CommandIds.generateClusterConfigs]: generateClusterConfigsCommand(ctx),
-    [CommandIds.selectClusterContext]: selectClusterContext(ctx),
-    [CommandIds.selectKubeconfigFile]: selectKubeconfigFile(ctx),
-    [CommandIds.openKubeconfigSetting]: openKubeconfigSetting(),
-    [CommandIds.reconnectCluster]: reconnectCluster(ctx),
-    [CommandIds.drainNode]: drainNode(ctx),
-    [CommandIds.cordonNode]: cordonNode(ctx),
-    [CommandIds.uncordonNode]: uncordonNode(ctx),
-    [CommandIds.runFailureDrill]: runFailureDrill(ctx),
-    [CommandIds.inspectCertificates]: inspectCertificates(ctx),
-    [CommandIds.backupEtcd]: backupEtcd(ctx),
-    [CommandIds.renewCertificates]: renewCertificates(ctx),
-  };
-}
+/** Every command, declared with its needs (src/commands/context.ts). */
+export const COMMANDS: Record<CommandId, AnyCommand> = {
+  [CommandIds.openInventory]: openInventory,
+  [CommandIds.createInventory]: createInventory,
+  [CommandIds.importAnsibleInventory]: importAnsibleInventory,
+  [CommandIds.refreshInventory]: refreshInventory,
+  [CommandIds.revealHost]: revealHost,
+  [CommandIds.gatherFacts]: gatherFacts,
+  [CommandIds.showBringUpPlan]: showBringUpPlan,
+  [CommandIds.bringUpCluster]: bringUpCluster,
+  [CommandIds.joinHost]: joinHost,
+  [CommandIds.showPodTimeline]: showPodTimeline,
+  [CommandIds.copyHostAddress]: copyHostAddress,
+  [CommandIds.showConfigDiagnostics]: showConfigDiagnostics,
+  [CommandIds.generateClusterConfigs]: generateClusterConfigsCommand,
+  [CommandIds.selectClusterContext]: selectClusterContext,
+  [CommandIds.selectKubeconfigFile]: selectKubeconfigFile,
+  [CommandIds.openKubeconfigSetting]: openKubeconfigSetting,
+  [CommandIds.reconnectCluster]: reconnectCluster,
+  [CommandIds.drainNode]: drainNode,
+  [CommandIds.cordonNode]: cordonNode,
+  [CommandIds.uncordonNode]: uncordonNode,
+  [CommandIds.runFailureDrill]: runFailureDrill,
+  [CommandIds.inspectCertificates]: inspectCertificates,
+  [CommandIds.backupEtcd]: backupEtcd,
+  [CommandIds.renewCertificates]: renewCertificates,
+};
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
-  return Object.entries(commandHandlers(ctx)).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
+  // The titles the palette shows, for the error boundary's "‹title› failed: …".
+  const contributed = (ctx.extension.extension?.packageJSON?.contributes?.commands ?? []) as { command: string; title: string }[];
+  const titles = new Map(contributed.map((c) => [c.command, c.title.replace(/…$/, '')]));
+  return Object.entries(COMMANDS).map(([id, command]) => vscode.commands.registerCommand(id, bindCommand(ctx, id, titles.get(id) ?? id, command)));
 }

@@ -6,8 +6,8 @@ import { sudoUnlessRoot } from '../engine/become';
 import { prepareRenew } from '../engine/renew';
 import { certificateThresholds } from '../editor/certificateInspections';
 import { approveAndRunPlan } from '../editor/planRun';
-import { requireTrust } from '../editor/trust';
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
+import { setting } from '../editor/settings';
 
 /**
  * Kubeadm: Renew Certificates… — `kubeadm certs renew all` one control-plane node at a time with the
@@ -15,22 +15,14 @@ import type { CommandContext } from './context';
  * renewed admin.conf merged into the kubeconfig the views use; then the Certificates view refreshed.
  * The gates' own reads use `sudo -n` for non-root logins.
  */
-export function renewCertificates(ctx: CommandContext) {
+export const renewCertificates = defineCommand({ trust: 'renew the certificates on the control-plane nodes', inventory: 'Renew Certificates', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
-    if (!(await requireTrust('renew the certificates on the control-plane nodes'))) return;
-    const loaded = await ctx.inventory.get();
-    if (!loaded?.inventory) {
-      void vscode.window.showErrorMessage('Renew Certificates needs a valid inventory.yaml (see the Problems panel).');
-      return;
-    }
-    const inv = loaded.inventory;
-    const folder = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri;
-    const setting = vscode.workspace.getConfiguration('kubeadmWorkbench', folder).get<string>('kubeconfig') ?? '';
-    const kubeconfig = kubeconfigPaths(setting, process.env.KUBECONFIG, homedir())[0];
+    const { loaded, inv, folder } = ctx;
+    const kubeconfig = kubeconfigPaths(setting('kubeconfig'), process.env.KUBECONFIG, homedir())[0];
     const pool = ctx.sessions.open(inv, folder);
     try {
       const prep = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Reading the certificates of ${inv.cluster.name}…` }, () =>
-        prepareRenew({ inventory: inv, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), served: (a, p) => servedCertificate(a, p), thresholds: certificateThresholds(folder), ...(kubeconfig ? { kubeconfig } : {}) }),
+        prepareRenew({ inventory: inv, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), served: (a, p) => servedCertificate(a, p), thresholds: certificateThresholds(), ...(kubeconfig ? { kubeconfig } : {}) }),
       );
       if (prep.refusals.length) {
         void vscode.window.showErrorMessage(`Certificate renewal refused; nothing was done: ${prep.refusals.join(' ')}`);
@@ -38,10 +30,8 @@ export function renewCertificates(ctx: CommandContext) {
       }
       const ran = await approveAndRunPlan(ctx, { inv, inventoryUri: loaded.uri, plan: prep.plan, command: 'certs-renew', title: `Certificate renewal of ${inv.cluster.name}`, planDocument: 'certs-renew-plan.txt' });
       if (ran) await ctx.certificates.inspect(inv, folder);
-    } catch (e) {
-      void vscode.window.showErrorMessage(`Certificate renewal: ${(e as Error).message}`);
     } finally {
       await pool.close();
     }
   };
-}
+});

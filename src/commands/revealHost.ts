@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import type { CommandContext } from './context';
-import type { InventoryNode } from '../views/inventoryView';
+import { defineCommand } from './context';
+import type { InventoryNode } from '../editor/treeNodes';
 import { toRange } from '../editor/diagnostics';
 import type { Range } from '../core/findings';
 
 /** Opens inventory.yaml at the host's entry; called from a tree row (argument) or with a host name. */
-export function revealHost(ctx: CommandContext) {
+export const revealHost = defineCommand({}, (ctx) => {
   return async (target?: InventoryNode | string): Promise<void> => {
     const name = typeof target === 'string' ? target : target?.kind === 'host' ? target.host.name : undefined;
     const loaded = await ctx.inventory.get();
@@ -20,7 +20,7 @@ export function revealHost(ctx: CommandContext) {
     const selection = toRange(range);
     await vscode.window.showTextDocument(loaded.uri, { selection: new vscode.Range(selection.start, selection.start), preview: true });
   };
-}
+});
 
 async function findNameLine(uri: vscode.Uri, name: string): Promise<Range | undefined> {
   const doc = await vscode.workspace.openTextDocument(uri);

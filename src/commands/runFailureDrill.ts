@@ -10,10 +10,8 @@ import { sudoUnlessRoot } from '../engine/become';
 import { prepareDrill, runDrill, type DrillDeps } from '../engine/drill';
 import { RunTerminal } from '../editor/runTerminal';
 import { askSudoPassword } from '../editor/sudoPassword';
-import { requireTrust } from '../editor/trust';
-import type { InventoryNode } from '../views/inventoryView';
-import type { CommandContext } from './context';
-import { usableInventory } from '../editor/inventoryWorkspace';
+import type { InventoryNode } from '../editor/treeNodes';
+import { defineCommand } from './context';
 
 /**
  * Run Failure Drill…: the seed's fault-tolerance chapter on the real cluster. Pick a control-plane node
@@ -25,15 +23,9 @@ import { usableInventory } from '../editor/inventoryWorkspace';
  * control-plane guard refuses stops there. The run narrates in a run terminal with a cancellable
  * notification — a cancel stops the observation, never the restore — and ends with the report.
  */
-export function runFailureDrill(ctx: CommandContext) {
+export const runFailureDrill = defineCommand({ trust: 'run a failure drill on the cluster', inventory: 'A failure drill' }, (ctx) => {
   return async (arg?: InventoryNode | string): Promise<void> => {
-    if (!(await requireTrust('run a failure drill on the cluster'))) return;
-    const loaded = await ctx.inventory.get();
-    const inv = usableInventory(loaded);
-    if (!loaded || !inv) {
-      void vscode.window.showErrorMessage('A failure drill needs a valid inventory.yaml (see the Problems panel).');
-      return;
-    }
+    const { loaded, inv } = ctx;
     const candidates = inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker'));
     let hostName = typeof arg === 'string' ? arg : arg?.kind === 'host' ? arg.host.name : undefined;
     if (!hostName) {
@@ -170,4 +162,4 @@ export function runFailureDrill(ctx: CommandContext) {
       await pool?.close();
     }
   };
-}
+});

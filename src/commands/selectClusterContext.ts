@@ -3,12 +3,10 @@
  * plus "Browse for a kubeconfig file…", the setting and the bring-up (src/editor/contextPicker.ts).
  */
 import { pickClusterContext } from '../editor/contextPicker';
-import { requireTrust } from '../editor/trust';
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
 
-export function selectClusterContext(ctx: CommandContext) {
+export const selectClusterContext = defineCommand({ trust: 'connect to the cluster' }, (ctx) => {
   return async (): Promise<boolean> => {
-    if (!(await requireTrust('connect to the cluster'))) return false;
     return pickClusterContext(ctx.connection);
   };
-}
+});

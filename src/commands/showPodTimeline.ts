@@ -2,9 +2,8 @@ import * as vscode from 'vscode';
 import { plainWords } from '../core/text/plainWords';
 import { kubeconfigFound, pickClusterContext } from '../editor/contextPicker';
 import { podTimelineFeed, type PodTarget } from '../editor/podTimelineFeed';
-import { requireTrust } from '../editor/trust';
 import { TimelinePanel } from '../webviews/timelinePanel';
-import type { CommandContext } from './context';
+import { defineCommand } from './context';
 import { defaultTestImage } from '../core/timeline/defaultImage';
 import type { Node } from '../core/live/types';
 
@@ -15,9 +14,8 @@ const RUN = '$(play) Run a test pod…';
  * "kubectl run" explained: run a test pod (name and image asked) or pick any pod, and draw what
  * happened as lanes — kubectl, API server, scheduler, kubelet, container runtime.
  */
-export function showPodTimeline(ctx: CommandContext) {
+export const showPodTimeline = defineCommand({ trust: 'talk to the cluster' }, (ctx) => {
   return async (): Promise<void> => {
-    if (!(await requireTrust('talk to the cluster'))) return;
     let conn = await ctx.connection.ensure();
     if (!conn) {
       // Not connected: the context picker opens right here (no toast that sends the user to another command).
@@ -64,4 +62,4 @@ export function showPodTimeline(ctx: CommandContext) {
     }
     ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target)));
   };
-}
+});

@@ -1,7 +1,4 @@
-import { cordonNode } from './cordonNode';
-import type { CommandContext } from './context';
+import { cordonCommand } from './cordonNode';
 
 /** Uncordon Node: clears spec.unschedulable (see cordonNode.ts, which both share). */
-export function uncordonNode(ctx: CommandContext) {
-  return cordonNode(ctx, false);
-}
+export const uncordonNode = cordonCommand(false);

@@ -10,6 +10,8 @@ import type { RemoteExec } from '../core/live/etcdSource';
 import { readBalancers, rootRunnerOver } from '../engine/balancers';
 import type { ClusterConnection } from './clusterConnection';
 import type { InventoryWorkspace } from './inventoryWorkspace';
+import { log } from './log';
+import { errorMessage } from '../core/errors';
 
 const EVERY_MS = 5000;
 
@@ -66,6 +68,9 @@ export class BalancerWatch implements vscode.Disposable {
     try {
       this.model = await readBalancers(rootRunnerOver(target.remote, target.nonRoot, 8000), inv);
       this.emitter.fire(this.model);
+    } catch (e) {
+      // Per-balancer failures are in the model; this is the read itself failing. Logged, and the next poll still comes.
+      log.warn(`balancers of ${inv.cluster.name}: ${errorMessage(e)}`);
     } finally {
       this.busy = false;
     }

@@ -12,6 +12,7 @@ import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/
 import type * as Inputs from '../engine/inputs';
 import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
+import { setting } from './settings';
 
 const PHASE_LABELS: Record<BringUpPhase, string> = {
   prepare: 'Prepare hosts — swap, modules, sysctl, containerd, kubeadm/kubelet/kubectl',
@@ -31,15 +32,15 @@ export async function pickPhases(title: string): Promise<BringUpPhase[] | undefi
   return picked.map((p) => p.phase);
 }
 
-export function kubeconfigPath(folder: vscode.Uri | undefined): string {
-  const configured = vscode.workspace.getConfiguration('kubeadmWorkbench', folder).get<string>('kubeconfig')?.split(':')[0]?.trim();
+export function kubeconfigPath(): string {
+  const configured = setting('kubeconfig').split(':')[0]?.trim();
   const fromEnv = process.env.KUBECONFIG?.split(':')[0];
   return (configured || fromEnv || join(homedir(), '.kube', 'config')).replace(/^~(?=\/)/, homedir());
 }
 
 export async function buildPlan(inv: Inventory, inventoryUri: vscode.Uri, phases: BringUpPhase[], onSaved: (context: string, path: string) => void): Promise<Plan> {
   const folder = vscode.workspace.getWorkspaceFolder(inventoryUri)?.uri;
-  const target = kubeconfigPath(folder);
+  const target = kubeconfigPath();
   // The generators and their schemas load on first use, not with the extension (esbuild makes this lazy).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { phaseConfigs, phaseSources, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;

@@ -5,17 +5,17 @@
  */
 import * as vscode from 'vscode';
 import { servedCertificate } from '../adapters/tls/servedCertificate';
-import { DEFAULT_THRESHOLDS, type CertThresholds } from '../core/certs/assess';
+import type { CertThresholds } from '../core/certs/assess';
 import type { CertReport } from '../core/certs/report';
 import type { Inventory } from '../core/inventory/types';
 import { sudoUnlessRoot } from '../engine/become';
 import { inspectCertificates } from '../engine/certs';
 import type { HostSessions } from './hostSessions';
+import { setting } from './settings';
 
-export function certificateThresholds(folder: vscode.Uri | undefined): CertThresholds {
-  const s = vscode.workspace.getConfiguration('kubeadmWorkbench.certificates', folder);
-  const warningDays = s.get<number>('warningDays') ?? DEFAULT_THRESHOLDS.warningDays;
-  const errorDays = Math.min(s.get<number>('errorDays') ?? DEFAULT_THRESHOLDS.errorDays, warningDays);
+export function certificateThresholds(): CertThresholds {
+  const warningDays = setting('certificateWarningDays');
+  const errorDays = Math.min(setting('certificateErrorDays'), warningDays);
   return { warningDays, errorDays };
 }
 
@@ -36,7 +36,7 @@ export class CertificateInspections implements vscode.Disposable {
     this.running ??= (async () => {
       const pool = this.sessions.open(inventory, folder);
       try {
-        const kubeconfig = vscode.workspace.getConfiguration('kubeadmWorkbench', folder).get<string>('kubeconfig') ?? '';
+        const kubeconfig = setting('kubeconfig');
         const report = await inspectCertificates({
           inventory,
           ssh: pool,
@@ -44,7 +44,7 @@ export class CertificateInspections implements vscode.Disposable {
           become: sudoUnlessRoot((h) => pool.loginUser(h)),
           served: (address, port) => servedCertificate(address, port),
           kubeconfig,
-          thresholds: certificateThresholds(folder),
+          thresholds: certificateThresholds(),
           ...(signal ? { signal } : {}),
           ...(progress ? { progress } : {}),
         });

@@ -3,7 +3,7 @@
  * another certificate problem); hidden otherwise. Clicking it shows the Certificates view.
  */
 import * as vscode from 'vscode';
-import { ViewIds } from '../commands/ids';
+import { ViewIds } from './commandIds';
 import { summarize, type CertReport } from '../core/certs/report';
 import type { CertificateInspections } from './certificateInspections';
 

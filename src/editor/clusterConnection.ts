@@ -19,6 +19,9 @@ import type { InventoryWorkspace } from './inventoryWorkspace';
 import { assessHealth, type ClusterHealth, type HealthInput } from '../core/live/health';
 import type { BalancersModel } from '../core/live/balancers';
 import { withBalancers } from '../core/live/status';
+import { setting } from './settings';
+import { log } from './log';
+import { ALL_RESOURCES } from '../core/live/resources';
 
 /** How often the health facts (/readyz, identity) are asked while the window is focused. */
 const HEALTH_EVERY_MS = 30_000;
@@ -58,6 +61,8 @@ export class ClusterConnection implements vscode.Disposable {
   healthProbes = 0;
   private conn: KubeConnection | undefined;
   private connecting: Promise<KubeConnection | undefined> | undefined;
+  /** The last logged failure of each watch, so a watch in backoff is logged once, not at every retry. */
+  private readonly watchFailures = new Map<ResourceKey, string>();
   private unsubscribe: (() => void) | undefined;
   private readonly claims = new Set<Claim>();
   state: ConnectionState = { kind: 'idle' };
@@ -98,7 +103,7 @@ export class ClusterConnection implements vscode.Disposable {
   }
 
   private kubeconfigSetting(): string {
-    return vscode.workspace.getConfiguration('kubeadmWorkbench').get<string>('kubeconfig') ?? '';
+    return setting('kubeconfig');
   }
 
   /** Watches `resources` (and polls etcd when `etcd`) until the returned disposable is disposed. */
@@ -147,6 +152,7 @@ export class ClusterConnection implements vscode.Disposable {
       this.conn = conn;
       this.unsubscribe = conn.cluster.onDidChange((keys) => {
         this.changeEmitter.fire(keys);
+        this.logWatchFailures(conn);
         this.reassess();
       });
       for (const claim of this.claims) if (!claim.release) claim.release = conn.cluster.acquire(claim.resources, claim.etcd);
@@ -155,8 +161,21 @@ export class ClusterConnection implements vscode.Disposable {
       return conn;
     } catch (e) {
       const failure = errorKind(e);
+      log.warn(`cluster connection: ${describeError(e)}`);
       this.setState({ kind: 'error', message: describeError(e), ...(failure ? { failure } : {}) });
       return undefined;
+    }
+  }
+
+  /** A watch that starts failing, or recovers, is worth one line in the log (the views show only the current state). */
+  private logWatchFailures(conn: KubeConnection): void {
+    for (const key of ALL_RESOURCES) {
+      const message = conn.cluster.error([key])?.describe();
+      if (message === this.watchFailures.get(key)) continue;
+      if (message) {
+        this.watchFailures.set(key, message);
+        log.warn(`watch ${key} (${conn.context}): ${message}`);
+      } else if (this.watchFailures.delete(key)) log.info(`watch ${key} (${conn.context}): recovered`);
     }
   }
 
@@ -204,6 +223,7 @@ export class ClusterConnection implements vscode.Disposable {
 
   private close(): void {
     clearTimeout(this.healthTimer);
+    this.watchFailures.clear();
     this.facts = undefined;
     if (this.health) {
       this.health = undefined;

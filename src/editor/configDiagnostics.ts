@@ -2,7 +2,7 @@
  * Lints the workspace's config files (kubeadm, HAProxy, Keepalived, containerd, sysctl, modules, CNI
  * manifests — whatever the registry detects by name and content) and publishes the findings as
  * diagnostics: on open, as you type (debounced), and again for every dependant when the inventory or a
- * sibling file changes. The rules run in a worker thread with a per-file time limit (src/lintRunner.ts),
+ * sibling file changes. The rules run in a worker thread with a per-file time limit (src/engine/lintRunner.ts),
  * created on the first lint, so the extension host never blocks on a pathological file.
  *
  * inventory.yaml itself is published by InventoryWorkspace; here it is the context of every lint.
@@ -10,12 +10,14 @@
 import * as vscode from 'vscode';
 import type { Finding } from '../core/findings';
 import type { FileKind, LintContext, SourceFile } from '../core/lint/types';
-import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, type LintOutcome } from '../lintRunner';
+import { LintRunner, type LintOutcome } from '../engine/lintRunner';
 import { toDiagnostic } from './diagnostics';
-import { capFindings, findingKey } from './fixPlan';
+import { capFindings, findingKey } from '../core/lint/fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 import { lintRegistry } from './lintRegistry';
-import { siblingsOf } from './siblings';
+import { siblingsOf } from '../core/lint/siblings';
+import { setting } from './settings';
+import { log } from './log';
 
 /** Files a workspace scan reads; open documents are detected whatever their name. */
 export const CONFIG_GLOB = '**/*.{cfg,conf,yaml,yml,toml,json}';
@@ -371,6 +373,8 @@ export class ConfigDiagnostics implements vscode.Disposable {
       targets.set(target, [...(targets.get(target) ?? []), f]);
     }
     const old = this.results.get(key);
+    // The worker stopped the file or failed on it: the file shows one finding; the log says what happened.
+    if (outcome.status === 'timeout' || outcome.status === 'error') log.warn(`lint ${t.path}: ${outcome.status} after ${Math.round(outcome.ms)} ms${outcome.findings[0] ? ` (${outcome.findings[0].message})` : ''}`);
     this.results.set(key, { version, findings: outcome.findings, targets, ms: outcome.ms, status: outcome.status });
     const affected = new Set([...targets.keys(), ...(old?.targets.keys() ?? [])]);
     this.publish(affected);
@@ -437,8 +441,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
   }
 
   private timeoutMs(): number {
-    const v = vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('lint.timeoutMs', DEFAULT_LINT_TIMEOUT_MS);
-    return Number.isFinite(v) && v >= 50 ? v : DEFAULT_LINT_TIMEOUT_MS;
+    return setting('lintTimeoutMs');
   }
 
   private updateContextKey(editor: vscode.TextEditor | undefined): void {

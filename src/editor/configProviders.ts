@@ -8,9 +8,9 @@
 import * as vscode from 'vscode';
 import type { Finding, Range } from '../core/findings';
 import type { FileKind, RuleInfo } from '../core/lint/types';
-import { RUNNER_RULES, TIMEOUT_RULE } from '../lintRunner';
+import { RUNNER_RULES, TIMEOUT_RULE } from '../engine/lintRunner';
 import type { ConfigDiagnostics } from './configDiagnostics';
-import { findingsAt, planFixes, rulesForKeyword, type FixPlan } from './fixPlan';
+import { findingsAt, planFixes, rulesForKeyword, type FixPlan } from '../core/lint/fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 import { lintRegistry } from './lintRegistry';
 

@@ -6,19 +6,19 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { CommandIds } from '../commands/ids';
+import { CommandIds } from './commandIds';
 import { describeError } from '../core/live/errors';
 import { kubeconfigPaths } from '../core/live/kubeconfig';
 import { plainWords } from '../core/text/plainWords';
 import type { ClusterConnection } from './clusterConnection';
 import { contextPickModel, type PickAction } from './contextPickerModel';
+import { setting, updateUserSetting } from './settings';
 
 export const KUBECONFIG_SETTING = 'kubeadmWorkbench.kubeconfig';
 
 /** The files the connection would read (the setting, else KUBECONFIG, else ~/.kube/config). */
 export function kubeconfigCandidates(): string[] {
-  const setting = vscode.workspace.getConfiguration('kubeadmWorkbench').get<string>('kubeconfig') ?? '';
-  return kubeconfigPaths(setting, process.env.KUBECONFIG, homedir());
+  return kubeconfigPaths(setting('kubeconfig'), process.env.KUBECONFIG, homedir());
 }
 
 /** False when none of those files exists: the live views then show their "no kubeconfig" welcome. */
@@ -87,7 +87,7 @@ export async function browseForKubeconfig(connection: ClusterConnection): Promis
   }
   // A remembered context of another kubeconfig would not exist in this one.
   if (connection.selectedContext && !contexts.contexts.some((c) => c.name === connection.selectedContext)) await connection.selectContext(undefined);
-  await vscode.workspace.getConfiguration('kubeadmWorkbench').update('kubeconfig', file.fsPath, vscode.ConfigurationTarget.Global);
+  await updateUserSetting('kubeconfig', file.fsPath);
   if (contexts.contexts.length > 1 && !contexts.current) return pickClusterContext(connection);
   // The setting change already made the connection start over with the new file; wait for it.
   return Boolean(await connection.ensure());

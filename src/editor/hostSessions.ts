@@ -11,6 +11,8 @@ import type { RemoteExec } from '../core/live/etcdSource';
 import { ModalHostKeyPrompt } from './sshHostKeyPrompt';
 import { SshPassphrases } from './sshSecrets';
 import { isTrusted } from './trust';
+import { setting } from './settings';
+import { log } from './log';
 
 
 export class HostSessions implements vscode.Disposable {
@@ -28,9 +30,8 @@ export class HostSessions implements vscode.Disposable {
   }
 
   open(inventory: Inventory, folder: vscode.Uri | undefined): SshPool {
-    const settings = vscode.workspace.getConfiguration('kubeadmWorkbench', folder);
-    const path = (key: string): string | undefined => {
-      const v = settings.get<string>(key)?.trim();
+    const path = (name: 'sshConfigFile' | 'knownHostsFile'): string | undefined => {
+      const v = setting(name, folder);
       if (!v) return undefined;
       return folder && !v.startsWith('/') && !v.startsWith('~') ? vscode.Uri.joinPath(folder, v).fsPath : v;
     };
@@ -40,7 +41,9 @@ export class HostSessions implements vscode.Disposable {
       prompt: new ModalHostKeyPrompt(this.ownKnownHostsFile),
       auth: this.passphrases.callbacks(),
       allowConnect: isTrusted,
-      maxParallelHosts: settings.get<number>('maxParallelHosts') ?? 10,
+      maxParallelHosts: setting('maxParallelHosts'),
+      // Reconnects and retries happen behind a command's back: they go to the log.
+      debug: (message) => log.info(`ssh ${message}`),
       ownKnownHostsFile: this.ownKnownHostsFile,
       ...(sshConfigFile ? { sshConfigFile } : {}),
       ...(knownHostsFile ? { knownHostsFile } : {}),

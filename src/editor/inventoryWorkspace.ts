@@ -4,9 +4,10 @@
  */
 import * as vscode from 'vscode';
 import type { InventoryParseResult } from '../core/inventory/parse';
-import { LintRunner } from '../lintRunner';
+import { LintRunner } from '../engine/lintRunner';
 import type { Inventory, InventoryLocations } from '../core/inventory/types';
 import { toDiagnostic } from './diagnostics';
+import { setting } from './settings';
 
 export interface LoadedInventory {
   uri: vscode.Uri;
@@ -81,7 +82,7 @@ export class InventoryWorkspace implements vscode.Disposable {
       return undefined;
     }
     const text = await readText(uri);
-    const timeoutMs = vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('lint.timeoutMs');
+    const timeoutMs = setting('lintTimeoutMs');
     const result = await this.parser.parseInventory({ path: uri.fsPath, text }, timeoutMs);
     this.diagnostics.set(uri, result.findings.map(toDiagnostic));
     const broken = result.findings.some((f) => f.severity === 'error');
@@ -109,7 +110,7 @@ async function readText(uri: vscode.Uri): Promise<string> {
 
 export async function findInventoryFile(): Promise<vscode.Uri | undefined> {
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
-    const configured = vscode.workspace.getConfiguration('kubeadmWorkbench', folder).get<string>('inventoryFile') || 'inventory.yaml';
+    const configured = setting('inventoryFile', folder);
     // In an untrusted workspace restricted settings fall back to their defaults (VS Code does that for us).
     const candidate = vscode.Uri.joinPath(folder.uri, configured);
     try {

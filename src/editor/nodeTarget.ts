@@ -9,9 +9,9 @@ import type { KubeConnection } from '../adapters/kube/index';
 import type { DrainCluster } from '../core/drain/drainNode';
 import { hostForNode, nodeReadiness } from '../core/live/controlPlane';
 import type { Node } from '../core/live/types';
-import type { CommandContext } from '../commands/context';
-import type { InventoryNode } from '../views/inventoryView';
-import type { LiveNode } from '../views/liveTree';
+import type { EditorServices } from './services';
+import type { InventoryNode, LiveNode } from './treeNodes';
+import { errorMessage } from '../core/errors';
 
 export interface NodeTarget {
   conn: KubeConnection;
@@ -19,21 +19,16 @@ export interface NodeTarget {
   node: string;
 }
 
-/** Connects (the live views' connection) and resolves the node; undefined after telling the user why not. */
-export async function resolveNodeTarget(ctx: CommandContext, arg: unknown, purpose: string): Promise<NodeTarget | undefined> {
-  const conn = await ctx.connection.ensure();
-  if (!conn) {
-    const why = ctx.connection.state.kind === 'error' ? ctx.connection.state.message : 'pick a context with "Kubeadm: Select Cluster Context"';
-    void vscode.window.showErrorMessage(`Cannot ${purpose}: no cluster connection (${why}).`);
-    return undefined;
-  }
+/** Resolves the node over the live views' connection (the command's `cluster` need); undefined after telling the user why not. */
+export async function resolveNodeTarget(ctx: EditorServices & { conn: KubeConnection }, arg: unknown, purpose: string): Promise<NodeTarget | undefined> {
+  const conn = ctx.conn;
   const inventory = (await ctx.inventory.get())?.inventory;
   const cluster = createDrainCluster(conn.transport, { readEtcd: () => conn.readEtcd(), inventory });
   let nodes: Node[];
   try {
     nodes = (await conn.transport.list('/api/v1/nodes', {})).items as Node[];
   } catch (e) {
-    void vscode.window.showErrorMessage(`Cannot ${purpose}: listing nodes through ${conn.server} failed: ${(e as Error).message}`);
+    void vscode.window.showErrorMessage(`Cannot ${purpose}: listing nodes through ${conn.server} failed: ${errorMessage(e)}`);
     return undefined;
   }
   const named = nodeNameOf(arg);

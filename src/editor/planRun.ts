@@ -15,10 +15,12 @@ import { RunLogFile, RunOutput } from '../core/ssh/runLog';
 import { hostsNeedingSudo, sudoUnlessRoot } from '../engine/become';
 import { adviceLines } from '../engine/advice';
 import { executePlan, openLedger } from '../engine/bringUp';
-import type { CommandContext } from '../commands/context';
+import type { EditorServices as CommandContext } from './services';
 import { RunProgress, shouldSummarise } from '../core/plan/hostProgress';
 import { RunTerminal } from './runTerminal';
 import { askSudoPassword } from './sudoPassword';
+import { setting } from './settings';
+import { log as channel } from './log';
 
 /** Least time between two summary updates (a run over hundreds of hosts ends steps many times a second). */
 const SUMMARY_EVERY_MS = 500;
@@ -69,6 +71,7 @@ export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest
   const output = new RunOutput(sudo.password ? [sudo.password] : []);
   const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));
   output.addSink(log.sink);
+  channel.runLog(req.title, log.path);
   const abort = new AbortController();
   // Over many hosts the terminal and the notification summarise by state instead of narrating every host.
   const many = shouldSummarise(hosts);
@@ -94,7 +97,7 @@ export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest
       return executePlan(plan, ledger, state, {
         executor: new SshExecutor(pool, sudoUnlessRoot((h) => pool.loginUser(h), sudo.password)),
         output,
-        maxParallelHosts: vscode.workspace.getConfiguration('kubeadmWorkbench').get<number>('maxParallelHosts') ?? 10,
+        maxParallelHosts: setting('maxParallelHosts'),
         signal: abort.signal,
         resumed,
         onEvent: (e) => {

@@ -6,8 +6,16 @@
 import * as vscode from 'vscode';
 import type { KubeConnection } from '../adapters/kube';
 import { Reflector, type KubeTransport } from '../core/live/watch';
-import { buildTimeline, type ClientObservation, type PodEvent, type PodSnapshot } from '../core/timeline/model';
-import type { TimelineFeed } from '../webviews/timelinePanel';
+import { buildTimeline, type ClientObservation, type PodEvent, type PodSnapshot, type Timeline } from '../core/timeline/model';
+import { errorMessage } from '../core/errors';
+
+/** What the timeline panel (src/webviews/timelinePanel.ts) is fed by; this module is the API-backed one. */
+export interface TimelineFeed {
+  /** Starts observing; calls `update` on every change until the returned disposable is disposed. */
+  start(update: (timeline: Timeline) => void, fail: (message: string) => void): vscode.Disposable;
+  /** What to undo when the panel closes (the test pod the feed created); runs once. */
+  cleanup?(): Promise<void>;
+}
 
 export interface PodTarget {
   namespace: string;
@@ -68,7 +76,7 @@ export function podTimelineFeed(conn: KubeConnection, target: PodTarget): Timeli
         const { status, body } = await conn.transport.send('DELETE', path, {}, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 });
         if (status !== 200 && status !== 202 && status !== 404) void vscode.window.showWarningMessage(`The test pod ${target.namespace}/${target.name} was not deleted (${status}): ${safeMessage(body)}. Delete it with kubectl delete pod -n ${target.namespace} ${target.name}.`);
       } catch (e) {
-        void vscode.window.showWarningMessage(`The test pod ${target.namespace}/${target.name} was not deleted: ${(e as Error).message}`);
+        void vscode.window.showWarningMessage(`The test pod ${target.namespace}/${target.name} was not deleted: ${errorMessage(e)}`);
       }
     },
     start(update, fail) {

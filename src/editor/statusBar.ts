@@ -6,7 +6,7 @@
  * The probing (a /readyz only when the watches are silent) lives in ClusterConnection.
  */
 import * as vscode from 'vscode';
-import { CommandIds } from '../commands/ids';
+import { CommandIds } from './commandIds';
 import type { ClusterConnection, ConnectionState } from './clusterConnection';
 import { serverMatchesEndpoint } from '../core/live/kubeconfig';
 import type { ClusterHealth } from '../core/live/health';

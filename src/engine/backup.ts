@@ -23,6 +23,7 @@ import { buildEtcd, type EtcdModel } from '../core/live/etcd';
 import { etcdctlTlsArgs, readEtcd } from '../core/live/etcdSource';
 import type { RemoteCommand, SudoOptions } from '../core/ssh/command';
 import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
+import { errorMessage } from '../core/errors';
 
 export interface BackupDeps {
   inventory: Inventory;
@@ -62,7 +63,7 @@ export async function readEtcdOverSsh(deps: Pick<BackupDeps, 'inventory' | 'ssh'
     try {
       return buildEtcd(await readEtcd(run, etcdctlTlsArgs()), `ssh ${h.name}`, Date.now(), deps.inventory);
     } catch (e) {
-      errors.push(`${h.name}: ${(e as Error).message}`);
+      errors.push(`${h.name}: ${errorMessage(e)}`);
     }
   }
   throw new BackupRefused(`cannot read etcd on any control-plane host:\n  ${errors.join('\n  ')}`);

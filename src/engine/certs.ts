@@ -18,6 +18,7 @@ import type { Inventory } from '../core/inventory/types';
 import { kubeconfigPaths } from '../core/live/kubeconfig';
 import { sh, type SudoOptions } from '../core/ssh/command';
 import type { SshTransport } from '../core/ssh/transport';
+import { errorMessage } from '../core/errors';
 
 export interface CertsDeps {
   inventory: Inventory;
@@ -56,7 +57,7 @@ export async function inspectCertificates(deps: CertsDeps, only?: readonly strin
         return assessHost(inv, h, parsePkiOutput(r.stdout, deps.pkiRoot), now, t);
       } catch (e) {
         deps.progress?.(h.name, false);
-        return { host: h.name, address: h.address, controlPlane, entries: [], error: (e as Error).message };
+        return { host: h.name, address: h.address, controlPlane, entries: [], error: errorMessage(e) };
       }
     }),
   );
@@ -78,7 +79,7 @@ async function probeServed(inv: Inventory, served: NonNullable<CertsDeps['served
       try {
         return { ...t, facts: await served(t.address, t.port) };
       } catch (e) {
-        return { ...t, error: (e as Error).message };
+        return { ...t, error: errorMessage(e) };
       }
     }),
   );
@@ -100,7 +101,7 @@ async function localCredentials(inv: Inventory, setting: string, now: number, t:
         try {
           pem = await fs.readFile(resolve(dirname(path), c.certificateFile), 'utf8');
         } catch (e) {
-          out.push({ host: 'local', id: `context ${c.context}`, path: `${path}#${c.user}`, role: 'client', problems: [{ severity: 'error', message: `cannot read ${c.certificateFile}: ${(e as Error).message}` }], notes: [] });
+          out.push({ host: 'local', id: `context ${c.context}`, path: `${path}#${c.user}`, role: 'client', problems: [{ severity: 'error', message: `cannot read ${c.certificateFile}: ${errorMessage(e)}` }], notes: [] });
           continue;
         }
       }

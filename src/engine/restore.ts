@@ -16,6 +16,7 @@ import type { SudoOptions } from '../core/ssh/command';
 import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
 import { readEtcdOverSsh } from './backup';
 import { readyz as readyzOver } from './renew';
+import { errorMessage } from '../core/errors';
 
 export interface RestoreDeps {
   inventory: Inventory;
@@ -83,7 +84,7 @@ export async function prepareRestore(deps: RestoreDeps, snapshotPath: string, fo
       else refusals.push(`${line}. Refused; pass --force to restore anyway`);
     }
   } catch (e) {
-    warnings.push(`etcd does not answer (${(e as Error).message.split('\n')[0]}): restoring is what this is for`);
+    warnings.push(`etcd does not answer (${errorMessage(e).split('\n')[0]}): restoring is what this is for`);
   }
   await Promise.all(
     members.map(async (m) => {

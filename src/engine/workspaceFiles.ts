@@ -6,6 +6,7 @@
 import { promises as fs } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { workspaceRelativePath } from '../core/inventory/fields';
+import { errorMessage } from '../core/errors';
 
 export class OutsideWorkspaceError extends Error {}
 
@@ -17,7 +18,7 @@ export async function readWorkspaceFile(root: string, ref: string, readFile: (pa
   try {
     target = await fs.realpath(resolve(realRoot, ref));
   } catch (e) {
-    throw new Error(`${field} ${ref}: cannot read it in the inventory folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new Error(`${field} ${ref}: cannot read it in the inventory folder (${(e as NodeJS.ErrnoException).code ?? errorMessage(e)})`);
   }
   const rel = relative(realRoot, target);
   if (!rel || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {

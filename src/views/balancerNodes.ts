@@ -4,7 +4,8 @@
  */
 import { balancerSummary, vipLine, type BalancerLive, type BalancersModel } from '../core/live/balancers';
 import { isDown } from '../core/drill/haproxyState';
-import { md, type LiveNode } from './liveTree';
+import { md } from './liveTree';
+import type { LiveNode } from '../editor/treeNodes';
 
 const OK = 'testing.iconPassed';
 const WARN = 'list.warningForeground';

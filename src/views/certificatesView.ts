@@ -5,13 +5,14 @@
  * kubeconfig credentials. Filled by Kubeadm: Inspect Certificates (SSH, read-only), never by polling.
  */
 import * as vscode from 'vscode';
-import { ViewIds } from '../commands/ids';
+import { ViewIds } from '../editor/commandIds';
 import { byDaysLeft, entrySeverity, type CertEntry } from '../core/certs/assess';
 import type { CertReport } from '../core/certs/report';
 import type { ServedCheck } from '../core/certs/served';
 import type { Severity } from '../core/findings';
 import type { CertificateInspections } from '../editor/certificateInspections';
-import { ERR, liveTreeItem, md, MUTED, OK, WARN, type LiveNode } from './liveTree';
+import { ERR, liveTreeItem, md, MUTED, OK, WARN } from './liveTree';
+import type { LiveNode } from '../editor/treeNodes';
 
 const LOOK: Record<Severity | 'ok', { icon: string; color: string | undefined }> = {
   ok: { icon: 'pass', color: OK },

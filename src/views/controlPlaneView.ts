@@ -4,12 +4,13 @@
  * marker, stale mirror or manifest drift — then the add-ons (CoreDNS, kube-proxy, the CNI DaemonSet)
  * with desired/ready. Watch-based (kube-system pods, nodes, DaemonSets, the CoreDNS Deployment).
  */
-import { ViewIds } from '../commands/ids';
+import { ViewIds } from '../editor/commandIds';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import type { ComponentPod, ControlPlaneNode } from '../core/live/controlPlane';
 import { describeComponent } from '../core/live/render';
 import { formatAge } from '../core/live/format';
-import { ERR, LiveTreeView, md, MUTED, OK, WARN, type LiveNode } from './liveTree';
+import { ERR, LiveTreeView, md, MUTED, OK, WARN } from './liveTree';
+import type { LiveNode } from '../editor/treeNodes';
 
 export class ControlPlaneView extends LiveTreeView {
   constructor(connection: ClusterConnection) {

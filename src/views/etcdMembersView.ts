@@ -4,12 +4,13 @@
  * and client URLs. etcd is read through the API (etcdctl exec'd in an etcd pod) or, when the API is
  * down, over SSH — every 3 s while the view is visible (etcd member status has no watch).
  */
-import { ViewIds } from '../commands/ids';
+import { ViewIds } from '../editor/commandIds';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import type { EtcdMember } from '../core/live/etcd';
 import { formatAge, formatBytes } from '../core/live/format';
 import { clockAndAge, memberFacts } from '../core/live/render';
-import { ERR, LiveTreeView, md, MUTED, OK, WARN, type LiveNode } from './liveTree';
+import { ERR, LiveTreeView, md, MUTED, OK, WARN } from './liveTree';
+import type { LiveNode } from '../editor/treeNodes';
 
 export class EtcdMembersView extends LiveTreeView {
   constructor(connection: ClusterConnection) {

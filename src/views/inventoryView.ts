@@ -7,38 +7,26 @@
 import * as vscode from 'vscode';
 import type { HostSpec, Role } from '../core/inventory/types';
 import { sshFor } from '../core/inventory/types';
-import { CommandIds, ViewIds } from '../commands/ids';
+import { CommandIds, ViewIds } from '../editor/commandIds';
 import type { InventoryWorkspace, LoadedInventory } from '../editor/inventoryWorkspace';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import type { ResourceKey } from '../core/live/resources';
 import type { HostLive } from '../core/live/snapshot';
-import type { Finding } from '../core/findings';
 import { plainWords } from '../core/text/plainWords';
 import { toRange } from '../editor/diagnostics';
-import { liveTreeItem, type LiveNode } from './liveTree';
+import { liveTreeItem } from './liveTree';
+import type { GroupDef, InventoryNode, LiveNode } from '../editor/treeNodes';
 import type { BalancerWatch } from '../editor/balancerWatch';
 import { vipNode } from './balancerNodes';
 import { memberFacts } from '../core/live/render';
 
 const LIVE_RESOURCES: readonly ResourceKey[] = ['pods', 'nodes', 'nodeLeases', 'systemLeases'];
 
-interface GroupDef {
-  role: Role;
-  label: string;
-  icon: string;
-}
-
 const GROUPS: GroupDef[] = [
   { role: 'loadbalancer', label: 'Load balancers', icon: 'globe' },
   { role: 'control-plane', label: 'Control plane', icon: 'server-process' },
   { role: 'worker', label: 'Workers', icon: 'server' },
 ];
-
-export type InventoryNode =
-  | { kind: 'group'; group: GroupDef; hosts: HostSpec[]; stale?: boolean }
-  | { kind: 'host'; host: HostSpec; role: Role; stale?: boolean }
-  | { kind: 'problem'; errors: number; first?: Finding; uri?: vscode.Uri; stale: boolean }
-  | { kind: 'live'; node: LiveNode };
 
 export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<InventoryNode | undefined>();

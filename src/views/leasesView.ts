@@ -4,11 +4,12 @@
  * kube-controller-manager leader leases with their holder's inventory host and transitions; the
  * apiserver identity leases. Watch-based; a 2-second tick advances the time-based health.
  */
-import { ViewIds } from '../commands/ids';
+import { ViewIds } from '../editor/commandIds';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import { formatAge } from '../core/live/format';
 import { NODE_MONITOR_GRACE_MS, type LeaseHealth, type NodeLeaseInfo } from '../core/live/leases';
-import { ERR, LiveTreeView, md, MUTED, OK, WARN, type LiveNode } from './liveTree';
+import { ERR, LiveTreeView, md, MUTED, OK, WARN } from './liveTree';
+import type { LiveNode } from '../editor/treeNodes';
 
 const ICON: Record<LeaseHealth, [string, string]> = { healthy: ['pass', OK], late: ['watch', WARN], expired: ['error', ERR], unknown: ['question', MUTED] };
 

@@ -9,21 +9,10 @@ import * as vscode from 'vscode';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import type { ResourceKey } from '../core/live/resources';
 import { plainWords } from '../core/text/plainWords';
-import { CommandIds } from '../commands/ids';
+import { CommandIds } from '../editor/commandIds';
 import { kubeconfigFound } from '../editor/contextPicker';
+import type { LiveNode } from '../editor/treeNodes';
 
-export interface LiveNode {
-  id: string;
-  label: string;
-  description?: string;
-  tooltip?: string | vscode.MarkdownString;
-  icon?: string;
-  color?: string;
-  contextValue?: string;
-  expanded?: boolean;
-  children?: LiveNode[];
-  command?: vscode.Command;
-}
 
 function signature(n: LiveNode): string {
   const tip = typeof n.tooltip === 'string' ? n.tooltip : n.tooltip?.value;

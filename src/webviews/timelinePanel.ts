@@ -7,13 +7,9 @@ import type { Timeline } from '../core/timeline/model';
 import { timelineToSvg } from '../core/timeline/svg';
 import { parseWebviewMessage, type HostToWebview } from './protocol/timeline';
 import { makeNonce, timelineHtml } from './timelineHtml';
+import type { TimelineFeed } from '../editor/podTimelineFeed';
 
-export interface TimelineFeed {
-  /** Starts observing; calls `update` on every change until the returned disposable is disposed. */
-  start(update: (timeline: Timeline) => void, fail: (message: string) => void): vscode.Disposable;
-  /** What to undo when the panel closes (the test pod the feed created); runs once. */
-  cleanup?(): Promise<void>;
-}
+export type { TimelineFeed };
 
 export class TimelinePanel implements vscode.Disposable {
   static readonly viewType = 'kubeadm.timeline';

@@ -18,6 +18,7 @@ import type { Node, Pod } from '../../core/live/types';
 import { HttpsTransport, type TlsOptions } from './transport';
 import { checkAccess, whoAmI } from './access';
 import type { AccessCheck, HealthInput, Identity } from '../../core/live/health';
+import { errorMessage } from '../../core/errors';
 
 export { HttpsTransport } from './transport';
 
@@ -45,7 +46,7 @@ export async function loadKubeconfig(setting?: string, env = process.env.KUBECON
     try {
       one.loadFromFile(p);
     } catch (e) {
-      throw new ApiError('config', p, `cannot load kubeconfig: ${(e as Error).message}`);
+      throw new ApiError('config', p, `cannot load kubeconfig: ${errorMessage(e)}`);
     }
     return one;
   });
@@ -111,13 +112,13 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
   try {
     await credentials();
   } catch (e) {
-    throw new ApiError('auth', context, `cannot get credentials: ${(e as Error).message}`);
+    throw new ApiError('auth', context, `cannot get credentials: ${errorMessage(e)}`);
   }
   let transport: HttpsTransport;
   try {
     transport = new HttpsTransport(cluster.server, credentials, undefined, { keepAlive: opts.keepAlive ?? true, proxyUrl: cluster.proxyUrl });
   } catch (e) {
-    throw new ApiError('config', context, (e as Error).message);
+    throw new ApiError('config', context, errorMessage(e));
   }
   const live = new LiveCluster(transport, () => readEtcd(), opts.live);
   live.inventory = opts.inventory;
@@ -155,7 +156,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
             try {
               return buildEtcd(await readEtcd0(podRunner(pod)), `exec ${pod.metadata.name}`, Date.now(), live.inventory, history);
             } catch (e) {
-              errors.push(`exec ${pod.metadata.name}: ${(e as Error).message}`);
+              errors.push(`exec ${pod.metadata.name}: ${errorMessage(e)}`);
               throw e;
             }
           }),
@@ -170,7 +171,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
           const raw = await readEtcd0(sshEtcdctl(opts.remote, h.name, (live.inventory.ssh.user ?? 'root') !== 'root'));
           return buildEtcd(raw, `ssh ${h.name}`, Date.now(), live.inventory, history);
         } catch (e) {
-          errors.push(`ssh ${h.name}: ${(e as Error).message}`);
+          errors.push(`ssh ${h.name}: ${errorMessage(e)}`);
         }
       }
     } else if (!pods.length) errors.push('no running etcd pod and no SSH fallback');

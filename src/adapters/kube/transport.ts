@@ -11,6 +11,7 @@ import { ApiError, classifyError, httpError } from '../../core/live/errors';
 import { decideProxy, type ProxyDecision } from '../../core/live/proxy';
 import { clientRequest, routeAgent } from './route';
 import type { KubeTransport, ListResult, Params, WatchEvent } from '../../core/live/watch';
+import { errorMessage } from '../../core/errors';
 
 export interface TransportStats {
   requests: number;
@@ -82,7 +83,7 @@ export class HttpsTransport implements KubeTransport {
     try {
       creds = await this.credentials();
     } catch (e) {
-      throw new ApiError('auth', where, `cannot get credentials: ${(e as Error).message}`);
+      throw new ApiError('auth', where, `cannot get credentials: ${errorMessage(e)}`);
     }
     // A watch released while the credentials were asked for is never sent.
     if (cancelled?.()) return undefined;
@@ -149,7 +150,7 @@ export class HttpsTransport implements KubeTransport {
       for (const item of list.items ?? []) stripManagedFields(item as never);
       return list;
     } catch (e) {
-      throw new ApiError('http', where, `unparsable list: ${(e as Error).message}`);
+      throw new ApiError('http', where, `unparsable list: ${errorMessage(e)}`);
     }
   }
 

@@ -10,6 +10,7 @@ import type { Severity } from '../findings';
 import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../inventory/types';
 import { filesFor, type CertRole, type PkiFile, type RawPki } from './kubeadmPki';
 import { coversName, daysLeft, parseCertificate, type CertFacts } from './x509';
+import { errorMessage } from '../errors';
 
 export interface CertThresholds {
   warningDays: number;
@@ -72,7 +73,7 @@ export function certEntry(host: string, id: string, path: string, role: CertRole
   try {
     entry.facts = parseCertificate(pem);
   } catch (e) {
-    entry.problems.push({ severity: 'error', message: (e as Error).message });
+    entry.problems.push({ severity: 'error', message: errorMessage(e) });
     return entry;
   }
   entry.daysLeft = daysLeft(entry.facts.notAfter, now);

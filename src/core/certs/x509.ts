@@ -5,6 +5,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
+import { errorMessage } from '../errors';
 
 export interface CertFacts {
   subject: string;
@@ -79,7 +80,7 @@ export function parseCertificate(pemOrDer: string | Buffer): CertFacts {
   try {
     c = new X509Certificate(pemOrDer);
   } catch (e) {
-    throw new CertParseError(`not a readable X.509 certificate: ${(e as Error).message}`);
+    throw new CertParseError(`not a readable X.509 certificate: ${errorMessage(e)}`);
   }
   const san = parseSubjectAltName(c.subjectAltName);
   return {

@@ -3,6 +3,7 @@
  * table header and `key = value` line to its full dotted path (smol-toml keeps no positions).
  */
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
+import { errorMessage } from '../errors';
 
 // smol-toml is an ES module with a CommonJS build; the core compiles to CommonJS, so load that build.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -49,7 +50,7 @@ export function parseToml(text: string): TomlParse {
     return { data: parse(text) as Record<string, unknown>, lines };
   } catch (e) {
     if (e instanceof TomlError) return { error: { message: e.message.split('\n')[0]!, line: Math.max(0, e.line - 1), column: Math.max(0, e.column - 1) }, lines };
-    return { error: { message: (e as Error).message, line: 0, column: 0 }, lines };
+    return { error: { message: errorMessage(e), line: 0, column: 0 }, lines };
   }
 }
 

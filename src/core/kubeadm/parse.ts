@@ -5,6 +5,7 @@
  * (incremental re-lint while the user types).
  */
 import { isMap, isScalar, parseDocument, type Document, type Node, type YAMLMap } from 'yaml';
+import { errorMessage } from '../errors';
 
 export interface DocChunk {
   /** Offset of the chunk's first character in the file. */
@@ -83,7 +84,7 @@ function parseText(text: string): Omit<KubeadmDoc, 'chunk'> {
     doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, strict: true });
   } catch (e) {
     // Deep nesting can exhaust the stack of the YAML composer; report instead of crashing.
-    return { errors: [{ message: `The document could not be parsed: ${(e as Error).message}`, start: 0, end: Math.min(text.length, 1) }], empty: false };
+    return { errors: [{ message: `The document could not be parsed: ${errorMessage(e)}`, start: 0, end: Math.min(text.length, 1) }], empty: false };
   }
   const errors: YamlIssue[] = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!.trim(), start: e.pos[0], end: Math.max(e.pos[1], e.pos[0] + 1) }));
   const root = isMap(doc.contents) ? doc.contents : undefined;

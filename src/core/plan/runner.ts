@@ -10,6 +10,7 @@ import type { RemoteCommand } from '../ssh/command';
 import type { Ledger } from './ledger';
 import type { HostLocks } from './locks';
 import type { Plan, PhasePlan, RunValues, Step, UploadFile } from './types';
+import { errorMessage } from '../errors';
 
 export interface ExecResult {
   code: number | null;
@@ -143,7 +144,7 @@ async function lockFor(step: Step, ctx: RunContext): Promise<void> {
   try {
     await ctx.locks.acquire(step.host);
   } catch (e) {
-    throw new StepFailed(step, (e as Error).message);
+    throw new StepFailed(step, errorMessage(e));
   }
 }
 
@@ -191,7 +192,7 @@ async function runStep(step: Step, ctx: RunContext): Promise<void> {
     await end('done', undefined, captured);
   } catch (e) {
     const cancelled = ctx.signal?.aborted ?? false;
-    const message = e instanceof StepFailed ? e.message : `${step.host}: ${step.title}: ${(e as Error).message}`;
+    const message = e instanceof StepFailed ? e.message : `${step.host}: ${step.title}: ${errorMessage(e)}`;
     await end(cancelled ? 'cancelled' : 'failed', hide(message, ctx.secrets));
     throw e instanceof StepFailed ? e : new StepFailed(step, hide(message, ctx.secrets));
   }

@@ -30,6 +30,7 @@ import type { Line } from 'ssh-config' with { 'resolution-mode': 'import' };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { parse } = require('ssh-config') as typeof SshConfigLib;
 import { matchPatternList, wildcardMatch } from './knownHosts';
+import { errorMessage } from '../errors';
 
 export interface SshConfigEnv {
   /** Config files in precedence order; a missing file is skipped. Usually [~/.ssh/config, workspace file]. */
@@ -243,7 +244,7 @@ function parseSafe(text: string, file: string, c: Collected): readonly Line[] {
   try {
     return parse(text);
   } catch (e) {
-    c.warnings.push(`${file}: cannot parse: ${(e as Error).message}`);
+    c.warnings.push(`${file}: cannot parse: ${errorMessage(e)}`);
     return [];
   }
 }

@@ -18,6 +18,7 @@
  *   known only through its CA is treated as unknown.
  */
 import { createHash, createHmac, createPublicKey, randomBytes, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { errorMessage } from '../errors';
 
 export type KnownHostsMarker = 'revoked' | 'cert-authority';
 
@@ -360,7 +361,7 @@ export function certificateProblem(cert: HostCertificate, host: string, now: Dat
   try {
     ok = verifySshSignature(cert.signatureKey, cert.signed, cert.signature);
   } catch (e) {
-    return `its signature cannot be checked: ${(e as Error).message}`;
+    return `its signature cannot be checked: ${errorMessage(e)}`;
   }
   return ok ? undefined : 'its CA signature does not verify';
 }

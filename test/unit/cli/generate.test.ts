@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parseGenerateArgs, runGenerate } from '../../../src/cli/generate';
 import type { CliIo } from '../../../src/cli/io';
 import { runLint, type JsonRow } from '../../../src/cli/lint';
-import { containerdLayoutFor, isSafeRelativePath, planWrites } from '../../../src/editor/generatePlan';
+import { containerdLayoutFor, isSafeRelativePath, planWrites } from '../../../src/engine/generatePlan';
 
 const EXAMPLE_INVENTORY = join(__dirname, '../../../examples/labs-k8s/inventory.yaml');
 

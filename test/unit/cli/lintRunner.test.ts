@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LintRunner, timeoutFinding } from '../../../src/lintRunner';
+import { LintRunner, timeoutFinding } from '../../../src/engine/lintRunner';
 
 const inventory = readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8');
 

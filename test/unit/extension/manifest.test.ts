@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CommandIds, ViewIds } from '../../../src/commands/ids';
+import { CommandIds, ViewIds } from '../../../src/editor/commandIds';
 
 const root = join(__dirname, '../../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

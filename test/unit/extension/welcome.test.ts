@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ViewIds } from '../../../src/commands/ids';
+import { ViewIds } from '../../../src/editor/commandIds';
 
 const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8'));
 const LIVE = [ViewIds.controlPlane, ViewIds.leases, ViewIds.etcdMembers];

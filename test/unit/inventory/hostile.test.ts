@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCheckInventory } from '../../../src/cli/checkInventory';
-import { runPlanVerb } from '../../../src/cli/engine';
+import { runPlanVerb } from '../../../src/cli/bringUp';
 import { runGenerate } from '../../../src/cli/generate';
 import type { CliIo } from '../../../src/cli/io';
 import { runLint } from '../../../src/cli/lint';

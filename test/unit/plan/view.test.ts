@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { runPlanVerb } from '../../../src/cli/engine';
+import { runPlanVerb } from '../../../src/cli/bringUp';
 import type { CliIo } from '../../../src/cli/io';
 import type { PlanView } from '../../../src/core/plan/view';
 

@@ -8,9 +8,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Finding, Severity } from './core/findings';
-import type { InventoryParseResult } from './core/inventory/parse';
-import type { FileKind, LintContext, RuleInfo, SourceFile } from './core/lint/types';
+import type { Finding, Severity } from '../core/findings';
+import type { InventoryParseResult } from '../core/inventory/parse';
+import type { FileKind, LintContext, RuleInfo, SourceFile } from '../core/lint/types';
 
 /** Runner → worker. */
 export interface LintRequest {
@@ -64,7 +64,7 @@ export const RUNNER_RULES: RuleInfo[] = [
 ];
 
 export interface LintRunnerOptions {
-  /** The worker script; by default dist/lintWorker.js next to this bundle, or src/lintWorker.ts under tsx. */
+  /** The worker script; by default dist/lintWorker.js next to this bundle, or src/engine/lintWorker.ts under tsx. */
   workerFile?: string;
   /** Per-file time limit (default 3000 ms). */
   timeoutMs?: number;

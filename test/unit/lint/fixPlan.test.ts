@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Finding, Range } from '../../../src/core/findings';
-import { applyTextEdits, capFindings, chooseAutoFixes, editsOverlap, findingKey, findingsAt, MAX_FINDINGS_PER_FILE, planFix, planFixes, rangesTouch, rulesForKeyword } from '../../../src/editor/fixPlan';
+import { applyTextEdits, capFindings, chooseAutoFixes, editsOverlap, findingKey, findingsAt, MAX_FINDINGS_PER_FILE, planFix, planFixes, rangesTouch, rulesForKeyword } from '../../../src/core/lint/fixPlan';
 
 const r = (l1: number, c1: number, l2: number, c2: number): Range => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { configRoot, siblingsOf } from '../../../src/editor/siblings';
+import { configRoot, siblingsOf } from '../../../src/core/lint/siblings';
 
 test('config roots: etc/... belongs to the folder above, per-host folders to their parent', () => {
   const hosts = new Set(['lb1', 'lb2']);

@@ -4,8 +4,8 @@
  * the worker. The protocol is in ./lintRunner.ts, which is the only module that talks to it.
  */
 import { isMainThread, parentPort } from 'node:worker_threads';
-import { parseInventory } from './core/inventory/parse';
-import { detectKind, lintText } from './core/lint/registry';
+import { parseInventory } from '../core/inventory/parse';
+import { detectKind, lintText } from '../core/lint/registry';
 import type { LintRequest, LintResponse, WorkerToRunner } from './lintRunner';
 
 function handle(req: LintRequest): LintResponse {

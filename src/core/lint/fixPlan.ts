@@ -3,7 +3,7 @@
  * Finding's Fix becomes per-file edit lists (the fix's own file plus `otherFiles`). Unit-tested in plain
  * Node; src/editor/configProviders.ts turns the plans into a vscode.WorkspaceEdit.
  */
-import type { Finding, Fix, Position, Range, TextEdit } from '../core/findings';
+import type { Finding, Fix, Position, Range, TextEdit } from '../findings';
 
 export interface FilePlan {
   /** The path as the finding or fix names it (workspace-relative in the editor). */
