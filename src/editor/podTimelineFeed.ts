@@ -41,6 +41,7 @@ function event(e: Obj): PodEvent {
     lastTimestamp: e.lastTimestamp ?? undefined,
     count: e.count,
     source: e.source?.component ?? e.reportingComponent,
+    fieldPath: e.involvedObject?.fieldPath,
   };
 }
 
