@@ -25,7 +25,21 @@ export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce
   #status.error { color: var(--vscode-errorForeground); }
   #stall { border-left: 3px solid var(--vscode-editorWarning-foreground); padding: 4px 8px; margin: 8px 0; }
   #stall h2 { font-size: 1em; margin: 0 0 4px; }
-  #chart { overflow-x: auto; margin-top: 8px; }
+  #chart { overflow-x: auto; margin-top: 8px; cursor: grab; }
+  #chart:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
+  #chart svg .tl-grid { stroke: var(--vscode-editorIndentGuide-background, #8884); }
+  #chart svg .tl-band { fill: var(--vscode-list-hoverBackground, transparent); }
+  #chart svg .tl-leader { stroke: var(--vscode-editorIndentGuide-background, #888); }
+  #chart svg .tl-spanbar { fill: var(--vscode-charts-blue, var(--vscode-textLink-foreground)); }
+  #chart svg .tl-spantext { fill: var(--vscode-descriptionForeground); font-style: italic; }
+  #chart svg .tl-focus .tl-label { fill: var(--vscode-textLink-activeForeground, var(--vscode-focusBorder)); font-weight: bold; }
+  #chart svg .tl-focus circle, #chart svg .tl-focus rect { stroke: var(--vscode-focusBorder); stroke-width: 2; }
+  .zoom { display: flex; gap: 4px; align-items: center; }
+  #sources-box { margin: 8px 0; }
+  #sources-box h2 { font-size: 1em; margin: 0 0 4px; }
+  #sources { margin: 0; padding-left: 1.2em; color: var(--vscode-descriptionForeground); }
+  #sources li.missing { color: var(--vscode-editorWarning-foreground, var(--vscode-foreground)); }
+  tr.tl-focus td { background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground); }
   #chart svg .tl-text { fill: var(--vscode-foreground); }
   #chart svg .tl-lane { fill: var(--vscode-descriptionForeground); }
   #chart svg .tl-axis { stroke: var(--vscode-editorIndentGuide-background, #888); }
@@ -47,11 +61,18 @@ export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce
   <vscode-button id="export-svg" secondary>Export SVG</vscode-button>
   <vscode-button id="export-json" secondary>Export JSON</vscode-button>
   <vscode-button id="stop" secondary hidden>Stop watching</vscode-button>
+  <span class="zoom" role="group" aria-label="Zoom the chart">
+    <vscode-button id="zoom-out" secondary title="Zoom out (-)">−</vscode-button>
+    <span id="zoom-level">100 %</span>
+    <vscode-button id="zoom-in" secondary title="Zoom in (+, or Ctrl+wheel)">+</vscode-button>
+    <vscode-button id="zoom-fit" secondary title="Fit (0)">Fit</vscode-button>
+  </span>
   <span id="status" role="status" aria-live="polite"></span>
 </header>
 <section id="stall" hidden aria-live="polite"></section>
-<div id="chart" aria-hidden="true"></div>
-<table id="steps" aria-describedby="title"><caption>Steps in order (time from the first step)</caption>
+<section id="sources-box" hidden><h2>Sources</h2><ul id="sources"></ul></section>
+<div id="chart" tabindex="0" aria-label="Chart of the steps below; + and - zoom, arrows scroll" title="Drag or scroll to pan; Ctrl+wheel or +/- to zoom"></div>
+<table id="steps" aria-describedby="title"><caption>Steps in causal order (time from the first step; a second-precision reading is the interval it can be in)</caption>
 <thead><tr><th scope="col">Time</th><th scope="col">Component</th><th scope="col">Step</th><th scope="col">Source</th><th scope="col">Detail</th></tr></thead>
 <tbody></tbody></table>
 <script type="module" nonce="${nonce}" src="${escapeAttr(scriptUri)}"></script>

@@ -69,7 +69,7 @@ test('the SVG is well-formed, accessible and escapes pod-supplied text', () => {
   assert.doesNotMatch(svg, /<script>/);
   assert.match(svg, /&lt;script&gt;/);
   assert.match(svg, /startup SLI 1\.96 s \(SLO 5 s: met\)/);
-  const opened = (svg.match(/<g>/g) ?? []).length;
+  const opened = (svg.match(/<g[\s>]/g) ?? []).length;
   const closed = (svg.match(/<\/g>/g) ?? []).length;
   assert.equal(opened, closed);
 });
