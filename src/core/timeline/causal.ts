@@ -80,6 +80,22 @@ export interface ClockFit {
   node: DomainFit;
 }
 
+/**
+ * An RFC 3339 time as epoch ms with its precision: seconds when it has no fraction (metav1.Time),
+ * ms, or µs for longer fractions (MicroTime, journald, containerd's ns) — Date.parse alone keeps ms.
+ */
+export function readTime(iso: string | undefined): { at: number; precision: Precision } | undefined {
+  if (!iso) return undefined;
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)$/.exec(iso.trim());
+  if (!m) return undefined;
+  const zone = m[3] === 'Z' ? 'Z' : m[3]!.replace(/^([+-]\d\d)(\d\d)$/, '$1:$2');
+  const whole = Date.parse(`${m[1]}${zone}`);
+  if (Number.isNaN(whole)) return undefined;
+  const fraction = m[2] ?? '';
+  const micros = Number(fraction.slice(0, 6).padEnd(6, '0'));
+  return { at: whole + micros / 1000, precision: fraction.length === 0 ? 's' : fraction.length <= 3 ? 'ms' : 'us' };
+}
+
 const RESOLUTION: Record<Precision, number> = { s: 1000, ms: 1, us: 0.001 };
 
 /** Transitive closure of EDGES: before.get(a).has(b) ⇔ a must precede b. */

@@ -14,7 +14,7 @@
  * a stall from the events' own messages.
  */
 
-import { fitClock, placeCausally, STEP_RANK, type Clock, type ClockFit, type Observation, type Precision, type Step } from './causal';
+import { fitClock, placeCausally, readTime, STEP_RANK, type Clock, type ClockFit, type Observation, type Precision, type Step } from './causal';
 
 export const LANES = ['kubectl', 'apiserver', 'scheduler', 'kubelet', 'runtime'] as const;
 export type Lane = (typeof LANES)[number];
@@ -173,15 +173,7 @@ const CONDITION_STEP: Record<string, [Lane, Step]> = {
   Ready: ['kubelet', 'ready'],
 };
 
-function time(iso: string | undefined): { at: number; precision: Precision } | undefined {
-  if (!iso) return undefined;
-  const at = Date.parse(iso);
-  if (Number.isNaN(at)) return undefined;
-  const fraction = /\.(\d+)/.exec(iso)?.[1];
-  // Date.parse keeps milliseconds only; the µs of a MicroTime are put back.
-  const micro = fraction && fraction.length > 3 ? Number(`0.${fraction.slice(3, 6).padEnd(3, '0')}`) : 0;
-  return { at: at + micro, precision: fraction ? (fraction.length > 3 ? 'us' : 'ms') : 's' };
-}
+const time = readTime;
 
 /** The container an event is about: involvedObject.fieldPath is spec.containers{NAME}. */
 function containerOf(ev: PodEvent): string | undefined {
