@@ -11,10 +11,14 @@ import { readTime } from './causal';
 
 export const AUDIT_LOG_PATH = '/var/log/kubernetes/audit/audit.log';
 
-/** The remote command (root, on each control-plane node): the pod's lines only, newest log only. */
-export function auditCommand(namespace: string, name: string): string {
-  // grep -F with a fixed string: the pod's name and namespace are DNS labels, checked by the caller.
-  return `grep -F '"name":"${name}"' ${AUDIT_LOG_PATH} | grep -F '"namespace":"${namespace}"'`;
+/**
+ * The remote command (root, on each control-plane node): pod writes in the namespace, newest lines.
+ * Not filtered by name: a create's RequestReceived has no name yet (it is in the body), only its auditID.
+ */
+export function auditCommand(namespace: string): string {
+  // grep -F with a fixed string: the namespace is a DNS label, checked by the caller.
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace)) throw new Error(`not a namespace: ${namespace}`);
+  return `tail -n 50000 ${AUDIT_LOG_PATH} | grep -F '"namespace":"${namespace}"' | grep -F '"resource":"pods"'`;
 }
 
 interface AuditEvent {
@@ -35,12 +39,16 @@ interface AuditEvent {
 export function parseAuditLog(text: string, pod: { namespace: string; name: string }, servedBy?: string): Evidence[] {
   const out: Evidence[] = [];
   const seen = new Set<string>();
+  const events: AuditEvent[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim().startsWith('{')) continue;
-    let ev: AuditEvent;
-    try { ev = JSON.parse(line) as AuditEvent; } catch { continue; }
+    try { events.push(JSON.parse(line) as AuditEvent); } catch { continue; }
+  }
+  // A create is named only once the body is decoded: its RequestReceived is found by its auditID.
+  const ours = new Set(events.filter((e) => e.objectRef?.name === pod.name && e.auditID).map((e) => e.auditID));
+  for (const ev of events) {
     const ref = ev.objectRef;
-    if (ref?.resource !== 'pods' || ref.namespace !== pod.namespace || ref.name !== pod.name) continue;
+    if (ref?.resource !== 'pods' || ref.namespace !== pod.namespace || !(ref.name === pod.name || (!ref.name && ours.has(ev.auditID)))) continue;
     const key = `${ev.auditID}/${ev.stage}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -1,4 +1,6 @@
 import { test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { parseAuditLog } from '../../../src/core/timeline/audit';
 import { parseIpamLeases, parseNodeJournal, sandboxIdsOf } from '../../../src/core/timeline/journal';
@@ -33,7 +35,7 @@ garbage line
 `;
 const audit = (o: Record<string, unknown>): string => JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', ...o });
 const AUDIT = [
-  audit({ auditID: 'c1', stage: 'RequestReceived', requestURI: '/api/v1/namespaces/default/pods?fieldManager=kubectl-run', verb: 'create', user: { username: 'kubernetes-admin', groups: ['kubeadm:cluster-admins'] }, sourceIPs: ['10.3.60.254'], userAgent: 'kubectl/v1.34.12 (linux/amd64) kubernetes/abc', objectRef: { resource: 'pods', namespace: 'default', name: 'web', apiVersion: 'v1' }, requestReceivedTimestamp: '2026-11-30T10:00:00.003101Z', stageTimestamp: '2026-11-30T10:00:00.003101Z' }),
+  audit({ auditID: 'c1', stage: 'RequestReceived', requestURI: '/api/v1/namespaces/default/pods?fieldManager=kubectl-run', verb: 'create', user: { username: 'kubernetes-admin', groups: ['kubeadm:cluster-admins'] }, sourceIPs: ['10.3.60.254'], userAgent: 'kubectl/v1.34.12 (linux/amd64) kubernetes/abc', objectRef: { resource: 'pods', namespace: 'default', apiVersion: 'v1' }, requestReceivedTimestamp: '2026-11-30T10:00:00.003101Z', stageTimestamp: '2026-11-30T10:00:00.003101Z' }),
   audit({ auditID: 'c1', stage: 'ResponseComplete', requestURI: '/api/v1/namespaces/default/pods?fieldManager=kubectl-run', verb: 'create', user: { username: 'kubernetes-admin' }, userAgent: 'kubectl/v1.34.12', objectRef: { resource: 'pods', namespace: 'default', name: 'web', apiVersion: 'v1' }, responseStatus: { metadata: {}, code: 201 }, requestReceivedTimestamp: '2026-11-30T10:00:00.003101Z', stageTimestamp: '2026-11-30T10:00:00.009876Z', annotations: { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "kubeadm:cluster-admins"' } }),
   audit({ auditID: 'b1', stage: 'ResponseComplete', requestURI: '/api/v1/namespaces/default/pods/web/binding', verb: 'create', user: { username: 'system:kube-scheduler' }, userAgent: 'kube-scheduler/v1.34.12', objectRef: { resource: 'pods', namespace: 'default', name: 'web', subresource: 'binding', apiVersion: 'v1' }, responseStatus: { code: 201 }, stageTimestamp: '2026-11-30T10:00:00.013002Z' }),
   audit({ auditID: 'x', stage: 'ResponseComplete', verb: 'create', objectRef: { resource: 'pods', namespace: 'default', name: 'webx' }, responseStatus: { code: 201 }, stageTimestamp: '2026-11-30T10:00:00.005Z' }),
@@ -65,6 +67,15 @@ test('the audit log gives the create\'s stages and the binding, and skips other 
   assert.deepEqual(ev.map((e) => `${e.step}:${e.label}`), ['request-received:POST pods received', 'stored:201 sent: admitted, stored in etcd', 'bound:POST binding stored (nodeName set)']);
   assert.equal(ev[0]!.at, Date.parse('2026-11-30T10:00:00.003Z') + 0.101);
   assert.match(ev[1]!.detail!, /authorization: allow; kubernetes-admin \(kubectl\/v1\.34\.12\) on labs-k8s-m02/);
+});
+
+test('real lines of kube-apiserver 1.34 under our policy (the create is named only at ResponseComplete)', () => {
+  const text = readFileSync(join(__dirname, 'fixtures', 'audit-kube-apiserver.log'), 'utf8');
+  const ev = parseAuditLog(text, { namespace: 'default', name: 'web' });
+  assert.deepEqual(ev.map((e) => e.step), ['request-received', 'stored', 'bound']);
+  assert.equal(ev[0]!.at, Date.parse('2026-11-30T15:33:51.766Z') + 0.763);
+  assert.equal(Math.round((ev[1]!.at - ev[0]!.at) * 1000), 38751, 'authn → etcd write → 201: 38.751 ms, to the µs');
+  assert.deepEqual(parseAuditLog(text, { namespace: 'default', name: 'other' }), []);
 });
 
 test('every hop of the seed\'s sequence, from all sources together, in causal order', () => {
