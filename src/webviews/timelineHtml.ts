@@ -70,7 +70,8 @@ export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce
   <span id="status" role="status" aria-live="polite"></span>
 </header>
 <section id="stall" hidden aria-live="polite"></section>
-<section id="sources-box" hidden><h2>Sources</h2><ul id="sources"></ul></section>
+<section id="sources-box" hidden><h2>Sources</h2><ul id="sources"></ul>
+<vscode-button id="read-logs" secondary title="SSH to the pod's node and the control-plane nodes; read the journal, the CNI lease and the audit log">Read machine logs</vscode-button></section>
 <div id="chart" tabindex="0" aria-label="Chart of the steps below; + and - zoom, arrows scroll" title="Drag or scroll to pan; Ctrl+wheel or +/- to zoom"></div>
 <table id="steps" aria-describedby="title"><caption>Steps in causal order (time from the first step; a second-precision reading is the interval it can be in)</caption>
 <thead><tr><th scope="col">Time</th><th scope="col">Component</th><th scope="col">Step</th><th scope="col">Source</th><th scope="col">Detail</th></tr></thead>

@@ -4,22 +4,18 @@
  */
 import * as vscode from 'vscode';
 import type { Timeline } from '../core/timeline/model';
+import type { TimelineFeed } from '../core/timeline/feed';
 import { timelineToSvg } from '../core/timeline/svg';
 import { parseWebviewMessage, type HostToWebview } from './protocol/timeline';
 import { makeNonce, timelineHtml } from './timelineHtml';
 
-export interface TimelineFeed {
-  /** Starts observing; calls `update` on every change until the returned disposable is disposed. */
-  start(update: (timeline: Timeline) => void, fail: (message: string) => void): vscode.Disposable;
-  /** What to undo when the panel closes (the test pod the feed created); runs once. */
-  cleanup?(): Promise<void>;
-}
+export type { TimelineFeed } from '../core/timeline/feed';
 
 export class TimelinePanel implements vscode.Disposable {
   static readonly viewType = 'kubeadm.timeline';
   private readonly panel: vscode.WebviewPanel;
   private readonly disposables: vscode.Disposable[] = [];
-  private feed: vscode.Disposable | undefined;
+  private feed: { dispose(): void } | undefined;
   private latest: Timeline | undefined;
   private ready = false;
 
@@ -67,6 +63,11 @@ export class TimelinePanel implements vscode.Disposable {
       this.feed = undefined;
       if (this.latest) this.post({ type: 'timeline', timeline: this.latest, live: false });
       this.post({ type: 'status', text: 'Stopped watching.' });
+    } else if (msg.type === 'readLogs') {
+      if (this.feed && this.source.readLogs) {
+        this.source.readLogs();
+        this.post({ type: 'status', text: 'Reading the machines\' logs over SSH…' });
+      } else this.post({ type: 'status', text: 'Not watching any more: reopen the timeline to read the machines\' logs.' });
     } else if (msg.type === 'export') {
       await this.export(msg.format);
     }

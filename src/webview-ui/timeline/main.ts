@@ -123,6 +123,7 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
 $('export-svg').addEventListener('click', () => vscode.postMessage({ type: 'export', format: 'svg' }));
 $('export-json').addEventListener('click', () => vscode.postMessage({ type: 'export', format: 'json' }));
 $('stop').addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
+$('read-logs').addEventListener('click', () => vscode.postMessage({ type: 'readLogs' }));
 $('zoom-in').addEventListener('click', () => setZoom(ZOOMS.find((z) => z > zoom) ?? zoom));
 $('zoom-out').addEventListener('click', () => setZoom([...ZOOMS].reverse().find((z) => z < zoom) ?? 1));
 $('zoom-fit').addEventListener('click', () => setZoom(1));

@@ -8,13 +8,13 @@ export type HostToWebview =
   | { type: 'timeline'; timeline: Timeline; live: boolean }
   | { type: 'status'; text: string; error?: boolean };
 
-export type WebviewToHost = { type: 'ready' } | { type: 'export'; format: 'json' | 'svg' } | { type: 'stop' };
+export type WebviewToHost = { type: 'ready' } | { type: 'export'; format: 'json' | 'svg' } | { type: 'stop' } | { type: 'readLogs' };
 
 /** The extension trusts nothing from the webview. */
 export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const m = raw as Record<string, unknown>;
-  if (m.type === 'ready' || m.type === 'stop') return { type: m.type };
+  if (m.type === 'ready' || m.type === 'stop' || m.type === 'readLogs') return { type: m.type };
   if (m.type === 'export' && (m.format === 'json' || m.format === 'svg')) return { type: 'export', format: m.format };
   return undefined;
 }
