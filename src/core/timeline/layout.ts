@@ -91,10 +91,15 @@ export function formatDuration(ms: number): string {
   return formatOffset(ms).replace(/^\+/, '');
 }
 
-/** Durations worth a bar: what the seed names as one hop taking time. */
+/**
+ * Durations worth a bar: what the seed names as one hop taking time. Only between readings precise
+ * enough to measure it (a gap between two second-precision readings is not a duration); a pull's
+ * length may come from the kubelet's own "pulled … in 1.2s".
+ */
 export function spansOf(t: Timeline): { lane: Lane; name: string; from: number; to: number }[] {
   const out: { lane: Lane; name: string; from: number; to: number }[] = [];
-  const first = (pred: (e: TimelineEntry) => boolean): TimelineEntry | undefined => t.entries.find(pred);
+  const precise = (e: TimelineEntry): boolean => e.hi - e.lo < 2;
+  const first = (pred: (e: TimelineEntry) => boolean): TimelineEntry | undefined => t.entries.find((e) => precise(e) && pred(e));
   const pair = (lane: Lane, name: string, a?: TimelineEntry, b?: TimelineEntry): void => {
     if (a && b && b.at >= a.at) out.push({ lane, name, from: a.at, to: b.at });
   };
@@ -105,7 +110,14 @@ export function spansOf(t: Timeline): { lane: Lane; name: string; from: number; 
   for (const c of containers.length ? containers : [undefined]) {
     const of = (step: string) => first((e) => e.step === step && (c === undefined || e.container === c || !e.container));
     const suffix = containers.length > 1 ? ` ${c}` : '';
+    const before = out.length;
     pair('kubelet', `pull${suffix}`, of('pulling'), of('pulled'));
+    if (out.length === before) {
+      // The kubelet's own measure: `Successfully pulled image "x" in 1.234s (…)`, ending at the Pulled event.
+      const pulled = t.entries.find((e) => e.step === 'pulled' && (c === undefined || e.container === c || !e.container) && /\bin [\d.]+m?s\b/.test(e.detail ?? ''));
+      const m = /\bin ([\d.]+)(ms|s)\b/.exec(pulled?.detail ?? '');
+      if (pulled && m) out.push({ lane: 'kubelet', name: `pull${suffix} (kubelet's measure)`, from: pulled.at - Number(m[1]) * (m[2] === 's' ? 1000 : 1), to: pulled.at });
+    }
     pair('runtime', `start${suffix}`, of('container-created'), of('container-started'));
   }
   return out;

@@ -78,4 +78,7 @@ test('durations are drawn as bars: the request, the sandbox, each pull and each 
   const svg = timelineToSvg(denseRun(), { colors: 'theme', width: 960 });
   assert.match(svg, /sandbox 359 ms/);
   assert.match(svg, /class="tl-step" data-i="0"/);
+  // Between second-precision readings there is no measured duration, except the kubelet's own for a pull.
+  const coarse = layoutTimeline(uiTierRun(), { width: 960 }).spans.map((s) => s.label.text);
+  assert.deepEqual(coarse, ['request 22 ms', 'pull (kubelet\'s measure) 1.20 s']);
 });
