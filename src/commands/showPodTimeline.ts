@@ -9,6 +9,15 @@ import { defaultTestImage } from '../core/timeline/defaultImage';
 import type { Node } from '../core/live/types';
 import { hostsWithRole, sshFor, type Inventory } from '../core/inventory/types';
 import type { TimelineSsh } from '../editor/podTimelineFeed';
+import type { KubeConnection } from '../adapters/kube';
+import type { TimelineFeed } from '../core/timeline/feed';
+
+/** The same test pod again, for "Run again to compare" (warm image, or another node). */
+function secondRun(conn: KubeConnection, target: PodTarget, ctx: CommandContext): (() => TimelineFeed) | undefined {
+  if (!target.create) return undefined;
+  const name = `${target.name.slice(0, 61)}-2`;
+  return () => podTimelineFeed(conn, { ...target, name }, timelineSsh(ctx));
+}
 
 /** The audit log and the node's journal over SSH, from the inventory's hosts (trust-gated by the sessions). */
 function timelineSsh(ctx: CommandContext): TimelineSsh {
@@ -81,6 +90,6 @@ export function showPodTimeline(ctx: CommandContext) {
       await ctx.extension.workspaceState.update(LAST_IMAGE, image.trim());
       target = { namespace: 'default', name, create: { image: image.trim() } };
     }
-    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target, timelineSsh(ctx))));
+    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target, timelineSsh(ctx)), secondRun(conn, target, ctx)));
   };
 }

@@ -10,12 +10,44 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { createNode, microTime, startTestCluster, type TestCluster } from '../integration/apiserver';
+import { createNode, microTime, startTestCluster, waitFor, type TestCluster } from '../integration/apiserver';
 import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
 import { installVsix } from '../vscode/harness/vsix';
 
 const SHOTS = join(REPO, 'test-results/ui');
 const sec = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Plays the scheduler and the kubelet for a pod through the API, in real time, with or without an image pull. */
+async function playSchedulerAndKubelet(c: TestCluster, name: string, pull: boolean): Promise<void> {
+  const pod = await c.api<{ metadata: { uid: string } }>('GET', `/api/v1/namespaces/default/pods/${name}`);
+  const involvedObject = { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name, uid: pod.body.metadata.uid, fieldPath: `spec.containers{${name}}` };
+  const event = (reason: string, message: string, at: number) =>
+    c.api('POST', '/api/v1/namespaces/default/events', { apiVersion: 'v1', kind: 'Event', metadata: { name: `${name}.${reason.toLowerCase()}` }, type: 'Normal', reason, message, firstTimestamp: sec(at), lastTimestamp: sec(at), count: 1, source: { component: 'kubelet' }, involvedObject });
+  const image = '10.3.60.1:5000/kwlab/web:1.0';
+  await c.api('POST', '/api/v1/namespaces/default/events', { apiVersion: 'v1', kind: 'Event', metadata: { name: `${name}.scheduled` }, type: 'Normal', reason: 'Scheduled', action: 'Binding', message: `Successfully assigned default/${name} to labs-k8s-w01`, eventTime: microTime(Date.now()), reportingComponent: 'default-scheduler', reportingInstance: 'default-scheduler', involvedObject: { ...involvedObject, fieldPath: undefined } });
+  assert.equal((await c.api('POST', `/api/v1/namespaces/default/pods/${name}/binding`, { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { apiVersion: 'v1', kind: 'Node', name: 'labs-k8s-w01' } })).status, 201);
+  const boundAt = Date.now();
+  await pause(150);
+  if (pull) {
+    await event('Pulling', `Pulling image "${image}"`, Date.now());
+    await pause(1200);
+    await event('Pulled', `Successfully pulled image "${image}" in 1.2s (1.2s including waiting). Image size: 3000000 bytes.`, Date.now());
+  } else await event('Pulled', `Container image "${image}" already present on machine`, Date.now());
+  await event('Created', `Created container: ${name}`, Date.now());
+  await pause(100);
+  const startedAt = Date.now();
+  await event('Started', `Started container ${name}`, startedAt);
+  const running = {
+    status: {
+      phase: 'Running',
+      conditions: ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready', 'PodScheduled'].map((type) => ({ type, status: 'True', lastTransitionTime: sec(type === 'PodScheduled' || type === 'Initialized' ? boundAt : startedAt) })),
+      containerStatuses: [{ name, image, imageID: '', ready: true, restartCount: 0, started: true, state: { running: { startedAt: sec(startedAt) } } }],
+    },
+  };
+  assert.equal((await c.api('PATCH', `/api/v1/namespaces/default/pods/${name}/status`, running, 'application/merge-patch+json')).status, 200);
+}
 
 describe('kubectl run timeline webview', { timeout: 240_000 }, () => {
   let dirs: RunDirs;
@@ -73,30 +105,7 @@ describe('kubectl run timeline webview', { timeout: 240_000 }, () => {
     // The scheduler and the kubelet, as the API records them: µs for the scheduler's events.k8s.io
     // event, whole seconds for the kubelet's core/v1 Events and the pod's status, in this machine's clock.
     const c = cluster!;
-    const pod = await c.api<{ metadata: { uid: string; creationTimestamp: string } }>('GET', '/api/v1/namespaces/default/pods/web');
-    const involvedObject = { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web', uid: pod.body.metadata.uid, fieldPath: 'spec.containers{web}' };
-    const event = (reason: string, message: string, at: number, source: string) =>
-      c.api('POST', '/api/v1/namespaces/default/events', { apiVersion: 'v1', kind: 'Event', metadata: { name: `web.${reason.toLowerCase()}` }, type: 'Normal', reason, message, firstTimestamp: sec(at), lastTimestamp: sec(at), count: 1, source: { component: source }, involvedObject });
-    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    await c.api('POST', '/api/v1/namespaces/default/events', { apiVersion: 'v1', kind: 'Event', metadata: { name: 'web.scheduled' }, type: 'Normal', reason: 'Scheduled', action: 'Binding', message: 'Successfully assigned default/web to labs-k8s-w01', eventTime: microTime(Date.now()), reportingComponent: 'default-scheduler', reportingInstance: 'default-scheduler', involvedObject: { ...involvedObject, fieldPath: undefined } });
-    assert.equal((await c.api('POST', '/api/v1/namespaces/default/pods/web/binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'web' }, target: { apiVersion: 'v1', kind: 'Node', name: 'labs-k8s-w01' } })).status, 201);
-    const boundAt = Date.now();
-    await pause(150);
-    await event('Pulling', 'Pulling image "10.3.60.1:5000/kwlab/web:1.0"', Date.now(), 'kubelet');
-    await pause(1200);
-    await event('Pulled', 'Successfully pulled image "10.3.60.1:5000/kwlab/web:1.0" in 1.2s (1.2s including waiting). Image size: 3000000 bytes.', Date.now(), 'kubelet');
-    await event('Created', 'Created container: web', Date.now(), 'kubelet');
-    await pause(100);
-    const startedAt = Date.now();
-    await event('Started', 'Started container web', startedAt, 'kubelet');
-    const running = {
-      status: {
-        phase: 'Running',
-        conditions: ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready', 'PodScheduled'].map((type) => ({ type, status: 'True', lastTransitionTime: sec(type === 'PodScheduled' || type === 'Initialized' ? boundAt : startedAt) })),
-        containerStatuses: [{ name: 'web', image: '10.3.60.1:5000/kwlab/web:1.0', imageID: '', ready: true, restartCount: 0, started: true, state: { running: { startedAt: sec(startedAt) } } }],
-      },
-    };
-    assert.equal((await c.api('PATCH', '/api/v1/namespaces/default/pods/web/status', running, 'application/merge-patch+json')).status, 200);
+    await playSchedulerAndKubelet(c, 'web', true);
 
     await frame.locator('#steps tbody tr', { hasText: 'Started container web' }).first().waitFor({ timeout: 30_000 });
     await frame.locator('#steps tbody tr', { hasText: 'Watch: Ready' }).first().waitFor({ timeout: 30_000 });
@@ -140,6 +149,20 @@ describe('kubectl run timeline webview', { timeout: 240_000 }, () => {
     await frame.locator('#steps tbody tr', { hasText: 'Scheduled' }).first().focus();
     assert.equal(await frame.locator('#chart .tl-step.tl-focus').count(), 1, 'the focused row\'s step is highlighted on the chart');
     await page.screenshot({ path: join(SHOTS, 'timeline.png') });
+
+    // Run again: the image is on the node now; the two runs side by side, the difference explained.
+    await frame.locator('#compare').click();
+    await waitFor(async () => (await c.api('GET', '/api/v1/namespaces/default/pods/web-2')).status === 200, 20_000, 'the second test pod');
+    await playSchedulerAndKubelet(c, 'web-2', false);
+    const why = frame.locator('#compare-why li', { hasText: 'The pull took' });
+    await why.waitFor({ timeout: 30_000 });
+    assert.match(await why.innerText(), /^The pull took 1\.20 s on labs-k8s-w01; the second run found the image there \("already present on machine"\)\.$/);
+    const hops = await frame.locator('#compare-hops tbody tr').allInnerTexts();
+    console.log('compared hops:', hops.map((h) => h.replace(/\t/g, ' | ')).join(' ;; '));
+    assert.ok(hops.some((h) => /^Image pull\t1\.20 s\t—/.test(h)), hops.join('\n'));
+    assert.equal(await frame.locator('#chart-b svg[role="img"]').count(), 1, 'the second run is drawn');
+    await frame.locator('#compare-box').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'timeline-compare.png') });
     ok = true;
   });
 });

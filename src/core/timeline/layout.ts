@@ -134,10 +134,11 @@ function ticks(start: number, end: number, x: (at: number) => number, plotWidth:
   return out;
 }
 
-export function layoutTimeline(t: Timeline, opts: { width: number; labelFor?: (e: TimelineEntry) => string }): Layout {
+export function layoutTimeline(t: Timeline, opts: { width: number; labelFor?: (e: TimelineEntry) => string; spanMs?: number }): Layout {
   const width = Math.max(LEFT + RIGHT + 200, opts.width);
   const plot = width - LEFT - RIGHT;
-  const span = Math.max(1, t.end - t.start);
+  // Two runs compared share one time scale: the longer one's.
+  const span = Math.max(1, t.end - t.start, opts.spanMs ?? 0);
   const x = (at: number): number => LEFT + ((at - t.start) / span) * plot;
   const labelFor = opts.labelFor ?? ((e: TimelineEntry) => `${e.label} ${formatWhen(e, t.start)}`);
   const spanDefs = spansOf(t);
@@ -178,7 +179,7 @@ export function layoutTimeline(t: Timeline, opts: { width: number; labelFor?: (e
     lanes.push({ lane, top, axisY, height });
     top += height;
   }
-  return { width, height: top + 30, left: LEFT, right: RIGHT, top: TOP, lanes, marks, spans, ticks: ticks(t.start, t.end, x, plot), x };
+  return { width, height: top + 30, left: LEFT, right: RIGHT, top: TOP, lanes, marks, spans, ticks: ticks(t.start, t.start + span, x, plot), x };
 }
 
 /** Every label box of a layout (marks and spans), for the overlap check. */

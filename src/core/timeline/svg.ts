@@ -14,6 +14,8 @@ export interface SvgOptions {
   /** 'theme' uses CSS classes styled by the webview; 'export' inlines neutral colours. */
   colors: 'theme' | 'export';
   width?: number;
+  /** The time the chart's width stands for (to draw two runs on one scale); default the timeline's own. */
+  spanMs?: number;
 }
 
 export function escapeXml(text: string): string {
@@ -23,7 +25,7 @@ export function escapeXml(text: string): string {
 const n = (v: number): string => (Math.round(v * 10) / 10).toString();
 
 export function timelineToSvg(timeline: Timeline, options: SvgOptions): string {
-  const layout = layoutTimeline(timeline, { width: options.width ?? 960 });
+  const layout = layoutTimeline(timeline, { width: options.width ?? 960, ...(options.spanMs ? { spanMs: options.spanMs } : {}) });
   const { width, height } = layout;
   const exportColors = options.colors === 'export';
   const fill = (cls: string, color: string): string => (exportColors ? `fill="${color}"` : `class="${cls}"`);

@@ -16,6 +16,7 @@ const vscode = acquireVsCodeApi();
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 let zoom = 1;
 let shown: Timeline | undefined;
+let second: Timeline | undefined;
 const ZOOMS = [1, 1.5, 2, 3, 5, 8, 13, 20, 32];
 
 function drawChart(): void {
@@ -24,8 +25,11 @@ function drawChart(): void {
   // Keep the time under the middle of the view where it was.
   const middle = (chart.scrollLeft + chart.clientWidth / 2) / Math.max(1, chart.scrollWidth);
   const width = Math.max(640, document.body.clientWidth - 24) * zoom;
+  // Two runs share one time scale, each from its own POST.
+  const spanMs = second ? Math.max(shown.end - shown.start, second.end - second.start) : undefined;
   // The SVG comes from our own renderer, which escapes every pod-supplied string.
-  chart.innerHTML = timelineToSvg(shown, { colors: 'theme', width });
+  chart.innerHTML = timelineToSvg(shown, { colors: 'theme', width, ...(spanMs ? { spanMs } : {}) });
+  if (second) $('chart-b').innerHTML = timelineToSvg(second, { colors: 'theme', width, ...(spanMs ? { spanMs } : {}) });
   chart.scrollLeft = middle * chart.scrollWidth - chart.clientWidth / 2;
   $('zoom-level').textContent = `${Math.round(zoom * 100)} %`;
 }
@@ -33,6 +37,29 @@ function drawChart(): void {
 function setZoom(next: number): void {
   zoom = Math.min(ZOOMS.at(-1)!, Math.max(1, next));
   drawChart();
+}
+
+function renderComparison(msg: Extract<HostToWebview, { type: 'timeline' }>): void {
+  $('compare').hidden = !msg.canCompare;
+  const box = $('compare-box');
+  second = msg.compare?.timeline;
+  if (!msg.compare) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const { comparison } = msg.compare;
+  $('compare-why').replaceChildren(...comparison.explanation.map((t) => item(t, '')));
+  const cell = (h: { ms?: number; coarse?: boolean }): string => (h.ms === undefined ? '—' : `${h.coarse ? '≈ ' : ''}${formatDuration(h.ms)}`);
+  $('compare-hops').querySelector('tbody')!.replaceChildren(...comparison.hops.map((h) => {
+    const tr = document.createElement('tr');
+    for (const text of [h.hop, cell(h.a), cell(h.b), h.deltaMs === undefined ? '' : `${h.deltaMs >= 0 ? '+' : '−'}${formatDuration(Math.abs(h.deltaMs))}`]) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      tr.append(td);
+    }
+    return tr;
+  }));
 }
 
 function render(timeline: Timeline, live: boolean): void {
@@ -112,7 +139,10 @@ function paragraph(text: string): HTMLElement {
 
 window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
   const msg = event.data;
-  if (msg.type === 'timeline') render(msg.timeline, msg.live);
+  if (msg.type === 'timeline') {
+    renderComparison(msg);
+    render(msg.timeline, msg.live);
+  }
   else if (msg.type === 'status') {
     const s = $('status');
     s.textContent = msg.text;
@@ -123,6 +153,7 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
 $('export-svg').addEventListener('click', () => vscode.postMessage({ type: 'export', format: 'svg' }));
 $('export-json').addEventListener('click', () => vscode.postMessage({ type: 'export', format: 'json' }));
 $('stop').addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
+$('compare').addEventListener('click', () => vscode.postMessage({ type: 'compare' }));
 $('read-logs').addEventListener('click', () => vscode.postMessage({ type: 'readLogs' }));
 $('zoom-in').addEventListener('click', () => setZoom(ZOOMS.find((z) => z > zoom) ?? zoom));
 $('zoom-out').addEventListener('click', () => setZoom([...ZOOMS].reverse().find((z) => z < zoom) ?? 1));
