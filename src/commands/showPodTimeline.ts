@@ -3,9 +3,37 @@ import { plainWords } from '../core/text/plainWords';
 import { kubeconfigFound, pickClusterContext } from '../editor/contextPicker';
 import { podTimelineFeed, type PodTarget } from '../editor/podTimelineFeed';
 import { TimelinePanel } from '../webviews/timelinePanel';
-import { defineCommand } from './context';
+import { defineCommand, type CommandContext } from './context';
 import { defaultTestImage } from '../core/timeline/defaultImage';
 import type { Node } from '../core/live/types';
+import { hostsWithRole, sshFor, type Inventory } from '../core/inventory/types';
+import type { TimelineSsh } from '../editor/podTimelineFeed';
+import type { KubeConnection } from '../adapters/kube';
+import type { TimelineFeed } from '../core/timeline/feed';
+
+/** The same test pod again, for "Run again to compare" (warm image, or another node). */
+function secondRun(conn: KubeConnection, target: PodTarget, ctx: CommandContext): (() => TimelineFeed) | undefined {
+  if (!target.create) return undefined;
+  const name = `${target.name.slice(0, 61)}-2`;
+  return () => podTimelineFeed(conn, { ...target, name }, timelineSsh(ctx));
+}
+
+/** The audit log and the node's journal over SSH, from the inventory's hosts (trust-gated by the sessions). */
+function timelineSsh(ctx: CommandContext): TimelineSsh {
+  const loaded = ctx.inventory.current;
+  const inv: Inventory | undefined = loaded?.inventory;
+  const folder = loaded ? vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri : undefined;
+  const remote = ctx.sessions.remoteExec(inv, folder);
+  return {
+    remote,
+    hosts: (nodeName) => {
+      if (!inv) return undefined;
+      const sudo = (h: Inventory['hosts'][number]): boolean => sshFor(inv, h).user !== 'root';
+      const node = inv.hosts.find((h) => h.name === nodeName);
+      return { ...(node ? { node: { host: node.name, sudo: sudo(node) } } : {}), controlPlanes: hostsWithRole(inv, 'control-plane').map((h) => ({ host: h.name, sudo: sudo(h) })) };
+    },
+  };
+}
 
 const LAST_IMAGE = 'kubeadm.timeline.lastImage';
 const RUN = '$(play) Run a test pod…';
@@ -60,6 +88,6 @@ export const showPodTimeline = defineCommand({ trust: 'talk to the cluster' }, (
       await ctx.extension.workspaceState.update(LAST_IMAGE, image.trim());
       target = { namespace: 'default', name, create: { image: image.trim() } };
     }
-    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target)));
+    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target, timelineSsh(ctx)), secondRun(conn, target, ctx)));
   };
 });

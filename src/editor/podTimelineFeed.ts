@@ -6,16 +6,11 @@
 import * as vscode from 'vscode';
 import type { KubeConnection } from '../adapters/kube';
 import { Reflector, type KubeTransport } from '../core/live/watch';
-import { buildTimeline, type ClientObservation, type PodEvent, type PodSnapshot, type Timeline } from '../core/timeline/model';
+import { buildTimeline, type ClientObservation, type MoreEvidence, type PodEvent, type PodSnapshot } from '../core/timeline/model';
+import type { TimelineFeed } from '../core/timeline/feed';
 import { errorMessage } from '../core/errors';
-
-/** What the timeline panel (src/webviews/timelinePanel.ts) is fed by; this module is the API-backed one. */
-export interface TimelineFeed {
-  /** Starts observing; calls `update` on every change until the returned disposable is disposed. */
-  start(update: (timeline: Timeline) => void, fail: (message: string) => void): vscode.Disposable;
-  /** What to undo when the panel closes (the test pod the feed created); runs once. */
-  cleanup?(): Promise<void>;
-}
+import { API_SOURCE, NOT_READ_YET, readClusterSources, type TimelineHosts } from '../core/timeline/clusterSources';
+import type { RemoteExec } from '../core/live/etcdSource';
 
 export interface PodTarget {
   namespace: string;
@@ -23,6 +18,15 @@ export interface PodTarget {
   /** Create the pod first, as `kubectl run NAME --image=IMAGE` does. */
   create?: { image: string };
 }
+
+/** The machines' own logs (audit, journals), when SSH to the inventory's hosts is there. */
+export interface TimelineSsh {
+  remote: RemoteExec | undefined;
+  hosts(nodeName: string | undefined): TimelineHosts | undefined;
+}
+
+/** How long after a change the machines' logs are read: journald and the audit backend flush within a second. */
+const LOG_SETTLE_MS = 1500;
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -49,6 +53,7 @@ function event(e: Obj): PodEvent {
     lastTimestamp: e.lastTimestamp ?? undefined,
     count: e.count,
     source: e.source?.component ?? e.reportingComponent,
+    fieldPath: e.involvedObject?.fieldPath,
   };
 }
 
@@ -63,10 +68,17 @@ function follow(transport: KubeTransport, key: string, path: string, fieldSelect
   return () => reflector.stop();
 }
 
-export function podTimelineFeed(conn: KubeConnection, target: PodTarget): TimelineFeed {
+export function podTimelineFeed(conn: KubeConnection, target: PodTarget, ssh?: TimelineSsh): TimelineFeed {
   let created = false;
   let cleaned = false;
+  // SSH only when the user asks (the button in the view): connecting may prompt for host keys.
+  let logsWanted = false;
+  let requestLogs: (() => void) | undefined;
   return {
+    readLogs() {
+      logsWanted = true;
+      requestLogs?.();
+    },
     /** Deletes the test pod this feed created (like `kubectl delete pod NAME`); a failure is shown, not thrown. */
     async cleanup() {
       if (!target.create || !created || cleaned) return;
@@ -84,10 +96,27 @@ export function podTimelineFeed(conn: KubeConnection, target: PodTarget): Timeli
       const events = new Map<string, PodEvent>();
       let pod: PodSnapshot | undefined;
       let pending: NodeJS.Timeout | undefined;
+      let more: MoreEvidence = { sources: [API_SOURCE, ...NOT_READ_YET] };
+      let stopped = false;
       const render = (): void => {
         clearTimeout(pending);
-        pending = setTimeout(() => pod && update(buildTimeline(pod, [...events.values()], client)), 100);
+        pending = setTimeout(() => pod && update(buildTimeline(pod, [...events.values()], client, Date.now(), more)), 100);
       };
+      // The audit log and the node's journal, when asked; again once the pod is Ready (its last steps).
+      let reading: NodeJS.Timeout | undefined;
+      let readAfterReady = false;
+      const readLogs = (): void => {
+        if (!pod || stopped || !logsWanted) return;
+        const p = pod;
+        clearTimeout(reading);
+        reading = setTimeout(() => {
+          const since = client.createSentAt ?? (Date.parse(p.creationTimestamp ?? '') || Date.now() - 60_000);
+          const images = (p.containerStatuses ?? []).map((c) => c.image).filter((i): i is string => Boolean(i));
+          void readClusterSources(ssh?.remote, ssh?.hosts(p.nodeName), { namespace: p.namespace, name: p.name, ...(p.uid ? { uid: p.uid } : {}), images: [...images, ...(target.create ? [target.create.image] : [])], ...(p.nodeName ? { node: p.nodeName } : {}) }, since)
+            .then((m) => { if (!stopped) { more = m; render(); } }, (e: Error) => fail(`reading the machines' logs: ${e.message}`));
+        }, LOG_SETTLE_MS);
+      };
+      requestLogs = readLogs;
       const ns = encodeURIComponent(target.namespace);
       const stopPod = follow(conn.transport, 'timeline-pod', `/api/v1/namespaces/${ns}/pods`, `metadata.name=${target.name}`, (deleted, obj) => {
         if (deleted) return;
@@ -96,9 +125,14 @@ export function podTimelineFeed(conn: KubeConnection, target: PodTarget): Timeli
         if (snap.nodeName && !client.bindingObservedAt) client.bindingObservedAt = now;
         const statuses = snap.containerStatuses ?? [];
         if (statuses.length && statuses.every((c) => c.state?.running) && !client.runningObservedAt) client.runningObservedAt = now;
-        if (snap.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') && !client.readyObservedAt) client.readyObservedAt = now;
+        const ready = snap.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+        if (ready && !client.readyObservedAt) client.readyObservedAt = now;
         pod = snap;
         render();
+        if (ready && !readAfterReady) {
+          readAfterReady = true;
+          readLogs();
+        }
       }, fail);
       const stopEvents = follow(conn.transport, 'timeline-events', `/api/v1/namespaces/${ns}/events`, `involvedObject.kind=Pod,involvedObject.name=${target.name}`, (deleted, obj) => {
         if (deleted || (pod?.uid && obj.involvedObject?.uid && obj.involvedObject.uid !== pod.uid)) return;
@@ -123,6 +157,8 @@ export function podTimelineFeed(conn: KubeConnection, target: PodTarget): Timeli
         }, (e: Error) => fail(e.message));
       }
       return new vscode.Disposable(() => {
+        stopped = true;
+        clearTimeout(reading);
         clearTimeout(pending);
         stopPod();
         stopEvents();

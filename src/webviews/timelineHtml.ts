@@ -25,13 +25,30 @@ export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce
   #status.error { color: var(--vscode-errorForeground); }
   #stall { border-left: 3px solid var(--vscode-editorWarning-foreground); padding: 4px 8px; margin: 8px 0; }
   #stall h2 { font-size: 1em; margin: 0 0 4px; }
-  #chart { overflow-x: auto; margin-top: 8px; }
-  #chart svg .tl-text { fill: var(--vscode-foreground); }
-  #chart svg .tl-lane { fill: var(--vscode-descriptionForeground); }
-  #chart svg .tl-axis { stroke: var(--vscode-editorIndentGuide-background, #888); }
-  #chart svg .tl-mark { fill: var(--vscode-charts-blue, var(--vscode-textLink-foreground)); }
-  #chart svg .tl-coarse { fill: var(--vscode-charts-yellow, var(--vscode-editorWarning-foreground)); }
-  #chart svg .tl-warn { fill: var(--vscode-charts-red, var(--vscode-errorForeground)); }
+  #chart { overflow-x: auto; margin-top: 8px; cursor: grab; }
+  #chart:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
+  #chart svg .tl-grid , #chart-b svg .tl-grid { stroke: var(--vscode-editorIndentGuide-background, #8884); }
+  #chart svg .tl-band , #chart-b svg .tl-band { fill: var(--vscode-list-hoverBackground, transparent); }
+  #chart svg .tl-leader , #chart-b svg .tl-leader { stroke: var(--vscode-editorIndentGuide-background, #888); }
+  #chart svg .tl-spanbar , #chart-b svg .tl-spanbar { fill: var(--vscode-charts-blue, var(--vscode-textLink-foreground)); }
+  #chart svg .tl-spantext , #chart-b svg .tl-spantext { fill: var(--vscode-descriptionForeground); font-style: italic; }
+  #chart svg .tl-focus .tl-label , #chart-b svg .tl-focus .tl-label { fill: var(--vscode-textLink-activeForeground, var(--vscode-focusBorder)); font-weight: bold; }
+  #chart svg .tl-focus circle, #chart svg .tl-focus rect { stroke: var(--vscode-focusBorder); stroke-width: 2; }
+  .zoom { display: flex; gap: 4px; align-items: center; }
+  #sources-box { margin: 8px 0; }
+  #sources-box h2 { font-size: 1em; margin: 0 0 4px; }
+  #sources { margin: 0; padding-left: 1.2em; color: var(--vscode-descriptionForeground); }
+  #sources li.missing { color: var(--vscode-editorWarning-foreground, var(--vscode-foreground)); }
+  tr.tl-focus td { background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground); }
+  #compare-box { border-top: 1px solid var(--vscode-panel-border, transparent); margin-top: 8px; }
+  #compare-box h2 { font-size: 1em; margin: 8px 0 4px; }
+  #chart-b { overflow-x: auto; }
+  #chart svg .tl-text , #chart-b svg .tl-text { fill: var(--vscode-foreground); }
+  #chart svg .tl-lane , #chart-b svg .tl-lane { fill: var(--vscode-descriptionForeground); }
+  #chart svg .tl-axis , #chart-b svg .tl-axis { stroke: var(--vscode-editorIndentGuide-background, #888); }
+  #chart svg .tl-mark , #chart-b svg .tl-mark { fill: var(--vscode-charts-blue, var(--vscode-textLink-foreground)); }
+  #chart svg .tl-coarse , #chart-b svg .tl-coarse { fill: var(--vscode-charts-yellow, var(--vscode-editorWarning-foreground)); }
+  #chart svg .tl-warn , #chart-b svg .tl-warn { fill: var(--vscode-charts-red, var(--vscode-errorForeground)); }
   table { border-collapse: collapse; margin-top: 12px; width: 100%; }
   caption { text-align: left; font-weight: 600; padding: 4px 0; }
   th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorWidget-border, transparent); vertical-align: top; }
@@ -47,11 +64,27 @@ export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce
   <vscode-button id="export-svg" secondary>Export SVG</vscode-button>
   <vscode-button id="export-json" secondary>Export JSON</vscode-button>
   <vscode-button id="stop" secondary hidden>Stop watching</vscode-button>
+  <vscode-button id="compare" secondary hidden title="Create the same test pod again (the image is now on the node, or it lands on another node) and compare the two runs">Run again to compare</vscode-button>
+  <span class="zoom" role="group" aria-label="Zoom the chart">
+    <vscode-button id="zoom-out" secondary title="Zoom out (-)">−</vscode-button>
+    <span id="zoom-level">100 %</span>
+    <vscode-button id="zoom-in" secondary title="Zoom in (+, or Ctrl+wheel)">+</vscode-button>
+    <vscode-button id="zoom-fit" secondary title="Fit (0)">Fit</vscode-button>
+  </span>
   <span id="status" role="status" aria-live="polite"></span>
 </header>
 <section id="stall" hidden aria-live="polite"></section>
-<div id="chart" aria-hidden="true"></div>
-<table id="steps" aria-describedby="title"><caption>Steps in order (time from the first step)</caption>
+<section id="sources-box" hidden><h2>Sources</h2><ul id="sources"></ul>
+<vscode-button id="read-logs" secondary title="SSH to the pod's node and the control-plane nodes; read the journal, the CNI lease and the audit log">Read machine logs</vscode-button></section>
+<div id="chart" tabindex="0" aria-label="Chart of the steps below; + and - zoom, arrows scroll" title="Drag or scroll to pan; Ctrl+wheel or +/- to zoom"></div>
+<section id="compare-box" hidden aria-live="polite">
+<h2>Second run, on the same time scale</h2>
+<ul id="compare-why"></ul>
+<table id="compare-hops"><caption>Time of each hop (≈: from second-precision readings)</caption>
+<thead><tr><th scope="col">Hop</th><th scope="col">First run</th><th scope="col">Second run</th><th scope="col">Difference</th></tr></thead><tbody></tbody></table>
+<div id="chart-b" class="chart"></div>
+</section>
+<table id="steps" aria-describedby="title"><caption>Steps in causal order (time from the first step; a second-precision reading is the interval it can be in)</caption>
 <thead><tr><th scope="col">Time</th><th scope="col">Component</th><th scope="col">Step</th><th scope="col">Source</th><th scope="col">Detail</th></tr></thead>
 <tbody></tbody></table>
 <script type="module" nonce="${nonce}" src="${escapeAttr(scriptUri)}"></script>

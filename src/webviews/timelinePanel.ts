@@ -4,24 +4,27 @@
  */
 import * as vscode from 'vscode';
 import type { Timeline } from '../core/timeline/model';
+import type { TimelineFeed } from '../core/timeline/feed';
 import { timelineToSvg } from '../core/timeline/svg';
+import { compareRuns } from '../core/timeline/compare';
 import { parseWebviewMessage, type HostToWebview } from './protocol/timeline';
 import { makeNonce, timelineHtml } from './timelineHtml';
-import type { TimelineFeed } from '../editor/podTimelineFeed';
 
-export type { TimelineFeed };
+export type { TimelineFeed } from '../core/timeline/feed';
 
 export class TimelinePanel implements vscode.Disposable {
   static readonly viewType = 'kubeadm.timeline';
   private readonly panel: vscode.WebviewPanel;
   private readonly disposables: vscode.Disposable[] = [];
-  private feed: vscode.Disposable | undefined;
+  private feed: { dispose(): void } | undefined;
   private latest: Timeline | undefined;
   private ready = false;
+  /** The second run, when the user asked to compare. */
+  private second: { source: TimelineFeed; feed: { dispose(): void } | undefined; latest?: Timeline } | undefined;
 
   private disposed = false;
 
-  constructor(extensionUri: vscode.Uri, title: string, private readonly source: TimelineFeed) {
+  constructor(extensionUri: vscode.Uri, title: string, private readonly source: TimelineFeed, private readonly secondRun?: () => TimelineFeed) {
     this.panel = vscode.window.createWebviewPanel(TimelinePanel.viewType, title, vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')],
@@ -41,10 +44,35 @@ export class TimelinePanel implements vscode.Disposable {
     this.feed = source.start(
       (timeline) => {
         this.latest = timeline;
-        this.post({ type: 'timeline', timeline, live: true });
+        this.postTimeline();
       },
       (message) => this.post({ type: 'status', text: message, error: true }),
     );
+  }
+
+  private postTimeline(): void {
+    if (!this.latest) return;
+    const b = this.second?.latest;
+    this.post({
+      type: 'timeline', timeline: this.latest, live: Boolean(this.feed || this.second?.feed),
+      canCompare: Boolean(this.secondRun) && !this.second,
+      ...(b ? { compare: { timeline: b, comparison: compareRuns(this.latest, b) } } : {}),
+    });
+  }
+
+  private startSecondRun(): void {
+    if (!this.secondRun || this.second || this.disposed) return;
+    const source = this.secondRun();
+    this.second = { source, feed: undefined };
+    const second = this.second;
+    second.feed = source.start(
+      (timeline) => {
+        second.latest = timeline;
+        this.postTimeline();
+      },
+      (message) => this.post({ type: 'status', text: `second run: ${message}`, error: true }),
+    );
+    this.post({ type: 'status', text: 'Running the same pod again to compare…' });
   }
 
   private post(message: HostToWebview): void {
@@ -56,13 +84,23 @@ export class TimelinePanel implements vscode.Disposable {
     if (!msg) return;
     if (msg.type === 'ready') {
       this.ready = true;
-      if (this.latest) this.post({ type: 'timeline', timeline: this.latest, live: Boolean(this.feed) });
+      if (this.latest) this.postTimeline();
       else this.post({ type: 'status', text: 'Waiting for the pod…' });
     } else if (msg.type === 'stop') {
       this.feed?.dispose();
       this.feed = undefined;
-      if (this.latest) this.post({ type: 'timeline', timeline: this.latest, live: false });
+      this.second?.feed?.dispose();
+      if (this.second) this.second.feed = undefined;
+      this.postTimeline();
       this.post({ type: 'status', text: 'Stopped watching.' });
+    } else if (msg.type === 'compare') {
+      this.startSecondRun();
+    } else if (msg.type === 'readLogs') {
+      if (this.feed && this.source.readLogs) {
+        this.source.readLogs();
+        if (this.second?.feed) this.second.source.readLogs?.();
+        this.post({ type: 'status', text: 'Reading the machines\' logs over SSH…' });
+      } else this.post({ type: 'status', text: 'Not watching any more: reopen the timeline to read the machines\' logs.' });
     } else if (msg.type === 'export') {
       await this.export(msg.format);
     }
@@ -86,6 +124,8 @@ export class TimelinePanel implements vscode.Disposable {
     this.feed = undefined;
     // The test pod goes with the panel ("Stop watching" keeps it, to look at it).
     void this.source.cleanup?.();
+    this.second?.feed?.dispose();
+    void this.second?.source.cleanup?.();
     vscode.Disposable.from(...this.disposables).dispose();
     this.disposables.length = 0;
     this.panel.dispose();

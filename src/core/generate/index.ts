@@ -8,6 +8,7 @@ import { generateContainerdConfig, generateRegistryHosts, needsRegistryConfig, t
 import { generateHaproxyConfig } from './haproxy';
 import { generateKeepalivedConfigs } from './keepalived';
 import { generateKubeadmConfig } from './kubeadm';
+import { generateAuditPolicy } from './auditPolicy';
 import { generateBalancerSysctl, generateModules, generateNodeSysctl } from './sysctl';
 
 export interface GeneratedFile {
@@ -26,12 +27,15 @@ export interface GenerateOptions {
   skipBalancers?: boolean;
   /** The cluster's stored VRRP password (see generateKeepalivedConfigs). */
   vrrpAuthPass?: string;
+  /** Opt-in: an audit policy for the kubectl run timeline, and the kubeadm flags that use it. */
+  auditLog?: boolean;
 }
 
 export function generateClusterConfigs(inv: Inventory, options: GenerateOptions = {}): GeneratedFile[] {
   assertValidInventory(inv);
   const files: GeneratedFile[] = [];
-  files.push({ path: 'kubeadm-config.yaml', text: generateKubeadmConfig(inv, options.initHost ? { initHost: options.initHost } : {}) });
+  files.push({ path: 'kubeadm-config.yaml', text: generateKubeadmConfig(inv, { ...(options.initHost ? { initHost: options.initHost } : {}), ...(options.auditLog ? { auditLog: true } : {}) }) });
+  if (options.auditLog) files.push({ path: 'etc/kubernetes/audit/policy.yaml', text: generateAuditPolicy() });
   files.push({ path: 'etc/containerd/config.toml', text: generateContainerdConfig(inv, { layout: options.containerdLayout ?? 2 }) });
   if (needsRegistryConfig(inv)) files.push(...generateRegistryHosts(inv));
   files.push({ path: 'etc/sysctl.d/99-kubernetes-cri.conf', text: generateNodeSysctl() });

@@ -7,6 +7,7 @@ import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../
 import { Document } from 'yaml';
 import { assertValidInventory } from '../inventory/validate';
 import { kubeadmApiFor } from '../kubeadm/lint';
+import { apiServerAuditSettings } from './auditPolicy';
 
 
 export interface KubeadmGenerateOptions {
@@ -15,6 +16,8 @@ export interface KubeadmGenerateOptions {
   /** Override the kubeadm API version (default: by Kubernetes version). */
   apiVersion?: string;
   criSocket?: string;
+  /** Opt-in: the API server writes the audit log the kubectl run timeline reads (auditPolicy.ts). */
+  auditLog?: boolean;
 }
 
 export function certSansFor(inv: Inventory): string[] {
@@ -56,7 +59,7 @@ export function generateKubeadmConfig(inv: Inventory, options: KubeadmGenerateOp
     controlPlaneEndpoint: inv.cluster.controlPlaneEndpoint,
     ...(inv.cluster.imageRepository ? { imageRepository: inv.cluster.imageRepository } : {}),
     networking: { podSubnet: inv.cluster.podSubnet, serviceSubnet: inv.cluster.serviceSubnet, dnsDomain: 'cluster.local' },
-    apiServer: { certSANs: certSansFor(inv) },
+    apiServer: { certSANs: certSansFor(inv), ...(options.auditLog ? apiServerAuditSettings(api) : {}) },
   }, first ? undefined : header));
   docs.push(yamlDoc({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', cgroupDriver: 'systemd' }));
   return docs.join('---\n');

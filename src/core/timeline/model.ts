@@ -1,14 +1,20 @@
 /**
  * The `kubectl run` sequence as lanes — kubectl, API server, scheduler, kubelet, container
- * runtime — built from three kinds of evidence, each kept with its precision:
- *   - what we observed ourselves by watch (client clock, milliseconds),
+ * runtime — built from every kind of evidence there is, each kept with its source and precision:
+ *   - what we observed ourselves (the POST, the 201, watch; client clock, milliseconds),
  *   - the pod's Events (Scheduled, Pulling, Pulled, Created, Started; eventTime has microseconds,
  *     firstTimestamp only seconds),
- *   - the pod's conditions and container statuses (seconds).
+ *   - the pod's conditions and container statuses (seconds),
+ *   - when the feed could read them, the API server's audit log and the node's kubelet and
+ *     containerd journals (microseconds; see audit.ts and journal.ts).
+ * Steps are placed in causal order (causal.ts): a second-precision time is an interval, narrowed
+ * by what must precede and follow it, and the client's clock anchors the picture.
  * It also computes the pod-startup SLI the way SIG Scalability defines it (creation to all
  * containers started as observed by watch, minus image pulling) against the 5 s SLO, and explains
  * a stall from the events' own messages.
  */
+
+import { fitClock, placeCausally, readTime, STEP_RANK, type Clock, type ClockFit, type Observation, type Precision, type Step } from './causal';
 
 export const LANES = ['kubectl', 'apiserver', 'scheduler', 'kubelet', 'runtime'] as const;
 export type Lane = (typeof LANES)[number];
@@ -21,18 +27,52 @@ export const LANE_TITLES: Record<Lane, string> = {
   runtime: 'Container runtime',
 };
 
-export type Precision = 'ms' | 'us' | 's';
+export type { Precision } from './causal';
+
+/** Where a step was read. Each has its clock and precision; the view names it next to the step. */
+export type Source = 'client' | 'watch' | 'event' | 'condition' | 'status' | 'audit' | 'journal';
 
 export interface TimelineEntry {
   lane: Lane;
   label: string;
-  /** Epoch milliseconds. */
+  /** Where it is drawn, epoch ms in the client's clock (inside [lo, hi], after every step it depends on). */
   at: number;
+  /** The interval it can be in: a second-precision reading spans up to a second, narrowed by its neighbours. */
+  lo: number;
+  hi: number;
+  /** Which hop of the sequence it is. */
+  step: Step;
   precision: Precision;
-  source: 'client' | 'watch' | 'event' | 'condition' | 'status';
+  source: Source;
+  /** The reading as its source printed it (ISO time), before placement. */
+  read: string;
+  container?: string;
   detail?: string;
   /** Entries of a failure (FailedScheduling, ErrImagePull...). */
   warning?: boolean;
+  /** Moved by a causal edge beyond its precision: the clocks of two machines disagree. */
+  adjusted?: boolean;
+}
+
+/** A step read from the cluster's own logs (audit, kubelet and containerd journals), in the cluster's clock. */
+export interface Evidence {
+  lane: Lane;
+  step: Step;
+  label: string;
+  /** Epoch ms, fractional for µs. */
+  at: number;
+  precision: Precision;
+  source: 'audit' | 'journal';
+  container?: string;
+  detail?: string;
+  warning?: boolean;
+}
+
+/** One source of evidence and whether it could be read: what is missing and how to get it. */
+export interface SourceNote {
+  source: string;
+  state: 'read' | 'missing';
+  text: string;
 }
 
 /** The subset of a Pod the model reads. */
@@ -57,6 +97,8 @@ export interface PodEvent {
   lastTimestamp?: string;
   count?: number;
   source?: string;
+  /** involvedObject.fieldPath, e.g. spec.containers{web}. */
+  fieldPath?: string;
 }
 
 /** What the extension saw itself, in its own clock. */
@@ -94,80 +136,112 @@ export interface Timeline {
   entries: TimelineEntry[];
   sli?: StartupSli;
   stall?: Stall;
+  /** How the cluster's clock was put on the client's. */
+  clock: ClockFit;
+  /** Each source: read, or what is missing and how to get it. */
+  sources: SourceNote[];
 }
 
 export const STARTUP_SLO_MS = 5000;
 
-const EVENT_LANE: Record<string, Lane> = {
-  Scheduled: 'scheduler',
-  FailedScheduling: 'scheduler',
-  Pulling: 'kubelet',
-  Pulled: 'kubelet',
-  Failed: 'kubelet',
-  BackOff: 'kubelet',
-  FailedCreatePodSandBox: 'runtime',
-  SandboxChanged: 'runtime',
-  Created: 'runtime',
-  Started: 'runtime',
-  Killing: 'runtime',
-};
-
-const CONDITION_LANE: Record<string, Lane> = {
-  PodScheduled: 'scheduler',
-  PodReadyToStartContainers: 'runtime',
-  Initialized: 'kubelet',
-  ContainersReady: 'kubelet',
-  Ready: 'kubelet',
-};
-
-function time(iso: string | undefined): { at: number; precision: Precision } | undefined {
-  if (!iso) return undefined;
-  const at = Date.parse(iso);
-  if (Number.isNaN(at)) return undefined;
-  const fraction = /\.(\d+)/.exec(iso)?.[1];
-  return { at, precision: fraction ? (fraction.length > 3 ? 'us' : 'ms') : 's' };
+/** Extra evidence the feed could read (audit log, journals) and what it could not. */
+export interface MoreEvidence {
+  evidence?: Evidence[];
+  sources?: SourceNote[];
 }
 
-export function buildTimeline(pod: PodSnapshot, events: PodEvent[], client: ClientObservation = {}, now = Date.now()): Timeline {
-  const entries: TimelineEntry[] = [];
-  const push = (e: TimelineEntry): void => void entries.push(e);
+const EVENT_STEP: Record<string, [Lane, Step]> = {
+  Scheduled: ['scheduler', 'scheduled'],
+  FailedScheduling: ['scheduler', 'other'],
+  Pulling: ['kubelet', 'pulling'],
+  Pulled: ['kubelet', 'pulled'],
+  Failed: ['kubelet', 'other'],
+  BackOff: ['kubelet', 'other'],
+  FailedCreatePodSandBox: ['runtime', 'other'],
+  SandboxChanged: ['runtime', 'other'],
+  Created: ['runtime', 'container-created'],
+  Started: ['runtime', 'container-started'],
+  Killing: ['runtime', 'other'],
+};
 
-  if (client.createSentAt) push({ lane: 'kubectl', label: 'POST /api/v1/namespaces/…/pods', at: client.createSentAt, precision: 'ms', source: 'client' });
-  if (client.createdAt) push({ lane: 'kubectl', label: '201 Created', at: client.createdAt, precision: 'ms', source: 'client' });
+const CONDITION_STEP: Record<string, [Lane, Step]> = {
+  // The API server writes PodScheduled=True with the binding.
+  PodScheduled: ['apiserver', 'bound'],
+  PodReadyToStartContainers: ['runtime', 'network-ready'],
+  Initialized: ['kubelet', 'initialized'],
+  ContainersReady: ['kubelet', 'ready'],
+  Ready: ['kubelet', 'ready'],
+};
+
+const time = readTime;
+
+/** The container an event is about: involvedObject.fieldPath is spec.containers{NAME}. */
+function containerOf(ev: PodEvent): string | undefined {
+  return /^spec\.(?:initC|c)ontainers\{([^}]+)\}$/.exec(ev.fieldPath ?? '')?.[1];
+}
+
+type Reading = Omit<TimelineEntry, 'lo' | 'hi' | 'at' | 'adjusted' | 'read'> & { at: number; clock: Clock };
+
+export function buildTimeline(pod: PodSnapshot, events: PodEvent[], client: ClientObservation = {}, now = Date.now(), more: MoreEvidence = {}): Timeline {
+  const readings: Reading[] = [];
+  const push = (r: Reading): void => void readings.push(r);
+  const node = pod.nodeName ?? 'a node';
+
+  if (client.createSentAt) push({ lane: 'kubectl', step: 'request-sent', label: 'POST pods sent', at: client.createSentAt, precision: 'ms', source: 'client', clock: 'client' });
+  if (client.createdAt) push({ lane: 'kubectl', step: 'response-received', label: '201 Created received', at: client.createdAt, precision: 'ms', source: 'client', clock: 'client' });
   const created = time(pod.creationTimestamp);
-  if (created) push({ lane: 'apiserver', label: 'Pod stored in etcd (creationTimestamp)', at: created.at, precision: created.precision, source: 'status' });
-  if (client.bindingObservedAt) push({ lane: 'apiserver', label: `Binding to ${pod.nodeName ?? 'a node'} observed by watch`, at: client.bindingObservedAt, precision: 'ms', source: 'watch' });
-  if (client.runningObservedAt) push({ lane: 'apiserver', label: 'All containers running, observed by watch', at: client.runningObservedAt, precision: 'ms', source: 'watch' });
-  if (client.readyObservedAt) push({ lane: 'apiserver', label: 'Ready observed by watch', at: client.readyObservedAt, precision: 'ms', source: 'watch' });
+  if (created) push({ lane: 'apiserver', step: 'stored', label: 'Pod stored in etcd', at: created.at, precision: created.precision, source: 'status', clock: 'cluster', detail: 'metadata.creationTimestamp' });
+  if (client.bindingObservedAt) push({ lane: 'kubectl', step: 'bind-observed', label: `Watch: bound to ${node}`, at: client.bindingObservedAt, precision: 'ms', source: 'watch', clock: 'client' });
+  if (client.runningObservedAt) push({ lane: 'kubectl', step: 'running-observed', label: 'Watch: all containers running', at: client.runningObservedAt, precision: 'ms', source: 'watch', clock: 'client' });
+  if (client.readyObservedAt) push({ lane: 'kubectl', step: 'ready-observed', label: 'Watch: Ready', at: client.readyObservedAt, precision: 'ms', source: 'watch', clock: 'client' });
 
   for (const ev of events) {
     const t = time(ev.eventTime) ?? time(ev.firstTimestamp) ?? time(ev.lastTimestamp);
     if (!t) continue;
-    const lane = EVENT_LANE[ev.reason] ?? 'kubelet';
-    const warning = ev.type === 'Warning';
-    push({ lane, label: ev.count && ev.count > 1 ? `${ev.reason} ×${ev.count}` : ev.reason, at: t.at, precision: t.precision, source: 'event', ...(ev.message ? { detail: ev.message } : {}), ...(warning ? { warning } : {}) });
+    const [lane, step] = EVENT_STEP[ev.reason] ?? ['kubelet', 'other'];
+    const container = containerOf(ev);
+    push({ lane, step: ev.count && ev.count > 1 ? 'other' : step, label: ev.count && ev.count > 1 ? `${ev.reason} ×${ev.count}` : ev.reason, at: t.at, precision: t.precision, source: 'event', clock: lane === 'scheduler' ? 'cluster' : 'node', ...(container ? { container } : {}), ...(ev.message ? { detail: ev.message } : {}), ...(ev.type === 'Warning' ? { warning: true } : {}) });
   }
   for (const c of pod.conditions ?? []) {
     const t = time(c.lastTransitionTime);
     if (!t) continue;
     const ok = c.status === 'True';
-    push({ lane: CONDITION_LANE[c.type] ?? 'kubelet', label: `${c.type}=${c.status}`, at: t.at, precision: t.precision, source: 'condition', ...(c.message ? { detail: c.message } : {}), ...(!ok ? { warning: true } : {}) });
+    const [lane, step] = CONDITION_STEP[c.type] ?? ['kubelet', 'other'];
+    push({ lane, step: ok ? step : 'other', label: `${c.type}=${c.status}`, at: t.at, precision: t.precision, source: 'condition', clock: c.type === 'PodScheduled' ? 'cluster' : 'node', ...(c.message ? { detail: c.message } : {}), ...(!ok ? { warning: true } : {}) });
   }
   for (const cs of pod.containerStatuses ?? []) {
     const t = time(cs.state?.running?.startedAt);
-    if (t) push({ lane: 'runtime', label: `container ${cs.name} startedAt`, at: t.at, precision: t.precision, source: 'status' });
+    if (t) push({ lane: 'runtime', step: 'container-started', label: `${cs.name} startedAt`, at: t.at, precision: t.precision, source: 'status', clock: 'node', container: cs.name });
   }
+  for (const e of more.evidence ?? []) push({ ...e, clock: e.source === 'audit' ? 'cluster' : 'node' });
 
-  // Stable order: by time, then by lane order so simultaneous second-precision entries read top-down.
-  entries.sort((a, b) => a.at - b.at || LANES.indexOf(a.lane) - LANES.indexOf(b.lane));
-  const start = Math.min(...entries.map((e) => e.at), created?.at ?? now);
-  const end = Math.max(...entries.map((e) => e.at), start);
-  const timeline: Timeline = { pod: { namespace: pod.namespace, name: pod.name, ...(pod.nodeName ? { node: pod.nodeName } : {}) }, start, end, entries };
-  const sli = startupSli(pod, events, client);
+  const obs: Observation[] = readings.map((r) => ({ step: r.step, at: r.at, precision: r.precision, clock: r.clock, ...(r.container ? { container: r.container } : {}) }));
+  const clock = fitClock(obs);
+  const placed = placeCausally(obs, clock);
+  const entries: TimelineEntry[] = readings.map((r, k) => {
+    const { clock: _c, ...rest } = r;
+    const p = placed[k]!;
+    return { ...rest, at: p.at, lo: p.lo, hi: p.hi, read: isoMicro(r.at), ...(p.adjusted ? { adjusted: true } : {}) };
+  });
+  // By where they are drawn; at the same instant, in the sequence's order, then lane order.
+  entries.sort((a, b) => a.at - b.at || STEP_RANK[a.step] - STEP_RANK[b.step] || LANES.indexOf(a.lane) - LANES.indexOf(b.lane));
+  const start = entries.length ? Math.min(...entries.map((e) => e.lo)) : now;
+  const end = Math.max(...entries.map((e) => Math.max(e.hi, e.at)), start);
+  const timeline: Timeline = { pod: { namespace: pod.namespace, name: pod.name, ...(pod.nodeName ? { node: pod.nodeName } : {}) }, start, end, entries, clock, sources: more.sources ?? [] };
+  const storedAt = entries.find((e) => e.step === 'stored')?.at;
+  const sli = startupSli(pod, events, client, storedAt);
   if (sli) timeline.sli = sli;
   const stall = explainStall(pod, events, client, now);
   if (stall) timeline.stall = stall;
   return timeline;
+}
+
+/** ISO time with the microseconds a reading had. */
+export function isoMicro(at: number): string {
+  const ms = Math.floor(at);
+  const us = Math.round((at - ms) * 1000);
+  const iso = new Date(ms).toISOString();
+  return us ? iso.replace(/Z$/, `${String(us).padStart(3, '0')}Z`) : iso;
 }
 
 /** Time spent pulling images: each Pulling → the next Pulled (or the message's "in 1.2s"). */
@@ -182,11 +256,14 @@ export function imagePullMs(events: PodEvent[]): number {
   return Math.round(total);
 }
 
-export function startupSli(pod: PodSnapshot, events: PodEvent[], client: ClientObservation): StartupSli | undefined {
-  const created = time(pod.creationTimestamp);
-  if (!created || !client.runningObservedAt) return undefined;
+/**
+ * Creation to all containers running as observed by watch, minus pulls. Creation is the placed time
+ * (between the POST and the 201 when we sent it), not the start of creationTimestamp's second.
+ */
+export function startupSli(pod: PodSnapshot, events: PodEvent[], client: ClientObservation, createdAt = time(pod.creationTimestamp)?.at): StartupSli | undefined {
+  if (createdAt === undefined || !client.runningObservedAt) return undefined;
   const pullMs = imagePullMs(events);
-  const valueMs = Math.max(0, client.runningObservedAt - created.at - pullMs);
+  const valueMs = Math.max(0, Math.round(client.runningObservedAt - createdAt - pullMs));
   return { valueMs, pullMs, sloMs: STARTUP_SLO_MS, met: valueMs <= STARTUP_SLO_MS };
 }
 

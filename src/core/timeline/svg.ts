@@ -1,76 +1,86 @@
 /**
- * Draws a timeline as SVG: one row per lane, time left to right relative to the first entry.
- * The same markup is shown in the webview (colours from the editor theme through CSS classes)
- * and exported to a file (fixed colours inlined), so what a user saves is what they saw.
+ * Draws a timeline as SVG from its layout (layout.ts): one band per component, time left to right
+ * from the first step, durations as bars, second-precision readings as the interval they can be in,
+ * labels in rows that never overlap. The same markup is shown in the webview (colours from the
+ * editor theme through CSS classes) and exported to a file (fixed colours inlined), so what a user
+ * saves is what they saw.
  */
-import { LANES, LANE_TITLES, type Timeline } from './model';
+import { LANE_TITLES, type Timeline } from './model';
+import { formatDuration, formatOffset, formatWhen, LABEL_FONT_PX, layoutTimeline } from './layout';
+
+export { formatOffset, formatWhen } from './layout';
 
 export interface SvgOptions {
   /** 'theme' uses CSS classes styled by the webview; 'export' inlines neutral colours. */
   colors: 'theme' | 'export';
   width?: number;
+  /** The time the chart's width stands for (to draw two runs on one scale); default the timeline's own. */
+  spanMs?: number;
 }
-
-const ROW = 56;
-const LEFT = 150;
-const TOP = 40;
-const RIGHT = 40;
 
 export function escapeXml(text: string): string {
   return text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 }
 
-export function formatOffset(ms: number): string {
-  return ms < 1000 ? `+${Math.round(ms)} ms` : `+${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-}
+const n = (v: number): string => (Math.round(v * 10) / 10).toString();
 
 export function timelineToSvg(timeline: Timeline, options: SvgOptions): string {
-  const width = options.width ?? 960;
-  const height = TOP + LANES.length * ROW + 40;
-  const span = Math.max(1, timeline.end - timeline.start);
-  const x = (at: number): number => LEFT + ((at - timeline.start) / span) * (width - LEFT - RIGHT);
+  const layout = layoutTimeline(timeline, { width: options.width ?? 960, ...(options.spanMs ? { spanMs: options.spanMs } : {}) });
+  const { width, height } = layout;
   const exportColors = options.colors === 'export';
   const fill = (cls: string, color: string): string => (exportColors ? `fill="${color}"` : `class="${cls}"`);
   const stroke = (cls: string, color: string): string => (exportColors ? `stroke="${color}"` : `class="${cls}"`);
 
   const title = `kubectl run timeline of ${timeline.pod.namespace}/${timeline.pod.name}`;
   const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="tl-title tl-desc" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${n(width)}" height="${n(height)}" viewBox="0 0 ${n(width)} ${n(height)}" role="img" aria-labelledby="tl-title tl-desc" font-family="sans-serif" font-size="12">`,
     `<title id="tl-title">${escapeXml(title)}</title>`,
-    `<desc id="tl-desc">${escapeXml(timeline.entries.map((e) => `${LANE_TITLES[e.lane]}: ${e.label} at ${formatOffset(e.at - timeline.start)}`).join('; '))}</desc>`,
+    `<desc id="tl-desc">${escapeXml(timeline.entries.map((e) => `${LANE_TITLES[e.lane]}: ${e.label} at ${formatWhen(e, timeline.start)} (${e.source}, ${e.precision})`).join('; '))}</desc>`,
   ];
   if (exportColors) out.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
-  out.push(`<text x="8" y="20" font-weight="bold" ${fill('tl-text', '#1f1f1f')}>${escapeXml(title)}${timeline.sli ? escapeXml(` — startup SLI ${(timeline.sli.valueMs / 1000).toFixed(2)} s (SLO 5 s: ${timeline.sli.met ? 'met' : 'missed'})`) : ''}</text>`);
+  out.push(`<text x="8" y="18" font-weight="bold" ${fill('tl-text', '#1f1f1f')}>${escapeXml(title)}${timeline.sli ? escapeXml(` — startup SLI ${(timeline.sli.valueMs / 1000).toFixed(2)} s (SLO 5 s: ${timeline.sli.met ? 'met' : 'missed'})`) : ''}</text>`);
 
-  LANES.forEach((lane, i) => {
-    const y = TOP + i * ROW + ROW / 2;
-    out.push(`<text x="8" y="${y + 4}" ${fill('tl-lane', '#444444')}>${escapeXml(LANE_TITLES[lane])}</text>`);
-    out.push(`<line x1="${LEFT}" y1="${y}" x2="${width - RIGHT}" y2="${y}" stroke-dasharray="2 4" ${stroke('tl-axis', '#bbbbbb')}/>`);
+  const bottom = layout.lanes.at(-1)!.top + layout.lanes.at(-1)!.height;
+  for (const t of layout.ticks) {
+    out.push(`<line x1="${n(t.x)}" y1="${layout.top}" x2="${n(t.x)}" y2="${n(bottom)}" ${stroke('tl-grid', '#eeeeee')}/>`);
+    out.push(`<text x="${n(t.x)}" y="${n(bottom + 14)}" text-anchor="middle" font-size="${LABEL_FONT_PX}" ${fill('tl-lane', '#444444')}>${escapeXml(t.text)}</text>`);
+  }
+  layout.lanes.forEach((band, i) => {
+    if (i % 2 === 1) out.push(`<rect x="0" y="${n(band.top)}" width="${n(width)}" height="${n(band.height)}" ${fill('tl-band', '#f6f6f6')} opacity="0.5"/>`);
+    out.push(`<text x="8" y="${n(band.axisY + 4)}" ${fill('tl-lane', '#444444')}>${escapeXml(LANE_TITLES[band.lane])}</text>`);
+    out.push(`<line x1="${layout.left}" y1="${n(band.axisY)}" x2="${n(width - layout.right)}" y2="${n(band.axisY)}" stroke-dasharray="2 4" ${stroke('tl-axis', '#bbbbbb')}/>`);
   });
 
-  // Labels alternate above and below the lane so neighbours at the same second stay readable.
-  const perLane = new Map<string, number>();
-  for (const e of timeline.entries) {
-    const i = LANES.indexOf(e.lane);
-    const n = perLane.get(e.lane) ?? 0;
-    perLane.set(e.lane, n + 1);
-    const cx = x(e.at);
-    const cy = TOP + i * ROW + ROW / 2;
-    const ly = n % 2 === 0 ? cy - 9 : cy + 18;
-    const color = e.warning ? ['tl-warn', '#c72e0f'] : e.precision === 's' ? ['tl-coarse', '#8a6d00'] : ['tl-mark', '#0a6ebd'];
-    const label = `${e.label} ${formatOffset(e.at - timeline.start)}`;
+  const label = (text: string, box: { x: number; y: number; height: number }, cls = 'tl-text'): string =>
+    `<text x="${n(box.x)}" y="${n(box.y + box.height - 3)}" font-size="${LABEL_FONT_PX}" ${exportColors ? 'class="tl-label" fill="#1f1f1f"' : `class="tl-label ${cls}"`}>${escapeXml(text)}</text>`;
+  const leader = (ax: number, ay: number, box: { x: number; y: number; height: number }): string =>
+    `<polyline points="${n(ax)},${n(ay + 4)} ${n(ax)},${n(box.y + box.height / 2)} ${n(box.x - 1)},${n(box.y + box.height / 2)}" fill="none" ${stroke('tl-leader', '#cccccc')}/>`;
+
+  for (const s of layout.spans) {
     out.push(
-      `<g><title>${escapeXml(`${e.label} — ${new Date(e.at).toISOString()} (${e.source}, ${e.precision} precision)${e.detail ? `\n${e.detail}` : ''}`)}</title>`,
-      e.precision === 's'
-        ? `<rect x="${cx - 4}" y="${cy - 4}" width="8" height="8" ${fill(color[0]!, color[1]!)}/>`
-        : `<circle cx="${cx}" cy="${cy}" r="5" ${fill(color[0]!, color[1]!)}/>`,
-      `<text x="${Math.min(cx + 6, width - RIGHT - 4)}" y="${ly}" text-anchor="${cx > width - 220 ? 'end' : 'start'}" ${fill('tl-text', '#1f1f1f')}>${escapeXml(label)}</text></g>`,
+      `<g class="tl-span"><title>${escapeXml(`${s.name}: ${formatDuration(s.to - s.from)} (${formatOffset(s.from - timeline.start)} to ${formatOffset(s.to - timeline.start)})`)}</title>`,
+      `<rect x="${n(s.x0)}" y="${n(s.y - 7)}" width="${n(s.x1 - s.x0)}" height="14" rx="2" ${fill('tl-spanbar', '#9ecbf0')} opacity="0.55"/>`,
+      leader(s.label.anchorX, s.label.anchorY + 3, s.label.box),
+      label(s.label.text, s.label.box, 'tl-spantext'),
+      '</g>',
     );
   }
-  const axisY = TOP + LANES.length * ROW + 16;
-  out.push(`<text x="${LEFT}" y="${axisY}" ${fill('tl-lane', '#444444')}>0</text>`);
-  out.push(`<text x="${width - RIGHT}" y="${axisY}" text-anchor="end" ${fill('tl-lane', '#444444')}>${escapeXml(formatOffset(span))}</text>`);
-  out.push(`<text x="${LEFT + 40}" y="${axisY}" ${fill('tl-lane', '#444444')}>● watch/event time (ms or µs)   ■ second precision</text>`);
+  for (const m of layout.marks) {
+    const e = timeline.entries[m.index]!;
+    const color = e.warning ? ['tl-warn', '#c72e0f'] : e.precision === 's' ? ['tl-coarse', '#8a6d00'] : ['tl-mark', '#0a6ebd'];
+    const tip = `${LANE_TITLES[e.lane]}: ${e.label} — ${formatWhen(e, timeline.start)}; read ${e.read} (${e.source}, ${e.precision} precision)${e.adjusted ? '; moved to keep the causal order: the clocks disagree' : ''}${e.detail ? `\n${e.detail}` : ''}`;
+    out.push(`<g class="tl-step" data-i="${m.index}"><title>${escapeXml(tip)}</title>`);
+    if (m.x1 - m.x0 >= 2) out.push(`<rect x="${n(m.x0)}" y="${n(m.cy - 3)}" width="${n(m.x1 - m.x0)}" height="6" ${fill(color[0]!, color[1]!)} opacity="0.3"/>`);
+    out.push(
+      e.precision === 's'
+        ? `<rect x="${n(m.cx - 4)}" y="${n(m.cy - 4)}" width="8" height="8" ${fill(color[0]!, color[1]!)}/>`
+        : `<circle cx="${n(m.cx)}" cy="${n(m.cy)}" r="4.5" ${fill(color[0]!, color[1]!)}/>`,
+      leader(m.label.anchorX, m.label.anchorY, m.label.box),
+      label(m.label.text, m.label.box),
+      '</g>',
+    );
+  }
+  out.push(`<text x="${layout.left}" y="${n(bottom + 28)}" font-size="${LABEL_FONT_PX}" ${fill('tl-lane', '#444444')}>● ms/µs reading   ■ second precision, bar: the interval it can be in   ▬ duration</text>`);
   out.push('</svg>');
   return out.join('\n');
 }

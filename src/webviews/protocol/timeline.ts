@@ -3,18 +3,26 @@
  * and the browser bundle (src/webview-ui/timeline/main.ts). Types and validation only.
  */
 import type { Timeline } from '../../core/timeline/model';
+import type { RunComparison } from '../../core/timeline/compare';
 
 export type HostToWebview =
-  | { type: 'timeline'; timeline: Timeline; live: boolean }
+  | {
+      type: 'timeline';
+      timeline: Timeline;
+      live: boolean;
+      /** A second run can be started to compare with (a test pod of ours). */
+      canCompare?: boolean;
+      compare?: { timeline: Timeline; comparison: RunComparison };
+    }
   | { type: 'status'; text: string; error?: boolean };
 
-export type WebviewToHost = { type: 'ready' } | { type: 'export'; format: 'json' | 'svg' } | { type: 'stop' };
+export type WebviewToHost = { type: 'ready' } | { type: 'export'; format: 'json' | 'svg' } | { type: 'stop' } | { type: 'readLogs' } | { type: 'compare' };
 
 /** The extension trusts nothing from the webview. */
 export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const m = raw as Record<string, unknown>;
-  if (m.type === 'ready' || m.type === 'stop') return { type: m.type };
+  if (m.type === 'ready' || m.type === 'stop' || m.type === 'readLogs' || m.type === 'compare') return { type: m.type };
   if (m.type === 'export' && (m.format === 'json' || m.format === 'svg')) return { type: 'export', format: m.format };
   return undefined;
 }

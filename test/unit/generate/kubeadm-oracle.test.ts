@@ -71,6 +71,15 @@ describe('kubeadm config validate (real binary)', { skip }, () => {
       assert.deepEqual(lintKubeadm({ path: 'kubeadm-config.yaml', text }, { inventory: inv }), []);
       validate(`generated-${k8s}.yaml`, text);
     });
+
+    it(`accepts the generated file with the timeline's audit log for Kubernetes ${k8s}`, { skip: !bin || !existsSync(bin) }, () => {
+      const inv = exampleInventory();
+      inv.cluster.kubernetesVersion = k8s;
+      const text = generateKubeadmConfig(inv, { auditLog: true });
+      assert.match(text, /audit-policy-file/);
+      assert.deepEqual(lintKubeadm({ path: 'kubeadm-config.yaml', text }, { inventory: inv }), []);
+      validate(`generated-audit-${k8s}.yaml`, text);
+    });
   }
 
   it('our v1beta3 → v1beta4 migration agrees with `kubeadm config migrate`', { skip: !bin || !existsSync(bin) }, () => {

@@ -1,0 +1,190 @@
+/**
+ * Places the steps of a `kubectl run` by what must precede what, not only by their timestamps.
+ *
+ * The evidence comes in three precisions and two clocks: the client's own clock (ms, the anchor),
+ * and the cluster's (µs from events.k8s.io, audit and journals; only seconds from creationTimestamp,
+ * conditions and core/v1 Events, which the API truncates to the start of their second). A timestamp
+ * is therefore an interval: [t, t+1 s) for a second, [t, t+1 ms) for a millisecond. The seed's
+ * sequence gives hard edges (the pod is stored before the 201 reaches kubectl; the sandbox exists
+ * before the image is pulled into it), and those edges
+ *   1. bound the offset of the cluster's clock against the client's (the create must fall between
+ *      the POST and the 201), and
+ *   2. narrow every interval (creation lies between the POST and the 201, not at the start of its second).
+ * Each step is then drawn at a point inside its interval that never precedes a step it depends on.
+ */
+
+/** One hop of the seed's sequence. `other` has no causal place (warnings, back-offs). */
+export const STEPS = [
+  'request-sent', 'request-received', 'stored', 'response-received',
+  'scheduled', 'bound', 'bind-observed', 'kubelet-sync', 'initialized',
+  'sandbox-start', 'cni-add', 'sandbox-ready', 'network-ready',
+  'pulling', 'pulled', 'container-created', 'container-started',
+  'running-observed', 'ready', 'ready-observed', 'other',
+] as const;
+export type Step = (typeof STEPS)[number];
+
+/**
+ * Edges: `pred` happens before `succ` (the seed's steps 1–8). All are hard but one: the 201 reaching
+ * kubectl before the scheduler acts is the seed's diagram order, not a law (the scheduler only needs
+ * the stored pod); the drift it allows is the 201's flight time, a millisecond or two.
+ */
+const EDGES: [Step, Step][] = [
+  ['request-sent', 'request-received'], ['request-received', 'stored'], ['stored', 'response-received'],
+  ['stored', 'scheduled'], ['response-received', 'scheduled'], ['scheduled', 'bound'], ['bound', 'bind-observed'], ['bound', 'kubelet-sync'],
+  ['kubelet-sync', 'initialized'], ['kubelet-sync', 'sandbox-start'], ['sandbox-start', 'cni-add'],
+  ['cni-add', 'sandbox-ready'], ['sandbox-ready', 'network-ready'], ['sandbox-ready', 'pulling'],
+  ['pulling', 'pulled'], ['sandbox-ready', 'pulled'], ['pulled', 'container-created'], ['container-created', 'container-started'],
+  ['container-started', 'running-observed'], ['container-started', 'ready'], ['ready', 'ready-observed'],
+];
+
+/** Steps that belong to one container: an edge between two of them holds only for the same container. */
+const PER_CONTAINER = new Set<Step>(['pulling', 'pulled', 'container-created', 'container-started']);
+
+export type Precision = 'ms' | 'us' | 's';
+/**
+ * Whose clock a reading is in: ours (the anchor), the control plane's (API server, scheduler: creation,
+ * audit, Scheduled) or the pod's node (kubelet, containerd). Each machine's clock is fitted on its own.
+ */
+export type Clock = 'client' | 'cluster' | 'node';
+
+export interface Observation {
+  step: Step;
+  /** Epoch ms as read from its own clock (the start of its second for second precision). */
+  at: number;
+  precision: Precision;
+  clock: Clock;
+  /** The container a per-container step is about. */
+  container?: string;
+}
+
+export interface Placement {
+  /** Earliest and latest possible time in the client's clock. */
+  lo: number;
+  hi: number;
+  /** Where it is drawn: inside [lo, hi], never before a step it depends on. */
+  at: number;
+  /** The reading was moved by a causal edge beyond what its precision allows (clocks disagree). */
+  adjusted: boolean;
+}
+
+export interface DomainFit {
+  /** Added to this clock's times to put them in the client's clock. */
+  offsetMs: number;
+  /** The offsets the edges allow, when they bound it (lower > upper: readings of this clock disagree). */
+  lowerMs?: number;
+  upperMs?: number;
+}
+
+export interface ClockFit {
+  cluster: DomainFit;
+  node: DomainFit;
+}
+
+/**
+ * An RFC 3339 time as epoch ms with its precision: seconds when it has no fraction (metav1.Time),
+ * ms, or µs for longer fractions (MicroTime, journald, containerd's ns) — Date.parse alone keeps ms.
+ */
+export function readTime(iso: string | undefined): { at: number; precision: Precision } | undefined {
+  if (!iso) return undefined;
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)$/.exec(iso.trim());
+  if (!m) return undefined;
+  const zone = m[3] === 'Z' ? 'Z' : m[3]!.replace(/^([+-]\d\d)(\d\d)$/, '$1:$2');
+  const whole = Date.parse(`${m[1]}${zone}`);
+  if (Number.isNaN(whole)) return undefined;
+  const fraction = m[2] ?? '';
+  const micros = Number(fraction.slice(0, 6).padEnd(6, '0'));
+  return { at: whole + micros / 1000, precision: fraction.length === 0 ? 's' : fraction.length <= 3 ? 'ms' : 'us' };
+}
+
+const RESOLUTION: Record<Precision, number> = { s: 1000, ms: 1, us: 0.001 };
+
+/** Transitive closure of EDGES: before.get(a).has(b) ⇔ a must precede b. */
+const BEFORE: Map<Step, Set<Step>> = (() => {
+  const direct = new Map<Step, Step[]>();
+  for (const [a, b] of EDGES) direct.set(a, [...(direct.get(a) ?? []), b]);
+  const closure = new Map<Step, Set<Step>>();
+  const visit = (s: Step): Set<Step> => {
+    const known = closure.get(s);
+    if (known) return known;
+    const out = new Set<Step>();
+    for (const n of direct.get(s) ?? []) {
+      out.add(n);
+      for (const m of visit(n)) out.add(m);
+    }
+    closure.set(s, out);
+    return out;
+  };
+  for (const s of STEPS) visit(s);
+  return closure;
+})();
+
+/** Depth in the edge graph: a tie at the same instant reads in causal order. */
+export const STEP_RANK: Record<Step, number> = Object.fromEntries(STEPS.map((s) => [s, STEPS.filter((o) => BEFORE.get(o)!.has(s)).length])) as Record<Step, number>;
+
+export function mustPrecede(a: Observation, b: Observation): boolean {
+  if (a.step === 'other' || b.step === 'other') return false;
+  if (!BEFORE.get(a.step)!.has(b.step)) return false;
+  // Two containers' pulls and starts interleave; one container's cannot.
+  if (PER_CONTAINER.has(a.step) && PER_CONTAINER.has(b.step) && a.container && b.container && a.container !== b.container) return false;
+  return true;
+}
+
+/**
+ * One clock's offset against clocks already fitted: 0 when the edges allow it, else the smallest
+ * shift that keeps every edge (the create between the POST and the 201, the start before the watch saw it).
+ */
+function fitDomain(obs: Observation[], domain: Clock, fixed: Partial<Record<Clock, number>>): DomainFit {
+  let lower = -Infinity;
+  let upper = Infinity;
+  for (const a of obs) {
+    for (const b of obs) {
+      if (!mustPrecede(a, b)) continue;
+      const fa = fixed[a.clock];
+      const fb = fixed[b.clock];
+      if (b.clock === domain && fa !== undefined) lower = Math.max(lower, a.at + fa - (b.at + RESOLUTION[b.precision])); // a ≤ b + d
+      if (a.clock === domain && fb !== undefined) upper = Math.min(upper, b.at + fb + RESOLUTION[b.precision] - a.at); // a + d ≤ b
+    }
+  }
+  const offsetMs = lower > upper ? (lower + upper) / 2 : Math.min(Math.max(0, lower), upper);
+  return { offsetMs, ...(Number.isFinite(lower) ? { lowerMs: lower } : {}), ...(Number.isFinite(upper) ? { upperMs: upper } : {}) };
+}
+
+/** The control plane's clock against ours, then the node's against both. */
+export function fitClock(obs: Observation[]): ClockFit {
+  const cluster = fitDomain(obs, 'cluster', { client: 0 });
+  const node = fitDomain(obs, 'node', { client: 0, cluster: cluster.offsetMs });
+  return { cluster, node };
+}
+
+export function placeCausally(obs: Observation[], fit: ClockFit = fitClock(obs)): Placement[] {
+  const shift = (o: Observation): number => (o.clock === 'client' ? 0 : fit[o.clock].offsetMs);
+  const lo = obs.map((o) => o.at + shift(o));
+  const hi = obs.map((o, i) => lo[i]! + RESOLUTION[o.precision]);
+  const adjusted = obs.map(() => false);
+  const pairs: [number, number][] = [];
+  obs.forEach((a, i) => obs.forEach((b, j) => { if (i !== j && mustPrecede(a, b)) pairs.push([i, j]); }));
+  // Narrow to a fixpoint: a step starts no earlier than its predecessors, ends no later than its successors.
+  for (let round = 0, changed = true; changed && round <= obs.length + 1; round++) {
+    changed = false;
+    for (const [i, j] of pairs) {
+      if (lo[j]! < lo[i]!) { lo[j] = lo[i]!; changed = true; }
+      if (hi[i]! > hi[j]!) { hi[i] = hi[j]!; changed = true; }
+    }
+    for (let k = 0; k < obs.length; k++) {
+      // Contradiction (a node's clock off from the API server's): the edge wins over the reading.
+      if (lo[k]! > hi[k]!) { hi[k] = lo[k]!; adjusted[k] = true; }
+    }
+  }
+  const precise = (k: number): boolean => obs[k]!.precision !== 's';
+  const raw = obs.map((o, k) => (precise(k) ? Math.min(Math.max(o.at + shift(o), lo[k]!), hi[k]!) : (lo[k]! + hi[k]!) / 2));
+  // Points in dependency order: never before a predecessor's point.
+  const order = obs.map((_, k) => k).sort((a, b) => STEP_RANK[obs[a]!.step] - STEP_RANK[obs[b]!.step]);
+  const at = [...raw];
+  for (let round = 0, changed = true; changed && round <= obs.length + 1; round++) {
+    changed = false;
+    for (const j of order) {
+      for (const [p, s] of pairs) if (s === j && at[p]! > at[j]!) { at[j] = at[p]!; changed = true; }
+    }
+  }
+  return obs.map((_, k) => ({ lo: lo[k]!, hi: Math.max(hi[k]!, at[k]!), at: at[k]!, adjusted: adjusted[k]! || at[k]! > hi[k]! }));
+}

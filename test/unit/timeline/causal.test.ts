@@ -1,0 +1,117 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mustPrecede, STEPS, type Observation, type Step } from '../../../src/core/timeline/causal';
+import { buildTimeline, type Evidence, type PodEvent, type PodSnapshot, type Timeline } from '../../../src/core/timeline/model';
+
+const sec = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+const micro = (ms: number): string => new Date(Math.floor(ms)).toISOString().replace(/Z$/, `${String(Math.round((ms % 1) * 1000)).padStart(3, '0')}Z`);
+
+/** No step is drawn before, or listed before, a step it depends on. */
+function assertNoInversion(t: Timeline): void {
+  t.entries.forEach((a, i) => t.entries.forEach((b, j) => {
+    const obs = (e: typeof a): Observation => ({ step: e.step, at: e.at, precision: e.precision, clock: 'client', ...(e.container ? { container: e.container } : {}) });
+    if (!mustPrecede(obs(a), obs(b))) return;
+    assert.ok(i < j, `${a.label} (${a.step}) is listed after ${b.label} (${b.step})`);
+    assert.ok(a.at <= b.at, `${a.label} drawn at ${a.at} after ${b.label} at ${b.at}`);
+  }));
+  for (const e of t.entries) assert.ok(e.lo <= e.at && e.at <= e.hi, `${e.label}: ${e.at} outside [${e.lo}, ${e.hi}]`);
+}
+
+// The UI tier's run: the API server's creationTimestamp is the start of its second, kubectl's POST
+// left 180 ms into that second, the scheduler's MicroTime is 120 ms into it (its clock is a little behind).
+const T = Date.parse('2026-11-30T10:00:00Z');
+const uiPod: PodSnapshot = {
+  name: 'web', namespace: 'default', uid: 'u', creationTimestamp: sec(T), nodeName: 'labs-k8s-w01', phase: 'Running',
+  conditions: ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready', 'PodScheduled'].map((type) => ({ type, status: 'True', lastTransitionTime: sec(type === 'PodScheduled' ? T : T + 3000) })),
+  containerStatuses: [{ name: 'web', state: { running: { startedAt: sec(T + 3000) } } }],
+};
+const uiEvents: PodEvent[] = [
+  { reason: 'Scheduled', eventTime: micro(T + 120), message: 'Successfully assigned default/web to labs-k8s-w01' },
+  { reason: 'Pulling', firstTimestamp: sec(T + 1000), fieldPath: 'spec.containers{web}' },
+  { reason: 'Pulled', firstTimestamp: sec(T + 2000), fieldPath: 'spec.containers{web}', message: 'Successfully pulled image "x" in 1.2s (1.2s including waiting)' },
+  { reason: 'Created', firstTimestamp: sec(T + 2000), fieldPath: 'spec.containers{web}' },
+  { reason: 'Started', firstTimestamp: sec(T + 3000), fieldPath: 'spec.containers{web}' },
+];
+const uiClient = { createSentAt: T + 180, createdAt: T + 202, bindingObservedAt: T + 2660, runningObservedAt: T + 2680, readyObservedAt: T + 2690 };
+
+test('the UI tier\'s run reads in the seed\'s order: POST, stored, 201, scheduled, bound, pull, create, start, ready', () => {
+  const t = buildTimeline(uiPod, uiEvents, uiClient, T + 5000);
+  assertNoInversion(t);
+  const steps = t.entries.map((e) => e.step).filter((s, i, all) => all.indexOf(s) === i);
+  const seed: Step[] = ['request-sent', 'stored', 'response-received', 'scheduled', 'bound', 'pulling', 'pulled', 'container-created', 'container-started', 'ready'];
+  assert.deepEqual(steps.filter((s) => seed.includes(s)), seed);
+  // Creation is drawn between the POST and the 201, never at the start of its second.
+  const stored = t.entries.find((e) => e.step === 'stored')!;
+  assert.ok(stored.lo >= T + 180 && stored.hi <= T + 202, `stored in [${stored.lo - T}, ${stored.hi - T}]`);
+  assert.notEqual(stored.at, T);
+  // The scheduler's µs reading cannot precede the 201: the control plane's clock is put 82 ms later.
+  assert.equal(Math.round(t.clock.cluster.offsetMs), 82);
+  // The node's second-precision Started (T+3 s) cannot follow the watch that saw it running (T+2.68 s).
+  assert.ok(t.clock.node.offsetMs <= -319, `node offset ${t.clock.node.offsetMs}`);
+  assert.ok(!t.entries.some((e) => e.adjusted), 'the fitted clocks keep every reading inside its precision');
+});
+
+test('a second-precision step is an interval of its second, narrowed by its neighbours', () => {
+  const t = buildTimeline(uiPod, uiEvents, uiClient, T + 5000);
+  const pulling = t.entries.find((e) => e.step === 'pulling')!;
+  assert.equal(pulling.precision, 's');
+  assert.ok(pulling.hi - pulling.lo > 900, 'nothing narrows the Pulling event: it spans its second');
+  assert.ok(pulling.at > pulling.lo + 100, 'drawn inside its second, not at its start');
+  // ContainersReady/Ready (second T+3) cannot be after the watch saw Ready at T+2.69 (client clock).
+  const ready = t.entries.find((e) => e.label === 'Ready=True')!;
+  assert.ok(ready.hi <= T + 2691, `Ready bounded by the watch: ${ready.hi - T}`);
+});
+
+test('a cluster clock ahead of the client is fitted from the µs audit times, with no inversion', () => {
+  // The API server's clock runs 300 ms ahead: its audit says the pod was stored at T+0.5 s while the
+  // client had the 201 at T+0.25 s in its own clock.
+  const pod: PodSnapshot = { name: 'p', namespace: 'default', creationTimestamp: sec(T) };
+  const audit: Evidence[] = [
+    { lane: 'apiserver', step: 'request-received', label: 'RequestReceived', at: T + 480.123, precision: 'us', source: 'audit' },
+    { lane: 'apiserver', step: 'stored', label: 'ResponseComplete', at: T + 500.456, precision: 'us', source: 'audit' },
+  ];
+  const t = buildTimeline(pod, [], { createSentAt: T + 200, createdAt: T + 250 }, T + 1000, { evidence: audit });
+  assertNoInversion(t);
+  assert.ok(t.clock.cluster.offsetMs <= -249.4 && t.clock.cluster.offsetMs >= -280.2, `offset ${t.clock.cluster.offsetMs}`);
+  const got = t.entries.map((e) => `${e.source}:${e.step}`);
+  assert.deepEqual(got.slice(0, 2), ['client:request-sent', 'audit:request-received']);
+  assert.equal(got.at(-1), 'client:response-received');
+  assert.equal(t.entries.find((e) => e.label === 'RequestReceived')!.read, micro(T + 480.123));
+});
+
+test('two containers pull and start one after the other without a false edge between them', () => {
+  const pod: PodSnapshot = { name: 'p', namespace: 'default', creationTimestamp: sec(T), nodeName: 'w' };
+  const ev = (reason: string, c: string, at: number): PodEvent => ({ reason, eventTime: micro(at), fieldPath: `spec.containers{${c}}` });
+  const events = [ev('Pulling', 'a', T + 100), ev('Pulled', 'a', T + 200), ev('Created', 'a', T + 210), ev('Started', 'a', T + 220), ev('Pulling', 'b', T + 230), ev('Pulled', 'b', T + 400), ev('Created', 'b', T + 410), ev('Started', 'b', T + 420)];
+  const t = buildTimeline(pod, events, {}, T + 1000);
+  assertNoInversion(t);
+  assert.deepEqual(t.entries.filter((e) => e.source === 'event').map((e) => `${e.label}:${e.container}`), ['Pulling:a', 'Pulled:a', 'Created:a', 'Started:a', 'Pulling:b', 'Pulled:b', 'Created:b', 'Started:b']);
+  assert.equal(t.entries.find((e) => e.label === 'Pulling' && e.container === 'b')!.at, T + 230, 'µs readings stay where they were read');
+});
+
+test('random mixtures of second, millisecond and microsecond readings with clock skew never invert', () => {
+  let seed = 42;
+  const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const chain: Step[] = ['request-received', 'stored', 'scheduled', 'bound', 'kubelet-sync', 'sandbox-start', 'cni-add', 'sandbox-ready', 'pulling', 'pulled', 'container-created', 'container-started', 'ready'];
+  for (let run = 0; run < 300; run++) {
+    const skew = (rand() - 0.5) * 800; // the cluster's clock against the client's
+    const jitter = (rand() - 0.5) * 200; // one node's clock against the API server's
+    let now = T + rand() * 1000;
+    const sent = now;
+    const evidence: Evidence[] = [];
+    const pod: PodSnapshot = { name: 'p', namespace: 'default', nodeName: 'w' };
+    let received = 0;
+    for (const step of chain) {
+      now += rand() * 400;
+      if (step === 'stored') { received = now + rand() * 30; pod.creationTimestamp = sec(now + skew); }
+      const node = ['request-received', 'stored', 'scheduled', 'bound'].includes(step) ? 0 : jitter;
+      const p = (['s', 'ms', 'us'] as const)[Math.floor(rand() * 3)]!;
+      const raw = now + skew + node;
+      const at = p === 's' ? Math.floor(raw / 1000) * 1000 : p === 'ms' ? Math.floor(raw) : Math.floor(raw * 1000) / 1000;
+      evidence.push({ lane: 'kubelet', step, label: step, at, precision: p, source: 'journal', container: 'c' });
+    }
+    const t = buildTimeline(pod, [], { createSentAt: sent, createdAt: received, runningObservedAt: now + 5 }, now + 10, { evidence });
+    assertNoInversion(t);
+    assert.deepEqual([...new Set(t.entries.map((e) => e.step))].filter((s) => STEPS.includes(s) && s !== 'stored' && s !== 'response-received' && s !== 'request-sent' && s !== 'running-observed'), chain.filter((s) => s !== 'stored'), `run ${run}`);
+  }
+});
