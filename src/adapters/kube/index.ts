@@ -12,7 +12,7 @@ import { LiveCluster, type LiveClusterOptions } from '../../core/live/cluster';
 import { ApiError, classifyError, httpError } from '../../core/live/errors';
 import { buildEtcd, type EtcdModel, type MemberHistory } from '../../core/live/etcd';
 import { etcdctlTlsArgs, readEtcd as readEtcdRaw, sshEtcdctl, type EtcdctlRunner, type ExecResult, type MemberCache, type RemoteExec } from '../../core/live/etcdSource';
-import { kubeconfigPaths, mergeKubeconfigs } from '../../core/live/kubeconfig';
+import { kubeconfigPaths, mergeKubeconfigs, serverMatchesEndpoint } from '../../core/live/kubeconfig';
 import { componentOf, nodeReadiness } from '../../core/live/controlPlane';
 import type { Node, Pod } from '../../core/live/types';
 import { HttpsTransport, type TlsOptions } from './transport';
@@ -165,7 +165,11 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
         // every pod failed: errors has each reason; fall through to SSH
       }
     }
-    if (opts.remote && live.inventory) {
+    // Over SSH only on the inventory's own cluster: a context pointed at another cluster (or a test's API server)
+    // never dials the inventory's hosts, which would be someone else's machines.
+    const ownCluster = live.inventory && serverMatchesEndpoint(cluster!.server, live.inventory.cluster.controlPlaneEndpoint);
+    if (opts.remote && live.inventory && !ownCluster) errors.push(`not read over SSH: this context's server ${cluster!.server} is not the inventory's controlPlaneEndpoint ${live.inventory.cluster.controlPlaneEndpoint}`);
+    if (opts.remote && live.inventory && ownCluster) {
       for (const h of live.inventory.hosts.filter((x) => x.roles.includes('control-plane'))) {
         try {
           const raw = await readEtcd0(sshEtcdctl(opts.remote, h.name, (live.inventory.ssh.user ?? 'root') !== 'root'));

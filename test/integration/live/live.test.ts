@@ -284,3 +284,15 @@ test('CLI status prints the model and exits 1 when degraded, 0 when healthy', as
   assert.equal(down.status, 1);
   assert.match(down.stderr, /connection refused/);
 });
+
+test("etcd over SSH only on the inventory's own cluster: a context pointed at another API server never dials the inventory's hosts", async () => {
+  // This API server has no etcd pods, so the next source would be SSH to m01..m03 (10.3.60.51–53): someone else's machines here (the inventory's endpoint is another port).
+  const dialed: string[] = [];
+  const other = await adapter.connect({ kubeconfig: c.kubeconfig, inventory, remote: { exec: async (host) => { dialed.push(host); return { code: 1, stdout: '', stderr: 'recorded' }; } } });
+  try {
+    await assert.rejects(other.readEtcd(), /not read over SSH: this context's server https:\/\/127\.0\.0\.1:\d+ is not the inventory's controlPlaneEndpoint 127\.0\.0\.1:6443/);
+    assert.deepEqual(dialed, []);
+  } finally {
+    other.dispose();
+  }
+});
