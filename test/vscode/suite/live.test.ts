@@ -107,7 +107,7 @@ suite('live views against a real kube-apiserver', function () {
     const feed = podTimelineFeed(conn, { namespace: 'default', name: 'timeline-test', create: { image: 'registry.invalid/web:1.0' } });
     const stop = feed.start((t) => (latest = t), (m) => failures.push(m));
     try {
-      await waitFor('the created pod on the timeline', () => (latest?.entries.some((e) => e.label === '201 Created') && latest.entries.some((e) => e.label.startsWith('Pod stored')) ? latest : undefined), 20_000);
+      await waitFor('the created pod on the timeline', () => (latest?.entries.some((e) => e.label === '201 Created received') && latest.entries.some((e) => e.label.startsWith('Pod stored')) ? latest : undefined), 20_000);
       // What the scheduler does: bind the pod to a node and record a Scheduled event (eventTime in microseconds).
       const bound = await c.api('POST', '/api/v1/namespaces/default/pods/timeline-test/binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'timeline-test' }, target: { apiVersion: 'v1', kind: 'Node', name: 'labs-k8s-w01' } });
       assert.equal(bound.status, 201, JSON.stringify(bound.body));
