@@ -4,7 +4,7 @@
  * (mode inheritance, backend references, the API frontend against the inventory, timeouts) run over the parsed
  * structure, which is cheap.
  */
-import { crossFileFindingsFor } from '../lint/crossFile';
+import { textGuard } from '../lint/textGuard';
 import { forBalancers } from '../lint/targets';
 import type { Finding, Fix, Range, TextEdit } from '../findings';
 import { hostsWithRole, splitEndpoint } from '../inventory/types';
@@ -178,7 +178,7 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
       const unmatched = line.error.message.startsWith('unmatched quote');
       const q = unmatched ? (p.section.text.split('\n')[line.rel] ?? '')[line.error.column] : undefined;
       const at = { line: abs(p), character: line.length };
-      out.push(finding('syntax', `Parse error: ${line.error.message}.`, r, q ? [fix('Close the quote at the end of the line', { range: { start: at, end: at }, newText: q })] : undefined));
+      out.push(finding('haproxy/syntax', `Parse error: ${line.error.message}.`, r, q ? [fix('Close the quote at the end of the line', { range: { start: at, end: at }, newText: q })] : undefined));
       continue;
     }
     const kwTok = line.tokens[0];
@@ -186,7 +186,7 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
     const kw = kwTok.text;
     if (line.rel === 0 && type !== '') {
       if ((type === 'frontend' || type === 'backend' || type === 'listen') && !line.tokens[1]) {
-        out.push(finding('missingName', `'${type}' needs a name.`, lineRange(p)));
+        out.push(finding('haproxy/missing-name', `'${type}' needs a name.`, lineRange(p)));
       } else if (isProxy) {
         const t = line.tokens;
         const first = type === 'defaults' && t[1]?.text === 'from' ? 1 : 2;
@@ -195,7 +195,7 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
           const last = t[t.length - 1]!;
           const keep = t[first - 1]!.end;
           out.push(
-            finding('argument', `'${type} ${t[1]?.text ?? ''}' takes only a name and 'from <defaults>'; put addresses on a 'bind' line (got '${extra.text}').`, { start: tokenRange(p, extra).start, end: tokenRange(p, last).end }, [
+            finding('haproxy/argument', `'${type} ${t[1]?.text ?? ''}' takes only a name and 'from <defaults>'; put addresses on a 'bind' line (got '${extra.text}').`, { start: tokenRange(p, extra).start, end: tokenRange(p, last).end }, [
               fix('Remove the extra words', { range: { start: { line: abs(p), character: keep }, end: tokenRange(p, last).end }, newText: '' }),
             ]),
           );
@@ -211,12 +211,12 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
         : GLOBAL_KEYWORDS.has(kw) || GLOBAL_PREFIXES.some((x) => kw.startsWith(x))
           ? [fix("Open a 'global' section above it", { range: { start: lineStart, end: lineStart }, newText: `global${ctx.eol}` })]
           : [fix('Remove the line', deleteLine(p))];
-      out.push(finding('outOfSection', `'${kw}' is outside any section${near ? `; did you mean '${near}'?` : ' (add a section header above it).'}`, tokenRange(p, kwTok), fixes));
+      out.push(finding('haproxy/out-of-section', `'${kw}' is outside any section${near ? `; did you mean '${near}'?` : ' (add a section header above it).'}`, tokenRange(p, kwTok), fixes));
       continue;
     }
     if (type === 'global') {
       if (REMOVED_KEYWORDS[kw]) {
-        out.push(finding('removedKeyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${REMOVED_KEYWORDS[kw]}'.`, tokenRange(p, kwTok), kw === 'nbproc' ? [fix(`Remove '${kw}'`, deleteLine(p))] : undefined));
+        out.push(finding('haproxy/removed-keyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${REMOVED_KEYWORDS[kw]}'.`, tokenRange(p, kwTok), kw === 'nbproc' ? [fix(`Remove '${kw}'`, deleteLine(p))] : undefined));
       } else if (!GLOBAL_KEYWORDS.has(kw) && !GLOBAL_PREFIXES.some((x) => kw.startsWith(x))) {
         unknown(out, p, kwTok, 'global', GLOBAL_KEYWORDS);
       } else if (kw === 'log') {
@@ -227,11 +227,11 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
         lintArity(out, p);
         const v = line.tokens[1];
         if ((kw === 'user' || kw === 'group') && v && v.text !== 'haproxy' && didYouMean(v.text, ['haproxy'])) {
-          out.push(finding('argument', `${kw} '${v.text}' does not exist on a Debian balancer; did you mean 'haproxy'?`, tokenRange(p, v), [fix("Change to 'haproxy'", replaceToken(p, v, 'haproxy'))], 'warning'));
+          out.push(finding('haproxy/argument', `${kw} '${v.text}' does not exist on a Debian balancer; did you mean 'haproxy'?`, tokenRange(p, v), [fix("Change to 'haproxy'", replaceToken(p, v, 'haproxy'))], 'warning'));
         }
         if (kw === 'nbthread') {
           const v = line.tokens[1]?.text ?? '';
-          if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) out.push(finding('argument', `'nbthread' must be between 1 and 64 (got '${v}').`, tokenRange(p, line.tokens[1] ?? kwTok)));
+          if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) out.push(finding('haproxy/argument', `'nbthread' must be between 1 and 64 (got '${v}').`, tokenRange(p, line.tokens[1] ?? kwTok)));
         }
       }
       continue;
@@ -244,7 +244,7 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
     // proxy sections
     if (REMOVED_KEYWORDS[kw]) {
       const repl = REMOVED_KEYWORDS[kw]!;
-      out.push(finding('removedKeyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${repl}'.`, tokenRange(p, kwTok), [fix(`Replace with '${repl}'`, replaceToken(p, kwTok, repl))]));
+      out.push(finding('haproxy/removed-keyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${repl}'.`, tokenRange(p, kwTok), [fix(`Replace with '${repl}'`, replaceToken(p, kwTok, repl))]));
       continue;
     }
     if (!PROXY_KEYWORDS.has(kw)) {
@@ -252,11 +252,11 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
       continue;
     }
     if (type === 'defaults' && NOT_IN_DEFAULTS.has(kw)) {
-      out.push(finding('notAllowed', `'${kw}' is not allowed in a 'defaults' section.`, tokenRange(p, kwTok)));
+      out.push(finding('haproxy/keyword-not-allowed', `'${kw}' is not allowed in a 'defaults' section.`, tokenRange(p, kwTok)));
       continue;
     }
     if (type === 'frontend' && BACKEND_ONLY.has(kw)) {
-      out.push(finding('notAllowed', `'${kw}' is not allowed in a frontend: it has no backend capability.`, tokenRange(p, kwTok)));
+      out.push(finding('haproxy/keyword-not-allowed', `'${kw}' is not allowed in a frontend: it has no backend capability.`, tokenRange(p, kwTok)));
       continue;
     }
     const arg = line.tokens[1];
@@ -266,41 +266,41 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
         let optTok = arg;
         if (kw === 'no') {
           if (arg?.text !== 'option') {
-            out.push(finding('unknownKeyword', `'no' must be followed by 'option'.`, tokenRange(p, arg ?? kwTok)));
+            out.push(finding('haproxy/unknown-keyword', `'no' must be followed by 'option'.`, tokenRange(p, arg ?? kwTok)));
             break;
           }
           optTok = line.tokens[2];
         }
         const extra = line.tokens[kw === 'no' ? 3 : 2];
         if (!optTok) {
-          out.push(finding('unknownKeyword', `'option' needs an option name.`, tokenRange(p, kwTok)));
+          out.push(finding('haproxy/unknown-keyword', `'option' needs an option name.`, tokenRange(p, kwTok)));
         } else if (extra && (OPTIONS_NO_ARGS.has(optTok.text) || kw === 'no' || (optTok.text === 'httplog' && (extra.text !== 'clf' || line.tokens[3])))) {
           const last = line.tokens[line.tokens.length - 1]!;
           const at = tokenRange(p, extra);
-          out.push(finding('argument', `'option ${optTok.text}' takes no argument '${extra.text}'.`, { start: at.start, end: tokenRange(p, last).end }, [fix(`Remove '${line.tokens.slice(line.tokens.indexOf(extra)).map((t) => t.text).join(' ')}'`, { range: { start: { line: abs(p), character: optTok.end }, end: tokenRange(p, last).end }, newText: '' })]));
+          out.push(finding('haproxy/argument', `'option ${optTok.text}' takes no argument '${extra.text}'.`, { start: at.start, end: tokenRange(p, last).end }, [fix(`Remove '${line.tokens.slice(line.tokens.indexOf(extra)).map((t) => t.text).join(' ')}'`, { range: { start: { line: abs(p), character: optTok.end }, end: tokenRange(p, last).end }, newText: '' })]));
         } else if (REMOVED_OPTIONS[optTok.text]) {
-          out.push(finding('removedKeyword', `option '${optTok.text}' is no longer supported by HAProxy 2.6.`, tokenRange(p, optTok)));
+          out.push(finding('haproxy/removed-keyword', `option '${optTok.text}' is no longer supported by HAProxy 2.6.`, tokenRange(p, optTok)));
         } else if (!OPTIONS.has(optTok.text)) {
           const near = didYouMean(optTok.text, OPTIONS);
-          out.push(finding('unknownKeyword', `Unknown option '${optTok.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, optTok), near ? [fix(`Change to '${near}'`, replaceToken(p, optTok, near))] : undefined));
+          out.push(finding('haproxy/unknown-keyword', `Unknown option '${optTok.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, optTok), near ? [fix(`Change to '${near}'`, replaceToken(p, optTok, near))] : undefined));
         }
         break;
       }
       case 'mode':
         if (!arg || !MODES.has(arg.text)) {
           const near = arg ? didYouMean(arg.text, MODES) : 'tcp';
-          out.push(finding('invalidMode', `Unknown proxy mode '${arg?.text ?? ''}'; use tcp, http or health.`, tokenRange(p, arg ?? kwTok), near ? [fix(`Change to 'mode ${near}'`, arg ? replaceToken(p, arg, near) : { range: tokenRange(p, kwTok), newText: `mode ${near}` })] : undefined));
+          out.push(finding('haproxy/invalid-mode', `Unknown proxy mode '${arg?.text ?? ''}'; use tcp, http or health.`, tokenRange(p, arg ?? kwTok), near ? [fix(`Change to 'mode ${near}'`, arg ? replaceToken(p, arg, near) : { range: tokenRange(p, kwTok), newText: `mode ${near}` })] : undefined));
         }
         break;
       case 'timeout': {
         if (!arg || !TIMEOUTS.has(arg.text)) {
           const near = arg ? didYouMean(arg.text, TIMEOUTS) : undefined;
-          out.push(finding('timeoutInvalid', `Unknown timeout '${arg?.text ?? ''}'${near ? `; did you mean '${near}'?` : ''}.`, tokenRange(p, arg ?? kwTok)));
+          out.push(finding('haproxy/timeout-invalid', `Unknown timeout '${arg?.text ?? ''}'${near ? `; did you mean '${near}'?` : ''}.`, tokenRange(p, arg ?? kwTok)));
           break;
         }
         const value = line.tokens[2];
         if (!value || parseTime(value.text) === undefined) {
-          out.push(finding('timeoutInvalid', `'timeout ${arg.text}' needs a time such as 5s, 1m or 1h (got '${value?.text ?? ''}').`, tokenRange(p, value ?? arg)));
+          out.push(finding('haproxy/timeout-invalid', `'timeout ${arg.text}' needs a time such as 5s, 1m or 1h (got '${value?.text ?? ''}').`, tokenRange(p, value ?? arg)));
         }
         break;
       }
@@ -310,7 +310,7 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
           const base = algo.replace(/\(.*$/, '');
           if (!BALANCE_ALGORITHMS.includes(base) || ((base === 'hdr' || base === 'rdp-cookie') && algo !== base && !/^\w[\w-]*\(.*\)$/.test(algo))) {
             const near = didYouMean(base, BALANCE_ALGORITHMS) ?? 'roundrobin';
-            out.push(finding('balance', `Unknown balance algorithm '${algo}'; use roundrobin, leastconn, source... (did you mean '${near}'?).`, tokenRange(p, arg ?? kwTok), [fix(`Change to 'balance ${near}'`, arg ? replaceToken(p, arg, near) : { range: tokenRange(p, kwTok), newText: `balance ${near}` })]));
+            out.push(finding('haproxy/balance', `Unknown balance algorithm '${algo}'; use roundrobin, leastconn, source... (did you mean '${near}'?).`, tokenRange(p, arg ?? kwTok), [fix(`Change to 'balance ${near}'`, arg ? replaceToken(p, arg, near) : { range: tokenRange(p, kwTok), newText: `balance ${near}` })]));
           }
         }
         break;
@@ -339,7 +339,7 @@ function lintSection(section: Section, ctx: LocalContext): Finding[] {
 function unknown(out: Finding[], p: Place, tok: Token, type: string, known: Iterable<string>): void {
   const near = didYouMean(tok.text, known);
   out.push(
-    finding('unknownKeyword', `Unknown keyword '${tok.text}' in '${type}' section${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, tok), near ? [fix(`Change to '${near}'`, replaceToken(p, tok, near))] : undefined),
+    finding('haproxy/unknown-keyword', `Unknown keyword '${tok.text}' in '${type}' section${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, tok), near ? [fix(`Change to '${near}'`, replaceToken(p, tok, near))] : undefined),
   );
 }
 
@@ -349,13 +349,13 @@ function lintArity(out: Finding[], p: Place): void {
   if (!arity) return;
   const n = p.line.tokens.length - 1;
   if (n < arity[0]) {
-    out.push(finding('argument', `'${kw.text}' needs ${arity[0] === 1 ? 'an argument' : `${arity[0]} arguments`}.`, tokenRange(p, kw)));
+    out.push(finding('haproxy/argument', `'${kw.text}' needs ${arity[0] === 1 ? 'an argument' : `${arity[0]} arguments`}.`, tokenRange(p, kw)));
   } else if (n > arity[1]) {
     const first = p.line.tokens[arity[1] + 1]!;
     const last = p.line.tokens[p.line.tokens.length - 1]!;
     const keepEnd = p.line.tokens[arity[1]]!.end;
     out.push(
-      finding('argument', `'${kw.text}' takes ${arity[1] === 0 ? 'no argument' : `at most ${arity[1]}`}; '${first.text}' is one too many.`, { start: tokenRange(p, first).start, end: tokenRange(p, last).end }, [
+      finding('haproxy/argument', `'${kw.text}' takes ${arity[1] === 0 ? 'no argument' : `at most ${arity[1]}`}; '${first.text}' is one too many.`, { start: tokenRange(p, first).start, end: tokenRange(p, last).end }, [
         fix('Remove the extra arguments', { range: { start: { line: abs(p), character: keepEnd }, end: tokenRange(p, last).end }, newText: '' }),
       ]),
     );
@@ -366,7 +366,7 @@ function lintArity(out: Finding[], p: Place): void {
 function lintLog(out: Finding[], p: Place): void {
   const t = p.line.tokens;
   if (t[1]?.text === 'global' || (t[1]?.text === 'stdout' && !t[2])) {
-    if (t[1]?.text === 'global' && t[2]) out.push(finding('argument', `'log global' takes no further argument ('${t[2].text}').`, tokenRange(p, t[2]), [fix('Remove the extra arguments', { range: { start: { line: abs(p), character: t[1].end }, end: tokenRange(p, t[t.length - 1]).end }, newText: '' })]));
+    if (t[1]?.text === 'global' && t[2]) out.push(finding('haproxy/argument', `'log global' takes no further argument ('${t[2].text}').`, tokenRange(p, t[2]), [fix('Remove the extra arguments', { range: { start: { line: abs(p), character: t[1].end }, end: tokenRange(p, t[t.length - 1]).end }, newText: '' })]));
     return;
   }
   if (t[1]?.text === 'stdout' || t[1]?.text === 'stderr' || t.length >= 3) {
@@ -375,7 +375,7 @@ function lintLog(out: Finding[], p: Place): void {
       const { host, port } = splitHostPort(a);
       const okHost = looksLikeIPv4(host) ? isIPv4(host) : /^[A-Za-z0-9.-]+$/.test(host) || /^[0-9a-fA-F:.]+$/.test(host);
       if (!okHost || (port !== undefined && !validPort(port, false))) {
-        out.push(finding('argument', `'log' address '${a}' is neither a socket path nor an address[:port].`, tokenRange(p, t[1])));
+        out.push(finding('haproxy/argument', `'log' address '${a}' is neither a socket path nor an address[:port].`, tokenRange(p, t[1])));
         return;
       }
     }
@@ -383,28 +383,28 @@ function lintLog(out: Finding[], p: Place): void {
     while (t[i] && ['len', 'format', 'sample'].includes(t[i]!.text)) i += 2;
     const fac = t[i];
     if (!fac) {
-      out.push(finding('argument', "'log' needs an address and a facility (or 'global').", lineRange(p)));
+      out.push(finding('haproxy/argument', "'log' needs an address and a facility (or 'global').", lineRange(p)));
       return;
     }
     if (!LOG_FACILITIES.has(fac.text)) {
       const near = didYouMean(fac.text, LOG_FACILITIES);
-      out.push(finding('argument', `Unknown log facility '${fac.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, fac), near ? [fix(`Change to '${near}'`, replaceToken(p, fac, near))] : undefined));
+      out.push(finding('haproxy/argument', `Unknown log facility '${fac.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, fac), near ? [fix(`Change to '${near}'`, replaceToken(p, fac, near))] : undefined));
       return;
     }
     for (let j = i + 1; j < t.length; j++) {
       if (j > i + 2) {
-        out.push(finding('argument', `'log' cannot handle the extra argument '${t[j]!.text}'.`, tokenRange(p, t[j])));
+        out.push(finding('haproxy/argument', `'log' cannot handle the extra argument '${t[j]!.text}'.`, tokenRange(p, t[j])));
         return;
       }
       if (!LOG_LEVELS.has(t[j]!.text)) {
         const near = didYouMean(t[j]!.text, LOG_LEVELS);
-        out.push(finding('argument', `Unknown log level '${t[j]!.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, t[j]), near ? [fix(`Change to '${near}'`, replaceToken(p, t[j]!, near))] : undefined));
+        out.push(finding('haproxy/argument', `Unknown log level '${t[j]!.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, t[j]), near ? [fix(`Change to '${near}'`, replaceToken(p, t[j]!, near))] : undefined));
         return;
       }
     }
     return;
   }
-  out.push(finding('argument', "'log' needs an address and a facility (or 'global').", lineRange(p)));
+  out.push(finding('haproxy/argument', "'log' needs an address and a facility (or 'global').", lineRange(p)));
 }
 
 const STATS_LEVELS = ['user', 'operator', 'admin'];
@@ -416,40 +416,40 @@ function lintStats(out: Finding[], p: Place): void {
   const subs = ['socket', 'maxconn', 'bind-process', 'timeout'];
   if (!sub || !subs.includes(sub.text)) {
     const near = sub ? didYouMean(sub.text, subs) : undefined;
-    out.push(finding('argument', `'stats' supports socket, maxconn, bind-process and timeout (got '${sub?.text ?? ''}').`, tokenRange(p, sub ?? t[0]), near && sub ? [fix(`Change to '${near}'`, replaceToken(p, sub, near))] : undefined));
+    out.push(finding('haproxy/argument', `'stats' supports socket, maxconn, bind-process and timeout (got '${sub?.text ?? ''}').`, tokenRange(p, sub ?? t[0]), near && sub ? [fix(`Change to '${near}'`, replaceToken(p, sub, near))] : undefined));
     return;
   }
   if (sub.text === 'timeout') {
-    if (!t[2] || parseTime(t[2].text) === undefined) out.push(finding('argument', `'stats timeout' needs a time (got '${t[2]?.text ?? ''}').`, tokenRange(p, t[2] ?? sub)));
+    if (!t[2] || parseTime(t[2].text) === undefined) out.push(finding('haproxy/argument', `'stats timeout' needs a time (got '${t[2]?.text ?? ''}').`, tokenRange(p, t[2] ?? sub)));
     return;
   }
   if (sub.text !== 'socket') return;
   const addr = t[2];
   if (!addr) {
-    out.push(finding('argument', "'stats socket' needs a path or address.", tokenRange(p, sub)));
+    out.push(finding('haproxy/argument', "'stats socket' needs a path or address.", tokenRange(p, sub)));
     return;
   }
   if (!addr.text.startsWith('/') && !addr.text.includes('@')) {
     const { port } = splitHostPort(addr.text);
-    if (port === undefined || !validPort(port, true)) out.push(finding('argument', `'stats socket' address '${addr.text}' is neither a path nor address:port.`, tokenRange(p, addr)));
+    if (port === undefined || !validPort(port, true)) out.push(finding('haproxy/argument', `'stats socket' address '${addr.text}' is neither a path nor address:port.`, tokenRange(p, addr)));
   }
   for (let i = 3; i < t.length; i++) {
     const k = t[i]!;
     const n = BIND_KEYWORDS.get(k.text);
     if (n === undefined) {
       const near = didYouMean(k.text, BIND_KEYWORDS.keys());
-      out.push(finding('argument', `Unknown 'stats socket' option '${k.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, k), near ? [fix(`Change to '${near}'`, replaceToken(p, k, near))] : undefined));
+      out.push(finding('haproxy/argument', `Unknown 'stats socket' option '${k.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, k), near ? [fix(`Change to '${near}'`, replaceToken(p, k, near))] : undefined));
       return;
     }
     const v = t[i + 1];
     if (n > 0 && !v) {
-      out.push(finding('argument', `'${k.text}' needs a value.`, tokenRange(p, k)));
+      out.push(finding('haproxy/argument', `'${k.text}' needs a value.`, tokenRange(p, k)));
       return;
     }
-    if (k.text === 'mode' && v && !/^[0-7]{1,4}$/.test(v.text)) out.push(finding('argument', `'mode' needs an octal permission such as 660 (got '${v.text}').`, tokenRange(p, v)));
+    if (k.text === 'mode' && v && !/^[0-7]{1,4}$/.test(v.text)) out.push(finding('haproxy/argument', `'mode' needs an octal permission such as 660 (got '${v.text}').`, tokenRange(p, v)));
     if (k.text === 'level' && v && !STATS_LEVELS.includes(v.text)) {
       const near = didYouMean(v.text, STATS_LEVELS) ?? 'admin';
-      out.push(finding('argument', `'level' is user, operator or admin (got '${v.text}').`, tokenRange(p, v), [fix(`Change to '${near}'`, replaceToken(p, v, near))]));
+      out.push(finding('haproxy/argument', `'level' is user, operator or admin (got '${v.text}').`, tokenRange(p, v), [fix(`Change to '${near}'`, replaceToken(p, v, near))]));
     }
     i += n;
   }
@@ -458,18 +458,18 @@ function lintStats(out: Finding[], p: Place): void {
 function lintBind(out: Finding[], p: Place): void {
   const addr = p.line.tokens[1];
   if (!addr) {
-    out.push(finding('bindAddress', "'bind' needs an address:port.", tokenRange(p, p.line.tokens[0])));
+    out.push(finding('haproxy/bind-address', "'bind' needs an address:port.", tokenRange(p, p.line.tokens[0])));
     return;
   }
   for (const piece of addr.text.split(',')) {
     if (piece.startsWith('/') || /^(unix|abns|fd|sockpair|uxst|uxdg)@/.test(piece)) continue;
     const { host, port } = splitHostPort(piece);
     if (port === undefined || port === '') {
-      out.push(finding('bindAddress', `'bind' address '${piece}' has no port.`, tokenRange(p, addr)));
+      out.push(finding('haproxy/bind-address', `'bind' address '${piece}' has no port.`, tokenRange(p, addr)));
     } else if (!validPort(port, true)) {
-      out.push(finding('bindAddress', `'bind' port '${port}' is not a valid port.`, tokenRange(p, addr)));
+      out.push(finding('haproxy/bind-address', `'bind' port '${port}' is not a valid port.`, tokenRange(p, addr)));
     } else if (looksLikeIPv4(host) && !isIPv4(host)) {
-      out.push(finding('bindAddress', `'bind' address '${host}' is not a valid IPv4 address.`, tokenRange(p, addr)));
+      out.push(finding('haproxy/bind-address', `'bind' address '${host}' is not a valid IPv4 address.`, tokenRange(p, addr)));
     }
   }
   const toks = p.line.tokens;
@@ -478,7 +478,7 @@ function lintBind(out: Finding[], p: Place): void {
     const n = BIND_KEYWORDS.get(t.text);
     if (n === undefined) {
       const near = didYouMean(t.text, BIND_KEYWORDS.keys());
-      out.push(finding('bindKeyword', `Unknown bind option '${t.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, t), near ? [fix(`Change to '${near}'`, replaceToken(p, t, near))] : undefined));
+      out.push(finding('haproxy/bind-keyword', `Unknown bind option '${t.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, t), near ? [fix(`Change to '${near}'`, replaceToken(p, t, near))] : undefined));
       return;
     }
     i += n;
@@ -490,7 +490,7 @@ function lintServer(out: Finding[], p: Place, names: Map<string, Place>): void {
   const name = toks[1];
   const addr = toks[2];
   if (!name || !addr) {
-    out.push(finding('serverAddress', "'server' needs a name and an address.", lineRange(p)));
+    out.push(finding('haproxy/server-address', "'server' needs a name and an address.", lineRange(p)));
     return;
   }
   const prev = names.get(name.text);
@@ -499,17 +499,17 @@ function lintServer(out: Finding[], p: Place, names: Map<string, Place>): void {
     let n = 2;
     while (names.has(`${name.text}-${n}`)) n++;
     const f = sameAddress ? fix('Remove the duplicate server line', deleteLine(p)) : fix(`Rename to '${name.text}-${n}'`, replaceToken(p, name, `${name.text}-${n}`));
-    out.push(finding('duplicateServer', `Another server named '${name.text}' is defined at line ${abs(prev) + 1}.`, tokenRange(p, name), [f]));
+    out.push(finding('haproxy/duplicate-server', `Another server named '${name.text}' is defined at line ${abs(prev) + 1}.`, tokenRange(p, name), [f]));
   } else names.set(name.text, p);
   if (!(addr.text.startsWith('/') || /^(unix|abns|fd|sockpair)@/.test(addr.text))) {
     const { host, port } = splitHostPort(addr.text);
-    if (port !== undefined && !/^[+-]?\d{1,5}$/.test(port)) out.push(finding('serverAddress', `Server '${name.text}' has an invalid port '${port}'.`, tokenRange(p, addr)));
-    else if (port !== undefined && Math.abs(Number(port)) > 65535) out.push(finding('serverAddress', `Server '${name.text}' has an invalid port '${port}'.`, tokenRange(p, addr)));
+    if (port !== undefined && !/^[+-]?\d{1,5}$/.test(port)) out.push(finding('haproxy/server-address', `Server '${name.text}' has an invalid port '${port}'.`, tokenRange(p, addr)));
+    else if (port !== undefined && Math.abs(Number(port)) > 65535) out.push(finding('haproxy/server-address', `Server '${name.text}' has an invalid port '${port}'.`, tokenRange(p, addr)));
     if (looksLikeIPv4(host)) {
-      if (!isIPv4(host)) out.push(finding('serverAddress', `Server '${name.text}' has an invalid IPv4 address '${host}'.`, tokenRange(p, addr)));
+      if (!isIPv4(host)) out.push(finding('haproxy/server-address', `Server '${name.text}' has an invalid IPv4 address '${host}'.`, tokenRange(p, addr)));
     } else if (!host.includes(':') && host !== '') {
       out.push(
-        finding('serverAddress', `Server '${name.text}' uses the host name '${host}', which HAProxy resolves once at start-up; use the node's IP address.`, tokenRange(p, addr), undefined, 'warning'),
+        finding('haproxy/server-address', `Server '${name.text}' uses the host name '${host}', which HAProxy resolves once at start-up; use the node's IP address.`, tokenRange(p, addr), undefined, 'warning'),
       );
     }
   }
@@ -529,22 +529,22 @@ function lintServerOptions(out: Finding[], p: Place, from: number): void {
     const n = SERVER_KEYWORDS.get(t.text);
     if (n === undefined) {
       const near = didYouMean(t.text, SERVER_KEYWORDS.keys());
-      out.push(finding('serverKeyword', `Unknown server option '${t.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, t), near ? [fix(`Change to '${near}'`, replaceToken(p, t, near))] : undefined));
+      out.push(finding('haproxy/server-keyword', `Unknown server option '${t.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, t), near ? [fix(`Change to '${near}'`, replaceToken(p, t, near))] : undefined));
       return;
     }
     const v = toks[i + 1];
     if (n > 0 && !v) {
-      out.push(finding('serverKeyword', `'${t.text}' needs a value.`, tokenRange(p, t)));
+      out.push(finding('haproxy/server-keyword', `'${t.text}' needs a value.`, tokenRange(p, t)));
       return;
     }
     if ((t.text === 'fall' || t.text === 'rise') && v && !(/^\d+$/.test(v.text) && Number(v.text) > 0)) {
-      out.push(finding('serverKeyword', `'${t.text}' must be a number greater than 0 (got '${v.text}').`, tokenRange(p, v), [fix(`Set '${t.text} ${t.text === 'fall' ? 3 : 2}'`, replaceToken(p, v, t.text === 'fall' ? '3' : '2'))]));
+      out.push(finding('haproxy/server-keyword', `'${t.text}' must be a number greater than 0 (got '${v.text}').`, tokenRange(p, v), [fix(`Set '${t.text} ${t.text === 'fall' ? 3 : 2}'`, replaceToken(p, v, t.text === 'fall' ? '3' : '2'))]));
     } else if (t.text === 'weight' && v && !(/^\d+$/.test(v.text) && Number(v.text) <= 256)) {
-      out.push(finding('serverKeyword', `'weight' must be between 0 and 256 (got '${v.text}').`, tokenRange(p, v)));
+      out.push(finding('haproxy/server-keyword', `'weight' must be between 0 and 256 (got '${v.text}').`, tokenRange(p, v)));
     } else if ((t.text === 'inter' || t.text === 'fastinter' || t.text === 'downinter' || t.text === 'slowstart') && v && parseTime(v.text) === undefined) {
-      out.push(finding('serverKeyword', `'${t.text}' needs a time such as 2s (got '${v.text}').`, tokenRange(p, v)));
+      out.push(finding('haproxy/server-keyword', `'${t.text}' needs a time such as 2s (got '${v.text}').`, tokenRange(p, v)));
     } else if (t.text === 'port' && v && !validPort(v.text, false)) {
-      out.push(finding('serverKeyword', `'port' must be a port number (got '${v.text}').`, tokenRange(p, v)));
+      out.push(finding('haproxy/server-keyword', `'port' must be a port number (got '${v.text}').`, tokenRange(p, v)));
     }
     i += n;
     if (t.text === 'source') {
@@ -710,7 +710,7 @@ function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Fi
     if (s.type === 'defaults' || !s.name) continue;
     const clash = (frontendCapable(s) && fe.get(s.name)) || (backendCapable(s) && be.get(s.name));
     if (clash) {
-      out.push(finding('duplicateSection', `${s.type} '${s.name}' has the same name as the ${clash.section.type} at line ${clash.section.startLine + 1}.`, tokenRange(header(s), s.lines[0]!.tokens[1])));
+      out.push(finding('haproxy/duplicate-section', `${s.type} '${s.name}' has the same name as the ${clash.section.type} at line ${clash.section.startLine + 1}.`, tokenRange(header(s), s.lines[0]!.tokens[1])));
       continue;
     }
     if (frontendCapable(s)) fe.set(s.name, p);
@@ -725,7 +725,7 @@ function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Fi
         if (!t || t.text.includes('%[')) continue;
         if (!m.backends.has(t.text)) {
           const near = didYouMean(t.text, m.backends.keys());
-          out.push(finding('missingBackend', `${kw} names '${t.text}', but no backend of that name exists${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(place, t), near ? [fix(`Change to '${near}'`, replaceToken(place, t, near))] : undefined));
+          out.push(finding('haproxy/missing-backend', `${kw} names '${t.text}', but no backend of that name exists${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(place, t), near ? [fix(`Change to '${near}'`, replaceToken(place, t, near))] : undefined));
         }
       }
     }
@@ -741,7 +741,7 @@ function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Fi
     if (backendCapable(s) && !m.timeout(p, 'server')) needed.push(['server', '1h']);
     if (needed.length) {
       out.push(
-        finding('timeoutMissing', `${s.type} '${s.name ?? ''}' has no ${needed.map(([n]) => `'timeout ${n}'`).join(', ')} (not here, not in its defaults).`, tokenRange(header(s), s.lines[0]!.tokens[0]), [
+        finding('haproxy/timeout-missing', `${s.type} '${s.name ?? ''}' has no ${needed.map(([n]) => `'timeout ${n}'`).join(', ')} (not here, not in its defaults).`, tokenRange(header(s), s.lines[0]!.tokens[0]), [
           fix(`Add ${needed.map(([n]) => `timeout ${n}`).join(', ')}`, insertAfter(header(s), needed.map(([n, v]) => `timeout ${n} ${v}`), ctx.eol)),
         ]),
       );
@@ -760,7 +760,7 @@ function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Fi
         const last = s.line.tokens[s.line.tokens.length - 1]!;
         const at = { line: abs(s), character: last.end };
         out.push(
-          finding('serverVerify', `server '${s.line.tokens[1]?.text ?? ''}' uses TLS without 'verify' or 'ca-file'; HAProxy refuses to start.`, lineRange(s), [fix("Add 'verify none' (the check only needs the TLS handshake)", { range: { start: at, end: at }, newText: ' verify none' })]),
+          finding('haproxy/server-verify', `server '${s.line.tokens[1]?.text ?? ''}' uses TLS without 'verify' or 'ca-file'; HAProxy refuses to start.`, lineRange(s), [fix("Add 'verify none' (the check only needs the TLS handshake)", { range: { start: at, end: at }, newText: ' verify none' })]),
         );
       }
     }
@@ -797,7 +797,7 @@ function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Finding[
       const lastLen = last ? last.lines[last.lines.length - 1]!.length : 0;
       const block = apiBlock(inv, ctx.eol);
       out.push(
-        finding('apiFrontend', `No frontend binds the cluster endpoint ${inv.cluster.controlPlaneEndpoint}.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, [
+        finding('haproxy/api-frontend', `No frontend binds the cluster endpoint ${inv.cluster.controlPlaneEndpoint}.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, [
           fix('Add the Kubernetes API frontend and backend', { range: { start: { line: lastLine, character: lastLen }, end: { line: lastLine, character: lastLen } }, newText: block }),
         ]),
       );
@@ -818,9 +818,9 @@ function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Finding[
         ownMode && ownMode.line.tokens[1]
           ? fix("Set 'mode tcp'", replaceToken(ownMode, ownMode.line.tokens[1], 'tcp'))
           : fix("Add 'mode tcp' to the frontend", insertAfter(fh, ['mode tcp'], ctx.eol));
-      out.push(finding('frontendModeTcp', `${fs.type} '${fs.name ?? ''}' serves the Kubernetes API in mode ${fmode.mode}${ownMode ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, ownMode ? lineRange(ownMode) : tokenRange(fh, fh.line.tokens[0]), [f]));
+      out.push(finding('haproxy/frontend-mode-tcp', `${fs.type} '${fs.name ?? ''}' serves the Kubernetes API in mode ${fmode.mode}${ownMode ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, ownMode ? lineRange(ownMode) : tokenRange(fh, fh.line.tokens[0]), [f]));
     } else if (!fmode.place) {
-      out.push(finding('modeImplicit', `${fs.type} '${fs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, tokenRange(fh, fh.line.tokens[0]), [fix("Add 'mode tcp'", insertAfter(fh, ['mode tcp'], ctx.eol))]));
+      out.push(finding('haproxy/mode-implicit', `${fs.type} '${fs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, tokenRange(fh, fh.line.tokens[0]), [fix("Add 'mode tcp'", insertAfter(fh, ['mode tcp'], ctx.eol))]));
     }
 
     // bind the VIP
@@ -842,7 +842,7 @@ function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Finding[
         if (b && b.line.tokens[1]) {
           const t = b.line.tokens[1];
           out.push(
-            finding('bindVip', wildcard ? `${fs.type} '${fs.name ?? ''}' binds ${t.text} (every address); bind the VIP ${target} only.` : `${fs.type} '${fs.name ?? ''}' binds ${t.text}, not the cluster endpoint ${target}.`, tokenRange(b, t), [fix(`Bind ${target}`, replaceToken(b, t, target))], wildcard ? 'warning' : 'error'),
+            finding('haproxy/bind-vip', wildcard ? `${fs.type} '${fs.name ?? ''}' binds ${t.text} (every address); bind the VIP ${target} only.` : `${fs.type} '${fs.name ?? ''}' binds ${t.text}, not the cluster endpoint ${target}.`, tokenRange(b, t), [fix(`Bind ${target}`, replaceToken(b, t, target))], wildcard ? 'warning' : 'error'),
           );
         }
       } else {
@@ -876,7 +876,7 @@ function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Finding[
       const key = `${t.place.section.startLine}:${t.place.line.rel}`;
       if (!once(`timeout:${key}`)) return;
       const v = t.place.line.tokens[2]!;
-      out.push(finding('timeoutShort', `'timeout ${what} ${v.text}' cuts idle API streams (watch, logs -f, exec) after ${formatMs(t.ms)}; use at least 10m (the seed uses 1h).`, tokenRange(t.place, v), [fix(`Set 'timeout ${what} 1h'`, replaceToken(t.place, v, '1h'))]));
+      out.push(finding('haproxy/timeout-short', `'timeout ${what} ${v.text}' cuts idle API streams (watch, logs -f, exec) after ${formatMs(t.ms)}; use at least 10m (the seed uses 1h).`, tokenRange(t.place, v), [fix(`Set 'timeout ${what} 1h'`, replaceToken(t.place, v, '1h'))]));
     };
     if (tunnel) checkShort(tunnel, 'tunnel');
     else {
@@ -906,7 +906,7 @@ function lintNonlocalBind(bind: Place, vip: string, inv: Inventory, ctx: GlobalC
   if (value === undefined && !sysctls.some((s) => forBalancer(s.path))) return;
   const t = bind.line.tokens[1];
   out.push(
-    finding('nonlocalBind', value === undefined ? `The balancer's sysctl files do not set net.ipv4.ip_nonlocal_bind = 1, which binding the VIP ${vip} needs.` : `net.ipv4.ip_nonlocal_bind is ${value} in the sysctl files, but binding the VIP ${vip} needs 1.`, tokenRange(bind, t)),
+    finding('haproxy/nonlocal-bind', value === undefined ? `The balancer's sysctl files do not set net.ipv4.ip_nonlocal_bind = 1, which binding the VIP ${vip} needs.` : `net.ipv4.ip_nonlocal_bind is ${value} in the sysctl files, but binding the VIP ${vip} needs 1.`, tokenRange(bind, t)),
   );
 }
 
@@ -919,9 +919,9 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
     const own = lastPlace(bs, 'mode');
     if (bmode.mode !== 'tcp' && frontendMode === 'tcp') {
       const f = own && own.line.tokens[1] ? fix("Set 'mode tcp'", replaceToken(own, own.line.tokens[1], 'tcp')) : fix("Add 'mode tcp' to the backend", insertAfter(bh, ['mode tcp'], ctx.eol));
-      out.push(finding('backendModeTcp', `backend '${bs.name ?? ''}' behind the tcp frontend '${fp.section.name ?? ''}' runs in mode ${bmode.mode}${own ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, own ? lineRange(own) : tokenRange(bh, bh.line.tokens[0]), [f]));
+      out.push(finding('haproxy/backend-mode-tcp', `backend '${bs.name ?? ''}' behind the tcp frontend '${fp.section.name ?? ''}' runs in mode ${bmode.mode}${own ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, own ? lineRange(own) : tokenRange(bh, bh.line.tokens[0]), [f]));
     } else if (bmode.mode === 'tcp' && !bmode.place) {
-      out.push(finding('modeImplicit', `backend '${bs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, tokenRange(bh, bh.line.tokens[0]), [fix("Add 'mode tcp'", insertAfter(bh, ['mode tcp'], ctx.eol))]));
+      out.push(finding('haproxy/mode-implicit', `backend '${bs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, tokenRange(bh, bh.line.tokens[0]), [fix("Add 'mode tcp'", insertAfter(bh, ['mode tcp'], ctx.eol))]));
     }
   }
 
@@ -936,18 +936,18 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
     const overTls = servers.length > 0 && servers.every((s) => serverOption(s.line, defaults, 'check-ssl'));
     const path = httpchk.line.tokens.slice(2).map((t) => t.text).join(' ');
     if (!overTls && !sslHello) {
-      out.push(finding('healthCheck', "'option httpchk' sends plain HTTP to the apiserver's TLS port, so every check fails; add 'check-ssl verify none' to the servers or use 'option tcp-check'.", lineRange(httpchk), [fix("Use 'option tcp-check'", { range: lineRange(httpchk), newText: 'option tcp-check' })], 'error'));
+      out.push(finding('haproxy/health-check', "'option httpchk' sends plain HTTP to the apiserver's TLS port, so every check fails; add 'check-ssl verify none' to the servers or use 'option tcp-check'.", lineRange(httpchk), [fix("Use 'option tcp-check'", { range: lineRange(httpchk), newText: 'option tcp-check' })], 'error'));
     } else if (overTls && !/\/(healthz|livez|readyz)\b/.test(path)) {
-      out.push(finding('healthCheck', "'option httpchk' should check GET /healthz (or /livez, /readyz) on the apiserver.", lineRange(httpchk), [fix("Check 'GET /healthz'", { range: lineRange(httpchk), newText: 'option httpchk GET /healthz' })]));
+      out.push(finding('haproxy/health-check', "'option httpchk' should check GET /healthz (or /livez, /readyz) on the apiserver.", lineRange(httpchk), [fix("Check 'GET /healthz'", { range: lineRange(httpchk), newText: 'option httpchk GET /healthz' })]));
     }
     if (overTls && (!/\/readyz\b/.test(path) || !m.httpCheckExpect(bp))) {
-      out.push(finding('readyzCheck', `the health check ${/\/readyz\b/.test(path) ? "has no 'http-check expect status 200'" : `asks ${path || 'GET /'}`}; check that the apiserver is ready to serve with GET /readyz and expect status 200.`, lineRange(httpchk), readyzFix(bs, httpchk, servers, defaults, ctx.eol)));
+      out.push(finding('haproxy/readyz-check', `the health check ${/\/readyz\b/.test(path) ? "has no 'http-check expect status 200'" : `asks ${path || 'GET /'}`}; check that the apiserver is ready to serve with GET /readyz and expect status 200.`, lineRange(httpchk), readyzFix(bs, httpchk, servers, defaults, ctx.eol)));
     }
   } else if (tcpCheck && !sslHello) {
     // the lab drill: a TCP check marks a restarting apiserver UP as soon as its port accepts, before it can serve
-    out.push(finding('readyzCheck', "'option tcp-check' marks a restarting apiserver UP as soon as its port accepts, before it can serve; check HTTPS GET /readyz instead.", lineRange(tcpCheck), readyzFix(bs, tcpCheck, servers, defaults, ctx.eol)));
+    out.push(finding('haproxy/readyz-check', "'option tcp-check' marks a restarting apiserver UP as soon as its port accepts, before it can serve; check HTTPS GET /readyz instead.", lineRange(tcpCheck), readyzFix(bs, tcpCheck, servers, defaults, ctx.eol)));
   } else if (!tcpCheck && !sslHello) {
-    out.push(finding('healthCheck', `backend '${bs.name ?? ''}' has no active health check; add the HTTPS GET /readyz check.`, tokenRange(bh, bh.line.tokens[0]), readyzFix(bs, undefined, servers, defaults, ctx.eol)));
+    out.push(finding('haproxy/health-check', `backend '${bs.name ?? ''}' has no active health check; add the HTTPS GET /readyz check.`, tokenRange(bh, bh.line.tokens[0]), readyzFix(bs, undefined, servers, defaults, ctx.eol)));
   }
 
   // each server: TLS passthrough, check, fall/rise
@@ -955,9 +955,9 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
     const ssl = serverOption(s.line, defaults, 'ssl');
     if (ssl?.own && ssl.tok) {
       const t = ssl.tok;
-      out.push(finding('serverSsl', `server '${s.line.tokens[1]?.text ?? ''}' re-encrypts with 'ssl'; the API needs TLS passthrough.`, tokenRange(s, t), [fix("Remove 'ssl'", { range: { start: { line: abs(s), character: t.start - 1 }, end: { line: abs(s), character: t.end } }, newText: '' })]));
+      out.push(finding('haproxy/server-ssl', `server '${s.line.tokens[1]?.text ?? ''}' re-encrypts with 'ssl'; the API needs TLS passthrough.`, tokenRange(s, t), [fix("Remove 'ssl'", { range: { start: { line: abs(s), character: t.start - 1 }, end: { line: abs(s), character: t.end } }, newText: '' })]));
     } else if (ssl) {
-      out.push(finding('serverSsl', `server '${s.line.tokens[1]?.text ?? ''}' inherits 'ssl' from default-server; the API needs TLS passthrough.`, lineRange(s)));
+      out.push(finding('haproxy/server-ssl', `server '${s.line.tokens[1]?.text ?? ''}' inherits 'ssl' from default-server; the API needs TLS passthrough.`, lineRange(s)));
     }
   }
   for (const s of servers) {
@@ -966,7 +966,7 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
       // A misspelt 'check' (che1k) already has its own finding with the fix; one typo, one finding.
       if (misspeltOption(s.line, 'check')) continue;
       const last = s.line.tokens[s.line.tokens.length - 1]!;
-      out.push(finding('serverCheck', `server '${s.line.tokens[1]?.text ?? ''}' has no 'check', so HAProxy never notices its apiserver is down.`, lineRange(s), [fix("Add 'check'", { range: { start: { line: abs(s), character: last.end }, end: { line: abs(s), character: last.end } }, newText: ' check' })]));
+      out.push(finding('haproxy/server-check', `server '${s.line.tokens[1]?.text ?? ''}' has no 'check', so HAProxy never notices its apiserver is down.`, lineRange(s), [fix("Add 'check'", { range: { start: { line: abs(s), character: last.end }, end: { line: abs(s), character: last.end } }, newText: ' check' })]));
       continue;
     }
     // failover time: fall consecutive failed checks, inter apart
@@ -977,7 +977,7 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
     if (interMs !== undefined && fallN >= 2 && fallN <= 10 && interMs * fallN > 30_000) {
       const where = inter?.own && inter.tok ? tokenRange(s, inter.tok) : lineRange(s);
       const f = inter?.own && inter.tok ? fix("Set 'inter 2s'", replaceToken(s, inter.tok, '2s')) : undefined;
-      out.push(finding('fallRise', `server '${s.line.tokens[1]?.text ?? ''}' is marked down only after ${formatMs(interMs * fallN)} (fall ${fallN} × inter ${formatMs(interMs)}); keep it within 30s.`, where, f ? [f] : undefined));
+      out.push(finding('haproxy/fall-rise', `server '${s.line.tokens[1]?.text ?? ''}' is marked down only after ${formatMs(interMs * fallN)} (fall ${fallN} × inter ${formatMs(interMs)}); keep it within 30s.`, where, f ? [f] : undefined));
     }
     for (const [name, dflt, good] of [
       ['fall', 3, 3],
@@ -989,7 +989,7 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
       if (v < 2 || v > 10) {
         const where = o?.own && o.tok ? tokenRange(s, o.tok) : lineRange(s);
         const f = o?.own && o.tok ? fix(`Set '${name} ${good}'`, replaceToken(s, o.tok, String(good))) : undefined;
-        out.push(finding('fallRise', v < 2 ? `'${name} ${v}' on server '${s.line.tokens[1]?.text ?? ''}' reacts to a single check, which makes the node flap; use ${name} ${good}.` : `'${name} ${v}' on server '${s.line.tokens[1]?.text ?? ''}' delays failover by ${v} checks; use ${name} ${good}.`, where, f ? [f] : undefined));
+        out.push(finding('haproxy/fall-rise', v < 2 ? `'${name} ${v}' on server '${s.line.tokens[1]?.text ?? ''}' reacts to a single check, which makes the node flap; use ${name} ${good}.` : `'${name} ${v}' on server '${s.line.tokens[1]?.text ?? ''}' delays failover by ${v} checks; use ${name} ${good}.`, where, f ? [f] : undefined));
       }
     }
   }
@@ -1006,13 +1006,13 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
     const cp = cps.find((h) => h.address === host || h.name === host);
     const name = s.line.tokens[1]!.text;
     if (!cp) {
-      out.push(finding('backendServers', `server '${name}' (${addrTok.text}) is not a control-plane node of the inventory.`, lineRange(s), [fix(`Remove server '${name}'`, deleteLine(s))]));
+      out.push(finding('haproxy/backend-servers', `server '${name}' (${addrTok.text}) is not a control-plane node of the inventory.`, lineRange(s), [fix(`Remove server '${name}'`, deleteLine(s))]));
       continue;
     }
     if (matched.has(cp)) continue; // duplicates are reported by duplicate-server or are harmless aliases
     matched.add(cp);
     if (port !== String(apiPort)) {
-      out.push(finding('backendServers', `server '${name}' points at port ${port ?? '(none: the client port)'}; the apiserver of ${cp.name} listens on ${apiPort}.`, tokenRange(s, addrTok), [fix(`Use ${cp.address}:${apiPort}`, replaceToken(s, addrTok, `${cp.address}:${apiPort}`))]));
+      out.push(finding('haproxy/backend-servers', `server '${name}' points at port ${port ?? '(none: the client port)'}; the apiserver of ${cp.name} listens on ${apiPort}.`, tokenRange(s, addrTok), [fix(`Use ${cp.address}:${apiPort}`, replaceToken(s, addrTok, `${cp.address}:${apiPort}`))]));
     }
   }
   const missing = cps.filter((h) => !matched.has(h));
@@ -1022,7 +1022,7 @@ function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiP
     // the new lines take the check options of the backend's last server (the generator's when there is none)
     const options = servers.length ? servers[servers.length - 1]!.line.tokens.slice(3).map((t) => t.text).join(' ') : 'check check-ssl verify none fall 3 rise 2';
     out.push(
-      finding('backendServers', `backend '${bs.name ?? ''}' lacks the control-plane node${missing.length > 1 ? 's' : ''} ${missing.map((h) => `${h.name} (${h.address})`).join(', ')}.`, tokenRange(bh, bh.line.tokens[1] ?? bh.line.tokens[0]), [
+      finding('haproxy/backend-servers', `backend '${bs.name ?? ''}' lacks the control-plane node${missing.length > 1 ? 's' : ''} ${missing.map((h) => `${h.name} (${h.address})`).join(', ')}.`, tokenRange(bh, bh.line.tokens[1] ?? bh.line.tokens[0]), [
         fix(
           `Add server line${missing.length > 1 ? 's' : ''} for ${missing.map((h) => h.name).join(', ')}`,
           insertAfter(
@@ -1088,17 +1088,16 @@ export function clearHaproxyCaches(): void {
 }
 
 export function lintHaproxy(text: string, context: LintContext = {}): Finding[] {
+  const guarded = textGuard(text, 'an HAProxy configuration');
+  if (guarded) return [guarded];
   const cfg = parseHaproxy(text);
-  if (cfg.binary) {
-    return [finding('binary', 'This is not a text file (it holds NUL or control bytes); HAProxy cannot read it as a configuration.', { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
-  }
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const out: Finding[] = [];
   if (text.length > 0 && !text.endsWith('\n')) {
     const lastLine = cfg.lineCount - 1;
     const lastLen = text.length - text.lastIndexOf('\n') - 1;
     const end = { line: lastLine, character: lastLen };
-    out.push(finding('syntax', 'The last line has no line break; HAProxy 2.6 then refuses the file as possibly truncated.', { start: { line: lastLine, character: 0 }, end }, [fix('Add a line break at the end', { range: { start: end, end }, newText: eol })]));
+    out.push(finding('haproxy/syntax', 'The last line has no line break; HAProxy 2.6 then refuses the file as possibly truncated.', { start: { line: lastLine, character: 0 }, end }, [fix('Add a line break at the end', { range: { start: end, end }, newText: eol })]));
   }
   for (const s of cfg.sections) {
     const local = localFindings(s, eol);
@@ -1125,9 +1124,8 @@ export const haproxyLinter: FileLinter = {
   kind: 'haproxy',
   rules: Object.values(HAPROXY_RULES),
   detect: detectHaproxy,
-  lint: (file: SourceFile, context: LintContext) => {
-    // a haproxy.cfg for hosts that are not the balancers (a node-local proxy) is not compared with the balancers' settings
-    const ctx = forBalancers(file, context);
-    return [...lintHaproxy(file.text, ctx), ...crossFileFindingsFor('haproxy', file, ctx)];
-  },
+  // a haproxy.cfg for hosts that are not the balancers (a node-local proxy) is not compared with the balancers' settings
+  scope: forBalancers,
+  lint: (file: SourceFile, context: LintContext) => lintHaproxy(file.text, forBalancers(file, context)),
+  crossFile: true,
 };

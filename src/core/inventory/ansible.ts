@@ -12,6 +12,7 @@ import { isMap, isScalar, parseDocument, type Node, type Pair, type YAMLMap } fr
 import { LineIndex, ZERO_RANGE, type Finding, type Range, type Severity } from '../findings';
 import { isIPv4, parseCidr } from '../net';
 import { CNIS, ROLES, splitEndpoint, type Cni, type HostSpec, type Inventory, type Role, type SshSettings, type VrrpSettings } from './types';
+import type { AnsibleRuleName } from './ansibleRules';
 
 export interface AnsibleGroupVarsFile {
   /** The group the file belongs to (`group_vars/<group>.yml` or `group_vars/<group>/*.yml`). */
@@ -176,7 +177,7 @@ class Model {
 class Reporter {
   readonly findings: Finding[] = [];
 
-  add(rule: string, severity: Severity, message: string, loc: Loc | undefined, fallbackFile: string, why?: string): void {
+  add(rule: AnsibleRuleName, severity: Severity, message: string, loc: Loc | undefined, fallbackFile: string, why?: string): void {
     this.findings.push({
       rule: `ansible/${rule}`,
       severity,

@@ -5,25 +5,21 @@
 import { isMap, isScalar, isSeq, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
 import { LineIndex, type Finding, type Fix, type TextEdit } from '../findings';
 import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../inventory/types';
+import { textGuard } from '../lint/textGuard';
 import type { LintContext, SourceFile } from '../lint/types';
 import { cidrContains, cidrsOverlap, parseCidr } from '../net';
 import { FLANNEL_DEFAULT_NETWORK, flannelNetwork, isFlannelManifest } from './cni';
 import { migrateToV1beta4 } from './migrate';
 import { nodeAt, parseChunk, scalarString, splitDocuments, stringAt, type DocChunk, type KubeadmDoc } from './parse';
-import { finding } from './rules';
+import { finding, type KubeadmRuleId } from './rules';
 import { KUBEADM_V1BETA3, KUBEADM_V1BETA4, KUBELET_API, KUBEPROXY_API } from './schema';
 import { structuralFindings } from './structure';
 
-/** Limits that keep the editor responsive on files that cannot be kubeadm configurations. */
-export const MAX_FILE_BYTES = 512_000;
+/** The limit that keeps the editor responsive on files that cannot be kubeadm configurations (size is the text guard's). */
 export const MAX_DOCUMENTS = 1000;
 const TOKEN = /^[a-z0-9]{6}\.[a-z0-9]{16}$/;
 const CA_HASH = /^sha256:[0-9a-fA-F]{64}$/;
 const CERT_KEY = /^[0-9a-fA-F]{64}$/;
-
-export function looksBinary(text: string): boolean {
-  return text.slice(0, 8192).includes('\u0000');
-}
 
 export function parseVersion(v: string | undefined): [number, number, number] | undefined {
   const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(v?.trim() ?? '');
@@ -50,10 +46,8 @@ export function hostFor(inv: Inventory, nodeName: string | undefined, path: stri
 
 export function lintKubeadm(file: SourceFile, context: LintContext = {}): Finding[] {
   const text = file.text;
-  if (text.length > MAX_FILE_BYTES) {
-    return [finding('kubeadm/too-large', `The file has ${text.length} characters; kubeadm files are a few kilobytes, so it is not checked.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
-  }
-  if (looksBinary(text)) return [finding('kubeadm/binary', 'The file contains NUL bytes: it is binary, not a kubeadm configuration.', { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
+  const guarded = textGuard(text, 'a kubeadm configuration');
+  if (guarded) return [guarded];
   const docs = splitDocuments(text);
   if (docs.length > MAX_DOCUMENTS) {
     return [finding('kubeadm/too-large', `The file has ${docs.length} YAML documents; a kubeadm configuration has a handful, so it is not checked.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
@@ -125,13 +119,13 @@ class KubeadmLint {
     return r ? [d.chunk.start + r[0], d.chunk.start + Math.max(r[1], r[0] + 1)] : [d.chunk.start, d.chunk.start + 1];
   }
 
-  private report(rule: string, message: string, d: KubeadmDoc, node: Node | null | undefined, fixes?: Fix[], severity?: Finding['severity']): void {
+  private report(rule: KubeadmRuleId, message: string, d: KubeadmDoc, node: Node | null | undefined, fixes?: Fix[], severity?: Finding['severity']): void {
     const [s, e] = this.abs(d, node);
     this.out.push(finding(rule, message, this.lines.range(s, e), fixes, severity));
   }
 
   /** A finding on the first line of the document (its apiVersion/kind), for things that are missing. */
-  private reportDoc(rule: string, message: string, d: KubeadmDoc, fixes?: Fix[], severity?: Finding['severity']): void {
+  private reportDoc(rule: KubeadmRuleId, message: string, d: KubeadmDoc, fixes?: Fix[], severity?: Finding['severity']): void {
     const kindNode = d.root?.get('kind', true) as Node | undefined;
     this.report(rule, message, d, kindNode ?? d.root, fixes, severity);
   }
