@@ -6,7 +6,7 @@
  */
 import { LineIndex, type Finding, type Fix, type Range } from '../findings';
 import { ruleTable } from '../lint/ruleTable';
-import { textGuard } from '../lint/textGuard';
+import { maxChars, textGuard } from '../lint/textGuard';
 import type { LintContext, SourceFile } from '../lint/types';
 import { parseKubeadmFile, stringAt } from '../kubeadm/parse';
 import { pauseImageFor } from './pause';
@@ -94,7 +94,7 @@ class ContainerdLint {
 
   run(): Finding[] {
     const text = this.file.text;
-    const guarded = textGuard(text, 'a containerd config');
+    const guarded = textGuard(text, 'containerd');
     if (guarded) return [guarded];
     const parsed = parseToml(text);
     this.tomlLines = parsed.lines;
@@ -176,7 +176,7 @@ class ContainerdLint {
     const inv = this.context.inventory;
     if (inv) return { version: inv.cluster.kubernetesVersion, ...(inv.cluster.imageRepository ? { imageRepository: inv.cluster.imageRepository } : {}) };
     for (const s of this.context.siblings ?? []) {
-      if (!/kubeadm[^\\/]*\.ya?ml$/i.test(s.path) || s.text.length > 512_000) continue;
+      if (!/kubeadm[^\\/]*\.ya?ml$/i.test(s.path) || s.text.length > maxChars('kubeadm')) continue;
       const cluster = parseKubeadmFile(s.text).find((d) => d.kind === 'ClusterConfiguration');
       const version = stringAt(cluster?.root, 'kubernetesVersion');
       if (version) {

@@ -46,7 +46,7 @@ export function clearHaproxyCaches(): void {
 }
 
 export function lintHaproxy(text: string, context: LintContext = {}): Finding[] {
-  const guarded = textGuard(text, 'an HAProxy configuration');
+  const guarded = textGuard(text, 'haproxy');
   if (guarded) return [guarded];
   const cfg = parseHaproxy(text);
   const eol = text.includes('\r\n') ? '\r\n' : '\n';

@@ -377,7 +377,7 @@ export function detectKeepalived(path: string, text: string): boolean {
 }
 
 export function lintKeepalived(text: string, context: LintContext = {}, path?: string): Finding[] {
-  const guarded = textGuard(text, 'a keepalived configuration');
+  const guarded = textGuard(text, 'keepalived');
   if (guarded) return [guarded];
   const siblings = context.siblings ?? [];
   const resolver = siblingResolver(siblings.filter((s) => s.path !== path));

@@ -25,7 +25,7 @@ const CERT_KEY = /^[0-9a-fA-F]{64}$/;
 
 export function lintKubeadm(file: SourceFile, context: LintContext = {}): Finding[] {
   const text = file.text;
-  const guarded = textGuard(text, 'a kubeadm configuration');
+  const guarded = textGuard(text, 'kubeadm');
   if (guarded) return [guarded];
   const docs = splitDocuments(text);
   if (docs.length > MAX_DOCUMENTS) {

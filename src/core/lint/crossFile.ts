@@ -19,7 +19,7 @@ import { flannelNetwork, isFlannelManifest } from '../kubeadm/cni';
 import { nodeAt, parseKubeadmFile, scalarString } from '../kubeadm/parse';
 import { parseHaproxy } from '../haproxy/parse';
 import { parseKeepalived, walk } from '../keepalived/parse';
-import { MAX_TEXT_CHARS } from './textGuard';
+import { maxChars } from './textGuard';
 import { ruleTable } from './ruleTable';
 import type { FileKind, LintContext, SourceFile } from './types';
 
@@ -52,7 +52,7 @@ const CROSS_FILE = ruleTable([
 export const CROSS_FILE_RULES = CROSS_FILE.rules;
 
 function kubeadmFacts(file: SourceFile): ClusterFacts | undefined {
-  if (file.text.length > MAX_TEXT_CHARS) return undefined;
+  if (file.text.length > maxChars('kubeadm')) return undefined;
   const lines = new LineIndex(file.text);
   const cluster = parseKubeadmFile(file.text).find((d) => d.kind === 'ClusterConfiguration' && d.apiVersion?.startsWith('kubeadm.k8s.io/'));
   if (!cluster?.root) return undefined;

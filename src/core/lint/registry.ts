@@ -38,17 +38,6 @@ const CAP = ruleTable([
 export const SHARED_RULES: RuleInfo[] = [TEXT_GUARD_RULE, ...CROSS_FILE_RULES, ...CAP.rules];
 export const IMPORTER_RULES: RuleInfo[] = ANSIBLE_RULES;
 
-const WHAT: Record<FileKind, string> = {
-  inventory: 'an inventory',
-  kubeadm: 'a kubeadm configuration',
-  haproxy: 'an HAProxy configuration',
-  keepalived: 'a keepalived configuration',
-  containerd: 'a containerd config',
-  sysctl: 'a sysctl.d file',
-  modules: 'a modules-load.d file',
-  'cni-manifest': 'a CNI manifest',
-};
-
 export function detectKind(path: string, text: string): FileKind | undefined {
   return LINTERS.find((l) => l.detect(path, text))?.kind;
 }
@@ -60,7 +49,7 @@ export function linterFor(kind: FileKind): FileLinter | undefined {
 /** Runs one linter on one file: guard, linter in its scope, cross-file findings. */
 export function runLinter(linter: FileLinter, file: SourceFile, context: LintContext): Finding[] {
   if (linter.kind !== 'inventory') {
-    const guarded = textGuard(file.text, WHAT[linter.kind]);
+    const guarded = textGuard(file.text, linter.kind);
     if (guarded) return [guarded];
   }
   const scoped = linter.scope ? linter.scope(file, context) : context;

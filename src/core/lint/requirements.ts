@@ -7,7 +7,7 @@
 import { ZERO_RANGE, type Finding } from '../findings';
 import type { Inventory, InventoryLocations, Role } from '../inventory/types';
 import { BALANCER_SYSCTLS, isModulesFile, isSysctlFile, NODE_MODULES, NODE_SYSCTLS, SYSCTL, type SysctlRuleId } from '../sysctl/lint';
-import { MAX_TEXT_CHARS } from './textGuard';
+import { maxChars } from './textGuard';
 import { fileTargets } from './targets';
 import type { SourceFile } from './types';
 
@@ -28,7 +28,7 @@ const REQUIREMENTS: Requirement[] = [
 export function unmetRequirements(inv: Inventory, locations: InventoryLocations | undefined, files: readonly SourceFile[]): Finding[] {
   const out: Finding[] = [];
   for (const req of REQUIREMENTS) {
-    const ofType = files.filter((f) => f.text.length <= MAX_TEXT_CHARS && req.isType(f));
+    const ofType = files.filter((f) => f.text.length <= maxChars('sysctl') && req.isType(f));
     if (!ofType.length) continue;
     const needing = inv.hosts.filter((h) => h.roles.some((r) => req.roles.includes(r)));
     const covered = new Set<Role>();

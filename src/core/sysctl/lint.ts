@@ -10,7 +10,7 @@
 import { LineIndex, type Finding, type Fix, type Range } from '../findings';
 import { fileTargets, type Targets } from '../lint/targets';
 import { ruleTable } from '../lint/ruleTable';
-import { MAX_TEXT_CHARS, textGuard } from '../lint/textGuard';
+import { maxChars, textGuard } from '../lint/textGuard';
 import type { LintContext, SourceFile } from '../lint/types';
 import { didYouMean } from '../kubeadm/schema';
 
@@ -134,8 +134,8 @@ function lineRange(line: number, start: number, end: number): Range {
   return { start: { line, character: start }, end: { line, character: Math.max(end, start + 1) } };
 }
 
-function guard(file: SourceFile, what: string): Finding[] | undefined {
-  const guarded = textGuard(file.text, what);
+function guard(file: SourceFile, kind: 'sysctl' | 'modules'): Finding[] | undefined {
+  const guarded = textGuard(file.text, kind);
   return guarded ? [guarded] : undefined;
 }
 
@@ -148,12 +148,12 @@ function appendFix(file: SourceFile, title: string, lines: string[]): Fix {
 
 /** Sibling files of the same type whose targets overlap, sorted by path, this file included. */
 function peers(file: SourceFile, context: LintContext, isType: (p: string) => boolean, targets: Targets): SourceFile[] {
-  const all = [file, ...(context.siblings ?? []).filter((s) => s.path !== file.path && isType(s.path) && s.text.length <= MAX_TEXT_CHARS)];
+  const all = [file, ...(context.siblings ?? []).filter((s) => s.path !== file.path && isType(s.path) && s.text.length <= maxChars('sysctl'))];
   return all.filter((f) => f === file || overlaps(fileTargets(f.path, f.text, context.inventory), targets)).sort((a, b) => a.path.localeCompare(b.path));
 }
 
 export function lintSysctl(file: SourceFile, context: LintContext = {}): Finding[] {
-  const guarded = guard(file, 'a sysctl.d file');
+  const guarded = guard(file, 'sysctl');
   if (guarded) return guarded;
   const out: Finding[] = [];
   const { entries, errors } = parseSysctl(file.text);
@@ -194,7 +194,7 @@ export function lintSysctl(file: SourceFile, context: LintContext = {}): Finding
 }
 
 export function lintModules(file: SourceFile, context: LintContext = {}): Finding[] {
-  const guarded = guard(file, 'a modules-load.d file');
+  const guarded = guard(file, 'modules');
   if (guarded) return guarded;
   const out: Finding[] = [];
   const { modules, errors } = parseModules(file.text);
