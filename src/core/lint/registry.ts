@@ -63,13 +63,21 @@ export function lintText(file: SourceFile, context: LintContext = {}, kind = det
   return linter && kind ? cachedLint(file, context, kind, () => runLinter(linter, file, context)) : [];
 }
 
-/** Every declared rule: the linters', the registry's own and the importer's, each once. */
+let declared: Map<string, RuleInfo> | undefined;
+
+/** Every declared rule by id: the linters', the registry's own and the importer's, each once (built on first use). */
+function declaredRules(): Map<string, RuleInfo> {
+  if (!declared) {
+    declared = new Map();
+    for (const r of [...LINTERS.flatMap((l) => l.rules), ...SHARED_RULES, ...IMPORTER_RULES]) if (!declared.has(r.id)) declared.set(r.id, r);
+  }
+  return declared;
+}
+
 export function allRules(): RuleInfo[] {
-  const byId = new Map<string, RuleInfo>();
-  for (const r of [...LINTERS.flatMap((l) => l.rules), ...SHARED_RULES, ...IMPORTER_RULES]) if (!byId.has(r.id)) byId.set(r.id, r);
-  return [...byId.values()];
+  return [...declaredRules().values()];
 }
 
 export function ruleInfo(id: string): RuleInfo | undefined {
-  return allRules().find((r) => r.id === id);
+  return declaredRules().get(id);
 }
