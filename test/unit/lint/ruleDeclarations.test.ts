@@ -12,14 +12,14 @@ import { importAnsibleInventory } from '../../../src/core/inventory/ansible';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import { allRules, detectKind, lintText } from '../../../src/core/lint/registry';
 import type { SourceFile } from '../../../src/core/lint/types';
-import { RUNNER_RULES } from '../../../src/lintRunner';
+import { RUNNER_RULES } from '../../../src/engine/lintRunner';
 import { RULE_CASES } from './ruleCases';
 
 const ROOT = join(__dirname, '../../..');
 
 /** Declared rules no corpus file and no unit test produces, with the reason they stay declared. */
 const RESERVED: Record<string, string> = {
-  'lint/internal-error': 'the lint runner (src/lintRunner.ts) reports it when a linter throws; no input makes a linter throw, and the guard against one is what this id is for',
+  'lint/internal-error': 'the lint runner (src/engine/lintRunner.ts) reports it when a linter throws; no input makes a linter throw, and the guard against one is what this id is for',
 };
 
 function files(dir: string): string[] {
