@@ -5,8 +5,9 @@
  *    (pinned_images.sandbox, registry)
  */
 import { LineIndex, type Finding, type Fix, type Range } from '../findings';
-import type { LintContext, RuleInfo, SourceFile } from '../lint/types';
-import { looksBinary } from '../kubeadm/lint';
+import { ruleTable } from '../lint/ruleTable';
+import { maxChars, textGuard } from '../lint/textGuard';
+import type { LintContext, SourceFile } from '../lint/types';
 import { parseKubeadmFile, stringAt } from '../kubeadm/parse';
 import { pauseImageFor } from './pause';
 import { getIn, parseToml, pathKey, type TomlLine } from './toml';
@@ -14,20 +15,20 @@ import { getIn, parseToml, pathKey, type TomlLine } from './toml';
 const CRI_DOCS = 'https://kubernetes.io/docs/setup/production-environment/container-runtimes/#containerd';
 const HOSTS_DOCS = 'https://github.com/containerd/containerd/blob/main/docs/hosts.md';
 
-export const CONTAINERD_RULES: RuleInfo[] = [
+const CONTAINERD = ruleTable([
   { id: 'containerd/toml-syntax', severity: 'error', title: 'config.toml is valid TOML.', why: 'containerd refuses to start on a config it cannot parse, and kubelet then has no runtime.', docs: CRI_DOCS },
-  { id: 'containerd/version', severity: 'warning', title: 'config.toml declares `version = 2` (containerd 1.x) or `version = 3` (2.x).', why: 'Without a version containerd reads the file as the old version-1 layout and silently ignores the v2/v3 plugin sections.', docs: CRI_DOCS, fixable: true },
+  { id: 'containerd/version', severity: 'warning', title: 'config.toml declares `version = 2` (containerd 1.x) or `version = 3` (2.x).', why: 'Without a version containerd reads the file as the old version-1 layout and silently ignores the v2/v3 plugin sections.', docs: CRI_DOCS, fixes: ['edit'] },
   { id: 'containerd/layout', severity: 'error', title: 'Plugin sections match the declared version.', why: 'version 2 uses plugins."io.containerd.grpc.v1.cri", version 3 uses plugins."io.containerd.cri.v1.*"; sections of the other layout are ignored.', docs: CRI_DOCS },
-  { id: 'containerd/cri-disabled', severity: 'error', title: 'The CRI plugin is not disabled.', why: 'The containerd.io package ships with `disabled_plugins = ["cri"]`; kubelet cannot talk to containerd without CRI.', docs: CRI_DOCS, fixable: true },
-  { id: 'containerd/systemd-cgroup', severity: 'error', title: 'runc uses SystemdCgroup = true.', why: 'Debian 12 manages cgroups through systemd; containerd on cgroupfs next to kubelet on systemd gives two managers with different memory accounting (OOM kills, NotReady).', docs: CRI_DOCS, fixable: true },
-  { id: 'containerd/sandbox-image', severity: 'warning', title: 'The sandbox (pause) image is the one kubeadm uses for this Kubernetes version.', why: 'Every pod starts with the pause container; if its image differs from kubeadm\'s (or is unreachable), nodes pull another image or no pod starts.', docs: CRI_DOCS, fixable: true },
-  { id: 'containerd/registry-config-path', severity: 'warning', title: 'Registry mirrors are configured through config_path and hosts.toml.', why: 'With a local image repository or mirrors in the inventory, containerd must find them in /etc/containerd/certs.d/<registry>/hosts.toml, which it reads only when config_path is set.', docs: HOSTS_DOCS, fixable: true },
+  { id: 'containerd/cri-disabled', severity: 'error', title: 'The CRI plugin is not disabled.', why: 'The containerd.io package ships with `disabled_plugins = ["cri"]`; kubelet cannot talk to containerd without CRI.', docs: CRI_DOCS, fixes: ['edit'] },
+  { id: 'containerd/systemd-cgroup', severity: 'error', title: 'runc uses SystemdCgroup = true.', why: 'Debian 12 manages cgroups through systemd; containerd on cgroupfs next to kubelet on systemd gives two managers with different memory accounting (OOM kills, NotReady).', docs: CRI_DOCS, fixes: ['edit'] },
+  { id: 'containerd/sandbox-image', severity: 'warning', title: 'The sandbox (pause) image is the one kubeadm uses for this Kubernetes version.', why: 'Every pod starts with the pause container; if its image differs from kubeadm\'s (or is unreachable), nodes pull another image or no pod starts.', docs: CRI_DOCS, fixes: ['edit'] },
+  { id: 'containerd/registry-config-path', severity: 'warning', title: 'Registry mirrors are configured through config_path and hosts.toml.', why: 'With a local image repository or mirrors in the inventory, containerd must find them in /etc/containerd/certs.d/<registry>/hosts.toml, which it reads only when config_path is set.', docs: HOSTS_DOCS, fixes: ['edit'] },
   { id: 'containerd/registry-hosts', severity: 'warning', title: 'Every mirrored registry has a hosts.toml.', why: 'A registry without hosts.toml under config_path is pulled from directly, bypassing the mirror.', docs: HOSTS_DOCS },
   { id: 'containerd/deprecated-mirrors', severity: 'warning', title: 'The deprecated registry.mirrors table is not used.', why: 'registry.mirrors/configs were deprecated in containerd 1.5 and removed in 2.0; use config_path with hosts.toml.', docs: HOSTS_DOCS },
-  { id: 'containerd/too-large', severity: 'warning', title: 'The file is small enough to check.', why: 'A containerd config is a few kilobytes; a huge or binary file is not one.' },
-];
+]);
 
-const BY_ID = new Map(CONTAINERD_RULES.map((r) => [r.id, r]));
+export const CONTAINERD_RULES = CONTAINERD.rules;
+type ContainerdRuleId = Parameters<typeof CONTAINERD.finding>[0];
 const V2_CRI = 'io.containerd.grpc.v1.cri';
 const V3_RUNTIME = 'io.containerd.cri.v1.runtime';
 const V3_IMAGES = 'io.containerd.cri.v1.images';
@@ -78,9 +79,8 @@ class ContainerdLint {
     this.lines = new LineIndex(file.text);
   }
 
-  private push(rule: string, message: string, range: Range, fixes?: Fix[], severity?: Finding['severity']): void {
-    const info = BY_ID.get(rule)!;
-    this.out.push({ rule, severity: severity ?? info.severity, message, why: info.why, ...(info.docs ? { docs: info.docs } : {}), range, ...(fixes?.length ? { fixes } : {}) });
+  private push(rule: ContainerdRuleId, message: string, range: Range, fixes?: Fix[], severity?: Finding['severity']): void {
+    this.out.push(CONTAINERD.finding(rule, message, range, { fixes, severity }));
   }
 
   private lineRange(l: TomlLine | undefined): Range {
@@ -94,10 +94,8 @@ class ContainerdLint {
 
   run(): Finding[] {
     const text = this.file.text;
-    if (text.length > 512_000 || looksBinary(text)) {
-      this.push('containerd/too-large', text.length > 512_000 ? `The file has ${text.length} characters; it is not checked.` : 'The file contains NUL bytes: it is binary, not a containerd config.', this.lines.lineRange(0));
-      return this.out;
-    }
+    const guarded = textGuard(text, 'containerd');
+    if (guarded) return [guarded];
     const parsed = parseToml(text);
     this.tomlLines = parsed.lines;
     for (const l of parsed.lines) if (!this.byPath.has(pathKey(l.path))) this.byPath.set(pathKey(l.path), l);
@@ -178,7 +176,7 @@ class ContainerdLint {
     const inv = this.context.inventory;
     if (inv) return { version: inv.cluster.kubernetesVersion, ...(inv.cluster.imageRepository ? { imageRepository: inv.cluster.imageRepository } : {}) };
     for (const s of this.context.siblings ?? []) {
-      if (!/kubeadm[^\\/]*\.ya?ml$/i.test(s.path) || s.text.length > 512_000) continue;
+      if (!/kubeadm[^\\/]*\.ya?ml$/i.test(s.path) || s.text.length > maxChars('kubeadm')) continue;
       const cluster = parseKubeadmFile(s.text).find((d) => d.kind === 'ClusterConfiguration');
       const version = stringAt(cluster?.root, 'kubernetesVersion');
       if (version) {

@@ -1,5 +1,4 @@
 /** containerd config.toml as a lintable kind (see ../lint/registry.ts). */
-import { crossFileFindingsFor } from '../lint/crossFile';
 import { fileTargets, isForNodes } from '../lint/targets';
 import type { FileLinter } from '../lint/types';
 import { CONTAINERD_RULES, isContainerdConfig, lintContainerd } from './lint';
@@ -13,6 +12,6 @@ export const containerdLinter: FileLinter = {
   detect: isContainerdConfig,
   lint: (file, context) => {
     if (!isForNodes(fileTargets(file.path, file.text, context.inventory))) return lintContainerd(file, {}).filter((f) => !NODE_ONLY.has(f.rule));
-    return [...lintContainerd(file, context), ...crossFileFindingsFor('containerd', file, context)];
+    return lintContainerd(file, context);
   },
 };

@@ -9,6 +9,7 @@
  * Sections are parsed independently and cached by their text, with line numbers relative to the section, so a
  * one-line edit re-tokenizes only the section it touches (the incremental path of the linter).
  */
+import { looksBinary } from '../lint/textGuard';
 
 export const SECTION_KEYWORDS = new Set([
   'global',
@@ -232,18 +233,6 @@ function parseSectionText(text: string, preamble: boolean): CachedSection {
 export function clearSectionCache(): void {
   sectionCache.clear();
   preambleCache.clear();
-}
-
-/** True when the text is not a text file (NUL bytes, or mostly control characters). */
-export function looksBinary(text: string): boolean {
-  const sample = text.slice(0, 8192);
-  if (sample.includes('\u0000')) return true;
-  let control = 0;
-  for (let i = 0; i < sample.length; i++) {
-    const c = sample.charCodeAt(i);
-    if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 0xfffd) control++;
-  }
-  return sample.length > 0 && control / sample.length > 0.1;
 }
 
 export function parseHaproxy(text: string): HaproxyConfig {

@@ -6,6 +6,7 @@
 import { isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { LineIndex, type Finding, type Range, ZERO_RANGE } from '../findings';
 import { crossChecks } from './crossChecks';
+import type { InventoryRuleId } from './rules';
 import type { FieldSpec } from './validate';
 import { CLUSTER_FIELDS, HOST_ADDRESS, HOST_NAME, LABEL_KEY, LABEL_VALUE, MIRROR, PACKAGE_FIELDS, PREFLIGHT, REGISTRY, SSH_FIELDS, VRRP_INTERFACE } from './validate';
 import { syntaxFindings } from './yamlErrors';
@@ -59,8 +60,8 @@ export function parseInventory(text: string): InventoryParseResult {
 
 /** Reports where a finding goes; shared with the cross checks. */
 export interface Reporter {
-  report(rule: string, severity: Finding['severity'], message: string, node: Node | null | undefined, keyOnly?: boolean, why?: string): void;
-  push(rule: string, severity: Finding['severity'], message: string, range: Range, why?: string): void;
+  report(rule: InventoryRuleId, severity: Finding['severity'], message: string, node: Node | null | undefined, keyOnly?: boolean, why?: string): void;
+  push(rule: InventoryRuleId, severity: Finding['severity'], message: string, range: Range, why?: string): void;
   root(): YAMLMap;
   clusterField(key: string): Node | undefined;
   hostRange(name: string): Range;
@@ -385,7 +386,7 @@ class Checker implements Reporter {
     return String(node.value);
   }
 
-  private integer(map: YAMLMap, key: string, path: string, min: number, max: number, required: boolean, rule = 'inventory/range'): number | undefined {
+  private integer(map: YAMLMap, key: string, path: string, min: number, max: number, required: boolean, rule: InventoryRuleId = 'inventory/range'): number | undefined {
     const node = map.get(key, true) as Node | undefined;
     if (!node) {
       if (required) this.report('inventory/missing-key', 'error', `${path}.${key} is required.`, map, true);
@@ -417,13 +418,13 @@ class Checker implements Reporter {
   }
 
   /** Reports on a node; `keyOnly` narrows the range to the first line (for a missing key under a mapping). */
-  report(rule: string, severity: Finding['severity'], message: string, node: Node | null | undefined, keyOnly = false, why?: string): void {
+  report(rule: InventoryRuleId, severity: Finding['severity'], message: string, node: Node | null | undefined, keyOnly = false, why?: string): void {
     let range = this.rangeOf(node);
     if (keyOnly) range = this.lines.lineRange(range.start.line);
     this.push(rule, severity, message, range, why);
   }
 
-  push(rule: string, severity: Finding['severity'], message: string, range: Range, why?: string): void {
+  push(rule: InventoryRuleId, severity: Finding['severity'], message: string, range: Range, why?: string): void {
     this.findings.push({ rule, severity, message, range, ...(why ? { why } : {}) });
   }
 }

@@ -2,11 +2,12 @@
  * Every rule the inventory loader reports, with its severity and why — the table hovers, SARIF and the
  * docs read. A finding whose rule is not here is a bug (a test walks random inventories to check it).
  */
-import type { RuleInfo } from '../lint/types';
+import type { Severity } from '../findings';
+import { ruleTable, type RuleRow } from '../lint/ruleTable';
 
-const r = (id: string, severity: RuleInfo['severity'], title: string, why: string): RuleInfo => ({ id: `inventory/${id}`, severity, title, why });
+const r = <const N extends string>(id: N, severity: Severity, title: string, why: string): RuleRow<`inventory/${N}`> => ({ id: `inventory/${id}`, severity, title, why });
 
-export const INVENTORY_RULES: RuleInfo[] = [
+export const INVENTORY = ruleTable([
   r('yaml-syntax', 'error', 'The file is valid YAML.', 'Nothing else can be checked until the YAML parses.'),
   r('too-large', 'error', 'The inventory is small enough to read safely.', 'A huge file would take the editor and the CLI seconds and gigabytes to parse; a real inventory is a few kilobytes.'),
   r('not-a-map', 'error', 'The inventory is a mapping with cluster, ssh and hosts.', 'Every command reads these three parts.'),
@@ -53,6 +54,9 @@ export const INVENTORY_RULES: RuleInfo[] = [
   r('vip-subnet', 'error', 'The VIP is in the balancers\' subnet.', 'Keepalived adds the VIP with the subnet\'s prefix; a VIP outside the balancers\' /16 would be added with a wrong, wide prefix and is unreachable.'),
   r('subnet-overlap', 'error', 'Pod and service subnets do not overlap.', 'Pod and Service addresses must never collide, or kube-proxy rules capture pod traffic.'),
   r('node-in-pod-subnet', 'error', 'No node address is inside the pod subnet.', 'Flannel routes the pod subnet through the VXLAN device; a node address inside it becomes unreachable.'),
-];
+]);
 
-export const INVENTORY_RULE_IDS: ReadonlySet<string> = new Set(INVENTORY_RULES.map((x) => x.id));
+export const INVENTORY_RULES = INVENTORY.rules;
+export const INVENTORY_RULE_IDS: ReadonlySet<string> = INVENTORY.ids;
+export type InventoryRuleId = Parameters<typeof INVENTORY.finding>[0];
+export type InventoryRuleName = InventoryRuleId extends `inventory/${infer N}` ? N : never;

@@ -27,14 +27,15 @@ import {
   workspaceRelativePath,
   type FieldCheck,
 } from './fields';
+import type { InventoryRuleId, InventoryRuleName } from './rules';
 import { CNIS, ROLES, type Inventory, type SshSettings } from './types';
 
 export interface FieldSpec {
-  rule: string;
+  rule: InventoryRuleId;
   check: FieldCheck;
 }
 
-const spec = (rule: string, check: FieldCheck): FieldSpec => ({ rule: `inventory/${rule}`, check });
+const spec = (rule: InventoryRuleName, check: FieldCheck): FieldSpec => ({ rule: `inventory/${rule}`, check });
 
 export const aptLine: FieldCheck = (v) => {
   const parsed = parseAptLine(v);

@@ -151,13 +151,13 @@ export function judgePair(c: PairContext): void {
     if (peerInsts.length) {
       const masters = peerInsts.filter((x) => x.inst.stateValue === 'MASTER');
       if (inst.stateValue === 'MASTER' && masters.length) {
-        c.out.push(c.place(kfinding('oneMaster', `(${name}) is MASTER, and so is ${masters.map((m) => m.p.path).join(', ')}; exactly one balancer starts as MASTER.`, rng(inst.state!.args[0] ?? inst.state!.keyword), [fix("Set 'state BACKUP'", replace(inst.state!.args[0] ?? inst.state!.keyword, inst.state!.args[0] ? 'BACKUP' : 'state BACKUP'))]), n));
+        c.out.push(c.place(kfinding('keepalived/one-master', `(${name}) is MASTER, and so is ${masters.map((m) => m.p.path).join(', ')}; exactly one balancer starts as MASTER.`, rng(inst.state!.args[0] ?? inst.state!.keyword), [fix("Set 'state BACKUP'", replace(inst.state!.args[0] ?? inst.state!.keyword, inst.state!.args[0] ? 'BACKUP' : 'state BACKUP'))]), n));
       } else if (inst.stateValue !== 'MASTER' && masters.length === 0) {
         const t = inst.state?.args[0];
-        c.out.push(c.place(kfinding('oneMaster', `(${name}) no balancer (this one or ${peerInsts.map((p) => p.p.path).join(', ')}) is MASTER.`, rng(t ?? n.keyword), t && (!c.me || c.me.vrrp?.state !== 'BACKUP') ? [fix("Set 'state MASTER'", replace(t, 'MASTER'))] : undefined), n));
+        c.out.push(c.place(kfinding('keepalived/one-master', `(${name}) no balancer (this one or ${peerInsts.map((p) => p.p.path).join(', ')}) is MASTER.`, rng(t ?? n.keyword), t && (!c.me || c.me.vrrp?.state !== 'BACKUP') ? [fix("Set 'state MASTER'", replace(t, 'MASTER'))] : undefined), n));
       }
       const same = peerInsts.filter((x) => x.inst.priorityValue === inst.priorityValue);
-      if (same.length) c.out.push(c.place(kfinding('distinctPriority', `(${name}) priority ${inst.priorityValue} equals the priority in ${same.map((x) => x.p.path).join(', ')}.`, rng(inst.priority?.args[0] ?? n.keyword)), n));
+      if (same.length) c.out.push(c.place(kfinding('keepalived/distinct-priority', `(${name}) priority ${inst.priorityValue} equals the priority in ${same.map((x) => x.p.path).join(', ')}.`, rng(inst.priority?.args[0] ?? n.keyword)), n));
     }
     failover(c, inst, name, mine, others);
     preemption(c, inst, name, mine, peerInsts);
@@ -188,12 +188,12 @@ function failover(c: PairContext, inst: Instance, name: string, mine: Side, othe
         ? `vrrp_script ${sc.name} weight ${sc.w}: when HAProxy dies the MASTER drops to ${failed}, not below ${backupText}, so the VIP stays on the dead proxy.`
         : `vrrp_script ${sc.name} weight +${sc.w}: when HAProxy dies the MASTER keeps ${failed}, not below ${backupText}, so the VIP stays on the dead proxy.`;
       // a positive weight cannot be repaired in one file (the BACKUP adds its own); a negative one can
-      c.out.push(c.place(kfinding('weight', message, rng(wt ?? script?.node.keyword ?? inst.node.keyword), wt && sc.w < 0 ? [fix(`Set weight ${needed}`, replace(wt, String(needed)))] : undefined), sc.node ?? inst.node));
+      c.out.push(c.place(kfinding('keepalived/script-weight', message, rng(wt ?? script?.node.keyword ?? inst.node.keyword), wt && sc.w < 0 ? [fix(`Set weight ${needed}`, replace(wt, String(needed)))] : undefined), sc.node ?? inst.node));
     } else if (best === mine && inst.priority?.args[0]) {
       // this BACKUP is the one that should take over: say so on its priority line, with the priority that would
       const want = failed - mine.plus + 1;
       const fixes = want < holder.priority + holder.plus - mine.plus && want <= 254 ? [fix(`Set priority ${want}`, replace(inst.priority.args[0], String(want)))] : undefined;
-      c.out.push(c.place(kfinding('weight', `(${name}) when HAProxy dies on the MASTER (${holder.label}, ${sc.name} weight ${sc.w}) it keeps ${failed}, not below this BACKUP's ${mine.priority}${mine.plus ? `+${mine.plus}` : ''}, so the VIP stays on the dead proxy.`, rng(inst.priority.args[0]), fixes), inst.priority));
+      c.out.push(c.place(kfinding('keepalived/script-weight', `(${name}) when HAProxy dies on the MASTER (${holder.label}, ${sc.name} weight ${sc.w}) it keeps ${failed}, not below this BACKUP's ${mine.priority}${mine.plus ? `+${mine.plus}` : ''}, so the VIP stays on the dead proxy.`, rng(inst.priority.args[0]), fixes), inst.priority));
     }
   }
 }
@@ -204,13 +204,13 @@ function preemption(c: PairContext, inst: Instance, name: string, mine: Side, pe
   const nopreempt = child(inst.node, 'nopreempt');
   const without = peers.filter((x) => !child(x.inst.node, 'nopreempt'));
   if (nopreempt && inst.stateValue !== 'MASTER' && without.length) {
-    c.out.push(c.place(kfinding('preempt', `(${name}) has nopreempt, but ${without.map((x) => x.p.path).join(', ')} does not: the other balancer still preempts, so the VIP moves back anyway.`, rng(nopreempt.keyword), [fix("Remove 'nopreempt'", { range: { start: rng(nopreempt.keyword).start, end: rng(nopreempt.args[nopreempt.args.length - 1] ?? nopreempt.keyword).end }, newText: '' })]), nopreempt));
+    c.out.push(c.place(kfinding('keepalived/preempt', `(${name}) has nopreempt, but ${without.map((x) => x.p.path).join(', ')} does not: the other balancer still preempts, so the VIP moves back anyway.`, rng(nopreempt.keyword), [fix("Remove 'nopreempt'", { range: { start: rng(nopreempt.keyword).start, end: rng(nopreempt.args[nopreempt.args.length - 1] ?? nopreempt.keyword).end }, newText: '' })]), nopreempt));
   }
   if (inst.stateValue === 'MASTER' && !nopreempt) {
     const above = peers.filter((x) => x.inst.stateValue !== 'MASTER' && x.inst.priorityValue + positive(c.peers.find((p) => p === x.p)!.summary, x.inst) > mine.priority + mine.plus);
     if (above.length && inst.priority?.args[0]) {
       const top = Math.max(...above.map((x) => x.inst.priorityValue));
-      c.out.push(c.place(kfinding('preempt', `(${name}) is MASTER with priority ${mine.priority}, but the BACKUP in ${above.map((x) => x.p.path).join(', ')} has ${top}: it preempts the VIP as soon as it hears this one.`, rng(inst.priority.args[0]), top < 254 ? [fix(`Set priority ${top + 1}`, replace(inst.priority.args[0], String(top + 1)))] : undefined), inst.priority));
+      c.out.push(c.place(kfinding('keepalived/preempt', `(${name}) is MASTER with priority ${mine.priority}, but the BACKUP in ${above.map((x) => x.p.path).join(', ')} has ${top}: it preempts the VIP as soon as it hears this one.`, rng(inst.priority.args[0]), top < 254 ? [fix(`Set priority ${top + 1}`, replace(inst.priority.args[0], String(top + 1)))] : undefined), inst.priority));
     }
   }
 }
@@ -224,35 +224,35 @@ function agreement(c: PairContext, inst: Instance, name: string, peers: Array<{ 
   const invVip = c.inventory ? /^\[?([^\]]*?)\]?:\d+$/.exec(c.inventory.cluster.controlPlaneEndpoint)?.[1] : undefined;
   for (const { p, inst: other } of peers) {
     if (inst.vridValue !== undefined && other.vridValue !== undefined && other.vridValue !== inst.vridValue) {
-      c.out.push(c.place(kfinding('vrid', `(${name}) virtual_router_id ${inst.vridValue} differs from ${other.vridValue} in ${p.path}: split brain — each balancer ignores the other's adverts, both become MASTER and hold the VIP at once.`, rng(inst.vrid!.args[0]!), [fix(`Set virtual_router_id ${other.vridValue}`, replace(inst.vrid!.args[0]!, String(other.vridValue)))]), inst.vrid!));
+      c.out.push(c.place(kfinding('keepalived/virtual-router-id', `(${name}) virtual_router_id ${inst.vridValue} differs from ${other.vridValue} in ${p.path}: split brain — each balancer ignores the other's adverts, both become MASTER and hold the VIP at once.`, rng(inst.vrid!.args[0]!), [fix(`Set virtual_router_id ${other.vridValue}`, replace(inst.vrid!.args[0]!, String(other.vridValue)))]), inst.vrid!));
     }
     const mine = `${tokenText(inst.authType) ?? ''}/${tokenText(inst.authPass) ?? ''}`;
     const theirs = `${tokenText(other.authType) ?? ''}/${tokenText(other.authPass) ?? ''}`;
     if (mine !== theirs) {
       const where = inst.authPass?.args[0] ?? inst.authType?.args[0] ?? n.keyword;
       const fixes = inst.authPass?.args[0] && other.authPass?.args[0] && tokenText(inst.authType) === tokenText(other.authType) ? [fix(`Use the same auth_pass as ${p.path}`, replace(inst.authPass.args[0], other.authPass.args[0].text))] : undefined;
-      c.out.push(c.place(kfinding('auth', `(${name}) authentication differs from ${p.path}: split brain — the balancers ignore each other's adverts and both hold the VIP.`, rng(where), fixes), n));
+      c.out.push(c.place(kfinding('keepalived/authentication', `(${name}) authentication differs from ${p.path}: split brain — the balancers ignore each other's adverts and both hold the VIP.`, rng(where), fixes), n));
     }
     if (inst.vips.length && other.vips.length && vipSet(inst) !== vipSet(other)) {
       const tok = inst.vips[0]!.token;
       const clearlyWrong = invVip && other.vips.some((v) => v.address === invVip) && !inst.vips.some((v) => v.address === invVip) && other.vips.length === 1 && inst.vips.length === 1;
-      c.out.push(c.place(kfinding('pairAgreement', `(${name}) virtual_ipaddress ${vipSet(inst)} differs from ${vipSet(other)} in ${p.path}; after a failover clients lose the address they use.`, rng(tok), clearlyWrong ? [fix(`Use ${other.vips[0]!.token.text}`, replace(tok, other.vips[0]!.token.text))] : undefined), inst.vips[0]!.node));
+      c.out.push(c.place(kfinding('keepalived/pair-agreement', `(${name}) virtual_ipaddress ${vipSet(inst)} differs from ${vipSet(other)} in ${p.path}; after a failover clients lose the address they use.`, rng(tok), clearlyWrong ? [fix(`Use ${other.vips[0]!.token.text}`, replace(tok, other.vips[0]!.token.text))] : undefined), inst.vips[0]!.node));
     }
     const adv = child(n, 'advert_int');
     const a = Number(tokenText(adv) ?? '1');
     const b = Number(tokenText(child(other.node, 'advert_int')) ?? '1');
     if (Number.isFinite(a) && Number.isFinite(b) && a > 0 && b > 0 && a !== b) {
-      c.out.push(c.place(kfinding('pairAgreement', `(${name}) advert_int ${a} differs from ${b} in ${p.path}; VRRP drops adverts whose interval differs from its own, so both balancers may take the VIP (split brain).`, rng(adv?.args[0] ?? n.keyword), adv?.args[0] ? [fix(`Set advert_int ${b}`, replace(adv.args[0], String(b)))] : undefined), adv ?? n));
+      c.out.push(c.place(kfinding('keepalived/pair-agreement', `(${name}) advert_int ${a} differs from ${b} in ${p.path}; VRRP drops adverts whose interval differs from its own, so both balancers may take the VIP (split brain).`, rng(adv?.args[0] ?? n.keyword), adv?.args[0] ? [fix(`Set advert_int ${b}`, replace(adv.args[0], String(b)))] : undefined), adv ?? n));
     }
     const mineUni = unicastPeers(inst);
     const theirUni = unicastPeers(other);
     const uni = child(n, 'unicast_peer');
     if (!!uni !== !!child(other.node, 'unicast_peer')) {
-      c.out.push(c.place(kfinding('pairAgreement', `(${name}) ${uni ? 'sends unicast adverts' : 'sends multicast adverts'} but ${p.path} ${uni ? 'uses multicast' : 'uses unicast_peer'}: they never hear each other, and both hold the VIP (split brain).`, rng(uni?.keyword ?? n.keyword)), uni ?? n));
+      c.out.push(c.place(kfinding('keepalived/pair-agreement', `(${name}) ${uni ? 'sends unicast adverts' : 'sends multicast adverts'} but ${p.path} ${uni ? 'uses multicast' : 'uses unicast_peer'}: they never hear each other, and both hold the VIP (split brain).`, rng(uni?.keyword ?? n.keyword)), uni ?? n));
     } else if (uni && theirUni.length) {
       const peerAddr = tokenText(child(other.node, 'unicast_src_ip')) ?? p.host?.address;
       if (peerAddr && !mineUni.includes(peerAddr)) {
-        c.out.push(c.place(kfinding('pairAgreement', `(${name}) unicast_peer lacks ${peerAddr}, the address of ${p.path}'s balancer: it never receives this one's adverts (split brain).`, rng(uni.keyword)), uni));
+        c.out.push(c.place(kfinding('keepalived/pair-agreement', `(${name}) unicast_peer lacks ${peerAddr}, the address of ${p.path}'s balancer: it never receives this one's adverts (split brain).`, rng(uni.keyword)), uni));
       }
     }
   }

@@ -8,6 +8,7 @@
  */
 
 import { BLOCK_KEYWORDS } from './keywords';
+import { looksBinary } from '../lint/textGuard';
 
 export interface KToken {
   text: string;
@@ -97,17 +98,6 @@ export function tokenize(text: string): { lines: KToken[][]; problems: KProblem[
     lines.push(toks);
   }
   return { lines, problems };
-}
-
-export function looksBinary(text: string): boolean {
-  const sample = text.slice(0, 8192);
-  if (sample.includes('\u0000')) return true;
-  let control = 0;
-  for (let i = 0; i < sample.length; i++) {
-    const c = sample.charCodeAt(i);
-    if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 0xfffd) control++;
-  }
-  return sample.length > 0 && control / sample.length > 0.1;
 }
 
 interface Frame {

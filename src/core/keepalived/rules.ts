@@ -1,49 +1,47 @@
 /** Keepalived rule descriptions: id, severity, what, why (from the seed's VRRP reasoning), docs. */
 import type { Finding, Fix, Range, Severity } from '../findings';
-import type { RuleInfo } from '../lint/types';
+import { ruleTable, type RuleRow } from '../lint/ruleTable';
 
 const DOCS = 'https://keepalived.readthedocs.io/en/latest/configuration_synopsis.html';
 
-function rule(id: string, severity: Severity, title: string, why: string, anchor: string, fixable = false): RuleInfo {
-  return { id: `keepalived/${id}`, severity, title, why, docs: `${DOCS}#${anchor}`, fixable };
+function rule<const N extends string>(id: N, severity: Severity, title: string, why: string, anchor: string, fixable = false): RuleRow<`keepalived/${N}`> {
+  return { id: `keepalived/${id}`, severity, title, why, docs: `${DOCS}#${anchor}`, ...(fixable ? { fixes: ['edit'] as const } : {}) };
 }
 
-export const KEEPALIVED_RULES = {
-  binary: rule('binary-file', 'error', 'The file is text.', 'Keepalived reads its configuration as text; a binary file cannot be a configuration.', 'global-definitions'),
-  syntax: rule('syntax', 'error', 'Quotes are balanced.', 'An unmatched quote swallows the rest of the line and keepalived misreads the block (keepalived 2.2.7 even crashes on it).', 'global-definitions', true),
-  braces: rule('braces', 'error', "Every '{' has its '}'.", "A missing '}' makes keepalived read the following blocks as unknown keywords of the unclosed one, so the VRRP instance or check script silently disappears.", 'global-definitions', true),
-  unknownKeyword: rule('unknown-keyword', 'error', 'Keywords are ones keepalived 2.2 knows in their block.', 'Keepalived skips an unknown keyword (and the block it opens), so a typo silently drops the VIP, a check or the authentication.', 'vrrp-instance-definitions', true),
-  blockExpected: rule('block-expected', 'error', 'Block keywords open a `{ }` block.', 'Keepalived reads addresses, scripts and authentication only from inside their block.', 'vrrp-instance-definitions', true),
-  argument: rule('argument', 'error', 'Keywords that need a value have one, and named blocks have exactly one name.', 'Keepalived stops reading the configuration at a keyword without its value, and drops a vrrp_instance whose name is not one word.', 'vrrp-instance-definitions'),
-  noInstance: rule('no-instance', 'warning', 'The file defines a vrrp_instance.', 'Without a vrrp_instance keepalived holds no VIP, and the cluster endpoint is unreachable.', 'vrrp-instance-definitions'),
-  state: rule('state', 'error', '`state` is MASTER or BACKUP.', 'Keepalived turns an unknown state into BACKUP, so the intended MASTER never takes the VIP at start.', 'vrrp-instance-definitions', true),
-  priority: rule('priority', 'error', '`priority` is 1–254 and set explicitly.', 'Keepalived rejects priorities outside 1–255, and at 255 (a MASTER without priority) it is the address owner and ignores track_script weights.', 'vrrp-instance-definitions', true),
-  vrid: rule('virtual-router-id', 'error', '`virtual_router_id` is 1–255 and the same on every balancer (51 in the seed).', 'The VRID names the virtual router: balancers with different VRIDs never see each other and both take the VIP.', 'vrrp-instance-definitions', true),
-  auth: rule('authentication', 'error', 'Authentication is the same on every balancer, PASS or AH, with at most 8 characters.', 'Keepalived drops adverts whose authentication differs, so each balancer believes it is alone and both hold the VIP; longer passwords are truncated.', 'vrrp-instance-definitions', true),
-  oneMaster: rule('one-master', 'error', 'Exactly one balancer starts as MASTER.', 'Two MASTERs both claim the VIP at start (split brain) until priorities settle; with none the VIP waits for a timeout.', 'vrrp-instance-definitions', true),
-  distinctPriority: rule('distinct-priority', 'error', 'Balancers have distinct priorities (100 and 90 in the seed).', 'With equal priorities the election falls back to comparing IP addresses, which makes the VIP move unpredictably.', 'vrrp-instance-definitions'),
-  vip: rule('vip', 'error', 'virtual_ipaddress is the host of controlPlaneEndpoint, a valid address with a prefix.', 'The VIP is what every kubelet and kubectl connects to; keepalived drops an invalid address and then holds no VIP at all.', 'vrrp-instance-definitions', true),
-  vipSubnet: rule('vip-subnet', 'error', "The VIP lies in the balancers' subnet.", 'VRRP moves the VIP with gratuitous ARP inside one L2 segment; an address outside the balancers\' subnet is unreachable.', 'vrrp-instance-definitions'),
-  iface: rule('interface', 'error', "`interface` (and a VIP's `dev`) is the inventory's vrrp.interface.", 'Keepalived refuses to start on an interface the host does not have, and adverts on the wrong NIC never reach the other balancer.', 'vrrp-instance-definitions', true),
-  trackScript: rule('track-script', 'error', 'track_script names a defined vrrp_script.', 'Keepalived ignores an unknown tracked script, so the VIP stays on a balancer whose HAProxy is dead (a black hole).', 'vrrp-script-definitions', true),
-  noTrack: rule('no-track-script', 'warning', 'The instance tracks HAProxy with a vrrp_script.', 'Without a check the VIP stays on a balancer whose HAProxy has died, and all API traffic goes into a black hole.', 'vrrp-script-definitions', true),
-  weight: rule('script-weight', 'error', "The check script's weight really moves the VIP.", 'When HAProxy dies the MASTER priority plus the weight must fall below the best BACKUP priority, or the VIP stays on the dead proxy (100 − 20 = 80 < 90 in the seed).', 'vrrp-script-definitions', true),
-  scriptSecurity: rule('script-security', 'error', 'global_defs has `enable_script_security` and `script_user` when scripts run.', 'Without them keepalived refuses to run the check script (no keepalived_script user on Debian) and the VIP never moves on failure.', 'global-definitions', true),
-  scriptPath: rule('script-path', 'warning', 'The check script is an absolute path to a program that exists on the balancer.', 'Keepalived disables a track script whose program it cannot find, and with script security it needs absolute paths it can check.', 'vrrp-script-definitions', true),
-  scriptValues: rule('script-values', 'error', 'vrrp_script interval, timeout, rise, fall and weight are valid numbers.', 'Keepalived ignores an invalid value and falls back to defaults that change how fast the VIP moves.', 'vrrp-script-definitions'),
-  advertInt: rule('advert-int', 'error', '`advert_int` is a positive number of seconds.', 'The advert interval sets the failover time (3 × advert_int + skew); an invalid one is replaced by the default.', 'vrrp-instance-definitions'),
-  strict: rule('vrrp-strict', 'error', '`vrrp_strict` is not combined with authentication or a MASTER below priority 255.', 'Under vrrp_strict keepalived ignores authentication and demands that only the address owner starts as MASTER.', 'global-definitions'),
-  pairAgreement: rule('pair-agreement', 'error', 'The VIP, advert_int and unicast peers agree between the balancers\' files.', 'Balancers whose adverts do not match ignore each other, so both take the VIP (split brain); a VIP that differs is lost by clients after a failover.', 'vrrp-instance-definitions', true),
-  preempt: rule('preempt', 'warning', 'Preemption is consistent: nopreempt on every balancer or none, and the MASTER has the highest priority.', 'A BACKUP above the MASTER takes the VIP as soon as it starts, and nopreempt on one balancer only does not stop the other from moving the VIP back.', 'vrrp-instance-definitions', true),
-  inventory: rule('inventory-mismatch', 'warning', "state and priority match the balancer's vrrp settings in the inventory.", 'The inventory is the source of truth: generated configs, checks and failover tests assume its state and priority.', 'vrrp-instance-definitions', true),
-} satisfies Record<string, RuleInfo>;
+export const KEEPALIVED = ruleTable([
+  rule('syntax', 'error', 'Quotes are balanced.', 'An unmatched quote swallows the rest of the line and keepalived misreads the block (keepalived 2.2.7 even crashes on it).', 'global-definitions', true),
+  rule('braces', 'error', "Every '{' has its '}'.", "A missing '}' makes keepalived read the following blocks as unknown keywords of the unclosed one, so the VRRP instance or check script silently disappears.", 'global-definitions', true),
+  rule('unknown-keyword', 'error', 'Keywords are ones keepalived 2.2 knows in their block.', 'Keepalived skips an unknown keyword (and the block it opens), so a typo silently drops the VIP, a check or the authentication.', 'vrrp-instance-definitions', true),
+  rule('block-expected', 'error', 'Block keywords open a `{ }` block.', 'Keepalived reads addresses, scripts and authentication only from inside their block.', 'vrrp-instance-definitions', true),
+  rule('argument', 'error', 'Keywords that need a value have one, and named blocks have exactly one name.', 'Keepalived stops reading the configuration at a keyword without its value, and drops a vrrp_instance whose name is not one word.', 'vrrp-instance-definitions'),
+  rule('no-instance', 'warning', 'The file defines a vrrp_instance.', 'Without a vrrp_instance keepalived holds no VIP, and the cluster endpoint is unreachable.', 'vrrp-instance-definitions'),
+  rule('state', 'error', '`state` is MASTER or BACKUP.', 'Keepalived turns an unknown state into BACKUP, so the intended MASTER never takes the VIP at start.', 'vrrp-instance-definitions', true),
+  rule('priority', 'error', '`priority` is 1–254 and set explicitly.', 'Keepalived rejects priorities outside 1–255, and at 255 (a MASTER without priority) it is the address owner and ignores track_script weights.', 'vrrp-instance-definitions', true),
+  rule('virtual-router-id', 'error', '`virtual_router_id` is 1–255 and the same on every balancer (51 in the seed).', 'The VRID names the virtual router: balancers with different VRIDs never see each other and both take the VIP.', 'vrrp-instance-definitions', true),
+  rule('authentication', 'error', 'Authentication is the same on every balancer, PASS or AH, with at most 8 characters.', 'Keepalived drops adverts whose authentication differs, so each balancer believes it is alone and both hold the VIP; longer passwords are truncated.', 'vrrp-instance-definitions', true),
+  rule('one-master', 'error', 'Exactly one balancer starts as MASTER.', 'Two MASTERs both claim the VIP at start (split brain) until priorities settle; with none the VIP waits for a timeout.', 'vrrp-instance-definitions', true),
+  rule('distinct-priority', 'error', 'Balancers have distinct priorities (100 and 90 in the seed).', 'With equal priorities the election falls back to comparing IP addresses, which makes the VIP move unpredictably.', 'vrrp-instance-definitions'),
+  rule('vip', 'error', 'virtual_ipaddress is the host of controlPlaneEndpoint, a valid address with a prefix.', 'The VIP is what every kubelet and kubectl connects to; keepalived drops an invalid address and then holds no VIP at all.', 'vrrp-instance-definitions', true),
+  rule('vip-subnet', 'error', "The VIP lies in the balancers' subnet.", 'VRRP moves the VIP with gratuitous ARP inside one L2 segment; an address outside the balancers\' subnet is unreachable.', 'vrrp-instance-definitions'),
+  rule('interface', 'error', "`interface` (and a VIP's `dev`) is the inventory's vrrp.interface.", 'Keepalived refuses to start on an interface the host does not have, and adverts on the wrong NIC never reach the other balancer.', 'vrrp-instance-definitions', true),
+  rule('track-script', 'error', 'track_script names a defined vrrp_script.', 'Keepalived ignores an unknown tracked script, so the VIP stays on a balancer whose HAProxy is dead (a black hole).', 'vrrp-script-definitions', true),
+  rule('no-track-script', 'warning', 'The instance tracks HAProxy with a vrrp_script.', 'Without a check the VIP stays on a balancer whose HAProxy has died, and all API traffic goes into a black hole.', 'vrrp-script-definitions', true),
+  rule('script-weight', 'error', "The check script's weight really moves the VIP.", 'When HAProxy dies the MASTER priority plus the weight must fall below the best BACKUP priority, or the VIP stays on the dead proxy (100 − 20 = 80 < 90 in the seed).', 'vrrp-script-definitions', true),
+  rule('script-security', 'error', 'global_defs has `enable_script_security` and `script_user` when scripts run.', 'Without them keepalived refuses to run the check script (no keepalived_script user on Debian) and the VIP never moves on failure.', 'global-definitions', true),
+  rule('script-path', 'warning', 'The check script is an absolute path to a program that exists on the balancer.', 'Keepalived disables a track script whose program it cannot find, and with script security it needs absolute paths it can check.', 'vrrp-script-definitions', true),
+  rule('script-values', 'error', 'vrrp_script interval, timeout, rise, fall and weight are valid numbers.', 'Keepalived ignores an invalid value and falls back to defaults that change how fast the VIP moves.', 'vrrp-script-definitions'),
+  rule('advert-int', 'error', '`advert_int` is a positive number of seconds.', 'The advert interval sets the failover time (3 × advert_int + skew); an invalid one is replaced by the default.', 'vrrp-instance-definitions'),
+  rule('vrrp-strict', 'error', '`vrrp_strict` is not combined with authentication or a MASTER below priority 255.', 'Under vrrp_strict keepalived ignores authentication and demands that only the address owner starts as MASTER.', 'global-definitions'),
+  rule('pair-agreement', 'error', 'The VIP, advert_int and unicast peers agree between the balancers\' files.', 'Balancers whose adverts do not match ignore each other, so both take the VIP (split brain); a VIP that differs is lost by clients after a failover.', 'vrrp-instance-definitions', true),
+  rule('preempt', 'warning', 'Preemption is consistent: nopreempt on every balancer or none, and the MASTER has the highest priority.', 'A BACKUP above the MASTER takes the VIP as soon as it starts, and nopreempt on one balancer only does not stop the other from moving the VIP back.', 'vrrp-instance-definitions', true),
+  rule('inventory-mismatch', 'warning', "state and priority match the balancer's vrrp settings in the inventory.", 'The inventory is the source of truth: generated configs, checks and failover tests assume its state and priority.', 'vrrp-instance-definitions', true),
+]);
 
-export type KRuleKey = keyof typeof KEEPALIVED_RULES;
+/** The declared rules, for hovers, the Diagnostics webview and SARIF. */
+export const KEEPALIVED_RULES = KEEPALIVED.rules;
 
-export function kfinding(key: KRuleKey, message: string, range: Range, fixes?: Fix[], severity?: Severity): Finding {
-  const info = KEEPALIVED_RULES[key];
-  const f: Finding = { rule: info.id, severity: severity ?? info.severity, message, why: info.why, range };
-  if (info.docs) f.docs = info.docs;
-  if (fixes && fixes.length) f.fixes = fixes;
-  return f;
+export type KeepalivedRuleId = Parameters<typeof KEEPALIVED.finding>[0];
+
+export function kfinding(rule: KeepalivedRuleId, message: string, range: Range, fixes?: Fix[], severity?: Severity): Finding {
+  return KEEPALIVED.finding(rule, message, range, { fixes, severity });
 }

@@ -2,58 +2,31 @@
  * Lints a kubeadm configuration file: structure (per document, memoised) plus the rules that compare
  * it with the inventory, the CNI manifest and the other documents of the file.
  */
-import { isMap, isScalar, isSeq, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
-import { LineIndex, type Finding, type Fix, type TextEdit } from '../findings';
-import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../inventory/types';
+import { isMap, isScalar, isSeq, type Node, type YAMLSeq } from 'yaml';
+import type { Finding, Fix } from '../findings';
+import { hostsWithRole, splitEndpoint, type HostSpec } from '../inventory/types';
+import { textGuard } from '../lint/textGuard';
 import type { LintContext, SourceFile } from '../lint/types';
 import { cidrContains, cidrsOverlap, parseCidr } from '../net';
 import { FLANNEL_DEFAULT_NETWORK, flannelNetwork, isFlannelManifest } from './cni';
-import { migrateToV1beta4 } from './migrate';
-import { nodeAt, parseChunk, scalarString, splitDocuments, stringAt, type DocChunk, type KubeadmDoc } from './parse';
+import { nodeAt, scalarString, splitDocuments, stringAt, type KubeadmDoc } from './parse';
 import { finding } from './rules';
 import { KUBEADM_V1BETA3, KUBEADM_V1BETA4, KUBELET_API, KUBEPROXY_API } from './schema';
 import { structuralFindings } from './structure';
+import { hostFor, KubeadmFile, parseVersion } from './lintFile';
 
-/** Limits that keep the editor responsive on files that cannot be kubeadm configurations. */
-export const MAX_FILE_BYTES = 512_000;
+export { hostFor, kubeadmApiFor, parseVersion } from './lintFile';
+
+/** The limit that keeps the editor responsive on files that cannot be kubeadm configurations (size is the text guard's). */
 export const MAX_DOCUMENTS = 1000;
 const TOKEN = /^[a-z0-9]{6}\.[a-z0-9]{16}$/;
 const CA_HASH = /^sha256:[0-9a-fA-F]{64}$/;
 const CERT_KEY = /^[0-9a-fA-F]{64}$/;
 
-export function looksBinary(text: string): boolean {
-  return text.slice(0, 8192).includes('\u0000');
-}
-
-export function parseVersion(v: string | undefined): [number, number, number] | undefined {
-  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(v?.trim() ?? '');
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : undefined;
-}
-
-/** kubeadm API version to write for a Kubernetes version: v1beta4 from 1.31 on. */
-export function kubeadmApiFor(kubernetesVersion: string): string {
-  const v = parseVersion(kubernetesVersion);
-  return v && (v[0] > 1 || v[1] >= 31) ? KUBEADM_V1BETA4 : KUBEADM_V1BETA3;
-}
-
-/** The host a document (or file) is for: nodeRegistration.name, then a host name in the file name, then the address. */
-export function hostFor(inv: Inventory, nodeName: string | undefined, path: string, address?: string): HostSpec | undefined {
-  if (nodeName) {
-    const byName = inv.hosts.find((h) => h.name === nodeName);
-    if (byName) return byName;
-  }
-  const base = path.split(/[\\/]/).pop() ?? '';
-  const byFile = inv.hosts.filter((h) => base.includes(h.name)).sort((a, b) => b.name.length - a.name.length)[0];
-  if (byFile) return byFile;
-  return address ? inv.hosts.find((h) => h.address === address) : undefined;
-}
-
 export function lintKubeadm(file: SourceFile, context: LintContext = {}): Finding[] {
   const text = file.text;
-  if (text.length > MAX_FILE_BYTES) {
-    return [finding('kubeadm/too-large', `The file has ${text.length} characters; kubeadm files are a few kilobytes, so it is not checked.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
-  }
-  if (looksBinary(text)) return [finding('kubeadm/binary', 'The file contains NUL bytes: it is binary, not a kubeadm configuration.', { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
+  const guarded = textGuard(text, 'kubeadm');
+  if (guarded) return [guarded];
   const docs = splitDocuments(text);
   if (docs.length > MAX_DOCUMENTS) {
     return [finding('kubeadm/too-large', `The file has ${docs.length} YAML documents; a kubeadm configuration has a handful, so it is not checked.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
@@ -61,23 +34,8 @@ export function lintKubeadm(file: SourceFile, context: LintContext = {}): Findin
   return new KubeadmLint(file, context, docs).run();
 }
 
-class KubeadmLint {
-  private readonly lines: LineIndex;
-  private readonly docs: KubeadmDoc[];
-  private readonly out: Finding[] = [];
-  private readonly inv: Inventory | undefined;
-  private migration: Fix | undefined | null = null;
-
-  constructor(
-    private readonly file: SourceFile,
-    private readonly context: LintContext,
-    chunks: DocChunk[],
-  ) {
-    this.lines = new LineIndex(file.text);
-    this.docs = chunks.map(parseChunk);
-    this.inv = context.inventory;
-  }
-
+/** The rules, by document kind, over the file view of ./lintFile.ts. */
+class KubeadmLint extends KubeadmFile {
   run(): Finding[] {
     for (const d of this.docs) {
       for (const f of structuralFindings(d)) {
@@ -99,93 +57,6 @@ class KubeadmLint {
     for (const k of this.docs.filter((d) => d.apiVersion === KUBELET_API && d.kind === 'KubeletConfiguration')) this.kubeletRules(k);
     for (const k of this.docs.filter((d) => d.apiVersion === KUBEPROXY_API && d.kind === 'KubeProxyConfiguration')) this.kubeProxyRules(k, cluster);
     return this.out;
-  }
-
-  // ---- helpers ----
-
-  /** Documents of the kubeadm API versions we know (others only get the unknown-api-version finding). */
-  private kubeadmDocs(): KubeadmDoc[] {
-    return this.docs.filter((d) => d.apiVersion === KUBEADM_V1BETA3 || d.apiVersion === KUBEADM_V1BETA4);
-  }
-
-  private all(kind: string): KubeadmDoc[] {
-    return this.kubeadmDocs().filter((d) => d.kind === kind);
-  }
-
-  private one(kind: string): KubeadmDoc | undefined {
-    return this.all(kind)[0];
-  }
-
-  private edit(start: number, end: number, newText: string): TextEdit {
-    return { range: this.lines.range(start, end), newText };
-  }
-
-  private abs(d: KubeadmDoc, node: Node | null | undefined): [number, number] {
-    const r = node?.range;
-    return r ? [d.chunk.start + r[0], d.chunk.start + Math.max(r[1], r[0] + 1)] : [d.chunk.start, d.chunk.start + 1];
-  }
-
-  private report(rule: string, message: string, d: KubeadmDoc, node: Node | null | undefined, fixes?: Fix[], severity?: Finding['severity']): void {
-    const [s, e] = this.abs(d, node);
-    this.out.push(finding(rule, message, this.lines.range(s, e), fixes, severity));
-  }
-
-  /** A finding on the first line of the document (its apiVersion/kind), for things that are missing. */
-  private reportDoc(rule: string, message: string, d: KubeadmDoc, fixes?: Fix[], severity?: Finding['severity']): void {
-    const kindNode = d.root?.get('kind', true) as Node | undefined;
-    this.report(rule, message, d, kindNode ?? d.root, fixes, severity);
-  }
-
-  private replaceFix(title: string, d: KubeadmDoc, node: Node, newText: string): Fix {
-    const [s, e] = this.abs(d, node);
-    return { title, edits: [this.edit(s, e, newText)] };
-  }
-
-  /** Start of the line after the one where `offset - 1` lies (where new lines go after a node). */
-  private nextLineStart(offset: number): number {
-    const text = this.file.text;
-    let o = offset;
-    // Step back over trailing whitespace/newlines included in the node's range.
-    while (o > 0 && /\s/.test(text[o - 1]!)) o--;
-    const nl = text.indexOf('\n', o);
-    return nl < 0 ? text.length : nl + 1;
-  }
-
-  private insertText(at: number, body: string): string {
-    return at === this.file.text.length && !this.file.text.endsWith('\n') ? '\n' + body : body;
-  }
-
-  /** Adds a top-level `key: value` to a document, after its kind line. */
-  private addTopLevel(title: string, d: KubeadmDoc, key: string, value: string): Fix {
-    const kindNode = d.root!.get('kind', true) as Node | undefined;
-    const [, e] = this.abs(d, kindNode ?? d.root);
-    const at = this.nextLineStart(e);
-    return { title, edits: [this.edit(at, at, this.insertText(at, `${key}: ${value}\n`))] };
-  }
-
-  /** Indentation of the keys of a block mapping. */
-  private indentOf(d: KubeadmDoc, map: YAMLMap): string {
-    const first = map.items[0]?.key as Node | undefined;
-    if (!first?.range) return '  ';
-    const [s] = this.abs(d, first);
-    return ' '.repeat(this.lines.position(s).character);
-  }
-
-  private migrationFix(): Fix | undefined {
-    if (this.migration !== null) return this.migration;
-    const migrated = migrateToV1beta4(this.file.text);
-    this.migration = migrated === this.file.text ? undefined : { title: `Migrate this file to ${KUBEADM_V1BETA4}`, edits: [this.edit(0, this.file.text.length, migrated)] };
-    return this.migration;
-  }
-
-  private version(): string | undefined {
-    return stringAt(this.one('ClusterConfiguration')?.root, 'kubernetesVersion') ?? this.inv?.cluster.kubernetesVersion;
-  }
-
-  private vip(): { host: string; port: number; text: string } | undefined {
-    if (!this.inv) return undefined;
-    const ep = splitEndpoint(this.inv.cluster.controlPlaneEndpoint);
-    return ep ? { ...ep, text: this.inv.cluster.controlPlaneEndpoint } : undefined;
   }
 
   // ---- file-level rules ----

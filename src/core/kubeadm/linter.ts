@@ -1,6 +1,5 @@
 /** kubeadm configuration files as a lintable kind (see ../lint/registry.ts). */
 import type { FileLinter } from '../lint/types';
-import { crossFileFindingsFor } from '../lint/crossFile';
 import { lintKubeadm } from './lint';
 import { KUBEADM_RULES } from './rules';
 
@@ -13,5 +12,6 @@ export const kubeadmLinter: FileLinter = {
   kind: 'kubeadm',
   rules: KUBEADM_RULES,
   detect: isKubeadmConfig,
-  lint: (file, context) => [...lintKubeadm(file, context), ...crossFileFindingsFor('kubeadm', file, context)],
+  lint: lintKubeadm,
+  crossFile: true,
 };

@@ -1,6 +1,6 @@
 /** The kubeadm rules: id, severity, what, why (the seed's reasoning) and an upstream link. */
 import type { Finding, Fix, Range, Severity } from '../findings';
-import type { RuleInfo } from '../lint/types';
+import { ruleTable } from '../lint/ruleTable';
 
 const API_V4 = 'https://kubernetes.io/docs/reference/config-api/kubeadm-config.v1beta4/';
 const HA = 'https://kubernetes.io/docs/setup/production-environment/tools/kubeadm/high-availability/';
@@ -9,59 +9,50 @@ const CGROUP = 'https://kubernetes.io/docs/tasks/administer-cluster/kubeadm/conf
 const FLANNEL = 'https://github.com/flannel-io/flannel/blob/master/Documentation/kubernetes.md';
 const MIGRATE = 'https://kubernetes.io/docs/reference/setup-tools/kubeadm/kubeadm-config/#cmd-config-migrate';
 
-export const KUBEADM_RULES: RuleInfo[] = [
+export const KUBEADM = ruleTable([
   { id: 'kubeadm/yaml-syntax', severity: 'error', title: 'Every document is valid YAML.', why: 'kubeadm refuses the whole file when one document does not parse.', docs: API_V4 },
   { id: 'kubeadm/not-a-map', severity: 'error', title: 'Every document is a mapping with apiVersion and kind.', why: 'kubeadm decodes each document by its apiVersion and kind; anything else is rejected.', docs: API_V4 },
   { id: 'kubeadm/missing-type-meta', severity: 'error', title: 'Every document has apiVersion and kind.', why: 'Without apiVersion and kind kubeadm cannot tell which configuration a document is.', docs: API_V4 },
-  { id: 'kubeadm/unknown-api-version', severity: 'error', title: 'apiVersion is one kubeadm reads.', why: 'kubeadm rejects unknown or removed API versions before doing anything.', docs: API_V4, fixable: true },
-  { id: 'kubeadm/unknown-kind', severity: 'error', title: 'kind exists in the document\'s apiVersion.', why: 'kubeadm rejects a kind its API group does not define.', docs: API_V4, fixable: true },
-  { id: 'kubeadm/unknown-field', severity: 'error', title: 'Every field exists in the upstream type.', why: 'kubeadm decodes strictly: an unknown (often misspelt) field fails `kubeadm init` and `kubeadm config validate`.', docs: API_V4, fixable: true },
+  { id: 'kubeadm/unknown-api-version', severity: 'error', title: 'apiVersion is one kubeadm reads.', why: 'kubeadm rejects unknown or removed API versions before doing anything.', docs: API_V4, fixes: ['edit'] },
+  { id: 'kubeadm/unknown-kind', severity: 'error', title: 'kind exists in the document\'s apiVersion.', why: 'kubeadm rejects a kind its API group does not define.', docs: API_V4, fixes: ['edit'] },
+  { id: 'kubeadm/unknown-field', severity: 'error', title: 'Every field exists in the upstream type.', why: 'kubeadm decodes strictly: an unknown (often misspelt) field fails `kubeadm init` and `kubeadm config validate`.', docs: API_V4, fixes: ['edit'] },
   { id: 'kubeadm/duplicate-field', severity: 'error', title: 'A field appears once per mapping.', why: 'kubeadm decodes strictly and rejects a repeated field; YAML would otherwise keep only one of the values.', docs: API_V4 },
   { id: 'kubeadm/type', severity: 'error', title: 'Every value has the type the field expects.', why: 'A number where a string is expected (e.g. `kubernetesVersion: 1.30`) fails strict decoding or silently changes the value.', docs: API_V4 },
   { id: 'kubeadm/invalid-value', severity: 'error', title: 'Enumerated fields use one of their allowed values.', why: 'kubeadm validation rejects values outside the enumeration.', docs: API_V4 },
-  { id: 'kubeadm/v1beta4-extra-args', severity: 'error', title: 'v1beta4 extraArgs are a list of name/value pairs.', why: 'v1beta4 replaced the extraArgs string maps with `- name: x` / `value: y` lists (to allow repeated flags); a map no longer decodes.', docs: API_V4, fixable: true },
-  { id: 'kubeadm/v1beta4-moved-field', severity: 'error', title: 'v1beta3 fields that v1beta4 moved are not used.', why: 'v1beta4 moved `apiServer.timeoutForControlPlane` and `discovery.timeout` into `timeouts:`; the old fields no longer decode.', docs: API_V4, fixable: true },
-  { id: 'kubeadm/api-version-deprecated', severity: 'warning', title: 'kubeadm.k8s.io/v1beta3 is migrated to v1beta4 for Kubernetes ≥ 1.31.', why: 'kubeadm 1.31+ deprecates v1beta3 and will stop reading it; `kubeadm config migrate` does the same conversion.', docs: MIGRATE, fixable: true },
+  { id: 'kubeadm/v1beta4-extra-args', severity: 'error', title: 'v1beta4 extraArgs are a list of name/value pairs.', why: 'v1beta4 replaced the extraArgs string maps with `- name: x` / `value: y` lists (to allow repeated flags); a map no longer decodes.', docs: API_V4, fixes: ['edit'] },
+  { id: 'kubeadm/v1beta4-moved-field', severity: 'error', title: 'v1beta3 fields that v1beta4 moved are not used.', why: 'v1beta4 moved `apiServer.timeoutForControlPlane` and `discovery.timeout` into `timeouts:`; the old fields no longer decode.', docs: API_V4, fixes: ['edit'] },
+  { id: 'kubeadm/api-version-deprecated', severity: 'warning', title: 'kubeadm.k8s.io/v1beta3 is migrated to v1beta4 for Kubernetes ≥ 1.31.', why: 'kubeadm 1.31+ deprecates v1beta3 and will stop reading it; `kubeadm config migrate` does the same conversion.', docs: MIGRATE, fixes: ['edit'] },
   { id: 'kubeadm/api-version-unsupported', severity: 'error', title: 'v1beta4 is only used with kubeadm ≥ 1.31.', why: 'kubeadm before 1.31 does not know kubeadm.k8s.io/v1beta4 and refuses the file.', docs: API_V4 },
   { id: 'kubeadm/mixed-api-versions', severity: 'error', title: 'All kubeadm documents of a file use one API version.', why: 'kubeadm converts documents independently; mixing v1beta3 and v1beta4 usually hides half-migrated settings.', docs: MIGRATE },
   { id: 'kubeadm/duplicate-kind', severity: 'error', title: 'Each configuration kind appears once per file.', why: 'kubeadm keeps only one document of each kind; the other is silently ignored or rejected.', docs: API_V4 },
   { id: 'kubeadm/init-and-join', severity: 'warning', title: 'A file holds either InitConfiguration or JoinConfiguration.', why: '`kubeadm init` ignores a JoinConfiguration and `kubeadm join` ignores an InitConfiguration, so one of them is dead text.', docs: API_V4 },
-  { id: 'kubeadm/control-plane-endpoint', severity: 'error', title: 'controlPlaneEndpoint is the inventory\'s VIP:port, never a node.', why: 'If the endpoint is a node address, the whole cluster stays tied to that node and loses its API when the node goes down, even while the other masters run.', docs: HA, fixable: true },
-  { id: 'kubeadm/cert-sans', severity: 'error', title: 'apiServer.certSANs cover the VIP, the balancer address(es) and every control-plane name and address.', why: 'Without them kubectl through the VIP fails with "x509: certificate is valid for 10.3.60.51, not 10.3.60.100".', docs: HA, fixable: true },
-  { id: 'kubeadm/pod-subnet-cni', severity: 'error', title: 'networking.podSubnet matches the CNI\'s network (flannel: 10.244.0.0/16 unless its manifest is changed).', why: 'Flannel hands out pod addresses from its net-conf.json Network; a different podSubnet leaves pods unroutable between nodes.', docs: FLANNEL, fixable: true },
-  { id: 'kubeadm/service-subnet', severity: 'error', title: 'networking.serviceSubnet agrees with the inventory.', why: 'Service IPs (including the cluster DNS address) come from this range; other tools and firewall rules derived from the inventory expect it.', docs: API_V4, fixable: true },
+  { id: 'kubeadm/control-plane-endpoint', severity: 'error', title: 'controlPlaneEndpoint is the inventory\'s VIP:port, never a node.', why: 'If the endpoint is a node address, the whole cluster stays tied to that node and loses its API when the node goes down, even while the other masters run.', docs: HA, fixes: ['edit'] },
+  { id: 'kubeadm/cert-sans', severity: 'error', title: 'apiServer.certSANs cover the VIP, the balancer address(es) and every control-plane name and address.', why: 'Without them kubectl through the VIP fails with "x509: certificate is valid for 10.3.60.51, not 10.3.60.100".', docs: HA, fixes: ['edit'] },
+  { id: 'kubeadm/pod-subnet-cni', severity: 'error', title: 'networking.podSubnet matches the CNI\'s network (flannel: 10.244.0.0/16 unless its manifest is changed).', why: 'Flannel hands out pod addresses from its net-conf.json Network; a different podSubnet leaves pods unroutable between nodes.', docs: FLANNEL, fixes: ['edit'] },
+  { id: 'kubeadm/service-subnet', severity: 'error', title: 'networking.serviceSubnet agrees with the inventory.', why: 'Service IPs (including the cluster DNS address) come from this range; other tools and firewall rules derived from the inventory expect it.', docs: API_V4, fixes: ['edit'] },
   { id: 'kubeadm/subnet-overlap', severity: 'error', title: 'Pod, service and node networks do not overlap.', why: 'Overlapping ranges make kube-proxy and flannel capture traffic meant for nodes or pods.', docs: HA },
-  { id: 'kubeadm/kubernetes-version', severity: 'error', title: 'kubernetesVersion agrees with the inventory.', why: 'The control plane must run the version the packages are pinned to; without one kubeadm fetches "stable" from the internet.', docs: API_V4, fixable: true },
-  { id: 'kubeadm/image-repository', severity: 'warning', title: 'imageRepository agrees with the inventory.', why: 'Air-gapped nodes can pull control-plane images only from the registry the inventory names.', docs: API_V4, fixable: true },
-  { id: 'kubeadm/cluster-name', severity: 'info', title: 'clusterName agrees with the inventory.', why: 'The cluster name ends up in kubeconfig contexts; a different one confuses which cluster a kubeconfig talks to.', docs: API_V4, fixable: true },
-  { id: 'kubeadm/cgroup-driver', severity: 'error', title: 'KubeletConfiguration uses cgroupDriver: systemd.', why: 'On systemd hosts two cgroup managers (systemd and cgroupfs) disagree on memory accounting, leading to OOM kills and NotReady nodes; containerd must use the same driver.', docs: CGROUP, fixable: true },
-  { id: 'kubeadm/kube-proxy-cluster-cidr', severity: 'error', title: 'KubeProxyConfiguration clusterCIDR equals podSubnet.', why: 'kube-proxy uses clusterCIDR to tell pod traffic from external traffic; a different range breaks masquerading.', docs: API_V4, fixable: true },
-  { id: 'kubeadm/advertise-address', severity: 'error', title: 'advertiseAddress is the node\'s own address.', why: 'Each API server advertises its own address to the cluster (endpoints, etcd peers); the VIP or another node\'s address there breaks the control plane.', docs: HA, fixable: true },
+  { id: 'kubeadm/kubernetes-version', severity: 'error', title: 'kubernetesVersion agrees with the inventory.', why: 'The control plane must run the version the packages are pinned to; without one kubeadm fetches "stable" from the internet.', docs: API_V4, fixes: ['edit'] },
+  { id: 'kubeadm/image-repository', severity: 'warning', title: 'imageRepository agrees with the inventory.', why: 'Air-gapped nodes can pull control-plane images only from the registry the inventory names.', docs: API_V4, fixes: ['edit'] },
+  { id: 'kubeadm/cluster-name', severity: 'info', title: 'clusterName agrees with the inventory.', why: 'The cluster name ends up in kubeconfig contexts; a different one confuses which cluster a kubeconfig talks to.', docs: API_V4, fixes: ['edit'] },
+  { id: 'kubeadm/cgroup-driver', severity: 'error', title: 'KubeletConfiguration uses cgroupDriver: systemd.', why: 'On systemd hosts two cgroup managers (systemd and cgroupfs) disagree on memory accounting, leading to OOM kills and NotReady nodes; containerd must use the same driver.', docs: CGROUP, fixes: ['edit'] },
+  { id: 'kubeadm/kube-proxy-cluster-cidr', severity: 'error', title: 'KubeProxyConfiguration clusterCIDR equals podSubnet.', why: 'kube-proxy uses clusterCIDR to tell pod traffic from external traffic; a different range breaks masquerading.', docs: API_V4, fixes: ['edit'] },
+  { id: 'kubeadm/advertise-address', severity: 'error', title: 'advertiseAddress is the node\'s own address.', why: 'Each API server advertises its own address to the cluster (endpoints, etcd peers); the VIP or another node\'s address there breaks the control plane.', docs: HA, fixes: ['edit'] },
   { id: 'kubeadm/node-name', severity: 'warning', title: 'nodeRegistration.name is an inventory host.', why: 'The Node name must match the inventory so later phases (drain, upgrade, certSANs) find the node.', docs: API_V4 },
   { id: 'kubeadm/node-role', severity: 'error', title: 'Init and control-plane joins run on control-plane hosts; worker joins on workers.', why: 'A control-plane join on a worker (or the reverse) builds a different topology than the inventory describes.', docs: HA },
-  { id: 'kubeadm/cri-socket', severity: 'warning', title: 'nodeRegistration.criSocket is containerd\'s socket.', why: 'The nodes run containerd; kubelet pointed at another runtime\'s socket (dockershim, cri-o) cannot start any pod.', docs: 'https://kubernetes.io/docs/setup/production-environment/container-runtimes/#containerd', fixable: true },
+  { id: 'kubeadm/cri-socket', severity: 'warning', title: 'nodeRegistration.criSocket is containerd\'s socket.', why: 'The nodes run containerd; kubelet pointed at another runtime\'s socket (dockershim, cri-o) cannot start any pod.', docs: 'https://kubernetes.io/docs/setup/production-environment/container-runtimes/#containerd', fixes: ['edit'] },
   { id: 'kubeadm/token-format', severity: 'error', title: 'Bootstrap tokens have the form [a-z0-9]{6}.[a-z0-9]{16}.', why: 'kubeadm rejects any other token format; the first part is the public id, the second the secret.', docs: JOIN },
   { id: 'kubeadm/ca-cert-hash-format', severity: 'error', title: 'caCertHashes are sha256:<64 hex>.', why: 'The joining node pins the cluster CA by this hash; a malformed hash makes discovery fail.', docs: JOIN },
   { id: 'kubeadm/ca-cert-hash-missing', severity: 'error', title: 'Token discovery pins the CA with caCertHashes.', why: 'Without a CA hash the joining node would trust any API server answering on the endpoint; kubeadm refuses unless verification is explicitly skipped.', docs: JOIN },
   { id: 'kubeadm/unsafe-skip-ca', severity: 'warning', title: 'CA verification is not skipped.', why: 'unsafeSkipCAVerification lets a man in the middle hand the node a forged cluster CA.', docs: JOIN },
-  { id: 'kubeadm/join-endpoint', severity: 'error', title: 'Joins discover the cluster through the VIP:port.', why: 'Joining through one node\'s address ties the new node to that node; the VIP survives its failure.', docs: HA, fixable: true },
+  { id: 'kubeadm/join-endpoint', severity: 'error', title: 'Joins discover the cluster through the VIP:port.', why: 'Joining through one node\'s address ties the new node to that node; the VIP survives its failure.', docs: HA, fixes: ['edit'] },
   { id: 'kubeadm/join-certificate-key', severity: 'warning', title: 'A control-plane join has controlPlane.certificateKey (or the --certificate-key flag).', why: 'The new control-plane node decrypts the uploaded CA and etcd keys (kubeadm-certs Secret, 2 hours) with this key; without it the join cannot get the cluster certificates.', docs: JOIN },
   { id: 'kubeadm/certificate-key-format', severity: 'error', title: 'certificateKey is 64 hex characters (an AES-256 key).', why: 'kubeadm decodes the key as 32 hex-encoded bytes; anything else fails decryption of the uploaded certificates.', docs: JOIN },
-  { id: 'kubeadm/too-large', severity: 'warning', title: 'The file is small enough to check.', why: 'A kubeadm configuration is a few kilobytes; a huge file is almost certainly not one, and checking it would stall the editor.' },
-  { id: 'kubeadm/binary', severity: 'warning', title: 'The file is text.', why: 'A binary file cannot be a kubeadm configuration.' },
-];
+  { id: 'kubeadm/too-large', severity: 'warning', title: 'The file has few enough YAML documents to check.', why: 'A kubeadm configuration has a handful of documents; thousands are almost certainly not one, and checking them would stall the editor.' },
+]);
 
-const BY_ID = new Map(KUBEADM_RULES.map((r) => [r.id, r]));
+export const KUBEADM_RULES = KUBEADM.rules;
+export type KubeadmRuleId = Parameters<typeof KUBEADM.finding>[0];
 
-export function finding(rule: string, message: string, range: Range, fixes?: Fix[], severity?: Severity): Finding {
-  const info = BY_ID.get(rule);
-  return {
-    rule,
-    severity: severity ?? info?.severity ?? 'error',
-    message,
-    ...(info?.why ? { why: info.why } : {}),
-    ...(info?.docs ? { docs: info.docs } : {}),
-    range,
-    ...(fixes && fixes.length ? { fixes } : {}),
-  };
+export function finding(rule: KubeadmRuleId, message: string, range: Range, fixes?: Fix[], severity?: Severity): Finding {
+  return KUBEADM.finding(rule, message, range, { fixes, severity });
 }

@@ -6,6 +6,7 @@
 import { isAlias, isMap, isScalar, isSeq, type Node, type Pair } from 'yaml';
 import type { Severity } from '../findings';
 import type { KubeadmDoc } from './parse';
+import type { KubeadmRuleId } from './rules';
 import { REMOVED_API_VERSIONS, SchemaSet, KUBEADM_V1BETA4, didYouMean, isKnownKubeadmApi, schemaTypes, type JsonSchema } from './schema';
 
 export interface RelEdit {
@@ -16,7 +17,7 @@ export interface RelEdit {
 
 /** A finding with offsets relative to its document; `migrate` asks for the whole-file migration fix. */
 export interface RelFinding {
-  rule: string;
+  rule: KubeadmRuleId;
   message: string;
   start: number;
   end: number;

@@ -16,11 +16,12 @@ import { isSeq, type Node } from 'yaml';
 import { LineIndex, type Finding, type Range } from '../findings';
 import { splitEndpoint, type Inventory } from '../inventory/types';
 import { flannelNetwork, isFlannelManifest } from '../kubeadm/cni';
-import { MAX_FILE_BYTES } from '../kubeadm/lint';
 import { nodeAt, parseKubeadmFile, scalarString } from '../kubeadm/parse';
 import { parseHaproxy } from '../haproxy/parse';
 import { parseKeepalived, walk } from '../keepalived/parse';
-import type { FileKind, LintContext, RuleInfo, SourceFile } from './types';
+import { maxChars } from './textGuard';
+import { ruleTable } from './ruleTable';
+import type { FileKind, LintContext, SourceFile } from './types';
 
 export interface Fact<T> {
   value: T;
@@ -41,17 +42,17 @@ export interface ClusterFacts {
 
 export type FactExtractor = (file: SourceFile) => ClusterFacts | undefined;
 
-export const CROSS_FILE_RULES: RuleInfo[] = [
+const CROSS_FILE = ruleTable([
   { id: 'cross-file/vip', severity: 'error', title: 'The VIP is the same in every file.', why: 'kubeadm, HAProxy and Keepalived must agree on the VIP, or clients reach an address nobody serves.' },
   { id: 'cross-file/port', severity: 'error', title: 'The API port on the VIP is the same in every file.', why: 'The port in controlPlaneEndpoint is where HAProxy must listen; a mismatch breaks every kubeconfig.' },
   { id: 'cross-file/control-planes', severity: 'error', title: 'The control-plane list is the same in every file.', why: 'A control-plane node missing from the HAProxy backend or the certSANs gets no traffic or fails TLS.' },
   { id: 'cross-file/pod-subnet', severity: 'error', title: 'The pod subnet is the same in the inventory, kubeadm and the CNI manifest.', why: 'Flannel allocates pod addresses from its Network; kubeadm allocates node pod ranges from podSubnet; they must be the same range.' },
-];
+]);
 
-const WHY = new Map(CROSS_FILE_RULES.map((r) => [r.id, r.why]));
+export const CROSS_FILE_RULES = CROSS_FILE.rules;
 
 function kubeadmFacts(file: SourceFile): ClusterFacts | undefined {
-  if (file.text.length > MAX_FILE_BYTES) return undefined;
+  if (file.text.length > maxChars('kubeadm')) return undefined;
   const lines = new LineIndex(file.text);
   const cluster = parseKubeadmFile(file.text).find((d) => d.kind === 'ClusterConfiguration' && d.apiVersion?.startsWith('kubeadm.k8s.io/'));
   if (!cluster?.root) return undefined;
@@ -210,7 +211,7 @@ export function crossFileFindingsFor(kind: FileKind, file: SourceFile, context: 
     }
   }
   const out: Finding[] = [];
-  const push = (rule: string, message: string, range: Range) => out.push({ rule, severity: 'error', message, why: WHY.get(rule)!, range });
+  const push = (rule: Parameters<typeof CROSS_FILE.finding>[0], message: string, range: Range) => out.push(CROSS_FILE.finding(rule, message, range));
   if (facts.vip && refs.vip && !covered.includes('vip') && facts.vip.value !== refs.vip.value) {
     push('cross-file/vip', `The VIP here is ${facts.vip.value}, but ${refs.vip.source} says ${String(refs.vip.value)}.`, facts.vip.range);
   }

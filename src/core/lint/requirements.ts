@@ -6,12 +6,13 @@
  */
 import { ZERO_RANGE, type Finding } from '../findings';
 import type { Inventory, InventoryLocations, Role } from '../inventory/types';
-import { BALANCER_SYSCTLS, isModulesFile, isSysctlFile, NODE_MODULES, NODE_SYSCTLS, SYSCTL_RULES } from '../sysctl/lint';
+import { BALANCER_SYSCTLS, isModulesFile, isSysctlFile, NODE_MODULES, NODE_SYSCTLS, SYSCTL, type SysctlRuleId } from '../sysctl/lint';
+import { maxChars } from './textGuard';
 import { fileTargets } from './targets';
 import type { SourceFile } from './types';
 
 interface Requirement {
-  rule: string;
+  rule: SysctlRuleId;
   roles: Role[];
   what: string;
   isType: (f: SourceFile) => boolean;
@@ -24,28 +25,19 @@ const REQUIREMENTS: Requirement[] = [
   { rule: 'modules/required', roles: ['control-plane', 'worker'], what: NODE_MODULES.join(' and '), isType: (f) => isModulesFile(f.path), kind: 'modules-load.d' },
 ];
 
-const WHY = new Map(SYSCTL_RULES.map((r) => [r.id, r]));
-
 export function unmetRequirements(inv: Inventory, locations: InventoryLocations | undefined, files: readonly SourceFile[]): Finding[] {
   const out: Finding[] = [];
   for (const req of REQUIREMENTS) {
-    const ofType = files.filter((f) => f.text.length <= 1_000_000 && req.isType(f));
+    const ofType = files.filter((f) => f.text.length <= maxChars('sysctl') && req.isType(f));
     if (!ofType.length) continue;
     const needing = inv.hosts.filter((h) => h.roles.some((r) => req.roles.includes(r)));
     const covered = new Set<Role>();
     for (const f of ofType) for (const r of fileTargets(f.path, f.text, inv).roles) covered.add(r);
     const lacking = needing.filter((h) => !h.roles.some((r) => covered.has(r)));
     if (!lacking.length) continue;
-    const info = WHY.get(req.rule)!;
     const range = locations?.hosts.get(lacking[0]!.name) ?? ZERO_RANGE;
-    out.push({
-      rule: req.rule,
-      severity: info.severity,
-      message: `No ${req.kind} file of the workspace is for ${lacking.map((h) => h.name).join(', ')}, so nothing sets ${req.what} there; add a file with \`# kubeadm-workbench: roles=${req.roles.join(',')}\` (or under a folder named after the host).`,
-      why: info.why,
-      ...(info.docs ? { docs: info.docs } : {}),
-      range,
-    });
+    const message = `No ${req.kind} file of the workspace is for ${lacking.map((h) => h.name).join(', ')}, so nothing sets ${req.what} there; add a file with \`# kubeadm-workbench: roles=${req.roles.join(',')}\` (or under a folder named after the host).`;
+    out.push(SYSCTL.finding(req.rule, message, range));
   }
   return out;
 }

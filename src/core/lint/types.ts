@@ -32,12 +32,26 @@ export interface RuleInfo {
   why: string;
   docs?: string;
   fixable?: boolean;
+  /** The kinds of repair its findings carry (see FixKind); set with `fixable`. */
+  fixKinds?: FixKind[];
 }
 
+/** `edit`: edits in the flagged file; `other-files`: edits in other files as well (cross-file rules). */
+export type FixKind = 'edit' | 'other-files';
+
+/**
+ * One kind of file. The registry (./registry.ts) runs the shared text guard (./textGuard.ts) before `lint`,
+ * and afterwards adds the cross-file findings (./crossFile.ts) when `crossFile` is set — both with the
+ * context `scope` narrows, so a file for other hosts is not compared with the balancers' settings.
+ */
 export interface FileLinter {
   kind: FileKind;
   rules: RuleInfo[];
   /** Cheap check by name and content; `matchesName` alone is enough for well-known paths. */
   detect(path: string, text: string): boolean;
   lint(file: SourceFile, context: LintContext): Finding[];
+  /** The context this file is judged in (e.g. without the inventory when it is for other hosts). */
+  scope?(file: SourceFile, context: LintContext): LintContext;
+  /** Whether its facts are compared with the other files of the workspace (./crossFile.ts). */
+  crossFile?: boolean;
 }

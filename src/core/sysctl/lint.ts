@@ -9,7 +9,9 @@
  */
 import { LineIndex, type Finding, type Fix, type Range } from '../findings';
 import { fileTargets, type Targets } from '../lint/targets';
-import type { LintContext, RuleInfo, SourceFile } from '../lint/types';
+import { ruleTable } from '../lint/ruleTable';
+import { maxChars, textGuard } from '../lint/textGuard';
+import type { LintContext, SourceFile } from '../lint/types';
 import { didYouMean } from '../kubeadm/schema';
 
 export { fileTargets, type Targets } from '../lint/targets';
@@ -19,19 +21,19 @@ const SYSCTL_D = 'https://www.freedesktop.org/software/systemd/man/latest/sysctl
 const MODULES_D = 'https://www.freedesktop.org/software/systemd/man/latest/modules-load.d.html';
 const NONLOCAL = 'https://docs.kernel.org/networking/ip-sysctl.html';
 
-export const SYSCTL_RULES: RuleInfo[] = [
+export const SYSCTL = ruleTable([
   { id: 'sysctl/syntax', severity: 'error', title: 'Each line is `key = value`, a comment or blank.', why: 'systemd-sysctl skips a malformed line, so the setting silently never applies.', docs: SYSCTL_D },
-  { id: 'sysctl/required', severity: 'error', title: 'Kubernetes nodes set net.bridge.bridge-nf-call-iptables, -ip6tables and net.ipv4.ip_forward to 1.', why: 'Without them bridged pod traffic bypasses iptables (Service DNAT by kube-proxy fails) and nodes drop packets for pods on other nodes.', docs: CRI, fixable: true },
-  { id: 'sysctl/nonlocal-bind', severity: 'error', title: 'Load balancers set net.ipv4.ip_nonlocal_bind = 1.', why: 'HAProxy binds the VIP before Keepalived has put it on the interface (at boot, on the BACKUP); without non-local bind it fails with "Cannot bind" and crash-loops.', docs: NONLOCAL, fixable: true },
+  { id: 'sysctl/required', severity: 'error', title: 'Kubernetes nodes set net.bridge.bridge-nf-call-iptables, -ip6tables and net.ipv4.ip_forward to 1.', why: 'Without them bridged pod traffic bypasses iptables (Service DNAT by kube-proxy fails) and nodes drop packets for pods on other nodes.', docs: CRI, fixes: ['edit'] },
+  { id: 'sysctl/nonlocal-bind', severity: 'error', title: 'Load balancers set net.ipv4.ip_nonlocal_bind = 1.', why: 'HAProxy binds the VIP before Keepalived has put it on the interface (at boot, on the BACKUP); without non-local bind it fails with "Cannot bind" and crash-loops.', docs: NONLOCAL, fixes: ['edit'] },
   { id: 'sysctl/duplicate', severity: 'warning', title: 'A key is set once per file.', why: 'The last assignment wins, so an earlier line is dead and misleading.', docs: SYSCTL_D },
-  { id: 'sysctl/unknown-key', severity: 'warning', title: 'Keys are not misspellings of the required ones.', why: 'A misspelt key is skipped with only a log line; the intended setting never applies.', docs: SYSCTL_D, fixable: true },
+  { id: 'sysctl/unknown-key', severity: 'warning', title: 'Keys are not misspellings of the required ones.', why: 'A misspelt key is skipped with only a log line; the intended setting never applies.', docs: SYSCTL_D, fixes: ['edit'] },
   { id: 'modules/syntax', severity: 'error', title: 'Each line is one module name, a comment or blank.', why: 'modules-load.d takes bare module names; parameters belong in /etc/modprobe.d, and a bad line loads nothing.', docs: MODULES_D },
-  { id: 'modules/required', severity: 'error', title: 'Kubernetes nodes load overlay and br_netfilter at boot.', why: 'containerd\'s overlayfs snapshotter needs overlay, and the bridge-nf-call sysctls exist only once br_netfilter is loaded.', docs: CRI, fixable: true },
-  { id: 'modules/unknown', severity: 'warning', title: 'Module names are not misspellings of the required ones.', why: 'A misspelt module fails to load at boot and the one intended is missing.', docs: MODULES_D, fixable: true },
-  { id: 'sysctl/too-large', severity: 'warning', title: 'The file is small enough to check.', why: 'sysctl and modules files are a few lines; a huge or binary file is not one.' },
-];
+  { id: 'modules/required', severity: 'error', title: 'Kubernetes nodes load overlay and br_netfilter at boot.', why: 'containerd\'s overlayfs snapshotter needs overlay, and the bridge-nf-call sysctls exist only once br_netfilter is loaded.', docs: CRI, fixes: ['edit'] },
+  { id: 'modules/unknown', severity: 'warning', title: 'Module names are not misspellings of the required ones.', why: 'A misspelt module fails to load at boot and the one intended is missing.', docs: MODULES_D, fixes: ['edit'] },
+]);
 
-const BY_ID = new Map(SYSCTL_RULES.map((r) => [r.id, r]));
+export const SYSCTL_RULES = SYSCTL.rules;
+export type SysctlRuleId = Parameters<typeof SYSCTL.finding>[0];
 
 export const NODE_SYSCTLS: Record<string, string> = {
   'net.bridge.bridge-nf-call-iptables': '1',
@@ -124,20 +126,17 @@ export function parseModules(text: string): { modules: Array<{ name: string; lin
   return { modules, errors };
 }
 
-function mk(rule: string, message: string, range: Range, fixes?: Fix[]): Finding {
-  const info = BY_ID.get(rule)!;
-  return { rule, severity: info.severity, message, why: info.why, ...(info.docs ? { docs: info.docs } : {}), range, ...(fixes?.length ? { fixes } : {}) };
+function mk(rule: SysctlRuleId, message: string, range: Range, fixes?: Fix[]): Finding {
+  return SYSCTL.finding(rule, message, range, { fixes });
 }
 
 function lineRange(line: number, start: number, end: number): Range {
   return { start: { line, character: start }, end: { line, character: Math.max(end, start + 1) } };
 }
 
-function guard(file: SourceFile): Finding[] | undefined {
-  if (file.text.length > 1_000_000 || file.text.slice(0, 8192).includes('\u0000')) {
-    return [mk('sysctl/too-large', file.text.length > 1_000_000 ? `The file has ${file.text.length} characters; it is not checked.` : 'The file contains NUL bytes: it is binary.', lineRange(0, 0, 0))];
-  }
-  return undefined;
+function guard(file: SourceFile, kind: 'sysctl' | 'modules'): Finding[] | undefined {
+  const guarded = textGuard(file.text, kind);
+  return guarded ? [guarded] : undefined;
 }
 
 function appendFix(file: SourceFile, title: string, lines: string[]): Fix {
@@ -149,12 +148,12 @@ function appendFix(file: SourceFile, title: string, lines: string[]): Fix {
 
 /** Sibling files of the same type whose targets overlap, sorted by path, this file included. */
 function peers(file: SourceFile, context: LintContext, isType: (p: string) => boolean, targets: Targets): SourceFile[] {
-  const all = [file, ...(context.siblings ?? []).filter((s) => s.path !== file.path && isType(s.path) && s.text.length <= 1_000_000)];
+  const all = [file, ...(context.siblings ?? []).filter((s) => s.path !== file.path && isType(s.path) && s.text.length <= maxChars('sysctl'))];
   return all.filter((f) => f === file || overlaps(fileTargets(f.path, f.text, context.inventory), targets)).sort((a, b) => a.path.localeCompare(b.path));
 }
 
 export function lintSysctl(file: SourceFile, context: LintContext = {}): Finding[] {
-  const guarded = guard(file);
+  const guarded = guard(file, 'sysctl');
   if (guarded) return guarded;
   const out: Finding[] = [];
   const { entries, errors } = parseSysctl(file.text);
@@ -170,7 +169,7 @@ export function lintSysctl(file: SourceFile, context: LintContext = {}): Finding
     }
   }
   const targets = fileTargets(file.path, file.text, context.inventory);
-  const required: Array<[string, string, string]> = [];
+  const required: Array<[string, string, SysctlRuleId]> = [];
   if (isNode(targets)) for (const [k, v] of Object.entries(NODE_SYSCTLS)) required.push([k, v, 'sysctl/required']);
   if (targets.roles.has('loadbalancer')) for (const [k, v] of Object.entries(BALANCER_SYSCTLS)) required.push([k, v, 'sysctl/nonlocal-bind']);
   // Wrong values in this file.
@@ -195,7 +194,7 @@ export function lintSysctl(file: SourceFile, context: LintContext = {}): Finding
 }
 
 export function lintModules(file: SourceFile, context: LintContext = {}): Finding[] {
-  const guarded = guard(file);
+  const guarded = guard(file, 'modules');
   if (guarded) return guarded;
   const out: Finding[] = [];
   const { modules, errors } = parseModules(file.text);

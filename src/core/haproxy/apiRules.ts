@@ -1,0 +1,383 @@
+/**
+ * Rules that span sections: mode inheritance, backend references and timeouts, and the Kubernetes API path
+ * (frontend on the VIP, backend of the control-plane nodes, health checks) against the inventory.
+ */
+import type { Finding } from '../findings';
+import { hostsWithRole, splitEndpoint } from '../inventory/types';
+import type { HostSpec, Inventory } from '../inventory/types';
+import type { SourceFile } from '../lint/types';
+import { didYouMean } from './keywords';
+import { findLines } from './parse';
+import type { HaproxyConfig } from './parse';
+import { finding, fix } from './rules';
+import { misspeltOption } from './localRules';
+import { backendCapable, frontendCapable, Model, type Proxy, readyzFix, serverOption } from './model';
+import { abs, deleteLine, formatMs, header, insertAfter, lastPlace, lineRange, parseTime, type Place, placesOf, replaceToken, splitHostPort, tokenRange, WILDCARDS } from './places';
+
+// ---------------------------------------------------------------------------------------------- global rules
+
+export const MIN_STREAM_MS = 10 * 60_000;
+
+export interface GlobalContext {
+  eol: string;
+  inventory?: Inventory;
+  siblings: SourceFile[];
+}
+
+export function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Finding[]): void {
+  // duplicate proxy names
+  const fe = new Map<string, Proxy>();
+  const be = new Map<string, Proxy>();
+  for (const p of m.proxies) {
+    const s = p.section;
+    if (s.type === 'defaults' || !s.name) continue;
+    const clash = (frontendCapable(s) && fe.get(s.name)) || (backendCapable(s) && be.get(s.name));
+    if (clash) {
+      out.push(finding('haproxy/duplicate-section', `${s.type} '${s.name}' has the same name as the ${clash.section.type} at line ${clash.section.startLine + 1}.`, tokenRange(header(s), s.lines[0]!.tokens[1])));
+      continue;
+    }
+    if (frontendCapable(s)) fe.set(s.name, p);
+    if (backendCapable(s)) be.set(s.name, p);
+  }
+
+  // backend references
+  for (const p of m.proxies) {
+    for (const kw of ['default_backend', 'use_backend']) {
+      for (const place of placesOf(p.section, kw)) {
+        const t = place.line.tokens[1];
+        if (!t || t.text.includes('%[')) continue;
+        if (!m.backends.has(t.text)) {
+          const near = didYouMean(t.text, m.backends.keys());
+          out.push(finding('haproxy/missing-backend', `${kw} names '${t.text}', but no backend of that name exists${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(place, t), near ? [fix(`Change to '${near}'`, replaceToken(place, t, near))] : undefined));
+        }
+      }
+    }
+  }
+
+  // missing timeouts (haproxy -c only warns)
+  for (const p of m.proxies) {
+    const s = p.section;
+    if (s.type === 'defaults') continue;
+    const needed: [string, string][] = [];
+    if (backendCapable(s) && !m.timeout(p, 'connect')) needed.push(['connect', '5s']);
+    if (frontendCapable(s) && !m.timeout(p, 'client')) needed.push(['client', '1h']);
+    if (backendCapable(s) && !m.timeout(p, 'server')) needed.push(['server', '1h']);
+    if (needed.length) {
+      out.push(
+        finding('haproxy/timeout-missing', `${s.type} '${s.name ?? ''}' has no ${needed.map(([n]) => `'timeout ${n}'`).join(', ')} (not here, not in its defaults).`, tokenRange(header(s), s.lines[0]!.tokens[0]), [
+          fix(`Add ${needed.map(([n]) => `timeout ${n}`).join(', ')}`, insertAfter(header(s), needed.map(([n, v]) => `timeout ${n} ${v}`), ctx.eol)),
+        ]),
+      );
+    }
+  }
+
+  // TLS servers need verify/ca-file unless the global section disables server verification
+  const globalVerifyNone = cfg.sections.some((sec) => sec.type === 'global' && findLines(sec, 'ssl-server-verify').some((l) => l.tokens[1]?.text === 'none'));
+  if (!globalVerifyNone) {
+    for (const p of m.proxies) {
+      if (!backendCapable(p.section)) continue;
+      const defaults = m.defaultServer(p);
+      for (const s of placesOf(p.section, 'server')) {
+        const tls = serverOption(s.line, defaults, 'ssl') ?? serverOption(s.line, defaults, 'check-ssl');
+        if (!tls || serverOption(s.line, defaults, 'verify') || serverOption(s.line, defaults, 'ca-file')) continue;
+        const last = s.line.tokens[s.line.tokens.length - 1]!;
+        const at = { line: abs(s), character: last.end };
+        out.push(
+          finding('haproxy/server-verify', `server '${s.line.tokens[1]?.text ?? ''}' uses TLS without 'verify' or 'ca-file'; HAProxy refuses to start.`, lineRange(s), [fix("Add 'verify none' (the check only needs the TLS handshake)", { range: { start: at, end: at }, newText: ' verify none' })]),
+        );
+      }
+    }
+  }
+
+  lintApi(cfg, m, ctx, out);
+}
+
+export function isSysctlPath(path: string): boolean {
+  return /(^|[\\/])sysctl(\.d[\\/][^\\/]+\.conf|\.conf)$/.test(path) || /sysctl[^\\/]*\.conf$/.test(path);
+}
+
+export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: Finding[]): void {
+  const inv = ctx.inventory;
+  const endpoint = inv ? splitEndpoint(inv.cluster.controlPlaneEndpoint) : undefined;
+  const apiPort = endpoint?.port ?? 6443;
+  const vip = endpoint?.host;
+
+  // the API frontend binds the API port; failing that, one that binds the VIP on another port (a wrong port)
+  const bindsWhere = (p: Proxy, match: (host: string, port: string | undefined) => boolean) =>
+    frontendCapable(p.section) &&
+    placesOf(p.section, 'bind').some((b) =>
+      (b.line.tokens[1]?.text ?? '').split(',').some((piece) => {
+        const { host, port } = splitHostPort(piece);
+        return match(host, port);
+      }),
+    );
+  let apiFrontends = m.proxies.filter((p) => bindsWhere(p, (_host, port) => port === String(apiPort)));
+  if (apiFrontends.length === 0 && vip !== undefined) apiFrontends = m.proxies.filter((p) => bindsWhere(p, (host) => host === vip)).slice(0, 1);
+  if (apiFrontends.length === 0) {
+    if (inv && endpoint && !cfg.binary) {
+      const last = cfg.sections[cfg.sections.length - 1];
+      const lastLine = last ? last.startLine + last.lines.length - 1 : 0;
+      const lastLen = last ? last.lines[last.lines.length - 1]!.length : 0;
+      const block = apiBlock(inv, ctx.eol);
+      out.push(
+        finding('haproxy/api-frontend', `No frontend binds the cluster endpoint ${inv.cluster.controlPlaneEndpoint}.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, [
+          fix('Add the Kubernetes API frontend and backend', { range: { start: { line: lastLine, character: lastLen }, end: { line: lastLine, character: lastLen } }, newText: block }),
+        ]),
+      );
+    }
+    return;
+  }
+
+  const reported = new Set<string>();
+  const once = (key: string) => (reported.has(key) ? false : (reported.add(key), true));
+
+  for (const fp of apiFrontends) {
+    const fs = fp.section;
+    const fh = header(fs);
+    const fmode = m.mode(fp);
+    const ownMode = lastPlace(fs, 'mode');
+    if (fmode.mode !== 'tcp') {
+      const f =
+        ownMode && ownMode.line.tokens[1]
+          ? fix("Set 'mode tcp'", replaceToken(ownMode, ownMode.line.tokens[1], 'tcp'))
+          : fix("Add 'mode tcp' to the frontend", insertAfter(fh, ['mode tcp'], ctx.eol));
+      out.push(finding('haproxy/frontend-mode-tcp', `${fs.type} '${fs.name ?? ''}' serves the Kubernetes API in mode ${fmode.mode}${ownMode ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, ownMode ? lineRange(ownMode) : tokenRange(fh, fh.line.tokens[0]), [f]));
+    } else if (!fmode.place) {
+      out.push(finding('haproxy/mode-implicit', `${fs.type} '${fs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, tokenRange(fh, fh.line.tokens[0]), [fix("Add 'mode tcp'", insertAfter(fh, ['mode tcp'], ctx.eol))]));
+    }
+
+    // bind the VIP
+    const binds = placesOf(fs, 'bind');
+    if (vip && endpoint) {
+      let exact: Place | undefined;
+      let wildcard: Place | undefined;
+      for (const b of binds) {
+        for (const piece of (b.line.tokens[1]?.text ?? '').split(',')) {
+          const { host, port } = splitHostPort(piece);
+          if (port !== String(apiPort)) continue;
+          if (host === vip) exact = b;
+          else if (WILDCARDS.has(host)) wildcard = b;
+        }
+      }
+      const target = `${vip}:${apiPort}`;
+      if (!exact) {
+        const b = wildcard ?? binds.find((x) => x.line.tokens[1]) ?? binds[0];
+        if (b && b.line.tokens[1]) {
+          const t = b.line.tokens[1];
+          out.push(
+            finding('haproxy/bind-vip', wildcard ? `${fs.type} '${fs.name ?? ''}' binds ${t.text} (every address); bind the VIP ${target} only.` : `${fs.type} '${fs.name ?? ''}' binds ${t.text}, not the cluster endpoint ${target}.`, tokenRange(b, t), [fix(`Bind ${target}`, replaceToken(b, t, target))], wildcard ? 'warning' : 'error'),
+          );
+        }
+      } else {
+        lintNonlocalBind(exact, vip, inv!, ctx, out);
+      }
+    }
+
+    // backends behind the frontend
+    const targets: Proxy[] = [];
+    if (fs.type === 'listen') targets.push(fp);
+    for (const kw of ['default_backend', 'use_backend']) {
+      for (const place of placesOf(fs, kw)) {
+        const b = m.backends.get(place.line.tokens[1]?.text ?? '');
+        if (b && !targets.includes(b)) targets.push(b);
+      }
+    }
+    if (!placesOf(fs, 'default_backend').length && fs.type === 'frontend') {
+      const dflt = m.setting(fp, 'default_backend');
+      const b = dflt && m.backends.get(dflt.line.tokens[1]?.text ?? '');
+      if (b && !targets.includes(b)) targets.push(b);
+    }
+    for (const bp of targets) {
+      if (!once(`backend:${bp.index}`)) continue;
+      lintApiBackend(fp, bp, m, ctx, apiPort, out, fmode.mode);
+    }
+
+    // stream timeouts: tunnel supersedes client/server in TCP mode
+    const tunnel = m.timeout(fp, 'tunnel');
+    const checkShort = (t: { ms: number; place: Place } | undefined, what: string) => {
+      if (!t || t.ms >= MIN_STREAM_MS) return;
+      const key = `${t.place.section.startLine}:${t.place.line.rel}`;
+      if (!once(`timeout:${key}`)) return;
+      const v = t.place.line.tokens[2]!;
+      out.push(finding('haproxy/timeout-short', `'timeout ${what} ${v.text}' cuts idle API streams (watch, logs -f, exec) after ${formatMs(t.ms)}; use at least 10m (the seed uses 1h).`, tokenRange(t.place, v), [fix(`Set 'timeout ${what} 1h'`, replaceToken(t.place, v, '1h'))]));
+    };
+    if (tunnel) checkShort(tunnel, 'tunnel');
+    else {
+      checkShort(m.timeout(fp, 'client'), 'client');
+      for (const bp of targets) checkShort(m.timeout(bp, 'server'), 'server');
+    }
+  }
+}
+
+export function lintNonlocalBind(bind: Place, vip: string, inv: Inventory, ctx: GlobalContext, out: Finding[]): void {
+  // only a VIP that is not one of the hosts' own addresses needs a non-local bind
+  if (inv.hosts.some((h) => h.address === vip)) return;
+  const sysctls = ctx.siblings.filter((s) => isSysctlPath(s.path));
+  if (sysctls.length === 0) return;
+  const balancerNames = hostsWithRole(inv, 'loadbalancer').map((h) => h.name);
+  const forBalancer = (path: string) => /haproxy|vip|balancer|(^|[^a-z])lb([^a-z]|$)|nonlocal/i.test(path) || balancerNames.some((n) => path.includes(n));
+  let value: string | undefined;
+  for (const s of sysctls) {
+    for (const raw of s.text.split('\n')) {
+      const m = /^\s*-?\s*net[./]ipv4[./]ip_nonlocal_bind\s*=\s*(\S+)/.exec(raw);
+      if (m) value = m[1];
+    }
+  }
+  if (value === '1') return;
+  // Nothing says where the balancer's own sysctl file is unless one is named for it: stay quiet then
+  // (the sysctl rules check the balancer's files); speak when it is explicitly wrong or a balancer file lacks it.
+  if (value === undefined && !sysctls.some((s) => forBalancer(s.path))) return;
+  const t = bind.line.tokens[1];
+  out.push(
+    finding('haproxy/nonlocal-bind', value === undefined ? `The balancer's sysctl files do not set net.ipv4.ip_nonlocal_bind = 1, which binding the VIP ${vip} needs.` : `net.ipv4.ip_nonlocal_bind is ${value} in the sysctl files, but binding the VIP ${vip} needs 1.`, tokenRange(bind, t)),
+  );
+}
+
+export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContext, apiPort: number, out: Finding[], frontendMode: string): void {
+  const bs = bp.section;
+  const bh = header(bs);
+  const inv = ctx.inventory;
+  if (bp !== fp) {
+    const bmode = m.mode(bp);
+    const own = lastPlace(bs, 'mode');
+    if (bmode.mode !== 'tcp' && frontendMode === 'tcp') {
+      const f = own && own.line.tokens[1] ? fix("Set 'mode tcp'", replaceToken(own, own.line.tokens[1], 'tcp')) : fix("Add 'mode tcp' to the backend", insertAfter(bh, ['mode tcp'], ctx.eol));
+      out.push(finding('haproxy/backend-mode-tcp', `backend '${bs.name ?? ''}' behind the tcp frontend '${fp.section.name ?? ''}' runs in mode ${bmode.mode}${own ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, own ? lineRange(own) : tokenRange(bh, bh.line.tokens[0]), [f]));
+    } else if (bmode.mode === 'tcp' && !bmode.place) {
+      out.push(finding('haproxy/mode-implicit', `backend '${bs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, tokenRange(bh, bh.line.tokens[0]), [fix("Add 'mode tcp'", insertAfter(bh, ['mode tcp'], ctx.eol))]));
+    }
+  }
+
+  const servers = placesOf(bs, 'server');
+  const defaults = m.defaultServer(bp);
+
+  // health check
+  const tcpCheck = m.option(bp, 'tcp-check');
+  const httpchk = m.option(bp, 'httpchk');
+  const sslHello = m.option(bp, 'ssl-hello-chk');
+  if (httpchk && !tcpCheck) {
+    const overTls = servers.length > 0 && servers.every((s) => serverOption(s.line, defaults, 'check-ssl'));
+    const path = httpchk.line.tokens.slice(2).map((t) => t.text).join(' ');
+    if (!overTls && !sslHello) {
+      out.push(finding('haproxy/health-check', "'option httpchk' sends plain HTTP to the apiserver's TLS port, so every check fails; add 'check-ssl verify none' to the servers or use 'option tcp-check'.", lineRange(httpchk), [fix("Use 'option tcp-check'", { range: lineRange(httpchk), newText: 'option tcp-check' })], 'error'));
+    } else if (overTls && !/\/(healthz|livez|readyz)\b/.test(path)) {
+      out.push(finding('haproxy/health-check', "'option httpchk' should check GET /healthz (or /livez, /readyz) on the apiserver.", lineRange(httpchk), [fix("Check 'GET /healthz'", { range: lineRange(httpchk), newText: 'option httpchk GET /healthz' })]));
+    }
+    if (overTls && (!/\/readyz\b/.test(path) || !m.httpCheckExpect(bp))) {
+      out.push(finding('haproxy/readyz-check', `the health check ${/\/readyz\b/.test(path) ? "has no 'http-check expect status 200'" : `asks ${path || 'GET /'}`}; check that the apiserver is ready to serve with GET /readyz and expect status 200.`, lineRange(httpchk), readyzFix(bs, httpchk, servers, defaults, ctx.eol)));
+    }
+  } else if (tcpCheck && !sslHello) {
+    // the lab drill: a TCP check marks a restarting apiserver UP as soon as its port accepts, before it can serve
+    out.push(finding('haproxy/readyz-check', "'option tcp-check' marks a restarting apiserver UP as soon as its port accepts, before it can serve; check HTTPS GET /readyz instead.", lineRange(tcpCheck), readyzFix(bs, tcpCheck, servers, defaults, ctx.eol)));
+  } else if (!tcpCheck && !sslHello) {
+    out.push(finding('haproxy/health-check', `backend '${bs.name ?? ''}' has no active health check; add the HTTPS GET /readyz check.`, tokenRange(bh, bh.line.tokens[0]), readyzFix(bs, undefined, servers, defaults, ctx.eol)));
+  }
+
+  // each server: TLS passthrough, check, fall/rise
+  for (const s of servers) {
+    const ssl = serverOption(s.line, defaults, 'ssl');
+    if (ssl?.own && ssl.tok) {
+      const t = ssl.tok;
+      out.push(finding('haproxy/server-ssl', `server '${s.line.tokens[1]?.text ?? ''}' re-encrypts with 'ssl'; the API needs TLS passthrough.`, tokenRange(s, t), [fix("Remove 'ssl'", { range: { start: { line: abs(s), character: t.start - 1 }, end: { line: abs(s), character: t.end } }, newText: '' })]));
+    } else if (ssl) {
+      out.push(finding('haproxy/server-ssl', `server '${s.line.tokens[1]?.text ?? ''}' inherits 'ssl' from default-server; the API needs TLS passthrough.`, lineRange(s)));
+    }
+  }
+  for (const s of servers) {
+    const check = serverOption(s.line, defaults, 'check');
+    if (!check) {
+      // A misspelt 'check' (che1k) already has its own finding with the fix; one typo, one finding.
+      if (misspeltOption(s.line, 'check')) continue;
+      const last = s.line.tokens[s.line.tokens.length - 1]!;
+      out.push(finding('haproxy/server-check', `server '${s.line.tokens[1]?.text ?? ''}' has no 'check', so HAProxy never notices its apiserver is down.`, lineRange(s), [fix("Add 'check'", { range: { start: { line: abs(s), character: last.end }, end: { line: abs(s), character: last.end } }, newText: ' check' })]));
+      continue;
+    }
+    // failover time: fall consecutive failed checks, inter apart
+    const inter = serverOption(s.line, defaults, 'inter');
+    const interMs = inter?.value !== undefined ? parseTime(inter.value) : 2000;
+    const fallOpt = serverOption(s.line, defaults, 'fall');
+    const fallN = fallOpt?.value !== undefined && /^\d+$/.test(fallOpt.value) ? Number(fallOpt.value) : 3;
+    if (interMs !== undefined && fallN >= 2 && fallN <= 10 && interMs * fallN > 30_000) {
+      const where = inter?.own && inter.tok ? tokenRange(s, inter.tok) : lineRange(s);
+      const f = inter?.own && inter.tok ? fix("Set 'inter 2s'", replaceToken(s, inter.tok, '2s')) : undefined;
+      out.push(finding('haproxy/fall-rise', `server '${s.line.tokens[1]?.text ?? ''}' is marked down only after ${formatMs(interMs * fallN)} (fall ${fallN} × inter ${formatMs(interMs)}); keep it within 30s.`, where, f ? [f] : undefined));
+    }
+    for (const [name, dflt, good] of [
+      ['fall', 3, 3],
+      ['rise', 2, 2],
+    ] as const) {
+      const o = serverOption(s.line, defaults, name);
+      const v = o?.value !== undefined ? Number(o.value) : dflt;
+      if (!Number.isFinite(v) || v <= 0) continue; // reported by server-keyword
+      if (v < 2 || v > 10) {
+        const where = o?.own && o.tok ? tokenRange(s, o.tok) : lineRange(s);
+        const f = o?.own && o.tok ? fix(`Set '${name} ${good}'`, replaceToken(s, o.tok, String(good))) : undefined;
+        out.push(finding('haproxy/fall-rise', v < 2 ? `'${name} ${v}' on server '${s.line.tokens[1]?.text ?? ''}' reacts to a single check, which makes the node flap; use ${name} ${good}.` : `'${name} ${v}' on server '${s.line.tokens[1]?.text ?? ''}' delays failover by ${v} checks; use ${name} ${good}.`, where, f ? [f] : undefined));
+      }
+    }
+  }
+
+  // inventory control-plane nodes
+  if (!inv) return;
+  const cps = hostsWithRole(inv, 'control-plane');
+  if (cps.length === 0) return;
+  const matched = new Set<HostSpec>();
+  for (const s of servers) {
+    const addrTok = s.line.tokens[2];
+    if (!addrTok) continue;
+    const { host, port } = splitHostPort(addrTok.text);
+    const cp = cps.find((h) => h.address === host || h.name === host);
+    const name = s.line.tokens[1]!.text;
+    if (!cp) {
+      out.push(finding('haproxy/backend-servers', `server '${name}' (${addrTok.text}) is not a control-plane node of the inventory.`, lineRange(s), [fix(`Remove server '${name}'`, deleteLine(s))]));
+      continue;
+    }
+    if (matched.has(cp)) continue; // duplicates are reported by duplicate-server or are harmless aliases
+    matched.add(cp);
+    if (port !== String(apiPort)) {
+      out.push(finding('haproxy/backend-servers', `server '${name}' points at port ${port ?? '(none: the client port)'}; the apiserver of ${cp.name} listens on ${apiPort}.`, tokenRange(s, addrTok), [fix(`Use ${cp.address}:${apiPort}`, replaceToken(s, addrTok, `${cp.address}:${apiPort}`))]));
+    }
+  }
+  const missing = cps.filter((h) => !matched.has(h));
+  if (missing.length) {
+    const anchor = servers[servers.length - 1] ?? lastPlace(bs, 'option') ?? lastPlace(bs, 'balance') ?? bh;
+    const names = new Set(servers.map((s) => s.line.tokens[1]!.text));
+    // the new lines take the check options of the backend's last server (the generator's when there is none)
+    const options = servers.length ? servers[servers.length - 1]!.line.tokens.slice(3).map((t) => t.text).join(' ') : 'check check-ssl verify none fall 3 rise 2';
+    out.push(
+      finding('haproxy/backend-servers', `backend '${bs.name ?? ''}' lacks the control-plane node${missing.length > 1 ? 's' : ''} ${missing.map((h) => `${h.name} (${h.address})`).join(', ')}.`, tokenRange(bh, bh.line.tokens[1] ?? bh.line.tokens[0]), [
+        fix(
+          `Add server line${missing.length > 1 ? 's' : ''} for ${missing.map((h) => h.name).join(', ')}`,
+          insertAfter(
+            anchor,
+            missing.map((h) => `server ${names.has(h.name) ? `${h.name}-${apiPort}` : h.name} ${h.address}:${apiPort} ${options}`),
+            ctx.eol,
+          ),
+        ),
+      ]),
+    );
+  }
+}
+
+export function apiBlock(inv: Inventory, eol: string): string {
+  const ep = splitEndpoint(inv.cluster.controlPlaneEndpoint)!;
+  const lines = [
+    '',
+    'frontend kubernetes-api',
+    `    bind ${ep.host}:${ep.port}`,
+    '    mode tcp',
+    '    option tcplog',
+    '    timeout client 1h',
+    '    default_backend kubernetes-master-nodes',
+    '',
+    'backend kubernetes-master-nodes',
+    '    mode tcp',
+    '    balance roundrobin',
+    '    option httpchk GET /readyz',
+    '    http-check expect status 200',
+    '    timeout connect 5s',
+    '    timeout server 1h',
+    ...hostsWithRole(inv, 'control-plane').map((h) => `    server ${h.name} ${h.address}:${ep.port} check check-ssl verify none fall 3 rise 2`),
+  ];
+  return lines.join(eol);
+}

@@ -1,0 +1,129 @@
+/**
+ * Where a haproxy.cfg finding points and how its fix edits: token and line ranges, inserted and deleted
+ * lines, and the small value checks (times, ports, host:port) the rules share.
+ */
+import type { Range, TextEdit } from '../findings';
+import { findLines } from './parse';
+import type { ParsedLine, Section, Token } from './parse';
+
+// ---------------------------------------------------------------------------------------------- helpers
+
+/** Parses an HAProxy time (`5s`, `1h`, `300` = ms); undefined when malformed. */
+export function parseTime(value: string): number | undefined {
+  const m = /^(\d+)(us|ms|s|m|h|d)?$/.exec(value);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = m[2] ?? 'ms';
+  const factor = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit]!;
+  return n * factor;
+}
+
+export function formatMs(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+export interface Place {
+  section: Section;
+  line: ParsedLine;
+}
+
+export function abs(p: Place): number {
+  return p.section.startLine + p.line.rel;
+}
+
+export function tokenRange(p: Place, t: Token | undefined): Range {
+  const line = abs(p);
+  if (!t) return { start: { line, character: p.line.indent }, end: { line, character: p.line.length } };
+  return { start: { line, character: t.start }, end: { line, character: t.end } };
+}
+
+export function lineRange(p: Place): Range {
+  const line = abs(p);
+  const last = p.line.tokens[p.line.tokens.length - 1];
+  return { start: { line, character: p.line.indent }, end: { line, character: last ? last.end : p.line.length } };
+}
+
+export function replaceToken(p: Place, t: Token, text: string): TextEdit {
+  return { range: tokenRange(p, t), newText: text };
+}
+
+export function bodyIndent(section: Section): string {
+  const first = section.lines.find((l) => l.rel > 0 && l.tokens.length > 0);
+  return ' '.repeat(first && first.indent > 0 ? first.indent : 4);
+}
+
+/** Inserts lines right after a line of a section (at the end of that line, so no trailing-line edge case). */
+export function insertAfter(p: Place, lines: string[], eol: string): TextEdit {
+  const line = abs(p);
+  const indent = bodyIndent(p.section);
+  return { range: { start: { line, character: p.line.length }, end: { line, character: p.line.length } }, newText: lines.map((l) => eol + indent + l).join('') };
+}
+
+export function deleteLine(p: Place): TextEdit {
+  const line = abs(p);
+  return { range: { start: { line, character: 0 }, end: { line: line + 1, character: 0 } }, newText: '' };
+}
+
+export function header(section: Section): Place {
+  return { section, line: section.lines[0]! };
+}
+
+export function placesOf(section: Section, ...words: string[]): Place[] {
+  return findLines(section, ...words).map((line) => ({ section, line }));
+}
+
+export function lastPlace(section: Section, ...words: string[]): Place | undefined {
+  const byKeyword = section.index.get(words[0] ?? '');
+  if (!byKeyword) return undefined;
+  for (let i = byKeyword.length - 1; i >= 0; i--) {
+    const line = byKeyword[i]!;
+    let ok = true;
+    for (let w = 1; w < words.length && ok; w++) ok = line.tokens[w]?.text === words[w];
+    if (ok) return { section, line };
+  }
+  return undefined;
+}
+
+/** Splits `host:port` (IPv6 in brackets or with several colons); port undefined when absent. */
+export function splitHostPort(text: string): { host: string; port?: string } {
+  let addr = text;
+  const at = addr.indexOf('@');
+  if (at >= 0) addr = addr.slice(at + 1);
+  if (addr.startsWith('[')) {
+    const close = addr.indexOf(']');
+    if (close > 0) {
+      const rest = addr.slice(close + 1);
+      return rest.startsWith(':') ? { host: addr.slice(1, close), port: rest.slice(1) } : { host: addr.slice(1, close) };
+    }
+  }
+  const colons = addr.split(':').length - 1;
+  if (colons === 0) return { host: addr };
+  if (colons === 1) {
+    const i = addr.indexOf(':');
+    return { host: addr.slice(0, i), port: addr.slice(i + 1) };
+  }
+  // bare IPv6: the last group is the port only when haproxy would read it so (ipv6@ or ends with ':port')
+  const i = addr.lastIndexOf(':');
+  return { host: addr.slice(0, i), port: addr.slice(i + 1) };
+}
+
+/** Digits and dots only, with at least one dot: meant as an IPv4 address (then isIPv4 decides). */
+export function looksLikeIPv4(s: string): boolean {
+  let dot = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) dot = true;
+    else if (c < 48 || c > 57) return false;
+  }
+  return dot;
+}
+export const WILDCARDS = new Set(['', '*', '0.0.0.0', '::']);
+
+export function validPort(p: string, allowRange: boolean): boolean {
+  const parts = allowRange ? p.split('-') : [p];
+  if (parts.length > 2) return false;
+  return parts.every((x) => /^\d{1,5}$/.test(x) && Number(x) <= 65535);
+}
