@@ -24,6 +24,7 @@ import { LeasesView } from './views/leasesView';
 import { DiagnosticsPanel } from './webviews/diagnosticsPanel';
 import { PlanPanel } from './webviews/planPanel';
 import { logDisposable } from './editor/log';
+import { wrapEditorUi } from './editor/vscodeUi';
 
 /** Returned from activate() for tests and for other extensions. */
 export interface KubeadmWorkbenchApi {
@@ -41,6 +42,8 @@ export interface KubeadmWorkbenchApi {
   statusBar: ClusterStatusBar;
   /** The tree data providers (for tests). */
   views: { inventory: InventoryView; controlPlane: ControlPlaneView; leases: LeasesView; etcdMembers: EtcdMembersView };
+  /** For tests: put a scripted Ui in front of VS Code's (its questions answered by a script); undefined restores it. */
+  wrapUi: typeof wrapEditorUi;
 }
 
 export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi {
@@ -88,7 +91,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views, wrapUi: wrapEditorUi };
 }
 
 export function deactivate(): void {

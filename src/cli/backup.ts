@@ -4,11 +4,11 @@
  * size and SHA-256 against the host's, etcd's own SHA-256 trailer), pulled into DIR/<cluster>-<time>/
  * with its manifest, the etcd CA certificate and kubeadm's ClusterConfiguration — every file 0600. DIR must
  * be outside any git work tree. `--list` prints the backups already in DIR. Exit 0 done, 1 failed or
- * refused, 2 usage.
+ * refused, 2 usage. The sudo question, narration and report are the backup workflow's
+ * (engine/workflows/backupWorkflow.ts), the editor's "Back Up etcd…" too.
  */
-import { sudoUnlessRoot } from '../engine/become';
-import { backupEtcd, BackupRefused, listBackups } from '../engine/backup';
-import { describeError } from '../core/live/errors';
+import { listBackups } from '../engine/backup';
+import { backupWorkflow } from '../engine/workflows/backupWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { parseVerbFlags } from './verbFlags';
 import { runBackupSchedule } from './backupSchedule';
@@ -16,6 +16,7 @@ import { loadInventoryFile } from './inventoryFile';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
+import { TerminalUi } from './terminalUi';
 
 const FLAGS: FlagSpec = { inventory: 'string', out: 'string', list: 'boolean', ...SSH_FLAGS, 'ask-become-pass': 'boolean', json: 'boolean' };
 
@@ -43,24 +44,13 @@ export async function runBackupVerb(argv: string[], io: CliIo, stdin: NodeJS.Rea
   if (typeof inventory === 'number') return inventory;
   const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
   const prompter = new Prompter(stdin);
+  const ui = new TerminalUi({ io, prompter, yes: true, askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY), json });
   try {
-    let password: string | undefined;
-    if (flags['ask-become-pass']) password = await prompter.askSecret('sudo password: ');
-    const say = (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
-    const r = await backupEtcd({ inventory, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h), password), say }, out);
+    const outcome = await backupWorkflow(ui, { inventory, ssh: pool, loginUser: (h) => pool.loginUser(h), out });
+    if (outcome.kind !== 'done') return EXIT_FAILED;
+    const r = outcome.result;
     if (json) io.stdout(JSON.stringify({ dir: r.dir, durationMs: r.durationMs, manifest: r.manifest }, null, 2) + '\n');
-    else {
-      const s = r.manifest.status;
-      io.stdout(
-        `backup written to ${r.dir} (every file 0600; it holds every Secret of the cluster)\n` +
-          `  ${r.manifest.snapshot.size} bytes in ${(r.durationMs / 1000).toFixed(1)} s from ${r.manifest.member.name}${s ? `, revision ${s.revision}, ${s.totalKey} keys, hash ${s.hash}` : ''}, trailer ${r.manifest.snapshot.trailer}\n`,
-      );
-      for (const w of r.manifest.warnings) io.stdout(`  warning: ${w}\n`);
-    }
     return EXIT_OK;
-  } catch (e) {
-    io.stderr(`kubeadm-workbench backup: ${e instanceof BackupRefused ? 'refused: ' : ''}${describeError(e)}\n`);
-    return EXIT_FAILED;
   } finally {
     prompter.close();
     await pool.close();

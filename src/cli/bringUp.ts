@@ -16,25 +16,23 @@ import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
-import { HostProgress, hostCount, keepWhenSummarised, RunProgress, shouldSummarise } from '../core/plan/hostProgress';
+import { HostProgress, shouldSummarise } from '../core/plan/hostProgress';
 import type { RunEvent } from '../core/plan/runner';
 import type { SshPool } from '../adapters/ssh/pool';
-import { SshExecutor } from '../core/plan/sshExecutor';
 import { renderPlan, type Plan } from '../core/plan/types';
 import { planView } from '../core/plan/view';
 import { quote, sh, sudo } from '../core/ssh/command';
-import { formatRunLine, RunLogFile, RunOutput } from '../core/ssh/runLog';
-import { BRING_UP_PHASES, buildBringUpPlan, executePlan, openLedger, type BringUpPhase } from '../engine/bringUp';
+import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/bringUp';
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
-import { hostsNeedingSudo, sudoUnlessRoot } from '../engine/become';
 import { joinPhases, joinProblem, narrowToJoin } from '../engine/join';
-import { adviceLines } from '../engine/advice';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
-import { ensureStateFolder, stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
+import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
+import { planRunWorkflow } from '../engine/workflows/planRunWorkflow';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
+import { TerminalUi } from './terminalUi';
 
 const COMMON: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'max-parallel': 'string' };
 
@@ -67,9 +65,13 @@ async function load(argv: string[], extra: FlagSpec, io: CliIo, usage: string): 
   return { inventory, inventoryPath: resolve(inventoryPath), flags: parsed.flags, argv };
 }
 
-function pool(l: Loaded) {
+function maxParallel(l: Loaded): number {
   const max = Number(l.flags['max-parallel'] ?? 10);
-  return { pool: poolFromFlags(l.inventory, l.flags, { maxParallelHosts: Number.isInteger(max) && max > 0 ? max : 10 }) };
+  return Number.isInteger(max) && max > 0 ? max : 10;
+}
+
+function pool(l: Loaded) {
+  return { pool: poolFromFlags(l.inventory, l.flags, { maxParallelHosts: maxParallel(l) }) };
 }
 
 // ------------------------------------------------------------------ facts
@@ -190,7 +192,7 @@ export async function runUp(argv: string[], io: CliIo, stdin: NodeJS.ReadableStr
     io.stderr(`${(e as Error).message}\n${e instanceof UsageError ? UP_USAGE : ''}`);
     return e instanceof UsageError ? EXIT_USAGE : EXIT_FAILED;
   }
-  return runApproved(l, io, plan, 'up', stdin);
+  return runApproved(l, io, plan, 'up', stdin, { title: `Bring-up of ${l.inventory.cluster.name}` });
 }
 
 const JOIN_USAGE = 'usage: kubeadm-workbench join --inventory FILE --host NAME [--host NAME]... [--yes] [--fresh] [--ask-become-pass] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...]\n' +
@@ -217,7 +219,7 @@ export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableS
     io.stderr(`${(e as Error).message}\n`);
     return EXIT_FAILED;
   }
-  return runApproved(l, io, plan, 'join', stdin);
+  return runApproved(l, io, plan, 'join', stdin, { title: `Join of ${hosts.join(', ')}` });
 }
 
 /** The words that name a run's verb on the command line, where the run's name is not the verb itself. */
@@ -235,89 +237,34 @@ export interface ApprovedRunHooks {
   /** Told the sudo password once asked, for the actions' own commands. */
   password?: (password: string | undefined) => void;
   onEvent?: (event: RunEvent) => void;
+  /** The run's name ("Bring-up of labs-k8s"); default the verb and the cluster. */
+  title?: string;
 }
 
-/** Prints the plan, asks (unless --yes), asks the sudo password when told to, runs, reports. */
+/** This terminal's Ui and how it runs plans (--yes, --ask-become-pass, --fresh, --max-parallel, the words to run it again). */
+export function terminalPlanRun(l: Loaded, io: CliIo, prompter: Prompter, stdin: NodeJS.ReadableStream, ssh: SshPool, command: string) {
+  const ui = new TerminalUi({ io, prompter, yes: Boolean(l.flags.yes), askBecomePass: Boolean(l.flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY) });
+  const again = `kubeadm-workbench ${[CLI_WORDS[command] ?? command, ...l.argv.filter((a) => a !== '--fresh').map(shellWord)].join(' ')}`;
+  const run = {
+    stateDir: stateFolderFor(l.inventoryPath), ssh, maxParallelHosts: maxParallel(l), fresh: Boolean(l.flags.fresh),
+    again: { resume: `run \`${again}\``, startOver: 'run it with --fresh' },
+  };
+  return { ui, run };
+}
+
+/** The plan-run workflow (engine/workflows/planRunWorkflow.ts) on this terminal: plan, sudo password, question unless --yes, run. */
 export async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: string, stdin: NodeJS.ReadableStream, hooks: ApprovedRunHooks = {}): Promise<number> {
-  io.stdout(renderPlan(plan));
   const { pool: ssh } = hooks.pool ? { pool: hooks.pool } : pool(l);
   const prompter = new Prompter(stdin);
-  let password: string | undefined;
+  const { ui, run } = terminalPlanRun(l, io, prompter, stdin, ssh, command);
   try {
-    const sudoHosts = hostsNeedingSudo(plan, (h) => ssh.loginUser(h));
-    if (sudoHosts.size) {
-      const users = [...new Set(sudoHosts.values())].join(', ');
-      io.stderr(`${[...sudoHosts.keys()].join(', ')}: logged in as ${users}, so every step runs through sudo${l.flags['ask-become-pass'] ? '' : ' -n (add --ask-become-pass if sudo needs a password there)'}\n`);
-      if (l.flags['ask-become-pass']) password = await prompter.askSecret(`sudo password for ${users}: `);
-    }
-    if (!l.flags.yes) {
-      const answer = await prompter.ask('Run this plan? [y/N] ');
-      if (!/^y(es)?$/i.test(answer.trim())) {
-        io.stderr('not confirmed; nothing was done (use --yes to run without asking).\n');
-        await ssh.close();
-        return EXIT_FAILED;
-      }
-    }
+    const outcome = await planRunWorkflow(ui, {
+      ...run, inventory: l.inventory, plan, command, title: hooks.title ?? `${CLI_WORDS[command] ?? command} of ${l.inventory.cluster.name}`, planDocument: `${command}-plan.txt`,
+      ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}), ...(hooks.password ? { password: hooks.password } : {}),
+    });
+    return outcome.kind === 'ran' && outcome.result.ok ? EXIT_OK : EXIT_FAILED;
   } finally {
     prompter.close();
-  }
-  hooks.password?.(password);
-  const state = { stateDir: stateFolderFor(l.inventoryPath), command, resume: !l.flags.fresh };
-  await ensureStateFolder(state.stateDir);
-  const { ledger, resumed } = await openLedger(plan, state);
-  const output = new RunOutput(password ? [password] : []);
-  const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));
-  output.addSink(log.sink);
-  // Over many hosts the terminal gets a summary by state every few seconds; the run log keeps every line.
-  const many = shouldSummarise(hostCount(plan.phases));
-  const progress = new RunProgress();
-  output.addSink((line) => {
-    if (!many || keepWhenSummarised(line)) io.stdout(formatRunLine(line) + '\n');
-  });
-  const ticker = many ? setInterval(() => io.stdout(`.. ${progress.line()}\n`), SUMMARY_EVERY_MS) : undefined;
-  ticker?.unref();
-  if (resumed) output.message(`resuming run ${ledger.data.runId} (steps already done are skipped); every step asks its host first whether its effect is there`);
-  const abort = new AbortController();
-  const onSignal = (): void => {
-    output.message('cancelling: stopping the remote commands…', undefined, 'error');
-    abort.abort();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  const started = Date.now();
-  try {
-    const executor = new SshExecutor(ssh, sudoUnlessRoot((h) => ssh.loginUser(h), password));
-    const result = await executePlan(plan, ledger, state, {
-      executor,
-      output,
-      maxParallelHosts: Number(l.flags['max-parallel'] ?? 10),
-      signal: abort.signal,
-      resumed,
-      onEvent: (e) => {
-        progress.onEvent(e);
-        hooks.onEvent?.(e);
-      },
-    });
-    if (ticker) {
-      clearInterval(ticker);
-      io.stdout(`.. ${progress.line()}\n`);
-    }
-    const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
-    if (result.ok) {
-      output.message(`done in ${took}; run log ${log.path}`);
-      return EXIT_OK;
-    }
-    output.message(`${result.cancelled ? 'cancelled' : 'FAILED'} after ${took} at ${result.failed?.step.host}: ${result.failed?.step.title}`, undefined, 'error');
-    if (result.failed) output.message(result.failed.error, result.failed.step.host, 'error');
-    const again = `kubeadm-workbench ${[CLI_WORDS[command] ?? command, ...l.argv.filter((a) => a !== '--fresh').map(shellWord)].join(' ')}`;
-    if (result.advice) for (const line of adviceLines(result.advice, `run \`${again}\``, `run it with --fresh`)) output.message(line, undefined, result.advice.repeated ? 'error' : 'info');
-    output.message(`run log ${log.path}`);
-    return EXIT_FAILED;
-  } finally {
-    if (ticker) clearInterval(ticker);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     await ssh.close();
-    await log.close();
   }
 }

@@ -5,16 +5,15 @@
  * renewed one before the next node, the etcd quorum guard before each node, and the renewed admin.conf
  * merged into --kubeconfig at the end. The plan is printed first; a failed or killed run resumes at its
  * step (--fresh starts over); Ctrl-C cancels the remote command. Exit 0 done, 1 refused or failed, 2 usage.
+ * The reading, refusal and run are the renewal workflow's (engine/workflows/renewWorkflow.ts), the editor's too.
  */
 import { resolve } from 'node:path';
 import { servedCertificate } from '../adapters/tls/servedCertificate';
-import { summarize } from '../core/certs/report';
-import { describeError } from '../core/live/errors';
-import { renderPlan } from '../core/plan/types';
-import { prepareRenew } from '../engine/renew';
+import { renewWorkflow } from '../engine/workflows/renewWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
-import { runApproved } from './bringUp';
+import { terminalPlanRun } from './bringUp';
+import { Prompter } from './secretPrompt';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, host: 'list', kubeconfig: 'string' };
@@ -31,46 +30,21 @@ export async function runCertsRenew(argv: string[], io: CliIo, stdin: NodeJS.Rea
   const session = await openPlanVerb(flags, io);
   if (typeof session === 'number') return session;
   const { inventory, inventoryPath, pool } = session;
-  const deps = {
-    inventory,
-    ssh: pool,
-    become: session.become,
-    served: (a: string, p: number) => servedCertificate(a, p),
-    ...(flags.kubeconfig ? { kubeconfig: resolve(flags.kubeconfig as string) } : {}),
-    say: (line: string) => io.stdout(`   ${line}\n`),
-  };
-  let prep;
+  const prompter = new Prompter(stdin);
+  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'certs-renew');
   try {
-    prep = await prepareRenew(deps, (flags.host as string[] | undefined) ?? []);
-  } catch (e) {
+    const outcome = await renewWorkflow(ui, {
+      deps: { inventory, ssh: pool, served: (a, p) => servedCertificate(a, p), ...(flags.kubeconfig ? { kubeconfig: resolve(flags.kubeconfig as string) } : {}) },
+      loginUser: (h) => pool.loginUser(h), hosts: (flags.host as string[] | undefined) ?? [], planOnly: Boolean(flags.plan), run,
+    });
+    if (outcome.kind === 'planned') return EXIT_OK;
+    if (!('perNode' in outcome)) return EXIT_FAILED;
+    const ok = outcome.kind === 'ran' && outcome.result.ok;
+    if (flags.json) io.stdout(JSON.stringify({ ok, perNode: outcome.perNode }) + '\n');
+    else for (const t of outcome.perNode) io.stdout(`renewed ${t.host}${t.seconds !== undefined ? ` in ${t.seconds.toFixed(1)} s` : ' (not finished)'}\n`);
+    return ok ? EXIT_OK : EXIT_FAILED;
+  } finally {
+    prompter.close();
     await pool.close();
-    io.stderr(`kubeadm-workbench certs renew: ${describeError(e)}\n`);
-    return EXIT_FAILED;
   }
-  const s = summarize(prep.before);
-  io.stdout(`before: ${s.certificates} certificate(s) on ${prep.hosts.join(', ')}; the soonest expires in ${s.minDaysLeft ?? '—'} day(s)\n`);
-  if (prep.refusals.length) {
-    await pool.close();
-    io.stderr(`renewal refused; nothing was done:\n${prep.refusals.map((r) => `  - ${r}`).join('\n')}\n`);
-    return EXIT_FAILED;
-  }
-  if (flags.plan) {
-    io.stdout(renderPlan(prep.plan));
-    await pool.close();
-    return EXIT_OK;
-  }
-  // Per node: from its guard to its controllers back (what `renew per node` measures).
-  const perNode: Record<string, { startedAt: number; seconds?: number }> = {};
-  const code = await runApproved({ inventory, inventoryPath, flags, argv }, io, prep.plan, 'certs-renew', stdin, {
-    pool,
-    password: session.setPassword,
-    onEvent: (e) => {
-      if (e.type === 'step-start' && e.step.id.endsWith('/guard')) perNode[e.step.host] = { startedAt: Date.now() };
-      if (e.type === 'step-end' && e.step.id.endsWith('/controllers') && e.state === 'done' && perNode[e.step.host]) perNode[e.step.host]!.seconds = (Date.now() - perNode[e.step.host]!.startedAt) / 1000;
-    },
-  });
-  const timings = Object.entries(perNode).map(([h, t]) => ({ host: h, seconds: t.seconds }));
-  if (flags.json) io.stdout(JSON.stringify({ ok: code === EXIT_OK, perNode: timings }) + '\n');
-  else for (const t of timings) io.stdout(`renewed ${t.host}${t.seconds !== undefined ? ` in ${t.seconds.toFixed(1)} s` : ' (not finished)'}\n`);
-  return code;
 }

@@ -13,23 +13,24 @@
  * Unlike kubectl the eviction timeout is finite by default (300s). `--then` runs the maintenance command on
  * the node's inventory host over SSH (host keys checked; needs --inventory), then waits until the node is
  * Ready again. Exit 0 done, 1 refused/failed (the message names the node and the pod or step), 2 usage.
+ * The questions and refusals are the drain workflow's (engine/workflows/drainWorkflow.ts), the editor's too,
+ * except that a plan with refused pods asks and then cordons and stops as `kubectl drain` does.
  */
 import { createDrainCluster } from '../adapters/kube/drain';
 import type { KubeConnection } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import { remoteExecOver } from '../adapters/ssh/fromInventory';
-import type { SshPool } from '../adapters/ssh/pool';
 import { DEFAULT_DRAIN_OPTIONS } from '../core/drain/classify';
-import { DEFAULT_READY_TIMEOUT_SECONDS, planBlockers, planDrain, renderDrainPlan, runDrain, setCordon, type DrainLine, type DrainRunOptions, type DryRun } from '../core/drain/drainNode';
-import { maintenanceHost, sshMaintenance } from '../core/drain/maintenance';
+import { DEFAULT_READY_TIMEOUT_SECONDS, type DrainRunOptions, type DryRun } from '../core/drain/drainNode';
 import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { describeError } from '../core/live/errors';
-import { formatRunLine, RunOutput, type HostStreams } from '../core/ssh/runLog';
+import { cordonWorkflow, drainWorkflow } from '../engine/workflows/drainWorkflow';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { Prompter } from './secretPrompt';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
+import { TerminalUi } from './terminalUi';
 
 const CONNECTION: FlagSpec = { kubeconfig: 'string', context: 'string', 'dry-run': 'string', yes: 'boolean' };
 const SSH: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'ask-become-pass': 'boolean' };
@@ -80,15 +81,6 @@ function normalizeArgs(argv: string[]): string[] {
   return argv.map((a) => (a === '--dry-run' ? '--dry-run=client' : a));
 }
 
-async function ask(question: string, stdin: NodeJS.ReadableStream): Promise<boolean> {
-  const prompter = new Prompter(stdin);
-  try {
-    return /^y(es)?$/i.test((await prompter.ask(question)).trim());
-  } finally {
-    prompter.close();
-  }
-}
-
 async function connect(flags: Record<string, unknown>, io: CliIo, inventory?: Inventory, remote?: ReturnType<typeof remoteExecOver>): Promise<KubeConnection | undefined> {
   try {
     return await loadKubeAdapter().connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', ...(inventory ? { inventory } : {}), ...(remote ? { remote } : {}) });
@@ -96,25 +88,6 @@ async function connect(flags: Record<string, unknown>, io: CliIo, inventory?: In
     io.stderr(`kubeadm-workbench: cannot connect to the cluster: ${describeError(e)}\n`);
     return undefined;
   }
-}
-
-/**
- * kubectl's lines to stdout/stderr as kubectl prints them; the maintenance command's output host-prefixed
- * and redacted (a sudo password), line-buffered across chunks by RunOutput.
- */
-function lineWriter(io: CliIo, secrets: readonly string[] = []): { write: (l: DrainLine) => void; end: () => void } {
-  const output = new RunOutput(secrets);
-  output.addSink((line) => io.stdout(`${formatRunLine(line)}\n`));
-  const hosts = new Map<string, HostStreams>();
-  return {
-    write: (l) => {
-      if (!l.host) return l.stream === 'stdout' ? io.stdout(`${l.text}\n`) : io.stderr(`${l.text}\n`);
-      let h = hosts.get(l.host);
-      if (!h) hosts.set(l.host, (h = output.forCommand(l.host)));
-      (l.stream === 'stdout' ? h.onStdout : h.onStderr)(l.text);
-    },
-    end: () => hosts.forEach((h) => h.end()),
-  };
 }
 
 // --------------------------------------------------------------------------------------- cordon/uncordon
@@ -134,25 +107,16 @@ function cordonVerb(cordon: boolean) {
       io.stderr(`${e.message}\n${CORDON_USAGE(verb)}`);
       return EXIT_USAGE;
     }
-    const nodeName = positionals[0]!;
     const conn = await connect(flags, io);
     if (!conn) return EXIT_FAILED;
+    const prompter = new Prompter(stdin);
     try {
-      const cluster = createDrainCluster(conn.transport);
-      const node = await cluster.getNode(nodeName);
-      if (node.unschedulable !== cordon || dryRun !== 'none') {
-        io.stdout(`Plan: ${verb} node/${nodeName} on ${conn.server} (context ${conn.context}): ${cordon ? 'set spec.unschedulable = true — no new pods are scheduled there; running pods stay' : 'clear spec.unschedulable — the scheduler may place pods there again'}\n`);
-        if (node.unschedulable !== cordon && dryRun === 'none' && !flags.yes && !(await ask(`${cordon ? 'Cordon' : 'Uncordon'} ${nodeName}? [y/N] `, stdin))) {
-          io.stderr('not confirmed; nothing was done (use --yes to run without asking).\n');
-          return EXIT_FAILED;
-        }
-      }
-      await setCordon(cluster, nodeName, cordon, dryRun, lineWriter(io).write, node);
-      return EXIT_OK;
-    } catch (e) {
-      io.stderr(`error: unable to ${verb} node "${nodeName}": ${describeError(e)}\n`);
-      return EXIT_FAILED;
+      const outcome = await cordonWorkflow(terminalUi(io, prompter, flags, stdin), {
+        cluster: createDrainCluster(conn.transport), node: positionals[0]!, cordon, context: conn.context, server: conn.server, dryRun,
+      });
+      return outcome.kind === 'done' || outcome.kind === 'unchanged' ? EXIT_OK : EXIT_FAILED;
     } finally {
+      prompter.close();
       conn.dispose();
     }
   };
@@ -201,72 +165,31 @@ export async function runDrainVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
     inventory = loaded;
   }
 
-  let pool: SshPool | undefined;
-  if (inventory) {
-    pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 10_000 });
-  }
-  const abort = new AbortController();
-  const onSignal = (): void => {
-    io.stderr(`cancelling the drain of node/${nodeName}…\n`);
-    abort.abort();
-  };
-  let conn: KubeConnection | undefined;
+  const pool = inventory ? poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 10_000 }) : undefined;
   // One reader for every question (a sudo password, then the confirmation), so piped answers are read in order.
   const prompter = new Prompter(stdin);
+  let conn: KubeConnection | undefined;
   try {
-    if (flags.then !== undefined) {
-      try {
-        const host = maintenanceHost(inventory!, nodeName).name;
-        const user = pool!.loginUser(host);
-        let sudoPassword: string | undefined;
-        if (user !== 'root') {
-          io.stderr(`${host}: logged in as ${user}, so the command runs through sudo${flags['ask-become-pass'] ? '' : ' -n (add --ask-become-pass if sudo needs a password there)'}\n`);
-          if (flags['ask-become-pass']) sudoPassword = (await prompter.askSecret(`sudo password for ${user}@${host}: `)) || undefined;
-        }
-        options.maintenance = sshMaintenance(pool!, inventory!, nodeName, flags.then as string, { timeoutMs: thenTimeoutMs, loginUser: (h) => pool!.loginUser(h), sudoPassword });
-      } catch (e) {
-        io.stderr(`${(e as Error).message}\n`);
-        return EXIT_USAGE;
-      }
-    }
     conn = await connect(flags, io, inventory, pool ? remoteExecOver(pool) : undefined);
     if (!conn) return EXIT_FAILED;
     const c = conn;
-    const cluster = createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory });
-    let plan;
-    try {
-      plan = await planDrain(cluster, nodeName, options);
-    } catch (e) {
-      io.stderr(`error: cannot plan the drain of node "${nodeName}": ${describeError(e)}\n`);
-      return EXIT_FAILED;
-    }
-    io.stdout(`${renderDrainPlan(plan)}\n`);
-    if (plan.guard && !plan.guard.ok) {
-      io.stderr(`error: refusing to drain control-plane node "${nodeName}": ${plan.guard.reasons.join(' ')}\nnothing was done.\n`);
-      return EXIT_FAILED;
-    }
-    if (options.dryRun === 'none' && !flags.yes) {
-      const refused = planBlockers(plan).length > 0;
-      const question = refused ? `Pods are refused: the drain would cordon ${nodeName} and stop (as kubectl drain does). Go ahead? [y/N] ` : `Drain ${nodeName}${options.maintenance ? `, run the command on ${options.maintenance.host}` : ''}${options.uncordonAfter ? ' and uncordon it' : ''}? [y/N] `;
-      if (!/^y(es)?$/i.test((await prompter.ask(question)).trim())) {
-        io.stderr('not confirmed; nothing was done (use --yes to run without asking).\n');
-        return EXIT_FAILED;
-      }
-    }
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    prompter.close();
-    const lines = lineWriter(io, options.maintenance?.secrets ?? []);
-    const result = await runDrain(cluster, nodeName, { ...options, signal: abort.signal, onLine: lines.write });
-    lines.end();
-    if (result.ok) return EXIT_OK;
-    io.stderr(`kubeadm-workbench drain: ${result.cancelled ? 'cancelled' : 'FAILED'} at step "${result.failedStep}" on node ${nodeName}${result.failedPods.length ? ` (pods: ${result.failedPods.map((p) => p.pod).join(', ')})` : ''}\n`);
-    return EXIT_FAILED;
+    const outcome = await drainWorkflow(terminalUi(io, prompter, flags, stdin), {
+      cluster: createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory }),
+      node: nodeName,
+      context: c.context,
+      options,
+      refusedPods: 'like-kubectl',
+      ...(flags.then !== undefined && inventory && pool ? { maintenance: { inventory, ssh: pool, loginUser: (h: string) => pool.loginUser(h), command: flags.then as string, timeoutMs: thenTimeoutMs } } : {}),
+    });
+    if (outcome.kind === 'invalid') return EXIT_USAGE;
+    return outcome.kind === 'ran' && outcome.result.ok ? EXIT_OK : EXIT_FAILED;
   } finally {
     prompter.close();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     conn?.dispose();
     await pool?.close();
   }
+}
+
+function terminalUi(io: CliIo, prompter: Prompter, flags: Record<string, unknown>, stdin: NodeJS.ReadableStream): TerminalUi {
+  return new TerminalUi({ io, prompter, yes: Boolean(flags.yes), askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY) });
 }

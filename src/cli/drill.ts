@@ -15,23 +15,23 @@
  * the cluster could not take the failure (the control-plane guard: etcd quorum, other nodes, HAProxy
  * backends). --plan prints the plan and stops. --json prints the report as JSON on stdout (the running
  * commentary goes to stderr). Exit 0 when every measurement is within its bounds and the node came
- * back, 1 otherwise (or refused), 2 usage.
+ * back, 1 otherwise (or refused), 2 usage. The questions, refusals and cancel are the drill workflow's
+ * (engine/workflows/drillWorkflow.ts), the editor's too; the sudo password for hosts reached as another user is
+ * asked on the terminal with --ask-become-pass or when stdin is a terminal, else sudo -n (cli/terminalUi.ts).
  */
 import { resolve } from 'node:path';
 import type { KubeConnection } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import { loadInventoryFile } from './inventoryFile';
 import { parseGoDuration } from '../core/drill/params';
-import { renderDrillPlan, type DrillRequest } from '../core/drill/plan';
-import { renderDrillReport } from '../core/drill/report';
+import type { DrillRequest } from '../core/drill/plan';
 import { describeError } from '../core/live/errors';
-import { formatRunLine, RunOutput } from '../core/ssh/runLog';
-import { sudoUnlessRoot } from '../engine/become';
-import { prepareDrill, runDrill, type DrillDeps } from '../engine/drill';
+import { drillWorkflow } from '../engine/workflows/drillWorkflow';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
+import { TerminalUi } from './terminalUi';
 
 const FLAGS: FlagSpec = {
   inventory: 'string',
@@ -101,8 +101,6 @@ export async function runDrillVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
   const inventory = await loadInventoryFile(inventoryPath, io);
   if (typeof inventory === 'number') return inventory;
   const json = Boolean(flags.json);
-  // With --json, stdout carries only the report; everything a person reads goes to stderr.
-  const say = (s: string) => (json ? io.stderr(s) : io.stdout(s));
 
   const adapter = loadKubeAdapter();
   let api: KubeConnection;
@@ -123,73 +121,18 @@ export async function runDrillVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
   }
   const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
   const prompter = new Prompter(stdin);
-  const output = new RunOutput();
-  output.addSink((line) => say(formatRunLine(line) + '\n'));
-  let onSignal: (() => void) | undefined;
+  const ui = new TerminalUi({ io, prompter, yes: Boolean(flags.yes), askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY), json });
   try {
-    let password: string | undefined;
-    const loginUser = (h: string): string => {
-      try {
-        return pool.loginUser(h);
-      } catch {
-        return 'root'; // a configuration error: the first command on that host reports it
-      }
-    };
-    const nonRoot = [...new Set(inventory.hosts.map((h) => loginUser(h.name)).filter((u) => u !== 'root'))];
-    if (nonRoot.length && flags['ask-become-pass']) {
-      password = await prompter.askSecret(`sudo password for ${nonRoot.join(', ')}: `);
-      output.addSecrets([password]);
-    }
-    const deps: DrillDeps = {
-      inventory,
-      ssh: pool,
-      api: api.transport,
-      probe: probe.transport,
-      become: sudoUnlessRoot((h) => pool.loginUser(h), password),
-      output,
-      cwd: process.cwd(),
-    };
-    say(`reading the cluster (${api.server}, context ${api.context}) and the hosts of ${resolve(inventoryPath)}…\n`);
-    let plan;
-    try {
-      ({ plan } = await prepareDrill(deps, req));
-    } catch (e) {
-      io.stderr(`kubeadm-workbench drill: cannot read the cluster: ${describeError(e)}\n`);
-      return EXIT_FAILED;
-    }
-    say(renderDrillPlan(plan));
-    if (plan.refusals.length) {
-      io.stderr(`the drill is refused; nothing was done:\n${plan.refusals.map((r) => `  - ${r}`).join('\n')}\n`);
-      return EXIT_FAILED;
-    }
-    if (flags.plan) return EXIT_OK;
-    if (!flags.yes) {
-      const what = plan.kind === 'power-off' ? `power off ${plan.target.host}` : `stop Kubernetes on ${plan.target.host}`;
-      const answer = await prompter.ask(`This will ${what} and restore it afterwards. Run the drill? [y/N] `);
-      if (!/^y(es)?$/i.test(answer.trim())) {
-        io.stderr('not confirmed; nothing was done (use --yes to run without asking).\n');
-        return EXIT_FAILED;
-      }
-    }
-    const abort = new AbortController();
-    let signals = 0;
-    onSignal = () => {
-      signals++;
-      if (signals === 1) output.message(`cancelling: stopping the observation; ${plan.target.host} is restored before exiting…`, undefined, 'error');
-      else output.message(`still restoring ${plan.target.host}; wait for it (by hand: ${plan.restore?.where === 'local' ? plan.restore.command.display : plan.restore ? `ssh ${plan.restore.host} '${plan.restore.command.display}'` : '?'})`, undefined, 'error');
-      abort.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    const report = await runDrill(deps, plan, { signal: abort.signal });
-    if (json) io.stdout(JSON.stringify(report, null, 2) + '\n');
-    else io.stdout('\n' + renderDrillReport(report));
-    return report.ok ? EXIT_OK : EXIT_FAILED;
+    (json ? io.stderr : io.stdout)(`reading the cluster (${api.server}, context ${api.context}) and the hosts of ${resolve(inventoryPath)}…\n`);
+    const outcome = await drillWorkflow(ui, {
+      inventory, ssh: pool, api: api.transport, probe: probe.transport, cwd: process.cwd(),
+      loginUser: (h) => pool.loginUser(h), request: req, planOnly: Boolean(flags.plan),
+    });
+    if (outcome.kind === 'planned') return EXIT_OK;
+    if (outcome.kind !== 'ran') return EXIT_FAILED;
+    if (json) io.stdout(JSON.stringify(outcome.report, null, 2) + '\n');
+    return outcome.report.ok ? EXIT_OK : EXIT_FAILED;
   } finally {
-    if (onSignal) {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
     prompter.close();
     api.dispose();
     probe.dispose();

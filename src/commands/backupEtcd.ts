@@ -1,16 +1,17 @@
 import * as vscode from 'vscode';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { sudoUnlessRoot } from '../engine/become';
-import { backupEtcd as runBackup, gitWorkTreeOf, listBackups } from '../engine/backup';
-import { askSudoPassword } from '../editor/sudoPassword';
+import { gitWorkTreeOf } from '../engine/backup';
+import { backupWorkflow } from '../engine/workflows/backupWorkflow';
+import { editorUi } from '../editor/vscodeUi';
 import { defineCommand } from './context';
 import { setting } from '../editor/settings';
 
 /**
  * Kubeadm: Back Up etcd… — a snapshot from a healthy follower, verified and pulled with its manifest into
  * a folder the user picks (kubeadmWorkbench.backup.folder, else asked; never inside a git work tree),
- * then a report listing every backup in that folder.
+ * then a report listing every backup in that folder — the backup workflow (engine/workflows/backupWorkflow.ts),
+ * as the CLI's `backup`.
  */
 export const backupEtcd = defineCommand({ trust: 'take an etcd snapshot on a control-plane host', inventory: 'Back Up etcd', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
@@ -35,42 +36,7 @@ export const backupEtcd = defineCommand({ trust: 'take an etcd snapshot on a con
     }
     const pool = ctx.sessions.open(inv, folder);
     try {
-      const nonRoot = new Map(
-        inv.hosts
-          .filter((h) => h.roles.includes('control-plane'))
-          .map((h) => [h.name, pool.loginUser(h.name)] as const)
-          .filter(([, u]) => u !== 'root'),
-      );
-      const sudo = await askSudoPassword(nonRoot);
-      if (!sudo) return;
-      const lines: string[] = [];
-      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Backing up etcd of ${inv.cluster.name}`, cancellable: true }, (progress, token) => {
-        const abort = new AbortController();
-        token.onCancellationRequested(() => abort.abort());
-        return runBackup({ inventory: inv, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h), sudo.password), signal: abort.signal, say: (l) => (lines.push(l), progress.report({ message: l })) }, out!);
-      });
-      const all = await listBackups(out);
-      const m = result.manifest;
-      const report = [
-        `# etcd backup of ${m.cluster}`,
-        '',
-        `Written to \`${result.dir}\` (every file 0600: it holds every Secret of the cluster).`,
-        '',
-        `- ${m.snapshot.size} bytes in ${(result.durationMs / 1000).toFixed(1)} s from ${m.member.name} on ${m.host}${m.status ? `, revision ${m.status.revision}, ${m.status.totalKey} keys, hash ${m.status.hash} (${m.statusFrom})` : ''}`,
-        `- sha256 \`${m.snapshot.sha256}\`, etcd's trailer ${m.snapshot.trailer}`,
-        ...m.warnings.map((w) => `- warning: ${w}`),
-        '',
-        '## Steps',
-        '',
-        ...lines.map((l) => `- ${l}`),
-        '',
-        `## Backups in ${out}`,
-        '',
-        '| taken | revision | size | from | folder |',
-        '| --- | --- | --- | --- | --- |',
-        ...all.map((b) => `| ${b.manifest.takenAt} | ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'} | ${b.manifest.snapshot.size} | ${b.manifest.host} | ${b.dir} |`),
-      ];
-      await ctx.reports.show('etcd-backup.md', report.join('\n') + '\n', 'markdown');
+      await backupWorkflow(editorUi(ctx.reports), { inventory: inv, ssh: pool, loginUser: (h) => pool.loginUser(h), out });
     } finally {
       await pool.close();
     }

@@ -1,15 +1,17 @@
-import * as vscode from 'vscode';
+import { describeError } from '../core/live/errors';
 import { buildPlan, pickPhases } from '../editor/bringUpPlans';
-import { approveAndRunPlan } from '../editor/planRun';
+import { editorUi } from '../editor/vscodeUi';
+import { approveAndRunPlan } from './runPlan';
 import { defineCommand } from './context';
 
 /**
- * Runs the bring-up plan over SSH: the phases to include, the plan (the exact commands) beside a
- * modal to approve it, then the run with progress, cancel and resume (src/editor/planRun.ts).
+ * Runs the bring-up plan over SSH: the phases to include, then the plan-run workflow (the plan beside a modal,
+ * the sudo password, the run with progress, cancel and resume; engine/workflows/planRunWorkflow.ts), as `up` does.
  */
 export const bringUpCluster = defineCommand({ trust: 'bring up the cluster over SSH', inventory: 'Bring-up' }, (ctx) => {
   return async (): Promise<void> => {
     const { loaded, inv } = ctx;
+    const ui = editorUi(ctx.reports);
     const phases = await pickPhases('Bring up the cluster');
     if (!phases) return;
     let savedContext: string | undefined;
@@ -17,7 +19,7 @@ export const bringUpCluster = defineCommand({ trust: 'bring up the cluster over 
     try {
       plan = await buildPlan(inv, loaded.uri, phases, (context, path) => (savedContext = `${context} in ${path}`));
     } catch (e) {
-      void vscode.window.showErrorMessage(`Cannot make the plan: ${(e as Error).message}`);
+      void ui.message('error', `Cannot make the plan: ${describeError(e)}`);
       return;
     }
     await approveAndRunPlan(

@@ -1,32 +1,23 @@
 /**
  * Drain Node… / Cordon Node / Uncordon Node in real VS Code against a real kube-apiserver (test/integration/apiserver.ts).
- * The dialogs are answered by replacing the window's QuickPick and message functions for the duration of a test
- * (the extension and this suite share the extension host's API object); the test plays w02's kubelet (a pod marked
+ * The questions are answered by a scripted Ui put in front of VS Code's through the extension's API (the documents
+ * and the run terminal stay VS Code's); the test plays w02's kubelet (a pod marked
  * for deletion is removed with grace 0), since there is none.
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { api } from './helpers';
+import { ScriptedUi, type Script } from '../../unit/workflows/scriptedUi';
 import { createNode, startTestCluster, type TestCluster } from '../../integration/apiserver';
 
 const NODE = 'labs-k8s-w02';
 
-type Answers = { quickPick?: (items: readonly vscode.QuickPickItem[]) => unknown; warning?: (message: string, items: string[]) => string | undefined };
-
-/** Replaces the window's dialogs; returns what was shown and a restore function. */
-function answerDialogs(answers: Answers): { shown: string[]; restore: () => void } {
-  const w = vscode.window as unknown as Record<string, unknown>;
-  const saved = { showQuickPick: w.showQuickPick, showWarningMessage: w.showWarningMessage, showInformationMessage: w.showInformationMessage, showErrorMessage: w.showErrorMessage };
-  const shown: string[] = [];
-  const strings = (args: unknown[]) => args.filter((a): a is string => typeof a === 'string');
-  w.showQuickPick = async (items: readonly vscode.QuickPickItem[] | Thenable<readonly vscode.QuickPickItem[]>) => answers.quickPick?.(await items);
-  w.showWarningMessage = async (message: string, ...rest: unknown[]) => {
-    shown.push(`warning: ${message} ${JSON.stringify(rest.find((r) => typeof r === 'object') ?? {})}`);
-    return answers.warning?.(message, strings(rest));
-  };
-  w.showInformationMessage = async (message: string) => void shown.push(`info: ${message}`);
-  w.showErrorMessage = async (message: string) => void shown.push(`error: ${message}`);
-  return { shown, restore: () => Object.assign(w, saved) };
+/** Answers the commands' questions from a script for one test (the real VS Code Ui still shows documents and terminals). */
+async function scripted(script: Script): Promise<ScriptedUi & { restore: () => void }> {
+  const a = await api();
+  const ui = new ScriptedUi(script);
+  a.wrapUi((real) => ui.over(real));
+  return Object.assign(ui, { restore: () => a.wrapUi(undefined) });
 }
 
 suite('drain, cordon and uncordon commands against a real kube-apiserver', function () {
@@ -71,7 +62,7 @@ suite('drain, cordon and uncordon commands against a real kube-apiserver', funct
   const unschedulable = async (node: string) => (await c.api<{ spec?: { unschedulable?: boolean } }>('GET', `/api/v1/nodes/${node}`)).body.spec?.unschedulable === true;
 
   test('Drain Node… without --force: the plan shows the bare pod refused, nothing is cordoned', async () => {
-    const d = answerDialogs({ quickPick: (items) => items.filter((i) => i.picked), warning: (_m, items) => items[0] });
+    const d = await scripted({ confirm: (r) => r.actions[0] });
     try {
       await vscode.commands.executeCommand('kubeadm.drainNode', NODE);
     } finally {
@@ -80,12 +71,13 @@ suite('drain, cordon and uncordon commands against a real kube-apiserver', funct
     const plan = vscode.workspace.textDocuments.find((t) => t.uri.path === `/drain-${NODE}-plan.txt`)?.getText() ?? '';
     assert.match(plan, /refuse +default\/bare +Pods that declare no controller \(use --force to override\)/, plan);
     assert.match(plan, /evict +default\/web-1 +ReplicaSet web/);
-    assert.ok(d.shown.some((s) => /^error: Drain of labs-k8s-w02 not started — Pods are refused: cannot delete Pods that declare no controller/.test(s)), d.shown.join('\n'));
+    assert.ok(d.messages().some((s) => /^error: Drain of labs-k8s-w02 not started — Pods are refused: cannot delete Pods that declare no controller/.test(s)), d.transcript.join('\n'));
+    assert.equal(d.confirms.length, 0, 'a refused plan asks nothing');
     assert.equal(await unschedulable(NODE), false);
   });
 
   test('Drain Node… with --force from the Inventory host row: asks, evicts both pods, leaves the node cordoned', async () => {
-    const d = answerDialogs({ quickPick: (items) => items.filter((i) => i.picked || i.description === '--force'), warning: (_m, items) => items[0] });
+    const d = await scripted({ pickMany: (_t, items) => items.filter((i) => i.picked || i.description === '--force'), confirm: (r) => r.actions[0] });
     const t0 = Date.now();
     try {
       const host = { kind: 'host', role: 'worker', host: { name: NODE, address: '10.3.60.55', roles: ['worker'] } };
@@ -93,8 +85,9 @@ suite('drain, cordon and uncordon commands against a real kube-apiserver', funct
     } finally {
       d.restore();
     }
-    assert.ok(d.shown.some((s) => s.startsWith('warning: Drain labs-k8s-w02: evict 2 pod(s)?')), d.shown.join('\n'));
-    assert.ok(d.shown.some((s) => /^info: node\/labs-k8s-w02 drained: 2 pod\(s\) evicted, 0 kept/.test(s)), d.shown.join('\n'));
+    assert.deepEqual(d.confirms.map((c) => c.message), ['Drain labs-k8s-w02: evict 2 pod(s)?'], d.transcript.join('\n'));
+    assert.ok(d.messages().some((s) => /^info: node\/labs-k8s-w02 drained: 2 pod\(s\) evicted, 0 kept/.test(s)), d.transcript.join('\n'));
+    assert.ok(vscode.window.terminals.some((t) => t.name === `Kubeadm: drain ${NODE}`), 'the run terminal');
     const left = await c.api<{ items: unknown[] }>('GET', `/api/v1/pods?fieldSelector=spec.nodeName%3D${NODE}`);
     assert.equal(left.body.items.length, 0);
     assert.equal(await unschedulable(NODE), true);
@@ -102,7 +95,7 @@ suite('drain, cordon and uncordon commands against a real kube-apiserver', funct
   });
 
   test('Uncordon Node / Cordon Node from a Control Plane node row and by name, after a confirmation', async () => {
-    const d = answerDialogs({ warning: (_m, items) => items[0] });
+    const d = await scripted({ confirm: (r) => r.actions[0] });
     try {
       await vscode.commands.executeCommand('kubeadm.uncordonNode', NODE);
       assert.equal(await unschedulable(NODE), false);
@@ -113,17 +106,18 @@ suite('drain, cordon and uncordon commands against a real kube-apiserver', funct
     } finally {
       d.restore();
     }
-    assert.deepEqual(d.shown.filter((s) => s.startsWith('info:')), ['info: node/labs-k8s-w02 uncordoned', 'info: node/labs-k8s-m01 cordoned', 'info: node/labs-k8s-m01 uncordoned']);
-    assert.ok(d.shown.some((s) => s.startsWith('warning: Cordon labs-k8s-m01?') && s.includes('modal')), d.shown.join('\n'));
+    assert.deepEqual(d.messages('info'), ['node/labs-k8s-w02 uncordoned', 'node/labs-k8s-m01 cordoned', 'node/labs-k8s-m01 uncordoned']);
+    assert.deepEqual(d.confirms.map((c) => c.message), ['Uncordon labs-k8s-w02?', 'Cordon labs-k8s-m01?', 'Uncordon labs-k8s-m01?'], d.transcript.join('\n'));
   });
 
   test('a dismissed confirmation changes nothing', async () => {
-    const d = answerDialogs({ warning: () => undefined });
+    const d = await scripted({ confirm: () => undefined });
     try {
       await vscode.commands.executeCommand('kubeadm.cordonNode', NODE);
     } finally {
       d.restore();
     }
+    assert.deepEqual(d.confirms.map((c) => c.message), [`Cordon ${NODE}?`]);
     assert.equal(await unschedulable(NODE), false);
   });
 });

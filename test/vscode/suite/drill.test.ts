@@ -5,7 +5,8 @@
  * after the power-off ran, Ready once the power-on ran), since this cluster has no kube-controller-manager and no
  * kubelet. A kube-controller-manager mirror pod carries a 20 s node-monitor-grace-period, so that the drill's bounds
  * (NotReady 10–21 s after the fault) are short enough to play both a NotReady within them and one too early.
- * The dialogs are answered by replacing the window's functions for the duration of a test. The whole path with SSH,
+ * The questions are answered by a scripted Ui put in front of VS Code's through the extension's API; the plan and the
+ * report documents and the run terminal stay VS Code's. The whole path with SSH,
  * HAProxy and etcd is the lab tier's (test/lab/drill.test.ts).
  */
 import * as assert from 'node:assert/strict';
@@ -14,43 +15,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { api, waitFor } from './helpers';
+import { ScriptedUi, type Script } from '../../unit/workflows/scriptedUi';
+import type { PickItem } from '../../../src/engine/workflows/ui';
 import { createNode, setNodeReady, startTestCluster, type TestCluster } from '../../integration/apiserver';
 
 const NODE = 'labs-k8s-w01';
 /** The grace period the controller-manager pod below declares: NotReady 20 − 10 s (one lease renewal) to 20 + 1 s. */
 const GRACE_FLAGS = ['--node-monitor-grace-period=20s', '--node-monitor-period=1s'];
 
-type Answers = { quickPick?: (items: readonly vscode.QuickPickItem[]) => unknown; warning?: (message: string, items: string[]) => string | undefined; cancelWhen?: () => boolean };
-
-function answerDialogs(answers: Answers): { shown: string[]; restore: () => void } {
-  const w = vscode.window as unknown as Record<string, unknown>;
-  const saved = { showQuickPick: w.showQuickPick, showWarningMessage: w.showWarningMessage, showInformationMessage: w.showInformationMessage, showErrorMessage: w.showErrorMessage, withProgress: w.withProgress };
-  const shown: string[] = [];
-  const strings = (args: unknown[]) => args.filter((a): a is string => typeof a === 'string');
-  w.showQuickPick = async (items: readonly vscode.QuickPickItem[] | Thenable<readonly vscode.QuickPickItem[]>) => answers.quickPick?.(await items);
-  w.showWarningMessage = async (message: string, ...rest: unknown[]) => {
-    shown.push(`warning: ${message} ${JSON.stringify(rest.find((r) => typeof r === 'object') ?? {})}`);
-    return answers.warning?.(message, strings(rest));
-  };
-  w.showInformationMessage = async (message: string) => void shown.push(`info: ${message}`);
-  w.showErrorMessage = async (message: string) => void shown.push(`error: ${message}`);
-  if (answers.cancelWhen) {
-    // The cancellable notification's Cancel button, pressed when cancelWhen() turns true.
-    w.withProgress = async (options: vscode.ProgressOptions, task: (p: vscode.Progress<unknown>, t: vscode.CancellationToken) => Promise<unknown>) => {
-      const source = new vscode.CancellationTokenSource();
-      const timer = options.cancellable ? setInterval(() => answers.cancelWhen!() && source.cancel(), 50) : undefined;
-      try {
-        return await task({ report: () => undefined }, source.token);
-      } finally {
-        if (timer) clearInterval(timer);
-        source.dispose();
-      }
-    };
-  }
-  return { shown, restore: () => Object.assign(w, saved) };
+/** Answers the drill's questions from a script for one test (the real VS Code Ui still shows documents and terminals). */
+async function scripted(script: Script): Promise<ScriptedUi & { restore: () => void }> {
+  const a = await api();
+  const ui = new ScriptedUi(script);
+  a.wrapUi((real) => ui.over(real));
+  return Object.assign(ui, { restore: () => a.wrapUi(undefined) });
 }
 
-const byLabel = (label: RegExp) => (items: readonly vscode.QuickPickItem[]) => items.find((i) => label.test(i.label));
+const byLabel = (label: RegExp) => (_title: string, items: readonly PickItem<unknown>[]) => items.find((i) => label.test(i.label));
 const doc = (name: string) => vscode.workspace.textDocuments.find((t) => t.uri.path === `/${name}`)?.getText() ?? '';
 
 suite('Run Failure Drill… against a real kube-apiserver', function () {
@@ -118,9 +99,9 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
     reset();
     playController = true;
     notReadyAfterMs = 12_000;
-    const d = answerDialogs({
-      quickPick: (items) => byLabel(/^Power the node off/)(items) ?? byLabel(/^Do not wait for evictions/)(items),
-      warning: (_m, items) => items.find((i) => i === 'Run Drill'),
+    const d = await scripted({
+      pick: (t, items) => byLabel(/^Power the node off/)(t, items) ?? byLabel(/^Do not wait for evictions/)(t, items),
+      confirm: (r) => r.actions.find((i) => i === 'Run Drill'),
     });
     const t0 = Date.now();
     try {
@@ -132,8 +113,8 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
     assert.match(plan, /# Failure drill: power-off labs-k8s-w01 \(worker\)/, plan);
     assert.match(plan, /\*\*Fault\*\* — power labs-k8s-w01 off: `local: .*hypervisor\.js.* off labs-k8s-w01`/);
     assert.match(plan, /the Node turns NotReady \(Ready=Unknown\) \| 10–21 s \| node-monitor-grace-period 20 s \(kube-controller-manager --node-monitor-grace-period\)/);
-    const modal = d.shown.find((s) => s.startsWith('warning: Power off labs-k8s-w01 and measure how labs-k8s copes?'));
-    assert.ok(modal?.includes('"modal":true') && modal.includes('also when the drill fails or you cancel'), d.shown.join('\n'));
+    const modal = d.confirms.find((r) => r.message === 'Power off labs-k8s-w01 and measure how labs-k8s copes?');
+    assert.ok(modal?.detail?.includes('also when the drill fails or you cancel'), d.transcript.join('\n'));
     assert.ok(existsSync(marker('off')) && existsSync(marker('on')), 'powered off, then on again');
     const report = doc(`failure-drill-${NODE}-report.md`);
     assert.match(report, /# Failure drill: power-off labs-k8s-w01 \(worker\) — PASSED/, report);
@@ -147,7 +128,7 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
     assert.ok(Number(ready[1]) <= 5, `Ready ${ready[1]} s after the restore began`);
     assert.ok(Number(ready[2]) >= Number(nr[1]), `Ready again at ${ready[2]} s after the fault, before NotReady at ${nr[1]} s`);
     assert.match(report, /\| the API through the VIP \| — \| 0 failures \| pass \| 0 of \d+ requests failed while the node was down/);
-    assert.ok(d.shown.includes(`info: Failure drill on ${NODE} passed — see the report.`), d.shown.join('\n'));
+    assert.ok(d.messages().includes(`info: Failure drill on ${NODE} passed — see the report.`), d.transcript.join('\n'));
     assert.ok(vscode.window.terminals.some((t) => t.name === `Kubeadm: drill ${NODE}`), 'the run terminal');
     const off = Number(readFileSync(marker('off'), 'utf8'));
     const on = Number(readFileSync(marker('on'), 'utf8'));
@@ -159,9 +140,9 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
     reset();
     playController = true;
     notReadyAfterMs = 0; // a node-lifecycle controller that does not wait: no real cluster does this
-    const d = answerDialogs({
-      quickPick: (items) => byLabel(/^Power the node off/)(items) ?? byLabel(/^Do not wait for evictions/)(items),
-      warning: (_m, items) => items.find((i) => i === 'Run Drill'),
+    const d = await scripted({
+      pick: (t, items) => byLabel(/^Power the node off/)(t, items) ?? byLabel(/^Do not wait for evictions/)(t, items),
+      confirm: (r) => r.actions.find((i) => i === 'Run Drill'),
     });
     try {
       await vscode.commands.executeCommand('kubeadm.runFailureDrill', NODE);
@@ -175,15 +156,15 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
       return /— FAILED/.test(text) ? text : undefined;
     });
     assert.match(report, /\| the Node turns NotReady \(Ready=Unknown\) \| \d(\.\d)? s \| 10–21 s \| \*\*FAIL\*\* \| Ready=Unknown \(NodeStatusUnknown\); faster than the 10 s floor/, report);
-    assert.ok(d.shown.some((s) => s.startsWith(`warning: Failure drill on ${NODE}: 1 measurement(s) outside their bounds`)), d.shown.join('\n'));
+    assert.ok(d.messages().some((s) => s.startsWith(`warning: Failure drill on ${NODE}: 1 measurement(s) outside their bounds`)), d.transcript.join('\n'));
   });
 
   test('a cancel stops the observation but never the power-on', async () => {
     reset();
     playController = false; // the node never turns NotReady: only the cancel ends the observation
-    const d = answerDialogs({
-      quickPick: (items) => byLabel(/^Power the node off/)(items) ?? byLabel(/^Do not wait for evictions/)(items),
-      warning: (_m, items) => items.find((i) => i === 'Run Drill'),
+    const d = await scripted({
+      pick: (t, items) => byLabel(/^Power the node off/)(t, items) ?? byLabel(/^Do not wait for evictions/)(t, items),
+      confirm: (r) => r.actions.find((i) => i === 'Run Drill'),
       cancelWhen: () => existsSync(marker('off')),
     });
     try {
@@ -195,13 +176,13 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
     assert.ok(existsSync(marker('on')), 'the node was powered on after the cancel');
     // The same report document as the first test's, refreshed by its content provider.
     await waitFor('the report of the cancelled drill', () => /— CANCELLED/.test(doc(`failure-drill-${NODE}-report.md`)) || undefined);
-    assert.ok(d.shown.some((s) => s.startsWith(`warning: Failure drill on ${NODE}: cancelled`)), d.shown.join('\n'));
+    assert.ok(d.messages().some((s) => s.startsWith(`warning: Failure drill on ${NODE}: cancelled`)), d.transcript.join('\n'));
   });
 
   test('a NotReady node is refused: the plan says why, nothing is powered off', async () => {
     reset();
     await setNodeReady(c, 'labs-k8s-w02', false, '10.3.60.55');
-    const d = answerDialogs({ quickPick: (items) => byLabel(/^Power the node off/)(items) ?? items[0], warning: (_m, items) => items[0] });
+    const d = await scripted({ pick: (t, items) => byLabel(/^Power the node off/)(t, items) ?? items[0], confirm: (r) => r.actions[0] });
     try {
       await vscode.commands.executeCommand('kubeadm.runFailureDrill', 'labs-k8s-w02');
     } finally {
@@ -209,7 +190,8 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
       await setNodeReady(c, 'labs-k8s-w02', true, '10.3.60.55');
     }
     assert.match(doc('failure-drill-labs-k8s-w02-plan.md'), /## REFUSED — nothing will be done\n\n- labs-k8s-w02 is NotReady already: a drill starts from a healthy node/);
-    assert.ok(d.shown.some((s) => s.startsWith('error: Failure drill on labs-k8s-w02 refused: labs-k8s-w02 is NotReady already')), d.shown.join('\n'));
+    assert.ok(d.messages().some((s) => s.startsWith('error: Failure drill on labs-k8s-w02 refused: labs-k8s-w02 is NotReady already')), d.transcript.join('\n'));
+    assert.equal(d.confirms.length, 0, 'a refused drill asks nothing');
     assert.equal(existsSync(marker('off', 'labs-k8s-w02')), false);
   });
 
@@ -217,14 +199,14 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
     const cfg = vscode.workspace.getConfiguration('kubeadmWorkbench');
     const saved = cfg.inspect<string>('drill.powerOnCommand')?.globalValue;
     await cfg.update('drill.powerOnCommand', undefined, vscode.ConfigurationTarget.Global);
-    const d = answerDialogs({ quickPick: (items) => byLabel(/^Power the node off/)(items) });
+    const d = await scripted({ pick: byLabel(/^Power the node off/) });
     try {
       await vscode.commands.executeCommand('kubeadm.runFailureDrill', NODE);
     } finally {
       d.restore();
       await cfg.update('drill.powerOnCommand', saved, vscode.ConfigurationTarget.Global);
     }
-    assert.ok(d.shown.some((s) => s.startsWith('error: Powering a node off needs both kubeadmWorkbench.drill.powerOffCommand and kubeadmWorkbench.drill.powerOnCommand')), d.shown.join('\n'));
+    assert.ok(d.messages().some((s) => s.startsWith('error: Powering a node off needs both kubeadmWorkbench.drill.powerOffCommand and kubeadmWorkbench.drill.powerOnCommand')), d.transcript.join('\n'));
     await waitFor('settings restored', () => vscode.workspace.getConfiguration('kubeadmWorkbench').get<string>('drill.powerOnCommand') === saved || undefined);
   });
 });

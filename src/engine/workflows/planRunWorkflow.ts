@@ -1,0 +1,150 @@
+/**
+ * How a plan runs over SSH, written once for every operation that is a plan (bring-up, join, certificate renewal,
+ * the backup timer, restore) and both front-ends: the plan shown; the sudo password asked once when a host is
+ * reached as another user than root; the question — run, or resume an unfinished run of the same plan (or start
+ * over); the run narrated (host-prefixed, redacted, into a run log next to its ledger) with progress and a cancel
+ * that stops the remote commands; and after a failure, where and why, with the way to resume or start over.
+ */
+import { join } from 'node:path';
+import type { Inventory } from '../../core/inventory/types';
+import { Ledger } from '../../core/plan/ledger';
+import { hostCount, RunProgress, shouldSummarise } from '../../core/plan/hostProgress';
+import type { RunEvent } from '../../core/plan/runner';
+import { SshExecutor } from '../../core/plan/sshExecutor';
+import { renderPlan, type Plan } from '../../core/plan/types';
+import type { SshTransport } from '../../core/ssh/transport';
+import { RunLogFile, RunOutput } from '../../core/ssh/runLog';
+import { adviceLines } from '../advice';
+import { hostsNeedingSudo, sudoUnlessRoot } from '../become';
+import { executePlan, openLedger, type ExecuteResult } from '../bringUp';
+import { ensureStateFolder } from '../stateFolder';
+import { askSudoPassword } from './become';
+import type { Ui } from './ui';
+
+export const RESUME = 'Resume';
+export const START_OVER = 'Start over';
+
+export interface PlanRunInput {
+  inventory: Inventory;
+  plan: Plan;
+  /** The ledger's command name: runs resume only runs of the same command and plan. */
+  command: string;
+  /** "Bring-up of labs-k8s", "Join of labs-k8s-w03". */
+  title: string;
+  /** The plan document's name. */
+  planDocument: string;
+  /** `.kubeadm-workbench` next to the inventory: runs/ (ledgers and logs) and locks/. */
+  stateDir: string;
+  /** SSH to the hosts (the caller closes it). */
+  ssh: SshTransport & { loginUser(host: string): string };
+  maxParallelHosts: number;
+  /** Do not offer to resume (CLI --fresh; the editor's "Start over"). */
+  fresh?: boolean;
+  /** How this front-end says "resume" and "start over" in the advice after a failure. */
+  again: { resume: string; startOver: string };
+  /** The message after a run that ended well (default "TITLE done (took)"). */
+  onDone?: (took: string) => string;
+  onEvent?: (event: RunEvent) => void;
+  /** Told the sudo password once asked, for steps of the plan that run their own commands (the renewal's gates). */
+  password?: (password: string | undefined) => void;
+  /** Told where the run's log is as soon as it opens (the editor links it in its log channel). */
+  onLog?: (path: string) => void;
+}
+
+export type PlanRunOutcome = { kind: 'cancelled' | 'not-confirmed' } | { kind: 'ran'; result: ExecuteResult; logPath: string };
+
+export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<PlanRunOutcome> {
+  const { plan, inventory: inv } = input;
+  await ui.show(input.planDocument, renderPlan(plan));
+  const sudo = await askSudoPassword(ui, hostsNeedingSudo(plan, (h) => input.ssh.loginUser(h)));
+  if (sudo === 'cancelled') return { kind: 'cancelled' };
+  const state = { stateDir: input.stateDir, command: input.command, resume: !input.fresh };
+  await ensureStateFolder(state.stateDir);
+  const resumable = input.fresh ? undefined : await Ledger.findResumable(join(state.stateDir, 'runs'), input.command, plan.fingerprint);
+  const steps = plan.phases.reduce((n, p) => n + p.steps.length, 0);
+  const hosts = hostCount(plan.phases);
+  const run = resumable ? RESUME : input.fresh ? START_OVER : 'Run';
+  const answer = await ui.confirm({
+    message: `${run} ${steps} steps on ${hosts} hosts of ${inv.cluster.name}?`,
+    detail: `${input.title}. ${resumable ? `An unfinished run of this plan (${resumable.data.runId}) will continue at its failed step; every step asks its host first whether its effect is there, and a host rebuilt since is started over. The plan is open beside this dialog.` : 'The plan with every command is open beside this dialog. Steps whose effect is already there on the host are skipped.'}`,
+    actions: [run, ...(resumable ? [START_OVER] : [])],
+  });
+  if (!answer) return { kind: 'not-confirmed' };
+  state.resume = answer === RESUME;
+  input.password?.(sudo.password);
+
+  const { ledger, resumed } = await openLedger(plan, state);
+  const output = new RunOutput(sudo.password ? [sudo.password] : []);
+  const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));
+  output.addSink(log.sink);
+  input.onLog?.(log.path);
+  const abort = new AbortController();
+  const cancel = (): void => {
+    if (!abort.signal.aborted) output.message('cancelling: stopping the remote commands…', undefined, 'error');
+    abort.abort();
+  };
+  // Over many hosts the narration and the progress summarise by state instead of narrating every host.
+  const many = shouldSummarise(hosts);
+  const progressByState = new RunProgress();
+  const view = ui.openRun(`Kubeadm: ${input.title}`, output, cancel, { summarise: many });
+  if (resumed) output.message(`resuming run ${ledger.data.runId} (steps already done are skipped); every step asks its host first whether its effect is there`);
+  const started = Date.now();
+  let result: ExecuteResult;
+  try {
+    result = await ui.progress({ title: input.title, cancellable: true, onCancel: cancel }, (progress, signal) => {
+      signal.addEventListener('abort', () => abort.abort());
+      let finished = 0;
+      return executePlan(plan, ledger, state, {
+        executor: new SshExecutor(input.ssh, sudoUnlessRoot((h) => input.ssh.loginUser(h), sudo.password)),
+        output,
+        maxParallelHosts: input.maxParallelHosts,
+        signal: abort.signal,
+        resumed,
+        onEvent: (e) => {
+          input.onEvent?.(e);
+          if (many) {
+            progressByState.onEvent(e);
+            if (e.type !== 'output') {
+              const line = progressByState.line();
+              view.status(line);
+              progress(line, e.type === 'step-end' ? 100 / steps : undefined);
+            }
+            return;
+          }
+          if (e.type === 'step-start') progress(`${e.step.host}: ${e.step.title}`);
+          if (e.type === 'step-end') progress(`${++finished}/${steps} steps`, 100 / steps);
+        },
+      });
+    });
+  } catch (e) {
+    view.finish(`${input.title}: ${(e as Error).message}`, false);
+    await log.close();
+    throw e;
+  }
+  const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  if (result.ok) {
+    output.message(`done in ${took}; run log ${log.path}`);
+    view.finish(`${input.title} done in ${took}`, true);
+    await log.close();
+    await ui.message('info', input.onDone?.(took) ?? `${input.title} done (${took}).`);
+    return { kind: 'ran', result, logPath: log.path };
+  }
+  const where = result.failed ? `${result.failed.step.host}: ${result.failed.step.title}` : 'unknown step';
+  output.message(`${result.cancelled ? 'cancelled' : 'FAILED'} after ${took} at ${where}`, undefined, 'error');
+  if (result.failed) output.message(result.failed.error, result.failed.step.host, 'error');
+  const advice = result.advice ? adviceLines(result.advice, input.again.resume, input.again.startOver) : [];
+  for (const line of advice) output.message(line, undefined, result.advice?.repeated ? 'error' : 'info');
+  output.message(`run log ${log.path}`);
+  view.finish(`${result.cancelled ? 'cancelled' : 'failed'} at ${where}; run the command again to resume${result.advice?.repeated ? ' — it failed the same way last time: choose "Start over"' : ', or choose "Start over"'}`, false);
+  await log.close();
+  const openLog = 'Open Run Log';
+  const choice = await ui.message(
+    'error',
+    result.cancelled ? `${input.title} cancelled at ${where}.` : `${input.title} failed at ${where}: ${result.failed?.error ?? ''}. ${advice.join(' ')}`,
+    { actions: [...(result.advice?.repeated ? [] : [RESUME]), START_OVER, openLog] },
+  );
+  if (choice === openLog) await ui.openFile(log.path);
+  // Asked again (the plan and the approval), with the run this one left or without it.
+  if (choice === RESUME || choice === START_OVER) return planRunWorkflow(ui, { ...input, fresh: choice === START_OVER });
+  return { kind: 'ran', result, logPath: log.path };
+}

@@ -1,0 +1,70 @@
+/**
+ * Certificate renewal, written once for the editor's "Renew Certificates…" and the CLI's `certs renew`: the
+ * certificates read (their state before, narrated), a renewal refused in one message, the plan (one control-plane
+ * node at a time, quorum guard and health gates) run through the plan-run workflow — whose sudo password the
+ * gates' own reads use too — and how long each node took from its guard to its controllers back.
+ */
+import { summarize } from '../../core/certs/report';
+import { describeError } from '../../core/live/errors';
+import { renderPlan } from '../../core/plan/types';
+import { sudoUnlessRoot } from '../become';
+import { prepareRenew, type RenewDeps } from '../renew';
+import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planRunWorkflow';
+import type { Ui } from './ui';
+
+export interface RenewWorkflowInput {
+  deps: Omit<RenewDeps, 'become' | 'say'>;
+  loginUser: (host: string) => string;
+  /** Only these control-plane hosts (none: all). */
+  hosts: readonly string[];
+  /** Show the plan and stop (CLI --plan). */
+  planOnly?: boolean;
+  /** How this front-end runs a plan: its state folder, parallelism, --fresh, the words for resuming. */
+  run: Omit<PlanRunInput, 'inventory' | 'plan' | 'command' | 'title' | 'planDocument' | 'password' | 'onEvent'>;
+}
+
+export type RenewOutcome =
+  | { kind: 'failed-to-read' | 'refused'; message: string }
+  | { kind: 'planned' }
+  | (PlanRunOutcome & { perNode: { host: string; seconds?: number }[] });
+
+export async function renewWorkflow(ui: Ui, input: RenewWorkflowInput): Promise<RenewOutcome> {
+  const inv = input.deps.inventory;
+  // The reads use sudo -n until the run has asked the password, then it (the gates run inside the plan).
+  let password: string | undefined;
+  const become = (h: string) => sudoUnlessRoot(input.loginUser, password)(h);
+  let prep;
+  try {
+    prep = await ui.progress({ title: `Reading the certificates of ${inv.cluster.name}…`, narrate: true }, async (progress) => {
+      const p = await prepareRenew({ ...input.deps, become, say: (line) => progress(`   ${line}`) }, input.hosts);
+      const s = summarize(p.before);
+      progress(`before: ${s.certificates} certificate(s) on ${p.hosts.join(', ')}; the soonest expires in ${s.minDaysLeft ?? '—'} day(s)`);
+      return p;
+    });
+  } catch (e) {
+    const message = `Certificate renewal: cannot read the certificates: ${describeError(e)}`;
+    await ui.message('error', message);
+    return { kind: 'failed-to-read', message };
+  }
+  if (prep.refusals.length) {
+    const message = `Certificate renewal refused; nothing was done: ${prep.refusals.join(' ')}`;
+    await ui.message('error', message);
+    return { kind: 'refused', message };
+  }
+  if (input.planOnly) {
+    await ui.show('certs-renew-plan.txt', renderPlan(prep.plan));
+    return { kind: 'planned' };
+  }
+  // Per node: from its guard to its controllers back (what `renew per node` measures).
+  const perNode: Record<string, { startedAt: number; seconds?: number }> = {};
+  const outcome = await planRunWorkflow(ui, {
+    ...input.run,
+    inventory: inv, plan: prep.plan, command: 'certs-renew', title: `Certificate renewal of ${inv.cluster.name}`, planDocument: 'certs-renew-plan.txt',
+    password: (p) => (password = p),
+    onEvent: (e) => {
+      if (e.type === 'step-start' && e.step.id.endsWith('/guard')) perNode[e.step.host] = { startedAt: Date.now() };
+      if (e.type === 'step-end' && e.step.id.endsWith('/controllers') && e.state === 'done' && perNode[e.step.host]) perNode[e.step.host]!.seconds = (Date.now() - perNode[e.step.host]!.startedAt) / 1000;
+    },
+  });
+  return { ...outcome, perNode: Object.entries(perNode).map(([host, t]) => ({ host, ...(t.seconds !== undefined ? { seconds: t.seconds } : {}) })) };
+}

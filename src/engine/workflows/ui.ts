@@ -1,0 +1,86 @@
+/**
+ * What an operation (drill, drain, cordon, bring-up, …) needs from the person running it, whatever the
+ * front-end: the editor implements it with quick picks, modals, documents and a run terminal
+ * (editor/vscodeUi.ts), the command line with its flags, stdin and stdout (cli/terminalUi.ts), and the
+ * tests with a script of answers (test/support/scriptedUi.ts). A workflow asks through this and nothing
+ * else, so both front-ends ask the same questions at the same moments.
+ */
+import type { RunOutput } from '../../core/ssh/runLog';
+
+export interface PickItem<T> {
+  label: string;
+  description?: string;
+  detail?: string;
+  /** Preselected in a multiple choice. */
+  picked?: boolean;
+  value: T;
+}
+
+export interface ConfirmRequest {
+  /** The question, e.g. "Drain w02: evict 2 pod(s)?". */
+  message: string;
+  /** What happens, line by line (the modal's detail; printed before the question on a terminal). */
+  detail?: string;
+  /** The buttons; the first is the one a `--yes` takes. */
+  actions: readonly string[];
+}
+
+export interface SecretRequest {
+  title: string;
+  prompt: string;
+  /** Why it is asked: the secret in question, e.g. `sudo-password`; a front-end may answer some kinds by policy. */
+  kind: 'sudo-password';
+  /** The hosts reached as another user than root, `host → user`. */
+  hosts: ReadonlyMap<string, string>;
+}
+
+/** A cancellable piece of work: progress messages, and an abort signal the user can fire. */
+export interface ProgressRequest {
+  title: string;
+  cancellable?: boolean;
+  /** The messages are the operation's narration (no run terminal): a terminal prints each one. */
+  narrate?: boolean;
+  /** Called once per cancel request (the count starts at 1), before the signal aborts. */
+  onCancel?: (count: number) => void;
+}
+
+/** Where a run's narration goes (a run terminal, stdout) until `finish`. */
+export interface RunView {
+  /** A line printed as is (kubectl's words): stdout for what it did, stderr for warnings and errors. */
+  plain(text: string, stream: 'stdout' | 'stderr'): void;
+  /** Over many hosts: the one summary line by state (the front-end decides how often it is shown). */
+  status(line: string): void;
+  finish(summary: string, ok: boolean): void;
+}
+
+export type Level = 'info' | 'warning' | 'error';
+
+/** A progress message; `increment` (percent of the whole) advances a bar where there is one. */
+export type ProgressReport = (message: string | undefined, increment?: number) => void;
+
+export interface Ui {
+  pick<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string): Promise<T | undefined>;
+  pickMany<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string): Promise<T[] | undefined>;
+  /** Free text (a maintenance command): undefined when the user backs out. */
+  input(title: string, prompt: string, value?: string): Promise<string | undefined>;
+  /** The chosen action, or undefined: not confirmed, nothing is done. */
+  confirm(request: ConfirmRequest): Promise<string | undefined>;
+  /** A secret, never echoed or logged; '' means none; undefined means the user cancelled. */
+  secret(request: SecretRequest): Promise<string | undefined>;
+  /** A document to read beside the questions: a plan, a report. */
+  show(name: string, text: string, language?: 'markdown' | 'plaintext'): Promise<void>;
+  /**
+   * A message at a level. `modal` for a refusal the user must see; `actions` are offered with it (the chosen one is
+   * returned; a front-end without buttons returns undefined).
+   */
+  message(level: Level, text: string, options?: { modal?: boolean; actions?: readonly string[] }): Promise<string | undefined>;
+  /** Runs the task with progress; the signal aborts on the user's cancel (a notification's button, Ctrl-C). */
+  progress<T>(request: ProgressRequest, task: (report: ProgressReport, signal: AbortSignal) => Promise<T>): Promise<T>;
+  /**
+   * Opens the run's narration: every line of `output` (host-prefixed, redacted), and plain lines. `summarise`: over
+   * many hosts, run-level lines and errors only, under the status line.
+   */
+  openRun(name: string, output: RunOutput, onCancel: () => void, options?: { summarise?: boolean }): RunView;
+  /** Opens a file we wrote (a run log). */
+  openFile(path: string): Promise<void>;
+}

@@ -1,0 +1,70 @@
+/**
+ * Certificate renewal as the user meets it, front-end aside: the certificates read and narrated, the quorum guard's
+ * refusal in one message, --plan — the one workflow the editor's "Renew Certificates…" and the CLI's `certs renew`
+ * run, over the engine's real preparation against hosts that answer as etcd and kubeadm's PKI do (openssl-made).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseCertificate } from '../../../src/core/certs/x509';
+import { renewWorkflow, type RenewWorkflowInput } from '../../../src/engine/workflows/renewWorkflow';
+import { EtcdHosts, inv } from '../backup/etcdHosts';
+import { PkiFixture } from '../certs/pkiFixture';
+import { ScriptedUi } from './scriptedUi';
+
+const pki = new PkiFixture({ address: '10.3.60.51', endpointHost: '10.3.60.100' });
+const ok = (stdout: string) => ({ code: 0, signal: null, stdout, stderr: '' });
+const served = parseCertificate(pki.read('/etc/kubernetes/pki/apiserver.crt'));
+
+/** The hosts: etcd from EtcdHosts; the PKI script and `cat` of apiserver.crt/admin.conf from the fixture. */
+function hosts() {
+  return new EtcdHosts({
+    leader: 'm01',
+    extra: (_host, text) => {
+      if (text.includes('kw-file')) {
+        const marked = text.replace(/'\/(etc|var)\//g, `'${pki.root}/$1/`).replace(/ \/(etc|var)\//g, ` ${pki.root}/$1/`);
+        return ok(execFileSync('sh', ['-c', marked], { encoding: 'utf8' }).split(pki.root).join(''));
+      }
+      if (text.includes('cat /etc/kubernetes/pki/apiserver.crt')) return ok(pki.read('/etc/kubernetes/pki/apiserver.crt'));
+      return undefined;
+    },
+  });
+}
+
+function input(planOnly = false): RenewWorkflowInput {
+  const ssh = hosts();
+  return {
+    deps: { inventory: inv, ssh, served: async () => served, readyz: async () => true },
+    loginUser: () => 'root', hosts: [], planOnly,
+    run: { stateDir: join(mkdtempSync(join(tmpdir(), 'kw-renew-wf-')), 'state'), ssh: Object.assign(ssh, { loginUser: () => 'root' }), maxParallelHosts: 1, again: { resume: 'r', startOver: 's' } },
+  };
+}
+
+test('--plan: the certificates read and narrated, then the plan one node at a time; nothing asked', async () => {
+  const ui = new ScriptedUi();
+  const out = await renewWorkflow(ui, input(true));
+  assert.equal(out.kind, 'planned');
+  assert.deepEqual(ui.transcript, ['progress: Reading the certificates of labs-k8s…', 'show: certs-renew-plan.txt']);
+  assert.match(ui.documents.get('certs-renew-plan.txt')!, /m01[\s\S]*m02[\s\S]*m03/);
+  assert.equal(ui.confirms.length + ui.secrets.length, 0);
+});
+
+test('a host that carries no kubeadm certificates: refused in one message; no plan, no question', async () => {
+  const ui = new ScriptedUi({ confirm: (r) => r.actions[0] });
+  const out = await renewWorkflow(ui, { ...input(), hosts: ['m01', 'w09'] });
+  assert.equal(out.kind, 'refused');
+  assert.equal(ui.messages('error')[0], "Certificate renewal refused; nothing was done: w09 is not a control-plane host of the inventory: only control-plane nodes carry kubeadm's certificates");
+  assert.equal(ui.documents.size, 0);
+  assert.equal(ui.confirms.length, 0);
+});
+
+test('not confirmed: the plan was shown and asked about, nothing ran, no node timed', async () => {
+  const ui = new ScriptedUi({ confirm: () => undefined });
+  const out = await renewWorkflow(ui, input());
+  assert.ok(out.kind === 'not-confirmed' && 'perNode' in out && out.perNode.length === 0, JSON.stringify(out));
+  assert.match(ui.confirms[0]!.message, /^Run \d+ steps on 3 hosts of labs-k8s\?$/);
+  assert.match(ui.confirms[0]!.detail!, /^Certificate renewal of labs-k8s\./);
+});

@@ -1,0 +1,58 @@
+/**
+ * The workflows' questions on a terminal: --yes, a `[y/N]` answer read from stdin, and the sudo password — asked with
+ * --ask-become-pass or when a person is at the terminal, else "none" (sudo -n) with a note saying how to be asked.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PassThrough, Readable } from 'node:stream';
+import { TerminalUi } from '../../../src/cli/terminalUi';
+import { Prompter } from '../../../src/cli/secretPrompt';
+import type { CliIo } from '../../../src/cli/io';
+import type { SecretRequest } from '../../../src/engine/workflows/ui';
+
+function terminal(input: string, flags: { yes?: boolean; askBecomePass?: boolean; interactive?: boolean; json?: boolean } = {}) {
+  const out = { stdout: '', stderr: '' };
+  const io: CliIo = { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), readFile: async () => '', writeFile: async () => undefined };
+  const prompter = new Prompter(Readable.from([input]), new PassThrough());
+  const ui = new TerminalUi({ io, prompter, yes: false, askBecomePass: false, interactive: false, ...flags });
+  return { ui, out, prompter };
+}
+
+const sudo: SecretRequest = { kind: 'sudo-password', title: 'sudo password for debian', prompt: '…', hosts: new Map([['labs-k8s-w01', 'debian']]) };
+const question = { message: 'Drain labs-k8s-w02: evict 2 pod(s)?', detail: 'Cluster admin@labs-k8s.', actions: ['Drain'] };
+
+test('a confirmation: --yes takes the first action; otherwise y on stdin does, anything else does nothing and says so', async () => {
+  assert.equal(await terminal('', { yes: true }).ui.confirm(question), 'Drain');
+  const y = terminal('y\n');
+  assert.equal(await y.ui.confirm(question), 'Drain');
+  assert.equal(y.out.stderr, 'Cluster admin@labs-k8s.\n');
+  const n = terminal('\n');
+  assert.equal(await n.ui.confirm(question), undefined);
+  assert.match(n.out.stderr, /not confirmed; nothing was done \(use --yes to run without asking\)\.\n$/);
+});
+
+test('the sudo password: read from stdin with --ask-become-pass or at a terminal; in a script it is none, and the note says how', async () => {
+  const asked = terminal('pw1\ny\n', { askBecomePass: true });
+  assert.equal(await asked.ui.secret(sudo), 'pw1');
+  assert.equal(await asked.ui.confirm(question), 'Drain', 'one reader: the answer after the password is the confirmation');
+  assert.equal(asked.out.stderr.split('\n')[0], 'labs-k8s-w01: logged in as debian, so every step runs through sudo');
+
+  assert.equal(await terminal('pw2\n', { interactive: true }).ui.secret(sudo), 'pw2');
+
+  const script = terminal('y\n');
+  assert.equal(await script.ui.secret(sudo), '');
+  assert.equal(script.out.stderr, 'labs-k8s-w01: logged in as debian, so every step runs through sudo -n (add --ask-become-pass if sudo needs a password there)\n');
+  assert.equal(await script.ui.confirm(question), 'Drain', 'nothing of stdin was taken for a password');
+});
+
+test('what a person reads goes to stdout, or to stderr under --json; warnings and errors to stderr', async () => {
+  const plain = terminal('');
+  await plain.ui.show('plan.txt', 'the plan');
+  await plain.ui.message('info', 'node/w02 cordoned');
+  await plain.ui.message('error', 'refused');
+  assert.deepEqual(plain.out, { stdout: 'the plan\nnode/w02 cordoned\n', stderr: 'refused\n' });
+  const json = terminal('', { json: true });
+  await json.ui.show('plan.txt', 'the plan');
+  await json.ui.message('info', 'done');
+  assert.deepEqual(json.out, { stdout: '', stderr: 'the plan\ndone\n' });
+});
