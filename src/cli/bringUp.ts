@@ -33,6 +33,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 import { TerminalUi } from './terminalUi';
+import { errorMessage } from '../core/errors';
 
 const COMMON: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'max-parallel': 'string' };
 
@@ -105,8 +106,8 @@ export async function runFacts(argv: string[], io: CliIo): Promise<number> {
           facts.push(parseFacts(h.name, r.stdout));
           progress.ended(h.name, true);
         } catch (e) {
-          failures.push((e as Error).message);
-          progress.ended(h.name, false, (e as Error).message);
+          failures.push(errorMessage(e));
+          progress.ended(h.name, false, errorMessage(e));
         }
       }),
     );
@@ -175,7 +176,7 @@ export async function runPlanVerb(argv: string[], io: CliIo): Promise<number> {
     io.stdout(format === 'json' ? `${JSON.stringify(planView(plan), null, 2)}\n` : renderPlan(plan));
     return EXIT_OK;
   } catch (e) {
-    io.stderr(`${(e as Error).message}\n${e instanceof UsageError ? PLAN_USAGE : ''}`);
+    io.stderr(`${errorMessage(e)}\n${e instanceof UsageError ? PLAN_USAGE : ''}`);
     return e instanceof UsageError ? EXIT_USAGE : EXIT_FAILED;
   }
 }
@@ -189,7 +190,7 @@ export async function runUp(argv: string[], io: CliIo, stdin: NodeJS.ReadableStr
     checkKubeconfigTarget(kubeconfig, dirname(l.inventoryPath), Boolean(l.flags['allow-kubeconfig-in-workspace']));
     plan = await makePlan(l, io, kubeconfig);
   } catch (e) {
-    io.stderr(`${(e as Error).message}\n${e instanceof UsageError ? UP_USAGE : ''}`);
+    io.stderr(`${errorMessage(e)}\n${e instanceof UsageError ? UP_USAGE : ''}`);
     return e instanceof UsageError ? EXIT_USAGE : EXIT_FAILED;
   }
   return runApproved(l, io, plan, 'up', stdin, { title: `Bring-up of ${l.inventory.cluster.name}` });
@@ -216,7 +217,7 @@ export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableS
     const full = buildBringUpPlan(l.inventory, joinPhases(l.inventory, hosts), phaseConfigs(l.inventory, extra, vrrp), sources, { saveAdminKubeconfig: async () => undefined });
     plan = narrowToJoin(l.inventory, hosts, full);
   } catch (e) {
-    io.stderr(`${(e as Error).message}\n`);
+    io.stderr(`${errorMessage(e)}\n`);
     return EXIT_FAILED;
   }
   return runApproved(l, io, plan, 'join', stdin, { title: `Join of ${hosts.join(', ')}` });

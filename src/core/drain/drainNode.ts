@@ -16,6 +16,7 @@ import { classifyPodsForDrain, type DaemonSetLookup, type DrainClassification, t
 import { checkControlPlaneDrain, holderNode, type ControlPlaneMember, type GuardVerdict, type HeldLease } from './controlPlaneGuard';
 import { EVICTION_RETRY_MS, evictPods, type EvictionClient, type EvictionEvent } from './evict';
 import { abortableSleep } from '../sleep';
+import { errorMessage } from '../errors';
 
 export interface DrainNodeInfo {
   name: string;
@@ -162,7 +163,7 @@ export async function guardFor(cluster: DrainCluster, node: string): Promise<Gua
   try {
     members = await cluster.controlPlaneMembers();
   } catch (e) {
-    return { ok: false, reasons: [`cannot check etcd quorum before taking ${node} down: ${(e as Error).message}`], heldLeases: leases.filter((l) => holderNode(l.holder) === node) };
+    return { ok: false, reasons: [`cannot check etcd quorum before taking ${node} down: ${errorMessage(e)}`], heldLeases: leases.filter((l) => holderNode(l.holder) === node) };
   }
   return checkControlPlaneDrain(node, members, leases);
 }
@@ -315,7 +316,7 @@ export async function runDrain(cluster: DrainCluster, nodeName: string, options:
   try {
     node = await cluster.getNode(nodeName);
   } catch (e) {
-    return fail('node', `cannot drain node "${nodeName}": ${(e as Error).message}`);
+    return fail('node', `cannot drain node "${nodeName}": ${errorMessage(e)}`);
   }
 
   if (node.controlPlane) {
@@ -333,7 +334,7 @@ export async function runDrain(cluster: DrainCluster, nodeName: string, options:
   try {
     await setCordon(cluster, nodeName, true, options.dryRun, emit, node);
   } catch (e) {
-    return fail('cordon', `unable to cordon node "${nodeName}": ${(e as Error).message}`);
+    return fail('cordon', `unable to cordon node "${nodeName}": ${errorMessage(e)}`);
   }
 
   progress({ step: 'classify', message: `listing the pods on ${nodeName}` });
@@ -341,7 +342,7 @@ export async function runDrain(cluster: DrainCluster, nodeName: string, options:
   try {
     c = await classifyNode(cluster, nodeName, options, now());
   } catch (e) {
-    return fail('classify', `unable to drain node "${nodeName}": cannot list its pods: ${(e as Error).message}`);
+    return fail('classify', `unable to drain node "${nodeName}": cannot list its pods: ${errorMessage(e)}`);
   }
   result.classification = c;
   result.kept = c.pods.filter((p) => p.verdict.action === 'keep').map((p) => key(p.pod));
@@ -414,7 +415,7 @@ export async function runDrain(cluster: DrainCluster, nodeName: string, options:
     try {
       ({ disconnected } = await m.run({ signal, onOutput: (stream, text) => emit({ stream, text, host: m.host }) }));
     } catch (e) {
-      return fail('maintenance', `maintenance of node "${nodeName}" failed: ${(e as Error).message}; node/${nodeName} stays cordoned`);
+      return fail('maintenance', `maintenance of node "${nodeName}" failed: ${errorMessage(e)}; node/${nodeName} stays cordoned`);
     }
     const ended = now();
     if (disconnected) out(`${m.host}: the connection dropped while the command ran (the machine is going down)`);
@@ -434,7 +435,7 @@ export async function runDrain(cluster: DrainCluster, nodeName: string, options:
         lastError = '';
       } catch (e) {
         // The API may be unavailable while a control-plane node reboots: keep asking until the timeout.
-        lastError = (e as Error).message;
+        lastError = errorMessage(e);
       }
       if (last && !lastError && isBack(last, node, ended + settle, expectReboot, now())) break;
       if (now() - ended >= readyMs) {
@@ -451,7 +452,7 @@ export async function runDrain(cluster: DrainCluster, nodeName: string, options:
     try {
       await setCordon(cluster, nodeName, false, options.dryRun, emit, { ...node, unschedulable: options.dryRun === 'none' ? true : node.unschedulable });
     } catch (e) {
-      return fail('uncordon', `unable to uncordon node "${nodeName}": ${(e as Error).message}`);
+      return fail('uncordon', `unable to uncordon node "${nodeName}": ${errorMessage(e)}`);
     }
   }
   result.ok = true;

@@ -8,6 +8,7 @@
 
 import type { DrainPod } from './classify';
 import { abortableSleep } from '../sleep';
+import { errorMessage } from '../errors';
 
 export type EvictionResult =
   | { kind: 'accepted' }
@@ -78,7 +79,7 @@ export async function evictPods(pods: DrainPod[], client: EvictionClient, option
         try {
           result = await client.evict(pod);
         } catch (e) {
-          result = { kind: 'failed', message: (e as Error).message };
+          result = { kind: 'failed', message: errorMessage(e) };
         }
         if (result.kind === 'accepted') break;
         if (result.kind === 'not-found') {
@@ -107,7 +108,7 @@ export async function evictPods(pods: DrainPod[], client: EvictionClient, option
         try {
           current = await client.getPod(pod.namespace, pod.name);
         } catch (e) {
-          return fail(pod, `error when waiting for pod "${pod.name}" in namespace "${pod.namespace}" to terminate: ${(e as Error).message}`);
+          return fail(pod, `error when waiting for pod "${pod.name}" in namespace "${pod.namespace}" to terminate: ${errorMessage(e)}`);
         }
         if (!current || current.uid !== pod.uid) {
           outcome.evicted.push(pod);

@@ -9,6 +9,7 @@ import type { RemoteExec } from '../live/etcdSource';
 import { AUDIT_LOG_PATH, auditCommand, parseAuditLog } from './audit';
 import { IPAM_LEASES_COMMAND, journalCommand, parseIpamLeases, parseNodeJournal, sandboxIdsOf, type PodRef } from './journal';
 import type { Evidence, MoreEvidence, SourceNote } from './model';
+import { errorMessage } from '../errors';
 
 export interface SourceHost { host: string; sudo: boolean }
 
@@ -53,7 +54,7 @@ async function readAudit(remote: RemoteExec, cps: SourceHost[], pod: PodRef): Pr
       const r = await remote.exec(h.host, `${prefix(h)}test -r ${AUDIT_LOG_PATH} || { echo 'no audit log' >&2; exit 3; }; ${prefix(h)}sh -c ${shellQuote(auditCommand(pod.namespace))}`);
       return { host: h.host, code: r.code, stdout: r.stdout, stderr: r.stderr };
     } catch (e) {
-      return { host: h.host, code: -1, stdout: '', stderr: (e as Error).message };
+      return { host: h.host, code: -1, stdout: '', stderr: errorMessage(e) };
     }
   }));
   for (const r of results) {
@@ -76,7 +77,7 @@ async function readNode(remote: RemoteExec, node: SourceHost | undefined, pod: P
   try {
     out = await remote.exec(node.host, `${prefix(node)}${journalCommand((sinceMs - 5000) / 1000)}; echo '${MARK}'; ${IPAM_LEASES_COMMAND}`);
   } catch (e) {
-    return { evidence: [], notes: [{ source, state: 'missing', text: `not read on ${node.host}: ${(e as Error).message}` }] };
+    return { evidence: [], notes: [{ source, state: 'missing', text: `not read on ${node.host}: ${errorMessage(e)}` }] };
   }
   const [journalText = '', leases = ''] = out.stdout.split(`${MARK}\n`);
   const journal = parseNodeJournal(journalText, pod);

@@ -20,6 +20,7 @@ import { executePlan, openLedger, type ExecuteResult } from '../bringUp';
 import { ensureStateFolder } from '../stateFolder';
 import { askSudoPassword } from './become';
 import type { Ui } from './ui';
+import { errorMessage } from '../../core/errors';
 
 export const RESUME = 'Resume';
 export const START_OVER = 'Start over';
@@ -117,7 +118,7 @@ export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<Plan
       });
     });
   } catch (e) {
-    view.finish(`${input.title}: ${(e as Error).message}`, false);
+    view.finish(`${input.title}: ${errorMessage(e)}`, false);
     await log.close();
     throw e;
   }
