@@ -118,7 +118,7 @@ suite('live views against a real kube-apiserver', function () {
         involvedObject: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'timeline-test', uid: pod.body.metadata.uid },
       });
       assert.equal(ev.status, 201, JSON.stringify(ev.body));
-      const t = await waitFor('binding and Scheduled on the timeline', () => (latest?.entries.some((e) => e.label === 'Scheduled') && latest.entries.some((e) => e.label.startsWith('Binding to labs-k8s-w01')) ? latest : undefined), 20_000);
+      const t = await waitFor('binding and Scheduled on the timeline', () => (latest?.entries.some((e) => e.label === 'Scheduled') && latest.entries.some((e) => e.label.startsWith('Watch: bound to labs-k8s-w01')) ? latest : undefined), 20_000);
       const order = t.entries.map((e) => `${e.lane}:${e.label.split(' ')[0]}`);
       const at = (label: string) => order.findIndex((o) => o.endsWith(`:${label}`));
       assert.ok(at('POST') < at('201') && at('201') <= at('Scheduled') + 1, order.join(' → '));
