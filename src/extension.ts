@@ -42,8 +42,12 @@ export interface KubeadmWorkbenchApi {
   statusBar: ClusterStatusBar;
   /** The tree data providers (for tests). */
   views: { inventory: InventoryView; controlPlane: ControlPlaneView; leases: LeasesView; etcdMembers: EtcdMembersView };
-  /** For tests: put a scripted Ui in front of VS Code's (its questions answered by a script); undefined restores it. */
-  wrapUi: typeof wrapEditorUi;
+  /**
+   * For tests only: put a scripted Ui in front of VS Code's (its questions answered by a script); undefined restores
+   * it. Present only when the extension host runs with KW_TEST_UI=1 (the test harness): another extension must never
+   * be able to read the sudo password or answer a confirmation in the user's place.
+   */
+  wrapUi?: typeof wrapEditorUi;
 }
 
 export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi {
@@ -91,7 +95,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views, wrapUi: wrapEditorUi };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi } : {}) };
 }
 
 export function deactivate(): void {

@@ -47,6 +47,7 @@ export async function runBackupVerb(argv: string[], io: CliIo, stdin: NodeJS.Rea
   const ui = new TerminalUi({ io, prompter, yes: true, askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY), json });
   try {
     const outcome = await backupWorkflow(ui, { inventory, ssh: pool, loginUser: (h) => pool.loginUser(h), out });
+    if (outcome.kind === 'cancelled') io.stderr('etcd backup cancelled\n');
     if (outcome.kind !== 'done') return EXIT_FAILED;
     const r = outcome.result;
     if (json) io.stdout(JSON.stringify({ dir: r.dir, durationMs: r.durationMs, manifest: r.manifest }, null, 2) + '\n');

@@ -89,9 +89,15 @@ export class TerminalUi implements Ui {
     const report: ProgressReport = request.narrate ? (message) => message !== undefined && this.say(`${message}\n`) : () => undefined;
     if (!request.cancellable) return task(report, abort.signal);
     let cancels = 0;
-    const onSignal = (): void => {
+    const onSignal = (signal: NodeJS.Signals): void => {
       request.onCancel?.(++cancels);
       abort.abort();
+      if (cancels >= 2 && !request.cancelNeverExits) {
+        // The second Ctrl-C: what the first one asked is not happening (a stuck channel); the default action ends us.
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        process.kill(process.pid, signal);
+      }
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);

@@ -86,6 +86,8 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
         ...(folder ? { cwd: folder.fsPath } : {}),
       });
     } catch (e) {
+      // A cancel ends through the command's boundary (quietly, one log line), not as the drill's failure.
+      if ((e as { name?: string } | undefined)?.name === 'AbortError') throw e;
       void ui.message('error', `Failure drill on ${host.name}: ${describeError(e)}`);
     } finally {
       probe?.dispose();

@@ -9,19 +9,25 @@ import type { Node } from '../core/live/types';
 import { hostsWithRole, sshFor, type Inventory } from '../core/inventory/types';
 import type { TimelineSsh } from '../editor/podTimelineFeed';
 import type { KubeConnection } from '../adapters/kube';
+import { serverMatchesEndpoint } from '../core/live/kubeconfig';
 import type { TimelineFeed } from '../core/timeline/feed';
 
 /** The same test pod again, for "Run again to compare" (warm image, or another node). */
 function secondRun(conn: KubeConnection, target: PodTarget, ctx: CommandContext): (() => TimelineFeed) | undefined {
   if (!target.create) return undefined;
   const name = `${target.name.slice(0, 61)}-2`;
-  return () => podTimelineFeed(conn, { ...target, name }, timelineSsh(ctx));
+  return () => podTimelineFeed(conn, { ...target, name }, timelineSsh(ctx, conn));
 }
 
-/** The audit log and the node's journal over SSH, from the inventory's hosts (trust-gated by the sessions). */
-function timelineSsh(ctx: CommandContext): TimelineSsh {
+/**
+ * The audit log and the node's journal over SSH, from the inventory's hosts (trust-gated by the sessions) — only when
+ * the connected cluster is the inventory's (its server is the controlPlaneEndpoint): a context pointed at another
+ * cluster never dials the inventory's hosts.
+ */
+function timelineSsh(ctx: CommandContext, conn: KubeConnection): TimelineSsh {
   const loaded = ctx.inventory.current;
-  const inv: Inventory | undefined = loaded?.inventory;
+  const own = loaded?.inventory && serverMatchesEndpoint(conn.server, loaded.inventory.cluster.controlPlaneEndpoint);
+  const inv: Inventory | undefined = own ? loaded?.inventory : undefined;
   const folder = loaded ? vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri : undefined;
   const remote = ctx.sessions.remoteExec(inv, folder);
   return {
@@ -88,6 +94,6 @@ export const showPodTimeline = defineCommand({ trust: 'talk to the cluster' }, (
       await ctx.extension.workspaceState.update(LAST_IMAGE, image.trim());
       target = { namespace: 'default', name, create: { image: image.trim() } };
     }
-    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target, timelineSsh(ctx)), secondRun(conn, target, ctx)));
+    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target, timelineSsh(ctx, conn)), secondRun(conn, target, ctx)));
   };
 });

@@ -67,16 +67,31 @@ export class VscodeUi implements Ui {
     const terminal = new RunTerminal(name, output, onCancel, Boolean(options.summarise));
     terminal.show(true);
     let shownAt = 0;
+    let pending: string | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const show = (): void => {
+      timer = undefined;
+      if (pending === undefined) return;
+      shownAt = Date.now();
+      terminal.status(pending);
+      pending = undefined;
+    };
     return {
-      // A run over hundreds of hosts ends steps many times a second: the status line is rewritten at most twice a second.
+      // A run over hundreds of hosts ends steps many times a second: the status line is rewritten at most twice a
+      // second, and the last line of a burst is shown when its half second is over (never a stale "running 1").
       status: (line) => {
-        if (Date.now() - shownAt < SUMMARY_EVERY_MS) return;
-        shownAt = Date.now();
-        terminal.status(line);
+        pending = line;
+        const wait = SUMMARY_EVERY_MS - (Date.now() - shownAt);
+        if (wait <= 0) show();
+        else timer ??= setTimeout(show, wait);
       },
       // kubectl's lines join the run's narration; both streams, as the terminal shows one stream.
       plain: (text) => output.message(text, undefined, text.startsWith('error:') ? 'error' : 'info'),
-      finish: (summary, ok) => terminal.finish(summary, ok),
+      finish: (summary, ok) => {
+        clearTimeout(timer);
+        show();
+        terminal.finish(summary, ok);
+      },
     };
   }
 

@@ -164,7 +164,7 @@ describe('bring-up from the palette in VS Code, on the lab\'s bare nodes', { tim
     let terminal = '';
     for (const deadline = Date.now() + 8 * 60_000; ; ) {
       terminal = await terminalText();
-      if (/Bring-up of labs-k8s done in \d+ s/.test(terminal)) break;
+      if (/Bring-up of labs-k8s done in [\d.]+ s/.test(terminal)) break;
       if (/(failed|cancelled) at .*; run the command again to resume/.test(terminal)) assert.fail(`the bring-up failed:\n${terminal.slice(-3000)}`);
       if (await dialog.isVisible()) assert.fail(`the run stopped at a dialog: ${(await dialog.innerText()).replace(/\s+/g, ' ')}\n${hostKeyDiagnosis()}`);
       if (!progressShot && Date.now() - t0 > 45_000) {
@@ -176,13 +176,13 @@ describe('bring-up from the palette in VS Code, on the lab\'s bare nodes', { tim
     }
     report.uiBringUpSeconds = (Date.now() - t0) / 1000;
     recordBench({ uiBringUpSeconds: report.uiBringUpSeconds });
-    report.runSaid = /Bring-up of labs-k8s done in \d+ s/.exec(terminal)![0];
+    report.runSaid = /Bring-up of labs-k8s done in [\d.]+ s/.exec(terminal)![0];
     await page.screenshot({ path: join(SHOTS, 'bringup-4-done.png') });
     await page.keyboard.press('F1');
     await input.fill('>Notifications: Show Notifications');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show Notifications' }).first().waitFor();
     await page.keyboard.press('Enter');
-    const upNotice = page.locator('.notifications-center .notification-list-item', { hasText: /labs-k8s is up \(\d+ s\)/ }).first();
+    const upNotice = page.locator('.notifications-center .notification-list-item', { hasText: /labs-k8s is up \([\d.]+ s\)/ }).first();
     await upNotice.waitFor({ timeout: 10_000 });
     const notification = (await upNotice.innerText()).replace(/\s+/g, ' ').trim();
     report.notification = notification;

@@ -340,7 +340,8 @@ function etcdctlOn(first: HostSpec, endpoints: Raw, cmd: string): RemoteCommand 
 export function votingMemberHealthy(first: HostSpec, host: HostSpec): RemoteCommand {
   const list = etcdctlOn(first, raw('https://127.0.0.1:2379'), 'member list');
   // `member list` prints "ID, status, name, peer URLs, client URLs, isLearner"; several URLs are joined by a bare comma.
-  const voters = raw(`voters=$(echo "$members" | awk -F', ' '$NF == "false" { print $5 }' | paste -sd, -)`);
+  // An unstarted member has no client URL yet (nothing to ask; `--cluster` skipped it too).
+  const voters = raw(`voters=$(echo "$members" | awk -F', ' '$NF == "false" && $5 != "" { print $5 }' | paste -sd, -)`);
   return sh`members=$(${list}) && echo "$members" | grep -F ${`, started, ${host.name}, `} | grep -q ', false$' && ${voters} && ${etcdctlOn(first, raw('"$voters"'), 'endpoint health')}`;
 }
 

@@ -41,6 +41,8 @@ export async function backupWorkflow(ui: Ui, input: BackupWorkflowInput): Promis
       return (input.backup ?? backupEtcd)(deps, out);
     });
   } catch (e) {
+    // A cancel is the user's doing: it ends quietly (the front-ends say "cancelled"), not as a failure.
+    if ((e as { name?: string } | undefined)?.name === 'AbortError') return { kind: 'cancelled' };
     const refused = e instanceof BackupRefused;
     const message = `etcd backup ${refused ? 'refused' : 'failed'}: ${describeError(e)}`;
     await ui.message('error', message);

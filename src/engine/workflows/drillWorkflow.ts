@@ -85,7 +85,7 @@ export async function drillWorkflow(ui: Ui, input: DrillWorkflowInput): Promise<
   const view = ui.openRun(`Kubeadm: drill ${host}`, output, () => onCancel(++cancels));
   let report: DrillReport;
   try {
-    report = await ui.progress({ title: `Failure drill on ${host}`, cancellable: true, onCancel: () => onCancel(++cancels) }, (progress, signal) => {
+    report = await ui.progress({ title: `Failure drill on ${host}`, cancellable: true, cancelNeverExits: true, onCancel: () => onCancel(++cancels) }, (progress, signal) => {
       signal.addEventListener('abort', () => abort.abort());
       return engine.run(deps, plan, { signal: abort.signal, onProgress: (x) => progress(x.message) });
     });

@@ -118,7 +118,7 @@ export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<Plan
       });
     });
   } catch (e) {
-    view.finish(`${input.title}: ${errorMessage(e)}`, false);
+    view.finish(output.redactor.redact(`${input.title}: ${errorMessage(e)}`), false);
     await log.close();
     throw e;
   }
@@ -141,7 +141,8 @@ export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<Plan
   const openLog = 'Open Run Log';
   const choice = await ui.message(
     'error',
-    result.cancelled ? `${input.title} cancelled at ${where}.` : `${input.title} failed at ${where}: ${result.failed?.error ?? ''}. ${advice.join(' ')}`,
+    // The step's error carries its last stderr lines: redacted like the narration (a token or password it echoed).
+    output.redactor.redact(result.cancelled ? `${input.title} cancelled at ${where}.` : `${input.title} failed at ${where}: ${result.failed?.error ?? ''}. ${advice.join(' ')}`),
     { actions: [...(result.advice?.repeated ? [] : [RESUME]), START_OVER, openLog] },
   );
   if (choice === openLog) await ui.openFile(log.path);

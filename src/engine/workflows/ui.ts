@@ -42,6 +42,11 @@ export interface ProgressRequest {
   narrate?: boolean;
   /** Called once per cancel request (the count starts at 1), before the signal aborts. */
   onCancel?: (count: number) => void;
+  /**
+   * A second cancel is one more request, not a way out: the drill must restore the node it stopped whatever the
+   * user presses. Otherwise a terminal's second Ctrl-C ends the process (a stuck remote command cannot hold it).
+   */
+  cancelNeverExits?: boolean;
 }
 
 /** Where a run's narration goes (a run terminal, stdout) until `finish`. */

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { parseInventory } from '../../../src/core/inventory/parse';
-import { sh, type RemoteCommand } from '../../../src/core/ssh/command';
+import { secret, sh, type RemoteCommand } from '../../../src/core/ssh/command';
 import { RemoteCommandError, type ExecOptions, type ExecResult } from '../../../src/core/ssh/transport';
 import type { Plan } from '../../../src/core/plan/types';
 import { planRunWorkflow, type PlanRunInput } from '../../../src/engine/workflows/planRunWorkflow';
@@ -130,4 +130,18 @@ test('a cancel stops the remote command: the narration and the message say where
   assert.ok(ui.runs[0]!.lines.includes('cancelling: stopping the remote commands…'), ui.runs[0]!.lines.join('\n'));
   assert.deepEqual(ui.messages('error'), ['Bring-up of labs-k8s cancelled at labs-k8s-w01: Write b.']);
   assert.equal(s.done('b'), false);
+});
+
+test('a failed step that echoed its secret: the failure message shows it as ***, like the narration', async (t) => {
+  const s = setup();
+  t.after(s.cleanup);
+  // Not in a shape the SSH layer's patterns catch (`--token …`): only the command's own secret list can hide it.
+  const token = 'Zq9-hunter2-k3y';
+  s.input.plan.phases[0]!.steps.push({ id: 'prepare/labs-k8s-w01/c', phase: 'prepare', host: 'labs-k8s-w01', title: 'Join', rerun: 'a stand-in for a tool that echoes its arguments when it fails', run: sh`echo "refused key ${secret(token)}" >&2; exit 1` });
+  const ui = new ScriptedUi({ confirm: (r) => r.actions[0], message: () => undefined });
+  await planRunWorkflow(ui, s.input);
+  const failure = ui.messages('error')[0]!;
+  assert.match(failure, /failed at labs-k8s-w01: Join: .*refused key \*\*\*/s);
+  assert.ok(!failure.includes(token), failure);
+  assert.ok(!ui.runs[0]!.lines.join('\n').includes(token));
 });

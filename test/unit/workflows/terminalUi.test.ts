@@ -56,3 +56,32 @@ test('what a person reads goes to stdout, or to stderr under --json; warnings an
   await json.ui.message('info', 'done');
   assert.deepEqual(json.out, { stdout: '', stderr: 'the plan\ndone\n' });
 });
+
+/** A child process with a cancellable task that never ends: the first SIGINT cancels, the second ends the process. */
+test('Ctrl-C: the first cancels (the operation is told), the second ends a process whose cancel hangs — but never the drill', async () => {
+  const { spawn } = await import('node:child_process');
+  const script = (neverExits: boolean) => `
+    const { TerminalUi } = require(${JSON.stringify(require.resolve('../../../src/cli/terminalUi'))});
+    const { Prompter } = require(${JSON.stringify(require.resolve('../../../src/cli/secretPrompt'))});
+    const { PassThrough } = require('node:stream');
+    const io = { stdout: () => {}, stderr: () => {}, readFile: async () => '', writeFile: async () => {} };
+    const ui = new TerminalUi({ io, prompter: new Prompter(new PassThrough(), new PassThrough()), yes: true, askBecomePass: false, interactive: false });
+    ui.progress({ title: 't', cancellable: true, cancelNeverExits: ${neverExits}, onCancel: (n) => process.stdout.write('cancel ' + n + '\\n') },
+      () => new Promise(() => { setInterval(() => {}, 1000); process.stdout.write('running\\n'); }));`;
+  const run = (neverExits: boolean) => new Promise<{ out: string; signal: string | null }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script(neverExits)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d;
+      if (out === 'running\n') child.kill('SIGINT');
+      if (out.endsWith('cancel 1\n')) child.kill('SIGINT');
+      if (out.endsWith('cancel 2\n')) setTimeout(() => child.kill('SIGKILL'), 500);
+    });
+    child.on('exit', (_code, signal) => resolve({ out, signal }));
+  });
+  const plain = await run(false);
+  assert.equal(plain.signal, 'SIGINT', plain.out);
+  assert.equal(plain.out, 'running\ncancel 1\ncancel 2\n');
+  const drill = await run(true);
+  assert.equal(drill.signal, 'SIGKILL', 'the drill keeps running after a second Ctrl-C (it restores the node)');
+});

@@ -106,6 +106,8 @@ export function runEnv(dirs: RunDirs): NodeJS.ProcessEnv {
     XDG_DATA_HOME: join(dirs.root, 'xdg/data'),
     XDG_CACHE_HOME: join(dirs.root, 'xdg/cache'),
     TMPDIR: join(dirs.root, 'tmp'),
+    // The extension offers its Ui hook (a script answering its dialogs) only to a test run.
+    KW_TEST_UI: '1',
   };
 }
 

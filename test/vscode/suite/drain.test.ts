@@ -16,8 +16,9 @@ const NODE = 'labs-k8s-w02';
 async function scripted(script: Script): Promise<ScriptedUi & { restore: () => void }> {
   const a = await api();
   const ui = new ScriptedUi(script);
+  assert.ok(a.wrapUi, 'the test harness runs the extension host with KW_TEST_UI=1');
   a.wrapUi((real) => ui.over(real));
-  return Object.assign(ui, { restore: () => a.wrapUi(undefined) });
+  return Object.assign(ui, { restore: () => a.wrapUi!(undefined) });
 }
 
 suite('drain, cordon and uncordon commands against a real kube-apiserver', function () {

@@ -27,8 +27,9 @@ const GRACE_FLAGS = ['--node-monitor-grace-period=20s', '--node-monitor-period=1
 async function scripted(script: Script): Promise<ScriptedUi & { restore: () => void }> {
   const a = await api();
   const ui = new ScriptedUi(script);
+  assert.ok(a.wrapUi, 'the test harness runs the extension host with KW_TEST_UI=1');
   a.wrapUi((real) => ui.over(real));
-  return Object.assign(ui, { restore: () => a.wrapUi(undefined) });
+  return Object.assign(ui, { restore: () => a.wrapUi!(undefined) });
 }
 
 const byLabel = (label: RegExp) => (_title: string, items: readonly PickItem<unknown>[]) => items.find((i) => label.test(i.label));
