@@ -11,6 +11,7 @@ import { and, raw, secret, sh, type Raw, type RemoteCommand } from '../ssh/comma
 import { INSTALL_MARKER, WRITE_INSTALL_MARKER } from '../plan/hostIdentity';
 import type { PhasePlan, Step, UploadFile } from '../plan/types';
 import { aptSourceSteps } from './aptSources';
+import { generateCrictlConfig } from '../generate/containerd';
 import { all, packagesInstalled, sameContent, serviceConfigured, sourcesOffer, sysctlApplied, type OfferedPackage } from './checks';
 import type { PhaseConfigs, PhaseSources } from './configs';
 import {
@@ -123,6 +124,13 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
       run: and(sh`dpkg -s containerd >/dev/null 2>&1 || ${APT} install --no-install-recommends containerd runc`, sh`systemctl enable -q containerd && systemctl restart containerd`),
       verify: sh`systemctl is-active -q containerd && test -S /run/containerd/containerd.sock`,
       verifyTimeoutMs: 30_000,
+    });
+    const crictl = generateCrictlConfig();
+    s('crictl', {
+      title: 'crictl talks to containerd (/etc/crictl.yaml)',
+      why: 'Without it every crictl call on the node (debugging, the certificate renewal\'s restarts) tries deprecated default endpoints and warns about each first.',
+      files: [file('/etc/crictl.yaml', crictl)],
+      check: sameContent('/etc/crictl.yaml', crictl),
     });
     s('kube-packages', {
       title: `kubeadm, kubelet and kubectl ${inv.cluster.kubernetesVersion}, held`,

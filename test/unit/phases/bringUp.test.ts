@@ -4,6 +4,7 @@ import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import { caCertHash, initPhase, joinControlPlanePhase, joinWorkersPhases, loadBalancerPhase, preparePhase, sameContent } from '../../../src/core/phases/bringUp';
 import type { PhaseConfigs, PhaseSources } from '../../../src/core/phases/configs';
@@ -41,6 +42,21 @@ test('prepare covers every node and not the balancer, with pinned, held packages
   assert.match(text, /kubelet=1\.30\.14-\\?\*? ?/);
   assert.match(text, /apt-mark hold kubelet kubeadm kubectl/);
   assert.match(text, /swapoff -a/);
+});
+
+test('every node gets /etc/crictl.yaml naming containerd\'s socket, and a second run leaves it alone', async () => {
+  const steps = preparePhase(inv, configs, sources).steps.filter((s) => s.id.endsWith('/crictl'));
+  assert.equal(steps.length, 5);
+  const file = steps[0]!.files![0]!;
+  assert.equal(file.path, '/etc/crictl.yaml');
+  assert.deepEqual(parseYaml(String(file.content)), { 'runtime-endpoint': 'unix:///run/containerd/containerd.sock', 'image-endpoint': 'unix:///run/containerd/containerd.sock', timeout: 10 });
+  // The check is the file's content: with it in place the step is skipped (nothing restarts on a running node).
+  const dir = mkdtempSync(join(tmpdir(), 'kw-crictl-'));
+  writeFileSync(join(dir, 'crictl.yaml'), String(file.content));
+  const check = shell`${raw(steps[0]!.check!.text.replaceAll('/etc/crictl.yaml', join(dir, 'crictl.yaml')))}`;
+  assert.equal((await new LocalExecutor().exec('local', check, {})).code, 0);
+  writeFileSync(join(dir, 'crictl.yaml'), 'runtime-endpoint: unix:///run/crio/crio.sock\n');
+  assert.notEqual((await new LocalExecutor().exec('local', check, {})).code, 0);
 });
 
 test('the load balancer phase validates HAProxy before replacing its config and checks the VIP on the MASTER', () => {
