@@ -208,8 +208,11 @@ function standInHost(prefix: string, files: string[], etcdData: boolean, stubs: 
   const bin = join(dir, 'bin');
   mkdirSync(bin);
   const calls = join(dir, 'calls');
-  for (const [name, body] of Object.entries({ ...stubs, sleep: '' })) {
-    writeFileSync(join(bin, name), `#!/bin/sh\n${name === 'sleep' ? '' : `echo "${name} $*" >> ${calls}\n`}${body}\n`, { mode: 0o755 });
+  // Helpers that are not the host's actions, unrecorded: sleep, and pgrep finding no kubeadm of an earlier run (the
+  // real pgrep sees this machine's processes — a lab node's kubeadm while the lab tier runs).
+  const quiet: Record<string, string> = { sleep: '', pgrep: 'exit 1' };
+  for (const [name, body] of Object.entries({ ...quiet, ...stubs })) {
+    writeFileSync(join(bin, name), `#!/bin/sh\n${name in quiet && !(name in stubs) ? '' : `echo "${name} $*" >> ${calls}\n`}${body}\n`, { mode: 0o755 });
   }
   return {
     run: async (command: RemoteCommand) => {
