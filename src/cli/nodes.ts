@@ -16,7 +16,7 @@ import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { UsageError, type FlagSpec } from './args';
 import { parseDuration } from './drain';
-import { runApproved } from './engine';
+import { runApproved } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
 import { loadInventoryFile } from './inventoryFile';

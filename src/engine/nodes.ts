@@ -151,18 +151,21 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
   const targetMember = memberOf(members, target.name);
   const helperHost = cps.find((h) => h.name !== target.name && answers(h.name) && members.some((m) => m.host === h.name && !m.learner && m.healthy));
   let helperReady = false;
-  if (helperHost) helperReady = (await run(deps, helperHost.name, sh`test -f ${ADMIN} && ${KUBECTL} get --raw=/readyz --request-timeout=10s >/dev/null`)).code === 0;
+  // Through the endpoint: a request may land on an API server that is failing (a stopped etcd beside it) — a few tries.
+  if (helperHost) helperReady = (await run(deps, helperHost.name, sh`test -f ${ADMIN} && for i in 1 2 3 4 5; do ${KUBECTL} get --raw=/readyz --request-timeout=5s >/dev/null 2>&1 && exit 0; sleep 2; done; exit 1`, 60_000)).code === 0;
   const helper = helperReady ? helperHost!.name : undefined;
   if (!helper) out.refusals.push(`no control-plane host other than ${target.name} answers with a healthy etcd member and a working API (admin.conf): the cluster-side steps have nowhere to run`);
   else out.facts.push(`cluster-side steps run on ${helper} (its admin.conf; etcdctl in its etcd pod)`);
-  const isNode = helper ? (await run(deps, helper, sh`${KUBECTL} get ${'node/' + target.name} -o name --request-timeout=15s`)).code === 0 : undefined;
+  // Known only when the API answered: "not found" is an empty answer, a failed request is no answer.
+  const asked = helper ? await run(deps, helper, sh`for i in 1 2 3; do out=$(${KUBECTL} get ${'node/' + target.name} --ignore-not-found -o name --request-timeout=15s) && { echo "answer:$out"; exit 0; }; sleep 2; done; exit 1`, 90_000) : undefined;
+  const isNode = asked?.code === 0 ? /answer:node\//.test(asked.stdout) : undefined;
+  if (helper && isNode === undefined) out.refusals.push(`the API does not answer whether ${target.name} is a Node (through ${helper}'s admin.conf): try again when it does`);
   if (isNode !== undefined) out.facts.push(`${target.name}: ${isNode ? 'a Node of the cluster' : 'not a Node of the cluster'}${targetMember ? `, etcd member ${targetMember.id}` : ', not an etcd member'}`);
 
   if (req.operation === 'reset') {
     if (!answers(target.name)) out.refusals.push(`${target.name} does not answer over SSH: nothing can be reset there`);
     if (targetMember) out.refusals.push(`${target.name} is still etcd member ${targetMember.id}: resetting it would wipe a member's data while it counts for the quorum. Remove it first: kubeadm-workbench remove --host ${target.name}`);
     if (isNode) out.refusals.push(`${target.name} is still a Node of the cluster: remove it first (kubeadm-workbench remove --host ${target.name}), which drains it and resets it`);
-    if (isNode === undefined && !targetMember && etcd) out.refusals.push(`the API cannot be asked whether ${target.name} is still a Node: not resetting a host that may be working`);
     if (out.refusals.length) return out;
     return { ...out, plan: { fingerprint: `reset:${target.name}`, phases: resetPhases(target.name) } };
   }
@@ -236,6 +239,8 @@ function editOf(text: string, req: NodeRequest): NodePreparation['inventoryEdit'
 
 /** The dialogs a front-end gives the workflow (terminal prompts, or the editor's modals and views). */
 export interface NodeDialogs {
+  /** Runs the read-only look at the hosts and etcd under a progress indicator (optional). */
+  busy?<T>(what: string, work: () => Promise<T>): Promise<T>;
   /** Lines before the plan: what was found, the guard's arithmetic, warnings. */
   show(lines: string[]): void;
   /** Refused; the reasons. */
@@ -249,7 +254,8 @@ export interface NodeDialogs {
 }
 
 export async function nodeOperationWorkflow(deps: NodeDeps, req: NodeRequest, ui: NodeDialogs): Promise<boolean> {
-  let prep = await prepareNodeOperation(deps, req);
+  const busy = <T>(work: () => Promise<T>): Promise<T> => (ui.busy ? ui.busy('asking the hosts and etcd…', work) : work());
+  let prep = await busy(() => prepareNodeOperation(deps, req));
   ui.show([...prep.facts, ...prep.warnings.map((w) => `! ${w}`)]);
   if (prep.refusals.length && prep.forceable) {
     ui.refuse(prep.refusals);
@@ -258,7 +264,7 @@ export async function nodeOperationWorkflow(deps: NodeDeps, req: NodeRequest, ui
       ui.refuse(['not confirmed; nothing was done']);
       return false;
     }
-    prep = await prepareNodeOperation(deps, { ...req, forceTyped: typed });
+    prep = await busy(() => prepareNodeOperation(deps, { ...req, forceTyped: typed }));
   }
   if (prep.refusals.length || !prep.plan) {
     ui.refuse(prep.refusals.length ? prep.refusals : ['nothing to do']);

@@ -21,12 +21,22 @@ export function memberAbsent(helper: string, memberId: string): RemoteCommand {
   return sh`members=$(${etcdctlIn(helper, sh`member list`)}) && ! echo "$members" | cut -d, -f1 | grep -qix ${memberId}`;
 }
 
+/** `member remove` by ID; tried again when its answer was lost, and done once the member is gone. */
 export function memberRemove(helper: string, memberId: string): RemoteCommand {
-  return etcdctlIn(helper, sh`member remove ${memberId}`);
+  return retried(sh`{ ${memberAbsent(helper, memberId)} || ${etcdctlIn(helper, sh`member remove ${memberId}`)}; }`);
 }
 
+/**
+ * Exits 0 only when the API answered and has no such Node: a request that failed (a timeout through the VIP while
+ * an API server behind it restarts) is not taken for "gone".
+ */
 export function nodeAbsent(node: string): RemoteCommand {
-  return sh`! ${KUBECTL} get ${'node/' + node} -o name --request-timeout=15s >/dev/null 2>&1 && ${KUBECTL} get --raw=/readyz --request-timeout=10s >/dev/null`;
+  return sh`out=$(${KUBECTL} get ${'node/' + node} --ignore-not-found -o name --request-timeout=15s) && test -z "$out"`;
+}
+
+/** Up to 5 tries, 3 s apart, of an idempotent command whose request may fail on its way through the VIP. */
+function retried(cmd: RemoteCommand): RemoteCommand {
+  return sh`i=0; until ${cmd}; do i=$((i+1)); if [ $i -ge 5 ]; then exit 1; fi; sleep 3; done`;
 }
 
 /**
@@ -39,7 +49,7 @@ export function drainNode(node: string, timeoutSeconds: number): RemoteCommand {
 }
 
 export function deleteNode(node: string): RemoteCommand {
-  return sh`${KUBECTL} delete ${'node/' + node} --ignore-not-found --request-timeout=30s`;
+  return retried(sh`${KUBECTL} delete ${'node/' + node} --ignore-not-found --request-timeout=30s`);
 }
 
 const STATIC_PODS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
