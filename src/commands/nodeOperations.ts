@@ -67,8 +67,8 @@ function nodeOperation(operation: NodeOperation) {
     const ui: NodeDialogs = {
       busy: (what, work) => Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${title(operation, host, replacement)}: ${what}` }, work)),
       show: (lines) => found.push(...lines),
-      refuse: (reasons) => {
-        void ctx.reports.show(`${operation}-${host}.txt`, [...found, '', 'Refused; nothing was done:', ...reasons.map((r) => `  - ${r}`)].join('\n'));
+      refuse: async (reasons) => {
+        await ctx.reports.show(`${operation}-${host}.txt`, [...found, '', 'Refused; nothing was done:', ...reasons.map((r) => `  - ${r}`)].join('\n'));
         void vscode.window.showErrorMessage(`${operation[0]!.toUpperCase()}${operation.slice(1)} of ${host} refused: ${reasons.join(' ')}`, { modal: true });
       },
       typeBack: (question) => Promise.resolve(vscode.window.showInputBox({ title: `Force the ${operation} of ${host}`, prompt: question, placeHolder: host, ignoreFocusOut: true })),

@@ -244,7 +244,7 @@ export interface NodeDialogs {
   /** Lines before the plan: what was found, the guard's arithmetic, warnings. */
   show(lines: string[]): void;
   /** Refused; the reasons. */
-  refuse(reasons: string[]): void;
+  refuse(reasons: string[]): void | Promise<void>;
   /** Asks the user to type the host's name to force past another unhealthy member; undefined when declined. */
   typeBack(question: string): Promise<string | undefined>;
   /** Shows the plan, asks, runs it with progress and cancel; true when it ran to its end. */
@@ -258,16 +258,16 @@ export async function nodeOperationWorkflow(deps: NodeDeps, req: NodeRequest, ui
   let prep = await busy(() => prepareNodeOperation(deps, req));
   ui.show([...prep.facts, ...prep.warnings.map((w) => `! ${w}`)]);
   if (prep.refusals.length && prep.forceable) {
-    ui.refuse(prep.refusals);
+    await ui.refuse(prep.refusals);
     const typed = await ui.typeBack(`Another etcd member is unhealthy. To ${req.operation} ${req.host} anyway, type its name (${req.host}):`);
     if (typed === undefined || typed.trim() !== req.host) {
-      ui.refuse(['not confirmed; nothing was done']);
+      await ui.refuse(['not confirmed; nothing was done']);
       return false;
     }
     prep = await busy(() => prepareNodeOperation(deps, { ...req, forceTyped: typed }));
   }
   if (prep.refusals.length || !prep.plan) {
-    ui.refuse(prep.refusals.length ? prep.refusals : ['nothing to do']);
+    await ui.refuse(prep.refusals.length ? prep.refusals : ['nothing to do']);
     return false;
   }
   const title = req.operation === 'replace' ? `Replace ${req.host} with ${req.replacement!.name}` : req.operation === 'remove' ? `Remove ${req.host} from the cluster` : `Reset ${req.host}`;
