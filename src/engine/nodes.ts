@@ -15,7 +15,7 @@ import { buildEtcd, type EtcdModel } from '../core/live/etcd';
 import { etcdctlTlsArgs, readEtcd } from '../core/live/etcdSource';
 import { ADMIN, KUBECTL } from '../core/nodes/commands';
 import { lineDiff, removeHostText, replaceHostText } from '../core/nodes/inventoryEdit';
-import { backendUpPhase, isControlPlane, removeControlPlanePhases, removeWorkerPhases, resetPhases } from '../core/nodes/plans';
+import { haproxyPhase, isControlPlane, removeControlPlanePhases, removeWorkerPhases, resetPhases } from '../core/nodes/plans';
 import { checkMemberRemoval, guardMembersOf, memberOf, type GuardVerdict } from '../core/nodes/quorumGuard';
 import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
 import { planForHosts } from '../core/plan/forHosts';
@@ -100,9 +100,10 @@ async function readEtcdFrom(deps: NodeDeps, hosts: string[]): Promise<EtcdModel>
 /** The inventory after the operation (the host taken out, or the new host in its place). */
 export function inventoryAfter(inv: Inventory, req: NodeRequest): Inventory {
   const old = inv.hosts.find((h) => h.name === req.host)!;
-  if (req.operation !== 'replace' || !req.replacement) return { ...inv, hosts: inv.hosts.filter((h) => h !== old) };
+  // A host without a role is only there to be reached over SSH (the new host of a replace, before it joins).
+  if (req.operation !== 'replace' || !req.replacement) return { ...inv, hosts: inv.hosts.filter((h) => h !== old && h.roles.length > 0) };
   const next: HostSpec = { ...old, name: req.replacement.name, address: req.replacement.address };
-  return { ...inv, hosts: inv.hosts.filter((h) => h.name !== req.replacement!.name || h === old).map((h) => (h === old ? next : h)) };
+  return { ...inv, hosts: inv.hosts.filter((h) => (h.name !== req.replacement!.name && h.roles.length > 0) || h === old).map((h) => (h === old ? next : h)) };
 }
 
 /** The same inventory with `helper` as its first control-plane host (the bring-up's join steps take their credentials there). */
@@ -209,7 +210,9 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
     ...(req.drainTimeoutSeconds ? { drainTimeoutSeconds: req.drainTimeoutSeconds } : {}),
   };
   if (isNode === false) out.facts.push(`${target.name} is no Node: the drain and the delete are skipped by their checks`);
-  const phases = isControlPlane(target) ? removeControlPlanePhases(input, after, generateHaproxyConfig(after)) : removeWorkerPhases(input);
+  // HAProxy first loses the old node; a replacement is added once it has joined (see haproxyPhase).
+  const without = inventoryAfter(inv, { operation: 'remove', host: target.name });
+  const phases = isControlPlane(target) ? removeControlPlanePhases(input, without, generateHaproxyConfig(without)) : removeWorkerPhases(input);
   if (req.operation === 'replace' && req.replacement) {
     const joinInv = withHelperFirst(after, helper);
     const { configs, sources } = await deps.joinInputs(after);
@@ -221,7 +224,7 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
       if (p.phase === 'join-control-plane') p.warnings = [`${req.replacement.name} joins as a learner and is promoted once it has caught up; a fresh certificate key is uploaded on ${helper} for it.`];
     }
     phases.push(...joined.phases);
-    if (isControlPlane(target)) phases.push(backendUpPhase(after, req.replacement.name));
+    if (isControlPlane(target)) phases.push(haproxyPhase(after, generateHaproxyConfig(after), `Add ${req.replacement.name} to HAProxy on every balancer, UP`, `haproxy-with-${req.replacement.name}`, [req.replacement.name]));
   }
   const fingerprint = `${req.operation}:${target.name}:${req.replacement?.name ?? ''}:${helper}:${targetMember?.id ?? '-'}`;
   return { ...out, plan: { fingerprint, phases } };

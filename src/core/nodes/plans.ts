@@ -78,43 +78,28 @@ export function removeWorkerPhases(input: RemovalInput): PhasePlan[] {
 }
 
 /**
- * HAProxy's backend made from `after` (the inventory without the removed node, or with its replacement) on
- * every balancer: staged, checked with `haproxy -c`, put in place, reloaded, and verified through the admin
- * socket — the backend lists exactly the servers of `after`, and `mustBeUp` of them are UP.
+ * HAProxy's backend made from `served` (the inventory without the removed node; for a replace, with the new node
+ * only once it has joined) on every balancer: staged, checked with `haproxy -c`, put in place, reloaded, and
+ * verified through the admin socket — the backend lists exactly the servers of `served`, and `mustBeUp` are UP.
+ * A reloaded HAProxy takes every listed server for UP until its checks say otherwise: a server whose API server
+ * is not there yet would get requests for its first failed checks, so a new node is added only once it is Ready.
  */
-export function haproxyPhase(after: Inventory, config: string, title: string, mustBeUp: readonly string[]): PhasePlan {
-  const names = haproxyServerNames(after);
+export function haproxyPhase(served: Inventory, config: string, title: string, key: string, mustBeUp: readonly string[] = []): PhasePlan {
+  const names = haproxyServerNames(served);
   const servers = names.map((n) => n.server);
   const up = names.filter((n) => mustBeUp.includes(n.host)).map((n) => n.server);
-  const steps = hostsWithRole(after, 'loadbalancer').map((b) =>
-    step('remove-node', b.name, 'haproxy', {
-      title: `haproxy.cfg with the backend ${servers.join(', ')} (checked with haproxy -c, reloaded)`,
+  const steps = hostsWithRole(served, 'loadbalancer').map((b) =>
+    step('remove-node', b.name, key, {
+      title: `haproxy.cfg with the backend ${servers.join(', ')} (checked with haproxy -c, reloaded)${up.length ? `; ${up.join(', ')} UP` : ''}`,
       why: 'A reload keeps the connections HAProxy holds; the admin socket then shows what the running HAProxy really balances over.',
       check: and(sameContent(HAPROXY_CONFIG, config), backendServers(HAPROXY_BACKEND, servers, up)),
       files: [{ path: HAPROXY_STAGED, content: config, mode: 0o644 }],
       run: installHaproxyConfig(),
       verify: backendServers(HAPROXY_BACKEND, servers, up),
-      verifyTimeoutMs: 30_000,
+      verifyTimeoutMs: up.length ? 2 * 60_000 : 30_000,
     }),
   );
   return { phase: 'remove-node', title, order: 'parallel', steps, warnings: [] };
-}
-
-/** After a replacement has joined: every balancer's HAProxy lists it UP (its /readyz answers). */
-export function backendUpPhase(after: Inventory, host: string): PhasePlan {
-  const names = haproxyServerNames(after);
-  const servers = names.map((n) => n.server);
-  const server = names.find((n) => n.host === host)?.server ?? host;
-  const steps = hostsWithRole(after, 'loadbalancer').map((b) =>
-    step('remove-node', b.name, `backend-up-${host}`, {
-      title: `HAProxy on ${b.name} lists ${server} UP`,
-      about: host,
-      rerun: GATE,
-      verify: backendServers(HAPROXY_BACKEND, servers, [server]),
-      verifyTimeoutMs: 2 * 60_000,
-    }),
-  );
-  return { phase: 'remove-node', title: `${host} in rotation on every balancer`, order: 'parallel', steps, warnings: [] };
 }
 
 /**
@@ -125,7 +110,7 @@ export function backendUpPhase(after: Inventory, host: string): PhasePlan {
 export function removeControlPlanePhases(input: RemovalInput, after: Inventory, haproxyConfig: string): PhasePlan[] {
   const { target, helper } = input;
   const name = target.name;
-  const phases: PhasePlan[] = [haproxyPhase(after, haproxyConfig, `Take ${name} out of HAProxy on every balancer`, [])];
+  const phases: PhasePlan[] = [haproxyPhase(after, haproxyConfig, `Take ${name} out of HAProxy on every balancer`, `haproxy-without-${name}`)];
   const steps: Step[] = [];
   if (input.targetAnswers) {
     steps.push(step('remove-node', name, 'stop-control-plane', {

@@ -13,6 +13,7 @@ import type { Inventory } from '../../../src/core/inventory/types';
 import { renderPlan, type Plan } from '../../../src/core/plan/types';
 import type { RemoteCommand } from '../../../src/core/ssh/command';
 import type { ExecResult, SshTransport } from '../../../src/core/ssh/transport';
+import { phaseConfigs, phaseSources } from '../../../src/engine/inputs';
 import { nodeOperationWorkflow, prepareNodeOperation, type NodeDeps, type NodeRequest } from '../../../src/engine/nodes';
 
 const text = readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8');
@@ -126,4 +127,31 @@ test('another member unhealthy: refused, then run only with the host\'s name typ
   assert.equal(await nodeOperationWorkflow(deps(c, inventory4), req, ui('labs-k8s-m03')), true);
   assert.equal(runs.length, 1);
   assert.ok(runs[0]!.phases.flatMap((p) => p.steps).some((s) => s.id === 'remove-node/labs-k8s-m01/etcd-member-labs-k8s-m03'));
+});
+
+test('replace of the dead first control-plane node: HAProxy loses it first, the new host joins with credentials from m02, and is added to HAProxy once joined', async () => {
+  const c = healthy();
+  c.down.add('labs-k8s-m01');
+  c.etcdDown.add('labs-k8s-m01');
+  const withSpare: Inventory = { ...inventory, hosts: [...inventory.hosts, { name: 'labs-k8s-m04', address: '10.3.60.57', roles: [] }] };
+  const d: NodeDeps = {
+    ...deps(c, withSpare),
+    joinInputs: async (after) => ({ configs: phaseConfigs(after, undefined, 'vrrp-pass'), sources: await phaseSources(after, join(__dirname, '../../../examples/labs-k8s'), async () => '') }),
+  };
+  const prep = await prepareNodeOperation(d, { operation: 'replace', host: 'labs-k8s-m01', replacement: { name: 'labs-k8s-m04', address: '10.3.60.57' } });
+  assert.deepEqual(prep.refusals, []);
+  const phases = prep.plan!.phases;
+  const ids = phases.flatMap((p) => p.steps.map((s) => s.id));
+  assert.ok(!phases.flatMap((p) => p.steps).some((s) => s.host === 'labs-k8s-m01'), 'nothing on the dead node');
+  const first = ids.indexOf('remove-node/labs-k8s-balancer/haproxy-without-labs-k8s-m01');
+  const member = ids.indexOf('remove-node/labs-k8s-m02/etcd-member-labs-k8s-m01');
+  const joinStep = ids.indexOf('join-control-plane/labs-k8s-m04/join');
+  const added = ids.indexOf('remove-node/labs-k8s-balancer/haproxy-with-labs-k8s-m04');
+  assert.ok(first === 0 && first < member && member < joinStep && joinStep < added, ids.join('\n'));
+  for (const key of ['ca-hash', 'token', 'certificate-key']) assert.ok(ids.includes(`join-control-plane/labs-k8s-m02/${key}`), `${key} on m02: ${ids.join(', ')}`);
+  const plan = renderPlan(prep.plan!);
+  assert.match(plan, /haproxy.cfg with the backend labs-k8s-m02, labs-k8s-m03 \(checked/);
+  assert.match(plan, /haproxy.cfg with the backend labs-k8s-m04, labs-k8s-m02, labs-k8s-m03 \(checked with haproxy -c, reloaded\); labs-k8s-m04 UP/);
+  assert.match(plan, /kubeadm join 10\.3\.60\.100:6443 --token \*\*\* .* --node-name labs-k8s-m04 --control-plane --certificate-key \*\*\* --apiserver-advertise-address 10\.3\.60\.57/);
+  assert.match(prep.inventoryEdit!.diff, /^\+  - \{ name: labs-k8s-m04, address: 10\.3\.60\.57, roles: \[control-plane\] \}$/m);
 });
