@@ -21,6 +21,8 @@ REGISTRY="$GW_IP:5000"
 APT_URL="http://$GW_IP:$APT_PORT"
 
 # name  address  role  short (used in interface names, at most 4 chars)
+# labs-k8s-m04 is a spare: a bare Debian node, control-plane capable, that neither the reference cluster nor the
+# lab's inventory uses (the nodes tests replace a dead control-plane node with it).
 LAB_HOSTS="
 labs-k8s-balancer  10.3.60.50 loadbalancer  lb1
 labs-k8s-balancer2 10.3.60.56 loadbalancer  lb2
@@ -29,6 +31,7 @@ labs-k8s-m02       10.3.60.52 control-plane m02
 labs-k8s-m03       10.3.60.53 control-plane m03
 labs-k8s-w01       10.3.60.54 worker        w01
 labs-k8s-w02       10.3.60.55 worker        w02
+labs-k8s-m04       10.3.60.57 spare         m04
 "
 all_hosts() { awk 'NF {print $1}' <<<"$LAB_HOSTS"; }
 host_field() { awk -v h="$1" -v f="$2" '$1 == h {print $f}' <<<"$LAB_HOSTS"; }

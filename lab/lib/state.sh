@@ -78,6 +78,7 @@ state_write_inventory() {
     echo "hosts:"
     while read -r h ip role _; do
       [[ -n "$h" ]] || continue
+      [[ $role != spare ]] || continue   # the spare is added by whoever uses it (replace --with ... --address ...)
       case $h in
         labs-k8s-balancer) echo "  - { name: $h, address: $ip, roles: [$role], vrrp: { state: MASTER, priority: 100, interface: ens192 } }" ;;
         labs-k8s-balancer2) echo "  - { name: $h, address: $ip, roles: [$role], vrrp: { state: BACKUP, priority: 90, interface: ens192 } }" ;;

@@ -15,6 +15,7 @@ import { runDrillVerb } from './drill';
 import { runCertsVerb } from './certs';
 import { runBackupVerb } from './backup';
 import { runRestoreVerb } from './restore';
+import { runRemoveVerb, runReplaceVerb, runResetVerb } from './nodes';
 
 type Verb = { summary: string; run: (args: string[], io: CliIo) => Promise<number> };
 
@@ -35,6 +36,9 @@ const VERBS: Record<string, Verb> = {
   certs: { summary: 'certs --inventory F [--host NAME]... [--warning-days 30] [--error-days 7] [--json]   every kubeadm certificate over SSH (read-only), served vs on disk, SANs vs the inventory; exit 1 under the warning threshold; certs renew --inventory F [--host NAME]... [--kubeconfig F] [--yes]: one control-plane node at a time, health gates, quorum guard, plan first', run: runCertsVerb },
   backup: { summary: 'backup --inventory F --out DIR [--json] | --out DIR --list   etcd snapshot from a healthy follower, verified, pulled 0600 with a manifest (DIR outside any git tree); backup schedule --inventory F [--interval 12h] [--keep 5] | --remove | --status: a systemd timer on each control-plane node', run: runBackupVerb },
   restore: { summary: 'restore --inventory F --from SNAPSHOT [--force] [--plan] [--yes]   etcd disaster recovery from a backup: refused while etcd has quorum unless forced; every member restored together, RTO printed', run: runRestoreVerb },
+  remove: { summary: 'remove --inventory F --host NAME [--force NAME] [--drain-timeout 300s] [--yes]   take a node out of the cluster, also a dead one: quorum guard, leases moved, drain, etcd member removed by ID, Node deleted, HAProxy backends updated, reset when it answers; offers the inventory edit', run: runRemoveVerb },
+  replace: { summary: 'replace --inventory F --host OLD --with NEW [--address A] [--force OLD] [--yes]   remove OLD as above, then join NEW with a fresh certificate key (etcd and Ready gates, HAProxy backends UP); offers the inventory edit', run: runReplaceVerb },
+  reset: { summary: 'reset --inventory F --host NAME [--yes]   kubeadm reset and clean-up (CNI config, iptables, IPVS) of a host for re-use; refused while it is an etcd member or a Node', run: runResetVerb },
   'ssh-check': { summary: 'ssh-check --inventory F [--ssh-config F] [--known-hosts F] [--host NAME]   connect to every host, run uname -n; exit 1 naming hosts with unknown/changed/revoked keys or failed auth', run: runSshCheck },
 };
 

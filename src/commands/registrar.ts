@@ -29,6 +29,7 @@ import { runFailureDrill } from './runFailureDrill';
 import { inspectCertificates } from './inspectCertificates';
 import { backupEtcd } from './backupEtcd';
 import { renewCertificates } from './renewCertificates';
+import { removeNode, replaceNode, resetHost } from './nodeOperations';
 
 /** Every command, declared with its needs (src/commands/context.ts). */
 export const COMMANDS: Record<CommandId, AnyCommand> = {
@@ -56,6 +57,9 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
   [CommandIds.inspectCertificates]: inspectCertificates,
   [CommandIds.backupEtcd]: backupEtcd,
   [CommandIds.renewCertificates]: renewCertificates,
+  [CommandIds.removeNode]: removeNode,
+  [CommandIds.replaceNode]: replaceNode,
+  [CommandIds.resetHost]: resetHost,
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

@@ -27,6 +27,9 @@ export const CommandIds = {
   inspectCertificates: 'kubeadm.inspectCertificates',
   backupEtcd: 'kubeadm.backupEtcd',
   renewCertificates: 'kubeadm.renewCertificates',
+  removeNode: 'kubeadm.removeNode',
+  replaceNode: 'kubeadm.replaceNode',
+  resetHost: 'kubeadm.resetHost',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

@@ -16,17 +16,26 @@ function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9_.:-]/g, '_') || 'server';
 }
 
+/** The backend's server names, one per control-plane host in inventory order (what `show stat` lists). */
+export function haproxyServerNames(inv: Inventory): { host: string; server: string }[] {
+  const seen = new Set<string>();
+  return hostsWithRole(inv, 'control-plane').map((h) => {
+    let server = safeName(h.name);
+    while (seen.has(server)) server += '_';
+    seen.add(server);
+    return { host: h.name, server };
+  });
+}
+
 export function generateHaproxyConfig(inv: Inventory): string {
   assertValidInventory(inv);
   const ep = splitEndpoint(inv.cluster.controlPlaneEndpoint);
   if (!ep) throw new Error(`controlPlaneEndpoint '${inv.cluster.controlPlaneEndpoint}' is not host:port`);
   const bind = configWord(`${ep.host}:${ep.port}`, 'the bind address');
   const balancers = hostsWithRole(inv, 'loadbalancer').map((h) => h.name);
-  const seen = new Set<string>();
-  const servers = hostsWithRole(inv, 'control-plane').map((h) => {
-    let name = safeName(h.name);
-    while (seen.has(name)) name += '_';
-    seen.add(name);
+  const names = haproxyServerNames(inv);
+  const servers = hostsWithRole(inv, 'control-plane').map((h, i) => {
+    const name = names[i]!.server;
     return `    server ${configWord(name, 'a server name')} ${configWord(`${h.address}:${ep.port}`, 'a server address')} check check-ssl verify none fall 3 rise 2`;
   });
   return [

@@ -1,0 +1,131 @@
+/**
+ * `remove`, `replace` and `reset`:
+ *   kubeadm-workbench remove  --inventory F --host NAME [--force NAME] [--drain-timeout 300s] [--yes] [--fresh]
+ *   kubeadm-workbench replace --inventory F --host OLD --with NEW [--address A] [--force OLD] [--yes] [--fresh]
+ *   kubeadm-workbench reset   --inventory F --host NAME [--yes]
+ *   (and the SSH flags; --ask-become-pass for non-root logins)
+ * What was found (who answers, etcd's members and the quorum arithmetic) and the plan come first; a refusal
+ * comes before anything acts. Another unhealthy etcd member is passed only with the host's name typed back
+ * (or given with --force NAME); a quorum loss never. After a remove or replace the inventory.yaml edit is
+ * printed as a diff and written only when confirmed (or --yes). Exit 0 done, 1 refused or failed, 2 usage.
+ */
+import { dirname, resolve } from 'node:path';
+import { describeError } from '../core/live/errors';
+import { nodeOperationWorkflow, type NodeDeps, type NodeDialogs, type NodeOperation, type NodeRequest } from '../engine/nodes';
+import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
+import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
+import { UsageError, type FlagSpec } from './args';
+import { parseDuration } from './drain';
+import { runApproved } from './bringUp';
+import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
+import { parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
+import { loadInventoryFile } from './inventoryFile';
+import { poolFromFlags } from './sshFlags';
+import { sudoUnlessRoot } from '../engine/become';
+import { Prompter } from './secretPrompt';
+
+const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, host: 'string', with: 'string', address: 'string', force: 'string', 'drain-timeout': 'string' };
+const SSH_USAGE = '[--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]';
+const USAGE: Record<NodeOperation, string> = {
+  remove: `usage: kubeadm-workbench remove --inventory FILE --host NAME [--force NAME] [--drain-timeout 300s] [--yes] [--fresh] ${SSH_USAGE}\n`,
+  replace: `usage: kubeadm-workbench replace --inventory FILE --host OLD --with NEW [--address A] [--force OLD] [--drain-timeout 300s] [--yes] [--fresh] ${SSH_USAGE}\n` +
+    '  NEW is a host of the inventory without a node role (a spare), or a new name given with --address\n',
+  reset: `usage: kubeadm-workbench reset --inventory FILE --host NAME [--yes] ${SSH_USAGE}\n`,
+};
+
+async function ask(stdin: NodeJS.ReadableStream, question: string): Promise<string> {
+  const prompter = new Prompter(stdin);
+  try {
+    return await prompter.ask(question);
+  } finally {
+    prompter.close();
+  }
+}
+
+function verb(operation: NodeOperation) {
+  return async (argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> => {
+    const flags = parseVerbFlags(argv, FLAGS, USAGE[operation], io, (f) => {
+      if (!f.inventory) throw new UsageError('--inventory is required');
+      if (!f.host) throw new UsageError('--host is required');
+      if (operation === 'replace' && !f.with) throw new UsageError('--with NEW is required: the host that takes its place');
+      if (operation !== 'replace' && (f.with || f.address)) throw new UsageError('--with and --address go with replace');
+      if (operation === 'reset' && f.force) throw new UsageError('reset has no --force: it is refused while the host is a member or a Node');
+    });
+    if (typeof flags === 'number') return flags;
+    let drainTimeoutSeconds: number | undefined;
+    try {
+      if (flags['drain-timeout'] !== undefined) drainTimeoutSeconds = parseDuration(flags['drain-timeout'] as string, 'drain-timeout');
+      if (drainTimeoutSeconds === 0) throw new UsageError('--drain-timeout must be finite (more than 0)');
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      io.stderr(`${e.message}\n${USAGE[operation]}`);
+      return 2;
+    }
+    const inventoryPath = resolve(flags.inventory as string);
+    const inventory = await loadInventoryFile(inventoryPath, io);
+    if (typeof inventory === 'number') return inventory;
+    const host = flags.host as string;
+    let replacement: NodeRequest['replacement'];
+    if (operation === 'replace') {
+      const name = flags.with as string;
+      const address = (flags.address as string | undefined) ?? inventory.hosts.find((h) => h.name === name)?.address;
+      if (!address) {
+        io.stderr(`replace: ${name} is not in the inventory: give its address with --address\n${USAGE.replace}`);
+        return 2;
+      }
+      replacement = { name, address };
+      // A new host not in the inventory is reached with the old one's SSH settings (and no role until it joins).
+      const old = inventory.hosts.find((h) => h.name === host);
+      if (old && !inventory.hosts.some((h) => h.name === name)) inventory.hosts.push({ ...old, name, address, roles: [] });
+    }
+    const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
+    let password: string | undefined;
+    const become = (h: string) => sudoUnlessRoot((x) => pool.loginUser(x), password)(h);
+    const deps: NodeDeps = {
+      inventory,
+      inventoryText: await io.readFile(inventoryPath),
+      ssh: pool,
+      become,
+      say: (l) => io.stderr(`.. ${l}\n`),
+      joinInputs: async (inv) => {
+        const dir = dirname(inventoryPath);
+        const extra = await readKubeadmExtra(inv, dir, io.readFile);
+        return { configs: phaseConfigs(inv, extra, await vrrpAuthPass(stateFolderFor(inventoryPath))), sources: await phaseSources(inv, dir, io.readFile) };
+      },
+    };
+    let ran = false;
+    const ui: NodeDialogs = {
+      show: (lines) => lines.forEach((l) => io.stdout(`${l}\n`)),
+      refuse: (reasons) => io.stderr(`${operation} refused; nothing was done:\n${reasons.map((r) => `  - ${r}`).join('\n')}\n`),
+      typeBack: async (question) => (flags.force !== undefined ? (flags.force as string) : flags.yes ? undefined : ask(stdin, `${question} `)),
+      runPlan: async (plan) => {
+        ran = true;
+        return (await runApproved({ inventory, inventoryPath, flags, argv }, io, plan, operation, stdin, { pool, password: (p) => (password = p) })) === EXIT_OK;
+      },
+      offerInventoryEdit: async (edit, name) => {
+        io.stdout(`\nThe inventory without ${name}${replacement ? `, with ${replacement.name} in its place` : ''}:\n${edit.diff}`);
+        const yes = flags.yes === true || /^y(es)?$/i.test((await ask(stdin, `Write ${inventoryPath}? [y/N] `)).trim());
+        if (!yes) {
+          io.stdout(`${inventoryPath} left as it was; it still lists ${name}.\n`);
+          return;
+        }
+        await io.writeFile(inventoryPath, edit.text);
+        io.stdout(`${inventoryPath} written.\n`);
+      },
+    };
+    try {
+      const ok = await nodeOperationWorkflow(deps, { operation, host, ...(replacement ? { replacement } : {}), ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}) }, ui);
+      return ok ? EXIT_OK : EXIT_FAILED;
+    } catch (e) {
+      io.stderr(`kubeadm-workbench ${operation}: ${describeError(e)}\n`);
+      return EXIT_FAILED;
+    } finally {
+      // runApproved closes the pool after a run; before one (a refusal) it is closed here.
+      if (!ran) await pool.close();
+    }
+  };
+}
+
+export const runRemoveVerb = verb('remove');
+export const runReplaceVerb = verb('replace');
+export const runResetVerb = verb('reset');
