@@ -165,11 +165,23 @@ function inventoryHosts(): string[] {
 describe('remove, replace and reset nodes on the lab cluster', { timeout: 45 * 60_000 }, () => {
   let original: string[] = [];
 
-  before(() => {
+  before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
     if (!existsSync(CLI)) throw new Error('dist/cli.js missing: run npm run build first');
     for (const m of lab(['env']).matchAll(/^export (\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
     assert.ok(existsSync(env.KUBECONFIG!), `no lab cluster: ${env.KUBECONFIG} is missing — run \`npm run lab -- up --cluster\` first`);
+    // The tests before this file (the drill, the restore) end with nodes coming back: wait until all are Ready and every
+    // backend is UP on both balancers, so the refusals below are about what this file does.
+    await until('a healthy 5-node cluster, every backend UP on both balancers', () => {
+      try {
+        return nodes().filter((n) => n.ready).length === 5 && BALANCERS.every((b) => {
+          const servers = Object.values(haproxyServers(b));
+          return servers.length === 3 && servers.every((st) => /^UP/.test(st));
+        });
+      } catch {
+        return false;
+      }
+    }, 5 * 60_000);
     original = nodes().map((n) => n.name).sort();
     assert.equal(nodes().filter((n) => n.ready).length, 5, 'a healthy 5-node cluster to start from');
     env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-nodes-home-'));
