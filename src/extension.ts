@@ -74,6 +74,8 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
   const statusBar = new ClusterStatusBar(connection);
   const reports = new ReportDocuments();
   const certificates = new CertificateInspections(sessions);
+  // A certificate under the warning threshold degrades the cluster's health, as in `status --ssh`.
+  connection.attachProblems(certificates);
   const certificatesView = new CertificatesView(certificates);
   const factDiagnostics = vscode.languages.createDiagnosticCollection('kubeadm-facts');
   context.subscriptions.push(
