@@ -29,6 +29,7 @@ import { runFailureDrill } from './runFailureDrill';
 import { inspectCertificates } from './inspectCertificates';
 import { backupEtcd } from './backupEtcd';
 import { renewCertificates } from './renewCertificates';
+import { openBackupFolder, refreshBackups, restoreFromBackup } from './backupsCommands';
 
 /** Every command, declared with its needs (src/commands/context.ts). */
 export const COMMANDS: Record<CommandId, AnyCommand> = {
@@ -56,6 +57,9 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
   [CommandIds.inspectCertificates]: inspectCertificates,
   [CommandIds.backupEtcd]: backupEtcd,
   [CommandIds.renewCertificates]: renewCertificates,
+  [CommandIds.refreshBackups]: refreshBackups,
+  [CommandIds.restoreFromBackup]: restoreFromBackup,
+  [CommandIds.openBackupFolder]: openBackupFolder,
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

@@ -27,6 +27,9 @@ export const CommandIds = {
   inspectCertificates: 'kubeadm.inspectCertificates',
   backupEtcd: 'kubeadm.backupEtcd',
   renewCertificates: 'kubeadm.renewCertificates',
+  refreshBackups: 'kubeadm.refreshBackups',
+  restoreFromBackup: 'kubeadm.restoreFromBackup',
+  openBackupFolder: 'kubeadm.openBackupFolder',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
@@ -38,4 +41,5 @@ export const ViewIds = {
   leases: 'kubeadm.leases',
   etcdMembers: 'kubeadm.etcdMembers',
   certificates: 'kubeadm.certificates',
+  backups: 'kubeadm.backups',
 } as const;
