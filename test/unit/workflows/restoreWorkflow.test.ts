@@ -62,4 +62,5 @@ test('quorum lost: no forcing asked, straight to the plan; a foreign snapshot is
   const foreign = await restore({}, { downMembers: ['m01', 'm02', 'm03'] }, 'other');
   assert.equal(foreign.outcome.kind, 'refused');
   assert.match(foreign.ui.messages('error')[0]!, /refused; nothing was done: the backup is of cluster "other"/);
+  assert.deepEqual(foreign.ssh.log, [], 'a snapshot that cannot be restored asks no host anything');
 });
