@@ -37,7 +37,6 @@ const USAGE =
 
 type Connection = Awaited<ReturnType<ReturnType<typeof loadKubeAdapter>['connect']>>;
 
-/** What a test may replace: the API connection and the day-2 reads over SSH. */
 /** The SSH side of `--ssh`: the pool's transport (day-2 reads) and the same as the etcd source's RemoteExec. */
 export interface StatusSsh {
   transport: SshTransport;
@@ -46,6 +45,7 @@ export interface StatusSsh {
   close: () => Promise<void>;
 }
 
+/** What a test may replace: the SSH side, the API connection and the day-2 reads over SSH. */
 export interface StatusDeps {
   openSsh?: (inventory: Inventory) => StatusSsh;
   connect?: (opts: Parameters<ReturnType<typeof loadKubeAdapter>['connect']>[0]) => Promise<Connection>;
