@@ -80,6 +80,14 @@ describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10
     assert.ok(report.local.length >= 1, "the admin context in the lab's kubeconfig is inspected too");
   });
 
+  test('status --ssh: a warning threshold above a year degrades the cluster and names the certificates', () => {
+    const r = cli('status', ['--kubeconfig', env.KUBECONFIG!, '--no-etcd', '--ssh', '--warning-days', '400']);
+    assert.equal(r.code, 1, r.stdout.slice(-3000));
+    assert.match(r.stdout, /certificate apiserver on labs-k8s-m01 expires in 36\d day\(s\) \(under the warning threshold of 400 days\)/);
+    const normal = cli('status', ['--kubeconfig', env.KUBECONFIG!, '--no-etcd', '--ssh']);
+    assert.doesNotMatch(normal.stdout, /under the warning threshold/, 'a fresh cluster has no certificate under 30 days');
+  });
+
   test('backup: a follower snapshot, verified, pulled 0600 with its manifest', () => {
     const out = mkdtempSync(join(tmpdir(), 'kw-day2-backups-'));
     const r = cli('backup', ['--out', out, '--json'], 10 * 60_000);
