@@ -8,6 +8,8 @@ import { registerCommands } from './commands/registrar';
 import { ConfigDiagnostics } from './editor/configDiagnostics';
 import { ConfigProviders } from './editor/configProviders';
 import { CertificateInspections } from './editor/certificateInspections';
+import { EtcdBackups } from './editor/etcdBackups';
+import { BackupsView } from './views/backupsView';
 import { CertificateStatusBar } from './editor/certificateStatusBar';
 import { ClusterConnection } from './editor/clusterConnection';
 import { ConnectionContextKeys } from './editor/connectionContextKeys';
@@ -42,6 +44,8 @@ export interface KubeadmWorkbenchApi {
   statusBar: ClusterStatusBar;
   /** The tree data providers (for tests). */
   views: { inventory: InventoryView; controlPlane: ControlPlaneView; leases: LeasesView; etcdMembers: EtcdMembersView };
+  /** The Backups view (for tests). */
+  backupsView: BackupsView;
   /**
    * For tests only: put a scripted Ui in front of VS Code's (its questions answered by a script); undefined restores
    * it. Present only when the extension host runs with KW_TEST_UI=1 (the test harness): another extension must never
@@ -74,6 +78,12 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
   const statusBar = new ClusterStatusBar(connection);
   const reports = new ReportDocuments();
   const certificates = new CertificateInspections(sessions);
+  // A certificate under the warning threshold degrades the cluster's health, as in `status --ssh`.
+  connection.attachProblems(certificates);
+  // Scheduled snapshots that stopped degrade it too, once the Backups view has read them.
+  const backups = new EtcdBackups(sessions);
+  connection.attachProblems(backups);
+  const backupsView = new BackupsView(backups);
   const certificatesView = new CertificatesView(certificates);
   const factDiagnostics = vscode.languages.createDiagnosticCollection('kubeadm-facts');
   context.subscriptions.push(
@@ -88,14 +98,16 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     new ConnectionContextKeys(connection),
     certificates,
     certificatesView,
+    backups,
+    backupsView,
     new CertificateStatusBar(certificates),
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
     DiagnosticsPanel.registerSerializer(context.extensionUri, configDiagnostics, inventory),
     ...Object.values(views),
-    ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates }),
+    ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates, backups }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi } : {}) };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi } : {}) };
 }
 
 export function deactivate(): void {

@@ -69,9 +69,10 @@ build_etcd() {
     r+=("replace go.etcd.io/etcd/$m => go.etcd.io/etcd/$m $v")
   done
   gomod "$src" "go.etcd.io/etcd/server/v3@$v" 1.24 "${r[@]}"
-  (cd "$src" && go get "go.etcd.io/etcd/etcdctl/v3@$v" &&
+  # etcdutl too: the restore's `etcdutl snapshot restore` and the backup's `snapshot status` run it on the nodes.
+  (cd "$src" && go get "go.etcd.io/etcd/etcdctl/v3@$v" "go.etcd.io/etcd/etcdutl/v3@$v" &&
     go build -trimpath -ldflags "$LDFLAGS_BASE -X go.etcd.io/etcd/api/v3/version.GitSHA=kwlab" -o "$out/" \
-      go.etcd.io/etcd/server/v3 go.etcd.io/etcd/etcdctl/v3)
+      go.etcd.io/etcd/server/v3 go.etcd.io/etcd/etcdctl/v3 go.etcd.io/etcd/etcdutl/v3)
   mv "$out/v3" "$out/etcd" 2>/dev/null || true
   [[ -x "$out/etcd" ]] || mv "$out/server" "$out/etcd"
 }

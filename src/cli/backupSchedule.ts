@@ -6,15 +6,15 @@
  * intervals.
  */
 import { createHash } from 'node:crypto';
-import { buildScheduleInstallPlan, buildScheduleRemovePlan, DEFAULT_SCHEDULE, parseInterval, parseScheduleStatus, scheduleStatusCommand, scheduleWarning } from '../core/backup/schedule';
-import { asRoot } from '../core/drill/commands';
+import { buildScheduleInstallPlan, buildScheduleRemovePlan, DEFAULT_SCHEDULE, parseInterval, scheduleWarning } from '../core/backup/schedule';
+import { isReadError } from '../core/live/day2';
+import { readSnapshotSchedules } from '../engine/day2Status';
 import { hostsWithRole } from '../core/inventory/types';
 import { renderPlan } from '../core/plan/types';
 import { UsageError, type FlagSpec } from './args';
 import { runApproved } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
-import { errorMessage } from '../core/errors';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, interval: 'string', keep: 'string', remove: 'boolean', status: 'boolean' };
 
@@ -46,20 +46,14 @@ export async function runBackupSchedule(argv: string[], io: CliIo, stdin: NodeJS
   const hosts = hostsWithRole(inventory, 'control-plane').map((h) => h.name);
   if (flags.status) {
     try {
-      const all = await Promise.all(
-        hosts.map(async (h) => {
-          try {
-            const r = await pool.exec(h, asRoot(scheduleStatusCommand(), session.become(h)), { timeoutMs: 20_000 });
-            return parseScheduleStatus(h, r.stdout, Date.now());
-          } catch (e) {
-            return { host: h, timerActive: false, snapshots: [], error: errorMessage(e) };
-          }
-        }),
-      );
-      const warnings = all.map((s) => ('error' in s ? `${s.host}: ${s.error}` : scheduleWarning(s, interval))).filter((w): w is string => !!w);
+      const all = await readSnapshotSchedules({ inventory, ssh: pool, become: (h) => session.become(h) });
+      const warnings = all.map((s) => (isReadError(s) ? `${s.host}: ${s.error}` : scheduleWarning(s, interval))).filter((w): w is string => !!w);
       if (flags.json) io.stdout(JSON.stringify({ nodes: all, warnings }, null, 2) + '\n');
       else {
-        for (const s of all) io.stdout(`${s.host}: timer ${s.timerActive ? 'active' : 'off'}, ${s.snapshots.length} snapshot(s)${'newestAgeSeconds' in s && s.newestAgeSeconds !== undefined ? `, newest ${s.newestAgeSeconds} s old` : ''}\n`);
+        for (const s of all) {
+          if (isReadError(s)) io.stdout(`${s.host}: not read\n`);
+          else io.stdout(`${s.host}: timer ${s.timerActive ? 'active' : 'off'}, ${s.snapshots.length} snapshot(s)${s.newestAgeSeconds !== undefined ? `, newest ${s.newestAgeSeconds} s old` : ''}\n`);
+        }
         for (const w of warnings) io.stdout(`warning: ${w}\n`);
       }
       return warnings.length ? EXIT_FAILED : EXIT_OK;

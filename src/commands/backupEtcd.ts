@@ -39,6 +39,8 @@ export const backupEtcd = defineCommand({ trust: 'take an etcd snapshot on a con
       await backupWorkflow(editorUi(ctx.reports), { inventory: inv, ssh: pool, loginUser: (h) => pool.loginUser(h), out });
     } finally {
       await pool.close();
+      // The Backups view lists the new one (when it was written to the view's folder).
+      await ctx.backups.refreshLocal();
     }
   };
 });

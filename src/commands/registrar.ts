@@ -30,6 +30,7 @@ import { inspectCertificates } from './inspectCertificates';
 import { backupEtcd } from './backupEtcd';
 import { renewCertificates } from './renewCertificates';
 import { removeNode, replaceNode, resetHost } from './nodeOperations';
+import { openBackupFolder, refreshBackups, restoreFromBackup } from './backupsCommands';
 
 /** Every command, declared with its needs (src/commands/context.ts). */
 export const COMMANDS: Record<CommandId, AnyCommand> = {
@@ -60,6 +61,9 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
   [CommandIds.removeNode]: removeNode,
   [CommandIds.replaceNode]: replaceNode,
   [CommandIds.resetHost]: resetHost,
+  [CommandIds.refreshBackups]: refreshBackups,
+  [CommandIds.restoreFromBackup]: restoreFromBackup,
+  [CommandIds.openBackupFolder]: openBackupFolder,
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

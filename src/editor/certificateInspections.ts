@@ -7,6 +7,8 @@ import * as vscode from 'vscode';
 import { servedCertificate } from '../adapters/tls/servedCertificate';
 import type { CertThresholds } from '../core/certs/assess';
 import type { CertReport } from '../core/certs/report';
+import { certificateProblems } from '../core/live/day2';
+import type { Problem } from '../core/live/status';
 import type { Inventory } from '../core/inventory/types';
 import { sudoUnlessRoot } from '../engine/become';
 import { inspectCertificates } from '../engine/certs';
@@ -29,6 +31,11 @@ export class CertificateInspections implements vscode.Disposable {
 
   get report(): CertReport | undefined {
     return this.last;
+  }
+
+  /** The last inspection's problems for the health model: a certificate under the warning threshold degrades. */
+  problems(): Problem[] {
+    return this.last ? certificateProblems(this.last) : [];
   }
 
   /** Inspects every Kubernetes host of `inventory` (one run at a time; a second call joins the first). */

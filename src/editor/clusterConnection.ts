@@ -18,7 +18,7 @@ import type { RemoteExec } from '../core/live/etcdSource';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 import { assessHealth, type ClusterHealth, type HealthInput } from '../core/live/health';
 import type { BalancersModel } from '../core/live/balancers';
-import { withBalancers } from '../core/live/status';
+import { withBalancers, withProblems, type Problem } from '../core/live/status';
 import { setting } from './settings';
 import { log } from './log';
 import { ALL_RESOURCES } from '../core/live/resources';
@@ -213,7 +213,8 @@ export class ClusterConnection implements vscode.Disposable {
     if (!conn || !this.facts) return;
     const denial = conn.cluster.denial();
     const facts: HealthInput = { ...this.facts, denied: denial ? { kind: denial.kind === 'auth' ? 'auth' : 'forbidden', message: denial.describe() } : this.facts.denied };
-    const next = assessHealth({ ...facts, verdict: withBalancers(conn.cluster.verdict(), this.balancers?.model) });
+    const day2 = this.problemSources.flatMap((s) => s.problems());
+    const next = assessHealth({ ...facts, verdict: withProblems(withBalancers(conn.cluster.verdict(), this.balancers?.model), day2) });
     const changed = !this.health || next.state !== this.health.state || next.headline !== this.health.headline || next.reasons.join('\n') !== this.health.reasons.join('\n');
     this.health = next;
     if (changed || force) this.healthEmitter.fire(next);
@@ -250,6 +251,14 @@ export class ClusterConnection implements vscode.Disposable {
   /** The balancers' live reads join the health model (a backend DOWN, no VIP holder: degraded). */
   attachBalancers(source: { model: BalancersModel | undefined; onDidChange: vscode.Event<unknown> }): void {
     this.balancers = source;
+    this.disposables.push(source.onDidChange(() => this.reassess()));
+  }
+
+  private readonly problemSources: { problems(): readonly Problem[] }[] = [];
+
+  /** Problems read over SSH apart from the API (certificates, scheduled snapshots) join the health model. */
+  attachProblems(source: { problems(): readonly Problem[]; onDidChange: vscode.Event<unknown> }): void {
+    this.problemSources.push(source);
     this.disposables.push(source.onDidChange(() => this.reassess()));
   }
 

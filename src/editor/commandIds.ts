@@ -30,6 +30,9 @@ export const CommandIds = {
   removeNode: 'kubeadm.removeNode',
   replaceNode: 'kubeadm.replaceNode',
   resetHost: 'kubeadm.resetHost',
+  refreshBackups: 'kubeadm.refreshBackups',
+  restoreFromBackup: 'kubeadm.restoreFromBackup',
+  openBackupFolder: 'kubeadm.openBackupFolder',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
@@ -41,4 +44,5 @@ export const ViewIds = {
   leases: 'kubeadm.leases',
   etcdMembers: 'kubeadm.etcdMembers',
   certificates: 'kubeadm.certificates',
+  backups: 'kubeadm.backups',
 } as const;

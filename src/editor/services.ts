@@ -2,6 +2,7 @@
 import type * as vscode from 'vscode';
 import type { CertificateInspections } from './certificateInspections';
 import type { ClusterConnection } from './clusterConnection';
+import type { EtcdBackups } from './etcdBackups';
 import type { ConfigDiagnostics } from './configDiagnostics';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 import type { HostSessions } from './hostSessions';
@@ -22,4 +23,6 @@ export interface EditorServices {
   factDiagnostics: vscode.DiagnosticCollection;
   /** The last certificate inspection (Certificates view, status-bar warning). */
   certificates: CertificateInspections;
+  /** The local etcd backups and the nodes' scheduled snapshots (Backups view). */
+  backups: EtcdBackups;
 }

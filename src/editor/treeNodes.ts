@@ -29,4 +29,6 @@ export interface LiveNode {
   expanded?: boolean;
   children?: LiveNode[];
   command?: vscode.Command;
+  /** The file or folder the row stands for (a backup's folder), for its context-menu commands. */
+  path?: string;
 }

@@ -73,6 +73,8 @@ export async function prepareRestore(deps: RestoreDeps, snapshotPath: string, fo
     if (manifest.cluster !== inv.cluster.name) refusals.push(`the backup is of cluster "${manifest.cluster}", the inventory is "${inv.cluster.name}"`);
   } else warnings.push(`no manifest.json next to ${snapshotPath}: members are taken from the inventory (name = host name, peer URL https://<address>:2380)`);
   const members = restoreMembers(inv, manifest);
+  // A snapshot that cannot be restored is refused before any host is asked anything.
+  if (refusals.length) return { plan: { fingerprint: '', phases: [] }, members, ...(manifest ? { manifest } : {}), quorumHealthy: false, refusals, warnings };
 
   let quorumHealthy = false;
   try {

@@ -11,8 +11,8 @@
  *  - `backup schedule`: a 20 s systemd timer on each control-plane node, snapshots there within 50 s, removed;
  *  - `restore`: ConfigMap A → backup → ConfigMap B → restore (forced: etcd is healthy) → A exists, B does
  *    not, three voting members with one leader, every Node Ready; the RTO goes to the bench. etcdutl, which
- *    the lab's etcd image does not carry, is installed on the control-plane nodes first (built with
- *    `go install` at the lab's etcd version, or $KW_ETCDUTL).
+ *    the lab's etcd image does not carry, is installed on the control-plane nodes first ($KW_ETCDUTL, else the
+ *    lab build's etcdutl, else built with `go install` at the lab's etcd version).
  * Runs last, on the cluster the tier already has (the snapshot file is removed from the node again;
  * renewed certificates leave every existing credential valid; the restore brings the cluster back to a
  * minute earlier).
@@ -78,6 +78,14 @@ describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10
     assert.ok(served.endpoint?.matchesHost, `the VIP serves a node's apiserver.crt: ${JSON.stringify(served.endpoint?.problems)}`);
     for (const h of cps) assert.deepEqual(served[h.host]?.problems, [], `${h.host}:6443 serves its apiserver.crt`);
     assert.ok(report.local.length >= 1, "the admin context in the lab's kubeconfig is inspected too");
+  });
+
+  test('status --ssh: a warning threshold above a year degrades the cluster and names the certificates', () => {
+    const r = cli('status', ['--kubeconfig', env.KUBECONFIG!, '--no-etcd', '--ssh', '--warning-days', '400']);
+    assert.equal(r.code, 1, r.stdout.slice(-3000));
+    assert.match(r.stdout, /certificate apiserver on labs-k8s-m01 expires in 36\d day\(s\) \(under the warning threshold of 400 days\)/);
+    const normal = cli('status', ['--kubeconfig', env.KUBECONFIG!, '--no-etcd', '--ssh']);
+    assert.doesNotMatch(normal.stdout, /under the warning threshold/, 'a fresh cluster has no certificate under 30 days');
   });
 
   test('backup: a follower snapshot, verified, pulled 0600 with its manifest', () => {
@@ -205,7 +213,9 @@ describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10
 /** etcdutl on every control-plane node: the lab's etcd image has only etcd and etcdctl. */
 function installEtcdutl(): void {
   const version = /^ETCD_VERSION=(\S+)/m.exec(readFileSync(join(ROOT, 'lab/versions.env'), 'utf8'))![1]!;
-  let bin = process.env.KW_ETCDUTL;
+  // The lab's own build has it since its etcd build added etcdutl; a cache built before that has not.
+  const built = join(process.env.KW_LAB_CACHE ?? '/var/cache/kubeadm-workbench/lab', 'bin', `etcd-${version}`, 'etcdutl');
+  let bin = process.env.KW_ETCDUTL ?? (existsSync(built) ? built : undefined);
   if (!bin) {
     const gobin = join(homedir(), '.cache', 'kubeadm-workbench', `etcdutl-${version}`);
     bin = join(gobin, 'etcdutl');

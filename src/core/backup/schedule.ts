@@ -86,14 +86,25 @@ export function buildScheduleRemovePlan(hosts: readonly string[], fingerprint: s
   return { fingerprint, phases: [{ phase: 'backup-schedule', title: 'Remove scheduled etcd snapshots', order: 'parallel', steps, warnings: [] }] };
 }
 
-/** Timer state and the snapshots on a node: `active <0|1>`, then `<epoch> <bytes> <name>` per snapshot. */
+/**
+ * Timer state and the snapshots on a node: `active <state>`, `installed yes|no`, `interval <OnUnitActiveSec>`,
+ * `since <epoch the timer became active>`, then `<epoch> <bytes> <name>` per snapshot.
+ */
 export function scheduleStatusCommand(): RemoteCommand {
-  return sh`printf 'active %s\n' "$(systemctl is-active ${`${UNIT}.timer`} 2>/dev/null || true)"; for f in ${SNAPSHOT_DIR}/etcd-*.db; do [ -f "$f" ] && printf '%s %s %s\n' "$(stat -c %Y "$f")" "$(stat -c %s "$f")" "$(basename "$f")"; done; true`;
+  const timer = `${UNIT}.timer`;
+  const file = `/etc/systemd/system/${UNIT}.timer`;
+  return sh`printf 'active %s\n' "$(systemctl is-active ${timer} 2>/dev/null || true)"; if [ -f ${file} ]; then echo 'installed yes'; else echo 'installed no'; fi; printf 'interval %s\n' "$(sed -n 's/^OnUnitActiveSec=//p' ${file} 2>/dev/null | head -n1)"; t=$(systemctl show -p ActiveEnterTimestamp --value ${timer} 2>/dev/null || true); printf 'since %s\n' "$( [ -n "$t" ] && date -d "$t" +%s 2>/dev/null || true)"; for f in ${SNAPSHOT_DIR}/etcd-*.db; do [ -f "$f" ] && printf '%s %s %s\n' "$(stat -c %Y "$f")" "$(stat -c %s "$f")" "$(basename "$f")"; done; true`;
 }
 
 export interface ScheduleStatus {
   host: string;
   timerActive: boolean;
+  /** The timer unit file is on the node (undefined: an older reading that did not say). */
+  installed?: boolean;
+  /** The interval the node's timer was installed with (its OnUnitActiveSec). */
+  intervalSeconds?: number;
+  /** Seconds since the timer became active (undefined: not active or not told). */
+  activeForSeconds?: number;
   snapshots: { name: string; bytes: number; takenAt: number }[];
   /** Seconds since the newest snapshot (undefined: none). */
   newestAgeSeconds?: number;
@@ -102,18 +113,58 @@ export interface ScheduleStatus {
 export function parseScheduleStatus(host: string, stdout: string, nowMs: number): ScheduleStatus {
   const lines = stdout.split('\n');
   const timerActive = /^active active$/m.test(stdout);
+  const installed = /^installed (yes|no)$/m.exec(stdout)?.[1];
+  const interval = /^interval (\d+)s?$/m.exec(stdout)?.[1];
+  const since = /^since (\d+)$/m.exec(stdout)?.[1];
   const snapshots = lines
     .map((l) => /^(\d+) (\d+) (etcd-[\w-]+\.db)$/.exec(l.trim()))
     .filter((m): m is RegExpExecArray => !!m)
     .map((m) => ({ takenAt: Number(m[1]) * 1000, bytes: Number(m[2]), name: m[3]! }))
     .sort((a, b) => b.takenAt - a.takenAt);
-  return { host, timerActive, snapshots, ...(snapshots.length ? { newestAgeSeconds: Math.max(0, Math.round((nowMs - snapshots[0]!.takenAt) / 1000)) } : {}) };
+  return {
+    host,
+    timerActive,
+    ...(installed ? { installed: installed === 'yes' } : {}),
+    ...(interval && Number(interval) > 0 ? { intervalSeconds: Number(interval) } : {}),
+    ...(timerActive && since ? { activeForSeconds: Math.max(0, Math.round(nowMs / 1000 - Number(since))) } : {}),
+    snapshots,
+    ...(snapshots.length ? { newestAgeSeconds: Math.max(0, Math.round((nowMs - snapshots[0]!.takenAt) / 1000)) } : {}),
+  };
 }
 
-/** What `status` says about a node's schedule: nothing when fine. */
+/** `3 h`, `25 min`, `40 s`, `2 d`: an age for a problem line. */
+export function ageWords(seconds: number): string {
+  if (seconds >= 2 * 86_400) return `${Math.round(seconds / 86_400)} d`;
+  if (seconds >= 2 * 3600) return `${Math.round(seconds / 3600)} h`;
+  if (seconds >= 120) return `${Math.round(seconds / 60)} min`;
+  return `${seconds} s`;
+}
+
+/** What `backup schedule --status` says about a node's schedule: nothing when fine. */
 export function scheduleWarning(s: ScheduleStatus, intervalSeconds: number): string | undefined {
   if (!s.timerActive) return `${s.host}: the etcd snapshot timer is not active`;
-  if (s.newestAgeSeconds === undefined) return undefined; // installed, first run pending
-  if (s.newestAgeSeconds > 2 * intervalSeconds) return `${s.host}: the newest etcd snapshot is ${Math.round(s.newestAgeSeconds / 3600)} h old (more than two intervals)`;
+  return scheduleProblem(s, intervalSeconds)?.what;
+}
+
+/**
+ * What the cluster's health says about a node's schedule (`status`, the status bar): nothing when no timer was
+ * ever installed there (scheduling is the user's choice); critical when it is installed but off, when the newest
+ * snapshot is older than two of the node's own intervals, or when an active timer has had time for its first run
+ * (it fires a minute after start) and left no snapshot.
+ */
+export function scheduleProblem(s: ScheduleStatus, fallbackIntervalSeconds: number): { severity: 'critical' | 'warning'; what: string } | undefined {
+  const installed = s.installed ?? (s.timerActive || s.snapshots.length > 0);
+  if (!installed) return undefined;
+  if (!s.timerActive) return { severity: 'critical', what: `${s.host}: the etcd snapshot timer is installed but not active` };
+  const interval = s.intervalSeconds ?? fallbackIntervalSeconds;
+  if (s.newestAgeSeconds === undefined) {
+    const firstRunDue = Math.min(interval, 60) + 300;
+    if (s.activeForSeconds === undefined) return { severity: 'warning', what: `${s.host}: the etcd snapshot timer is active but no snapshot exists yet` };
+    if (s.activeForSeconds > firstRunDue) return { severity: 'critical', what: `${s.host}: the etcd snapshot timer has been active for ${ageWords(s.activeForSeconds)} and no snapshot exists` };
+    return undefined;
+  }
+  if (s.newestAgeSeconds > 2 * interval) {
+    return { severity: 'critical', what: `${s.host}: the newest etcd snapshot is ${ageWords(s.newestAgeSeconds)} old (more than two intervals of ${ageWords(interval)})` };
+  }
   return undefined;
 }

@@ -53,10 +53,15 @@ export function verdict(model: LiveModel, opts: { etcdRequired?: boolean; balanc
   };
 }
 
-/** The verdict with the balancers' problems added (the editor reads them apart from the API's objects). */
-export function withBalancers(v: Verdict | undefined, balancers: BalancersModel | undefined): Verdict | undefined {
-  if (!balancers?.problems.length) return v;
-  const problems = [...(v?.problems ?? []), ...balancers.problems];
+/** The verdict with problems read apart from the API's objects added (balancers, certificates, snapshots). */
+export function withProblems(v: Verdict | undefined, extra: readonly Problem[]): Verdict | undefined {
+  if (!extra.length) return v;
+  const problems = [...(v?.problems ?? []), ...extra];
   const critical = problems.filter((p) => p.severity === 'critical').length;
   return { degraded: critical > 0, problems, summary: critical ? `degraded: ${critical} critical problem${critical === 1 ? '' : 's'}` : `healthy with ${problems.length} warning${problems.length === 1 ? '' : 's'}` };
+}
+
+/** The verdict with the balancers' problems added (the editor reads them apart from the API's objects). */
+export function withBalancers(v: Verdict | undefined, balancers: BalancersModel | undefined): Verdict | undefined {
+  return withProblems(v, balancers?.problems ?? []);
 }

@@ -29,10 +29,10 @@ test('menus and welcome links only name commands that exist', () => {
   }
 });
 
-test('the Kubeadm container has the five views, each with a welcome state', () => {
+test('the Kubeadm container has the six views, each with a welcome state', () => {
   assert.deepEqual(pkg.contributes.viewsContainers.activitybar.map((c: { title: string }) => c.title), ['Kubeadm']);
   const views = pkg.contributes.views.kubeadm.map((v: { id: string; name: string }) => `${v.id}:${v.name}`);
-  assert.deepEqual(views, [`${ViewIds.inventory}:Inventory`, `${ViewIds.controlPlane}:Control Plane`, `${ViewIds.leases}:Leases`, `${ViewIds.etcdMembers}:etcd Members`, `${ViewIds.certificates}:Certificates`]);
+  assert.deepEqual(views, [`${ViewIds.inventory}:Inventory`, `${ViewIds.controlPlane}:Control Plane`, `${ViewIds.leases}:Leases`, `${ViewIds.etcdMembers}:etcd Members`, `${ViewIds.certificates}:Certificates`, `${ViewIds.backups}:Backups`]);
   const welcomed = new Set(pkg.contributes.viewsWelcome.map((w: { view: string }) => w.view));
   for (const id of Object.values(ViewIds)) assert.ok(welcomed.has(id), id);
 });

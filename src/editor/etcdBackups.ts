@@ -1,0 +1,79 @@
+/**
+ * What the Backups view shows: the local backups (the folder Back Up etcd… writes to — the setting
+ * kubeadmWorkbench.backup.folder, else the folder it suggests — listed from their manifests, no SSH) and the
+ * scheduled snapshots on the control-plane nodes (read over SSH on Refresh only, read-only). The schedules'
+ * problems join the cluster's health model: the newest snapshot older than two intervals degrades it.
+ */
+import * as vscode from 'vscode';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_SCHEDULE } from '../core/backup/schedule';
+import type { BackupManifest } from '../core/backup/snapshot';
+import type { Inventory } from '../core/inventory/types';
+import { snapshotProblems, type ScheduleReading } from '../core/live/day2';
+import type { Problem } from '../core/live/status';
+import { listBackups } from '../engine/backup';
+import { sudoUnlessRoot } from '../engine/become';
+import { readSnapshotSchedules } from '../engine/day2Status';
+import type { HostSessions } from './hostSessions';
+import { setting } from './settings';
+
+export interface LocalBackup {
+  dir: string;
+  manifest: BackupManifest;
+}
+
+/** The backup folder: the setting (with ~/ expanded), else the one Back Up etcd… offers first. */
+export function backupFolder(): string {
+  const s = setting('backupFolder');
+  if (!s) return join(homedir(), 'kubeadm-workbench-backups');
+  return s.startsWith('~/') ? join(homedir(), s.slice(2)) : s;
+}
+
+export class EtcdBackups implements vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.emitter.event;
+  folder = backupFolder();
+  local: LocalBackup[] = [];
+  /** Undefined until read (Refresh); per control-plane node. */
+  schedules: ScheduleReading[] | undefined;
+  schedulesAt: Date | undefined;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly sessions: HostSessions) {
+    this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('kubeadmWorkbench.backup.folder')) void this.refreshLocal();
+    });
+  }
+
+  /** Lists the backup folder again (manifests only: a snapshot is never opened here). */
+  async refreshLocal(): Promise<LocalBackup[]> {
+    this.folder = backupFolder();
+    this.local = await listBackups(this.folder);
+    this.emitter.fire();
+    return this.local;
+  }
+
+  /** Reads every control-plane node's snapshot timer and snapshots (sudo -n: never asks a password). */
+  async readSchedules(inventory: Inventory, folder: vscode.Uri | undefined, signal?: AbortSignal): Promise<ScheduleReading[]> {
+    const pool = this.sessions.open(inventory, folder);
+    try {
+      this.schedules = await readSnapshotSchedules({ inventory, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), ...(signal ? { signal } : {}) });
+      this.schedulesAt = new Date();
+      this.emitter.fire();
+      return this.schedules;
+    } finally {
+      await pool.close();
+    }
+  }
+
+  /** For the health model: the schedules' problems (each node's own interval; 12 h when it does not say). */
+  problems(): Problem[] {
+    return this.schedules ? snapshotProblems(this.schedules, DEFAULT_SCHEDULE.intervalSeconds) : [];
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.emitter.dispose();
+  }
+}

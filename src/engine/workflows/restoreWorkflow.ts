@@ -1,0 +1,79 @@
+/**
+ * etcd disaster recovery from a backup, for the editor's "Restore from this backup…": the snapshot and the cluster
+ * checked first (etcd's own checksum, the manifest, etcdutl on every member, whether etcd still has a healthy
+ * quorum); anything wrong refuses before a thing stops. A healthy quorum refuses too — a restore throws away every
+ * write since the snapshot — unless the user forces it and then types the cluster's name. Then the restore plan
+ * (src/core/backup/restorePlan.ts) runs through the plan-run workflow: shown, approved, narrated, resumable.
+ */
+import { describeError } from '../../core/live/errors';
+import { sudoUnlessRoot } from '../become';
+import { prepareRestore, type RestoreDeps, type RestorePreparation } from '../restore';
+import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planRunWorkflow';
+import type { Ui } from './ui';
+
+export const RESTORE_ANYWAY = 'Restore anyway…';
+
+export interface RestoreWorkflowInput {
+  deps: Omit<RestoreDeps, 'become' | 'say'>;
+  loginUser: (host: string) => string;
+  /** The backup's snapshot.db (its manifest.json beside it). */
+  snapshot: string;
+  run: Omit<PlanRunInput, 'inventory' | 'plan' | 'command' | 'title' | 'planDocument' | 'password' | 'onEvent'>;
+}
+
+export type RestoreOutcome =
+  | { kind: 'failed-to-read' | 'refused'; message: string }
+  | { kind: 'not-confirmed' }
+  | (PlanRunOutcome & { rtoSeconds?: number });
+
+export async function restoreWorkflow(ui: Ui, input: RestoreWorkflowInput): Promise<RestoreOutcome> {
+  const inv = input.deps.inventory;
+  // The checks read with sudo -n; the run asks the password once and the plan's gates read with it.
+  let password: string | undefined;
+  const become = (h: string) => sudoUnlessRoot(input.loginUser, password)(h);
+  let prep: RestorePreparation;
+  try {
+    // Forced here only to learn the whole picture: the healthy quorum is judged below, with the user.
+    prep = await ui.progress({ title: `Checking the snapshot and etcd of ${inv.cluster.name}…`, narrate: true }, (progress) =>
+      prepareRestore({ ...input.deps, become, say: (line) => progress(`   ${line}`) }, input.snapshot, true),
+    );
+  } catch (e) {
+    const message = `Restore of ${inv.cluster.name} not started: ${describeError(e)}`;
+    await ui.message('error', message);
+    return { kind: 'failed-to-read', message };
+  }
+  if (prep.refusals.length) {
+    const message = `Restore of ${inv.cluster.name} refused; nothing was done: ${prep.refusals.join('; ')}`;
+    await ui.message('error', message, { modal: true });
+    return { kind: 'refused', message };
+  }
+  if (prep.quorumHealthy) {
+    const line = prep.warnings.find((w) => /healthy quorum/.test(w))?.replace(/; forced$/, '') ?? 'etcd still has a healthy quorum';
+    const message = `Restore of ${inv.cluster.name} refused: ${line}. Restoring is for a cluster whose etcd is lost.`;
+    const choice = await ui.message('warning', message, { modal: true, actions: [RESTORE_ANYWAY] });
+    if (choice !== RESTORE_ANYWAY) return { kind: 'refused', message };
+    const typed = await ui.input(`Restore ${inv.cluster.name} while etcd is healthy`, `Every write since the snapshot${prep.manifest ? ` (taken ${prep.manifest.takenAt})` : ''} will be lost. Type the cluster's name (${inv.cluster.name}) to restore anyway`);
+    if (typed?.trim() !== inv.cluster.name) {
+      await ui.message('info', `Restore of ${inv.cluster.name} not confirmed; nothing was done.`);
+      return { kind: 'not-confirmed' };
+    }
+  }
+  let started = 0;
+  let apiBack = 0;
+  let rtoSeconds: number | undefined;
+  const outcome = await planRunWorkflow(ui, {
+    ...input.run,
+    inventory: inv,
+    plan: prep.plan,
+    command: 'restore',
+    title: `Restore of etcd of ${inv.cluster.name}`,
+    planDocument: `restore-${inv.cluster.name}-plan.txt`,
+    password: (p) => (password = p),
+    onEvent: (e) => {
+      if (e.type === 'step-start' && !started) started = Date.now();
+      if (e.type === 'step-end' && e.step.id.endsWith('/apiserver') && e.state === 'done' && ++apiBack === prep.members.length) rtoSeconds = (Date.now() - started) / 1000;
+    },
+    onDone: (took) => `Restore of etcd of ${inv.cluster.name} done (took ${took})${rtoSeconds !== undefined ? `; RTO ${rtoSeconds.toFixed(1)} s to the API answering` : ''}`,
+  });
+  return { ...outcome, ...(rtoSeconds !== undefined ? { rtoSeconds } : {}) };
+}

@@ -1,0 +1,123 @@
+/**
+ * Backups view: the local etcd backups (newest first: time, cluster, revision, size; sha256 and members in the
+ * tooltip; "Restore from this backup…" and "Open Folder" on each row) and the scheduled snapshots on each
+ * control-plane node (timer, count, the newest snapshot's age; warning colour past two intervals). Local backups
+ * are listed from their manifests whenever the view is built or the folder changes; the nodes only on Refresh.
+ */
+import * as vscode from 'vscode';
+import { ViewIds } from '../editor/commandIds';
+import { DEFAULT_SCHEDULE, ageWords, scheduleProblem } from '../core/backup/schedule';
+import { isReadError, type ScheduleReading } from '../core/live/day2';
+import { formatBytes } from '../core/live/format';
+import type { EtcdBackups, LocalBackup } from '../editor/etcdBackups';
+import type { LiveNode } from '../editor/treeNodes';
+import { ERR, liveTreeItem, md, MUTED, OK, WARN } from './liveTree';
+
+export class BackupsView implements vscode.TreeDataProvider<LiveNode>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  readonly treeView: vscode.TreeView<LiveNode>;
+  private readonly disposables: vscode.Disposable[];
+  private roots: LiveNode[] = [];
+
+  constructor(private readonly backups: EtcdBackups) {
+    this.treeView = vscode.window.createTreeView(ViewIds.backups, { treeDataProvider: this, showCollapseAll: true });
+    this.disposables = [this.emitter, this.treeView, backups.onDidChange(() => this.show())];
+    this.show();
+    void backups.refreshLocal();
+  }
+
+  private show(): void {
+    this.roots = buildBackupsTree(this.backups.folder, this.backups.local, this.backups.schedules, Date.now());
+    this.emitter.fire(undefined);
+  }
+
+  /** The rendered tree (for tests). */
+  get nodes(): readonly LiveNode[] {
+    return this.roots;
+  }
+
+  getTreeItem(n: LiveNode): vscode.TreeItem {
+    return liveTreeItem(n);
+  }
+
+  getChildren(n?: LiveNode): LiveNode[] {
+    return n ? (n.children ?? []) : this.roots;
+  }
+
+  dispose(): void {
+    this.disposables.forEach((d) => d.dispose());
+  }
+}
+
+function backupNode(b: LocalBackup, now: number): LiveNode {
+  const m = b.manifest;
+  const revision = m.status?.revision ?? m.revisionAtSave;
+  return {
+    id: `backup:${b.dir}`,
+    label: new Date(m.takenAt).toLocaleString(),
+    description: `${m.cluster} · ${ageWords(Math.max(0, Math.round((now - Date.parse(m.takenAt)) / 1000)))} ago · rev ${revision ?? '?'} · ${formatBytes(m.snapshot.size)}`,
+    icon: 'archive',
+    color: m.snapshot.trailer === 'verified' ? undefined : WARN,
+    contextValue: 'etcd-backup',
+    path: b.dir,
+    tooltip: md([
+      `**etcd backup of ${m.cluster}** \`${b.dir}\``,
+      `taken ${m.takenAt} from ${m.member.name} on ${m.host}${m.member.wasLeader ? ' (the leader)' : ''} in ${m.durationMs} ms`,
+      `revision ${revision ?? '?'}${m.status ? ` · ${m.status.totalKey} keys` : ''} · ${m.snapshot.size} bytes · etcd ${m.etcdVersion ?? '?'}`,
+      `sha256 \`${m.snapshot.sha256}\` · trailer ${m.snapshot.trailer}`,
+      `members: ${m.members.map((x) => x.name).join(', ')}`,
+      ...m.warnings.map((w) => `- ${w}`),
+    ]),
+  };
+}
+
+function scheduleNode(s: ScheduleReading, now: number): LiveNode {
+  if (isReadError(s)) return { id: `schedule:${s.host}`, label: s.host, description: `not read: ${s.error}`, icon: 'error', color: ERR };
+  const problem = scheduleProblem(s, DEFAULT_SCHEDULE.intervalSeconds);
+  const installed = s.installed ?? (s.timerActive || s.snapshots.length > 0);
+  const timer = !installed ? 'no timer' : s.timerActive ? `every ${ageWords(s.intervalSeconds ?? DEFAULT_SCHEDULE.intervalSeconds)}` : 'timer off';
+  const newest = s.newestAgeSeconds !== undefined ? ` · newest ${ageWords(s.newestAgeSeconds)} ago` : '';
+  return {
+    id: `schedule:${s.host}`,
+    label: s.host,
+    description: `${timer} · ${s.snapshots.length} snapshot(s)${newest}`,
+    icon: problem ? (problem.severity === 'critical' ? 'error' : 'warning') : installed ? 'history' : 'circle-slash',
+    color: problem ? (problem.severity === 'critical' ? ERR : WARN) : installed ? OK : MUTED,
+    contextValue: 'etcd-schedule',
+    expanded: !!problem,
+    ...(problem ? { tooltip: problem.what } : {}),
+    children: s.snapshots.map((x) => ({
+      id: `snapshot:${s.host}:${x.name}`,
+      label: x.name,
+      description: `${formatBytes(x.bytes)} · ${ageWords(Math.max(0, Math.round((now - x.takenAt) / 1000)))} ago`,
+      icon: 'database',
+    })),
+  };
+}
+
+/** The view's tree (exported for tests). */
+export function buildBackupsTree(folder: string, local: readonly LocalBackup[], schedules: readonly ScheduleReading[] | undefined, now: number): LiveNode[] {
+  const localRoot: LiveNode = {
+    id: 'backups:local',
+    label: 'Local backups',
+    description: `${folder} · ${local.length}`,
+    icon: 'folder',
+    path: folder,
+    contextValue: 'etcd-backup-folder',
+    expanded: true,
+    children: local.length ? local.map((b) => backupNode(b, now)) : [{ id: 'backups:none', label: 'No backup in this folder yet', description: 'Back Up etcd… writes one here', icon: 'info', color: MUTED }],
+  };
+  const severities = (schedules ?? []).map((s) => (isReadError(s) ? 'warning' : scheduleProblem(s, DEFAULT_SCHEDULE.intervalSeconds)?.severity));
+  const worst = severities.includes('critical') ? 'critical' : severities.includes('warning') ? 'warning' : undefined;
+  const nodesRoot: LiveNode = {
+    id: 'backups:scheduled',
+    label: 'Scheduled snapshots on the nodes',
+    description: schedules ? `${schedules.length} control-plane node(s)` : 'not read: Refresh reads them over SSH',
+    icon: 'server-process',
+    ...(worst ? { color: worst === 'critical' ? ERR : WARN } : {}),
+    expanded: true,
+    children: (schedules ?? []).map((s) => scheduleNode(s, now)),
+  };
+  return [localRoot, nodesRoot];
+}

@@ -1,0 +1,66 @@
+/**
+ * The restore workflow (the editor's "Restore from this backup…") answered from a script, over the same etcd hosts
+ * as the engine's restore test: a healthy quorum refuses before anything runs unless the user forces it and types
+ * the cluster's name; then the plan-run workflow shows the plan and asks.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RESTORE_ANYWAY, restoreWorkflow } from '../../../src/engine/workflows/restoreWorkflow';
+import { EtcdHosts, inv, snapshotBytes, type FakeOptions } from '../backup/etcdHosts';
+import { ScriptedUi, type Script } from './scriptedUi';
+
+function snapshot(cluster = 'labs-k8s'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-restore-wf-'));
+  writeFileSync(join(dir, 'snapshot.db'), snapshotBytes(5));
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ kind: 'kubeadm-workbench/etcd-backup', cluster, takenAt: '2026-11-30T12:00:00.000Z', members: [] }));
+  return join(dir, 'snapshot.db');
+}
+
+const hosts = (o: FakeOptions = {}) => new EtcdHosts({ ...o, extra: (_h, t) => (t.includes('command -v etcdutl') ? { code: 0, signal: null, stdout: '/usr/local/bin/etcdutl\n', stderr: '' } : undefined) });
+
+async function restore(script: Script, o: FakeOptions = {}, cluster?: string) {
+  const ui = new ScriptedUi(script);
+  const ssh = hosts(o);
+  const outcome = await restoreWorkflow(ui, {
+    deps: { inventory: inv, ssh, readyz: async () => true },
+    loginUser: () => 'root',
+    snapshot: snapshot(cluster),
+    run: { stateDir: join(mkdtempSync(join(tmpdir(), 'kw-restore-wf-')), 'state'), ssh: Object.assign(ssh, { loginUser: () => 'root' }), maxParallelHosts: 1, again: { resume: 'r', startOver: 's' } },
+  });
+  return { ui, ssh, outcome };
+}
+
+const stopped = (ssh: EtcdHosts) => ssh.log.filter((l) => /manifests|mv /.test(l.display));
+
+test('a healthy quorum refuses the restore before anything stops; the refusal offers to force it', async () => {
+  const { ui, ssh, outcome } = await restore({});
+  assert.equal(outcome.kind, 'refused');
+  assert.match(ui.messages('warning')[0]!, /^Restore of labs-k8s refused: etcd still has a healthy quorum \(3 members · quorum 2 · tolerates 1 failure\): a restore throws away every write since the snapshot \(taken 2026-11-30T12:00:00\.000Z\)/);
+  assert.equal(ui.confirms.length, 0, 'no plan offered');
+  assert.deepEqual(stopped(ssh), []);
+});
+
+test('forced: a wrong name typed is not a confirmation; the right one reaches the plan and its question', async () => {
+  const wrong = await restore({ message: () => RESTORE_ANYWAY, input: () => 'labs' });
+  assert.equal(wrong.outcome.kind, 'not-confirmed');
+  assert.equal(wrong.ui.confirms.length, 0);
+  const right = await restore({ message: () => RESTORE_ANYWAY, input: () => 'labs-k8s' });
+  assert.equal(right.outcome.kind, 'not-confirmed', 'the plan-run question was not answered');
+  assert.match(right.ui.confirms[0]!.message, /^Run \d+ steps on 3 hosts of labs-k8s\?$/);
+  assert.match(right.ui.documents.get('restore-labs-k8s-plan.txt') ?? '', /restore/);
+  assert.deepEqual(stopped(right.ssh), []);
+});
+
+test('quorum lost: no forcing asked, straight to the plan; a foreign snapshot is refused in one message', async () => {
+  const lost = await restore({}, { downMembers: ['m02', 'm03'] });
+  assert.equal(lost.outcome.kind, 'not-confirmed');
+  assert.equal(lost.ui.messages('warning').length, 0);
+  assert.equal(lost.ui.confirms.length, 1);
+  const foreign = await restore({}, { downMembers: ['m01', 'm02', 'm03'] }, 'other');
+  assert.equal(foreign.outcome.kind, 'refused');
+  assert.match(foreign.ui.messages('error')[0]!, /refused; nothing was done: the backup is of cluster "other"/);
+  assert.deepEqual(foreign.ssh.log, [], 'a snapshot that cannot be restored asks no host anything');
+});

@@ -1,0 +1,84 @@
+/**
+ * The Backups view in real VS Code: a backup folder of real backups (written by the backup code itself, from etcd
+ * hosts played below SSH as in test/unit/backup) is listed newest first with cluster, revision and size, and
+ * "Restore from this backup…" on a row runs the restore workflow, which refuses a backup of another cluster before
+ * it asks any host anything. (The workspace's inventory names the lab's addresses: this suite contacts no host. The
+ * healthy-quorum refusal and its typed confirmation are the workflow's unit test, over the same played etcd hosts.)
+ */
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { api, waitFor } from './helpers';
+import { ScriptedUi } from '../../unit/workflows/scriptedUi';
+import { EtcdHosts, inv } from '../../unit/backup/etcdHosts';
+import { backupEtcd } from '../../../src/engine/backup';
+import type { LiveNode } from '../../../src/editor/treeNodes';
+
+suite('Backups view', function () {
+  this.timeout(60_000);
+  let dir: string;
+  const written: string[] = [];
+
+  suiteSetup(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kw-backups-view-'));
+    const take = async (cluster: string, at: string) => {
+      const r = await backupEtcd({ inventory: { ...inv, cluster: { ...inv.cluster, name: cluster } }, ssh: new EtcdHosts(), become: () => undefined, now: () => new Date(at) }, dir);
+      written.push(r.dir);
+    };
+    await take('labs-k8s', '2026-11-29T06:00:00Z');
+    await take('labs-k8s', '2026-11-30T06:00:00Z');
+    await take('other', '2026-11-28T06:00:00Z');
+    await vscode.workspace.getConfiguration('kubeadmWorkbench').update('backup.folder', dir, vscode.ConfigurationTarget.Global);
+  });
+
+  suiteTeardown(async () => {
+    await vscode.workspace.getConfiguration('kubeadmWorkbench').update('backup.folder', undefined, vscode.ConfigurationTarget.Global);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const localRows = async (): Promise<LiveNode[]> => (await api()).backupsView.nodes.find((n) => n.id === 'backups:local')?.children ?? [];
+
+  test('lists the folder’s backups from their manifests, newest first, with cluster, revision and size', async () => {
+    const rows = await waitFor('three backups in the view', async () => ((await localRows()).length === 3 ? localRows() : undefined));
+    assert.deepEqual(rows.map((r) => r.path), [written[1], written[0], written[2]]);
+    const size = statSync(join(written[1]!, 'snapshot.db')).size;
+    assert.match(rows[0]!.description ?? '', new RegExp(`^labs-k8s · .* ago · rev 4321 · ${(size / 1000).toFixed(1).replace('.', '\\.')} kB$`));
+    assert.match(rows[2]!.description ?? '', /^other · /);
+    assert.ok(rows.every((r) => r.contextValue === 'etcd-backup'));
+    const tooltip = rows[0]!.tooltip as vscode.MarkdownString;
+    assert.match(tooltip.value, /sha256 `[0-9a-f]{64}` · trailer verified/);
+    const root = (await api()).backupsView.nodes[0]!;
+    assert.match(root.description ?? '', /· 3$/);
+    assert.equal(root.path, dir);
+  });
+
+  test('Restore from this backup… refuses another cluster’s backup before asking any host', async () => {
+    const a = await api();
+    const ui = new ScriptedUi({ confirm: (r) => r.actions[0], message: (_l, _t, actions) => actions[0], input: () => 'labs-k8s' });
+    assert.ok(a.wrapUi, 'the test harness runs the extension host with KW_TEST_UI=1');
+    a.wrapUi((real) => ui.over(real));
+    try {
+      const row = (await localRows()).find((r) => r.path === written[2]);
+      await vscode.commands.executeCommand('kubeadm.restoreFromBackup', row);
+    } finally {
+      a.wrapUi(undefined);
+    }
+    assert.ok(ui.messages('error').some((m) => /^Restore of labs-k8s refused; nothing was done: the backup is of cluster "other", the inventory is "labs-k8s"/.test(m)), ui.transcript.join('\n'));
+    assert.equal(ui.confirms.length, 0, 'no plan offered');
+    assert.ok(!ui.transcript.some((t) => /^show: restore-/.test(t)), ui.transcript.join('\n'));
+  });
+
+  test('a path that is not a backup of the folder is refused', async () => {
+    const a = await api();
+    const ui = new ScriptedUi({});
+    a.wrapUi!((real) => ui.over(real));
+    try {
+      await vscode.commands.executeCommand('kubeadm.restoreFromBackup', tmpdir());
+    } finally {
+      a.wrapUi!(undefined);
+    }
+    assert.ok(ui.messages('error').some((m) => m.startsWith(`${tmpdir()} is not a backup in ${dir}`)), ui.transcript.join('\n'));
+  });
+});
