@@ -47,7 +47,8 @@ describe('a newcomer in the Kubeadm views', { timeout: 300_000 }, () => {
     // No kubeconfig on this "machine": the setting points at a file that does not exist (HOME's may). It is a
     // machine-overridable setting, which a remote window (code-server) reads from the machine's settings.
     mkdirSync(join(dirs.userData, 'Machine'), { recursive: true });
-    writeFileSync(join(dirs.userData, 'Machine', 'settings.json'), JSON.stringify({ 'kubeadmWorkbench.kubeconfig': join(dirs.root, 'home/.kube/config') }, null, 2));
+    const machine = join(dirs.userData, 'Machine', 'settings.json');
+    writeFileSync(machine, JSON.stringify({ ...JSON.parse(readFileSync(machine, 'utf8')), 'kubeadmWorkbench.kubeconfig': join(dirs.root, 'home/.kube/config') }, null, 2));
     cluster = await startTestCluster();
     const now = Date.now();
     for (const [i, n] of ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03'].entries()) {

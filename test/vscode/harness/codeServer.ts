@@ -95,6 +95,13 @@ export function makeRunDirs(name: string, workspaceSource = join(REPO, 'examples
   const logs = join(root, 'logs');
   mkdirSync(logs, { recursive: true });
   for (const d of ['xdg/config', 'xdg/data', 'xdg/cache', 'tmp', 'home']) mkdirSync(join(root, d), { recursive: true });
+  // The example inventory names the lab's addresses (10.3.60.x): whatever the extension dials over SSH in these tiers
+  // goes to a closed port on loopback instead (refused at once), so no test reaches a network it did not create —
+  // with the lab down those packets would leave by the default route. Tests that mean the lab write their own.
+  const sshConfig = join(root, 'ssh_config');
+  writeFileSync(sshConfig, '# every host of the test run: a closed port on loopback\nHost *\n  HostName 127.0.0.1\n  Port 1\n');
+  mkdirSync(join(userData, 'Machine'), { recursive: true });
+  writeFileSync(join(userData, 'Machine', 'settings.json'), JSON.stringify({ 'kubeadmWorkbench.sshConfigFile': sshConfig }, null, 2));
   return { root, workspace, userData, extensions, logs };
 }
 
