@@ -68,5 +68,5 @@ export async function runBackupSchedule(argv: string[], io: CliIo, stdin: NodeJS
     await pool.close();
     return EXIT_OK;
   }
-  return runApproved({ inventory, inventoryPath, flags, argv }, io, plan, flags.remove ? 'backup-schedule-remove' : 'backup-schedule', stdin, { pool, password: session.setPassword });
+  return runApproved({ inventory, inventoryPath, flags, argv }, io, plan, flags.remove ? 'backup-schedule-remove' : 'backup-schedule', stdin, { words: 'backup schedule', pool, password: session.setPassword });
 }

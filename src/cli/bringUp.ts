@@ -223,9 +223,6 @@ export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableS
   return runApproved(l, io, plan, 'join', stdin, { title: `Join of ${hosts.join(', ')}` });
 }
 
-/** The words that name a run's verb on the command line, where the run's name is not the verb itself. */
-const CLI_WORDS: Record<string, string> = { 'certs-renew': 'certs renew', 'backup-schedule': 'backup schedule', 'backup-schedule-remove': 'backup schedule' };
-
 /** An argument as the user would type it again: bare when nothing in it is special to the shell. */
 function shellWord(arg: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : quote(arg);
@@ -240,12 +237,14 @@ export interface ApprovedRunHooks {
   onEvent?: (event: RunEvent) => void;
   /** The run's name ("Bring-up of labs-k8s"); default the verb and the cluster. */
   title?: string;
+  /** The verb as typed on the command line, when the run's name is not it ('certs renew' for 'certs-renew'). */
+  words?: string;
 }
 
 /** This terminal's Ui and how it runs plans (--yes, --ask-become-pass, --fresh, --max-parallel, the words to run it again). */
-export function terminalPlanRun(l: Loaded, io: CliIo, prompter: Prompter, stdin: NodeJS.ReadableStream, ssh: SshPool, command: string) {
+export function terminalPlanRun(l: Loaded, io: CliIo, prompter: Prompter, stdin: NodeJS.ReadableStream, ssh: SshPool, words: string) {
   const ui = new TerminalUi({ io, prompter, yes: Boolean(l.flags.yes), askBecomePass: Boolean(l.flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY) });
-  const again = `kubeadm-workbench ${[CLI_WORDS[command] ?? command, ...l.argv.filter((a) => a !== '--fresh').map(shellWord)].join(' ')}`;
+  const again = `kubeadm-workbench ${[words, ...l.argv.filter((a) => a !== '--fresh').map(shellWord)].join(' ')}`;
   const run = {
     stateDir: stateFolderFor(l.inventoryPath), ssh, maxParallelHosts: maxParallel(l), fresh: Boolean(l.flags.fresh),
     again: { resume: `run \`${again}\``, startOver: 'run it with --fresh' },
@@ -257,10 +256,11 @@ export function terminalPlanRun(l: Loaded, io: CliIo, prompter: Prompter, stdin:
 export async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: string, stdin: NodeJS.ReadableStream, hooks: ApprovedRunHooks = {}): Promise<number> {
   const { pool: ssh } = hooks.pool ? { pool: hooks.pool } : pool(l);
   const prompter = new Prompter(stdin);
-  const { ui, run } = terminalPlanRun(l, io, prompter, stdin, ssh, command);
+  const words = hooks.words ?? command;
+  const { ui, run } = terminalPlanRun(l, io, prompter, stdin, ssh, words);
   try {
     const outcome = await planRunWorkflow(ui, {
-      ...run, inventory: l.inventory, plan, command, title: hooks.title ?? `${CLI_WORDS[command] ?? command} of ${l.inventory.cluster.name}`, planDocument: `${command}-plan.txt`,
+      ...run, inventory: l.inventory, plan, command, title: hooks.title ?? `${words} of ${l.inventory.cluster.name}`, planDocument: `${command}-plan.txt`,
       ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}), ...(hooks.password ? { password: hooks.password } : {}),
     });
     return outcome.kind === 'ran' && outcome.result.ok ? EXIT_OK : EXIT_FAILED;

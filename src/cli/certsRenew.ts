@@ -31,7 +31,7 @@ export async function runCertsRenew(argv: string[], io: CliIo, stdin: NodeJS.Rea
   if (typeof session === 'number') return session;
   const { inventory, inventoryPath, pool } = session;
   const prompter = new Prompter(stdin);
-  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'certs-renew');
+  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'certs renew');
   try {
     const outcome = await renewWorkflow(ui, {
       deps: { inventory, ssh: pool, served: (a, p) => servedCertificate(a, p), ...(flags.kubeconfig ? { kubeconfig: resolve(flags.kubeconfig as string) } : {}) },
