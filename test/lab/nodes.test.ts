@@ -242,7 +242,7 @@ describe('remove, replace and reset nodes on the lab cluster', { timeout: 45 * 6
     const dead = 'labs-k8s-m01';
     numbers.schedulerLeaseHolderBefore = holder;
     // Its Kubernetes gone (kubelet and containers stopped first: their mounts keep /var/lib/kubelet busy), then off for good.
-    const wiped = ssh(dead, 'systemctl stop kubelet; crictl stop --timeout 0 $(crictl ps -q) >/dev/null 2>&1; rm -rf /etc/kubernetes /var/lib/etcd /etc/cni/net.d && echo wiped');
+    const wiped = ssh(dead, 'systemctl stop kubelet; crictl stop --timeout 0 $(crictl ps -q) >/dev/null 2>&1; rm -rf /etc/kubernetes /var/lib/etcd /etc/cni/net.d/* && echo wiped');
     assert.match(wiped.stdout, /wiped/);
     lab(['fault', 'power-off', dead]);
     const t0 = Date.now();

@@ -80,13 +80,15 @@ export function leasesHeldElsewhere(node: string): RemoteCommand {
 /**
  * kubeadm reset, then what it leaves by design (its own closing note): the CNI configuration, the iptables
  * rules of kube-proxy and the CNI (only those: the host's own firewall stays), IPVS tables, the CNI's
- * interfaces, etcd's data of a stacked member and root's kubeconfig.
+ * interfaces, etcd's data of a stacked member and root's kubeconfig. The CNI folder is emptied, not removed, and
+ * containerd restarted: containerd watches that folder, and with it deleted a node joined again stayed NotReady ("cni
+ * plugin not initialized") although flannel wrote its configuration back (seen on the lab).
  */
 export function resetHost(): RemoteCommand {
   const iptables = raw(
     'for t in iptables ip6tables; do command -v $t-save >/dev/null 2>&1 || continue; $t-save | grep -viE "kube-|flannel|cni-|calico" | $t-restore || exit 1; done',
   );
-  return sh`kubeadm reset -f && { test ! -d /var/lib/etcd || find /var/lib/etcd -mindepth 1 -delete; } && rm -rf /etc/cni/net.d /root/.kube/config ${ASIDE} && ${iptables} && { ! command -v ipvsadm >/dev/null 2>&1 || ipvsadm --clear; } && for i in cni0 flannel.1 flannel-v6.1 kube-ipvs0; do ! ip link show $i >/dev/null 2>&1 || ip link delete $i; done`;
+  return sh`kubeadm reset -f && { test ! -d /var/lib/etcd || find /var/lib/etcd -mindepth 1 -delete; } && { test ! -d /etc/cni/net.d || find /etc/cni/net.d -mindepth 1 -delete; } && rm -rf /root/.kube/config ${ASIDE} && ${iptables} && { ! command -v ipvsadm >/dev/null 2>&1 || ipvsadm --clear; } && for i in cni0 flannel.1 flannel-v6.1 kube-ipvs0; do ! ip link show $i >/dev/null 2>&1 || ip link delete $i; done && { ! systemctl is-active -q containerd || systemctl restart containerd; }`;
 }
 
 /** Exits 0 when nothing of a Kubernetes node is left: no kubelet credentials, no PKI, no manifests, no CNI config. */

@@ -55,7 +55,9 @@ test('a worker: drained with a finite timeout, deleted, reset with the CNI and i
   const plan = renderPlan({ fingerprint: 'x', phases });
   assert.match(plan, /kubectl --kubeconfig \/etc\/kubernetes\/admin.conf drain labs-k8s-w02 --ignore-daemonsets --delete-emptydir-data --timeout=120s/);
   assert.doesNotMatch(plan, /--force|--disable-eviction/);
-  assert.match(plan, /kubeadm reset -f .*rm -rf \/etc\/cni\/net.d .*for t in iptables ip6tables.*grep -viE "kube-\|flannel\|cni-\|calico"/);
+  assert.match(plan, /kubeadm reset -f .*find \/etc\/cni\/net.d -mindepth 1 -delete.*for t in iptables ip6tables.*grep -viE "kube-\|flannel\|cni-\|calico"/);
+  // containerd watches /etc/cni/net.d: with the folder gone a node joined again stayed NotReady until it restarted.
+  assert.match(plan, /find \/etc\/cni\/net.d -mindepth 1 -delete; \}.*systemctl restart containerd/);
   everyStepChecked(resetPhases('labs-k8s-w02'));
 });
 
