@@ -163,6 +163,28 @@ export async function startEtcdCluster(root: string, pki: Pki, n: number): Promi
   return procs;
 }
 
+/**
+ * A folder with a stand-in `kubectl` for commands that run etcdctl in a control-plane node's etcd pod
+ * (`kubectl … exec etcd-… -- etcdctl …`): everything up to `--` is kubectl's; the rest runs as the real etcdctl with
+ * this cluster's client certificate (the last --cacert/--cert/--key win over the node paths the command names) and
+ * `first` for the pod's own 127.0.0.1:2379. Put it first on PATH, with etcdctl's folder.
+ */
+export function etcdPodKubectl(root: string, pki: Pki, first: EtcdMemberProc): string {
+  const bin = join(root, 'bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'kubectl'), [
+    '#!/bin/sh',
+    'while [ "$1" != "--" ]; do shift; done; shift; shift',
+    'reset=1; for a in "$@"; do',
+    '  [ $reset = 1 ] && { set --; reset=0; }',
+    `  [ "$a" = "--endpoints=https://127.0.0.1:2379" ] && a="--endpoints=${first.clientUrl}"`,
+    '  set -- "$@" "$a"',
+    'done',
+    `exec etcdctl "$@" --cacert=${pki.ca} --cert=${pki.file('healthcheck-client.crt')} --key=${pki.file('healthcheck-client.key')}`,
+  ].join('\n') + '\n', { mode: 0o755 });
+  return bin;
+}
+
 /** Restarts a stopped member with its data dir (same args as before). */
 export function restartEtcdMember(m: EtcdMemberProc): EtcdMemberProc {
   const args = (m.child.spawnargs ?? []).slice(1).map((a) => (a === 'new' ? 'existing' : a));

@@ -8,12 +8,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { votingMemberHealthy } from '../../../src/core/phases/bringUp';
 import type { HostSpec } from '../../../src/core/inventory/types';
-import { etcdctl, findBinary, freePort, makePki, startEtcdCluster, startProc, waitFor, type EtcdMemberProc, type Pki, type Proc } from '../apiserver';
+import { etcdctl, etcdPodKubectl, findBinary, freePort, makePki, startEtcdCluster, startProc, waitFor, type EtcdMemberProc, type Pki, type Proc } from '../apiserver';
 
 let root: string;
 let pki: Pki;
@@ -35,21 +35,7 @@ before(async () => {
   root = mkdtempSync(join(tmpdir(), 'kw-etcd-gate-'));
   pki = makePki(join(root, 'pki'));
   members = await startEtcdCluster(root, pki, 3);
-  bin = join(root, 'bin');
-  spawnSync('mkdir', ['-p', bin]);
-  // Everything up to `--` is kubectl's; the rest is the etcdctl command, given this cluster's certificates (the last
-  // --cacert/--cert/--key wins over the node paths the gate names) and the first member for the pod's own 127.0.0.1:2379.
-  writeFileSync(join(bin, 'kubectl'), [
-    '#!/bin/sh',
-    'while [ "$1" != "--" ]; do shift; done; shift; shift',
-    'reset=1; for a in "$@"; do',
-    '  [ $reset = 1 ] && { set --; reset=0; }',
-    `  [ "$a" = "--endpoints=https://127.0.0.1:2379" ] && a="--endpoints=${members[0]!.clientUrl}"`,
-    '  set -- "$@" "$a"',
-    'done',
-    `exec etcdctl "$@" --cacert=${pki.ca} --cert=${pki.file('healthcheck-client.crt')} --key=${pki.file('healthcheck-client.key')}`,
-  ].join('\n') + '\n');
-  chmodSync(join(bin, 'kubectl'), 0o755);
+  bin = etcdPodKubectl(root, pki, members[0]!);
   // A fourth member added as a learner and started, as `kubeadm join --control-plane` does before it promotes it.
   const [client, peer] = [`https://127.0.0.1:${await freePort()}`, `https://127.0.0.1:${await freePort()}`];
   // etcd refuses a member change until every member has been connected for a while ("unhealthy cluster").

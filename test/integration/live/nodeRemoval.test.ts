@@ -9,7 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,7 +19,7 @@ import type { Inventory } from '../../../src/core/inventory/types';
 import { backendServers, memberAbsent, memberRemove } from '../../../src/core/nodes/commands';
 import { checkMemberRemoval, guardMembersOf } from '../../../src/core/nodes/quorumGuard';
 import type { RemoteCommand } from '../../../src/core/ssh/command';
-import { etcdctl, findBinary, freePort, makePki, startEtcdCluster, waitFor, type EtcdMemberProc, type Pki } from '../apiserver';
+import { etcdctl, etcdPodKubectl, findBinary, freePort, makePki, startEtcdCluster, waitFor, type EtcdMemberProc, type Pki } from '../apiserver';
 
 let root: string;
 let pki: Pki;
@@ -42,20 +42,7 @@ before(async () => {
   root = mkdtempSync(join(tmpdir(), 'kw-node-removal-'));
   pki = makePki(join(root, 'pki'));
   members = await startEtcdCluster(root, pki, 3);
-  bin = join(root, 'bin');
-  spawnSync('mkdir', ['-p', bin]);
-  // Everything up to `--` is kubectl's; the rest is etcdctl's, with this cluster's certificates and the first member as the pod's 127.0.0.1.
-  writeFileSync(join(bin, 'kubectl'), [
-    '#!/bin/sh',
-    'while [ "$1" != "--" ]; do shift; done; shift; shift',
-    'reset=1; for a in "$@"; do',
-    '  [ $reset = 1 ] && { set --; reset=0; }',
-    `  [ "$a" = "--endpoints=https://127.0.0.1:2379" ] && a="--endpoints=${members[0]!.clientUrl}"`,
-    '  set -- "$@" "$a"',
-    'done',
-    `exec etcdctl "$@" --cacert=${pki.ca} --cert=${pki.file('healthcheck-client.crt')} --key=${pki.file('healthcheck-client.key')}`,
-  ].join('\n') + '\n');
-  chmodSync(join(bin, 'kubectl'), 0o755);
+  bin = etcdPodKubectl(root, pki, members[0]!);
   await waitFor(() => etcdctl(pki, members[0]!.clientUrl, ['endpoint', 'health', '--cluster']).code === 0, 20_000, 'every member healthy');
 });
 
