@@ -35,6 +35,18 @@ export interface RemovalInput {
   drainTimeoutSeconds?: number;
 }
 
+/** The Node deleted through a host whose admin.conf answers; gone only when the API answered without it. */
+function deleteNodeStep(helper: string, name: string): Step {
+  return step('remove-node', helper, `delete-node-${name}`, {
+    title: `Delete the Node ${name}`,
+    about: name,
+    check: nodeAbsent(name),
+    run: deleteNode(name),
+    verify: nodeAbsent(name),
+    verifyTimeoutMs: 30_000,
+  });
+}
+
 /** The reset of a host that answers: kubeadm reset and the clean-up kubeadm leaves to the user. */
 export function resetStep(phase: Step['phase'], host: string): Step {
   return step(phase, host, 'reset', {
@@ -64,14 +76,7 @@ export function removeWorkerPhases(input: RemovalInput): PhasePlan[] {
       run: drainNode(name, input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS),
       timeoutMs: ((input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS) + 60) * 1000,
     }),
-    step('remove-node', helper, `delete-node-${name}`, {
-      title: `Delete the Node ${name}`,
-      about: name,
-      check: nodeAbsent(name),
-      run: deleteNode(name),
-      verify: nodeAbsent(name),
-      verifyTimeoutMs: 30_000,
-    }),
+    deleteNodeStep(helper, name),
   ];
   if (input.targetAnswers) steps.push(resetStep('remove-node', name));
   return [{ phase: 'remove-node', title: `Remove the worker ${name}`, order: 'serial', steps, warnings: input.targetAnswers ? [] : [unreachableNote(name)] }];
@@ -150,14 +155,7 @@ export function removeControlPlanePhases(input: RemovalInput, after: Inventory, 
       verifyTimeoutMs: 30_000,
     }));
   }
-  steps.push(step('remove-node', helper, `delete-node-${name}`, {
-    title: `Delete the Node ${name}`,
-    about: name,
-    check: nodeAbsent(name),
-    run: deleteNode(name),
-    verify: nodeAbsent(name),
-    verifyTimeoutMs: 30_000,
-  }));
+  steps.push(deleteNodeStep(helper, name));
   if (input.targetAnswers) steps.push(resetStep('remove-node', name));
   phases.push({ phase: 'remove-node', title: `Remove the control-plane node ${name}`, order: 'serial', steps, warnings: input.targetAnswers ? [] : [unreachableNote(name)] });
   return phases;
