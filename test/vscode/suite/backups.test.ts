@@ -10,8 +10,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { api, waitFor } from './helpers';
-import { ScriptedUi } from '../../unit/workflows/scriptedUi';
+import { api, scripted, waitFor } from './helpers';
 import { EtcdHosts, inv } from '../../unit/backup/etcdHosts';
 import { backupEtcd } from '../../../src/engine/backup';
 import type { LiveNode } from '../../../src/editor/treeNodes';
@@ -55,15 +54,12 @@ suite('Backups view', function () {
   });
 
   test('Restore from this backup… refuses another cluster’s backup before asking any host', async () => {
-    const a = await api();
-    const ui = new ScriptedUi({ confirm: (r) => r.actions[0], message: (_l, _t, actions) => actions[0], input: () => 'labs-k8s' });
-    assert.ok(a.wrapUi, 'the test harness runs the extension host with KW_TEST_UI=1');
-    a.wrapUi((real) => ui.over(real));
+    const ui = await scripted({ confirm: (r) => r.actions[0], message: (_l, _t, actions) => actions[0], input: () => 'labs-k8s' });
     try {
       const row = (await localRows()).find((r) => r.path === written[2]);
       await vscode.commands.executeCommand('kubeadm.restoreFromBackup', row);
     } finally {
-      a.wrapUi(undefined);
+      ui.restore();
     }
     assert.ok(ui.messages('error').some((m) => /^Restore of labs-k8s refused; nothing was done: the backup is of cluster "other", the inventory is "labs-k8s"/.test(m)), ui.transcript.join('\n'));
     assert.equal(ui.confirms.length, 0, 'no plan offered');
@@ -71,13 +67,11 @@ suite('Backups view', function () {
   });
 
   test('a path that is not a backup of the folder is refused', async () => {
-    const a = await api();
-    const ui = new ScriptedUi({});
-    a.wrapUi!((real) => ui.over(real));
+    const ui = await scripted({});
     try {
       await vscode.commands.executeCommand('kubeadm.restoreFromBackup', tmpdir());
     } finally {
-      a.wrapUi!(undefined);
+      ui.restore();
     }
     assert.ok(ui.messages('error').some((m) => m.startsWith(`${tmpdir()} is not a backup in ${dir}`)), ui.transcript.join('\n'));
   });

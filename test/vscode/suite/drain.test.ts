@@ -6,20 +6,11 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { api } from './helpers';
-import { ScriptedUi, type Script } from '../../unit/workflows/scriptedUi';
+import { api, scripted } from './helpers';
 import { createNode, startTestCluster, type TestCluster } from '../../integration/apiserver';
 
 const NODE = 'labs-k8s-w02';
 
-/** Answers the commands' questions from a script for one test (the real VS Code Ui still shows documents and terminals). */
-async function scripted(script: Script): Promise<ScriptedUi & { restore: () => void }> {
-  const a = await api();
-  const ui = new ScriptedUi(script);
-  assert.ok(a.wrapUi, 'the test harness runs the extension host with KW_TEST_UI=1');
-  a.wrapUi((real) => ui.over(real));
-  return Object.assign(ui, { restore: () => a.wrapUi!(undefined) });
-}
 
 suite('drain, cordon and uncordon commands against a real kube-apiserver', function () {
   this.timeout(120_000);

@@ -14,8 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { api, waitFor } from './helpers';
-import { ScriptedUi, type Script } from '../../unit/workflows/scriptedUi';
+import { api, scripted, waitFor } from './helpers';
 import type { PickItem } from '../../../src/engine/workflows/ui';
 import { createNode, setNodeReady, startTestCluster, type TestCluster } from '../../integration/apiserver';
 
@@ -23,14 +22,6 @@ const NODE = 'labs-k8s-w01';
 /** The grace period the controller-manager pod below declares: NotReady 20 − 10 s (one lease renewal) to 20 + 1 s. */
 const GRACE_FLAGS = ['--node-monitor-grace-period=20s', '--node-monitor-period=1s'];
 
-/** Answers the drill's questions from a script for one test (the real VS Code Ui still shows documents and terminals). */
-async function scripted(script: Script): Promise<ScriptedUi & { restore: () => void }> {
-  const a = await api();
-  const ui = new ScriptedUi(script);
-  assert.ok(a.wrapUi, 'the test harness runs the extension host with KW_TEST_UI=1');
-  a.wrapUi((real) => ui.over(real));
-  return Object.assign(ui, { restore: () => a.wrapUi!(undefined) });
-}
 
 const byLabel = (label: RegExp) => (_title: string, items: readonly PickItem<unknown>[]) => items.find((i) => label.test(i.label));
 const doc = (name: string) => vscode.workspace.textDocuments.find((t) => t.uri.path === `/${name}`)?.getText() ?? '';

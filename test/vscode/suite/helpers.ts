@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { KubeadmWorkbenchApi } from '../../../src/extension';
+import { ScriptedUi, type Script } from '../../unit/workflows/scriptedUi';
 
 export const EXTENSION_ID = 'kubeadm-workbench.kubeadm-workbench';
 
@@ -59,4 +60,16 @@ export function workspaceFolder(): vscode.WorkspaceFolder {
 
 export function inventoryUri(): vscode.Uri {
   return vscode.Uri.joinPath(workspaceFolder().uri, 'inventory.yaml');
+}
+
+/**
+ * Answers the commands' questions from a script for one test, in front of the real VS Code Ui (which still shows
+ * documents and terminals); `restore()` puts the real Ui back.
+ */
+export async function scripted(script: Script): Promise<ScriptedUi & { restore: () => void }> {
+  const a = await api();
+  const ui = new ScriptedUi(script);
+  assert.ok(a.wrapUi, 'the test harness runs the extension host with KW_TEST_UI=1');
+  a.wrapUi((real) => ui.over(real));
+  return Object.assign(ui, { restore: () => a.wrapUi!(undefined) });
 }
