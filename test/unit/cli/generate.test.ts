@@ -1,27 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseGenerateArgs, runGenerate } from '../../../src/cli/generate';
-import type { CliIo } from '../../../src/cli/io';
 import { runLint, type JsonRow } from '../../../src/cli/lint';
 import { containerdLayoutFor, isSafeRelativePath, planWrites } from '../../../src/engine/generatePlan';
+import { memoryIo } from './memoryIo';
 
 const EXAMPLE_INVENTORY = join(__dirname, '../../../examples/labs-k8s/inventory.yaml');
 
-function memoryIo(): CliIo & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (t: string) => void (io.out += t),
-    stderr: (t: string) => void (io.err += t),
-    readFile: (p: string) => fs.readFile(p, 'utf8'),
-    writeFile: (p: string, t: string) => fs.writeFile(p, t, 'utf8'),
-  };
-  return io;
-}
 
 test('generate writes the cluster files, which lint clean against the same inventory', async () => {
   const out = mkdtempSync(join(tmpdir(), 'kw-gen-'));

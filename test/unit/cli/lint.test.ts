@@ -1,28 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { findInventoryAbove, parseLintArgs, runLint, type JsonRow } from '../../../src/cli/lint';
 import { main } from '../../../src/cli/main';
-import type { CliIo } from '../../../src/cli/io';
 import { allRules, linterFor } from '../../../src/core/lint/registry';
+import { memoryIo } from './memoryIo';
 
 const root = join(__dirname, '../../..');
 const EXAMPLE = join(root, 'examples/labs-k8s');
 
-function memoryIo(): CliIo & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (t: string) => void (io.out += t),
-    stderr: (t: string) => void (io.err += t),
-    readFile: (p: string) => fs.readFile(p, 'utf8'),
-    writeFile: (p: string, t: string) => fs.writeFile(p, t, 'utf8'),
-  };
-  return io;
-}
 
 function copyExample(): string {
   const dir = mkdtempSync(join(tmpdir(), 'kw-lint-'));

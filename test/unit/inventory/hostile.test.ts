@@ -12,28 +12,17 @@ import { join } from 'node:path';
 import { runCheckInventory } from '../../../src/cli/checkInventory';
 import { runPlanVerb } from '../../../src/cli/bringUp';
 import { runGenerate } from '../../../src/cli/generate';
-import type { CliIo } from '../../../src/cli/io';
 import { runLint } from '../../../src/cli/lint';
 import { generateClusterConfigs } from '../../../src/core/generate/index';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { Inventory } from '../../../src/core/inventory/types';
 import { phaseSources, readKubeadmExtra } from '../../../src/engine/inputs';
+import { memoryIo } from '../cli/memoryIo';
 
 const ROOT = join(__dirname, '../../..');
 const EXAMPLE_DIR = join(ROOT, 'examples/labs-k8s');
 const example = readFileSync(join(EXAMPLE_DIR, 'inventory.yaml'), 'utf8');
 
-function memoryIo(): CliIo & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (t: string) => void (io.out += t),
-    stderr: (t: string) => void (io.err += t),
-    readFile: (p: string) => fs.readFile(p, 'utf8'),
-    writeFile: (p: string, t: string) => fs.writeFile(p, t, 'utf8'),
-  };
-  return io;
-}
 
 function workspace(inventoryText: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'kw-hostile-'));

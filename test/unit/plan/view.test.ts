@@ -1,24 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { runPlanVerb } from '../../../src/cli/bringUp';
-import type { CliIo } from '../../../src/cli/io';
 import type { PlanView } from '../../../src/core/plan/view';
+import { memoryIo } from '../cli/memoryIo';
 
 const INVENTORY = join(__dirname, '../../../examples/labs-k8s/inventory.yaml');
 
-function memoryIo(): CliIo & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: (t: string) => void (io.out += t),
-    stderr: (t: string) => void (io.err += t),
-    readFile: (p: string) => fs.readFile(p, 'utf8'),
-    writeFile: (p: string, t: string) => fs.writeFile(p, t, 'utf8'),
-  };
-  return io;
-}
 
 async function jsonPlan(): Promise<PlanView> {
   const io = memoryIo();
