@@ -20,3 +20,27 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
     `img-src ${cspSource} data:`,
   ].join('; ');
 }
+
+/**
+ * A webview's whole page: the CSP (`default-src 'none'`, script and style by nonce only), the title, the panel's own
+ * style and body, and its script from the extension's dist — the shell every panel shares.
+ */
+export function webviewPage(opts: { cspSource: string; nonce: string; scriptUri: string; title: string; style: string; body: string }): string {
+  const { nonce } = opts;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeAttr(contentSecurityPolicy(opts.cspSource, nonce))}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>${escapeAttr(opts.title)}</title>
+<style nonce="${nonce}">
+${opts.style}
+</style>
+</head>
+<body>
+${opts.body}
+<script type="module" nonce="${nonce}" src="${escapeAttr(opts.scriptUri)}"></script>
+</body>
+</html>`;
+}

@@ -3,7 +3,7 @@
  * allowed by nonce only, the script loaded from the extension's dist through asWebviewUri) and the theme
  * through `--vscode-*` variables. Pure, so the CSP is unit-tested.
  */
-import { contentSecurityPolicy, escapeAttr } from './csp';
+import { webviewPage } from './csp';
 
 export { makeNonce } from './csp';
 
@@ -16,16 +16,9 @@ export interface ShellOptions {
 }
 
 export function diagnosticsHtml({ cspSource, scriptUri, nonce }: ShellOptions): string {
-  const csp = contentSecurityPolicy(cspSource, nonce);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>Config Diagnostics</title>
-<style nonce="${nonce}">
-  body { margin: 0; padding: 0 12px 12px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
+  return webviewPage({
+    cspSource, nonce, scriptUri, title: 'Config Diagnostics',
+    style: `  body { margin: 0; padding: 0 12px 12px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
          font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); font-weight: var(--vscode-font-weight); }
   header { position: sticky; top: 0; z-index: 1; display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center;
            padding: 8px 0; background: var(--vscode-editor-background); border-bottom: 1px solid var(--vscode-panel-border, transparent); }
@@ -41,11 +34,8 @@ export function diagnosticsHtml({ cspSource, scriptUri, nonce }: ShellOptions): 
   vscode-tree { margin-top: 4px; }
   vscode-button.fix { margin-left: 8px; }
   a { color: var(--vscode-textLink-foreground); }
-  a:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
-</style>
-</head>
-<body>
-<header>
+  a:focus-visible { outline: 1px solid var(--vscode-focusBorder); }`,
+    body: `<header>
   <h1 id="title">Config Diagnostics</h1>
   <vscode-radio-group id="scope" aria-label="Show findings of">
     <vscode-radio name="scope" value="file" label="Open file">Open file</vscode-radio>
@@ -57,8 +47,6 @@ export function diagnosticsHtml({ cspSource, scriptUri, nonce }: ShellOptions): 
 <main>
   <vscode-tree id="tree" aria-label="Findings grouped by file and rule; press Enter on a finding to open its line" indent-guides="onHover"></vscode-tree>
   <p id="empty" hidden></p>
-</main>
-<script type="module" nonce="${nonce}" src="${escapeAttr(scriptUri)}"></script>
-</body>
-</html>`;
+</main>`,
+  });
 }

@@ -2,22 +2,15 @@
  * The plan webview's HTML shell: CSP `default-src 'none'`, script and style by nonce only, colours from the theme.
  * Commands wrap (pre-wrap, long words broken) instead of running off to the right; phases, hosts and steps fold.
  */
-import { contentSecurityPolicy, escapeAttr } from './csp';
+import { escapeAttr, webviewPage } from './csp';
 
 export { makeNonce } from './csp';
 
 export function planHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string }): string {
   const { cspSource, scriptUri, nonce } = opts;
-  const csp = contentSecurityPolicy(cspSource, nonce);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>${escapeAttr(opts.title)}</title>
-<style nonce="${nonce}">
-  body { margin: 0; padding: 0 16px 24px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
+  return webviewPage({
+    cspSource, nonce, scriptUri, title: opts.title,
+    style: `  body { margin: 0; padding: 0 16px 24px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
          font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); line-height: 1.4; }
   header { position: sticky; top: 0; z-index: 1; display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; padding: 8px 0;
            background: var(--vscode-editor-background); border-bottom: 1px solid var(--vscode-panel-border, transparent); }
@@ -38,19 +31,14 @@ export function planHtml(opts: { cspSource: string; scriptUri: string; nonce: st
         font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size);
         background: var(--vscode-textCodeBlock-background, var(--vscode-editorWidget-background)); border-radius: 3px; }
   ul.files { margin: 2px 0 4px 5.5em; padding-left: 16px; }
-  code { font-family: var(--vscode-editor-font-family); }
-</style>
-</head>
-<body>
-<header>
+  code { font-family: var(--vscode-editor-font-family); }`,
+    body: `<header>
   <h1 id="title">${escapeAttr(opts.title)}</h1>
   <span id="summary"></span>
   <vscode-button id="expand" secondary>Expand all</vscode-button>
   <vscode-button id="collapse" secondary>Collapse all</vscode-button>
   <span id="status" role="status" aria-live="polite"></span>
 </header>
-<main id="plan" aria-label="Bring-up plan by phase, host and step"></main>
-<script type="module" nonce="${nonce}" src="${escapeAttr(scriptUri)}"></script>
-</body>
-</html>`;
+<main id="plan" aria-label="Bring-up plan by phase, host and step"></main>`,
+  });
 }

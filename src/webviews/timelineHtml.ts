@@ -2,22 +2,15 @@
  * The timeline webview's HTML shell: CSP `default-src 'none'`, script and style by nonce only,
  * the script from the extension's dist, colours from the editor theme.
  */
-import { contentSecurityPolicy, escapeAttr } from './csp';
+import { escapeAttr, webviewPage } from './csp';
 
 export { makeNonce } from './csp';
 
 export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string }): string {
   const { cspSource, scriptUri, nonce } = opts;
-  const csp = contentSecurityPolicy(cspSource, nonce);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>${escapeAttr(opts.title)}</title>
-<style nonce="${nonce}">
-  body { margin: 0; padding: 0 12px 16px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
+  return webviewPage({
+    cspSource, nonce, scriptUri, title: opts.title,
+    style: `  body { margin: 0; padding: 0 12px 16px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
          font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); }
   header { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; padding: 8px 0; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
   h1 { font-size: 1.1em; margin: 0; }
@@ -54,11 +47,8 @@ export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce
   th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorWidget-border, transparent); vertical-align: top; }
   td.t { font-variant-numeric: tabular-nums; white-space: nowrap; }
   tr.warn td { color: var(--vscode-errorForeground); }
-  tr:focus-visible { outline: 1px solid var(--vscode-focusBorder); }
-</style>
-</head>
-<body>
-<header>
+  tr:focus-visible { outline: 1px solid var(--vscode-focusBorder); }`,
+    body: `<header>
   <h1 id="title">${escapeAttr(opts.title)}</h1>
   <vscode-badge id="sli" hidden></vscode-badge>
   <vscode-button id="export-svg" secondary>Export SVG</vscode-button>
@@ -86,8 +76,6 @@ export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce
 </section>
 <table id="steps" aria-describedby="title"><caption>Steps in causal order (time from the first step; a second-precision reading is the interval it can be in)</caption>
 <thead><tr><th scope="col">Time</th><th scope="col">Component</th><th scope="col">Step</th><th scope="col">Source</th><th scope="col">Detail</th></tr></thead>
-<tbody></tbody></table>
-<script type="module" nonce="${nonce}" src="${escapeAttr(scriptUri)}"></script>
-</body>
-</html>`;
+<tbody></tbody></table>`,
+  });
 }
