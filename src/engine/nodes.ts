@@ -3,8 +3,8 @@
  * "Replace…", "Reset Host…"). Before any plan: which hosts answer over SSH, etcd's members and their health
  * (read on a control-plane host that answers), whether the API knows the host as a Node, and the quorum
  * guard. A refusal comes before anything acts. The plan runs on the plan engine (ledger, checks, locks,
- * cancel); afterwards the inventory edit is offered, never written silently. The workflow takes its dialogs
- * as parameters, so the CLI and the editor share it.
+ * cancel); afterwards the inventory edit is offered, never written silently — the questions and the run are
+ * the nodes workflow's (workflows/nodesWorkflow.ts), which both front-ends call.
  */
 import { generateHaproxyConfig } from '../core/generate/haproxy';
 import { parseInventory } from '../core/inventory/parse';
@@ -238,43 +238,4 @@ function editOf(text: string, req: NodeRequest): NodePreparation['inventoryEdit'
   } catch {
     return undefined;
   }
-}
-
-/** The dialogs a front-end gives the workflow (terminal prompts, or the editor's modals and views). */
-export interface NodeDialogs {
-  /** Runs the read-only look at the hosts and etcd under a progress indicator (optional). */
-  busy?<T>(what: string, work: () => Promise<T>): Promise<T>;
-  /** Lines before the plan: what was found, the guard's arithmetic, warnings. */
-  show(lines: string[]): void;
-  /** Refused; the reasons. */
-  refuse(reasons: string[]): void | Promise<void>;
-  /** Asks the user to type the host's name to force past another unhealthy member; undefined when declined. */
-  typeBack(question: string): Promise<string | undefined>;
-  /** Shows the plan, asks, runs it with progress and cancel; true when it ran to its end. */
-  runPlan(plan: Plan, title: string): Promise<boolean>;
-  /** Shows the inventory edit (a diff) and writes it only when the user says so. */
-  offerInventoryEdit(edit: { text: string; diff: string }, host: string): Promise<void>;
-}
-
-export async function nodeOperationWorkflow(deps: NodeDeps, req: NodeRequest, ui: NodeDialogs): Promise<boolean> {
-  const busy = <T>(work: () => Promise<T>): Promise<T> => (ui.busy ? ui.busy('asking the hosts and etcd…', work) : work());
-  let prep = await busy(() => prepareNodeOperation(deps, req));
-  ui.show([...prep.facts, ...prep.warnings.map((w) => `! ${w}`)]);
-  if (prep.refusals.length && prep.forceable) {
-    await ui.refuse(prep.refusals);
-    const typed = await ui.typeBack(`Another etcd member is unhealthy. To ${req.operation} ${req.host} anyway, type its name (${req.host}):`);
-    if (typed === undefined || typed.trim() !== req.host) {
-      await ui.refuse(['not confirmed; nothing was done']);
-      return false;
-    }
-    prep = await busy(() => prepareNodeOperation(deps, { ...req, forceTyped: typed }));
-  }
-  if (prep.refusals.length || !prep.plan) {
-    await ui.refuse(prep.refusals.length ? prep.refusals : ['nothing to do']);
-    return false;
-  }
-  const title = req.operation === 'replace' ? `Replace ${req.host} with ${req.replacement!.name}` : req.operation === 'remove' ? `Remove ${req.host} from the cluster` : `Reset ${req.host}`;
-  const ok = await ui.runPlan(prep.plan, title);
-  if (ok && prep.inventoryEdit && req.operation !== 'reset') await ui.offerInventoryEdit(prep.inventoryEdit, req.host);
-  return ok;
 }
