@@ -87,6 +87,8 @@ function verb(operation: NodeOperation) {
           },
         },
         loginUser: (h) => pool.loginUser(h),
+        hostKeys: pool,
+        fingerprintsGiven: (flags['accept-new-host-key'] as string[] | undefined) ?? [],
         request: { operation, host, ...(replacement ? { replacement } : {}), ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}) },
         // A forced removal is taken from --force NAME or typed at the prompt, never from --yes.
         ...(flags.force !== undefined ? { forceName: flags.force as string } : flags.yes ? { forceName: '' } : {}),

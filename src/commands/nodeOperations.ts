@@ -83,6 +83,7 @@ function nodeOperation(operation: NodeOperation) {
           },
         },
         loginUser: (h) => pool.loginUser(h),
+        hostKeys: pool,
         request,
         run: { ...editorPlanRun(pool, loaded.uri), onLog: (path) => log.runLog(nodeOperationTitle(request), path) },
         inventoryEdit: {

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { createInventoryPool, remoteExecOver } from '../adapters/ssh/fromInventory';
 import type { Inventory } from '../core/inventory/types';
+import type { HostKeyAcceptance } from '../core/ssh/hostKeyPolicy';
 import type { SshTransport } from '../core/ssh/transport';
 import type { RemoteExec } from '../core/live/etcdSource';
 import { ModalHostKeyPrompt } from './sshHostKeyPrompt';
@@ -15,7 +16,7 @@ import { setting } from './settings';
 import { log } from './log';
 
 /** SSH to an inventory's hosts for one command (an SshPool; closed by the command). */
-export type HostSession = SshTransport & { loginUser(host: string): string };
+export type HostSession = SshTransport & HostKeyAcceptance & { loginUser(host: string): string };
 
 let substitute: ((inventory: Inventory) => HostSession) | undefined;
 

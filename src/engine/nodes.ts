@@ -60,6 +60,8 @@ export interface NodePreparation {
   /** The inventory.yaml text with the host removed or replaced, and its diff (remove/replace). */
   inventoryEdit?: { text: string; diff: string };
   guard?: GuardVerdict;
+  /** Hosts whose SSH connection failed on their host key (a re-imaged host presents a new one). */
+  hostKeyRefused: string[];
 }
 
 const TIMEOUT = 20_000;
@@ -115,7 +117,7 @@ function withHelperFirst(inv: Inventory, helper: string): Inventory {
 export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Promise<NodePreparation> {
   const inv = deps.inventory;
   const say = deps.say ?? (() => undefined);
-  const out: NodePreparation = { refusals: [], forceable: false, facts: [], warnings: [] };
+  const out: NodePreparation = { refusals: [], forceable: false, facts: [], warnings: [], hostKeyRefused: [] };
   const target = inv.hosts.find((h) => h.name === req.host);
   if (!target) return { ...out, refusals: [`${req.host} is not a host of the inventory (hosts: ${inv.hosts.map((h) => h.name).join(', ')})`] };
   if (!target.roles.includes('control-plane') && !target.roles.includes('worker')) return { ...out, refusals: [`${req.host} is neither a control-plane node nor a worker: nothing to ${req.operation}`] };
@@ -137,6 +139,7 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
   const probes = new Map(await Promise.all(names.map(async (n) => [n, await probeHost(deps, n)] as const)));
   const answers = (n: string) => probes.get(n)?.answers === true;
   for (const [n, p] of probes) out.facts.push(`${n}: ${p.answers ? 'answers over SSH' : `does not answer (${p.why})`}`);
+  for (const [n, p] of probes) if (!p.answers && hostKeyProblem(p.why)) out.hostKeyRefused.push(n);
   for (const [n, p] of probes) if (!p.answers && hostKeyProblem(p.why)) out.refusals.push(`${n}: its host key was not accepted (${p.why}); check the key and accept it explicitly, then run this again`);
   if (isControlPlane(target)) for (const b of balancers) if (!answers(b.name)) out.refusals.push(`balancer ${b.name} does not answer: its HAProxy cannot be changed and checked`);
 
@@ -192,8 +195,9 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
   if (req.operation === 'replace' && req.replacement) {
     const probe = await probeHost(deps, req.replacement.name).catch((e: Error) => ({ answers: false, why: e.message }));
     out.facts.push(`${req.replacement.name} (${req.replacement.address}): ${probe.answers ? 'answers over SSH' : `does not answer (${probe.why})`}`);
+    if (!probe.answers && hostKeyProblem(probe.why)) out.hostKeyRefused.push(req.replacement.name);
     if (!probe.answers) out.refusals.push(hostKeyProblem(probe.why)
-      ? `${req.replacement.name}: ${probe.why}. A new or re-imaged host presents a new key: check its fingerprint on the host's console and accept it explicitly (--accept-new-host-key=SHA256:…; a changed key: remove the old line with ssh-keygen -R first)`
+      ? `${req.replacement.name}: ${probe.why}. A new or re-imaged host presents a new key: check its fingerprint on the host's console and accept it explicitly (typed back when asked, or --accept-new-host-key=SHA256:… on the command line)`
       : `the new host ${req.replacement.name} does not answer over SSH: it must be up (Debian 12, reachable as the inventory says) before anything is removed`);
     if (helper && isControlPlane(target)) {
       const sans = await readClusterSans(async (cmd) => run(deps, helper, cmd));

@@ -7,6 +7,7 @@
  * handed to the front-end only when the user says so (the CLI writes the file, the editor applies it unsaved).
  */
 import { describeError } from '../../core/live/errors';
+import type { HostKeyAcceptance, RefusedHostKey } from '../../core/ssh/hostKeyPolicy';
 import { sudoUnlessRoot } from '../become';
 import { prepareNodeOperation, type NodeDeps, type NodeOperation, type NodePreparation, type NodeRequest } from '../nodes';
 import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planRunWorkflow';
@@ -34,6 +35,10 @@ export interface NodesWorkflowInput {
   forceName?: string;
   run: Omit<PlanRunInput, 'inventory' | 'plan' | 'command' | 'title' | 'planDocument' | 'password' | 'onEvent'>;
   inventoryEdit: InventoryEditTarget;
+  /** The SSH transport's host keys: a changed key (a re-imaged host) is shown and accepted only when the user types it back. */
+  hostKeys?: HostKeyAcceptance;
+  /** Fingerprints the user gave up front for such a key (CLI --accept-new-host-key=SHA256:…): taken as typed. */
+  fingerprintsGiven?: readonly string[];
 }
 
 export type NodesOutcome =
@@ -66,6 +71,10 @@ export async function nodesWorkflow(ui: Ui, input: NodesWorkflowInput): Promise<
   try {
     prep = await prepare();
     await found(prep);
+    if (await acceptChangedKeys(ui, input, prep)) {
+      prep = await prepare();
+      await found(prep);
+    }
     if (prep.refusals.length && prep.forceable) {
       await ui.message('error', refusal(operation, host, prep.refusals), { modal: true });
       const typed = input.forceName ?? (await ui.input(`Force the ${operation} of ${host}`, `Another etcd member is unhealthy. To ${operation} ${host} anyway, type its name (${host})`));
@@ -118,4 +127,41 @@ async function offerInventoryEdit(ui: Ui, input: NodesWorkflowInput, edit: { tex
   if (answer !== target.action) return 'kept';
   await ui.message('info', await target.apply(edit.text));
   return 'applied';
+}
+
+/**
+ * A host that refused our connection because its key changed — a re-imaged host, or someone in between: the key it
+ * presents and the one on record shown, then accepted for this run only when the user types its fingerprint back
+ * (read on the host's console). Nothing else accepts it: not --yes, not a button. True when one was accepted.
+ */
+async function acceptChangedKeys(ui: Ui, input: NodesWorkflowInput, prep: NodePreparation): Promise<boolean> {
+  const keys = input.hostKeys;
+  if (!keys) return false;
+  let accepted = false;
+  for (const host of prep.hostKeyRefused) {
+    const key = keys.refusedKey(host);
+    if (key?.status !== 'changed') continue;
+    await ui.show(`host-key-${host}.txt`, changedKeyText(key));
+    const typed = input.fingerprintsGiven?.includes(key.fingerprint) ? key.fingerprint : await ui.input(`Accept the new host key of ${host}`, `${host} presents ${key.keyType} ${key.fingerprint}. Type that fingerprint to accept it for this run, once you have read the same on the host's console; anything else keeps the connection refused`);
+    if (typed?.trim() !== key.fingerprint) continue;
+    keys.acceptKey(host, key.fingerprint);
+    accepted = true;
+  }
+  return accepted;
+}
+
+function changedKeyText(k: RefusedHostKey): string {
+  const where = k.port === 22 ? k.name : `[${k.name}]:${k.port}`;
+  const file = k.file ?? '~/.ssh/known_hosts';
+  return [
+    `${k.alias} (${where}) presents a host key that differs from the one on record:`,
+    '',
+    `  presented: ${k.keyType} ${k.fingerprint}`,
+    `  on record: ${file}${k.line ? ` line ${k.line}` : ''}`,
+    '',
+    'A re-imaged host has new keys; so does a machine put in its place by someone else (a man-in-the-middle).',
+    `Read the key on the host itself (its console: ssh-keygen -lf /etc/ssh/ssh_host_${k.keyType.replace(/^ssh-/, '').replace(/-sha2-nistp\d+$/, '')}_key.pub) and accept it only when it is the same.`,
+    '',
+    `Accepted, it is used for this run only; ${file} keeps the old line until you remove it (ssh-keygen -R '${where}' -f ${file}).`,
+  ].join('\n') + '\n';
 }

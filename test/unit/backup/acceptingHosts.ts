@@ -19,4 +19,10 @@ export class AcceptingHosts implements SshTransport {
   loginUser(): string {
     return 'root';
   }
+
+  refusedKey(): undefined {
+    return undefined;
+  }
+
+  acceptKey(): void {}
 }

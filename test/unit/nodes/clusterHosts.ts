@@ -7,7 +7,8 @@
  */
 import type { Inventory } from '../../../src/core/inventory/types';
 import type { RemoteCommand } from '../../../src/core/ssh/command';
-import { RemoteCommandCancelled, RemoteCommandError, type ExecOptions, type ExecResult, type SshTransport } from '../../../src/core/ssh/transport';
+import type { HostKeyAcceptance, RefusedHostKey } from '../../../src/core/ssh/hostKeyPolicy';
+import { RemoteCommandCancelled, RemoteCommandError, SshConnectError, type ExecOptions, type ExecResult, type SshTransport } from '../../../src/core/ssh/transport';
 
 export interface ClusterState {
   /** Hosts that do not answer over SSH. */
@@ -22,12 +23,15 @@ export interface ClusterState {
   fail?: RegExp;
   /** A command matching this runs until it is cancelled (a drain that takes long). */
   hang?: RegExp;
+  /** A re-imaged host: its key differs from the one on record, refused until the user accepts this fingerprint. */
+  changedKey?: { host: string; fingerprint: string };
 }
 
 const ok = (stdout = ''): ExecResult => ({ code: 0, signal: null, stdout, stderr: '' });
 const exit = (code: number, stderr = ''): ExecResult => ({ code, signal: null, stdout: '', stderr });
 
-export class ClusterHosts implements SshTransport {
+export class ClusterHosts implements SshTransport, HostKeyAcceptance {
+  private readonly accepted = new Set<string>();
   /** `host: command` of every command asked, in order. */
   readonly log: string[] = [];
   readonly state: ClusterState;
@@ -50,6 +54,16 @@ export class ClusterHosts implements SshTransport {
 
   async close(): Promise<void> {}
 
+  refusedKey(host: string): RefusedHostKey | undefined {
+    const k = this.state.changedKey;
+    if (k?.host !== host) return undefined;
+    return { alias: host, name: this.inv.hosts.find((h) => h.name === host)?.address ?? host, port: 22, status: 'changed', keyType: 'ssh-ed25519', fingerprint: k.fingerprint, file: '/root/.ssh/known_hosts', line: 3 };
+  }
+
+  acceptKey(host: string, fingerprint: string): void {
+    this.accepted.add(`${host} ${fingerprint}`);
+  }
+
   loginUser(): string {
     return 'root';
   }
@@ -59,6 +73,10 @@ export class ClusterHosts implements SshTransport {
     const t = cmd.text;
     this.log.push(`${host}: ${t.slice(0, 80)}`);
     if (c.down.has(host)) throw new Error(`${host}: connect ETIMEDOUT`);
+    const k = c.changedKey;
+    if (k?.host === host && !this.accepted.has(`${host} ${k.fingerprint}`)) {
+      throw new SshConnectError(host, `host key CHANGED for ${host} — the server presented ssh-ed25519 ${k.fingerprint}, but /root/.ssh/known_hosts:3 records a different ssh-ed25519 key. Possible man-in-the-middle attack, or the host was reinstalled; connection refused`, 'host-key', 'changed');
+    }
     const result = await this.answer(host, cmd, opts);
     if (result.code !== null && !(opts.okCodes ?? [0]).includes(result.code)) throw new RemoteCommandError(host, cmd, result);
     return result;

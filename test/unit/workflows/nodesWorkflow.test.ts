@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { Inventory } from '../../../src/core/inventory/types';
+import { phaseConfigs, phaseSources } from '../../../src/engine/inputs';
 import { nodesWorkflow, type NodesWorkflowInput } from '../../../src/engine/workflows/nodesWorkflow';
 import { ClusterHosts, type ClusterState } from '../nodes/clusterHosts';
 import { ScriptedUi, type Script } from './scriptedUi';
@@ -28,11 +29,15 @@ async function run(script: Script, request: NodesWorkflowInput['request'], state
   seen?.(ssh);
   const applied: string[] = [];
   const outcome = await nodesWorkflow(ui, {
-    deps: { inventory: inv, inventoryText: text, ssh, joinInputs: async () => { throw new Error('not needed'); } },
+    deps: {
+      inventory: inv, inventoryText: text, ssh,
+      joinInputs: async (after) => ({ configs: phaseConfigs(after, undefined, 'vrrp-pass'), sources: await phaseSources(after, join(__dirname, '../../../examples/labs-k8s'), async () => '') }),
+    },
     loginUser: () => 'root',
     request,
     run: { stateDir: join(mkdtempSync(join(tmpdir(), 'kw-nodes-wf-')), 'state'), ssh, maxParallelHosts: 4, again: { resume: 'r', startOver: 's' } },
     inventoryEdit: { file: 'inventory.yaml', question: 'Write inventory.yaml?', action: 'Write', apply: async (t) => (applied.push(t), 'inventory.yaml written.') },
+    hostKeys: ssh,
     ...extra,
   });
   return { ui, ssh, outcome, applied };
@@ -119,4 +124,35 @@ test('a failed or cancelled removal offers no inventory edit', async () => {
   assert.deepEqual(cancelled.applied, []);
   assert.ok(!cancelled.ui.confirms.some((c) => c.message === 'Write inventory.yaml?'));
   assert.ok(cancelled.ssh.state.nodes.has('labs-k8s-w02'), 'the Node is still there');
+});
+
+test('a re-imaged new host: its changed key shown, and accepted only with its fingerprint typed back; then the plan', async () => {
+  const fp = 'SHA256:Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg';
+  const withSpare: Inventory = { ...inventory, hosts: [...inventory.hosts, { name: 'labs-k8s-m04', address: '10.3.60.57', roles: [] }] };
+  const req = { operation: 'replace' as const, host: 'labs-k8s-m01', replacement: { name: 'labs-k8s-m04', address: '10.3.60.57' } };
+  const state = () => ({ changedKey: { host: 'labs-k8s-m04', fingerprint: fp } });
+  const asked = (title: string) => title === 'Accept the new host key of labs-k8s-m04';
+
+  for (const answer of [undefined, 'yes', 'SHA256:something-else']) {
+    const refused = await run({ ...approveAll, input: (t) => (asked(t) ? answer : undefined) }, req, state(), withSpare);
+    assert.equal(refused.outcome.kind, 'refused', `typed ${answer}`);
+    assert.match((refused.outcome as { message: string }).message, /labs-k8s-m04: .*host key CHANGED .*accept it explicitly/);
+    assert.equal(refused.ui.confirms.length, 0, 'no plan offered');
+    assert.ok(refused.ssh.log.some((l) => l.startsWith('labs-k8s-m04: ')), 'the new host was asked');
+  }
+  const shown = await run({ input: (t) => (asked(t) ? fp : undefined) }, req, state(), withSpare);
+  const doc = shown.ui.documents.get('host-key-labs-k8s-m04.txt') ?? '';
+  assert.match(doc, new RegExp(`presented: ssh-ed25519 ${fp}`));
+  assert.match(doc, /on record: \/root\/\.ssh\/known_hosts line 3/);
+  assert.match(doc, /ssh-keygen -lf \/etc\/ssh\/ssh_host_ed25519_key\.pub/);
+  assert.ok(shown.ui.transcript.indexOf('show: host-key-labs-k8s-m04.txt') < shown.ui.transcript.indexOf('input: Accept the new host key of labs-k8s-m04'));
+  assert.equal(shown.outcome.kind, 'not-confirmed', 'the plan was offered (and not approved here)');
+  assert.match(shown.ui.confirms[0]!.message, /^Run \d+ steps on \d+ hosts of labs-k8s\?$/);
+  assert.match(shown.ui.documents.get('replace-labs-k8s-m01-found.txt') ?? '', /labs-k8s-m04 \(10\.3\.60\.57\): answers over SSH/);
+
+  // The CLI's --accept-new-host-key=FINGERPRINT is the same answer given up front: not asked again.
+  const given = await run({}, req, state(), withSpare, { fingerprintsGiven: [fp] });
+  assert.equal(given.outcome.kind, 'not-confirmed');
+  assert.ok(!given.ui.transcript.some((t) => t.startsWith('input:')), given.ui.transcript.join('\n'));
+  assert.equal(given.ui.confirms.length, 1);
 });
