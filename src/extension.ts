@@ -16,7 +16,7 @@ import { ConnectionContextKeys } from './editor/connectionContextKeys';
 import { ClusterStatusBar } from './editor/statusBar';
 import { BalancerWatch } from './editor/balancerWatch';
 import { InventoryWorkspace } from './editor/inventoryWorkspace';
-import { HostSessions } from './editor/hostSessions';
+import { HostSessions, substituteHostSessions } from './editor/hostSessions';
 import { ReportDocuments } from './editor/reportDocuments';
 import { CertificatesView } from './views/certificatesView';
 import { ControlPlaneView } from './views/controlPlaneView';
@@ -52,6 +52,8 @@ export interface KubeadmWorkbenchApi {
    * be able to read the sudo password or answer a confirmation in the user's place.
    */
   wrapUi?: typeof wrapEditorUi;
+  /** For tests only, under KW_TEST_UI=1 like wrapUi: hosts played below SSH in place of real connections. */
+  substituteSsh?: typeof substituteHostSessions;
 }
 
 export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi {
@@ -107,7 +109,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates, backups }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi } : {}) };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi, substituteSsh: substituteHostSessions } : {}) };
 }
 
 export function deactivate(): void {

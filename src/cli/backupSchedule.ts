@@ -3,17 +3,17 @@
  * timer on every control-plane node that snapshots its etcd member into /var/backups/kubeadm-workbench/etcd
  * and keeps the newest N; `--remove` takes the timers away (the snapshots stay); `--status` lists each
  * node's timer and snapshots and exits 1 when a timer is off or the newest snapshot is older than two
- * intervals.
+ * intervals. Installing and removing are the schedule workflow's (engine/workflows/scheduleWorkflow.ts), the
+ * editor's "Schedule etcd Snapshots…" too.
  */
-import { createHash } from 'node:crypto';
-import { buildScheduleInstallPlan, buildScheduleRemovePlan, DEFAULT_SCHEDULE, parseInterval, scheduleWarning } from '../core/backup/schedule';
+import { DEFAULT_SCHEDULE, parseInterval, scheduleWarning } from '../core/backup/schedule';
 import { isReadError } from '../core/live/day2';
 import { readSnapshotSchedules } from '../engine/day2Status';
-import { hostsWithRole } from '../core/inventory/types';
-import { renderPlan } from '../core/plan/types';
+import { scheduleWorkflow } from '../engine/workflows/scheduleWorkflow';
 import { UsageError, type FlagSpec } from './args';
-import { runApproved } from './bringUp';
+import { terminalPlanRun } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
+import { Prompter } from './secretPrompt';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, interval: 'string', keep: 'string', remove: 'boolean', status: 'boolean' };
@@ -43,7 +43,6 @@ export async function runBackupSchedule(argv: string[], io: CliIo, stdin: NodeJS
   const session = await openPlanVerb(flags, io);
   if (typeof session === 'number') return session;
   const { inventory, inventoryPath, pool } = session;
-  const hosts = hostsWithRole(inventory, 'control-plane').map((h) => h.name);
   if (flags.status) {
     try {
       const all = await readSnapshotSchedules({ inventory, ssh: pool, become: (h) => session.become(h) });
@@ -61,12 +60,18 @@ export async function runBackupSchedule(argv: string[], io: CliIo, stdin: NodeJS
       await pool.close();
     }
   }
-  const fingerprint = createHash('sha256').update(JSON.stringify({ hosts, interval, keep, remove: !!flags.remove })).digest('hex').slice(0, 16);
-  const plan = flags.remove ? buildScheduleRemovePlan(hosts, fingerprint) : buildScheduleInstallPlan(hosts, { intervalSeconds: interval, keep }, fingerprint);
-  if (flags.plan) {
-    io.stdout(renderPlan(plan));
+  const prompter = new Prompter(stdin);
+  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'backup schedule');
+  try {
+    const outcome = await scheduleWorkflow(ui, {
+      inventory,
+      action: flags.remove ? { kind: 'remove' } : { kind: 'install', schedule: { intervalSeconds: interval, keep } },
+      run,
+      ...(flags.plan ? { planOnly: true } : {}),
+    });
+    return outcome.kind === 'planned' || (outcome.kind === 'ran' && outcome.result.ok) ? EXIT_OK : EXIT_FAILED;
+  } finally {
+    prompter.close();
     await pool.close();
-    return EXIT_OK;
   }
-  return runApproved({ inventory, inventoryPath, flags, argv }, io, plan, flags.remove ? 'backup-schedule-remove' : 'backup-schedule', stdin, { words: 'backup schedule', pool, password: session.setPassword });
 }

@@ -8,20 +8,22 @@
  * comes before anything acts. Another unhealthy etcd member is passed only with the host's name typed back
  * (or given with --force NAME); a quorum loss never. After a remove or replace the inventory.yaml edit is
  * printed as a diff and written only when confirmed (or --yes). Exit 0 done, 1 refused or failed, 2 usage.
+ * The checks, questions, run and edit are the nodes workflow's (engine/workflows/nodesWorkflow.ts), which the
+ * editor's commands call too; this verb reads its flags and hands it the terminal.
  */
 import { dirname, resolve } from 'node:path';
 import { describeError } from '../core/live/errors';
-import { nodeOperationWorkflow, type NodeDeps, type NodeDialogs, type NodeOperation, type NodeRequest } from '../engine/nodes';
+import type { NodeOperation, NodeRequest } from '../engine/nodes';
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
+import { nodesWorkflow } from '../engine/workflows/nodesWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { parseDuration } from './drain';
-import { runApproved } from './bringUp';
+import { terminalPlanRun } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
 import { loadInventoryFile } from './inventoryFile';
 import { poolFromFlags } from './sshFlags';
-import { sudoUnlessRoot } from '../engine/become';
 import { Prompter } from './secretPrompt';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, host: 'string', with: 'string', address: 'string', force: 'string', 'drain-timeout': 'string' };
@@ -32,15 +34,6 @@ const USAGE: Record<NodeOperation, string> = {
     '  NEW is a host of the inventory without a node role (a spare), or a new name given with --address\n',
   reset: `usage: kubeadm-workbench reset --inventory FILE --host NAME [--yes] ${SSH_USAGE}\n`,
 };
-
-async function ask(stdin: NodeJS.ReadableStream, question: string): Promise<string> {
-  const prompter = new Prompter(stdin);
-  try {
-    return await prompter.ask(question);
-  } finally {
-    prompter.close();
-  }
-}
 
 function verb(operation: NodeOperation) {
   return async (argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> => {
@@ -79,49 +72,44 @@ function verb(operation: NodeOperation) {
       if (old && !inventory.hosts.some((h) => h.name === name)) inventory.hosts.push({ ...old, name, address, roles: [] });
     }
     const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
-    let password: string | undefined;
-    const become = (h: string) => sudoUnlessRoot((x) => pool.loginUser(x), password)(h);
-    const deps: NodeDeps = {
-      inventory,
-      inventoryText: await io.readFile(inventoryPath),
-      ssh: pool,
-      become,
-      say: (l) => io.stderr(`.. ${l}\n`),
-      joinInputs: async (inv) => {
-        const dir = dirname(inventoryPath);
-        const extra = await readKubeadmExtra(inv, dir, io.readFile);
-        return { configs: phaseConfigs(inv, extra, await vrrpAuthPass(stateFolderFor(inventoryPath))), sources: await phaseSources(inv, dir, io.readFile) };
-      },
-    };
-    let ran = false;
-    const ui: NodeDialogs = {
-      show: (lines) => lines.forEach((l) => io.stdout(`${l}\n`)),
-      refuse: (reasons) => io.stderr(`${operation} refused; nothing was done:\n${reasons.map((r) => `  - ${r}`).join('\n')}\n`),
-      typeBack: async (question) => (flags.force !== undefined ? (flags.force as string) : flags.yes ? undefined : ask(stdin, `${question} `)),
-      runPlan: async (plan) => {
-        ran = true;
-        return (await runApproved({ inventory, inventoryPath, flags, argv }, io, plan, operation, stdin, { pool, password: (p) => (password = p) })) === EXIT_OK;
-      },
-      offerInventoryEdit: async (edit, name) => {
-        io.stdout(`\nThe inventory without ${name}${replacement ? `, with ${replacement.name} in its place` : ''}:\n${edit.diff}`);
-        const yes = flags.yes === true || /^y(es)?$/i.test((await ask(stdin, `Write ${inventoryPath}? [y/N] `)).trim());
-        if (!yes) {
-          io.stdout(`${inventoryPath} left as it was; it still lists ${name}.\n`);
-          return;
-        }
-        await io.writeFile(inventoryPath, edit.text);
-        io.stdout(`${inventoryPath} written.\n`);
-      },
-    };
+    const prompter = new Prompter(stdin);
+    const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, operation);
     try {
-      const ok = await nodeOperationWorkflow(deps, { operation, host, ...(replacement ? { replacement } : {}), ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}) }, ui);
-      return ok ? EXIT_OK : EXIT_FAILED;
+      const outcome = await nodesWorkflow(ui, {
+        deps: {
+          inventory,
+          inventoryText: await io.readFile(inventoryPath),
+          ssh: pool,
+          joinInputs: async (inv) => {
+            const dir = dirname(inventoryPath);
+            const extra = await readKubeadmExtra(inv, dir, io.readFile);
+            return { configs: phaseConfigs(inv, extra, await vrrpAuthPass(stateFolderFor(inventoryPath))), sources: await phaseSources(inv, dir, io.readFile) };
+          },
+        },
+        loginUser: (h) => pool.loginUser(h),
+        hostKeys: pool,
+        fingerprintsGiven: (flags['accept-new-host-key'] as string[] | undefined) ?? [],
+        request: { operation, host, ...(replacement ? { replacement } : {}), ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}) },
+        // A forced removal is taken from --force NAME or typed at the prompt, never from --yes.
+        ...(flags.force !== undefined ? { forceName: flags.force as string } : flags.yes ? { forceName: '' } : {}),
+        run,
+        inventoryEdit: {
+          file: inventoryPath,
+          question: `Write ${inventoryPath}?`,
+          action: 'Write',
+          apply: async (text) => {
+            await io.writeFile(inventoryPath, text);
+            return `${inventoryPath} written.`;
+          },
+        },
+      });
+      return outcome.kind === 'ran' && outcome.result.ok ? EXIT_OK : EXIT_FAILED;
     } catch (e) {
       io.stderr(`kubeadm-workbench ${operation}: ${describeError(e)}\n`);
       return EXIT_FAILED;
     } finally {
-      // runApproved closes the pool after a run; before one (a refusal) it is closed here.
-      if (!ran) await pool.close();
+      prompter.close();
+      await pool.close();
     }
   };
 }

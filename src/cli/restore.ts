@@ -6,15 +6,15 @@
  * (own --name and peer URL, the full --initial-cluster, a fresh token) into a new data dir with the old one
  * kept aside, brings etcd back, checks the members, brings the API servers back and waits for every Node
  * Ready. Prints the RTO: restore start → the API answering through the endpoint. Exit 0 done, 1 refused
- * or failed, 2 usage.
+ * or failed, 2 usage. The checks, the refusal, the typed name and the run are the restore workflow's
+ * (engine/workflows/restoreWorkflow.ts), the editor's "Restore from this backup…" too.
  */
 import { resolve } from 'node:path';
 import { describeError } from '../core/live/errors';
-import { renderPlan } from '../core/plan/types';
-import { prepareRestore } from '../engine/restore';
+import { restoreWorkflow } from '../engine/workflows/restoreWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
-import { runApproved } from './bringUp';
+import { terminalPlanRun } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 
@@ -32,53 +32,30 @@ export async function runRestoreVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   if (typeof flags === 'number') return flags;
   const session = await openPlanVerb(flags, io);
   if (typeof session === 'number') return session;
-  const { inventory, inventoryPath, pool, become } = session;
-  let prep;
+  const { inventory, inventoryPath, pool } = session;
+  const prompter = new Prompter(stdin);
+  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'restore');
   try {
-    prep = await prepareRestore({ inventory, ssh: pool, become, say: (l) => io.stdout(`   ${l}\n`) }, resolve(flags.from as string), Boolean(flags.force));
+    const outcome = await restoreWorkflow(ui, {
+      deps: { inventory, ssh: pool },
+      loginUser: (h) => pool.loginUser(h),
+      snapshot: resolve(flags.from as string),
+      run,
+      ...(flags.force ? { force: { confirmed: Boolean(flags.yes) } } : {}),
+      forceHow: 'pass --force (the cluster\'s name is then asked, unless --yes)',
+      ...(flags.plan ? { planOnly: true } : {}),
+    });
+    if (outcome.kind === 'planned') return EXIT_OK;
+    if (outcome.kind !== 'ran') return EXIT_FAILED;
+    const ok = outcome.result.ok;
+    if (flags.json) io.stdout(JSON.stringify({ ok, rtoSeconds: outcome.rtoSeconds, totalSeconds: outcome.totalSeconds }) + '\n');
+    else if (outcome.rtoSeconds !== undefined) io.stdout(`RTO: ${outcome.rtoSeconds.toFixed(1)} s from the restore's start to the API answering through the endpoint; ${outcome.totalSeconds?.toFixed(1)} s to every Node Ready\n`);
+    return ok ? EXIT_OK : EXIT_FAILED;
   } catch (e) {
-    await pool.close();
     io.stderr(`kubeadm-workbench restore: ${describeError(e)}\n`);
     return EXIT_FAILED;
-  }
-  for (const w of prep.warnings) io.stdout(`! ${w}\n`);
-  io.stdout(`members: ${prep.members.map((m) => `${m.name}=${m.peerURL} on ${m.host}`).join(', ')}\n`);
-  if (prep.refusals.length) {
+  } finally {
+    prompter.close();
     await pool.close();
-    io.stderr(`restore refused; nothing was done:\n${prep.refusals.map((r) => `  - ${r}`).join('\n')}\n`);
-    return EXIT_FAILED;
   }
-  if (flags.plan) {
-    io.stdout(renderPlan(prep.plan));
-    await pool.close();
-    return EXIT_OK;
-  }
-  if (prep.quorumHealthy && !flags.yes) {
-    const prompter = new Prompter(stdin);
-    try {
-      const typed = await prompter.ask(`etcd is healthy and every write since the snapshot will be lost. Type the cluster's name (${inventory.cluster.name}) to restore anyway: `);
-      if (typed.trim() !== inventory.cluster.name) {
-        await pool.close();
-        io.stderr('not confirmed; nothing was done.\n');
-        return EXIT_FAILED;
-      }
-    } finally {
-      prompter.close();
-    }
-  }
-  let started = 0;
-  let rtoSeconds: number | undefined;
-  let apiBack = 0;
-  const code = await runApproved({ inventory, inventoryPath, flags, argv }, io, prep.plan, 'restore', stdin, {
-    pool,
-    password: session.setPassword,
-    onEvent: (e) => {
-      if (e.type === 'step-start' && !started) started = Date.now();
-      if (e.type === 'step-end' && e.step.id.endsWith('/apiserver') && e.state === 'done' && ++apiBack === prep.members.length) rtoSeconds = (Date.now() - started) / 1000;
-    },
-  });
-  const total = started ? (Date.now() - started) / 1000 : undefined;
-  if (flags.json) io.stdout(JSON.stringify({ ok: code === EXIT_OK, rtoSeconds, totalSeconds: total }) + '\n');
-  else if (rtoSeconds !== undefined) io.stdout(`RTO: ${rtoSeconds.toFixed(1)} s from the restore's start to the API answering through the endpoint; ${total?.toFixed(1)} s to every Node Ready\n`);
-  return code;
 }

@@ -58,7 +58,7 @@ export class TerminalUi implements Ui {
     if (this.o.yes) return first;
     const answer = await this.o.prompter.ask(`${request.message} [y/N] `);
     if (/^y(es)?$/i.test(answer.trim())) return first;
-    this.o.io.stderr('not confirmed; nothing was done (use --yes to run without asking).\n');
+    this.o.io.stderr(`${request.declined ?? 'not confirmed; nothing was done (use --yes to run without asking).'}\n`);
     return undefined;
   }
 

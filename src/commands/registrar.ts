@@ -31,6 +31,7 @@ import { backupEtcd } from './backupEtcd';
 import { renewCertificates } from './renewCertificates';
 import { removeNode, replaceNode, resetHost } from './nodeOperations';
 import { openBackupFolder, refreshBackups, restoreFromBackup } from './backupsCommands';
+import { scheduleEtcdSnapshots } from './scheduleEtcdSnapshots';
 
 /** Every command, declared with its needs (src/commands/context.ts). */
 export const COMMANDS: Record<CommandId, AnyCommand> = {
@@ -64,6 +65,7 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
   [CommandIds.refreshBackups]: refreshBackups,
   [CommandIds.restoreFromBackup]: restoreFromBackup,
   [CommandIds.openBackupFolder]: openBackupFolder,
+  [CommandIds.scheduleEtcdSnapshots]: scheduleEtcdSnapshots,
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import type { KubeConnection } from '../adapters/kube/index';
-import type { SshPool } from '../adapters/ssh/pool';
+import type { HostSession } from '../editor/hostSessions';
 import type { DrillRequest } from '../core/drill/plan';
 import { describeError } from '../core/live/errors';
 import { drillWorkflow } from '../engine/workflows/drillWorkflow';
@@ -76,7 +76,7 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
     }
     const folder = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri;
     let probe: KubeConnection | undefined;
-    let pool: SshPool | undefined;
+    let pool: HostSession | undefined;
     try {
       // The availability probe opens a new connection per request (as each kubectl call does) to the same server.
       probe = await loadKubeAdapter().connect({ kubeconfig: setting('kubeconfig'), context: conn.context, keepAlive: false });

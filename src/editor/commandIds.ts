@@ -33,6 +33,7 @@ export const CommandIds = {
   refreshBackups: 'kubeadm.refreshBackups',
   restoreFromBackup: 'kubeadm.restoreFromBackup',
   openBackupFolder: 'kubeadm.openBackupFolder',
+  scheduleEtcdSnapshots: 'kubeadm.scheduleEtcdSnapshots',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

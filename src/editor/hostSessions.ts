@@ -5,8 +5,9 @@
  */
 import * as vscode from 'vscode';
 import { createInventoryPool, remoteExecOver } from '../adapters/ssh/fromInventory';
-import type { SshPool } from '../adapters/ssh/pool';
 import type { Inventory } from '../core/inventory/types';
+import type { HostKeyAcceptance } from '../core/ssh/hostKeyPolicy';
+import type { SshTransport } from '../core/ssh/transport';
 import type { RemoteExec } from '../core/live/etcdSource';
 import { ModalHostKeyPrompt } from './sshHostKeyPrompt';
 import { SshPassphrases } from './sshSecrets';
@@ -14,11 +15,23 @@ import { isTrusted } from './trust';
 import { setting } from './settings';
 import { log } from './log';
 
+/** SSH to an inventory's hosts for one command (an SshPool; closed by the command). */
+export type HostSession = SshTransport & HostKeyAcceptance & { loginUser(host: string): string };
+
+let substitute: ((inventory: Inventory) => HostSession) | undefined;
+
+/**
+ * For the extension-host tests only (the extension's API offers it under KW_TEST_UI=1): the hosts played below SSH
+ * in place of real connections, so that a command's whole path above SSH runs; undefined puts SSH back.
+ */
+export function substituteHostSessions(s: ((inventory: Inventory) => HostSession) | undefined): void {
+  substitute = s;
+}
 
 export class HostSessions implements vscode.Disposable {
   private readonly passphrases: SshPassphrases;
   /** The pool the live views read through (etcd when the API is down, manifests for drift). */
-  private live: { inventory: Inventory; pool: SshPool } | undefined;
+  private live: { inventory: Inventory; pool: HostSession } | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.passphrases = new SshPassphrases(context.secrets);
@@ -29,7 +42,8 @@ export class HostSessions implements vscode.Disposable {
     return vscode.Uri.joinPath(this.context.globalStorageUri, 'known_hosts').fsPath;
   }
 
-  open(inventory: Inventory, folder: vscode.Uri | undefined): SshPool {
+  open(inventory: Inventory, folder: vscode.Uri | undefined): HostSession {
+    if (substitute) return substitute(inventory);
     const path = (name: 'sshConfigFile' | 'knownHostsFile'): string | undefined => {
       const v = setting(name, folder);
       if (!v) return undefined;

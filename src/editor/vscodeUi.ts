@@ -23,7 +23,7 @@ export class VscodeUi implements Ui {
   }
 
   input(title: string, prompt: string, value?: string): Promise<string | undefined> {
-    return Promise.resolve(vscode.window.showInputBox({ title, prompt, ...(value !== undefined ? { value } : {}), ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'A shell command') }));
+    return Promise.resolve(vscode.window.showInputBox({ title, prompt, ...(value !== undefined ? { value } : {}), ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Nothing typed yet (Escape backs out)') }));
   }
 
   async confirm(request: ConfirmRequest): Promise<string | undefined> {

@@ -3,8 +3,8 @@
  * "Replace…", "Reset Host…"). Before any plan: which hosts answer over SSH, etcd's members and their health
  * (read on a control-plane host that answers), whether the API knows the host as a Node, and the quorum
  * guard. A refusal comes before anything acts. The plan runs on the plan engine (ledger, checks, locks,
- * cancel); afterwards the inventory edit is offered, never written silently. The workflow takes its dialogs
- * as parameters, so the CLI and the editor share it.
+ * cancel); afterwards the inventory edit is offered, never written silently — the questions and the run are
+ * the nodes workflow's (workflows/nodesWorkflow.ts), which both front-ends call.
  */
 import { generateHaproxyConfig } from '../core/generate/haproxy';
 import { parseInventory } from '../core/inventory/parse';
@@ -60,6 +60,8 @@ export interface NodePreparation {
   /** The inventory.yaml text with the host removed or replaced, and its diff (remove/replace). */
   inventoryEdit?: { text: string; diff: string };
   guard?: GuardVerdict;
+  /** Hosts whose SSH connection failed on their host key (a re-imaged host presents a new one). */
+  hostKeyRefused: string[];
 }
 
 const TIMEOUT = 20_000;
@@ -115,7 +117,7 @@ function withHelperFirst(inv: Inventory, helper: string): Inventory {
 export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Promise<NodePreparation> {
   const inv = deps.inventory;
   const say = deps.say ?? (() => undefined);
-  const out: NodePreparation = { refusals: [], forceable: false, facts: [], warnings: [] };
+  const out: NodePreparation = { refusals: [], forceable: false, facts: [], warnings: [], hostKeyRefused: [] };
   const target = inv.hosts.find((h) => h.name === req.host);
   if (!target) return { ...out, refusals: [`${req.host} is not a host of the inventory (hosts: ${inv.hosts.map((h) => h.name).join(', ')})`] };
   if (!target.roles.includes('control-plane') && !target.roles.includes('worker')) return { ...out, refusals: [`${req.host} is neither a control-plane node nor a worker: nothing to ${req.operation}`] };
@@ -137,6 +139,7 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
   const probes = new Map(await Promise.all(names.map(async (n) => [n, await probeHost(deps, n)] as const)));
   const answers = (n: string) => probes.get(n)?.answers === true;
   for (const [n, p] of probes) out.facts.push(`${n}: ${p.answers ? 'answers over SSH' : `does not answer (${p.why})`}`);
+  for (const [n, p] of probes) if (!p.answers && hostKeyProblem(p.why)) out.hostKeyRefused.push(n);
   for (const [n, p] of probes) if (!p.answers && hostKeyProblem(p.why)) out.refusals.push(`${n}: its host key was not accepted (${p.why}); check the key and accept it explicitly, then run this again`);
   if (isControlPlane(target)) for (const b of balancers) if (!answers(b.name)) out.refusals.push(`balancer ${b.name} does not answer: its HAProxy cannot be changed and checked`);
 
@@ -192,8 +195,9 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
   if (req.operation === 'replace' && req.replacement) {
     const probe = await probeHost(deps, req.replacement.name).catch((e: Error) => ({ answers: false, why: e.message }));
     out.facts.push(`${req.replacement.name} (${req.replacement.address}): ${probe.answers ? 'answers over SSH' : `does not answer (${probe.why})`}`);
+    if (!probe.answers && hostKeyProblem(probe.why)) out.hostKeyRefused.push(req.replacement.name);
     if (!probe.answers) out.refusals.push(hostKeyProblem(probe.why)
-      ? `${req.replacement.name}: ${probe.why}. A new or re-imaged host presents a new key: check its fingerprint on the host's console and accept it explicitly (--accept-new-host-key=SHA256:…; a changed key: remove the old line with ssh-keygen -R first)`
+      ? `${req.replacement.name}: ${probe.why}. A new or re-imaged host presents a new key: check its fingerprint on the host's console and accept it explicitly (typed back when asked, or --accept-new-host-key=SHA256:… on the command line)`
       : `the new host ${req.replacement.name} does not answer over SSH: it must be up (Debian 12, reachable as the inventory says) before anything is removed`);
     if (helper && isControlPlane(target)) {
       const sans = await readClusterSans(async (cmd) => run(deps, helper, cmd));
@@ -238,43 +242,4 @@ function editOf(text: string, req: NodeRequest): NodePreparation['inventoryEdit'
   } catch {
     return undefined;
   }
-}
-
-/** The dialogs a front-end gives the workflow (terminal prompts, or the editor's modals and views). */
-export interface NodeDialogs {
-  /** Runs the read-only look at the hosts and etcd under a progress indicator (optional). */
-  busy?<T>(what: string, work: () => Promise<T>): Promise<T>;
-  /** Lines before the plan: what was found, the guard's arithmetic, warnings. */
-  show(lines: string[]): void;
-  /** Refused; the reasons. */
-  refuse(reasons: string[]): void | Promise<void>;
-  /** Asks the user to type the host's name to force past another unhealthy member; undefined when declined. */
-  typeBack(question: string): Promise<string | undefined>;
-  /** Shows the plan, asks, runs it with progress and cancel; true when it ran to its end. */
-  runPlan(plan: Plan, title: string): Promise<boolean>;
-  /** Shows the inventory edit (a diff) and writes it only when the user says so. */
-  offerInventoryEdit(edit: { text: string; diff: string }, host: string): Promise<void>;
-}
-
-export async function nodeOperationWorkflow(deps: NodeDeps, req: NodeRequest, ui: NodeDialogs): Promise<boolean> {
-  const busy = <T>(work: () => Promise<T>): Promise<T> => (ui.busy ? ui.busy('asking the hosts and etcd…', work) : work());
-  let prep = await busy(() => prepareNodeOperation(deps, req));
-  ui.show([...prep.facts, ...prep.warnings.map((w) => `! ${w}`)]);
-  if (prep.refusals.length && prep.forceable) {
-    await ui.refuse(prep.refusals);
-    const typed = await ui.typeBack(`Another etcd member is unhealthy. To ${req.operation} ${req.host} anyway, type its name (${req.host}):`);
-    if (typed === undefined || typed.trim() !== req.host) {
-      await ui.refuse(['not confirmed; nothing was done']);
-      return false;
-    }
-    prep = await busy(() => prepareNodeOperation(deps, { ...req, forceTyped: typed }));
-  }
-  if (prep.refusals.length || !prep.plan) {
-    await ui.refuse(prep.refusals.length ? prep.refusals : ['nothing to do']);
-    return false;
-  }
-  const title = req.operation === 'replace' ? `Replace ${req.host} with ${req.replacement!.name}` : req.operation === 'remove' ? `Remove ${req.host} from the cluster` : `Reset ${req.host}`;
-  const ok = await ui.runPlan(prep.plan, title);
-  if (ok && prep.inventoryEdit && req.operation !== 'reset') await ui.offerInventoryEdit(prep.inventoryEdit, req.host);
-  return ok;
 }

@@ -22,7 +22,7 @@ import type { ClientChannel } from 'ssh2';
 import type { RemoteCommand } from '../../core/ssh/command';
 import type { ResolvedHop, ResolvedHost } from '../../core/ssh/config';
 import { backoffMs, DEFAULT_CONNECT_POLICY, HandshakePacer, isRetryableHandshake, type ConnectPolicy } from '../../core/ssh/connectPolicy';
-import type { HostKeyVerifier } from '../../core/ssh/hostKeyPolicy';
+import type { HostKeyAcceptance, HostKeyVerifier, RefusedHostKey } from '../../core/ssh/hostKeyPolicy';
 import { RemoteCommandCancelled, SshConnectError, type ExecOptions, type ExecResult, type SshTransport } from '../../core/ssh/transport';
 import { ChannelOpenError, runOnChannel } from './channel';
 import { Connection, errorMessage, handshake, HandshakeError, KeyRing, type ConnectionInfo, type HandshakeSettings } from './connection';
@@ -79,7 +79,7 @@ function hopKey(h: ResolvedHop): string {
   return `${h.user}@${h.hostname}:${h.port}`;
 }
 
-export class SshPool implements SshTransport {
+export class SshPool implements SshTransport, HostKeyAcceptance {
   private readonly conns = new Map<string, Promise<Connection>>();
   private readonly all: Connection[] = [];
   private readonly hostSlots: Semaphore;
@@ -139,6 +139,16 @@ export class SshPool implements SshTransport {
   /** The user the host is logged into as (from the inventory or the SSH config); throws on a configuration error. */
   loginUser(host: string): string {
     return this.resolve(host).user;
+  }
+
+  /** The key `host` presented when it was last refused (see HostKeyVerifier). */
+  refusedKey(host: string): RefusedHostKey | undefined {
+    return this.opts.hostKeys.refusedKey(host);
+  }
+
+  /** The user accepts exactly this key of `host` for this pool's session; the next connection takes it. */
+  acceptKey(host: string, fingerprint: string): void {
+    this.opts.hostKeys.acceptKey(host, fingerprint);
   }
 
   /** Connects (or reuses the connection) without running anything; returns the connection info. */

@@ -4,7 +4,9 @@
  * - trusted → connect.
  * - unknown → ask the HostKeyPrompt: accept once (this session only), accept and remember (appended, hashed, to
  *   the extension's own known_hosts file) or reject. Never accepted without asking — not in tests either.
- * - changed → the prompt is told (hard stop that explains the risk); the connection is refused, always.
+ * - changed → the prompt is told (hard stop that explains the risk); the connection is refused — unless the user
+ *   accepted exactly that new key for that host in this session (`acceptKey`: a re-imaged host, its key shown and
+ *   typed back by the user in an operation's own question). Never written to a known_hosts file, never by default.
  * - revoked → refused, always (the prompt is told when it implements `revoked`).
  */
 import { checkHostKey, formatKnownHostsLine, loadKnownHosts, type HostKeyCheck, type KnownHostEntry, type KnownHostsProblem } from './knownHosts';
@@ -85,9 +87,35 @@ export function describeRejection(d: HostKeyDecision): string {
   }
 }
 
-export class HostKeyVerifier {
+/** A host key that was refused, with what a person needs to judge it. */
+export interface RefusedHostKey {
+  /** The inventory host (or jump alias). */
+  alias: string;
+  /** The name and port it was looked up under in known_hosts. */
+  name: string;
+  port: number;
+  status: 'changed' | 'unknown' | 'revoked';
+  keyType: string;
+  fingerprint: string;
+  /** For a changed key: the known_hosts file and line that hold the old one. */
+  file?: string;
+  line?: number;
+}
+
+/** What an operation may do about a refused key, through its SSH transport (the editor's and the CLI's pools). */
+export interface HostKeyAcceptance {
+  /** The key `host` presented the last time it was refused, if it was. */
+  refusedKey(host: string): RefusedHostKey | undefined;
+  /** The user checked this key of `host` and accepts exactly it, for this session (a changed key too; never a revoked one). */
+  acceptKey(host: string, fingerprint: string): void;
+}
+
+export class HostKeyVerifier implements HostKeyAcceptance {
   /** Keys accepted "once" in this session: `name:port fingerprint`. */
   private readonly acceptedOnce = new Set<string>();
+  /** Keys the user accepted through an operation's question: `alias fingerprint`. */
+  private readonly acceptedByUser = new Set<string>();
+  private readonly refused = new Map<string, RefusedHostKey>();
   /** Serializes prompts and known_hosts writes. */
   private chain: Promise<unknown> = Promise.resolve();
   readonly problems: KnownHostsProblem[] = [];
@@ -96,6 +124,14 @@ export class HostKeyVerifier {
     private readonly store: KnownHostsStore,
     private readonly prompt: HostKeyPrompt,
   ) {}
+
+  refusedKey(host: string): RefusedHostKey | undefined {
+    return this.refused.get(host);
+  }
+
+  acceptKey(host: string, fingerprint: string): void {
+    this.acceptedByUser.add(`${host} ${fingerprint}`);
+  }
 
   private async entries(hop: HostKeyHop): Promise<KnownHostEntry[]> {
     const files = [...new Set([...this.store.files, ...(hop.userKnownHostsFiles ?? []), this.store.ownFile])];
@@ -109,6 +145,11 @@ export class HostKeyVerifier {
     const run = this.chain.then(() => this.verifyNow(hop, key));
     this.chain = run.catch(() => undefined);
     return run;
+  }
+
+  private refuse(alias: string, d: { check: HostKeyCheck; name: string; port: number }, details: HostKeyDetails): void {
+    if (d.check.status === 'trusted') return;
+    this.refused.set(alias, { alias, name: d.name, port: d.port, status: d.check.status, keyType: d.check.keyType, fingerprint: d.check.fingerprint, ...(details.file ? { file: details.file } : {}), ...(details.line ? { line: details.line } : {}) });
   }
 
   private async verifyNow(hop: HostKeyHop, key: Buffer): Promise<HostKeyDecision> {
@@ -125,14 +166,17 @@ export class HostKeyVerifier {
       case 'trusted':
         return { ...base, accepted: true, how: 'known' };
       case 'revoked':
+        this.refuse(hop.alias, base, details);
         await this.prompt.revoked?.(name, port, check.keyType, check.fingerprint, details);
         return { ...base, accepted: false };
       case 'changed':
+        if (this.acceptedByUser.has(`${hop.alias} ${check.fingerprint}`)) return { ...base, accepted: true, how: 'once' };
+        this.refuse(hop.alias, base, details);
         await this.prompt.changed(name, port, check.keyType, check.fingerprint, details);
         return { ...base, accepted: false };
       case 'unknown': {
         const onceKey = `${name}:${port} ${check.fingerprint}`;
-        if (this.acceptedOnce.has(onceKey)) return { ...base, accepted: true, how: 'once' };
+        if (this.acceptedOnce.has(onceKey) || this.acceptedByUser.has(`${hop.alias} ${check.fingerprint}`)) return { ...base, accepted: true, how: 'once' };
         const answer = await this.prompt.unknown(name, port, check.keyType, check.fingerprint, details);
         if (answer === 'once') {
           this.acceptedOnce.add(onceKey);
@@ -146,6 +190,7 @@ export class HostKeyVerifier {
           await this.store.append(this.store.ownFile, line);
           return { ...base, accepted: true, how: 'remembered' };
         }
+        this.refuse(hop.alias, base, details);
         return { ...base, accepted: false };
       }
     }

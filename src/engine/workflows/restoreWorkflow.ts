@@ -1,11 +1,12 @@
 /**
- * etcd disaster recovery from a backup, for the editor's "Restore from this backup…": the snapshot and the cluster
+ * etcd disaster recovery from a backup, for the editor's "Restore from this backup…" and the CLI's `restore`: the snapshot and the cluster
  * checked first (etcd's own checksum, the manifest, etcdutl on every member, whether etcd still has a healthy
  * quorum); anything wrong refuses before a thing stops. A healthy quorum refuses too — a restore throws away every
  * write since the snapshot — unless the user forces it and then types the cluster's name. Then the restore plan
  * (src/core/backup/restorePlan.ts) runs through the plan-run workflow: shown, approved, narrated, resumable.
  */
 import { describeError } from '../../core/live/errors';
+import { renderPlan } from '../../core/plan/types';
 import { sudoUnlessRoot } from '../become';
 import { prepareRestore, type RestoreDeps, type RestorePreparation } from '../restore';
 import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planRunWorkflow';
@@ -19,12 +20,21 @@ export interface RestoreWorkflowInput {
   /** The backup's snapshot.db (its manifest.json beside it). */
   snapshot: string;
   run: Omit<PlanRunInput, 'inventory' | 'plan' | 'command' | 'title' | 'planDocument' | 'password' | 'onEvent'>;
+  /**
+   * Forced by the front-end before asking (CLI --force): a healthy quorum is passed without the "Restore anyway…"
+   * question; the cluster's name is still typed unless `confirmed` (CLI --yes, with --force).
+   */
+  force?: { confirmed: boolean };
+  /** How this front-end forces it, said with the refusal (CLI: "pass --force"); the editor offers a button instead. */
+  forceHow?: string;
+  /** Show the plan after the checks and stop (CLI --plan). */
+  planOnly?: boolean;
 }
 
 export type RestoreOutcome =
   | { kind: 'failed-to-read' | 'refused'; message: string }
-  | { kind: 'not-confirmed' }
-  | (PlanRunOutcome & { rtoSeconds?: number });
+  | { kind: 'not-confirmed' | 'planned' }
+  | (PlanRunOutcome & { rtoSeconds?: number; totalSeconds?: number });
 
 export async function restoreWorkflow(ui: Ui, input: RestoreWorkflowInput): Promise<RestoreOutcome> {
   const inv = input.deps.inventory;
@@ -47,14 +57,22 @@ export async function restoreWorkflow(ui: Ui, input: RestoreWorkflowInput): Prom
     await ui.message('error', message, { modal: true });
     return { kind: 'refused', message };
   }
-  if (prep.quorumHealthy) {
-    const line = prep.warnings.find((w) => /healthy quorum/.test(w))?.replace(/; forced$/, '') ?? 'etcd still has a healthy quorum';
-    const message = `Restore of ${inv.cluster.name} refused: ${line}. Restoring is for a cluster whose etcd is lost.`;
+  const healthy = (w: string) => /healthy quorum/.test(w);
+  await ui.show(`restore-${inv.cluster.name}-found.txt`, [...prep.warnings.filter((w) => !healthy(w)).map((w) => `! ${w}`), `members: ${prep.members.map((m) => `${m.name}=${m.peerURL} on ${m.host}`).join(', ')}`].join('\n'));
+  if (prep.quorumHealthy && !input.force) {
+    const line = prep.warnings.find(healthy)?.replace(/; forced$/, '') ?? 'etcd still has a healthy quorum';
+    const message = `Restore of ${inv.cluster.name} refused: ${line}. Restoring is for a cluster whose etcd is lost.${input.forceHow ? ` To restore anyway, ${input.forceHow}.` : ''}`;
     const choice = await ui.message('warning', message, { modal: true, actions: [RESTORE_ANYWAY] });
     if (choice !== RESTORE_ANYWAY) return { kind: 'refused', message };
+  }
+  if (input.planOnly) {
+    await ui.show(`restore-${inv.cluster.name}-plan.txt`, renderPlan(prep.plan));
+    return { kind: 'planned' };
+  }
+  if (prep.quorumHealthy && !input.force?.confirmed) {
     const typed = await ui.input(`Restore ${inv.cluster.name} while etcd is healthy`, `Every write since the snapshot${prep.manifest ? ` (taken ${prep.manifest.takenAt})` : ''} will be lost. Type the cluster's name (${inv.cluster.name}) to restore anyway`);
     if (typed?.trim() !== inv.cluster.name) {
-      await ui.message('info', `Restore of ${inv.cluster.name} not confirmed; nothing was done.`);
+      await ui.message('warning', `Restore of ${inv.cluster.name} not confirmed; nothing was done.`);
       return { kind: 'not-confirmed' };
     }
   }
@@ -75,5 +93,6 @@ export async function restoreWorkflow(ui: Ui, input: RestoreWorkflowInput): Prom
     },
     onDone: (took) => `Restore of etcd of ${inv.cluster.name} done (took ${took})${rtoSeconds !== undefined ? `; RTO ${rtoSeconds.toFixed(1)} s to the API answering` : ''}`,
   });
-  return { ...outcome, ...(rtoSeconds !== undefined ? { rtoSeconds } : {}) };
+  const totalSeconds = started ? (Date.now() - started) / 1000 : undefined;
+  return { ...outcome, ...(rtoSeconds !== undefined ? { rtoSeconds } : {}), ...(totalSeconds !== undefined ? { totalSeconds } : {}) };
 }

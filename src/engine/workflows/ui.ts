@@ -23,6 +23,8 @@ export interface ConfirmRequest {
   detail?: string;
   /** The buttons; the first is the one a `--yes` takes. */
   actions: readonly string[];
+  /** What a terminal says when the answer is no (default: nothing was done; --yes runs without asking). */
+  declined?: string;
 }
 
 export interface SecretRequest {

@@ -10,59 +10,21 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { Inventory } from '../../../src/core/inventory/types';
-import { renderPlan, type Plan } from '../../../src/core/plan/types';
-import type { RemoteCommand } from '../../../src/core/ssh/command';
-import type { ExecResult, SshTransport } from '../../../src/core/ssh/transport';
+import { renderPlan } from '../../../src/core/plan/types';
 import { phaseConfigs, phaseSources } from '../../../src/engine/inputs';
-import { nodeOperationWorkflow, prepareNodeOperation, type NodeDeps, type NodeRequest } from '../../../src/engine/nodes';
+import { prepareNodeOperation, type NodeDeps } from '../../../src/engine/nodes';
+import { ClusterHosts, type ClusterState } from './clusterHosts';
 
 const text = readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8');
 const inventory = parseInventory(text).inventory!;
 /** The example with a fourth control-plane node: the smallest cluster where another unhealthy member leaves a safe removal. */
 const inventory4: Inventory = { ...inventory, hosts: [...inventory.hosts, { name: 'labs-k8s-m04', address: '10.3.60.57', roles: ['control-plane'] }] };
-const address = (h: string) => inventory4.hosts.find((x) => x.name === h)!.address;
 
-interface Cluster {
-  down: Set<string>;
-  /** etcd members that do not answer (their host may still answer SSH). */
-  etcdDown: Set<string>;
-  nodes: Set<string>;
-}
+type Cluster = Pick<ClusterState, 'down' | 'etcdDown' | 'nodes'>;
 
-function transport(c: Cluster, inv: Inventory, log: string[] = []): SshTransport {
-  const CPS = inv.hosts.filter((h) => h.roles.includes('control-plane')).map((h) => h.name);
-  const ok = (stdout = ''): ExecResult => ({ code: 0, signal: null, stdout, stderr: '' });
+function deps(c: Cluster, inv: Inventory = inventory): NodeDeps {
   return {
-    close: async () => undefined,
-    exec: async (host: string, cmd: RemoteCommand) => {
-      log.push(`${host}: ${cmd.text.slice(0, 60)}`);
-      if (c.down.has(host)) throw new Error(`${host}: connect ETIMEDOUT`);
-      const t = cmd.text;
-      if (t === 'true') return ok();
-      if (t.includes('member list')) {
-        return ok(JSON.stringify({ header: { cluster_id: 7 }, members: CPS.map((h, i) => ({ ID: i + 1, name: h, peerURLs: [`https://${address(h)}:2380`], clientURLs: [`https://${address(h)}:2379`] })) }));
-      }
-      if (t.includes('endpoint status')) {
-        const up = CPS.filter((h) => !c.etcdDown.has(h));
-        const leader = CPS.indexOf(up[0]!) + 1;
-        return {
-          code: up.length === CPS.length ? 0 : 1, signal: null,
-          stdout: JSON.stringify(up.map((h) => ({ Endpoint: `https://${address(h)}:2379`, Status: { header: { member_id: CPS.indexOf(h) + 1, raft_term: 3 }, leader, raftIndex: 9, raftAppliedIndex: 9, version: '3.6.5', dbSize: 1000 } }))),
-          stderr: CPS.filter((h) => c.etcdDown.has(h)).map((h) => `Failed to get the status of endpoint https://${address(h)}:2379 (context deadline exceeded)`).join('\n'),
-        };
-      }
-      if (t.includes('/readyz')) return ok();
-      const node = /get 'node\/([^']+)'|get node\/(\S+)/.exec(t);
-      if (node && t.includes('--ignore-not-found')) return ok(`answer:${c.nodes.has(node[1] ?? node[2]!) ? `node/${node[1] ?? node[2]}` : ''}\n`);
-      if (t.includes('kubeadm-config')) return { code: 1, signal: null, stdout: '', stderr: 'not found' };
-      return { code: 1, signal: null, stdout: '', stderr: `unscripted: ${t}` };
-    },
-  };
-}
-
-function deps(c: Cluster, inv: Inventory = inventory, log?: string[]): NodeDeps {
-  return {
-    inventory: inv, inventoryText: text, ssh: transport(c, inv, log), become: () => undefined,
+    inventory: inv, inventoryText: text, ssh: new ClusterHosts(inv, c), become: () => undefined,
     joinInputs: async () => { throw new Error('not needed'); },
   };
 }
@@ -99,7 +61,7 @@ test('reset is refused while the host is an etcd member or a Node, and when it d
   assert.match((await prepareNodeOperation(deps(c), { operation: 'reset', host: 'labs-k8s-w02' })).refusals.join('\n'), /does not answer over SSH: nothing can be reset there/);
 });
 
-test('another member unhealthy: refused, then run only with the host\'s name typed back; a quorum loss never', async () => {
+test('another member unhealthy: refused; with the host\'s name typed back the removal is planned; a quorum loss never', async () => {
   // Three members, m02 dead: removing m03 would lose the quorum — refused, and force does not help.
   const c = healthy();
   c.etcdDown.add('labs-k8s-m02');
@@ -109,24 +71,13 @@ test('another member unhealthy: refused, then run only with the host\'s name typ
 
   // Four members, m02 dead: removing m03 keeps the quorum (3 left, 2 healthy, quorum 2) but needs the typed name.
   c.nodes.add('labs-k8s-m04');
-  const runs: Plan[] = [];
-  const asked: string[] = [];
-  const ui = (typed: string | undefined) => ({
-    show: () => undefined,
-    refuse: (r: string[]) => void asked.push(`refused: ${r.join(' ')}`),
-    typeBack: async (q: string) => (asked.push(`asked: ${q}`), typed),
-    runPlan: async (p: Plan) => (runs.push(p), true),
-    offerInventoryEdit: async () => undefined,
-  });
-  const req: NodeRequest = { operation: 'remove', host: 'labs-k8s-m03' };
-  assert.equal(await nodeOperationWorkflow(deps(c, inventory4), req, ui('labs-k8s-m02')), false);
-  assert.equal(runs.length, 0, 'a wrong name runs nothing');
-  assert.match(asked.join('\n'), /another member is unhealthy: labs-k8s-m02 \(unhealthy\)/);
-  assert.match(asked.join('\n'), /asked: .*type its name \(labs-k8s-m03\)/);
-  assert.match(asked.at(-1)!, /not confirmed; nothing was done/);
-  assert.equal(await nodeOperationWorkflow(deps(c, inventory4), req, ui('labs-k8s-m03')), true);
-  assert.equal(runs.length, 1);
-  assert.ok(runs[0]!.phases.flatMap((p) => p.steps).some((s) => s.id === 'remove-node/labs-k8s-m01/etcd-member-labs-k8s-m03'));
+  const unforced = await prepareNodeOperation(deps(c, inventory4), { operation: 'remove', host: 'labs-k8s-m03' });
+  assert.equal(unforced.forceable, true);
+  assert.match(unforced.refusals.join('\n'), /another member is unhealthy: labs-k8s-m02 \(unhealthy\)/);
+  assert.equal(unforced.plan, undefined);
+  const forced = await prepareNodeOperation(deps(c, inventory4), { operation: 'remove', host: 'labs-k8s-m03', forceTyped: 'labs-k8s-m03' });
+  assert.deepEqual(forced.refusals, []);
+  assert.ok(forced.plan!.phases.flatMap((p) => p.steps).some((s) => s.id === 'remove-node/labs-k8s-m01/etcd-member-labs-k8s-m03'));
 });
 
 test('replace of the dead first control-plane node: HAProxy loses it first, the new host joins with credentials from m02, and is added to HAProxy once joined', async () => {

@@ -457,3 +457,22 @@ test('quoting fuzz through sshd: 1000 hostile cases arrive intact via the remote
   const shell = (await pool.exec('h', sh`ps -o comm= -p $$; true`)).stdout.trim();
   t.diagnostic(`remote login shell: ${shell}`);
 });
+
+test('a changed key (a re-imaged host): refused with its fingerprint on record; accepted for the session only with exactly that fingerprint, known_hosts untouched', async () => {
+  const old = keygen(d, 'before-reimage', 'ed25519');
+  const p = makePool({ config: hostCfg('h', c), knownHosts: knownHostsLine(c, old) });
+  await assert.rejects(p.pool.exec('h', sh`true`), (e: Error) => e instanceof SshConnectError && e.hostKeyStatus === 'changed');
+  const presented = keygenFingerprint(`${c.hostKey.path}.pub`);
+  const refused = p.pool.refusedKey('h');
+  assert.equal(refused?.status, 'changed');
+  assert.equal(refused?.fingerprint, presented);
+  assert.equal(refused?.file, p.kh);
+  assert.equal(refused?.line, 1);
+  p.pool.acceptKey('h', keygenFingerprint(`${old.path}.pub`));
+  await assert.rejects(p.pool.exec('h', sh`true`), (e: Error) => e instanceof SshConnectError && e.hostKeyStatus === 'changed', 'another fingerprint accepts nothing');
+  p.pool.acceptKey('h', presented);
+  assert.equal((await p.pool.exec('h', sh`echo reimaged`)).stdout, 'reimaged\n');
+  assert.equal(readFileSync(p.kh, 'utf8'), knownHostsLine(c, old), 'the old line stays until the user removes it');
+  assert.equal(existsSync(p.own), false, 'nothing remembered');
+  assert.equal(p.prompt.calls.changed.length, 2, 'the prompt told of the change each time it refused');
+});

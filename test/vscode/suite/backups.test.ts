@@ -4,13 +4,17 @@
  * "Restore from this backup…" on a row runs the restore workflow, which refuses a backup of another cluster before
  * it asks any host anything. (The workspace's inventory names the lab's addresses: this suite contacts no host. The
  * healthy-quorum refusal and its typed confirmation are the workflow's unit test, over the same played etcd hosts.)
+ * "Schedule etcd Snapshots…" sits in the view's title bar and runs the schedule workflow over control-plane hosts
+ * played below SSH (they take every command), after which the view reads each node's timer again.
  */
 import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { api, scripted, waitFor } from './helpers';
+import { api, extension, scripted, waitFor } from './helpers';
+import { AcceptingHosts } from '../../unit/backup/acceptingHosts';
+import { scheduleStatusCommand } from '../../../src/core/backup/schedule';
 import { EtcdHosts, inv } from '../../unit/backup/etcdHosts';
 import { backupEtcd } from '../../../src/engine/backup';
 import type { LiveNode } from '../../../src/editor/treeNodes';
@@ -74,5 +78,31 @@ suite('Backups view', function () {
       ui.restore();
     }
     assert.ok(ui.messages('error').some((m) => m.startsWith(`${tmpdir()} is not a backup in ${dir}`)), ui.transcript.join('\n'));
+  });
+
+  test('Schedule etcd Snapshots… is in the Backups title bar; it shows the plan, installs a timer on every control-plane node, and the view reads them back', async () => {
+    const pkg = extension().packageJSON as { contributes: { commands: { command: string; title: string }[]; menus: Record<string, { command: string; when?: string }[]> } };
+    assert.equal(pkg.contributes.commands.find((c) => c.command === 'kubeadm.scheduleEtcdSnapshots')?.title, 'Schedule etcd Snapshots…');
+    assert.ok(pkg.contributes.menus['view/title']!.some((m) => m.command === 'kubeadm.scheduleEtcdSnapshots' && /view == kubeadm\.backups/.test(m.when ?? '')));
+    const a = await api();
+    assert.ok(a.substituteSsh, 'the test harness runs the extension host with KW_TEST_UI=1');
+    const hosts = new AcceptingHosts();
+    a.substituteSsh(() => hosts);
+    const ui = await scripted({ pick: (_t, items) => items.find((i) => /^Install or update: every 12 h, keep the newest 5/.test(i.label)), confirm: (r) => r.actions[0] });
+    try {
+      await vscode.commands.executeCommand('kubeadm.scheduleEtcdSnapshots');
+    } finally {
+      ui.restore();
+      a.substituteSsh(undefined);
+    }
+    const plan = vscode.workspace.textDocuments.find((t) => t.uri.path === '/backup-schedule-labs-k8s-plan.txt')?.getText() ?? '';
+    assert.match(plan, /etcd snapshots every 43200 s, keep 5/, ui.transcript.join('\n'));
+    assert.ok(ui.runs[0]?.finished?.ok, ui.transcript.join('\n'));
+    const enabled = hosts.log.filter((l) => /systemctl enable --now kubeadm-workbench-etcd-snapshot\.timer/.test(l)).map((l) => l.split(':')[0]).sort();
+    assert.deepEqual(enabled, ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03']);
+    const status = scheduleStatusCommand().text;
+    assert.deepEqual(hosts.log.filter((l) => l.endsWith(status)).map((l) => l.split(':')[0]).sort(), enabled, 'the view read each node\'s timer after the run');
+    const scheduled = a.backupsView.nodes.find((n) => n.id === 'backups:scheduled');
+    assert.deepEqual(scheduled?.children?.map((c) => c.id).sort(), ['schedule:labs-k8s-m01', 'schedule:labs-k8s-m02', 'schedule:labs-k8s-m03']);
   });
 });

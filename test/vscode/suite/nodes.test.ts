@@ -1,29 +1,16 @@
 /**
- * Remove from Cluster…, Replace… and Reset Host… on the Inventory's host rows, in real VS Code, where the example
- * inventory's hosts do not answer over SSH (no lab here; the whole path with SSH, etcd and HAProxy is the lab tier's
- * test/lab/nodes.test.ts): each command reaches its refusal before acting — a modal naming the reasons, a report
- * document with what was found — and never gets to a plan or a run.
+ * Remove from Cluster…, Replace… and Reset Host… on the Inventory's host rows, in real VS Code. Where the example
+ * inventory's hosts do not answer over SSH (the harness sends every host to a closed port on loopback), each command
+ * reaches its refusal before acting — a modal naming the reasons, a document with what was found — and never gets to
+ * a plan or a run. With the example cluster's hosts played below SSH (test/unit/nodes/clusterHosts.ts, put in place
+ * of the connections through the extension's test API), Remove runs to its end and the inventory edit lands in
+ * inventory.yaml unsaved. The whole path with SSH, etcd and HAProxy is the lab tier's (test/lab/nodes.test.ts).
  */
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-
-type Shown = { kind: string; message: string; modal: boolean };
-
-function answerDialogs(quickPick?: (items: readonly vscode.QuickPickItem[]) => unknown, input?: () => string | undefined): { shown: Shown[]; restore: () => void } {
-  const w = vscode.window as unknown as Record<string, unknown>;
-  const saved = { showQuickPick: w.showQuickPick, showWarningMessage: w.showWarningMessage, showInformationMessage: w.showInformationMessage, showErrorMessage: w.showErrorMessage, showInputBox: w.showInputBox };
-  const shown: Shown[] = [];
-  const record = (kind: string) => async (message: string, ...rest: unknown[]) => {
-    shown.push({ kind, message, modal: rest.some((r) => typeof r === 'object' && r !== null && (r as { modal?: boolean }).modal === true) });
-    return undefined;
-  };
-  w.showQuickPick = async (items: readonly vscode.QuickPickItem[] | Thenable<readonly vscode.QuickPickItem[]>) => quickPick?.(await items);
-  w.showWarningMessage = record('warning');
-  w.showInformationMessage = record('info');
-  w.showErrorMessage = record('error');
-  w.showInputBox = async () => input?.();
-  return { shown, restore: () => Object.assign(w, saved) };
-}
+import { api, inventoryUri, scripted } from './helpers';
+import { ClusterHosts } from '../../unit/nodes/clusterHosts';
 
 const doc = (name: string) => vscode.workspace.textDocuments.find((t) => t.uri.path === `/${name}`)?.getText() ?? '';
 const row = (name: string, address: string, role: string) => ({ kind: 'host', role, host: { name, address, roles: [role] } });
@@ -32,45 +19,83 @@ suite('Remove, Replace and Reset on host rows', function () {
   this.timeout(120_000);
 
   test('Reset Host… of a host that does not answer: refused before acting, with the reasons', async () => {
-    const d = answerDialogs();
+    const ui = await scripted({ confirm: (r) => r.actions[0] });
     try {
       await vscode.commands.executeCommand('kubeadm.resetHost', row('labs-k8s-w02', '10.3.60.55', 'worker'));
     } finally {
-      d.restore();
+      ui.restore();
     }
-    const refusal = d.shown.find((s) => s.kind === 'error' && s.message.startsWith('Reset of labs-k8s-w02 refused:'));
-    assert.ok(refusal?.modal, JSON.stringify(d.shown));
-    assert.match(refusal.message, /labs-k8s-w02 does not answer over SSH: nothing can be reset there/);
-    assert.ok(!d.shown.some((s) => s.kind === 'warning' && /^Run \d+ steps/.test(s.message)), 'no plan was offered to run');
-    const report = doc('reset-labs-k8s-w02.txt');
-    assert.match(report, /labs-k8s-w02: does not answer/);
-    assert.match(report, /Refused; nothing was done:/);
+    const refusal = ui.transcript.find((t) => t.startsWith('error (modal): labs-k8s-w02: reset refused; nothing was done:'));
+    assert.ok(refusal, ui.transcript.join('\n'));
+    assert.match(refusal, /labs-k8s-w02 does not answer over SSH: nothing can be reset there/);
+    assert.equal(ui.confirms.length, 0, 'no plan was offered to run');
+    assert.match(doc('reset-labs-k8s-w02-found.txt'), /labs-k8s-w02: does not answer/);
   });
 
   test('Remove from Cluster… of a control-plane node when no control-plane host answers: refused (etcd cannot be read)', async () => {
-    const d = answerDialogs();
+    const ui = await scripted({ confirm: (r) => r.actions[0] });
     try {
       await vscode.commands.executeCommand('kubeadm.removeNode', row('labs-k8s-m01', '10.3.60.51', 'control-plane'));
     } finally {
-      d.restore();
+      ui.restore();
     }
-    const refusal = d.shown.find((s) => s.kind === 'error' && s.message.startsWith('Remove of labs-k8s-m01 refused:'));
-    assert.ok(refusal?.modal, JSON.stringify(d.shown));
-    assert.match(refusal.message, /etcd cannot be read on any control-plane host that answers/);
-    assert.match(refusal.message, /balancer labs-k8s-balancer does not answer/);
+    const refusal = ui.transcript.find((t) => t.startsWith('error (modal): labs-k8s-m01: remove refused; nothing was done:'));
+    assert.ok(refusal, ui.transcript.join('\n'));
+    assert.match(refusal, /etcd cannot be read on any control-plane host that answers/);
+    assert.match(refusal, /balancer labs-k8s-balancer does not answer/);
+    assert.equal(ui.confirms.length, 0);
   });
 
   test('Replace… asks for the new host; a new name and address typed in, then refused while nothing answers', async () => {
     const typed = ['labs-k8s-m04', '10.3.60.57'];
-    const d = answerDialogs((items) => items.find((i) => /not in the inventory/.test(i.label)), () => typed.shift());
+    const ui = await scripted({ pick: (_t, items) => items.find((i) => /not in the inventory/.test(i.label)), input: () => typed.shift() });
     try {
       await vscode.commands.executeCommand('kubeadm.replaceNode', row('labs-k8s-m01', '10.3.60.51', 'control-plane'));
     } finally {
-      d.restore();
+      ui.restore();
     }
-    const refusal = d.shown.find((s) => s.kind === 'error' && s.message.startsWith('Replace of labs-k8s-m01 refused:'));
-    assert.ok(refusal, JSON.stringify(d.shown));
-    assert.match(refusal.message, /the new host labs-k8s-m04 does not answer over SSH/);
+    const refusal = ui.transcript.find((t) => t.startsWith('error (modal): labs-k8s-m01: replace refused'));
+    assert.ok(refusal, ui.transcript.join('\n'));
+    assert.match(refusal, /the new host labs-k8s-m04 does not answer over SSH/);
     assert.deepEqual(typed, [], 'the name and the address were asked');
+  });
+
+  test('Remove from Cluster… of a worker that answers: drained, deleted, reset; the inventory edit applied unsaved', async () => {
+    const a = await api();
+    assert.ok(a.substituteSsh, 'the test harness runs the extension host with KW_TEST_UI=1');
+    const inv = (await a.inventory.get())?.inventory;
+    assert.ok(inv, 'the workspace inventory');
+    const hosts = new ClusterHosts(inv);
+    a.substituteSsh(() => hosts);
+    const ui = await scripted({ confirm: (r) => r.actions[0] });
+    const onDisk = readFileSync(inventoryUri().fsPath, 'utf8');
+    try {
+      await vscode.commands.executeCommand('kubeadm.removeNode', row('labs-k8s-w02', '10.3.60.55', 'worker'));
+    } finally {
+      ui.restore();
+      a.substituteSsh(undefined);
+    }
+    assert.ok(!hosts.state.nodes.has('labs-k8s-w02') && hosts.state.reset.has('labs-k8s-w02'), hosts.log.join('\n'));
+    assert.ok(ui.runs[0]?.finished?.ok, ui.transcript.join('\n'));
+    assert.match(doc('remove-labs-k8s-w02-inventory.diff'), /^- {2}- \{ name: labs-k8s-w02, address: 10\.3\.60\.55, roles: \[worker\] \}$/m);
+    assert.equal(ui.confirms.at(-1)?.message, 'Apply the edit to inventory.yaml?');
+    const edited = vscode.workspace.textDocuments.find((d) => d.uri.toString() === inventoryUri().toString());
+    try {
+      assert.ok(edited?.isDirty, 'inventory.yaml edited and not saved');
+      assert.doesNotMatch(edited.getText(), /labs-k8s-w02/);
+      assert.match(edited.getText(), /labs-k8s-w01/);
+      assert.equal(readFileSync(inventoryUri().fsPath, 'utf8'), onDisk, 'the file on disk is as it was until the user saves');
+      assert.ok(ui.messages('info').includes('inventory.yaml edited, not saved: review it and save, or undo.'), ui.transcript.join('\n'));
+    } finally {
+      // The next suites read the example inventory as it is on disk: its text back, saved (the same bytes).
+      if (edited) {
+        const back = new vscode.WorkspaceEdit();
+        back.replace(edited.uri, new vscode.Range(edited.positionAt(0), edited.positionAt(edited.getText().length)), onDisk);
+        await vscode.workspace.applyEdit(back);
+        await edited.save();
+        assert.equal(edited.getText(), onDisk);
+        assert.ok(!edited.isDirty);
+      }
+    }
   });
 });

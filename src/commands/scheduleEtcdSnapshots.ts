@@ -1,0 +1,65 @@
+/**
+ * Kubeadm: Schedule etcd Snapshots… (the Backups view's title bar, or the palette): a systemd timer on every
+ * control-plane node that snapshots its etcd member and keeps the newest N — installed with RKE2's defaults (every
+ * 12 h, keep 5) or another interval and count, or removed. Chosen here; the plan, sudo password, question and run
+ * are the schedule workflow's (engine/workflows/scheduleWorkflow.ts), the CLI's `backup schedule` too. Afterwards
+ * the Backups view reads each node's timer and snapshots again.
+ */
+import { DEFAULT_SCHEDULE, parseInterval } from '../core/backup/schedule';
+import { intervalWords, scheduleWorkflow, type ScheduleAction } from '../engine/workflows/scheduleWorkflow';
+import type { Ui } from '../engine/workflows/ui';
+import { log } from '../editor/log';
+import { editorUi } from '../editor/vscodeUi';
+import { editorPlanRun } from './runPlan';
+import { defineCommand } from './context';
+
+type Choice = 'defaults' | 'custom' | 'remove';
+
+async function chooseAction(ui: Ui): Promise<ScheduleAction | undefined> {
+  const d = DEFAULT_SCHEDULE;
+  const choice = await ui.pick<Choice>('Scheduled etcd snapshots on the control-plane nodes', [
+    { value: 'defaults', label: `Install or update: ${intervalWords(d.intervalSeconds)}, keep the newest ${d.keep}`, detail: 'A systemd timer per node; the snapshots stay on the node (0600, root only).' },
+    { value: 'custom', label: 'Install or update with another interval or count…' },
+    { value: 'remove', label: 'Remove the timers', detail: 'The snapshots already taken stay on the nodes.' },
+  ]);
+  if (!choice) return undefined;
+  if (choice === 'remove') return { kind: 'remove' };
+  if (choice === 'defaults') return { kind: 'install', schedule: d };
+  const interval = await ui.input('Interval between snapshots', 'e.g. 12h, 6h, 30m (at least 10 s)', '12h');
+  const seconds = interval === undefined ? undefined : parseInterval(interval);
+  if (interval === undefined) return undefined;
+  if (seconds === undefined || seconds < 10) {
+    await ui.message('error', `"${interval}" is not an interval of at least 10 s (e.g. 12h, 30m).`);
+    return undefined;
+  }
+  const keep = await ui.input('Snapshots to keep on each node', 'The newest N stay; older ones are deleted', String(d.keep));
+  if (keep === undefined) return undefined;
+  if (!/^\d{1,4}$/.test(keep.trim()) || Number(keep) < 1) {
+    await ui.message('error', `"${keep}" is not a whole number ≥ 1.`);
+    return undefined;
+  }
+  return { kind: 'install', schedule: { intervalSeconds: seconds, keep: Number(keep) } };
+}
+
+export const scheduleEtcdSnapshots = defineCommand({ trust: 'install the etcd snapshot timers on the control-plane hosts', inventory: 'Schedule etcd Snapshots' }, (ctx) => {
+  return async (): Promise<void> => {
+    const { inv, folder, loaded } = ctx;
+    const ui = editorUi(ctx.reports);
+    const action = await chooseAction(ui);
+    if (!action) return;
+    const pool = ctx.sessions.open(inv, folder);
+    let ran = false;
+    try {
+      const outcome = await scheduleWorkflow(ui, {
+        inventory: inv,
+        action,
+        run: { ...editorPlanRun(pool, loaded.uri), onLog: (path) => log.runLog('Scheduled etcd snapshots', path) },
+      });
+      ran = outcome.kind === 'ran';
+    } finally {
+      await pool.close();
+    }
+    // What the nodes have now, in the Backups view (read-only, sudo -n).
+    if (ran) await ctx.backups.readSchedules(inv, folder).catch((e: unknown) => log.info(`reading the scheduled snapshots: ${String(e)}`));
+  };
+});
