@@ -1,0 +1,133 @@
+/**
+ * The remote commands of an upgrade, all from the `sh` template (versions are parsed numbers, names are the
+ * inventory's validated ones, HAProxy server names the generator's safe names). Checks ask the host or the API
+ * for the state a step leaves, so a re-run skips what is already at the target.
+ */
+import { HAPROXY_SOCKET } from '../nodes/commands';
+import { ADMIN, KUBECTL } from '../phases/interrupted';
+import { raw, sh, type RemoteCommand } from '../ssh/command';
+import { formatVersion, type KubeVersion } from './versions';
+
+export const KUBELET_CONF = '/etc/kubernetes/kubelet.conf';
+export const KUBEADM_BACKUPS = '/etc/kubernetes/tmp';
+const APT = raw('DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confold -y -q');
+const DPKG_VERSION = raw("dpkg-query -W -f='${Version}'");
+
+/** `kubeadm=1.34.12-*`: Debian versions of the Kubernetes packages are `<version>-<revision>`. */
+function pinned(pkg: string, v: KubeVersion): string {
+  return `${pkg}=${v.major}.${v.minor}.${v.patch}-*`;
+}
+
+function plain(v: KubeVersion): string {
+  return `${v.major}.${v.minor}.${v.patch}`;
+}
+
+/** Exits 0 when these packages are installed at the target version and held. */
+export function packagesAtTarget(pkgs: readonly string[], v: KubeVersion): RemoteCommand {
+  const held = [...pkgs].sort().map((p) => `${p} `).join('');
+  return sh`for p in ${[...pkgs]}; do test "$(${DPKG_VERSION} $p 2>/dev/null | cut -d- -f1)" = ${plain(v)} || exit 1; done && test "$(apt-mark showhold ${[...pkgs]} | sort | tr '\n' ' ')" = ${held}`;
+}
+
+/** kubernetes.io's order: unhold, install the pinned version, hold again (a routine apt upgrade must never move them). */
+export function upgradePackages(pkgs: readonly string[], v: KubeVersion): RemoteCommand {
+  return sh`apt-mark unhold ${[...pkgs]} >/dev/null && ${APT} install --no-install-recommends --allow-downgrades --allow-change-held-packages ${pkgs.map((p) => pinned(p, v))} && apt-mark hold ${[...pkgs]} >/dev/null`;
+}
+
+const MANIFESTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
+
+/** Exits 0 when the static pod manifests of the API server, controller-manager and scheduler name the target's images. */
+export function staticPodsAtTarget(v: KubeVersion): RemoteCommand {
+  return sh`for c in ${MANIFESTS}; do grep -Eq "image: .*/$c:${raw(formatVersion(v).replace(/\./g, '\\.'))}\$" /etc/kubernetes/manifests/$c.yaml 2>/dev/null || exit 1; done`;
+}
+
+/** Prints `at-target=yes` or `at-target=no` (a gate's capture: later steps of the node skip on yes). */
+export function reportAtTarget(check: RemoteCommand): RemoteCommand {
+  return sh`if ${check}; then echo at-target=yes; else echo at-target=no; fi`;
+}
+
+export function kubeadmUpgradePlan(v: KubeVersion): RemoteCommand {
+  return sh`kubeadm upgrade plan ${formatVersion(v)}`;
+}
+
+export function kubeadmUpgradeApply(v: KubeVersion, ignorePreflightErrors: readonly string[] = []): RemoteCommand {
+  const ig = ignorePreflightErrors.length ? sh` --ignore-preflight-errors=${ignorePreflightErrors.join(',')}` : sh``;
+  return sh`kubeadm upgrade apply ${formatVersion(v)} --yes${ig}`;
+}
+
+export function kubeadmUpgradeNode(ignorePreflightErrors: readonly string[] = []): RemoteCommand {
+  const ig = ignorePreflightErrors.length ? sh` --ignore-preflight-errors=${ignorePreflightErrors.join(',')}` : sh``;
+  return sh`kubeadm upgrade node${ig}`;
+}
+
+/** The node's own API server answers /readyz and says it is the target version (asked at its address, not the VIP). */
+export function ownApiServerReady(address: string, v: KubeVersion): RemoteCommand {
+  const server = `https://${address.includes(':') ? `[${address}]` : address}:6443`;
+  return sh`${KUBECTL} --server=${server} get --raw=/readyz --request-timeout=5s >/dev/null && ${KUBECTL} --server=${server} get --raw=/version --request-timeout=5s | grep -qF ${`"gitVersion": "${formatVersion(v)}"`}`;
+}
+
+/** The scheduler's and controller-manager's leader leases are held (by whoever): the control plane schedules and reconciles. */
+export function leasesHeld(): RemoteCommand {
+  return sh`for l in kube-scheduler kube-controller-manager; do h=$(${KUBECTL} -n kube-system get lease $l -o jsonpath='{.spec.holderIdentity}' --request-timeout=10s) || exit 1; test -n "$h" || { echo "$l is held by nobody" >&2; exit 1; }; done`;
+}
+
+/** The Node as the node's own kubelet credentials read it (a worker has no admin.conf; the node authorizer lets a node read itself). */
+function ownNode(node: string, jsonpath: string): RemoteCommand {
+  return sh`kubectl --kubeconfig ${KUBELET_CONF} get ${'node/' + node} -o ${`jsonpath=${jsonpath}`} --request-timeout=10s`;
+}
+
+/** Exits 0 when the running kubelet reports the target version and the Node is Ready. */
+export function nodeReadyAtTarget(node: string, v: KubeVersion): RemoteCommand {
+  return sh`test "$(${ownNode(node, '{.status.nodeInfo.kubeletVersion} {.status.conditions[?(@.type=="Ready")].status}')})" = ${`${formatVersion(v)} True`}`;
+}
+
+/** Exits 0 when the running kubelet reports the target version (Ready or not). */
+export function nodeReportsTarget(node: string, v: KubeVersion): RemoteCommand {
+  return sh`test "$(${ownNode(node, '{.status.nodeInfo.kubeletVersion}')})" = ${formatVersion(v)}`;
+}
+
+/** Exits 0 when the Node is schedulable. */
+export function nodeSchedulable(node: string): RemoteCommand {
+  return sh`test -z "$(${ownNode(node, '{.spec.unschedulable}')})" || test "$(${ownNode(node, '{.spec.unschedulable}')})" = false`;
+}
+
+export function restartKubelet(): RemoteCommand {
+  return sh`systemctl daemon-reload && systemctl restart kubelet`;
+}
+
+/** Every node's kubelet and every API server pod at the target: the whole upgrade is done (skips the snapshot on a re-run). */
+export function clusterAtTarget(v: KubeVersion): RemoteCommand {
+  const want = formatVersion(v);
+  return sh`test -f ${ADMIN} && k=$(${KUBECTL} get nodes -o jsonpath='{range .items[*]}{.status.nodeInfo.kubeletVersion}{"\\n"}{end}' --request-timeout=15s) && test -n "$k" && test -z "$(echo "$k" | grep -vx ${want})" && a=$(${KUBECTL} -n kube-system get pods -l component=kube-apiserver -o jsonpath='{range .items[*]}{.spec.containers[0].image}{"\\n"}{end}' --request-timeout=15s) && test -n "$a" && test -z "$(echo "$a" | grep -v ${`:${want}$`})"`;
+}
+
+// ------------------------------------------------------------------------------------------ HAProxy
+
+const PERL_ADMIN = 'my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]) or die "cannot connect to $ARGV[0]: $!\\n"; print $s "$ARGV[1]\\n"; print while <$s>;';
+
+/** One admin-socket command (socat when there, else perl, Essential on Debian); its answer on stdout. */
+export function haproxyAdmin(command: string): RemoteCommand {
+  return sh`if command -v socat >/dev/null 2>&1; then echo ${command} | socat stdio ${`unix-connect:${HAPROXY_SOCKET}`}; else perl -MIO::Socket::UNIX -e ${PERL_ADMIN} ${HAPROXY_SOCKET} ${command}; fi`;
+}
+
+/** The server's status column in `show stat` (UP, DOWN, MAINT, DRAIN, …), found by the header's name. */
+function serverStatus(backend: string, server: string): RemoteCommand {
+  return sh`${haproxyAdmin('show stat')} | awk -F, -v b=${backend} -v s=${server} 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i } $1 == b && $2 == s { print $c }'`;
+}
+
+/** Exits 0 when HAProxy's status of the server starts with `want` (MAINT, UP). */
+export function serverIs(backend: string, server: string, want: 'MAINT' | 'UP'): RemoteCommand {
+  return sh`st=$(${serverStatus(backend, server)}) && case "$st" in ${raw(want)}*) ;; *) echo "${raw(server)} is \${st:-missing}" >&2; exit 1;; esac`;
+}
+
+/**
+ * Takes the server out of the backend: no new connection goes to it, HAProxy stops checking it. A command the
+ * socket refuses prints its reason (an unknown server) instead of failing, so the answer is checked too.
+ */
+export function setServerState(backend: string, server: string, state: 'maint' | 'ready'): RemoteCommand {
+  return sh`out=$(${haproxyAdmin(`set server ${backend}/${server} state ${state}`)}) || exit 1; test -z "$(echo "$out" | tr -d '[:space:]')" || { echo "$out" >&2; exit 1; }`;
+}
+
+/** kubeadm's backups of manifests and etcd data from `upgrade apply`/`upgrade node` (it never removes them). */
+export function listKubeadmBackups(): RemoteCommand {
+  return sh`if test -d ${KUBEADM_BACKUPS}; then for d in ${raw(KUBEADM_BACKUPS)}/kubeadm-backup-* ${raw(KUBEADM_BACKUPS)}/kubeadm-upgraded-manifests*; do test -e "$d" && echo "$(du -sh "$d" | cut -f1) $d"; done; fi; true`;
+}

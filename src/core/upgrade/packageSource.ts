@@ -1,0 +1,50 @@
+/**
+ * The Kubernetes package source of the target minor. pkgs.k8s.io (and a mirror laid out like it, the lab's) is
+ * split per minor — `…/core:/stable:/v1.33/deb/` — so a node only sees the next minor's packages once its
+ * kubernetes.list names that minor. The line is derived from the inventory's, parsed and rendered from its
+ * validated parts (as the prepare phase writes it); a URI without exactly one `/vX.Y/` is refused rather than
+ * guessed at.
+ */
+import { parseAptLine, renderAptLine } from '../inventory/apt';
+import { downloadUrl } from '../inventory/fields';
+import type { Inventory } from '../inventory/types';
+import { minorOf, type KubeVersion } from './versions';
+
+export const DEFAULT_KUBERNETES_APT = (minor: string) => `deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] https://pkgs.k8s.io/core:/stable:/v${minor}/deb/ /`;
+export const DEFAULT_KUBERNETES_APT_KEY = (minor: string) => `https://pkgs.k8s.io/core:/stable:/v${minor}/deb/Release.key`;
+
+export interface TargetSource {
+  kubernetesApt: string;
+  kubernetesAptKey?: string;
+  /** Where a flat repository's package index is (`<uri>Packages`), for the preflight's read from each node. */
+  packagesIndexUrl?: string;
+}
+
+const MINOR_SEGMENT = /\/v\d+\.\d+\//g;
+
+function switchMinor(url: string, minor: string, what: string): string {
+  const found = url.match(MINOR_SEGMENT) ?? [];
+  if (found.length !== 1) throw new Error(`${what} ${url} is not split per minor version (one /vX.Y/ in its path, as pkgs.k8s.io's): switch it to ${minor} by hand, or set packages.kubernetesApt to the ${minor} source`);
+  return url.replace(MINOR_SEGMENT, `/v${minor}/`);
+}
+
+/** The inventory's Kubernetes package source with the target's minor (pkgs.k8s.io's when the inventory names none). */
+export function targetPackageSource(inv: Inventory, target: KubeVersion): TargetSource {
+  const minor = minorOf(target);
+  const line = inv.cluster.packages?.kubernetesApt;
+  const key = inv.cluster.packages?.kubernetesAptKey;
+  const parsed = parseAptLine(line ?? DEFAULT_KUBERNETES_APT(minor));
+  if (typeof parsed === 'string') throw new Error(`packages.kubernetesApt ${parsed}`);
+  const switched = { ...parsed, uri: line ? switchMinor(parsed.uri, minor, 'the package source') : parsed.uri };
+  const again = parseAptLine(renderAptLine(switched));
+  if (typeof again === 'string') throw new Error(`the ${minor} package source ${again}`);
+  const out: TargetSource = { kubernetesApt: renderAptLine(again) };
+  const keyUrl = line ? (key ? switchMinor(key, minor, 'the package key') : undefined) : DEFAULT_KUBERNETES_APT_KEY(minor);
+  if (keyUrl) {
+    const bad = downloadUrl(keyUrl);
+    if (bad) throw new Error(`the ${minor} package key ${keyUrl}: ${bad}`);
+    out.kubernetesAptKey = keyUrl;
+  }
+  if (again.suite === '/') out.packagesIndexUrl = `${again.uri.endsWith('/') ? again.uri : `${again.uri}/`}Packages`;
+  return out;
+}

@@ -1,0 +1,280 @@
+/**
+ * The upgrade as plans of the plan engine (kubernetes.io "Upgrading kubeadm clusters", with the gates an HA
+ * cluster behind HAProxy needs):
+ *
+ *   etcd snapshot → every node's Kubernetes package source switched to the target minor →
+ *   control-plane nodes one at a time: kubeadm upgraded and held; on the first `kubeadm upgrade plan` (shown)
+ *   and `kubeadm upgrade apply`, on the others `kubeadm upgrade node` — each between its API server taken out of
+ *   HAProxy on every balancer (maint, through the admin socket) and put back (ready) once its own /readyz answers
+ *   at the target; then the etcd gate (its member voting, every voter healthy) and the lease gate →
+ *   kubelets: control-plane nodes one at a time, then workers `maxUnavailable` at a time: drain, kubelet and
+ *   kubectl upgraded and held, kubelet restarted, Ready at the target, uncordoned →
+ *   kubeadm's backups in /etc/kubernetes/tmp listed.
+ *
+ * Every step has a check that asks the host or the API whether the node is at the target already (or is a gate
+ * that only asks), so a re-run, or a resumed run, converges. The order keeps the skew policy: no kubelet is
+ * upgraded before every API server is (`skewAlongPlan` walks the plan to prove it).
+ */
+import { haproxyServerNames, HAPROXY_BACKEND } from '../generate/haproxy';
+import { hostsWithRole, type HostSpec, type Inventory } from '../inventory/types';
+import { aptSourceSteps } from '../phases/aptSources';
+import { votingMemberHealthy } from '../phases/bringUp';
+import { all, sameContent, sourcesOffer } from '../phases/checks';
+import type { PhasePlan, Plan, RunValues, Step } from '../plan/types';
+import { and, raw, sh } from '../ssh/command';
+import {
+  clusterAtTarget, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
+  ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, serverIs, setServerState, staticPodsAtTarget, upgradePackages,
+} from './commands';
+import type { TargetSource } from './packageSource';
+import { formatVersion, minorOf, type KubeVersion, type VersionChange } from './versions';
+
+const GATE = 'a gate: it only asks the API or the host for a state and changes nothing, so it is its own check';
+const APT = 'DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -y -q';
+export const DEFAULT_DRAIN_TIMEOUT_SECONDS = 300;
+
+export interface UpgradeHooks {
+  /** The pre-upgrade etcd snapshot (the backup's code, in-process); `display` says where it goes. */
+  snapshot: { run: (signal?: AbortSignal) => Promise<void>; display: string };
+  /** Our drain (cordon, evictions honouring PodDisruptionBudgets), through the API. */
+  drain: (node: string, signal?: AbortSignal) => Promise<void>;
+  uncordon: (node: string, signal?: AbortSignal) => Promise<void>;
+}
+
+export interface UpgradePlanInput {
+  inventory: Inventory;
+  target: KubeVersion;
+  source: TargetSource;
+  /** Workers drained and upgraded at the same time (default 1). */
+  maxUnavailable?: number;
+  drainTimeoutSeconds?: number;
+}
+
+function step(host: string, key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): Step {
+  return { id: `upgrade/${host}/${key}`, phase: 'upgrade', host, ...rest };
+}
+
+/** The capture key of a control-plane node's "already at the target" gate. */
+export function atTargetKey(node: string): string {
+  return `at-target:${node}`;
+}
+
+function captureAtTarget(node: string): (stdout: string) => Record<string, string> {
+  return (stdout) => ({ [atTargetKey(node)]: /at-target=yes/.test(stdout) ? 'yes' : 'no' });
+}
+
+const skipAtTarget = (node: string) => (values: RunValues) => values.get(atTargetKey(node)) === 'yes';
+
+function snapshotPhase(first: HostSpec, target: KubeVersion, hooks: UpgradeHooks): PhasePlan {
+  return {
+    phase: 'upgrade', title: 'etcd snapshot before the upgrade', order: 'serial', warnings: [],
+    steps: [step(first.name, 'etcd-snapshot', {
+      title: `etcd snapshot, kept outside the cluster (${hooks.snapshot.display})`,
+      why: 'A minor upgrade rewrites the control plane and etcd; the snapshot is the way back if it fails half-way.',
+      check: clusterAtTarget(target),
+      action: async (_v, signal) => hooks.snapshot.run(signal),
+      planDisplay: `take an etcd snapshot with the backup's code (${hooks.snapshot.display})`,
+    })],
+  };
+}
+
+function packageSourcePhase(nodes: readonly HostSpec[], target: KubeVersion, source: TargetSource): PhasePlan {
+  const { files, keys, keyrings } = aptSourceSteps({ kubernetesApt: source.kubernetesApt, ...(source.kubernetesAptKey ? { kubernetesAptKey: source.kubernetesAptKey } : {}), cniManifest: '' });
+  const offered = ['kubeadm', 'kubelet', 'kubectl'].map((name) => ({ name, version: `${target.major}.${target.minor}.${target.patch}` }));
+  return {
+    phase: 'upgrade', title: `Kubernetes package source for ${minorOf(target)} on every node`, order: 'parallel', warnings: [],
+    steps: nodes.map((n) => step(n.name, 'package-source', {
+      title: `kubernetes.list names the ${minorOf(target)} packages (${source.kubernetesApt})`,
+      why: 'pkgs.k8s.io is split per minor: a node sees the next minor\'s packages only from its own source.',
+      check: all(...files.map((f) => sameContent(f.path, f.content)), ...keyrings.map((k) => sh`test -s ${k}`), sourcesOffer(offered)),
+      files,
+      run: and(...keys, sh`${raw(APT)} update`),
+      verify: sourcesOffer(offered),
+      timeoutMs: 5 * 60_000,
+    })),
+  };
+}
+
+function kubeadmPackageStep(host: HostSpec, target: KubeVersion): Step {
+  return step(host.name, 'kubeadm-package', {
+    title: `kubeadm ${formatVersion(target)}: unhold, upgrade, hold`,
+    check: packagesAtTarget(['kubeadm'], target),
+    run: upgradePackages(['kubeadm'], target),
+    verify: sh`kubeadm version -o short | grep -qx ${formatVersion(target)}`,
+    timeoutMs: 10 * 60_000,
+  });
+}
+
+/** HAProxy's server for each control-plane node (the generator's names). */
+function serverOf(inv: Inventory, node: string): string {
+  return haproxyServerNames(inv).find((s) => s.host === node)!.server;
+}
+
+function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target: KubeVersion, ignore: readonly string[]): PhasePlan {
+  const first = hostsWithRole(inv, 'control-plane')[0]!;
+  const balancers = hostsWithRole(inv, 'loadbalancer');
+  const server = serverOf(inv, host.name);
+  const v = formatVersion(target);
+  const steps: Step[] = [
+    step(host.name, 'at-target', {
+      title: `Are ${host.name}'s static pods at ${v} already? (the HAProxy and kubeadm steps of a node at the target are skipped)`,
+      rerun: GATE,
+      run: reportAtTarget(staticPodsAtTarget(target)),
+      capture: captureAtTarget(host.name),
+    }),
+    step(first.name, `etcd-before-${host.name}`, {
+      title: `etcd: ${host.name}'s member votes and every voting member is healthy, before its etcd restarts`,
+      about: host.name,
+      why: 'kubeadm restarts the node\'s etcd member: with another member unhealthy, that restart could lose the quorum.',
+      rerun: GATE,
+      verify: votingMemberHealthy(first, host),
+      verifyTimeoutMs: 60_000,
+    }),
+    kubeadmPackageStep(host, target),
+  ];
+  if (index === 0) {
+    steps.push(step(host.name, 'kubeadm-upgrade-plan', {
+      title: `kubeadm upgrade plan ${v} (its output is shown; changes nothing)`,
+      why: 'kubeadm\'s own checks and the component versions it will move to, read before anything restarts.',
+      rerun: 'it only reads the cluster and prints kubeadm\'s plan',
+      skipWhen: skipAtTarget(host.name),
+      run: kubeadmUpgradePlan(target),
+      timeoutMs: 5 * 60_000,
+    }));
+  }
+  for (const b of balancers) {
+    steps.push(step(b.name, `haproxy-maint-${host.name}`, {
+      title: `HAProxy: ${server} in maintenance (no new connection goes to ${host.name}'s API server while it restarts)`,
+      about: host.name,
+      why: 'A client through the VIP must never be sent to an API server that is stopping or not ready yet.',
+      rerun: 'skipped when the node is at the target already; otherwise its effect is undone by the ready step after the restart',
+      skipWhen: skipAtTarget(host.name),
+      run: setServerState(HAPROXY_BACKEND, server, 'maint'),
+      verify: serverIs(HAPROXY_BACKEND, server, 'MAINT'),
+      verifyTimeoutMs: 10_000,
+    }));
+  }
+  steps.push(step(host.name, 'kubeadm-upgrade', {
+    title: index === 0 ? `kubeadm upgrade apply ${v}` : 'kubeadm upgrade node',
+    why: index === 0 ? 'Upgrades this node\'s static pods, the cluster\'s configuration and the CoreDNS and kube-proxy add-ons.' : 'Upgrades this node\'s static pods to the version the first node set in the cluster\'s configuration.',
+    check: staticPodsAtTarget(target),
+    run: index === 0 ? kubeadmUpgradeApply(target, ignore) : kubeadmUpgradeNode(ignore),
+    timeoutMs: 30 * 60_000,
+  }));
+  steps.push(step(host.name, 'own-readyz', {
+    title: `${host.name}'s own API server answers /readyz at ${v} (asked at ${host.address}, not through the VIP)`,
+    rerun: GATE,
+    verify: ownApiServerReady(host.address, target),
+    verifyTimeoutMs: 5 * 60_000,
+  }));
+  for (const b of balancers) {
+    steps.push(step(b.name, `haproxy-ready-${host.name}`, {
+      title: `HAProxy: ${server} ready again, and UP by its /readyz check`,
+      about: host.name,
+      check: serverIs(HAPROXY_BACKEND, server, 'UP'),
+      run: setServerState(HAPROXY_BACKEND, server, 'ready'),
+      verify: serverIs(HAPROXY_BACKEND, server, 'UP'),
+      verifyTimeoutMs: 2 * 60_000,
+    }));
+  }
+  steps.push(
+    step(first.name, `etcd-after-${host.name}`, {
+      title: `etcd: ${host.name}'s member is back, voting, and every voting member is healthy`,
+      about: host.name,
+      rerun: GATE,
+      verify: votingMemberHealthy(first, host),
+      verifyTimeoutMs: 3 * 60_000,
+    }),
+    step(first.name, `leases-after-${host.name}`, {
+      title: 'The scheduler\'s and controller-manager\'s leader leases are held',
+      about: host.name,
+      why: 'A restarted scheduler or controller-manager gives up its lease; the next node waits until another holds it.',
+      rerun: GATE,
+      verify: leasesHeld(),
+      verifyTimeoutMs: 90_000,
+    }),
+  );
+  return { phase: 'upgrade', title: `Upgrade the control plane on ${host.name}`, order: 'serial', steps, warnings: [] };
+}
+
+/** One node's kubelet: (worker: kubeadm and `kubeadm upgrade node`), drain, packages, restart, Ready at the target, uncordon. */
+function kubeletSteps(host: HostSpec, worker: boolean, target: KubeVersion, hooks: UpgradeHooks, ignore: readonly string[], drainSeconds: number): Step[] {
+  const v = formatVersion(target);
+  const steps: Step[] = [];
+  if (worker) {
+    steps.push(kubeadmPackageStep(host, target), step(host.name, 'kubeadm-upgrade-node', {
+      title: 'kubeadm upgrade node (the kubelet configuration of the new version)',
+      check: nodeReportsTarget(host.name, target),
+      run: kubeadmUpgradeNode(ignore),
+      timeoutMs: 10 * 60_000,
+    }));
+  }
+  steps.push(
+    step(host.name, 'drain', {
+      title: `Drain ${host.name} (PodDisruptionBudgets honoured, ${drainSeconds} s at most)`,
+      why: 'The kubelet restarts with a new version: its pods move first, within what the PodDisruptionBudgets allow.',
+      check: nodeReportsTarget(host.name, target),
+      action: async (_v, signal) => hooks.drain(host.name, signal),
+      planDisplay: `cordon ${host.name} and evict its pods through the Eviction API (DaemonSet pods stay)`,
+    }),
+    step(host.name, 'kubelet-package', {
+      title: `kubelet and kubectl ${v}: unhold, upgrade, hold`,
+      check: packagesAtTarget(['kubelet', 'kubectl'], target),
+      run: upgradePackages(['kubelet', 'kubectl'], target),
+      timeoutMs: 10 * 60_000,
+    }),
+    step(host.name, 'kubelet-restart', {
+      title: `systemctl daemon-reload, restart kubelet; the Node is Ready at ${v}`,
+      check: nodeReadyAtTarget(host.name, target),
+      run: restartKubelet(),
+      verify: nodeReadyAtTarget(host.name, target),
+      verifyTimeoutMs: 3 * 60_000,
+    }),
+    step(host.name, 'uncordon', {
+      title: `Uncordon ${host.name}`,
+      check: nodeSchedulable(host.name),
+      action: async (_v, signal) => hooks.uncordon(host.name, signal),
+      planDisplay: `uncordon ${host.name} through the API`,
+      verify: nodeSchedulable(host.name),
+      verifyTimeoutMs: 30_000,
+    }),
+  );
+  return steps;
+}
+
+export function buildUpgradePlan(input: UpgradePlanInput, hooks: UpgradeHooks): Plan {
+  const { inventory: inv, target } = input;
+  const cps = hostsWithRole(inv, 'control-plane');
+  const workers = hostsWithRole(inv, 'worker').filter((h) => !h.roles.includes('control-plane'));
+  if (!cps.length) throw new Error('the inventory has no control-plane host');
+  const maxUnavailable = Math.max(1, Math.floor(input.maxUnavailable ?? 1));
+  const drainSeconds = input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS;
+  const ignore = inv.cluster.ignorePreflightErrors ?? [];
+  const phases: PhasePlan[] = [snapshotPhase(cps[0]!, target, hooks), packageSourcePhase([...cps, ...workers], target, input.source)];
+  cps.forEach((h, i) => phases.push(controlPlanePhase(inv, h, i, target, ignore)));
+  for (const h of cps) {
+    phases.push({ phase: 'upgrade', title: `Upgrade the kubelet on ${h.name}`, order: 'serial', warnings: [], steps: kubeletSteps(h, false, target, hooks, ignore, drainSeconds) });
+  }
+  for (let i = 0; i < workers.length; i += maxUnavailable) {
+    const group = workers.slice(i, i + maxUnavailable);
+    phases.push({
+      phase: 'upgrade', title: `Upgrade the kubelet on ${group.map((g) => g.name).join(', ')}`, order: 'parallel', warnings: [],
+      steps: group.flatMap((h) => kubeletSteps(h, true, target, hooks, ignore, drainSeconds)),
+    });
+  }
+  phases.push({
+    phase: 'upgrade', title: 'kubeadm\'s backups in /etc/kubernetes/tmp (kept; remove them once the cluster works)', order: 'parallel', warnings: [],
+    steps: cps.map((h) => step(h.name, 'kubeadm-backups', { title: 'List kubeadm\'s backups of manifests and etcd data', rerun: 'it only lists files', run: listKubeadmBackups() })),
+  });
+  return { fingerprint: `upgrade:${inv.cluster.name}:${formatVersion(target)}:${maxUnavailable}`, phases };
+}
+
+/** The version changes the plan makes, in its order: what `skewAlongPlan` walks. */
+export function versionChanges(plan: Plan): VersionChange[] {
+  const out: VersionChange[] = [];
+  for (const s of plan.phases.flatMap((p) => p.steps)) {
+    if (s.id.endsWith('/kubeadm-upgrade')) out.push({ kind: 'apiserver', node: s.host, stepId: s.id });
+    if (s.id.endsWith('/kubelet-restart')) out.push({ kind: 'kubelet', node: s.host, stepId: s.id });
+  }
+  return out;
+}

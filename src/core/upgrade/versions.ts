@@ -1,0 +1,139 @@
+/**
+ * Kubernetes versions and the version-skew policy an upgrade must keep (kubernetes.io "Version Skew Policy",
+ * the seed's upgrade section): the control plane goes first, one minor at a time; a kubelet is never newer
+ * than any API server it talks to, and at most three minors older; kubectl within one minor of the API server.
+ * The check is done twice: on the target (before a plan exists) and along the plan's order (every state the
+ * cluster passes through), so a plan that upgraded a kubelet before the last API server is refused too.
+ */
+
+export interface KubeVersion {
+  major: number;
+  minor: number;
+  patch: number;
+}
+
+/** `v1.33.13`, `1.33.13`, a Debian package version `1.33.13-1.1`, kubelet's `v1.33.13+k3s1`; undefined otherwise. */
+export function parseVersion(text: string | undefined): KubeVersion | undefined {
+  const m = /^v?(\d{1,3})\.(\d{1,3})\.(\d{1,4})(?:[-+~][0-9A-Za-z.+~-]*)?$/.exec((text ?? '').trim());
+  if (!m) return undefined;
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) };
+}
+
+export function formatVersion(v: KubeVersion): string {
+  return `v${v.major}.${v.minor}.${v.patch}`;
+}
+
+/** `1.34`: the minor a package repository is split by (pkgs.k8s.io: core:/stable:/v1.34). */
+export function minorOf(v: KubeVersion): string {
+  return `${v.major}.${v.minor}`;
+}
+
+export function compareVersions(a: KubeVersion, b: KubeVersion): number {
+  return a.major - b.major || a.minor - b.minor || a.patch - b.patch;
+}
+
+/** Minors from `a` to `b` (positive when b is newer); across majors only when both are 1.x here. */
+export function minorDistance(a: KubeVersion, b: KubeVersion): number {
+  return (b.major - a.major) * 1000 + (b.minor - a.minor);
+}
+
+export function lowest(vs: readonly KubeVersion[]): KubeVersion | undefined {
+  return [...vs].sort(compareVersions)[0];
+}
+
+export function highest(vs: readonly KubeVersion[]): KubeVersion | undefined {
+  return [...vs].sort(compareVersions).at(-1);
+}
+
+/** How far a kubelet may lag behind the API server (the policy since 1.28). */
+export const KUBELET_MAX_MINORS_OLDER = 3;
+
+export interface NodeVersion {
+  node: string;
+  version: KubeVersion;
+}
+
+export interface TargetInput {
+  /** kube-apiserver's version per control-plane node (from its static pod's image). */
+  apiServers: readonly NodeVersion[];
+  /** The kubelet's version per node (control plane and workers). */
+  kubelets: readonly NodeVersion[];
+  target: KubeVersion;
+}
+
+export interface SkewProblem {
+  /** The node the problem is about, when there is one. */
+  node?: string;
+  message: string;
+}
+
+/**
+ * What refuses the target itself: a downgrade, a skipped minor, a kubelet newer than the target (or than an API
+ * server now), a kubelet that would fall more than three minors behind once the control plane is at the target.
+ * Patch upgrades inside the minor and the next minor are allowed; control-plane nodes still at different minors
+ * (an interrupted upgrade) are allowed when the target is the newer one, so a resumed upgrade can finish.
+ */
+export function targetProblems(input: TargetInput): SkewProblem[] {
+  const out: SkewProblem[] = [];
+  const { target } = input;
+  const oldest = lowest(input.apiServers.map((a) => a.version));
+  const newest = highest(input.apiServers.map((a) => a.version));
+  if (!oldest || !newest) return [{ message: 'no API server version is known: the control plane could not be read' }];
+  if (target.major !== oldest.major) out.push({ message: `${formatVersion(target)} changes the major version from ${oldest.major}: not an upgrade kubeadm does` });
+  for (const a of input.apiServers) {
+    if (compareVersions(target, a.version) < 0) out.push({ node: a.node, message: `the API server on ${a.node} is ${formatVersion(a.version)}, newer than the target ${formatVersion(target)}: kubeadm does not downgrade` });
+  }
+  const ahead = minorDistance(oldest, target);
+  if (ahead > 1) {
+    out.push({ message: `${formatVersion(target)} skips ${ahead - 1} minor version${ahead - 1 === 1 ? '' : 's'}: the control plane is at ${minorOf(oldest)} and upgrades one minor at a time (to ${oldest.major}.${oldest.minor + 1} first)` });
+  }
+  if (minorDistance(oldest, newest) > 1) out.push({ message: `the API servers are ${minorOf(oldest)} and ${minorOf(newest)}: more than one minor apart, a state the skew policy does not allow` });
+  for (const k of input.kubelets) {
+    if (compareVersions(k.version, target) > 0) out.push({ node: k.node, message: `the kubelet on ${k.node} is ${formatVersion(k.version)}, newer than the target ${formatVersion(target)}: a kubelet must never be newer than the API server` });
+    else if (compareVersions(k.version, oldest) > 0 && minorDistance(oldest, k.version) > 0) {
+      out.push({ node: k.node, message: `the kubelet on ${k.node} is ${formatVersion(k.version)}, a newer minor than the API server ${formatVersion(oldest)} now: the control plane must be upgraded before any kubelet` });
+    }
+    const behind = minorDistance(k.version, target);
+    if (behind > KUBELET_MAX_MINORS_OLDER) {
+      out.push({ node: k.node, message: `the kubelet on ${k.node} is ${formatVersion(k.version)}: ${behind} minors behind ${formatVersion(target)} once the control plane is upgraded (at most ${KUBELET_MAX_MINORS_OLDER}); upgrade that node's kubelet to ${minorOf(oldest)} first` });
+    }
+  }
+  return out;
+}
+
+/** One change of the plan's order to a component's version. */
+export interface VersionChange {
+  kind: 'apiserver' | 'kubelet';
+  node: string;
+  /** The plan step that makes it (for the message). */
+  stepId: string;
+}
+
+/**
+ * Walks the plan's changes in order from the current versions: after each one, every kubelet must be no newer
+ * than every API server, and no more than three minors older. Returns the first violations, naming the step.
+ */
+export function skewAlongPlan(input: TargetInput, changes: readonly VersionChange[]): SkewProblem[] {
+  const api = new Map(input.apiServers.map((a) => [a.node, a.version]));
+  const kubelet = new Map(input.kubelets.map((k) => [k.node, k.version]));
+  const out: SkewProblem[] = [];
+  for (const c of changes) {
+    (c.kind === 'apiserver' ? api : kubelet).set(c.node, input.target);
+    const oldestApi = lowest([...api.values()]);
+    const newestApi = highest([...api.values()]);
+    if (!oldestApi || !newestApi) continue;
+    for (const [node, v] of kubelet) {
+      if (compareVersions(v, oldestApi) > 0 && minorDistance(oldestApi, v) > 0) {
+        out.push({ node, message: `after ${c.stepId}: the kubelet on ${node} (${formatVersion(v)}) is newer than an API server (${formatVersion(oldestApi)})` });
+      }
+      if (minorDistance(v, newestApi) > KUBELET_MAX_MINORS_OLDER) out.push({ node, message: `after ${c.stepId}: the kubelet on ${node} (${formatVersion(v)}) is more than ${KUBELET_MAX_MINORS_OLDER} minors older than an API server (${formatVersion(newestApi)})` });
+    }
+    if (out.length) return out;
+  }
+  return out;
+}
+
+/** kubectl may be one minor older or newer than the API server: a warning, the upgrade moves it anyway. */
+export function kubectlSkew(kubectl: KubeVersion, apiServer: KubeVersion): number {
+  return Math.abs(minorDistance(apiServer, kubectl));
+}

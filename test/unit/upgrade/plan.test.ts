@@ -1,0 +1,184 @@
+/**
+ * The upgrade plan's shape (snapshot first; control planes first and one at a time, each between maint and ready
+ * on every balancer; workers in groups of max-unavailable), and its convergence: run by the real plan runner
+ * against a model of the cluster that answers each check from which nodes are at the target, a re-run of a
+ * finished upgrade changes nothing, and a run resumed after the first control-plane node only touches the rest.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ledger } from '../../../src/core/plan/ledger';
+import { HostLocks } from '../../../src/core/plan/locks';
+import { runPlan, type StepExecutor } from '../../../src/core/plan/runner';
+import { renderPlan, type Plan, type Step } from '../../../src/core/plan/types';
+import { buildUpgradePlan } from '../../../src/core/upgrade/plan';
+import { targetPackageSource } from '../../../src/core/upgrade/packageSource';
+import type { KubeVersion } from '../../../src/core/upgrade/versions';
+import { BALANCERS, CPS, lab, recordingHooks, WORKERS } from './fixtures';
+
+const inv = lab();
+const target: KubeVersion = { major: 1, minor: 34, patch: 12 };
+const source = targetPackageSource(inv, target);
+const planOf = (maxUnavailable = 1, calls: string[] = []) => buildUpgradePlan({ inventory: inv, target, source, maxUnavailable }, recordingHooks(calls));
+const steps = (plan: Plan) => plan.phases.flatMap((p) => p.steps);
+const key = (s: Step) => s.id.split('/').slice(2).join('/');
+
+test('the etcd snapshot comes first, then every node\'s package source for 1.34 (the real apt line, rendered from its parts)', () => {
+  const plan = planOf();
+  assert.equal(steps(plan)[0]!.id, 'upgrade/labs-k8s-m01/etcd-snapshot');
+  assert.ok(steps(plan)[0]!.action && steps(plan)[0]!.check, 'the snapshot is the backup\'s code, skipped when the whole cluster is at the target');
+  const sources = plan.phases[1]!;
+  assert.deepEqual(sources.steps.map((s) => s.host), [...CPS, ...WORKERS]);
+  assert.equal(sources.steps[0]!.files![0]!.path, '/etc/apt/sources.list.d/kubernetes.list');
+  assert.equal(sources.steps[0]!.files![0]!.content, 'deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] http://10.3.60.1:8080/kubernetes/core:/stable:/v1.34/deb/ /\n');
+  assert.match(renderPlan(plan), /curl -fsSL .* http:\/\/10\.3\.60\.1:8080\/kubernetes\/core:\/stable:\/v1\.34\/deb\/Release\.key \| gpg --dearmor/);
+});
+
+test('control-plane nodes one at a time, each restart between maint and ready on every balancer, then the etcd and lease gates', () => {
+  const plan = planOf();
+  const cpPhases = plan.phases.filter((p) => p.title.startsWith('Upgrade the control plane'));
+  assert.deepEqual(cpPhases.map((p) => p.title), CPS.map((n) => `Upgrade the control plane on ${n}`));
+  for (const [i, phase] of cpPhases.entries()) {
+    const node = CPS[i]!;
+    assert.equal(phase.order, 'serial');
+    const ids = phase.steps.map((s) => `${s.host}:${key(s)}`);
+    const at = (id: string) => { const n = ids.indexOf(id); assert.ok(n >= 0, `${id} in ${ids.join(', ')}`); return n; };
+    const upgrade = at(`${node}:kubeadm-upgrade`);
+    for (const b of BALANCERS) {
+      assert.ok(at(`${b}:haproxy-maint-${node}`) < upgrade, `maint on ${b} before ${node}'s restart`);
+      assert.ok(at(`${b}:haproxy-ready-${node}`) > at(`${node}:own-readyz`), `ready on ${b} only after ${node}'s /readyz`);
+    }
+    assert.ok(at(`labs-k8s-m01:etcd-before-${node}`) < upgrade);
+    assert.ok(at(`labs-k8s-m01:etcd-after-${node}`) > upgrade);
+    assert.ok(at(`labs-k8s-m01:leases-after-${node}`) > upgrade);
+    const cmd = phase.steps[upgrade]!.run as { display: string };
+    assert.equal(cmd.display, i === 0 ? 'kubeadm upgrade apply v1.34.12 --yes --ignore-preflight-errors=SystemVerification' : 'kubeadm upgrade node --ignore-preflight-errors=SystemVerification');
+    assert.equal(phase.steps.some((s) => key(s) === 'kubeadm-upgrade-plan'), i === 0, 'kubeadm upgrade plan on the first node only');
+  }
+  assert.match(renderPlan(plan), /set server kubernetes-master-nodes\/labs-k8s-m02 state maint/);
+});
+
+test('kubelets: control-plane nodes first, one at a time, then workers max-unavailable at a time; kubeadm backups listed last', () => {
+  for (const [max, groups] of [[1, [['labs-k8s-w01'], ['labs-k8s-w02'], ['labs-k8s-w03']]], [2, [['labs-k8s-w01', 'labs-k8s-w02'], ['labs-k8s-w03']]], [5, [WORKERS]]] as const) {
+    const plan = planOf(max);
+    const kubelet = plan.phases.filter((p) => p.title.startsWith('Upgrade the kubelet'));
+    const hostsOf = (p: (typeof kubelet)[number]) => [...new Set(p.steps.map((s) => s.host))];
+    assert.deepEqual(kubelet.slice(0, 3).map(hostsOf), CPS.map((n) => [n]));
+    assert.deepEqual(kubelet.slice(3).map(hostsOf), groups, `max-unavailable ${max}`);
+    const lastCp = plan.phases.findIndex((p) => p.title === 'Upgrade the control plane on labs-k8s-m03');
+    assert.ok(plan.phases.indexOf(kubelet[0]!) > lastCp, 'no kubelet before every API server is upgraded');
+    for (const s of kubelet[3]!.steps.filter((x) => x.host === 'labs-k8s-w01')) assert.ok(s.check || s.rerun, s.id);
+    assert.deepEqual(kubelet[3]!.steps.filter((s) => s.host === 'labs-k8s-w01').map(key), ['kubeadm-package', 'kubeadm-upgrade-node', 'drain', 'kubelet-package', 'kubelet-restart', 'uncordon']);
+    assert.equal(plan.phases.at(-1)!.steps[0]!.id.endsWith('/kubeadm-backups'), true);
+  }
+});
+
+test('every step has a check that asks the host, or says why it runs every time', () => {
+  for (const s of steps(planOf(2))) assert.ok(s.check || s.rerun, `${s.id} has neither a check nor a rerun reason`);
+});
+
+/**
+ * A model of the cluster behind the executor: what each node has done (`node:step`, all of a node's steps when it is
+ * at the target), which HAProxy servers are in maintenance, which nodes are cordoned. Each check is answered for the
+ * node its step is about; every command that is not a check or a gate is recorded as a change.
+ */
+/** Steps that only read (kubeadm upgrade plan prints; the backups are listed): never a change. */
+const READS = /^(at-target|kubeadm-upgrade-plan|kubeadm-backups)$/;
+
+function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] = []) {
+  const done = new Set<string>();
+  for (const s of steps(plan)) if (atTarget.includes(s.about ?? s.host)) done.add(`${s.about ?? s.host}:${key(s).replace(/^haproxy-(maint|ready)-.*$/, 'haproxy')}`);
+  const byCheck = new Map<string, Step>();
+  const byRun = new Map<string, Step>();
+  for (const s of steps(plan)) {
+    if (s.check) byCheck.set(`${s.host}\0${s.check.text}`, s);
+    if (s.run && typeof s.run !== 'function') byRun.set(`${s.host}\0${s.run.text}`, s);
+  }
+  const maint = new Set<string>();
+  const cordoned = new Set<string>();
+  const changes: string[] = [];
+  const has = (node: string, k: string) => done.has(`${node}:${k}`);
+  const executor: StepExecutor = {
+    async exec(host, command, io) {
+      const k = `${host}\0${command.text}`;
+      const run = byRun.get(k);
+      if (run && /at-target=yes/.test(command.text)) {
+        io.onStdout?.(has(host, 'kubeadm-upgrade') ? 'at-target=yes\n' : 'at-target=no\n');
+        return { code: 0 };
+      }
+      if (run && !READS.test(key(run))) {
+        const node = run.about ?? run.host;
+        changes.push(`${host}:${key(run)}`);
+        if (key(run).startsWith('haproxy-maint-')) maint.add(`${host}:${node}`);
+        else if (key(run).startsWith('haproxy-ready-')) maint.delete(`${host}:${node}`);
+        else done.add(`${node}:${key(run)}`);
+        return { code: 0 };
+      }
+      if (run) return { code: 0 };
+      const step = byCheck.get(k);
+      if (!step) return { code: 0 }; // the gates' verifies: the model's etcd and API answer
+      const node = step.about ?? step.host;
+      const ok = (b: boolean) => ({ code: b ? 0 : 1 });
+      switch (key(step)) {
+        case 'etcd-snapshot': return ok([...CPS, ...WORKERS].every((n) => has(n, 'kubelet-restart')));
+        case 'drain': case 'kubeadm-upgrade-node': return ok(has(node, 'kubelet-restart'));
+        case 'uncordon': return ok(!cordoned.has(node));
+        default:
+          if (key(step).startsWith('haproxy-ready-')) return ok(!maint.has(`${host}:${node}`));
+          return ok(has(node, key(step)));
+      }
+    },
+    async upload(host, file) {
+      changes.push(`${host}:write ${file.path}`);
+    },
+  };
+  const hooks = recordingHooks(calls);
+  hooks.drain = async (node) => void (calls.push(`drain ${node}`), cordoned.add(node));
+  hooks.uncordon = async (node) => void (calls.push(`uncordon ${node}`), cordoned.delete(node));
+  return { executor, changes, maint, hooks, calls };
+}
+
+async function run(plan: Plan, executor: StepExecutor) {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-upgrade-'));
+  const ledger = Ledger.create(join(dir, 'runs'), 'upgrade', plan.fingerprint);
+  return runPlan(plan, { executor, ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 4, verifyIntervalMs: 1 });
+}
+
+test('run on a cluster at 1.33: every node is upgraded, each API server in maintenance only around its own restart, back to ready after', async () => {
+  const model = clusterModel(planOf(2), []);
+  const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 2 }, model.hooks);
+  const calls = model.calls;
+  const result = await run(plan, model.executor);
+  assert.equal(result.ok, true, result.failed?.error);
+  assert.equal(model.maint.size, 0, 'no server left in maintenance');
+  assert.equal(calls[0], 'snapshot');
+  const cpChanges = model.changes.filter((c) => /haproxy|kubeadm-upgrade$/.test(c));
+  assert.deepEqual(cpChanges.slice(0, 5), ['labs-k8s-balancer:haproxy-maint-labs-k8s-m01', 'labs-k8s-balancer2:haproxy-maint-labs-k8s-m01', 'labs-k8s-m01:kubeadm-upgrade', 'labs-k8s-balancer:haproxy-ready-labs-k8s-m01', 'labs-k8s-balancer2:haproxy-ready-labs-k8s-m01']);
+  for (const n of [...CPS, ...WORKERS]) {
+    assert.ok(calls.includes(`drain ${n}`) && calls.includes(`uncordon ${n}`), n);
+    assert.ok(calls.indexOf(`drain ${n}`) < calls.indexOf(`uncordon ${n}`));
+  }
+});
+
+test('a re-run of a finished upgrade changes nothing: no package, no kubeadm, no HAProxy command, no drain, no snapshot', async () => {
+  const model = clusterModel(planOf(1), [...CPS, ...WORKERS]);
+  const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
+  const calls = model.calls;
+  const result = await run(plan, model.executor);
+  assert.equal(result.ok, true, result.failed?.error);
+  assert.deepEqual(model.changes, []);
+  assert.deepEqual(calls, []);
+});
+
+test('resumed after the first control-plane node: it is left alone (not even taken out of HAProxy), the others are upgraded', async () => {
+  const model = clusterModel(planOf(1), ['labs-k8s-m01']);
+  const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
+  const calls = model.calls;
+  const result = await run(plan, model.executor);
+  assert.equal(result.ok, true, result.failed?.error);
+  assert.ok(!model.changes.some((c) => c.includes('labs-k8s-m01')), model.changes.join('\n'));
+  assert.ok(model.changes.includes('labs-k8s-m02:kubeadm-upgrade') && model.changes.includes('labs-k8s-balancer:haproxy-maint-labs-k8s-m02'));
+  assert.ok(!calls.includes('drain labs-k8s-m01'));
+});
