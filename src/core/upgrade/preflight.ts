@@ -61,6 +61,8 @@ export interface CertificateFact {
 export interface ImageFact {
   image: string;
   present: boolean;
+  /** The registry would not say (it wants credentials): a warning, not a refusal. */
+  unknown?: boolean;
   /** What the registry said, when not present. */
   detail?: string;
 }
@@ -187,6 +189,7 @@ export function preflight(facts: UpgradeFacts): UpgradeFinding[] {
 
   if (facts.imagesError !== undefined) add('error', 'upgrade/images-unknown', 'images', `the images kubeadm pulls for ${tv} could not be checked: ${facts.imagesError}`);
   for (const i of facts.images ?? []) {
+    if (i.unknown) add('warning', 'upgrade/image-unknown', i.image, `${i.image}: ${i.detail ?? 'not checked'}`);
     if (!i.present) add('error', 'upgrade/image-missing', i.image, `the registry has no ${i.image}${i.detail ? ` (${i.detail})` : ''}: kubeadm pulls it for ${tv}; push it to the registry or mirror first`);
   }
 

@@ -10,31 +10,10 @@ import { removalsBetween, REMOVED_APIS } from '../../../src/core/upgrade/removed
 import { explainFailure } from '../../../src/core/upgrade/signatures';
 import { targetPackageSource } from '../../../src/core/upgrade/packageSource';
 import { parseVersion } from '../../../src/core/upgrade/versions';
-import { CPS, lab, labText, WORKERS } from './fixtures';
+import { CPS, healthyFacts as healthy, lab, labText, WORKERS } from './fixtures';
 
 const target = parseVersion('v1.34.12')!;
 const GIB = 1024 ** 3;
-
-function node(name: string, role: NodeFacts['role'], v = 'v1.33.13'): NodeFacts {
-  return {
-    name, role, kubeadm: v, kubelet: v, kubectl: v, ready: true,
-    ...(role === 'control-plane' ? { staticPods: { apiserver: v, controllerManager: v, scheduler: v, etcd: '3.5.21-0' } } : {}),
-    diskFree: { etcd: 20 * GIB, containerd: 20 * GIB },
-    offered: { kubeadm: ['1.34.12-1.1'], kubelet: ['1.34.12-1.1', '1.34.11-1.1'], kubectl: ['1.34.12-1.1'] },
-  };
-}
-
-function healthy(): UpgradeFacts {
-  return {
-    target,
-    nodes: [...CPS.map((n) => node(n, 'control-plane')), ...WORKERS.map((n) => node(n, 'worker'))],
-    coreDns: 'v1.12.0', kubeProxy: 'v1.33.13',
-    etcd: CPS.map((name) => ({ name, learner: false, healthy: true })),
-    certificates: [{ name: 'apiserver', daysLeft: 300 }],
-    images: ['registry.k8s.io/kube-apiserver:v1.34.12', 'registry.k8s.io/etcd:3.6.4-0', 'registry.k8s.io/pause:3.10.1'].map((image) => ({ image, present: true })),
-    served: [{ groupVersion: 'flowcontrol.apiserver.k8s.io/v1', resource: 'flowschemas', count: 13 }],
-  };
-}
 
 const errors = (f: UpgradeFacts) => refusals(preflight(f));
 

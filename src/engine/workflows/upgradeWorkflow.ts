@@ -1,0 +1,158 @@
+/**
+ * A Kubernetes upgrade, written once for the editor's "Upgrade Cluster…" and the CLI's `upgrade`: the target picked
+ * among the versions the package source offers (or given), the preflight read and shown (the versions of every
+ * node and every finding), a refusal before anything changes, the plan run through the plan-run workflow (its
+ * question, sudo password, progress, cancel and resume), a failed step's output matched against the known failure
+ * signatures and explained, and the report: time per node, and kubeadm's backups left in /etc/kubernetes/tmp.
+ */
+import { describeError } from '../../core/live/errors';
+import { renderPlan } from '../../core/plan/types';
+import type { UpgradeHooks } from '../../core/upgrade/plan';
+import { renderFindings, versionTable, type UpgradeFinding } from '../../core/upgrade/preflight';
+import { explainFailure, type FailureSignature } from '../../core/upgrade/signatures';
+import { formatVersion, minorOf, parseVersion, type KubeVersion } from '../../core/upgrade/versions';
+import { sudoUnlessRoot } from '../become';
+import { offeredTargets, prepareUpgrade, type UpgradeDeps, type UpgradePreparation } from '../upgrade';
+import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planRunWorkflow';
+import type { Ui } from './ui';
+
+export interface UpgradeWorkflowInput {
+  deps: Omit<UpgradeDeps, 'become' | 'say'>;
+  loginUser: (host: string) => string;
+  /** The target (`1.34.12`, `v1.34.12`); undefined: picked among the versions the package source offers. */
+  target?: string;
+  maxUnavailable?: number;
+  drainTimeoutSeconds?: number;
+  /** Show the preflight and the plan, and stop (CLI --plan). */
+  planOnly?: boolean;
+  /** The front-end's snapshot folder and drain (over its connection to the API). */
+  hooks: UpgradeHooks;
+  run: Omit<PlanRunInput, 'inventory' | 'plan' | 'command' | 'title' | 'planDocument' | 'password' | 'onEvent'>;
+  /** Tests: the engine's reads (the real ones run over SSH on the lab). */
+  prepare?: typeof prepareUpgrade;
+  offered?: typeof offeredTargets;
+}
+
+export type UpgradeOutcome =
+  | { kind: 'cancelled' | 'not-picked' }
+  | { kind: 'invalid' | 'failed-to-read'; message: string }
+  | { kind: 'refused'; message: string; findings: UpgradeFinding[] }
+  | { kind: 'planned'; findings: UpgradeFinding[] }
+  | (PlanRunOutcome & { explanations: FailureSignature[]; perNode: { host: string; seconds: number }[]; backups: string[] });
+
+const MAX_OUTPUT_PER_HOST = 64 * 1024;
+
+export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Promise<UpgradeOutcome> {
+  const inv = input.deps.inventory;
+  let password: string | undefined;
+  const deps = { ...input.deps, become: (h: string) => sudoUnlessRoot(input.loginUser, password)(h) };
+
+  let target: KubeVersion | undefined;
+  if (input.target !== undefined) {
+    target = parseVersion(input.target);
+    if (!target || !/^v?\d+\.\d+\.\d+$/.test(input.target.trim())) {
+      const message = `"${input.target}" is not a Kubernetes version (like 1.34.12)`;
+      await ui.message('error', message);
+      return { kind: 'invalid', message };
+    }
+  } else {
+    let offered;
+    try {
+      offered = await ui.progress({ title: `Reading the versions the package sources offer ${inv.cluster.name}…` }, () => (input.offered ?? offeredTargets)(deps));
+    } catch (e) {
+      const message = `Upgrade: cannot read the versions on offer: ${describeError(e)}`;
+      await ui.message('error', message);
+      return { kind: 'failed-to-read', message };
+    }
+    if (!offered.versions.length) {
+      const message = `No newer version is offered${offered.current ? ` than ${formatVersion(offered.current)}` : ''}${offered.problems.length ? `: ${offered.problems.join('; ')}` : ''}`;
+      await ui.message('info', message);
+      return { kind: 'not-picked' };
+    }
+    target = await ui.pick(`Upgrade ${inv.cluster.name} from ${offered.current ? formatVersion(offered.current) : '?'} to`, offered.versions.map((v) => ({
+      label: formatVersion(v),
+      description: offered.current && v.minor === offered.current.minor ? 'patch release' : `next minor (${minorOf(v)})`,
+      value: v,
+    })));
+    if (!target) return { kind: 'not-picked' };
+  }
+
+  let prep: UpgradePreparation;
+  try {
+    prep = await ui.progress({ title: `Upgrade preflight of ${inv.cluster.name} for ${formatVersion(target)}…`, narrate: true }, (progress) =>
+      (input.prepare ?? prepareUpgrade)({ ...deps, say: (l) => progress(`   ${l}`) }, { target: target!, ...(input.maxUnavailable ? { maxUnavailable: input.maxUnavailable } : {}), ...(input.drainTimeoutSeconds ? { drainTimeoutSeconds: input.drainTimeoutSeconds } : {}) }, input.hooks));
+  } catch (e) {
+    const message = `Upgrade: the preflight could not read the cluster: ${describeError(e)}`;
+    await ui.message('error', message);
+    return { kind: 'failed-to-read', message };
+  }
+  await ui.show('upgrade-preflight.txt', `${versionTable(prep.facts)}\n\n${renderFindings(prep.findings)}\n`);
+  const errors = prep.findings.filter((f) => f.severity === 'error');
+  if (errors.length || !prep.plan) {
+    const message = `Upgrade to ${formatVersion(target)} refused; nothing was done: ${errors.map((f) => `[${f.subject}] ${f.message}`).join(' ')}`;
+    await ui.message('error', message, { modal: true });
+    return { kind: 'refused', message, findings: prep.findings };
+  }
+  if (input.planOnly) {
+    await ui.show('upgrade-plan.txt', renderPlan(prep.plan));
+    return { kind: 'planned', findings: prep.findings };
+  }
+
+  const output = new Map<string, string>();
+  const current = new Map<string, string>();
+  const backups: string[] = [];
+  const explanations: FailureSignature[] = [];
+  const span = new Map<string, { start: number; end: number }>();
+  const outcome = await planRunWorkflow(ui, {
+    ...input.run,
+    inventory: inv, plan: prep.plan, command: 'upgrade', title: `Upgrade of ${inv.cluster.name} to ${formatVersion(target)}`, planDocument: 'upgrade-plan.txt',
+    password: (p) => (password = p),
+    onEvent: (e) => {
+      if (e.type === 'step-start') {
+        current.set(e.step.host, e.step.id);
+        output.set(e.step.host, '');
+        const node = e.step.about ?? e.step.host;
+        const t = span.get(node);
+        span.set(node, { start: t?.start ?? Date.now(), end: Date.now() });
+      }
+      if (e.type === 'output') {
+        output.set(e.host, ((output.get(e.host) ?? '') + e.text).slice(-MAX_OUTPUT_PER_HOST));
+        if (current.get(e.host)?.endsWith('/kubeadm-backups') && e.stream === 'stdout') backups.push(...e.text.split('\n').filter((l) => l.trim()).map((l) => `${e.host}: ${l.trim()}`));
+      }
+      if (e.type === 'step-end') {
+        const node = e.step.about ?? e.step.host;
+        const t = span.get(node);
+        if (t) t.end = Date.now();
+        if (e.state === 'failed') {
+          const found = explainFailure(`${output.get(e.step.host) ?? ''}\n${e.error ?? ''}`);
+          explanations.push(...found);
+          if (found.length) void ui.show('upgrade-failure.md', failureReport(e.step.host, e.step.title, found));
+        }
+      }
+    },
+  });
+  const perNode = [...span].filter(([n]) => inv.hosts.some((h) => h.name === n && (h.roles.includes('control-plane') || h.roles.includes('worker')))).map(([host, t]) => ({ host, seconds: (t.end - t.start) / 1000 }));
+  if (outcome.kind === 'ran' && outcome.result.ok) await ui.show('upgrade-report.md', report(formatVersion(target), perNode, backups));
+  return { ...outcome, explanations, perNode, backups };
+}
+
+function failureReport(host: string, step: string, found: readonly FailureSignature[]): string {
+  return [`# ${host}: ${step} failed`, '', ...found.flatMap((f) => [`## ${f.id}`, '', f.explanation, ...(f.reference ? ['', `See ${f.reference}`] : []), ''])].join('\n');
+}
+
+function report(target: string, perNode: readonly { host: string; seconds: number }[], backups: readonly string[]): string {
+  return [
+    `# Upgrade to ${target}`,
+    '',
+    '| node | seconds |',
+    '| --- | --- |',
+    ...perNode.map((p) => `| ${p.host} | ${p.seconds.toFixed(1)} |`),
+    '',
+    '## kubeadm\'s backups in /etc/kubernetes/tmp',
+    '',
+    ...(backups.length ? backups.map((b) => `- ${b}`) : ['- none']),
+    '',
+    'kubeadm keeps the manifests and etcd data it replaced there and never removes them: once the cluster works at the new version, remove them on each node (`rm -rf /etc/kubernetes/tmp/kubeadm-backup-*`).',
+    '',
+  ].join('\n');
+}
