@@ -1,0 +1,108 @@
+/**
+ * The preflight's read-only scripts run for real in a local shell, against a local HTTP server laid out like
+ * pkgs.k8s.io and a registry: the target source's package versions read from its index, the target kubeadm's own
+ * image list (its .deb, built here with dpkg-deb, unpacked to a temporary folder and asked), and a registry that
+ * has one image and not another. What they print is parsed by the same code the engine uses.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RemoteCommand } from '../../../src/core/ssh/command';
+import { nodeFactsCommand, parseClusterFacts, parseImageRef, parseNodeFacts, parseRegistryCheck, registryCheckCommand, targetImagesCommand } from '../../../src/core/upgrade/factsScripts';
+
+let server: Server;
+let base = '';
+const root = mkdtempSync(join(tmpdir(), 'kw-upgrade-facts-'));
+const requests: string[] = [];
+
+before(async () => {
+  // A kubeadm package whose binary prints what `kubeadm config images list` prints for its arguments.
+  const pkg = join(root, 'pkg');
+  mkdirSync(join(pkg, 'DEBIAN'), { recursive: true });
+  mkdirSync(join(pkg, 'usr/bin'), { recursive: true });
+  writeFileSync(join(pkg, 'DEBIAN/control'), 'Package: kubeadm\nVersion: 1.34.12-1.1\nArchitecture: all\nMaintainer: test <test@example.invalid>\nDescription: test\n');
+  writeFileSync(join(pkg, 'usr/bin/kubeadm'), '#!/bin/sh\n[ "$1 $2 $3 $4" = "config images list --kubernetes-version" ] || exit 9\nr=registry.k8s.io; [ "$6" = "--image-repository" ] && r=$7\necho "$r/kube-apiserver:$5"\necho "$r/etcd:3.6.4-0"\necho "$r/coredns/coredns:v1.12.1"\n');
+  chmodSync(join(pkg, 'usr/bin/kubeadm'), 0o755);
+  execFileSync('dpkg-deb', ['--root-owner-group', '--build', pkg, join(root, 'kubeadm.deb')], { stdio: 'ignore' });
+  const deb = readFileSync(join(root, 'kubeadm.deb'));
+  const index = ['kubeadm', 'kubelet', 'kubectl'].flatMap((p) => ['1.34.11-1.1', '1.34.12-1.1'].map((v) => `Package: ${p}\nVersion: ${v}\nFilename: ./pool/${p}_${v}.deb\n`)).join('\n');
+  server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    if (req.url === '/kubernetes/core:/stable:/v1.34/deb/Packages') return void res.end(index);
+    if (req.url === '/kubernetes/core:/stable:/v1.34/deb/pool/kubeadm_1.34.12-1.1.deb') return void res.end(deb);
+    if (req.method === 'HEAD' && req.url === '/v2/kube-apiserver/manifests/v1.34.12') return void res.writeHead(200).end();
+    if (req.method === 'HEAD' && req.url === '/v2/private/thing/manifests/v1') return void res.writeHead(401).end();
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+
+after(() => {
+  server?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** In a child shell, asynchronously: the HTTP server in this process must answer meanwhile. */
+function run(cmd: RemoteCommand): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', cmd.text], { timeout: 60_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+test('a node\'s facts: the target source\'s kubeadm, kubelet and kubectl versions from its index, disk free as numbers', async () => {
+  const r = await run(nodeFactsCommand(`${base}/kubernetes/core:/stable:/v1.34/deb/Packages`));
+  const facts = parseNodeFacts('here', 'control-plane', r.stdout);
+  assert.deepEqual(facts.offered, { kubeadm: ['1.34.11-1.1', '1.34.12-1.1'], kubelet: ['1.34.11-1.1', '1.34.12-1.1'], kubectl: ['1.34.11-1.1', '1.34.12-1.1'] });
+  assert.ok((facts.diskFree?.containerd ?? 0) > 0 && (facts.diskFree?.etcd ?? 0) > 0, JSON.stringify(facts.diskFree));
+  const missing = parseNodeFacts('here', 'worker', (await run(nodeFactsCommand(`${base}/kubernetes/core:/stable:/v1.99/deb/Packages`))).stdout);
+  assert.match(missing.offeredError ?? '', /cannot download .*v1\.99/);
+});
+
+test('the target\'s own kubeadm is unpacked and asked for its images, with the cluster\'s image repository', async () => {
+  const r = await run(targetImagesCommand(`${base}/kubernetes/core:/stable:/v1.34/deb/Packages`, '1.34.12', `${base}/kubernetes/core:/stable:/v1.34/deb/`, 'registry.lab.internal:5000'));
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.stdout.trim().split('\n'), ['registry.lab.internal:5000/kube-apiserver:v1.34.12', 'registry.lab.internal:5000/etcd:3.6.4-0', 'registry.lab.internal:5000/coredns/coredns:v1.12.1']);
+  const none = await run(targetImagesCommand(`${base}/kubernetes/core:/stable:/v1.34/deb/Packages`, '1.34.13', `${base}/kubernetes/core:/stable:/v1.34/deb/`, undefined));
+  assert.equal(none.code, 3);
+  assert.match(none.stderr, /offers no kubeadm 1\.34\.13/);
+});
+
+test('the registry check: present, missing (named), credentials wanted (not refused), through the inventory\'s mirror', async () => {
+  const refs = ['registry.k8s.io/kube-apiserver:v1.34.12', 'registry.k8s.io/etcd:3.6.4-0', 'registry.k8s.io/private/thing:v1'].map((i) => parseImageRef(i)!);
+  const facts = parseRegistryCheck((await run(registryCheckCommand(refs, { 'registry.k8s.io': [base] }))).stdout);
+  assert.deepEqual(facts.map((f) => [f.image, f.present, f.unknown ?? false]), [
+    ['registry.k8s.io/kube-apiserver:v1.34.12', true, false],
+    ['registry.k8s.io/etcd:3.6.4-0', false, false],
+    ['registry.k8s.io/private/thing:v1', true, true],
+  ]);
+  assert.equal(facts[1]!.detail, 'manifest unknown (HTTP 404)');
+  assert.ok(requests.includes('HEAD /v2/etcd/manifests/3.6.4-0'));
+});
+
+test('image references: kubeadm\'s forms parse, anything shell-like does not', () => {
+  assert.deepEqual(parseImageRef('registry.lab:5000/coredns/coredns:v1.12.1'), { image: 'registry.lab:5000/coredns/coredns:v1.12.1', registry: 'registry.lab:5000', repository: 'coredns/coredns', tag: 'v1.12.1' });
+  for (const bad of ['kube-apiserver:v1', 'registry.k8s.io/x:$(reboot)', 'registry.k8s.io/x@sha256:abc', 'registry.k8s.io/x:v1 y']) assert.equal(parseImageRef(bad), undefined, bad);
+});
+
+test('cluster facts: nodes with Ready and version, add-on tags, the deprecated APIs clients requested', () => {
+  const out = [
+    '\u001ekw-nodes', 'labs-k8s-m01 v1.33.13 True', 'labs-k8s-w01 v1.33.13 False',
+    '\u001ekw-coredns registry.k8s.io/coredns/coredns:v1.12.0', '\u001ekw-kube-proxy registry.k8s.io/kube-proxy:v1.33.13', '\u001ekw-repository registry.k8s.io',
+    '\u001ekw-deprecated', 'apiserver_requested_deprecated_apis{group="flowcontrol.apiserver.k8s.io",removed_release="1.32",resource="flowschemas",subresource="",version="v1beta3"} 1',
+  ].join('\n');
+  const c = parseClusterFacts(out);
+  assert.deepEqual([...c.nodes], [['labs-k8s-m01', { version: 'v1.33.13', ready: true }], ['labs-k8s-w01', { version: 'v1.33.13', ready: false }]]);
+  assert.equal(c.coreDns, 'v1.12.0');
+  assert.equal(c.kubeProxy, 'v1.33.13');
+  assert.deepEqual(c.requested, [{ groupVersion: 'flowcontrol.apiserver.k8s.io/v1beta3', resource: 'flowschemas' }]);
+});
