@@ -16,6 +16,7 @@ import { runCertsVerb } from './certs';
 import { runBackupVerb } from './backup';
 import { runRestoreVerb } from './restore';
 import { runRemoveVerb, runReplaceVerb, runResetVerb } from './nodes';
+import { runUpgradeVerb } from './upgrade';
 
 type Verb = { summary: string; run: (args: string[], io: CliIo) => Promise<number> };
 
@@ -38,6 +39,7 @@ const VERBS: Record<string, Verb> = {
   restore: { summary: 'restore --inventory F --from SNAPSHOT [--force] [--plan] [--yes]   etcd disaster recovery from a backup: refused while etcd has quorum unless forced; every member restored together, RTO printed', run: runRestoreVerb },
   remove: { summary: 'remove --inventory F --host NAME [--force NAME] [--drain-timeout 300s] [--yes]   take a node out of the cluster, also a dead one: quorum guard, leases moved, drain, etcd member removed by ID, Node deleted, HAProxy backends updated, reset when it answers; offers the inventory edit', run: runRemoveVerb },
   replace: { summary: 'replace --inventory F --host OLD --with NEW [--address A] [--force OLD] [--yes]   remove OLD as above, then join NEW with a fresh certificate key (etcd and Ready gates, HAProxy backends UP); offers the inventory edit', run: runReplaceVerb },
+  upgrade: { summary: 'upgrade --inventory F --to VERSION --backup-dir DIR [--plan] [--yes] [--max-unavailable N]   upgrade the cluster one minor (or a patch): preflight (versions, etcd, packages and images, removed APIs), etcd snapshot, control planes one at a time behind HAProxy, then kubelets; resumes', run: runUpgradeVerb },
   reset: { summary: 'reset --inventory F --host NAME [--yes]   kubeadm reset and clean-up (CNI config, iptables, IPVS) of a host for re-use; refused while it is an etcd member or a Node', run: runResetVerb },
   'ssh-check': { summary: 'ssh-check --inventory F [--ssh-config F] [--known-hosts F] [--host NAME]   connect to every host, run uname -n; exit 1 naming hosts with unknown/changed/revoked keys or failed auth', run: runSshCheck },
 };

@@ -13,11 +13,13 @@ import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
 import type { Plan } from '../core/plan/types';
 import { clusterFactsCommand, nodeFactsCommand, parseClusterFacts, parseImageRef, parseNodeFacts, parseRegistryCheck, registryCheckCommand, targetImagesCommand } from '../core/upgrade/factsScripts';
 import { targetPackageSource, type TargetSource } from '../core/upgrade/packageSource';
-import { buildUpgradePlan, versionChanges, type UpgradeHooks } from '../core/upgrade/plan';
+import { buildUpgradePlan, DEFAULT_DRAIN_TIMEOUT_SECONDS, versionChanges, type UpgradeHooks } from '../core/upgrade/plan';
 import { preflight, versionsOf, type NodeFacts, type UpgradeFacts, type UpgradeFinding } from '../core/upgrade/preflight';
 import { gvOf, removalsBetween, type ServedResource } from '../core/upgrade/removedApis';
 import { compareVersions, formatVersion, lowest, minorOf, parseVersion, skewAlongPlan, type KubeVersion } from '../core/upgrade/versions';
-import { readEtcdOverSsh } from './backup';
+import { DEFAULT_DRAIN_OPTIONS } from '../core/drain/classify';
+import { runDrain, setCordon, type DrainCluster } from '../core/drain/drainNode';
+import { backupEtcd, readEtcdOverSsh, type BackupDeps } from './backup';
 
 export interface UpgradeDeps {
   inventory: Inventory;
@@ -201,4 +203,37 @@ export async function prepareUpgrade(deps: UpgradeDeps, req: UpgradeRequest, hoo
   const warnings = findings.filter((f) => f.severity === 'warning').map((f) => `[${f.subject}] ${f.message}`);
   plan.phases[0]!.warnings.push(...warnings);
   return { facts, findings, source, plan };
+}
+
+/**
+ * The plan's in-process hooks over the front-end's parts: the pre-upgrade snapshot with the backup's own code
+ * (into `backupDir`, outside any git work tree, 0600), and our drain (kubectl's semantics: DaemonSet pods stay,
+ * emptyDir data goes with its pod, PodDisruptionBudgets honoured, a finite timeout) through the API.
+ */
+export function upgradeHooks(o: {
+  backup: Omit<BackupDeps, 'say' | 'signal'>;
+  backupDir: string;
+  /** The drain's cluster, connected on first use (a --plan never connects). */
+  cluster: () => Promise<DrainCluster>;
+  drainTimeoutSeconds?: number;
+  say?: (line: string) => void;
+}): UpgradeHooks {
+  const say = o.say ?? (() => undefined);
+  return {
+    snapshot: {
+      display: `backup to ${o.backupDir}`,
+      run: async (signal) => {
+        const r = await backupEtcd({ ...o.backup, say, ...(signal ? { signal } : {}) }, o.backupDir);
+        say(`etcd snapshot: ${r.dir} (${r.manifest.snapshot.size} bytes, revision ${r.manifest.status?.revision ?? r.manifest.revisionAtSave ?? '?'})`);
+      },
+    },
+    drain: async (node, signal) => {
+      const result = await runDrain(await o.cluster(), node, {
+        ...DEFAULT_DRAIN_OPTIONS, ignoreDaemonSets: true, deleteEmptyDirData: true, timeoutSeconds: o.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
+        gracePeriodSeconds: -1, dryRun: 'none', readyTimeoutSeconds: 0, uncordonAfter: false, signal, onLine: (l) => say(l.text),
+      });
+      if (!result.ok) throw new Error(result.error ?? `the drain of ${node} failed`);
+    },
+    uncordon: async (node) => setCordon(await o.cluster(), node, false, 'none', (l) => say(l.text)),
+  };
 }

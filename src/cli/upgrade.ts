@@ -1,0 +1,85 @@
+/**
+ * `kubeadm-workbench upgrade --inventory F --to VERSION --backup-dir DIR [--plan] [--yes] [--fresh] [--max-unavailable N]
+ * [--drain-timeout 300s] [--kubeconfig F] [--context N]`: a kubeadm upgrade of the whole cluster, one minor (or a patch)
+ * at a time. The preflight (every node's versions, etcd, the target's packages and images, removed APIs) is printed
+ * first and refuses before anything changes; --plan stops after the plan. The run takes an etcd snapshot into DIR
+ * (outside any git work tree), then upgrades the control plane one node at a time behind HAProxy, then the kubelets;
+ * a killed run resumes (--fresh starts over). Exit 0 done, 1 refused or failed, 2 usage. The workflow is the
+ * editor's "Upgrade Cluster…" too (engine/workflows/upgradeWorkflow.ts).
+ */
+import { resolve } from 'node:path';
+import { createDrainCluster } from '../adapters/kube/drain';
+import type { KubeConnection } from '../adapters/kube/index';
+import { loadKubeAdapter } from '../adapters/kube/load';
+import { remoteExecOver } from '../adapters/ssh/fromInventory';
+import { parseVersion } from '../core/upgrade/versions';
+import { gitWorkTreeOf } from '../engine/backup';
+import { upgradeHooks } from '../engine/upgrade';
+import { upgradeWorkflow } from '../engine/workflows/upgradeWorkflow';
+import { UsageError, type FlagSpec } from './args';
+import { terminalPlanRun } from './bringUp';
+import { parseDuration } from './drain';
+import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
+import { Prompter } from './secretPrompt';
+import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
+
+const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, to: 'string', 'backup-dir': 'string', 'max-unavailable': 'string', 'drain-timeout': 'string', kubeconfig: 'string', context: 'string' };
+
+export const UPGRADE_USAGE =
+  'usage: kubeadm-workbench upgrade --inventory FILE --to VERSION --backup-dir DIR [--plan] [--yes] [--fresh] [--max-unavailable N] [--drain-timeout 300s]\n' +
+  '                                 [--kubeconfig F] [--context N] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n' +
+  '  VERSION: the next minor (1.34.12 from 1.33.x) or a patch of the current one; DIR: where the pre-upgrade etcd snapshot goes (outside any git work tree)\n';
+
+export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  let maxUnavailable = 1;
+  let drainTimeoutSeconds: number | undefined;
+  const flags = parseVerbFlags(argv, FLAGS, UPGRADE_USAGE, io, (f) => {
+    if (!f.inventory) throw new UsageError('--inventory is required');
+    if (!f.to) throw new UsageError('--to VERSION is required (e.g. --to 1.34.12)');
+    if (!parseVersion(f.to as string) || !/^v?\d+\.\d+\.\d+$/.test(f.to as string)) throw new UsageError(`--to ${f.to as string} is not a Kubernetes version (like 1.34.12)`);
+    if (!f.plan && !f['backup-dir']) throw new UsageError('--backup-dir DIR is required: the etcd snapshot taken before the upgrade goes there');
+    const repo = f['backup-dir'] ? gitWorkTreeOf(f['backup-dir'] as string) : undefined;
+    if (repo) throw new UsageError(`--backup-dir ${f['backup-dir'] as string} is inside the git work tree ${repo}: a snapshot holds every Secret of the cluster; choose a folder outside it`);
+    if (f['max-unavailable'] !== undefined) {
+      const n = Number(f['max-unavailable']);
+      if (!/^\d+$/.test(f['max-unavailable'] as string) || n < 1) throw new UsageError('--max-unavailable must be a whole number of workers, 1 or more');
+      maxUnavailable = n;
+    }
+    if (f['drain-timeout'] !== undefined) {
+      drainTimeoutSeconds = parseDuration(f['drain-timeout'] as string, 'drain-timeout');
+      if (drainTimeoutSeconds === 0) throw new UsageError('--drain-timeout must be finite (more than 0)');
+    }
+  });
+  if (typeof flags === 'number') return flags;
+  const session = await openPlanVerb(flags, io);
+  if (typeof session === 'number') return session;
+  const { inventory, inventoryPath, pool } = session;
+  const prompter = new Prompter(stdin);
+  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'upgrade');
+  let conn: KubeConnection | undefined;
+  const cluster = async () => {
+    conn ??= await loadKubeAdapter().connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', inventory, remote: remoteExecOver(pool) });
+    const c = conn;
+    return createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory });
+  };
+  try {
+    const hooks = upgradeHooks({
+      backup: { inventory, ssh: pool, become: session.become }, backupDir: resolve((flags['backup-dir'] as string | undefined) ?? '.'), cluster,
+      ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), say: (l) => io.stderr(`.. ${l}\n`),
+    });
+    const outcome = await upgradeWorkflow(ui, {
+      deps: { inventory, ssh: pool }, loginUser: (h) => pool.loginUser(h), target: flags.to as string, maxUnavailable,
+      ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), planOnly: Boolean(flags.plan), hooks, run,
+    });
+    if (outcome.kind === 'planned') return EXIT_OK;
+    if (!('perNode' in outcome)) return EXIT_FAILED;
+    const ok = outcome.kind === 'ran' && outcome.result.ok;
+    if (flags.json) io.stdout(JSON.stringify({ ok, perNode: outcome.perNode, backups: outcome.backups, explanations: outcome.explanations.map((e) => e.id) }) + '\n');
+    else for (const t of outcome.perNode) io.stdout(`upgraded ${t.host} in ${t.seconds.toFixed(1)} s\n`);
+    return ok ? EXIT_OK : EXIT_FAILED;
+  } finally {
+    prompter.close();
+    conn?.dispose();
+    await pool.close();
+  }
+}
