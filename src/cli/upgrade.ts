@@ -69,7 +69,7 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
     });
     const outcome = await upgradeWorkflow(ui, {
       deps: { inventory, ssh: pool }, loginUser: (h) => pool.loginUser(h), target: flags.to as string, maxUnavailable,
-      ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), planOnly: Boolean(flags.plan), hooks, run,
+      ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), planOnly: Boolean(flags.plan), hooks, run, onPassword: session.setPassword,
     });
     if (outcome.kind === 'planned') return EXIT_OK;
     if (!('perNode' in outcome)) return EXIT_FAILED;

@@ -13,27 +13,37 @@ import { setting } from '../editor/settings';
  * then a report listing every backup in that folder — the backup workflow (engine/workflows/backupWorkflow.ts),
  * as the CLI's `backup`.
  */
+/**
+ * The folder etcd snapshots go to: kubeadmWorkbench.backup.folder, else asked; refused (told, undefined) inside a git
+ * work tree. Shared with "Upgrade Cluster…", whose first step is a snapshot.
+ */
+export async function pickBackupFolder(openLabel: string): Promise<string | undefined> {
+  let out: string | undefined = setting('backupFolder');
+  if (!out) {
+    const picked = await vscode.window.showOpenDialog({
+      title: 'Folder for etcd backups (outside any git repository: a snapshot holds every Secret)',
+      canSelectFolders: true,
+      canSelectFiles: false,
+      defaultUri: vscode.Uri.file(join(homedir(), 'kubeadm-workbench-backups')),
+      openLabel,
+    });
+    if (!picked?.[0]) return undefined;
+    out = picked[0].fsPath;
+  }
+  out = out.startsWith('~/') ? join(homedir(), out.slice(2)) : out;
+  const repo = gitWorkTreeOf(out);
+  if (repo) {
+    void vscode.window.showErrorMessage(`${out} is inside the git work tree ${repo}; choose a folder outside it (a snapshot holds every Secret of the cluster).`);
+    return undefined;
+  }
+  return out;
+}
+
 export const backupEtcd = defineCommand({ trust: 'take an etcd snapshot on a control-plane host', inventory: 'Back Up etcd', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
     const { inv, folder } = ctx;
-    let out: string | undefined = setting('backupFolder');
-    if (!out) {
-      const picked = await vscode.window.showOpenDialog({
-        title: 'Folder for etcd backups (outside any git repository: a snapshot holds every Secret)',
-        canSelectFolders: true,
-        canSelectFiles: false,
-        defaultUri: vscode.Uri.file(join(homedir(), 'kubeadm-workbench-backups')),
-        openLabel: 'Back up here',
-      });
-      if (!picked?.[0]) return;
-      out = picked[0].fsPath;
-    }
-    out = out.startsWith('~/') ? join(homedir(), out.slice(2)) : out;
-    const repo = gitWorkTreeOf(out);
-    if (repo) {
-      void vscode.window.showErrorMessage(`${out} is inside the git work tree ${repo}; choose a folder outside it (a snapshot holds every Secret of the cluster).`);
-      return;
-    }
+    const out = await pickBackupFolder('Back up here');
+    if (!out) return;
     const pool = ctx.sessions.open(inv, folder);
     try {
       await backupWorkflow(editorUi(ctx.reports), { inventory: inv, ssh: pool, loginUser: (h) => pool.loginUser(h), out });

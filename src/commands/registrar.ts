@@ -29,6 +29,7 @@ import { runFailureDrill } from './runFailureDrill';
 import { inspectCertificates } from './inspectCertificates';
 import { backupEtcd } from './backupEtcd';
 import { renewCertificates } from './renewCertificates';
+import { upgradeCluster } from './upgradeCluster';
 import { removeNode, replaceNode, resetHost } from './nodeOperations';
 import { openBackupFolder, refreshBackups, restoreFromBackup } from './backupsCommands';
 import { scheduleEtcdSnapshots } from './scheduleEtcdSnapshots';
@@ -59,6 +60,7 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
   [CommandIds.inspectCertificates]: inspectCertificates,
   [CommandIds.backupEtcd]: backupEtcd,
   [CommandIds.renewCertificates]: renewCertificates,
+  [CommandIds.upgradeCluster]: upgradeCluster,
   [CommandIds.removeNode]: removeNode,
   [CommandIds.replaceNode]: replaceNode,
   [CommandIds.resetHost]: resetHost,

@@ -34,6 +34,7 @@ export const CommandIds = {
   restoreFromBackup: 'kubeadm.restoreFromBackup',
   openBackupFolder: 'kubeadm.openBackupFolder',
   scheduleEtcdSnapshots: 'kubeadm.scheduleEtcdSnapshots',
+  upgradeCluster: 'kubeadm.upgradeCluster',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

@@ -28,6 +28,8 @@ export interface UpgradeWorkflowInput {
   /** The front-end's snapshot folder and drain (over its connection to the API). */
   hooks: UpgradeHooks;
   run: Omit<PlanRunInput, 'inventory' | 'plan' | 'command' | 'title' | 'planDocument' | 'password' | 'onEvent'>;
+  /** Told the sudo password once the run asked it (the hooks' snapshot runs its own commands). */
+  onPassword?: (password: string | undefined) => void;
   /** Tests: the engine's reads (the real ones run over SSH on the lab). */
   prepare?: typeof prepareUpgrade;
   offered?: typeof offeredTargets;
@@ -106,7 +108,10 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
   const outcome = await planRunWorkflow(ui, {
     ...input.run,
     inventory: inv, plan: prep.plan, command: 'upgrade', title: `Upgrade of ${inv.cluster.name} to ${formatVersion(target)}`, planDocument: 'upgrade-plan.txt',
-    password: (p) => (password = p),
+    password: (p) => {
+      password = p;
+      input.onPassword?.(p);
+    },
     onEvent: (e) => {
       if (e.type === 'step-start') {
         current.set(e.step.host, e.step.id);

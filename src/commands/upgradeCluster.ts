@@ -1,0 +1,36 @@
+import { createDrainCluster } from '../adapters/kube/drain';
+import { upgradeHooks } from '../engine/upgrade';
+import { upgradeWorkflow } from '../engine/workflows/upgradeWorkflow';
+import { sudoUnlessRoot } from '../engine/become';
+import { editorUi } from '../editor/vscodeUi';
+import { pickBackupFolder } from './backupEtcd';
+import { editorPlanRun } from './runPlan';
+import { defineCommand } from './context';
+
+/**
+ * Kubeadm: Upgrade Cluster… — the target picked among the versions the package source offers, the preflight and the
+ * plan shown, then the run with progress, a per-host run terminal and cancel; the pre-upgrade snapshot goes to the
+ * backup folder, the drain is ours over the views' connection. The rest is the upgrade workflow's
+ * (engine/workflows/upgradeWorkflow.ts), the CLI's `upgrade` too.
+ */
+export const upgradeCluster = defineCommand({ trust: 'upgrade Kubernetes on every node', inventory: 'Upgrade Cluster', inventoryCheck: 'usable', cluster: 'upgrade the cluster' }, (ctx) => {
+  return async (): Promise<void> => {
+    const { loaded, inv, folder, conn } = ctx;
+    const backupDir = await pickBackupFolder('Keep the pre-upgrade snapshot here');
+    if (!backupDir) return;
+    const pool = ctx.sessions.open(inv, folder);
+    try {
+      let password: string | undefined;
+      const become = (h: string) => sudoUnlessRoot((x) => pool.loginUser(x), password)(h);
+      const cluster = async () => createDrainCluster(conn.transport, { readEtcd: () => conn.readEtcd(), inventory: inv });
+      await upgradeWorkflow(editorUi(ctx.reports), {
+        deps: { inventory: inv, ssh: pool }, loginUser: (h) => pool.loginUser(h),
+        hooks: upgradeHooks({ backup: { inventory: inv, ssh: pool, become }, backupDir, cluster }),
+        run: editorPlanRun(pool, loaded.uri), onPassword: (p) => (password = p),
+      });
+    } finally {
+      await pool.close();
+      await ctx.backups.refreshLocal();
+    }
+  };
+});
