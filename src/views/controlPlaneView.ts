@@ -9,6 +9,7 @@ import type { ClusterConnection } from '../editor/clusterConnection';
 import type { ComponentPod, ControlPlaneNode } from '../core/live/controlPlane';
 import { describeComponent } from '../core/live/render';
 import { formatAge } from '../core/live/format';
+import { skewNotes } from '../core/upgrade/versions';
 import { ERR, LiveTreeView, md, MUTED, OK, WARN } from './liveTree';
 import type { LiveNode } from '../editor/treeNodes';
 
@@ -21,7 +22,8 @@ export class ControlPlaneView extends LiveTreeView {
     const cluster = this.connection.cluster;
     if (!cluster || !cluster.synced(['pods', 'nodes'])) return [];
     const model = cluster.model().controlPlane;
-    const roots = model.nodes.map(nodeItem);
+    const notes = skewNotes(model.nodes.map((n) => ({ name: n.name, kubelet: n.kubeletVersion, apiServer: n.apiServerVersion })));
+    const roots = model.nodes.map((n) => nodeItem(n, notes.get(n.name)));
     if (model.addons.length) {
       const unhealthy = model.addons.filter((a) => !a.healthy).length;
       roots.push({
@@ -46,7 +48,8 @@ export class ControlPlaneView extends LiveTreeView {
   }
 }
 
-function nodeItem(n: ControlPlaneNode): LiveNode {
+/** `skew`: the node's version-skew note (core/upgrade/versions.ts), shown in the row and its tooltip. */
+function nodeItem(n: ControlPlaneNode, skew: string | undefined): LiveNode {
   const bad = n.components.filter((c) => !c.present || !c.ready || c.phase !== 'Running').length;
   const ready = n.readiness === 'Ready';
   // On a node that is not Ready the pods' state is the kubelet's last report: said so, never "ready".
@@ -55,14 +58,16 @@ function nodeItem(n: ControlPlaneNode): LiveNode {
   return {
     id: `cpnode:${n.name}`,
     label: n.name,
-    description: [`${n.readiness}${n.unschedulable ? ',SchedulingDisabled' : ''}`, pods, n.kubeletVersion].filter(Boolean).join(' · '),
-    icon: ready ? (bad ? 'warning' : 'server-process') : 'error',
-    color: ready ? (bad ? WARN : undefined) : ERR,
+    description: [`${n.readiness}${n.unschedulable ? ',SchedulingDisabled' : ''}`, pods, n.kubeletVersion && `kubelet ${n.kubeletVersion}`, n.apiServerVersion && `apiserver ${n.apiServerVersion}`, skew && 'version skew'].filter(Boolean).join(' · '),
+    icon: ready ? (bad || skew ? 'warning' : 'server-process') : 'error',
+    color: ready ? (bad || skew ? WARN : undefined) : ERR,
     tooltip: md([
       `**${n.name}**${n.host && n.host !== n.name ? ` (inventory host ${n.host})` : ''}`,
       `Node ${n.readiness}${n.readyReason ? ` — ${n.readyReason}` : ''}`,
       n.taints.length ? `Taints: ${n.taints.map((t) => `\`${t}\``).join(', ')}` : 'No taints',
       n.kubeletVersion ? `kubelet ${n.kubeletVersion}` : '',
+      n.apiServerVersion ? `kube-apiserver ${n.apiServerVersion}` : '',
+      skew ? `Version skew: ${skew}` : '',
     ]),
     contextValue: `cpnode-${n.readiness}`,
     expanded: true,

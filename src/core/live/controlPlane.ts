@@ -63,6 +63,8 @@ export interface ControlPlaneNode {
   taints: string[];
   unschedulable: boolean;
   kubeletVersion: string | undefined;
+  /** The tag of the kube-apiserver pod's image on this node (kubeadm tags it with the Kubernetes version). */
+  apiServerVersion?: string;
   components: ComponentPod[];
 }
 
@@ -165,6 +167,11 @@ export function componentPod(component: Component, pod: Pod | undefined, now: nu
   };
 }
 
+function imageTag(pod: Pod | undefined): { apiServerVersion?: string } {
+  const tag = /:([^:/@]+)$/.exec(pod?.spec?.containers?.[0]?.image ?? '')?.[1];
+  return tag ? { apiServerVersion: tag } : {};
+}
+
 export function buildControlPlane(input: ControlPlaneInput): ControlPlaneModel {
   const { now } = input;
   const byNode = new Map<string, Map<Component, Pod>>();
@@ -200,6 +207,7 @@ export function buildControlPlane(input: ControlPlaneInput): ControlPlaneModel {
       taints: (node?.spec?.taints ?? []).map(describeTaint),
       unschedulable: !!node?.spec?.unschedulable,
       kubeletVersion: node?.status?.nodeInfo?.kubeletVersion,
+      ...imageTag(pods?.get('kube-apiserver')),
       components: CONTROL_PLANE_COMPONENTS.map((c) => {
         const cp = componentPod(c, pods?.get(c), now);
         return node && readiness !== 'Ready' && cp.present ? { ...cp, ready: false, stale: true } : cp;

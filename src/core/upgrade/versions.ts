@@ -137,3 +137,25 @@ export function skewAlongPlan(input: TargetInput, changes: readonly VersionChang
 export function kubectlSkew(kubectl: KubeVersion, apiServer: KubeVersion): number {
   return Math.abs(minorDistance(apiServer, kubectl));
 }
+
+/**
+ * Version-skew notes per node for the views' rows, from what the API reports (each node's kubelet, each control-plane
+ * node's kube-apiserver image): a kubelet at a newer minor than the oldest API server, a kubelet more than three
+ * minors behind the newest one, API servers at different minors (an upgrade half-way). Nodes without a note are absent.
+ */
+export function skewNotes(nodes: readonly { name: string; kubelet?: string | undefined; apiServer?: string | undefined }[]): Map<string, string> {
+  const api = nodes.flatMap((n) => { const v = parseVersion(n.apiServer); return v ? [{ node: n.name, version: v }] : []; });
+  const oldest = lowest(api.map((a) => a.version));
+  const newest = highest(api.map((a) => a.version));
+  const out = new Map<string, string>();
+  if (!oldest || !newest) return out;
+  const add = (node: string, note: string) => out.set(node, out.has(node) ? `${out.get(node)}; ${note}` : note);
+  if (minorDistance(oldest, newest) > 0) for (const a of api) if (minorDistance(a.version, newest) > 0) add(a.node, `API server ${formatVersion(a.version)} behind ${formatVersion(newest)} on another node: an upgrade half-way`);
+  for (const n of nodes) {
+    const k = parseVersion(n.kubelet);
+    if (!k) continue;
+    if (minorDistance(oldest, k) > 0) add(n.name, `kubelet ${formatVersion(k)} newer than the API server ${formatVersion(oldest)}: not allowed by the skew policy`);
+    else if (minorDistance(k, newest) > KUBELET_MAX_MINORS_OLDER) add(n.name, `kubelet ${formatVersion(k)} more than ${KUBELET_MAX_MINORS_OLDER} minors behind the API server ${formatVersion(newest)}`);
+  }
+  return out;
+}

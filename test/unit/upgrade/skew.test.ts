@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildUpgradePlan, versionChanges } from '../../../src/core/upgrade/plan';
 import { targetPackageSource } from '../../../src/core/upgrade/packageSource';
-import { formatVersion, parseVersion, skewAlongPlan, targetProblems, type KubeVersion, type NodeVersion } from '../../../src/core/upgrade/versions';
+import { buildControlPlane } from '../../../src/core/live/controlPlane';
+import { formatVersion, parseVersion, skewAlongPlan, skewNotes, targetProblems, type KubeVersion, type NodeVersion } from '../../../src/core/upgrade/versions';
 import { CPS, lab, recordingHooks, WORKERS } from './fixtures';
 
 const inv = lab();
@@ -88,4 +89,26 @@ test('an interrupted upgrade (one API server at the target already) can be finis
   const mixed = { apiServers: [{ node: 'labs-k8s-m01', version: v(34, 12) }, { node: 'labs-k8s-m02', version: v(33) }], kubelets: [{ node: 'labs-k8s-m01', version: v(33) }], target: v(34, 12) };
   assert.deepEqual(targetProblems(mixed), []);
   assert.match(targetProblems({ ...mixed, target: v(35, 0) }).map((p) => p.message).join('\n'), /skips 1 minor version/);
+});
+
+test('the Control Plane rows\' skew notes: read from the API\'s kube-apiserver image and kubelet version; an upgrade half-way and a kubelet ahead are named', () => {
+  const node = (name: string, kubelet: string) => ({ metadata: { name, labels: { 'node-role.kubernetes.io/control-plane': '' } }, status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { kubeletVersion: kubelet } } });
+  const apiserver = (nodeName: string, tag: string) => ({
+    metadata: { name: `kube-apiserver-${nodeName}`, namespace: 'kube-system', labels: { component: 'kube-apiserver' } },
+    spec: { nodeName, containers: [{ name: 'kube-apiserver', image: `registry.k8s.io/kube-apiserver:${tag}` }] },
+    status: { phase: 'Running' },
+  });
+  const model = buildControlPlane({
+    now: Date.now(),
+    nodes: [node('m01', 'v1.34.12'), node('m02', 'v1.34.12'), node('m03', 'v1.33.13')] as never,
+    pods: [apiserver('m01', 'v1.34.12'), apiserver('m02', 'v1.33.13'), apiserver('m03', 'v1.33.13')] as never,
+    daemonSets: [], deployments: [],
+  });
+  assert.deepEqual(model.nodes.map((n) => n.apiServerVersion), ['v1.34.12', 'v1.33.13', 'v1.33.13']);
+  const notes = skewNotes(model.nodes.map((n) => ({ name: n.name, kubelet: n.kubeletVersion, apiServer: n.apiServerVersion })));
+  assert.match(notes.get('m01')!, /kubelet v1\.34\.12 newer than the API server v1\.33\.13/);
+  assert.match(notes.get('m02')!, /API server v1\.33\.13 behind v1\.34\.12 on another node[\s\S]*kubelet v1\.34\.12 newer/);
+  assert.match(notes.get('m03')!, /API server v1\.33\.13 behind v1\.34\.12/);
+  assert.equal(skewNotes([{ name: 'a', kubelet: 'v1.33.2', apiServer: 'v1.33.13' }, { name: 'w', kubelet: 'v1.30.1' }]).size, 0, 'a patch behind and three minors behind are within the policy');
+  assert.match(skewNotes([{ name: 'a', apiServer: 'v1.34.0' }, { name: 'w', kubelet: 'v1.30.1' }]).get('w')!, /more than 3 minors behind/);
 });
