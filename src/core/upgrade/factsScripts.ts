@@ -9,6 +9,9 @@ import { sh, type RemoteCommand } from '../ssh/command';
 import type { ImageFact, NodeFacts } from './preflight';
 import { parseVersion } from './versions';
 
+/** The package index at $1, or its gzip-compressed twin (a mirror made with dpkg-scanpackages may have only that). */
+const INDEX = 'idx=$(curl -fsSL --retry 2 --max-time 60 "$1" 2>/dev/null || curl -fsSL --retry 2 --max-time 60 "$1.gz" 2>/dev/null | gzip -dc 2>/dev/null) && [ -n "$idx" ]';
+
 const NODE_SCRIPT = [
   "printf '\\036kw-kubeadm '; kubeadm version -o short 2>/dev/null; echo",
   "printf '\\036kw-kubelet '; kubelet --version 2>/dev/null | awk '{print $2}'; echo",
@@ -16,7 +19,7 @@ const NODE_SCRIPT = [
   'for c in kube-apiserver kube-controller-manager kube-scheduler etcd; do printf \'\\036kw-pod-%s \' $c; sed -n "s|^[[:space:]]*image: .*/$c:||p" /etc/kubernetes/manifests/$c.yaml 2>/dev/null | head -n1; echo; done',
   "d=/var/lib/etcd; [ -d $d ] || d=/var/lib; printf '\\036kw-disk-etcd '; df -B1 --output=avail $d | tail -n1",
   "d=/var/lib/containerd; [ -d $d ] || d=/var/lib; printf '\\036kw-disk-containerd '; df -B1 --output=avail $d | tail -n1",
-  'if [ -n "$1" ]; then printf \'\\036kw-offered\\n\'; if idx=$(curl -fsSL --retry 2 --max-time 30 "$1"); then echo "$idx" | awk \'/^Package:/ { p = $2 } /^Version:/ { if (p == "kubeadm" || p == "kubelet" || p == "kubectl") print p, $2 }\'; else echo "error: cannot download $1"; fi; fi',
+  `if [ -n "$1" ]; then printf '\\036kw-offered\\n'; if ${INDEX}; then echo "$idx" | awk '/^Package:/ { p = $2 } /^Version:/ { if (p == "kubeadm" || p == "kubelet" || p == "kubectl") print p, $2 }'; else echo "error: cannot download $1"; fi; fi`,
 ].join('\n');
 
 /** Versions, static pod images, disk and (with `indexUrl`) the target source's package versions of one node. */
@@ -112,12 +115,17 @@ export function parseClusterFacts(stdout: string): ClusterFacts {
 
 const IMAGES_SCRIPT = [
   't=$(mktemp -d) || exit 1; trap \'rm -rf "$t"\' EXIT',
-  'idx=$(curl -fsSL --retry 2 --max-time 60 "$1") || { echo "cannot download $1" >&2; exit 3; }',
-  'f=$(echo "$idx" | awk -v v="$2-" \'/^Package:/ { p = $2 } /^Version:/ { ver = $2 } /^Filename:/ { if (p == "kubeadm" && index(ver, v) == 1) print $2 }\' | head -n1)',
-  '[ -n "$f" ] || { echo "the package index offers no kubeadm $2" >&2; exit 3; }',
+  `${INDEX} || { echo "cannot download $1" >&2; exit 3; }`,
+  // Paragraph mode: one stanza per record, whatever the order of its fields.
+  'set -- "$@" $(echo "$idx" | awk -v v="$2-" \'BEGIN { RS = "" } { p = ver = f = h = ""; n = split($0, l, "\\n"); for (i = 1; i <= n; i++) { k = l[i]; sub(/:.*/, "", k); x = l[i]; sub(/^[^:]*:[ \\t]*/, "", x); if (k == "Package") p = x; else if (k == "Version") ver = x; else if (k == "Filename") f = x; else if (k == "SHA256") h = x } if (p == "kubeadm" && index(ver, v) == 1) { print f, h; exit } }\')',
+  'f=$5; h=$6; [ -n "$f" ] && [ -n "$h" ] || { echo "the package index offers no kubeadm $2 (with its SHA256)" >&2; exit 3; }',
   'f=${f#./}; case "$f" in *..*) echo "unexpected file name $f" >&2; exit 3;; esac',
-  'curl -fsSL --retry 2 --max-time 300 "$3$f" -o "$t/kubeadm.deb" && dpkg-deb -x "$t/kubeadm.deb" "$t/x" || exit 3',
-  'if [ -n "$4" ]; then "$t/x/usr/bin/kubeadm" config images list --kubernetes-version "v$2" --image-repository "$4"; else "$t/x/usr/bin/kubeadm" config images list --kubernetes-version "v$2"; fi',
+  'curl -fsSL --retry 2 --max-time 300 "$3$f" -o "$t/kubeadm.deb" || exit 3',
+  'echo "$h  $t/kubeadm.deb" | sha256sum -c --status || { echo "kubeadm package $f does not match the SHA256 of the index" >&2; exit 3; }',
+  'dpkg-deb -x "$t/kubeadm.deb" "$t/x" && chmod -R a+rX "$t" || exit 3',
+  // Only asked for a list: as nobody, so a package fetched outside apt\'s signature check never runs as root.
+  'as=""; if [ "$(id -u)" = 0 ]; then as="setpriv --reuid=65534 --regid=65534 --clear-groups --"; fi',
+  'if [ -n "$4" ]; then HOME=/ $as "$t/x/usr/bin/kubeadm" config images list --kubernetes-version "v$2" --image-repository "$4"; else HOME=/ $as "$t/x/usr/bin/kubeadm" config images list --kubernetes-version "v$2"; fi',
 ].join('\n');
 
 /**
@@ -148,22 +156,25 @@ export function parseImageRef(image: string): ImageRef | undefined {
 const MANIFEST_TYPES = 'application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json';
 
 const REGISTRY_SCRIPT = [
-  'while [ $# -ge 3 ]; do',
-  '  code=$(curl -sS -o /dev/null -w "%{http_code}" -I -L --max-time 20 -H "Accept: $MT" "$2/v2/$3" 2>/dev/null) || code=000',
-  '  echo "$1 $code"; shift 3',
+  'while [ $# -ge 4 ]; do',
+  '  code=$(curl -sS -o /dev/null -w "%{http_code}" -I -L --max-time 20 -H "Accept: $MT" "$2/v2/$4" 2>/dev/null) || code=000',
+  // A registry the inventory names without a mirror may serve plain http (an air-gapped one): containerd is told so in its hosts.toml.
+  '  if [ "$code" = 000 ] && [ -n "$3" ]; then code=$(curl -sS -o /dev/null -w "%{http_code}" -I -L --max-time 20 -H "Accept: $MT" "$3/v2/$4" 2>/dev/null) || code=000; fi',
+  '  echo "$1 $code"; shift 4',
   'done',
 ].join('\n');
 
 /**
  * HEAD of each image's manifest in the registry containerd pulls it from (the mirror the inventory names for that
- * registry, else the registry itself over https), from the node: what it reaches is what counts.
+ * registry, else the registry itself over https, then http when https does not answer), from the node: what it reaches is what counts.
  */
 export function registryCheckCommand(images: readonly ImageRef[], mirrors: Record<string, string[]> | undefined): RemoteCommand {
   const args: string[] = [];
   for (const i of images) {
-    const base = (mirrors?.[i.registry]?.[0] ?? `https://${i.registry}`).replace(/\/+$/, '');
+    const mirror = mirrors?.[i.registry]?.[0]?.replace(/\/+$/, '');
+    const base = mirror ?? `https://${i.registry}`;
     if (urlProblem(base, false)) throw new Error(`registry ${base} ${urlProblem(base, false)}`);
-    args.push(i.image, base, `${i.repository}/manifests/${i.tag}`);
+    args.push(i.image, base, mirror ? '' : `http://${i.registry}`, `${i.repository}/manifests/${i.tag}`);
   }
   return sh`MT=${MANIFEST_TYPES} sh -c ${REGISTRY_SCRIPT} kw ${args}`;
 }

@@ -7,6 +7,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -25,14 +27,22 @@ before(async () => {
   mkdirSync(join(pkg, 'DEBIAN'), { recursive: true });
   mkdirSync(join(pkg, 'usr/bin'), { recursive: true });
   writeFileSync(join(pkg, 'DEBIAN/control'), 'Package: kubeadm\nVersion: 1.34.12-1.1\nArchitecture: all\nMaintainer: test <test@example.invalid>\nDescription: test\n');
-  writeFileSync(join(pkg, 'usr/bin/kubeadm'), '#!/bin/sh\n[ "$1 $2 $3 $4" = "config images list --kubernetes-version" ] || exit 9\nr=registry.k8s.io; [ "$6" = "--image-repository" ] && r=$7\necho "$r/kube-apiserver:$5"\necho "$r/etcd:3.6.4-0"\necho "$r/coredns/coredns:v1.12.1"\n');
+  writeFileSync(join(pkg, 'usr/bin/kubeadm'), '#!/bin/sh\n[ "$(id -u)" != 0 ] || { echo "asked as root" >&2; exit 8; }\n[ "$1 $2 $3 $4" = "config images list --kubernetes-version" ] || exit 9\nr=registry.k8s.io; [ "$6" = "--image-repository" ] && r=$7\necho "$r/kube-apiserver:$5"\necho "$r/etcd:3.6.4-0"\necho "$r/coredns/coredns:v1.12.1"\n');
   chmodSync(join(pkg, 'usr/bin/kubeadm'), 0o755);
   execFileSync('dpkg-deb', ['--root-owner-group', '--build', pkg, join(root, 'kubeadm.deb')], { stdio: 'ignore' });
   const deb = readFileSync(join(root, 'kubeadm.deb'));
-  const index = ['kubeadm', 'kubelet', 'kubectl'].flatMap((p) => ['1.34.11-1.1', '1.34.12-1.1'].map((v) => `Package: ${p}\nVersion: ${v}\nFilename: ./pool/${p}_${v}.deb\n`)).join('\n');
+  const sha = createHash('sha256').update(deb).digest('hex');
+  // Fields in dpkg-scanpackages' order: the SHA256 comes after the Filename.
+  const stanza = (p: string, v: string, h: string) => `Package: ${p}\nVersion: ${v}\nArchitecture: all\nFilename: ./pool/${p}_${v}.deb\nSize: 1\nSHA256: ${h}\n`;
+  const index = ['kubeadm', 'kubelet', 'kubectl'].flatMap((p) => [stanza(p, '1.34.11-1.1', '0'.repeat(64)), stanza(p, '1.34.12-1.1', p === 'kubeadm' ? sha : '0'.repeat(64))]).join('\n');
+  const tampered = index.replace(sha, 'f'.repeat(64));
+  const gz = gzipSync(index.replace(/1\.34\./g, '1.33.'));
   server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
     if (req.url === '/kubernetes/core:/stable:/v1.34/deb/Packages') return void res.end(index);
+    if (req.url === '/tampered/Packages') return void res.end(tampered);
+    if (req.url === '/tampered/pool/kubeadm_1.34.12-1.1.deb') return void res.end(deb);
+    if (req.url === '/kubernetes/core:/stable:/v1.33/deb/Packages.gz') return void res.end(gz);
     if (req.url === '/kubernetes/core:/stable:/v1.34/deb/pool/kubeadm_1.34.12-1.1.deb') return void res.end(deb);
     if (req.method === 'HEAD' && req.url === '/v2/kube-apiserver/manifests/v1.34.12') return void res.writeHead(200).end();
     if (req.method === 'HEAD' && req.url === '/v2/private/thing/manifests/v1') return void res.writeHead(401).end();
@@ -64,6 +74,8 @@ test('a node\'s facts: the target source\'s kubeadm, kubelet and kubectl version
   const facts = parseNodeFacts('here', 'control-plane', r.stdout);
   assert.deepEqual(facts.offered, { kubeadm: ['1.34.11-1.1', '1.34.12-1.1'], kubelet: ['1.34.11-1.1', '1.34.12-1.1'], kubectl: ['1.34.11-1.1', '1.34.12-1.1'] });
   assert.ok((facts.diskFree?.containerd ?? 0) > 0 && (facts.diskFree?.etcd ?? 0) > 0, JSON.stringify(facts.diskFree));
+  const gzOnly = parseNodeFacts('here', 'worker', (await run(nodeFactsCommand(`${base}/kubernetes/core:/stable:/v1.33/deb/Packages`))).stdout);
+  assert.deepEqual(gzOnly.offered?.kubelet, ['1.33.11-1.1', '1.33.12-1.1'], 'a mirror with only Packages.gz is read too');
   const missing = parseNodeFacts('here', 'worker', (await run(nodeFactsCommand(`${base}/kubernetes/core:/stable:/v1.99/deb/Packages`))).stdout);
   assert.match(missing.offeredError ?? '', /cannot download .*v1\.99/);
 });
@@ -75,6 +87,9 @@ test('the target\'s own kubeadm is unpacked and asked for its images, with the c
   const none = await run(targetImagesCommand(`${base}/kubernetes/core:/stable:/v1.34/deb/Packages`, '1.34.13', `${base}/kubernetes/core:/stable:/v1.34/deb/`, undefined));
   assert.equal(none.code, 3);
   assert.match(none.stderr, /offers no kubeadm 1\.34\.13/);
+  const bad = await run(targetImagesCommand(`${base}/tampered/Packages`, '1.34.12', `${base}/tampered/`, undefined));
+  assert.equal(bad.code, 3, 'a package that is not the one the index names is never run');
+  assert.match(bad.stderr, /does not match the SHA256 of the index/);
 });
 
 test('the registry check: present, missing (named), credentials wanted (not refused), through the inventory\'s mirror', async () => {
@@ -87,6 +102,10 @@ test('the registry check: present, missing (named), credentials wanted (not refu
   ]);
   assert.equal(facts[1]!.detail, 'manifest unknown (HTTP 404)');
   assert.ok(requests.includes('HEAD /v2/etcd/manifests/3.6.4-0'));
+  // No mirror, a registry on plain http (the local server): https does not answer, http does.
+  const host = base.replace('http://', '');
+  const plain = parseRegistryCheck((await run(registryCheckCommand([parseImageRef(`${host}/kube-apiserver:v1.34.12`)!, parseImageRef(`${host}/etcd:3.6.4-0`)!], undefined))).stdout);
+  assert.deepEqual(plain.map((f) => f.present), [true, false]);
 });
 
 test('image references: kubeadm\'s forms parse, anything shell-like does not', () => {
