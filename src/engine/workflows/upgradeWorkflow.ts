@@ -104,7 +104,8 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
   const current = new Map<string, string>();
   const backups: string[] = [];
   const explanations: FailureSignature[] = [];
-  const span = new Map<string, { start: number; end: number }>();
+  /** Per node: the time of the steps about it (its gates on other hosts and balancers included), not the waits for other nodes. */
+  const busy = new Map<string, number>();
   const outcome = await planRunWorkflow(ui, {
     ...input.run,
     inventory: inv, plan: prep.plan, command: 'upgrade', title: `Upgrade of ${inv.cluster.name} to ${formatVersion(target)}`, planDocument: 'upgrade-plan.txt',
@@ -116,9 +117,6 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
       if (e.type === 'step-start') {
         current.set(e.step.host, e.step.id);
         output.set(e.step.host, '');
-        const node = e.step.about ?? e.step.host;
-        const t = span.get(node);
-        span.set(node, { start: t?.start ?? Date.now(), end: Date.now() });
       }
       if (e.type === 'output') {
         output.set(e.host, ((output.get(e.host) ?? '') + e.text).slice(-MAX_OUTPUT_PER_HOST));
@@ -126,8 +124,7 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
       }
       if (e.type === 'step-end') {
         const node = e.step.about ?? e.step.host;
-        const t = span.get(node);
-        if (t) t.end = Date.now();
+        if (!/\/(etcd-snapshot|kubeadm-backups)$/.test(e.step.id)) busy.set(node, (busy.get(node) ?? 0) + e.ms);
         if (e.state === 'failed') {
           const found = explainFailure(`${output.get(e.step.host) ?? ''}\n${e.error ?? ''}`);
           explanations.push(...found);
@@ -136,7 +133,7 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
       }
     },
   });
-  const perNode = [...span].filter(([n]) => inv.hosts.some((h) => h.name === n && (h.roles.includes('control-plane') || h.roles.includes('worker')))).map(([host, t]) => ({ host, seconds: (t.end - t.start) / 1000 }));
+  const perNode = [...busy].filter(([n]) => inv.hosts.some((h) => h.name === n && (h.roles.includes('control-plane') || h.roles.includes('worker')))).map(([host, ms]) => ({ host, seconds: ms / 1000 }));
   if (outcome.kind === 'ran' && outcome.result.ok) await ui.show('upgrade-report.md', report(formatVersion(target), perNode, backups));
   return { ...outcome, explanations, perNode, backups };
 }
