@@ -87,8 +87,8 @@ test('every step has a check that asks the host, or says why it runs every time'
 /** Steps that only read (kubeadm upgrade plan prints; the backups are listed): never a change. */
 const READS = /^(at-target|kubeadm-upgrade-plan|kubeadm-backups)$/;
 
-function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] = []) {
-  const done = new Set<string>();
+function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] = [], inMaint: readonly string[] = [], alsoDone: readonly string[] = []) {
+  const done = new Set<string>(alsoDone);
   for (const s of steps(plan)) if (atTarget.includes(s.about ?? s.host)) done.add(`${s.about ?? s.host}:${key(s).replace(/^haproxy-(maint|ready)-.*$/, 'haproxy')}`);
   const byCheck = new Map<string, Step>();
   const byRun = new Map<string, Step>();
@@ -96,7 +96,7 @@ function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] =
     if (s.check) byCheck.set(`${s.host}\0${s.check.text}`, s);
     if (s.run && typeof s.run !== 'function') byRun.set(`${s.host}\0${s.run.text}`, s);
   }
-  const maint = new Set<string>();
+  const maint = new Set<string>(inMaint);
   const cordoned = new Set<string>();
   const changes: string[] = [];
   const has = (node: string, k: string) => done.has(`${node}:${k}`);
@@ -181,4 +181,26 @@ test('resumed after the first control-plane node: it is left alone (not even tak
   assert.ok(!model.changes.some((c) => c.includes('labs-k8s-m01')), model.changes.join('\n'));
   assert.ok(model.changes.includes('labs-k8s-m02:kubeadm-upgrade') && model.changes.includes('labs-k8s-balancer:haproxy-maint-labs-k8s-m02'));
   assert.ok(!calls.includes('drain labs-k8s-m01'));
+});
+
+test('killed during kubeadm upgrade node on the second control-plane node (left in maintenance on both balancers): the resumed run finishes it and puts it back', async () => {
+  const left = BALANCERS.map((b) => `${b}:labs-k8s-m02`);
+  const model = clusterModel(planOf(1), ['labs-k8s-m01'], [], left);
+  const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
+  const result = await run(plan, model.executor);
+  assert.equal(result.ok, true, result.failed?.error);
+  assert.equal(model.maint.size, 0, 'no server is left in maintenance');
+  assert.ok(model.changes.includes('labs-k8s-m02:kubeadm-upgrade') && model.changes.includes('labs-k8s-balancer2:haproxy-ready-labs-k8s-m02'));
+});
+
+test('killed after kubeadm upgrade node finished but before the ready step: the resumed run skips the upgrade and still puts the server back', async () => {
+  const left = BALANCERS.map((b) => `${b}:labs-k8s-m02`);
+  const model = clusterModel(planOf(1), ['labs-k8s-m01'], [], left, ['labs-k8s-m02:kubeadm-upgrade', 'labs-k8s-m02:kubeadm-package', 'labs-k8s-m02:package-source']);
+  const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
+  const result = await run(plan, model.executor);
+  assert.equal(result.ok, true, result.failed?.error);
+  assert.equal(model.maint.size, 0, 'no server is left in maintenance');
+  assert.ok(!model.changes.includes('labs-k8s-m02:kubeadm-upgrade'), 'not upgraded twice');
+  assert.ok(!model.changes.some((c) => c.includes('haproxy-maint-labs-k8s-m02')), 'not taken out again');
+  assert.ok(model.changes.includes('labs-k8s-balancer:haproxy-ready-labs-k8s-m02'));
 });
