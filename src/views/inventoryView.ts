@@ -19,6 +19,7 @@ import type { GroupDef, InventoryNode, LiveNode } from '../editor/treeNodes';
 import type { BalancerWatch } from '../editor/balancerWatch';
 import { vipNode } from './balancerNodes';
 import { memberFacts } from '../core/live/render';
+import { skewNotes } from '../core/upgrade/versions';
 
 const LIVE_RESOURCES: readonly ResourceKey[] = ['pods', 'nodes', 'nodeLeases', 'systemLeases'];
 
@@ -37,6 +38,8 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
   private readonly hostNodes = new Map<string, Extract<InventoryNode, { kind: 'host' }>>();
   private liveSignatures = new Map<string, string>();
   private live = new Map<string, HostLive>();
+  /** Version-skew notes by inventory host (core/upgrade/versions.ts), from the kubelets and the API servers' images. */
+  private skew = new Map<string, string>();
   private claim: vscode.Disposable | undefined;
   private balancerClaim: vscode.Disposable | undefined;
 
@@ -83,9 +86,13 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
   /** Recomputes the hosts' live state; fires only the hosts whose state changed (root when it appears/disappears). */
   private refreshLive(): void {
     const cluster = this.connection?.cluster;
-    const hosts = cluster && cluster.synced(LIVE_RESOURCES) ? cluster.model().hosts : [];
+    const model = cluster && cluster.synced(LIVE_RESOURCES) ? cluster.model() : undefined;
+    const hosts = model?.hosts ?? [];
+    const apiServers = new Map((model?.controlPlane.nodes ?? []).map((n) => [n.name, n.apiServerVersion]));
+    const byNode = skewNotes(hosts.filter((h) => h.node).map((h) => ({ name: h.node!, kubelet: h.kubeletVersion, apiServer: apiServers.get(h.node!) })));
+    this.skew = new Map(hosts.flatMap((h) => (h.node && byNode.has(h.node) ? [[h.host, byNode.get(h.node)!] as const] : [])));
     const next = new Map(hosts.map((h) => [h.host, h]));
-    const signatures = new Map(hosts.map((h) => [h.host, liveSignature(h)]));
+    const signatures = new Map(hosts.map((h) => [h.host, `${liveSignature(h)}${this.skew.get(h.host) ?? ''}`]));
     const hadLive = this.live.size > 0;
     this.live = next;
     if (hadLive !== next.size > 0) {
@@ -180,8 +187,11 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
         const item = new vscode.TreeItem(host.name, live ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = `host:${node.role}:${host.name}`;
         // "stale" first: a narrow side bar cuts the end of the description.
-        item.description = `${node.stale ? 'stale · ' : ''}${host.address} · ${describeRoles(host)}${!node.stale && live ? ` · ${live.node ? live.readiness : 'no node'}` : ''}`;
+        const skew = live ? this.skew.get(host.name) : undefined;
+        const versions = live?.kubeletVersion ? ` · ${live.kubeletVersion}${skew ? ' · version skew' : ''}` : '';
+        item.description = `${node.stale ? 'stale · ' : ''}${host.address} · ${describeRoles(host)}${!node.stale && live ? ` · ${live.node ? live.readiness : 'no node'}${versions}` : ''}`;
         item.tooltip = hostTooltip(this.workspace.current, host);
+        if (skew) item.tooltip.appendMarkdown(`\n\n$(warning) Version skew: ${skew}`);
         if (node.stale) item.tooltip.appendMarkdown('$(warning) *Stale*: inventory.yaml has errors; this is the host as the last valid version had it.');
         item.iconPath = new vscode.ThemeIcon(
           node.stale ? 'vm-outline' : host.vrrp?.state === 'MASTER' ? 'star-full' : 'vm',
