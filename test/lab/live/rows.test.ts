@@ -1,0 +1,183 @@
+/**
+ * Row by row against the tools an admin trusts, on the lab's HA cluster: Node status words against
+ * `kubectl get nodes -o wide`, control-plane pods' READY/STATUS against `kubectl get pods -o wide`, etcd members
+ * against `etcdctl endpoint status -w json` — healthy and during an m03 power-off (NotReady, its pods as last
+ * reported, its member labelled by what was last seen); then the balancers: HAProxy stopped on the MASTER → the VIP
+ * on the BACKUP, with its backend states. DESTRUCTIVE for the lab (power-off/on m03, stop/start HAProxy on the
+ * MASTER). Needs `npm run lab -- up --cluster`; run under the lab lock.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadKubeAdapter } from '../../../src/adapters/kube/load';
+import type { KubeConnection } from '../../../src/adapters/kube/index';
+import { createInventoryPool } from '../../../src/adapters/ssh/fromInventory';
+import type { SshPool } from '../../../src/adapters/ssh/pool';
+import { parseInventory } from '../../../src/core/inventory/parse';
+import type { Inventory } from '../../../src/core/inventory/types';
+import { kubectlNodeStatus } from '../../../src/core/live/controlPlane';
+import { hexId } from '../../../src/core/live/bigjson';
+import { memberFacts } from '../../../src/core/live/render';
+import { etcdctlTlsArgs } from '../../../src/core/live/etcdSource';
+import { ALL_RESOURCES } from '../../../src/core/live/resources';
+import type { Node } from '../../../src/core/live/types';
+import { vipLine } from '../../../src/core/live/balancers';
+import { ANY_EXIT_CODE } from '../../../src/core/ssh/transport';
+import { asRoot } from '../../../src/core/drill/commands';
+import { CliHostKeyPrompt } from '../../../src/core/ssh/hostKeyPolicy';
+import { readBalancers, type RootRunner } from '../../../src/engine/balancers';
+
+const REPO = join(__dirname, '../../..');
+
+function labEnv(): Record<string, string> {
+  const out = execFileSync('bash', [join(REPO, 'lab/lab.sh'), 'env'], { encoding: 'utf8' });
+  return Object.fromEntries([...out.matchAll(/^export (\w+)="([^"]*)"$/gm)].map((m) => [m[1]!, m[2]!.replace('$PATH', process.env.PATH ?? '')]));
+}
+
+function lab(...args: string[]): void {
+  const r = spawnSync('bash', [join(REPO, 'lab/lab.sh'), ...args], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 0, `lab ${args.join(' ')}: ${r.stderr}`);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>, everyMs = 250): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    assert.ok(Date.now() < end, `timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+let env: Record<string, string>;
+let inventory: Inventory;
+let conn: KubeConnection;
+let pool: SshPool;
+let run: RootRunner;
+
+const kubectl = (...args: string[]) => execFileSync('kubectl', ['--kubeconfig', env.KUBECONFIG!, ...args], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! } });
+
+/** `kubectl get … -o wide` as rows of columns by header name. */
+function wide(...args: string[]): Record<string, string>[] {
+  const [header, ...lines] = kubectl('get', ...args, '-o', 'wide').trim().split('\n');
+  const starts = [...header!.matchAll(/\S+(?: \S+)*/g)].map((m) => ({ name: m[0], at: m.index }));
+  return lines.map((l) => Object.fromEntries(starts.map((s, i) => [s.name, l.slice(s.at, starts[i + 1]?.at ?? l.length).trim()])));
+}
+
+before(async () => {
+  env = labEnv();
+  assert.ok(existsSync(env.KUBECONFIG!), `no lab cluster: ${env.KUBECONFIG} is missing — run \`npm run lab -- up --cluster\` first`);
+  inventory = parseInventory(readFileSync(env.LAB_INVENTORY!, 'utf8')).inventory!;
+  conn = await loadKubeAdapter().connect({ kubeconfig: env.KUBECONFIG!, inventory });
+  ({ pool } = createInventoryPool(inventory, { sshConfigFile: env.LAB_SSH_CONFIG!, knownHostsFile: env.LAB_KNOWN_HOSTS!, prompt: new CliHostKeyPrompt([]) }));
+  run = async (host, cmd) => {
+    const r = await pool.exec(host, asRoot(cmd, undefined), { okCodes: [...ANY_EXIT_CODE], timeoutMs: 15_000 });
+    return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
+  };
+});
+
+after(async () => {
+  conn?.dispose();
+  await pool?.close();
+});
+
+function compareNodesAndPods(): void {
+  const model = conn.cluster.model();
+  const nodes = (JSON.parse(kubectl('get', 'nodes', '-o', 'json')) as { items: Node[] }).items;
+  const rows = wide('nodes');
+  for (const n of nodes) assert.equal(kubectlNodeStatus(n), rows.find((r) => r.NAME === n.metadata.name)!.STATUS, `node ${n.metadata.name}`);
+  for (const n of model.controlPlane.nodes) {
+    const row = rows.find((r) => r.NAME === n.name)!;
+    assert.equal(`${n.readiness}${n.unschedulable ? ',SchedulingDisabled' : ''}`, row.STATUS, `control-plane row ${n.name}`);
+  }
+  const pods = wide('pods', '-n', 'kube-system');
+  for (const n of model.controlPlane.nodes) {
+    for (const c of n.components) {
+      const row = pods.find((r) => r.NAME === c.podName)!;
+      assert.ok(row, c.podName);
+      assert.equal(`${c.readyContainers}/${c.totalContainers}`, row.READY, `${c.podName} READY`);
+      if (['Running', 'Pending', 'Succeeded', 'Failed'].includes(row.STATUS!)) assert.equal(c.phase, row.STATUS, `${c.podName} STATUS`);
+      // Never "ready" on a node that is not: kubectl still prints the last report, we mark it stale.
+      if (n.readiness !== 'Ready') assert.equal(c.ready, false, `${c.podName} on ${n.name} (${n.readiness}) counted ready`);
+    }
+  }
+}
+
+async function compareEtcd(): Promise<void> {
+  const etcd = await conn.readEtcd();
+  const pod = `etcd-${etcd.members.find((m) => m.reachable)!.name}`;
+  const r = spawnSync('kubectl', ['--kubeconfig', env.KUBECONFIG!, 'exec', '-n', 'kube-system', pod, '--', 'etcdctl', ...etcdctlTlsArgs(), 'endpoint', 'status', '--cluster', '-w', 'json'], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! }, timeout: 30_000 });
+  const truth = JSON.parse(r.stdout.trim() || '[]') as { Status: { header: { member_id: unknown; raft_term: number }; version: string; isLearner?: boolean; leader: unknown; raftIndex: number; raftAppliedIndex: number } }[];
+  for (const m of etcd.members.filter((x) => x.reachable)) {
+    const t = truth.find((x) => hexId(x.Status.header.member_id) === m.id);
+    assert.ok(t, `member ${m.name} (${m.id}) in etcdctl's endpoint status`);
+    assert.equal(m.version, t.Status.version, `${m.name} version`);
+    assert.equal(m.isLearner, !!t.Status.isLearner, `${m.name} learner`);
+    assert.equal(m.isLeader, hexId(t.Status.leader) === m.id, `${m.name} leader`);
+    assert.ok(Math.abs((m.raftTerm ?? 0) - t.Status.header.raft_term) <= 1, `${m.name} term ${m.raftTerm} vs ${t.Status.header.raft_term}`);
+    assert.ok(Math.abs((m.raftIndex ?? 0) - t.Status.raftIndex) < 500, `${m.name} index ${m.raftIndex} vs ${t.Status.raftIndex}`);
+    assert.ok(Math.abs((m.raftAppliedIndex ?? 0) - t.Status.raftAppliedIndex) < 500, `${m.name} applied ${m.raftAppliedIndex} vs ${t.Status.raftAppliedIndex}`);
+  }
+  for (const m of etcd.members.filter((x) => !x.reachable)) assert.ok(!truth.some((x) => hexId(x.Status.header.member_id) === m.id), `${m.name} unreachable but etcdctl answers for it`);
+}
+
+test('rows match kubectl -o wide and etcdctl endpoint status, healthy and during the m03 power-off', async () => {
+  const release = conn.cluster.acquire(ALL_RESOURCES, true);
+  const m03 = inventory.hosts.filter((h) => h.roles.includes('control-plane'))[2]!;
+  try {
+    await until('synced', 20_000, () => (conn.cluster.synced(ALL_RESOURCES) ? true : undefined));
+    compareNodesAndPods();
+    await compareEtcd();
+    const role = memberFacts(conn.cluster.etcd!.members.find((m) => m.name === m03.name)!, Date.now())[0];
+    lab('fault', 'power-off', m03.name);
+    const t0 = Date.now();
+    try {
+      const atRisk = await until('etcd at risk', 15_000, () => (conn.cluster.etcd?.tolerates === 0 ? Date.now() - t0 : undefined), 100);
+      const member = conn.cluster.etcd!.members.find((m) => m.name === m03.name)!;
+      console.log(`m03 powered off: etcd at risk after ${atRisk} ms; member row: ${memberFacts(member, Date.now()).join(' · ')}`);
+      assert.equal(member.lastSeen?.role, role);
+      await compareEtcd();
+      const notReady = await until('m03 NotReady', 120_000, () => (conn.cluster.model().controlPlane.nodes.find((n) => n.host === m03.name)?.readiness === 'NotReady' ? Date.now() - t0 : undefined), 500);
+      console.log(`m03 NotReady in the model after ${notReady} ms`);
+      compareNodesAndPods();
+    } finally {
+      lab('fault', 'power-on', m03.name);
+    }
+    await until('m03 Ready again', 180_000, () => (conn.cluster.model().controlPlane.nodes.find((n) => n.host === m03.name)?.readiness === 'Ready' && conn.cluster.etcd?.tolerates === 1 ? true : undefined), 1000);
+    compareNodesAndPods();
+  } finally {
+    release();
+  }
+});
+
+test('balancers: stop HAProxy on the MASTER → the VIP on the BACKUP, with its backend states; start it → back', async () => {
+  const before = await readBalancers(run, inventory);
+  console.log(`before: ${vipLine(before)}`);
+  assert.equal(before.holders.length, 1, JSON.stringify(before.problems));
+  assert.deepEqual(before.problems, []);
+  const master = before.holders[0]!;
+  const backup = before.balancers.find((b) => b.host !== master)!.host;
+  lab('fault', 'stop', master, 'haproxy');
+  const t0 = Date.now();
+  try {
+    const moved = await until('VIP on the BACKUP', 30_000, async () => {
+      const m = await readBalancers(run, inventory);
+      return m.holders.length === 1 && m.holders[0] === backup ? m : undefined;
+    }, 500);
+    console.log(`HAProxy stopped on ${master}: ${vipLine(moved)} after ${Date.now() - t0} ms`);
+    const b = moved.balancers.find((x) => x.host === backup)!;
+    assert.ok(b.servers.length >= 3 && b.servers.every((s) => s.state?.status.startsWith('UP')), JSON.stringify(b.servers));
+    assert.ok(moved.problems.some((p) => p.what === `HAProxy is not running on balancer ${master} (standby)`), JSON.stringify(moved.problems));
+  } finally {
+    lab('ssh', master, 'systemctl start haproxy');
+  }
+  const back = await until('VIP back on the MASTER', 60_000, async () => {
+    const m = await readBalancers(run, inventory);
+    return m.holders[0] === master && !m.problems.length ? m : undefined;
+  }, 1000);
+  console.log(`after: ${vipLine(back)}`);
+});
