@@ -20,7 +20,6 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { request } from 'node:https';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { tmpdir } from 'node:os';
@@ -28,6 +27,7 @@ import { join, resolve } from 'node:path';
 import type { BackupManifest } from '../../src/core/backup/snapshot';
 import type { CertReport, CertSummary } from '../../src/core/certs/report';
 import { recordBench } from './bench';
+import { pollApi } from './clusterHealth';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
@@ -111,23 +111,7 @@ describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10
     const kubeconfig = join(env.HOME_DIR!, 'kubeconfig');
     copyFileSync(env.KUBECONFIG!, kubeconfig);
     // The API through the VIP, every 250 ms while the renewal runs.
-    const vip = env.LAB_VIP ?? '10.3.60.100';
-    let polls = 0;
-    let failures = 0;
-    let stop = false;
-    const poller = (async () => {
-      while (!stop) {
-        const okNow = await new Promise<boolean>((res) => {
-          const req = request({ host: vip, port: 6443, path: '/readyz', rejectUnauthorized: false, timeout: 2000 }, (r) => (r.resume(), res(r.statusCode === 200)));
-          req.on('timeout', () => req.destroy());
-          req.on('error', () => res(false));
-          req.end();
-        });
-        polls++;
-        if (!okNow) failures++;
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    })();
+    const poller = pollApi(env.LAB_VIP ?? '10.3.60.100');
     const t0 = Date.now();
     const run = await new Promise<{ code: number; stdout: string }>((res) => {
       const p = spawn(process.execPath, [CLI, 'certs', 'renew', '--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!, '--kubeconfig', kubeconfig, '--yes', '--json'], {
@@ -141,8 +125,7 @@ describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10
       });
       p.on('exit', (code) => res({ code: code ?? -1, stdout: out }));
     });
-    stop = true;
-    await poller;
+    const { polls, failures } = await poller.stop();
     const seconds = (Date.now() - t0) / 1000;
     const last = run.stdout.trim().split('\n').at(-1) ?? '{}';
     const result = JSON.parse(last) as { ok: boolean; perNode: { host: string; seconds?: number }[] };

@@ -13,12 +13,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DrillReport, Measurement } from '../../src/core/drill/report';
 import { recordBench } from './bench';
+import { waitHealthy } from './clusterHealth';
 import { secretsIn } from './secrets';
 
 const ROOT = resolve(__dirname, '../..');
@@ -96,32 +97,6 @@ async function allReady(timeoutMs: number): Promise<void> {
   }
 }
 
-/**
- * Waits until `status --ssh` says healthy — what the drill's own preconditions read (every HAProxy backend UP on every
- * balancer, etcd, the Nodes): the test before this one may have just powered a node back on, and the drill rightly
- * refuses to fail a second node while a backend is still coming back ("DOWN 1/2").
- */
-async function healthy(timeoutMs: number): Promise<void> {
-  const t0 = Date.now();
-  let last = '';
-  for (;;) {
-    const r = spawnSync(process.execPath, [CLI, 'status', '--json', '--inventory', env.LAB_INVENTORY!, '--kubeconfig', env.KUBECONFIG!, '--ssh', '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!], {
-      encoding: 'utf8', env: { ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR! }, timeout: 60_000,
-    });
-    try {
-      const s = JSON.parse(r.stdout) as { degraded: boolean; problems: { severity: string; what: string }[] };
-      // What the drill's refusals read: backends, etcd members, Nodes (a warning elsewhere does not stop it).
-      const blocking = s.problems.filter((p) => /HAProxy|DOWN|etcd|NotReady|not Ready/i.test(p.what) && !/certificate|snapshot/i.test(p.what));
-      if (!s.degraded && !blocking.length) return void console.log(`cluster healthy after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      last = JSON.stringify(s.problems);
-    } catch {
-      last = `${r.stdout}\n${r.stderr}`;
-    }
-    if (Date.now() - t0 > timeoutMs) assert.fail(`the cluster is not healthy after ${timeoutMs / 1000} s:\n${last}`);
-    await sleep(3000);
-  }
-}
-
 describe('failure drill on the lab cluster', { timeout: 15 * 60_000 }, () => {
   before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
@@ -131,7 +106,7 @@ describe('failure drill on the lab cluster', { timeout: 15 * 60_000 }, () => {
     assert.equal(readyNodes().length, 5, 'the drill starts from a healthy 5-node cluster');
     // A fresh HOME: the CLI's own known_hosts must not come from this machine's user.
     env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-drill-home-'));
-    await healthy(240_000);
+    await waitHealthy(env, env.HOME_DIR, 240_000);
   });
 
   after(async () => {
