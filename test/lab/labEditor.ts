@@ -1,0 +1,152 @@
+/**
+ * Real VS Code (code-server, the packaged .vsix installed as users install it, driven by Debian's Chromium) on a
+ * workspace holding the lab's inventory, pointed at the lab's running cluster: the lab tests that work from the
+ * palette and read the Kubeadm views use it. Default settings apart from what `scripts/start.sh --lab` sets (the
+ * lab's kubeconfig, SSH config and known_hosts, as machine settings) and what a test adds.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
+import { installVsix } from '../vscode/harness/vsix';
+
+export const SHOTS = join(REPO, 'test-results/ui');
+
+/** `lab env`, its $PATH expanded. */
+export function labEnv(): Record<string, string> {
+  const out = execFileSync('bash', [join(REPO, 'lab/lab.sh'), 'env'], { encoding: 'utf8' });
+  return Object.fromEntries([...out.matchAll(/^export (\w+)="(.*)"$/gm)].map((m) => [m[1]!, m[2]!.replace('$PATH', process.env.PATH ?? '')]));
+}
+
+export interface LabEditor {
+  env: Record<string, string>;
+  dirs: RunDirs;
+  page: Page;
+  shot(name: string): Promise<void>;
+  /** Stops code-server and the browser; the run folder is kept when the test failed. */
+  close(ok: boolean): Promise<void>;
+}
+
+export async function openLabEditor(name: string, settings: Record<string, unknown> = {}): Promise<LabEditor> {
+  const env = labEnv();
+  mkdirSync(SHOTS, { recursive: true });
+  const staging = mkdtempSync(join(tmpdir(), `kw-${name}-ws-`));
+  for (const f of ['inventory.yaml', 'kube-flannel.yml', 'kubeadm-extra.yaml']) copyFileSync(join(dirname(env.LAB_INVENTORY!), f), join(staging, f));
+  const dirs = makeRunDirs(name, staging);
+  rmSync(staging, { recursive: true, force: true });
+  writeFileSync(join(dirs.userData, 'Machine', 'settings.json'), JSON.stringify({
+    'kubeadmWorkbench.kubeconfig': env.KUBECONFIG,
+    'kubeadmWorkbench.sshConfigFile': env.LAB_SSH_CONFIG,
+    'kubeadmWorkbench.knownHostsFile': env.LAB_KNOWN_HOSTS,
+    ...settings,
+  }, null, 2));
+  installVsix(dirs);
+  let cs: CodeServer | undefined;
+  let context: BrowserContext | undefined;
+  try {
+    cs = await startCodeServer({ dirs });
+    ({ context } = await launchBrowser(dirs, { width: 1600, height: 1000 }));
+    const page = context.pages()[0]!;
+    page.setDefaultTimeout(30_000);
+    await page.goto(workbenchUrl(cs, dirs.workspace));
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'inventory.yaml' }).waitFor({ timeout: 90_000 });
+    const shot = (n: string) => page.screenshot({ path: join(SHOTS, `${n}.png`) }).then(() => undefined);
+    return {
+      env, dirs, page, shot,
+      async close(ok) {
+        if (!ok) {
+          await shot(`${name}-failure`).catch(() => undefined);
+          for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
+        }
+        await context?.close().catch(() => undefined);
+        await cs?.stop();
+        if (ok) removeRunDir(dirs);
+        else console.log(`run folder kept: ${dirs.root}`);
+      },
+    };
+  } catch (e) {
+    await context?.close().catch(() => undefined);
+    await cs?.stop();
+    throw e;
+  }
+}
+
+/** F1, the command's title, Enter. */
+export async function runPaletteCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input.input');
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+/** The Kubeadm container in the side bar, widened so that the rows' descriptions show in full. */
+export async function openKubeadmContainer(page: Page): Promise<void> {
+  await page.locator('.part.activitybar a[aria-label^="Kubeadm"]').first().click();
+  await page.locator('.part.sidebar .composite.title', { hasText: /kubeadm/i }).first().waitFor();
+  const bar = await page.locator('.part.sidebar').boundingBox();
+  if (bar && bar.width < 760) {
+    const x = bar.x + bar.width + 1;
+    const y = bar.y + bar.height / 2;
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    await page.mouse.move(x + 760 - bar.width, y, { steps: 5 });
+    await page.mouse.up();
+  }
+}
+
+const exactly = (title: string) => new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'i');
+
+function pane(page: Page, title: string): Locator {
+  return page.locator('.part.sidebar .pane').filter({ has: page.locator('.pane-header h3.title', { hasText: exactly(title) }) });
+}
+
+/** Only this view of the container expanded: its rows get the side bar's height for a screenshot. */
+export async function showOnlyView(page: Page, title: string): Promise<void> {
+  const headers = page.locator('.part.sidebar .pane-header');
+  for (let i = 0; i < (await headers.count()); i++) {
+    const h = headers.nth(i);
+    const name = (await h.locator('h3.title').innerText()).trim();
+    const open = (await h.getAttribute('aria-expanded')) === 'true';
+    if (exactly(title).test(name) !== open) await h.click();
+  }
+  await pane(page, title).locator('.pane-body').waitFor();
+}
+
+export interface Row {
+  name: string;
+  description: string;
+}
+
+/** The visible rows of a view: label and description, as a person reads them. */
+export async function viewRows(page: Page, title: string): Promise<Row[]> {
+  return pane(page, title).locator('.pane-body .monaco-list-row').evaluateAll((els) =>
+    els.map((e) => ({
+      name: e.querySelector('.label-name')?.textContent?.trim() ?? '',
+      description: e.querySelector('.label-description')?.textContent?.trim() ?? '',
+    })),
+  );
+}
+
+/** Polls a view until `pick` finds what it waits for in its rows; the rows seen last in the failure message. */
+export async function waitForRows<T>(page: Page, title: string, what: string, timeoutMs: number, pick: (rows: Row[]) => T | undefined, everyMs = 200): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let rows: Row[] = [];
+  for (;;) {
+    rows = await viewRows(page, title).catch(() => []);
+    const v = pick(rows);
+    if (v !== undefined) return v;
+    if (Date.now() > end) assert.fail(`${title}: no ${what} within ${timeoutMs / 1000} s; rows:\n${rows.map((r) => `${r.name} ${r.description}`).join('\n')}`);
+    await page.waitForTimeout(everyMs);
+  }
+}
+
+/** Expands the collapsed rows whose label matches (a host under the Certificates view, a balancer). */
+export async function expandRow(page: Page, title: string, label: string | RegExp): Promise<void> {
+  const row = pane(page, title).locator('.pane-body .monaco-list-row[aria-expanded="false"]').filter({ has: page.locator('.label-name', { hasText: label }) }).first();
+  if (await row.count()) await row.locator('.monaco-tl-twistie').click();
+}
