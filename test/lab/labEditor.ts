@@ -145,8 +145,11 @@ export async function waitForRows<T>(page: Page, title: string, what: string, ti
   }
 }
 
-/** Expands the collapsed rows whose label matches (a host under the Certificates view, a balancer). */
-export async function expandRow(page: Page, title: string, label: string | RegExp): Promise<void> {
-  const row = pane(page, title).locator('.pane-body .monaco-list-row[aria-expanded="false"]').filter({ has: page.locator('.label-name', { hasText: label }) }).first();
+/**
+ * Expands (or collapses) the first row whose label matches — a host under Certificates, "Local backups": the list
+ * renders only the rows in sight, so a test keeps long branches closed while it reads others.
+ */
+export async function setRowExpanded(page: Page, title: string, label: string | RegExp, expanded = true): Promise<void> {
+  const row = pane(page, title).locator(`.pane-body .monaco-list-row[aria-expanded="${!expanded}"]`).filter({ has: page.locator('.label-name', { hasText: label }) }).first();
   if (await row.count()) await row.locator('.monaco-tl-twistie').click();
 }

@@ -25,7 +25,7 @@ import type { Inventory } from '../../src/core/inventory/types';
 import type { LedgerData } from '../../src/core/plan/ledger';
 import { recordBench } from './bench';
 import { pollApi, waitHealthy } from './clusterHealth';
-import { expandRow, labEnv, openKubeadmContainer, openLabEditor, runPaletteCommand, showOnlyView, waitForRows, type LabEditor } from './labEditor';
+import { setRowExpanded, labEnv, openKubeadmContainer, openLabEditor, runPaletteCommand, showOnlyView, waitForRows, type LabEditor } from './labEditor';
 
 interface CertFacts {
   fingerprint: string;
@@ -85,7 +85,7 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
     await runPaletteCommand(page, 'Kubeadm: Inspect Certificates');
     const rows = await waitForRows(page, 'Certificates', 'every control-plane host inspected', 180_000, (r) => (controlPlane().every((h) => /^\d+ certificates · soonest \d+d$/.test(r.find((x) => x.name === h.name)?.description ?? '')) ? r : undefined), 500);
     console.log(`Certificates: ${rows.map((r) => `${r.name} ${r.description}`).join(' | ')}`);
-    await expandRow(page, 'Certificates', controlPlane()[0]!.name);
+    await setRowExpanded(page, 'Certificates', controlPlane()[0]!.name);
     await shot('day2-1-certificates');
   });
 
@@ -114,7 +114,7 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
     // The Backups view lists it under the folder, with its revision and size.
     await showOnlyView(page, 'Backups');
     await waitForRows(page, 'Backups', 'the local backups row counting one', 30_000, (r) => r.find((x) => x.name === 'Local backups' && x.description.endsWith(`${backups} · 1`)));
-    await expandRow(page, 'Backups', 'Local backups');
+    await setRowExpanded(page, 'Backups', 'Local backups');
     const listed = await waitForRows(page, 'Backups', 'the new backup row', 30_000, (r) => r.find((x) => x.description.startsWith(`${manifest.cluster} · `) && /· rev \d+ · /.test(x.description)));
     console.log(`Backups view: ${listed.name} · ${listed.description}`);
     await shot('day2-2-backups');
@@ -135,6 +135,7 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
       await page.locator('.tabs-container .tab', { hasText: 'certs-renew-plan.txt' }).waitFor();
       await shot('day2-3-renew-approve');
       await dialog.locator('.monaco-button', { hasText: /^Run$/ }).first().click();
+      await dialog.waitFor({ state: 'hidden' });
       for (const deadline = Date.now() + 12 * 60_000; ; ) {
         terminal = (await page.locator('.xterm-rows').last().innerText().catch(() => '')).replace(/\u00a0/g, ' ');
         if (/Certificate renewal of \S+ done in [\d.]+ s/.test(terminal)) break;
@@ -182,7 +183,8 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
 
     // The command inspects again after a renewal: the Certificates view shows the served certificates equal to the files.
     await showOnlyView(page, 'Certificates');
-    await expandRow(page, 'Certificates', 'Served by the API servers');
+    await setRowExpanded(page, 'Certificates', hosts[0]!.name, false);
+    await setRowExpanded(page, 'Certificates', 'Served by the API servers');
     await waitForRows(page, 'Certificates', "each node's served certificate equal to its apiserver.crt", 120_000, (r) => (hosts.every((h) => r.find((x) => x.name === h.name && x.description.includes(`= ${h.name}'s apiserver.crt`))) ? true : undefined), 500);
     await shot('day2-5-certificates-renewed');
     ok = true;

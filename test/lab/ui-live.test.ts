@@ -62,7 +62,7 @@ describe('the live views in VS Code on the lab cluster, healthy and during a con
     // A 403 (anonymous) or any other failure to list shows as an error row instead of the nodes.
     await shot('live-2-control-plane-healthy');
     await showOnlyView(page, 'Leases');
-    await waitForRows(page, 'Leases', 'the scheduler lease held', 60_000, (rows) => (find(rows, 'kube-scheduler')?.description.match(/^labs-k8s-m0\d/) ? true : undefined));
+    await waitForRows(page, 'Leases', 'the scheduler lease held', 60_000, (rows) => (controlPlane.some((n) => find(rows, 'kube-scheduler')?.description.startsWith(`${n} ·`)) ? true : undefined));
     await shot('live-3-leases-healthy');
     await showOnlyView(page, 'etcd Members');
     const quorum = await waitForRows(page, 'etcd Members', 'the quorum line of three healthy members', 60_000, (rows) => find(rows, /^3 members · quorum 2 · tolerates 1 failure$/));
