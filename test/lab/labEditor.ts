@@ -41,6 +41,8 @@ export async function openLabEditor(name: string, settings: Record<string, unkno
     'kubeadmWorkbench.kubeconfig': env.KUBECONFIG,
     'kubeadmWorkbench.sshConfigFile': env.LAB_SSH_CONFIG,
     'kubeadmWorkbench.knownHostsFile': env.LAB_KNOWN_HOSTS,
+    // The DOM renderer: the run terminal's text is readable by the test.
+    'terminal.integrated.gpuAcceleration': 'off',
     ...settings,
   }, null, 2));
   installVsix(dirs);
