@@ -29,6 +29,9 @@ node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/drai
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/drill.test.ts || rc=1
 # Day-2 on the same cluster (read-only for it): certificates inspected over SSH and by TLS handshake, an etcd backup.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/day2.test.ts || rc=1
+# The live views in VS Code (the installed .vsix, default settings) on the same cluster, healthy and during a power-off
+# of m03: screenshots and the editor's etcd "at risk" detection time.
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-live.test.ts || rc=1
 # Remove, replace and reset on the same cluster, last: a worker removed and joined back, a dead m01 replaced by the
 # spare m04 and the way back (the topology restored), a removal refused while it would lose quorum.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/nodes.test.ts || rc=1
