@@ -86,6 +86,7 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
     const rows = await waitForRows(page, 'Certificates', 'every control-plane host inspected', 180_000, (r) => (controlPlane().every((h) => /^\d+ certificates · soonest \d+d$/.test(r.find((x) => x.name === h.name)?.description ?? '')) ? r : undefined), 500);
     console.log(`Certificates: ${rows.map((r) => `${r.name} ${r.description}`).join(' | ')}`);
     await setRowExpanded(page, 'Certificates', controlPlane()[0]!.name);
+    await waitForRows(page, 'Certificates', `${controlPlane()[0]!.name}'s apiserver certificate`, 10_000, (r) => r.find((x) => x.name === 'apiserver' && /^\d+d left · /.test(x.description)));
     await shot('day2-1-certificates');
   });
 
