@@ -19,7 +19,7 @@ import type { SshPool } from '../../src/adapters/ssh/pool';
 import { parseInventory } from '../../src/core/inventory/parse';
 import type { Inventory } from '../../src/core/inventory/types';
 import { kubectlNodeStatus } from '../../src/core/live/controlPlane';
-import { hexId } from '../../src/core/live/bigjson';
+import { hexId, parseJsonBigSafe } from '../../src/core/live/bigjson';
 import { memberFacts } from '../../src/core/live/render';
 import { etcdctlTlsArgs } from '../../src/core/live/etcdSource';
 import { ALL_RESOURCES } from '../../src/core/live/resources';
@@ -119,7 +119,9 @@ async function compareEtcd(): Promise<void> {
   const etcd = await conn.readEtcd();
   const pod = `etcd-${etcd.members.find((m) => m.reachable)!.name}`;
   const r = spawnSync('kubectl', ['--kubeconfig', env.KUBECONFIG!, 'exec', '-n', 'kube-system', pod, '--', 'etcdctl', ...etcdctlTlsArgs(), 'endpoint', 'status', '--cluster', '-w', 'json'], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! }, timeout: 30_000 });
-  const truth = JSON.parse(r.stdout.trim() || '[]') as { Status: { header: { member_id: unknown; raft_term: number }; version: string; isLearner?: boolean; leader: unknown; raftIndex: number; raftAppliedIndex: number } }[];
+  assert.equal(r.status, 0, `etcdctl endpoint status in ${pod}: ${r.stderr}`);
+  // Member IDs are uint64: JSON.parse would round them (and no ID would match).
+  const truth = parseJsonBigSafe(r.stdout) as { Status: { header: { member_id: unknown; raft_term: number }; version: string; isLearner?: boolean; leader: unknown; raftIndex: number; raftAppliedIndex: number } }[];
   for (const m of etcd.members.filter((x) => x.reachable)) {
     const t = truth.find((x) => hexId(x.Status.header.member_id) === m.id);
     assert.ok(t, `member ${m.name} (${m.id}) in etcdctl's endpoint status`);
