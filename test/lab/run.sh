@@ -29,6 +29,9 @@ node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/drai
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/drill.test.ts || rc=1
 # Day-2 on the same cluster (read-only for it): certificates inspected over SSH and by TLS handshake, an etcd backup.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/day2.test.ts || rc=1
+# Day-2 from the palette in VS Code on the same cluster: certificates inspected, an etcd backup in the Backups view,
+# the renewal approved in its modal while the API is polled through the VIP.
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-day2.test.ts || rc=1
 # The live views in VS Code (the installed .vsix, default settings) on the same cluster, healthy and during a power-off
 # of m03: screenshots and the editor's etcd "at risk" detection time.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-live.test.ts || rc=1
