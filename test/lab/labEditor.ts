@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
@@ -30,11 +30,13 @@ export interface LabEditor {
   close(ok: boolean): Promise<void>;
 }
 
-export async function openLabEditor(name: string, settings: Record<string, unknown> = {}): Promise<LabEditor> {
+/** `inventory`: what the workspace's inventory.yaml is made of the lab's (a test's starting point, as a user saved it). */
+export async function openLabEditor(name: string, settings: Record<string, unknown> = {}, inventory?: (lab: string) => string): Promise<LabEditor> {
   const env = labEnv();
   mkdirSync(SHOTS, { recursive: true });
   const staging = mkdtempSync(join(tmpdir(), `kw-${name}-ws-`));
   for (const f of ['inventory.yaml', 'kube-flannel.yml', 'kubeadm-extra.yaml']) copyFileSync(join(dirname(env.LAB_INVENTORY!), f), join(staging, f));
+  if (inventory) writeFileSync(join(staging, 'inventory.yaml'), inventory(readFileSync(join(staging, 'inventory.yaml'), 'utf8')));
   const dirs = makeRunDirs(name, staging);
   rmSync(staging, { recursive: true, force: true });
   writeFileSync(join(dirs.userData, 'Machine', 'settings.json'), JSON.stringify({
