@@ -36,7 +36,10 @@ node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-d
 # of m03: screenshots and the editor's etcd "at risk" detection time.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-live.test.ts || rc=1
 # Remove, replace and reset on the same cluster, last: a worker removed and joined back, a dead m01 replaced by the
-# spare m04 and the way back (the topology restored), a removal refused while it would lose quorum.
+# spare m04, a removal refused while it would lose quorum.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/nodes.test.ts || rc=1
+# From the palette, on what nodes.test.ts left: a worker removed and joined back, then m01 replaces the spare m04 (the
+# topology restored).
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-nodes.test.ts || rc=1
 node scripts/lab-bench.mjs
 exit $rc
