@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds the lab's binaries from source through the Go module proxy, once per pinned version.
 #
-#   lab/build/build.sh [component ...]     components: kube etcd coredns flannel cni flannelcni registry crictl webserver pause
+#   lab/build/build.sh [--previous-minor] [component ...]
+#       components: kube etcd coredns flannel cni flannelcni registry crictl webserver pause (default: all)
+#       --previous-minor: also the previous Kubernetes minor's kube, etcd, coredns and pause (PREVIOUS_* in
+#       versions.env), each under its own version, so a component whose version both minors share is built once
 #
 # Each component gets a tiny Go module of ours under $CACHE/src/<component>-<version>/ that `require`s the
 # upstream module (with the replace directives upstream keeps only in its own go.mod), and its binaries land in
@@ -40,12 +43,13 @@ done_or_run() { # component version fn
 }
 
 build_kube() {
-  local src=$1 out=$2 v=$3 modfile
+  local src=$1 out=$2 v=$3 modfile staging
+  staging=$(kube_staging_version "$v")
   # k/k's go.mod points every k8s.io staging module at ./staging/...; outside k/k those have to be replaced by
   # their published v0.x versions. Read the list from k/k's own go.mod so it never drifts.
   modfile=$(cd /tmp && go mod download -json "k8s.io/kubernetes@$v" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
   local replaces=() m
-  while read -r m; do replaces+=("replace $m => $m $KUBE_STAGING_VERSION"); done < <(
+  while read -r m; do replaces+=("replace $m => $m $staging"); done < <(
     awk '$2 == "=>" && $3 ~ /^\.\/staging/ {print $1}' "$modfile")
   gomod "$src" "k8s.io/kubernetes@$v" 1.25.0 "godebug default=go1.24" "${replaces[@]}"
   local major minor
@@ -65,14 +69,19 @@ build_kube() {
 build_etcd() {
   local src=$1 out=$2 v=$3 r=() m
   # etcd's modules replace each other with ../ paths; pin them all to the same published version instead.
-  for m in api/v3 client/pkg/v3 client/v3 pkg/v3 server/v3 etcdctl/v3 etcdutl/v3; do
+  local mods=(api/v3 client/pkg/v3 client/v3 pkg/v3 server/v3) tools=(etcdctl/v3 etcdutl/v3)
+  # 3.5 still has its own raft module. Its etcdctl and etcdutl modules of the late 3.5 patches are not on the module
+  # proxy: the server alone then (the image takes the current minor's etcdctl, which speaks the same v3 API).
+  [[ $v == v3.5.* ]] && { mods+=(raft/v3); tools=(); }
+  for m in "${mods[@]}" "${tools[@]}"; do
     r+=("replace go.etcd.io/etcd/$m => go.etcd.io/etcd/$m $v")
   done
   gomod "$src" "go.etcd.io/etcd/server/v3@$v" 1.24 "${r[@]}"
   # etcdutl too: the restore's `etcdutl snapshot restore` and the backup's `snapshot status` run it on the nodes.
-  (cd "$src" && go get "go.etcd.io/etcd/etcdctl/v3@$v" "go.etcd.io/etcd/etcdutl/v3@$v" &&
-    go build -trimpath -ldflags "$LDFLAGS_BASE -X go.etcd.io/etcd/api/v3/version.GitSHA=kwlab" -o "$out/" \
-      go.etcd.io/etcd/server/v3 go.etcd.io/etcd/etcdctl/v3 go.etcd.io/etcd/etcdutl/v3)
+  local gets=() pkgs=(go.etcd.io/etcd/server/v3)
+  for m in "${tools[@]}"; do gets+=("go.etcd.io/etcd/$m@$v"); pkgs+=("go.etcd.io/etcd/$m"); done
+  (cd "$src" && { ((${#gets[@]} == 0)) || go get "${gets[@]}"; } &&
+    go build -trimpath -ldflags "$LDFLAGS_BASE -X go.etcd.io/etcd/api/v3/version.GitSHA=kwlab" -o "$out/" "${pkgs[@]}")
   mv "$out/v3" "$out/etcd" 2>/dev/null || true
   [[ -x "$out/etcd" ]] || mv "$out/server" "$out/etcd"
 }
@@ -132,17 +141,21 @@ build_webserver() {
   (cd "$src" && go build -trimpath -ldflags "$LDFLAGS_BASE" -o "$out/webserver" .)
 }
 
-# The pause container is C in k/k (build/pause/linux/pause.c); it ships in the k/k module zip, build it static.
+# The pause container is C in k/k (build/pause/linux/pause.c); it ships in the k/k module zip, build it static
+# from the release whose kubeadm asks for this pause tag.
 build_pause() {
   local src=$1 out=$2 v=$3 dir
-  dir=$(cd /tmp && go mod download -json "k8s.io/kubernetes@$KUBE_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  dir=$(cd /tmp && go mod download -json "k8s.io/kubernetes@$PAUSE_KUBE_SOURCE" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
   mkdir -p "$src"
   gcc -Os -static -Wall -DVERSION="v$v-kwlab" -o "$out/pause" "$dir/build/pause/linux/pause.c"
   strip "$out/pause"
 }
 
+previous=0 args=()
+for a in "$@"; do if [[ $a == --previous-minor ]]; then previous=1; else args+=("$a"); fi; done
 all=(kube etcd coredns flannel cni flannelcni registry crictl webserver pause)
-(( $# )) || set -- "${all[@]}"
+if ((${#args[@]})); then set -- "${args[@]}"; else set -- "${all[@]}"; fi
+PAUSE_KUBE_SOURCE=$KUBE_VERSION
 for c in "$@"; do
   case $c in
     kube) done_or_run kube "$KUBE_VERSION" build_kube ;;
@@ -158,3 +171,16 @@ for c in "$@"; do
     *) echo "unknown component $c" >&2; exit 2 ;;
   esac
 done
+# The previous minor's own versions: what its kubeadm pulls by default (the same cache keys, so a version both
+# minors share is the one already built).
+if ((previous)); then
+  PAUSE_KUBE_SOURCE=$PREVIOUS_KUBE_VERSION
+  for c in "$@"; do
+    case $c in
+      kube) done_or_run kube "$PREVIOUS_KUBE_VERSION" build_kube ;;
+      etcd) done_or_run etcd "$PREVIOUS_ETCD_VERSION" build_etcd ;;
+      coredns) done_or_run coredns "$PREVIOUS_COREDNS_VERSION" build_coredns ;;
+      pause) done_or_run pause "$PREVIOUS_PAUSE_VERSION" build_pause ;;
+    esac
+  done
+fi

@@ -52,8 +52,37 @@ flannel_cni_build() {
   echo "kwlab-$(cat "$LAB_DIR/images/flannel-cni/"* | sha256sum | cut -c1-12)"
 }
 
+# The lab's own client tools (kubectl, etcdctl): the current minor's, which talk to both minors' clusters.
 KUBE_BIN="$CACHE/bin/kube-$KUBE_VERSION"
 ETCD_BIN="$CACHE/bin/etcd-$ETCD_VERSION"
+
+# Two Kubernetes minors: the current one (KUBE_VERSION & co.) and the previous one (PREVIOUS_*, built on request).
+minor_of() { local v=${1#v}; echo "${v%.*}"; }
+kube_staging_version() { echo "v0.${1#v1.}"; }   # k8s.io/kubernetes v1.X.Y publishes its staging modules as v0.X.Y
+CURRENT_MINOR=$(minor_of "$KUBE_VERSION")
+PREVIOUS_MINOR=$(minor_of "$PREVIOUS_KUBE_VERSION")
+CURRENT_KUBE_VERSION=$KUBE_VERSION CURRENT_ETCD_VERSION=$ETCD_VERSION CURRENT_COREDNS_VERSION=$COREDNS_VERSION
+CURRENT_PAUSE_VERSION=$PAUSE_VERSION
+# use_kube_minor X.Y: points KUBE_VERSION, ETCD_VERSION, COREDNS_VERSION and PAUSE_VERSION at what that minor's
+# kubeadm installs and pulls by default (KUBE_BIN and ETCD_BIN stay the current minor's client tools).
+use_kube_minor() {
+  case ${1#v} in
+    "$CURRENT_MINOR")
+      KUBE_VERSION=$CURRENT_KUBE_VERSION
+      ETCD_VERSION=$CURRENT_ETCD_VERSION COREDNS_VERSION=$CURRENT_COREDNS_VERSION PAUSE_VERSION=$CURRENT_PAUSE_VERSION ;;
+    "$PREVIOUS_MINOR")
+      KUBE_VERSION=$PREVIOUS_KUBE_VERSION
+      ETCD_VERSION=$PREVIOUS_ETCD_VERSION COREDNS_VERSION=$PREVIOUS_COREDNS_VERSION PAUSE_VERSION=$PREVIOUS_PAUSE_VERSION ;;
+    *) die "the lab serves Kubernetes $PREVIOUS_MINOR and $CURRENT_MINOR, not '$1'" ;;
+  esac
+}
+# minor_built X.Y: that minor's kube, etcd, coredns and pause are all built (the previous one is opt-in).
+minor_built() {
+  ( use_kube_minor "$1"
+    local c; for c in "kube-$KUBE_VERSION" "etcd-$ETCD_VERSION" "coredns-$COREDNS_VERSION" "pause-$PAUSE_VERSION"; do
+      [[ -f "$CACHE/bin/$c/.done" ]] || exit 1
+    done )
+}
 
 log() { printf '[lab %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { printf 'lab: %s\n' "$*" >&2; exit 1; }
