@@ -3,8 +3,9 @@
 #   /debian                                 a Debian bookworm mirror holding just what the procedure installs
 #                                           (containerd, runc, haproxy, keepalived, ... and their dependencies)
 #   /kubernetes/core:/stable:/vX.Y/deb/     kubeadm, kubelet, kubectl, kubernetes-cni, cri-tools as .debs built
-#                                           from the lab's binaries, laid out like pkgs.k8s.io
-# Both are signed with the lab's archive key (state/apt-key.*).
+#                                           from the lab's binaries, laid out like pkgs.k8s.io: one repository per
+#                                           minor, the current one and (once built) the previous one
+# All are signed with the lab's archive key (state/apt-key.*).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 source "$LAB_DIR/lib/state.sh"
@@ -39,11 +40,12 @@ debian_debs() {
 }
 
 # 2. Kubernetes packages, shaped like the upstream ones (same names, files, unit files and dependencies).
+# kube_debs VERSION: that release's packages (cached per version), echoes their directory.
 kube_debs() {
-  local out="$CACHE/repo/kube-debs-$KUBE_VERSION" ver="${KUBE_VERSION#v}-1.1" pkgroot p
+  local kv=$1 out="$CACHE/repo/kube-debs-$1" ver="${1#v}-1.1" pkgroot p bin="$CACHE/bin/kube-$1"
   local cni="$CACHE/bin/cni-$CNI_PLUGINS_VERSION" crictl="$CACHE/bin/crictl-$CRI_TOOLS_VERSION"
   [[ -f "$out/.done" ]] && { echo "$out"; return; }
-  if ! [[ -f "$KUBE_BIN/.done" && -f "$cni/.done" && -f "$crictl/.done" ]]; then
+  if ! [[ -f "$bin/.done" && -f "$cni/.done" && -f "$crictl/.done" ]]; then
     log "Kubernetes, CNI plugins or cri-tools not built yet ('npm run lab -- build'): publishing Debian packages only"
     return 0
   fi
@@ -66,10 +68,10 @@ CTL
     dpkg-deb --root-owner-group -Zgzip --build "$pkgroot" "$out.tmp/${1}_${2}_amd64.deb" >/dev/null
     rm -rf "$pkgroot"
   }
-  pkgroot=$(mktemp -d); install -D -m 0755 "$KUBE_BIN/kubectl" "$pkgroot/usr/bin/kubectl"
+  pkgroot=$(mktemp -d); install -D -m 0755 "$bin/kubectl" "$pkgroot/usr/bin/kubectl"
   mkpkg kubectl "$ver" "" "Command-line utility for interacting with a Kubernetes cluster"
 
-  pkgroot=$(mktemp -d); install -D -m 0755 "$KUBE_BIN/kubelet" "$pkgroot/usr/bin/kubelet"
+  pkgroot=$(mktemp -d); install -D -m 0755 "$bin/kubelet" "$pkgroot/usr/bin/kubelet"
   install -D -m 0644 /dev/stdin "$pkgroot/lib/systemd/system/kubelet.service" <<'UNIT'
 [Unit]
 Description=kubelet: The Kubernetes Node Agent
@@ -94,7 +96,7 @@ POST
   mkpkg kubelet "$ver" "iptables (>= 1.4.21), kubernetes-cni (>= 1.1.1), iproute2, socat, util-linux, mount, ethtool, ebtables, conntrack" \
     "Node agent for Kubernetes clusters"
 
-  pkgroot=$(mktemp -d); install -D -m 0755 "$KUBE_BIN/kubeadm" "$pkgroot/usr/bin/kubeadm"
+  pkgroot=$(mktemp -d); install -D -m 0755 "$bin/kubeadm" "$pkgroot/usr/bin/kubeadm"
   install -D -m 0644 /dev/stdin "$pkgroot/usr/lib/systemd/system/kubelet.service.d/10-kubeadm.conf" <<'DROP'
 # Note: This dropin only works with kubeadm and kubelet v1.11+
 [Service]
@@ -107,7 +109,9 @@ EnvironmentFile=-/etc/default/kubelet
 ExecStart=
 ExecStart=/usr/bin/kubelet $KUBELET_KUBECONFIG_ARGS $KUBELET_CONFIG_ARGS $KUBELET_KUBEADM_ARGS $KUBELET_EXTRA_ARGS
 DROP
-  mkpkg kubeadm "$ver" "kubelet (>= 1.30.0), kubectl (>= 1.30.0), kubernetes-cni (>= 1.1.1), cri-tools (>= 1.30.0)" \
+  # kubeadm's own floor for kubelet and kubectl, as upstream's packages of that release state it: three minors back
+  local floor; floor="1.$(( $(minor_of "$kv" | cut -d. -f2) - 4 )).0"
+  mkpkg kubeadm "$ver" "kubelet (>= $floor), kubectl (>= $floor), kubernetes-cni (>= 1.1.1), cri-tools (>= 1.30.0)" \
     "Command-line utility for administering a Kubernetes cluster"
 
   pkgroot=$(mktemp -d); mkdir -p "$pkgroot/opt/cni/bin"
@@ -127,7 +131,6 @@ sign_release() { # dir
 
 t0=$SECONDS
 deb_dir=$(debian_debs)
-kube_dir=$(kube_debs)
 rm -rf "$WWW.tmp"; mkdir -p "$WWW.tmp"
 # Debian mirror: pool + dists/bookworm/main/binary-amd64
 d="$WWW.tmp/debian"; mkdir -p "$d/pool/main" "$d/dists/bookworm/main/binary-amd64"
@@ -139,14 +142,21 @@ cp -l "$deb_dir"/*.deb "$d/pool/main/" 2>/dev/null || cp "$deb_dir"/*.deb "$d/po
     -o APT::FTPArchive::Release::Components=main release dists/bookworm >dists/bookworm/Release.tmp &&
   mv dists/bookworm/Release.tmp dists/bookworm/Release)
 sign_release "$d/dists/bookworm"
-# Kubernetes repository, flat like pkgs.k8s.io/core:/stable:/vX.Y/deb/
-k="$WWW.tmp/kubernetes/core:/stable:/v$(kube_minor)/deb"; mkdir -p "$k"
-[[ -n "$kube_dir" ]] && cp "$kube_dir"/*.deb "$k/"
-(cd "$k" && apt-ftparchive packages . >Packages && gzip -9nk Packages &&
-  apt-ftparchive -o APT::FTPArchive::Release::Origin=kwlab release . >Release.tmp && mv Release.tmp Release)
-sign_release "$k"
-cp "$STATE/apt-key.asc" "$k/Release.key"
+# Kubernetes repositories, flat like pkgs.k8s.io/core:/stable:/vX.Y/deb/, one per minor: the current one always,
+# the previous one when its binaries are built (npm run lab -- build --previous-minor)
+minors=("$CURRENT_MINOR")
+if [[ -f "$CACHE/bin/kube-$PREVIOUS_KUBE_VERSION/.done" ]]; then minors=("$PREVIOUS_MINOR" "${minors[@]}"); fi
+for minor in "${minors[@]}"; do
+  kube_dir=$( use_kube_minor "$minor"; kube_debs "$KUBE_VERSION" )
+  k="$WWW.tmp/kubernetes/core:/stable:/v$minor/deb"; mkdir -p "$k"
+  if [[ -n "$kube_dir" ]]; then cp "$kube_dir"/*.deb "$k/"; fi
+  (cd "$k" && apt-ftparchive packages . >Packages && gzip -9nk Packages &&
+    apt-ftparchive -o APT::FTPArchive::Release::Origin=kwlab -o APT::FTPArchive::Release::Label="kubernetes v$minor" \
+      release . >Release.tmp && mv Release.tmp Release)
+  sign_release "$k"
+  cp "$STATE/apt-key.asc" "$k/Release.key"
+done
 cp "$STATE/apt-key.asc" "$WWW.tmp/lab-archive-key.asc"
 GNUPGHOME="$STATE/gnupg" gpgconf --kill gpg-agent   # signing started one; leave nothing running
 rm -rf "$WWW.old"; [[ -d "$WWW" ]] && mv "$WWW" "$WWW.old"; mv "$WWW.tmp" "$WWW"; rm -rf "$WWW.old"
-log "apt repository ready in $((SECONDS - t0)) s: $(find "$WWW" -name '*.deb' | wc -l) packages, $(du -sh "$WWW" | cut -f1)"
+log "apt repository ready in $((SECONDS - t0)) s: $(find "$WWW" -name '*.deb' | wc -l) packages, Kubernetes ${minors[*]}, $(du -sh "$WWW" | cut -f1)"

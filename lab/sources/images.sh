@@ -3,9 +3,10 @@
 # registry's storage. An image is a few deterministic tar.gz layers + an OCI config + an OCI manifest; pushing
 # uses the registry's HTTP API (a temporary registry on loopback over the same storage the lab serves).
 #
-#   kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy : $KUBE_VERSION
-#   etcd:3.6.x-0, pause, coredns (also as coredns/coredns), flannel-io/flannel, flannel-io/flannel-cni-plugin
-#   kwlab/web:1.0 (the tiny web server for `kubectl run` tests)
+#   per Kubernetes minor served (the current one; the previous one once built), the tags its kubeadm pulls:
+#     kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy, etcd (X.Y.Z-0), pause, coredns
+#     (also as coredns/coredns)
+#   flannel-io/flannel, flannel-io/flannel-cni-plugin, kwlab/web:1.0 (the tiny web server for `kubectl run` tests)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 IMAGES="$CACHE/images"
@@ -111,30 +112,52 @@ push() { # repo tag
 }
 
 t0=$SECONDS
-K=$(bin "kube-$KUBE_VERSION"); E=$(bin "etcd-$ETCD_VERSION"); C=$(bin "coredns-$COREDNS_VERSION")
-F=$(bin "flannel-$FLANNEL_VERSION"); FC=$(bin "flannelcni-$(flannel_cni_build)"); P=$(bin "pause-$PAUSE_VERSION")
+# One registry for every minor the lab serves, as registry.k8s.io: the current minor's images always, the previous
+# minor's when its binaries are built (npm run lab -- build --previous-minor). Each minor gets the tags its kubeadm
+# pulls by default; a tag both minors name is the same binary, pushed once.
+minor_built "$CURRENT_MINOR" || die "Kubernetes $KUBE_VERSION, its etcd, CoreDNS or pause not built yet: run 'npm run lab -- build'"
+minors=("$CURRENT_MINOR")
+if minor_built "$PREVIOUS_MINOR"; then minors+=("$PREVIOUS_MINOR")
+elif [[ -f "$CACHE/bin/kube-$PREVIOUS_KUBE_VERSION/.done" ]]; then
+  log "images: Kubernetes $PREVIOUS_MINOR is only partly built ('npm run lab -- build --previous-minor'): serving $CURRENT_MINOR only"
+fi
+bins=()
+for minor in "${minors[@]}"; do
+  bins+=("$( use_kube_minor "$minor"; echo "kube-$KUBE_VERSION etcd-$ETCD_VERSION coredns-$COREDNS_VERSION pause-$PAUSE_VERSION")")
+done
+F=$(bin "flannel-$FLANNEL_VERSION"); FC=$(bin "flannelcni-$(flannel_cni_build)")
 W=$(ls -d "$CACHE"/bin/webserver-* | head -1); [[ -f "$W/.done" ]] || die "webserver not built"
-ETCD_TAG="${ETCD_VERSION#v}-0"
 # Everything above is keyed by version; rebuild the images only when a binary or this recipe changed.
-KEY=$( { cat "$0"; echo "$K $E $C $F $FC $P $W"; } | sha256sum | cut -c1-12)
+KEY=$( { cat "$0"; echo "${bins[*]} $F $FC $W"; } | sha256sum | cut -c1-12)
 if [[ -f "$IMAGES/.done-$KEY" && -d "$REGISTRY_DATA/docker/registry/v2/repositories/kwlab/web" ]]; then
-  log "images: cached ($IMAGES)"; exit 0
+  log "images: cached ($IMAGES; Kubernetes ${minors[*]})"; exit 0
 fi
 : >"$IMAGES/list.tmp"
 rm -rf "$IMAGES/layers"   # layers are cheap to rebuild; never let a stale one survive a version bump
 BB=$(busybox_layer); IPT=$(iptables_layer)
-for c in kube-apiserver kube-controller-manager kube-scheduler; do
-  image "$c" "$KUBE_VERSION" "[\"/usr/local/bin/$c\"]" "$(files_layer "$c" "$K/$c:usr/local/bin/$c")"
-done
-image kube-proxy "$KUBE_VERSION" '["/usr/local/bin/kube-proxy"]' "$IPT" "$(files_layer kube-proxy "$K/kube-proxy:usr/local/bin/kube-proxy")"
-image etcd "$ETCD_TAG" '["/usr/local/bin/etcd"]' "$(files_layer etcd "$E/etcd:usr/local/bin/etcd" "$E/etcdctl:usr/local/bin/etcdctl")"
-image pause "$PAUSE_VERSION" '["/pause"]' "$(files_layer pause "$P/pause:pause")"
-CL=$(files_layer coredns "$C/coredns:coredns")
-image coredns "$COREDNS_VERSION" '["/coredns"]' "$CL"
-image coredns/coredns "$COREDNS_VERSION" '["/coredns"]' "$CL"
+
+# kube_images: the images kubeadm of the selected minor (use_kube_minor) pulls; layers are named by version.
+kube_images() {
+  local K E C P c kv=$KUBE_VERSION
+  K=$(bin "kube-$KUBE_VERSION"); E=$(bin "etcd-$ETCD_VERSION"); C=$(bin "coredns-$COREDNS_VERSION"); P=$(bin "pause-$PAUSE_VERSION")
+  for c in kube-apiserver kube-controller-manager kube-scheduler; do
+    image "$c" "$kv" "[\"/usr/local/bin/$c\"]" "$(files_layer "$c-$kv" "$K/$c:usr/local/bin/$c")"
+  done
+  image kube-proxy "$kv" '["/usr/local/bin/kube-proxy"]' "$IPT" "$(files_layer "kube-proxy-$kv" "$K/kube-proxy:usr/local/bin/kube-proxy")"
+  # etcdctl of the same release when the module proxy has it (lab/build/build.sh), else the lab's current one
+  local ctl="$E/etcdctl"; [[ -x $ctl ]] || ctl="$ETCD_BIN/etcdctl"
+  image etcd "${ETCD_VERSION#v}-0" '["/usr/local/bin/etcd"]' \
+    "$(files_layer "etcd-$ETCD_VERSION" "$E/etcd:usr/local/bin/etcd" "$ctl:usr/local/bin/etcdctl")"
+  image pause "$PAUSE_VERSION" '["/pause"]' "$(files_layer "pause-$PAUSE_VERSION" "$P/pause:pause")"
+  local CL; CL=$(files_layer "coredns-$COREDNS_VERSION" "$C/coredns:coredns")
+  image coredns "$COREDNS_VERSION" '["/coredns"]' "$CL"
+  image coredns/coredns "$COREDNS_VERSION" '["/coredns"]' "$CL"
+}
+for minor in "${minors[@]}"; do ( use_kube_minor "$minor"; kube_images ); done
 image flannel-io/flannel "$FLANNEL_VERSION" '["/opt/bin/flanneld"]' "$BB" "$IPT" "$(files_layer flanneld "$F/flanneld:opt/bin/flanneld")"
 image flannel-io/flannel-cni-plugin "$(flannel_cni_build)" '["/bin/sh"]' "$BB" "$(files_layer flannel-cni "$FC/flannel:flannel")"
 image kwlab/web 1.0 '["/webserver"]' "$(files_layer web "$W/webserver:webserver")"
+sort -u -o "$IMAGES/list.tmp" "$IMAGES/list.tmp"
 
 # push through a registry on loopback that uses the lab registry's storage
 reg="$(bin "registry-$DISTRIBUTION_VERSION")/registry"
@@ -151,4 +174,4 @@ for i in $(seq 1 50); do curl -fsS -o /dev/null "http://$PUSH_ADDR/v2/" 2>/dev/n
 while read -r ref; do push "${ref%%:*}" "${ref#*:}"; done <"$IMAGES/list.tmp"
 mv "$IMAGES/list.tmp" "$IMAGES/list"
 rm -f "$IMAGES"/.done-*; touch "$IMAGES/.done-$KEY"
-log "images built and pushed in $((SECONDS - t0)) s: $(wc -l <"$IMAGES/list") images, registry storage $(du -sh "$REGISTRY_DATA" | cut -f1)"
+log "images built and pushed in $((SECONDS - t0)) s: $(wc -l <"$IMAGES/list") images (Kubernetes ${minors[*]}), registry storage $(du -sh "$REGISTRY_DATA" | cut -f1)"
