@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The lab: an air-gapped datacenter on one machine (see lab/README.md).
-#   lab.sh build | up [--cluster] | status | reset | down | env | fault ... | ssh HOST [CMD]
+#   lab.sh build [--previous-minor] | up [--cluster] [--kubernetes-version X.Y] | status | reset | down | env | fault ... | ssh HOST [CMD]
 set -euo pipefail
 # The lab's daemons (nodes, apt repo, registry) outlive this script: they must not inherit the caller's
 # descriptors — a `flock LOCKFILE lab.sh up` would otherwise stay locked until the lab is taken down.
@@ -15,10 +15,13 @@ for f in net nodes state sources; do source "$LAB_DIR/lib/$f.sh"; done
 usage() {
   cat <<USAGE
 usage: npm run lab -- COMMAND
-  build                      build everything from source (cached under $CACHE)
-  up [--cluster]             start the nodes and the apt/registry sources; --cluster also builds the HA cluster
+  build [--previous-minor]   build everything from source (cached under $CACHE); --previous-minor also builds
+                             and serves Kubernetes $PREVIOUS_MINOR next to $CURRENT_MINOR (for upgrades; ~20 min more, cold)
+  up [--cluster] [--kubernetes-version X.Y]
+                             start the nodes and the apt/registry sources; --cluster also builds the HA cluster;
+                             --kubernetes-version $PREVIOUS_MINOR: the inventory and the cluster at that minor (default $CURRENT_MINOR)
   status                     what runs, what answers
-  reset                      all nodes back to bare Debian (seconds)
+  reset [--kubernetes-version X.Y]   all nodes back to bare Debian (seconds)
   down                       stop and remove everything the lab created (idempotent, also after a crash)
   stats [SECONDS]             memory and CPU (% of one core) of each node
   env                        shell exports: KUBECONFIG LAB_SSH_CONFIG LAB_INVENTORY PATH  (npm run -s lab -- env)
@@ -37,10 +40,35 @@ ensure_base() {
   echo "$base" >"$STATE/base-rootfs"
 }
 
+# The minors whose packages and images the lab serves right now (the previous one only once built).
+served_minors() {
+  local m
+  for m in "$PREVIOUS_MINOR" "$CURRENT_MINOR"; do
+    [[ -f "$REPO_WWW/kubernetes/core:/stable:/v$m/deb/Packages" ]] &&
+      ( use_kube_minor "$m"
+        [[ -d "$REGISTRY_DATA/docker/registry/v2/repositories/kube-apiserver/_manifests/tags/$KUBE_VERSION" ]] ) &&
+      grep -q '^Package: kubeadm' "$REPO_WWW/kubernetes/core:/stable:/v$m/deb/Packages" && echo "$m"
+  done
+  return 0
+}
+
 cmd_up() {
-  local cluster=0 t0=$SECONDS h
-  [[ "${1:-}" == --cluster ]] && cluster=1
+  local cluster=0 t0=$SECONDS h minor=$CURRENT_MINOR
+  while (($#)); do
+    case $1 in
+      --cluster) cluster=1 ;;
+      --kubernetes-version) minor=${2:?--kubernetes-version X.Y}; shift ;;
+      --kubernetes-version=*) minor=${1#*=} ;;
+      *) usage; exit 2 ;;
+    esac
+    shift
+  done
+  minor=$(cut -d. -f1,2 <<<"${minor#v}")   # 1.33, v1.33, 1.33.13 -> 1.33
+  use_kube_minor "$minor"
   require_root up
+  if [[ $minor != "$CURRENT_MINOR" ]] && ! served_minors | grep -qx "$minor"; then
+    die "Kubernetes $minor is not built or not served yet: run 'npm run lab -- build --previous-minor' first"
+  fi
   state_init
   ensure_base
   net_up
@@ -51,12 +79,18 @@ cmd_up() {
   for h in $(all_hosts); do node_start "$h"; done
   parallel_hosts node_wait_ssh
   log "nodes up and reachable over SSH in $((SECONDS - t0)) s"
-  if ((cluster)) && [[ -f "$STATE/admin.conf" ]] &&
-     [[ $(KUBECONFIG="$STATE/admin.conf" "$KUBE_BIN/kubectl" --request-timeout=5s get nodes --no-headers 2>/dev/null | grep -c ' Ready ') == 5 ]]; then
-    log "the cluster is already up (5 Ready nodes); 'lab reset' first for a fresh one"
+  local running=""
+  if ((cluster)) && [[ -f "$STATE/admin.conf" ]]; then   # the kubelet versions of the Ready nodes, if a cluster runs
+    running=$(KUBECONFIG="$STATE/admin.conf" "$KUBE_BIN/kubectl" --request-timeout=5s get nodes --no-headers 2>/dev/null |
+      awk '$2 == "Ready" {print $5}' | sort | uniq -c | awk '{print $1 "x" $2}' | tr '\n' ' ' || true)
+  fi
+  if ((cluster)) && [[ $running == "5x$KUBE_VERSION " ]]; then
+    log "the cluster is already up (5 Ready nodes at $KUBE_VERSION); 'lab reset' first for a fresh one"
+  elif ((cluster)) && [[ -n $running && $running != *"x$KUBE_VERSION "* ]]; then
+    die "a cluster at another version runs (Ready nodes: $running); 'npm run lab -- reset --kubernetes-version $minor' first"
   elif ((cluster)); then
     local t1=$SECONDS
-    KW_LAB_STATE="$STATE" bash "$LAB_DIR/cluster/up-cluster.sh"
+    KW_LAB_STATE="$STATE" KW_LAB_KUBE_MINOR="$minor" bash "$LAB_DIR/cluster/up-cluster.sh"
     log "cluster up in $((SECONDS - t1)) s (total $((SECONDS - t0)) s)"
   fi
 }
@@ -85,7 +119,7 @@ cmd_reset() {
   parallel_hosts node_kill
   for h in $(all_hosts); do node_wipe "$h"; done
   rm -f "$STATE/admin.conf"
-  cmd_up
+  cmd_up "$@"
   log "reset in $((SECONDS - t0)) s"
 }
 
@@ -100,7 +134,8 @@ cmd_status() {
     [[ $state == running ]] && { lab_ssh -o ConnectTimeout=2 -o BatchMode=yes "$h" true 2>/dev/null && sshs=ok || sshs=FAIL; }
     printf '%-20s %-12s %-9s %-5s\n' "$h" "$ip" "$state" "$sshs"
   done
-  printf 'apt repo   %s: %s\n' "$APT_URL" "$(curl -fsS -o /dev/null -w '%{http_code}' --max-time 2 "$APT_URL/" 2>/dev/null || echo down)"
+  printf 'apt repo   %s: %s (Kubernetes %s)\n' "$APT_URL" "$(curl -fsS -o /dev/null -w '%{http_code}' --max-time 2 "$APT_URL/" 2>/dev/null || echo down)" \
+    "$(served_minors | tr '\n' ' ' | sed 's/ $//')"
   printf 'registry   http://%s: %s\n' "$REGISTRY" "$(curl -fsS --max-time 2 "http://$REGISTRY/v2/_catalog" 2>/dev/null | tr -d '\n' || echo down)"
   if [[ -f "$STATE/admin.conf" ]]; then
     echo "cluster (via VIP $VIP):"
@@ -132,7 +167,15 @@ cmd_stats() {
 }
 
 cmd_env() {
+  local built=() m inv
+  for m in "$PREVIOUS_MINOR" "$CURRENT_MINOR"; do
+    if minor_built "$m"; then built+=("$( use_kube_minor "$m"; echo "$KUBE_VERSION")"); fi
+  done
+  inv=$(sed -n 's/^  kubernetesVersion: "\(.*\)"$/v\1/p' "$STATE/inventory.yaml" 2>/dev/null)
   cat <<ENV
+# Kubernetes versions built (the previous minor: 'npm run lab -- build --previous-minor'); the inventory's version.
+export LAB_KUBE_VERSIONS="${built[*]}"
+export LAB_KUBE_VERSION="${inv:-$KUBE_VERSION}"
 export KUBECONFIG="$STATE/admin.conf"
 export LAB_SSH_CONFIG="$STATE/ssh_config"
 export LAB_KNOWN_HOSTS="$STATE/known_hosts"
@@ -189,7 +232,7 @@ case $cmd in
     log "build (or cache check) done in $((SECONDS - t0)) s; cache $CACHE: $(du -sh "$CACHE" | cut -f1)" ;;
   up) cmd_up "$@" ;;
   down) cmd_down ;;
-  reset) cmd_reset ;;
+  reset) cmd_reset "$@" ;;
   status) cmd_status ;;
   stats) cmd_stats "$@" ;;
   env) cmd_env ;;

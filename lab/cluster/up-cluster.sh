@@ -14,6 +14,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 source "$LAB_DIR/lib/state.sh"
+# The minor to install (lab.sh up --kubernetes-version): its repository, kubeadm's kubernetesVersion, its pause tag.
+use_kube_minor "${KW_LAB_KUBE_MINOR:-$CURRENT_MINOR}"
 MINOR=$(kube_minor)
 LOGDIR="$RUN/cluster"; mkdir -p "$LOGDIR"
 t0=$SECONDS
