@@ -16,7 +16,7 @@ usage() {
   cat <<USAGE
 usage: npm run lab -- COMMAND
   build [--previous-minor]   build everything from source (cached under $CACHE); --previous-minor also builds
-                             and serves Kubernetes $PREVIOUS_MINOR next to $CURRENT_MINOR (for upgrades; ~20 min more, cold)
+                             and serves Kubernetes $PREVIOUS_MINOR next to $CURRENT_MINOR (for upgrades; ~30 min more, cold)
   up [--cluster] [--kubernetes-version X.Y]
                              start the nodes and the apt/registry sources; --cluster also builds the HA cluster;
                              --kubernetes-version $PREVIOUS_MINOR: the inventory and the cluster at that minor (default $CURRENT_MINOR)
@@ -66,7 +66,7 @@ cmd_up() {
   minor=$(cut -d. -f1,2 <<<"${minor#v}")   # 1.33, v1.33, 1.33.13 -> 1.33
   use_kube_minor "$minor"
   require_root up
-  if [[ $minor != "$CURRENT_MINOR" ]] && ! served_minors | grep -qx "$minor"; then
+  if [[ $minor != "$CURRENT_MINOR" && " $(served_minors | tr '\n' ' ') " != *" $minor "* ]]; then
     die "Kubernetes $minor is not built or not served yet: run 'npm run lab -- build --previous-minor' first"
   fi
   state_init
