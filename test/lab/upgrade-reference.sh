@@ -138,52 +138,60 @@ done
 total=$((SECONDS - t_start))
 
 # Where the cluster ended: every node and component at the target, etcd healthy with three voting members.
-t=$SECONDS
-problems=()
-while read -r n v ready; do
-  [[ $v == "$to" && $ready == True ]] || problems+=("node $n: kubelet $v, Ready=$ready")
-done < <(kc get nodes -o jsonpath='{range .items[*]}{.metadata.name} {.status.nodeInfo.kubeletVersion} {.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}')
-for n in $NODES; do
-  v=$(lab_ssh "$n" "kubeadm version -o short; kubectl version --client -o json | sed -n 's/.*\"gitVersion\": \"\\(.*\\)\".*/\\1/p'; apt-mark showhold | sort | tr '\n' ' '" | tr '\n' ' ')
-  [[ $v == "$to $to kubeadm kubectl kubelet " ]] || problems+=("$n: kubeadm, kubectl, holds: $v")
-done
-# control-plane static pods and the add-ons: their images' tags, as kubeadm of the target pins them
+# The static pods of the node upgraded last report Ready again only after their first probes (seconds after its kubelet
+# restarted), so the check is repeated until it holds, for up to 3 minutes; the time it took is reported.
 etcd_tag=$(lab_ssh "$FIRST" "kubeadm config images list --kubernetes-version $to" | sed -n 's#.*/etcd:##p')
 coredns_tag=$(lab_ssh "$FIRST" "kubeadm config images list --kubernetes-version $to" | sed -n 's#.*/coredns:##p')
-while read -r pod image ready; do
-  case $pod in
-    kube-apiserver-*|kube-controller-manager-*|kube-scheduler-*|kube-proxy-*) want=$to ;;
-    etcd-*) want=$etcd_tag ;;
-    coredns-*) want=$coredns_tag ;;
-    *) continue ;;
-  esac
-  [[ ${image##*:} == "$want" && $ready == true ]] || problems+=("pod $pod: $image ready=$ready (want $want)")
-done < <(kc -n kube-system get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.containers[0].image} {.status.containerStatuses[0].ready}{"\n"}{end}')
-[[ $(kc -n kube-system get pods --no-headers | grep -c '^kube-apiserver-') == 3 ]] || problems+=("not 3 API servers")
-# etcd: three members, none a learner, every endpoint healthy (etcdctl inside the first etcd pod, kubeadm's client cert)
-etcdctl="kc -n kube-system exec etcd-$FIRST -- etcdctl --cacert /etc/kubernetes/pki/etcd/ca.crt \
-  --cert /etc/kubernetes/pki/etcd/healthcheck-client.crt --key /etc/kubernetes/pki/etcd/healthcheck-client.key"
-members=$($etcdctl member list -w json 2>/dev/null | python3 -c '
-import json, sys
+check_target() {
+  problems=()
+  while read -r n v ready; do
+    [[ $v == "$to" && $ready == True ]] || problems+=("node $n: kubelet $v, Ready=$ready")
+  done < <(kc get nodes -o jsonpath='{range .items[*]}{.metadata.name} {.status.nodeInfo.kubeletVersion} {.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}')
+  for n in $NODES; do
+    v=$(lab_ssh "$n" "kubeadm version -o short; kubectl version --client -o json | sed -n 's/.*\"gitVersion\": \"\\(.*\\)\".*/\\1/p'; apt-mark showhold | sort | tr '\n' ' '" | tr '\n' ' ' || true)
+    [[ $v == "$to $to kubeadm kubectl kubelet " ]] || problems+=("$n: kubeadm, kubectl, holds: $v")
+  done
+  # control-plane static pods and the add-ons: their images' tags, as kubeadm of the target pins them
+  while read -r pod image ready; do
+    case $pod in
+      kube-apiserver-*|kube-controller-manager-*|kube-scheduler-*|kube-proxy-*) want=$to ;;
+      etcd-*) want=$etcd_tag ;;
+      coredns-*) want=$coredns_tag ;;
+      *) continue ;;
+    esac
+    [[ ${image##*:} == "$want" && $ready == true ]] || problems+=("pod $pod: $image ready=$ready (want $want)")
+  done < <(kc -n kube-system get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.containers[0].image} {.status.containerStatuses[0].ready}{"\n"}{end}')
+  [[ $(kc -n kube-system get pods --no-headers 2>/dev/null | grep -c '^kube-apiserver-' || true) == 3 ]] || problems+=("not 3 API servers")
+  # etcd: three members, none a learner, every endpoint healthy (etcdctl inside the first etcd pod, kubeadm's client cert)
+  etcdctl="kc -n kube-system exec etcd-$FIRST -- etcdctl --cacert /etc/kubernetes/pki/etcd/ca.crt \
+    --cert /etc/kubernetes/pki/etcd/healthcheck-client.crt --key /etc/kubernetes/pki/etcd/healthcheck-client.key"
+  members=$($etcdctl member list -w json 2>/dev/null | python3 -c 'import json, sys
 ms = json.load(sys.stdin)["members"]
-print(len(ms), sum(1 for m in ms if m.get("isLearner")), " ".join(sorted(u for m in ms for u in m["clientURLs"])))')
-read -r n_members n_learners endpoints <<<"$members"
-[[ $n_members == 3 && $n_learners == 0 ]] || problems+=("etcd: $n_members members, $n_learners learners")
-health=$($etcdctl endpoint health --endpoints "${endpoints// /,}" 2>&1 || true)
-[[ $(grep -c 'is healthy' <<<"$health") == 3 ]] || problems+=("etcd health: $(tr '\n' ';' <<<"$health")")
-etcd_version=$($etcdctl endpoint status --endpoints "${endpoints// /,}" -w json 2>/dev/null |
-  python3 -c 'import json, sys; print(",".join(sorted({e["Status"]["version"] for e in json.load(sys.stdin)})))' || echo unknown)
+print(len(ms), sum(1 for m in ms if m.get("isLearner")), " ".join(sorted(u for m in ms for u in m["clientURLs"])))' || true)
+  read -r n_members n_learners endpoints <<<"$members"
+  [[ $n_members == 3 && $n_learners == 0 ]] || problems+=("etcd: $n_members members, $n_learners learners")
+  health=$($etcdctl endpoint health --endpoints "${endpoints// /,}" 2>&1 || true)
+  [[ $(grep -c 'is healthy' <<<"$health" || true) == 3 ]] || problems+=("etcd health: $(tr '\n' ';' <<<"$health")")
+  etcd_version=$($etcdctl endpoint status --endpoints "${endpoints// /,}" -w json 2>/dev/null |
+    python3 -c 'import json, sys; print(",".join(sorted({e["Status"]["version"] for e in json.load(sys.stdin)})))' || echo unknown)
+}
+t=$SECONDS
+for i in $(seq 1 60); do
+  check_target
+  ((${#problems[@]} == 0 || SECONDS - t >= 180)) && break
+  sleep 3
+done
 check_seconds=$((SECONDS - t))
 
 # Report
 {
-  echo "reference upgrade (kubernetes.io steps by hand) $from -> $to: total $total s (checks after it: $check_seconds s)"
+  echo "reference upgrade (kubernetes.io steps by hand) $from -> $to: total $total s (checks after it, until they held: $check_seconds s)"
   for n in $NODES; do
     printf '  %-14s %4s s   %s\n' "$n" "${node_seconds[$n]}" \
       "$(awk -v n="$n" '$1 == n {printf "%s %s s, ", $2, $3}' "$LOGDIR/times" | sed 's/, $//')"
   done
   echo "  kubectl requests retried through the VIP: $retries"
-  echo "  etcd: $n_members members, $n_learners learners, $(grep -c 'is healthy' <<<"$health") healthy, server version $etcd_version"
+  echo "  etcd: $n_members members, $n_learners learners, $(grep -c 'is healthy' <<<"$health" || true) healthy, server version $etcd_version"
   if ((${#problems[@]})); then printf '  NOT AT TARGET: %s\n' "${problems[@]}"; else echo "  every node and component at $to, etcd healthy with three voting members"; fi
 } | tee "$LOGDIR/summary"
 if [[ -n $json ]]; then
