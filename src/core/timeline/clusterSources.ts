@@ -64,7 +64,7 @@ async function readAudit(remote: RemoteExec, cps: SourceHost[], pod: PodRef): Pr
     }
   }
   if (results.every((r) => r.code === 3)) {
-    return { evidence: [], note: { source, state: 'missing', text: `the API servers write no audit log (${AUDIT_LOG_PATH}). Generate kubeadm-config.yaml with the audit log for the timeline (its policy logs pod creates), then the API server's stages show here.` } };
+    return { evidence: [], note: { source, state: 'missing', text: `the API servers write no audit log (${AUDIT_LOG_PATH}). Set cluster.apiServerAuditLog: true in inventory.yaml before the bring-up (or generate kubeadm-config.yaml with it): its policy logs pod creates, and the API server's stages show here.` } };
   }
   const failed = results.filter((r) => r.code !== 0 && r.code !== 1 && r.code !== 3);
   return { evidence: [], note: { source, state: 'missing', text: failed.length ? `not read on ${failed.map((r) => `${r.host} (${firstLine(r.stderr)})`).join(', ')}.` : 'no line for this pod: the policy does not log pod creates, or the log rotated.' } };

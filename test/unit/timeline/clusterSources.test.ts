@@ -46,7 +46,7 @@ test('without an audit log or SSH the view says what is missing and how to get i
   const noAudit = await readClusterSources(machines({ m01: { code: 3, stderr: 'no audit log' }, m02: { code: 3 }, w01: new Error('connect ECONNREFUSED 10.3.60.54:22') }), hosts, pod, 0);
   const note = (s: string) => noAudit.sources!.find((n) => n.source === s)!;
   assert.equal(note('API server audit log').state, 'missing');
-  assert.match(note('API server audit log').text, /Generate kubeadm-config\.yaml with the audit log/);
+  assert.match(note('API server audit log').text, /cluster\.apiServerAuditLog: true in inventory\.yaml/);
   assert.match(note('kubelet and containerd journal').text, /not read on w01: connect ECONNREFUSED/);
   const noSsh = await readClusterSources(undefined, undefined, pod, 0);
   assert.match(noSsh.sources!.find((n) => n.source === 'kubelet and containerd journal')!.text, /trusted workspace/);
