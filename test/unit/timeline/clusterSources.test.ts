@@ -57,3 +57,13 @@ test('the webview may ask for the machines\' logs, and nothing else new', () => 
   assert.deepEqual(parseWebviewMessage({ type: 'readLogs' }), { type: 'readLogs' });
   assert.equal(parseWebviewMessage({ type: 'readLogs2' }), undefined);
 });
+
+test('the binding served by another API server (the scheduler\'s own node) is taken from that node\'s log', async () => {
+  const lines = AUDIT.trim().split('\n');
+  const create = lines.filter((l) => !l.includes('/binding')).join('\n');
+  const binding = lines.filter((l) => l.includes('/binding')).join('\n');
+  const remote = machines({ m01: { code: 0, stdout: binding }, m02: { code: 0, stdout: create }, w01: { code: 0, stdout: JOURNAL } });
+  const more = await readClusterSources(remote, hosts, pod, Date.parse('2026-11-30T15:33:51Z'));
+  assert.deepEqual(more.evidence!.filter((e) => e.source === 'audit').map((e) => e.step).sort(), ['bound', 'request-received', 'stored']);
+  assert.match(more.sources!.find((s) => s.source === 'API server audit log')!.text, /^m02 served the create: its stages in µs; m01 served the binding/);
+});
