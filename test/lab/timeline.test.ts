@@ -3,8 +3,8 @@
  * cluster.apiServerAuditLog, so the palette bring-up built them that way): two runs of `timeline` on one worker, the
  * image removed from it first (cold: pulled) and then again (warm: already there). Each run must show every hop of
  * the seed's sequence from its best source, in causal order: the POST and 201 (client, ms), the API server's
- * RequestReceived and its 201 after the etcd write (audit, µs), the Scheduled event (µs), the binding (audit, µs),
- * the kubelet's SyncLoop ADD, RunPodSandbox and its return, the CNI ADD with an IP of the node's podCIDR, the pull
+ * RequestReceived and its 201 after the etcd write (audit, µs), the Scheduled event, the binding (audit, µs),
+ * the kubelet's first line about the pod, RunPodSandbox and its return, the CNI ADD with an IP of the node's podCIDR, the pull
  * (cold run only), CreateContainer and StartContainer (journal, µs), and watch seeing the pod bound, running and
  * Ready (ms). The per-hop durations of both runs go to the lab bench.
  * Runs on the cluster the tier already has (after day2.test.ts); it leaves nothing behind (the CLI deletes its pod).
@@ -66,7 +66,9 @@ const SEQUENCE: [step: string, source: string, precision: string][] = [
   ['request-received', 'audit', 'us'],
   ['stored', 'audit', 'us'],
   ['response-received', 'client', 'ms'],
-  ['scheduled', 'event', 'us'],
+  // µs from an events.k8s.io event; seconds from the core/v1 one a scheduler writes when the events API was not
+  // there at its start (kubeadm starts it beside its API server): the binding's audit time is then the µs one.
+  ['scheduled', 'event', 'us|s'],
   ['bound', 'audit', 'us'],
   ['kubelet-sync', 'journal', 'us'],
   ['sandbox-start', 'journal', 'us'],
@@ -100,7 +102,7 @@ function checkRun(label: string, run: Run, cold: boolean, podCidr: string): void
   for (const [step, source, precision] of want) {
     const s = first(step, source);
     assert.ok(s, `${label}: ${step} from ${source} is on the timeline:\n${lines.join('\n')}`);
-    assert.equal(s.precision, precision, `${label}: ${step} from ${source} has ${precision} precision`);
+    assert.ok(precision.split('|').includes(s.precision), `${label}: ${step} from ${source} has ${precision} precision, not ${s.precision}`);
   }
   assert.ok(run.steps.some((s) => s.step === 'bind-observed' && s.source === 'watch'), `${label}: watch saw the binding`);
   if (!cold) assert.ok(!run.steps.some((s) => s.step === 'pulling' && s.source === 'journal'), `${label}: nothing was pulled`);
