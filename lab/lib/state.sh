@@ -74,6 +74,8 @@ state_write_inventory() {
     echo "  containerd: { restrictOomScoreAdj: true }"
     echo "  kubeadmExtraConfig: kubeadm-extra.yaml"
     echo "  cniManifest: kube-flannel.yml"
+    echo "  # The API servers write the audit log the kubectl run timeline reads (test/lab/timeline.test.ts)."
+    echo "  apiServerAuditLog: true"
     echo "ssh: { user: root, port: 22, identityFile: $STATE/id_ed25519 }"
     echo "hosts:"
     while read -r h ip role _; do

@@ -6,7 +6,8 @@ import { TimelinePanel } from '../webviews/timelinePanel';
 import { defineCommand, type CommandContext } from './context';
 import { defaultTestImage } from '../core/timeline/defaultImage';
 import type { Node } from '../core/live/types';
-import { hostsWithRole, sshFor, type Inventory } from '../core/inventory/types';
+import type { Inventory } from '../core/inventory/types';
+import { timelineHostsFor } from '../engine/podTimeline';
 import type { TimelineSsh } from '../editor/podTimelineFeed';
 import type { KubeConnection } from '../adapters/kube';
 import { serverMatchesEndpoint } from '../core/live/kubeconfig';
@@ -29,16 +30,7 @@ function timelineSsh(ctx: CommandContext, conn: KubeConnection): TimelineSsh {
   const own = loaded?.inventory && serverMatchesEndpoint(conn.server, loaded.inventory.cluster.controlPlaneEndpoint);
   const inv: Inventory | undefined = own ? loaded?.inventory : undefined;
   const folder = loaded ? vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri : undefined;
-  const remote = ctx.sessions.remoteExec(inv, folder);
-  return {
-    remote,
-    hosts: (nodeName) => {
-      if (!inv) return undefined;
-      const sudo = (h: Inventory['hosts'][number]): boolean => sshFor(inv, h).user !== 'root';
-      const node = inv.hosts.find((h) => h.name === nodeName);
-      return { ...(node ? { node: { host: node.name, sudo: sudo(node) } } : {}), controlPlanes: hostsWithRole(inv, 'control-plane').map((h) => ({ host: h.name, sudo: sudo(h) })) };
-    },
-  };
+  return { remote: ctx.sessions.remoteExec(inv, folder), hosts: timelineHostsFor(inv, conn.server) };
 }
 
 const LAST_IMAGE = 'kubeadm.timeline.lastImage';

@@ -29,7 +29,7 @@ export function buildBringUpPlan(inv: Inventory, phases: readonly BringUpPhase[]
     if (phase === 'prepare') plans.push(preparePhase(inv, configs, sources));
     if (phase === 'loadbalancer') plans.push(loadBalancerPhase(inv, configs, sources));
     if (phase === 'init') plans.push(initPhase(inv, configs, sources, hooks));
-    if (phase === 'join-control-plane') plans.push(joinControlPlanePhase(inv, sources));
+    if (phase === 'join-control-plane') plans.push(joinControlPlanePhase(inv, sources, configs));
     if (phase === 'join-workers') plans.push(...joinWorkersPhases(inv, sources));
     if (phase === 'verify') plans.push(clusterChecksPhase(inv));
   }

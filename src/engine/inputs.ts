@@ -4,6 +4,7 @@
  * sources. Shared by the CLI and the extension.
  */
 import { generateClusterConfigs } from '../core/generate';
+import { AUDIT_POLICY_PATH } from '../core/generate/auditPolicy';
 import { mergeKubeadmDocuments } from '../core/generate/mergeDocuments';
 import type { Inventory } from '../core/inventory/types';
 import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
@@ -30,6 +31,7 @@ export function phaseConfigs(inv: Inventory, extraKubeadm?: string, vrrpAuthPass
     containerdHosts,
     haproxyConfig: optional('haproxy.cfg') ?? '',
     keepalivedConfig: keepalived,
+    ...(optional(AUDIT_POLICY_PATH.slice(1)) !== undefined ? { auditPolicy: optional(AUDIT_POLICY_PATH.slice(1))! } : {}),
     kubeadmInitConfig: extraKubeadm ? mergeKubeadmDocuments(text('kubeadm-config.yaml'), extraKubeadm) : text('kubeadm-config.yaml'),
   };
 }

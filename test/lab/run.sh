@@ -35,6 +35,9 @@ node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-d
 # The live views in VS Code (the installed .vsix, default settings) on the same cluster, healthy and during a power-off
 # of m03: screenshots and the editor's etcd "at risk" detection time.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-live.test.ts || rc=1
+# The kubectl run timeline from the CLI on the same cluster (its API servers write the audit log: the lab inventory
+# switches it on): a cold and a warm run on one worker, every hop of the seed's sequence from its source, in order.
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/timeline.test.ts || rc=1
 # Remove, replace and reset on the same cluster, last: a worker removed and joined back, a dead m01 replaced by the
 # spare m04, a removal refused while it would lose quorum.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/nodes.test.ts || rc=1

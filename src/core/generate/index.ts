@@ -8,7 +8,7 @@ import { generateContainerdConfig, generateRegistryHosts, needsRegistryConfig, t
 import { generateHaproxyConfig } from './haproxy';
 import { generateKeepalivedConfigs } from './keepalived';
 import { generateKubeadmConfig } from './kubeadm';
-import { generateAuditPolicy } from './auditPolicy';
+import { AUDIT_POLICY_PATH, generateAuditPolicy } from './auditPolicy';
 import { generateBalancerSysctl, generateModules, generateNodeSysctl } from './sysctl';
 
 export interface GeneratedFile {
@@ -27,15 +27,16 @@ export interface GenerateOptions {
   skipBalancers?: boolean;
   /** The cluster's stored VRRP password (see generateKeepalivedConfigs). */
   vrrpAuthPass?: string;
-  /** Opt-in: an audit policy for the kubectl run timeline, and the kubeadm flags that use it. */
+  /** An audit policy for the kubectl run timeline and the kubeadm flags that use it (default: cluster.apiServerAuditLog). */
   auditLog?: boolean;
 }
 
 export function generateClusterConfigs(inv: Inventory, options: GenerateOptions = {}): GeneratedFile[] {
   assertValidInventory(inv);
   const files: GeneratedFile[] = [];
-  files.push({ path: 'kubeadm-config.yaml', text: generateKubeadmConfig(inv, { ...(options.initHost ? { initHost: options.initHost } : {}), ...(options.auditLog ? { auditLog: true } : {}) }) });
-  if (options.auditLog) files.push({ path: 'etc/kubernetes/audit/policy.yaml', text: generateAuditPolicy() });
+  const auditLog = options.auditLog ?? inv.cluster.apiServerAuditLog === true;
+  files.push({ path: 'kubeadm-config.yaml', text: generateKubeadmConfig(inv, { ...(options.initHost ? { initHost: options.initHost } : {}), ...(auditLog ? { auditLog: true } : {}) }) });
+  if (auditLog) files.push({ path: AUDIT_POLICY_PATH.slice(1), text: generateAuditPolicy() });
   files.push({ path: 'etc/containerd/config.toml', text: generateContainerdConfig(inv, { layout: options.containerdLayout ?? 2 }) });
   if (needsRegistryConfig(inv)) files.push(...generateRegistryHosts(inv));
   files.push({ path: 'etc/sysctl.d/99-kubernetes-cri.conf', text: generateNodeSysctl() });

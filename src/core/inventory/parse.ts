@@ -8,7 +8,7 @@ import { LineIndex, type Finding, type Range, ZERO_RANGE } from '../findings';
 import { crossChecks } from './crossChecks';
 import type { InventoryRuleId } from './rules';
 import type { FieldSpec } from './validate';
-import { CLUSTER_FIELDS, HOST_ADDRESS, HOST_NAME, LABEL_KEY, LABEL_VALUE, MIRROR, PACKAGE_FIELDS, PREFLIGHT, REGISTRY, SSH_FIELDS, VRRP_INTERFACE } from './validate';
+import { CLUSTER_FIELDS, CLUSTER_SWITCHES, HOST_ADDRESS, HOST_NAME, LABEL_KEY, LABEL_VALUE, MIRROR, PACKAGE_FIELDS, PREFLIGHT, REGISTRY, SSH_FIELDS, VRRP_INTERFACE } from './validate';
 import { syntaxFindings } from './yamlErrors';
 import {
   CNIS,
@@ -105,7 +105,7 @@ class Checker implements Reporter {
       this.report('inventory/type', 'error', '`cluster` must be a mapping.', node);
       return undefined;
     }
-    this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages', 'cniManifest', 'ignorePreflightErrors', 'containerd', 'kubeadmExtraConfig'], 'cluster');
+    this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages', 'cniManifest', 'ignorePreflightErrors', 'containerd', 'kubeadmExtraConfig', ...Object.keys(CLUSTER_SWITCHES)], 'cluster');
     const f = CLUSTER_FIELDS;
     const name = this.checked(node, 'name', 'cluster', f.name, true);
     const kubernetesVersion = this.checked(node, 'kubernetesVersion', 'cluster', f.kubernetesVersion, true);
@@ -121,6 +121,7 @@ class Checker implements Reporter {
     const ignorePreflightErrors = this.stringList(node.get('ignorePreflightErrors', true) as Node | undefined, 'cluster.ignorePreflightErrors', PREFLIGHT);
     const kubeadmExtraConfig = this.checked(node, 'kubeadmExtraConfig', 'cluster', f.kubeadmExtraConfig);
     const containerd = this.containerd(node.get('containerd', true) as Node | undefined);
+    const apiServerAuditLog = this.switch(node, 'apiServerAuditLog');
     const registryMirrors = this.mirrors(node.get('registryMirrors', true) as Node | undefined);
     const packages = this.packages(node.get('packages', true) as Node | undefined);
     if (name === undefined || kubernetesVersion === undefined || controlPlaneEndpoint === undefined) return undefined;
@@ -138,6 +139,7 @@ class Checker implements Reporter {
       ...(ignorePreflightErrors ? { ignorePreflightErrors } : {}),
       ...(containerd ? { containerd } : {}),
       ...(kubeadmExtraConfig !== undefined ? { kubeadmExtraConfig } : {}),
+      ...(apiServerAuditLog !== undefined ? { apiServerAuditLog } : {}),
     };
   }
 
@@ -293,6 +295,17 @@ class Checker implements Reporter {
       if (key !== undefined && value !== undefined && this.valid(value, LABEL_VALUE, pair.value ?? pair.key, `The value of label ${key}`)) out[key] = value;
     }
     return out;
+  }
+
+  /** A cluster switch (CLUSTER_SWITCHES): a YAML true or false, reported at the value otherwise. */
+  private switch(map: YAMLMap, key: keyof typeof CLUSTER_SWITCHES): boolean | undefined {
+    const value = map.get(key, true) as Node | undefined;
+    if (!value) return undefined;
+    if (!isScalar(value) || typeof value.value !== 'boolean') {
+      this.report(CLUSTER_SWITCHES[key], 'error', `cluster.${key} must be true or false.`, value);
+      return undefined;
+    }
+    return value.value;
   }
 
   private containerd(node: Node | undefined): ClusterSpec['containerd'] {

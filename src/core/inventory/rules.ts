@@ -26,6 +26,7 @@ export const INVENTORY = ruleTable([
   r('url', 'error', 'A URL is a plain http(s) URL.', 'The nodes download keys and manifests from it as root.'),
   r('plain-http', 'warning', 'Keys and manifests are downloaded over https.', 'Over plain http anyone on the path can hand the nodes another signing key or manifest; use it only for a mirror on a network you control.'),
   r('path', 'error', 'A local file is named relative to the inventory folder.', 'Files outside the workspace (/etc/passwd, ../secrets) must never be read and uploaded to the nodes.'),
+  r('audit-log', 'error', 'apiServerAuditLog is true or false.', 'When true every control-plane node gets an audit policy (root, 0600) before kubeadm init/join and the API server is started with it; a "yes" or "1" is refused rather than guessed.'),
   r('preflight-check', 'error', 'ignorePreflightErrors are kubeadm check names.', 'They are passed to kubeadm init and join on the command line.'),
   r('ssh-user', 'error', 'The SSH user is a Unix user name.', 'It is the login user on every host.'),
   r('proxy-jump', 'error', 'proxyJump is [user@]host[:port] hops.', 'It is given to the SSH client.'),

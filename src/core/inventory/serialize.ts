@@ -42,6 +42,7 @@ export function serializeInventory(inv: Inventory, header?: string): string {
   if (c.ignorePreflightErrors) out.push(`  ignorePreflightErrors: [${c.ignorePreflightErrors.map((e) => scalar(e, true)).join(', ')}]`);
   if (c.kubeadmExtraConfig !== undefined) out.push(`  kubeadmExtraConfig: ${scalar(c.kubeadmExtraConfig)}`);
   if (c.containerd) out.push(`  containerd: { ${c.containerd.restrictOomScoreAdj !== undefined ? `restrictOomScoreAdj: ${c.containerd.restrictOomScoreAdj}` : ''} }`.replace('{  }', '{}'));
+  if (c.apiServerAuditLog !== undefined) out.push(`  apiServerAuditLog: ${c.apiServerAuditLog}`);
 
   const ssh = sshPairs(inv.ssh);
   if (ssh.length) {

@@ -71,6 +71,11 @@ export interface ClusterSpec {
    * the same kind. For site specifics the inventory does not model.
    */
   kubeadmExtraConfig?: string;
+  /**
+   * The API servers write an audit log of pod creates, bindings and status writes (policy in
+   * core/generate/auditPolicy.ts): what the `kubectl run` timeline reads for the API server's own stages.
+   */
+  apiServerAuditLog?: boolean;
 }
 
 export interface ContainerdOptions {

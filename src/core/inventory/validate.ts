@@ -57,6 +57,11 @@ export const CLUSTER_FIELDS = {
   kubeadmExtraConfig: spec('path', workspaceRelativePath),
 } satisfies Record<string, FieldSpec>;
 
+/** Switches of the cluster: a YAML boolean, nothing else (a "yes" string is not read as true). */
+export const CLUSTER_SWITCHES = {
+  apiServerAuditLog: 'inventory/audit-log',
+} satisfies Record<string, InventoryRuleId>;
+
 export const PACKAGE_FIELDS = {
   kubernetesApt: spec('apt-source', aptLine),
   kubernetesAptKey: spec('url', downloadUrl),
@@ -90,6 +95,10 @@ export function modelProblems(inv: Inventory): string[] {
   const c = inv.cluster;
   for (const [k, s] of Object.entries(CLUSTER_FIELDS)) at(`cluster.${k}`, s, (c as unknown as Record<string, unknown>)[k]);
   for (const [k, s] of Object.entries(PACKAGE_FIELDS)) at(`cluster.packages.${k}`, s, (c.packages as Record<string, unknown> | undefined)?.[k]);
+  for (const k of Object.keys(CLUSTER_SWITCHES)) {
+    const v = (c as unknown as Record<string, unknown>)[k];
+    if (v !== undefined && typeof v !== 'boolean') out.push(`cluster.${k} ${JSON.stringify(v)} is not true or false`);
+  }
   if (!(CNIS as readonly string[]).includes(c.cni)) out.push(`cluster.cni ${JSON.stringify(c.cni)} is not supported`);
   for (const [i, p] of (c.ignorePreflightErrors ?? []).entries()) at(`cluster.ignorePreflightErrors[${i}]`, PREFLIGHT, p);
   for (const [reg, mirrors] of Object.entries(c.registryMirrors ?? {})) {

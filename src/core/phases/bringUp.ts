@@ -11,6 +11,7 @@ import { and, raw, secret, sh, type Raw, type RemoteCommand } from '../ssh/comma
 import { INSTALL_MARKER, WRITE_INSTALL_MARKER } from '../plan/hostIdentity';
 import type { PhasePlan, Step, UploadFile } from '../plan/types';
 import { aptSourceSteps } from './aptSources';
+import { auditPolicyStep } from './auditPolicy';
 import { generateCrictlConfig } from '../generate/containerd';
 import { all, packagesInstalled, sameContent, serviceConfigured, sourcesOffer, sysctlApplied, type OfferedPackage } from './checks';
 import type { PhaseConfigs, PhaseSources } from './configs';
@@ -232,6 +233,7 @@ export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseS
       check: sh`! pgrep -x kubeadm >/dev/null`,
       run: waitForKubeadmToExit(first),
     }),
+    ...(configs.auditPolicy ? [step('init', first, 'audit-policy', auditPolicyStep(configs.auditPolicy))] : []),
     step('init', first, 'kubeadm-init', {
       title: 'kubeadm init --upload-certs',
       why: '--upload-certs puts the CA and keys, encrypted, into a Secret so the other control-plane nodes can join without copying /etc/kubernetes/pki by hand.',
@@ -353,7 +355,8 @@ export function votingMemberHealthy(first: HostSpec, host: HostSpec): RemoteComm
   return sh`members=$(${list}) && echo "$members" | grep -F ${`, started, ${host.name}, `} | grep -q ', false$' && ${voters} && ${etcdctlOn(first, raw('"$voters"'), 'endpoint health')}`;
 }
 
-export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): PhasePlan {
+/** `configs.auditPolicy`: the API server's audit policy, placed on each node before its join starts an API server with it. */
+export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources, configs: Pick<PhaseConfigs, 'auditPolicy'> = {}): PhasePlan {
   const first = firstControlPlane(inv);
   const others = hostsWithRole(inv, 'control-plane').filter((h) => h.name !== first.name);
   const etcdctl = (cmd: string) => etcdctlOn(first, raw('https://127.0.0.1:2379'), cmd);
@@ -366,6 +369,7 @@ export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources): Ph
         check: sh`! pgrep -x kubeadm >/dev/null`,
         run: waitForKubeadmToExit(host),
       }),
+      ...(configs.auditPolicy ? [step('join-control-plane', host, 'audit-policy', auditPolicyStep(configs.auditPolicy))] : []),
       step('join-control-plane', first, `forget-partial-${host.name}`, {
         title: `Remove what an interrupted join of ${host.name} left in the cluster (its etcd member, its Node)`,
         about: host.name,

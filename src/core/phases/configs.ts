@@ -18,6 +18,11 @@ export interface PhaseConfigs {
   keepalivedConfig: Record<string, string>;
   /** kubeadm-config.yaml for `kubeadm init` on the first control-plane node. */
   kubeadmInitConfig: string;
+  /**
+   * The API server's audit policy (cluster.apiServerAuditLog), uploaded to every control-plane node before
+   * kubeadm init/join: the kubeadm config names it, so an API server started without it would not start.
+   */
+  auditPolicy?: string;
 }
 
 /** How nodes get packages and the CNI manifest; from the inventory, or the lab's local sources. */

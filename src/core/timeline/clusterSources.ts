@@ -57,14 +57,18 @@ async function readAudit(remote: RemoteExec, cps: SourceHost[], pod: PodRef): Pr
       return { host: h.host, code: -1, stdout: '', stderr: errorMessage(e) };
     }
   }));
-  for (const r of results) {
-    const ev = parseAuditLog(r.stdout, pod, r.host);
-    if (ev.some((e) => e.step === 'request-received' || e.step === 'stored')) {
-      return { evidence: ev, note: { source, state: 'read', text: `${r.host} served the create: its stages in µs (${ev.length} lines).` } };
-    }
+  // The create went to whichever API server the VIP chose; the binding to the one the scheduler talks to (its own
+  // node's): each node's log holds what it served, so the steps are taken from all of them.
+  const parsed = results.map((r) => ({ host: r.host, ev: parseAuditLog(r.stdout, pod, r.host) }));
+  const served = parsed.find((p) => p.ev.some((e) => e.step === 'request-received' || e.step === 'stored'));
+  if (served) {
+    const evidence = parsed.flatMap((p) => p.ev);
+    const binding = parsed.find((p) => p.ev.some((e) => e.step === 'bound'));
+    const also = binding && binding.host !== served.host ? `; ${binding.host} served the binding` : '';
+    return { evidence, note: { source, state: 'read', text: `${served.host} served the create: its stages in µs${also} (${evidence.length} lines).` } };
   }
   if (results.every((r) => r.code === 3)) {
-    return { evidence: [], note: { source, state: 'missing', text: `the API servers write no audit log (${AUDIT_LOG_PATH}). Generate kubeadm-config.yaml with the audit log for the timeline (its policy logs pod creates), then the API server's stages show here.` } };
+    return { evidence: [], note: { source, state: 'missing', text: `the API servers write no audit log (${AUDIT_LOG_PATH}). Set cluster.apiServerAuditLog: true in inventory.yaml before the bring-up (or generate kubeadm-config.yaml with it): its policy logs pod creates, and the API server's stages show here.` } };
   }
   const failed = results.filter((r) => r.code !== 0 && r.code !== 1 && r.code !== 3);
   return { evidence: [], note: { source, state: 'missing', text: failed.length ? `not read on ${failed.map((r) => `${r.host} (${firstLine(r.stderr)})`).join(', ')}.` : 'no line for this pod: the policy does not log pod creates, or the log rotated.' } };

@@ -60,6 +60,7 @@ export function parseNodeJournal(text: string, pod: PodRef): Evidence[] {
   const containers = new Map<string, string>(); // container id → name
   const images = new Set(pod.images ?? []);
   const pulled = new Set<string>();
+  let volumesSeen = false;
   const sandboxMeta = (s: string): boolean => {
     const meta = /&PodSandboxMetadata\{Name:([^,]*),Uid:([^,]*),Namespace:([^,]*),/.exec(s);
     return Boolean(meta && meta[1] === pod.name && meta[3] === pod.namespace && (!pod.uid || meta[2] === pod.uid));
@@ -73,6 +74,12 @@ export function parseNodeJournal(text: string, pod: PodRef): Evidence[] {
       const mine = k.fields.includes(`pod="${ref}"`) || k.fields.includes(`"${ref}"`);
       if (!mine) continue;
       if (k.message === 'SyncLoop ADD') add({ lane: 'kubelet', step: 'kubelet-sync', label: 'SyncLoop ADD (pod seen by watch)', at: line.at });
+      // SyncLoop ADD is logged at -v=2 only; at the default verbosity the kubelet's first line about an admitted pod
+      // is its volume manager starting on the pod's volumes (the service-account token, at least). Once per pod.
+      else if (k.message.startsWith('operationExecutor.VerifyControllerAttachedVolume started') && !volumesSeen) {
+        volumesSeen = true;
+        add({ lane: 'kubelet', step: 'kubelet-sync', label: 'kubelet admitted the pod: volumes first', at: line.at });
+      }
       else if (k.message.startsWith('No sandbox for pod can be found')) add({ lane: 'kubelet', step: 'kubelet-sync', label: 'No sandbox yet: RunPodSandbox', at: line.at });
       else if (k.message === 'SyncLoop (probe)' && /status="ready"/.test(k.fields)) add({ lane: 'kubelet', step: 'ready', label: `${/probe="(\w+)"/.exec(k.fields)?.[1] ?? 'readiness'} probe: ready`, at: line.at });
       else if (k.message === 'Probe failed') add({ lane: 'kubelet', step: 'other', label: `${/probeType="(\w+)"/.exec(k.fields)?.[1] ?? ''} probe failed`.trim(), at: line.at, warning: true, detail: k.fields.trim() });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import { generateClusterConfigs } from '../../../src/core/generate/index';
 import type { Inventory } from '../../../src/core/inventory/types';
 import { crossFileFindings } from '../../../src/core/lint/crossFile';
@@ -89,5 +90,26 @@ describe('cross-file', () => {
     const bad = { ...kubeadm, text: kubeadm.text.replace('podSubnet: 10.244.0.0/16', 'podSubnet: 10.200.0.0/16') };
     const rules = lintText(bad, { inventory, siblings: [bad, { ...flannel, text: flannel.text.replace('10.244.0.0/16', '10.200.0.0/16') }] }).map((f) => f.rule);
     assert.deepEqual(rules, ['cross-file/pod-subnet']);
+  });
+});
+
+describe('cluster.apiServerAuditLog', () => {
+  it('off: no policy file and no audit flags; on: the policy and the API server flags and mounts that use it', () => {
+    const off = generateClusterConfigs(inventory);
+    assert.equal(off.find((f) => f.path.includes('audit')), undefined);
+    assert.doesNotMatch(off.find((f) => f.path === 'kubeadm-config.yaml')!.text, /audit/);
+    for (const [name, inv] of variants()) {
+      const files = generateClusterConfigs({ ...inv, cluster: { ...inv.cluster, apiServerAuditLog: true } });
+      const policy = files.find((f) => f.path === 'etc/kubernetes/audit/policy.yaml');
+      assert.ok(policy, `${name}: the policy is written`);
+      assert.match(policy.text, /kind: Policy/);
+      const kubeadm = files.find((f) => f.path === 'kubeadm-config.yaml')!.text;
+      const cluster = parseAllDocuments(kubeadm).map((d) => d.toJS() as Record<string, any>).find((d) => d.kind === 'ClusterConfiguration')!; // eslint-disable-line @typescript-eslint/no-explicit-any
+      const args = Array.isArray(cluster.apiServer.extraArgs) ? Object.fromEntries(cluster.apiServer.extraArgs.map((a: { name: string; value: string }) => [a.name, a.value])) : cluster.apiServer.extraArgs;
+      assert.equal(args['audit-policy-file'], '/etc/kubernetes/audit/policy.yaml', name);
+      assert.equal(args['audit-log-path'], '/var/log/kubernetes/audit/audit.log', name);
+      assert.deepEqual(cluster.apiServer.extraVolumes.map((v: { hostPath: string }) => v.hostPath), ['/etc/kubernetes/audit', '/var/log/kubernetes/audit'], name);
+      for (const f of files) assert.deepEqual(lintText(f, { inventory: inv, siblings: files }).map((x) => `${x.rule}: ${x.message}`), [], `${name}: ${f.path}`);
+    }
   });
 });

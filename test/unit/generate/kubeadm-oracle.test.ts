@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { generateKubeadmConfig } from '../../../src/core/generate/kubeadm';
+import { generateClusterConfigs } from '../../../src/core/generate/index';
 import { parseAllDocuments } from 'yaml';
 import { lintKubeadm } from '../../../src/core/kubeadm/lint';
 import { migrateToV1beta4 } from '../../../src/core/kubeadm/migrate';
@@ -79,6 +80,15 @@ describe('kubeadm config validate (real binary)', { skip }, () => {
       assert.match(text, /audit-policy-file/);
       assert.deepEqual(lintKubeadm({ path: 'kubeadm-config.yaml', text }, { inventory: inv }), []);
       validate(`generated-audit-${k8s}.yaml`, text);
+    });
+
+    it(`accepts what generate writes when the inventory switches the audit log on, Kubernetes ${k8s}`, { skip: !bin || !existsSync(bin) }, () => {
+      const inv = exampleInventory();
+      inv.cluster.kubernetesVersion = k8s;
+      inv.cluster.apiServerAuditLog = true;
+      const text = generateClusterConfigs(inv).find((f) => f.path === 'kubeadm-config.yaml')!.text;
+      assert.match(text, /audit-policy-file/);
+      validate(`inventory-audit-${k8s}.yaml`, text);
     });
   }
 

@@ -146,3 +146,25 @@ test('every rule the loader reports is declared in the rule table', () => {
   const samples = [example, example.replace('address: 10.3.60.52', 'address: 10.3.60.052'), example.replace('roles: [worker] }', 'roles: [] }'), 'x', '- a', example.replace('cluster:', 'cluster: 1\nx:')];
   for (const s of samples) for (const f of parseInventory(s).findings) assert.ok(INVENTORY_RULE_IDS.has(f.rule), f.rule);
 });
+
+test('cluster.apiServerAuditLog: true or false is read and written back; anything else is an error on its line', async () => {
+  const { modelProblems } = await import('../../../src/core/inventory/validate.js');
+  const on = example.replace('  cni: flannel\n', '  cni: flannel\n  apiServerAuditLog: true\n');
+  const parsed = parseInventory(on);
+  assert.deepEqual(parsed.findings, []);
+  assert.equal(parsed.inventory!.cluster.apiServerAuditLog, true);
+  assert.equal(parseInventory(serializeInventory(parsed.inventory!)).inventory!.cluster.apiServerAuditLog, true);
+  assert.equal(parseInventory(example).inventory!.cluster.apiServerAuditLog, undefined);
+  for (const bad of ['"yes"', '1', '[true]']) {
+    const text = example.replace('  cni: flannel\n', `  cni: flannel\n  apiServerAuditLog: ${bad}\n`);
+    const r = parseInventory(text);
+    const f = r.findings.find((x) => x.rule === 'inventory/audit-log');
+    assert.ok(f, `${bad} is refused`);
+    assert.equal(f.severity, 'error');
+    assert.match(text.split('\n')[f.range.start.line]!, /apiServerAuditLog/);
+    assert.ok(INVENTORY_RULE_IDS.has(f.rule));
+  }
+  // The model check the generators and the plan run (a caller that skipped the loader's findings).
+  const model = parseInventory(example).inventory!;
+  assert.deepEqual(modelProblems({ ...model, cluster: { ...model.cluster, apiServerAuditLog: 'yes' as never } }), ['cluster.apiServerAuditLog "yes" is not true or false']);
+});

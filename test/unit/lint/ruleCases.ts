@@ -41,6 +41,7 @@ export const RULE_CASES: Record<string, () => Finding[]> = {
   'inventory/url': () => inv(edit(INVENTORY, '  cni: flannel\n', '  cni: flannel\n  packages: { kubernetesAptKey: "ftp://example.com/key.gpg" }\n')),
   'inventory/plain-http': () => inv(edit(INVENTORY, '  cni: flannel\n', '  cni: flannel\n  packages: { kubernetesAptKey: "http://example.com/key.gpg" }\n')),
   'inventory/preflight-check': () => inv(edit(INVENTORY, '  cni: flannel\n', '  cni: flannel\n  ignorePreflightErrors: ["no such check!"]\n')),
+  'inventory/audit-log': () => inv(edit(INVENTORY, '  cni: flannel\n', '  cni: flannel\n  apiServerAuditLog: "yes"\n')),
   'inventory/ssh-user': () => inv(edit(INVENTORY, 'user: root', 'user: "ro ot"')),
   'inventory/proxy-jump': () => inv(edit(INVENTORY, 'port: 22,', 'port: 22, proxyJump: "a b c",')),
   'inventory/identity-file': () => inv(edit(INVENTORY, 'identityFile: ~/.ssh/id_ed25519', 'identityFile: "id\\u0001"')),

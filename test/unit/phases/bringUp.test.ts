@@ -362,3 +362,34 @@ test('a working first control-plane node is never reset by the init step', async
   assert.match(joined.stderr, /other nodes have joined this cluster/);
   assert.deepEqual(joined.kubeadm, []);
 });
+
+test('cluster.apiServerAuditLog: the policy is uploaded (root, 0600) before kubeadm init and before each control-plane join, and nowhere else', async () => {
+  const { phaseConfigs } = await import('../../../src/engine/inputs.js');
+  const { buildBringUpPlan, BRING_UP_PHASES } = await import('../../../src/engine/bringUp.js');
+  const on = { ...inv, cluster: { ...inv.cluster, apiServerAuditLog: true } };
+  const generated = phaseConfigs(on);
+  assert.match(generated.auditPolicy ?? '', /kind: Policy/);
+  assert.match(generated.kubeadmInitConfig, /audit-policy-file/);
+  const plan = buildBringUpPlan(on, BRING_UP_PHASES, generated, sources, { saveAdminKubeconfig: async () => undefined });
+  const steps = plan.phases.flatMap((p) => p.steps);
+  const uploads = steps.filter((s) => s.files?.some((f) => f.path === '/etc/kubernetes/audit/policy.yaml'));
+  assert.deepEqual(uploads.map((s) => s.host), ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03']);
+  for (const s of uploads) {
+    const f = s.files!.find((x) => x.path === '/etc/kubernetes/audit/policy.yaml')!;
+    assert.equal(f.mode, 0o600);
+    assert.equal(f.content, generated.auditPolicy);
+    // Done when the host has this content: a re-run leaves it alone.
+    assert.match(s.check!.text, /sha256sum|\/etc\/kubernetes\/audit\/policy\.yaml/);
+  }
+  const at = (id: string): number => steps.findIndex((s) => s.id === id);
+  assert.ok(at('init/labs-k8s-m01/audit-policy') >= 0 && at('init/labs-k8s-m01/audit-policy') < at('init/labs-k8s-m01/kubeadm-init'));
+  for (const h of ['labs-k8s-m02', 'labs-k8s-m03']) {
+    assert.ok(at(`join-control-plane/${h}/audit-policy`) >= 0 && at(`join-control-plane/${h}/audit-policy`) < at(`join-control-plane/${h}/join`), h);
+  }
+  // The kubeadm config init uploads (the ClusterConfiguration every join reads) carries the flags.
+  const init = steps.find((s) => s.id === 'init/labs-k8s-m01/kubeadm-init')!;
+  assert.match(init.files![0]!.content, /audit-log-path/);
+  // Off (the default): no policy, no step.
+  const off = buildBringUpPlan(inv, BRING_UP_PHASES, phaseConfigs(inv), sources, { saveAdminKubeconfig: async () => undefined });
+  assert.equal(off.phases.flatMap((p) => p.steps).filter((s) => s.id.endsWith('/audit-policy')).length, 0);
+});

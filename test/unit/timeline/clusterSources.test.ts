@@ -46,7 +46,7 @@ test('without an audit log or SSH the view says what is missing and how to get i
   const noAudit = await readClusterSources(machines({ m01: { code: 3, stderr: 'no audit log' }, m02: { code: 3 }, w01: new Error('connect ECONNREFUSED 10.3.60.54:22') }), hosts, pod, 0);
   const note = (s: string) => noAudit.sources!.find((n) => n.source === s)!;
   assert.equal(note('API server audit log').state, 'missing');
-  assert.match(note('API server audit log').text, /Generate kubeadm-config\.yaml with the audit log/);
+  assert.match(note('API server audit log').text, /cluster\.apiServerAuditLog: true in inventory\.yaml/);
   assert.match(note('kubelet and containerd journal').text, /not read on w01: connect ECONNREFUSED/);
   const noSsh = await readClusterSources(undefined, undefined, pod, 0);
   assert.match(noSsh.sources!.find((n) => n.source === 'kubelet and containerd journal')!.text, /trusted workspace/);
@@ -56,4 +56,14 @@ test('without an audit log or SSH the view says what is missing and how to get i
 test('the webview may ask for the machines\' logs, and nothing else new', () => {
   assert.deepEqual(parseWebviewMessage({ type: 'readLogs' }), { type: 'readLogs' });
   assert.equal(parseWebviewMessage({ type: 'readLogs2' }), undefined);
+});
+
+test('the binding served by another API server (the scheduler\'s own node) is taken from that node\'s log', async () => {
+  const lines = AUDIT.trim().split('\n');
+  const create = lines.filter((l) => !l.includes('/binding')).join('\n');
+  const binding = lines.filter((l) => l.includes('/binding')).join('\n');
+  const remote = machines({ m01: { code: 0, stdout: binding }, m02: { code: 0, stdout: create }, w01: { code: 0, stdout: JOURNAL } });
+  const more = await readClusterSources(remote, hosts, pod, Date.parse('2026-11-30T15:33:51Z'));
+  assert.deepEqual(more.evidence!.filter((e) => e.source === 'audit').map((e) => e.step).sort(), ['bound', 'request-received', 'stored']);
+  assert.match(more.sources!.find((s) => s.source === 'API server audit log')!.text, /^m02 served the create: its stages in µs; m01 served the binding/);
 });

@@ -44,6 +44,15 @@ const AUDIT = [
 
 const pod = { namespace: 'default', name: 'web', uid: UID, images: ['10.3.60.1:5000/kwlab/web:1.0'] };
 
+test('at the kubelet\'s default verbosity (no SyncLoop ADD) its first line about the pod, the volume manager\'s, dates the sync; once per pod', () => {
+  // Lines as the lab's kubelet 1.34 (no --v) writes them for a test pod with one projected volume.
+  const vol = (at: string, pod: string) => `2026-11-30T19:44:${at}+0000 labs-k8s-w01 kubelet[597]: I1130 19:44:${at.slice(0, 9)}     597 reconciler_common.go:251] "operationExecutor.VerifyControllerAttachedVolume started for volume \\"kube-api-access-6h7d9\\" (UniqueName: \\"kubernetes.io/projected/u1-kube-api-access-6h7d9\\") pod \\"${pod}\\" (UID: \\"u1\\") " pod="default/${pod}"`;
+  const text = [vol('27.455131', 'web'), vol('27.455900', 'web'), vol('27.456000', 'other')].join('\n');
+  const ev = parseNodeJournal(text, { namespace: 'default', name: 'web' });
+  assert.deepEqual(ev.map((e) => `${e.step} ${e.at}`), [`kubelet-sync ${Date.parse('2026-11-30T19:44:27.455Z') + 0.131}`]);
+  assert.match(ev[0]!.label, /volumes/);
+});
+
 test('the node journal gives sync, sandbox, pull, create, start and readiness of this pod only, with µs', () => {
   const ev = parseNodeJournal(JOURNAL, pod);
   assert.deepEqual(ev.map((e) => e.step), ['kubelet-sync', 'kubelet-sync', 'sandbox-start', 'sandbox-ready', 'pulling', 'pulled', 'container-created', 'container-started', 'other', 'ready']);

@@ -1,0 +1,80 @@
+/**
+ * A timeline for a terminal or a script: every step in causal order with its lane, source and precision, when
+ * it happened after the POST and how long after the step before it, then the hops' durations (compare.ts), the
+ * startup SLI and what each source could or could not read. The JSON form carries the same, with times as
+ * numbers, for the lab's bench record and for CI.
+ */
+import { hopTimes, type HopTime } from './compare';
+import type { Timeline } from './model';
+
+export interface ReportStep {
+  step: string;
+  lane: string;
+  label: string;
+  source: string;
+  precision: string;
+  /** ms after the POST left the client (or after the first step when there was no POST). */
+  offsetMs: number;
+  /** ms after the step drawn before it. */
+  sincePreviousMs: number;
+  /** The interval the step can be in, as offsets: wider than a millisecond for second-precision readings. */
+  loMs: number;
+  hiMs: number;
+  /** The reading as its source printed it. */
+  read: string;
+  container?: string;
+  detail?: string;
+  warning?: boolean;
+  adjusted?: boolean;
+}
+
+export interface TimelineReport {
+  pod: Timeline['pod'];
+  steps: ReportStep[];
+  hops: HopTime[];
+  sli?: Timeline['sli'];
+  stall?: Timeline['stall'];
+  sources: Timeline['sources'];
+}
+
+const round = (ms: number): number => Math.round(ms * 1000) / 1000;
+
+export function timelineReport(t: Timeline): TimelineReport {
+  const origin = t.entries.find((e) => e.step === 'request-sent')?.at ?? t.start;
+  let previous = origin;
+  const steps = t.entries.map((e): ReportStep => {
+    const s: ReportStep = {
+      step: e.step, lane: e.lane, label: e.label, source: e.source, precision: e.precision,
+      offsetMs: round(e.at - origin), sincePreviousMs: round(e.at - previous), loMs: round(e.lo - origin), hiMs: round(e.hi - origin), read: e.read,
+      ...(e.container ? { container: e.container } : {}), ...(e.detail ? { detail: e.detail } : {}), ...(e.warning ? { warning: true } : {}), ...(e.adjusted ? { adjusted: true } : {}),
+    };
+    previous = e.at;
+    return s;
+  });
+  return { pod: t.pod, steps, hops: hopTimes(t), ...(t.sli ? { sli: t.sli } : {}), ...(t.stall ? { stall: t.stall } : {}), sources: t.sources };
+}
+
+const PRECISION: Record<string, string> = { us: 'µs', ms: 'ms', s: 's' };
+
+function ms(n: number): string {
+  return n.toFixed(1).padStart(9);
+}
+
+export function renderTimelineText(r: TimelineReport): string {
+  const lines: string[] = [];
+  lines.push(`kubectl run timeline: ${r.pod.namespace}/${r.pod.name}${r.pod.node ? ` on ${r.pod.node}` : ''} (ms after the POST; Δ after the step before)`);
+  lines.push(`${'+ms'.padStart(9)} ${'Δms'.padStart(9)}  ${'lane'.padEnd(10)} ${'source'.padEnd(9)} ${'prec'.padEnd(4)} step`);
+  for (const s of r.steps) {
+    // A second-precision reading is an interval: say how wide, so nobody reads its point as exact.
+    const interval = s.hiMs - s.loMs >= 2 ? ` [${s.loMs.toFixed(0)}…${s.hiMs.toFixed(0)}]` : '';
+    const flags = `${s.warning ? ' (warning)' : ''}${s.adjusted ? ' (moved by causal order: the clocks disagree)' : ''}`;
+    lines.push(`${ms(s.offsetMs)} ${ms(s.sincePreviousMs)}  ${s.lane.padEnd(10)} ${s.source.padEnd(9)} ${(PRECISION[s.precision] ?? s.precision).padEnd(4)} ${s.label}${s.container ? ` [${s.container}]` : ''}${interval}${flags}`);
+  }
+  lines.push('', 'hops:');
+  for (const h of r.hops) lines.push(`  ${h.hop.padEnd(24)} ${h.ms === undefined ? 'not seen' : `${h.ms.toFixed(1)} ms${h.coarse ? ' (from second-precision readings)' : ''}`}`);
+  if (r.sli) lines.push('', `startup SLI (pulls excluded): ${r.sli.valueMs} ms, pulls ${r.sli.pullMs} ms, SLO ${r.sli.sloMs} ms: ${r.sli.met ? 'met' : 'NOT met'}`);
+  if (r.stall) lines.push('', `stalled at ${r.stall.stage}: ${r.stall.summary}`, ...r.stall.messages.map((m) => `  ${m}`));
+  lines.push('', 'sources:');
+  for (const s of r.sources) lines.push(`  ${s.state === 'read' ? 'read   ' : 'missing'}  ${s.source}: ${s.text}`);
+  return lines.join('\n') + '\n';
+}
