@@ -24,12 +24,10 @@ lines.push(`  second up, everything already done: ${s(b.secondUpSeconds)}`);
 lines.push(`  facts of ${b.factsHosts ?? 7} hosts in parallel: ${s(b.factsSeconds)}`);
 lines.push(`  drain of a worker: ours ${s(b.drainOursSeconds)} vs kubectl drain ${s(b.drainKubectlSeconds)} → ratio ${ratio(b.drainOursSeconds, b.drainKubectlSeconds)}`);
 if (b.joinSudoSeconds !== undefined) lines.push(`  join of a reset worker as a sudo user: ${s(b.joinSudoSeconds)}`);
-<<<<<<< HEAD
 const perNode = (prefix) => Object.entries(b).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => `${k.slice(prefix.length)} ${s(v)}`).join(', ') || 'not measured';
 if (b.uiRenewSeconds !== undefined) lines.push(`  certificate renewal from the palette: ${s(b.uiRenewSeconds)}, per node ${perNode('uiRenewNodeSeconds@')}; API through the VIP ${b.uiRenewApiFailedPolls} failed of ${b.uiRenewApiPolls} polls (goal 0)`);
 if (b.uiBackupSeconds !== undefined) lines.push(`  etcd backup from the palette: ${b.uiBackupBytes} bytes in ${s(b.uiBackupSeconds)} (palette to report ${s(b.uiBackupWallSeconds)})`);
 if (b.uiEtcdAtRiskSeconds !== undefined || b.liveEtcdAtRiskSeconds !== undefined) lines.push(`  etcd "at risk" after a control-plane power-off: in the editor ${s(b.uiEtcdAtRiskSeconds)}, in the live model ${s(b.liveEtcdAtRiskSeconds)} (goal ≤ 5 s); NotReady ${s(b.liveNodeNotReadySeconds)}; VIP on the BACKUP after HAProxy stopped ${s(b.liveVipMovedSeconds)}`);
-=======
 // The kubectl run timeline's hops, cold image then warm, on the same node (test/lab/timeline.test.ts).
 const hops = [...new Set(Object.keys(b).filter((k) => /^timeline(Cold|Warm)@/.test(k)).map((k) => k.split('@')[1]))];
 if (hops.length) {
@@ -37,6 +35,5 @@ if (hops.length) {
   const ms = (v) => (typeof v === 'number' ? `${v.toFixed(1)} ms` : '—');
   for (const h of hops) lines.push(`    ${h.padEnd(26)} cold ${ms(b[`timelineCold@${h}`]).padStart(10)}   warm ${ms(b[`timelineWarm@${h}`]).padStart(10)}`);
 }
->>>>>>> i19-lab
 for (const [k, v] of Object.entries(b)) if (k.startsWith('drill')) lines.push(`  ${k}: ${typeof v === 'number' ? v.toFixed(1) : v}`);
 console.log(lines.join('\n'));
