@@ -91,12 +91,12 @@ function nodeOperation(operation: NodeOperation) {
           question: `Apply the edit to inventory.yaml?`,
           action: 'Apply (unsaved)',
           apply: async (text) => {
-            // The whole text replaced in one edit: one undo takes it back; saving is the user's.
+            // Through the editor, not workspace.applyEdit: VS Code saves a file a workspace edit changed while no
+            // editor showed it (files.refactoring.autoSave, on by default) — seen in the lab's palette test, where the
+            // edit meant for review was on disk at once. The whole text in one edit: one undo takes it back.
+            const editor = await vscode.window.showTextDocument(document, { preview: false });
             const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
-            const edit = new vscode.WorkspaceEdit();
-            edit.replace(loaded.uri, whole, text);
-            if (!(await vscode.workspace.applyEdit(edit))) throw new Error('VS Code did not apply the edit to inventory.yaml');
-            await vscode.window.showTextDocument(document, { preview: false });
+            if (!(await editor.edit((b) => b.replace(whole, text)))) throw new Error('VS Code did not apply the edit to inventory.yaml');
             return `inventory.yaml edited, not saved: review it and save, or undo.`;
           },
         },

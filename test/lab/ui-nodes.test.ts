@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -166,9 +166,13 @@ describe('node operations from the palette in VS Code on the lab cluster', { tim
     await answer(page, OLD);
     await answer(page, '10.3.60.51');
     await approve(page, `replace-${SPARE}-plan.txt`, 'nodes-4-replace-approve');
-    const terminal = await followRun(page, `Replace ${SPARE} with ${OLD}`, 12);
+    await followRun(page, `Replace ${SPARE} with ${OLD}`, 12);
     numbers.replaceSeconds = (Date.now() - t0) / 1000;
-    assert.match(terminal, new RegExp(`\\[${SPARE}\\] -> Stop the API server, controller-manager and scheduler on ${SPARE}`));
+    // The terminal shows only its last rows: the run log beside the inventory has every step.
+    const runs = join(dirs.workspace, '.kubeadm-workbench', 'runs');
+    const runLog = readdirSync(runs).filter((f) => f.endsWith('-replace.log')).sort().at(-1);
+    assert.ok(runLog, `no replace run log in ${runs}`);
+    assert.match(readFileSync(join(runs, runLog), 'utf8'), new RegExp(`\\[${SPARE}\\] -> Stop the API server, controller-manager and scheduler on ${SPARE}`));
     await shot('nodes-5-replace-done');
     await applyTheEdit(page, `replace-${SPARE}-inventory.diff`);
     await page.keyboard.press('Control+S');
