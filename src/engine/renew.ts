@@ -11,7 +11,8 @@ import { checkControlPlaneDrain, type ControlPlaneMember } from '../core/drain/c
 import { asRoot } from '../core/drill/commands';
 import type { CertThresholds } from '../core/certs/assess';
 import type { CertReport } from '../core/certs/report';
-import { buildRenewPlan } from '../core/certs/renewPlan';
+import { buildRenewPlan, type RenewBalancers } from '../core/certs/renewPlan';
+import { haproxyServerNames } from '../core/generate/haproxy';
 import { parseCertificate, type CertFacts } from '../core/certs/x509';
 import { hostsWithRole, type Inventory } from '../core/inventory/types';
 import type { Plan } from '../core/plan/types';
@@ -62,6 +63,14 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     const t = setTimeout(resolve, ms);
     signal?.addEventListener('abort', () => (clearTimeout(t), reject(new Error('cancelled'))), { once: true });
   });
+
+/** The inventory's balancers and each control-plane host's server name there (the generator's), when it has any. */
+function balancersOf(inv: Inventory): RenewBalancers | undefined {
+  const hosts = hostsWithRole(inv, 'loadbalancer').map((h) => h.name);
+  if (!hosts.length) return undefined;
+  const servers = new Map(haproxyServerNames(inv).map((s) => [s.host, s.server]));
+  return { hosts, serverOf: (host) => servers.get(host) ?? host };
+}
 
 export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []): Promise<RenewPreparation> {
   const inv = deps.inventory;
@@ -121,6 +130,7 @@ export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []
     },
     warnings,
     createHash('sha256').update(JSON.stringify({ inv, hosts, kubeconfig: deps.kubeconfig ?? '' })).digest('hex').slice(0, 16),
+    balancersOf(inv),
   );
   return { plan, hosts, before, warnings, refusals };
 }

@@ -4,11 +4,18 @@
  * health gate after each (etcd healthy again before the API server goes; the API server answering /readyz
  * and serving the new certificate before the next node), then the user's kubeconfig refreshed.
  *
+ * With balancers, the node's server is put in maintenance on every HAProxy before its etcd restarts (the API server
+ * there talks only to its local etcd, so both restarts fail requests) and made ready again once its API server serves
+ * the renewed certificate: clients through the VIP are never sent to a restarting node (HAProxy's health check alone
+ * notices a stopped server only after its interval and fall count, and lets a few requests fail meanwhile).
+ *
  * Restarting through crictl (not moving manifests): the kubelet brings the same pod back within seconds
  * and the new process reads the renewed files; nothing of the pod spec changes. The leaf certificates are
  * renewed; the CAs are not (kubeadm cannot): a CA near its end is a warning in the plan.
  */
 import { etcdctlCommand } from '../drill/commands';
+import { HAPROXY_BACKEND } from '../generate/haproxy';
+import { serverIs, setServerState } from '../nodes/commands';
 import { etcdctlTlsArgs } from '../live/etcdSource';
 import { sh, type RemoteCommand } from '../ssh/command';
 import type { Plan, Step } from '../plan/types';
@@ -45,7 +52,33 @@ export function renewAllCommand(): RemoteCommand {
   return sh`kubeadm certs renew all`;
 }
 
-export function buildRenewPlan(hosts: readonly string[], hooks: RenewHooks, warnings: string[], fingerprint: string): Plan {
+/** The balancers in front of the API servers, and each control-plane host's server name in their backend. */
+export interface RenewBalancers {
+  hosts: readonly string[];
+  serverOf(host: string): string;
+}
+
+/** A control-plane node's HAProxy server in maintenance (before its restarts) or ready again (after), on every balancer. */
+function balancerSteps(host: string, lb: RenewBalancers | undefined, state: 'maint' | 'ready'): Step[] {
+  if (!lb) return [];
+  const server = lb.serverOf(host);
+  return lb.hosts.map((b): Step => ({
+    id: `renew-certs/${host}/haproxy-${state}@${b}`,
+    phase: 'renew-certs',
+    host: b,
+    title: state === 'maint'
+      ? `HAProxy: ${server} in maintenance (no new connection goes to ${host}'s API server while it restarts)`
+      : `HAProxy: ${server} ready again, and UP by its health check`,
+    why: 'a client through the VIP must never be sent to an API server that is restarting',
+    ...(state === 'ready' ? { check: serverIs(HAPROXY_BACKEND, server, 'UP') } : {}),
+    run: setServerState(HAPROXY_BACKEND, server, state),
+    verify: serverIs(HAPROXY_BACKEND, server, state === 'maint' ? 'MAINT' : 'UP'),
+    verifyTimeoutMs: state === 'maint' ? 10_000 : 120_000,
+    timeoutMs: 30_000,
+  }));
+}
+
+export function buildRenewPlan(hosts: readonly string[], hooks: RenewHooks, warnings: string[], fingerprint: string, balancers?: RenewBalancers): Plan {
   const steps: Step[] = [];
   for (const host of hosts) {
     steps.push(
@@ -59,6 +92,7 @@ export function buildRenewPlan(hosts: readonly string[], hooks: RenewHooks, warn
         action: (_v, signal) => hooks.guard(host, signal),
       },
       { id: `renew-certs/${host}/renew`, phase: 'renew-certs', host, title: 'kubeadm certs renew all', why: 'new leaf certificates and kubeconfigs, same keys and CAs', run: renewAllCommand(), timeoutMs: 120_000 },
+      ...balancerSteps(host, balancers, 'maint'),
       {
         id: `renew-certs/${host}/etcd`,
         phase: 'renew-certs',
@@ -79,6 +113,7 @@ export function buildRenewPlan(hosts: readonly string[], hooks: RenewHooks, warn
         action: (_v, signal) => hooks.apiServerBack(host, signal),
         timeoutMs: 60_000,
       },
+      ...balancerSteps(host, balancers, 'ready'),
       {
         id: `renew-certs/${host}/controllers`,
         phase: 'renew-certs',

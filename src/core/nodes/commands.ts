@@ -107,6 +107,31 @@ export function showStat(): RemoteCommand {
   return sh`if command -v socat >/dev/null 2>&1; then echo 'show stat' | socat stdio ${`unix-connect:${HAPROXY_SOCKET}`}; else perl -MIO::Socket::UNIX -e ${PERL_SHOW_STAT} ${HAPROXY_SOCKET}; fi`;
 }
 
+const PERL_ADMIN = 'my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]) or die "cannot connect to $ARGV[0]: $!\\n"; print $s "$ARGV[1]\\n"; print while <$s>;';
+
+/** One admin-socket command (socat when there, else perl, Essential on Debian); its answer on stdout. */
+export function haproxyAdmin(command: string): RemoteCommand {
+  return sh`if command -v socat >/dev/null 2>&1; then echo ${command} | socat stdio ${`unix-connect:${HAPROXY_SOCKET}`}; else perl -MIO::Socket::UNIX -e ${PERL_ADMIN} ${HAPROXY_SOCKET} ${command}; fi`;
+}
+
+/** The server's status column in `show stat` (UP, DOWN, MAINT, DRAIN, …), found by the header's name. */
+function serverStatus(backend: string, server: string): RemoteCommand {
+  return sh`${haproxyAdmin('show stat')} | awk -F, -v b=${backend} -v s=${server} 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i } $1 == b && $2 == s { print $c }'`;
+}
+
+/** Exits 0 when HAProxy's status of the server starts with `want` (MAINT, UP). */
+export function serverIs(backend: string, server: string, want: 'MAINT' | 'UP'): RemoteCommand {
+  return sh`st=$(${serverStatus(backend, server)}) && case "$st" in ${raw(want)}*) ;; *) echo "${raw(server)} is \${st:-missing}" >&2; exit 1;; esac`;
+}
+
+/**
+ * Takes the server out of the backend: no new connection goes to it, HAProxy stops checking it. A command the
+ * socket refuses prints its reason (an unknown server) instead of failing, so the answer is checked too.
+ */
+export function setServerState(backend: string, server: string, state: 'maint' | 'ready'): RemoteCommand {
+  return sh`out=$(${haproxyAdmin(`set server ${backend}/${server} state ${state}`)}) || exit 1; test -z "$(echo "$out" | tr -d '[:space:]')" || { echo "$out" >&2; exit 1; }`;
+}
+
 /** Staged config checked by HAProxy's own parser, then put in place and reloaded (connections are kept). */
 export function installHaproxyConfig(): RemoteCommand {
   return sh`haproxy -c -q -f ${HAPROXY_STAGED} && mv ${HAPROXY_STAGED} ${HAPROXY_CONFIG} && systemctl reload haproxy`;

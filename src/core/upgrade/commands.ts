@@ -3,7 +3,6 @@
  * inventory's validated ones, HAProxy server names the generator's safe names). Checks ask the host or the API
  * for the state a step leaves, so a re-run skips what is already at the target.
  */
-import { HAPROXY_SOCKET } from '../nodes/commands';
 import { ADMIN, KUBECTL } from '../phases/interrupted';
 import { raw, sh, type RemoteCommand } from '../ssh/command';
 import { formatVersion, type KubeVersion } from './versions';
@@ -98,33 +97,6 @@ export function restartKubelet(): RemoteCommand {
 export function clusterAtTarget(v: KubeVersion): RemoteCommand {
   const want = formatVersion(v);
   return sh`test -f ${ADMIN} && k=$(${KUBECTL} get nodes -o jsonpath='{range .items[*]}{.status.nodeInfo.kubeletVersion}{"\\n"}{end}' --request-timeout=15s) && test -n "$k" && test -z "$(echo "$k" | grep -vx ${want})" && a=$(${KUBECTL} -n kube-system get pods -l component=kube-apiserver -o jsonpath='{range .items[*]}{.spec.containers[0].image}{"\\n"}{end}' --request-timeout=15s) && test -n "$a" && test -z "$(echo "$a" | grep -v ${`:${want}$`})"`;
-}
-
-// ------------------------------------------------------------------------------------------ HAProxy
-
-const PERL_ADMIN = 'my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]) or die "cannot connect to $ARGV[0]: $!\\n"; print $s "$ARGV[1]\\n"; print while <$s>;';
-
-/** One admin-socket command (socat when there, else perl, Essential on Debian); its answer on stdout. */
-export function haproxyAdmin(command: string): RemoteCommand {
-  return sh`if command -v socat >/dev/null 2>&1; then echo ${command} | socat stdio ${`unix-connect:${HAPROXY_SOCKET}`}; else perl -MIO::Socket::UNIX -e ${PERL_ADMIN} ${HAPROXY_SOCKET} ${command}; fi`;
-}
-
-/** The server's status column in `show stat` (UP, DOWN, MAINT, DRAIN, …), found by the header's name. */
-function serverStatus(backend: string, server: string): RemoteCommand {
-  return sh`${haproxyAdmin('show stat')} | awk -F, -v b=${backend} -v s=${server} 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i } $1 == b && $2 == s { print $c }'`;
-}
-
-/** Exits 0 when HAProxy's status of the server starts with `want` (MAINT, UP). */
-export function serverIs(backend: string, server: string, want: 'MAINT' | 'UP'): RemoteCommand {
-  return sh`st=$(${serverStatus(backend, server)}) && case "$st" in ${raw(want)}*) ;; *) echo "${raw(server)} is \${st:-missing}" >&2; exit 1;; esac`;
-}
-
-/**
- * Takes the server out of the backend: no new connection goes to it, HAProxy stops checking it. A command the
- * socket refuses prints its reason (an unknown server) instead of failing, so the answer is checked too.
- */
-export function setServerState(backend: string, server: string, state: 'maint' | 'ready'): RemoteCommand {
-  return sh`out=$(${haproxyAdmin(`set server ${backend}/${server} state ${state}`)}) || exit 1; test -z "$(echo "$out" | tr -d '[:space:]')" || { echo "$out" >&2; exit 1; }`;
 }
 
 /** kubeadm's backups of manifests and etcd data from `upgrade apply`/`upgrade node` (it never removes them). */

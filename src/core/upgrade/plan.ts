@@ -24,8 +24,9 @@ import type { PhasePlan, Plan, RunValues, Step } from '../plan/types';
 import { and, raw, sh } from '../ssh/command';
 import {
   clusterAtTarget, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
-  ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, serverIs, setServerState, staticPodsAtTarget, upgradePackages,
+  ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, staticPodsAtTarget, upgradePackages,
 } from './commands';
+import { serverIs, setServerState } from '../nodes/commands';
 import type { TargetSource } from './packageSource';
 import { formatVersion, minorOf, type KubeVersion, type VersionChange } from './versions';
 

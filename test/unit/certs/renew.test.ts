@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parseCertificate, type CertFacts } from '../../../src/core/certs/x509';
 import { prepareRenew } from '../../../src/engine/renew';
 import { restartComponentCommand } from '../../../src/core/certs/renewPlan';
+import { haproxyServerNames } from '../../../src/core/generate/haproxy';
 import { EtcdHosts, inv } from '../backup/etcdHosts';
 import { PkiFixture } from './pkiFixture';
 
@@ -117,4 +118,29 @@ test('restart step: stops a running component, leaves a stopped one to the kubel
   assert.deepEqual(stops(), []);
   writeFileSync(join(dir, 'broken'), '');
   assert.notEqual(run(), 0, 'a crictl that cannot answer is not "none running"');
+});
+
+test('with balancers: each node\'s HAProxy server in maintenance on every balancer before its etcd restarts, ready again after its API server is back', async () => {
+  const served = parseCertificate(pki.read('/etc/kubernetes/pki/apiserver.crt'));
+  const withLbs = { ...inv, hosts: [...inv.hosts, { name: 'lb1', address: '10.3.60.50', roles: ['loadbalancer' as const] }, { name: 'lb2', address: '10.3.60.56', roles: ['loadbalancer' as const] }] };
+  const prep = await prepareRenew({ inventory: withLbs, ssh: hosts(), become: () => undefined, served: async () => served, readyz: async () => true });
+  const steps = prep.plan.phases[0]!.steps;
+  const lbs = (state: string, h: string) => ['lb1', 'lb2'].map((b) => `renew-certs/${h}/haproxy-${state}@${b}`);
+  assert.deepEqual(
+    steps.map((s) => s.id),
+    ['m01', 'm02', 'm03'].flatMap((h) => [
+      `renew-certs/${h}/guard`, `renew-certs/${h}/renew`, ...lbs('maint', h), `renew-certs/${h}/etcd`, `renew-certs/${h}/apiserver`, ...lbs('ready', h), `renew-certs/${h}/controllers`,
+    ]),
+  );
+  const byId = Object.fromEntries(steps.map((s) => [s.id, s]));
+  const maint = byId['renew-certs/m02/haproxy-maint@lb2']!;
+  assert.equal(maint.host, 'lb2', 'run on the balancer');
+  // The server name the generated haproxy.cfg gives m02, through the admin socket; verified MAINT.
+  const server = haproxyServerNames(withLbs).find((s) => s.host === 'm02')!.server;
+  assert.match((maint.run as { display: string }).display, new RegExp(`set server kubernetes-master-nodes/${server} state maint`));
+  assert.match(maint.verify!.display, /MAINT/);
+  const ready = byId['renew-certs/m02/haproxy-ready@lb1']!;
+  assert.match((ready.run as { display: string }).display, new RegExp(`set server kubernetes-master-nodes/${server} state ready`));
+  assert.match(ready.verify!.display, /UP/);
+  assert.match(ready.check!.display, /UP/, 'a re-run skips a server already UP');
 });
