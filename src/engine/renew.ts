@@ -69,7 +69,14 @@ function balancersOf(inv: Inventory): RenewBalancers | undefined {
   const hosts = hostsWithRole(inv, 'loadbalancer').map((h) => h.name);
   if (!hosts.length) return undefined;
   const servers = new Map(haproxyServerNames(inv).map((s) => [s.host, s.server]));
-  return { hosts, serverOf: (host) => servers.get(host) ?? host };
+  return {
+    hosts,
+    serverOf: (host) => {
+      const server = servers.get(host);
+      if (!server) throw new Error(`${host} has no server in the balancers' HAProxy backend (as the inventory generates it)`);
+      return server;
+    },
+  };
 }
 
 export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []): Promise<RenewPreparation> {

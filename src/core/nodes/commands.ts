@@ -121,7 +121,7 @@ function serverStatus(backend: string, server: string): RemoteCommand {
 
 /** Exits 0 when HAProxy's status of the server starts with `want` (MAINT, UP). */
 export function serverIs(backend: string, server: string, want: 'MAINT' | 'UP'): RemoteCommand {
-  return sh`st=$(${serverStatus(backend, server)}) && case "$st" in ${raw(want)}*) ;; *) echo "${raw(server)} is \${st:-missing}" >&2; exit 1;; esac`;
+  return sh`st=$(${serverStatus(backend, server)}) && case "$st" in ${raw(want)}*) ;; *) echo ${server} is "\${st:-missing}" >&2; exit 1;; esac`;
 }
 
 /**

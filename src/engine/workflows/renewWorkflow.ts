@@ -4,6 +4,8 @@
  * node at a time, quorum guard and health gates) run through the plan-run workflow — whose sudo password the
  * gates' own reads use too — and how long each node took from its guard to its controllers back.
  */
+import { HAPROXY_BACKEND } from '../../core/generate/haproxy';
+import { HAPROXY_SOCKET } from '../../core/nodes/commands';
 import { summarize } from '../../core/certs/report';
 import { describeError } from '../../core/live/errors';
 import { renderPlan } from '../../core/plan/types';
@@ -57,6 +59,8 @@ export async function renewWorkflow(ui: Ui, input: RenewWorkflowInput): Promise<
   }
   // Per node: from its guard to its controllers back (what `renew per node` measures).
   const perNode: Record<string, { startedAt: number; seconds?: number }> = {};
+  // Servers put in HAProxy maintenance and not made ready again: what a failed or cancelled run leaves out of the VIP.
+  const inMaint = new Map<string, { balancer: string; title: string }>();
   const outcome = await planRunWorkflow(ui, {
     ...input.run,
     inventory: inv, plan: prep.plan, command: 'certs-renew', title: `Certificate renewal of ${inv.cluster.name}`, planDocument: 'certs-renew-plan.txt',
@@ -64,7 +68,21 @@ export async function renewWorkflow(ui: Ui, input: RenewWorkflowInput): Promise<
     onEvent: (e) => {
       if (e.type === 'step-start' && e.step.id.endsWith('/guard')) perNode[e.step.host] = { startedAt: Date.now() };
       if (e.type === 'step-end' && e.step.id.endsWith('/controllers') && e.state === 'done' && perNode[e.step.host]) perNode[e.step.host]!.seconds = (Date.now() - perNode[e.step.host]!.startedAt) / 1000;
+      // A maint step done now or in the run this one resumes (skipped); its ready step done or found UP (skipped).
+      const lb = e.type === 'step-end' && (e.state === 'done' || e.state === 'skipped') ? /\/haproxy-(maint|ready)@(.+)$/.exec(e.step.id) : null;
+      if (lb && e.type === 'step-end') {
+        const key = e.step.id.replace(/haproxy-(maint|ready)@/, '');
+        if (lb[1] === 'maint') inMaint.set(key, { balancer: lb[2]!, title: e.step.title });
+        else inMaint.delete(key);
+      }
     },
   });
+  if (outcome.kind === 'ran' && !outcome.result.ok && inMaint.size) {
+    await ui.message('warning', [
+      `Still in HAProxy maintenance, out of the VIP: ${[...inMaint.values()].map((m) => `${m.balancer}: ${m.title.replace(/^HAProxy: (\S+) in maintenance.*$/, '$1')}`).join('; ')}.`,
+      'Run the renewal again to resume (its next steps put them back), or on each balancer:',
+      `echo 'set server ${HAPROXY_BACKEND}/<server> state ready' | socat stdio unix-connect:${HAPROXY_SOCKET}`,
+    ].join(' '));
+  }
   return { ...outcome, perNode: Object.entries(perNode).map(([host, t]) => ({ host, ...(t.seconds !== undefined ? { seconds: t.seconds } : {}) })) };
 }

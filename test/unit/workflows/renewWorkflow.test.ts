@@ -68,3 +68,37 @@ test('not confirmed: the plan was shown and asked about, nothing ran, no node ti
   assert.match(ui.confirms[0]!.message, /^Run \d+ steps on 3 hosts of labs-k8s\?$/);
   assert.match(ui.confirms[0]!.detail!, /^Certificate renewal of labs-k8s\./);
 });
+
+test('a run that fails after a node\'s server went into HAProxy maintenance says which servers are still out of the VIP, and both ways back', async () => {
+  const withLbs = { ...inv, hosts: [...inv.hosts, { name: 'lb1', address: '10.3.60.50', roles: ['loadbalancer' as const] }, { name: 'lb2', address: '10.3.60.56', roles: ['loadbalancer' as const] }] };
+  const ran: string[] = [];
+  const ssh = new EtcdHosts({
+    leader: 'm01',
+    extra: (host, text) => {
+      if (host.startsWith('lb')) return (ran.push(`${host}: ${/state (maint|ready)/.exec(text)?.[0] ?? 'check'}`), ok(''));
+      if (text.includes('kw-file')) {
+        const marked = text.replace(/'\/(etc|var)\//g, `'${pki.root}/$1/`).replace(/ \/(etc|var)\//g, ` ${pki.root}/$1/`);
+        return ok(execFileSync('sh', ['-c', marked], { encoding: 'utf8' }).split(pki.root).join(''));
+      }
+      if (text.includes('cat /etc/kubernetes/pki/apiserver.crt')) return ok(pki.read('/etc/kubernetes/pki/apiserver.crt'));
+      if (text.includes('kubeadm certs renew all')) return ok('');
+      // etcd does not come back on m01: its restart step fails.
+      if (text.includes("--name '^etcd$'")) return { code: 1, signal: null, stdout: '', stderr: 'crictl: the runtime does not answer' };
+      return undefined;
+    },
+  });
+  const ui = new ScriptedUi({ confirm: (r) => r.actions[0] });
+  const out = await renewWorkflow(ui, {
+    deps: { inventory: withLbs, ssh, served: async () => served, readyz: async () => true },
+    loginUser: () => 'root', hosts: [], planOnly: false,
+    run: { stateDir: join(mkdtempSync(join(tmpdir(), 'kw-renew-wf-')), 'state'), ssh: Object.assign(ssh, { loginUser: () => 'root' }), maxParallelHosts: 1, again: { resume: 'r', startOver: 's' } },
+  });
+  assert.ok(out.kind === 'ran' && !out.result.ok, JSON.stringify(out));
+  assert.ok(ran.includes('lb1: state maint') && ran.includes('lb2: state maint'), ran.join('\n'));
+  assert.ok(!ran.some((r) => r.endsWith('state ready')), 'the run stopped before any ready step');
+  const warning = ui.messages('warning').find((m) => m.startsWith('Still in HAProxy maintenance'));
+  assert.ok(warning, ui.transcript.join('\n'));
+  assert.match(warning, /lb1: \S+; lb2: \S+\./);
+  assert.match(warning, /Run the renewal again to resume/);
+  assert.match(warning, /echo 'set server kubernetes-master-nodes\/<server> state ready' \| socat stdio unix-connect:\/run\/haproxy\/admin\.sock/);
+});
