@@ -39,6 +39,23 @@ interface Connection { context: string; server: string; transport: TimelineTrans
 export interface TimelineDeps {
   connect?: (opts: { kubeconfig: string; context: string; inventory: Inventory }) => Promise<Connection>;
   openSsh?: (inventory: Inventory) => { remote: RemoteExec; close(): Promise<void> };
+  /** Calls `stop` on the user's Ctrl-C (the first one: a second one ends the process as usual); returns the unhook. */
+  onInterrupt?: (stop: () => void) => () => void;
+}
+
+/** SIGINT/SIGTERM once: the handler removes itself, so a second Ctrl-C kills the process. */
+function onCtrlC(stop: () => void): () => void {
+  const handler = (): void => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+    stop();
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
 }
 
 export async function runTimelineVerb(argv: string[], io: CliIo, deps: TimelineDeps = {}): Promise<number> {
@@ -81,7 +98,18 @@ export async function runTimelineVerb(argv: string[], io: CliIo, deps: TimelineD
     const target: PodTarget = { namespace: 'default', name: (flags.name as string | undefined) ?? `timeline-${Date.now().toString(36)}`, create: { image, ...(nodeName ? { node: nodeName } : {}) } };
     if (!flags.json) io.stderr(`kubectl run ${target.name} --image=${image}${nodeName ? ` on ${nodeName}` : ''}: waiting for Ready…\n`);
     const timeoutMs = Number((flags.timeout as string | undefined) ?? '180') * 1000;
-    const result = await capturePodTimeline(conn.transport, target, ssh ? { remote: ssh.remote, hosts: timelineHostsFor(inventory, conn.server) } : undefined, { timeoutMs, warn: (m) => io.stderr(`${m}\n`) });
+    const interrupted = new AbortController();
+    const unhook = (deps.onInterrupt ?? onCtrlC)(() => {
+      io.stderr(`interrupted: deleting the test pod ${target.name}…\n`);
+      interrupted.abort();
+    });
+    let result;
+    try {
+      result = await capturePodTimeline(conn.transport, target, ssh ? { remote: ssh.remote, hosts: timelineHostsFor(inventory, conn.server) } : undefined, { timeoutMs, warn: (m) => io.stderr(`${m}\n`), signal: interrupted.signal });
+    } finally {
+      unhook();
+    }
+    if (interrupted.signal.aborted) return EXIT_FAILED;
     for (const f of result.failures) io.stderr(`${f}\n`);
     const report = result.timeline && timelineReport(result.timeline);
     if (flags.json) io.stdout(JSON.stringify({ context: conn.context, server: conn.server, image, ready: result.settled, ...(report ?? { steps: [] }), failures: result.failures }, null, 2) + '\n');

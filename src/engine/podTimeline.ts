@@ -233,7 +233,8 @@ export interface CaptureResult {
  * One run, start to end: create the test pod, follow it to Ready, read the machines' logs when SSH is there,
  * and delete the pod (also after a failure or the timeout). What the CLI's `timeline` verb and the lab test use.
  */
-export async function capturePodTimeline(transport: TimelineTransport, target: PodTarget, ssh: TimelineSsh | undefined, opts: { timeoutMs: number; warn?: (m: string) => void }): Promise<CaptureResult> {
+/** `signal`: Ctrl-C on the CLI — the wait ends and the test pod is deleted like after a timeout. */
+export async function capturePodTimeline(transport: TimelineTransport, target: PodTarget, ssh: TimelineSsh | undefined, opts: { timeoutMs: number; warn?: (m: string) => void; signal?: AbortSignal }): Promise<CaptureResult> {
   const failures: string[] = [];
   let latest: Timeline | undefined;
   let done: (settled: boolean) => void = () => undefined;
@@ -252,6 +253,8 @@ export async function capturePodTimeline(transport: TimelineTransport, target: P
     if (/^creating pod/.test(m)) done(false);
   });
   const timer = setTimeout(() => done(false), opts.timeoutMs);
+  if (opts.signal?.aborted) done(false);
+  opts.signal?.addEventListener('abort', () => done(false), { once: true });
   try {
     const settled = await finished;
     return { timeline: latest, settled, failures };

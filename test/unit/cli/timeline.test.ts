@@ -156,3 +156,26 @@ test('a context that is not the inventory\'s cluster never dials the inventory\'
   const out = JSON.parse(io.out) as { steps: { source: string }[] };
   assert.ok(!out.steps.some((s) => s.source === 'audit' || s.source === 'journal'));
 });
+
+test('Ctrl-C while waiting for Ready: the wait ends and the test pod is deleted, exit 1', async () => {
+  const io = memoryIo();
+  const { deps, requests } = scriptedCluster();
+  let stop: (() => void) | undefined;
+  let unhooked = false;
+  const connect = deps.connect!;
+  const interrupting: TimelineDeps = {
+    ...deps,
+    // The user presses Ctrl-C right after the create was answered, before the pod is Ready.
+    connect: async (o) => {
+      const c = await connect(o);
+      const send = c.transport.send.bind(c.transport);
+      return { ...c, transport: Object.assign(Object.create(c.transport) as typeof c.transport, { send: async (...a: Parameters<typeof send>) => { const r = await send(...a); if (a[0] === 'POST') setTimeout(() => stop?.(), 0); return r; } }) };
+    },
+    onInterrupt: (s) => ((stop = s), () => (unhooked = true)),
+  };
+  assert.equal(await runTimelineVerb(['--inventory', INVENTORY, '--node', 'labs-k8s-w01', '--name', 'web', '--json'], io, interrupting), 1, io.err);
+  assert.match(io.err, /interrupted: deleting the test pod web/);
+  assert.match(requests.at(-1)!, /^DELETE \/api\/v1\/namespaces\/default\/pods\/web/);
+  assert.equal(io.out, '', 'no report of a run that was stopped');
+  assert.ok(unhooked, 'the Ctrl-C handler is removed afterwards');
+});
