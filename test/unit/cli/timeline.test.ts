@@ -169,11 +169,22 @@ test('Ctrl-C while waiting for Ready: the wait ends and the test pod is deleted,
     connect: async (o) => {
       const c = await connect(o);
       const send = c.transport.send.bind(c.transport);
-      return { ...c, transport: Object.assign(Object.create(c.transport) as typeof c.transport, { send: async (...a: Parameters<typeof send>) => { const r = await send(...a); if (a[0] === 'POST') setTimeout(() => stop?.(), 0); return r; } }) };
+      // A pod that never gets Ready (its watch stays silent): only the Ctrl-C can end the wait before --timeout.
+      const transport = Object.assign(Object.create(c.transport) as typeof c.transport, {
+        watch: () => () => undefined,
+        send: async (...a: Parameters<typeof send>) => {
+          const r = await send(...a);
+          if (a[0] === 'POST') setTimeout(() => stop?.(), 0);
+          return r;
+        },
+      });
+      return { ...c, transport };
     },
     onInterrupt: (s) => ((stop = s), () => (unhooked = true)),
   };
-  assert.equal(await runTimelineVerb(['--inventory', INVENTORY, '--node', 'labs-k8s-w01', '--name', 'web', '--json'], io, interrupting), 1, io.err);
+  const t0 = Date.now();
+  assert.equal(await runTimelineVerb(['--inventory', INVENTORY, '--node', 'labs-k8s-w01', '--name', 'web', '--timeout', '60', '--json'], io, interrupting), 1, io.err);
+  assert.ok(Date.now() - t0 < 20_000, `the wait ended at the Ctrl-C, not at --timeout (${Date.now() - t0} ms)`);
   assert.match(io.err, /interrupted: deleting the test pod web/);
   assert.match(requests.at(-1)!, /^DELETE \/api\/v1\/namespaces\/default\/pods\/web/);
   assert.equal(io.out, '', 'no report of a run that was stopped');
