@@ -112,8 +112,9 @@ export async function offeredTargets(deps: UpgradeDeps): Promise<{ current?: Kub
 
 async function readImages(deps: UpgradeDeps, host: string, source: TargetSource, target: KubeVersion, repository: string | undefined): Promise<Pick<UpgradeFacts, 'images' | 'imagesError'>> {
   if (!source.packagesIndexUrl) return { imagesError: `the ${minorOf(target)} package source is not a flat repository: its kubeadm cannot be asked which images it pulls` };
+  if (!source.signedBy) return { imagesError: `the ${minorOf(target)} package source (${source.kubernetesApt}) names no signed-by keyring: its InRelease cannot be verified, so its kubeadm is not run` };
   const base = source.packagesIndexUrl.replace(/Packages$/, '');
-  const list = await root(deps, host, targetImagesCommand(source.packagesIndexUrl, `${target.major}.${target.minor}.${target.patch}`, base, repository), 6 * 60_000);
+  const list = await root(deps, host, targetImagesCommand(source.packagesIndexUrl, `${target.major}.${target.minor}.${target.patch}`, base, repository, source.signedBy), 6 * 60_000);
   if (list.code !== 0) return { imagesError: `the ${formatVersion(target)} kubeadm could not list its images on ${host}: ${list.stderr.trim().split('\n').slice(-2).join(' ')}` };
   const lines = list.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
   const refs = lines.map(parseImageRef);

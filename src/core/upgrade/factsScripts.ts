@@ -115,28 +115,38 @@ export function parseClusterFacts(stdout: string): ClusterFacts {
 
 const IMAGES_SCRIPT = [
   't=$(mktemp -d) || exit 1; trap \'rm -rf "$t"\' EXIT',
-  `${INDEX} || { echo "cannot download $1" >&2; exit 3; }`,
+  // apt's own chain of trust, link by link: InRelease signed by the source's keyring, the Packages index by the
+  // InRelease's SHA256, the .deb by the index's. A link that does not hold refuses before anything is unpacked.
+  'curl -fsSL --retry 2 --max-time 60 "$3InRelease" -o "$t/InRelease" || { echo "cannot download $3InRelease" >&2; exit 3; }',
+  'gpgv --keyring "$5" --output "$t/Release" "$t/InRelease" >/dev/null 2>&1 || { echo "the InRelease of $3 is not signed by a key in $5" >&2; exit 3; }',
+  'sums=$(awk \'/^[^ ]/ { s = ($1 == "SHA256:") } s && /^ / && ($3 == "Packages" || $3 == "Packages.gz") { print $3, $1 }\' "$t/Release")',
+  'ph=$(echo "$sums" | awk \'$1 == "Packages" { print $2; exit }\'); gh=$(echo "$sums" | awk \'$1 == "Packages.gz" { print $2; exit }\')',
+  'if [ -n "$ph" ] && curl -fsSL --retry 2 --max-time 60 "$1" -o "$t/Packages" 2>/dev/null; then echo "$ph  $t/Packages" | sha256sum -c --status || { echo "$1 does not match the SHA256 of the signed InRelease" >&2; exit 3; }',
+  'elif [ -n "$gh" ] && curl -fsSL --retry 2 --max-time 60 "$1.gz" -o "$t/Packages.gz" 2>/dev/null; then echo "$gh  $t/Packages.gz" | sha256sum -c --status || { echo "$1.gz does not match the SHA256 of the signed InRelease" >&2; exit 3; }; gzip -dc "$t/Packages.gz" >"$t/Packages" || exit 3',
+  'else echo "cannot download $1 with a SHA256 in the signed InRelease" >&2; exit 3; fi',
   // Paragraph mode: one stanza per record, whatever the order of its fields.
-  'set -- "$@" $(echo "$idx" | awk -v v="$2-" \'BEGIN { RS = "" } { p = ver = f = h = ""; n = split($0, l, "\\n"); for (i = 1; i <= n; i++) { k = l[i]; sub(/:.*/, "", k); x = l[i]; sub(/^[^:]*:[ \\t]*/, "", x); if (k == "Package") p = x; else if (k == "Version") ver = x; else if (k == "Filename") f = x; else if (k == "SHA256") h = x } if (p == "kubeadm" && index(ver, v) == 1) { print f, h; exit } }\')',
-  'f=$5; h=$6; [ -n "$f" ] && [ -n "$h" ] || { echo "the package index offers no kubeadm $2 (with its SHA256)" >&2; exit 3; }',
+  'set -- "$@" $(awk -v v="$2-" \'BEGIN { RS = "" } { p = ver = f = h = ""; n = split($0, l, "\\n"); for (i = 1; i <= n; i++) { k = l[i]; sub(/:.*/, "", k); x = l[i]; sub(/^[^:]*:[ \\t]*/, "", x); if (k == "Package") p = x; else if (k == "Version") ver = x; else if (k == "Filename") f = x; else if (k == "SHA256") h = x } if (p == "kubeadm" && index(ver, v) == 1) { print f, h; exit } }\' "$t/Packages")',
+  'f=$6; h=$7; [ -n "$f" ] && [ -n "$h" ] || { echo "the package index offers no kubeadm $2 (with its SHA256)" >&2; exit 3; }',
   'f=${f#./}; case "$f" in *..*) echo "unexpected file name $f" >&2; exit 3;; esac',
   'curl -fsSL --retry 2 --max-time 300 "$3$f" -o "$t/kubeadm.deb" || exit 3',
   'echo "$h  $t/kubeadm.deb" | sha256sum -c --status || { echo "kubeadm package $f does not match the SHA256 of the index" >&2; exit 3; }',
   'dpkg-deb -x "$t/kubeadm.deb" "$t/x" && chmod -R a+rX "$t" || exit 3',
-  // Only asked for a list: as nobody, so a package fetched outside apt\'s signature check never runs as root.
+  // Only asked for a list: as nobody all the same, so even a signed package never runs as root here.
   'as=""; if [ "$(id -u)" = 0 ]; then as="setpriv --reuid=65534 --regid=65534 --clear-groups --"; fi',
   'if [ -n "$4" ]; then HOME=/ $as "$t/x/usr/bin/kubeadm" config images list --kubernetes-version "v$2" --image-repository "$4"; else HOME=/ $as "$t/x/usr/bin/kubeadm" config images list --kubernetes-version "v$2"; fi',
 ].join('\n');
 
 /**
  * The images the target's own kubeadm pulls (its etcd, CoreDNS and pause versions are its own, not the installed
- * kubeadm's): its package is unpacked into a temporary folder on the node, asked, and removed — nothing installed.
+ * kubeadm's): its package, verified as apt would (InRelease signed by `keyring`, the source's signed-by), is
+ * unpacked into a temporary folder on the node, asked, and removed — nothing installed.
  */
-export function targetImagesCommand(indexUrl: string, version: string, repoBase: string, imageRepository: string | undefined): RemoteCommand {
+export function targetImagesCommand(indexUrl: string, version: string, repoBase: string, imageRepository: string | undefined, keyring: string): RemoteCommand {
   for (const u of [indexUrl, repoBase]) if (urlProblem(u, false)) throw new Error(`${u} ${urlProblem(u, false)}`);
   if (!parseVersion(version) || !/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`bad version ${version}`);
   if (imageRepository !== undefined && !/^[A-Za-z0-9][A-Za-z0-9.:_/-]*$/.test(imageRepository)) throw new Error(`image repository ${imageRepository} is not a registry path`);
-  return sh`sh -c ${IMAGES_SCRIPT} kw ${indexUrl} ${version} ${repoBase.endsWith('/') ? repoBase : `${repoBase}/`} ${imageRepository ?? ''}`;
+  if (!keyring.startsWith('/') || /\s/.test(keyring)) throw new Error(`keyring ${keyring} is not an absolute path`);
+  return sh`sh -c ${IMAGES_SCRIPT} kw ${indexUrl} ${version} ${repoBase.endsWith('/') ? repoBase : `${repoBase}/`} ${imageRepository ?? ''} ${keyring}`;
 }
 
 export interface ImageRef {

@@ -18,6 +18,8 @@ export interface TargetSource {
   kubernetesAptKey?: string;
   /** Where a flat repository's package index is (`<uri>Packages`), for the preflight's read from each node. */
   packagesIndexUrl?: string;
+  /** The line's signed-by keyring (as prepare writes it on every node): what the source's InRelease is checked against. */
+  signedBy?: string;
 }
 
 const MINOR_SEGMENT = /\/v\d+\.\d+\//g;
@@ -38,7 +40,7 @@ export function targetPackageSource(inv: Inventory, target: KubeVersion): Target
   const switched = { ...parsed, uri: line ? switchMinor(parsed.uri, minor, 'the package source') : parsed.uri };
   const again = parseAptLine(renderAptLine(switched));
   if (typeof again === 'string') throw new Error(`the ${minor} package source ${again}`);
-  const out: TargetSource = { kubernetesApt: renderAptLine(again) };
+  const out: TargetSource = { kubernetesApt: renderAptLine(again), ...(again.signedBy ? { signedBy: again.signedBy } : {}) };
   const keyUrl = line ? (key ? switchMinor(key, minor, 'the package key') : undefined) : DEFAULT_KUBERNETES_APT_KEY(minor);
   if (keyUrl) {
     const bad = downloadUrl(keyUrl);

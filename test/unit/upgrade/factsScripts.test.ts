@@ -20,6 +20,7 @@ let server: Server;
 let base = '';
 const root = mkdtempSync(join(tmpdir(), 'kw-upgrade-facts-'));
 const requests: string[] = [];
+const keyring = join(root, 'kubernetes-apt-keyring.gpg');
 
 before(async () => {
   // A kubeadm package whose binary prints what `kubeadm config images list` prints for its arguments.
@@ -37,10 +38,34 @@ before(async () => {
   const index = ['kubeadm', 'kubelet', 'kubectl'].flatMap((p) => [stanza(p, '1.34.11-1.1', '0'.repeat(64)), stanza(p, '1.34.12-1.1', p === 'kubeadm' ? sha : '0'.repeat(64))]).join('\n');
   const tampered = index.replace(sha, 'f'.repeat(64));
   const gz = gzipSync(index.replace(/1\.34\./g, '1.33.'));
+  // A throw-away signing key, its public half as a binary keyring (what prepare's `gpg --dearmor` writes), and a
+  // second key apt does not trust. InRelease lists an MD5Sum before the SHA256 section, as apt-ftparchive writes it.
+  const gnupg = join(root, 'gnupg');
+  mkdirSync(gnupg, { mode: 0o700 });
+  const gpg = (args: string[], input?: string) => execFileSync('gpg', ['--homedir', gnupg, '--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { input, stdio: ['pipe', 'pipe', 'ignore'] });
+  gpg(['--quick-gen-key', 'trusted <trusted@example.invalid>', 'ed25519', 'sign', 'never']);
+  gpg(['--quick-gen-key', 'stranger <stranger@example.invalid>', 'ed25519', 'sign', 'never']);
+  writeFileSync(keyring, gpg(['--export', 'trusted@example.invalid']));
+  const inRelease = (packages: string, signer: string) => {
+    const h = createHash('sha256').update(packages).digest('hex');
+    const release = `Origin: test\nLabel: test\nMD5Sum:\n ${'0'.repeat(32)} ${packages.length} Packages\nSHA256:\n ${h} ${packages.length} Packages\n`;
+    return gpg(['--local-user', signer, '--clearsign'], release);
+  };
+  const signed = inRelease(index, 'trusted@example.invalid');
+  const signedTampered = inRelease(tampered, 'trusted@example.invalid');
+  const strangers = inRelease(index, 'stranger@example.invalid');
   server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
     if (req.url === '/kubernetes/core:/stable:/v1.34/deb/Packages') return void res.end(index);
+    if (req.url === '/kubernetes/core:/stable:/v1.34/deb/InRelease') return void res.end(signed);
+    if (req.url === '/tampered/InRelease') return void res.end(signedTampered);
     if (req.url === '/tampered/Packages') return void res.end(tampered);
+    if (req.url === '/stranger/InRelease') return void res.end(strangers);
+    if (req.url === '/stranger/Packages') return void res.end(index);
+    if (req.url === '/stranger/pool/kubeadm_1.34.12-1.1.deb') return void res.end(deb);
+    if (req.url === '/swapped/InRelease') return void res.end(signed);
+    if (req.url === '/swapped/Packages') return void res.end(tampered);
+    if (req.url === '/swapped/pool/kubeadm_1.34.12-1.1.deb') return void res.end(deb);
     if (req.url === '/tampered/pool/kubeadm_1.34.12-1.1.deb') return void res.end(deb);
     if (req.url === '/kubernetes/core:/stable:/v1.33/deb/Packages.gz') return void res.end(gz);
     if (req.url === '/kubernetes/core:/stable:/v1.34/deb/pool/kubeadm_1.34.12-1.1.deb') return void res.end(deb);
@@ -81,15 +106,27 @@ test('a node\'s facts: the target source\'s kubeadm, kubelet and kubectl version
 });
 
 test('the target\'s own kubeadm is unpacked and asked for its images, with the cluster\'s image repository', async () => {
-  const r = await run(targetImagesCommand(`${base}/kubernetes/core:/stable:/v1.34/deb/Packages`, '1.34.12', `${base}/kubernetes/core:/stable:/v1.34/deb/`, 'registry.lab.internal:5000'));
+  const r = await run(targetImagesCommand(`${base}/kubernetes/core:/stable:/v1.34/deb/Packages`, '1.34.12', `${base}/kubernetes/core:/stable:/v1.34/deb/`, 'registry.lab.internal:5000', keyring));
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(r.stdout.trim().split('\n'), ['registry.lab.internal:5000/kube-apiserver:v1.34.12', 'registry.lab.internal:5000/etcd:3.6.4-0', 'registry.lab.internal:5000/coredns/coredns:v1.12.1']);
-  const none = await run(targetImagesCommand(`${base}/kubernetes/core:/stable:/v1.34/deb/Packages`, '1.34.13', `${base}/kubernetes/core:/stable:/v1.34/deb/`, undefined));
+  const none = await run(targetImagesCommand(`${base}/kubernetes/core:/stable:/v1.34/deb/Packages`, '1.34.13', `${base}/kubernetes/core:/stable:/v1.34/deb/`, undefined, keyring));
   assert.equal(none.code, 3);
   assert.match(none.stderr, /offers no kubeadm 1\.34\.13/);
-  const bad = await run(targetImagesCommand(`${base}/tampered/Packages`, '1.34.12', `${base}/tampered/`, undefined));
+  const bad = await run(targetImagesCommand(`${base}/tampered/Packages`, '1.34.12', `${base}/tampered/`, undefined, keyring));
   assert.equal(bad.code, 3, 'a package that is not the one the index names is never run');
   assert.match(bad.stderr, /does not match the SHA256 of the index/);
+});
+
+test('apt\'s chain of trust: an InRelease signed by a key outside the source\'s keyring, or an index it does not name, refuses before any package is fetched', async () => {
+  const stranger = await run(targetImagesCommand(`${base}/stranger/Packages`, '1.34.12', `${base}/stranger/`, undefined, keyring));
+  assert.equal(stranger.code, 3);
+  assert.match(stranger.stderr, /the InRelease of http:\/\/127\.0\.0\.1:\d+\/stranger\/ is not signed by a key in .*kubernetes-apt-keyring\.gpg/);
+  assert.equal(stranger.stdout, '', 'nothing ran');
+  const swapped = await run(targetImagesCommand(`${base}/swapped/Packages`, '1.34.12', `${base}/swapped/`, undefined, keyring));
+  assert.equal(swapped.code, 3);
+  assert.match(swapped.stderr, /swapped\/Packages does not match the SHA256 of the signed InRelease/);
+  assert.deepEqual(requests.filter((r) => /\/(stranger|swapped)\/pool\//.test(r)), [], 'no package was even downloaded');
+  assert.throws(() => targetImagesCommand(`${base}/stranger/Packages`, '1.34.12', `${base}/stranger/`, undefined, 'keyring.gpg'), /not an absolute path/);
 });
 
 test('the registry check: present, missing (named), credentials wanted (not refused), through the inventory\'s mirror', async () => {

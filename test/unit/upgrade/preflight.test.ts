@@ -91,6 +91,8 @@ test('the target\'s package source: the inventory\'s per-minor line switched to 
   assert.equal(s.kubernetesApt, 'deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] http://10.3.60.1:8080/kubernetes/core:/stable:/v1.34/deb/ /');
   assert.equal(s.kubernetesAptKey, 'http://10.3.60.1:8080/kubernetes/core:/stable:/v1.34/deb/Release.key');
   assert.equal(s.packagesIndexUrl, 'http://10.3.60.1:8080/kubernetes/core:/stable:/v1.34/deb/Packages');
+  assert.equal(s.signedBy, '/etc/apt/keyrings/kubernetes-apt-keyring.gpg', 'the keyring its InRelease is verified with');
+  assert.equal(targetPackageSource(lab(labText.replace('[signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] ', '')), target).signedBy, undefined);
   const flat = lab(labText.replace(/kubernetes\/core:\/stable:\/v1\.33\/deb\/ \//, 'kubernetes/all/ /'));
   assert.throws(() => targetPackageSource(flat, target), /not split per minor version/);
   const none = lab(labText.replace(/ {4}kubernetesApt:.*\n {4}kubernetesAptKey:.*\n/, '').replace('  packages:\n', ''));
