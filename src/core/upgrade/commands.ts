@@ -39,6 +39,18 @@ export function staticPodsAtTarget(v: KubeVersion): RemoteCommand {
   return sh`for c in ${MANIFESTS}; do grep -Eq "image: .*/$c:${raw(formatVersion(v).replace(/\./g, '\\.'))}\$" /etc/kubernetes/manifests/$c.yaml 2>/dev/null || exit 1; done`;
 }
 
+/**
+ * Exits 0 when the cluster-wide part of `kubeadm upgrade apply` is at the target too: the kubeadm-config
+ * ConfigMap's ClusterConfiguration names the version (the upload-config phase, which the other nodes' `upgrade
+ * node` reads) and kube-proxy runs its image (the addon phase, the last). Apply's phases run after the manifests
+ * change, so a run killed between them leaves manifests at the target and this not; apply is safe to run again.
+ * A cluster without kube-proxy (another CNI replaces it) has no DaemonSet to ask.
+ */
+export function clusterConfigAtTarget(v: KubeVersion): RemoteCommand {
+  const want = formatVersion(v);
+  return sh`c=$(${KUBECTL} -n kube-system get cm kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' --request-timeout=15s) && test "$(echo "$c" | sed -n 's/^kubernetesVersion:[[:space:]]*//p' | tr -d '\\042\\047[:space:]')" = ${want} && p=$(${KUBECTL} -n kube-system get ds kube-proxy --ignore-not-found -o jsonpath='{.spec.template.spec.containers[0].image}' --request-timeout=15s) && { test -z "$p" || echo "$p" | grep -q ${`:${want}$`}; }`;
+}
+
 /** Prints `at-target=yes` or `at-target=no` (a gate's capture: later steps of the node skip on yes). */
 export function reportAtTarget(check: RemoteCommand): RemoteCommand {
   return sh`if ${check}; then echo at-target=yes; else echo at-target=no; fi`;

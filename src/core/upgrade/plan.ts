@@ -23,7 +23,7 @@ import { all, sameContent, sourcesOffer } from '../phases/checks';
 import type { PhasePlan, Plan, RunValues, Step } from '../plan/types';
 import { and, raw, sh } from '../ssh/command';
 import {
-  clusterAtTarget, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
+  clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
   ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, staticPodsAtTarget, upgradePackages,
 } from './commands';
 import { serverIs, setServerState } from '../nodes/commands';
@@ -116,11 +116,15 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
   const balancers = hostsWithRole(inv, 'loadbalancer');
   const server = serverOf(inv, host.name);
   const v = formatVersion(target);
+  // On the first node, `upgrade apply` is done only when its cluster-wide phases are too, not just its manifests.
+  const upgraded = index === 0 ? and(staticPodsAtTarget(target), clusterConfigAtTarget(target)) : staticPodsAtTarget(target);
   const steps: Step[] = [
     step(host.name, 'at-target', {
-      title: `Are ${host.name}'s static pods at ${v} already? (the HAProxy and kubeadm steps of a node at the target are skipped)`,
+      title: index === 0
+        ? `Are ${host.name}'s static pods, the kubeadm-config ClusterConfiguration and kube-proxy at ${v} already? (the HAProxy and kubeadm steps are skipped when they are)`
+        : `Are ${host.name}'s static pods at ${v} already? (the HAProxy and kubeadm steps of a node at the target are skipped)`,
       rerun: GATE,
-      run: reportAtTarget(staticPodsAtTarget(target)),
+      run: reportAtTarget(upgraded),
       capture: captureAtTarget(host.name),
     }),
     step(first.name, `etcd-before-${host.name}`, {
@@ -158,7 +162,7 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
   steps.push(step(host.name, 'kubeadm-upgrade', {
     title: index === 0 ? `kubeadm upgrade apply ${v}` : 'kubeadm upgrade node',
     why: index === 0 ? 'Upgrades this node\'s static pods, the cluster\'s configuration and the CoreDNS and kube-proxy add-ons.' : 'Upgrades this node\'s static pods to the version the first node set in the cluster\'s configuration.',
-    check: staticPodsAtTarget(target),
+    check: upgraded,
     run: index === 0 ? kubeadmUpgradeApply(target, ignore) : kubeadmUpgradeNode(ignore),
     timeoutMs: 30 * 60_000,
   }));

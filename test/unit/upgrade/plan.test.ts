@@ -100,12 +100,15 @@ function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] =
   const cordoned = new Set<string>();
   const changes: string[] = [];
   const has = (node: string, k: string) => done.has(`${node}:${k}`);
+  // `node:manifests`: kubeadm's control-plane phase finished, its later phases (upload-config, addon) did not. A
+  // command that asks the kubeadm-config ConfigMap sees that; one that reads only the manifests does not.
+  const upgraded = (node: string, text: string) => has(node, 'kubeadm-upgrade') || (has(node, 'manifests') && !text.includes('kubeadm-config'));
   const executor: StepExecutor = {
     async exec(host, command, io) {
       const k = `${host}\0${command.text}`;
       const run = byRun.get(k);
       if (run && /at-target=yes/.test(command.text)) {
-        io.onStdout?.(has(host, 'kubeadm-upgrade') ? 'at-target=yes\n' : 'at-target=no\n');
+        io.onStdout?.(upgraded(host, command.text) ? 'at-target=yes\n' : 'at-target=no\n');
         return { code: 0 };
       }
       if (run && !READS.test(key(run))) {
@@ -125,6 +128,7 @@ function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] =
         case 'etcd-snapshot': return ok([...CPS, ...WORKERS].every((n) => has(n, 'kubelet-restart')));
         case 'drain': case 'kubeadm-upgrade-node': return ok(has(node, 'kubelet-restart'));
         case 'uncordon': return ok(!cordoned.has(node));
+        case 'kubeadm-upgrade': return ok(upgraded(node, command.text));
         default:
           if (key(step).startsWith('haproxy-ready-')) return ok(!maint.has(`${host}:${node}`));
           return ok(has(node, key(step)));
@@ -203,4 +207,16 @@ test('killed after kubeadm upgrade node finished but before the ready step: the 
   assert.ok(!model.changes.includes('labs-k8s-m02:kubeadm-upgrade'), 'not upgraded twice');
   assert.ok(!model.changes.some((c) => c.includes('haproxy-maint-labs-k8s-m02')), 'not taken out again');
   assert.ok(model.changes.includes('labs-k8s-balancer:haproxy-ready-labs-k8s-m02'));
+});
+
+test('killed during kubeadm upgrade apply after the manifests changed but before upload-config: the resumed run applies again before any other node', async () => {
+  const left = BALANCERS.map((b) => `${b}:labs-k8s-m01`);
+  const model = clusterModel(planOf(1), [], [], left, ['labs-k8s-m01:manifests', 'labs-k8s-m01:kubeadm-package', 'labs-k8s-m01:package-source']);
+  const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
+  const result = await run(plan, model.executor);
+  assert.equal(result.ok, true, result.failed?.error);
+  const apply = model.changes.indexOf('labs-k8s-m01:kubeadm-upgrade');
+  assert.ok(apply >= 0, `apply is run again:\n${model.changes.join('\n')}`);
+  assert.ok(apply < model.changes.indexOf('labs-k8s-m02:kubeadm-upgrade'), 'before the next node reads the cluster configuration');
+  assert.equal(model.maint.size, 0, 'no server is left in maintenance');
 });
