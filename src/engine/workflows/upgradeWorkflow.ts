@@ -5,7 +5,9 @@
  * question, sudo password, progress, cancel and resume), a failed step's output matched against the known failure
  * signatures and explained, and the report: time per node, and kubeadm's backups left in /etc/kubernetes/tmp.
  */
+import { haproxyServerNames, HAPROXY_BACKEND } from '../../core/generate/haproxy';
 import { describeError } from '../../core/live/errors';
+import { HAPROXY_SOCKET } from '../../core/nodes/commands';
 import { renderPlan } from '../../core/plan/types';
 import type { UpgradeHooks } from '../../core/upgrade/plan';
 import { renderFindings, versionTable, type UpgradeFinding } from '../../core/upgrade/preflight';
@@ -40,7 +42,14 @@ export type UpgradeOutcome =
   | { kind: 'invalid' | 'failed-to-read'; message: string }
   | { kind: 'refused'; message: string; findings: UpgradeFinding[] }
   | { kind: 'planned'; findings: UpgradeFinding[] }
-  | (PlanRunOutcome & { explanations: FailureSignature[]; perNode: { host: string; seconds: number }[]; backups: string[] });
+  | (PlanRunOutcome & { explanations: FailureSignature[]; perNode: { host: string; seconds: number }[]; backups: string[]; leftInMaintenance: LeftInMaintenance[] });
+
+/** An API server a stopped run took out of a balancer's backend (its maint step ran) and did not put back. */
+export interface LeftInMaintenance {
+  balancer: string;
+  node: string;
+  server: string;
+}
 
 const MAX_OUTPUT_PER_HOST = 64 * 1024;
 
@@ -106,6 +115,9 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
   const explanations: FailureSignature[] = [];
   /** Per node: the time of the steps about it (its gates on other hosts and balancers included), not the waits for other nodes. */
   const busy = new Map<string, number>();
+  /** `balancer\0node` whose maint step started (its command may have reached the socket) and whose ready step has not ended well. */
+  const maint = new Map<string, LeftInMaintenance>();
+  const servers = new Map(haproxyServerNames(inv).map((s) => [s.host, s.server]));
   const outcome = await planRunWorkflow(ui, {
     ...input.run,
     inventory: inv, plan: prep.plan, command: 'upgrade', title: `Upgrade of ${inv.cluster.name} to ${formatVersion(target)}`, planDocument: 'upgrade-plan.txt',
@@ -117,6 +129,8 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
       if (e.type === 'step-start') {
         current.set(e.step.host, e.step.id);
         output.set(e.step.host, '');
+        const node = e.step.about ?? e.step.host;
+        if (/\/haproxy-maint-[^/]+$/.test(e.step.id)) maint.set(`${e.step.host}\0${node}`, { balancer: e.step.host, node, server: servers.get(node) ?? node });
       }
       if (e.type === 'output') {
         output.set(e.host, ((output.get(e.host) ?? '') + e.text).slice(-MAX_OUTPUT_PER_HOST));
@@ -124,6 +138,8 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
       }
       if (e.type === 'step-end') {
         const node = e.step.about ?? e.step.host;
+        const isMaint = /\/haproxy-maint-[^/]+$/.test(e.step.id);
+        if ((isMaint && e.state === 'skipped') || (/\/haproxy-ready-[^/]+$/.test(e.step.id) && (e.state === 'done' || e.state === 'skipped'))) maint.delete(`${e.step.host}\0${node}`);
         if (!/\/(etcd-snapshot|kubeadm-backups)$/.test(e.step.id)) busy.set(node, (busy.get(node) ?? 0) + e.ms);
         if (e.state === 'failed') {
           const found = explainFailure(`${output.get(e.step.host) ?? ''}\n${e.error ?? ''}`);
@@ -135,7 +151,16 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
   });
   const perNode = [...busy].filter(([n]) => inv.hosts.some((h) => h.name === n && (h.roles.includes('control-plane') || h.roles.includes('worker')))).map(([host, ms]) => ({ host, seconds: ms / 1000 }));
   if (outcome.kind === 'ran' && outcome.result.ok) await ui.show('upgrade-report.md', report(formatVersion(target), perNode, backups));
-  return { ...outcome, explanations, perNode, backups };
+  const leftInMaintenance = [...maint.values()];
+  if (leftInMaintenance.length) await ui.message('warning', maintenanceNotice(leftInMaintenance), { modal: true });
+  return { ...outcome, explanations, perNode, backups, leftInMaintenance };
+}
+
+/** The servers out of the VIP after a stopped run, and both ways to put them back. */
+function maintenanceNotice(left: readonly LeftInMaintenance[]): string {
+  const where = left.map((l) => `${l.server} (${l.node}) on ${l.balancer}`).join(', ');
+  const commands = left.map((l) => `on ${l.balancer}: echo 'set server ${HAPROXY_BACKEND}/${l.server} state ready' | socat stdio unix-connect:${HAPROXY_SOCKET}`).join('; ');
+  return `The upgrade stopped with API servers in HAProxy maintenance, out of the VIP: ${where}. Run the upgrade again to resume (it puts them back once their node is at the target), or put them back by hand — ${commands}.`;
 }
 
 function failureReport(host: string, step: string, found: readonly FailureSignature[]): string {

@@ -115,6 +115,12 @@ test('kubeadm upgrade node fails with the etcd static Pod hash: the run stops th
   assert.match(ui.messages('error').at(-1)!, /failed at labs-k8s-m02: kubeadm upgrade node/);
   assert.ok(!hosts.ran.some((r) => r.includes('labs-k8s-m03: kubeadm upgrade node')), 'm03 is not touched after m02 failed');
   assert.ok(hosts.ran.some((r) => /^labs-k8s-balancer2: .*set server kubernetes-master-nodes\/labs-k8s-m02 state maint/.test(r)), 'm02 was taken out of HAProxy before its restart');
+  // m02 is left out of the VIP on both balancers (m01 went back): said, with both ways out.
+  assert.deepEqual(out.leftInMaintenance.map((l) => `${l.balancer} ${l.server}`), ['labs-k8s-balancer labs-k8s-m02', 'labs-k8s-balancer2 labs-k8s-m02']);
+  const notice = ui.messages('warning').find((m) => m.includes('HAProxy maintenance')) ?? '';
+  assert.match(notice, /labs-k8s-m02 \(labs-k8s-m02\) on labs-k8s-balancer, labs-k8s-m02 \(labs-k8s-m02\) on labs-k8s-balancer2\. Run the upgrade again to resume/);
+  assert.match(notice, /on labs-k8s-balancer2: echo 'set server kubernetes-master-nodes\/labs-k8s-m02 state ready' \| socat stdio unix-connect:\/run\/haproxy\/admin\.sock/);
+  assert.doesNotMatch(notice, /labs-k8s-m01/);
 });
 
 test('a run that goes through: every node timed, kubeadm\'s backups reported for clean-up', async () => {
@@ -124,5 +130,7 @@ test('a run that goes through: every node timed, kubeadm\'s backups reported for
   assert.ok(out.kind === 'ran' && out.result.ok && 'perNode' in out, JSON.stringify(out).slice(0, 300));
   assert.deepEqual(out.perNode.map((p) => p.host).sort(), ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03', 'labs-k8s-w01', 'labs-k8s-w02', 'labs-k8s-w03']);
   assert.equal(out.backups.length, 3);
+  assert.deepEqual(out.leftInMaintenance, []);
+  assert.ok(!ui.messages('warning').some((m) => m.includes('HAProxy maintenance')));
   assert.match(ui.documents.get('upgrade-report.md')!, /labs-k8s-m01: 1\.2M \/etc\/kubernetes\/tmp\/kubeadm-backup-etcd-/);
 });
