@@ -147,6 +147,18 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
       timeoutMs: 5 * 60_000,
     }));
   }
+  // Every balancer's gate before any maint: a stop at one must not leave this node out of another.
+  const others = hostsWithRole(inv, 'control-plane').filter((h) => h.name !== host.name).map((h) => serverOf(inv, h.name));
+  for (const b of others.length ? balancers : []) {
+    steps.push(step(b.name, `haproxy-others-up-${host.name}`, {
+      title: `HAProxy: every other API server (${others.join(', ')}) is UP before ${server} is taken out`,
+      about: host.name,
+      why: 'A server left in maintenance (an earlier run stopped half-way, or by hand) plus this one could leave the VIP with no API server.',
+      rerun: GATE,
+      skipWhen: skipAtTarget(host.name),
+      run: and(...others.map((o) => serverIs(HAPROXY_BACKEND, o, 'UP'))),
+    }));
+  }
   for (const b of balancers) {
     steps.push(step(b.name, `haproxy-maint-${host.name}`, {
       title: `HAProxy: ${server} in maintenance (no new connection goes to ${host.name}'s API server while it restarts)`,

@@ -111,6 +111,12 @@ function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] =
         io.onStdout?.(upgraded(host, command.text) ? 'at-target=yes\n' : 'at-target=no\n');
         return { code: 0 };
       }
+      if (run && key(run).startsWith('haproxy-others-up-')) {
+        const node = run.about ?? run.host;
+        const out = [...maint].filter((m) => m.startsWith(`${host}:`) && m !== `${host}:${node}`);
+        if (out.length) io.onStderr?.(`${out.join(', ')} is MAINT\n`);
+        return { code: out.length ? 1 : 0 };
+      }
       if (run && !READS.test(key(run))) {
         const node = run.about ?? run.host;
         changes.push(`${host}:${key(run)}`);
@@ -219,4 +225,14 @@ test('killed during kubeadm upgrade apply after the manifests changed but before
   assert.ok(apply >= 0, `apply is run again:\n${model.changes.join('\n')}`);
   assert.ok(apply < model.changes.indexOf('labs-k8s-m02:kubeadm-upgrade'), 'before the next node reads the cluster configuration');
   assert.equal(model.maint.size, 0, 'no server is left in maintenance');
+});
+
+test('a server left in maintenance by an earlier run: the next node is not taken out of that balancer, the run stops at the gate', async () => {
+  const model = clusterModel(planOf(1), [], [], ['labs-k8s-balancer2:labs-k8s-m03']);
+  const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
+  const result = await run(plan, model.executor);
+  assert.equal(result.ok, false);
+  assert.equal(result.failed?.step.id, 'upgrade/labs-k8s-balancer2/haproxy-others-up-labs-k8s-m01');
+  assert.ok(!model.changes.some((c) => c.includes('haproxy-maint-labs-k8s-m01')), `not out of any balancer:\n${model.changes.join('\n')}`);
+  assert.ok(!model.changes.includes('labs-k8s-m01:kubeadm-upgrade'));
 });
