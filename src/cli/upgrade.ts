@@ -1,6 +1,6 @@
 /**
  * `kubeadm-workbench upgrade --inventory F --to VERSION --backup-dir DIR [--plan] [--yes] [--fresh] [--max-unavailable N]
- * [--drain-timeout 300s] [--kubeconfig F] [--context N]`: a kubeadm upgrade of the whole cluster, one minor (or a patch)
+ * [--drain-timeout 300s] [--delete-emptydir-data] [--kubeconfig F] [--context N]`: a kubeadm upgrade of the whole cluster, one minor (or a patch)
  * at a time. The preflight (every node's versions, etcd, the target's packages and images, removed APIs) is printed
  * first and refuses before anything changes; --plan stops after the plan. The run takes an etcd snapshot into DIR
  * (outside any git work tree), then upgrades the control plane one node at a time behind HAProxy, then the kubelets;
@@ -23,11 +23,12 @@ import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
 
-const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, to: 'string', 'backup-dir': 'string', 'max-unavailable': 'string', 'drain-timeout': 'string', kubeconfig: 'string', context: 'string' };
+const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, to: 'string', 'backup-dir': 'string', 'max-unavailable': 'string', 'drain-timeout': 'string', 'delete-emptydir-data': 'boolean', kubeconfig: 'string', context: 'string' };
 
 export const UPGRADE_USAGE =
-  'usage: kubeadm-workbench upgrade --inventory FILE --to VERSION --backup-dir DIR [--plan] [--yes] [--fresh] [--max-unavailable N] [--drain-timeout 300s]\n' +
+  'usage: kubeadm-workbench upgrade --inventory FILE --to VERSION --backup-dir DIR [--plan] [--yes] [--fresh] [--max-unavailable N] [--drain-timeout 300s] [--delete-emptydir-data]\n' +
   '                                 [--kubeconfig F] [--context N] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n' +
+  '  --delete-emptydir-data: the drains evict pods with emptyDir volumes and that data is lost (without it such a pod stops the run at its node\'s drain)\n' +
   '  VERSION: the next minor (1.34.12 from 1.33.x) or a patch of the current one; DIR: where the pre-upgrade etcd snapshot goes (outside any git work tree)\n';
 
 export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
@@ -65,7 +66,7 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   try {
     const hooks = upgradeHooks({
       backup: { inventory, ssh: pool, become: session.become }, backupDir: resolve((flags['backup-dir'] as string | undefined) ?? '.'), cluster,
-      ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), say: (l) => io.stderr(`.. ${l}\n`),
+      ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), deleteEmptyDirData: Boolean(flags['delete-emptydir-data']), say: (l) => io.stderr(`.. ${l}\n`),
     });
     const outcome = await upgradeWorkflow(ui, {
       deps: { inventory, ssh: pool }, loginUser: (h) => pool.loginUser(h), target: flags.to as string, maxUnavailable,

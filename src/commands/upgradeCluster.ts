@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import { createDrainCluster } from '../adapters/kube/drain';
 import { upgradeHooks } from '../engine/upgrade';
 import { upgradeWorkflow } from '../engine/workflows/upgradeWorkflow';
@@ -18,6 +19,11 @@ export const upgradeCluster = defineCommand({ trust: 'upgrade Kubernetes on ever
     const { loaded, inv, folder, conn } = ctx;
     const backupDir = await pickBackupFolder('Keep the pre-upgrade snapshot here');
     if (!backupDir) return;
+    const emptyDir = await vscode.window.showQuickPick([
+      { label: 'Stop at a pod with emptyDir data', description: 'the drain\'s default', value: false },
+      { label: 'Delete emptyDir data', description: '--delete-emptydir-data', detail: 'Pods with emptyDir volumes are evicted during the drains and the data in those volumes is LOST.', value: true },
+    ], { title: 'Upgrade: pods with emptyDir volumes on a node being drained' });
+    if (!emptyDir) return;
     const pool = ctx.sessions.open(inv, folder);
     try {
       let password: string | undefined;
@@ -25,7 +31,7 @@ export const upgradeCluster = defineCommand({ trust: 'upgrade Kubernetes on ever
       const cluster = async () => createDrainCluster(conn.transport, { readEtcd: () => conn.readEtcd(), inventory: inv });
       await upgradeWorkflow(editorUi(ctx.reports), {
         deps: { inventory: inv, ssh: pool }, loginUser: (h) => pool.loginUser(h),
-        hooks: upgradeHooks({ backup: { inventory: inv, ssh: pool, become }, backupDir, cluster }),
+        hooks: upgradeHooks({ backup: { inventory: inv, ssh: pool, become }, backupDir, cluster, deleteEmptyDirData: emptyDir.value }),
         run: editorPlanRun(pool, loaded.uri), onPassword: (p) => (password = p),
       });
     } finally {

@@ -209,7 +209,8 @@ export async function prepareUpgrade(deps: UpgradeDeps, req: UpgradeRequest, hoo
 /**
  * The plan's in-process hooks over the front-end's parts: the pre-upgrade snapshot with the backup's own code
  * (into `backupDir`, outside any git work tree, 0600), and our drain (kubectl's semantics: DaemonSet pods stay,
- * emptyDir data goes with its pod, PodDisruptionBudgets honoured, a finite timeout) through the API.
+ * PodDisruptionBudgets honoured, a finite timeout) through the API. A pod with emptyDir data stops the drain, as
+ * kubectl's does, unless `deleteEmptyDirData` was asked for (that data is lost with the pod).
  */
 export function upgradeHooks(o: {
   backup: Omit<BackupDeps, 'say' | 'signal'>;
@@ -217,10 +218,14 @@ export function upgradeHooks(o: {
   /** The drain's cluster, connected on first use (a --plan never connects). */
   cluster: () => Promise<DrainCluster>;
   drainTimeoutSeconds?: number;
+  /** --delete-emptydir-data: evict pods with emptyDir volumes, losing that data (default: they stop the drain). */
+  deleteEmptyDirData?: boolean;
   say?: (line: string) => void;
 }): UpgradeHooks {
   const say = o.say ?? (() => undefined);
+  const deleteEmptyDirData = o.deleteEmptyDirData ?? false;
   return {
+    drainDeletesEmptyDirData: deleteEmptyDirData,
     snapshot: {
       display: `backup to ${o.backupDir}`,
       run: async (signal) => {
@@ -230,7 +235,7 @@ export function upgradeHooks(o: {
     },
     drain: async (node, signal) => {
       const result = await runDrain(await o.cluster(), node, {
-        ...DEFAULT_DRAIN_OPTIONS, ignoreDaemonSets: true, deleteEmptyDirData: true, timeoutSeconds: o.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
+        ...DEFAULT_DRAIN_OPTIONS, ignoreDaemonSets: true, deleteEmptyDirData, timeoutSeconds: o.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
         gracePeriodSeconds: -1, dryRun: 'none', readyTimeoutSeconds: 0, uncordonAfter: false, signal, onLine: (l) => say(l.text),
       });
       if (!result.ok) throw new Error(result.error ?? `the drain of ${node} failed`);

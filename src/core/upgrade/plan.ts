@@ -40,6 +40,8 @@ export interface UpgradeHooks {
   /** Our drain (cordon, evictions honouring PodDisruptionBudgets), through the API. */
   drain: (node: string, signal?: AbortSignal) => Promise<void>;
   uncordon: (node: string, signal?: AbortSignal) => Promise<void>;
+  /** Whether the drain evicts pods with emptyDir volumes (their data is lost); otherwise they stop it. */
+  drainDeletesEmptyDirData?: boolean;
 }
 
 export interface UpgradePlanInput {
@@ -232,7 +234,7 @@ function kubeletSteps(host: HostSpec, worker: boolean, target: KubeVersion, hook
       why: 'The kubelet restarts with a new version: its pods move first, within what the PodDisruptionBudgets allow.',
       check: nodeReportsTarget(host.name, target),
       action: async (_v, signal) => hooks.drain(host.name, signal),
-      planDisplay: `cordon ${host.name} and evict its pods through the Eviction API (DaemonSet pods stay)`,
+      planDisplay: `cordon ${host.name} and evict its pods through the Eviction API (DaemonSet pods stay; ${hooks.drainDeletesEmptyDirData ? 'pods with emptyDir volumes are evicted and that data is DELETED (--delete-emptydir-data)' : 'a pod with emptyDir data stops the drain: --delete-emptydir-data evicts it and deletes that data'})`,
     }),
     step(host.name, 'kubelet-package', {
       title: `kubelet and kubectl ${v}: unhold, upgrade, hold`,

@@ -28,11 +28,12 @@ test('upgrade: usage mistakes exit 2 naming the flag, before any host is asked',
     assert.equal(await main(argv, io), 2, `${argv.join(' ')}: ${io.err}`);
     assert.match(io.err, message);
     assert.match(io.err, /usage: kubeadm-workbench upgrade --inventory FILE --to VERSION --backup-dir DIR/);
+    assert.match(io.err, /--delete-emptydir-data: the drains evict pods with emptyDir volumes and that data is lost/);
   }
 });
 
 test('the verb list names upgrade with its flags', async () => {
   const io = memoryIo();
   await main(['--help'], io);
-  assert.match(io.err, /upgrade --inventory F --to VERSION --backup-dir DIR \[--plan\] \[--yes\] \[--max-unavailable N\]/);
+  assert.match(io.err, /upgrade --inventory F --to VERSION --backup-dir DIR \[--plan\] \[--yes\] \[--max-unavailable N\] \[--delete-emptydir-data\]/);
 });
