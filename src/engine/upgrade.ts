@@ -195,6 +195,10 @@ export async function prepareUpgrade(deps: UpgradeDeps, req: UpgradeRequest, hoo
   const { facts, source, sourceProblem } = await gather(deps, req.target);
   const findings = preflight(facts);
   if (sourceProblem) findings.unshift({ severity: 'error', rule: 'upgrade/package-source', subject: 'packages.kubernetesApt', message: sourceProblem });
+  // The init/join list is reused for plan, apply and node; `all` would silence the checks an upgrade relies on.
+  if ((deps.inventory.cluster.ignorePreflightErrors ?? []).some((e) => e.toLowerCase() === 'all')) {
+    findings.unshift({ severity: 'error', rule: 'upgrade/ignore-all-preflight', subject: 'cluster.ignorePreflightErrors', message: 'names "all": kubeadm upgrade plan, apply and node would ignore every one of their preflight checks; name the checks to ignore instead' });
+  }
   if (findings.some((f) => f.severity === 'error') || !source) return { facts, findings, ...(source ? { source } : {}) };
   const plan = buildUpgradePlan({ inventory: deps.inventory, target: req.target, source, ...(req.maxUnavailable ? { maxUnavailable: req.maxUnavailable } : {}), ...(req.drainTimeoutSeconds ? { drainTimeoutSeconds: req.drainTimeoutSeconds } : {}) }, hooks);
   // The order is the skew policy's: proved on this cluster's versions before anything runs.

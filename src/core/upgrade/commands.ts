@@ -56,18 +56,20 @@ export function reportAtTarget(check: RemoteCommand): RemoteCommand {
   return sh`if ${check}; then echo at-target=yes; else echo at-target=no; fi`;
 }
 
-export function kubeadmUpgradePlan(v: KubeVersion): RemoteCommand {
-  return sh`kubeadm upgrade plan ${formatVersion(v)}`;
+function ignoring(ignorePreflightErrors: readonly string[]): RemoteCommand {
+  return ignorePreflightErrors.length ? sh` --ignore-preflight-errors=${ignorePreflightErrors.join(',')}` : sh``;
+}
+
+export function kubeadmUpgradePlan(v: KubeVersion, ignorePreflightErrors: readonly string[] = []): RemoteCommand {
+  return sh`kubeadm upgrade plan ${formatVersion(v)}${ignoring(ignorePreflightErrors)}`;
 }
 
 export function kubeadmUpgradeApply(v: KubeVersion, ignorePreflightErrors: readonly string[] = []): RemoteCommand {
-  const ig = ignorePreflightErrors.length ? sh` --ignore-preflight-errors=${ignorePreflightErrors.join(',')}` : sh``;
-  return sh`kubeadm upgrade apply ${formatVersion(v)} --yes${ig}`;
+  return sh`kubeadm upgrade apply ${formatVersion(v)} --yes${ignoring(ignorePreflightErrors)}`;
 }
 
 export function kubeadmUpgradeNode(ignorePreflightErrors: readonly string[] = []): RemoteCommand {
-  const ig = ignorePreflightErrors.length ? sh` --ignore-preflight-errors=${ignorePreflightErrors.join(',')}` : sh``;
-  return sh`kubeadm upgrade node${ig}`;
+  return sh`kubeadm upgrade node${ignoring(ignorePreflightErrors)}`;
 }
 
 /** The node's own API server answers /readyz and says it is the target version (asked at its address, not the VIP). */

@@ -145,7 +145,7 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
       why: 'kubeadm\'s own checks and the component versions it will move to, read before anything restarts.',
       rerun: 'it only reads the cluster and prints kubeadm\'s plan',
       skipWhen: skipAtTarget(host.name),
-      run: kubeadmUpgradePlan(target),
+      run: kubeadmUpgradePlan(target, ignore),
       timeoutMs: 5 * 60_000,
     }));
   }

@@ -56,6 +56,7 @@ test('control-plane nodes one at a time, each restart between maint and ready on
     const cmd = phase.steps[upgrade]!.run as { display: string };
     assert.equal(cmd.display, i === 0 ? 'kubeadm upgrade apply v1.34.12 --yes --ignore-preflight-errors=SystemVerification' : 'kubeadm upgrade node --ignore-preflight-errors=SystemVerification');
     assert.equal(phase.steps.some((s) => key(s) === 'kubeadm-upgrade-plan'), i === 0, 'kubeadm upgrade plan on the first node only');
+    if (i === 0) assert.equal((phase.steps.find((s) => key(s) === 'kubeadm-upgrade-plan')!.run as { display: string }).display, 'kubeadm upgrade plan v1.34.12 --ignore-preflight-errors=SystemVerification', 'plan checks what apply will');
   }
   assert.match(renderPlan(plan), /set server kubernetes-master-nodes\/labs-k8s-m02 state maint/);
 });

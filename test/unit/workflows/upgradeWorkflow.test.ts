@@ -17,7 +17,7 @@ import type { UpgradeFacts } from '../../../src/core/upgrade/preflight';
 import { parseVersion, type KubeVersion } from '../../../src/core/upgrade/versions';
 import { prepareUpgrade } from '../../../src/engine/upgrade';
 import { upgradeWorkflow, type UpgradeWorkflowInput } from '../../../src/engine/workflows/upgradeWorkflow';
-import { healthyFacts, lab, recordingHooks } from '../upgrade/fixtures';
+import { healthyFacts, lab, labText, recordingHooks } from '../upgrade/fixtures';
 import { ScriptedUi } from './scriptedUi';
 
 const inv = lab();
@@ -93,6 +93,17 @@ test('an image missing from the registry: refused before any question, naming th
   assert.equal(out.kind, 'refused');
   assert.match(ui.messages('error')[0]!, /refused; nothing was done: \[registry\.k8s\.io\/kube-apiserver:v1\.34\.12\] the registry has no registry\.k8s\.io\/kube-apiserver:v1\.34\.12/);
   assert.equal(ui.confirms.length, 0);
+  assert.deepEqual(hosts.ran, []);
+});
+
+test('an inventory that ignores "all" preflight errors: the upgrade is refused naming the field; nothing runs', async () => {
+  const hosts = new ClusterHosts();
+  const ui = new ScriptedUi({ confirm: (r) => r.actions[0] });
+  const all = lab(labText.replace(/ignorePreflightErrors: \[[^\]]*\]/, 'ignorePreflightErrors: [SystemVerification, All]'));
+  assert.deepEqual(all.cluster.ignorePreflightErrors, ['SystemVerification', 'All']);
+  const out = await upgradeWorkflow(ui, { ...input(hosts, healthyFacts()), deps: { inventory: all, ssh: hosts } });
+  assert.equal(out.kind, 'refused');
+  assert.match(ui.messages('error')[0]!, /\[cluster\.ignorePreflightErrors\] names "all"/);
   assert.deepEqual(hosts.ran, []);
 });
 
