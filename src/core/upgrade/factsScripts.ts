@@ -166,25 +166,24 @@ export function parseImageRef(image: string): ImageRef | undefined {
 const MANIFEST_TYPES = 'application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v2+json, application/vnd.oci.image.manifest.v1+json';
 
 const REGISTRY_SCRIPT = [
-  'while [ $# -ge 4 ]; do',
-  '  code=$(curl -sS -o /dev/null -w "%{http_code}" -I -L --max-time 20 -H "Accept: $MT" "$2/v2/$4" 2>/dev/null) || code=000',
-  // A registry the inventory names without a mirror may serve plain http (an air-gapped one): containerd is told so in its hosts.toml.
-  '  if [ "$code" = 000 ] && [ -n "$3" ]; then code=$(curl -sS -o /dev/null -w "%{http_code}" -I -L --max-time 20 -H "Accept: $MT" "$3/v2/$4" 2>/dev/null) || code=000; fi',
-  '  echo "$1 $code"; shift 4',
+  'while [ $# -ge 3 ]; do',
+  '  code=$(curl -sS -o /dev/null -w "%{http_code}" -I -L --max-time 20 -H "Accept: $MT" "$2/v2/$3" 2>/dev/null) || code=000',
+  '  echo "$1 $code"; shift 3',
   'done',
 ].join('\n');
 
 /**
- * HEAD of each image's manifest in the registry containerd pulls it from (the mirror the inventory names for that
- * registry, else the registry itself over https, then http when https does not answer), from the node: what it reaches is what counts.
+ * HEAD of each image's manifest where containerd pulls it from: the first mirror the inventory names for that
+ * registry (plain http only when that mirror's URL says so, as hosts.toml then does), else the registry itself over
+ * https — never http, which containerd would not use either. From the node: what it reaches is what counts.
  */
 export function registryCheckCommand(images: readonly ImageRef[], mirrors: Record<string, string[]> | undefined): RemoteCommand {
   const args: string[] = [];
   for (const i of images) {
     const mirror = mirrors?.[i.registry]?.[0]?.replace(/\/+$/, '');
-    const base = mirror ?? `https://${i.registry}`;
+    const base = mirror ? (/^https?:\/\//.test(mirror) ? mirror : `https://${mirror}`) : `https://${i.registry}`;
     if (urlProblem(base, false)) throw new Error(`registry ${base} ${urlProblem(base, false)}`);
-    args.push(i.image, base, mirror ? '' : `http://${i.registry}`, `${i.repository}/manifests/${i.tag}`);
+    args.push(i.image, base, `${i.repository}/manifests/${i.tag}`);
   }
   return sh`MT=${MANIFEST_TYPES} sh -c ${REGISTRY_SCRIPT} kw ${args}`;
 }

@@ -139,9 +139,15 @@ test('the registry check: present, missing (named), credentials wanted (not refu
   ]);
   assert.equal(facts[1]!.detail, 'manifest unknown (HTTP 404)');
   assert.ok(requests.includes('HEAD /v2/etcd/manifests/3.6.4-0'));
-  // No mirror, a registry on plain http (the local server): https does not answer, http does.
+  // A registry on plain http (the local server): reached over http only when the inventory's mirror for it says
+  // http://, as containerd's hosts.toml then does; without one, https only (containerd never falls back to http).
   const host = base.replace('http://', '');
-  const plain = parseRegistryCheck((await run(registryCheckCommand([parseImageRef(`${host}/kube-apiserver:v1.34.12`)!, parseImageRef(`${host}/etcd:3.6.4-0`)!], undefined))).stdout);
+  const refsOnHost = [parseImageRef(`${host}/kube-apiserver:v1.34.12`)!, parseImageRef(`${host}/etcd:3.6.4-0`)!];
+  const before = requests.length;
+  const https = parseRegistryCheck((await run(registryCheckCommand(refsOnHost, undefined))).stdout);
+  assert.deepEqual(https.map((f) => [f.present, f.detail]), [[false, 'registry not reached'], [false, 'registry not reached']]);
+  assert.equal(requests.length, before, 'no request over plain http');
+  const plain = parseRegistryCheck((await run(registryCheckCommand(refsOnHost, { [host]: [base] }))).stdout);
   assert.deepEqual(plain.map((f) => f.present), [true, false]);
 });
 
