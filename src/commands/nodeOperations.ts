@@ -97,7 +97,11 @@ function nodeOperation(operation: NodeOperation) {
             const editor = await vscode.window.showTextDocument(document, { preview: false });
             const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
             if (!(await editor.edit((b) => b.replace(whole, text)))) throw new Error('VS Code did not apply the edit to inventory.yaml');
-            return `inventory.yaml edited, not saved: review it and save, or undo.`;
+            // The web workbench (code-server) saves after a delay by default: say what the user's setting does.
+            const autoSave = vscode.workspace.getConfiguration('files', document.uri).get<string>('autoSave', 'off');
+            return autoSave === 'off'
+              ? `inventory.yaml edited, not saved: review it and save, or undo.`
+              : `inventory.yaml edited; your files.autoSave setting (${autoSave}) saves it — Undo in its editor takes the edit back.`;
           },
         },
       });

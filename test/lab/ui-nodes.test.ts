@@ -114,7 +114,8 @@ describe('node operations from the palette in VS Code on the lab cluster', { tim
     spawnSync('bash', [join(__dirname, '../../lab/lab.sh'), 'fault', 'power-on', OLD], { encoding: 'utf8', timeout: 5 * 60_000 });
     await until(`${OLD} answers over SSH`, 120_000, () => (ssh(OLD, 'true').status === 0 ? true : undefined));
     const home = mkdtempSync(join(tmpdir(), 'kw-ui-nodes-home-'));
-    ed = await openLabEditor('ui-nodes', {}, (text) => text.replace(OLD_LINE, SPARE_LINE));
+    // The desktop's default: a web workbench saves after a delay by default, and the test reads the unsaved edit.
+    ed = await openLabEditor('ui-nodes', { 'files.autoSave': 'off' }, (text) => text.replace(OLD_LINE, SPARE_LINE));
     // Healthy as that inventory says (m04 in m01's place): every backend UP, etcd and the Nodes.
     const inventory = join(ed.dirs.workspace, 'inventory.yaml');
     await waitHealthy({ ...env, LAB_INVENTORY: inventory }, home, 300_000);
