@@ -69,6 +69,9 @@ suite('Remove, Replace and Reset on host rows', function () {
     a.substituteSsh(() => hosts);
     const ui = await scripted({ confirm: (r) => r.actions[0] });
     const onDisk = readFileSync(inventoryUri().fsPath, 'utf8');
+    // A web workbench saves after a delay by default; the desktop's default (off) is the case where the edit stays unsaved.
+    const files = vscode.workspace.getConfiguration('files');
+    await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
     try {
       await vscode.commands.executeCommand('kubeadm.removeNode', row('labs-k8s-w02', '10.3.60.55', 'worker'));
     } finally {
@@ -96,6 +99,7 @@ suite('Remove, Replace and Reset on host rows', function () {
         assert.equal(edited.getText(), onDisk);
         assert.ok(!edited.isDirty);
       }
+      await files.update('autoSave', undefined, vscode.ConfigurationTarget.Global);
     }
   });
 });
