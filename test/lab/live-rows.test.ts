@@ -31,13 +31,9 @@ import { CliHostKeyPrompt } from '../../src/core/ssh/hostKeyPolicy';
 import { readBalancers, type RootRunner } from '../../src/engine/balancers';
 import { recordBench } from './bench';
 import { waitHealthy } from './clusterHealth';
+import { labEnv } from './labEditor';
 
 const REPO = join(__dirname, '../..');
-
-function labEnv(): Record<string, string> {
-  const out = execFileSync('bash', [join(REPO, 'lab/lab.sh'), 'env'], { encoding: 'utf8' });
-  return Object.fromEntries([...out.matchAll(/^export (\w+)="([^"]*)"$/gm)].map((m) => [m[1]!, m[2]!.replace('$PATH', process.env.PATH ?? '')]));
-}
 
 function lab(...args: string[]): void {
   const r = spawnSync('bash', [join(REPO, 'lab/lab.sh'), ...args], { encoding: 'utf8', timeout: 120_000 });
