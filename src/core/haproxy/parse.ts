@@ -9,6 +9,7 @@
  * Sections are parsed independently and cached by their text, with line numbers relative to the section, so a
  * one-line edit re-tokenizes only the section it touches (the incremental path of the linter).
  */
+import type { Finding } from '../findings';
 import { looksBinary } from '../lint/textGuard';
 
 export const SECTION_KEYWORDS = new Set([
@@ -68,6 +69,13 @@ export interface Section {
   text: string;
   /** Body lines by keyword (first word), in order; shared read-only through the cache. */
   index: ReadonlyMap<string, readonly ParsedLine[]>;
+  /** What the linter derived from this text alone, kept with the cached parse (see SectionMemo). */
+  memo: SectionMemo;
+}
+
+/** The section-local findings (lines relative to the section) for the line ending they were computed with. */
+export interface SectionMemo {
+  local?: { eol: string; findings: Finding[] };
 }
 
 export interface HaproxyConfig {
@@ -80,11 +88,24 @@ export interface HaproxyConfig {
 /** Characters a backslash escapes (anything else keeps its backslash). */
 const ESCAPED = new Set(['\\', ' ', '#', "'", '"', '$', 'r', 'n', 't', '\t']);
 
+const scratch: Token[] = [];
+
 /** Tokenizes one line of haproxy.cfg with HAProxy's quoting and escaping rules. */
 export function tokenizeLine(line: string, rel = 0): ParsedLine {
-  const tokens: Token[] = [];
-  const n = line.length > 0 && line.charCodeAt(line.length - 1) === 13 ? line.length - 1 : line.length;
-  let i = 0;
+  return tokenizeRange(line, 0, line.length, rel);
+}
+
+/**
+ * Tokenizes the line text[from, to) (without its LF) in place: columns are relative to `from`, and no string is
+ * made of the line itself, only of its words (a section is tokenized line by line straight from its text).
+ */
+function tokenizeRange(line: string, from: number, to: number, rel: number): ParsedLine {
+  // words are collected in a scratch array and copied into an array of the exact size: parsed lines stay in the
+  // section cache, and a growing array would keep room for 17 words per line
+  const tokens = scratch;
+  tokens.length = 0;
+  const n = to > from && line.charCodeAt(to - 1) === 13 ? to - 1 : to;
+  let i = from;
   let indent = -1;
   let comment: number | undefined;
   let error: ParsedLine['error'];
@@ -95,19 +116,22 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
       continue;
     }
     if (c === 35 /* # */) {
-      comment = i;
+      comment = i - from;
       break;
     }
-    if (indent < 0) indent = i;
-    const start = i;
+    if (indent < 0) indent = i - from;
+    const start = i - from;
     // fast path: a plain word (no quote, escape or control character) is a slice of the line
     let j = i;
+    let ch = 0;
     for (; j < n; j++) {
-      const ch = line.charCodeAt(j);
-      if (ch === 32 || ch === 9 || ch === 35 || ch === 34 || ch === 39 || ch === 92 || ch < 32 || ch === 127) break;
+      ch = line.charCodeAt(j);
+      if (ch <= 39 || ch === 92 || ch === 127) {
+        if (ch === 32 || ch === 9 || ch === 35 || ch === 34 || ch === 39 || ch < 32 || ch === 127 || ch === 92) break;
+      }
     }
-    if (j === n || line.charCodeAt(j) === 32 || line.charCodeAt(j) === 9 || line.charCodeAt(j) === 35) {
-      tokens.push({ text: line.slice(i, j), start, end: j });
+    if (j === n || ch === 32 || ch === 9 || ch === 35) {
+      tokens.push({ text: line.slice(i, j), start, end: j - from });
       i = j;
       continue;
     }
@@ -125,7 +149,7 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
       }
       if (ch === 92 /* \ */ && i + 1 < n) {
         const next = line[i + 1]!;
-        if (next === 'x' && /^[0-9a-fA-F]{2}$/.test(line.slice(i + 2, i + 4))) {
+        if (next === 'x' && i + 3 < n && /^[0-9a-fA-F]{2}$/.test(line.slice(i + 2, i + 4))) {
           text += String.fromCharCode(parseInt(line.slice(i + 2, i + 4), 16));
           i += 4;
         } else if (ESCAPED.has(next)) {
@@ -146,13 +170,13 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
       }
       if (ch === 34 || ch === 39) {
         quote = ch;
-        quoteStart = i;
+        quoteStart = i - from;
         i++;
         continue;
       }
       if (ch === 32 || ch === 9 || ch === 35) break;
       if ((ch < 32 && ch !== 9) || ch === 127) {
-        error ??= { message: `unexpected control character 0x${ch.toString(16).padStart(2, '0')}`, column: i };
+        error ??= { message: `unexpected control character 0x${ch.toString(16).padStart(2, '0')}`, column: i - from };
       }
       text += line[i];
       i++;
@@ -160,11 +184,11 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
     if (quote) {
       error ??= { message: `unmatched quote at position ${quoteStart}`, column: quoteStart };
     }
-    tokens.push({ text, start, end: i });
+    tokens.push({ text, start, end: i - from });
     if (quote) break;
   }
-  const length = n;
-  const parsed: ParsedLine = { rel, indent: indent < 0 ? length : indent, length, tokens };
+  const length = n - from;
+  const parsed: ParsedLine = { rel, indent: indent < 0 ? length : indent, length, tokens: tokens.slice() };
   if (comment !== undefined) parsed.comment = comment;
   if (error) parsed.error = error;
   return parsed;
@@ -195,6 +219,7 @@ interface CachedSection {
   type: string;
   name?: string;
   index: Map<string, ParsedLine[]>;
+  memo: SectionMemo;
 }
 
 /** Parsed sections keyed by their text; bounded so a long editing session does not grow it forever. */
@@ -210,7 +235,7 @@ function parseSectionText(text: string, preamble: boolean): CachedSection {
   for (let pos = 0, rel = 0; pos < text.length || rel === 0; rel++) {
     let nl = text.indexOf('\n', pos);
     if (nl < 0) nl = text.length;
-    lines.push(tokenizeLine(text.slice(pos, nl), rel));
+    lines.push(tokenizeRange(text, pos, nl, rel));
     pos = nl + 1;
   }
   const header = lines[0]?.tokens;
@@ -222,7 +247,7 @@ function parseSectionText(text: string, preamble: boolean): CachedSection {
     if (list) list.push(l);
     else index.set(kw, [l]);
   }
-  const result: CachedSection = { lines, type: preamble ? '' : (header?.[0]?.text ?? ''), index };
+  const result: CachedSection = { lines, type: preamble ? '' : (header?.[0]?.text ?? ''), index, memo: {} };
   if (!preamble && header?.[1]) result.name = header[1].text;
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(text, result);
@@ -247,7 +272,7 @@ export function parseHaproxy(text: string): HaproxyConfig {
     if (endOffset <= sectionStart && !(preamble === false)) return;
     const body = text.slice(sectionStart, endOffset);
     const parsed = parseSectionText(body, preamble);
-    const section: Section = { type: parsed.type, startLine: sectionLine, lines: parsed.lines, text: body, index: parsed.index };
+    const section: Section = { type: parsed.type, startLine: sectionLine, lines: parsed.lines, text: body, index: parsed.index, memo: parsed.memo };
     if (parsed.name !== undefined) section.name = parsed.name;
     sections.push(section);
   };
