@@ -63,9 +63,9 @@ export function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, 
     const s = p.section;
     if (s.type === 'defaults') continue;
     const needed: [string, string][] = [];
-    if (backendCapable(s) && !m.timeout(p, 'connect')) needed.push(['connect', '5s']);
-    if (frontendCapable(s) && !m.timeout(p, 'client')) needed.push(['client', '1h']);
-    if (backendCapable(s) && !m.timeout(p, 'server')) needed.push(['server', '1h']);
+    if (backendCapable(s) && !m.hasTimeout(p, 'connect')) needed.push(['connect', '5s']);
+    if (frontendCapable(s) && !m.hasTimeout(p, 'client')) needed.push(['client', '1h']);
+    if (backendCapable(s) && !m.hasTimeout(p, 'server')) needed.push(['server', '1h']);
     if (needed.length) {
       out.push(
         finding('haproxy/timeout-missing', `${s.type} '${s.name ?? ''}' has no ${needed.map(([n]) => `'timeout ${n}'`).join(', ')} (not here, not in its defaults).`, tokenRange(header(s), s.lines[0]!.tokens[0]), [

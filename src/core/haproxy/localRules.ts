@@ -41,9 +41,11 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
   const out: Finding[] = [];
   const type = section.type;
   const isProxy = PROXY_SECTIONS.has(type);
-  const serverNames = new Map<string, Place>();
+  let serverNames: Map<string, Place> | undefined;
+  // one place object moved from line to line (the rules read it at once; lintServer keeps a copy of its own)
+  const p: Place = { section, line: section.lines[0]! };
   for (const line of section.lines) {
-    const p: Place = { section, line };
+    p.line = line;
     if (line.error) {
       const r = tokenRange(p, undefined);
       r.start.character = line.error.column;
@@ -199,7 +201,7 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
         lintArity(out, p);
         break;
       case 'server':
-        lintServer(out, p, serverNames);
+        lintServer(out, p, (serverNames ??= new Map()));
         break;
       case 'default-server':
         lintServerOptions(out, p, 1);
@@ -373,7 +375,7 @@ export function lintServer(out: Finding[], p: Place, names: Map<string, Place>):
     while (names.has(`${name.text}-${n}`)) n++;
     const f = sameAddress ? fix('Remove the duplicate server line', deleteLine(p)) : fix(`Rename to '${name.text}-${n}'`, replaceToken(p, name, `${name.text}-${n}`));
     out.push(finding('haproxy/duplicate-server', `Another server named '${name.text}' is defined at line ${abs(prev) + 1}.`, tokenRange(p, name), [f]));
-  } else names.set(name.text, p);
+  } else names.set(name.text, { section: p.section, line: p.line });
   if (!(addr.text.startsWith('/') || (addr.text.includes('@') && /^(unix|abns|fd|sockpair)@/.test(addr.text)))) {
     const { host, port } = splitHostPort(addr.text);
     if (port !== undefined && !/^[+-]?\d{1,5}$/.test(port)) out.push(finding('haproxy/server-address', `Server '${name.text}' has an invalid port '${port}'.`, tokenRange(p, addr)));

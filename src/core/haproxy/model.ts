@@ -92,6 +92,19 @@ export class Model {
     return false;
   }
 
+  /** Whether `timeout name` is in effect with a valid time: `timeout(proxy, name) !== undefined` without building places. */
+  hasTimeout(proxy: Proxy, name: string): boolean {
+    for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) {
+      const lines = p.section.index.get('timeout');
+      if (!lines) continue;
+      for (let i = lines.length - 1; i >= 0; i--) {
+        const t = lines[i]!.tokens;
+        if (t[1]?.text === name) return parseTime(t[2]?.text ?? '') !== undefined;
+      }
+    }
+    return false;
+  }
+
   timeout(proxy: Proxy, name: string): { ms: number; place: Place } | undefined {
     const place = this.setting(proxy, 'timeout', name);
     const ms = place ? parseTime(place.line.tokens[2]?.text ?? '') : undefined;

@@ -11,6 +11,7 @@
  */
 import type { Finding } from '../findings';
 import { looksBinary } from '../lint/textGuard';
+import { BALANCE_ALGORITHMS, BIND_KEYWORDS, GLOBAL_KEYWORDS, LOG_FACILITIES, LOG_LEVELS, MODES, OPTIONS, OTHER_SECTION_KEYWORDS, PROXY_KEYWORDS, SERVER_KEYWORDS, TIMEOUTS } from './keywords';
 
 export const SECTION_KEYWORDS = new Set([
   'global',
@@ -89,6 +90,40 @@ export interface HaproxyConfig {
 const ESCAPED = new Set(['\\', ' ', '#', "'", '"', '$', 'r', 'n', 't', '\t']);
 
 const scratch: Token[] = [];
+/** The word list of a line without words, shared (parsed lines are read-only). */
+const NO_WORDS: Token[] = [];
+
+/**
+ * The words most lines are made of — keywords, small numbers, common times — by a hash of their characters, so
+ * a parsed file (which stays in the section cache) shares one string per such word instead of one per occurrence.
+ */
+const COMMON_WORDS: (string | undefined)[] = new Array(4096);
+const COMMON_MASK = 4095;
+function wordHash(word: string): number {
+  let h = 0;
+  for (let i = 0; i < word.length; i++) h = (Math.imul(h, 31) + word.charCodeAt(i)) | 0;
+  return h;
+}
+function commonSlot(h: number): number {
+  return (h ^ (h >>> 12)) & COMMON_MASK;
+}
+{
+  const times = ['1', '2', '3', '5', '10', '15', '20', '30', '60'].flatMap((n) => [n, `${n}s`, `${n}m`, `${n}h`, `${n}ms`]);
+  const numbers = ['0', '4', '6', '7', '8', '9', '100', '256', '1000', '2000', '3000', '5000', '10000', '4096', '6443', '80', '443', '8080'];
+  const lists: Iterable<string>[] = [SECTION_KEYWORDS, PROXY_KEYWORDS, SERVER_KEYWORDS.keys(), BIND_KEYWORDS.keys(), OPTIONS, TIMEOUTS, MODES, BALANCE_ALGORITHMS, GLOBAL_KEYWORDS, LOG_FACILITIES, LOG_LEVELS, ...Object.values(OTHER_SECTION_KEYWORDS), times, numbers, ['global', 'none', 'haproxy', 'admin', 'httpchk', 'GET', '/readyz', '/healthz', 'expect', 'status', '200', '/dev/log', 'local0']];
+  for (const list of lists) {
+    for (const w of list) {
+      const slot = commonSlot(wordHash(w));
+      COMMON_WORDS[slot] ??= w;
+    }
+  }
+}
+
+/** The shared string for line[i, i+len) when it is a common word (h = its wordHash), else undefined. */
+function commonWord(line: string, i: number, len: number, h: number): string | undefined {
+  const w = COMMON_WORDS[commonSlot(h)];
+  return w !== undefined && w.length === len && line.startsWith(w, i) ? w : undefined;
+}
 
 /** Tokenizes one line of haproxy.cfg with HAProxy's quoting and escaping rules. */
 export function tokenizeLine(line: string, rel = 0): ParsedLine {
@@ -124,14 +159,16 @@ function tokenizeRange(line: string, from: number, to: number, rel: number): Par
     // fast path: a plain word (no quote, escape or control character) is a slice of the line
     let j = i;
     let ch = 0;
+    let h = 0;
     for (; j < n; j++) {
       ch = line.charCodeAt(j);
       if (ch <= 39 || ch === 92 || ch === 127) {
         if (ch === 32 || ch === 9 || ch === 35 || ch === 34 || ch === 39 || ch < 32 || ch === 127 || ch === 92) break;
       }
+      h = (Math.imul(h, 31) + ch) | 0;
     }
     if (j === n || ch === 32 || ch === 9 || ch === 35) {
-      tokens.push({ text: line.slice(i, j), start, end: j - from });
+      tokens.push({ text: commonWord(line, i, j - i, h) ?? line.slice(i, j), start, end: j - from });
       i = j;
       continue;
     }
@@ -188,7 +225,7 @@ function tokenizeRange(line: string, from: number, to: number, rel: number): Par
     if (quote) break;
   }
   const length = n - from;
-  const parsed: ParsedLine = { rel, indent: indent < 0 ? length : indent, length, tokens: tokens.slice() };
+  const parsed: ParsedLine = { rel, indent: indent < 0 ? length : indent, length, tokens: tokens.length ? tokens.slice() : NO_WORDS };
   if (comment !== undefined) parsed.comment = comment;
   if (error) parsed.error = error;
   return parsed;

@@ -10,11 +10,13 @@ import type { ParsedLine, Section, Token } from './parse';
 
 /** Parses an HAProxy time (`5s`, `1h`, `300` = ms); undefined when malformed. */
 export function parseTime(value: string): number | undefined {
-  const m = TIME.exec(value);
-  if (!m) return undefined;
-  return Number(m[1]) * TIME_UNITS.get(m[2] ?? 'ms')!;
+  // digits, then an optional unit (what /^(\d+)(us|ms|s|m|h|d)?$/ matches), read without a match array
+  let digits = 0;
+  while (digits < value.length && value.charCodeAt(digits) >= 48 && value.charCodeAt(digits) <= 57) digits++;
+  if (digits === 0) return undefined;
+  const factor = digits === value.length ? 1 : TIME_UNITS.get(value.slice(digits));
+  return factor === undefined ? undefined : Number(digits === value.length ? value : value.slice(0, digits)) * factor;
 }
-const TIME = /^(\d+)(us|ms|s|m|h|d)?$/;
 const TIME_UNITS = new Map([
   ['us', 0.001],
   ['ms', 1],
