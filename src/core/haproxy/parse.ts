@@ -89,7 +89,6 @@ export interface HaproxyConfig {
 /** Characters a backslash escapes (anything else keeps its backslash). */
 const ESCAPED = new Set(['\\', ' ', '#', "'", '"', '$', 'r', 'n', 't', '\t']);
 
-const scratch: Token[] = [];
 /** The word list of a line without words, shared (parsed lines are read-only). */
 const NO_WORDS: Token[] = [];
 
@@ -135,10 +134,7 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
  * made of the line itself, only of its words (a section is tokenized line by line straight from its text).
  */
 function tokenizeRange(line: string, from: number, to: number, rel: number): ParsedLine {
-  // words are collected in a scratch array and copied into an array of the exact size: parsed lines stay in the
-  // section cache, and a growing array would keep room for 17 words per line
-  const tokens = scratch;
-  tokens.length = 0;
+  const tokens: Token[] = [];
   const n = to > from && line.charCodeAt(to - 1) === 13 ? to - 1 : to;
   let i = from;
   let indent = -1;
@@ -225,7 +221,7 @@ function tokenizeRange(line: string, from: number, to: number, rel: number): Par
     if (quote) break;
   }
   const length = n - from;
-  const parsed: ParsedLine = { rel, indent: indent < 0 ? length : indent, length, tokens: tokens.length ? tokens.slice() : NO_WORDS };
+  const parsed: ParsedLine = { rel, indent: indent < 0 ? length : indent, length, tokens: tokens.length ? tokens : NO_WORDS };
   if (comment !== undefined) parsed.comment = comment;
   if (error) parsed.error = error;
   return parsed;
