@@ -5,16 +5,24 @@ export interface Cidr {
 }
 
 export function ipv4ToInt(address: string): number | undefined {
-  const parts = address.split('.');
-  if (parts.length !== 4) return undefined;
+  // four dot-separated groups of 1–3 digits, each ≤ 255; read in one pass (the linters call this per line)
   let value = 0;
-  for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part)) return undefined;
-    const n = Number(part);
-    if (n > 255) return undefined;
-    value = value * 256 + n;
+  let part = 0;
+  let digits = 0;
+  let groups = 0;
+  for (let i = 0; i <= address.length; i++) {
+    const c = i < address.length ? address.charCodeAt(i) : 46;
+    if (c === 46) {
+      if (digits === 0 || part > 255 || ++groups > 4) return undefined;
+      value = value * 256 + part;
+      part = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57 && digits < 3) {
+      part = part * 10 + (c - 48);
+      digits++;
+    } else return undefined;
   }
-  return value;
+  return groups === 4 ? value : undefined;
 }
 
 export function intToIpv4(value: number): string {

@@ -14,6 +14,7 @@ npm run -s package:tests || rc=1
 # bringup.test.ts leaves the lab up with an unfinished run (the one a changed host key stopped): resume.test.ts resets
 # the nodes to bare Debian and resumes that run without --fresh, which must notice the rebuilt hosts and converge.
 # resume.test.ts makes its own unfinished run when bringup.test.ts did not leave one.
+node --import tsx --test --test-reporter=spec test/lab/containerd-oracle.test.ts || rc=1   # the lab's containerd on configs; needs the build cache only
 KW_LAB_KEEP=1 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/bringup.test.ts || rc=1
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/resume.test.ts || rc=1
 KW_LAB_KEEP=1 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/lab.test.ts || rc=1

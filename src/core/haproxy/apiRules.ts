@@ -17,6 +17,7 @@ import { abs, deleteLine, formatMs, header, insertAfter, lastPlace, lineRange, p
 // ---------------------------------------------------------------------------------------------- global rules
 
 export const MIN_STREAM_MS = 10 * 60_000;
+const BACKEND_REFERENCES = ['default_backend', 'use_backend'];
 
 export interface GlobalContext {
   eol: string;
@@ -42,9 +43,12 @@ export function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, 
 
   // backend references
   for (const p of m.proxies) {
-    for (const kw of ['default_backend', 'use_backend']) {
-      for (const place of placesOf(p.section, kw)) {
-        const t = place.line.tokens[1];
+    for (const kw of BACKEND_REFERENCES) {
+      const lines = p.section.index.get(kw);
+      if (!lines) continue;
+      for (const line of lines) {
+        const place: Place = { section: p.section, line };
+        const t = line.tokens[1];
         if (!t || t.text.includes('%[')) continue;
         if (!m.backends.has(t.text)) {
           const near = didYouMean(t.text, m.backends.keys());
@@ -59,9 +63,9 @@ export function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, 
     const s = p.section;
     if (s.type === 'defaults') continue;
     const needed: [string, string][] = [];
-    if (backendCapable(s) && !m.timeout(p, 'connect')) needed.push(['connect', '5s']);
-    if (frontendCapable(s) && !m.timeout(p, 'client')) needed.push(['client', '1h']);
-    if (backendCapable(s) && !m.timeout(p, 'server')) needed.push(['server', '1h']);
+    if (backendCapable(s) && !m.hasTimeout(p, 'connect')) needed.push(['connect', '5s']);
+    if (frontendCapable(s) && !m.hasTimeout(p, 'client')) needed.push(['client', '1h']);
+    if (backendCapable(s) && !m.hasTimeout(p, 'server')) needed.push(['server', '1h']);
     if (needed.length) {
       out.push(
         finding('haproxy/timeout-missing', `${s.type} '${s.name ?? ''}' has no ${needed.map(([n]) => `'timeout ${n}'`).join(', ')} (not here, not in its defaults).`, tokenRange(header(s), s.lines[0]!.tokens[0]), [
@@ -105,12 +109,13 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
   // the API frontend binds the API port; failing that, one that binds the VIP on another port (a wrong port)
   const bindsWhere = (p: Proxy, match: (host: string, port: string | undefined) => boolean) =>
     frontendCapable(p.section) &&
-    placesOf(p.section, 'bind').some((b) =>
-      (b.line.tokens[1]?.text ?? '').split(',').some((piece) => {
+    (p.section.index.get('bind') ?? []).some((line) => {
+      const addr = line.tokens[1]?.text ?? '';
+      return (addr.includes(',') ? addr.split(',') : [addr]).some((piece) => {
         const { host, port } = splitHostPort(piece);
         return match(host, port);
-      }),
-    );
+      });
+    });
   let apiFrontends = m.proxies.filter((p) => bindsWhere(p, (_host, port) => port === String(apiPort)));
   if (apiFrontends.length === 0 && vip !== undefined) apiFrontends = m.proxies.filter((p) => bindsWhere(p, (host) => host === vip)).slice(0, 1);
   if (apiFrontends.length === 0) {

@@ -143,13 +143,13 @@ export function didYouMean(word: string, known: Iterable<string>): string | unde
 }
 
 /** Keywords HAProxy 2.6 refuses because they were removed, with what replaces them. */
-export const REMOVED_KEYWORDS: Record<string, string> = {
-  clitimeout: 'timeout client',
-  contimeout: 'timeout connect',
-  srvtimeout: 'timeout server',
-  nbproc: 'nbthread',
-};
-export const REMOVED_OPTIONS: Record<string, string> = { http_proxy: 'http-request set-dst (see the manual)' };
+export const REMOVED_KEYWORDS: ReadonlyMap<string, string> = new Map([
+  ['clitimeout', 'timeout client'],
+  ['contimeout', 'timeout connect'],
+  ['srvtimeout', 'timeout server'],
+  ['nbproc', 'nbthread'],
+]);
+export const REMOVED_OPTIONS: ReadonlyMap<string, string> = new Map([['http_proxy', 'http-request set-dst (see the manual)']]);
 
 /** Options that take no argument ("'option X' cannot handle unexpected argument"). */
 export const OPTIONS_NO_ARGS = new Set(

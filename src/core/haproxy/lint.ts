@@ -9,7 +9,7 @@ import { forBalancers } from '../lint/targets';
 import type { Finding, Range } from '../findings';
 import type { FileLinter, LintContext, SourceFile } from '../lint/types';
 import { clearSectionCache, parseHaproxy } from './parse';
-import type { ParsedLine, Section } from './parse';
+import type { Section } from './parse';
 import { finding, fix, HAPROXY_RULES } from './rules';
 import { lintStructure, type GlobalContext } from './apiRules';
 import { lintSection } from './localRules';
@@ -19,9 +19,6 @@ export { parseTime } from './places';
 
 // ---------------------------------------------------------------------------------------------- entry points
 
-/** Section-local findings (relative lines) keyed by the cached parse of the section, i.e. by its text. */
-let localCache = new WeakMap<readonly ParsedLine[], { eol: string; findings: Finding[] }>();
-
 /** A copy of a cached finding moved down by `by` lines (always a copy: callers may annotate findings). */
 function shift(f: Finding, by: number): Finding {
   const r = (x: Range): Range => ({ start: { line: x.start.line + by, character: x.start.character }, end: { line: x.end.line + by, character: x.end.character } });
@@ -30,18 +27,18 @@ function shift(f: Finding, by: number): Finding {
   return out;
 }
 
+/** Section-local findings, kept with the section's cached parse (i.e. by its text) with lines relative to it. */
 function localFindings(section: Section, eol: string): Finding[] {
-  let hit = localCache.get(section.lines);
+  let hit = section.memo.local;
   if (!hit || hit.eol !== eol) {
     hit = { eol, findings: lintSection({ ...section, startLine: 0 }, { eol }) };
-    localCache.set(section.lines, hit);
+    section.memo.local = hit;
   }
   return hit.findings.length ? hit.findings.map((f) => shift(f, section.startLine)) : hit.findings;
 }
 
 /** Drops every cache of the haproxy linter (parsed sections and section-local findings). */
 export function clearHaproxyCaches(): void {
-  localCache = new WeakMap();
   clearSectionCache();
 }
 

@@ -41,9 +41,11 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
   const out: Finding[] = [];
   const type = section.type;
   const isProxy = PROXY_SECTIONS.has(type);
-  const serverNames = new Map<string, Place>();
+  let serverNames: Map<string, Place> | undefined;
+  // one place object moved from line to line (the rules read it at once; lintServer keeps a copy of its own)
+  const p: Place = { section, line: section.lines[0]! };
   for (const line of section.lines) {
-    const p: Place = { section, line };
+    p.line = line;
     if (line.error) {
       const r = tokenRange(p, undefined);
       r.start.character = line.error.column;
@@ -87,8 +89,9 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
       continue;
     }
     if (type === 'global') {
-      if (REMOVED_KEYWORDS[kw]) {
-        out.push(finding('haproxy/removed-keyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${REMOVED_KEYWORDS[kw]}'.`, tokenRange(p, kwTok), kw === 'nbproc' ? [fix(`Remove '${kw}'`, deleteLine(p))] : undefined));
+      const removed = REMOVED_KEYWORDS.get(kw);
+      if (removed) {
+        out.push(finding('haproxy/removed-keyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${removed}'.`, tokenRange(p, kwTok), kw === 'nbproc' ? [fix(`Remove '${kw}'`, deleteLine(p))] : undefined));
       } else if (!GLOBAL_KEYWORDS.has(kw) && !GLOBAL_PREFIXES.some((x) => kw.startsWith(x))) {
         unknown(out, p, kwTok, 'global', GLOBAL_KEYWORDS);
       } else if (kw === 'log') {
@@ -114,8 +117,8 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
       continue;
     }
     // proxy sections
-    if (REMOVED_KEYWORDS[kw]) {
-      const repl = REMOVED_KEYWORDS[kw]!;
+    const repl = REMOVED_KEYWORDS.get(kw);
+    if (repl) {
       out.push(finding('haproxy/removed-keyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${repl}'.`, tokenRange(p, kwTok), [fix(`Replace with '${repl}'`, replaceToken(p, kwTok, repl))]));
       continue;
     }
@@ -150,7 +153,7 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
           const last = line.tokens[line.tokens.length - 1]!;
           const at = tokenRange(p, extra);
           out.push(finding('haproxy/argument', `'option ${optTok.text}' takes no argument '${extra.text}'.`, { start: at.start, end: tokenRange(p, last).end }, [fix(`Remove '${line.tokens.slice(line.tokens.indexOf(extra)).map((t) => t.text).join(' ')}'`, { range: { start: { line: abs(p), character: optTok.end }, end: tokenRange(p, last).end }, newText: '' })]));
-        } else if (REMOVED_OPTIONS[optTok.text]) {
+        } else if (REMOVED_OPTIONS.has(optTok.text)) {
           out.push(finding('haproxy/removed-keyword', `option '${optTok.text}' is no longer supported by HAProxy 2.6.`, tokenRange(p, optTok)));
         } else if (!OPTIONS.has(optTok.text)) {
           const near = didYouMean(optTok.text, OPTIONS);
@@ -198,7 +201,7 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
         lintArity(out, p);
         break;
       case 'server':
-        lintServer(out, p, serverNames);
+        lintServer(out, p, (serverNames ??= new Map()));
         break;
       case 'default-server':
         lintServerOptions(out, p, 1);
@@ -333,8 +336,8 @@ export function lintBind(out: Finding[], p: Place): void {
     out.push(finding('haproxy/bind-address', "'bind' needs an address:port.", tokenRange(p, p.line.tokens[0])));
     return;
   }
-  for (const piece of addr.text.split(',')) {
-    if (piece.startsWith('/') || /^(unix|abns|fd|sockpair|uxst|uxdg)@/.test(piece)) continue;
+  for (const piece of addr.text.includes(',') ? addr.text.split(',') : [addr.text]) {
+    if (piece.startsWith('/') || (piece.includes('@') && /^(unix|abns|fd|sockpair|uxst|uxdg)@/.test(piece))) continue;
     const { host, port } = splitHostPort(piece);
     if (port === undefined || port === '') {
       out.push(finding('haproxy/bind-address', `'bind' address '${piece}' has no port.`, tokenRange(p, addr)));
@@ -372,8 +375,8 @@ export function lintServer(out: Finding[], p: Place, names: Map<string, Place>):
     while (names.has(`${name.text}-${n}`)) n++;
     const f = sameAddress ? fix('Remove the duplicate server line', deleteLine(p)) : fix(`Rename to '${name.text}-${n}'`, replaceToken(p, name, `${name.text}-${n}`));
     out.push(finding('haproxy/duplicate-server', `Another server named '${name.text}' is defined at line ${abs(prev) + 1}.`, tokenRange(p, name), [f]));
-  } else names.set(name.text, p);
-  if (!(addr.text.startsWith('/') || /^(unix|abns|fd|sockpair)@/.test(addr.text))) {
+  } else names.set(name.text, { section: p.section, line: p.line });
+  if (!(addr.text.startsWith('/') || (addr.text.includes('@') && /^(unix|abns|fd|sockpair)@/.test(addr.text)))) {
     const { host, port } = splitHostPort(addr.text);
     if (port !== undefined && !/^[+-]?\d{1,5}$/.test(port)) out.push(finding('haproxy/server-address', `Server '${name.text}' has an invalid port '${port}'.`, tokenRange(p, addr)));
     else if (port !== undefined && Math.abs(Number(port)) > 65535) out.push(finding('haproxy/server-address', `Server '${name.text}' has an invalid port '${port}'.`, tokenRange(p, addr)));

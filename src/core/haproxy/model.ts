@@ -35,7 +35,8 @@ export class Model {
       if (!PROXY_SECTIONS.has(section.type)) return;
       const proxy: Proxy = { section, index };
       const h = section.lines[0]!.tokens;
-      const fromAt = h.findIndex((t, i) => i >= 1 && t.text === 'from');
+      let fromAt = -1;
+      for (let i = 1; i < h.length && fromAt < 0; i++) if (h[i]!.text === 'from') fromAt = i;
       const fromName = fromAt >= 1 ? h[fromAt + 1]?.text : undefined;
       const parent = fromName !== undefined ? namedDefaults.get(fromName) : current;
       if (parent && parent !== proxy) proxy.defaults = parent;
@@ -91,6 +92,19 @@ export class Model {
     return false;
   }
 
+  /** Whether `timeout name` is in effect with a valid time: `timeout(proxy, name) !== undefined` without building places. */
+  hasTimeout(proxy: Proxy, name: string): boolean {
+    for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) {
+      const lines = p.section.index.get('timeout');
+      if (!lines) continue;
+      for (let i = lines.length - 1; i >= 0; i--) {
+        const t = lines[i]!.tokens;
+        if (t[1]?.text === name) return parseTime(t[2]?.text ?? '') !== undefined;
+      }
+    }
+    return false;
+  }
+
   timeout(proxy: Proxy, name: string): { ms: number; place: Place } | undefined {
     const place = this.setting(proxy, 'timeout', name);
     const ms = place ? parseTime(place.line.tokens[2]?.text ?? '') : undefined;
@@ -127,22 +141,29 @@ export function readyzFix(bs: Section, option: Place | undefined, servers: Place
 }
 
 export function serverOption(line: ParsedLine, defaults: Place[], name: string, from = 3): { value?: string; tok?: Token; own: boolean } | undefined {
-  const scan = (tokens: Token[], start: number) => {
-    let found: { value?: string; tok?: Token } | undefined;
-    for (let i = start; i < tokens.length; i++) {
-      const k = tokens[i]!.text;
-      const n = SERVER_KEYWORDS.get(k) ?? 0;
-      if (k === name) found = n > 0 ? { value: tokens[i + 1]?.text, tok: tokens[i + 1] } : { tok: tokens[i] };
-      else if (k === `no-${name}`) found = undefined;
-      i += n;
-    }
-    return found;
-  };
-  const own = scan(line.tokens, from);
+  const own = scanServerOption(line.tokens, from, name);
   if (own) return { ...own, own: true };
   for (let d = defaults.length - 1; d >= 0; d--) {
-    const v = scan(defaults[d]!.line.tokens, 1);
+    const v = scanServerOption(defaults[d]!.line.tokens, 1, name);
     if (v) return { ...v, own: false };
   }
   return undefined;
+}
+
+/** The last `name` option of a server or default-server line from `start` (a later `no-name` cancels it). */
+function scanServerOption(tokens: Token[], start: number, name: string): { value?: string; tok?: Token } | undefined {
+  // most lines do not name the option at all: one comparison per word before walking the keywords and their values
+  let named = false;
+  for (let i = start; i < tokens.length && !named; i++) named = tokens[i]!.text === name;
+  if (!named) return undefined;
+  const negated = `no-${name}`;
+  let found: { value?: string; tok?: Token } | undefined;
+  for (let i = start; i < tokens.length; i++) {
+    const k = tokens[i]!.text;
+    const n = SERVER_KEYWORDS.get(k) ?? 0;
+    if (k === name) found = n > 0 ? { value: tokens[i + 1]?.text, tok: tokens[i + 1] } : { tok: tokens[i] };
+    else if (k === negated) found = undefined;
+    i += n;
+  }
+  return found;
 }

@@ -9,7 +9,9 @@
  * Sections are parsed independently and cached by their text, with line numbers relative to the section, so a
  * one-line edit re-tokenizes only the section it touches (the incremental path of the linter).
  */
+import type { Finding } from '../findings';
 import { looksBinary } from '../lint/textGuard';
+import { BALANCE_ALGORITHMS, BIND_KEYWORDS, GLOBAL_KEYWORDS, LOG_FACILITIES, LOG_LEVELS, MODES, OPTIONS, OTHER_SECTION_KEYWORDS, PROXY_KEYWORDS, SERVER_KEYWORDS, TIMEOUTS } from './keywords';
 
 export const SECTION_KEYWORDS = new Set([
   'global',
@@ -68,6 +70,13 @@ export interface Section {
   text: string;
   /** Body lines by keyword (first word), in order; shared read-only through the cache. */
   index: ReadonlyMap<string, readonly ParsedLine[]>;
+  /** What the linter derived from this text alone, kept with the cached parse (see SectionMemo). */
+  memo: SectionMemo;
+}
+
+/** The section-local findings (lines relative to the section) for the line ending they were computed with. */
+export interface SectionMemo {
+  local?: { eol: string; findings: Finding[] };
 }
 
 export interface HaproxyConfig {
@@ -80,11 +89,54 @@ export interface HaproxyConfig {
 /** Characters a backslash escapes (anything else keeps its backslash). */
 const ESCAPED = new Set(['\\', ' ', '#', "'", '"', '$', 'r', 'n', 't', '\t']);
 
+/** The word list of a line without words, shared (parsed lines are read-only). */
+const NO_WORDS: Token[] = [];
+
+/**
+ * The words most lines are made of — keywords, small numbers, common times — by a hash of their characters, so
+ * a parsed file (which stays in the section cache) shares one string per such word instead of one per occurrence.
+ */
+const COMMON_WORDS: (string | undefined)[] = new Array(4096);
+const COMMON_MASK = 4095;
+function wordHash(word: string): number {
+  let h = 0;
+  for (let i = 0; i < word.length; i++) h = (Math.imul(h, 31) + word.charCodeAt(i)) | 0;
+  return h;
+}
+function commonSlot(h: number): number {
+  return (h ^ (h >>> 12)) & COMMON_MASK;
+}
+{
+  const times = ['1', '2', '3', '5', '10', '15', '20', '30', '60'].flatMap((n) => [n, `${n}s`, `${n}m`, `${n}h`, `${n}ms`]);
+  const numbers = ['0', '4', '6', '7', '8', '9', '100', '256', '1000', '2000', '3000', '5000', '10000', '4096', '6443', '80', '443', '8080'];
+  const lists: Iterable<string>[] = [SECTION_KEYWORDS, PROXY_KEYWORDS, SERVER_KEYWORDS.keys(), BIND_KEYWORDS.keys(), OPTIONS, TIMEOUTS, MODES, BALANCE_ALGORITHMS, GLOBAL_KEYWORDS, LOG_FACILITIES, LOG_LEVELS, ...Object.values(OTHER_SECTION_KEYWORDS), times, numbers, ['global', 'none', 'haproxy', 'admin', 'httpchk', 'GET', '/readyz', '/healthz', 'expect', 'status', '200', '/dev/log', 'local0']];
+  for (const list of lists) {
+    for (const w of list) {
+      const slot = commonSlot(wordHash(w));
+      COMMON_WORDS[slot] ??= w;
+    }
+  }
+}
+
+/** The shared string for line[i, i+len) when it is a common word (h = its wordHash), else undefined. */
+function commonWord(line: string, i: number, len: number, h: number): string | undefined {
+  const w = COMMON_WORDS[commonSlot(h)];
+  return w !== undefined && w.length === len && line.startsWith(w, i) ? w : undefined;
+}
+
 /** Tokenizes one line of haproxy.cfg with HAProxy's quoting and escaping rules. */
 export function tokenizeLine(line: string, rel = 0): ParsedLine {
+  return tokenizeRange(line, 0, line.length, rel);
+}
+
+/**
+ * Tokenizes the line text[from, to) (without its LF) in place: columns are relative to `from`, and no string is
+ * made of the line itself, only of its words (a section is tokenized line by line straight from its text).
+ */
+function tokenizeRange(line: string, from: number, to: number, rel: number): ParsedLine {
   const tokens: Token[] = [];
-  const n = line.length > 0 && line.charCodeAt(line.length - 1) === 13 ? line.length - 1 : line.length;
-  let i = 0;
+  const n = to > from && line.charCodeAt(to - 1) === 13 ? to - 1 : to;
+  let i = from;
   let indent = -1;
   let comment: number | undefined;
   let error: ParsedLine['error'];
@@ -95,19 +147,24 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
       continue;
     }
     if (c === 35 /* # */) {
-      comment = i;
+      comment = i - from;
       break;
     }
-    if (indent < 0) indent = i;
-    const start = i;
+    if (indent < 0) indent = i - from;
+    const start = i - from;
     // fast path: a plain word (no quote, escape or control character) is a slice of the line
     let j = i;
+    let ch = 0;
+    let h = 0;
     for (; j < n; j++) {
-      const ch = line.charCodeAt(j);
-      if (ch === 32 || ch === 9 || ch === 35 || ch === 34 || ch === 39 || ch === 92 || ch < 32 || ch === 127) break;
+      ch = line.charCodeAt(j);
+      if (ch <= 39 || ch === 92 || ch === 127) {
+        if (ch === 32 || ch === 9 || ch === 35 || ch === 34 || ch === 39 || ch < 32 || ch === 127 || ch === 92) break;
+      }
+      h = (Math.imul(h, 31) + ch) | 0;
     }
-    if (j === n || line.charCodeAt(j) === 32 || line.charCodeAt(j) === 9 || line.charCodeAt(j) === 35) {
-      tokens.push({ text: line.slice(i, j), start, end: j });
+    if (j === n || ch === 32 || ch === 9 || ch === 35) {
+      tokens.push({ text: commonWord(line, i, j - i, h) ?? line.slice(i, j), start, end: j - from });
       i = j;
       continue;
     }
@@ -125,7 +182,7 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
       }
       if (ch === 92 /* \ */ && i + 1 < n) {
         const next = line[i + 1]!;
-        if (next === 'x' && /^[0-9a-fA-F]{2}$/.test(line.slice(i + 2, i + 4))) {
+        if (next === 'x' && i + 3 < n && /^[0-9a-fA-F]{2}$/.test(line.slice(i + 2, i + 4))) {
           text += String.fromCharCode(parseInt(line.slice(i + 2, i + 4), 16));
           i += 4;
         } else if (ESCAPED.has(next)) {
@@ -146,13 +203,13 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
       }
       if (ch === 34 || ch === 39) {
         quote = ch;
-        quoteStart = i;
+        quoteStart = i - from;
         i++;
         continue;
       }
       if (ch === 32 || ch === 9 || ch === 35) break;
       if ((ch < 32 && ch !== 9) || ch === 127) {
-        error ??= { message: `unexpected control character 0x${ch.toString(16).padStart(2, '0')}`, column: i };
+        error ??= { message: `unexpected control character 0x${ch.toString(16).padStart(2, '0')}`, column: i - from };
       }
       text += line[i];
       i++;
@@ -160,11 +217,11 @@ export function tokenizeLine(line: string, rel = 0): ParsedLine {
     if (quote) {
       error ??= { message: `unmatched quote at position ${quoteStart}`, column: quoteStart };
     }
-    tokens.push({ text, start, end: i });
+    tokens.push({ text, start, end: i - from });
     if (quote) break;
   }
-  const length = n;
-  const parsed: ParsedLine = { rel, indent: indent < 0 ? length : indent, length, tokens };
+  const length = n - from;
+  const parsed: ParsedLine = { rel, indent: indent < 0 ? length : indent, length, tokens: tokens.length ? tokens : NO_WORDS };
   if (comment !== undefined) parsed.comment = comment;
   if (error) parsed.error = error;
   return parsed;
@@ -195,6 +252,7 @@ interface CachedSection {
   type: string;
   name?: string;
   index: Map<string, ParsedLine[]>;
+  memo: SectionMemo;
 }
 
 /** Parsed sections keyed by their text; bounded so a long editing session does not grow it forever. */
@@ -210,7 +268,7 @@ function parseSectionText(text: string, preamble: boolean): CachedSection {
   for (let pos = 0, rel = 0; pos < text.length || rel === 0; rel++) {
     let nl = text.indexOf('\n', pos);
     if (nl < 0) nl = text.length;
-    lines.push(tokenizeLine(text.slice(pos, nl), rel));
+    lines.push(tokenizeRange(text, pos, nl, rel));
     pos = nl + 1;
   }
   const header = lines[0]?.tokens;
@@ -222,7 +280,7 @@ function parseSectionText(text: string, preamble: boolean): CachedSection {
     if (list) list.push(l);
     else index.set(kw, [l]);
   }
-  const result: CachedSection = { lines, type: preamble ? '' : (header?.[0]?.text ?? ''), index };
+  const result: CachedSection = { lines, type: preamble ? '' : (header?.[0]?.text ?? ''), index, memo: {} };
   if (!preamble && header?.[1]) result.name = header[1].text;
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(text, result);
@@ -247,7 +305,7 @@ export function parseHaproxy(text: string): HaproxyConfig {
     if (endOffset <= sectionStart && !(preamble === false)) return;
     const body = text.slice(sectionStart, endOffset);
     const parsed = parseSectionText(body, preamble);
-    const section: Section = { type: parsed.type, startLine: sectionLine, lines: parsed.lines, text: body, index: parsed.index };
+    const section: Section = { type: parsed.type, startLine: sectionLine, lines: parsed.lines, text: body, index: parsed.index, memo: parsed.memo };
     if (parsed.name !== undefined) section.name = parsed.name;
     sections.push(section);
   };

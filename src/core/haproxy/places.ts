@@ -10,13 +10,21 @@ import type { ParsedLine, Section, Token } from './parse';
 
 /** Parses an HAProxy time (`5s`, `1h`, `300` = ms); undefined when malformed. */
 export function parseTime(value: string): number | undefined {
-  const m = /^(\d+)(us|ms|s|m|h|d)?$/.exec(value);
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const unit = m[2] ?? 'ms';
-  const factor = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit]!;
-  return n * factor;
+  // digits, then an optional unit (what /^(\d+)(us|ms|s|m|h|d)?$/ matches), read without a match array
+  let digits = 0;
+  while (digits < value.length && value.charCodeAt(digits) >= 48 && value.charCodeAt(digits) <= 57) digits++;
+  if (digits === 0) return undefined;
+  const factor = digits === value.length ? 1 : TIME_UNITS.get(value.slice(digits));
+  return factor === undefined ? undefined : Number(digits === value.length ? value : value.slice(0, digits)) * factor;
 }
+const TIME_UNITS = new Map([
+  ['us', 0.001],
+  ['ms', 1],
+  ['s', 1000],
+  ['m', 60_000],
+  ['h', 3_600_000],
+  ['d', 86_400_000],
+]);
 
 export function formatMs(ms: number): string {
   if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
@@ -99,15 +107,12 @@ export function splitHostPort(text: string): { host: string; port?: string } {
       return rest.startsWith(':') ? { host: addr.slice(1, close), port: rest.slice(1) } : { host: addr.slice(1, close) };
     }
   }
-  const colons = addr.split(':').length - 1;
-  if (colons === 0) return { host: addr };
-  if (colons === 1) {
-    const i = addr.indexOf(':');
-    return { host: addr.slice(0, i), port: addr.slice(i + 1) };
-  }
+  const i = addr.indexOf(':');
+  if (i < 0) return { host: addr };
+  if (addr.indexOf(':', i + 1) < 0) return { host: addr.slice(0, i), port: addr.slice(i + 1) };
   // bare IPv6: the last group is the port only when haproxy would read it so (ipv6@ or ends with ':port')
-  const i = addr.lastIndexOf(':');
-  return { host: addr.slice(0, i), port: addr.slice(i + 1) };
+  const last = addr.lastIndexOf(':');
+  return { host: addr.slice(0, last), port: addr.slice(last + 1) };
 }
 
 /** Digits and dots only, with at least one dot: meant as an IPv4 address (then isIPv4 decides). */
@@ -123,7 +128,11 @@ export function looksLikeIPv4(s: string): boolean {
 export const WILDCARDS = new Set(['', '*', '0.0.0.0', '::']);
 
 export function validPort(p: string, allowRange: boolean): boolean {
-  const parts = allowRange ? p.split('-') : [p];
-  if (parts.length > 2) return false;
-  return parts.every((x) => /^\d{1,5}$/.test(x) && Number(x) <= 65535);
+  const dash = allowRange ? p.indexOf('-') : -1;
+  if (dash < 0) return portNumber(p);
+  return p.indexOf('-', dash + 1) < 0 && portNumber(p.slice(0, dash)) && portNumber(p.slice(dash + 1));
+}
+const PORT = /^\d{1,5}$/;
+function portNumber(x: string): boolean {
+  return PORT.test(x) && Number(x) <= 65535;
 }

@@ -169,6 +169,16 @@ test('findings carry why and docs, and ranges point at the offending word', () =
   assert.equal(applyEdits(text, f.fixes![0]!.edits), seed);
 });
 
+test("keywords named like an object's built-in properties are unknown keywords, not removed ones", () => {
+  // the removed-keyword table is looked up by the keyword a file gives; 'toString' is no entry of it
+  for (const kw of ['toString', 'constructor', '__proto__']) {
+    const fs = lint(seed.replace('    balance roundrobin', `    ${kw} x`)).filter((f) => f.range.start.line === seed.split('\n').findIndex((l) => l.includes('balance roundrobin')));
+    assert.deepEqual(fs.map((f) => f.rule), ['haproxy/unknown-keyword'], `${kw}: ${fs.map((f) => f.message).join('; ')}`);
+    const global = lint(`global\n    ${kw} x\n` + seed.replace(/^global\n/m, '')).filter((f) => f.range.start.line === 1);
+    assert.deepEqual(global.map((f) => f.rule), ['haproxy/unknown-keyword'], `${kw} in global: ${global.map((f) => f.message).join('; ')}`);
+  }
+});
+
 test('cached findings are handed out as copies', () => {
   const text = seed.replace('balance roundrobin', 'balanse roundrobin');
   const a = lint(text)[0]!;
