@@ -55,7 +55,8 @@ export async function openLabEditor(name: string, settings: Record<string, unkno
     ({ context } = await launchBrowser(dirs, { width: 1600, height: 1000 }));
     const page = context.pages()[0]!;
     page.setDefaultTimeout(30_000);
-    await page.goto(workbenchUrl(cs, dirs.workspace));
+    // The first load fetches the whole workbench: slow on a loaded machine, longer than a click may take.
+    await page.goto(workbenchUrl(cs, dirs.workspace), { timeout: 120_000 });
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'inventory.yaml' }).waitFor({ timeout: 90_000 });
     const shot = (n: string) => page.screenshot({ path: join(SHOTS, `${n}.png`) }).then(() => undefined);
     return {
@@ -78,6 +79,8 @@ export async function openLabEditor(name: string, settings: Record<string, unkno
   }
 }
 
+const exactly = (title: string) => new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'i');
+
 /** F1, the command's title, Enter. */
 export async function runPaletteCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('F1');
@@ -85,6 +88,27 @@ export async function runPaletteCommand(page: Page, title: string): Promise<void
   await input.waitFor();
   await input.fill(`>${title}`);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+/**
+ * A multi-select quick pick (canPickMany): each label typed into the filter and its row's checkbox clicked, as a person
+ * ticks it, then Enter. The workbench renders each row as `role="checkbox"` with a toggle of the same role inside (not
+ * an <input>), and typing a space only filters: the toggle is found by its role and name, and a tick counts once the
+ * row says `aria-checked="true"`. Before Enter the "N Selected" badge must count exactly these rows.
+ */
+export async function pickManyInQuickPick(page: Page, labels: readonly string[]): Promise<void> {
+  const input = page.locator('.quick-input-widget input.input');
+  await input.waitFor();
+  for (const label of labels) {
+    await input.fill(label);
+    const row = page.locator('.quick-input-list .monaco-list-row[role="checkbox"]').filter({ has: page.locator('.label-name', { hasText: exactly(label) }) }).first();
+    await row.waitFor();
+    if ((await row.getAttribute('aria-checked')) !== 'true') await row.getByRole('checkbox', { name: label, exact: true }).click();
+    await page.locator(`.quick-input-list .monaco-list-row[role="checkbox"][aria-checked="true"]`).filter({ has: page.locator('.label-name', { hasText: exactly(label) }) }).first().waitFor({ timeout: 5000 });
+  }
+  await input.fill('');
+  await page.locator('.quick-input-widget .quick-input-count', { hasText: new RegExp(`^\\s*${labels.length} Selected\\s*$`) }).waitFor({ timeout: 5000 });
   await page.keyboard.press('Enter');
 }
 
@@ -102,8 +126,6 @@ export async function openKubeadmContainer(page: Page): Promise<void> {
     await page.mouse.up();
   }
 }
-
-const exactly = (title: string) => new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'i');
 
 function pane(page: Page, title: string): Locator {
   return page.locator('.part.sidebar .pane').filter({ has: page.locator('.pane-header h3.title', { hasText: exactly(title) }) });

@@ -21,7 +21,7 @@ import type { Page } from 'playwright-core';
 import { parseDocument } from 'yaml';
 import { recordBench } from './bench';
 import { waitHealthy } from './clusterHealth';
-import { labEnv, openLabEditor, runPaletteCommand, type LabEditor } from './labEditor';
+import { labEnv, openLabEditor, pickManyInQuickPick, runPaletteCommand, type LabEditor } from './labEditor';
 
 const OLD = 'labs-k8s-m01';
 const OLD_LINE = /^ {2}- \{ name: labs-k8s-m01, address: 10\.3\.60\.51, roles: \[control-plane\] \}$/m;
@@ -146,11 +146,8 @@ describe('node operations from the palette in VS Code on the lab cluster', { tim
 
     t0 = Date.now();
     await runPaletteCommand(page, 'Kubeadm: Join Hosts to Cluster…');
-    const input = page.locator('.quick-input-widget input.input');
-    await input.fill(WORKER);
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: WORKER }).first();
-    await row.locator('input[type="checkbox"], .quick-input-list-checkbox').first().click();
-    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Join hosts to the cluster' }).waitFor();
+    await pickManyInQuickPick(page, [WORKER]);
     await approve(page, 'join-plan.txt', 'nodes-3-join-approve');
     await followRun(page, `Join of ${WORKER}`, 10);
     await until(`${WORKER} Ready`, 5 * 60_000, () => (readyNodes().includes(WORKER) ? true : undefined));
