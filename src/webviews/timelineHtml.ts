@@ -74,6 +74,8 @@ export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce
 <thead><tr><th scope="col">Hop</th><th scope="col">First run</th><th scope="col">Second run</th><th scope="col">Difference</th></tr></thead><tbody></tbody></table>
 <div id="chart-b" class="chart"></div>
 </section>
+<table id="hops" hidden><caption>Time of each hop (≈: from second-precision readings)</caption>
+<thead><tr><th scope="col">Hop</th><th scope="col">Took</th></tr></thead><tbody></tbody></table>
 <table id="steps" aria-describedby="title"><caption>Steps in causal order (time from the first step; a second-precision reading is the interval it can be in)</caption>
 <thead><tr><th scope="col">Time</th><th scope="col">Component</th><th scope="col">Step</th><th scope="col">Source</th><th scope="col">Detail</th></tr></thead>
 <tbody></tbody></table>`,
