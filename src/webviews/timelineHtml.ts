@@ -45,7 +45,8 @@ export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce
   table { border-collapse: collapse; margin-top: 12px; width: 100%; }
   caption { text-align: left; font-weight: 600; padding: 4px 0; }
   th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorWidget-border, transparent); vertical-align: top; }
-  td.t { font-variant-numeric: tabular-nums; white-space: nowrap; }
+  td.t, td.src { font-variant-numeric: tabular-nums; white-space: nowrap; }
+  #hops { width: auto; min-width: 24em; }
   tr.warn td { color: var(--vscode-errorForeground); }
   tr:focus-visible { outline: 1px solid var(--vscode-focusBorder); }`,
     body: `<header>

@@ -98,7 +98,7 @@ function render(timeline: Timeline, live: boolean): void {
     tr.dataset.source = e.source;
     if (e.warning) tr.className = 'warn';
     const source = `${e.source}, ${e.precision === 'us' ? 'µs' : e.precision}${e.adjusted ? ', moved: clocks disagree' : ''}`;
-    for (const [text, cls, title] of [[formatWhen(e, timeline.start), 't', `read ${e.read}`], [LANE_TITLES[e.lane], '', ''], [e.label, '', ''], [source, '', ''], [e.detail ?? '', '', '']] as const) {
+    for (const [text, cls, title] of [[formatWhen(e, timeline.start), 't', `read ${e.read}`], [LANE_TITLES[e.lane], '', ''], [e.label, '', ''], [source, 'src', ''], [e.detail ?? '', '', '']] as const) {
       const td = document.createElement('td');
       td.textContent = text;
       if (cls) td.className = cls;
