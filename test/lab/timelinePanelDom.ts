@@ -12,6 +12,8 @@ export interface Seen {
   boxes: { kind: 'text' | 'bar'; text: string; x: number; y: number; w: number; h: number }[];
   /** Chart texts whose colour does not stand out from the panel's background. */
   faint: string[];
+  /** Chart texts that reach past the chart's edges (cut off). */
+  clipped: string[];
   sources: string[];
   hops: [hop: string, took: string][];
   sli: string;
@@ -46,8 +48,11 @@ export function readPanel(frame: FrameLocator): Promise<Seen> {
       ...[...body.querySelectorAll('#chart g.tl-span > rect')].map((b) => ({ kind: 'bar' as const, text: b.parentElement?.querySelector('title')?.textContent ?? '', r: box(b) })),
     ].map((b) => ({ kind: b.kind, text: b.text, x: b.r.x, y: b.r.y, w: b.r.width, h: b.r.height }));
     const faint = texts.filter((t) => contrast(getComputedStyle(t).fill) < 3).map((t) => `${t.textContent} (${getComputedStyle(t).fill})`);
+    const svg = body.querySelector('#chart svg');
+    const edge = svg ? box(svg) : undefined;
+    const clipped = edge ? texts.filter((t) => box(t).left < edge.left - 0.5 || box(t).right > edge.right + 0.5).map((t) => t.textContent ?? '') : [];
     return {
-      rows, marks, boxes, faint,
+      rows, marks, boxes, faint, clipped,
       sources: [...body.querySelectorAll('#sources li')].map((li) => li.textContent ?? ''),
       hops: [...body.querySelectorAll('#hops tbody tr')].map((tr) => [tr.children[0]?.textContent ?? '', tr.children[1]?.textContent ?? ''] as [string, string]),
       sli: body.querySelector('#sli')?.textContent ?? '',

@@ -63,6 +63,7 @@ function checkPanel(label: string, seen: Seen, cold: boolean, podCidr: string): 
   const ip = /CNI ADD: IP (\d+\.\d+\.\d+\.\d+)/.exec(seen.rows[row('cni-add', 'journal')]!.label)?.[1];
   assert.ok(ip && inSubnet(ip, podCidr), `${label}: the CNI ADD row gives ${ip}, an address of the node's podCIDR ${podCidr}`);
   assert.deepEqual(overlaps(seen), [], `${label}: no two texts or bars of the chart overlap`);
+  assert.deepEqual(seen.clipped, [], `${label}: no text of the chart is cut off at its edges`);
   assert.deepEqual(seen.faint, [], `${label}: every text of the chart stands out from the theme's background (contrast ≥ 3)`);
   const took = new Map(seen.hops);
   for (const hop of ['API: POST to 201', 'Scheduling', 'Sandbox and CNI', 'Create and start']) assert.match(took.get(hop) ?? '', /^≈? ?[\d.]+ m?s$/, `${label}: the hop table gives "${hop}" a time`);
