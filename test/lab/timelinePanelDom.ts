@@ -19,45 +19,71 @@ export interface Seen {
   sli: string;
 }
 
-/** Everything the test checks, read from the webview's DOM in one go. */
-export function readPanel(frame: FrameLocator): Promise<Seen> {
-  return frame.locator('body').evaluate((body): Seen => {
-    const rgb = (c: string): number[] => (c.match(/[\d.]+/g) ?? ['0', '0', '0']).slice(0, 3).map(Number);
-    const lum = (c: number[]): number => {
-      const [r, g, b] = c.map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
-      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
-    };
-    const bg = lum(rgb(getComputedStyle(body).backgroundColor));
-    const contrast = (fill: string): number => {
-      const l = lum(rgb(fill));
-      return (Math.max(l, bg) + 0.05) / (Math.min(l, bg) + 0.05);
-    };
-    const box = (el: Element) => el.getBoundingClientRect();
-    const rows = [...body.querySelectorAll<HTMLTableRowElement>('#steps tbody tr')].map((tr) => ({
-      step: tr.dataset.step ?? '', source: tr.dataset.source ?? '',
-      time: tr.cells[0]?.textContent ?? '', label: tr.cells[2]?.textContent ?? '', sourceText: tr.cells[3]?.textContent ?? '',
-    }));
-    const marks = [...body.querySelectorAll('#chart g.tl-step')].map((g) => {
-      const m = g.querySelector(':scope > circle, :scope > rect[height="8"]')!;
-      const r = box(m);
-      return { step: g.getAttribute('data-step') ?? '', source: g.getAttribute('data-source') ?? '', x: r.x + r.width / 2, tip: g.querySelector('title')?.textContent ?? '' };
-    });
-    const texts = [...body.querySelectorAll('#chart svg > text, #chart svg g > text')];
-    const boxes = [
-      ...texts.map((t) => ({ kind: 'text' as const, text: t.textContent ?? '', r: box(t) })),
-      ...[...body.querySelectorAll('#chart g.tl-span > rect')].map((b) => ({ kind: 'bar' as const, text: b.parentElement?.querySelector('title')?.textContent ?? '', r: box(b) })),
-    ].map((b) => ({ kind: b.kind, text: b.text, x: b.r.x, y: b.r.y, w: b.r.width, h: b.r.height }));
-    const faint = texts.filter((t) => contrast(getComputedStyle(t).fill) < 3).map((t) => `${t.textContent} (${getComputedStyle(t).fill})`);
+/** What the browser gives back; the arithmetic on it is done here, in Node. */
+interface Raw {
+  rows: Seen['rows'];
+  marks: Seen['marks'];
+  texts: { text: string; fill: string; x: number; y: number; w: number; h: number }[];
+  bars: { text: string; x: number; y: number; w: number; h: number }[];
+  background: string;
+  edge: { left: number; right: number } | undefined;
+  sources: string[];
+  hops: [string, string][];
+  sli: string;
+}
+
+const rgb = (c: string): number[] => (c.match(/[\d.]+/g) ?? ['0', '0', '0']).slice(0, 3).map(Number);
+
+/** WCAG relative luminance of an rgb()/rgba() colour (its alpha ignored). */
+function luminance(color: string): number {
+  const [r, g, b] = rgb(color).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+}
+
+function contrast(a: string, b: string): number {
+  const [x, y] = [luminance(a), luminance(b)];
+  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+}
+
+/**
+ * Everything the test checks, read from the webview's DOM in one go. The function runs in the browser: only
+ * anonymous callbacks in it (a named local function gets the test runner's name helper, which the page lacks).
+ */
+export async function readPanel(frame: FrameLocator): Promise<Seen> {
+  const raw = await frame.locator('body').evaluate((body): Raw => {
     const svg = body.querySelector('#chart svg');
-    const edge = svg ? box(svg) : undefined;
-    const clipped = edge ? texts.filter((t) => box(t).left < edge.left - 0.5 || box(t).right > edge.right + 0.5).map((t) => t.textContent ?? '') : [];
+    const edge = svg?.getBoundingClientRect();
     return {
-      rows, marks, boxes, faint, clipped,
+      rows: [...body.querySelectorAll<HTMLTableRowElement>('#steps tbody tr')].map((tr) => ({
+        step: tr.dataset.step ?? '', source: tr.dataset.source ?? '',
+        time: tr.cells[0]?.textContent ?? '', label: tr.cells[2]?.textContent ?? '', sourceText: tr.cells[3]?.textContent ?? '',
+      })),
+      marks: [...body.querySelectorAll('#chart g.tl-step')].map((g) => {
+        const r = g.querySelector(':scope > circle, :scope > rect[height="8"]')!.getBoundingClientRect();
+        return { step: g.getAttribute('data-step') ?? '', source: g.getAttribute('data-source') ?? '', x: r.x + r.width / 2, tip: g.querySelector('title')?.textContent ?? '' };
+      }),
+      texts: [...body.querySelectorAll('#chart svg > text, #chart svg g > text')].map((t) => {
+        const r = t.getBoundingClientRect();
+        return { text: t.textContent ?? '', fill: getComputedStyle(t).fill, x: r.x, y: r.y, w: r.width, h: r.height };
+      }),
+      bars: [...body.querySelectorAll('#chart g.tl-span > rect')].map((b) => {
+        const r = b.getBoundingClientRect();
+        return { text: b.parentElement?.querySelector('title')?.textContent ?? '', x: r.x, y: r.y, w: r.width, h: r.height };
+      }),
+      background: getComputedStyle(body).backgroundColor,
+      edge: edge ? { left: edge.left, right: edge.right } : undefined,
       sources: [...body.querySelectorAll('#sources li')].map((li) => li.textContent ?? ''),
       hops: [...body.querySelectorAll('#hops tbody tr')].map((tr) => [tr.children[0]?.textContent ?? '', tr.children[1]?.textContent ?? ''] as [string, string]),
       sli: body.querySelector('#sli')?.textContent ?? '',
     };
   });
+  const { edge } = raw;
+  return {
+    rows: raw.rows, marks: raw.marks, sources: raw.sources, hops: raw.hops, sli: raw.sli,
+    boxes: [...raw.texts.map((t) => ({ kind: 'text' as const, text: t.text, x: t.x, y: t.y, w: t.w, h: t.h })), ...raw.bars.map((b) => ({ kind: 'bar' as const, ...b }))],
+    faint: raw.texts.filter((t) => contrast(t.fill, raw.background) < 3).map((t) => `${t.text} (${t.fill} on ${raw.background})`),
+    clipped: edge ? raw.texts.filter((t) => t.x < edge.left - 0.5 || t.x + t.w > edge.right + 0.5).map((t) => t.text) : [],
+  };
 }
 
 /** Pairs of chart texts or bars whose boxes cover each other. */

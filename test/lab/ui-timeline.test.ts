@@ -137,9 +137,10 @@ describe('the kubectl run timeline panel in VS Code on the lab cluster: cold and
       await frame.locator('#hops').scrollIntoViewIfNeeded();
       await shot(`timeline-lab-${label}-hops`);
       checkPanel(label, seen, cold, podCidr);
-      // Closing the panel deletes its test pod; the image stays on the node for the warm run.
-      await page.locator('.tabs-container .tab.active .action-label.codicon-close').first().click();
-      await page.locator('iframe.webview.ready').waitFor({ state: 'detached', timeout: 30_000 }).catch(() => undefined);
+      // Closing the panel (a middle click on its tab) deletes its test pod; the image stays on the node for the warm run.
+      const tab = page.locator('.tabs-container .tab', { hasText: `kubectl run: ui-timeline-${label}-${suffix}` });
+      await tab.click({ button: 'middle' });
+      await tab.waitFor({ state: 'detached', timeout: 30_000 });
     }
     ok = true;
   });
