@@ -5,6 +5,7 @@ import { podTimelineFeed, type PodTarget } from '../editor/podTimelineFeed';
 import { TimelinePanel } from '../webviews/timelinePanel';
 import { defineCommand, type CommandContext } from './context';
 import { defaultTestImage } from '../core/timeline/defaultImage';
+import { testNodeChoices } from '../core/timeline/testNode';
 import type { Node } from '../core/live/types';
 import type { Inventory } from '../core/inventory/types';
 import { timelineHostsFor } from '../engine/podTimeline';
@@ -84,7 +85,10 @@ export const showPodTimeline = defineCommand({ trust: 'talk to the cluster' }, (
       });
       if (!image) return;
       await ctx.extension.workspaceState.update(LAST_IMAGE, image.trim());
-      target = { namespace: 'default', name, create: { image: image.trim() } };
+      // A node of the user's choice (pinned like the CLI's --node): the same node twice gives a cold and a warm run.
+      const where = await vscode.window.showQuickPick(testNodeChoices(nodes, image.trim()), { title: 'Node', placeHolder: 'Where the test pod runs' });
+      if (!where) return;
+      target = { namespace: 'default', name, create: { image: image.trim(), ...(where.node ? { node: where.node } : {}) } };
     }
     ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target, timelineSsh(ctx, conn)), secondRun(conn, target, ctx)));
   };

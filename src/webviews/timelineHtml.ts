@@ -45,7 +45,8 @@ export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce
   table { border-collapse: collapse; margin-top: 12px; width: 100%; }
   caption { text-align: left; font-weight: 600; padding: 4px 0; }
   th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--vscode-editorWidget-border, transparent); vertical-align: top; }
-  td.t { font-variant-numeric: tabular-nums; white-space: nowrap; }
+  td.t, td.src { font-variant-numeric: tabular-nums; white-space: nowrap; }
+  #hops { width: auto; min-width: 24em; }
   tr.warn td { color: var(--vscode-errorForeground); }
   tr:focus-visible { outline: 1px solid var(--vscode-focusBorder); }`,
     body: `<header>
@@ -74,6 +75,8 @@ export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce
 <thead><tr><th scope="col">Hop</th><th scope="col">First run</th><th scope="col">Second run</th><th scope="col">Difference</th></tr></thead><tbody></tbody></table>
 <div id="chart-b" class="chart"></div>
 </section>
+<table id="hops" hidden><caption>Time of each hop (≈: from second-precision readings)</caption>
+<thead><tr><th scope="col">Hop</th><th scope="col">Took</th></tr></thead><tbody></tbody></table>
 <table id="steps" aria-describedby="title"><caption>Steps in causal order (time from the first step; a second-precision reading is the interval it can be in)</caption>
 <thead><tr><th scope="col">Time</th><th scope="col">Component</th><th scope="col">Step</th><th scope="col">Source</th><th scope="col">Detail</th></tr></thead>
 <tbody></tbody></table>`,

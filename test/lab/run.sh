@@ -39,6 +39,9 @@ node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-l
 # The kubectl run timeline from the CLI on the same cluster (its API servers write the audit log: the lab inventory
 # switches it on): a cold and a warm run on one worker, every hop of the seed's sequence from its source, in order.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/timeline.test.ts || rc=1
+# The same in VS Code: "Show kubectl run Timeline…" from the palette, cold then warm on one worker, every hop in the
+# panel with its source, in causal order, nothing on the chart overlapping; screenshots of both runs.
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-timeline.test.ts || rc=1
 # Remove, replace and reset on the same cluster, last: a worker removed and joined back, a dead m01 replaced by the
 # spare m04, a removal refused while it would lose quorum.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/nodes.test.ts || rc=1

@@ -17,34 +17,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TimelineReport } from '../../src/core/timeline/report';
 import { recordBench } from './bench';
+import { IMAGE, PULL, SEQUENCE, WORKERS, coldNode, inSubnet, labSsh } from './timelineSeed';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
 const CLI = join(ROOT, 'dist/cli.js');
-const WORKERS = ['labs-k8s-w01', 'labs-k8s-w02'];
-const IMAGE = '10.3.60.1:5000/kwlab/web:1.0';
 const env: Record<string, string> = {};
 
 type Run = TimelineReport & { image: string; ready: boolean; failures: string[] };
 
-function ssh(host: string, command: string): { code: number; out: string } {
-  const r = spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', `UserKnownHostsFile=${env.LAB_KNOWN_HOSTS}`, host, command], { encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
-}
-
-/** A worker the image can be removed from (no container of an earlier test uses it there): the cold run's node. */
-async function coldNode(): Promise<string | undefined> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    for (const w of WORKERS) {
-      ssh(w, `crictl rmi ${IMAGE} >/dev/null 2>&1 || true`);
-      if (ssh(w, `crictl inspecti ${IMAGE} >/dev/null 2>&1`).code !== 0) return w;
-    }
-    // Containers of pods deleted a moment ago are still being stopped.
-    await new Promise((r) => setTimeout(r, 3000));
-  }
-  return undefined;
-}
+const ssh = (host: string, command: string) => labSsh(env, host, command);
 
 let NODE = '';
 
@@ -58,36 +40,6 @@ function timeline(name: string): { run: Run; seconds: number } {
   process.stderr.write(r.stderr);
   assert.equal(r.status, 0, `timeline exited ${r.status}:\n${r.stdout.slice(-4000)}\n${r.stderr}`);
   return { run: JSON.parse(r.stdout) as Run, seconds: (Date.now() - t0) / 1000 };
-}
-
-/** The seed's sequence: each hop with the source it must come from on this cluster. */
-const SEQUENCE: [step: string, source: string, precision: string][] = [
-  ['request-sent', 'client', 'ms'],
-  ['request-received', 'audit', 'us'],
-  ['stored', 'audit', 'us'],
-  ['response-received', 'client', 'ms'],
-  // µs from an events.k8s.io event; seconds from the core/v1 one a scheduler writes when the events API was not
-  // there at its start (kubeadm starts it beside its API server): the binding's audit time is then the µs one.
-  ['scheduled', 'event', 'us|s'],
-  ['bound', 'audit', 'us'],
-  ['kubelet-sync', 'journal', 'us'],
-  ['sandbox-start', 'journal', 'us'],
-  ['cni-add', 'journal', 'us'],
-  ['sandbox-ready', 'journal', 'us'],
-  ['pulling', 'journal', 'us'],
-  ['pulled', 'journal', 'us'],
-  ['container-created', 'journal', 'us'],
-  ['container-started', 'journal', 'us'],
-  ['running-observed', 'watch', 'ms'],
-  ['ready-observed', 'watch', 'ms'],
-];
-const PULL = new Set(['pulling', 'pulled']);
-
-function inSubnet(ip: string, cidr: string): boolean {
-  const [net, bits] = cidr.split('/');
-  const n = (a: string) => a.split('.').reduce((x, o) => (x << 8) + Number(o), 0) >>> 0;
-  const mask = Number(bits) === 0 ? 0 : (~0 << (32 - Number(bits))) >>> 0;
-  return ((n(ip) & mask) >>> 0) === ((n(net!) & mask) >>> 0);
 }
 
 function checkRun(label: string, run: Run, cold: boolean, podCidr: string): void {
@@ -133,7 +85,7 @@ describe('kubectl run timeline on the lab cluster: every hop of the seed, cold a
     for (const m of execFileSync('bash', [LAB, 'env'], { encoding: 'utf8' }).matchAll(/^export (\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
     assert.ok(existsSync(env.KUBECONFIG!), `no lab cluster: ${env.KUBECONFIG} is missing — bring one up with the engine first`);
     env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-timeline-home-'));
-    const node = await coldNode();
+    const node = await coldNode(env);
     assert.ok(node, `${IMAGE} could not be removed from any of ${WORKERS.join(', ')}: a running container uses it on each`);
     NODE = node;
     podCidr = execFileSync('kubectl', ['--kubeconfig', env.KUBECONFIG!, 'get', 'node', NODE, '-o', 'jsonpath={.spec.podCIDR}'], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! } }).trim();

@@ -98,6 +98,10 @@ describe('kubectl run timeline webview', { timeout: 240_000 }, () => {
     };
     await answer('Test pod name', 'web');
     await answer('Image', '10.3.60.1:5000/kwlab/web:1.0');
+    // The node: the scheduler decides (this test binds the pod itself).
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Node' }).waitFor();
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Any node' }).first().waitFor();
+    await page.keyboard.press('Enter');
 
     const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
     await frame.locator('#steps tbody tr', { hasText: '201 Created' }).first().waitFor({ timeout: 30_000 });

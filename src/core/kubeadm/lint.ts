@@ -2,7 +2,7 @@
  * Lints a kubeadm configuration file: structure (per document, memoised) plus the rules that compare
  * it with the inventory, the CNI manifest and the other documents of the file.
  */
-import { isMap, isScalar, isSeq, type Node, type YAMLSeq } from 'yaml';
+import { isMap, isScalar, isSeq, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
 import type { Finding, Fix } from '../findings';
 import { hostsWithRole, splitEndpoint, type HostSpec } from '../inventory/types';
 import { textGuard } from '../lint/textGuard';
@@ -11,6 +11,7 @@ import { cidrContains, cidrsOverlap, parseCidr } from '../net';
 import { FLANNEL_DEFAULT_NETWORK, flannelNetwork, isFlannelManifest } from './cni';
 import { nodeAt, scalarString, splitDocuments, stringAt, type KubeadmDoc } from './parse';
 import { finding } from './rules';
+import { argLines, auditLogGaps, describeGaps, volumeLines, type AuditLogGaps } from './auditLog';
 import { KUBEADM_V1BETA3, KUBEADM_V1BETA4, KUBELET_API, KUBEPROXY_API } from './schema';
 import { structuralFindings } from './structure';
 import { hostFor, KubeadmFile, parseVersion } from './lintFile';
@@ -123,6 +124,8 @@ class KubeadmLint extends KubeadmFile {
     }
     // certSANs
     if (inv && vip) this.certSans(d);
+    // the audit log the inventory turns on
+    if (inv?.cluster.apiServerAuditLog === true) this.auditLog(d);
     // networks
     this.networks(d);
     // version, image repository, cluster name
@@ -171,6 +174,71 @@ class KubeadmLint extends KubeadmFile {
     const fix = this.certSansFix(d, sansNode, missing);
     if (sansNode) this.report('kubeadm/cert-sans', message, d, sansNode, fix ? [fix] : undefined, severity);
     else this.reportDoc('kubeadm/cert-sans', message, d, fix ? [fix] : undefined, severity);
+  }
+
+  private auditLog(d: KubeadmDoc): void {
+    const api = d.apiVersion!;
+    const gaps = auditLogGaps(d.root!, api);
+    if (!gaps) return;
+    const extra = this.inv!.cluster.kubeadmExtraConfig?.replace(/^\.\//, '');
+    const isExtra = extra !== undefined && (this.file.path === extra || this.file.path.endsWith(`/${extra}`));
+    const where = isExtra
+      ? 'This file is the inventory\'s kubeadmExtraConfig: its ClusterConfiguration replaces the generated one, audit settings included'
+      : 'The API servers started from this ClusterConfiguration';
+    const effect = gaps.fatal
+      ? 'kube-apiserver cannot open the policy it is given and does not start'
+      : 'the API servers write no audit log the kubectl run timeline can read';
+    const message = `inventory.yaml turns the audit log on (cluster.apiServerAuditLog), but apiServer has ${describeGaps(gaps)}. ${where}: ${effect}.`;
+    const fix = this.auditLogFix(d, gaps, api);
+    // At the apiServer key, where the user reads the section.
+    const apiServer = d.root!.items.find((p) => scalarString(p.key as Node) === 'apiServer')?.key as Node | undefined;
+    if (apiServer) this.report('kubeadm/audit-log-dropped', message, d, apiServer, fix ? [fix] : undefined, gaps.fatal ? 'error' : 'warning');
+    else this.reportDoc('kubeadm/audit-log-dropped', message, d, fix ? [fix] : undefined, gaps.fatal ? 'error' : 'warning');
+  }
+
+  /** Adds the missing flags and mounts in block YAML; no fix when a flag has another value or the YAML is in flow style. */
+  private auditLogFix(d: KubeadmDoc, gaps: AuditLogGaps, api: string): Fix | undefined {
+    if (gaps.args.some((a) => a.have !== undefined)) return undefined;
+    const title = 'Add the audit log\'s flags and mounts to apiServer';
+    const apiServer = nodeAt(d.root, 'apiServer');
+    if (!apiServer) {
+      const at = this.nextLineStart(d.chunk.start + d.chunk.text.length);
+      const body = `apiServer:\n${gaps.args.length ? `  extraArgs:\n${argLines(gaps, api, '    ')}` : ''}${gaps.volumes.length ? `  extraVolumes:\n${volumeLines(gaps, '    ')}` : ''}`;
+      return { title, edits: [this.edit(at, at, this.insertText(at, body))] };
+    }
+    if (!isMap(apiServer) || apiServer.flow || !apiServer.items.length) return undefined;
+    const indent = this.indentOf(d, apiServer);
+    const inserts = new Map<number, string>();
+    const add = (at: number, text: string) => inserts.set(at, (inserts.get(at) ?? '') + text);
+    const afterApiServer = this.nextLineStart(this.abs(d, apiServer)[1]);
+    // Under an existing block list or map: after its last item, at its items' indentation.
+    const into = (node: Node, lines: (itemIndent: string) => string): boolean => {
+      if ((!isSeq(node) && !isMap(node)) || node.flow || !node.items.length) return false;
+      const last = node.items[node.items.length - 1]!;
+      let itemIndent: string;
+      if (isSeq(node)) {
+        const [fs] = this.abs(d, node.items[0] as Node);
+        const prefix = this.file.text.slice(this.file.text.lastIndexOf('\n', fs - 1) + 1, fs);
+        if (!/^\s*-\s+$/.test(prefix)) return false;
+        itemIndent = ' '.repeat(prefix.indexOf('-'));
+        add(this.nextLineStart(this.abs(d, last as Node)[1]), lines(itemIndent));
+      } else {
+        itemIndent = this.indentOf(d, node as YAMLMap);
+        add(this.nextLineStart(this.abs(d, (last as { value: Node }).value)[1]), lines(itemIndent));
+      }
+      return true;
+    };
+    if (gaps.args.length) {
+      const argsNode = nodeAt(d.root, 'apiServer.extraArgs');
+      if (!argsNode) add(afterApiServer, `${indent}extraArgs:\n${argLines(gaps, api, `${indent}  `)}`);
+      else if (!into(argsNode, (i) => argLines(gaps, api, i))) return undefined;
+    }
+    if (gaps.volumes.length) {
+      const volsNode = nodeAt(d.root, 'apiServer.extraVolumes');
+      if (!volsNode) add(afterApiServer, `${indent}extraVolumes:\n${volumeLines(gaps, `${indent}  `)}`);
+      else if (!into(volsNode, (i) => volumeLines(gaps, i))) return undefined;
+    }
+    return { title, edits: [...inserts].map(([at, text]) => this.edit(at, at, this.insertText(at, text))) };
   }
 
   private certSansFix(d: KubeadmDoc, sansNode: Node | undefined, missing: string[]): Fix | undefined {

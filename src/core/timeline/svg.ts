@@ -69,7 +69,7 @@ export function timelineToSvg(timeline: Timeline, options: SvgOptions): string {
     const e = timeline.entries[m.index]!;
     const color = e.warning ? ['tl-warn', '#c72e0f'] : e.precision === 's' ? ['tl-coarse', '#8a6d00'] : ['tl-mark', '#0a6ebd'];
     const tip = `${LANE_TITLES[e.lane]}: ${e.label} — ${formatWhen(e, timeline.start)}; read ${e.read} (${e.source}, ${e.precision} precision)${e.adjusted ? '; moved to keep the causal order: the clocks disagree' : ''}${e.detail ? `\n${e.detail}` : ''}`;
-    out.push(`<g class="tl-step" data-i="${m.index}"><title>${escapeXml(tip)}</title>`);
+    out.push(`<g class="tl-step" data-i="${m.index}" data-step="${escapeXml(e.step)}" data-source="${escapeXml(e.source)}"><title>${escapeXml(tip)}</title>`);
     if (m.x1 - m.x0 >= 2) out.push(`<rect x="${n(m.x0)}" y="${n(m.cy - 3)}" width="${n(m.x1 - m.x0)}" height="6" ${fill(color[0]!, color[1]!)} opacity="0.3"/>`);
     out.push(
       e.precision === 's'

@@ -9,6 +9,7 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { LANE_TITLES, type Timeline } from '../../core/timeline/model.js';
 import { formatWhen, timelineToSvg } from '../../core/timeline/svg.js';
 import { formatDuration } from '../../core/timeline/layout.js';
+import { hopTimes } from '../../core/timeline/compare.js';
 import type { HostToWebview, WebviewToHost } from '../../webviews/protocol/timeline.js';
 
 declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost): void };
@@ -92,9 +93,12 @@ function render(timeline: Timeline, live: boolean): void {
     const tr = document.createElement('tr');
     tr.tabIndex = 0;
     tr.dataset.i = String(i);
+    // Which hop of the sequence and from which source, for the chart's pair and for tests reading the view.
+    tr.dataset.step = e.step;
+    tr.dataset.source = e.source;
     if (e.warning) tr.className = 'warn';
     const source = `${e.source}, ${e.precision === 'us' ? 'µs' : e.precision}${e.adjusted ? ', moved: clocks disagree' : ''}`;
-    for (const [text, cls, title] of [[formatWhen(e, timeline.start), 't', `read ${e.read}`], [LANE_TITLES[e.lane], '', ''], [e.label, '', ''], [source, '', ''], [e.detail ?? '', '', '']] as const) {
+    for (const [text, cls, title] of [[formatWhen(e, timeline.start), 't', `read ${e.read}`], [LANE_TITLES[e.lane], '', ''], [e.label, '', ''], [source, 'src', ''], [e.detail ?? '', '', '']] as const) {
       const td = document.createElement('td');
       td.textContent = text;
       if (cls) td.className = cls;
@@ -104,6 +108,23 @@ function render(timeline: Timeline, live: boolean): void {
     return tr;
   });
   document.querySelector('#steps tbody')!.replaceChildren(...rows);
+  renderHops(timeline);
+}
+
+/** How long each hop of the seed's sequence took in this run (≈ when an end is a second-precision reading). */
+function renderHops(timeline: Timeline): void {
+  const hops = hopTimes(timeline);
+  $('hops').hidden = !hops.some((h) => h.ms !== undefined);
+  $('hops').querySelector('tbody')!.replaceChildren(...hops.map((h) => {
+    const tr = document.createElement('tr');
+    for (const [text, cls] of [[h.hop, ''], [h.ms === undefined ? 'not seen' : `${h.coarse ? '≈ ' : ''}${formatDuration(h.ms)}`, 't']] as const) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      if (cls) td.className = cls;
+      tr.append(td);
+    }
+    return tr;
+  }));
 }
 
 function clockText(whose: string, offsetMs: number): string {
