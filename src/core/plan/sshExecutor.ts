@@ -24,17 +24,18 @@ export type BecomeFor = (host: string) => SudoOptions | undefined;
 
 export class SudoRefused extends Error {}
 
-/** Digests of the contents uploaded lately: one hash for a file fanned out to many hosts. */
-const digests = new Map<string, string>();
+/** Contents uploaded lately, as bytes with their digest: a file fanned out to many hosts is encoded and hashed once. */
+const encoded = new Map<string, { bytes: Buffer; sha256: string }>();
 
-function sha256Of(content: string): string {
-  let d = digests.get(content);
-  if (d === undefined) {
-    d = createHash('sha256').update(content).digest('hex');
-    if (digests.size >= 16) digests.delete(digests.keys().next().value!);
-    digests.set(content, d);
+function encode(content: string): { bytes: Buffer; sha256: string } {
+  let e = encoded.get(content);
+  if (e === undefined) {
+    const bytes = Buffer.from(content, 'utf8');
+    e = { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+    if (encoded.size >= 8) encoded.delete(encoded.keys().next().value!);
+    encoded.set(content, e);
   }
-  return d;
+  return e;
 }
 
 /** `cat` stdin into `tmp` and check its SHA-256 (read from stdin, so no file name is parsed); a mismatch removes it. */
@@ -79,13 +80,15 @@ export class SshExecutor implements StepExecutor {
     const opts = signal ? { signal } : {};
     if (!asked) {
       const tmp = `${file.path}.kubeadm-workbench.tmp`;
-      const command = sh`umask 077 && mkdir -p ${dirname(file.path)} && ${receive(tmp, sha256Of(file.content))} && chmod ${mode} ${tmp} && mv -f ${tmp} ${file.path}`;
-      await this.transport.exec(host, command, { stdin: file.content, ...opts });
+      const { bytes, sha256 } = encode(file.content);
+      const command = sh`umask 077 && mkdir -p ${dirname(file.path)} && ${receive(tmp, sha256)} && chmod ${mode} ${tmp} && mv -f ${tmp} ${file.path}`;
+      await this.transport.exec(host, command, { stdin: bytes, ...opts });
       return;
     }
     const become = await this.checkSudo(host, asked, signal);
     // mktemp creates the file 0600 for the login user only; it lives until sudo has copied it.
-    const staged = await this.transport.exec(host, sh`umask 077 && t=$(mktemp) && printf '%s' "$t" && ${receive(raw('"$t"'), sha256Of(file.content))}`, { stdin: file.content, ...opts });
+    const { bytes, sha256 } = encode(file.content);
+    const staged = await this.transport.exec(host, sh`umask 077 && t=$(mktemp) && printf '%s' "$t" && ${receive(raw('"$t"'), sha256)}`, { stdin: bytes, ...opts });
     const tmp = staged.stdout.trim();
     const target = `${file.path}.kubeadm-workbench.tmp`;
     try {
