@@ -336,7 +336,8 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
       jumpConn.cancelIdle();
       jumpConn.dependents++;
     }
-    const done = await this.pacer.start();
+    // Paced per server: its MaxStartups counts the handshakes to it, not ours to every host.
+    const done = await this.pacer.start(`${hop.hostname}:${hop.port}`);
     this.counts.handshakes++;
     try {
       const conn = await handshake(this.handshakeSettings, hop, key, label, sock);

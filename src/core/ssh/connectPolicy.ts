@@ -1,10 +1,12 @@
 /**
  * How the SSH pool opens many connections at once without tripping the servers' (or the network's) limits.
  *
- * - Pacing: at most `maxHandshakes` handshakes (TCP + key exchange + auth) are in flight at a time, and new ones
- *   start at most every `minStartGapMs`. An OpenSSH server drops unauthenticated connections past its
- *   `MaxStartups` (Debian: 10:30:100), and a client that starts 500 key exchanges at once on a small machine
- *   makes every one of them slow enough to time out; commands on connections already open are not paced.
+ * - Pacing: at most `maxHandshakesPerServer` handshakes (TCP + key exchange + auth) are in flight to one server
+ *   (address and port) at a time, because an OpenSSH server drops unauthenticated connections past its
+ *   `MaxStartups` (Debian: 10:30:100) — that limit is per server, so hundreds of hosts, each with its own sshd,
+ *   may all shake hands at once. `maxHandshakes` bounds them all together (our own CPU: a client that starts 500
+ *   key exchanges at once on a small machine makes every one slow enough to time out), and new ones start at
+ *   most every `minStartGapMs`. Commands on connections already open are not paced.
  * - Retry: a handshake that the server refused or reset before it showed its host key is tried again after an
  *   exponential backoff with jitter (what sshd's random early drop asks for). Nothing after the host key is
  *   retried: a refused or changed host key and a failed login would fail the same way again, and retrying a
@@ -14,6 +16,8 @@
 export interface ConnectPolicy {
   /** Handshakes in flight at once (all hosts together). */
   maxHandshakes: number;
+  /** Handshakes in flight at once to one server (below sshd's MaxStartups start, 10 by default). */
+  maxHandshakesPerServer: number;
   /** Least time between two handshake starts. */
   minStartGapMs: number;
   /** Attempts in all for one connection whose handshake is refused or reset (1: no retry). */
@@ -24,7 +28,8 @@ export interface ConnectPolicy {
 }
 
 export const DEFAULT_CONNECT_POLICY: ConnectPolicy = {
-  maxHandshakes: 24,
+  maxHandshakes: 64,
+  maxHandshakesPerServer: 8,
   minStartGapMs: 2,
   attempts: 6,
   baseBackoffMs: 250,
@@ -63,19 +68,21 @@ export function backoffMs(policy: ConnectPolicy, attempt: number, random: number
 }
 
 /**
- * Hands out handshake starts: at most `maxHandshakes` at once, at least `minStartGapMs` apart, first come first
- * served. `now` and `sleep` are injectable so the policy is testable without a clock.
+ * Hands out handshake starts: at most `maxHandshakes` at once, at most `maxHandshakesPerServer` at once to one
+ * server, at least `minStartGapMs` apart, first come first served among those whose server has room. `now` and
+ * `sleep` are injectable so the policy is testable without a clock.
  */
 export class HandshakePacer {
   private inFlight = 0;
+  private readonly perServer = new Map<string, number>();
   private lastStart = -Infinity;
-  private readonly waiters: (() => void)[] = [];
+  private readonly waiters: { server: string; go: () => void }[] = [];
   private pumping = false;
   /** The most handshakes that were in flight at once (for the bench's report). */
   peak = 0;
 
   constructor(
-    private readonly policy: Pick<ConnectPolicy, 'maxHandshakes' | 'minStartGapMs'>,
+    private readonly policy: Pick<ConnectPolicy, 'maxHandshakes' | 'minStartGapMs'> & Partial<Pick<ConnectPolicy, 'maxHandshakesPerServer'>>,
     private readonly now: () => number = () => Date.now(),
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {}
@@ -88,10 +95,18 @@ export class HandshakePacer {
     return this.waiters.length;
   }
 
-  /** Resolves when this handshake may start; call the returned function when it ends (either way). */
-  async start(): Promise<() => void> {
-    await new Promise<void>((resolve) => {
-      this.waiters.push(resolve);
+  /** Handshakes in flight to `server` now. */
+  activeFor(server: string): number {
+    return this.perServer.get(server) ?? 0;
+  }
+
+  /**
+   * Resolves when a handshake to `server` ("address:port"; one shared key when omitted) may start; call the
+   * returned function when it ends (either way).
+   */
+  async start(server = ''): Promise<() => void> {
+    await new Promise<void>((go) => {
+      this.waiters.push({ server, go });
       void this.pump();
     });
     let released = false;
@@ -99,23 +114,34 @@ export class HandshakePacer {
       if (released) return;
       released = true;
       this.inFlight--;
+      const n = (this.perServer.get(server) ?? 1) - 1;
+      if (n > 0) this.perServer.set(server, n);
+      else this.perServer.delete(server);
       void this.pump();
     };
+  }
+
+  private roomFor(server: string): boolean {
+    return this.activeFor(server) < Math.max(1, this.policy.maxHandshakesPerServer ?? Infinity);
   }
 
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
     try {
-      while (this.waiters.length && this.inFlight < Math.max(1, this.policy.maxHandshakes)) {
+      while (this.inFlight < Math.max(1, this.policy.maxHandshakes)) {
+        if (!this.waiters.some((w) => this.roomFor(w.server))) break;
         const gap = this.lastStart + this.policy.minStartGapMs - this.now();
         if (gap > 0) await this.sleep(gap);
-        const next = this.waiters.shift();
-        if (!next) break;
+        // The first in line whose server has room (looked up again: the sleep let others end and arrive).
+        const i = this.waiters.findIndex((w) => this.roomFor(w.server));
+        if (i < 0) break;
+        const [next] = this.waiters.splice(i, 1);
         this.inFlight++;
+        this.perServer.set(next!.server, this.activeFor(next!.server) + 1);
         this.peak = Math.max(this.peak, this.inFlight);
         this.lastStart = this.now();
-        next();
+        next!.go();
       }
     } finally {
       this.pumping = false;

@@ -52,6 +52,41 @@ test('pacer: never more handshakes in flight than allowed, started in arrival or
   assert.ok(pacer.active >= 0);
 });
 
+test('pacer: one server gets at most its own share at once, and waiting for it holds up no other server', async () => {
+  let now = 0;
+  const pacer = new HandshakePacer({ maxHandshakes: 10, maxHandshakesPerServer: 2, minStartGapMs: 0 }, () => now, async (ms) => void (now += ms));
+  const started: string[] = [];
+  const releases = new Map<string, (() => void)[]>();
+  const ask = (server: string, n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      pacer.start(server).then((release) => {
+        started.push(`${server}#${i}`);
+        releases.set(server, [...(releases.get(server) ?? []), release]);
+      }),
+    );
+  // Six handshakes to one server queued first, then two to another.
+  const all = [...ask('10.0.0.1:22', 6), ...ask('10.0.0.2:22', 2)];
+  await settle();
+  assert.deepEqual(started, ['10.0.0.1:22#0', '10.0.0.1:22#1', '10.0.0.2:22#0', '10.0.0.2:22#1'], 'the second server is not held up behind the first one\'s queue');
+  assert.equal(pacer.activeFor('10.0.0.1:22'), 2);
+  assert.equal(pacer.waiting, 4, 'room overall, but none for the first server');
+  releases.get('10.0.0.2:22')!.shift()!();
+  await settle();
+  assert.equal(started.length, 4, 'a slot of another server frees nothing for this one');
+  while (started.length < 8) {
+    releases.get('10.0.0.1:22')!.shift()!();
+    await settle();
+    assert.ok(pacer.activeFor('10.0.0.1:22') <= 2, `at most 2 to one server, saw ${pacer.activeFor('10.0.0.1:22')}`);
+  }
+  await Promise.all(all);
+  assert.equal(pacer.peak, 4);
+});
+
+test('the default policy stays below sshd\'s MaxStartups per server and lets many servers shake hands at once', () => {
+  assert.ok(DEFAULT_CONNECT_POLICY.maxHandshakesPerServer < 10, 'Debian\'s MaxStartups starts dropping at 10 unauthenticated connections');
+  assert.ok(DEFAULT_CONNECT_POLICY.maxHandshakes > DEFAULT_CONNECT_POLICY.maxHandshakesPerServer);
+});
+
 test('backoff doubles per attempt up to the cap, jittered to 50–100 %', () => {
   const p: ConnectPolicy = { ...DEFAULT_CONNECT_POLICY, baseBackoffMs: 100, maxBackoffMs: 1000 };
   assert.deepEqual([1, 2, 3, 4, 5, 6].map((a) => backoffMs(p, a, 0.999999)), [100, 200, 400, 800, 1000, 1000]);
