@@ -10,7 +10,11 @@
  * - Retry: a handshake that the server refused or reset before it showed its host key is tried again after an
  *   exponential backoff with jitter (what sshd's random early drop asks for). Nothing after the host key is
  *   retried: a refused or changed host key and a failed login would fail the same way again, and retrying a
- *   host key mismatch would only hammer a host that may be an impostor.
+ *   host key mismatch would only hammer a host that may be an impostor. A handshake that timed out (a host, or
+ *   our own machine, too busy to answer in time; never a key or login refusal) is tried once more.
+ * - Congestion: a handshake that timed out or was refused halves how many may be in flight together (not below
+ *   4); each one that succeeds lets one more in again, up to `maxHandshakes` — so a fan-out that finds the
+ *   servers or our CPU saturated backs off instead of timing out every handshake it started.
  */
 
 export interface ConnectPolicy {
@@ -52,11 +56,12 @@ const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ECONNAB
 
 /**
  * True for a handshake the server refused or dropped before the host key was checked (sshd past MaxStartups
- * closes the connection right after accepting it; a listener not yet up refuses it). A host key or login
- * problem, a configuration error and our own connect timeout are never retried.
+ * closes the connection right after accepting it; a listener not yet up refuses it), and for the first attempt
+ * (`attempt` 1) that timed out. A host key or login problem and a configuration error are never retried.
  */
-export function isRetryableHandshake(f: HandshakeFailure): boolean {
-  if (f.kind !== 'network' || f.timedOut) return false;
+export function isRetryableHandshake(f: HandshakeFailure, attempt = 1): boolean {
+  if (f.kind !== 'network') return false;
+  if (f.timedOut) return attempt < 2;
   if (f.stage !== 'connect') return false;
   return f.code === undefined || RETRYABLE_CODES.has(f.code);
 }
@@ -74,6 +79,8 @@ export function backoffMs(policy: ConnectPolicy, attempt: number, random: number
  */
 export class HandshakePacer {
   private inFlight = 0;
+  /** How many may be in flight now: `maxHandshakes`, halved by congestion, grown back by successes. */
+  private window: number;
   private readonly perServer = new Map<string, number>();
   private lastStart = -Infinity;
   private readonly waiters: { server: string; go: () => void }[] = [];
@@ -85,7 +92,9 @@ export class HandshakePacer {
     private readonly policy: Pick<ConnectPolicy, 'maxHandshakes' | 'minStartGapMs'> & Partial<Pick<ConnectPolicy, 'maxHandshakesPerServer'>>,
     private readonly now: () => number = () => Date.now(),
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
-  ) {}
+  ) {
+    this.window = Math.max(1, policy.maxHandshakes);
+  }
 
   get active(): number {
     return this.inFlight;
@@ -93,6 +102,22 @@ export class HandshakePacer {
 
   get waiting(): number {
     return this.waiters.length;
+  }
+
+  /** How many handshakes may be in flight together now. */
+  get limit(): number {
+    return Math.floor(this.window);
+  }
+
+  /** A handshake timed out or was refused: fewer together from now on (half, not below 4). */
+  congested(): void {
+    this.window = Math.max(Math.min(4, this.policy.maxHandshakes), Math.floor(this.window / 2));
+  }
+
+  /** A handshake succeeded: one more may be in flight, up to `maxHandshakes`. */
+  eased(): void {
+    this.window = Math.min(Math.max(1, this.policy.maxHandshakes), this.window + 1);
+    void this.pump();
   }
 
   /** Handshakes in flight to `server` now. */
@@ -129,7 +154,7 @@ export class HandshakePacer {
     if (this.pumping) return;
     this.pumping = true;
     try {
-      while (this.inFlight < Math.max(1, this.policy.maxHandshakes)) {
+      while (this.inFlight < this.limit) {
         if (!this.waiters.some((w) => this.roomFor(w.server))) break;
         const gap = this.lastStart + this.policy.minStartGapMs - this.now();
         if (gap > 0) await this.sleep(gap);
