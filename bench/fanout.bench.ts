@@ -8,10 +8,13 @@
  *
  * Root only (namespaces). Ansible comes from a venv outside the repository (default
  * ~/.cache/kubeadm-workbench/fanout-ansible; made with `python3 -m venv` + `pip install ansible-core` when missing).
+ * Our side runs as an esbuild bundle with the shipped CLI's settings (what users run), built before the clock
+ * starts, each task in a process of its own.
  */
 import { spawnSync } from 'node:child_process';
+import { build } from 'esbuild';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { cpus, homedir, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ansible, pssh, run, type Task, type ToolResult } from './fanout/others';
 
@@ -44,6 +47,8 @@ function parseArgs(argv: string[]): Args {
 }
 
 interface OursResult extends ToolResult {
+  /** The machine's 1-minute load average as our run started. */
+  load: number;
   retries: number;
   handshakes: number;
   rssMb: number;
@@ -52,13 +57,21 @@ interface OursResult extends ToolResult {
 let current: number | undefined;
 const track = (pid: number | undefined) => (current = pid);
 
-async function ours(dir: string, task: Task): Promise<OursResult> {
-  const r = await run(process.execPath, ['--import', 'tsx', join(__dirname, 'fanout', 'ours.ts'), task, dir], { track });
+/** Bundles ours.ts like the CLI (scripts/bundles.mjs: node, cjs, ssh2's optional native parts left out). */
+async function bundleOurs(dir: string): Promise<string> {
+  const outfile = join(dir, 'ours.js');
+  await build({ entryPoints: [join(__dirname, 'fanout', 'ours.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true, logLevel: 'warning', external: ['cpu-features', './crypto/build/Release/sshcrypto.node'] });
+  return outfile;
+}
+
+async function ours(bundle: string, dir: string, task: Task): Promise<OursResult> {
+  const load = loadavg()[0]!;
+  const r = await run(process.execPath, [bundle, task, dir], { track });
   const line = r.stdout.trim().split('\n').pop() ?? '';
   if (r.code !== 0 || !line.startsWith('{')) throw new Error(`our ${task} run failed: ${r.stderr.trim().slice(-400)}`);
   const j = JSON.parse(line) as { ok: number; failed: number; failures: string[]; retries: number; handshakes: number; maxRssKb: number };
   if (j.failures.length) process.stderr.write(`  our ${task}: ${j.failures.join('\n    ')}\n`);
-  return { wallMs: r.wallMs, ok: j.ok, failed: j.failed, retries: j.retries, handshakes: j.handshakes, rssMb: j.maxRssKb / 1024 };
+  return { load, wallMs: r.wallMs, ok: j.ok, failed: j.failed, retries: j.retries, handshakes: j.handshakes, rssMb: j.maxRssKb / 1024 };
 }
 
 function ensureAnsible(venv: string): boolean {
@@ -107,10 +120,11 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     harness('up', String(args.hosts), dir);
     process.stderr.write(`${args.hosts} hosts up in ${secs(performance.now() - t0)}\n`);
+    const bundle = await bundleOurs(dir);
     const rows: { task: Task; ours: OursResult; a5?: ToolResult; aN?: ToolResult; ps?: ToolResult }[] = [];
     for (const task of args.tasks) {
       process.stderr.write(`${task}: ours…`);
-      const o = await ours(dir, task);
+      const o = await ours(bundle, dir, task);
       const row: (typeof rows)[number] = { task, ours: o };
       if (haveAnsible) {
         process.stderr.write(' ansible -f 5…');
@@ -134,9 +148,10 @@ async function main(): Promise<void> {
 function printTable(n: number, rows: { task: Task; ours: OursResult; a5?: ToolResult; aN?: ToolResult; ps?: ToolResult }[]): void {
   const cell = (r: ToolResult | undefined) => (r ? `${secs(r.wallMs)}${r.failed ? ` (${r.failed} failed)` : ''}` : '—');
   const ratio = (r: ToolResult | undefined, o: ToolResult) => (r ? `${(r.wallMs / o.wallMs).toFixed(2)}×` : '—');
-  const head = ['task', 'ours', 'failed', 'retries', 'peak RSS', 'ansible -f 5', 'ansible -f N', `parallel-ssh -p ${n}`, 'vs -f 5', 'vs -f N', 'vs pssh'];
+  const head = ['task', 'load', 'ours', 'failed', 'retries', 'peak RSS', 'ansible -f 5', 'ansible -f N', `parallel-ssh -p ${n}`, 'vs -f 5', 'vs -f N', 'vs pssh'];
   const body = rows.map((r) => [
     r.task,
+    r.ours.load.toFixed(1),
     secs(r.ours.wallMs),
     String(r.ours.failed),
     String(r.ours.retries),
@@ -150,7 +165,7 @@ function printTable(n: number, rows: { task: Task; ours: OursResult; a5?: ToolRe
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  console.log(`\nfan-out over ${n} hosts (ratios: their wall time / ours; > 1 means we are faster)`);
+  console.log(`\nfan-out over ${n} hosts (ratios: their wall time / ours; > 1 means we are faster; load: 1-min load average as ours started, ${cpus().length} cores; now ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
   console.log(line(head));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const b of body) console.log(line(b));

@@ -11,6 +11,10 @@ set -euo pipefail
 [ "$(id -u)" = 0 ] || { echo "hosts.sh: needs root (network namespaces)" >&2; exit 2; }
 BRIDGE=kwfan0
 UPLOAD=/run/kwfan-upload
+# The kernel's ARP table: past gc_thresh2 entries (512 by default) it drops new neighbours ("neighbor table
+# overflow"), so a few hundred hosts on one bridge time out. Raised for the bench's life, the old values kept here.
+NEIGH_SAVED=/run/kwfan-neigh.saved
+NEIGH=net.ipv4.neigh.default
 
 addr() { # host number (1-based) -> 10.77.x.y, skipping .0, .1 (the bridge) and .255
   local i=$(( $1 - 1 ))
@@ -31,6 +35,10 @@ down() {
   our_namespaces | sed 's/^/netns del /' | ip -force -batch - 2>/dev/null || true
   ip link del "$BRIDGE" 2>/dev/null || true
   rmdir "$UPLOAD" 2>/dev/null || true
+  if [ -f "$NEIGH_SAVED" ]; then
+    read -r t2 t3 < "$NEIGH_SAVED" && sysctl -qw "$NEIGH.gc_thresh3=$t3" "$NEIGH.gc_thresh2=$t2" || true
+    rm -f "$NEIGH_SAVED"
+  fi
   if [ -n "$dir" ] && [ -d "$dir" ]; then rm -rf "$dir/hosts.d"; fi
 }
 
@@ -61,6 +69,12 @@ LogLevel ERROR
 Subsystem sftp /usr/lib/openssh/sftp-server
 CFG
   mkdir -p /run/sshd
+  local t2 t3 want=$(( 2 * n + 1024 ))
+  t2=$(sysctl -n "$NEIGH.gc_thresh2"); t3=$(sysctl -n "$NEIGH.gc_thresh3")
+  if [ "$t2" -lt "$want" ]; then
+    echo "$t2 $t3" > "$NEIGH_SAVED"
+    sysctl -qw "$NEIGH.gc_thresh3=$(( t3 > 2 * want ? t3 : 2 * want ))" "$NEIGH.gc_thresh2=$want"
+  fi
   ip link add "$BRIDGE" type bridge
   ip addr add 10.77.0.1/16 dev "$BRIDGE"
   ip link set "$BRIDGE" up

@@ -304,7 +304,7 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
           this.opts.debug?.(`${host}: connection dropped while the host key prompt was open; reconnecting`);
           continue;
         }
-        if (isRetryableHandshake(e.failure) && attempt < this.policy.attempts) {
+        if (isRetryableHandshake(e.failure, attempt) && attempt < this.policy.attempts) {
           const wait = backoffMs(this.policy, attempt, Math.random());
           this.counts.retries++;
           this.opts.debug?.(`${host}: ${e.cause.message}; retry ${attempt} of ${this.policy.attempts - 1} in ${wait} ms`);
@@ -336,10 +336,12 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
       jumpConn.cancelIdle();
       jumpConn.dependents++;
     }
-    const done = await this.pacer.start();
+    // Paced per server: its MaxStartups counts the handshakes to it, not ours to every host.
+    const done = await this.pacer.start(`${hop.hostname}:${hop.port}`);
     this.counts.handshakes++;
     try {
       const conn = await handshake(this.handshakeSettings, hop, key, label, sock);
+      this.pacer.eased();
       this.all.push(conn);
       if (via) {
         const jumpConn = via;
@@ -350,6 +352,7 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
       }
       return conn;
     } catch (e) {
+      if (e instanceof HandshakeError && (e.failure.timedOut || isRetryableHandshake(e.failure))) this.pacer.congested();
       if (via) {
         via.dependents--;
         via.scheduleIdle(this.opts.idleTimeoutMs);

@@ -1,7 +1,9 @@
 /**
  * The runner's executor over SSH: commands through the transport, files written with `cat` from
- * stdin to a temp file, chmod, then rename — atomic on the host, no SFTP subsystem needed, and the
- * content never appears on a command line.
+ * stdin to a temp file, its SHA-256 compared with the content's, chmod, then rename — atomic on the host,
+ * in one command, no SFTP subsystem needed, and the content never appears on a command line. A file that
+ * arrived different (a truncated stream, a full disk that `cat` did not report) never replaces the target.
+ * The digest is computed once per content, so the same file sent to hundreds of hosts is hashed once.
  *
  * Hosts reached as a user other than root run every step through sudo (the phases write under /etc
  * and /root). The password, when one is needed, goes on stdin (`sudo -S`), never on a command line.
@@ -9,8 +11,9 @@
  * moves it into place — mixing the password line and file content on one stdin would write the
  * password into the file on a host whose sudoers rule needs none.
  */
+import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
-import { sh, sudo, type SudoOptions } from '../ssh/command';
+import { raw, sh, sudo, type Raw, type SudoOptions } from '../ssh/command';
 import { ANY_EXIT_CODE, RemoteCommandCancelled, RemoteCommandError, type SshTransport } from '../ssh/transport';
 import type { RemoteCommand } from '../ssh/command';
 import type { ExecIo, ExecResult, StepExecutor } from './runner';
@@ -20,6 +23,25 @@ import type { UploadFile } from './types';
 export type BecomeFor = (host: string) => SudoOptions | undefined;
 
 export class SudoRefused extends Error {}
+
+/** Contents uploaded lately, as bytes with their digest: a file fanned out to many hosts is encoded and hashed once. */
+const encoded = new Map<string, { bytes: Buffer; sha256: string }>();
+
+function encode(content: string): { bytes: Buffer; sha256: string } {
+  let e = encoded.get(content);
+  if (e === undefined) {
+    const bytes = Buffer.from(content, 'utf8');
+    e = { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+    if (encoded.size >= 8) encoded.delete(encoded.keys().next().value!);
+    encoded.set(content, e);
+  }
+  return e;
+}
+
+/** `cat` stdin into `tmp` and check its SHA-256 (read from stdin, so no file name is parsed); a mismatch removes it. */
+function receive(tmp: string | Raw, sha256: string): RemoteCommand {
+  return sh`cat > ${tmp} && s=$(sha256sum < ${tmp}) && { [ "\${s%% *}" = ${sha256} ] || { rm -f ${tmp}; echo 'the uploaded file arrived different (SHA-256 mismatch)' >&2; exit 1; }; }`;
+}
 
 export class SshExecutor implements StepExecutor {
   /**
@@ -58,13 +80,15 @@ export class SshExecutor implements StepExecutor {
     const opts = signal ? { signal } : {};
     if (!asked) {
       const tmp = `${file.path}.kubeadm-workbench.tmp`;
-      const command = sh`umask 077 && mkdir -p ${dirname(file.path)} && cat > ${tmp} && chmod ${mode} ${tmp} && mv -f ${tmp} ${file.path}`;
-      await this.transport.exec(host, command, { stdin: file.content, ...opts });
+      const { bytes, sha256 } = encode(file.content);
+      const command = sh`umask 077 && mkdir -p ${dirname(file.path)} && ${receive(tmp, sha256)} && chmod ${mode} ${tmp} && mv -f ${tmp} ${file.path}`;
+      await this.transport.exec(host, command, { stdin: bytes, ...opts });
       return;
     }
     const become = await this.checkSudo(host, asked, signal);
     // mktemp creates the file 0600 for the login user only; it lives until sudo has copied it.
-    const staged = await this.transport.exec(host, sh`umask 077 && t=$(mktemp) && cat > "$t" && printf '%s' "$t"`, { stdin: file.content, ...opts });
+    const { bytes, sha256 } = encode(file.content);
+    const staged = await this.transport.exec(host, sh`umask 077 && t=$(mktemp) && printf '%s' "$t" && ${receive(raw('"$t"'), sha256)}`, { stdin: bytes, ...opts });
     const tmp = staged.stdout.trim();
     const target = `${file.path}.kubeadm-workbench.tmp`;
     try {

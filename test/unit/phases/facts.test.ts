@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import { FACTS_SCRIPT } from '../../../src/core/phases/factsScript';
 import { analyzeFacts, fingerprintOfPublicKeyLine, parseFacts, type HostFacts } from '../../../src/core/phases/facts';
@@ -24,6 +24,19 @@ test('the facts script runs on a real Debian host and reports what the host says
   assert.ok(facts.addresses.some((a) => a.cidr.startsWith('127.0.0.1/')), JSON.stringify(facts.addresses));
   const swaps = readFileSync('/proc/swaps', 'utf8').trim().split('\n').length - 1;
   assert.equal(facts.swapActive.length, swaps);
+});
+
+test('held packages are what dpkg\'s selections hold (apt-mark showhold\'s source), and only those', () => {
+  // dpkg-query reads the status file of DPKG_ADMINDIR: a host whose kubelet and kubeadm are held, curl not.
+  const admin = mkdtempSync(join(tmpdir(), 'kw-dpkg-'));
+  try {
+    const pkg = (name: string, status: string) => `Package: ${name}\nStatus: ${status}\nVersion: 1.0\nArchitecture: amd64\n`;
+    writeFileSync(join(admin, 'status'), [pkg('kubeadm', 'hold ok installed'), pkg('curl', 'install ok installed'), pkg('kubelet', 'hold ok installed'), pkg('old-tool', 'deinstall ok config-files')].join('\n'));
+    const out = execFileSync('sh', ['-c', FACTS_SCRIPT], { encoding: 'utf8', env: { ...process.env, DPKG_ADMINDIR: admin } });
+    assert.deepEqual(parseFacts('local', out).heldPackages, ['kubeadm', 'kubelet']);
+  } finally {
+    rmSync(admin, { recursive: true, force: true });
+  }
 });
 
 test('fingerprints match ssh-keygen -lf', () => {

@@ -41,6 +41,8 @@ chmodSync(join(bin, 'sudo'), 0o755);
 
 class LocalShellTransport implements SshTransport {
   readonly commands: RemoteCommand[] = [];
+  /** What reaches the remote stdin of the command's own input (a lost tail, a flipped byte). */
+  mangle: (stdin: string) => string = (x) => x;
   constructor(private readonly password: string) {}
   exec(host: string, command: RemoteCommand, opts: ExecOptions = {}): Promise<ExecResult> {
     this.commands.push(command);
@@ -54,7 +56,7 @@ class LocalShellTransport implements SshTransport {
       });
       child.stderr.on('data', (d: Buffer) => (stderr += d));
       child.stdin.on('error', () => undefined); // a command that never reads stdin exits first
-      child.stdin.end([command.stdinPrefix ?? '', opts.stdin ?? ''].join(''));
+      child.stdin.end([command.stdinPrefix ?? '', this.mangle(String(opts.stdin ?? ''))].join(''));
       child.on('close', (code) => {
         const result = { code, signal: null, stdout, stderr };
         if (!(opts.okCodes ?? [0]).includes(code ?? -1)) reject(new RemoteCommandError(host, command, result));
@@ -98,6 +100,31 @@ test('an upload as a sudo user lands atomically with its mode, and the staging f
   assert.equal(statSync(target).mode & 0o777, 0o600);
   assert.deepEqual(readdirSync(tmp), [], 'the staged copy was removed');
   assert.deepEqual(readdirSync(join(dir, 'etc', 'kubernetes')), ['kubeadm-config.yaml']);
+});
+
+test('an upload that arrives different (a lost tail, a changed byte) never replaces the target, as root or through sudo', async () => {
+  const transport = new LocalShellTransport('pw');
+  const ex = new SshExecutor(transport, sudoUnlessRoot(loginUser, 'pw'));
+  const content = 'apiVersion: v1\nkind: Config\n'.repeat(2000);
+  for (const [host, name] of [['labs-k8s-m01', 'as-root.yaml'], ['labs-k8s-w02', 'through-sudo.yaml']] as const) {
+    const target = join(dir, 'uploads', name);
+    mkdirSync(join(dir, 'uploads'), { recursive: true });
+    writeFileSync(target, 'the old file\n');
+    for (const mangle of [(x: string) => x.slice(0, x.length - 100), (x: string) => x.replace('Config', 'Cunfig')]) {
+      transport.mangle = mangle;
+      await assert.rejects(ex.upload(host, { path: target, content, mode: 0o644 }), (e: Error) => {
+        assert.ok(e instanceof RemoteCommandError, String(e));
+        assert.match(e.message, /the uploaded file arrived different \(SHA-256 mismatch\)/);
+        return true;
+      });
+      assert.equal(readFileSync(target, 'utf8'), 'the old file\n', `${host}: the target is untouched`);
+      assert.deepEqual(readdirSync(join(dir, 'uploads')).sort(), ['as-root.yaml', 'through-sudo.yaml'].filter((f) => f <= name), `${host}: no temp file left`);
+    }
+    transport.mangle = (x) => x;
+    await ex.upload(host, { path: target, content, mode: 0o644 });
+    assert.equal(readFileSync(target, 'utf8'), content);
+  }
+  assert.deepEqual(readdirSync(tmp), [], 'no staged copy left');
 });
 
 test('a wrong sudo password stops at the first step with the host named, before anything runs', async () => {

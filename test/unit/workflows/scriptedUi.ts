@@ -36,6 +36,8 @@ export class ScriptedUi implements Ui {
   readonly secrets: SecretRequest[] = [];
   readonly documents = new Map<string, string>();
   readonly runs: RunRecord[] = [];
+  /** Every message a progress notification showed, in order. */
+  readonly progressMessages: string[] = [];
 
   constructor(
     private readonly script: Script = {},
@@ -112,7 +114,7 @@ export class ScriptedUi implements Ui {
       }, 20)
       : undefined;
     try {
-      return await task(() => undefined, abort.signal);
+      return await task((message) => void (message !== undefined && this.progressMessages.push(message)), abort.signal);
     } finally {
       if (timer) clearInterval(timer);
     }
