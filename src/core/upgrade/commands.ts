@@ -21,10 +21,13 @@ function plain(v: KubeVersion): string {
   return `${v.major}.${v.minor}.${v.patch}`;
 }
 
-/** Exits 0 when these packages are installed at the target version and held. */
+/**
+ * Exits 0 when these packages are installed at the target version and held. The loops here run in a subshell: an
+ * `exit` in them must end the check, not the shell of the `if` a gate wraps it in.
+ */
 export function packagesAtTarget(pkgs: readonly string[], v: KubeVersion): RemoteCommand {
   const held = [...pkgs].sort().map((p) => `${p} `).join('');
-  return sh`for p in ${[...pkgs]}; do test "$(${DPKG_VERSION} $p 2>/dev/null | cut -d- -f1)" = ${plain(v)} || exit 1; done && test "$(apt-mark showhold ${[...pkgs]} | sort | tr '\n' ' ')" = ${held}`;
+  return sh`(for p in ${[...pkgs]}; do test "$(${DPKG_VERSION} $p 2>/dev/null | cut -d- -f1)" = ${plain(v)} || exit 1; done) && test "$(apt-mark showhold ${[...pkgs]} | sort | tr '\n' ' ')" = ${held}`;
 }
 
 /** kubernetes.io's order: unhold, install the pinned version, hold again (a routine apt upgrade must never move them). */
@@ -36,7 +39,7 @@ const MANIFESTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'
 
 /** Exits 0 when the static pod manifests of the API server, controller-manager and scheduler name the target's images. */
 export function staticPodsAtTarget(v: KubeVersion): RemoteCommand {
-  return sh`for c in ${MANIFESTS}; do grep -Eq "image: .*/$c:${raw(formatVersion(v).replace(/\./g, '\\.'))}\$" /etc/kubernetes/manifests/$c.yaml 2>/dev/null || exit 1; done`;
+  return sh`(for c in ${MANIFESTS}; do grep -Eq "image: .*/$c:${raw(formatVersion(v).replace(/\./g, '\\.'))}\$" /etc/kubernetes/manifests/$c.yaml 2>/dev/null || exit 1; done)`;
 }
 
 /**
@@ -80,7 +83,7 @@ export function ownApiServerReady(address: string, v: KubeVersion): RemoteComman
 
 /** The scheduler's and controller-manager's leader leases are held (by whoever): the control plane schedules and reconciles. */
 export function leasesHeld(): RemoteCommand {
-  return sh`for l in kube-scheduler kube-controller-manager; do h=$(${KUBECTL} -n kube-system get lease $l -o jsonpath='{.spec.holderIdentity}' --request-timeout=10s) || exit 1; test -n "$h" || { echo "$l is held by nobody" >&2; exit 1; }; done`;
+  return sh`(for l in kube-scheduler kube-controller-manager; do h=$(${KUBECTL} -n kube-system get lease $l -o jsonpath='{.spec.holderIdentity}' --request-timeout=10s) || exit 1; test -n "$h" || { echo "$l is held by nobody" >&2; exit 1; }; done)`;
 }
 
 /** The Node as the node's own kubelet credentials read it (a worker has no admin.conf; the node authorizer lets a node read itself). */
