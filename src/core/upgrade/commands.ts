@@ -45,13 +45,27 @@ export function staticPodsAtTarget(v: KubeVersion): RemoteCommand {
 /**
  * Exits 0 when the cluster-wide part of `kubeadm upgrade apply` is at the target too: the kubeadm-config
  * ConfigMap's ClusterConfiguration names the version (the upload-config phase, which the other nodes' `upgrade
- * node` reads) and kube-proxy runs its image (the addon phase, the last). Apply's phases run after the manifests
- * change, so a run killed between them leaves manifests at the target and this not; apply is safe to run again.
- * A cluster without kube-proxy (another CNI replaces it) has no DaemonSet to ask.
+ * node` reads). Apply's phases run after the manifests change, so a run killed between them leaves manifests at the
+ * target and this not; apply is safe to run again. Not kube-proxy: with other control-plane nodes still at the old
+ * version, kubeadm leaves the add-ons to the last node's `upgrade node` (the `addons` step after it checks them).
  */
 export function clusterConfigAtTarget(v: KubeVersion): RemoteCommand {
   const want = formatVersion(v);
-  return sh`c=$(${KUBECTL} -n kube-system get cm kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' --request-timeout=15s) && test "$(echo "$c" | sed -n 's/^kubernetesVersion:[[:space:]]*//p' | tr -d '\\042\\047[:space:]')" = ${want} && p=$(${KUBECTL} -n kube-system get ds kube-proxy --ignore-not-found -o jsonpath='{.spec.template.spec.containers[0].image}' --request-timeout=15s) && { test -z "$p" || echo "$p" | grep -q ${`:${want}$`}; }`;
+  return sh`c=$(${KUBECTL} -n kube-system get cm kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' --request-timeout=15s) && test "$(echo "$c" | sed -n 's/^kubernetesVersion:[[:space:]]*//p' | tr -d '\\042\\047[:space:]')" = ${want}`;
+}
+
+/**
+ * Exits 0 when kube-proxy's DaemonSet names the target's image (a cluster without kube-proxy, whose CNI replaces it,
+ * has none to ask). kubeadm's addon phase upgrades CoreDNS first, then kube-proxy: kube-proxy at the target means both.
+ */
+export function addonsAtTarget(v: KubeVersion): RemoteCommand {
+  const want = formatVersion(v);
+  return sh`p=$(${KUBECTL} -n kube-system get ds kube-proxy --ignore-not-found -o jsonpath='{.spec.template.spec.containers[0].image}' --request-timeout=15s) && { test -z "$p" || echo "$p" | grep -q ${`:${want}$`}; }`;
+}
+
+/** kubeadm's addon phase on a control-plane node: CoreDNS and kube-proxy of the version the cluster's configuration names. */
+export function kubeadmUpgradeAddons(): RemoteCommand {
+  return sh`kubeadm upgrade node phase addon all`;
 }
 
 /** Prints `at-target=yes` or `at-target=no` (a gate's capture: later steps of the node skip on yes). */
