@@ -135,7 +135,7 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
     noKubeadmRunning(host),
     step(host.name, 'at-target', {
       title: index === 0
-        ? `Are ${host.name}'s static pods, the kubeadm-config ClusterConfiguration and kube-proxy at ${v} already? (the HAProxy and kubeadm steps are skipped when they are)`
+        ? `Are ${host.name}'s static pods and the kubeadm-config ClusterConfiguration at ${v} already? (the HAProxy and kubeadm steps are skipped when they are)`
         : `Are ${host.name}'s static pods at ${v} already? (the HAProxy and kubeadm steps of a node at the target are skipped)`,
       rerun: GATE,
       run: reportAtTarget(upgraded),
