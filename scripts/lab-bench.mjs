@@ -35,5 +35,16 @@ if (hops.length) {
   const ms = (v) => (typeof v === 'number' ? `${v.toFixed(1)} ms` : '—');
   for (const h of hops) lines.push(`    ${h.padEnd(26)} cold ${ms(b[`timelineCold@${h}`]).padStart(10)}   warm ${ms(b[`timelineWarm@${h}`]).padStart(10)}`);
 }
+// The product's upgrade one minor up (test/lab/upgrade.test.ts: killed once in m02's kubeadm upgrade node and resumed)
+// against the kubernetes.io steps by hand (test/lab/upgrade-reference.sh): its run in this tier when there was one,
+// else the number measured on this lab and written in lab/README.md.
+if (b.upgradeSeconds !== undefined) {
+  const ref = typeof b.upgradeReferenceSeconds === 'number' ? b.upgradeReferenceSeconds : 623;
+  const refWhat = typeof b.upgradeReferenceSeconds === 'number' ? 'reference script in this run' : 'reference script 623 s as measured in lab/README.md';
+  lines.push(`  upgrade ${b.upgradeFrom ?? ''} → ${b.upgradeTo ?? ''} (CLI, killed in m02's upgrade node and resumed): ${s(b.upgradeSeconds)} (first run ${s(b.upgradeFirstRunSeconds)}, resumed ${s(b.upgradeResumeSeconds)}) vs ${refWhat} → ratio ${ratio(b.upgradeSeconds, ref)} (goal ≤ 1.2)`);
+  lines.push(`    per node: ${perNode('upgradeNodeSeconds@')}; reference per node: ${perNode('upgradeReferenceNodeSeconds@')}`);
+  lines.push(`    API through the VIP: ${b.upgradeApiFailed} failed of ${b.upgradeApiPolls} requests (goal 0); Service (NodePort on every node): ${b.upgradeServiceFailed} failed of ${b.upgradeServicePolls}`);
+  lines.push(`    refusals: two minors ahead ${s(b.upgradeRefusedSkipSeconds)}, image missing from the registry ${s(b.upgradeRefusedImageSeconds)}; --plan ${s(b.upgradePlanSeconds)}; engine's up at the old minor ${s(b.upgradeBringUpSeconds)}`);
+} else if (b.upgradeReferenceSeconds !== undefined) lines.push(`  upgrade by the reference script: ${s(b.upgradeReferenceSeconds)}, per node ${perNode('upgradeReferenceNodeSeconds@')}`);
 for (const [k, v] of Object.entries(b)) if (k.startsWith('drill')) lines.push(`  ${k}: ${typeof v === 'number' ? v.toFixed(1) : v}`);
 console.log(lines.join('\n'));

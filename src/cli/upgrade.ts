@@ -12,6 +12,7 @@ import { createDrainCluster } from '../adapters/kube/drain';
 import type { KubeConnection } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import { remoteExecOver } from '../adapters/ssh/fromInventory';
+import { describeError } from '../core/live/errors';
 import { parseVersion } from '../core/upgrade/versions';
 import { gitWorkTreeOf } from '../engine/backup';
 import { upgradeHooks } from '../engine/upgrade';
@@ -64,6 +65,18 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
     return createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory });
   };
   try {
+    // The drains and uncordons go through the API: a machine that cannot reach it learns so before anything changes,
+    // not at the first drain with the control plane already upgraded.
+    if (!flags.plan) {
+      try {
+        await cluster();
+        const health = await conn!.health(15_000);
+        if (!health.ok) throw new Error(health.error ? describeError(health.error) : health.detail ?? `HTTP ${health.status ?? '?'}`);
+      } catch (e) {
+        io.stderr(`upgrade refused; nothing was done: the drains go through the Kubernetes API, which this machine cannot reach: ${describeError(e)} (--kubeconfig F, --context N)\n`);
+        return EXIT_FAILED;
+      }
+    }
     const hooks = upgradeHooks({
       backup: { inventory, ssh: pool, become: session.become }, backupDir: resolve((flags['backup-dir'] as string | undefined) ?? '.'), cluster,
       ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), deleteEmptyDirData: Boolean(flags['delete-emptydir-data']), say: (l) => io.stderr(`.. ${l}\n`),

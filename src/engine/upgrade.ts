@@ -11,7 +11,7 @@ import { errorMessage } from '../core/errors';
 import { sh, type RemoteCommand, type SudoOptions } from '../core/ssh/command';
 import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
 import type { Plan } from '../core/plan/types';
-import { clusterFactsCommand, nodeFactsCommand, parseClusterFacts, parseImageRef, parseNodeFacts, parseRegistryCheck, registryCheckCommand, targetImagesCommand } from '../core/upgrade/factsScripts';
+import { clusterFactsCommand, nodeFactsCommand, NODE_FACTS_TIMEOUT_MS, parseClusterFacts, parseImageRef, parseNodeFacts, parseRegistryCheck, registryCheckCommand, targetImagesCommand } from '../core/upgrade/factsScripts';
 import { targetPackageSource, type TargetSource } from '../core/upgrade/packageSource';
 import { buildUpgradePlan, DEFAULT_DRAIN_TIMEOUT_SECONDS, versionChanges, type UpgradeHooks } from '../core/upgrade/plan';
 import { preflight, versionsOf, type NodeFacts, type UpgradeFacts, type UpgradeFinding } from '../core/upgrade/preflight';
@@ -58,7 +58,7 @@ function nodesOf(inv: Inventory): { name: string; role: NodeFacts['role'] }[] {
 async function readNodes(deps: UpgradeDeps, indexUrl: string | undefined): Promise<NodeFacts[]> {
   return Promise.all(nodesOf(deps.inventory).map(async (n) => {
     try {
-      const r = await root(deps, n.name, nodeFactsCommand(indexUrl));
+      const r = await root(deps, n.name, nodeFactsCommand(indexUrl), NODE_FACTS_TIMEOUT_MS);
       deps.say?.(`${n.name}: read`);
       return parseNodeFacts(n.name, n.role, r.stdout);
     } catch (e) {
@@ -98,7 +98,7 @@ export async function offeredTargets(deps: UpgradeDeps): Promise<{ current?: Kub
         continue;
       }
       if (!source.packagesIndexUrl) continue;
-      const offered = parseNodeFacts(cp.name, cp.role, (await root(deps, cp.name, nodeFactsCommand(source.packagesIndexUrl))).stdout);
+      const offered = parseNodeFacts(cp.name, cp.role, (await root(deps, cp.name, nodeFactsCommand(source.packagesIndexUrl), NODE_FACTS_TIMEOUT_MS)).stdout);
       if (offered.offeredError) problems.push(`${minorOf(at)}: ${offered.offeredError}`);
       for (const v of offered.offered?.kubeadm ?? []) {
         const p = parseVersion(v);

@@ -202,4 +202,19 @@ json.dump({"from": frm, "to": to, "totalSeconds": int(total), "kubectlRetries": 
            "nodeSeconds": {n.split("=")[0]: int(n.split("=")[1]) for n in nodes}}, open(path, "w"), indent=2)
 PY
 fi
+# The lab bench (test-results/lab/bench.json, read by scripts/lab-bench.mjs): the product's upgrade in the same tier is
+# compared with this run's total.
+python3 - "$ROOT/test-results/lab/bench.json" "$total" "${#problems[@]}" $(for n in $NODES; do echo "$n=${node_seconds[$n]}"; done) <<'PY'
+import json, os, sys
+path, total, problems, *nodes = sys.argv[1:]
+try:
+    bench = json.load(open(path))
+except (OSError, ValueError):
+    bench = {}
+bench.update({"upgradeReferenceSeconds": int(total), "upgradeReferenceProblems": int(problems)})
+bench.update({f"upgradeReferenceNodeSeconds@{n.split('=')[0]}": int(n.split("=")[1]) for n in nodes})
+os.makedirs(os.path.dirname(path), exist_ok=True)
+json.dump(bench, open(path, "w"), indent=2)
+open(path, "a").write("\n")
+PY
 ((${#problems[@]} == 0))

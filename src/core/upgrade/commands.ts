@@ -21,10 +21,13 @@ function plain(v: KubeVersion): string {
   return `${v.major}.${v.minor}.${v.patch}`;
 }
 
-/** Exits 0 when these packages are installed at the target version and held. */
+/**
+ * Exits 0 when these packages are installed at the target version and held. The loops here run in a subshell: an
+ * `exit` in them must end the check, not the shell of the `if` a gate wraps it in.
+ */
 export function packagesAtTarget(pkgs: readonly string[], v: KubeVersion): RemoteCommand {
   const held = [...pkgs].sort().map((p) => `${p} `).join('');
-  return sh`for p in ${[...pkgs]}; do test "$(${DPKG_VERSION} $p 2>/dev/null | cut -d- -f1)" = ${plain(v)} || exit 1; done && test "$(apt-mark showhold ${[...pkgs]} | sort | tr '\n' ' ')" = ${held}`;
+  return sh`(for p in ${[...pkgs]}; do test "$(${DPKG_VERSION} $p 2>/dev/null | cut -d- -f1)" = ${plain(v)} || exit 1; done) && test "$(apt-mark showhold ${[...pkgs]} | sort | tr '\n' ' ')" = ${held}`;
 }
 
 /** kubernetes.io's order: unhold, install the pinned version, hold again (a routine apt upgrade must never move them). */
@@ -36,19 +39,33 @@ const MANIFESTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'
 
 /** Exits 0 when the static pod manifests of the API server, controller-manager and scheduler name the target's images. */
 export function staticPodsAtTarget(v: KubeVersion): RemoteCommand {
-  return sh`for c in ${MANIFESTS}; do grep -Eq "image: .*/$c:${raw(formatVersion(v).replace(/\./g, '\\.'))}\$" /etc/kubernetes/manifests/$c.yaml 2>/dev/null || exit 1; done`;
+  return sh`(for c in ${MANIFESTS}; do grep -Eq "image: .*/$c:${raw(formatVersion(v).replace(/\./g, '\\.'))}\$" /etc/kubernetes/manifests/$c.yaml 2>/dev/null || exit 1; done)`;
 }
 
 /**
  * Exits 0 when the cluster-wide part of `kubeadm upgrade apply` is at the target too: the kubeadm-config
  * ConfigMap's ClusterConfiguration names the version (the upload-config phase, which the other nodes' `upgrade
- * node` reads) and kube-proxy runs its image (the addon phase, the last). Apply's phases run after the manifests
- * change, so a run killed between them leaves manifests at the target and this not; apply is safe to run again.
- * A cluster without kube-proxy (another CNI replaces it) has no DaemonSet to ask.
+ * node` reads). Apply's phases run after the manifests change, so a run killed between them leaves manifests at the
+ * target and this not; apply is safe to run again. Not kube-proxy: with other control-plane nodes still at the old
+ * version, kubeadm leaves the add-ons to the last node's `upgrade node` (the `addons` step after it checks them).
  */
 export function clusterConfigAtTarget(v: KubeVersion): RemoteCommand {
   const want = formatVersion(v);
-  return sh`c=$(${KUBECTL} -n kube-system get cm kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' --request-timeout=15s) && test "$(echo "$c" | sed -n 's/^kubernetesVersion:[[:space:]]*//p' | tr -d '\\042\\047[:space:]')" = ${want} && p=$(${KUBECTL} -n kube-system get ds kube-proxy --ignore-not-found -o jsonpath='{.spec.template.spec.containers[0].image}' --request-timeout=15s) && { test -z "$p" || echo "$p" | grep -q ${`:${want}$`}; }`;
+  return sh`c=$(${KUBECTL} -n kube-system get cm kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' --request-timeout=15s) && test "$(echo "$c" | sed -n 's/^kubernetesVersion:[[:space:]]*//p' | tr -d '\\042\\047[:space:]')" = ${want}`;
+}
+
+/**
+ * Exits 0 when kube-proxy's DaemonSet names the target's image (a cluster without kube-proxy, whose CNI replaces it,
+ * has none to ask). kubeadm's addon phase upgrades CoreDNS first, then kube-proxy: kube-proxy at the target means both.
+ */
+export function addonsAtTarget(v: KubeVersion): RemoteCommand {
+  const want = formatVersion(v);
+  return sh`p=$(${KUBECTL} -n kube-system get ds kube-proxy --ignore-not-found -o jsonpath='{.spec.template.spec.containers[0].image}' --request-timeout=15s) && { test -z "$p" || echo "$p" | grep -q ${`:${want}$`}; }`;
+}
+
+/** kubeadm's addon phase on a control-plane node: CoreDNS and kube-proxy of the version the cluster's configuration names. */
+export function kubeadmUpgradeAddons(): RemoteCommand {
+  return sh`kubeadm upgrade node phase addon all`;
 }
 
 /** Prints `at-target=yes` or `at-target=no` (a gate's capture: later steps of the node skip on yes). */
@@ -80,7 +97,7 @@ export function ownApiServerReady(address: string, v: KubeVersion): RemoteComman
 
 /** The scheduler's and controller-manager's leader leases are held (by whoever): the control plane schedules and reconciles. */
 export function leasesHeld(): RemoteCommand {
-  return sh`for l in kube-scheduler kube-controller-manager; do h=$(${KUBECTL} -n kube-system get lease $l -o jsonpath='{.spec.holderIdentity}' --request-timeout=10s) || exit 1; test -n "$h" || { echo "$l is held by nobody" >&2; exit 1; }; done`;
+  return sh`(for l in kube-scheduler kube-controller-manager; do h=$(${KUBECTL} -n kube-system get lease $l -o jsonpath='{.spec.holderIdentity}' --request-timeout=10s) || exit 1; test -n "$h" || { echo "$l is held by nobody" >&2; exit 1; }; done)`;
 }
 
 /** The Node as the node's own kubelet credentials read it (a worker has no admin.conf; the node authorizer lets a node read itself). */

@@ -9,8 +9,14 @@ import { sh, type RemoteCommand } from '../ssh/command';
 import type { ImageFact, NodeFacts } from './preflight';
 import { parseVersion } from './versions';
 
-/** The package index at $1, or its gzip-compressed twin (a mirror made with dpkg-scanpackages may have only that). */
-const INDEX = 'idx=$(curl -fsSL --retry 2 --max-time 60 "$1" 2>/dev/null || curl -fsSL --retry 2 --max-time 60 "$1.gz" 2>/dev/null | gzip -dc 2>/dev/null) && [ -n "$idx" ]';
+/**
+ * The package index at $1, or its gzip-compressed twin (a mirror made with dpkg-scanpackages may have only that).
+ * At most 2 × 2 tries of 30 s: within NODE_FACTS_TIMEOUT_MS, so a slow mirror is reported as one, not as a node that
+ * does not answer (the lab's loaded mirror took longer than the 60 s the whole read had).
+ */
+const INDEX = 'idx=$(curl -fsSL --retry 1 --max-time 30 "$1" 2>/dev/null || curl -fsSL --retry 1 --max-time 30 "$1.gz" 2>/dev/null | gzip -dc 2>/dev/null) && [ -n "$idx" ]';
+/** The SSH timeout of `nodeFactsCommand`: its index downloads (2 minutes at most) and the rest. */
+export const NODE_FACTS_TIMEOUT_MS = 3 * 60_000;
 
 const NODE_SCRIPT = [
   "printf '\\036kw-kubeadm '; kubeadm version -o short 2>/dev/null; echo",

@@ -23,10 +23,11 @@ import { all, sameContent, sourcesOffer } from '../phases/checks';
 import type { PhasePlan, Plan, RunValues, Step } from '../plan/types';
 import { and, raw, sh } from '../ssh/command';
 import {
-  clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
+  addonsAtTarget, clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeAddons, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
   ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, staticPodsAtTarget, upgradePackages,
 } from './commands';
 import { serverIs, setServerState } from '../nodes/commands';
+import { waitForKubeadmToExit } from '../phases/interrupted';
 import type { TargetSource } from './packageSource';
 import { formatVersion, minorOf, type KubeVersion, type VersionChange } from './versions';
 
@@ -108,6 +109,16 @@ function kubeadmPackageStep(host: HostSpec, target: KubeVersion): Step {
   });
 }
 
+/** A stopped run's kubeadm may outlive it on the node (nothing hangs it up until it prints): judging beside it would race it. */
+function noKubeadmRunning(host: HostSpec): Step {
+  return step(host.name, 'no-kubeadm-running', {
+    title: `No kubeadm of an interrupted run still running on ${host.name}`,
+    why: 'A run killed during kubeadm upgrade leaves that kubeadm running until it next writes to the closed connection; a second one beside it would race it.',
+    check: sh`! pgrep -x kubeadm >/dev/null`,
+    run: waitForKubeadmToExit(host),
+  });
+}
+
 /** HAProxy's server for each control-plane node (the generator's names). */
 function serverOf(inv: Inventory, node: string): string {
   return haproxyServerNames(inv).find((s) => s.host === node)!.server;
@@ -121,9 +132,10 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
   // On the first node, `upgrade apply` is done only when its cluster-wide phases are too, not just its manifests.
   const upgraded = index === 0 ? and(staticPodsAtTarget(target), clusterConfigAtTarget(target)) : staticPodsAtTarget(target);
   const steps: Step[] = [
+    noKubeadmRunning(host),
     step(host.name, 'at-target', {
       title: index === 0
-        ? `Are ${host.name}'s static pods, the kubeadm-config ClusterConfiguration and kube-proxy at ${v} already? (the HAProxy and kubeadm steps are skipped when they are)`
+        ? `Are ${host.name}'s static pods and the kubeadm-config ClusterConfiguration at ${v} already? (the HAProxy and kubeadm steps are skipped when they are)`
         : `Are ${host.name}'s static pods at ${v} already? (the HAProxy and kubeadm steps of a node at the target are skipped)`,
       rerun: GATE,
       run: reportAtTarget(upgraded),
@@ -213,6 +225,17 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
       verifyTimeoutMs: 90_000,
     }),
   );
+  if (index === hostsWithRole(inv, 'control-plane').length - 1) {
+    steps.push(step(host.name, 'addons', {
+      title: `CoreDNS and kube-proxy at ${v} (kubeadm upgrades them once every control-plane node is)`,
+      why: 'With other control-plane nodes at the old version, upgrade apply leaves the add-ons to the last node\'s upgrade node; a run stopped in it would leave them behind.',
+      check: addonsAtTarget(target),
+      run: kubeadmUpgradeAddons(),
+      verify: addonsAtTarget(target),
+      verifyTimeoutMs: 60_000,
+      timeoutMs: 5 * 60_000,
+    }));
+  }
   return { phase: 'upgrade', title: `Upgrade the control plane on ${host.name}`, order: 'serial', steps, warnings: [] };
 }
 
@@ -221,7 +244,7 @@ function kubeletSteps(host: HostSpec, worker: boolean, target: KubeVersion, hook
   const v = formatVersion(target);
   const steps: Step[] = [];
   if (worker) {
-    steps.push(kubeadmPackageStep(host, target), step(host.name, 'kubeadm-upgrade-node', {
+    steps.push(noKubeadmRunning(host), kubeadmPackageStep(host, target), step(host.name, 'kubeadm-upgrade-node', {
       title: 'kubeadm upgrade node (the kubelet configuration of the new version)',
       check: nodeReportsTarget(host.name, target),
       run: kubeadmUpgradeNode(ignore),

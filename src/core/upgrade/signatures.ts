@@ -27,6 +27,16 @@ export const SIGNATURES: readonly FailureSignature[] = [
     explanation: 'kubeadm wrote the new manifest but the kubelet did not restart the component with it in time (a slow image pull, a kubelet that is not running, a crash-looping new container). kubeadm restored the old manifest. Look at `crictl ps -a --name kube-` and `journalctl -u kubelet` on the node, then run the upgrade again.',
   },
   {
+    id: 'static-pod-hash-unread',
+    pattern: /failed to obtain static Pod hash for component \S+ on Node \S+: Get "[^"]+": (net\/http: request canceled|context deadline exceeded|dial tcp)/i,
+    explanation: 'kubeadm wrote the new manifest and, waiting for the kubelet to restart the component, could not read its mirror pod through the control-plane endpoint in time (10 s per request): the API servers behind HAProxy answered too slowly — the hosts are overloaded, or etcd is slow. kubeadm rolled the node back. Once the node\'s etcd and API server run again, run the upgrade again (it resumes at this node).',
+  },
+  {
+    id: 'health-check-job',
+    pattern: /\[ERROR CreateJob\]: Job "[^"]+" in the namespace "kube-system" did not complete/i,
+    explanation: 'kubeadm\'s upgrade health check runs a small Job and wants it finished within 15 s: no node could start its pod in time (overloaded hosts, a missing pause image, taints). Nothing was changed; run the upgrade again once the cluster is idle, or name CreateJob in cluster.ignorePreflightErrors after checking that pods start.',
+  },
+  {
     id: 'kubeadm-rolled-back',
     pattern: /couldn't upgrade control plane\. kubeadm has tried to recover everything into the earlier state/i,
     explanation: 'kubeadm failed half-way through the node and put back the manifests (and etcd data) it had saved in /etc/kubernetes/tmp. The cluster runs the old version on this node; the reason is in the lines before this one.',

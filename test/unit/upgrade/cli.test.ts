@@ -37,3 +37,12 @@ test('the verb list names upgrade with its flags', async () => {
   await main(['--help'], io);
   assert.match(io.err, /upgrade --inventory F --to VERSION --backup-dir DIR \[--plan\] \[--yes\] \[--max-unavailable N\] \[--delete-emptydir-data\]/);
 });
+
+test('upgrade without a reachable API is refused before any host is asked: the drains need it', async () => {
+  const io = memoryIo();
+  const t0 = Date.now();
+  const code = await main(['upgrade', '--inventory', INVENTORY, '--to', '1.34.12', '--backup-dir', OUT, '--yes', '--kubeconfig', join(OUT, 'no-such-kubeconfig')], io);
+  assert.equal(code, 1, io.err);
+  assert.match(io.err, /upgrade refused; nothing was done: the drains go through the Kubernetes API, which this machine cannot reach: .*no kubeconfig file found.* \(--kubeconfig F, --context N\)/);
+  assert.ok(Date.now() - t0 < 10_000);
+});

@@ -61,6 +61,22 @@ test('control-plane nodes one at a time, each restart between maint and ready on
   assert.match(renderPlan(plan), /set server kubernetes-master-nodes\/labs-k8s-m02 state maint/);
 });
 
+test('each control-plane node waits for a kubeadm a stopped run left before anything; the add-ons are checked after the last node\'s upgrade', () => {
+  const plan = planOf();
+  const cpPhases = plan.phases.filter((p) => p.title.startsWith('Upgrade the control plane'));
+  for (const phase of cpPhases) assert.equal(key(phase.steps[0]!), 'no-kubeadm-running', phase.title);
+  const addons = steps(plan).filter((s) => key(s) === 'addons');
+  assert.deepEqual(addons.map((s) => s.host), ['labs-k8s-m03'], 'one add-ons step, on the last control-plane node');
+  const last = cpPhases.at(-1)!.steps.map(key);
+  assert.ok(last.indexOf('addons') > last.indexOf('kubeadm-upgrade'));
+  assert.equal((addons[0]!.run as { display: string }).display, 'kubeadm upgrade node phase addon all');
+  assert.match(addons[0]!.check!.text, /get ds kube-proxy .*:v1\.34\.12\$/);
+  // the first node's apply counts as done without kube-proxy: kubeadm upgrades it only after the last node
+  const gate = cpPhases[0]!.steps.find((s) => key(s) === 'at-target')!.run as { text: string };
+  assert.match(gate.text, /kubeadm-config/);
+  assert.doesNotMatch(gate.text, /kube-proxy/);
+});
+
 test('kubelets: control-plane nodes first, one at a time, then workers max-unavailable at a time; kubeadm backups listed last', () => {
   for (const [max, groups] of [[1, [['labs-k8s-w01'], ['labs-k8s-w02'], ['labs-k8s-w03']]], [2, [['labs-k8s-w01', 'labs-k8s-w02'], ['labs-k8s-w03']]], [5, [WORKERS]]] as const) {
     const plan = planOf(max);
@@ -71,7 +87,7 @@ test('kubelets: control-plane nodes first, one at a time, then workers max-unava
     const lastCp = plan.phases.findIndex((p) => p.title === 'Upgrade the control plane on labs-k8s-m03');
     assert.ok(plan.phases.indexOf(kubelet[0]!) > lastCp, 'no kubelet before every API server is upgraded');
     for (const s of kubelet[3]!.steps.filter((x) => x.host === 'labs-k8s-w01')) assert.ok(s.check || s.rerun, s.id);
-    assert.deepEqual(kubelet[3]!.steps.filter((s) => s.host === 'labs-k8s-w01').map(key), ['kubeadm-package', 'kubeadm-upgrade-node', 'drain', 'kubelet-package', 'kubelet-restart', 'uncordon']);
+    assert.deepEqual(kubelet[3]!.steps.filter((s) => s.host === 'labs-k8s-w01').map(key), ['no-kubeadm-running', 'kubeadm-package', 'kubeadm-upgrade-node', 'drain', 'kubelet-package', 'kubelet-restart', 'uncordon']);
     assert.equal(plan.phases.at(-1)!.steps[0]!.id.endsWith('/kubeadm-backups'), true);
   }
 });
@@ -86,7 +102,7 @@ test('every step has a check that asks the host, or says why it runs every time'
  * node its step is about; every command that is not a check or a gate is recorded as a change.
  */
 /** Steps that only read (kubeadm upgrade plan prints; the backups are listed): never a change. */
-const READS = /^(at-target|kubeadm-upgrade-plan|kubeadm-backups)$/;
+const READS = /^(at-target|kubeadm-upgrade-plan|kubeadm-backups|no-kubeadm-running)$/;
 
 function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] = [], inMaint: readonly string[] = [], alsoDone: readonly string[] = []) {
   const done = new Set<string>(alsoDone);

@@ -108,4 +108,8 @@ test('failure signatures: kubeadm #2957 (etcd static Pod hash) is recognised and
   assert.deepEqual(explainFailure("E: Version '1.34.12-*' for 'kubeadm' was not found").map((s) => s.id), ['apt-version-missing']);
   assert.deepEqual(explainFailure('[upgrade/version] FATAL: the --version argument is invalid due to these errors:\n\n\t- Specified version to upgrade to "v1.35.0" is too high; kubeadm can upgrade only 1 minor version at a time').map((s) => s.id), ['version-too-high']);
   assert.deepEqual(explainFailure('all good'), []);
+  // both seen on the lab under heavy load (its first runs)
+  const unread = '[upgrade/etcd] Failed to upgrade etcd: couldn\'t upgrade control plane. kubeadm has tried to recover everything into the earlier state. Errors faced: failed to obtain static Pod hash for component etcd on Node labs-k8s-m01: Get "https://10.3.60.100:6443/api/v1/namespaces/kube-system/pods/etcd-labs-k8s-m01?timeout=10s": net/http: request canceled (Client.Timeout exceeded while awaiting headers)';
+  assert.deepEqual(explainFailure(unread).map((s) => s.id), ['static-pod-hash-unread', 'kubeadm-rolled-back']);
+  assert.deepEqual(explainFailure('[preflight] Some fatal errors occurred:\n\t[ERROR CreateJob]: Job "upgrade-health-check-1796080997048" in the namespace "kube-system" did not complete in 15s: no condition of type Complete').map((s) => s.id), ['health-check-job']);
 });

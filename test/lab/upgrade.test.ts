@@ -1,0 +1,376 @@
+/**
+ * Issue 14 on the lab: the product's upgrade of the HA cluster one minor up (1.33 → 1.34), through the CLI.
+ *  - the cluster is brought up at the previous minor by the engine (`lab up --kubernetes-version 1.33` for bare nodes
+ *    and the inventory at 1.33, then the CLI's `up`);
+ *  - refusals before anything changes: a target two minors ahead; a preflight with one of the target's images
+ *    hidden in the lab registry names that image (the same preflight passes once it is back);
+ *  - a Deployment (2 replicas, a PodDisruptionBudget) behind a NodePort Service; one client polls the API through
+ *    the VIP (an authenticated GET that reaches etcd), another the Service on every node, during the whole upgrade;
+ *  - `upgrade --yes`, SIGKILLed (with the node's kubeadm) in the middle of `kubeadm upgrade node` on the second
+ *    control-plane node, once that node's etcd manifest has moved on, then resumed to the end;
+ *  - after: every node and component at the target, packages held, kubelets Ready, etcd three voting members,
+ *    every HAProxy server UP, the workload serving. The numbers go to the lab bench (scripts/lab-bench.mjs prints
+ *    the ratio against the reference script's upgrade, test/lab/upgrade-reference.sh).
+ * Skips (with the reason) when the previous minor is not built. Takes the lab over (`down` first) unless
+ * KW_LAB_REUSE=1 finds the cluster at the previous minor; KW_LAB_KEEP=1 leaves the lab up; KW_UPGRADE_CLUSTER=reference
+ * builds the cluster with the lab's reference script instead of the engine (quicker, for work on the upgrade itself).
+ * Needs root. Run: node --import tsx --test test/lab/upgrade.test.ts
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { recordBench } from './bench';
+import { waitHealthy } from './clusterHealth';
+import { pollHttp, type PollResult } from './httpPoller';
+import { startCli, type CliRun } from './cliRun';
+
+const ROOT = resolve(__dirname, '../..');
+const LAB = join(ROOT, 'lab/lab.sh');
+const CLI = join(ROOT, 'dist/cli.js');
+const CACHE = process.env.KW_LAB_CACHE ?? '/var/cache/kubeadm-workbench/lab';
+const VIP = '10.3.60.100';
+const NODES = ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03', 'labs-k8s-w01', 'labs-k8s-w02'];
+const ADDRESSES = ['10.3.60.51', '10.3.60.52', '10.3.60.53', '10.3.60.54', '10.3.60.55'];
+const NODE_PORT = 30481;
+const IMAGE = '10.3.60.1:5000/kwlab/web:1.0';
+
+const versions = Object.fromEntries([...readFileSync(join(ROOT, 'lab/versions.env'), 'utf8').matchAll(/^(\w+)=(\S+)/gm)].map((m) => [m[1]!, m[2]!]));
+const FROM = versions.PREVIOUS_KUBE_VERSION!; // v1.33.13
+const TO = versions.KUBE_VERSION!; // v1.34.12
+const TO_PLAIN = TO.replace(/^v/, '');
+const ETCD_TAG = `${versions.ETCD_VERSION!.replace(/^v/, '')}-0`;
+const COREDNS_TAG = versions.COREDNS_VERSION!;
+/** The image the missing-image preflight hides: the target's CoreDNS, which the 1.33 cluster does not run. */
+const HIDDEN_TAG_DIR = join(CACHE, 'registry/docker/registry/v2/repositories/coredns/_manifests/tags', COREDNS_TAG);
+const HIDDEN_AWAY = join(CACHE, `registry-hidden-by-upgrade-test-coredns-${COREDNS_TAG}`);
+const HIDDEN_IMAGE = `10.3.60.1:5000/coredns:${COREDNS_TAG}`;
+
+function lab(args: string[], timeoutMs = 30 * 60_000): string {
+  const r = spawnSync('bash', [LAB, ...args], { encoding: 'utf8', timeout: timeoutMs });
+  if (r.status !== 0) throw new Error(`lab ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+function labEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of lab(['env']).matchAll(/^export (\w+)="(.*)"$/gm)) out[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
+  return out;
+}
+
+/** Why this file cannot run here, or '' (printed, and the suite skipped). */
+function skipReason(): string {
+  if (process.getuid?.() !== 0) return 'the lab needs root';
+  if (!existsSync(CLI)) return 'dist/cli.js missing: run npm run build first';
+  const built = (spawnSync('bash', [LAB, 'env'], { encoding: 'utf8' }).stdout.match(/^export LAB_KUBE_VERSIONS="(.*)"$/m)?.[1] ?? '').split(/\s+/);
+  if (!built.includes(FROM)) return `Kubernetes ${FROM} is not built in the lab (LAB_KUBE_VERSIONS="${built.join(' ')}"): npm run lab -- build --previous-minor`;
+  return '';
+}
+const SKIP = skipReason();
+if (SKIP) console.log(`upgrade lab test skipped: ${SKIP}`);
+
+let env: Record<string, string> = {};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const kubectl = (...args: string[]) => execFileSync('kubectl', ['--request-timeout=15s', ...args], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH!, KUBECONFIG: env.KUBECONFIG! } });
+const ssh = (host: string, cmd: string) => spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', 'BatchMode=yes', host, cmd], { encoding: 'utf8', timeout: 60_000 });
+const cliArgs = (args: string[]) => [CLI, ...args, '--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!];
+/** `upgrade`'s own flags: the drains go through the API with the lab's admin kubeconfig. */
+const upgradeArgs = (args: string[]) => ['upgrade', ...args, '--kubeconfig', env.KUBECONFIG!];
+const cliEnv = () => ({ ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR! });
+function cli(args: string[], timeoutMs = 30 * 60_000): { code: number; out: string; seconds: number } {
+  const t0 = Date.now();
+  const r = spawnSync(process.execPath, cliArgs(args), { encoding: 'utf8', timeout: timeoutMs, env: cliEnv(), maxBuffer: 64 * 1024 * 1024 });
+  return { code: r.status ?? -1, out: `${r.stdout}\n${r.stderr}`, seconds: (Date.now() - t0) / 1000 };
+}
+/** f() until it returns without throwing, for up to `timeoutMs`. */
+async function eventually<T>(what: string, f: () => T, timeoutMs: number): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    try {
+      return f();
+    } catch (e) {
+      if (Date.now() - t0 > timeoutMs) throw new Error(`${what} (after ${timeoutMs / 1000} s): ${(e as Error).message}`);
+      await sleep(3000);
+    }
+  }
+}
+function restoreHiddenImage(): void {
+  if (existsSync(HIDDEN_AWAY) && !existsSync(HIDDEN_TAG_DIR)) renameSync(HIDDEN_AWAY, HIDDEN_TAG_DIR);
+}
+const stateDir = () => join(dirname(env.LAB_INVENTORY!), '.kubeadm-workbench');
+const bench: Record<string, number | string> = { upgradeFrom: FROM, upgradeTo: TO };
+
+/** The admin credentials of the kubeconfig, for the API poller (base64 fields of the one user kubeadm writes). */
+function adminTls(kubeconfig: string): { ca: Buffer; cert: Buffer; key: Buffer } {
+  const text = readFileSync(kubeconfig, 'utf8');
+  const field = (k: string) => Buffer.from(new RegExp(`${k}: (\\S+)`).exec(text)![1]!, 'base64');
+  return { ca: field('certificate-authority-data'), cert: field('client-certificate-data'), key: field('client-key-data') };
+}
+
+const WORKLOAD = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: upgrade-web, namespace: default }
+spec:
+  replicas: 2
+  selector: { matchLabels: { app: upgrade-web } }
+  template:
+    metadata: { labels: { app: upgrade-web } }
+    spec:
+      terminationGracePeriodSeconds: 15
+      topologySpreadConstraints:
+        - { maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: { matchLabels: { app: upgrade-web } } }
+      containers:
+        - name: web
+          image: ${IMAGE}
+          ports: [{ containerPort: 8080 }]
+          readinessProbe: { httpGet: { path: /healthz, port: 8080 }, periodSeconds: 1 }
+          # the endpoints are removed before the server stops (what a Deployment that wants no failed request does)
+          lifecycle: { preStop: { sleep: { seconds: 5 } } }
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: { name: upgrade-web, namespace: default }
+spec:
+  minAvailable: 1
+  selector: { matchLabels: { app: upgrade-web } }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: upgrade-web, namespace: default }
+spec:
+  type: NodePort
+  selector: { app: upgrade-web }
+  ports: [{ port: 80, targetPort: 8080, nodePort: ${NODE_PORT} }]
+`;
+
+describe(`upgrade ${FROM} → ${TO} by the product on the lab`, { timeout: 80 * 60_000, skip: SKIP || false }, () => {
+  before(() => {
+    restoreHiddenImage();
+    env = labEnv();
+    env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-upgrade-home-'));
+    // Asked a few times: one request through the VIP of a loaded machine may fail without the cluster being gone.
+    const readyAtFrom = () => {
+      for (let i = 0; i < 5; i++) {
+        try {
+          const lines = kubectl('get', 'nodes', '--no-headers').trim().split('\n');
+          return lines.length === 5 && lines.every((l) => / Ready /.test(l) && l.includes(FROM));
+        } catch {
+          spawnSync('sleep', ['3']);
+        }
+      }
+      return false;
+    };
+    const reuse = process.env.KW_LAB_REUSE === '1' && env.LAB_KUBE_VERSION === FROM && existsSync(env.KUBECONFIG!) && readyAtFrom();
+    if (!reuse && process.env.KW_UPGRADE_CLUSTER === 'reference') {
+      // Quicker for working on the upgrade itself: the lab's reference procedure builds the cluster at the old minor
+      // (the same HAProxy backend and server names as the engine's).
+      lab(['down']);
+      const t0 = Date.now();
+      lab(['up', '--cluster', '--kubernetes-version', FROM.replace(/^v/, '')], 40 * 60_000);
+      console.log(`the REFERENCE cluster at ${FROM} (KW_UPGRADE_CLUSTER=reference), not the engine's: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      bench.upgradeClusterBuiltBy = 'reference script';
+      env = { ...labEnv(), HOME_DIR: env.HOME_DIR };
+      rmSync(stateDir(), { recursive: true, force: true });
+    } else if (!reuse) {
+      lab(['down']);
+      let t0 = Date.now();
+      lab(['up', '--kubernetes-version', FROM.replace(/^v/, '')]);
+      console.log(`lab up at ${FROM} (bare nodes, the inventory at ${FROM}): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      env = { ...labEnv(), HOME_DIR: env.HOME_DIR };
+      assert.equal(env.LAB_KUBE_VERSION, FROM, 'lab up wrote the inventory at the previous minor');
+      rmSync(stateDir(), { recursive: true, force: true });
+      const kubeconfig = join(env.HOME_DIR, '.kube', 'config');
+      t0 = Date.now();
+      const up = cli(['up', '--yes', '--kubeconfig', kubeconfig], 40 * 60_000);
+      assert.equal(up.code, 0, `the engine's up at ${FROM} failed:\n${up.out.slice(-4000)}`);
+      bench.upgradeBringUpSeconds = up.seconds;
+      bench.upgradeClusterBuiltBy = 'engine';
+      console.log(`the engine's up at ${FROM}: ${up.seconds.toFixed(1)} s`);
+      // `lab env`'s KUBECONFIG is the cluster's admin context from now on (as after the lab's own up --cluster).
+      writeFileSync(env.KUBECONFIG!, readFileSync(kubeconfig), { mode: 0o600 });
+    }
+    assert.ok(readyAtFrom(), `five Ready nodes at ${FROM}:\n${kubectl('get', 'nodes')}`);
+    // An earlier upgrade's unfinished run would be resumed: this file starts its own.
+    const runs = join(stateDir(), 'runs');
+    if (existsSync(runs)) for (const f of readdirSync(runs)) if (/-upgrade\.(json|log)$/.test(f)) rmSync(join(runs, f), { force: true });
+  });
+
+  after(() => {
+    restoreHiddenImage();
+    recordBench(bench);
+    console.log('upgrade bench:', JSON.stringify(bench, null, 2));
+    if (!process.env.KW_LAB_KEEP) spawnSync('bash', [LAB, 'down']);
+  });
+
+  test('a target two minors ahead is refused before anything changes', () => {
+    const major = Number(TO_PLAIN.split('.')[0]);
+    const twoAhead = `${major}.${Number(TO_PLAIN.split('.')[1]) + 1}.0`;
+    const r = cli(upgradeArgs(['--to', twoAhead, '--backup-dir', mkdtempSync(join(tmpdir(), 'kw-upgrade-snap-')), '--yes']));
+    bench.upgradeRefusedSkipSeconds = r.seconds;
+    assert.equal(r.code, 1, r.out.slice(-3000));
+    assert.match(r.out, new RegExp(`v${twoAhead.replace(/\./g, '\\.')} skips 1 minor version: the control plane is at ${FROM.split('.').slice(0, 2).join('.').replace(/^v/, '')}`));
+    assert.match(r.out, /refused; nothing was done/);
+    const runs = join(stateDir(), 'runs');
+    assert.ok(!existsSync(runs) || readdirSync(runs).every((f) => !f.endsWith('-upgrade.json')), 'no run was started');
+  });
+
+  test('an image of the target missing from the registry refuses the preflight, naming it; back in place, the plan is made', () => {
+    assert.ok(existsSync(HIDDEN_TAG_DIR), `${HIDDEN_IMAGE} is in the lab registry to begin with`);
+    renameSync(HIDDEN_TAG_DIR, HIDDEN_AWAY);
+    let refused;
+    try {
+      refused = cli(upgradeArgs(['--to', TO_PLAIN, '--plan']));
+    } finally {
+      restoreHiddenImage();
+    }
+    bench.upgradeRefusedImageSeconds = refused.seconds;
+    assert.equal(refused.code, 1, refused.out.slice(-3000));
+    assert.match(refused.out, new RegExp(`the registry has no ${HIDDEN_IMAGE.replace(/\./g, '\\.')} \\(manifest unknown \\(HTTP 404\\)\\)`));
+    // only that image: the others are there
+    assert.deepEqual([...refused.out.matchAll(/the registry has no (\S+)/g)].map((m) => m[1]).filter((v, i, a) => a.indexOf(v) === i), [HIDDEN_IMAGE]);
+    const planned = cli(upgradeArgs(['--to', TO_PLAIN, '--plan']));
+    bench.upgradePlanSeconds = planned.seconds;
+    assert.equal(planned.code, 0, planned.out.slice(-3000));
+    assert.match(planned.out, new RegExp(`kubeadm upgrade apply ${TO.replace(/\./g, '\\.')}`));
+    assert.doesNotMatch(planned.out, /the registry has no/);
+  });
+
+  test(`upgrade --yes under load, killed in m02's kubeadm upgrade node and resumed: every node and component at ${TO}, no failed API request through the VIP`, async () => {
+    kubectl('apply', '-f', writeTemp('workload.yaml', WORKLOAD));
+    kubectl('rollout', 'status', 'deployment/upgrade-web', '--timeout=180s');
+    const tls = adminTls(env.KUBECONFIG!);
+    const api = pollHttp(['https://' + VIP + ':6443/api/v1/namespaces/default/services/upgrade-web'], { ...tls, expect: /"name":\s*"upgrade-web"/ });
+    const service = pollHttp(ADDRESSES.map((a) => `http://${a}:${NODE_PORT}/`), { expect: /^kwlab-web / });
+    const backupDir = mkdtempSync(join(tmpdir(), 'kw-upgrade-snap-'));
+    const args = upgradeArgs(['--to', TO_PLAIN, '--backup-dir', backupDir, '--yes', '--json']);
+    let first: CliRun | undefined;
+    let apiResult: PollResult | undefined;
+    let serviceResult: PollResult | undefined;
+    try {
+      // 1. The run, killed once m02's kubeadm upgrade node has moved its etcd (the middle of that command).
+      first = startCli(process.execPath, cliArgs(args), cliEnv());
+      await first.waitFor(/^\[labs-k8s-m02\] -> kubeadm upgrade node/m, 30 * 60_000);
+      const inUpgradeNode = Date.now();
+      const moved = await waitUntil(() => ssh('labs-k8s-m02', `grep -q 'etcd:${ETCD_TAG}$' /etc/kubernetes/manifests/etcd.yaml`).status === 0, 150_000);
+      console.log(`m02's etcd manifest at ${ETCD_TAG}: ${moved ? `${((Date.now() - inUpgradeNode) / 1000).toFixed(1)} s into kubeadm upgrade node` : 'not within 150 s (killed then)'}`);
+      first.child.kill('SIGKILL');
+      const killed = await first.exit;
+      const killedAt = Date.now();
+      assert.equal(killed.signal, 'SIGKILL');
+      // Whether the node's kubeadm outlived the connection (reported), then it goes too: as when the node's own process dies.
+      await sleep(5000);
+      const survived = ssh('labs-k8s-m02', 'pgrep -x kubeadm').status === 0;
+      ssh('labs-k8s-m02', 'pkill -9 -x kubeadm; true');
+      const m02State = ssh('labs-k8s-balancer', `perl -MIO::Socket::UNIX -e 'my $s = IO::Socket::UNIX->new(Peer => "/run/haproxy/admin.sock") or die; print $s "show stat\\n"; print while <$s>;' | cut -d, -f1,2,18 | grep -v '^#'`).stdout;
+      console.log(`killed after ${killed.seconds.toFixed(1)} s; m02's kubeadm ${survived ? 'still ran 5 s later (killed)' : 'had exited with the connection'}; m02's manifests: ${ssh('labs-k8s-m02', "grep -h 'image:' /etc/kubernetes/manifests/*.yaml | tr -s ' ' | tr '\\n' ' '").stdout}`);
+      console.log(`HAProxy on balancer after the kill:\n${m02State}`);
+      bench.upgradeFirstRunSeconds = killed.seconds;
+      bench.upgradeKubeadmOutlivedKill = survived ? 'yes' : 'no';
+
+      // 2. Resumed: to the end.
+      const resumed = startCli(process.execPath, cliArgs(args), cliEnv());
+      bench.upgradeKillGapSeconds = (Date.now() - killedAt) / 1000;
+      const done = await resumed.exit;
+      const out = resumed.out();
+      assert.match(out, /resuming run \S+-upgrade \(steps already done are skipped\)/, out.slice(0, 3000));
+      assert.equal(done.code, 0, out.slice(-5000));
+      bench.upgradeResumeSeconds = done.seconds;
+      bench.upgradeSeconds = killed.seconds + done.seconds;
+      const json = JSON.parse(out.split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}') as { ok: boolean; perNode: { host: string; seconds: number }[]; backups: string[] };
+      assert.equal(json.ok, true);
+      console.log(`resumed run: ${done.seconds.toFixed(1)} s; its time per node: ${json.perNode.map((n) => `${n.host} ${n.seconds.toFixed(1)} s`).join(', ')}`);
+      console.log(`kubeadm's backups left: ${json.backups.length}`);
+      for (const [host, seconds] of Object.entries(ledgerSecondsPerNode())) bench[`upgradeNodeSeconds@${host}`] = seconds;
+      assert.ok(readdirSync(backupDir).length >= 1, 'the pre-upgrade snapshot is in --backup-dir');
+    } finally {
+      first?.child.kill('SIGKILL');
+      apiResult = await api.stop();
+      serviceResult = await service.stop();
+      bench.upgradeApiPolls = apiResult.polls;
+      bench.upgradeApiFailed = apiResult.failures.length;
+      bench.upgradeServicePolls = serviceResult.polls;
+      bench.upgradeServiceFailed = serviceResult.failures.length;
+      console.log(`API through the VIP: ${apiResult.failures.length} failed of ${apiResult.polls}${apiResult.failures.length ? `:\n  ${apiResult.failures.slice(0, 30).join('\n  ')}` : ''}`);
+      console.log(`Service (NodePort on every node): ${serviceResult.failures.length} failed of ${serviceResult.polls}${serviceResult.failures.length ? `:\n  ${serviceResult.failures.slice(0, 30).join('\n  ')}` : ''}`);
+    }
+
+    // 3. Where the cluster ended.
+    await eventually('every node and component at the target', () => atTarget(), 180_000);
+    await waitHealthy(env, env.HOME_DIR!, 180_000);
+    const members = JSON.parse(etcdctl('member', 'list', '-w', 'json').replace(/("ID":\s*)(\d+)/g, '$1"$2"')) as { members: { name: string; isLearner?: boolean }[] };
+    assert.deepEqual(members.members.map((m) => m.name).sort(), ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03'], 'three etcd members, one per control-plane node');
+    assert.deepEqual(members.members.filter((m) => m.isLearner), [], 'every member votes');
+    etcdctl('endpoint', 'health', '--cluster');
+    const ready = kubectl('get', 'deployment', 'upgrade-web', '-o', 'jsonpath={.status.readyReplicas}');
+    assert.equal(ready, '2', 'the workload has its two replicas');
+    const served = execFileSync('curl', ['-fsS', '--max-time', '5', `http://${ADDRESSES[3]}:${NODE_PORT}/`], { encoding: 'utf8' });
+    assert.match(served, /^kwlab-web upgrade-web-/);
+    assert.equal(apiResult.failures.length, 0, 'no failed API request through the VIP during the upgrade');
+    kubectl('delete', '-f', writeTemp('workload.yaml', WORKLOAD), '--ignore-not-found');
+  });
+});
+
+function writeTemp(name: string, text: string): string {
+  const f = join(mkdtempSync(join(tmpdir(), 'kw-upgrade-')), name);
+  writeFileSync(f, text);
+  return f;
+}
+
+async function waitUntil(f: () => boolean, timeoutMs: number): Promise<boolean> {
+  for (const t0 = Date.now(); Date.now() - t0 < timeoutMs; await sleep(500)) if (f()) return true;
+  return false;
+}
+
+function etcdctl(...args: string[]): string {
+  return kubectl('-n', 'kube-system', 'exec', 'etcd-labs-k8s-m01', '--', 'etcdctl', '--endpoints=https://127.0.0.1:2379', '--cacert=/etc/kubernetes/pki/etcd/ca.crt',
+    '--cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt', '--key=/etc/kubernetes/pki/etcd/healthcheck-client.key', ...args);
+}
+
+/** Throws with every difference from the target: Nodes, kube-system pods' images, packages and holds on every node. */
+function atTarget(): void {
+  const problems: string[] = [];
+  const nodes = JSON.parse(kubectl('get', 'nodes', '-o', 'json')).items as { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string }; conditions: { type: string; status: string }[] } }[];
+  assert.deepEqual(nodes.map((n) => n.metadata.name).sort(), NODES);
+  for (const n of nodes) {
+    const ready = n.status.conditions.find((c) => c.type === 'Ready')?.status;
+    if (n.status.nodeInfo.kubeletVersion !== TO || ready !== 'True') problems.push(`node ${n.metadata.name}: kubelet ${n.status.nodeInfo.kubeletVersion}, Ready=${ready}`);
+  }
+  const pods = JSON.parse(kubectl('-n', 'kube-system', 'get', 'pods', '-o', 'json')).items as { metadata: { name: string }; spec: { containers: { image: string }[] }; status: { containerStatuses?: { ready: boolean }[] } }[];
+  const want: [RegExp, string, number][] = [[/^kube-apiserver-/, TO, 3], [/^kube-controller-manager-/, TO, 3], [/^kube-scheduler-/, TO, 3], [/^etcd-/, ETCD_TAG, 3], [/^kube-proxy-/, TO, 5], [/^coredns-/, COREDNS_TAG, 2]];
+  for (const [re, tag, count] of want) {
+    const mine = pods.filter((p) => re.test(p.metadata.name));
+    if (mine.length !== count) problems.push(`${count} ${re.source} pods expected, ${mine.length} found`);
+    for (const p of mine) {
+      const image = p.spec.containers[0]!.image;
+      if (!image.endsWith(`:${tag}`) || !p.status.containerStatuses?.every((c) => c.ready)) problems.push(`pod ${p.metadata.name}: ${image}, ready=${p.status.containerStatuses?.map((c) => c.ready).join()}`);
+    }
+  }
+  for (const n of NODES) {
+    const r = ssh(n, "kubeadm version -o short; kubelet --version | cut -d' ' -f2; kubectl version --client | sed -n 's/^Client Version: //p'; apt-mark showhold | sort | tr '\\n' ' '");
+    const got = r.stdout.trim().split('\n').map((l) => l.trim());
+    if (got.join('|') !== `${TO}|${TO}|${TO}|kubeadm kubectl kubelet`) problems.push(`${n}: kubeadm, kubelet, kubectl, holds = ${got.join(' | ')}`);
+  }
+  if (problems.length) throw new Error(`not at ${TO}:\n  ${problems.join('\n  ')}`);
+}
+
+/**
+ * Seconds per node from the run's ledger (the steps' final runs, across the kill and the resume): a step about another
+ * node (a balancer's HAProxy step, the first node's etcd gate) ends with that node's name in its id.
+ */
+function ledgerSecondsPerNode(): Record<string, number> {
+  const runs = join(stateDir(), 'runs');
+  const file = readdirSync(runs).filter((f) => f.endsWith('-upgrade.json')).sort().pop()!;
+  const ledger = JSON.parse(readFileSync(join(runs, file), 'utf8')) as { completedAt?: string | null; steps: Record<string, { state: string; startedAt?: string; finishedAt?: string }> };
+  assert.ok(ledger.completedAt, 'the ledger records the upgrade as finished');
+  const out: Record<string, number> = {};
+  for (const [id, s] of Object.entries(ledger.steps)) {
+    const [, host, key] = id.split('/');
+    if (!host || !key || !s.startedAt || !s.finishedAt || /^(etcd-snapshot|kubeadm-backups)$/.test(key)) continue;
+    const node = NODES.find((n) => key.endsWith(`-${n}`)) ?? host;
+    if (!NODES.includes(node)) continue;
+    out[node] = (out[node] ?? 0) + (Date.parse(s.finishedAt) - Date.parse(s.startedAt)) / 1000;
+  }
+  return out;
+}
