@@ -5,7 +5,8 @@
  * and serving the new certificate before the next node), then the user's kubeconfig refreshed.
  *
  * With balancers, the node's server is put in maintenance on every HAProxy before its etcd restarts (the API server
- * there talks only to its local etcd, so both restarts fail requests) and made ready again once its API server serves
+ * there talks only to its local etcd, so both restarts fail requests), the connections HAProxy still holds to it are
+ * closed (clients' keep-alive connections would stay on it otherwise), and it is made ready again once its API server serves
  * the renewed certificate: clients through the VIP are never sent to a restarting node (HAProxy's health check alone
  * notices a stopped server only after its interval and fall count, and lets a few requests fail meanwhile).
  *
@@ -22,11 +23,11 @@
  */
 import { etcdctlCommand } from '../drill/commands';
 import { HAPROXY_BACKEND } from '../generate/haproxy';
-import { serverIs, setServerState } from '../nodes/commands';
+import { serverHasNoSessions, serverIs, setServerState, shutdownSessions } from '../nodes/commands';
 import { othersUpGate } from '../nodes/haproxyGates';
 import type { EtcdMember } from '../live/etcd';
 import { etcdctlTlsArgs } from '../live/etcdSource';
-import { sh, type RemoteCommand } from '../ssh/command';
+import { and, sh, type RemoteCommand } from '../ssh/command';
 import type { Plan, Step } from '../plan/types';
 
 export interface RenewHooks {
@@ -100,7 +101,12 @@ export interface RenewBalancers {
   serverOf(host: string): string;
 }
 
-/** A control-plane node's HAProxy server in maintenance (before its restarts) or ready again (after), on every balancer. */
+/**
+ * A control-plane node's HAProxy server in maintenance (before its restarts) or ready again (after), on every balancer.
+ * "Ready" is verified by UP: HAProxy checks a server as it leaves maintenance and reports it DOWN at once when that
+ * check fails (HAProxy 2.6 on the lab: a closed port read "DOWN L4CON" right after `state ready`, a serving one "UP
+ * L4OK"), so UP is a passed health check, not a state HAProxy assumes; the next node's gate asks for it again.
+ */
 function balancerSteps(host: string, lb: RenewBalancers | undefined, state: 'maint' | 'ready'): Step[] {
   if (!lb) return [];
   const server = lb.serverOf(host);
@@ -109,13 +115,15 @@ function balancerSteps(host: string, lb: RenewBalancers | undefined, state: 'mai
     phase: 'renew-certs',
     host: b,
     title: state === 'maint'
-      ? `HAProxy: ${server} in maintenance (no new connection goes to ${host}'s API server while it restarts)`
+      ? `HAProxy: ${server} in maintenance and its open connections closed (no request through the VIP reaches ${host}'s API server while it restarts)`
       : `HAProxy: ${server} ready again, and UP by its health check`,
-    why: 'a client through the VIP must never be sent to an API server that is restarting',
+    why: state === 'maint'
+      ? "a client through the VIP must never be sent to an API server that is restarting; maintenance stops new connections, and a client's keep-alive connection opened earlier must move too"
+      : 'the node serves again through the VIP',
     ...(state === 'ready' ? { check: serverIs(HAPROXY_BACKEND, server, 'UP') } : {}),
-    run: setServerState(HAPROXY_BACKEND, server, state),
-    verify: serverIs(HAPROXY_BACKEND, server, state === 'maint' ? 'MAINT' : 'UP'),
-    verifyTimeoutMs: state === 'maint' ? 10_000 : 120_000,
+    run: state === 'maint' ? and(setServerState(HAPROXY_BACKEND, server, 'maint'), shutdownSessions(HAPROXY_BACKEND, server)) : setServerState(HAPROXY_BACKEND, server, 'ready'),
+    verify: state === 'maint' ? and(serverIs(HAPROXY_BACKEND, server, 'MAINT'), serverHasNoSessions(HAPROXY_BACKEND, server)) : serverIs(HAPROXY_BACKEND, server, 'UP'),
+    verifyTimeoutMs: state === 'maint' ? 20_000 : 120_000,
     timeoutMs: 30_000,
   }));
 }

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memberFollowsCommand } from '../../../src/core/certs/renewPlan';
@@ -64,6 +64,8 @@ function cluster(o: { leader: string; servers?: Record<string, string>; movesLea
       if (set) {
         state.servers[`${host}/${set[1]}`] = set[2] === 'maint' ? 'MAINT' : 'UP';
         events.push(`${host}:${set[2]}:${hostOfServer(set[1]!)}`);
+        const cut = /shutdown sessions server [\w-]+\/([\w.-]+)/.exec(t);
+        if (cut) events.push(`${host}:sessions-closed:${hostOfServer(cut[1]!)}`);
         return { code: 0 };
       }
       if (t.includes('show stat')) {
@@ -138,6 +140,13 @@ test('run: only the leading node hands the leadership over, each time before its
     assert.ok(at < c.events.indexOf(`${host}:restart:etcd`), `${host}: the leadership moved before its etcd restarted:\n${c.events.join('\n')}`);
     assert.ok(at > c.events.indexOf(`lb2:maint:${host}`), `${host}: after its server is out of every balancer`);
   }
+  // Every node's open connections closed on every balancer after its maintenance, before its etcd restarts.
+  for (const h of ['m01', 'm02', 'm03']) {
+    for (const b of ['lb1', 'lb2']) {
+      const cut = c.events.indexOf(`${b}:sessions-closed:${h}`);
+      assert.ok(cut > c.events.indexOf(`${b}:maint:${h}`) && cut < c.events.indexOf(`${h}:restart:etcd`), `${b}: ${h}'s sessions closed between its maintenance and its etcd restart:\n${c.events.join('\n')}`);
+    }
+  }
   assert.equal(c.state.leader, 'm01');
   assert.ok(Object.values(c.state.servers).every((s) => s === 'UP'), 'every server back UP');
 });
@@ -187,4 +196,42 @@ test('move-leader check: skipped when this member answers and another leads; run
   assert.notEqual(check(IDS.m01), 0, 'this member leads: the move runs');
   assert.notEqual(check('0'), 0, 'no leader now: not skipped, the step asks the cluster');
   assert.notEqual(check(null), 0, 'the member does not answer: not skipped');
+});
+
+/**
+ * The maintenance step's HAProxy commands through a real shell with a stand-in socat answering as HAProxy's admin
+ * socket does: `shutdown sessions` is sent for the right server (an answer such as "No such server." fails it), and
+ * the verify waits for no session left (the `scur` column found by its header's name).
+ */
+test('maintenance closes the open connections: shutdown sessions sent, verified by no current session left', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-socat-'));
+  const got = join(dir, 'got');
+  const stat = join(dir, 'stat');
+  const answer = join(dir, 'answer');
+  writeFileSync(join(dir, 'socat'), `#!/bin/sh\ncmd=$(cat)\necho "$cmd" >> ${got}\ncase "$cmd" in 'show stat') cat ${stat} ;; *) cat ${answer} 2>/dev/null ;; esac\n`);
+  chmodSync(join(dir, 'socat'), 0o755);
+  const sh = (text: string): number => {
+    try {
+      execFileSync('sh', ['-c', text], { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` }, stdio: 'pipe' });
+      return 0;
+    } catch (e) {
+      return (e as { status: number }).status;
+    }
+  };
+  const p = await planFor(cluster({ leader: 'm01' }));
+  const maint = p.phases[0]!.steps.find((s) => s.id === 'renew-certs/m02/haproxy-maint@lb1')!;
+  const server = serverOf('m02');
+  writeFileSync(answer, '');
+  assert.equal(sh((maint.run as { text: string }).text), 0);
+  assert.deepEqual(readFileSync(got, 'utf8').trim().split('\n'), [`set server kubernetes-master-nodes/${server} state maint`, `shutdown sessions server kubernetes-master-nodes/${server}`]);
+  writeFileSync(answer, 'No such server.\n');
+  assert.notEqual(sh((maint.run as { text: string }).text), 0, 'a refusal by the socket fails the step');
+  const csv = (status: string, scur: number) =>
+    `# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,dreq,dresp,ereq,econ,eresp,wretr,wredis,status\nkubernetes-master-nodes,${server},0,0,${scur},3,,40,0,0,,0,,0,0,0,0,${status}\nkubernetes-master-nodes,other,0,0,7,3,,40,0,0,,0,,0,0,0,0,UP\n`;
+  writeFileSync(stat, csv('MAINT', 2));
+  assert.notEqual(sh(maint.verify!.text), 0, 'sessions still open: not verified yet');
+  writeFileSync(stat, csv('MAINT', 0));
+  assert.equal(sh(maint.verify!.text), 0, 'in maintenance with no session left');
+  writeFileSync(stat, csv('UP', 0));
+  assert.notEqual(sh(maint.verify!.text), 0, 'not in maintenance');
 });
