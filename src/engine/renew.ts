@@ -11,7 +11,7 @@ import { checkControlPlaneDrain, type ControlPlaneMember } from '../core/drain/c
 import { asRoot } from '../core/drill/commands';
 import type { CertThresholds } from '../core/certs/assess';
 import type { CertReport } from '../core/certs/report';
-import { buildRenewPlan, type RenewBalancers } from '../core/certs/renewPlan';
+import { buildRenewPlan, chooseNewLeader, moveLeaderCommand, type RenewBalancers } from '../core/certs/renewPlan';
 import { haproxyServerNames } from '../core/generate/haproxy';
 import { parseCertificate, type CertFacts } from '../core/certs/x509';
 import { hostsWithRole, type Inventory } from '../core/inventory/types';
@@ -79,6 +79,34 @@ function balancersOf(inv: Inventory): RenewBalancers | undefined {
   };
 }
 
+/**
+ * When `host`'s etcd member leads: `etcdctl move-leader` to another healthy voting member, then etcd read again until
+ * that member answers as the leader (etcd's own move returns once the old leader has stepped down; the restart must
+ * not come before a new leader serves). Asks first, so a resumed or repeated run moves nothing twice.
+ */
+export async function moveLeaderAway(deps: Pick<RenewDeps, 'inventory' | 'ssh' | 'become'> & { leaderWaitMs?: number }, host: string, upcoming: readonly string[], say: (line: string) => void, signal?: AbortSignal): Promise<void> {
+  const before = await readEtcdOverSsh(deps);
+  const self = before.members.find((m) => m.host === host);
+  const leader = before.members.find((m) => m.isLeader);
+  if (!self?.isLeader) {
+    say(`${host}: its etcd member does not lead (${leader ? `${leader.name} does` : 'no leader seen'}); nothing to move`);
+    return;
+  }
+  const target = chooseNewLeader(before.members, host, upcoming);
+  if (!target) throw new Error(`${host}'s etcd member leads and no other voting member is healthy to take over; not restarting it (${before.quorumLine})`);
+  const t0 = Date.now();
+  await deps.ssh.exec(host, asRoot(moveLeaderCommand(target.id), deps.become(host)), { timeoutMs: 30_000, ...(signal ? { signal } : {}) });
+  const limit = deps.leaderWaitMs ?? 30_000;
+  for (;;) {
+    const now = await readEtcdOverSsh(deps).catch(() => undefined);
+    const t = now?.members.find((m) => m.id === target.id);
+    if (t?.isLeader && t.reachable && t.healthy) break;
+    if (Date.now() - t0 > limit) throw new Error(`etcd: ${target.name} did not answer as the leader within ${limit / 1000} s after the move from ${self.name}`);
+    await sleep(500, signal);
+  }
+  say(`${host}: etcd leadership moved from ${self.name} to ${target.name}; it answers as the leader after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
 export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []): Promise<RenewPreparation> {
   const inv = deps.inventory;
   const cps = hostsWithRole(inv, 'control-plane').map((h) => h.name);
@@ -110,6 +138,7 @@ export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []
         if (!verdict.ok) throw new Error(`refused by the quorum guard: ${verdict.reasons.join(' ')}`);
         for (const w of verdict.warnings) say(`${host}: ${w}`);
       },
+      moveLeader: (host, upcoming, signal) => moveLeaderAway(deps, host, upcoming, say, signal),
       apiServerBack: async (host, signal) => {
         const address = addressOf(host);
         const t0 = Date.now();
@@ -138,6 +167,7 @@ export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []
     warnings,
     createHash('sha256').update(JSON.stringify({ inv, hosts, kubeconfig: deps.kubeconfig ?? '' })).digest('hex').slice(0, 16),
     balancersOf(inv),
+    cps,
   );
   return { plan, hosts, before, warnings, refusals };
 }

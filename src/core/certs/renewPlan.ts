@@ -5,9 +5,17 @@
  * and serving the new certificate before the next node), then the user's kubeconfig refreshed.
  *
  * With balancers, the node's server is put in maintenance on every HAProxy before its etcd restarts (the API server
- * there talks only to its local etcd, so both restarts fail requests) and made ready again once its API server serves
+ * there talks only to its local etcd, so both restarts fail requests), the connections HAProxy still holds to it are
+ * closed (clients' keep-alive connections would stay on it otherwise), and it is made ready again once its API server serves
  * the renewed certificate: clients through the VIP are never sent to a restarting node (HAProxy's health check alone
  * notices a stopped server only after its interval and fall count, and lets a few requests fail meanwhile).
+ *
+ * When the node's etcd member leads, the leadership is handed to another healthy voting member (`etcdctl move-leader`)
+ * before that restart and the new leader is seen answering: a leader that just stops leaves the cluster without one
+ * until the others' election timeout, and every API server's requests and /readyz wait on etcd meanwhile (through the
+ * VIP too); a handed-over leadership costs no election. Before each node's server goes into maintenance, every other
+ * control-plane server must be UP on every balancer (the gate the upgrade uses too): the previous node's server back by
+ * its health check, not only made ready.
  *
  * Restarting through crictl (not moving manifests): the kubelet brings the same pod back within seconds
  * and the new process reads the renewed files; nothing of the pod spec changes. The leaf certificates are
@@ -15,9 +23,11 @@
  */
 import { etcdctlCommand } from '../drill/commands';
 import { HAPROXY_BACKEND } from '../generate/haproxy';
-import { serverIs, setServerState } from '../nodes/commands';
+import { serverHasNoSessions, serverIs, setServerState, shutdownSessions } from '../nodes/commands';
+import { othersUpGate } from '../nodes/haproxyGates';
+import type { EtcdMember } from '../live/etcd';
 import { etcdctlTlsArgs } from '../live/etcdSource';
-import { sh, type RemoteCommand } from '../ssh/command';
+import { and, sh, type RemoteCommand } from '../ssh/command';
 import type { Plan, Step } from '../plan/types';
 
 export interface RenewHooks {
@@ -25,6 +35,12 @@ export interface RenewHooks {
   guard(host: string, signal?: AbortSignal): Promise<void>;
   /** After the API server restarted: /readyz on the node, and it serves the renewed apiserver.crt. */
   apiServerBack(host: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Before the node's etcd restarts, when its member leads: the leadership moved to another healthy voting member
+   * (one not in `upcoming`, the nodes renewed after this one, when there is such), returning once that member answers
+   * as the leader. Does nothing when the member does not lead (the step's check usually skips it then).
+   */
+  moveLeader(host: string, upcoming: readonly string[], signal?: AbortSignal): Promise<void>;
   /** After the last node: write the renewed admin.conf into the user's kubeconfig (when asked). */
   refreshKubeconfig?: (host: string, signal?: AbortSignal) => Promise<void>;
 }
@@ -52,13 +68,45 @@ export function renewAllCommand(): RemoteCommand {
   return sh`kubeadm certs renew all`;
 }
 
+/**
+ * Exits 0 when this node's etcd member answers and another member leads (the IDs from `endpoint status -w json`,
+ * where etcdctl prints them as decimal numbers). A member that does not answer is not taken for a follower: the step
+ * then asks the whole cluster.
+ */
+export function memberFollowsCommand(): RemoteCommand {
+  const status = etcdctlCommand([...etcdctlTlsArgs(), 'endpoint', 'status', '-w', 'json']);
+  return sh`s=$(${status}) || exit 1; me=$(echo "$s" | grep -o '"member_id": *[0-9]*' | head -n1 | tr -dc 0-9); lead=$(echo "$s" | grep -o '"leader": *[0-9]*' | head -n1 | tr -dc 0-9); test -n "$me" && test -n "$lead" && test "$lead" != 0 && test "$lead" != "$me"`;
+}
+
+/**
+ * The member to hand the leadership to: a healthy, answering voting member other than `host`'s; preferably one whose
+ * node is not renewed later in this run (`upcoming`), else the last in line, so the leadership moves once more at most.
+ */
+export function chooseNewLeader(members: readonly EtcdMember[], host: string, upcoming: readonly string[]): EtcdMember | undefined {
+  const rank = (m: EtcdMember) => {
+    const i = upcoming.indexOf(m.host ?? '');
+    return i < 0 ? upcoming.length : i;
+  };
+  return members.filter((m) => m.host !== host && !m.isLearner && m.healthy && m.reachable).sort((a, b) => rank(b) - rank(a))[0];
+}
+
+/** `etcdctl move-leader` against this node's own member (the leader's endpoint, which etcdctl requires); IDs in hex. */
+export function moveLeaderCommand(targetId: string): RemoteCommand {
+  return etcdctlCommand([...etcdctlTlsArgs(), '--command-timeout=15s', 'move-leader', targetId]);
+}
+
 /** The balancers in front of the API servers, and each control-plane host's server name in their backend. */
 export interface RenewBalancers {
   hosts: readonly string[];
   serverOf(host: string): string;
 }
 
-/** A control-plane node's HAProxy server in maintenance (before its restarts) or ready again (after), on every balancer. */
+/**
+ * A control-plane node's HAProxy server in maintenance (before its restarts) or ready again (after), on every balancer.
+ * "Ready" is verified by UP: HAProxy checks a server as it leaves maintenance and reports it DOWN at once when that
+ * check fails (HAProxy 2.6 on the lab: a closed port read "DOWN L4CON" right after `state ready`, a serving one "UP
+ * L4OK"), so UP is a passed health check, not a state HAProxy assumes; the next node's gate asks for it again.
+ */
 function balancerSteps(host: string, lb: RenewBalancers | undefined, state: 'maint' | 'ready'): Step[] {
   if (!lb) return [];
   const server = lb.serverOf(host);
@@ -67,20 +115,31 @@ function balancerSteps(host: string, lb: RenewBalancers | undefined, state: 'mai
     phase: 'renew-certs',
     host: b,
     title: state === 'maint'
-      ? `HAProxy: ${server} in maintenance (no new connection goes to ${host}'s API server while it restarts)`
+      ? `HAProxy: ${server} in maintenance and its open connections closed (no request through the VIP reaches ${host}'s API server while it restarts)`
       : `HAProxy: ${server} ready again, and UP by its health check`,
-    why: 'a client through the VIP must never be sent to an API server that is restarting',
+    why: state === 'maint'
+      ? "a client through the VIP must never be sent to an API server that is restarting; maintenance stops new connections, and a client's keep-alive connection opened earlier must move too"
+      : 'the node serves again through the VIP',
     ...(state === 'ready' ? { check: serverIs(HAPROXY_BACKEND, server, 'UP') } : {}),
-    run: setServerState(HAPROXY_BACKEND, server, state),
-    verify: serverIs(HAPROXY_BACKEND, server, state === 'maint' ? 'MAINT' : 'UP'),
-    verifyTimeoutMs: state === 'maint' ? 10_000 : 120_000,
+    run: state === 'maint' ? and(setServerState(HAPROXY_BACKEND, server, 'maint'), shutdownSessions(HAPROXY_BACKEND, server)) : setServerState(HAPROXY_BACKEND, server, 'ready'),
+    verify: state === 'maint' ? and(serverIs(HAPROXY_BACKEND, server, 'MAINT'), serverHasNoSessions(HAPROXY_BACKEND, server)) : serverIs(HAPROXY_BACKEND, server, 'UP'),
+    verifyTimeoutMs: state === 'maint' ? 20_000 : 120_000,
     timeoutMs: 30_000,
   }));
 }
 
-export function buildRenewPlan(hosts: readonly string[], hooks: RenewHooks, warnings: string[], fingerprint: string, balancers?: RenewBalancers): Plan {
+/** Every balancer: the other control-plane nodes' servers are UP there, before this node's goes into maintenance anywhere. */
+function othersUpSteps(host: string, controlPlane: readonly string[], lb: RenewBalancers | undefined): Step[] {
+  const others = controlPlane.filter((h) => h !== host);
+  if (!lb || !others.length) return [];
+  const gate = othersUpGate(host, lb.serverOf(host), others.map((o) => lb.serverOf(o)));
+  return lb.hosts.map((b): Step => ({ id: `renew-certs/${host}/haproxy-others-up@${b}`, phase: 'renew-certs', host: b, ...gate }));
+}
+
+/** `controlPlane`: every control-plane node behind the balancers (the renewal may cover only some of them). */
+export function buildRenewPlan(hosts: readonly string[], hooks: RenewHooks, warnings: string[], fingerprint: string, balancers?: RenewBalancers, controlPlane: readonly string[] = hosts): Plan {
   const steps: Step[] = [];
-  for (const host of hosts) {
+  for (const [i, host] of hosts.entries()) {
     steps.push(
       {
         id: `renew-certs/${host}/guard`,
@@ -92,7 +151,18 @@ export function buildRenewPlan(hosts: readonly string[], hooks: RenewHooks, warn
         action: (_v, signal) => hooks.guard(host, signal),
       },
       { id: `renew-certs/${host}/renew`, phase: 'renew-certs', host, title: 'kubeadm certs renew all', why: 'new leaf certificates and kubeconfigs, same keys and CAs', run: renewAllCommand(), timeoutMs: 120_000 },
+      ...othersUpSteps(host, controlPlane, balancers),
       ...balancerSteps(host, balancers, 'maint'),
+      {
+        id: `renew-certs/${host}/move-leader`,
+        phase: 'renew-certs',
+        host,
+        title: 'etcd: when this member leads, hand the leadership to another healthy voting member and see it answer',
+        why: "a leader that restarts leaves etcd without one until an election, and every API server's requests wait on it meanwhile; a handed-over leadership takes no election",
+        check: memberFollowsCommand(),
+        planDisplay: 'when this member leads: etcdctl move-leader <ID of a healthy voting member, one renewed already or else the last in line> against this member, then wait until that member answers as the leader',
+        action: (_v, signal) => hooks.moveLeader(host, hosts.slice(i + 1), signal),
+      },
       {
         id: `renew-certs/${host}/etcd`,
         phase: 'renew-certs',

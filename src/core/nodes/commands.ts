@@ -132,6 +132,21 @@ export function setServerState(backend: string, server: string, state: 'maint' |
   return sh`out=$(${haproxyAdmin(`set server ${backend}/${server} state ${state}`)}) || exit 1; test -z "$(echo "$out" | tr -d '[:space:]')" || { echo "$out" >&2; exit 1; }`;
 }
 
+/**
+ * Closes every session HAProxy holds to the server. Maintenance only stops new connections: a client's keep-alive
+ * connection through the VIP (what HTTP clients reuse between requests) stays on the server it was opened to, and
+ * would be answered by an API server whose etcd is restarting (seen on the lab: /readyz 500 and timeouts on such a
+ * connection while every new one went elsewhere). Closed, the client's next request opens a connection to another one.
+ */
+export function shutdownSessions(backend: string, server: string): RemoteCommand {
+  return sh`out=$(${haproxyAdmin(`shutdown sessions server ${backend}/${server}`)}) || exit 1; test -z "$(echo "$out" | tr -d '[:space:]')" || { echo "$out" >&2; exit 1; }`;
+}
+
+/** Exits 0 when HAProxy holds no session to the server (`scur`, the current sessions, is 0). */
+export function serverHasNoSessions(backend: string, server: string): RemoteCommand {
+  return sh`n=$(${haproxyAdmin('show stat')} | awk -F, -v b=${backend} -v s=${server} 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "scur") c = i } $1 == b && $2 == s { print $c }') && test "$n" = 0 || { echo ${server} has "\${n:-no}" sessions >&2; exit 1; }`;
+}
+
 /** Staged config checked by HAProxy's own parser, then put in place and reloaded (connections are kept). */
 export function installHaproxyConfig(): RemoteCommand {
   return sh`haproxy -c -q -f ${HAPROXY_STAGED} && mv ${HAPROXY_STAGED} ${HAPROXY_CONFIG} && systemctl reload haproxy`;

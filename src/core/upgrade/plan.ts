@@ -28,10 +28,11 @@ import {
 } from './commands';
 import { serverIs, setServerState } from '../nodes/commands';
 import { waitForKubeadmToExit } from '../phases/interrupted';
+import { GATE_RERUN, othersUpGate } from '../nodes/haproxyGates';
 import type { TargetSource } from './packageSource';
 import { formatVersion, minorOf, type KubeVersion, type VersionChange } from './versions';
 
-const GATE = 'a gate: it only asks the API or the host for a state and changes nothing, so it is its own check';
+const GATE = GATE_RERUN;
 const APT = 'DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -y -q';
 export const DEFAULT_DRAIN_TIMEOUT_SECONDS = 300;
 
@@ -164,14 +165,7 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
   // Every balancer's gate before any maint: a stop at one must not leave this node out of another.
   const others = hostsWithRole(inv, 'control-plane').filter((h) => h.name !== host.name).map((h) => serverOf(inv, h.name));
   for (const b of others.length ? balancers : []) {
-    steps.push(step(b.name, `haproxy-others-up-${host.name}`, {
-      title: `HAProxy: every other API server (${others.join(', ')}) is UP before ${server} is taken out`,
-      about: host.name,
-      why: 'A server left in maintenance (an earlier run stopped half-way, or by hand) plus this one could leave the VIP with no API server.',
-      rerun: GATE,
-      skipWhen: skipAtTarget(host.name),
-      run: and(...others.map((o) => serverIs(HAPROXY_BACKEND, o, 'UP'))),
-    }));
+    steps.push(step(b.name, `haproxy-others-up-${host.name}`, { ...othersUpGate(host.name, server, others), skipWhen: skipAtTarget(host.name) }));
   }
   for (const b of balancers) {
     steps.push(step(b.name, `haproxy-maint-${host.name}`, {

@@ -36,7 +36,7 @@ function hosts(down: string[] = []) {
   });
 }
 
-test('renew plan: one node at a time, guard → renew → etcd → apiserver → controllers, then the kubeconfig', async () => {
+test('renew plan: one node at a time, guard → renew → move-leader → etcd → apiserver → controllers, then the kubeconfig', async () => {
   const served = parseCertificate(pki.read('/etc/kubernetes/pki/apiserver.crt'));
   const prep = await prepareRenew({ inventory: inv, ssh: hosts(), become: () => undefined, served: async () => served, readyz: async () => true, kubeconfig: join(mkdtempSync(join(tmpdir(), 'kw-kc-')), 'config') });
   assert.deepEqual(prep.refusals, []);
@@ -44,7 +44,7 @@ test('renew plan: one node at a time, guard → renew → etcd → apiserver →
   assert.equal(prep.plan.phases[0]!.order, 'serial');
   assert.deepEqual(
     steps.map((s) => s.id),
-    [...['m01', 'm02', 'm03'].flatMap((h) => ['guard', 'renew', 'etcd', 'apiserver', 'controllers'].map((k) => `renew-certs/${h}/${k}`)), 'renew-certs/m01/kubeconfig'],
+    [...['m01', 'm02', 'm03'].flatMap((h) => ['guard', 'renew', 'move-leader', 'etcd', 'apiserver', 'controllers'].map((k) => `renew-certs/${h}/${k}`)), 'renew-certs/m01/kubeconfig'],
   );
   const byId = Object.fromEntries(steps.map((s) => [s.id, s]));
   assert.equal((byId['renew-certs/m02/renew']!.run as { display: string }).display, 'kubeadm certs renew all');
@@ -129,7 +129,7 @@ test('with balancers: each node\'s HAProxy server in maintenance on every balanc
   assert.deepEqual(
     steps.map((s) => s.id),
     ['m01', 'm02', 'm03'].flatMap((h) => [
-      `renew-certs/${h}/guard`, `renew-certs/${h}/renew`, ...lbs('maint', h), `renew-certs/${h}/etcd`, `renew-certs/${h}/apiserver`, ...lbs('ready', h), `renew-certs/${h}/controllers`,
+      `renew-certs/${h}/guard`, `renew-certs/${h}/renew`, ...lbs('others-up', h), ...lbs('maint', h), `renew-certs/${h}/move-leader`, `renew-certs/${h}/etcd`, `renew-certs/${h}/apiserver`, ...lbs('ready', h), `renew-certs/${h}/controllers`,
     ]),
   );
   const byId = Object.fromEntries(steps.map((s) => [s.id, s]));
