@@ -22,6 +22,10 @@ KW_LAB_KEEP=1 node --import tsx --test --test-reporter=spec --test-concurrency=1
 # context in `lab env`'s KUBECONFIG) is the one the live views, join, drain and drill tests below run on.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-bringup.test.ts || rc=1
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/live/*.test.ts || rc=1
+# The live model row by row against `kubectl get -o wide` and `etcdctl endpoint status`, healthy and during an m03
+# power-off, then HAProxy stopped on the MASTER (the VIP on the BACKUP); it waits for the cluster to be healthy before
+# it starts, before its balancer part and before it ends.
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/live-rows.test.ts || rc=1
 # Maintenance on that cluster: a worker joined back by a sudo user.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/join.test.ts || rc=1
 # Drain / cordon / uncordon next to kubectl drain on the same cluster, --then over SSH, the control-plane guard.
@@ -45,10 +49,8 @@ node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-t
 # Remove, replace and reset on the same cluster, last: a worker removed and joined back, a dead m01 replaced by the
 # spare m04, a removal refused while it would lose quorum.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/nodes.test.ts || rc=1
-# test/lab/ui-nodes.test.ts (the palette's Remove, Join and Replace on what nodes.test.ts leaves) is out of the tier for
-# now: in its one tier run both operations ran to the end on the lab (remove 11.3 s, replace 54.7 s), but it waited for
-# an unsaved inventory.yaml that code-server had already saved (the web workbench's files.autoSave default is
-# afterDelay); it now opens the editor with autoSave off, and comes back here once seen green in this position.
-# nodes.test.ts leaves m04 in m01's place; the next `lab reset`/`up` starts over.
+# nodes.test.ts leaves m04 in m01's place (m01 powered off): the palette's Remove of a worker (its inventory edit
+# applied unsaved, then reverted), Join of it back, and Replace of m04 by m01 (typed in), which restores the topology.
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-nodes.test.ts || rc=1
 node scripts/lab-bench.mjs
 exit $rc
