@@ -23,11 +23,11 @@
  */
 import { etcdctlCommand } from '../drill/commands';
 import { HAPROXY_BACKEND } from '../generate/haproxy';
-import { serverHasNoSessions, serverIs, setServerState, shutdownSessions } from '../nodes/commands';
+import { serverIs, serverIsOut, setServerState, takeServerOut } from '../nodes/commands';
 import { othersUpGate } from '../nodes/haproxyGates';
 import type { EtcdMember } from '../live/etcd';
 import { etcdctlTlsArgs } from '../live/etcdSource';
-import { and, sh, type RemoteCommand } from '../ssh/command';
+import { sh, type RemoteCommand } from '../ssh/command';
 import type { Plan, Step } from '../plan/types';
 
 export interface RenewHooks {
@@ -121,8 +121,8 @@ function balancerSteps(host: string, lb: RenewBalancers | undefined, state: 'mai
       ? "a client through the VIP must never be sent to an API server that is restarting; maintenance stops new connections, and a client's keep-alive connection opened earlier must move too"
       : 'the node serves again through the VIP',
     ...(state === 'ready' ? { check: serverIs(HAPROXY_BACKEND, server, 'UP') } : {}),
-    run: state === 'maint' ? and(setServerState(HAPROXY_BACKEND, server, 'maint'), shutdownSessions(HAPROXY_BACKEND, server)) : setServerState(HAPROXY_BACKEND, server, 'ready'),
-    verify: state === 'maint' ? and(serverIs(HAPROXY_BACKEND, server, 'MAINT'), serverHasNoSessions(HAPROXY_BACKEND, server)) : serverIs(HAPROXY_BACKEND, server, 'UP'),
+    run: state === 'maint' ? takeServerOut(HAPROXY_BACKEND, server) : setServerState(HAPROXY_BACKEND, server, 'ready'),
+    verify: state === 'maint' ? serverIsOut(HAPROXY_BACKEND, server) : serverIs(HAPROXY_BACKEND, server, 'UP'),
     verifyTimeoutMs: state === 'maint' ? 20_000 : 120_000,
     timeoutMs: 30_000,
   }));

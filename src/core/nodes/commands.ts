@@ -5,7 +5,7 @@
  * be powered off for good.
  */
 import { ADMIN, KUBECTL } from '../phases/interrupted';
-import { raw, sh, type RemoteCommand } from '../ssh/command';
+import { and, raw, sh, type RemoteCommand } from '../ssh/command';
 
 export { ADMIN, KUBECTL };
 
@@ -145,6 +145,19 @@ export function shutdownSessions(backend: string, server: string): RemoteCommand
 /** Exits 0 when HAProxy holds no session to the server (`scur`, the current sessions, is 0). */
 export function serverHasNoSessions(backend: string, server: string): RemoteCommand {
   return sh`n=$(${haproxyAdmin('show stat')} | awk -F, -v b=${backend} -v s=${server} 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "scur") c = i } $1 == b && $2 == s { print $c }') && test "$n" = 0 || { echo ${server} has "\${n:-no}" sessions >&2; exit 1; }`;
+}
+
+/**
+ * A control-plane node's server out of the backend for its restarts: in maintenance (no new connection) and its open
+ * sessions closed (a keep-alive connection opened earlier moves too). The renewal and the upgrade take it out this way.
+ */
+export function takeServerOut(backend: string, server: string): RemoteCommand {
+  return and(setServerState(backend, server, 'maint'), shutdownSessions(backend, server));
+}
+
+/** What `takeServerOut` leaves: the server in maintenance and no session held to it. */
+export function serverIsOut(backend: string, server: string): RemoteCommand {
+  return and(serverIs(backend, server, 'MAINT'), serverHasNoSessions(backend, server));
 }
 
 /** Staged config checked by HAProxy's own parser, then put in place and reloaded (connections are kept). */

@@ -26,7 +26,7 @@ import {
   addonsAtTarget, clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeAddons, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
   ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, staticPodsAtTarget, upgradePackages,
 } from './commands';
-import { serverIs, setServerState } from '../nodes/commands';
+import { serverIs, serverIsOut, setServerState, takeServerOut } from '../nodes/commands';
 import { waitForKubeadmToExit } from '../phases/interrupted';
 import { GATE_RERUN, othersUpGate } from '../nodes/haproxyGates';
 import type { TargetSource } from './packageSource';
@@ -169,14 +169,14 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
   }
   for (const b of balancers) {
     steps.push(step(b.name, `haproxy-maint-${host.name}`, {
-      title: `HAProxy: ${server} in maintenance (no new connection goes to ${host.name}'s API server while it restarts)`,
+      title: `HAProxy: ${server} in maintenance and its open connections closed (no request through the VIP reaches ${host.name}'s API server while it restarts)`,
       about: host.name,
-      why: 'A client through the VIP must never be sent to an API server that is stopping or not ready yet.',
+      why: 'A client through the VIP must never be sent to an API server that is stopping or not ready yet; maintenance stops new connections, and a keep-alive connection opened earlier must move too (seen on the lab: connection resets during the first node\'s apply).',
       rerun: 'skipped when the node is at the target already; otherwise its effect is undone by the ready step after the restart',
       skipWhen: skipAtTarget(host.name),
-      run: setServerState(HAPROXY_BACKEND, server, 'maint'),
-      verify: serverIs(HAPROXY_BACKEND, server, 'MAINT'),
-      verifyTimeoutMs: 10_000,
+      run: takeServerOut(HAPROXY_BACKEND, server),
+      verify: serverIsOut(HAPROXY_BACKEND, server),
+      verifyTimeoutMs: 20_000,
     }));
   }
   steps.push(step(host.name, 'kubeadm-upgrade', {

@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ledger } from '../../../src/core/plan/ledger';
@@ -252,4 +253,32 @@ test('a server left in maintenance by an earlier run: the next node is not taken
   assert.equal(result.failed?.step.id, 'upgrade/labs-k8s-balancer2/haproxy-others-up-labs-k8s-m01');
   assert.ok(!model.changes.some((c) => c.includes('haproxy-maint-labs-k8s-m01')), `not out of any balancer:\n${model.changes.join('\n')}`);
   assert.ok(!model.changes.includes('labs-k8s-m01:kubeadm-upgrade'));
+});
+
+/**
+ * A node's maintenance step closes the sessions HAProxy still holds to its server, as the renewal's does: a client's
+ * keep-alive connection through the VIP stayed on the node being upgraded (connection resets during the first node's
+ * apply on the lab). Run through a real shell with a stand-in socat recording what the admin socket was sent.
+ */
+test('each control-plane node\'s maintenance also closes its open connections through the VIP, verified by none left', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-upgrade-socat-'));
+  const got = join(dir, 'got');
+  const stat = join(dir, 'stat');
+  writeFileSync(join(dir, 'socat'), `#!/bin/sh\ncmd=$(cat)\necho "$cmd" >> ${got}\ncase "$cmd" in 'show stat') cat ${stat} ;; esac\n`);
+  chmodSync(join(dir, 'socat'), 0o755);
+  const sh = (text: string): number => {
+    try { execFileSync('sh', ['-c', text], { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` }, stdio: 'pipe' }); return 0; } catch (e) { return (e as { status: number }).status; }
+  };
+  const maint = steps(planOf()).find((s) => s.host === BALANCERS[0] && key(s) === `haproxy-maint-${CPS[1]}`)!;
+  assert.equal(sh((maint.run as { text: string }).text), 0);
+  const sent = readFileSync(got, 'utf8').trim().split('\n');
+  assert.equal(sent.length, 2, sent.join('\n'));
+  assert.match(sent[0]!, /^set server kubernetes-master-nodes\/\S+ state maint$/);
+  assert.equal(sent[1], sent[0]!.replace(/^set server (\S+) state maint$/, 'shutdown sessions server $1'));
+  const server = sent[0]!.split(' ')[2]!.split('/')[1]!;
+  const csv = (scur: number) => `# pxname,svname,qcur,qmax,scur,status\nkubernetes-master-nodes,${server},0,0,${scur},MAINT\n`;
+  writeFileSync(stat, csv(1));
+  assert.notEqual(sh(maint.verify!.text), 0, 'a session still open: not verified yet');
+  writeFileSync(stat, csv(0));
+  assert.equal(sh(maint.verify!.text), 0);
 });
