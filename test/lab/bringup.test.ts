@@ -10,11 +10,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { recordBench } from './bench';
+import { startCli as startCliRun, type CliRun } from './cliRun';
 import { checkRunLogs, secretsIn } from './secrets';
 
 const ROOT = resolve(__dirname, '../..');
@@ -43,48 +44,9 @@ function cli(args: string[], timeoutMs = 40 * 60_000): { code: number; out: stri
 }
 
 /** The CLI as a child process whose output is watched while it runs (to kill it at a chosen moment). */
-interface Running {
-  child: ChildProcess;
-  out: () => string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; seconds: number }>;
-  /** Resolves with the first match of `re` in the output; rejects when the CLI exits first or after `timeoutMs`. */
-  waitFor: (re: RegExp, timeoutMs: number) => Promise<RegExpMatchArray>;
-}
-
-function startCli(args: string[]): Running {
-  const t0 = Date.now();
-  const child = spawn(process.execPath, cliArgs(args), { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const waiters = new Set<() => void>();
-  const append = (d: Buffer) => {
-    out += d.toString('utf8');
-    for (const w of [...waiters]) w();
-  };
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
-  let exited = false;
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; seconds: number }>((res) => child.once('exit', (code, signal) => {
-    exited = true;
-    for (const w of [...waiters]) w();
-    res({ code, signal, seconds: (Date.now() - t0) / 1000 });
-  }));
-  const waitFor = (re: RegExp, timeoutMs: number) => new Promise<RegExpMatchArray>((res, rej) => {
-    const timer = setTimeout(() => done(new Error(`no ${re} in the output within ${timeoutMs / 1000} s:\n${out.slice(-3000)}`)), timeoutMs);
-    const done = (e?: Error, m?: RegExpMatchArray) => {
-      clearTimeout(timer);
-      waiters.delete(check);
-      if (e) rej(e);
-      else res(m!);
-    };
-    const check = () => {
-      const m = re.exec(out);
-      if (m) done(undefined, m);
-      else if (exited) done(new Error(`the CLI exited before ${re} appeared:\n${out.slice(-3000)}`));
-    };
-    waiters.add(check);
-    check();
-  });
-  return { child, out: () => out, exit, waitFor };
+/** The CLI started as a child process, watched while it runs (to kill it at a chosen moment). */
+function startCli(args: string[]): CliRun {
+  return startCliRun(process.execPath, cliArgs(args), cliEnv(), false);
 }
 
 const kubectl = (...args: string[]) => execFileSync('kubectl', ['--kubeconfig', kubeconfig, '--request-timeout=10s', ...args], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! } });
