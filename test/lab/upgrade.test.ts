@@ -26,6 +26,7 @@ import { recordBench } from './bench';
 import { waitHealthy } from './clusterHealth';
 import { pollHttp, type PollResult } from './httpPoller';
 import { startCli, type CliRun } from './cliRun';
+import { labEnv } from './labEditor';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
@@ -52,11 +53,6 @@ function lab(args: string[], timeoutMs = 30 * 60_000): string {
   const r = spawnSync('bash', [LAB, ...args], { encoding: 'utf8', timeout: timeoutMs });
   if (r.status !== 0) throw new Error(`lab ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
-}
-function labEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const m of lab(['env']).matchAll(/^export (\w+)="(.*)"$/gm)) out[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
-  return out;
 }
 
 /** Why this file cannot run here, or '' (printed, and the suite skipped). */
