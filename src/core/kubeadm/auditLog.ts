@@ -5,7 +5,7 @@
  * the flags the API servers write no audit log (the kubectl run timeline loses the API server's stages); with the
  * policy flag but no mount of the policy's folder, kube-apiserver cannot open the policy and does not start.
  */
-import { isMap, isSeq, type Node, type YAMLMap } from 'yaml';
+import { isMap, isSeq, stringify, type Node, type YAMLMap } from 'yaml';
 import { AUDIT_POLICY_PATH, apiServerAuditSettings } from '../generate/auditPolicy';
 import { AUDIT_LOG_PATH } from '../timeline/audit';
 import { nodeAt, scalarString } from './parse';
@@ -85,13 +85,18 @@ export function describeGaps(g: AuditLogGaps): string {
 }
 
 /** The missing flags as YAML items for the document's apiVersion (v1beta3 map entries, v1beta4 list items). */
+/** `value` as block YAML (the yaml library's serializer), every line indented by `indent`. */
+function blockLines(value: unknown, indent: string): string {
+  return stringify(value).split('\n').filter((l) => l !== '').map((l) => `${indent}${l}\n`).join('');
+}
+
 export function argLines(g: AuditLogGaps, api: string, indent: string): string {
   const add = g.args.filter((a) => a.have === undefined);
   return api === KUBEADM_V1BETA3
-    ? add.map((a) => `${indent}${a.name}: ${a.want}\n`).join('')
-    : add.map((a) => `${indent}- name: ${a.name}\n${indent}  value: ${a.want}\n`).join('');
+    ? blockLines(Object.fromEntries(add.map((a) => [a.name, a.want])), indent)
+    : blockLines(add.map((a) => ({ name: a.name, value: a.want })), indent);
 }
 
 export function volumeLines(g: AuditLogGaps, indent: string): string {
-  return g.volumes.map((v) => `${indent}- name: ${v.name}\n${indent}  hostPath: ${v.hostPath}\n${indent}  mountPath: ${v.mountPath}\n${indent}  readOnly: ${v.readOnly}\n${indent}  pathType: ${v.pathType}\n`).join('');
+  return blockLines(g.volumes.map((v) => ({ name: v.name, hostPath: v.hostPath, mountPath: v.mountPath, readOnly: v.readOnly, pathType: v.pathType })), indent);
 }
