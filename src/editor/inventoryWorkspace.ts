@@ -33,6 +33,14 @@ export class InventoryWorkspace implements vscode.Disposable {
   private loaded: LoadedInventory | undefined;
   private pending: NodeJS.Timeout | undefined;
   private loading: Promise<LoadedInventory | undefined> | undefined;
+  /**
+   * Changes seen (edits, saves, reverts, file events) and the count the model and a load in flight were read at: a
+   * command run right after an edit — a revert, then Join at once — must get the text it can see, not the model the
+   * debounce has not replaced yet (the lab's palette test got the removed worker's inventory that way under load).
+   */
+  private changes = 0;
+  private loadedAt = -1;
+  private loadingAt = -1;
   private lastGood: { uri: string; inventory: Inventory } | undefined;
 
   constructor() {
@@ -53,18 +61,31 @@ export class InventoryWorkspace implements vscode.Disposable {
     return this.loaded;
   }
 
-  /** Loads once on first use; later calls return the cached model. */
+  /** Loads on first use; later calls return the cached model unless something changed since it was read. */
   async get(): Promise<LoadedInventory | undefined> {
-    if (this.loaded) return this.loaded;
+    if (this.loaded && this.loadedAt === this.changes) return this.loaded;
     return this.reload();
   }
 
+  /** Parses what is there now; a load in flight that read older text is followed by one that reads this. */
   reload(): Promise<LoadedInventory | undefined> {
-    this.loading ??= this.load().finally(() => (this.loading = undefined));
-    return this.loading;
+    clearTimeout(this.pending);
+    this.pending = undefined;
+    const at = this.changes;
+    if (this.loading && this.loadingAt === at) return this.loading;
+    const next: Promise<LoadedInventory | undefined> = (this.loading ?? Promise.resolve(undefined))
+      .catch(() => undefined)
+      .then(() => this.load(at))
+      .finally(() => {
+        if (this.loading === next) this.loading = undefined;
+      });
+    this.loading = next;
+    this.loadingAt = at;
+    return next;
   }
 
   private reloadSoon(): void {
+    this.changes++;
     clearTimeout(this.pending);
     this.pending = setTimeout(() => void this.reload(), REPARSE_DELAY_MS);
   }
@@ -73,11 +94,12 @@ export class InventoryWorkspace implements vscode.Disposable {
     return this.loaded?.uri.toString() === uri.toString() || /inventory\.ya?ml$/.test(uri.path);
   }
 
-  private async load(): Promise<LoadedInventory | undefined> {
+  private async load(at: number): Promise<LoadedInventory | undefined> {
     const uri = await findInventoryFile();
     if (!uri) {
       if (this.loaded) this.diagnostics.delete(this.loaded.uri);
       this.loaded = undefined;
+      this.loadedAt = at;
       this.changeEmitter.fire(undefined);
       return undefined;
     }
@@ -90,6 +112,7 @@ export class InventoryWorkspace implements vscode.Disposable {
     else if (this.lastGood?.uri !== uri.toString()) this.lastGood = undefined;
     const lastGood = broken ? this.lastGood?.inventory : undefined;
     this.loaded = { uri, result, locations: result.locations, ...(result.inventory ? { inventory: result.inventory } : {}), ...(lastGood ? { lastGood } : {}) };
+    this.loadedAt = at;
     void vscode.commands.executeCommand('setContext', 'kubeadm.hasInventory', true);
     this.changeEmitter.fire(this.loaded);
     return this.loaded;

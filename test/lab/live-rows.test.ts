@@ -152,10 +152,34 @@ function compareNodesAndPods(): void {
   }
 }
 
+/**
+ * `etcdctl endpoint status --cluster -w json` in a member's etcd pod, through `kubectl exec` via the VIP. etcdctl's own
+ * answer is a JSON array on stdout (the endpoints that answered) with a "Failed to get the status of endpoint …" line
+ * on stderr for each one that did not; anything else — `error: EOF` when the exec stream through an API server on the
+ * way down was cut, no API server answering — is kubectl's transport failing, which is asked again (at most ATTEMPTS
+ * times, 3 s apart) and never read as etcdctl's word on the members.
+ */
+function etcdctlEndpointStatus(pod: string): { status: number | null; stdout: string; stderr: string } {
+  for (let attempt = 1; ; attempt++) {
+    const r = kubectlRun(['exec', '-n', 'kube-system', pod, '--', 'etcdctl', ...etcdctlTlsArgs(), 'endpoint', 'status', '--cluster', '-w', 'json']);
+    if (isJsonArray(r.stdout) || /^Failed to get the status of endpoint /m.test(r.stderr) || attempt === ATTEMPTS) return r;
+    console.log(`kubectl exec ${pod} etcdctl: no answer from etcdctl (exit ${r.status}: ${r.stderr.trim().split('\n').at(-1)}); asked again in 3 s (attempt ${attempt + 1} of ${ATTEMPTS})`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000);
+  }
+}
+
+function isJsonArray(text: string): boolean {
+  try {
+    return Array.isArray(parseJsonBigSafe(text));
+  } catch {
+    return false;
+  }
+}
+
 async function compareEtcd(): Promise<void> {
   const etcd = await conn.readEtcd();
   const pod = `etcd-${etcd.members.find((m) => m.reachable)!.name}`;
-  const r = kubectlRun(['exec', '-n', 'kube-system', pod, '--', 'etcdctl', ...etcdctlTlsArgs(), 'endpoint', 'status', '--cluster', '-w', 'json']);
+  const r = etcdctlEndpointStatus(pod);
   // etcdctl prints the status of every endpoint that answered and exits 1 when one did not, naming it on stderr: the
   // ones that did not answer must be exactly the members we show unreachable.
   const failed = [...r.stderr.matchAll(/^Failed to get the status of endpoint (\S+) /gm)].map((m) => m[1]!).sort();

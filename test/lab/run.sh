@@ -22,10 +22,9 @@ KW_LAB_KEEP=1 node --import tsx --test --test-reporter=spec --test-concurrency=1
 # context in `lab env`'s KUBECONFIG) is the one the live views, join, drain and drill tests below run on.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-bringup.test.ts || rc=1
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/live/*.test.ts || rc=1
-# test/lab/live-rows.test.ts (the live model row by row against `kubectl get -o wide` and `etcdctl endpoint status`,
-# healthy and during an m03 power-off; the VIP on the BACKUP) is out of the tier for now: green here on a fresh
-# engine-built cluster (3/3 in 102 s), but after live/*.test.ts its `kubectl exec … etcdctl` during the power-off once
-# ended in "error: EOF" (the exec stream through the VIP), which it reads as etcdctl's answer.
+# The live model row by row against `kubectl get -o wide` and `etcdctl endpoint status` (through `kubectl exec`),
+# healthy and during an m03 power-off; then HAProxy stopped on the MASTER → the VIP and backend states on the BACKUP.
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/live-rows.test.ts || rc=1
 # Maintenance on that cluster: a worker joined back by a sudo user.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/join.test.ts || rc=1
 # Drain / cordon / uncordon next to kubectl drain on the same cluster, --then over SSH, the control-plane guard.
@@ -49,9 +48,8 @@ node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-t
 # Remove, replace and reset on the same cluster, last: a worker removed and joined back, a dead m01 replaced by the
 # spare m04, a removal refused while it would lose quorum.
 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/nodes.test.ts || rc=1
-# test/lab/ui-nodes.test.ts (the palette's Remove of a worker, Join of it back, Replace of m04 by m01 typed in, on what
-# nodes.test.ts leaves) is out of the tier again: green on the lab in this order on an engine-built cluster (2/2 in
-# 97 s), but in the full tier its Join picker did not list the removed worker within 30 s (not yet understood).
-# nodes.test.ts leaves m04 in m01's place; the next `lab reset`/`up` starts over.
+# The same from the palette in VS Code on what nodes.test.ts leaves: Remove of a worker, Join of it back, Replace of
+# m04 by m01 typed in (the lab's topology restored).
+node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-nodes.test.ts || rc=1
 node scripts/lab-bench.mjs
 exit $rc

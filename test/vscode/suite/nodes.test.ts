@@ -60,6 +60,33 @@ suite('Remove, Replace and Reset on host rows', function () {
     assert.deepEqual(typed, [], 'the name and the address were asked');
   });
 
+  test('Join Hosts… run the moment inventory.yaml changed (an edit, then a revert) offers the hosts the editor shows', async () => {
+    // The model is re-parsed a moment after each change; a command started in that moment — the lab's palette test
+    // reverted the Remove's edit and ran Join at once — must not get the model of the text before.
+    const onDisk = readFileSync(inventoryUri().fsPath, 'utf8');
+    const edited = await vscode.workspace.openTextDocument(inventoryUri());
+    const offered: string[][] = [];
+    const ui = await scripted({ pickMany: (_t, items) => (offered.push(items.map((i) => i.label)), undefined) });
+    const setText = async (text: string) => {
+      const e = new vscode.WorkspaceEdit();
+      e.replace(edited.uri, new vscode.Range(edited.positionAt(0), edited.positionAt(edited.getText().length)), text);
+      assert.ok(await vscode.workspace.applyEdit(e));
+    };
+    try {
+      await setText(onDisk.replace(/^ {2}- \{ name: labs-k8s-w02,.*\n/m, ''));
+      await vscode.commands.executeCommand('kubeadm.joinHost');
+      await setText(onDisk);
+      await vscode.commands.executeCommand('kubeadm.joinHost');
+    } finally {
+      ui.restore();
+      await setText(onDisk);
+      await edited.save();
+    }
+    assert.equal(offered.length, 2, ui.transcript.join('\n'));
+    assert.ok(!offered[0]!.includes('labs-k8s-w02') && offered[0]!.includes('labs-k8s-w01'), `after the edit: ${offered[0]!.join(', ')}`);
+    assert.ok(offered[1]!.includes('labs-k8s-w02'), `after the revert: ${offered[1]!.join(', ')}`);
+  });
+
   test('Remove from Cluster… of a worker that answers: drained, deleted, reset; the inventory edit applied unsaved', async () => {
     const a = await api();
     assert.ok(a.substituteSsh, 'the test harness runs the extension host with KW_TEST_UI=1');
