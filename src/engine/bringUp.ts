@@ -1,5 +1,5 @@
 /**
- * Bring-up as one plan (prepare → load balancer → init → control-plane joins → worker joins) and
+ * Bring-up as one plan (prepare beside load balancer → init → control-plane joins, worker joins beside them) and
  * how it runs: over SSH, with a ledger and per-host locks in the workspace's state folder, and
  * output through the run log (host-prefixed, redacted). Shared by the CLI and the extension.
  */
@@ -85,6 +85,7 @@ export async function executePlan(plan: Plan, ledger: Ledger, state: RunState, o
   const previousErrors = new Map(Object.entries(ledger.data.steps).flatMap(([id, e]) => (e.state === 'failed' && e.error ? [[id, e.error] as const] : [])));
   const changes = await checkHosts(plan, ledger, options.executor, options.signal);
   for (const c of changes) output.message(describeChange(c));
+  // By step: steps of phases that run side by side may share a host.
   const streams = new Map<string, ReturnType<RunOutput['forCommand']>>();
   const result = await runPlan(plan, {
     executor: options.executor,
@@ -99,15 +100,15 @@ export async function executePlan(plan: Plan, ledger: Ledger, state: RunState, o
         for (const w of event.phase.warnings) output.message(`!! ${w}`);
       } else if (event.type === 'step-start') {
         output.message(`-> ${event.step.title}${event.display ? `: ${event.display}` : ''}`, event.step.host);
-        streams.set(event.step.host, output.forCommand(event.step.host));
+        streams.set(event.step.id, output.forCommand(event.step.host));
       } else if (event.type === 'output') {
-        const s = streams.get(event.host) ?? output.forCommand(event.host);
-        streams.set(event.host, s);
+        const s = streams.get(event.stepId) ?? output.forCommand(event.host);
+        streams.set(event.stepId, s);
         if (event.stream === 'stdout') s.onStdout(event.text);
         else s.onStderr(event.text);
       } else if (event.type === 'step-end') {
-        streams.get(event.step.host)?.end();
-        streams.delete(event.step.host);
+        streams.get(event.step.id)?.end();
+        streams.delete(event.step.id);
         const how = event.state === 'skipped' ? 'already done, skipped' : event.state;
         output.message(`<- ${event.step.title}: ${how} (${(event.ms / 1000).toFixed(1)} s)${event.error ? ` — ${event.error}` : ''}`, event.step.host, event.state === 'failed' ? 'error' : 'info');
       }

@@ -1,7 +1,7 @@
 /**
- * The seed's bring-up procedure as plans: prepare hosts → load balancer → init the first
- * control-plane node → join the other control-plane nodes one at a time → join workers in
- * parallel. Every step has a check that asks the host whether its effect is there (and is then a
+ * The seed's bring-up procedure as plans: prepare hosts (and pull their images) beside the load
+ * balancer → init the first control-plane node and its CNI → join the other control-plane nodes one
+ * at a time, and beside them the workers in parallel. Every step has a check that asks the host whether its effect is there (and is then a
  * no-op), or says why it runs every time (`rerun`), so a plan can be re-run or resumed at any point
  * without trusting what an earlier run remembers.
  */
@@ -438,10 +438,14 @@ export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhaseP
       verifyTimeoutMs: 5 * 60_000,
     }),
   );
+  // A worker join goes through the VIP to any ready API server and never touches etcd membership: it needs
+  // init (the cluster, its CNI, the API answering through the VIP), not the other control-plane joins, so
+  // the workers join while those go on one at a time (HAProxy sends them only to servers whose /readyz says so).
+  const beside = { overlaps: ['join-control-plane'] } satisfies Pick<PhasePlan, 'overlaps'>;
   return [
-    { phase: 'join-workers', title: 'Join credentials for the workers', order: 'serial', steps: tokenStep(inv, 'join-workers', false), warnings: [] },
-    { phase: 'join-workers', title: 'Join the workers in parallel', order: 'parallel', steps: joins, warnings: [] },
-    { phase: 'join-workers', title: 'Workers Ready', order: 'serial', steps: ready, warnings: [] },
+    { phase: 'join-workers', title: 'Join credentials for the workers', order: 'serial', steps: tokenStep(inv, 'join-workers', false), warnings: [], ...beside },
+    { phase: 'join-workers', title: 'Join the workers in parallel', order: 'parallel', steps: joins, warnings: [], ...beside },
+    { phase: 'join-workers', title: 'Workers Ready', order: 'serial', steps: ready, warnings: [], ...beside },
   ];
 }
 

@@ -118,13 +118,15 @@ export class HostProgress {
 }
 
 /**
- * A plan run's progress, phase by phase: a new phase (or group of phases that run together) starts a new
- * HostProgress over its steps' hosts; `line()` is "<phase titles>: <summary>".
+ * A plan run's progress, phase by phase: a phase that starts when every announced step has ended starts a new
+ * HostProgress over its steps' hosts, one that starts beside running phases joins theirs; `line()` is
+ * "<phase titles>: <summary>".
  */
 export class RunProgress {
   current: HostProgress;
   private titles: string[] = [];
-  private stepsSincePhase = 0;
+  /** Steps of the announced phases that have not ended yet. */
+  private outstanding = 0;
 
   constructor(private readonly now: () => number = () => Date.now()) {
     this.current = new HostProgress(now);
@@ -133,22 +135,23 @@ export class RunProgress {
   /** Feeds one runner event; returns true when the summary changed. */
   onEvent(event: RunEvent): boolean {
     if (event.type === 'phase') {
-      // Phases announced back to back run together (balancers beside node preparation): one summary for both.
-      if (this.stepsSincePhase > 0 || !this.titles.length) {
+      // A phase announced while others still have steps to run runs beside them (balancers beside node
+      // preparation, worker joins beside control-plane joins): one summary for all of them.
+      if (this.outstanding === 0) {
         this.current = new HostProgress(this.now);
         this.titles = [];
       }
-      this.stepsSincePhase = 0;
+      this.outstanding += event.phase.steps.length;
       this.titles.push(event.phase.title);
       for (const s of event.phase.steps) this.current.expect(s.host);
       return true;
     }
     if (event.type === 'step-start') {
-      this.stepsSincePhase++;
       this.current.started(event.step.host, event.step.title);
       return true;
     }
     if (event.type === 'step-end') {
+      this.outstanding = Math.max(0, this.outstanding - 1);
       this.current.ended(event.step.host, event.state === 'done' || event.state === 'skipped', event.error);
       return true;
     }

@@ -27,6 +27,8 @@ export class HostLockError extends Error {
 
 export class HostLocks {
   private readonly held = new Set<string>();
+  /** Acquisitions under way: phases that run side by side may ask for the same host at once. */
+  private readonly pending = new Map<string, Promise<void>>();
 
   constructor(
     private readonly dir: string,
@@ -35,6 +37,14 @@ export class HostLocks {
 
   async acquire(host: string): Promise<void> {
     if (this.held.has(host)) return;
+    const under = this.pending.get(host);
+    if (under) return under;
+    const p = this.take(host).finally(() => this.pending.delete(host));
+    this.pending.set(host, p);
+    return p;
+  }
+
+  private async take(host: string): Promise<void> {
     await fs.mkdir(this.dir, { recursive: true });
     const file = this.file(host);
     const pidStart = processStart(process.pid);

@@ -1,5 +1,6 @@
 /**
- * Runs a plan: phase after phase; inside a phase hosts in parallel (capped) or one after another;
+ * Runs a plan: phase after phase — or beside the one before it (`alongsidePrevious`) or beside earlier ones it
+ * does not need (`overlaps`: the worker joins beside the control-plane joins); inside a phase hosts in parallel (capped) or one after another;
  * on each host its steps in order — check (skip if satisfied) → files → run → verify. Every step's
  * outcome goes to the ledger first, so a killed run resumes where it stopped; but a step is skipped
  * only when its check on the host says its effect is there, never because the ledger says it was done
@@ -34,7 +35,8 @@ export type RunEvent =
   | { type: 'phase'; phase: PhasePlan }
   | { type: 'step-start'; step: Step; display: string | undefined }
   | { type: 'step-end'; step: Step; state: 'done' | 'skipped' | 'failed' | 'cancelled'; error?: string; ms: number }
-  | { type: 'output'; host: string; stream: 'stdout' | 'stderr'; text: string };
+  // `stepId`: phases that run side by side may each have a step on the same host (the first control-plane node's gates).
+  | { type: 'output'; host: string; stepId: string; stream: 'stdout' | 'stderr'; text: string };
 
 export interface RunOptions {
   executor: StepExecutor;
@@ -68,13 +70,7 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunResul
   for (const entry of Object.values(options.ledger.data.steps)) for (const [k, v] of Object.entries(entry.values ?? {})) values.set(k, v);
   const ctx: RunContext = { ...options, values, secrets, emit: options.onEvent ?? (() => {}) };
   try {
-    for (const group of concurrentGroups(plan.phases)) {
-      for (const phase of group) ctx.emit({ type: 'phase', phase });
-      // Phases of one group touch different hosts: each runs to its end, then the first failure counts.
-      const results = await Promise.allSettled(group.map((phase) => runPhase(phase, ctx)));
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) throw failed.reason;
-    }
+    await runPhases(plan.phases, ctx);
     await options.ledger.complete();
     return { ok: true, cancelled: false };
   } catch (e) {
@@ -100,6 +96,49 @@ export function concurrentGroups(phases: readonly PhasePlan[]): PhasePlan[][] {
     else groups.push([phase]);
   }
   return groups;
+}
+
+/**
+ * For each phase, the indexes of the earlier phases it waits for: every earlier one, except that a phase of a
+ * concurrent group (above) waits only for what its group's first phase waits for, and a phase's `overlaps`
+ * are left out (it runs beside them).
+ */
+export function phaseWaits(phases: readonly PhasePlan[]): number[][] {
+  const groups = concurrentGroups(phases);
+  const waits: number[][] = [];
+  let before = 0;
+  for (const group of groups) {
+    for (const phase of group) waits.push(Array.from({ length: before }, (_, j) => j).filter((j) => !phase.overlaps?.includes(phases[j]!.phase)));
+    before += group.length;
+  }
+  return waits;
+}
+
+/**
+ * Every phase starts when the phases it waits for have ended; once one failed (or the run was cancelled) no
+ * further phase starts, the ones running go to their end, and the first failure in time counts.
+ */
+async function runPhases(phases: readonly PhasePlan[], ctx: RunContext): Promise<void> {
+  const waits = phaseWaits(phases);
+  const ended: Promise<boolean>[] = [];
+  let failure: { reason: unknown } | undefined;
+  phases.forEach((phase, i) => {
+    const run = async (): Promise<boolean> => {
+      const ok = await Promise.all(waits[i]!.map((j) => ended[j]!));
+      if (failure || !ok.every(Boolean)) return false;
+      ctx.emit({ type: 'phase', phase });
+      try {
+        await runPhase(phase, ctx);
+        return true;
+      } catch (e) {
+        failure ??= { reason: e };
+        return false;
+      }
+    };
+    ended.push(run());
+  });
+  await Promise.all(ended);
+  if (failure) throw failure.reason;
 }
 
 interface RunContext extends RunOptions {
@@ -184,7 +223,7 @@ async function runStep(step: Step, ctx: RunContext): Promise<void> {
         }
         captured = Object.fromEntries(Object.entries(all).filter(([k]) => !step.secretCaptures?.includes(k)));
       }
-      if (producesSecrets && result.stdout) ctx.emit({ type: 'output', host: step.host, stream: 'stdout', text: hide(result.stdout, ctx.secrets) });
+      if (producesSecrets && result.stdout) ctx.emit({ type: 'output', host: step.host, stepId: step.id, stream: 'stdout', text: hide(result.stdout, ctx.secrets) });
       if (result.code !== 0) throw new StepFailed(step, failureMessage(step, command, result));
     }
     if (step.action) await step.action(runValues, ctx.signal);
@@ -205,11 +244,11 @@ async function exec(step: Step, command: RemoteCommand, ctx: RunContext, quiet: 
   const result = await ctx.executor.exec(step.host, command, {
     onStdout: (t) => {
       stdout += t;
-      if (!quiet) ctx.emit({ type: 'output', host: step.host, stream: 'stdout', text: hide(t, secrets) });
+      if (!quiet) ctx.emit({ type: 'output', host: step.host, stepId: step.id, stream: 'stdout', text: hide(t, secrets) });
     },
     onStderr: (t) => {
       stderr += t;
-      if (!quiet) ctx.emit({ type: 'output', host: step.host, stream: 'stderr', text: hide(t, secrets) });
+      if (!quiet) ctx.emit({ type: 'output', host: step.host, stepId: step.id, stream: 'stderr', text: hide(t, secrets) });
     },
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}),

@@ -71,6 +71,11 @@ export interface PhasePlan {
   steps: Step[];
   /** Runs at the same time as the phase before it when the two share no host (balancers beside node preparation). */
   alongsidePrevious?: boolean;
+  /**
+   * Earlier phases (by id) this one does not wait for: it starts once every other earlier phase has ended, and
+   * runs beside those (the worker joins beside the control-plane joins, which they do not need).
+   */
+  overlaps?: PhaseId[];
   /** Things the user must know before approving (e.g. the two-member etcd window). */
   warnings: string[];
 }
@@ -90,7 +95,8 @@ export function stepCommandDisplay(step: Step): string | undefined {
 export function renderPlan(plan: Plan): string {
   const out: string[] = [];
   for (const phase of plan.phases) {
-    out.push(`## ${phase.title} (${phase.order}${phase.alongsidePrevious ? ', at the same time as the phase above when they share no host' : ''})`);
+    const beside = phase.overlaps?.length ? `, at the same time as ${phase.overlaps.join(', ')} (does not wait for it)` : '';
+    out.push(`## ${phase.title} (${phase.order}${phase.alongsidePrevious ? ', at the same time as the phase above when they share no host' : ''}${beside})`);
     for (const w of phase.warnings) out.push(`   ! ${w}`);
     for (const step of phase.steps) {
       out.push(`[${step.host}] ${step.title}`);

@@ -47,6 +47,8 @@ export interface PlanViewPhase {
   order: 'parallel' | 'serial';
   /** Runs beside the phase before it when they share no host. */
   alongsidePrevious: boolean;
+  /** Earlier phases it runs beside without waiting for them (the worker joins beside the control-plane joins). */
+  overlaps: PhaseId[];
   warnings: string[];
   /**
    * parallel: one group per host. serial: one group per run of consecutive steps on the same host, so the list keeps
@@ -72,7 +74,7 @@ export function planView(plan: Plan): PlanView {
       if (group) group.steps.push(stepView(step));
       else hosts.push({ host: step.host, steps: [stepView(step)] });
     }
-    return { phase: p.phase, title: p.title, order: p.order, alongsidePrevious: Boolean(p.alongsidePrevious), warnings: [...p.warnings], hosts, stepCount: p.steps.length };
+    return { phase: p.phase, title: p.title, order: p.order, alongsidePrevious: Boolean(p.alongsidePrevious), overlaps: [...(p.overlaps ?? [])], warnings: [...p.warnings], hosts, stepCount: p.steps.length };
   });
   const hosts = [...new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host)))];
   return { fingerprint: plan.fingerprint, phases, hosts, stepCount: phases.reduce((n, p) => n + p.stepCount, 0) };

@@ -47,7 +47,7 @@ function stepItem(step: PlanViewStep): HTMLElement {
 
 function phaseItem(p: PlanViewPhase): HTMLElement {
   const how = p.order === 'parallel' ? 'hosts in parallel' : 'in this order';
-  const summary = el('summary', {}, p.title, el('span', { class: 'muted' }, ` · ${plural(p.stepCount, 'step')}, ${how}${p.alongsidePrevious ? ', beside the phase above' : ''}`));
+  const summary = el('summary', {}, p.title, el('span', { class: 'muted' }, ` · ${plural(p.stepCount, 'step')}, ${how}${p.alongsidePrevious ? ', beside the phase above' : ''}${p.overlaps.length ? `, beside ${p.overlaps.join(', ')}` : ''}`));
   const warnings = p.warnings.map((w) => el('p', { class: 'warning', role: 'note' }, w));
   const hosts = p.hosts.map((h) => el('details', { class: 'host', open: '' }, el('summary', {}, h.host, el('span', { class: 'muted' }, ` · ${plural(h.steps.length, 'step')}`)), ...h.steps.map(stepItem)));
   return el('details', { class: 'phase', open: '', 'data-phase': p.phase }, summary, ...warnings, ...hosts);

@@ -64,12 +64,32 @@ test('run progress: one summary per phase, phases announced together share it', 
   c.t += 3000;
   r.onEvent({ type: 'step-end', step: lb.steps[0]!, state: 'failed', error: 'haproxy -c failed', ms: 3000 });
   assert.equal(r.line(), 'Prepare nodes + Load balancers: 0/4 done · 1 running · 1 failed · 2 waiting — slowest: a 3 s — failed: lb1');
-  // The next phase starts a fresh summary.
+  for (const s of prep.steps) r.onEvent({ type: 'step-end', step: s, state: 'done', ms: 1 });
+  // The next phase, once those ended, starts a fresh summary.
   const init = phase('Init', ['a']);
   r.onEvent({ type: 'phase', phase: init });
   r.onEvent({ type: 'step-start', step: init.steps[0]!, display: undefined });
   r.onEvent({ type: 'step-end', step: init.steps[0]!, state: 'skipped', ms: 1 });
   assert.equal(r.line(), 'Init: 1/1 done · 0 running · 0 failed · 0 waiting');
+});
+
+test('run progress: a phase that starts while another still runs (workers beside control-plane joins) joins its summary', () => {
+  const c = clock();
+  const r = new RunProgress(c.now);
+  const cp = phase('Join the other control-plane nodes', ['m02', 'm03']);
+  const workers = phase('Join the workers', ['w01']);
+  r.onEvent({ type: 'phase', phase: cp });
+  r.onEvent({ type: 'step-start', step: cp.steps[0]!, display: undefined });
+  r.onEvent({ type: 'step-end', step: cp.steps[0]!, state: 'done', ms: 1 });
+  r.onEvent({ type: 'step-start', step: cp.steps[1]!, display: undefined });
+  r.onEvent({ type: 'phase', phase: workers });
+  r.onEvent({ type: 'step-start', step: workers.steps[0]!, display: undefined });
+  r.onEvent({ type: 'step-end', step: workers.steps[0]!, state: 'done', ms: 1 });
+  assert.equal(r.line(), 'Join the other control-plane nodes + Join the workers: 2/3 done · 1 running · 0 failed · 0 waiting — slowest: m03 0 s');
+  r.onEvent({ type: 'step-end', step: cp.steps[1]!, state: 'done', ms: 1 });
+  const checks = phase('Cluster checks', ['m01']);
+  r.onEvent({ type: 'phase', phase: checks });
+  assert.equal(r.line(), 'Cluster checks: 0/1 done · 0 running · 0 failed · 1 waiting');
 });
 
 test('summarised views keep run-level lines and errors, drop per-host narration', () => {

@@ -140,6 +140,35 @@ test('a run SIGKILLed in the middle of a step resumes from its ledger: the dead 
   assert.equal(await Ledger.findResumable(runs, 'up', 'killed-run'), undefined, 'a finished run is not resumed again');
 });
 
+test('a run SIGKILLed while a worker join ran beside a control-plane join resumes: the finished worker join is skipped by its check, the killed join runs again, then the checks', async () => {
+  const { dir, runs, locks } = workdir();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'killedRun.ts'), dir, 'overlapped'], { stdio: 'inherit' });
+  const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_code, signal) => r(signal)));
+  const ledgerSays = async (id: string) => (await Ledger.findResumable(runs, 'up', 'killed-overlapped-run'))?.state(id);
+  for (let i = 0; i < 400 && !(existsSync(join(dir, 'b-runs')) && (await ledgerSays('join-workers/w/join')) === 'done'); i++) await new Promise((r) => setTimeout(r, 50));
+  const workerState = await ledgerSays('join-workers/w/join');
+  child.kill('SIGKILL');
+  assert.equal(await exited, 'SIGKILL');
+  assert.ok(existsSync(join(dir, 'b-runs')), 'the slow control-plane join started');
+  assert.equal(workerState, 'done', 'the worker joined while the control-plane join was running');
+  const ledger = await Ledger.findResumable(runs, 'up', 'killed-overlapped-run');
+  assert.ok(ledger, 'the killed run is found for resume');
+  assert.equal(ledger.state('join-control-plane/b/slow'), 'running');
+  assert.ok(!['running', 'done'].includes(String(ledger.state('verify/a/after'))), 'the checks never started');
+
+  writeFileSync(join(dir, 'go'), '');
+  const events: RunEvent[] = [];
+  const result = await runPlan(killedRunPlan(dir, true), { executor: new LocalExecutor(), ledger, locks: new HostLocks(locks, ledger.data.runId), maxParallelHosts: 2, onEvent: (e) => events.push(e) });
+  assert.equal(result.ok, true, result.failed?.error);
+  const ends = events.flatMap((e) => (e.type === 'step-end' ? [`${e.step.id}:${e.state}`] : []));
+  assert.deepEqual([...ends].sort(), ['join-control-plane/a/first:skipped', 'join-control-plane/b/slow:done', 'join-workers/w/join:skipped', 'verify/a/after:done']);
+  assert.equal(ends.at(-1), 'verify/a/after:done', 'the checks waited for both joins');
+  assert.equal(readFileSync(join(dir, 'w-runs'), 'utf8'), 'joined\n', 'the worker did not join twice');
+  assert.equal(readFileSync(join(dir, 'b-runs'), 'utf8'), 'started\nstarted\n');
+  assert.equal(readFileSync(join(dir, 'checks'), 'utf8'), 'after\n');
+  assert.ok(!existsSync(join(locks, 'b.lock')) && !existsSync(join(locks, 'w.lock')), 'every lock released');
+});
+
 test('a run killed between two steps (every recorded step done) is still resumed; a newer finished run supersedes an older unfinished one', async () => {
   const { runs } = workdir();
   const killed = Ledger.create(runs, 'up', 'fp', new Date('2026-01-01T00:00:00Z'));
