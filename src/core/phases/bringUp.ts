@@ -12,6 +12,7 @@ import { INSTALL_MARKER, WRITE_INSTALL_MARKER } from '../plan/hostIdentity';
 import type { PhasePlan, Step, UploadFile } from '../plan/types';
 import { aptSourceSteps } from './aptSources';
 import { auditPolicyStep } from './auditPolicy';
+import { imagePullStep } from './imagePull';
 import { generateCrictlConfig } from '../generate/containerd';
 import { all, packagesInstalled, sameContent, serviceConfigured, sourcesOffer, sysctlApplied, type OfferedPackage } from './checks';
 import type { PhaseConfigs, PhaseSources } from './configs';
@@ -149,6 +150,7 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
       verify: sh`kubeadm version -o short | grep -qx ${'v' + inv.cluster.kubernetesVersion}`,
       timeoutMs: 15 * 60_000,
     });
+    s('images', imagePullStep(inv, host.roles.includes('control-plane'), sources));
   }
   return { phase: 'prepare', title: 'Prepare hosts', order: 'parallel', steps, warnings: [] };
 }
