@@ -17,7 +17,7 @@ const s = (v) => (typeof v === 'number' ? `${v.toFixed(1)} s` : 'not measured');
 const ratio = (a, p) => (typeof a === 'number' && typeof p === 'number' && p > 0 ? (a / p).toFixed(2) : 'n/a');
 const lines = ['lab benchmarks (this machine, this run):'];
 // The ratio compares uninterrupted runs: the palette bring-up (the engine inside VS Code) against the script.
-lines.push(`  bring-up from bare nodes, uninterrupted (from VS Code's palette): engine ${s(b.uiBringUpSeconds)} vs reference script ${s(b.referenceClusterSeconds)} → ratio ${ratio(b.uiBringUpSeconds, b.referenceClusterSeconds)} (goal ≤ 1.0)`);
+lines.push(`  bring-up from bare nodes, uninterrupted (from VS Code's palette): engine ${s(b.uiBringUpSeconds)} vs reference script ${s(b.referenceClusterSeconds)} → ratio ${ratio(b.uiBringUpSeconds, b.referenceClusterSeconds)} (goal ≤ 0.9)`);
 if (b.engineUpFirstRunSeconds !== undefined) lines.push(`  bring-up killed in kubeadm init and, resumed, at m02's etcd join ${s(b.engineUpFirstRunSeconds)}, then resumed (cancelled at m03's, resumed to the end) ${s(b.engineUpResumeSeconds)}; init and both joins done twice, so no ratio`);
 if (b.resumeRebuiltUpSeconds !== undefined) lines.push(`  resumed up after \`lab reset\` (every host rebuilt, started over): ${s(b.resumeRebuiltUpSeconds)} vs reference script ${s(b.referenceClusterSeconds)} → ratio ${ratio(b.resumeRebuiltUpSeconds, b.referenceClusterSeconds)}; lab reset ${s(b.labResetSeconds)}`);
 lines.push(`  second up, everything already done: ${s(b.secondUpSeconds)}`);
