@@ -116,29 +116,32 @@ export function phaseWaits(phases: readonly PhasePlan[]): number[][] {
 
 /**
  * Every phase starts when the phases it waits for have ended; once one failed (or the run was cancelled) no
- * further phase starts, the ones running go to their end, and the first failure in time counts.
+ * further phase starts and the ones running go to their end. The first failure in time counts; a cancel stops
+ * every running phase at once, so it is told by the earliest phase in the plan (a control-plane join, not the
+ * worker join beside it).
  */
 async function runPhases(phases: readonly PhasePlan[], ctx: RunContext): Promise<void> {
   const waits = phaseWaits(phases);
   const ended: Promise<boolean>[] = [];
-  let failure: { reason: unknown } | undefined;
+  const failures: { reason: unknown; phase: number }[] = [];
   phases.forEach((phase, i) => {
     const run = async (): Promise<boolean> => {
       const ok = await Promise.all(waits[i]!.map((j) => ended[j]!));
-      if (failure || !ok.every(Boolean)) return false;
+      if (failures.length || !ok.every(Boolean)) return false;
       ctx.emit({ type: 'phase', phase });
       try {
         await runPhase(phase, ctx);
         return true;
       } catch (e) {
-        failure ??= { reason: e };
+        failures.push({ reason: e, phase: i });
         return false;
       }
     };
     ended.push(run());
   });
   await Promise.all(ended);
-  if (failure) throw failure.reason;
+  if (ctx.signal?.aborted) failures.sort((a, b) => a.phase - b.phase);
+  if (failures.length) throw failures[0]!.reason;
 }
 
 interface RunContext extends RunOptions {

@@ -64,3 +64,27 @@ test('init hands its certificate key to the control-plane joins; the re-upload i
   assert.equal(upload.skipWhen!(values({ certificateKey: key, certificateKeyAt: String(Date.now() - 2 * 3600_000) })), false, 'too old: upload again');
   assert.equal(upload.skipWhen!(values({ certificateKeyAt: String(Date.now()) })), false, 'a resumed run has no key (secrets are not kept): upload again');
 });
+
+test('a cancel while a worker join runs beside a control-plane join names the control-plane join, even when the worker\'s command ends first', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-conc-'));
+  const plan: Plan = {
+    fingerprint: 'cancel-beside',
+    phases: [
+      { ...phase('join-control-plane', ['m02'], false, sh`trap 'sleep 0.4; exit 143' TERM; sleep 5 & wait`), order: 'serial' },
+      { ...phase('join-workers', ['w01'], false, sh`sleep 5`), overlaps: ['join-control-plane'] },
+    ],
+  };
+  const ledger = Ledger.create(join(dir, 'runs'), 'up', plan.fingerprint);
+  const abort = new AbortController();
+  const ends: string[] = [];
+  const running = runPlan(plan, {
+    executor: new LocalExecutor(), ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 10, signal: abort.signal,
+    onEvent: (e) => { if (e.type === 'step-end') ends.push(`${e.step.id}:${e.state}`); },
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  abort.abort();
+  const result = await running;
+  assert.equal(result.cancelled, true);
+  assert.deepEqual(ends, ['join-workers/w01/s:cancelled', 'join-control-plane/m02/s:cancelled'], 'the worker\'s command ended first');
+  assert.equal(result.failed?.step.id, 'join-control-plane/m02/s');
+});
