@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Inventory } from '../core/inventory/types';
-import { clusterChecksPhase, initPhase, joinControlPlanePhase, joinWorkersPhases, loadBalancerPhase, preparePhase, type InitHooks } from '../core/phases/bringUp';
+import { clusterChecksPhase, imagesBesideInitPhase, initPhase, joinControlPlanePhase, joinWorkersPhases, loadBalancerPhase, preparePhase, type InitHooks } from '../core/phases/bringUp';
 import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
 import { Ledger } from '../core/plan/ledger';
 import { HostLocks } from '../core/plan/locks';
@@ -25,6 +25,8 @@ export function buildBringUpPlan(inv: Inventory, phases: readonly BringUpPhase[]
   assertValidInventory(inv);
   if (!phases.length) throw new Error(`no phase to plan: name at least one of ${BRING_UP_PHASES.join(', ')}`);
   const plans: PhasePlan[] = [];
+  // The other nodes' image pulls belong to prepare but run beside init: right after init when it is planned too.
+  const pulls = phases.includes('prepare') ? imagesBesideInitPhase(inv, sources) : undefined;
   for (const phase of BRING_UP_PHASES.filter((p) => phases.includes(p))) {
     if (phase === 'prepare') plans.push(preparePhase(inv, configs, sources));
     if (phase === 'loadbalancer') plans.push(loadBalancerPhase(inv, configs, sources));
@@ -32,6 +34,12 @@ export function buildBringUpPlan(inv: Inventory, phases: readonly BringUpPhase[]
     if (phase === 'join-control-plane') plans.push(joinControlPlanePhase(inv, sources, configs));
     if (phase === 'join-workers') plans.push(...joinWorkersPhases(inv, sources));
     if (phase === 'verify') plans.push(clusterChecksPhase(inv));
+  }
+  if (pulls?.steps.length) {
+    const init = plans.findIndex((p) => p.phase === 'init');
+    const { overlaps: _besideInit, ...alone } = pulls;
+    if (init >= 0) plans.splice(init + 1, 0, pulls);
+    else plans.splice(plans.filter((p) => p.phase === 'prepare' || p.phase === 'loadbalancer').length, 0, alone);
   }
   // Same inventory, files and phases → same fingerprint → a failed run of it can be resumed.
   const fingerprint = createHash('sha256').update(JSON.stringify({ inv, configs, sources, phases })).digest('hex').slice(0, 16);

@@ -150,9 +150,25 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
       verify: sh`kubeadm version -o short | grep -qx ${'v' + inv.cluster.kubernetesVersion}`,
       timeoutMs: 15 * 60_000,
     });
-    s('images', imagePullStep(inv, host.roles.includes('control-plane'), sources));
+    // The first control-plane node's images are pulled here, beside the other hosts' preparation: init needs
+    // them. The other nodes pull theirs beside init (imagesBesideInitPhase): on a small machine or a slow registry
+    // five nodes pulling at once would hold up init, which waits for the whole of prepare.
+    if (host.name === firstControlPlane(inv).name) s('images', imagePullStep(inv, true, sources));
   }
   return { phase: 'prepare', title: 'Prepare hosts', order: 'parallel', steps, warnings: [] };
+}
+
+/**
+ * Every node but the first control-plane one pulls its images while that one is initialised (kubeadm init waits
+ * mostly for its own static pods), so the control-plane joins, one at a time, and the worker joins pull nothing.
+ * Part of preparation (phase `prepare`), placed after init in the plan: the joins wait for it, init does not.
+ */
+export function imagesBesideInitPhase(inv: Inventory, sources: PhaseSources): PhasePlan {
+  const first = firstControlPlane(inv).name;
+  const steps = nodesOf(inv)
+    .filter((h) => h.name !== first)
+    .map((host) => step('prepare', host, 'images', imagePullStep(inv, host.roles.includes('control-plane'), sources)));
+  return { phase: 'prepare', title: 'Pull the other nodes\' images (beside the init)', order: 'parallel', steps, warnings: [], overlaps: ['init'] };
 }
 
 // ---------------------------------------------------------------- load balancer

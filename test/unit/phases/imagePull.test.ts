@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { PhaseConfigs, PhaseSources } from '../../../src/core/phases/configs';
-import { preparePhase } from '../../../src/core/phases/bringUp';
+import { imagesBesideInitPhase, preparePhase } from '../../../src/core/phases/bringUp';
 import { imagePullStep, manifestImages } from '../../../src/core/phases/imagePull';
 import { Ledger } from '../../../src/core/plan/ledger';
 import { HostLocks } from '../../../src/core/plan/locks';
@@ -105,14 +105,19 @@ test('a worker pulls the sandbox image, kube-proxy and the CNI\'s images, not th
   assert.equal(n.pulls().at(-1), 'crictl registry.lab:5000/flannel/flannel:v0.27.0', 'only the missing one is pulled');
 });
 
-test('every node pulls its images as its last prepare step, once kubeadm and crictl are installed', () => {
+test('the first control-plane node pulls its images as its last prepare step; every other node in the phase beside init', () => {
   const configs = { modules: 'x\n', nodeSysctl: 'x = 1\n', balancerSysctl: '', containerdConfig: 'version = 2\n', containerdHosts: {}, haproxyConfig: '', keepalivedConfig: {}, kubeadmInitConfig: '' } as PhaseConfigs;
   const steps = preparePhase(inv, configs, sources).steps;
-  for (const host of new Set(steps.map((s) => s.host))) {
+  const first = inv.hosts.find((h) => h.roles.includes('control-plane'))!.name;
+  const pulls = imagesBesideInitPhase(inv, sources);
+  assert.deepEqual(pulls.overlaps, ['init']);
+  const nodes = [...new Set(steps.map((s) => s.host))];
+  assert.deepEqual(pulls.steps.map((s) => s.host), nodes.filter((h) => h !== first));
+  for (const host of nodes) {
     const keys = steps.filter((s) => s.host === host).map((s) => s.id.split('/')[2]);
-    assert.equal(keys.at(-1), 'images', host);
-    assert.equal(keys.at(-2), 'kube-packages', host);
-    const run = (steps.find((s) => s.id === `prepare/${host}/images`)!.run as { display: string }).display;
+    assert.equal(keys.at(-1), host === first ? 'images' : 'kube-packages', host);
+    const pull = host === first ? steps.find((s) => s.id === `prepare/${host}/images`) : pulls.steps.find((s) => s.id === `prepare/${host}/images`);
+    const run = (pull!.run as { display: string }).display;
     assert.equal(run.includes('kubeadm config images pull'), host.includes('-m0'), `${host}: control-plane images only on control-plane nodes`);
   }
 });

@@ -33,13 +33,13 @@ const caDir = mkdtempSync(join(tmpdir(), 'kw-overlap-ca-'));
 execSync(`openssl req -x509 -newkey rsa:2048 -nodes -keyout ${caDir}/ca.key -out ${caDir}/ca.crt -subj /CN=kubernetes -days 1 2>/dev/null`);
 const caPem = readFileSync(join(caDir, 'ca.crt'), 'utf8');
 
-/** Every check says "not done yet" (a bare lab), every command and gate succeeds; joins take their time. */
+/** Every check says "not done yet" (a bare lab), every command and gate succeeds; joins and image pulls take their time. */
 class FakeHosts implements StepExecutor {
   constructor(private readonly checks: Set<RemoteCommand>) {}
   async exec(_host: string, command: RemoteCommand, io: { onStdout?: (t: string) => void }): Promise<ExecResult> {
     if (this.checks.has(command)) return { code: 1 };
     const t = command.text;
-    const ms = /kubeadm join .*--control-plane/.test(t) ? 150 : /kubeadm join /.test(t) ? 40 : /kubeadm init /.test(t) ? 60 : 2;
+    const ms = /kubeadm join .*--control-plane/.test(t) ? 150 : /kubeadm join /.test(t) ? 40 : /kubeadm init /.test(t) ? 60 : /crictl pull |images pull/.test(t) ? 50 : 2;
     await new Promise((r) => setTimeout(r, ms));
     if (t.includes('cat /etc/kubernetes/pki/ca.crt')) io.onStdout?.(caPem);
     else if (t.includes('kubeadm token create')) io.onStdout?.('abcdef.0123456789abcdef\n');
@@ -85,6 +85,15 @@ test('bring-up: the workers join once init and its CNI are done and the API answ
     running += e.type === 'step-start' ? 1 : -1;
     assert.ok(running <= 1, 'never two control-plane joins at once');
   }
+  // The first control-plane node pulls during prepare; the others pull beside its init, and before any join.
+  assert.ok(end(`prepare/${M(1)}/images`) <= start(`init/${M(1)}/kubeadm-init`), 'init finds its images pulled');
+  assert.ok(start(`init/${M(1)}/kubeadm-init`) < Math.min(...[M(2), M(3), W(1), W(2)].map((h) => end(`prepare/${h}/images`))), 'init does not wait for the other nodes\' pulls');
+  for (const h of [M(2), M(3), W(1), W(2)]) {
+    assert.ok(start(`prepare/${h}/images`) < end(`init/${M(1)}/kubeadm-init`), `${h} pulls beside the init`);
+    assert.ok(start(`prepare/${h}/images`) >= end(`prepare/${h}/kube-packages`), `${h} pulls once kubeadm and crictl are installed`);
+  }
+  for (const m of [M(2), M(3)]) assert.ok(end(`prepare/${m}/images`) <= start(`join-control-plane/${m}/join`), `${m}'s join finds its images`);
+  for (const w of [W(1), W(2)]) assert.ok(end(`prepare/${w}/images`) <= start(`join-workers/${w}/join`), `${w}'s join finds its images`);
   // The cluster checks wait for every join.
   const lastJoin = Math.max(...[M(2), M(3)].map((m) => end(`join-control-plane/${m}/join`)), ...[W(1), W(2)].map((w) => end(`join-workers/${w}/join`)));
   assert.ok(start(`verify/${M(1)}/ready`) >= lastJoin);
@@ -104,14 +113,17 @@ test('phaseWaits: a phase waits for every earlier one but the ones it overlaps; 
   const plan = buildBringUpPlan(inv, ['prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers', 'verify'], configs, sources, hooks);
   const names = plan.phases.map((p) => p.title);
   const waits = phaseWaits(plan.phases).map((w, i) => [names[i], w.map((j) => plan.phases[j]!.phase)]);
+  const prep = ['prepare', 'loadbalancer'];
   assert.deepEqual(waits, [
     [names[0], []],
     [names[1], []],
-    [names[2], ['prepare', 'loadbalancer']],
-    [names[3], ['prepare', 'loadbalancer', 'init']],
-    [names[4], ['prepare', 'loadbalancer', 'init']],
-    [names[5], ['prepare', 'loadbalancer', 'init', 'join-workers']],
-    [names[6], ['prepare', 'loadbalancer', 'init', 'join-workers', 'join-workers']],
-    [names[7], ['prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers', 'join-workers', 'join-workers']],
+    [names[2], prep],
+    // the other nodes' image pulls: after prepare, beside init
+    [names[3], prep],
+    [names[4], [...prep, 'init', 'prepare']],
+    [names[5], [...prep, 'init', 'prepare']],
+    [names[6], [...prep, 'init', 'prepare', 'join-workers']],
+    [names[7], [...prep, 'init', 'prepare', 'join-workers', 'join-workers']],
+    [names[8], [...prep, 'init', 'prepare', 'join-control-plane', 'join-workers', 'join-workers', 'join-workers']],
   ]);
 });
