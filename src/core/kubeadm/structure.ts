@@ -52,10 +52,10 @@ function compute(d: KubeadmDoc): RelFinding[] {
   const out: RelFinding[] = [];
   if (d.empty) return out;
   for (const e of d.errors) out.push({ rule: 'kubeadm/yaml-syntax', message: e.message, start: e.start, end: e.end });
-  if (!d.doc) return out;
+  if (d.contents === undefined) return out;
   if (!d.root) {
-    if (!d.errors.length && d.doc.contents) {
-      const [s, e] = rangeOf(d.doc.contents as Node);
+    if (!d.errors.length && d.contents) {
+      const [s, e] = rangeOf(d.contents);
       out.push({ rule: 'kubeadm/not-a-map', message: 'A kubeadm document is a mapping with apiVersion and kind.', start: s, end: e });
     }
     return out;
