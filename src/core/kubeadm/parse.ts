@@ -103,16 +103,14 @@ function parseText(text: string): Omit<KubeadmDoc, 'chunk'> {
   return isMap(contents) ? withRoot(contents, parsed) : parsed;
 }
 
-/** A parsed document with its root mapping and the apiVersion and kind it names. */
+/** A parsed document with its root mapping and the apiVersion and kind it names (one object shape, no spreads: hot). */
 function withRoot(root: YAMLMap, parsed: Omit<KubeadmDoc, 'chunk'>): Omit<KubeadmDoc, 'chunk'> {
+  const out: Omit<KubeadmDoc, 'chunk'> = { contents: parsed.contents, errors: parsed.errors, empty: false, root };
   const apiVersion = scalarString(root.get('apiVersion', true) as Node | undefined);
   const kind = scalarString(root.get('kind', true) as Node | undefined);
-  return {
-    ...parsed,
-    root,
-    ...(apiVersion !== undefined ? { apiVersion } : {}),
-    ...(kind !== undefined ? { kind } : {}),
-  };
+  if (apiVersion !== undefined) out.apiVersion = apiVersion;
+  if (kind !== undefined) out.kind = kind;
+  return out;
 }
 
 export function parseKubeadmFile(text: string): KubeadmDoc[] {

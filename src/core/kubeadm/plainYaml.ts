@@ -13,6 +13,17 @@
  */
 import { isMap, isScalar, Pair, parseDocument, Scalar, YAMLMap, YAMLSeq, type Document, type ParsedNode, type Schema } from 'yaml';
 
+// The library's classes and checks, bound once: in a bundle every use of an import of the CommonJS `yaml` package
+// goes through a property getter, which showed in the profile of a cold lint.
+const MapNode = YAMLMap;
+const SeqNode = YAMLSeq;
+const ScalarNode = Scalar;
+const PairNode = Pair;
+const scalarNode = isScalar;
+const PLAIN = Scalar.PLAIN;
+const QUOTE_DOUBLE = Scalar.QUOTE_DOUBLE;
+const QUOTE_SINGLE = Scalar.QUOTE_SINGLE;
+
 /** The options every kubeadm document is parsed with (by the library, and so the ones this reader mirrors). */
 export const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: false, strict: true } as const;
 
@@ -24,14 +35,14 @@ interface ScalarTag {
 }
 
 /** The library's schema, options and scalar tags for these parse options, taken from one parse. */
-let library: { schema: Schema; options: Document['options']; tags: ScalarTag[]; str: ScalarTag } | undefined;
+let library: { schema: Schema; options: Document['options']; tags: ScalarTag[]; str: ScalarTag; keyTags: Map<string, ScalarTag>; valueTags: Map<string, ScalarTag> } | undefined;
 function libraryContext(): NonNullable<typeof library> {
   if (!library) {
     const doc = parseDocument('a: 1\n', PARSE_OPTIONS);
     const schema = doc.schema;
     const tags = (schema.tags as unknown as (ScalarTag & { collection?: string })[]).filter((t) => !t.collection);
     const str = (schema as unknown as Record<symbol, ScalarTag>)[Symbol.for('yaml.scalar')]!;
-    library = { schema, options: doc.options, tags, str };
+    library = { schema, options: doc.options, tags, str, keyTags: new Map(), valueTags: new Map() };
   }
   return library;
 }
@@ -136,7 +147,7 @@ class Reader {
    * it is a sequence entry's compact mapping).
    */
   private map(line: number, col: number, keyAt: number, compact: boolean): YAMLMap.Parsed {
-    const map = new YAMLMap(this.ctx.schema) as YAMLMap.Parsed;
+    const map = new MapNode(this.ctx.schema) as YAMLMap.Parsed;
     let end = keyAt;
     let spaceBefore = false;
     for (;;) {
@@ -164,7 +175,7 @@ class Reader {
         while (this.text.charCodeAt(v) === 32) v++;
         value = this.inline(v, lineEnd);
       }
-      map.items.push(new Pair(key, value));
+      map.items.push(new PairNode(key, value));
       end = value.range[2];
       const next = this.nextContent();
       if (next < 0 || this.indents[next]! < col) break;
@@ -187,7 +198,7 @@ class Reader {
 
   /** A block sequence whose dashes are at column `col`, starting on line `line`. */
   private seq(line: number, col: number): YAMLSeq.Parsed {
-    const seq = new YAMLSeq(this.ctx.schema) as YAMLSeq.Parsed;
+    const seq = new SeqNode(this.ctx.schema) as YAMLSeq.Parsed;
     const start = this.starts[line]! + col;
     let end = start;
     let spaceBefore = false;
@@ -237,25 +248,29 @@ class Reader {
     return this.scalar(v, lineEnd, nodeEnd, false, 0);
   }
 
+  /** The tag the library picks for a plain scalar (its findScalarTagByTest), memoised: the same words recur. */
+  private tagOf(source: string, atKey: boolean): ScalarTag {
+    const memo = atKey ? this.ctx.keyTags : this.ctx.valueTags;
+    let tag = memo.get(source);
+    if (tag === undefined) {
+      tag = this.ctx.tags.find((t) => (t.default === true || (atKey && t.default === 'key')) && t.test?.test(source)) ?? this.ctx.str;
+      if (memo.size >= 4096) memo.clear();
+      memo.set(source, tag);
+    }
+    return tag;
+  }
+
   /** The library's Scalar for source [start, end) (quote = the quote character, 0 when plain). */
   private scalar(start: number, end: number, nodeEnd: number, atKey: boolean, quote: number): Scalar.Parsed {
     const source = quote ? this.text.slice(start + 1, end - 1) : this.text.slice(start, end);
-    let tag = this.ctx.str;
-    if (!quote) {
-      for (const t of this.ctx.tags) {
-        if ((t.default === true || (atKey && t.default === 'key')) && t.test?.test(source)) {
-          tag = t;
-          break;
-        }
-      }
-    }
+    const tag = quote ? this.ctx.str : this.tagOf(source, atKey);
     let failed = false;
     const res = tag.resolve(source, () => (failed = true), this.ctx.options);
     if (failed) throw OUTSIDE; // the library would report an error: leave it to the library
-    const node = (isScalar(res) ? res : new Scalar(res)) as Scalar.Parsed;
+    const node = (scalarNode(res) ? res : new ScalarNode(res)) as Scalar.Parsed;
     node.range = [start, end, nodeEnd];
     node.source = source;
-    node.type = quote === 34 ? Scalar.QUOTE_DOUBLE : quote === 39 ? Scalar.QUOTE_SINGLE : Scalar.PLAIN;
+    node.type = quote === 34 ? QUOTE_DOUBLE : quote === 39 ? QUOTE_SINGLE : PLAIN;
     if (tag.format) node.format = tag.format;
     return node;
   }
