@@ -65,38 +65,99 @@ function plainStartChar(c: number): boolean {
 
 class Reader {
   private readonly ctx = libraryContext();
-  /** Per line: offset of its first character, offset of its LF (or the text's end), indentation (-1 when blank). */
+  /**
+   * Per line: offset of its first character, where its content ends (before a trailing comment and the blanks
+   * before it), offset of its LF (or the text's end), indentation (-1 when blank), its comment's `#` (or -1).
+   */
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
+  private readonly breaks: number[] = [];
   private readonly indents: number[] = [];
+  private readonly hashes: number[] = [];
   /** The next line not read yet. */
   private li = 0;
+  /** The comment lines at the top of the document, without their `#`, when the first key follows them directly. */
+  private commentBefore: string | undefined;
 
   constructor(private readonly text: string) {
     const n = text.length;
-    let start = 0;
+    const top = this.topComments();
+    let start = top;
     let indent = -1;
-    for (let i = 0; i <= n; i++) {
+    let hash = -1;
+    for (let i = top; i <= n; i++) {
       const c = i < n ? text.charCodeAt(i) : 10;
       if (c === 10) {
         if (i > start && text.charCodeAt(i - 1) === 32) throw OUTSIDE; // trailing or whitespace-only line
-        this.starts.push(start);
-        this.ends.push(i);
-        this.indents.push(indent);
+        if (hash >= 0 && hash + 1 === i) throw OUTSIDE; // an empty comment is no comment to the library
+        let end = hash < 0 ? i : hash;
+        while (hash >= 0 && text.charCodeAt(end - 1) === 32) end--;
+        this.line(start, end, i, indent, hash);
         start = i + 1;
         indent = -1;
+        hash = -1;
         continue;
       }
-      // printable ASCII only, and none of # (comments) or the characters the library treats specially anywhere
-      if (c < 32 || c > 126 || c === 35) throw OUTSIDE;
+      if (hash >= 0) {
+        if (c < 32 || c === 127) throw OUTSIDE; // a comment's text: anything but control characters (a CR)
+        continue;
+      }
+      // printable ASCII only; a # only to start a comment after the content of a line (blank before it)
+      if (c < 32 || c > 126) throw OUTSIDE;
+      if (c === 35) {
+        if (indent < 0 || text.charCodeAt(i - 1) !== 32) throw OUTSIDE;
+        hash = i;
+        continue;
+      }
       if (indent < 0 && c !== 32) indent = i - start;
     }
     // a final LF makes an empty last line that is no line of the document
     if (n > 0 && text.charCodeAt(n - 1) === 10) {
-      this.starts.pop();
-      this.ends.pop();
-      this.indents.pop();
+      for (const column of [this.starts, this.ends, this.breaks, this.indents, this.hashes]) column.pop();
     }
+  }
+
+  /**
+   * Empty lines and then `#` comment lines at the top of the document (a file's header comment), entered as blank
+   * lines; where the document goes on. The library gives such comments to the first key when it follows them
+   * directly, and to the document (not to a node) after a blank line. Anything else about comments is left to it.
+   */
+  private topComments(): number {
+    const t = this.text;
+    const comments: string[] = [];
+    let p = 0;
+    for (;;) {
+      const c = t.charCodeAt(p);
+      if (c === 10 && comments.length === 0) {
+        this.blankLine(p);
+        p++;
+        continue;
+      }
+      if (c !== 35) break;
+      let nl = t.indexOf('\n', p);
+      if (nl < 0) nl = t.length;
+      const comment = t.slice(p + 1, nl);
+      // a bare # and trailing blanks are written back differently; control characters (a CR) are not read here
+      if (comment === '' || /[\x00-\x1f\x7f]|[ \t]$/.test(comment)) throw OUTSIDE;
+      comments.push(comment);
+      this.blankLine(p, nl);
+      p = nl + 1;
+      if (nl >= t.length) break;
+    }
+    if (comments.length && p < t.length && t.charCodeAt(p) !== 10) this.commentBefore = comments.join('\n');
+    return Math.min(p, t.length);
+  }
+
+  private blankLine(start: number, end = start): void {
+    this.line(start, end, end, -1, -1);
+  }
+
+  private line(start: number, end: number, lineBreak: number, indent: number, hash: number): void {
+    this.starts.push(start);
+    this.ends.push(end);
+    this.breaks.push(lineBreak);
+    this.indents.push(indent);
+    this.hashes.push(hash);
   }
 
   /** The root node: a block mapping, with nothing left after it. */
@@ -105,6 +166,7 @@ class Reader {
     if (first < 0) throw OUTSIDE;
     const root = this.block(first, this.indents[first]!);
     if (!isMap(root) || this.nextContent() >= 0) throw OUTSIDE;
+    if (this.commentBefore !== undefined) (root.items[0]!.key as Scalar).commentBefore = this.commentBefore;
     return root;
   }
 
@@ -160,6 +222,8 @@ class Reader {
       this.li = line + 1;
       let value: ParsedNode;
       if (colon + 1 === lineEnd) {
+        // a comment after a key without a value on its line goes to one node or another: the library's business
+        if (this.hashes[line]! >= 0) throw OUTSIDE;
         const next = this.nextContent();
         const nextIndent = next < 0 ? -1 : this.indents[next]!;
         if (nextIndent > col) value = this.nested(next, nextIndent);
@@ -173,7 +237,7 @@ class Reader {
       } else {
         let v = colon + 1;
         while (this.text.charCodeAt(v) === 32) v++;
-        value = this.inline(v, lineEnd);
+        value = this.inline(v, line);
       }
       map.items.push(new PairNode(key, value));
       end = value.range[2];
@@ -211,7 +275,7 @@ class Reader {
       this.li = line + 1;
       let item: ParsedNode;
       if (this.keyEnd(c, lineEnd) >= 0) item = this.map(line, c - lineStart, c, true);
-      else item = this.inline(c, lineEnd);
+      else item = this.inline(c, line);
       if (spaceBefore) item.spaceBefore = true;
       seq.items.push(item);
       end = item.range[2];
@@ -226,11 +290,22 @@ class Reader {
     return seq;
   }
 
-  /** A scalar that fills the rest of its line, from `v` to `lineEnd`; the next line must not continue it. */
-  private inline(v: number, lineEnd: number): Scalar.Parsed {
+  /**
+   * A scalar that fills the rest of line `line` from offset `v` (up to a comment, which it takes); the next line
+   * must not continue it.
+   */
+  private inline(v: number, line: number): Scalar.Parsed {
+    const node = this.inlineScalar(v, this.ends[line]!, this.breaks[line]!);
+    const hash = this.hashes[line]!;
+    if (hash >= 0) node.comment = this.text.slice(hash + 1, this.breaks[line]);
+    return node;
+  }
+
+  private inlineScalar(v: number, lineEnd: number, lineBreak: number): Scalar.Parsed {
     const t = this.text;
     const c = t.charCodeAt(v);
-    const nodeEnd = lineEnd < t.length ? lineEnd + 1 : lineEnd;
+    // the node ends after its line break (after the comment, when there is one)
+    const nodeEnd = lineBreak < t.length ? lineBreak + 1 : lineBreak;
     if (c === 34 || c === 39) {
       // quoted: one line, no escape, no inner quote of its kind
       if (lineEnd - v < 2 || t.charCodeAt(lineEnd - 1) !== c) throw OUTSIDE;

@@ -128,25 +128,29 @@ describe('plain YAML reader = the yaml library', () => {
   // generated documents: nested mappings and sequences in every indentation and sequence style, with blank lines
   type Tree = string | { map: [string, Tree][] } | { seq: Tree[] };
   const key = fc.oneof(fc.constantFrom('apiVersion', 'kind', 'a', 'b.c', 'x-y', 'k/v', 'null', 'true', 'False', '1', '0x1', '1.5', '_', 'a_b'), fc.stringMatching(/^[a-z][a-z0-9.\/-]{0,6}$/));
-  const scalar = fc.oneof(fc.constantFrom(...TRICKY), fc.stringMatching(/^[a-zA-Z0-9._\/:+~-][a-zA-Z0-9._\/:+~ ,'"-]{0,8}$/));
+  const scalar = fc.oneof({ arbitrary: fc.constantFrom(...TRICKY), weight: 1 }, { arbitrary: fc.stringMatching(/^[a-zA-Z0-9._\/:+~-][a-zA-Z0-9._\/:+~ ,'"-]{0,8}$/), weight: 1 }, { arbitrary: fc.stringMatching(/^[a-z0-9][a-z0-9.\/-]{0,8}$/), weight: 2 });
   const { tree } = fc.letrec<{ tree: Tree; map: Tree; seq: Tree }>((tie) => ({
     tree: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('map'), tie('seq')),
     map: fc.array(fc.tuple(key, tie('tree')), { minLength: 1, maxLength: 4 }).map((entries) => ({ map: entries })),
     seq: fc.array(tie('tree'), { minLength: 1, maxLength: 3 }).map((items) => ({ seq: items })),
   }));
-  const style = fc.record({ step: fc.integer({ min: 1, max: 4 }), sameIndentSeq: fc.boolean(), blanks: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), dashSpaces: fc.integer({ min: 1, max: 3 }) });
+  const comment = fc.oneof(fc.constantFrom('', ' kubeadm init --config kubeadm-config.yaml', ' a', '#', ' a ', ' key: value', ' конфиг', ' \t', '\r'), fc.string({ maxLength: 6 }));
+  const header = fc.record({ before: fc.constantFrom('', '\n', '\n\n'), lines: fc.array(comment, { maxLength: 3 }), after: fc.constantFrom('', '', '\n', '\n\n') });
+  const style = fc.record({ step: fc.integer({ min: 1, max: 4 }), sameIndentSeq: fc.boolean(), blanks: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), dashSpaces: fc.integer({ min: 1, max: 3 }), header, tails: fc.array(fc.oneof({ arbitrary: fc.constantFrom('', ' # c', '  #x', ' # key: v', ' # é'), weight: 12 }, { arbitrary: fc.constantFrom(' #', ' # a ', '# glued', ' #\t'), weight: 1 }), { minLength: 5, maxLength: 5 }) });
 
-  function render(t: Tree, s: { step: number; sameIndentSeq: boolean; blanks: boolean[]; dashSpaces: number }): string {
+  function render(t: Tree, s: { step: number; sameIndentSeq: boolean; blanks: boolean[]; dashSpaces: number; header: { before: string; lines: string[]; after: string }; tails: string[] }): string {
     let n = 0;
     const blank = () => (s.blanks[n++ % s.blanks.length] ? '\n' : '');
+    let m = 0;
+    const tail = () => s.tails[m++ % s.tails.length];
     const lines = (node: Tree, indent: number, first: string): string => {
       const pad = ' '.repeat(indent);
-      if (typeof node === 'string') return `${first}${node}\n`;
+      if (typeof node === 'string') return `${first}${node}${tail()}\n`;
       if ('map' in node) {
         return node.map
           .map(([k, v], i) => {
             const head = `${i === 0 ? first : pad}${k}:`;
-            if (typeof v === 'string') return `${i ? blank() : ''}${head} ${v}\n`;
+            if (typeof v === 'string') return `${i ? blank() : ''}${head} ${v}${tail()}\n`;
             const inner = 'seq' in v && s.sameIndentSeq ? indent : indent + s.step;
             return `${i ? blank() : ''}${head}\n${blank()}${lines(v, inner, ' '.repeat(inner))}`;
           })
@@ -154,18 +158,24 @@ describe('plain YAML reader = the yaml library', () => {
       }
       return node.seq.map((v, i) => `${i ? blank() : ''}${lines(v, indent + 1 + s.dashSpaces, `${i === 0 ? first : pad}-${' '.repeat(s.dashSpaces)}`)}`).join('');
     };
-    return lines(t, 0, '');
+    return `${s.header.before}${s.header.lines.map((c) => `#${c}\n`).join('')}${s.header.after}${lines(t, 0, '')}`;
   }
 
   it('generated documents: the reader reads them as the library does, or not at all', () => {
     let read = 0;
+    let commented = 0;
+    let trailing = 0;
     fc.assert(
       fc.property(fc.array(fc.tuple(key, tree), { minLength: 1, maxLength: 5 }), style, (entries, s) => {
-        if (sameAsLibrary(render({ map: entries }, s))) read++;
+        const text = render({ map: entries }, s);
+        if (!sameAsLibrary(text)) return;
+        read++;
+        if (s.header.lines.length) commented++;
+        if (/[^\s#] +#/.test(text)) trailing++;
       }),
       { numRuns: 1500 },
     );
-    assert.ok(read > 100, `the reader read only ${read} of 1500 generated documents`);
+    assert.ok(read > 60 && commented > 25 && trailing > 40, `the reader read only ${read} of 1500 generated documents, ${commented} with a header comment, ${trailing} with comments after values`);
   });
 
   it('generated documents with random characters inserted or deleted', () => {
