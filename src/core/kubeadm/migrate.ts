@@ -73,7 +73,13 @@ export function migrateToV1beta4(text: string): string {
   for (let i = chunks.length - 1; i >= 0; i--) {
     if (!changed.has(i)) continue;
     const c = chunks[i]!;
-    let replacement = docs[i]!.toString({ lineWidth: 0 });
+    let replacement: string;
+    try {
+      replacement = docs[i]!.toString({ lineWidth: 0 });
+    } catch {
+      // the library cannot write some documents back (an alias to an anchor that is not there): keep its text
+      continue;
+    }
     if (!c.text.endsWith('\n') && replacement.endsWith('\n')) replacement = replacement.slice(0, -1);
     out = out.slice(0, c.start) + replacement + out.slice(c.end);
   }

@@ -4,8 +4,9 @@
  * kept relative to the document so that a parse can be reused when only another document changed
  * (incremental re-lint while the user types).
  */
-import { isMap, isScalar, parseDocument, type Document, type Node, type YAMLMap } from 'yaml';
+import { isMap, isScalar, parseDocument, type Node, type ParsedNode, type YAMLMap } from 'yaml';
 import { errorMessage } from '../errors';
+import { PARSE_OPTIONS, readPlainYaml } from './plainYaml';
 
 export interface DocChunk {
   /** Offset of the chunk's first character in the file. */
@@ -23,8 +24,11 @@ export interface YamlIssue {
 
 export interface KubeadmDoc {
   chunk: DocChunk;
-  /** Undefined when the document could not be parsed at all (parser crashed on pathological input). */
-  doc?: Document.Parsed;
+  /**
+   * The document's top node, as the `yaml` library's parseDocument has it (null for no content); undefined when
+   * the document could not be parsed at all (parser crashed on pathological input).
+   */
+  contents?: ParsedNode | null;
   errors: YamlIssue[];
   apiVersion?: string;
   kind?: string;
@@ -60,6 +64,9 @@ const CACHE_LIMIT = 512;
 /** How many documents were actually parsed (not served from the cache); for tests and benchmarks. */
 export const parseStats = { parsed: 0 };
 
+/** Whether documents in the plain subset are read by ./plainYaml.ts (off only to compare it with the library). */
+export const plainReader = { enabled: true };
+
 /** Parses one chunk; results are memoised by the chunk's text, so unchanged documents are not reparsed. */
 export function parseChunk(chunk: DocChunk): KubeadmDoc {
   let parsed = cache.get(chunk.text);
@@ -78,26 +85,32 @@ export function parseChunk(chunk: DocChunk): KubeadmDoc {
 function parseText(text: string): Omit<KubeadmDoc, 'chunk'> {
   const empty = !/^[ \t]*[^#\s]/m.test(text);
   if (empty) return { errors: [], empty: true };
-  let doc: Document.Parsed;
+  // most documents are plain block mappings: read by the purpose-built reader, identical nodes, no errors
+  const plain = plainReader.enabled ? readPlainYaml(text) : undefined;
+  if (plain) return withRoot(plain as YAMLMap, { contents: plain, errors: [], empty: false });
+  let contents: ParsedNode | null;
+  let errors: YamlIssue[];
   try {
     // uniqueKeys is checked by the structural walk with a Set: the library's check is quadratic in the keys of a map.
-    doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, strict: true });
+    const doc = parseDocument(text, PARSE_OPTIONS);
+    contents = doc.contents;
+    errors = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!.trim(), start: e.pos[0], end: Math.max(e.pos[1], e.pos[0] + 1) }));
   } catch (e) {
     // Deep nesting can exhaust the stack of the YAML composer; report instead of crashing.
     return { errors: [{ message: `The document could not be parsed: ${errorMessage(e)}`, start: 0, end: Math.min(text.length, 1) }], empty: false };
   }
-  const errors: YamlIssue[] = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!.trim(), start: e.pos[0], end: Math.max(e.pos[1], e.pos[0] + 1) }));
-  const root = isMap(doc.contents) ? doc.contents : undefined;
-  const apiVersion = root ? scalarString(root.get('apiVersion', true) as Node | undefined) : undefined;
-  const kind = root ? scalarString(root.get('kind', true) as Node | undefined) : undefined;
-  return {
-    doc,
-    errors,
-    empty: false,
-    ...(root ? { root } : {}),
-    ...(apiVersion !== undefined ? { apiVersion } : {}),
-    ...(kind !== undefined ? { kind } : {}),
-  };
+  const parsed = { contents, errors, empty: false };
+  return isMap(contents) ? withRoot(contents, parsed) : parsed;
+}
+
+/** A parsed document with its root mapping and the apiVersion and kind it names (one object shape, no spreads: hot). */
+function withRoot(root: YAMLMap, parsed: Omit<KubeadmDoc, 'chunk'>): Omit<KubeadmDoc, 'chunk'> {
+  const out: Omit<KubeadmDoc, 'chunk'> = { contents: parsed.contents, errors: parsed.errors, empty: false, root };
+  const apiVersion = scalarString(root.get('apiVersion', true) as Node | undefined);
+  const kind = scalarString(root.get('kind', true) as Node | undefined);
+  if (apiVersion !== undefined) out.apiVersion = apiVersion;
+  if (kind !== undefined) out.kind = kind;
+  return out;
 }
 
 export function parseKubeadmFile(text: string): KubeadmDoc[] {

@@ -74,12 +74,20 @@ export class SchemaSet {
     return s;
   }
 
-  /** The schema a property has, resolved, with the description of the property itself kept. */
+  /** property() answers by parent schema and key: the structural walk asks for the same ones in every document. */
+  private readonly properties = new WeakMap<JsonSchema, Map<string, JsonSchema | undefined>>();
+
+  /** The schema a property has, resolved, with the description of the property itself kept (shared: read-only). */
   property(parent: JsonSchema, key: string): JsonSchema | undefined {
     const p = parent.properties?.[key];
     if (!p) return undefined;
+    let byKey = this.properties.get(parent);
+    if (!byKey) this.properties.set(parent, (byKey = new Map()));
+    if (byKey.has(key)) return byKey.get(key);
     const resolved = this.resolve(p);
-    return resolved && resolved !== p && p.description ? { ...resolved, description: p.description } : resolved;
+    const out = resolved && resolved !== p && p.description ? { ...resolved, description: p.description } : resolved;
+    byKey.set(key, out);
+    return out;
   }
 }
 

@@ -171,6 +171,16 @@ ${extra}`;
     assert.equal(migrateToV1beta4(migrated), migrated);
   });
 
+  it('a document the migration cannot write back (an alias without its anchor) keeps its text, and the file is still linted', () => {
+    const text = fixture('kubeadm', 'v1beta3-ha.yaml').replace('kind: InitConfiguration', 'kind: *x');
+    const inv = { ...inventory, cluster: { ...inventory.cluster, kubernetesVersion: '1.31.2' } };
+    const found = lintKubeadm({ path: 'kubeadm.yaml', text }, { inventory: inv });
+    assert.ok(found.some((x) => x.rule === 'kubeadm/api-version-deprecated'));
+    const migrated = migrateToV1beta4(text);
+    assert.ok(migrated.includes('apiVersion: kubeadm.k8s.io/v1beta3\nkind: *x\n'), 'the unwritable document is left as it was');
+    assert.match(migrated, /apiVersion: kubeadm.k8s.io\/v1beta4\nkind: ClusterConfiguration/);
+  });
+
   it('v1beta4 leftovers: extraArgs maps and moved timeouts', () => {
     const text = fixture('kubeadm', 'v1beta3-ha.yaml').replaceAll('v1beta3', 'v1beta4');
     const inv = { ...inventory, cluster: { ...inventory.cluster, kubernetesVersion: '1.31.2' } };
