@@ -14,7 +14,7 @@ import { loadKubeAdapter } from '../adapters/kube/load';
 import { remoteExecOver } from '../adapters/ssh/fromInventory';
 import type { RemoteExec } from '../core/live/etcdSource';
 import { describeError } from '../core/live/errors';
-import { contextForEndpoint, serverMatchesEndpoint } from '../core/live/kubeconfig';
+import { contextForEndpoint } from '../core/live/kubeconfig';
 import type { Inventory } from '../core/inventory/types';
 import { parseVersion } from '../core/upgrade/versions';
 import { gitWorkTreeOf } from '../engine/backup';
@@ -83,7 +83,6 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   const prompter = new Prompter(stdin);
   const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'upgrade');
   let conn: KubeConnection | undefined;
-  const endpoint = inventory.cluster.controlPlaneEndpoint;
   const cluster = async () => {
     conn ??= await connectToInventoryCluster(flags, inventory, remoteExecOver(pool));
     const c = conn;
@@ -100,8 +99,6 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
         return EXIT_FAILED;
       }
       const c = conn!;
-      // Named by --context: the user's choice, said once so that a context of another cluster is seen before the drains.
-      if (!serverMatchesEndpoint(c.server, endpoint)) io.stderr(`warning: context ${c.context}'s server ${c.server} is not the inventory's controlPlaneEndpoint ${endpoint}: the drains and uncordons go to that server\n`);
       const health = await c.health(15_000);
       if (!health.ok) {
         io.stderr(`upgrade refused; nothing was done: the drains go through the Kubernetes API, which this machine cannot reach (context ${c.context}, ${c.server}): ${health.error ? describeError(health.error) : health.detail ?? `HTTP ${health.status ?? '?'}`} (--kubeconfig F, --context N)\n`);
@@ -113,7 +110,7 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
       ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), deleteEmptyDirData: Boolean(flags['delete-emptydir-data']), say: (l) => io.stderr(`.. ${l}\n`),
     });
     const outcome = await upgradeWorkflow(ui, {
-      deps: { inventory, ssh: pool }, loginUser: (h) => pool.loginUser(h), target: flags.to as string, maxUnavailable,
+      deps: { inventory, ssh: pool }, loginUser: (h) => pool.loginUser(h), target: flags.to as string, maxUnavailable, ...(conn ? { drainsThrough: { context: conn.context, server: conn.server } } : {}),
       ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), planOnly: Boolean(flags.plan), hooks, run, onPassword: session.setPassword,
     });
     if (outcome.kind === 'planned') return EXIT_OK;
