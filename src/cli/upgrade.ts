@@ -12,7 +12,10 @@ import { createDrainCluster } from '../adapters/kube/drain';
 import type { KubeConnection } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import { remoteExecOver } from '../adapters/ssh/fromInventory';
+import type { RemoteExec } from '../core/live/etcdSource';
 import { describeError } from '../core/live/errors';
+import { contextForEndpoint } from '../core/live/kubeconfig';
+import type { Inventory } from '../core/inventory/types';
 import { parseVersion } from '../core/upgrade/versions';
 import { gitWorkTreeOf } from '../engine/backup';
 import { upgradeHooks } from '../engine/upgrade';
@@ -31,6 +34,27 @@ export const UPGRADE_USAGE =
   '                                 [--kubeconfig F] [--context N] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n' +
   '  --delete-emptydir-data: the drains evict pods with emptyDir volumes and that data is lost (without it such a pod stops the run at its node\'s drain)\n' +
   '  VERSION: the next minor (1.34.12 from 1.33.x) or a patch of the current one; DIR: where the pre-upgrade etcd snapshot goes (outside any git work tree)\n';
+
+/**
+ * The connection for the drains, found like the other verbs' (--kubeconfig, else KUBECONFIG, else ~/.kube/config)
+ * and, without --context, the context whose server is the inventory's controlPlaneEndpoint (the editor's rule): the
+ * current-context of a default kubeconfig may be another cluster, whose nodes of the same names would be drained.
+ */
+async function connectToInventoryCluster(flags: Record<string, unknown>, inventory: Inventory, remote: RemoteExec): Promise<KubeConnection> {
+  const adapter = loadKubeAdapter();
+  const kubeconfig = (flags.kubeconfig as string | undefined) ?? '';
+  let context = flags.context as string | undefined;
+  if (!context) {
+    const endpoint = inventory.cluster.controlPlaneEndpoint;
+    const { choice } = await adapter.loadKubeconfig(kubeconfig);
+    context = contextForEndpoint(choice, endpoint);
+    if (!context) {
+      const seen = choice.contexts.map((c) => `${c.name} → ${c.server ?? 'no server'}`).join(', ') || 'none';
+      throw new Error(`no context of ${choice.paths.join(':')} has the inventory's controlPlaneEndpoint ${endpoint} as its server (contexts: ${seen})`);
+    }
+  }
+  return adapter.connect({ kubeconfig, context, inventory, remote });
+}
 
 export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
   let maxUnavailable = 1;
@@ -60,7 +84,7 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'upgrade');
   let conn: KubeConnection | undefined;
   const cluster = async () => {
-    conn ??= await loadKubeAdapter().connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', inventory, remote: remoteExecOver(pool) });
+    conn ??= await connectToInventoryCluster(flags, inventory, remoteExecOver(pool));
     const c = conn;
     return createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory });
   };
@@ -70,10 +94,14 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
     if (!flags.plan) {
       try {
         await cluster();
-        const health = await conn!.health(15_000);
-        if (!health.ok) throw new Error(health.error ? describeError(health.error) : health.detail ?? `HTTP ${health.status ?? '?'}`);
       } catch (e) {
-        io.stderr(`upgrade refused; nothing was done: the drains go through the Kubernetes API, which this machine cannot reach: ${describeError(e)} (--kubeconfig F, --context N)\n`);
+        io.stderr(`upgrade refused; nothing was done: the drains go through the Kubernetes API of the inventory's cluster: ${describeError(e)} (--kubeconfig F, --context N)\n`);
+        return EXIT_FAILED;
+      }
+      const c = conn!;
+      const health = await c.health(15_000);
+      if (!health.ok) {
+        io.stderr(`upgrade refused; nothing was done: the drains go through the Kubernetes API, which this machine cannot reach (context ${c.context}, ${c.server}): ${health.error ? describeError(health.error) : health.detail ?? `HTTP ${health.status ?? '?'}`} (--kubeconfig F, --context N)\n`);
         return EXIT_FAILED;
       }
     }
@@ -82,7 +110,7 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
       ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), deleteEmptyDirData: Boolean(flags['delete-emptydir-data']), say: (l) => io.stderr(`.. ${l}\n`),
     });
     const outcome = await upgradeWorkflow(ui, {
-      deps: { inventory, ssh: pool }, loginUser: (h) => pool.loginUser(h), target: flags.to as string, maxUnavailable,
+      deps: { inventory, ssh: pool }, loginUser: (h) => pool.loginUser(h), target: flags.to as string, maxUnavailable, ...(conn ? { drainsThrough: { context: conn.context, server: conn.server } } : {}),
       ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), planOnly: Boolean(flags.plan), hooks, run, onPassword: session.setPassword,
     });
     if (outcome.kind === 'planned') return EXIT_OK;

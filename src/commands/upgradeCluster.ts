@@ -30,7 +30,7 @@ export const upgradeCluster = defineCommand({ trust: 'upgrade Kubernetes on ever
       const become = (h: string) => sudoUnlessRoot((x) => pool.loginUser(x), password)(h);
       const cluster = async () => createDrainCluster(conn.transport, { readEtcd: () => conn.readEtcd(), inventory: inv });
       await upgradeWorkflow(editorUi(ctx.reports), {
-        deps: { inventory: inv, ssh: pool }, loginUser: (h) => pool.loginUser(h),
+        deps: { inventory: inv, ssh: pool }, loginUser: (h) => pool.loginUser(h), drainsThrough: { context: conn.context, server: conn.server },
         hooks: upgradeHooks({ backup: { inventory: inv, ssh: pool, become }, backupDir, cluster, deleteEmptyDirData: emptyDir.value }),
         run: editorPlanRun(pool, loaded.uri), onPassword: (p) => (password = p),
       });

@@ -13,7 +13,7 @@ import { loadKubeAdapter } from '../adapters/kube/load';
 import type { LiveCluster, ChangeKey } from '../core/live/cluster';
 import { describeError, errorKind, type FailureKind } from '../core/live/errors';
 import type { ResourceKey } from '../core/live/resources';
-import { serverMatchesEndpoint } from '../core/live/kubeconfig';
+import { contextForEndpoint } from '../core/live/kubeconfig';
 import type { RemoteExec } from '../core/live/etcdSource';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 import { assessHealth, type ClusterHealth, type HealthInput } from '../core/live/health';
@@ -144,8 +144,7 @@ export class ClusterConnection implements vscode.Disposable {
         // so a default kubeconfig pointing at another cluster is not watched by mistake.
         const endpoint = loaded.inventory.cluster.controlPlaneEndpoint;
         const { choice } = await adapter.loadKubeconfig(this.kubeconfigSetting());
-        const current = choice.contexts.find((c) => c.name === choice.current);
-        if (!serverMatchesEndpoint(current?.server, endpoint)) context = choice.contexts.find((c) => serverMatchesEndpoint(c.server, endpoint))?.name;
+        context = contextForEndpoint(choice, endpoint);
       }
       const remote = this.remote?.();
       const conn = await adapter.connect({ kubeconfig: this.kubeconfigSetting(), ...(context ? { context } : {}), ...(loaded?.inventory ? { inventory: loaded.inventory } : {}), ...(remote ? { remote } : {}) });

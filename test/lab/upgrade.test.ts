@@ -19,7 +19,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { recordBench } from './bench';
@@ -71,9 +71,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const kubectl = (...args: string[]) => execFileSync('kubectl', ['--request-timeout=15s', ...args], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH!, KUBECONFIG: env.KUBECONFIG! } });
 const ssh = (host: string, cmd: string) => spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', 'BatchMode=yes', host, cmd], { encoding: 'utf8', timeout: 60_000 });
 const cliArgs = (args: string[]) => [CLI, ...args, '--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!];
-/** `upgrade`'s own flags: the drains go through the API with the lab's admin kubeconfig. */
-const upgradeArgs = (args: string[]) => ['upgrade', ...args, '--kubeconfig', env.KUBECONFIG!];
-const cliEnv = () => ({ ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR! });
+/** No --kubeconfig: the CLI finds the cluster's admin context in HOME's ~/.kube/config, as the other verbs do (and as a user has it after `up`). */
+const upgradeArgs = (args: string[]) => ['upgrade', ...args];
+const cliEnv = () => {
+  const e: Record<string, string | undefined> = { ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR! };
+  delete e.KUBECONFIG;
+  return e;
+};
 function cli(args: string[], timeoutMs = 30 * 60_000): { code: number; out: string; seconds: number } {
   const t0 = Date.now();
   const r = spawnSync(process.execPath, cliArgs(args), { encoding: 'utf8', timeout: timeoutMs, env: cliEnv(), maxBuffer: 64 * 1024 * 1024 });
@@ -186,6 +190,12 @@ describe(`upgrade ${FROM} → ${TO} by the product on the lab`, { timeout: 80 * 
       console.log(`the engine's up at ${FROM}: ${up.seconds.toFixed(1)} s`);
       // `lab env`'s KUBECONFIG is the cluster's admin context from now on (as after the lab's own up --cluster).
       writeFileSync(env.KUBECONFIG!, readFileSync(kubeconfig), { mode: 0o600 });
+    }
+    // The reference script and a reused lab leave the admin context only in lab env's kubeconfig: put it where the engine's `up` does.
+    const homeKubeconfig = join(env.HOME_DIR!, '.kube', 'config');
+    if (!existsSync(homeKubeconfig)) {
+      mkdirSync(dirname(homeKubeconfig), { recursive: true, mode: 0o700 });
+      writeFileSync(homeKubeconfig, readFileSync(env.KUBECONFIG!), { mode: 0o600 });
     }
     assert.ok(readyAtFrom(), `five Ready nodes at ${FROM}:\n${kubectl('get', 'nodes')}`);
     // An earlier upgrade's unfinished run would be resumed: this file starts its own.

@@ -56,3 +56,14 @@ export function serverMatchesEndpoint(server: string | undefined, endpoint: stri
     return false;
   }
 }
+
+/**
+ * The context for the inventory's cluster when none was picked: the current-context when its server is the
+ * inventory's controlPlaneEndpoint (the VIP), else the first context whose server is; undefined when none is. A
+ * default kubeconfig whose current-context is another cluster is thus never the one watched, drained or upgraded.
+ */
+export function contextForEndpoint(choice: { current?: string | undefined; contexts: readonly { name: string; server?: string | undefined }[] }, endpoint: string): string | undefined {
+  const current = choice.contexts.find((c) => c.name === choice.current);
+  if (current && serverMatchesEndpoint(current.server, endpoint)) return current.name;
+  return choice.contexts.find((c) => serverMatchesEndpoint(c.server, endpoint))?.name;
+}

@@ -7,6 +7,7 @@
  */
 import { haproxyServerNames, HAPROXY_BACKEND } from '../../core/generate/haproxy';
 import { describeError } from '../../core/live/errors';
+import { serverMatchesEndpoint } from '../../core/live/kubeconfig';
 import { HAPROXY_SOCKET } from '../../core/nodes/commands';
 import { renderPlan } from '../../core/plan/types';
 import type { UpgradeHooks } from '../../core/upgrade/plan';
@@ -32,6 +33,11 @@ export interface UpgradeWorkflowInput {
   run: Omit<PlanRunInput, 'inventory' | 'plan' | 'command' | 'title' | 'planDocument' | 'password' | 'onEvent'>;
   /** Told the sudo password once the run asked it (the hooks' snapshot runs its own commands). */
   onPassword?: (password: string | undefined) => void;
+  /**
+   * The front-end's connection the drains and uncordons go through: one whose server is not the inventory's
+   * controlPlaneEndpoint is asked about before anything is read (it may be another cluster with nodes of the same names).
+   */
+  drainsThrough?: { context: string; server: string };
   /** Tests: the engine's reads (the real ones run over SSH on the lab). */
   prepare?: typeof prepareUpgrade;
   offered?: typeof offeredTargets;
@@ -57,6 +63,17 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
   const inv = input.deps.inventory;
   let password: string | undefined;
   const deps = { ...input.deps, become: (h: string) => sudoUnlessRoot(input.loginUser, password)(h) };
+
+  const through = input.drainsThrough;
+  if (through && !input.planOnly && !serverMatchesEndpoint(through.server, inv.cluster.controlPlaneEndpoint)) {
+    const go = await ui.confirm({
+      message: `Upgrade ${inv.cluster.name} with its drains through context ${through.context}, whose server is not the inventory's controlPlaneEndpoint?`,
+      detail: `The drains and uncordons go through context ${through.context} (${through.server}); the inventory's controlPlaneEndpoint is ${inv.cluster.controlPlaneEndpoint}. If that is another cluster, its nodes of the same names are cordoned and drained.`,
+      actions: ['Upgrade through this context'],
+      declined: `upgrade not started: context ${through.context} is not the inventory's cluster (pick another); nothing was done.`,
+    });
+    if (!go) return { kind: 'cancelled' };
+  }
 
   let target: KubeVersion | undefined;
   if (input.target !== undefined) {

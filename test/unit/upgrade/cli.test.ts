@@ -1,7 +1,7 @@
 /** `kubeadm-workbench upgrade`: usage mistakes exit 2 before anything is read or asked; the verb is listed. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../../src/cli/main';
@@ -43,6 +43,57 @@ test('upgrade without a reachable API is refused before any host is asked: the d
   const t0 = Date.now();
   const code = await main(['upgrade', '--inventory', INVENTORY, '--to', '1.34.12', '--backup-dir', OUT, '--yes', '--kubeconfig', join(OUT, 'no-such-kubeconfig')], io);
   assert.equal(code, 1, io.err);
-  assert.match(io.err, /upgrade refused; nothing was done: the drains go through the Kubernetes API, which this machine cannot reach: .*no kubeconfig file found.* \(--kubeconfig F, --context N\)/);
+  assert.match(io.err, /upgrade refused; nothing was done: the drains go through the Kubernetes API of the inventory's cluster: .*no kubeconfig file found.* \(--kubeconfig F, --context N\)/);
   assert.ok(Date.now() - t0 < 10_000);
+});
+
+/**
+ * The drains' kubeconfig is found like the other verbs' (KUBECONFIG here), and its context is the inventory's cluster's:
+ * nothing listens on these loopback ports, so each run stops at the API check, naming the context it chose.
+ */
+function kubeconfigWith(current: string, contexts: Record<string, string>): string {
+  const names = Object.keys(contexts);
+  const file = join(mkdtempSync(join(tmpdir(), 'kw-upgrade-kc-')), 'config');
+  writeFileSync(file, [
+    'apiVersion: v1', 'kind: Config', `current-context: ${current}`,
+    'clusters:', ...names.map((n) => `  - { name: ${n}, cluster: { server: "${contexts[n]}" } }`),
+    'users:', '  - { name: u, user: { token: not-a-real-token } }',
+    'contexts:', ...names.map((n) => `  - { name: ${n}, context: { cluster: ${n}, user: u } }`),
+  ].join('\n') + '\n', { mode: 0o600 });
+  return file;
+}
+const LOCAL_INVENTORY = join(mkdtempSync(join(tmpdir(), 'kw-upgrade-inv-')), 'inventory.yaml');
+// The example moved to loopback, its VIP port closed: a refused connection answers at once.
+writeFileSync(LOCAL_INVENTORY, readFileSync(INVENTORY, 'utf8').replaceAll('10.3.60.', '127.0.0.').replace('127.0.0.100:6443', '127.0.0.100:1'));
+
+async function upgradeWithKubeconfig(kubeconfig: string, extra: string[] = []): Promise<{ code: number; err: string }> {
+  const saved = process.env.KUBECONFIG;
+  process.env.KUBECONFIG = kubeconfig;
+  try {
+    const io = memoryIo();
+    const code = await main(['upgrade', '--inventory', LOCAL_INVENTORY, '--to', '1.34.12', '--backup-dir', OUT, '--yes', ...extra], io);
+    return { code, err: io.err };
+  } finally {
+    if (saved === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = saved;
+  }
+}
+
+test('upgrade without --context drains through the context whose server is the inventory\'s endpoint, not a current-context of another cluster', async () => {
+  const r = await upgradeWithKubeconfig(kubeconfigWith('prod', { prod: 'https://127.0.0.3:1', 'labs-k8s-admin@labs-k8s': 'https://127.0.0.100:1' }));
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /upgrade refused; nothing was done: .*\(context labs-k8s-admin@labs-k8s, https:\/\/127\.0\.0\.100:1\)/);
+  assert.doesNotMatch(r.err, /prod|127\.0\.0\.3/);
+});
+
+test('upgrade is refused when no context of the kubeconfig is the inventory\'s cluster, naming the endpoint and the contexts seen', async () => {
+  const r = await upgradeWithKubeconfig(kubeconfigWith('prod', { prod: 'https://127.0.0.3:1' }));
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /upgrade refused; nothing was done: .*no context of .* has the inventory's controlPlaneEndpoint 127\.0\.0\.100:1 as its server \(contexts: prod → https:\/\/127\.0\.0\.3:1\)/);
+});
+
+test('upgrade --context N is the one used, even when the current-context is the inventory\'s', async () => {
+  const r = await upgradeWithKubeconfig(kubeconfigWith('labs', { prod: 'https://127.0.0.3:1', labs: 'https://127.0.0.100:1' }), ['--context', 'prod']);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /upgrade refused; nothing was done: .*\(context prod, https:\/\/127\.0\.0\.3:1\)/);
 });

@@ -145,3 +145,24 @@ test('a run that goes through: every node timed, kubeadm\'s backups reported for
   assert.ok(!ui.messages('warning').some((m) => m.includes('HAProxy maintenance')));
   assert.match(ui.documents.get('upgrade-report.md')!, /labs-k8s-m01: 1\.2M \/etc\/kubernetes\/tmp\/kubeadm-backup-etcd-/);
 });
+
+test('drains through a context that is not the inventory\'s endpoint: asked first, naming both; declined, nothing is read', async () => {
+  const hosts = new ClusterHosts();
+  let prepared = 0;
+  const prepare: UpgradeWorkflowInput['prepare'] = async () => {
+    prepared++;
+    throw new Error('not reached');
+  };
+  const declining = new ScriptedUi();
+  const out = await upgradeWorkflow(declining, { ...input(hosts, healthyFacts()), prepare, drainsThrough: { context: 'prod-admin@prod', server: 'https://10.9.0.1:6443' } });
+  assert.equal(out.kind, 'cancelled');
+  assert.equal(prepared, 0);
+  assert.deepEqual(hosts.ran, []);
+  assert.equal(declining.confirms.length, 1);
+  assert.match(declining.confirms[0]!.detail!, /context prod-admin@prod \(https:\/\/10\.9\.0\.1:6443\); the inventory's controlPlaneEndpoint is 10\.3\.60\.100:6443\. If that is another cluster, its nodes of the same names are cordoned and drained/);
+  // The inventory's own endpoint: no question; the preflight is read.
+  const quiet = new ScriptedUi();
+  await upgradeWorkflow(quiet, { ...input(hosts, healthyFacts()), prepare, drainsThrough: { context: 'labs-k8s-admin@labs-k8s', server: 'https://10.3.60.100:6443' } });
+  assert.equal(quiet.confirms.length, 0);
+  assert.equal(prepared, 1);
+});
