@@ -25,21 +25,18 @@ export function buildBringUpPlan(inv: Inventory, phases: readonly BringUpPhase[]
   assertValidInventory(inv);
   if (!phases.length) throw new Error(`no phase to plan: name at least one of ${BRING_UP_PHASES.join(', ')}`);
   const plans: PhasePlan[] = [];
-  // The other nodes' image pulls belong to prepare but run beside init: right after init when it is planned too.
+  // The other nodes' image pulls belong to prepare and take init's place in the order: beside init when it is
+  // planned too, else simply after prepare and the balancers.
   const pulls = phases.includes('prepare') ? imagesBesideInitPhase(inv, sources) : undefined;
-  for (const phase of BRING_UP_PHASES.filter((p) => phases.includes(p))) {
-    if (phase === 'prepare') plans.push(preparePhase(inv, configs, sources));
-    if (phase === 'loadbalancer') plans.push(loadBalancerPhase(inv, configs, sources));
-    if (phase === 'init') plans.push(initPhase(inv, configs, sources, hooks));
-    if (phase === 'join-control-plane') plans.push(joinControlPlanePhase(inv, sources, configs));
-    if (phase === 'join-workers') plans.push(...joinWorkersPhases(inv, sources));
-    if (phase === 'verify') plans.push(clusterChecksPhase(inv));
-  }
-  if (pulls?.steps.length) {
-    const init = plans.findIndex((p) => p.phase === 'init');
-    const { overlaps: _besideInit, ...alone } = pulls;
-    if (init >= 0) plans.splice(init + 1, 0, pulls);
-    else plans.splice(plans.filter((p) => p.phase === 'prepare' || p.phase === 'loadbalancer').length, 0, alone);
+  for (const phase of BRING_UP_PHASES) {
+    const wanted = phases.includes(phase);
+    if (wanted && phase === 'prepare') plans.push(preparePhase(inv, configs, sources));
+    if (wanted && phase === 'loadbalancer') plans.push(loadBalancerPhase(inv, configs, sources));
+    if (wanted && phase === 'init') plans.push(initPhase(inv, configs, sources, hooks));
+    if (phase === 'init' && pulls?.steps.length) plans.push(wanted ? pulls : { ...pulls, overlaps: [] });
+    if (wanted && phase === 'join-control-plane') plans.push(joinControlPlanePhase(inv, sources, configs));
+    if (wanted && phase === 'join-workers') plans.push(...joinWorkersPhases(inv, sources));
+    if (wanted && phase === 'verify') plans.push(clusterChecksPhase(inv));
   }
   // Same inventory, files and phases → same fingerprint → a failed run of it can be resumed.
   const fingerprint = createHash('sha256').update(JSON.stringify({ inv, configs, sources, phases })).digest('hex').slice(0, 16);

@@ -86,12 +86,17 @@ let home: string;
 const API_UNANSWERED = /TLS handshake timeout|Unable to connect to the server|connect: connection refused|connection reset by peer|i\/o timeout|http2: client connection lost|unexpected EOF|the server is currently unable to handle the request/;
 const ATTEMPTS = 4;
 
-/** kubectl through the VIP; asked again (at most ATTEMPTS times, 3 s apart) only when no API server answered. */
-function kubectlRun(args: string[]): { status: number | null; stdout: string; stderr: string } {
+type KubectlResult = { status: number | null; stdout: string; stderr: string };
+/** kubectl's own answer: it exited 0, printed something, or failed for a reason other than no API server answering. */
+const kubectlAnswered = (r: KubectlResult): boolean => r.status === 0 || r.stdout.trim() !== '' || !API_UNANSWERED.test(r.stderr);
+
+/** kubectl through the VIP; asked again (at most ATTEMPTS times, 3 s apart) while what came back is not an answer. */
+function kubectlRun(args: string[], answered: (r: KubectlResult) => boolean = kubectlAnswered): KubectlResult {
   for (let attempt = 1; ; attempt++) {
-    const r = spawnSync('kubectl', ['--kubeconfig', env.KUBECONFIG!, '--request-timeout=20s', ...args], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! }, timeout: 60_000 });
-    if (r.status === 0 || attempt === ATTEMPTS || r.stdout.trim() || !API_UNANSWERED.test(r.stderr ?? '')) return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? String(r.error ?? '') };
-    console.log(`kubectl ${args.slice(0, 3).join(' ')}: no answer (${r.stderr.trim().split('\n').at(-1)}); asked again in 3 s (attempt ${attempt + 1} of ${ATTEMPTS})`);
+    const s = spawnSync('kubectl', ['--kubeconfig', env.KUBECONFIG!, '--request-timeout=20s', ...args], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! }, timeout: 60_000 });
+    const r = { status: s.status, stdout: s.stdout ?? '', stderr: s.stderr ?? String(s.error ?? '') };
+    if (attempt === ATTEMPTS || answered(r)) return r;
+    console.log(`kubectl ${args.slice(0, 3).join(' ')}: no answer (exit ${r.status}: ${r.stderr.trim().split('\n').at(-1)}); asked again in 3 s (attempt ${attempt + 1} of ${ATTEMPTS})`);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000);
   }
 }
@@ -156,16 +161,12 @@ function compareNodesAndPods(): void {
  * `etcdctl endpoint status --cluster -w json` in a member's etcd pod, through `kubectl exec` via the VIP. etcdctl's own
  * answer is a JSON array on stdout (the endpoints that answered) with a "Failed to get the status of endpoint …" line
  * on stderr for each one that did not; anything else — `error: EOF` when the exec stream through an API server on the
- * way down was cut, no API server answering — is kubectl's transport failing, which is asked again (at most ATTEMPTS
- * times, 3 s apart) and never read as etcdctl's word on the members.
+ * way down was cut, no API server answering — is kubectl's transport failing, asked again and never read as
+ * etcdctl's word on the members.
  */
-function etcdctlEndpointStatus(pod: string): { status: number | null; stdout: string; stderr: string } {
-  for (let attempt = 1; ; attempt++) {
-    const r = kubectlRun(['exec', '-n', 'kube-system', pod, '--', 'etcdctl', ...etcdctlTlsArgs(), 'endpoint', 'status', '--cluster', '-w', 'json']);
-    if (isJsonArray(r.stdout) || /^Failed to get the status of endpoint /m.test(r.stderr) || attempt === ATTEMPTS) return r;
-    console.log(`kubectl exec ${pod} etcdctl: no answer from etcdctl (exit ${r.status}: ${r.stderr.trim().split('\n').at(-1)}); asked again in 3 s (attempt ${attempt + 1} of ${ATTEMPTS})`);
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000);
-  }
+function etcdctlEndpointStatus(pod: string): KubectlResult {
+  return kubectlRun(['exec', '-n', 'kube-system', pod, '--', 'etcdctl', ...etcdctlTlsArgs(), 'endpoint', 'status', '--cluster', '-w', 'json'],
+    (r) => isJsonArray(r.stdout) || /^Failed to get the status of endpoint /m.test(r.stderr));
 }
 
 function isJsonArray(text: string): boolean {

@@ -85,6 +85,7 @@ function installMarkerStep(): Omit<Step, 'id' | 'phase' | 'host'> {
 
 export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseSources): PhasePlan {
   const steps: Step[] = [];
+  const first = hostsWithRole(inv, 'control-plane')[0]?.name;
   for (const host of nodesOf(inv)) {
     const s = (key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): number => steps.push(step('prepare', host, key, rest));
     s('install-marker', installMarkerStep());
@@ -153,7 +154,7 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
     // The first control-plane node's images are pulled here, beside the other hosts' preparation: init needs
     // them. The other nodes pull theirs beside init (imagesBesideInitPhase): on a small machine or a slow registry
     // five nodes pulling at once would hold up init, which waits for the whole of prepare.
-    if (host.name === firstControlPlane(inv).name) s('images', imagePullStep(inv, true, sources));
+    if (host.name === first) s('images', imagePullStep(inv, true, sources));
   }
   return { phase: 'prepare', title: 'Prepare hosts', order: 'parallel', steps, warnings: [] };
 }
@@ -164,7 +165,7 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
  * Part of preparation (phase `prepare`), placed after init in the plan: the joins wait for it, init does not.
  */
 export function imagesBesideInitPhase(inv: Inventory, sources: PhaseSources): PhasePlan {
-  const first = firstControlPlane(inv).name;
+  const first = hostsWithRole(inv, 'control-plane')[0]?.name;
   const steps = nodesOf(inv)
     .filter((h) => h.name !== first)
     .map((host) => step('prepare', host, 'images', imagePullStep(inv, host.roles.includes('control-plane'), sources)));
