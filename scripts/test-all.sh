@@ -72,6 +72,8 @@ step() {
     echo "══════ $name: PASS (${dt}s)"
   else
     failed=$((failed + 1)); SUMMARY+=("$(printf '  %-12s FAIL  %4ss  %s(exit %s, log: test-results/logs/%s.log)' "$name" "$dt" "${counts:+$counts }" "$rc" "$name")")
+    local which; which=$(failing_tests "$LOGS/$name.log")
+    [ -z "$which" ] || SUMMARY+=("$which")
     echo "══════ $name: FAIL (exit $rc, ${dt}s)"
   fi
   return 0
@@ -93,6 +95,15 @@ read_counts() {
   [ -n "$last" ] || return 0
   tp=$(echo "$last" | awk '{print $1}'); tf=$(echo "$last" | awk '{print $3}')
   ts=$(echo "$last" | grep -oE '[0-9]+ skipped' | awk '{print $1}'); ts=${ts:-0}
+}
+# The names of the tests a step's log reports failed, for the summary (CI may keep only the end of the output): the
+# extension-host runner's (mocha's) "N failing" list — each failure's title lines and its first message line — and
+# node:test's "✖" lines, each once. At most 12 lines.
+failing_tests() {
+  {
+    awk '/^ *[0-9]+ failing$/ {on = 1; next} on && /^ *[0-9]+\) / {n = 3} on && n > 0 && NF {print; n--}' "$1"
+    grep -aE '^ *✖ ' "$1" | grep -avE '✖ failing tests:' | sed -E 's/ \([0-9.]+ms\)$//' | awk '!seen[$0]++'
+  } | head -12 | sed -E 's/^ */      /'
 }
 fail_step() {
   failed=$((failed + 1)); SUMMARY+=("$(printf '  %-12s FAIL  (%s)' "$1" "$2")")
