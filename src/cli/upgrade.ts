@@ -12,10 +12,7 @@ import { createDrainCluster } from '../adapters/kube/drain';
 import type { KubeConnection } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import { remoteExecOver } from '../adapters/ssh/fromInventory';
-import type { RemoteExec } from '../core/live/etcdSource';
 import { describeError } from '../core/live/errors';
-import { contextForEndpoint } from '../core/live/kubeconfig';
-import type { Inventory } from '../core/inventory/types';
 import { parseVersion } from '../core/upgrade/versions';
 import { gitWorkTreeOf } from '../engine/backup';
 import { upgradeHooks } from '../engine/upgrade';
@@ -34,27 +31,6 @@ export const UPGRADE_USAGE =
   '                                 [--kubeconfig F] [--context N] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n' +
   '  --delete-emptydir-data: the drains evict pods with emptyDir volumes and that data is lost (without it such a pod stops the run at its node\'s drain)\n' +
   '  VERSION: the next minor (1.34.12 from 1.33.x) or a patch of the current one; DIR: where the pre-upgrade etcd snapshot goes (outside any git work tree)\n';
-
-/**
- * The connection for the drains, found like the other verbs' (--kubeconfig, else KUBECONFIG, else ~/.kube/config)
- * and, without --context, the context whose server is the inventory's controlPlaneEndpoint (the editor's rule): the
- * current-context of a default kubeconfig may be another cluster, whose nodes of the same names would be drained.
- */
-async function connectToInventoryCluster(flags: Record<string, unknown>, inventory: Inventory, remote: RemoteExec): Promise<KubeConnection> {
-  const adapter = loadKubeAdapter();
-  const kubeconfig = (flags.kubeconfig as string | undefined) ?? '';
-  let context = flags.context as string | undefined;
-  if (!context) {
-    const endpoint = inventory.cluster.controlPlaneEndpoint;
-    const { choice } = await adapter.loadKubeconfig(kubeconfig);
-    context = contextForEndpoint(choice, endpoint);
-    if (!context) {
-      const seen = choice.contexts.map((c) => `${c.name} → ${c.server ?? 'no server'}`).join(', ') || 'none';
-      throw new Error(`no context of ${choice.paths.join(':')} has the inventory's controlPlaneEndpoint ${endpoint} as its server (contexts: ${seen})`);
-    }
-  }
-  return adapter.connect({ kubeconfig, context, inventory, remote });
-}
 
 export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
   let maxUnavailable = 1;
@@ -84,7 +60,9 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'upgrade');
   let conn: KubeConnection | undefined;
   const cluster = async () => {
-    conn ??= await connectToInventoryCluster(flags, inventory, remoteExecOver(pool));
+    // The drains' connection, found like the other verbs' (--kubeconfig, else KUBECONFIG, else ~/.kube/config), its
+    // context by the inventory's endpoint unless --context names one.
+    conn ??= await loadKubeAdapter().connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', inventory, remote: remoteExecOver(pool), contextByEndpoint: true });
     const c = conn;
     return createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory });
   };

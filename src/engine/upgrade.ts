@@ -26,6 +26,8 @@ export interface UpgradeDeps {
   ssh: SshTransport;
   become: (host: string) => SudoOptions | undefined;
   say?: (line: string) => void;
+  /** How long an unhealthy etcd member is waited for before the preflight judges (default two minutes). */
+  etcdSettleMs?: number;
 }
 
 export interface UpgradeRequest {
@@ -180,11 +182,22 @@ export async function gatherUpgradeFacts(deps: UpgradeDeps, target: KubeVersion)
   } else {
     facts.imagesError = 'no control-plane node answers';
   }
-  try {
-    const etcd = await readEtcdOverSsh(deps);
-    facts.etcd = etcd.members.map((m) => ({ name: m.host ?? m.name, learner: m.isLearner, healthy: m.healthy, ...(m.problem ? { problem: m.problem } : {}) }));
-  } catch (e) {
-    facts.etcdError = errorMessage(e);
+  // A member that does not answer may be restarting: its static pod is replaced by every kubeadm upgrade step (a run
+  // resumed after one was interrupted in `kubeadm upgrade node` finds that node's etcd coming back). It is read again
+  // for a while before the preflight judges; nothing is changed meanwhile, so the quorum guard is unaffected.
+  const settleBy = Date.now() + (deps.etcdSettleMs ?? 120_000);
+  for (;;) {
+    try {
+      const etcd = await readEtcdOverSsh(deps);
+      facts.etcd = etcd.members.map((m) => ({ name: m.host ?? m.name, learner: m.isLearner, healthy: m.healthy, ...(m.problem ? { problem: m.problem } : {}) }));
+      delete facts.etcdError;
+    } catch (e) {
+      facts.etcdError = errorMessage(e);
+    }
+    const unhealthy = (facts.etcd ?? []).filter((m) => !m.healthy).map((m) => m.name);
+    if ((!unhealthy.length && !facts.etcdError) || Date.now() >= settleBy) break;
+    say(`etcd ${unhealthy.length ? `member ${unhealthy.join(', ')} unhealthy` : 'not read'}; reading it again in 5 s (a member restarts with its static pod)…`);
+    await new Promise((r) => setTimeout(r, 5_000));
   }
   facts.certificatesError = 'read with `kubeadm-workbench certs`; kubeadm upgrade renews the certificates it manages';
   return { facts, ...(source ? { source } : {}), ...(sourceProblem ? { sourceProblem } : {}) };

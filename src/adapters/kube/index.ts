@@ -12,7 +12,7 @@ import { LiveCluster, type LiveClusterOptions } from '../../core/live/cluster';
 import { ApiError, classifyError, httpError } from '../../core/live/errors';
 import { buildEtcd, type EtcdModel, type MemberHistory } from '../../core/live/etcd';
 import { etcdctlTlsArgs, readEtcd as readEtcdRaw, sshEtcdctl, type EtcdctlRunner, type ExecResult, type MemberCache, type RemoteExec } from '../../core/live/etcdSource';
-import { kubeconfigPaths, mergeKubeconfigs, serverMatchesEndpoint } from '../../core/live/kubeconfig';
+import { contextForEndpoint, kubeconfigPaths, mergeKubeconfigs, serverMatchesEndpoint } from '../../core/live/kubeconfig';
 import { componentOf, nodeReadiness } from '../../core/live/controlPlane';
 import type { Node, Pod } from '../../core/live/types';
 import { HttpsTransport, type TlsOptions } from './transport';
@@ -74,6 +74,12 @@ export interface ConnectOptions {
   live?: LiveClusterOptions;
   /** false: one connection per request (probes that must see the load balancer choose anew each time). */
   keepAlive?: boolean;
+  /**
+   * Without a context: the one whose server is the inventory's controlPlaneEndpoint (contextForEndpoint), and none
+   * is an error naming the contexts seen — not the current-context, which may be another cluster whose nodes have
+   * the same names. The command line's verbs given an inventory ask for this; the editor picks its context itself.
+   */
+  contextByEndpoint?: boolean;
 }
 
 export interface KubeConnection {
@@ -93,9 +99,17 @@ export interface KubeConnection {
   dispose(): void;
 }
 
+function inventoryContext(choice: KubeconfigChoice, inventory: Inventory): string {
+  const endpoint = inventory.cluster.controlPlaneEndpoint;
+  const context = contextForEndpoint(choice, endpoint);
+  if (context) return context;
+  const seen = choice.contexts.map((c) => `${c.name} → ${c.server ?? 'no server'}`).join(', ') || 'none';
+  throw new ApiError('config', choice.paths.join(':'), `no context of ${choice.paths.join(':')} has the inventory's controlPlaneEndpoint ${endpoint} as its server (contexts: ${seen}); give --context to use another`);
+}
+
 export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection> {
   const { kc, choice } = await loadKubeconfig(opts.kubeconfig);
-  const context = opts.context || choice.current;
+  const context = opts.context || (opts.contextByEndpoint && opts.inventory ? inventoryContext(choice, opts.inventory) : choice.current);
   if (!context) throw new ApiError('config', choice.paths.join(':'), 'no current-context: pick one with "Kubeadm: Select Cluster Context"');
   if (!kc.getContextObject(context)) throw new ApiError('config', choice.paths.join(':'), `context "${context}" not found`);
   kc.setCurrentContext(context);

@@ -1,0 +1,66 @@
+/**
+ * The command line's verbs given an inventory talk to that inventory's cluster: without --context, the context whose
+ * server is its controlPlaneEndpoint — never a current-context of another cluster whose nodes may have the same names
+ * (a drain of "labs-k8s-w01" in prod). Nothing listens on these loopback ports: each run stops at its first request,
+ * and what it printed names the server it chose, or the refusal names the endpoint and the contexts it saw.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../../src/cli/main';
+import { memoryIo } from './memoryIo';
+
+const DIR = mkdtempSync(join(tmpdir(), 'kw-context-by-endpoint-'));
+const INVENTORY = join(DIR, 'inventory.yaml');
+// The example moved to loopback, its VIP port closed: a refused connection answers at once.
+writeFileSync(INVENTORY, readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8').replaceAll('10.3.60.', '127.0.0.').replace('127.0.0.100:6443', '127.0.0.100:1'));
+
+function kubeconfigWith(current: string, contexts: Record<string, string>): string {
+  const names = Object.keys(contexts);
+  const file = join(mkdtempSync(join(DIR, 'kc-')), 'config');
+  writeFileSync(file, [
+    'apiVersion: v1', 'kind: Config', `current-context: ${current}`,
+    'clusters:', ...names.map((n) => `  - { name: ${n}, cluster: { server: "${contexts[n]}" } }`),
+    'users:', '  - { name: u, user: { token: not-a-real-token } }',
+    'contexts:', ...names.map((n) => `  - { name: ${n}, context: { cluster: ${n}, user: u } }`),
+  ].join('\n') + '\n', { mode: 0o600 });
+  return file;
+}
+
+const VERBS: [string, string[]][] = [
+  ['drain', ['drain', 'labs-k8s-w01', '--inventory', INVENTORY, '--yes']],
+  ['status', ['status', '--inventory', INVENTORY]],
+  ['timeline', ['timeline', '--inventory', INVENTORY]],
+];
+
+async function run(argv: string[]): Promise<{ code: number; out: string }> {
+  const io = memoryIo();
+  const code = await main(argv, io);
+  return { code, out: `${io.out}\n${io.err}` };
+}
+
+for (const [verb, argv] of VERBS) {
+  test(`${verb} --inventory without --context: the inventory's cluster, not the current-context of another`, async () => {
+    const kc = kubeconfigWith('prod', { prod: 'https://127.0.0.3:1', labs: 'https://127.0.0.100:1' });
+    const r = await run([...argv, '--kubeconfig', kc]);
+    assert.notEqual(r.code, 0, r.out);
+    assert.match(r.out, /127\.0\.0\.100:1/, r.out);
+    assert.doesNotMatch(r.out, /127\.0\.0\.3\b/, r.out);
+  });
+
+  test(`${verb} --inventory with no context of the inventory's cluster is refused, naming the endpoint and the contexts seen`, async () => {
+    const kc = kubeconfigWith('prod', { prod: 'https://127.0.0.3:1' });
+    const r = await run([...argv, '--kubeconfig', kc]);
+    assert.notEqual(r.code, 0, r.out);
+    assert.match(r.out, /has the inventory's controlPlaneEndpoint 127\.0\.0\.100:1 as its server \(contexts: prod → https:\/\/127\.0\.0\.3:1\); give --context/, r.out);
+  });
+
+  test(`${verb} --context N is the one used`, async () => {
+    const kc = kubeconfigWith('labs', { prod: 'https://127.0.0.3:1', labs: 'https://127.0.0.100:1' });
+    const r = await run([...argv, '--kubeconfig', kc, '--context', 'prod']);
+    assert.notEqual(r.code, 0, r.out);
+    assert.match(r.out, /127\.0\.0\.3:1/, r.out);
+  });
+}
