@@ -1,7 +1,7 @@
 // Tier 1: unit tests of the editor-free code with Node's test runner (TypeScript through tsx).
 // Runs every test/unit/**/*.test.ts, or the files given as arguments.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,7 @@ if (files.length === 0) {
 // The tests' temporary folders (test PKI, fake snapshots, generated configs: hundreds per run) go into one folder of
 // this run, removed at the end — not left in the machine's /tmp by every test that forgets its own.
 const scratch = mkdtempSync(join(tmpdir(), 'kw-unit-'));
+chmodSync(scratch, 0o1777); // like /tmp: some tests run scripts as an unprivileged user
 // tsx keeps its compile cache in the temporary folder: this run's points at the usual one (warm between runs).
 const tsxCache = join(tmpdir(), `tsx-${process.getuid?.() ?? 0}`);
 mkdirSync(tsxCache, { recursive: true, mode: 0o700 });

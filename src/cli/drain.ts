@@ -83,7 +83,7 @@ function normalizeArgs(argv: string[]): string[] {
 
 async function connect(flags: Record<string, unknown>, io: CliIo, inventory?: Inventory, remote?: ReturnType<typeof remoteExecOver>): Promise<KubeConnection | undefined> {
   try {
-    return await loadKubeAdapter().connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', ...(inventory ? { inventory, contextByEndpoint: true } : {}), ...(remote ? { remote } : {}) });
+    return await loadKubeAdapter().connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', ...(inventory ? { inventory, contextByEndpoint: 'prefer' as const } : {}), ...(remote ? { remote } : {}) });
   } catch (e) {
     io.stderr(`kubeadm-workbench: cannot connect to the cluster: ${describeError(e)}\n`);
     return undefined;

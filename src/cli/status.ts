@@ -108,7 +108,7 @@ export async function runStatus(args: string[], io: CliIo, deps: StatusDeps = {}
   const ssh = opts.ssh ? (deps.openSsh?.(inventory) ?? sshRemote(inventory, io, opts.sshConfig, opts.knownHosts)) : undefined;
   let conn;
   try {
-    conn = await connect({ kubeconfig: opts.kubeconfig ?? '', context: opts.context ?? '', inventory, contextByEndpoint: true, ...(ssh ? { remote: ssh.remote } : {}) });
+    conn = await connect({ kubeconfig: opts.kubeconfig ?? '', context: opts.context ?? '', inventory, contextByEndpoint: 'prefer', ...(ssh ? { remote: ssh.remote } : {}) });
   } catch (e) {
     io.stderr(`kubeadm-workbench status: ${describeError(e)}\n`);
     await ssh?.close();

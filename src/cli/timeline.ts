@@ -37,7 +37,7 @@ interface Connection { context: string; server: string; transport: TimelineTrans
 
 /** What a test may replace: the API connection and the SSH side. */
 export interface TimelineDeps {
-  connect?: (opts: { kubeconfig: string; context: string; inventory: Inventory; contextByEndpoint?: boolean }) => Promise<Connection>;
+  connect?: (opts: { kubeconfig: string; context: string; inventory: Inventory; contextByEndpoint?: 'prefer' | 'require' }) => Promise<Connection>;
   openSsh?: (inventory: Inventory) => { remote: RemoteExec; close(): Promise<void> };
   /** Calls `stop` on the user's Ctrl-C (the first one: a second one ends the process as usual); returns the unhook. */
   onInterrupt?: (stop: () => void) => () => void;
@@ -76,7 +76,7 @@ export async function runTimelineVerb(argv: string[], io: CliIo, deps: TimelineD
   const connect = deps.connect ?? ((o) => loadKubeAdapter().connect(o) as Promise<Connection>);
   let conn: Connection;
   try {
-    conn = await connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', inventory, contextByEndpoint: true });
+    conn = await connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', inventory, contextByEndpoint: 'prefer' });
   } catch (e) {
     io.stderr(`kubeadm-workbench timeline: ${errorMessage(e)}\n`);
     return EXIT_FAILED;

@@ -62,7 +62,7 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   const cluster = async () => {
     // The drains' connection, found like the other verbs' (--kubeconfig, else KUBECONFIG, else ~/.kube/config), its
     // context by the inventory's endpoint unless --context names one.
-    conn ??= await loadKubeAdapter().connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', inventory, remote: remoteExecOver(pool), contextByEndpoint: true });
+    conn ??= await loadKubeAdapter().connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', inventory, remote: remoteExecOver(pool), contextByEndpoint: 'require' });
     const c = conn;
     return createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory });
   };

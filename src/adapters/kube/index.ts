@@ -75,11 +75,13 @@ export interface ConnectOptions {
   /** false: one connection per request (probes that must see the load balancer choose anew each time). */
   keepAlive?: boolean;
   /**
-   * Without a context: the one whose server is the inventory's controlPlaneEndpoint (contextForEndpoint), and none
-   * is an error naming the contexts seen — not the current-context, which may be another cluster whose nodes have
-   * the same names. The command line's verbs given an inventory ask for this; the editor picks its context itself.
+   * Without a context: the one whose server is the inventory's controlPlaneEndpoint (contextForEndpoint) rather than
+   * the current-context, which may be another cluster whose nodes have the same names. When none is: 'prefer' takes
+   * the current-context as before (a kubeconfig that names one control-plane node, not the VIP, is common), 'require'
+   * is an error naming the contexts seen (the upgrade). The command line's verbs given an inventory ask for this; the
+   * editor picks its context itself.
    */
-  contextByEndpoint?: boolean;
+  contextByEndpoint?: 'prefer' | 'require';
 }
 
 export interface KubeConnection {
@@ -99,17 +101,18 @@ export interface KubeConnection {
   dispose(): void;
 }
 
-function inventoryContext(choice: KubeconfigChoice, inventory: Inventory): string {
+function inventoryContext(choice: KubeconfigChoice, inventory: Inventory, rule: 'prefer' | 'require'): string | undefined {
   const endpoint = inventory.cluster.controlPlaneEndpoint;
   const context = contextForEndpoint(choice, endpoint);
   if (context) return context;
+  if (rule === 'prefer') return choice.current;
   const seen = choice.contexts.map((c) => `${c.name} → ${c.server ?? 'no server'}`).join(', ') || 'none';
   throw new ApiError('config', choice.paths.join(':'), `no context of ${choice.paths.join(':')} has the inventory's controlPlaneEndpoint ${endpoint} as its server (contexts: ${seen}); give --context to use another`);
 }
 
 export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection> {
   const { kc, choice } = await loadKubeconfig(opts.kubeconfig);
-  const context = opts.context || (opts.contextByEndpoint && opts.inventory ? inventoryContext(choice, opts.inventory) : choice.current);
+  const context = opts.context || (opts.contextByEndpoint && opts.inventory ? inventoryContext(choice, opts.inventory, opts.contextByEndpoint) : choice.current);
   if (!context) throw new ApiError('config', choice.paths.join(':'), 'no current-context: pick one with "Kubeadm: Select Cluster Context"');
   if (!kc.getContextObject(context)) throw new ApiError('config', choice.paths.join(':'), `context "${context}" not found`);
   kc.setCurrentContext(context);
