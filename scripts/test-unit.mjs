@@ -29,9 +29,9 @@ if (files.length === 0) {
 const scratch = mkdtempSync(join(tmpdir(), 'kw-unit-'));
 chmodSync(scratch, 0o1777); // like /tmp: some tests run scripts as an unprivileged user
 // tsx keeps its compile cache in the temporary folder: this run's points at the usual one (warm between runs).
-const tsxCache = join(tmpdir(), `tsx-${process.getuid?.() ?? 0}`);
-mkdirSync(tsxCache, { recursive: true, mode: 0o700 });
-symlinkSync(tsxCache, join(scratch, `tsx-${process.getuid?.() ?? 0}`));
+const tsxCacheName = `tsx-${process.getuid?.() ?? 0}`;
+mkdirSync(join(tmpdir(), tsxCacheName), { recursive: true, mode: 0o700 });
+symlinkSync(join(tmpdir(), tsxCacheName), join(scratch, tsxCacheName));
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files], { cwd: root, stdio: 'inherit', env: { ...process.env, TMPDIR: scratch } });
 rmSync(scratch, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -26,8 +26,6 @@ export interface UpgradeDeps {
   ssh: SshTransport;
   become: (host: string) => SudoOptions | undefined;
   say?: (line: string) => void;
-  /** How long an unhealthy etcd member is waited for before the preflight judges (default two minutes). */
-  etcdSettleMs?: number;
 }
 
 export interface UpgradeRequest {
@@ -138,6 +136,9 @@ async function readServed(deps: UpgradeDeps, host: string, current: KubeVersion,
   return out;
 }
 
+/** How long the preflight reads an unhealthy etcd member again before judging: a static pod's restart takes seconds. */
+const ETCD_SETTLE_MS = 120_000;
+
 export async function gatherUpgradeFacts(deps: UpgradeDeps, target: KubeVersion): Promise<{ facts: UpgradeFacts; source?: TargetSource; sourceProblem?: string }> {
   const say = deps.say ?? (() => undefined);
   let source: TargetSource | undefined;
@@ -185,7 +186,7 @@ export async function gatherUpgradeFacts(deps: UpgradeDeps, target: KubeVersion)
   // A member that does not answer may be restarting: its static pod is replaced by every kubeadm upgrade step (a run
   // resumed after one was interrupted in `kubeadm upgrade node` finds that node's etcd coming back). It is read again
   // for a while before the preflight judges; nothing is changed meanwhile, so the quorum guard is unaffected.
-  const settleBy = Date.now() + (deps.etcdSettleMs ?? 120_000);
+  const settleBy = Date.now() + ETCD_SETTLE_MS;
   for (;;) {
     try {
       const etcd = await readEtcdOverSsh(deps);

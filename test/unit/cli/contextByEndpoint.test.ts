@@ -6,28 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { main } from '../../../src/cli/main';
+import { kubeconfigWith, loopbackInventory } from './loopbackCluster';
 import { memoryIo } from './memoryIo';
 
-const DIR = mkdtempSync(join(tmpdir(), 'kw-context-by-endpoint-'));
-const INVENTORY = join(DIR, 'inventory.yaml');
-// The example moved to loopback, its VIP port closed: a refused connection answers at once.
-writeFileSync(INVENTORY, readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8').replaceAll('10.3.60.', '127.0.0.').replace('127.0.0.100:6443', '127.0.0.100:1'));
-
-function kubeconfigWith(current: string, contexts: Record<string, string>): string {
-  const names = Object.keys(contexts);
-  const file = join(mkdtempSync(join(DIR, 'kc-')), 'config');
-  writeFileSync(file, [
-    'apiVersion: v1', 'kind: Config', `current-context: ${current}`,
-    'clusters:', ...names.map((n) => `  - { name: ${n}, cluster: { server: "${contexts[n]}" } }`),
-    'users:', '  - { name: u, user: { token: not-a-real-token } }',
-    'contexts:', ...names.map((n) => `  - { name: ${n}, context: { cluster: ${n}, user: u } }`),
-  ].join('\n') + '\n', { mode: 0o600 });
-  return file;
-}
+const INVENTORY = loopbackInventory();
 
 const VERBS: [string, string[]][] = [
   ['drain', ['drain', 'labs-k8s-w01', '--inventory', INVENTORY, '--yes']],

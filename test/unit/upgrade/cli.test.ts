@@ -1,10 +1,11 @@
 /** `kubeadm-workbench upgrade`: usage mistakes exit 2 before anything is read or asked; the verb is listed. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../../src/cli/main';
+import { kubeconfigWith, loopbackInventory } from '../cli/loopbackCluster';
 import { memoryIo } from '../cli/memoryIo';
 
 const INVENTORY = join(__dirname, '../../../examples/labs-k8s/inventory.yaml');
@@ -51,20 +52,7 @@ test('upgrade without a reachable API is refused before any host is asked: the d
  * The drains' kubeconfig is found like the other verbs' (KUBECONFIG here), and its context is the inventory's cluster's:
  * nothing listens on these loopback ports, so each run stops at the API check, naming the context it chose.
  */
-function kubeconfigWith(current: string, contexts: Record<string, string>): string {
-  const names = Object.keys(contexts);
-  const file = join(mkdtempSync(join(tmpdir(), 'kw-upgrade-kc-')), 'config');
-  writeFileSync(file, [
-    'apiVersion: v1', 'kind: Config', `current-context: ${current}`,
-    'clusters:', ...names.map((n) => `  - { name: ${n}, cluster: { server: "${contexts[n]}" } }`),
-    'users:', '  - { name: u, user: { token: not-a-real-token } }',
-    'contexts:', ...names.map((n) => `  - { name: ${n}, context: { cluster: ${n}, user: u } }`),
-  ].join('\n') + '\n', { mode: 0o600 });
-  return file;
-}
-const LOCAL_INVENTORY = join(mkdtempSync(join(tmpdir(), 'kw-upgrade-inv-')), 'inventory.yaml');
-// The example moved to loopback, its VIP port closed: a refused connection answers at once.
-writeFileSync(LOCAL_INVENTORY, readFileSync(INVENTORY, 'utf8').replaceAll('10.3.60.', '127.0.0.').replace('127.0.0.100:6443', '127.0.0.100:1'));
+const LOCAL_INVENTORY = loopbackInventory();
 
 async function upgradeWithKubeconfig(kubeconfig: string, extra: string[] = []): Promise<{ code: number; err: string }> {
   const saved = process.env.KUBECONFIG;
