@@ -8,7 +8,8 @@
  *   HAProxy on every balancer (maint, through the admin socket) and put back (ready) once its own /readyz answers
  *   at the target; then the etcd gate (its member voting, every voter healthy) and the lease gate →
  *   kubelets: control-plane nodes one at a time, then workers `maxUnavailable` at a time: drain, kubelet and
- *   kubectl upgraded and held, kubelet restarted, Ready at the target, uncordoned →
+ *   kubectl upgraded and held, kubelet restarted (a control-plane node out of HAProxy around it: the new kubelet
+ *   restarts the static pods' containers), Ready at the target, uncordoned →
  *   kubeadm's backups in /etc/kubernetes/tmp listed.
  *
  * Every step has a check that asks the host or the API whether the node is at the target already (or is a gate
@@ -64,11 +65,17 @@ export function atTargetKey(node: string): string {
   return `at-target:${node}`;
 }
 
-function captureAtTarget(node: string): (stdout: string) => Record<string, string> {
-  return (stdout) => ({ [atTargetKey(node)]: /at-target=yes/.test(stdout) ? 'yes' : 'no' });
+/** The capture key of a control-plane node's "kubelet Ready at the target already" gate. */
+function kubeletAtTargetKey(node: string): string {
+  return `kubelet-at-target:${node}`;
 }
 
-const skipAtTarget = (node: string) => (values: RunValues) => values.get(atTargetKey(node)) === 'yes';
+function captureAtTarget(valueKey: string): (stdout: string) => Record<string, string> {
+  return (stdout) => ({ [valueKey]: /at-target=yes/.test(stdout) ? 'yes' : 'no' });
+}
+
+const skipWhenYes = (valueKey: string) => (values: RunValues) => values.get(valueKey) === 'yes';
+const skipAtTarget = (node: string) => skipWhenYes(atTargetKey(node));
 
 function snapshotPhase(first: HostSpec, target: KubeVersion, hooks: UpgradeHooks): PhasePlan {
   return {
@@ -125,10 +132,53 @@ function serverOf(inv: Inventory, node: string): string {
   return haproxyServerNames(inv).find((s) => s.host === node)!.server;
 }
 
+/**
+ * `host`'s API server out of HAProxy on every balancer: every balancer's gate (the other servers UP) before any
+ * maint, so a stop at one never leaves this node out of another. `occasion` keeps the keys of the two restarts
+ * apart (kubeadm's and the kubelet's); `skip` says when the node needs no restart at all.
+ */
+function balancersOut(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', skip: (values: RunValues) => boolean): Step[] {
+  const server = serverOf(inv, host.name);
+  const balancers = hostsWithRole(inv, 'loadbalancer');
+  const others = hostsWithRole(inv, 'control-plane').filter((h) => h.name !== host.name).map((h) => serverOf(inv, h.name));
+  const gates = (others.length ? balancers : []).map((b) => step(b.name, `haproxy-others-up-${occasion}${host.name}`, { ...othersUpGate(host.name, server, others), skipWhen: skip }));
+  const restart = occasion ? 'its kubelet restarts (the new kubelet restarts the static pods\' containers)' : 'kubeadm restarts it';
+  return [...gates, ...balancers.map((b) => step(b.name, `haproxy-maint-${occasion}${host.name}`, {
+    title: `HAProxy: ${server} in maintenance and its open connections closed (no request through the VIP reaches ${host.name}'s API server while ${restart})`,
+    about: host.name,
+    why: 'A client through the VIP must never be sent to an API server that is stopping or not ready yet; maintenance stops new connections, and a keep-alive connection opened earlier must move too (seen on the lab: connection resets during the first node\'s apply, and during a control-plane kubelet\'s restart).',
+    rerun: 'skipped when the node needs no restart; otherwise its effect is undone by the ready step after the restart',
+    skipWhen: skip,
+    run: takeServerOut(HAPROXY_BACKEND, server),
+    verify: serverIsOut(HAPROXY_BACKEND, server),
+    verifyTimeoutMs: 20_000,
+  }))];
+}
+
+/** `host`'s API server back in HAProxy on every balancer once it answers /readyz itself (asked at its address). */
+function balancersIn(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', target: KubeVersion): Step[] {
+  const server = serverOf(inv, host.name);
+  const v = formatVersion(target);
+  return [
+    step(host.name, `own-readyz${occasion ? '-kubelet' : ''}`, {
+      title: `${host.name}'s own API server answers /readyz at ${v} (asked at ${host.address}, not through the VIP)`,
+      rerun: GATE,
+      verify: ownApiServerReady(host.address, target),
+      verifyTimeoutMs: 5 * 60_000,
+    }),
+    ...hostsWithRole(inv, 'loadbalancer').map((b) => step(b.name, `haproxy-ready-${occasion}${host.name}`, {
+      title: `HAProxy: ${server} ready again, and UP by its /readyz check`,
+      about: host.name,
+      check: serverIs(HAPROXY_BACKEND, server, 'UP'),
+      run: setServerState(HAPROXY_BACKEND, server, 'ready'),
+      verify: serverIs(HAPROXY_BACKEND, server, 'UP'),
+      verifyTimeoutMs: 2 * 60_000,
+    })),
+  ];
+}
+
 function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target: KubeVersion, ignore: readonly string[]): PhasePlan {
   const first = hostsWithRole(inv, 'control-plane')[0]!;
-  const balancers = hostsWithRole(inv, 'loadbalancer');
-  const server = serverOf(inv, host.name);
   const v = formatVersion(target);
   // On the first node, `upgrade apply` is done only when its cluster-wide phases are too, not just its manifests.
   const upgraded = index === 0 ? and(staticPodsAtTarget(target), clusterConfigAtTarget(target)) : staticPodsAtTarget(target);
@@ -140,7 +190,7 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
         : `Are ${host.name}'s static pods at ${v} already? (the HAProxy and kubeadm steps of a node at the target are skipped)`,
       rerun: GATE,
       run: reportAtTarget(upgraded),
-      capture: captureAtTarget(host.name),
+      capture: captureAtTarget(atTargetKey(host.name)),
     }),
     step(first.name, `etcd-before-${host.name}`, {
       title: `etcd: ${host.name}'s member votes and every voting member is healthy, before its etcd restarts`,
@@ -162,23 +212,7 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
       timeoutMs: 5 * 60_000,
     }));
   }
-  // Every balancer's gate before any maint: a stop at one must not leave this node out of another.
-  const others = hostsWithRole(inv, 'control-plane').filter((h) => h.name !== host.name).map((h) => serverOf(inv, h.name));
-  for (const b of others.length ? balancers : []) {
-    steps.push(step(b.name, `haproxy-others-up-${host.name}`, { ...othersUpGate(host.name, server, others), skipWhen: skipAtTarget(host.name) }));
-  }
-  for (const b of balancers) {
-    steps.push(step(b.name, `haproxy-maint-${host.name}`, {
-      title: `HAProxy: ${server} in maintenance and its open connections closed (no request through the VIP reaches ${host.name}'s API server while it restarts)`,
-      about: host.name,
-      why: 'A client through the VIP must never be sent to an API server that is stopping or not ready yet; maintenance stops new connections, and a keep-alive connection opened earlier must move too (seen on the lab: connection resets during the first node\'s apply).',
-      rerun: 'skipped when the node is at the target already; otherwise its effect is undone by the ready step after the restart',
-      skipWhen: skipAtTarget(host.name),
-      run: takeServerOut(HAPROXY_BACKEND, server),
-      verify: serverIsOut(HAPROXY_BACKEND, server),
-      verifyTimeoutMs: 20_000,
-    }));
-  }
+  steps.push(...balancersOut(inv, host, '', skipAtTarget(host.name)));
   steps.push(step(host.name, 'kubeadm-upgrade', {
     title: index === 0 ? `kubeadm upgrade apply ${v}` : 'kubeadm upgrade node',
     why: index === 0 ? 'Upgrades this node\'s static pods, the cluster\'s configuration and the CoreDNS and kube-proxy add-ons.' : 'Upgrades this node\'s static pods to the version the first node set in the cluster\'s configuration.',
@@ -186,22 +220,7 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
     run: index === 0 ? kubeadmUpgradeApply(target, ignore) : kubeadmUpgradeNode(ignore),
     timeoutMs: 30 * 60_000,
   }));
-  steps.push(step(host.name, 'own-readyz', {
-    title: `${host.name}'s own API server answers /readyz at ${v} (asked at ${host.address}, not through the VIP)`,
-    rerun: GATE,
-    verify: ownApiServerReady(host.address, target),
-    verifyTimeoutMs: 5 * 60_000,
-  }));
-  for (const b of balancers) {
-    steps.push(step(b.name, `haproxy-ready-${host.name}`, {
-      title: `HAProxy: ${server} ready again, and UP by its /readyz check`,
-      about: host.name,
-      check: serverIs(HAPROXY_BACKEND, server, 'UP'),
-      run: setServerState(HAPROXY_BACKEND, server, 'ready'),
-      verify: serverIs(HAPROXY_BACKEND, server, 'UP'),
-      verifyTimeoutMs: 2 * 60_000,
-    }));
-  }
+  steps.push(...balancersIn(inv, host, '', target));
   steps.push(
     step(first.name, `etcd-after-${host.name}`, {
       title: `etcd: ${host.name}'s member is back, voting, and every voting member is healthy`,
@@ -234,9 +253,17 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
 }
 
 /** One node's kubelet: (worker: kubeadm and `kubeadm upgrade node`), drain, packages, restart, Ready at the target, uncordon. */
-function kubeletSteps(host: HostSpec, worker: boolean, target: KubeVersion, hooks: UpgradeHooks, ignore: readonly string[], drainSeconds: number): Step[] {
+function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: KubeVersion, hooks: UpgradeHooks, ignore: readonly string[], drainSeconds: number): Step[] {
   const v = formatVersion(target);
   const steps: Step[] = [];
+  if (!worker) {
+    steps.push(step(host.name, 'kubelet-at-target', {
+      title: `Is ${host.name}'s kubelet Ready at ${v} already? (its HAProxy steps are skipped when it is)`,
+      rerun: GATE,
+      run: reportAtTarget(nodeReadyAtTarget(host.name, target)),
+      capture: captureAtTarget(kubeletAtTargetKey(host.name)),
+    }));
+  }
   if (worker) {
     steps.push(noKubeadmRunning(host), kubeadmPackageStep(host, target), step(host.name, 'kubeadm-upgrade-node', {
       title: 'kubeadm upgrade node (the kubelet configuration of the new version)',
@@ -259,6 +286,11 @@ function kubeletSteps(host: HostSpec, worker: boolean, target: KubeVersion, hook
       run: upgradePackages(['kubelet', 'kubectl'], target),
       timeoutMs: 10 * 60_000,
     }),
+  );
+  // A control-plane node's new kubelet restarts its static pods' containers, the API server's too (a request
+  // through the VIP failed there on the lab): the node is out of HAProxy around it, as around kubeadm's restart.
+  if (!worker) steps.push(...balancersOut(inv, host, 'kubelet-', skipWhenYes(kubeletAtTargetKey(host.name))));
+  steps.push(
     step(host.name, 'kubelet-restart', {
       title: `systemctl daemon-reload, restart kubelet; the Node is Ready at ${v}`,
       check: nodeReadyAtTarget(host.name, target),
@@ -266,6 +298,9 @@ function kubeletSteps(host: HostSpec, worker: boolean, target: KubeVersion, hook
       verify: nodeReadyAtTarget(host.name, target),
       verifyTimeoutMs: 3 * 60_000,
     }),
+  );
+  if (!worker) steps.push(...balancersIn(inv, host, 'kubelet-', target));
+  steps.push(
     step(host.name, 'uncordon', {
       title: `Uncordon ${host.name}`,
       check: nodeSchedulable(host.name),
@@ -289,13 +324,13 @@ export function buildUpgradePlan(input: UpgradePlanInput, hooks: UpgradeHooks): 
   const phases: PhasePlan[] = [snapshotPhase(cps[0]!, target, hooks), packageSourcePhase([...cps, ...workers], target, input.source)];
   cps.forEach((h, i) => phases.push(controlPlanePhase(inv, h, i, target, ignore)));
   for (const h of cps) {
-    phases.push({ phase: 'upgrade', title: `Upgrade the kubelet on ${h.name}`, order: 'serial', warnings: [], steps: kubeletSteps(h, false, target, hooks, ignore, drainSeconds) });
+    phases.push({ phase: 'upgrade', title: `Upgrade the kubelet on ${h.name}`, order: 'serial', warnings: [], steps: kubeletSteps(inv, h, false, target, hooks, ignore, drainSeconds) });
   }
   for (let i = 0; i < workers.length; i += maxUnavailable) {
     const group = workers.slice(i, i + maxUnavailable);
     phases.push({
       phase: 'upgrade', title: `Upgrade the kubelet on ${group.map((g) => g.name).join(', ')}`, order: 'parallel', warnings: [],
-      steps: group.flatMap((h) => kubeletSteps(h, true, target, hooks, ignore, drainSeconds)),
+      steps: group.flatMap((h) => kubeletSteps(inv, h, true, target, hooks, ignore, drainSeconds)),
     });
   }
   phases.push({

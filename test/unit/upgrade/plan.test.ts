@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ledger } from '../../../src/core/plan/ledger';
 import { HostLocks } from '../../../src/core/plan/locks';
-import { runPlan, type StepExecutor } from '../../../src/core/plan/runner';
+import { runPlan, type RunEvent, type StepExecutor } from '../../../src/core/plan/runner';
 import { renderPlan, type Plan, type Step } from '../../../src/core/plan/types';
 import { buildUpgradePlan } from '../../../src/core/upgrade/plan';
 import { targetPackageSource } from '../../../src/core/upgrade/packageSource';
@@ -83,7 +83,7 @@ test('kubelets: control-plane nodes first, one at a time, then workers max-unava
     const plan = planOf(max);
     const kubelet = plan.phases.filter((p) => p.title.startsWith('Upgrade the kubelet'));
     const hostsOf = (p: (typeof kubelet)[number]) => [...new Set(p.steps.map((s) => s.host))];
-    assert.deepEqual(kubelet.slice(0, 3).map(hostsOf), CPS.map((n) => [n]));
+    assert.deepEqual(kubelet.slice(0, 3).map(hostsOf), CPS.map((n) => [n, ...BALANCERS]), 'a control-plane kubelet phase also takes the node out of every balancer');
     assert.deepEqual(kubelet.slice(3).map(hostsOf), groups, `max-unavailable ${max}`);
     const lastCp = plan.phases.findIndex((p) => p.title === 'Upgrade the control plane on labs-k8s-m03');
     assert.ok(plan.phases.indexOf(kubelet[0]!) > lastCp, 'no kubelet before every API server is upgraded');
@@ -91,6 +91,53 @@ test('kubelets: control-plane nodes first, one at a time, then workers max-unava
     assert.deepEqual(kubelet[3]!.steps.filter((s) => s.host === 'labs-k8s-w01').map(key), ['no-kubeadm-running', 'kubeadm-package', 'kubeadm-upgrade-node', 'drain', 'kubelet-package', 'kubelet-restart', 'uncordon']);
     assert.equal(plan.phases.at(-1)!.steps[0]!.id.endsWith('/kubeadm-backups'), true);
   }
+});
+
+test('a control-plane node\'s kubelet restarts between maint and ready on every balancer (the new kubelet restarts its API server\'s container); a worker\'s does not touch HAProxy', () => {
+  const plan = planOf();
+  for (const node of CPS) {
+    const phase = plan.phases.find((p) => p.title === `Upgrade the kubelet on ${node}`)!;
+    const ids = phase.steps.map((s) => `${s.host}:${key(s)}`);
+    const at = (id: string) => { const n = ids.indexOf(id); assert.ok(n >= 0, `${id} in ${ids.join(', ')}`); return n; };
+    const restart = at(`${node}:kubelet-restart`);
+    assert.ok(at(`${node}:kubelet-at-target`) < at(`${node}:drain`), 'asked first whether the kubelet is at the target');
+    for (const b of BALANCERS) {
+      assert.ok(at(`${b}:haproxy-others-up-kubelet-${node}`) < at(`${BALANCERS[0]}:haproxy-maint-kubelet-${node}`), 'every balancer\'s gate before any maint');
+      assert.ok(at(`${node}:kubelet-package`) < at(`${b}:haproxy-maint-kubelet-${node}`) && at(`${b}:haproxy-maint-kubelet-${node}`) < restart, `maint on ${b} just before the restart`);
+      assert.ok(at(`${b}:haproxy-ready-kubelet-${node}`) > at(`${node}:own-readyz-kubelet`) && at(`${node}:own-readyz-kubelet`) > restart, `ready on ${b} only after ${node}'s own /readyz`);
+    }
+    assert.ok(at(`${node}:uncordon`) > at(`${BALANCERS.at(-1)}:haproxy-ready-kubelet-${node}`));
+  }
+  for (const w of WORKERS) assert.ok(!steps(plan).some((s) => key(s).includes(`kubelet-${w}`)), `${w}: no HAProxy step`);
+});
+
+test('killed between a control-plane kubelet\'s restart and its ready steps (in maintenance on both balancers): the resumed run restarts nothing and puts it back', async () => {
+  const left = BALANCERS.map((b) => `${b}:labs-k8s-m02`);
+  const model = clusterModel(planOf(1), ['labs-k8s-m01'], [], left, ['labs-k8s-m02:kubeadm-upgrade', 'labs-k8s-m02:kubeadm-package', 'labs-k8s-m02:package-source', 'labs-k8s-m02:kubelet-package', 'labs-k8s-m02:kubelet-restart']);
+  const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
+  const result = await run(plan, model);
+  assert.equal(result.ok, true, result.failed?.error);
+  assert.equal(model.maint.size, 0, 'no server is left in maintenance');
+  const m02 = model.changes.filter((c) => c.includes('labs-k8s-m02'));
+  assert.ok(!m02.some((c) => /kubelet-restart|haproxy-maint/.test(c)), `no restart, not taken out again:\n${m02.join('\n')}`);
+  assert.ok(m02.includes('labs-k8s-balancer:haproxy-ready-kubelet-labs-k8s-m02') || m02.includes('labs-k8s-balancer:haproxy-ready-labs-k8s-m02'), m02.join('\n'));
+});
+
+test('run on a cluster at 1.33: every control-plane kubelet restart happens with its server out of both balancers', async () => {
+  const model = clusterModel(planOf(1), []);
+  const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
+  const inMaintAtRestart: Record<string, string[]> = {};
+  const exec = model.executor.exec.bind(model.executor);
+  model.executor.exec = async (host, command, io) => {
+    const r = await exec(host, command, io);
+    if (command.text.includes('systemctl restart kubelet')) inMaintAtRestart[host] = [...model.maint].filter((m) => m.endsWith(`:${host}`));
+    return r;
+  };
+  const result = await run(plan, model);
+  assert.equal(result.ok, true, result.failed?.error);
+  for (const n of CPS) assert.deepEqual(inMaintAtRestart[n]?.sort(), BALANCERS.map((b) => `${b}:${n}`).sort(), n);
+  for (const w of WORKERS) assert.deepEqual(inMaintAtRestart[w], [], w);
+  assert.equal(model.maint.size, 0);
 });
 
 test('every step has a check that asks the host, or says why it runs every time', () => {
@@ -103,17 +150,15 @@ test('every step has a check that asks the host, or says why it runs every time'
  * node its step is about; every command that is not a check or a gate is recorded as a change.
  */
 /** Steps that only read (kubeadm upgrade plan prints; the backups are listed): never a change. */
-const READS = /^(at-target|kubeadm-upgrade-plan|kubeadm-backups|no-kubeadm-running)$/;
+const READS = /^(at-target|kubelet-at-target|kubeadm-upgrade-plan|kubeadm-backups|no-kubeadm-running)$/;
 
 function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] = [], inMaint: readonly string[] = [], alsoDone: readonly string[] = []) {
   const done = new Set<string>(alsoDone);
   for (const s of steps(plan)) if (atTarget.includes(s.about ?? s.host)) done.add(`${s.about ?? s.host}:${key(s).replace(/^haproxy-(maint|ready)-.*$/, 'haproxy')}`);
-  const byCheck = new Map<string, Step>();
-  const byRun = new Map<string, Step>();
-  for (const s of steps(plan)) {
-    if (s.check) byCheck.set(`${s.host}\0${s.check.text}`, s);
-    if (s.run && typeof s.run !== 'function') byRun.set(`${s.host}\0${s.run.text}`, s);
-  }
+  // The step each host is running (the runner's step-start event): the same command (a maint, a gate) belongs to
+  // several steps, so the model asks which one sent it, and whether it is that step's check, verify or run.
+  const current = new Map<string, Step>();
+  const onEvent = (e: RunEvent) => { if (e.type === 'step-start') current.set(e.step.host, e.step); };
   const maint = new Set<string>(inMaint);
   const cordoned = new Set<string>();
   const changes: string[] = [];
@@ -123,9 +168,16 @@ function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] =
   const upgraded = (node: string, text: string) => has(node, 'kubeadm-upgrade') || (has(node, 'manifests') && !text.includes('kubeadm-config'));
   const executor: StepExecutor = {
     async exec(host, command, io) {
-      const k = `${host}\0${command.text}`;
-      const run = byRun.get(k);
-      if (run && /at-target=yes/.test(command.text)) {
+      const s = current.get(host);
+      assert.ok(s, `${host} runs a command outside any step`);
+      const isCheck = s.check?.text === command.text;
+      const isVerify = !isCheck && s.verify?.text === command.text;
+      const run = !isCheck && !isVerify ? s : undefined;
+      if (run && key(run) === 'kubelet-at-target') {
+        io.onStdout?.(has(run.host, 'kubelet-restart') ? 'at-target=yes\n' : 'at-target=no\n');
+        return { code: 0 };
+      }
+      if (run && key(run) === 'at-target') {
         io.onStdout?.(upgraded(host, command.text) ? 'at-target=yes\n' : 'at-target=no\n');
         return { code: 0 };
       }
@@ -144,8 +196,8 @@ function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] =
         return { code: 0 };
       }
       if (run) return { code: 0 };
-      const step = byCheck.get(k);
-      if (!step) return { code: 0 }; // the gates' verifies: the model's etcd and API answer
+      if (isVerify && !s.check) return { code: 0 }; // the gates' verifies: the model's etcd and API answer
+      const step = s;
       const node = step.about ?? step.host;
       const ok = (b: boolean) => ({ code: b ? 0 : 1 });
       switch (key(step)) {
@@ -165,20 +217,20 @@ function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] =
   const hooks = recordingHooks(calls);
   hooks.drain = async (node) => void (calls.push(`drain ${node}`), cordoned.add(node));
   hooks.uncordon = async (node) => void (calls.push(`uncordon ${node}`), cordoned.delete(node));
-  return { executor, changes, maint, hooks, calls };
+  return { executor, onEvent, changes, maint, hooks, calls };
 }
 
-async function run(plan: Plan, executor: StepExecutor) {
+async function run(plan: Plan, model: { executor: StepExecutor; onEvent: (e: RunEvent) => void }) {
   const dir = mkdtempSync(join(tmpdir(), 'kw-upgrade-'));
   const ledger = Ledger.create(join(dir, 'runs'), 'upgrade', plan.fingerprint);
-  return runPlan(plan, { executor, ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 4, verifyIntervalMs: 1 });
+  return runPlan(plan, { executor: model.executor, onEvent: model.onEvent, ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 4, verifyIntervalMs: 1 });
 }
 
 test('run on a cluster at 1.33: every node is upgraded, each API server in maintenance only around its own restart, back to ready after', async () => {
   const model = clusterModel(planOf(2), []);
   const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 2 }, model.hooks);
   const calls = model.calls;
-  const result = await run(plan, model.executor);
+  const result = await run(plan, model);
   assert.equal(result.ok, true, result.failed?.error);
   assert.equal(model.maint.size, 0, 'no server left in maintenance');
   assert.equal(calls[0], 'snapshot');
@@ -194,7 +246,7 @@ test('a re-run of a finished upgrade changes nothing: no package, no kubeadm, no
   const model = clusterModel(planOf(1), [...CPS, ...WORKERS]);
   const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
   const calls = model.calls;
-  const result = await run(plan, model.executor);
+  const result = await run(plan, model);
   assert.equal(result.ok, true, result.failed?.error);
   assert.deepEqual(model.changes, []);
   assert.deepEqual(calls, []);
@@ -204,7 +256,7 @@ test('resumed after the first control-plane node: it is left alone (not even tak
   const model = clusterModel(planOf(1), ['labs-k8s-m01']);
   const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
   const calls = model.calls;
-  const result = await run(plan, model.executor);
+  const result = await run(plan, model);
   assert.equal(result.ok, true, result.failed?.error);
   assert.ok(!model.changes.some((c) => c.includes('labs-k8s-m01')), model.changes.join('\n'));
   assert.ok(model.changes.includes('labs-k8s-m02:kubeadm-upgrade') && model.changes.includes('labs-k8s-balancer:haproxy-maint-labs-k8s-m02'));
@@ -215,7 +267,7 @@ test('killed during kubeadm upgrade node on the second control-plane node (left 
   const left = BALANCERS.map((b) => `${b}:labs-k8s-m02`);
   const model = clusterModel(planOf(1), ['labs-k8s-m01'], [], left);
   const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
-  const result = await run(plan, model.executor);
+  const result = await run(plan, model);
   assert.equal(result.ok, true, result.failed?.error);
   assert.equal(model.maint.size, 0, 'no server is left in maintenance');
   assert.ok(model.changes.includes('labs-k8s-m02:kubeadm-upgrade') && model.changes.includes('labs-k8s-balancer2:haproxy-ready-labs-k8s-m02'));
@@ -225,7 +277,7 @@ test('killed after kubeadm upgrade node finished but before the ready step: the 
   const left = BALANCERS.map((b) => `${b}:labs-k8s-m02`);
   const model = clusterModel(planOf(1), ['labs-k8s-m01'], [], left, ['labs-k8s-m02:kubeadm-upgrade', 'labs-k8s-m02:kubeadm-package', 'labs-k8s-m02:package-source']);
   const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
-  const result = await run(plan, model.executor);
+  const result = await run(plan, model);
   assert.equal(result.ok, true, result.failed?.error);
   assert.equal(model.maint.size, 0, 'no server is left in maintenance');
   assert.ok(!model.changes.includes('labs-k8s-m02:kubeadm-upgrade'), 'not upgraded twice');
@@ -237,7 +289,7 @@ test('killed during kubeadm upgrade apply after the manifests changed but before
   const left = BALANCERS.map((b) => `${b}:labs-k8s-m01`);
   const model = clusterModel(planOf(1), [], [], left, ['labs-k8s-m01:manifests', 'labs-k8s-m01:kubeadm-package', 'labs-k8s-m01:package-source']);
   const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
-  const result = await run(plan, model.executor);
+  const result = await run(plan, model);
   assert.equal(result.ok, true, result.failed?.error);
   const apply = model.changes.indexOf('labs-k8s-m01:kubeadm-upgrade');
   assert.ok(apply >= 0, `apply is run again:\n${model.changes.join('\n')}`);
@@ -248,7 +300,7 @@ test('killed during kubeadm upgrade apply after the manifests changed but before
 test('a server left in maintenance by an earlier run: the next node is not taken out of that balancer, the run stops at the gate', async () => {
   const model = clusterModel(planOf(1), [], [], ['labs-k8s-balancer2:labs-k8s-m03']);
   const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, model.hooks);
-  const result = await run(plan, model.executor);
+  const result = await run(plan, model);
   assert.equal(result.ok, false);
   assert.equal(result.failed?.step.id, 'upgrade/labs-k8s-balancer2/haproxy-others-up-labs-k8s-m01');
   assert.ok(!model.changes.some((c) => c.includes('haproxy-maint-labs-k8s-m01')), `not out of any balancer:\n${model.changes.join('\n')}`);
