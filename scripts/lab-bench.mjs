@@ -46,5 +46,9 @@ if (b.upgradeSeconds !== undefined) {
   lines.push(`    API through the VIP: ${b.upgradeApiFailed} failed of ${b.upgradeApiPolls} requests (goal 0); Service (NodePort on every node): ${b.upgradeServiceFailed} failed of ${b.upgradeServicePolls}`);
   lines.push(`    refusals: two minors ahead ${s(b.upgradeRefusedSkipSeconds)}, image missing from the registry ${s(b.upgradeRefusedImageSeconds)}; --plan ${s(b.upgradePlanSeconds)}; engine's up at the old minor ${s(b.upgradeBringUpSeconds)}`);
 } else if (b.upgradeReferenceSeconds !== undefined) lines.push(`  upgrade by the reference script: ${s(b.upgradeReferenceSeconds)}, per node ${perNode('upgradeReferenceNodeSeconds@')}`);
+if (b.uiUpgradeSeconds !== undefined) {
+  const ref = typeof b.upgradeReferenceSeconds === 'number' ? b.upgradeReferenceSeconds : 623;
+  lines.push(`  upgrade from the palette (Upgrade Cluster…, the reference cluster at the old minor): ${s(b.uiUpgradeSeconds)} (preflight ${s(b.uiUpgradePreflightSeconds)}, run ${s(b.uiUpgradeRunSeconds)}) → ratio ${ratio(b.uiUpgradeSeconds, ref)} against the reference script's ${s(ref)} (goal ≤ 1.2); API through the VIP: ${b.uiUpgradeApiFailed} failed of ${b.uiUpgradeApiPolls} (goal 0)`);
+}
 for (const [k, v] of Object.entries(b)) if (k.startsWith('drill')) lines.push(`  ${k}: ${typeof v === 'number' ? v.toFixed(1) : v}`);
 console.log(lines.join('\n'));

@@ -62,9 +62,11 @@ timed test/lab/ui-nodes.test.ts node --import tsx --test --test-reporter=spec --
 # The upgrade 1.33 → 1.34 by the product (CLI), killed in m02's kubeadm upgrade node and resumed, with the API and a
 # Service polled throughout: opt-in (KW_LAB_UPGRADE=1), because it needs the previous minor built
 # (`npm run lab -- build --previous-minor`, about half an hour more cold) and takes about fifteen minutes — more than
-# CI's budget leaves. It takes the lab over, so it runs last.
+# CI's budget leaves. It takes the lab over, so it runs last; then the same from the palette ("Upgrade Cluster…") on
+# the lab's reference cluster at the old minor (about twelve minutes more).
 if [ "${KW_LAB_UPGRADE:-}" = 1 ]; then
   timed test/lab/upgrade.test.ts node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/upgrade.test.ts
+  timed test/lab/ui-upgrade.test.ts node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-upgrade.test.ts
 fi
 node scripts/lab-bench.mjs
 echo "lab tier, wall time per file:"

@@ -27,23 +27,17 @@ import { waitHealthy } from './clusterHealth';
 import { pollHttp, type PollResult } from './httpPoller';
 import { startCli, type CliRun } from './cliRun';
 import { labEnv } from './labEditor';
+import { ADDRESSES, adminTls, atTarget, NODES, threeVotingMembers, UPGRADE, type UpgradeLab } from './upgradeTarget';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
 const CLI = join(ROOT, 'dist/cli.js');
 const CACHE = process.env.KW_LAB_CACHE ?? '/var/cache/kubeadm-workbench/lab';
 const VIP = '10.3.60.100';
-const NODES = ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03', 'labs-k8s-w01', 'labs-k8s-w02'];
-const ADDRESSES = ['10.3.60.51', '10.3.60.52', '10.3.60.53', '10.3.60.54', '10.3.60.55'];
 const NODE_PORT = 30481;
 const IMAGE = '10.3.60.1:5000/kwlab/web:1.0';
 
-const versions = Object.fromEntries([...readFileSync(join(ROOT, 'lab/versions.env'), 'utf8').matchAll(/^(\w+)=(\S+)/gm)].map((m) => [m[1]!, m[2]!]));
-const FROM = versions.PREVIOUS_KUBE_VERSION!; // v1.33.13
-const TO = versions.KUBE_VERSION!; // v1.34.12
-const TO_PLAIN = TO.replace(/^v/, '');
-const ETCD_TAG = `${versions.ETCD_VERSION!.replace(/^v/, '')}-0`;
-const COREDNS_TAG = versions.COREDNS_VERSION!;
+const { FROM, TO, TO_PLAIN, ETCD_TAG, COREDNS_TAG } = UPGRADE;
 /** The image the missing-image preflight hides: the target's CoreDNS, which the 1.33 cluster does not run. */
 const HIDDEN_TAG_DIR = join(CACHE, 'registry/docker/registry/v2/repositories/coredns/_manifests/tags', COREDNS_TAG);
 const HIDDEN_AWAY = join(CACHE, `registry-hidden-by-upgrade-test-coredns-${COREDNS_TAG}`);
@@ -98,15 +92,10 @@ async function eventually<T>(what: string, f: () => T, timeoutMs: number): Promi
 function restoreHiddenImage(): void {
   if (existsSync(HIDDEN_AWAY) && !existsSync(HIDDEN_TAG_DIR)) renameSync(HIDDEN_AWAY, HIDDEN_TAG_DIR);
 }
+/** What the shared checks need: this file's kubectl and ssh. */
+const lab_ = (): UpgradeLab => ({ kubectl, ssh });
 const stateDir = () => join(dirname(env.LAB_INVENTORY!), '.kubeadm-workbench');
 const bench: Record<string, number | string> = { upgradeFrom: FROM, upgradeTo: TO };
-
-/** The admin credentials of the kubeconfig, for the API poller (base64 fields of the one user kubeadm writes). */
-function adminTls(kubeconfig: string): { ca: Buffer; cert: Buffer; key: Buffer } {
-  const text = readFileSync(kubeconfig, 'utf8');
-  const field = (k: string) => Buffer.from(new RegExp(`${k}: (\\S+)`).exec(text)![1]!, 'base64');
-  return { ca: field('certificate-authority-data'), cert: field('client-certificate-data'), key: field('client-key-data') };
-}
 
 const WORKLOAD = `
 apiVersion: apps/v1
@@ -303,12 +292,9 @@ describe(`upgrade ${FROM} → ${TO} by the product on the lab`, { timeout: 80 * 
     }
 
     // 3. Where the cluster ended.
-    await eventually('every node and component at the target', () => atTarget(), 180_000);
+    await eventually('every node and component at the target', () => atTarget(lab_()), 180_000);
     await waitHealthy(env, env.HOME_DIR!, 180_000);
-    const members = JSON.parse(etcdctl('member', 'list', '-w', 'json').replace(/("ID":\s*)(\d+)/g, '$1"$2"')) as { members: { name: string; isLearner?: boolean }[] };
-    assert.deepEqual(members.members.map((m) => m.name).sort(), ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03'], 'three etcd members, one per control-plane node');
-    assert.deepEqual(members.members.filter((m) => m.isLearner), [], 'every member votes');
-    etcdctl('endpoint', 'health', '--cluster');
+    threeVotingMembers(lab_());
     const ready = kubectl('get', 'deployment', 'upgrade-web', '-o', 'jsonpath={.status.readyReplicas}');
     assert.equal(ready, '2', 'the workload has its two replicas');
     const served = execFileSync('curl', ['-fsS', '--max-time', '5', `http://${ADDRESSES[3]}:${NODE_PORT}/`], { encoding: 'utf8' });
@@ -327,38 +313,6 @@ function writeTemp(name: string, text: string): string {
 async function waitUntil(f: () => boolean, timeoutMs: number): Promise<boolean> {
   for (const t0 = Date.now(); Date.now() - t0 < timeoutMs; await sleep(500)) if (f()) return true;
   return false;
-}
-
-function etcdctl(...args: string[]): string {
-  return kubectl('-n', 'kube-system', 'exec', 'etcd-labs-k8s-m01', '--', 'etcdctl', '--endpoints=https://127.0.0.1:2379', '--cacert=/etc/kubernetes/pki/etcd/ca.crt',
-    '--cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt', '--key=/etc/kubernetes/pki/etcd/healthcheck-client.key', ...args);
-}
-
-/** Throws with every difference from the target: Nodes, kube-system pods' images, packages and holds on every node. */
-function atTarget(): void {
-  const problems: string[] = [];
-  const nodes = JSON.parse(kubectl('get', 'nodes', '-o', 'json')).items as { metadata: { name: string }; status: { nodeInfo: { kubeletVersion: string }; conditions: { type: string; status: string }[] } }[];
-  assert.deepEqual(nodes.map((n) => n.metadata.name).sort(), NODES);
-  for (const n of nodes) {
-    const ready = n.status.conditions.find((c) => c.type === 'Ready')?.status;
-    if (n.status.nodeInfo.kubeletVersion !== TO || ready !== 'True') problems.push(`node ${n.metadata.name}: kubelet ${n.status.nodeInfo.kubeletVersion}, Ready=${ready}`);
-  }
-  const pods = JSON.parse(kubectl('-n', 'kube-system', 'get', 'pods', '-o', 'json')).items as { metadata: { name: string }; spec: { containers: { image: string }[] }; status: { containerStatuses?: { ready: boolean }[] } }[];
-  const want: [RegExp, string, number][] = [[/^kube-apiserver-/, TO, 3], [/^kube-controller-manager-/, TO, 3], [/^kube-scheduler-/, TO, 3], [/^etcd-/, ETCD_TAG, 3], [/^kube-proxy-/, TO, 5], [/^coredns-/, COREDNS_TAG, 2]];
-  for (const [re, tag, count] of want) {
-    const mine = pods.filter((p) => re.test(p.metadata.name));
-    if (mine.length !== count) problems.push(`${count} ${re.source} pods expected, ${mine.length} found`);
-    for (const p of mine) {
-      const image = p.spec.containers[0]!.image;
-      if (!image.endsWith(`:${tag}`) || !p.status.containerStatuses?.every((c) => c.ready)) problems.push(`pod ${p.metadata.name}: ${image}, ready=${p.status.containerStatuses?.map((c) => c.ready).join()}`);
-    }
-  }
-  for (const n of NODES) {
-    const r = ssh(n, "kubeadm version -o short; kubelet --version | cut -d' ' -f2; kubectl version --client | sed -n 's/^Client Version: //p'; apt-mark showhold | sort | tr '\\n' ' '");
-    const got = r.stdout.trim().split('\n').map((l) => l.trim());
-    if (got.join('|') !== `${TO}|${TO}|${TO}|kubeadm kubectl kubelet`) problems.push(`${n}: kubeadm, kubelet, kubectl, holds = ${got.join(' | ')}`);
-  }
-  if (problems.length) throw new Error(`not at ${TO}:\n  ${problems.join('\n  ')}`);
 }
 
 /**
