@@ -21,6 +21,7 @@ usage: npm run lab -- COMMAND
                              start the nodes and the apt/registry sources; --cluster also builds the HA cluster;
                              --kubernetes-version $PREVIOUS_MINOR: the inventory and the cluster at that minor (default $CURRENT_MINOR)
   status                     what runs, what answers
+  built kube|etcd ...        exits 0 when these are built (what the non-lab test tiers need of the build)
   reset [--kubernetes-version X.Y]   all nodes back to bare Debian (seconds)
   down                       stop and remove everything the lab created (idempotent, also after a crash)
   stats [SECONDS]             memory and CPU (% of one core) of each node
@@ -233,6 +234,12 @@ case $cmd in
   up) cmd_up "$@" ;;
   down) cmd_down ;;
   reset) cmd_reset "$@" ;;
+  built) # COMPONENT...: exits 0 when each is built at this lab's version (kube, etcd: what the editor and integration
+          # tiers start), so `npm test` can start them while the rest of a cold build goes on beside them
+    for c in "$@"; do
+      case $c in kube) v=$KUBE_VERSION ;; etcd) v=$ETCD_VERSION ;; *) die "built: only kube and etcd are asked for, not $c" ;; esac
+      [[ -f "$CACHE/bin/$c-$v/.done" ]] || exit 1
+    done ;;
   status) cmd_status ;;
   stats) cmd_stats "$@" ;;
   env) cmd_env ;;
