@@ -196,7 +196,9 @@ export async function gatherUpgradeFacts(deps: UpgradeDeps, target: KubeVersion)
       facts.etcdError = errorMessage(e);
     }
     const unhealthy = (facts.etcd ?? []).filter((m) => !m.healthy).map((m) => m.name);
-    if ((!unhealthy.length && !facts.etcdError) || Date.now() >= settleBy) break;
+    // Unread with no control-plane node answering over SSH is not a restart: judged at once.
+    const mayBeRestarting = unhealthy.length > 0 || (facts.etcdError !== undefined && helper !== undefined);
+    if (!mayBeRestarting || Date.now() >= settleBy) break;
     say(`etcd ${unhealthy.length ? `member ${unhealthy.join(', ')} unhealthy` : 'not read'}; reading it again in 5 s (a member restarts with its static pod)…`);
     await new Promise((r) => setTimeout(r, 5_000));
   }
