@@ -235,6 +235,11 @@ describe(`upgrade ${FROM} → ${TO} by the product on the lab`, { timeout: 80 * 
   test(`upgrade --yes under load, killed in m02's kubeadm upgrade node and resumed: every node and component at ${TO}, no failed API request through the VIP`, async () => {
     kubectl('apply', '-f', writeTemp('workload.yaml', WORKLOAD));
     kubectl('rollout', 'status', 'deployment/upgrade-web', '--timeout=180s');
+    // Counted from when the Service answers on every node: kube-proxy programs a new NodePort a moment after the
+    // rollout (two refused connections at the start of a run were that, not the upgrade).
+    await eventually('the Service answering on every node', () => {
+      for (const a of ADDRESSES) execFileSync('curl', ['-fsS', '--max-time', '3', `http://${a}:${NODE_PORT}/`], { stdio: 'pipe' });
+    }, 60_000);
     const tls = adminTls(env.KUBECONFIG!);
     const api = pollHttp(['https://' + VIP + ':6443/api/v1/namespaces/default/services/upgrade-web'], { ...tls, expect: /"name":\s*"upgrade-web"/ });
     const service = pollHttp(ADDRESSES.map((a) => `http://${a}:${NODE_PORT}/`), { expect: /^kwlab-web / });
