@@ -31,7 +31,7 @@ function shift(f: Finding, by: number): Finding {
 function localFindings(section: Section, eol: string): Finding[] {
   let hit = section.memo.local;
   if (!hit || hit.eol !== eol) {
-    hit = { eol, findings: lintSection({ ...section, startLine: 0 }, { eol }) };
+    hit = { eol, findings: lintSection(section.placedAt(0), { eol }) };
     section.memo.local = hit;
   }
   return hit.findings.length ? hit.findings.map((f) => shift(f, section.startLine)) : hit.findings;

@@ -1,0 +1,86 @@
+/**
+ * The words haproxy.cfg lines are mostly made of — keywords, options, small numbers, common times — interned once
+ * by an id. The tokenizer records a word's id instead of making a string of it (found by a hash of its characters,
+ * computed while scanning), so a parsed file retains no string per such word and reading one allocates nothing.
+ */
+import { BALANCE_ALGORITHMS, SECTION_KEYWORDS, BIND_KEYWORDS, GLOBAL_KEYWORDS, LOG_FACILITIES, LOG_LEVELS, MODES, OPTIONS, OTHER_SECTION_KEYWORDS, PROXY_KEYWORDS, SERVER_KEYWORDS, TIMEOUTS } from './keywords';
+
+/** Slots of the open-addressing hash table, well above four times the number of words. */
+const SLOTS = 4096;
+const SLOT_MASK = SLOTS - 1;
+
+/** The hash of a word's characters, h = h * 31 + charCode in 32 bits (the tokenizer folds it while scanning). */
+export function hashOf(word: string): number {
+  let h = 0;
+  for (let i = 0; i < word.length; i++) h = (Math.imul(h, 31) + word.charCodeAt(i)) | 0;
+  return h;
+}
+
+function firstSlot(h: number): number {
+  return (h ^ (h >>> 12)) & SLOT_MASK;
+}
+
+/** Interned words by id, found by the hash of their characters without a string of them. */
+export class WordTable {
+  private readonly words: string[] = [];
+  private readonly hashes: number[] = [];
+  private readonly sectionKeywords: boolean[] = [];
+  /** Ids by word, for id(): a string's hash is cached with it, so a keyword literal is found without hashing it. */
+  private readonly ids = new Map<string, number>();
+  /** Word ids by slot, -1 for an empty slot. */
+  private readonly slots = new Int32Array(SLOTS).fill(-1);
+
+  constructor(lists: Iterable<string>[]) {
+    for (const list of lists) for (const w of list) this.intern(w);
+    if (this.words.length * 4 > SLOTS) throw new Error('haproxy word table too small');
+    for (const k of SECTION_KEYWORDS) this.sectionKeywords[this.id(k)] = true;
+  }
+
+  /** The id of the word text[from, from + length) whose hashOf is h, or -1 when it is not interned. */
+  idAt(text: string, from: number, length: number, h: number): number {
+    for (let slot = firstSlot(h); ; slot = (slot + 1) & SLOT_MASK) {
+      const id = this.slots[slot]!;
+      if (id < 0) return -1;
+      if (this.hashes[id] === h && sameChars(this.words[id]!, text, from, length)) return id;
+    }
+  }
+
+  /** The id of a word, or -1 when it is not interned. */
+  id(word: string): number {
+    return this.ids.get(word) ?? -1;
+  }
+
+  /** The interned word of an id. */
+  word(id: number): string {
+    return this.words[id]!;
+  }
+
+  /** Whether the word of an id opens a section (global, frontend, ...). */
+  isSectionKeyword(id: number): boolean {
+    return this.sectionKeywords[id] === true;
+  }
+
+  private intern(word: string): void {
+    const h = hashOf(word);
+    if (this.idAt(word, 0, word.length, h) >= 0) return;
+    let slot = firstSlot(h);
+    while (this.slots[slot]! >= 0) slot = (slot + 1) & SLOT_MASK;
+    this.slots[slot] = this.words.length;
+    this.ids.set(word, this.words.length);
+    this.words.push(word);
+    this.hashes.push(h);
+  }
+}
+
+/** Whether text[from, from + length) is `word` (a loop: most words are a few characters, shorter than a call). */
+function sameChars(word: string, text: string, from: number, length: number): boolean {
+  if (word.length !== length) return false;
+  for (let i = 0; i < length; i++) if (word.charCodeAt(i) !== text.charCodeAt(from + i)) return false;
+  return true;
+}
+
+const times = ['1', '2', '3', '5', '10', '15', '20', '30', '60'].flatMap((n) => [n, `${n}s`, `${n}m`, `${n}h`, `${n}ms`]);
+const numbers = ['0', '4', '6', '7', '8', '9', '100', '256', '1000', '2000', '3000', '5000', '10000', '4096', '6443', '80', '443', '8080'];
+const values = ['none', 'haproxy', 'admin', 'GET', '/readyz', '/healthz', 'expect', 'status', '200', '/dev/log', 'from'];
+
+export const COMMON_WORDS = new WordTable([SECTION_KEYWORDS, PROXY_KEYWORDS, SERVER_KEYWORDS.keys(), BIND_KEYWORDS.keys(), OPTIONS, TIMEOUTS, MODES, BALANCE_ALGORITHMS, GLOBAL_KEYWORDS, LOG_FACILITIES, LOG_LEVELS, ...Object.values(OTHER_SECTION_KEYWORDS), times, numbers, values]);
