@@ -52,7 +52,7 @@ export function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, 
   // backend references
   for (const p of m.proxies) {
     for (const kw of BACKEND_REFERENCES) {
-      for (const line of p.section.find(kw)) {
+      for (let line = p.section.findAfter(-1, kw); line; line = p.section.findAfter(line.rel, kw)) {
         const name = line.word(1);
         if (name === undefined || name.includes('%[') || m.backends.has(name)) continue;
         const place: Place = { section: p.section, line };
@@ -67,11 +67,11 @@ export function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, 
   for (const p of m.proxies) {
     const s = p.section;
     if (s.type === 'defaults') continue;
-    const needed: [string, string][] = [];
-    if (backendCapable(s) && !m.hasTimeout(p, 'connect')) needed.push(['connect', '5s']);
-    if (frontendCapable(s) && !m.hasTimeout(p, 'client')) needed.push(['client', '1h']);
-    if (backendCapable(s) && !m.hasTimeout(p, 'server')) needed.push(['server', '1h']);
-    if (needed.length) {
+    let needed: [string, string][] | undefined;
+    if (backendCapable(s) && !m.hasTimeout(p, 'connect')) (needed ??= []).push(['connect', '5s']);
+    if (frontendCapable(s) && !m.hasTimeout(p, 'client')) (needed ??= []).push(['client', '1h']);
+    if (backendCapable(s) && !m.hasTimeout(p, 'server')) (needed ??= []).push(['server', '1h']);
+    if (needed) {
       out.push(
         finding('haproxy/timeout-missing', `${s.type} '${s.name ?? ''}' has no ${needed.map(([n]) => `'timeout ${n}'`).join(', ')} (not here, not in its defaults).`, wordRange(header(s), 0), [
           fix(`Add ${needed.map(([n]) => `timeout ${n}`).join(', ')}`, insertAfter(header(s), needed.map(([n, v]) => `timeout ${n} ${v}`), ctx.eol)),
@@ -86,9 +86,10 @@ export function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, 
     for (const p of m.proxies) {
       if (!backendCapable(p.section)) continue;
       const defaults = m.defaultServer(p);
-      for (const s of placesOf(p.section, 'server')) {
-        const tls = serverOption(s.line, defaults, 'ssl') ?? serverOption(s.line, defaults, 'check-ssl');
-        if (!tls || serverOption(s.line, defaults, 'verify') || serverOption(s.line, defaults, 'ca-file')) continue;
+      for (let line = p.section.findAfter(-1, 'server'); line; line = p.section.findAfter(line.rel, 'server')) {
+        const tls = serverOption(line, defaults, 'ssl') ?? serverOption(line, defaults, 'check-ssl');
+        if (!tls || serverOption(line, defaults, 'verify') || serverOption(line, defaults, 'ca-file')) continue;
+        const s: Place = { section: p.section, line };
         const at = { line: abs(s), character: s.line.end(s.line.count - 1) };
         out.push(
           finding('haproxy/server-verify', `server '${s.line.word(1) ?? ''}' uses TLS without 'verify' or 'ca-file'; HAProxy refuses to start.`, lineRange(s), [fix("Add 'verify none' (the check only needs the TLS handshake)", { range: { start: at, end: at }, newText: ' verify none' })]),
@@ -111,16 +112,9 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
   const vip = endpoint?.host;
 
   // the API frontend binds the API port; failing that, one that binds the VIP on another port (a wrong port)
-  const bindsWhere = (p: Proxy, match: (host: string, port: string | undefined) => boolean) =>
-    frontendCapable(p.section) &&
-    p.section.find('bind').some((line) => {
-      const addr = line.word(1) ?? '';
-      return (addr.includes(',') ? addr.split(',') : [addr]).some((piece) => {
-        const { host, port } = splitHostPort(piece);
-        return match(host, port);
-      });
-    });
-  let apiFrontends = m.proxies.filter((p) => bindsWhere(p, (_host, port) => port === String(apiPort)));
+  const apiPortText = String(apiPort);
+  const onApiPort = (_host: string, port: string | undefined) => port === apiPortText;
+  let apiFrontends = m.proxies.filter((p) => bindsWhere(p, onApiPort));
   if (apiFrontends.length === 0 && vip !== undefined) apiFrontends = m.proxies.filter((p) => bindsWhere(p, (host) => host === vip)).slice(0, 1);
   if (apiFrontends.length === 0) {
     if (inv && endpoint && !cfg.binary) {
@@ -216,6 +210,26 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
       for (const bp of targets) checkShort(m.timeout(bp, 'server'), 'server');
     }
   }
+}
+
+/** Whether the proxy is a frontend with a bind address (one of a comma-separated list) that `match` accepts. */
+function bindsWhere(p: Proxy, match: (host: string, port: string | undefined) => boolean): boolean {
+  const s = p.section;
+  if (!frontendCapable(s)) return false;
+  for (let line = s.findAfter(-1, 'bind'); line; line = s.findAfter(line.rel, 'bind')) {
+    const addr = line.word(1) ?? '';
+    const pieces = addr.includes(',') ? addr.split(',') : undefined;
+    if (!pieces) {
+      const { host, port } = splitHostPort(addr);
+      if (match(host, port)) return true;
+      continue;
+    }
+    for (const piece of pieces) {
+      const { host, port } = splitHostPort(piece);
+      if (match(host, port)) return true;
+    }
+  }
+  return false;
 }
 
 export function lintNonlocalBind(bind: Place, vip: string, inv: Inventory, ctx: GlobalContext, out: Finding[]): void {

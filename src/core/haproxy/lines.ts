@@ -250,6 +250,11 @@ export class LineStore {
     return new ParsedLine(this, at, rel);
   }
 
+  /** A cursor on line `rel` of the section whose first line is `base` (see LineCursor). */
+  cursor(base: number, rel: number): LineCursor {
+    return new LineCursor(this, base, rel);
+  }
+
 
   indent(line: number): number {
     return this.lineRecords[line * LINE_STRIDE + L_INDENT]!;
@@ -382,11 +387,21 @@ function grown(records: Int32Array, size: number): Int32Array {
  */
 export class ParsedLine {
   constructor(
-    private readonly store: LineStore,
-    private readonly at: number,
-    /** Line number relative to the first line of its section (0 = the header line). */
-    readonly rel: number,
+    protected readonly store: LineStore,
+    /** The line's index in the store (changed only by a LineCursor). */
+    protected at: number,
+    protected relLine: number,
   ) {}
+
+  /** Line number relative to the first line of its section (0 = the header line). */
+  get rel(): number {
+    return this.relLine;
+  }
+
+  /** This line as a handle that outlives a loop over lines: the handle itself, a copy of a cursor. */
+  lasting(): ParsedLine {
+    return this;
+  }
 
   /** Column where the line's content starts (after indentation); the line's length when blank. */
   get indent(): number {
@@ -440,6 +455,32 @@ export class ParsedLine {
     const out: string[] = [];
     for (let i = from; i < this.count; i++) out.push(this.word(i)!);
     return out;
+  }
+}
+
+/**
+ * A ParsedLine that a loop over many lines moves from line to line instead of making a handle per line (a rule
+ * that looks at each line of a large file once would otherwise allocate as much in handles as in everything
+ * else). What outlives an iteration must not keep the cursor itself but a copy (copy()).
+ */
+export class LineCursor extends ParsedLine {
+  constructor(
+    store: LineStore,
+    /** The store index of the section's first line. */
+    private readonly base: number,
+    rel: number,
+  ) {
+    super(store, base + rel, rel);
+  }
+
+  /** Moves to line `rel` of the section. */
+  moveTo(rel: number): void {
+    this.at = this.base + rel;
+    this.relLine = rel;
+  }
+
+  override lasting(): ParsedLine {
+    return new ParsedLine(this.store, this.at, this.relLine);
   }
 }
 

@@ -27,14 +27,20 @@ function shift(f: Finding, by: number): Finding {
   return out;
 }
 
+const NO_FINDINGS: Finding[] = [];
+
 /** Section-local findings, kept with the section's cached parse (i.e. by its text) with lines relative to it. */
 function localFindings(section: Section, eol: string): Finding[] {
-  let hit = section.memo.local;
-  if (!hit || hit.eol !== eol) {
-    hit = { eol, findings: lintSection(section.placedAt(0), { eol }) };
-    section.memo.local = hit;
+  const memo = section.memo;
+  let findings = memo.localFindings;
+  if (!findings || memo.localEol !== eol) {
+    findings = lintSection(section.placedAt(0), { eol });
+    // most sections have none: one shared array for them in the cache
+    if (findings.length === 0) findings = NO_FINDINGS;
+    memo.localFindings = findings;
+    memo.localEol = eol;
   }
-  return hit.findings.length ? hit.findings.map((f) => shift(f, section.startLine)) : hit.findings;
+  return findings.length ? findings.map((f) => shift(f, section.startLine)) : findings;
 }
 
 /** Drops every cache of the haproxy linter (parsed sections and section-local findings). */
@@ -56,7 +62,7 @@ export function lintHaproxy(text: string, context: LintContext = {}): Finding[] 
   }
   for (const s of cfg.sections) {
     const local = localFindings(s, eol);
-    for (const f of local) out.push(f);
+    for (let i = 0; i < local.length; i++) out.push(local[i]!);
   }
   const m = new Model(cfg);
   const ctx: GlobalContext = { eol, siblings: context.siblings ?? [] };

@@ -20,6 +20,10 @@ const { PROXY_SECTIONS } = parse;
 const { isIPv4 } = net;
 const { abs, deleteLine, lineRange, looksLikeIPv4, parseTime, replaceToken, splitHostPort, tokenRange, validPort, wordRange } = places;
 
+/** The patterns the rules test for every server line (a regular expression literal is a new object each time). */
+const DIGITS = /^\d+$/;
+const SIGNED_PORT = /^[+-]?\d{1,5}$/;
+
 // ---------------------------------------------------------------------------------------------- local rules
 
 export interface LocalContext {
@@ -31,12 +35,12 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
   const out: Finding[] = [];
   const type = section.type;
   const isProxy = PROXY_SECTIONS.has(type);
-  let serverNames: Map<string, Place> | undefined;
-  // one place object moved from line to line (the rules read it at once; lintServer keeps a copy of its own)
-  const p: Place = { section, line: section.line(0) };
+  let serverNames: ServerNames | undefined;
+  // one place and line cursor moved from line to line (the rules read them at once; lintServer keeps a copy)
+  const line = section.cursor(0);
+  const p: Place = { section, line };
   for (let rel = 0; rel < section.lineCount; rel++) {
-    const line = section.line(rel);
-    p.line = line;
+    line.moveTo(rel);
     const error = line.error;
     if (error) {
       const r = tokenRange(p, undefined);
@@ -99,7 +103,7 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
         }
         if (kw === 'nbthread') {
           const v = line.word(1) ?? '';
-          if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) out.push(finding('haproxy/argument', `'nbthread' must be between 1 and 64 (got '${v}').`, tokenRange(p, line.token(1) ?? keywordToken(p))));
+          if (!DIGITS.test(v) || Number(v) < 1 || Number(v) > 64) out.push(finding('haproxy/argument', `'nbthread' must be between 1 and 64 (got '${v}').`, tokenRange(p, line.token(1) ?? keywordToken(p))));
         }
       }
       continue;
@@ -201,7 +205,7 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
         lintArity(out, p);
         break;
       case 'server':
-        lintServer(out, p, (serverNames ??= new Map()));
+        lintServer(out, p, (serverNames ??= new ServerNames()));
         break;
       case 'default-server':
         lintServerOptions(out, p, 1);
@@ -365,7 +369,35 @@ export function lintBind(out: Finding[], p: Place): void {
   }
 }
 
-export function lintServer(out: Finding[], p: Place, names: Map<string, Place>): void {
+/** The first server line of each name in a section (a section has a few servers: a Map only past a dozen). */
+export class ServerNames {
+  private readonly names: string[] = [];
+  private readonly lines: ParsedLine[] = [];
+  private byName: Map<string, ParsedLine> | undefined;
+
+  get(name: string): ParsedLine | undefined {
+    if (this.byName) return this.byName.get(name);
+    const i = this.names.indexOf(name);
+    return i < 0 ? undefined : this.lines[i];
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  /** Keeps the line of a name not kept yet. */
+  add(name: string, line: ParsedLine): void {
+    if (this.byName) {
+      this.byName.set(name, line);
+      return;
+    }
+    this.names.push(name);
+    this.lines.push(line);
+    if (this.names.length > 12) this.byName = new Map(this.names.map((n, i) => [n, this.lines[i]!]));
+  }
+}
+
+export function lintServer(out: Finding[], p: Place, names: ServerNames): void {
   const line = p.line;
   const name = line.word(1);
   const addr = line.word(2);
@@ -373,17 +405,18 @@ export function lintServer(out: Finding[], p: Place, names: Map<string, Place>):
     out.push(finding('haproxy/server-address', "'server' needs a name and an address.", lineRange(p)));
     return;
   }
-  const prev = names.get(name);
-  if (prev) {
-    const sameAddress = prev.line.word(2) === addr;
+  const prevLine = names.get(name);
+  if (prevLine) {
+    const prev: Place = { section: p.section, line: prevLine };
+    const sameAddress = prevLine.word(2) === addr;
     let n = 2;
     while (names.has(`${name}-${n}`)) n++;
     const f = sameAddress ? fix('Remove the duplicate server line', deleteLine(p)) : fix(`Rename to '${name}-${n}'`, replaceToken(p, line.token(1)!, `${name}-${n}`));
     out.push(finding('haproxy/duplicate-server', `Another server named '${name}' is defined at line ${abs(prev) + 1}.`, wordRange(p, 1), [f]));
-  } else names.set(name, { section: p.section, line });
+  } else names.add(name, line.lasting());
   if (!(addr.startsWith('/') || (addr.includes('@') && /^(unix|abns|fd|sockpair)@/.test(addr)))) {
     const { host, port } = splitHostPort(addr);
-    if (port !== undefined && !/^[+-]?\d{1,5}$/.test(port)) out.push(finding('haproxy/server-address', `Server '${name}' has an invalid port '${port}'.`, wordRange(p, 2)));
+    if (port !== undefined && !SIGNED_PORT.test(port)) out.push(finding('haproxy/server-address', `Server '${name}' has an invalid port '${port}'.`, wordRange(p, 2)));
     else if (port !== undefined && Math.abs(Number(port)) > 65535) out.push(finding('haproxy/server-address', `Server '${name}' has an invalid port '${port}'.`, wordRange(p, 2)));
     if (looksLikeIPv4(host)) {
       if (!isIPv4(host)) out.push(finding('haproxy/server-address', `Server '${name}' has an invalid IPv4 address '${host}'.`, wordRange(p, 2)));
@@ -419,9 +452,9 @@ export function lintServerOptions(out: Finding[], p: Place, from: number): void 
       out.push(finding('haproxy/server-keyword', `'${option}' needs a value.`, wordRange(p, i)));
       return;
     }
-    if ((option === 'fall' || option === 'rise') && v !== undefined && !(/^\d+$/.test(v) && Number(v) > 0)) {
+    if ((option === 'fall' || option === 'rise') && v !== undefined && !(DIGITS.test(v) && Number(v) > 0)) {
       out.push(finding('haproxy/server-keyword', `'${option}' must be a number greater than 0 (got '${v}').`, wordRange(p, i + 1), [fix(`Set '${option} ${option === 'fall' ? 3 : 2}'`, replaceToken(p, line.token(i + 1)!, option === 'fall' ? '3' : '2'))]));
-    } else if (option === 'weight' && v !== undefined && !(/^\d+$/.test(v) && Number(v) <= 256)) {
+    } else if (option === 'weight' && v !== undefined && !(DIGITS.test(v) && Number(v) <= 256)) {
       out.push(finding('haproxy/server-keyword', `'weight' must be between 0 and 256 (got '${v}').`, wordRange(p, i + 1)));
     } else if ((option === 'inter' || option === 'fastinter' || option === 'downinter' || option === 'slowstart') && v !== undefined && parseTime(v) === undefined) {
       out.push(finding('haproxy/server-keyword', `'${option}' needs a time such as 2s (got '${v}').`, wordRange(p, i + 1)));

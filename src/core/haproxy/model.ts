@@ -40,8 +40,9 @@ export class Model {
   constructor(readonly cfg: HaproxyConfig) {
     const namedDefaults = new Map<string, Proxy>();
     let current: Proxy | undefined;
-    cfg.sections.forEach((section, index) => {
-      if (!PROXY_SECTIONS.has(section.type)) return;
+    for (let index = 0; index < cfg.sections.length; index++) {
+      const section = cfg.sections[index]!;
+      if (!PROXY_SECTIONS.has(section.type)) continue;
       const proxy: Proxy = { section, index };
       const h = section.line(0);
       let fromAt = -1;
@@ -56,7 +57,7 @@ export class Model {
       } else if (backendCapable(section) && section.name && !this.backends.has(section.name)) {
         this.backends.set(section.name, proxy);
       }
-    });
+    }
   }
 
   /** The last line starting with `first` (and `second`) of the proxy, else of its defaults chain. */

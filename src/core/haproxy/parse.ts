@@ -8,18 +8,19 @@
  */
 import type { Finding } from '../findings';
 import { looksBinary } from '../lint/textGuard';
-import { layOut, type LineLayout, LineStore, type ParsedLine } from './lines';
+import { layOut, type LineCursor, type LineLayout, LineStore, type ParsedLine } from './lines';
 import { fingerprint, TextCache } from './sectionCache';
 
-export { ParsedLine, tokenizeLine } from './lines';
+export { LineCursor, ParsedLine, tokenizeLine } from './lines';
 export type { LineProblem, Token } from './lines';
 
 /** Sections that are proxies (carry traffic) and share the proxy keyword set. */
 export const PROXY_SECTIONS = new Set(['defaults', 'frontend', 'backend', 'listen']);
 
-/** The section-local findings (lines relative to the section) for the line ending they were computed with. */
+/** The section-local findings (lines relative to the section) and the line ending they were computed with. */
 export interface SectionMemo {
-  local?: { eol: string; findings: Finding[] };
+  localFindings?: Finding[];
+  localEol?: string;
 }
 
 /** A section's parse, kept in the cache by its text: its lines are lineCount records of a store from firstLine. */
@@ -71,6 +72,11 @@ export class Section {
     return this.records.store.line(this.records.firstLine + rel, rel);
   }
 
+  /** A cursor on line `rel`, to move over the section's lines (see LineCursor). */
+  cursor(rel: number): LineCursor {
+    return this.records.store.cursor(this.records.firstLine, rel);
+  }
+
   /** The same parsed section with its header at line `startLine`. */
   placedAt(startLine: number): Section {
     return new Section(this.records, startLine);
@@ -93,6 +99,13 @@ export class Section {
     const out: ParsedLine[] = [];
     for (; at >= 0; at = store.findLine(at + 1, end, 1, first, second, keywords)) out.push(store.line(at, at - firstLine));
     return out;
+  }
+
+  /** The next body line after line `rel` (-1: from the first) whose words start with `first` (and `second`). */
+  findAfter(rel: number, first: string, second?: string): ParsedLine | undefined {
+    const { store, firstLine, keywords } = this.records;
+    const at = store.findLine(Math.max(this.firstBodyLine, firstLine + rel + 1), this.endLine, 1, first, second, keywords);
+    return at < 0 ? undefined : store.line(at, at - firstLine);
   }
 
   /** The last body line whose words start with `first` (and `second`). */
