@@ -305,6 +305,22 @@ export class LineStore {
     return this.cooked[COOKED_BASE - ref] === word;
   }
 
+  /**
+   * The index of the first word from word `from` on that is `word`, or -1. An interned word is compared by id
+   * (a word equal to an interned one has its id), others by text.
+   */
+  indexOfWord(line: number, word: string, from: number): number {
+    const id = commonWords.id(word);
+    const r = line * LINE_STRIDE;
+    const first = this.lineRecords[r + L_FIRST_WORD]!;
+    const count = this.lineRecords[r + L_WORDS]!;
+    for (let i = Math.max(0, from); i < count; i++) {
+      const ref = this.wordRecords[(first + i) * WORD_STRIDE + W_TEXT]!;
+      if (id >= 0 ? ref === id : ref < 0 && this.wordIs(line, i, word)) return i;
+    }
+    return -1;
+  }
+
   /** Column of the first raw character of word i (-1 when there is no such word). */
   wordStart(line: number, i: number): number {
     const w = this.wordRecord(line, i);
@@ -426,6 +442,10 @@ export class ParsedLine {
   /** Word i (0 = the keyword), undefined past the last word. */
   word(i: number): string | undefined {
     return this.store.word(this.at, i);
+  }
+  /** The index of the first word from word `from` on that is `word`, or -1. */
+  indexOf(word: string, from = 0): number {
+    return this.store.indexOfWord(this.at, word, from);
   }
   /** Whether word i is `word` (no string is made). */
   is(i: number, word: string): boolean {

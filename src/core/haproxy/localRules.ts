@@ -18,11 +18,7 @@ import type { Place } from './places';
 const { ARITY, BACKEND_ONLY, LOG_FACILITIES, LOG_LEVELS, OPTIONS_NO_ARGS, BALANCE_ALGORITHMS, BIND_KEYWORDS, didYouMean, GLOBAL_KEYWORDS, GLOBAL_PREFIXES, MODES, NOT_IN_DEFAULTS, OPTIONS, OTHER_SECTION_KEYWORDS, PROXY_KEYWORDS, REMOVED_KEYWORDS, REMOVED_OPTIONS, SERVER_KEYWORDS, TIMEOUTS } = keywords;
 const { PROXY_SECTIONS } = parse;
 const { isIPv4 } = net;
-const { abs, deleteLine, lineRange, looksLikeIPv4, parseTime, replaceToken, splitHostPort, tokenRange, validPort, wordRange } = places;
-
-/** The patterns the rules test for every server line (a regular expression literal is a new object each time). */
-const DIGITS = /^\d+$/;
-const SIGNED_PORT = /^[+-]?\d{1,5}$/;
+const { abs, deleteLine, digitsValue, lineRange, looksLikeIPv4, parseTime, replaceToken, splitHostPort, tokenRange, validPort, wordRange } = places;
 
 // ---------------------------------------------------------------------------------------------- local rules
 
@@ -103,7 +99,7 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
         }
         if (kw === 'nbthread') {
           const v = line.word(1) ?? '';
-          if (!DIGITS.test(v) || Number(v) < 1 || Number(v) > 64) out.push(finding('haproxy/argument', `'nbthread' must be between 1 and 64 (got '${v}').`, tokenRange(p, line.token(1) ?? keywordToken(p))));
+          if (!(digitsValue(v) >= 1 && digitsValue(v) <= 64)) out.push(finding('haproxy/argument', `'nbthread' must be between 1 and 64 (got '${v}').`, tokenRange(p, line.token(1) ?? keywordToken(p))));
         }
       }
       continue;
@@ -113,14 +109,11 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
       if (known && !known.has(kw)) unknown(out, p, keywordToken(p), type, known);
       continue;
     }
-    // proxy sections
-    const repl = REMOVED_KEYWORDS.get(kw);
-    if (repl) {
-      out.push(finding('haproxy/removed-keyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${repl}'.`, tokenRange(p, keywordToken(p)), [fix(`Replace with '${repl}'`, replaceToken(p, keywordToken(p), repl))]));
-      continue;
-    }
+    // proxy sections (a removed keyword is not a proxy keyword: most lines are found in one lookup)
     if (!PROXY_KEYWORDS.has(kw)) {
-      unknown(out, p, keywordToken(p), type, PROXY_KEYWORDS);
+      const repl = REMOVED_KEYWORDS.get(kw);
+      if (repl) out.push(finding('haproxy/removed-keyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${repl}'.`, tokenRange(p, keywordToken(p)), [fix(`Replace with '${repl}'`, replaceToken(p, keywordToken(p), repl))]));
+      else unknown(out, p, keywordToken(p), type, PROXY_KEYWORDS);
       continue;
     }
     if (type === 'defaults' && NOT_IN_DEFAULTS.has(kw)) {
@@ -416,8 +409,9 @@ export function lintServer(out: Finding[], p: Place, names: ServerNames): void {
   } else names.add(name, line.lasting());
   if (!(addr.startsWith('/') || (addr.includes('@') && /^(unix|abns|fd|sockpair)@/.test(addr)))) {
     const { host, port } = splitHostPort(addr);
-    if (port !== undefined && !SIGNED_PORT.test(port)) out.push(finding('haproxy/server-address', `Server '${name}' has an invalid port '${port}'.`, wordRange(p, 2)));
-    else if (port !== undefined && Math.abs(Number(port)) > 65535) out.push(finding('haproxy/server-address', `Server '${name}' has an invalid port '${port}'.`, wordRange(p, 2)));
+    // what /^[+-]?\d{1,5}$/ and |Number(port)| <= 65535 accept
+    const sign = port !== undefined && (port.charCodeAt(0) === 43 || port.charCodeAt(0) === 45) ? 1 : 0;
+    if (port !== undefined && !(digitsValue(sign ? port.slice(1) : port, 5) <= 65535)) out.push(finding('haproxy/server-address', `Server '${name}' has an invalid port '${port}'.`, wordRange(p, 2)));
     if (looksLikeIPv4(host)) {
       if (!isIPv4(host)) out.push(finding('haproxy/server-address', `Server '${name}' has an invalid IPv4 address '${host}'.`, wordRange(p, 2)));
     } else if (!host.includes(':') && host !== '') {
@@ -452,9 +446,9 @@ export function lintServerOptions(out: Finding[], p: Place, from: number): void 
       out.push(finding('haproxy/server-keyword', `'${option}' needs a value.`, wordRange(p, i)));
       return;
     }
-    if ((option === 'fall' || option === 'rise') && v !== undefined && !(DIGITS.test(v) && Number(v) > 0)) {
+    if ((option === 'fall' || option === 'rise') && v !== undefined && !(digitsValue(v) > 0)) {
       out.push(finding('haproxy/server-keyword', `'${option}' must be a number greater than 0 (got '${v}').`, wordRange(p, i + 1), [fix(`Set '${option} ${option === 'fall' ? 3 : 2}'`, replaceToken(p, line.token(i + 1)!, option === 'fall' ? '3' : '2'))]));
-    } else if (option === 'weight' && v !== undefined && !(DIGITS.test(v) && Number(v) <= 256)) {
+    } else if (option === 'weight' && v !== undefined && !(digitsValue(v) <= 256)) {
       out.push(finding('haproxy/server-keyword', `'weight' must be between 0 and 256 (got '${v}').`, wordRange(p, i + 1)));
     } else if ((option === 'inter' || option === 'fastinter' || option === 'downinter' || option === 'slowstart') && v !== undefined && parseTime(v) === undefined) {
       out.push(finding('haproxy/server-keyword', `'${option}' needs a time such as 2s (got '${v}').`, wordRange(p, i + 1)));

@@ -162,10 +162,8 @@ export function serverOption(line: ParsedLine, defaults: readonly Place[], name:
 /** The last `name` option of a server or default-server line from `start` (a later `no-name` cancels it). */
 function scanServerOption(line: ParsedLine, start: number, name: string): { value?: string; tok?: Token } | undefined {
   // most lines do not name the option at all: one comparison per word before walking the keywords and their values
+  if (line.indexOf(name, start) < 0) return undefined;
   const count = line.count;
-  let named = false;
-  for (let i = start; i < count && !named; i++) named = line.is(i, name);
-  if (!named) return undefined;
   const negated = `no-${name}`;
   let at = -1;
   let withValue = false;
