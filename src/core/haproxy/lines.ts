@@ -52,9 +52,13 @@ const WORD_STRIDE = 3;
 const PLAIN = -1;
 const COOKED_BASE = -2;
 
-/** Characters per line and per word a store or layout is first sized for (they grow when a text has more). */
-export const CHARS_PER_LINE = 24;
+/** Characters per line and per word a store is first sized for (it grows when a text has more). */
+const CHARS_PER_LINE = 24;
 const CHARS_PER_WORD = 6;
+
+/** The characters that end a plain word: a blank or `#` (the word ends), a quote, `\` or a control character (it is not plain). */
+const ENDS_PLAIN_WORD = new Uint8Array(128);
+for (let c = 0; c < 128; c++) if (c < 32 || c === 32 || c === 34 || c === 35 || c === 39 || c === 92 || c === 127) ENDS_PLAIN_WORD[c] = 1;
 
 /** Characters a backslash escapes (anything else keeps its backslash). */
 const ESCAPED = new Set(['\\', ' ', '#', "'", '"', '$', 'r', 'n', 't', '\t']);
@@ -69,13 +73,12 @@ export class LineStore {
   private readonly cooked: string[] = [];
   private readonly problems: LineProblem[] = [];
 
-  /** `text` is what the lines are read from; first sized for `lines` lines of `chars` characters (they grow as needed). */
+  /** `text` is what the lines are read from; first sized for `chars` characters of lines (it grows as needed). */
   constructor(
     readonly text: string,
-    lines: number,
     chars: number,
   ) {
-    this.lineRecords = new Int32Array(Math.max(1, lines) * LINE_STRIDE);
+    this.lineRecords = new Int32Array(Math.max(1, Math.ceil(chars / CHARS_PER_LINE)) * LINE_STRIDE);
     this.wordRecords = new Int32Array(Math.max(1, Math.ceil(chars / CHARS_PER_WORD)) * WORD_STRIDE);
   }
 
@@ -84,19 +87,23 @@ export class LineStore {
     return this.lineCount;
   }
 
-  /** Makes room for about `lines` more lines of `chars` characters (one growth instead of repeated doubling). */
-  reserve(lines: number, chars: number): void {
-    const lineSize = (this.lineCount + Math.ceil(lines)) * LINE_STRIDE;
+  /** Makes room for about `chars` more characters of lines (one growth instead of repeated doubling). */
+  reserve(chars: number): void {
+    const lineSize = (this.lineCount + Math.ceil(chars / CHARS_PER_LINE)) * LINE_STRIDE;
     if (lineSize > this.lineRecords.length) this.lineRecords = grown(this.lineRecords, lineSize);
     const wordSize = (this.wordCount + Math.ceil(chars / CHARS_PER_WORD)) * WORD_STRIDE;
     if (wordSize > this.wordRecords.length) this.wordRecords = grown(this.wordRecords, wordSize);
   }
 
-  /** Tokenizes lines [first, end) of a layout; returns the index of the first. */
-  addLines(layout: LineLayout, first: number, end: number): number {
+  /** Tokenizes the lines of text[from, to) (at least one); returns the index of the first. */
+  addLines(from: number, to: number): number {
     const at = this.lineCount;
-    const starts = layout.starts;
-    for (let line = first; line < end; line++) this.add(starts[line]!, starts[line + 1]! - 1);
+    for (let pos = from; pos < to || this.lineCount === at; ) {
+      let nl = this.text.indexOf('\n', pos);
+      if (nl < 0 || nl > to) nl = to;
+      this.add(pos, nl);
+      pos = nl + 1;
+    }
     return at;
   }
 
@@ -127,9 +134,7 @@ export class LineStore {
       let h = 0;
       for (; j < n; j++) {
         ch = text.charCodeAt(j);
-        if (ch <= 39 || ch === 92 || ch === 127) {
-          if (ch === 32 || ch === 9 || ch === 35 || ch === 34 || ch === 39 || ch < 32 || ch === 127 || ch === 92) break;
-        }
+        if (ch < 128 && ENDS_PLAIN_WORD[ch] === 1) break;
         h = (Math.imul(h, 31) + ch) | 0; // hashOf of ./words.ts, inline: this loop runs once per character of the file
       }
       if (j === n || ch === 32 || ch === 9 || ch === 35) {
@@ -333,53 +338,20 @@ export class LineStore {
   }
 }
 
-/** Where the lines of a text start, and which of them open a section. */
-export interface LineLayout {
-  /** Offset of each line, then text.length + 1 (so line i ends before starts[i + 1] - 1, its LF). */
-  starts: Int32Array;
-  lineCount: number;
-  /** The lines whose first word is a section keyword, in order. */
-  headers: number[];
-}
+/**
+ * The line after a LF that opens a section: blanks, a section keyword, then a blank, `#`, CR, LF or the end. The
+ * regular expression engine finds them in one pass over the text, without a call or a string per line; `^` with
+ * the m flag is avoided, as it also matches after a CR (a line is what ends at LF).
+ */
+const HEADER_AFTER_LF = new RegExp(`\\n[ \\t]*(?:${[...SECTION_KEYWORDS].join('|')})(?![^ \\t#\\r\\n])`, 'g');
+const HEADER_AT_START = new RegExp(`^[ \\t]*(?:${[...SECTION_KEYWORDS].join('|')})(?![^ \\t#\\r\\n])`);
 
-/** Splits a text into lines (at LF only) and finds the section headers, without making a string. */
-export function layOut(text: string): LineLayout {
-  let starts: Int32Array = new Int32Array(Math.ceil(text.length / CHARS_PER_LINE) + 2);
-  const headers: number[] = [];
-  let line = 0;
-  for (let pos = 0; ; line++) {
-    if (line + 2 > starts.length) starts = grown(starts, line + 2);
-    starts[line] = pos;
-    let nl = text.indexOf('\n', pos);
-    if (nl < 0) nl = text.length;
-    if (opensSection(text, pos, nl)) headers.push(line);
-    if (nl >= text.length) break;
-    pos = nl + 1;
-  }
-  starts[line + 1] = text.length + 1;
-  return { starts, lineCount: line + 1, headers };
-}
-
-/** Characters that can start a section keyword, by char code. */
-const SECTION_INITIALS = new Uint8Array(128);
-for (const k of SECTION_KEYWORDS) SECTION_INITIALS[k.charCodeAt(0)] = 1;
-const LONGEST_SECTION_KEYWORD = Math.max(...[...SECTION_KEYWORDS].map((k) => k.length));
-
-/** Does the line text[from, to) open a section? (its first word, up to a blank, `#` or CR, is a section keyword) */
-function opensSection(text: string, from: number, to: number): boolean {
-  let i = from;
-  while (i < to && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
-  if (i >= to || SECTION_INITIALS[text.charCodeAt(i)] !== 1) return false;
-  let j = i;
-  let h = 0;
-  for (; j < to && j - i <= LONGEST_SECTION_KEYWORD; j++) {
-    const c = text.charCodeAt(j);
-    if (c === 32 || c === 9 || c === 35 || c === 13) break;
-    h = (Math.imul(h, 31) + c) | 0;
-  }
-  if (j - i > LONGEST_SECTION_KEYWORD) return false;
-  const id = commonWords.idAt(text, i, j - i, h);
-  return id >= 0 && commonWords.isSectionKeyword(id);
+/** The offsets of the lines that open a section (their first word is a section keyword), in order. */
+export function sectionHeaders(text: string): number[] {
+  const headers: number[] = HEADER_AT_START.test(text) ? [0] : [];
+  HEADER_AFTER_LF.lastIndex = 0;
+  for (let m = HEADER_AFTER_LF.exec(text); m; m = HEADER_AFTER_LF.exec(text)) headers.push(m.index + 1);
+  return headers;
 }
 
 /**
@@ -506,6 +478,6 @@ export class LineCursor extends ParsedLine {
 
 /** Tokenizes one line of haproxy.cfg with HAProxy's quoting and escaping rules. */
 export function tokenizeLine(line: string, rel = 0): ParsedLine {
-  const store = new LineStore(line, 1, line.length);
+  const store = new LineStore(line, line.length);
   return new ParsedLine(store, store.add(0, line.length), rel);
 }

@@ -8,7 +8,7 @@
  */
 import type { Finding } from '../findings';
 import { looksBinary } from '../lint/textGuard';
-import { layOut, type LineCursor, type LineLayout, LineStore, type ParsedLine } from './lines';
+import { type LineCursor, LineStore, type ParsedLine, sectionHeaders } from './lines';
 import { fingerprint, TextCache } from './sectionCache';
 
 export { LineCursor, ParsedLine, tokenizeLine } from './lines';
@@ -143,26 +143,20 @@ class SectionParser {
   private store: LineStore | undefined;
   private misses = 0;
 
-  constructor(
-    private readonly text: string,
-    private readonly layout: LineLayout,
-  ) {}
+  constructor(private readonly text: string) {}
 
-  /** The section of lines [first, end), whose text is text[from, to). */
-  parse(first: number, end: number, preamble: boolean): SectionRecords {
-    const { starts } = this.layout;
-    const from = starts[first]!;
-    const to = Math.min(starts[end]!, this.text.length);
+  /** The section whose text is text[from, to). */
+  parse(from: number, to: number, preamble: boolean): SectionRecords {
     const cache = preamble ? preambleCache : sectionCache;
     const fp = fingerprint(this.text, from, to);
     const hit = cache.get(fp, this.text, from, to);
     if (hit) return hit;
     // first sized for this section (an edit re-parses one); a second miss is a cold parse: room for the rest
-    if (!this.store) this.store = new LineStore(this.text, end - first, to - from);
-    else if (++this.misses === 1) this.store.reserve(this.layout.lineCount - first, this.text.length - from);
+    if (!this.store) this.store = new LineStore(this.text, to - from);
+    else if (++this.misses === 1) this.store.reserve(this.text.length - from);
     const store = this.store;
-    const firstLine = store.addLines(this.layout, first, end);
-    const lineCount = end - first;
+    const firstLine = store.addLines(from, to);
+    const lineCount = store.size - firstLine;
     const keywords = store.keywordMask(preamble ? firstLine : firstLine + 1, firstLine + lineCount);
     const records: SectionRecords = { text: this.text.slice(from, to), type: preamble ? '' : (store.word(firstLine, 0) ?? ''), name: preamble ? undefined : store.word(firstLine, 1), store, firstLine, lineCount, keywords };
     cache.set(fp, records);
@@ -172,17 +166,18 @@ class SectionParser {
 
 export function parseHaproxy(text: string): HaproxyConfig {
   if (looksBinary(text)) return { sections: [], lineCount: 1, binary: true };
-  const layout = layOut(text);
-  const { headers, lineCount } = layout;
-  const parser = new SectionParser(text, layout);
-  // the empty line after a final LF belongs to no section
-  const lastLine = text.endsWith('\n') ? lineCount - 1 : lineCount;
+  const headers = sectionHeaders(text);
+  const parser = new SectionParser(text);
   const sections: Section[] = [];
-  const firstHeader = headers.length ? headers[0]! : lastLine;
-  if (firstHeader > 0 && text.length > 0) sections.push(new Section(parser.parse(0, firstHeader, true), 0));
-  for (let h = 0; h < headers.length; h++) {
-    const start = headers[h]!;
-    sections.push(new Section(parser.parse(start, h + 1 < headers.length ? headers[h + 1]! : lastLine, false), start));
-  }
-  return { sections, lineCount };
+  let line = 0;
+  const add = (from: number, to: number, preamble: boolean) => {
+    const section = new Section(parser.parse(from, to, preamble), line);
+    sections.push(section);
+    line += section.lineCount;
+  };
+  const firstHeader = headers.length ? headers[0]! : text.length;
+  if (firstHeader > 0) add(0, firstHeader, true);
+  for (let h = 0; h < headers.length; h++) add(headers[h]!, h + 1 < headers.length ? headers[h + 1]! : text.length, false);
+  // the sections' lines, and the empty line after a final LF (or of an empty text), which belongs to none
+  return { sections, lineCount: text.endsWith('\n') || text.length === 0 ? line + 1 : line };
 }

@@ -24,7 +24,6 @@ function firstSlot(h: number): number {
 export class WordTable {
   private readonly words: string[] = [];
   private readonly hashes: number[] = [];
-  private readonly sectionKeywords: boolean[] = [];
   /** Ids by word, for id(): a string's hash is cached with it, so a keyword literal is found without hashing it. */
   private readonly ids = new Map<string, number>();
   /** Word ids by slot, -1 for an empty slot. */
@@ -33,7 +32,6 @@ export class WordTable {
   constructor(lists: Iterable<string>[]) {
     for (const list of lists) for (const w of list) this.intern(w);
     if (this.words.length * 4 > SLOTS) throw new Error('haproxy word table too small');
-    for (const k of SECTION_KEYWORDS) this.sectionKeywords[this.id(k)] = true;
   }
 
   /** The id of the word text[from, from + length) whose hashOf is h, or -1 when it is not interned. */
@@ -53,11 +51,6 @@ export class WordTable {
   /** The interned word of an id. */
   word(id: number): string {
     return this.words[id]!;
-  }
-
-  /** Whether the word of an id opens a section (global, frontend, ...). */
-  isSectionKeyword(id: number): boolean {
-    return this.sectionKeywords[id] === true;
   }
 
   private intern(word: string): void {
