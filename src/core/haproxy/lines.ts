@@ -297,6 +297,13 @@ export class LineStore {
     return this.cooked[COOKED_BASE - ref];
   }
 
+  /** The interned id of word i of a line, -1 when it is not interned or there is no such word. */
+  wordId(line: number, i: number): number {
+    const w = this.wordRecord(line, i);
+    const ref = w < 0 ? -1 : this.wordRecords[w + W_TEXT]!;
+    return ref >= 0 ? ref : -1;
+  }
+
   /** Whether word i of a line is `word`, without making a string of it. */
   wordIs(line: number, i: number, word: string): boolean {
     const w = this.wordRecord(line, i);
@@ -414,6 +421,10 @@ export class ParsedLine {
   /** Word i (0 = the keyword), undefined past the last word. */
   word(i: number): string | undefined {
     return this.store.word(this.at, i);
+  }
+  /** The interned id of word i (./words.ts), -1 when it is not interned or past the last word. */
+  wordId(i: number): number {
+    return this.store.wordId(this.at, i);
   }
   /** The index of the first word from word `from` on that is `word`, or -1. */
   indexOf(word: string, from = 0): number {

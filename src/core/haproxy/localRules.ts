@@ -10,6 +10,7 @@ import type { ParsedLine, Section, Token } from './parse';
 import { finding, fix } from './rules';
 import * as places from './places';
 import type { Place } from './places';
+import { KeywordIds } from './words';
 
 /*
  * What these rules use, read once: in the CommonJS the tests and the benchmarks run in, each use of an imported
@@ -18,6 +19,18 @@ import type { Place } from './places';
 const { ARITY, BACKEND_ONLY, LOG_FACILITIES, LOG_LEVELS, OPTIONS_NO_ARGS, BALANCE_ALGORITHMS, BIND_KEYWORDS, didYouMean, GLOBAL_KEYWORDS, GLOBAL_PREFIXES, MODES, NOT_IN_DEFAULTS, OPTIONS, OTHER_SECTION_KEYWORDS, PROXY_KEYWORDS, REMOVED_KEYWORDS, REMOVED_OPTIONS, SERVER_KEYWORDS, TIMEOUTS } = keywords;
 const { PROXY_SECTIONS } = parse;
 const { isIPv4 } = net;
+
+/** The keyword tables consulted for every line, by word id (./words.ts). */
+const PROXY_KEYWORD_IDS = new KeywordIds(PROXY_KEYWORDS);
+const NOT_IN_DEFAULTS_IDS = new KeywordIds(NOT_IN_DEFAULTS);
+const BACKEND_ONLY_IDS = new KeywordIds(BACKEND_ONLY);
+const MODE_IDS = new KeywordIds(MODES);
+const TIMEOUT_IDS = new KeywordIds(TIMEOUTS);
+const OPTION_IDS = new KeywordIds(OPTIONS);
+const OPTION_NO_ARGS_IDS = new KeywordIds(OPTIONS_NO_ARGS);
+const REMOVED_OPTION_IDS = new KeywordIds(REMOVED_OPTIONS.keys());
+const SERVER_KEYWORD_IDS = new KeywordIds(SERVER_KEYWORDS);
+const BIND_KEYWORD_IDS = new KeywordIds(BIND_KEYWORDS);
 const { abs, deleteLine, digitsValue, lineRange, looksLikeIPv4, parseTime, replaceToken, splitHostPort, tokenRange, validPort, wordRange } = places;
 
 // ---------------------------------------------------------------------------------------------- local rules
@@ -110,17 +123,18 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
       continue;
     }
     // proxy sections (a removed keyword is not a proxy keyword: most lines are found in one lookup)
-    if (!PROXY_KEYWORDS.has(kw)) {
+    const kwId = line.wordId(0);
+    if (!PROXY_KEYWORD_IDS.has(kwId)) {
       const repl = REMOVED_KEYWORDS.get(kw);
       if (repl) out.push(finding('haproxy/removed-keyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${repl}'.`, tokenRange(p, keywordToken(p)), [fix(`Replace with '${repl}'`, replaceToken(p, keywordToken(p), repl))]));
       else unknown(out, p, keywordToken(p), type, PROXY_KEYWORDS);
       continue;
     }
-    if (type === 'defaults' && NOT_IN_DEFAULTS.has(kw)) {
+    if (type === 'defaults' && NOT_IN_DEFAULTS_IDS.has(kwId)) {
       out.push(finding('haproxy/keyword-not-allowed', `'${kw}' is not allowed in a 'defaults' section.`, tokenRange(p, keywordToken(p))));
       continue;
     }
-    if (type === 'frontend' && BACKEND_ONLY.has(kw)) {
+    if (type === 'frontend' && BACKEND_ONLY_IDS.has(kwId)) {
       out.push(finding('haproxy/keyword-not-allowed', `'${kw}' is not allowed in a frontend: it has no backend capability.`, tokenRange(p, keywordToken(p))));
       continue;
     }
@@ -136,15 +150,15 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
         const hasExtra = line.count > optAt + 1;
         if (opt === undefined) {
           out.push(finding('haproxy/unknown-keyword', `'option' needs an option name.`, tokenRange(p, keywordToken(p))));
-        } else if (hasExtra && (OPTIONS_NO_ARGS.has(opt) || kw === 'no' || (opt === 'httplog' && (!line.is(optAt + 1, 'clf') || line.count > 3)))) {
+        } else if (hasExtra && (OPTION_NO_ARGS_IDS.has(line.wordId(optAt)) || kw === 'no' || (opt === 'httplog' && (!line.is(optAt + 1, 'clf') || line.count > 3)))) {
           const optTok = line.token(optAt)!;
           const extra = line.token(optAt + 1)!;
           const last = line.token(line.count - 1)!;
           const at = tokenRange(p, extra);
           out.push(finding('haproxy/argument', `'option ${optTok.text}' takes no argument '${extra.text}'.`, { start: at.start, end: tokenRange(p, last).end }, [fix(`Remove '${line.words(optAt + 1).join(' ')}'`, { range: { start: { line: abs(p), character: optTok.end }, end: tokenRange(p, last).end }, newText: '' })]));
-        } else if (REMOVED_OPTIONS.has(opt)) {
+        } else if (REMOVED_OPTION_IDS.has(line.wordId(optAt))) {
           out.push(finding('haproxy/removed-keyword', `option '${opt}' is no longer supported by HAProxy 2.6.`, wordRange(p, optAt)));
-        } else if (!OPTIONS.has(opt)) {
+        } else if (!OPTION_IDS.has(line.wordId(optAt))) {
           const near = didYouMean(opt, OPTIONS);
           const optTok = line.token(optAt)!;
           out.push(finding('haproxy/unknown-keyword', `Unknown option '${opt}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, optTok), near ? [fix(`Change to '${near}'`, replaceToken(p, optTok, near))] : undefined));
@@ -152,8 +166,7 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
         break;
       }
       case 'mode': {
-        const mode = line.word(1);
-        if (mode === undefined || !MODES.has(mode)) {
+        if (!MODE_IDS.has(line.wordId(1))) {
           const arg = line.token(1);
           const kwTok = keywordToken(p);
           const near = arg ? didYouMean(arg.text, MODES) : 'tcp';
@@ -163,7 +176,7 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
       }
       case 'timeout': {
         const name = line.word(1);
-        if (name === undefined || !TIMEOUTS.has(name)) {
+        if (!TIMEOUT_IDS.has(line.wordId(1))) {
           const near = name !== undefined ? didYouMean(name, TIMEOUTS) : undefined;
           out.push(finding('haproxy/timeout-invalid', `Unknown timeout '${name ?? ''}'${near ? `; did you mean '${near}'?` : ''}.`, wordRange(p, name !== undefined ? 1 : 0)));
           break;
@@ -351,9 +364,9 @@ export function lintBind(out: Finding[], p: Place): void {
     }
   }
   for (let i = 2; i < line.count; i++) {
-    const option = line.word(i)!;
-    const n = BIND_KEYWORDS.get(option);
+    const n = BIND_KEYWORD_IDS.get(line.wordId(i));
     if (n === undefined) {
+      const option = line.word(i)!;
       const near = didYouMean(option, BIND_KEYWORDS.keys());
       out.push(finding('haproxy/bind-keyword', `Unknown bind option '${option}'${near ? `; did you mean '${near}'?` : '.'}`, wordRange(p, i), near ? [fix(`Change to '${near}'`, replaceToken(p, line.token(i)!, near))] : undefined));
       return;
@@ -425,7 +438,7 @@ export function lintServer(out: Finding[], p: Place, names: ServerNames): void {
 export function misspeltOption(line: ParsedLine, name: string): boolean {
   for (let i = 3; i < line.count; i++) {
     const option = line.word(i)!;
-    if (SERVER_KEYWORDS.get(option) === undefined) return didYouMean(option, SERVER_KEYWORDS.keys()) === name;
+    if (SERVER_KEYWORD_IDS.get(line.wordId(i)) === undefined) return didYouMean(option, SERVER_KEYWORDS.keys()) === name;
   }
   return false;
 }
@@ -435,7 +448,7 @@ export function lintServerOptions(out: Finding[], p: Place, from: number): void 
   const count = line.count;
   for (let i = from; i < count; i++) {
     const option = line.word(i)!;
-    const n = SERVER_KEYWORDS.get(option);
+    const n = SERVER_KEYWORD_IDS.get(line.wordId(i));
     if (n === undefined) {
       const near = didYouMean(option, SERVER_KEYWORDS.keys());
       out.push(finding('haproxy/server-keyword', `Unknown server option '${option}'${near ? `; did you mean '${near}'?` : '.'}`, wordRange(p, i), near ? [fix(`Change to '${near}'`, replaceToken(p, line.token(i)!, near))] : undefined));

@@ -9,7 +9,7 @@
 
 /** How much of the first line and of the end of a text the fingerprint reads. */
 const HEAD_CHARS = 256;
-const TAIL_CHARS = 32;
+const TAIL_CHARS = 8;
 
 /** The fingerprint of text[from, to). */
 export function fingerprint(text: string, from: number, to: number): number {
@@ -21,7 +21,8 @@ export function fingerprint(text: string, from: number, to: number): number {
     h = (Math.imul(h, 31) + c) | 0;
   }
   for (let i = Math.max(from, to - TAIL_CHARS); i < to; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
-  return h;
+  // 30 bits: a small integer to V8 (a Map key that is not a boxed number)
+  return h & 0x3fffffff;
 }
 
 /** Values with the text they were made from, by fingerprint; bounded so a long editing session does not grow it forever. */

@@ -3,7 +3,7 @@
  * by an id. The tokenizer records a word's id instead of making a string of it (found by a hash of its characters,
  * computed while scanning), so a parsed file retains no string per such word and reading one allocates nothing.
  */
-import { BALANCE_ALGORITHMS, SECTION_KEYWORDS, BIND_KEYWORDS, GLOBAL_KEYWORDS, LOG_FACILITIES, LOG_LEVELS, MODES, OPTIONS, OTHER_SECTION_KEYWORDS, PROXY_KEYWORDS, SERVER_KEYWORDS, TIMEOUTS } from './keywords';
+import { BALANCE_ALGORITHMS, SECTION_KEYWORDS, BIND_KEYWORDS, GLOBAL_KEYWORDS, LOG_FACILITIES, LOG_LEVELS, MODES, OPTIONS, OPTIONS_NO_ARGS, OTHER_SECTION_KEYWORDS, PROXY_KEYWORDS, REMOVED_OPTIONS, SERVER_KEYWORDS, TIMEOUTS } from './keywords';
 
 /** Slots of the open-addressing hash table, well above four times the number of words. */
 const SLOTS = 4096;
@@ -53,6 +53,11 @@ export class WordTable {
     return this.words[id]!;
   }
 
+  /** How many words there are (ids are 0 to size - 1). */
+  get size(): number {
+    return this.words.length;
+  }
+
   private intern(word: string): void {
     const h = hashOf(word);
     if (this.idAt(word, 0, word.length, h) >= 0) return;
@@ -76,4 +81,35 @@ const times = ['1', '2', '3', '5', '10', '15', '20', '30', '60'].flatMap((n) => 
 const numbers = ['0', '4', '6', '7', '8', '9', '100', '256', '1000', '2000', '3000', '5000', '10000', '4096', '6443', '80', '443', '8080'];
 const values = ['none', 'haproxy', 'admin', 'GET', '/readyz', '/healthz', 'expect', 'status', '200', '/dev/log', 'from'];
 
-export const COMMON_WORDS = new WordTable([SECTION_KEYWORDS, PROXY_KEYWORDS, SERVER_KEYWORDS.keys(), BIND_KEYWORDS.keys(), OPTIONS, TIMEOUTS, MODES, BALANCE_ALGORITHMS, GLOBAL_KEYWORDS, LOG_FACILITIES, LOG_LEVELS, ...Object.values(OTHER_SECTION_KEYWORDS), times, numbers, values]);
+export const COMMON_WORDS = new WordTable([SECTION_KEYWORDS, PROXY_KEYWORDS, SERVER_KEYWORDS.keys(), BIND_KEYWORDS.keys(), OPTIONS, OPTIONS_NO_ARGS, REMOVED_OPTIONS.keys(), TIMEOUTS, MODES, BALANCE_ALGORITHMS, GLOBAL_KEYWORDS, LOG_FACILITIES, LOG_LEVELS, ...Object.values(OTHER_SECTION_KEYWORDS), times, numbers, values]);
+
+/**
+ * Keywords (a set, or with a number each: their argument count) looked up by a word's id, one array read instead
+ * of hashing the word, for the tables the rules consult on every line. All of them are interned, so a line's
+ * word is one of them exactly when its id is.
+ */
+export class KeywordIds {
+  /** The number of each id's keyword, -1 for ids that are not one. */
+  private readonly numbers: Int16Array;
+
+  constructor(keywords: Iterable<string> | ReadonlyMap<string, number>) {
+    this.numbers = new Int16Array(COMMON_WORDS.size).fill(-1);
+    const entries: Iterable<[string, number]> = keywords instanceof Map ? keywords.entries() : [...(keywords as Iterable<string>)].map((k) => [k, 0] as [string, number]);
+    for (const [k, n] of entries) {
+      const id = COMMON_WORDS.id(k);
+      if (id < 0) throw new Error(`haproxy keyword '${k}' is not interned`);
+      this.numbers[id] = n;
+    }
+  }
+
+  /** Whether the word of an id (-1: not interned) is one of the keywords. */
+  has(id: number): boolean {
+    return id >= 0 && this.numbers[id]! >= 0;
+  }
+
+  /** The number of the keyword of an id, undefined when it is not one. */
+  get(id: number): number | undefined {
+    const n = id >= 0 ? this.numbers[id]! : -1;
+    return n < 0 ? undefined : n;
+  }
+}
