@@ -356,8 +356,9 @@ const HEADER_AT_START = new RegExp(`^[ \\t]*(?:${[...SECTION_KEYWORDS].join('|')
 /** The offsets of the lines that open a section (their first word is a section keyword), in order. */
 export function sectionHeaders(text: string): number[] {
   const headers: number[] = HEADER_AT_START.test(text) ? [0] : [];
+  // test() makes no match object: the header line starts after the LF before where the match ended
   HEADER_AFTER_LF.lastIndex = 0;
-  for (let m = HEADER_AFTER_LF.exec(text); m; m = HEADER_AFTER_LF.exec(text)) headers.push(m.index + 1);
+  while (HEADER_AFTER_LF.test(text)) headers.push(text.lastIndexOf('\n', HEADER_AFTER_LF.lastIndex - 1) + 1);
   return headers;
 }
 

@@ -6,7 +6,7 @@ import type { Finding } from '../findings';
 import * as net from '../net';
 import * as keywords from './keywords';
 import * as parse from './parse';
-import type { ParsedLine, Section, Token } from './parse';
+import type { LineCursor, ParsedLine, Section, Token } from './parse';
 import { finding, fix } from './rules';
 import * as places from './places';
 import type { Place } from './places';
@@ -211,7 +211,7 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
         lintArity(out, p);
         break;
       case 'server':
-        lintServer(out, p, (serverNames ??= new ServerNames()));
+        lintServer(out, p, (serverNames ??= new ServerNames(section)));
         break;
       case 'default-server':
         lintServerOptions(out, p, 1);
@@ -375,32 +375,54 @@ export function lintBind(out: Finding[], p: Place): void {
   }
 }
 
-/** The first server line of each name in a section (a section has a few servers: a Map only past a dozen). */
+/**
+ * The servers of a section that lintServer has seen, by name, for duplicate-server: the first server line of a
+ * name with an address and no tokenizer problem (lintServer reaches every such line of a backend). Found by
+ * scanning the section's earlier server lines, which allocates nothing (a backend has a few), and in a Map once
+ * the section has more than a dozen.
+ */
 export class ServerNames {
-  private readonly names: string[] = [];
-  private readonly lines: ParsedLine[] = [];
+  private added = 0;
   private byName: Map<string, ParsedLine> | undefined;
+  private readonly scan: LineCursor;
 
-  get(name: string): ParsedLine | undefined {
+  constructor(private readonly section: Section) {
+    this.scan = section.cursor(-1);
+  }
+
+  /** The first server named `name` before line `rel`. */
+  get(name: string, rel: number): ParsedLine | undefined {
     if (this.byName) return this.byName.get(name);
-    const i = this.names.indexOf(name);
-    return i < 0 ? undefined : this.lines[i];
+    return this.firstNamed(name, rel - 1);
   }
 
-  has(name: string): boolean {
-    return this.get(name) !== undefined;
-  }
-
-  /** Keeps the line of a name not kept yet. */
+  /** Notes the server line of a name that get() did not find. */
   add(name: string, line: ParsedLine): void {
     if (this.byName) {
-      this.byName.set(name, line);
-      return;
+      this.byName.set(name, line.lasting());
+    } else if (++this.added > 12) {
+      this.byName = new Map();
+      const scan = this.scan;
+      scan.moveTo(-1);
+      while (this.section.advance(scan, 'server') && scan.rel <= line.rel) {
+        const named = scan.word(1);
+        if (named !== undefined && isServerLine(scan) && !this.byName.has(named)) this.byName.set(named, scan.lasting());
+      }
     }
-    this.names.push(name);
-    this.lines.push(line);
-    if (this.names.length > 12) this.byName = new Map(this.names.map((n, i) => [n, this.lines[i]!]));
   }
+
+  /** The first server line up to line `last` named `name`. */
+  private firstNamed(name: string, last: number): ParsedLine | undefined {
+    const scan = this.scan;
+    scan.moveTo(-1);
+    while (this.section.advance(scan, 'server', name) && scan.rel <= last) if (isServerLine(scan)) return scan.lasting();
+    return undefined;
+  }
+}
+
+/** A server line lintServer notes: a name and an address, and no tokenizer problem (it is not linted then). */
+function isServerLine(line: ParsedLine): boolean {
+  return line.count >= 3 && line.error === undefined;
 }
 
 export function lintServer(out: Finding[], p: Place, names: ServerNames): void {
@@ -411,15 +433,15 @@ export function lintServer(out: Finding[], p: Place, names: ServerNames): void {
     out.push(finding('haproxy/server-address', "'server' needs a name and an address.", lineRange(p)));
     return;
   }
-  const prevLine = names.get(name);
+  const prevLine = names.get(name, line.rel);
   if (prevLine) {
     const prev: Place = { section: p.section, line: prevLine };
     const sameAddress = prevLine.word(2) === addr;
     let n = 2;
-    while (names.has(`${name}-${n}`)) n++;
+    while (names.get(`${name}-${n}`, line.rel)) n++;
     const f = sameAddress ? fix('Remove the duplicate server line', deleteLine(p)) : fix(`Rename to '${name}-${n}'`, replaceToken(p, line.token(1)!, `${name}-${n}`));
     out.push(finding('haproxy/duplicate-server', `Another server named '${name}' is defined at line ${abs(prev) + 1}.`, wordRange(p, 1), [f]));
-  } else names.add(name, line.lasting());
+  } else names.add(name, line);
   if (!(addr.startsWith('/') || (addr.includes('@') && /^(unix|abns|fd|sockpair)@/.test(addr)))) {
     const { host, port } = splitHostPort(addr);
     // what /^[+-]?\d{1,5}$/ and |Number(port)| <= 65535 accept

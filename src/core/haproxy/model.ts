@@ -20,6 +20,8 @@ const { abs, bodyIndent, header, insertAfter, lastPlace, lineRange, parseTime, p
 
 export interface Proxy {
   section: Section;
+  /** For a defaults section: whether each timeout it sets has a valid time (every proxy that inherits it asks). */
+  timeouts?: ReadonlyMap<string, boolean>;
   index: number;
   defaults?: Proxy;
 }
@@ -105,6 +107,11 @@ export class Model {
   /** Whether `timeout name` is in effect with a valid time: `timeout(proxy, name) !== undefined` without building places. */
   hasTimeout(proxy: Proxy, name: string): boolean {
     for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) {
+      if (p.section.type === 'defaults') {
+        const valid = (p.timeouts ??= validTimeouts(p.section)).get(name);
+        if (valid !== undefined) return valid;
+        continue;
+      }
       const line = p.section.last('timeout', name);
       if (line) return parseTime(line.word(2) ?? '') !== undefined;
     }
@@ -125,6 +132,17 @@ export class Model {
     }
     return out ?? NO_PLACES;
   }
+}
+
+/** Whether each timeout a section sets (its last line for that timeout) has a valid time. */
+function validTimeouts(section: Section): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  const line = section.cursor(-1);
+  while (section.advance(line, 'timeout')) {
+    const name = line.word(1);
+    if (name !== undefined) out.set(name, parseTime(line.word(2) ?? '') !== undefined);
+  }
+  return out;
 }
 
 /** Value of a server option on a server line, else from default-server lines (later wins). */

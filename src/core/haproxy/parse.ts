@@ -108,6 +108,18 @@ export class Section {
     return at < 0 ? undefined : store.line(at, at - firstLine);
   }
 
+  /**
+   * Moves a cursor of this section (cursor(-1) to start before the first line) to the next body line after its
+   * line whose words start with `first` (and `second`); false, leaving it where it is, when there is none.
+   */
+  advance(cursor: LineCursor, first: string, second?: string): boolean {
+    const { store, firstLine, keywords } = this.records;
+    const at = store.findLine(Math.max(this.firstBodyLine, firstLine + cursor.rel + 1), this.endLine, 1, first, second, keywords);
+    if (at < 0) return false;
+    cursor.moveTo(at - firstLine);
+    return true;
+  }
+
   /** The last body line whose words start with `first` (and `second`). */
   last(first: string, second?: string): ParsedLine | undefined {
     const { store, firstLine, keywords } = this.records;
