@@ -49,56 +49,60 @@ export function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, 
     if (backendCapable(s)) be.set(s.name, p);
   }
 
-  // backend references
-  for (const p of m.proxies) {
-    for (const kw of BACKEND_REFERENCES) {
-      for (let line = p.section.findAfter(-1, kw); line; line = p.section.findAfter(line.rel, kw)) {
-        const name = line.word(1);
-        if (name === undefined || name.includes('%[') || m.backends.has(name)) continue;
-        const place: Place = { section: p.section, line };
-        const t = line.token(1)!;
-        const near = didYouMean(t.text, m.backends.keys());
-        out.push(finding('haproxy/missing-backend', `${kw} names '${t.text}', but no backend of that name exists${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(place, t), near ? [fix(`Change to '${near}'`, replaceToken(place, t, near))] : undefined));
-      }
-    }
-  }
-
-  // missing timeouts (haproxy -c only warns)
-  for (const p of m.proxies) {
-    const s = p.section;
-    if (s.type === 'defaults') continue;
-    let needed: [string, string][] | undefined;
-    if (backendCapable(s) && !m.hasTimeout(p, 'connect')) (needed ??= []).push(['connect', '5s']);
-    if (frontendCapable(s) && !m.hasTimeout(p, 'client')) (needed ??= []).push(['client', '1h']);
-    if (backendCapable(s) && !m.hasTimeout(p, 'server')) (needed ??= []).push(['server', '1h']);
-    if (needed) {
-      out.push(
-        finding('haproxy/timeout-missing', `${s.type} '${s.name ?? ''}' has no ${needed.map(([n]) => `'timeout ${n}'`).join(', ')} (not here, not in its defaults).`, wordRange(header(s), 0), [
-          fix(`Add ${needed.map(([n]) => `timeout ${n}`).join(', ')}`, insertAfter(header(s), needed.map(([n, v]) => `timeout ${n} ${v}`), ctx.eol)),
-        ]),
-      );
-    }
-  }
-
-  // TLS servers need verify/ca-file unless the global section disables server verification
+  // each check of a proxy is a function: called for every proxy, it is optimized within the first lint
   const globalVerifyNone = cfg.sections.some((sec) => sec.type === 'global' && sec.has('ssl-server-verify', 'none'));
-  if (!globalVerifyNone) {
-    for (const p of m.proxies) {
-      if (!backendCapable(p.section)) continue;
-      const defaults = m.defaultServer(p);
-      for (let line = p.section.findAfter(-1, 'server'); line; line = p.section.findAfter(line.rel, 'server')) {
-        const tls = serverOption(line, defaults, 'ssl') ?? serverOption(line, defaults, 'check-ssl');
-        if (!tls || serverOption(line, defaults, 'verify') || serverOption(line, defaults, 'ca-file')) continue;
-        const s: Place = { section: p.section, line };
-        const at = { line: abs(s), character: s.line.end(s.line.count - 1) };
-        out.push(
-          finding('haproxy/server-verify', `server '${s.line.word(1) ?? ''}' uses TLS without 'verify' or 'ca-file'; HAProxy refuses to start.`, lineRange(s), [fix("Add 'verify none' (the check only needs the TLS handshake)", { range: { start: at, end: at }, newText: ' verify none' })]),
-        );
-      }
-    }
-  }
+  for (const p of m.proxies) lintBackendReferences(p, m, out);
+  for (const p of m.proxies) lintTimeoutsMissing(p, m, ctx, out);
+  if (!globalVerifyNone) for (const p of m.proxies) lintServerVerify(p, m, out);
 
   lintApi(cfg, m, ctx, out);
+}
+
+/** default_backend and use_backend name a backend that exists. */
+function lintBackendReferences(p: Proxy, m: Model, out: Finding[]): void {
+  for (let k = 0; k < BACKEND_REFERENCES.length; k++) {
+    const kw = BACKEND_REFERENCES[k]!;
+    for (let line = p.section.findAfter(-1, kw); line; line = p.section.findAfter(line.rel, kw)) {
+      const name = line.word(1);
+      if (name === undefined || name.includes('%[') || m.backends.has(name)) continue;
+      const place: Place = { section: p.section, line };
+      const t = line.token(1)!;
+      const near = didYouMean(t.text, m.backends.keys());
+      out.push(finding('haproxy/missing-backend', `${kw} names '${t.text}', but no backend of that name exists${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(place, t), near ? [fix(`Change to '${near}'`, replaceToken(place, t, near))] : undefined));
+    }
+  }
+}
+
+/** The proxy has timeout connect, client and server, here or in its defaults (haproxy -c only warns). */
+function lintTimeoutsMissing(p: Proxy, m: Model, ctx: GlobalContext, out: Finding[]): void {
+  const s = p.section;
+  if (s.type === 'defaults') return;
+  let needed: [string, string][] | undefined;
+  if (backendCapable(s) && !m.hasTimeout(p, 'connect')) (needed ??= []).push(['connect', '5s']);
+  if (frontendCapable(s) && !m.hasTimeout(p, 'client')) (needed ??= []).push(['client', '1h']);
+  if (backendCapable(s) && !m.hasTimeout(p, 'server')) (needed ??= []).push(['server', '1h']);
+  if (needed) {
+    out.push(
+      finding('haproxy/timeout-missing', `${s.type} '${s.name ?? ''}' has no ${needed.map(([n]) => `'timeout ${n}'`).join(', ')} (not here, not in its defaults).`, wordRange(header(s), 0), [
+        fix(`Add ${needed.map(([n]) => `timeout ${n}`).join(', ')}`, insertAfter(header(s), needed.map(([n, v]) => `timeout ${n} ${v}`), ctx.eol)),
+      ]),
+    );
+  }
+}
+
+/** TLS servers need verify or ca-file (unless the global section disables server verification: not called then). */
+function lintServerVerify(p: Proxy, m: Model, out: Finding[]): void {
+  if (!backendCapable(p.section)) return;
+  const defaults = m.defaultServer(p);
+  for (let line = p.section.findAfter(-1, 'server'); line; line = p.section.findAfter(line.rel, 'server')) {
+    const tls = serverOption(line, defaults, 'ssl') ?? serverOption(line, defaults, 'check-ssl');
+    if (!tls || serverOption(line, defaults, 'verify') || serverOption(line, defaults, 'ca-file')) continue;
+    const s: Place = { section: p.section, line };
+    const at = { line: abs(s), character: s.line.end(s.line.count - 1) };
+    out.push(
+      finding('haproxy/server-verify', `server '${s.line.word(1) ?? ''}' uses TLS without 'verify' or 'ca-file'; HAProxy refuses to start.`, lineRange(s), [fix("Add 'verify none' (the check only needs the TLS handshake)", { range: { start: at, end: at }, newText: ' verify none' })]),
+    );
+  }
 }
 
 export function isSysctlPath(path: string): boolean {

@@ -9,7 +9,6 @@
  * quotes starts a comment; `\` escapes the next character outside single quotes; `"..."` and `'...'` quote
  * (single quotes are strong); there is no line continuation.
  */
-import { SECTION_KEYWORDS } from './keywords';
 import { COMMON_WORDS } from './words';
 
 /**
@@ -343,23 +342,6 @@ export class LineStore {
     const w = this.wordRecord(line, i);
     return w < 0 ? -1 : this.wordRecords[w + W_END]!;
   }
-}
-
-/**
- * The line after a LF that opens a section: blanks, a section keyword, then a blank, `#`, CR, LF or the end. The
- * regular expression engine finds them in one pass over the text, without a call or a string per line; `^` with
- * the m flag is avoided, as it also matches after a CR (a line is what ends at LF).
- */
-const HEADER_AFTER_LF = new RegExp(`\\n[ \\t]*(?:${[...SECTION_KEYWORDS].join('|')})(?![^ \\t#\\r\\n])`, 'g');
-const HEADER_AT_START = new RegExp(`^[ \\t]*(?:${[...SECTION_KEYWORDS].join('|')})(?![^ \\t#\\r\\n])`);
-
-/** The offsets of the lines that open a section (their first word is a section keyword), in order. */
-export function sectionHeaders(text: string): number[] {
-  const headers: number[] = HEADER_AT_START.test(text) ? [0] : [];
-  // test() makes no match object: the header line starts after the LF before where the match ended
-  HEADER_AFTER_LF.lastIndex = 0;
-  while (HEADER_AFTER_LF.test(text)) headers.push(text.lastIndexOf('\n', HEADER_AFTER_LF.lastIndex - 1) + 1);
-  return headers;
 }
 
 /**

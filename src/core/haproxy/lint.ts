@@ -12,7 +12,7 @@ import { clearSectionCache, parseHaproxy } from './parse';
 import type { Section } from './parse';
 import { finding, fix, HAPROXY_RULES } from './rules';
 import { lintStructure, type GlobalContext } from './apiRules';
-import { lintSection } from './localRules';
+import { lintSection, type LocalContext } from './localRules';
 import { Model } from './model';
 
 export { parseTime } from './places';
@@ -30,11 +30,12 @@ function shift(f: Finding, by: number): Finding {
 const NO_FINDINGS: Finding[] = [];
 
 /** Section-local findings, kept with the section's cached parse (i.e. by its text) with lines relative to it. */
-function localFindings(section: Section, eol: string): Finding[] {
+function localFindings(section: Section, ctx: LocalContext): Finding[] {
   const memo = section.memo;
   let findings = memo.localFindings;
+  const eol = ctx.eol;
   if (!findings || memo.localEol !== eol) {
-    findings = lintSection(section.placedAt(0), { eol });
+    findings = lintSection(section.placedAt(0), ctx);
     // most sections have none: one shared array for them in the cache
     if (findings.length === 0) findings = NO_FINDINGS;
     memo.localFindings = findings;
@@ -60,8 +61,9 @@ export function lintHaproxy(text: string, context: LintContext = {}): Finding[] 
     const end = { line: lastLine, character: lastLen };
     out.push(finding('haproxy/syntax', 'The last line has no line break; HAProxy 2.6 then refuses the file as possibly truncated.', { start: { line: lastLine, character: 0 }, end }, [fix('Add a line break at the end', { range: { start: end, end }, newText: eol })]));
   }
+  const localCtx: LocalContext = { eol };
   for (const s of cfg.sections) {
-    const local = localFindings(s, eol);
+    const local = localFindings(s, localCtx);
     for (let i = 0; i < local.length; i++) out.push(local[i]!);
   }
   const m = new Model(cfg);

@@ -8,7 +8,8 @@
  */
 import type { Finding } from '../findings';
 import { looksBinary } from '../lint/textGuard';
-import { type LineCursor, LineStore, type ParsedLine, sectionHeaders } from './lines';
+import { SECTION_KEYWORDS } from './keywords';
+import { type LineCursor, LineStore, type ParsedLine } from './lines';
 import { fingerprint, TextCache } from './sectionCache';
 
 export { LineCursor, ParsedLine, tokenizeLine } from './lines';
@@ -148,6 +149,23 @@ const preambleCache = new TextCache<SectionRecords>(20_000);
 export function clearSectionCache(): void {
   sectionCache.clear();
   preambleCache.clear();
+}
+
+/**
+ * The line after a LF that opens a section: blanks, a section keyword, then a blank, `#`, CR, LF or the end. The
+ * regular expression engine finds them in one pass over the text, without a call or a string per line; `^` with
+ * the m flag is avoided, as it also matches after a CR (a line is what ends at LF).
+ */
+const HEADER_AFTER_LF = new RegExp(`\\n[ \\t]*(?:${[...SECTION_KEYWORDS].join('|')})(?![^ \\t#\\r\\n])`, 'g');
+const HEADER_AT_START = new RegExp(`^[ \\t]*(?:${[...SECTION_KEYWORDS].join('|')})(?![^ \\t#\\r\\n])`);
+
+/** The offsets of the lines that open a section (their first word is a section keyword), in order. */
+function sectionHeaders(text: string): number[] {
+  const headers: number[] = HEADER_AT_START.test(text) ? [0] : [];
+  // test() makes no match object: the header line starts after the LF before where the match ended
+  HEADER_AFTER_LF.lastIndex = 0;
+  while (HEADER_AFTER_LF.test(text)) headers.push(text.lastIndexOf('\n', HEADER_AFTER_LF.lastIndex - 1) + 1);
+  return headers;
 }
 
 /** Parses the sections of one text, each cached by its text; missed ones are tokenized into the parse's store. */
