@@ -2,24 +2,25 @@
  * The parsed sections of haproxy.cfg kept by their text, so a re-lint re-parses only the sections an edit touched.
  *
  * A Map keyed by the text hashes all of it on every lookup, which on a cold lint of a large file cost as much as
- * tokenizing it. Entries are found instead by a fingerprint of a few dozen characters — the text's length, its
- * first line (a section's header, which names it) and its last characters — and a lookup then compares the texts
- * of the entries with that fingerprint. Two sections share one only with the same header, length and ending.
+ * tokenizing it. Entries are found instead by a fingerprint of a few dozen characters — the text's length, both
+ * ends of its first line (a section's header, which names it) and its last characters — and a lookup then
+ * compares the texts of the entries with that fingerprint. Two sections share one only with the same length and
+ * the same characters there.
  */
 
-/** How much of the first line and of the end of a text the fingerprint reads. */
-const HEAD_CHARS = 256;
+/** How much of each end of the first line, and of the end of the text, the fingerprint reads. */
+const HEADER_END_CHARS = 16;
 const TAIL_CHARS = 8;
 
 /** The fingerprint of text[from, to). */
 export function fingerprint(text: string, from: number, to: number): number {
+  let headerEnd = text.indexOf('\n', from);
+  if (headerEnd < 0 || headerEnd > to) headerEnd = to;
+  // a long header line is read at both ends: names often share a long prefix or a long suffix, rarely both
+  const headStart = Math.min(headerEnd, from + HEADER_END_CHARS);
   let h = to - from;
-  const headEnd = Math.min(to, from + HEAD_CHARS);
-  for (let i = from; i < headEnd; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) break;
-    h = (Math.imul(h, 31) + c) | 0;
-  }
+  for (let i = from; i < headStart; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+  for (let i = Math.max(headStart, headerEnd - HEADER_END_CHARS); i < headerEnd; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
   for (let i = Math.max(from, to - TAIL_CHARS); i < to; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
   // 30 bits: a small integer to V8 (a Map key that is not a boxed number)
   return h & 0x3fffffff;

@@ -11,6 +11,8 @@ import type { LineCursor, ParsedLine, Section } from './parse';
  */
 export class ServerNames {
   private added = 0;
+  /** The first added server line: the scans start there. */
+  private firstRel = -1;
   private byName: Map<string, ParsedLine> | undefined;
   private readonly scan: LineCursor;
 
@@ -21,14 +23,16 @@ export class ServerNames {
   /** The first server named `name` before line `rel`. */
   get(name: string, rel: number): ParsedLine | undefined {
     if (this.byName) return this.byName.get(name);
-    return this.firstNamed(name, rel - 1);
+    return this.added === 0 ? undefined : this.firstNamed(name, rel - 1);
   }
 
   /** Notes the server line of a name that get() did not find. */
   add(name: string, line: ParsedLine): void {
     if (this.byName) {
       this.byName.set(name, line.lasting());
-    } else if (++this.added > 12) {
+    } else if (++this.added === 1) {
+      this.firstRel = line.rel;
+    } else if (this.added > 12) {
       this.byName = new Map();
       const scan = this.scan;
       scan.moveTo(-1);
@@ -42,7 +46,7 @@ export class ServerNames {
   /** The first server line up to line `last` named `name`. */
   private firstNamed(name: string, last: number): ParsedLine | undefined {
     const scan = this.scan;
-    scan.moveTo(-1);
+    scan.moveTo(this.firstRel - 1);
     while (this.section.advance(scan, 'server', name) && scan.rel <= last) if (isServerLine(scan)) return scan.lasting();
     return undefined;
   }

@@ -58,7 +58,8 @@ export class WordTable {
     return this.words.length;
   }
 
-  private intern(word: string): void {
+  private intern(text: string): void {
+    const word = internalized(text);
     const h = hashOf(word);
     if (this.idAt(word, 0, word.length, h) >= 0) return;
     let slot = firstSlot(h);
@@ -68,6 +69,15 @@ export class WordTable {
     this.words.push(word);
     this.hashes.push(h);
   }
+}
+
+/**
+ * The string V8 keeps for a property name of this text, as it does for a string literal: equal ones are one object,
+ * so a rule comparing an interned word with a literal (`kw === 'server'`, a switch) compares identities, and a
+ * keyword Set finds it without comparing characters.
+ */
+function internalized(text: string): string {
+  return Object.keys({ [text]: 0 })[0]!;
 }
 
 /** Whether text[from, from + length) is `word` (a loop: most words are a few characters, shorter than a call). */
