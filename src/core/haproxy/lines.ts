@@ -259,7 +259,7 @@ export class LineStore {
     return new LineCursor(this, base, rel);
   }
 
-
+  // the fields of a line (what ParsedLine shows)
   indent(line: number): number {
     return this.lineRecords[line * LINE_STRIDE + L_INDENT]!;
   }

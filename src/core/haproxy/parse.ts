@@ -83,30 +83,30 @@ export class Section {
     return new Section(this.records, startLine);
   }
 
-  /** The record index of the first body line (the header is not a body line, except in the preamble). */
-  private get firstBodyLine(): number {
-    return this.type === '' ? this.records.firstLine : this.records.firstLine + 1;
-  }
-  private get endLine(): number {
-    return this.records.firstLine + this.records.lineCount;
+  /**
+   * The store index of the first body line after line `rel` (-1: from the first; the header is not a body line,
+   * except in the preamble) whose words start with `first` (and `second`), or -1.
+   */
+  private nextMatch(rel: number, first: string, second: string | undefined): number {
+    const { store, firstLine, lineCount, keywords } = this.records;
+    const from = Math.max(this.type === '' ? firstLine : firstLine + 1, firstLine + rel + 1);
+    return store.findLine(from, firstLine + lineCount, 1, first, second, keywords);
   }
 
   /** Body lines whose words start with `first` (and `second`), e.g. ('timeout', 'client'), in order. */
   find(first: string, second?: string): readonly ParsedLine[] {
-    const { store, firstLine, keywords } = this.records;
-    const end = this.endLine;
-    let at = store.findLine(this.firstBodyLine, end, 1, first, second, keywords);
+    let at = this.nextMatch(-1, first, second);
     if (at < 0) return NO_LINES;
+    const { store, firstLine } = this.records;
     const out: ParsedLine[] = [];
-    for (; at >= 0; at = store.findLine(at + 1, end, 1, first, second, keywords)) out.push(store.line(at, at - firstLine));
+    for (; at >= 0; at = this.nextMatch(at - firstLine, first, second)) out.push(store.line(at, at - firstLine));
     return out;
   }
 
   /** The next body line after line `rel` (-1: from the first) whose words start with `first` (and `second`). */
   findAfter(rel: number, first: string, second?: string): ParsedLine | undefined {
-    const { store, firstLine, keywords } = this.records;
-    const at = store.findLine(Math.max(this.firstBodyLine, firstLine + rel + 1), this.endLine, 1, first, second, keywords);
-    return at < 0 ? undefined : store.line(at, at - firstLine);
+    const at = this.nextMatch(rel, first, second);
+    return at < 0 ? undefined : this.records.store.line(at, at - this.records.firstLine);
   }
 
   /**
@@ -114,23 +114,22 @@ export class Section {
    * line whose words start with `first` (and `second`); false, leaving it where it is, when there is none.
    */
   advance(cursor: LineCursor, first: string, second?: string): boolean {
-    const { store, firstLine, keywords } = this.records;
-    const at = store.findLine(Math.max(this.firstBodyLine, firstLine + cursor.rel + 1), this.endLine, 1, first, second, keywords);
+    const at = this.nextMatch(cursor.rel, first, second);
     if (at < 0) return false;
-    cursor.moveTo(at - firstLine);
+    cursor.moveTo(at - this.records.firstLine);
     return true;
   }
 
   /** The last body line whose words start with `first` (and `second`). */
   last(first: string, second?: string): ParsedLine | undefined {
-    const { store, firstLine, keywords } = this.records;
-    const at = store.findLine(this.firstBodyLine, this.endLine, -1, first, second, keywords);
+    const { store, firstLine, lineCount, keywords } = this.records;
+    const at = store.findLine(this.type === '' ? firstLine : firstLine + 1, firstLine + lineCount, -1, first, second, keywords);
     return at < 0 ? undefined : store.line(at, at - firstLine);
   }
 
   /** Whether a body line starts with `first` (and `second`). */
   has(first: string, second?: string): boolean {
-    return this.records.store.findLine(this.firstBodyLine, this.endLine, 1, first, second, this.records.keywords) >= 0;
+    return this.nextMatch(-1, first, second) >= 0;
   }
 }
 
