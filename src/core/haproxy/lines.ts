@@ -94,6 +94,15 @@ export class LineStore {
     if (wordSize > this.wordRecords.length) this.wordRecords = grown(this.wordRecords, wordSize);
   }
 
+  /**
+   * Gives back the room a reserve() did not use when that is most of it (a parse that missed a few sections of a
+   * large text, an edit's): the cached sections keep the store as long as they are cached.
+   */
+  fit(): void {
+    if (this.lineRecords.length > 2 * this.lineCount * LINE_STRIDE + 1024) this.lineRecords = this.lineRecords.slice(0, this.lineCount * LINE_STRIDE);
+    if (this.wordRecords.length > 2 * this.wordCount * WORD_STRIDE + 1024) this.wordRecords = this.wordRecords.slice(0, this.wordCount * WORD_STRIDE);
+  }
+
   /** Tokenizes the lines of text[from, to) (at least one); returns the index of the first. */
   addLines(from: number, to: number): number {
     const at = this.lineCount;

@@ -174,6 +174,11 @@ class SectionParser {
 
   constructor(private readonly text: string) {}
 
+  /** Ends the parse: the store keeps only the room its lines take. */
+  finish(): void {
+    this.store?.fit();
+  }
+
   /** The section whose text is text[from, to). */
   parse(from: number, to: number, preamble: boolean): SectionRecords {
     const cache = preamble ? preambleCache : sectionCache;
@@ -207,6 +212,7 @@ export function parseHaproxy(text: string): HaproxyConfig {
   const firstHeader = headers.length ? headers[0]! : text.length;
   if (firstHeader > 0) add(0, firstHeader, true);
   for (let h = 0; h < headers.length; h++) add(headers[h]!, h + 1 < headers.length ? headers[h + 1]! : text.length, false);
+  parser.finish();
   // the sections' lines, and the empty line after a final LF (or of an empty text), which belongs to none
   return { sections, lineCount: text.endsWith('\n') || text.length === 0 ? line + 1 : line };
 }
