@@ -5,7 +5,7 @@
  * lines, and the lease durations from the Lease objects. Defaults are the upstream ones for what is
  * not set.
  */
-import { findLines, parseHaproxy, type Section } from '../haproxy/parse';
+import { parseHaproxy, type Section } from '../haproxy/parse';
 
 /** A Go duration (`40s`, `1m0s`, `500ms`, `1h2m3.5s`) in milliseconds; undefined when not one. */
 export function parseGoDuration(text: string | undefined): number | undefined {
@@ -77,7 +77,7 @@ function serverOptions(tokens: string[]): Map<string, string | true> {
 function timeoutOf(sections: Section[], kind: string): number | undefined {
   let v: number | undefined;
   for (const s of sections) {
-    for (const l of findLines(s, 'timeout', kind)) v = parseHaproxyTime(l.tokens[2]?.text) ?? v;
+    for (const l of s.find('timeout', kind)) v = parseHaproxyTime(l.word(2)) ?? v;
   }
   return v;
 }
@@ -99,7 +99,7 @@ export function haproxyCfgInfo(text: string): HaproxyCfgInfo {
   const cfg = parseHaproxy(text);
   let statsSocket: string | undefined;
   for (const s of cfg.sections.filter((x) => x.type === 'global')) {
-    for (const l of findLines(s, 'stats', 'socket')) statsSocket = l.tokens[2]?.text ?? statsSocket;
+    for (const l of s.find('stats', 'socket')) statsSocket = l.word(2) ?? statsSocket;
   }
   const servers: HaproxyServerRef[] = [];
   let defaults: Section | undefined;
@@ -111,14 +111,14 @@ export function haproxyCfgInfo(text: string): HaproxyCfgInfo {
     if (s.type !== 'backend' && s.type !== 'listen') continue;
     const chain = defaults ? [defaults, s] : [s];
     const defaultServer = new Map<string, string | true>();
-    for (const sec of chain) for (const l of findLines(sec, 'default-server')) for (const [k, v] of serverOptions(l.tokens.slice(1).map((t) => t.text))) defaultServer.set(k, v);
+    for (const sec of chain) for (const l of sec.find('default-server')) for (const [k, v] of serverOptions(l.words(1))) defaultServer.set(k, v);
     const timeoutConnect = timeoutOf(chain, 'connect');
     const timeoutCheck = timeoutOf(chain, 'check');
-    for (const l of findLines(s, 'server')) {
-      const name = l.tokens[1]?.text;
-      const addr = l.tokens[2]?.text;
+    for (const l of s.find('server')) {
+      const name = l.word(1);
+      const addr = l.word(2);
       if (!name || !addr) continue;
-      const own = serverOptions(l.tokens.slice(3).map((t) => t.text));
+      const own = serverOptions(l.words(3));
       const opt = (k: string): string | undefined => {
         const v = own.get(k) ?? defaultServer.get(k);
         return typeof v === 'string' ? v : undefined;

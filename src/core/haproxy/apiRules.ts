@@ -7,12 +7,20 @@ import { hostsWithRole, splitEndpoint } from '../inventory/types';
 import type { HostSpec, Inventory } from '../inventory/types';
 import type { SourceFile } from '../lint/types';
 import { didYouMean } from './keywords';
-import { findLines } from './parse';
 import type { HaproxyConfig } from './parse';
 import { finding, fix } from './rules';
 import { misspeltOption } from './localRules';
-import { backendCapable, frontendCapable, Model, type Proxy, readyzFix, serverOption } from './model';
-import { abs, deleteLine, formatMs, header, insertAfter, lastPlace, lineRange, parseTime, type Place, placesOf, replaceToken, splitHostPort, tokenRange, WILDCARDS } from './places';
+import * as model from './model';
+import type { Model, Proxy } from './model';
+import * as places from './places';
+import type { Place } from './places';
+
+/*
+ * What these rules use for every proxy, read once: in the CommonJS the tests and the benchmarks run in, each use of
+ * an imported name is a call through a getter.
+ */
+const { backendCapable, frontendCapable, readyzFix, serverOption } = model;
+const { abs, deleteLine, formatMs, header, insertAfter, lastPlace, lineRange, parseTime, placesOf, replaceToken, splitHostPort, tokenRange, WILDCARDS, wordRange } = places;
 
 // ---------------------------------------------------------------------------------------------- global rules
 
@@ -34,66 +42,67 @@ export function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, 
     if (s.type === 'defaults' || !s.name) continue;
     const clash = (frontendCapable(s) && fe.get(s.name)) || (backendCapable(s) && be.get(s.name));
     if (clash) {
-      out.push(finding('haproxy/duplicate-section', `${s.type} '${s.name}' has the same name as the ${clash.section.type} at line ${clash.section.startLine + 1}.`, tokenRange(header(s), s.lines[0]!.tokens[1])));
+      out.push(finding('haproxy/duplicate-section', `${s.type} '${s.name}' has the same name as the ${clash.section.type} at line ${clash.section.startLine + 1}.`, wordRange(header(s), 1)));
       continue;
     }
     if (frontendCapable(s)) fe.set(s.name, p);
     if (backendCapable(s)) be.set(s.name, p);
   }
 
-  // backend references
-  for (const p of m.proxies) {
-    for (const kw of BACKEND_REFERENCES) {
-      const lines = p.section.index.get(kw);
-      if (!lines) continue;
-      for (const line of lines) {
-        const place: Place = { section: p.section, line };
-        const t = line.tokens[1];
-        if (!t || t.text.includes('%[')) continue;
-        if (!m.backends.has(t.text)) {
-          const near = didYouMean(t.text, m.backends.keys());
-          out.push(finding('haproxy/missing-backend', `${kw} names '${t.text}', but no backend of that name exists${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(place, t), near ? [fix(`Change to '${near}'`, replaceToken(place, t, near))] : undefined));
-        }
-      }
-    }
-  }
-
-  // missing timeouts (haproxy -c only warns)
-  for (const p of m.proxies) {
-    const s = p.section;
-    if (s.type === 'defaults') continue;
-    const needed: [string, string][] = [];
-    if (backendCapable(s) && !m.hasTimeout(p, 'connect')) needed.push(['connect', '5s']);
-    if (frontendCapable(s) && !m.hasTimeout(p, 'client')) needed.push(['client', '1h']);
-    if (backendCapable(s) && !m.hasTimeout(p, 'server')) needed.push(['server', '1h']);
-    if (needed.length) {
-      out.push(
-        finding('haproxy/timeout-missing', `${s.type} '${s.name ?? ''}' has no ${needed.map(([n]) => `'timeout ${n}'`).join(', ')} (not here, not in its defaults).`, tokenRange(header(s), s.lines[0]!.tokens[0]), [
-          fix(`Add ${needed.map(([n]) => `timeout ${n}`).join(', ')}`, insertAfter(header(s), needed.map(([n, v]) => `timeout ${n} ${v}`), ctx.eol)),
-        ]),
-      );
-    }
-  }
-
-  // TLS servers need verify/ca-file unless the global section disables server verification
-  const globalVerifyNone = cfg.sections.some((sec) => sec.type === 'global' && findLines(sec, 'ssl-server-verify').some((l) => l.tokens[1]?.text === 'none'));
-  if (!globalVerifyNone) {
-    for (const p of m.proxies) {
-      if (!backendCapable(p.section)) continue;
-      const defaults = m.defaultServer(p);
-      for (const s of placesOf(p.section, 'server')) {
-        const tls = serverOption(s.line, defaults, 'ssl') ?? serverOption(s.line, defaults, 'check-ssl');
-        if (!tls || serverOption(s.line, defaults, 'verify') || serverOption(s.line, defaults, 'ca-file')) continue;
-        const last = s.line.tokens[s.line.tokens.length - 1]!;
-        const at = { line: abs(s), character: last.end };
-        out.push(
-          finding('haproxy/server-verify', `server '${s.line.tokens[1]?.text ?? ''}' uses TLS without 'verify' or 'ca-file'; HAProxy refuses to start.`, lineRange(s), [fix("Add 'verify none' (the check only needs the TLS handshake)", { range: { start: at, end: at }, newText: ' verify none' })]),
-        );
-      }
-    }
-  }
+  // each check of a proxy is a function: called for every proxy, it is optimized within the first lint
+  const globalVerifyNone = cfg.sections.some((sec) => sec.type === 'global' && sec.has('ssl-server-verify', 'none'));
+  for (const p of m.proxies) lintBackendReferences(p, m, out);
+  for (const p of m.proxies) lintTimeoutsMissing(p, m, ctx, out);
+  if (!globalVerifyNone) for (const p of m.proxies) lintServerVerify(p, m, out);
 
   lintApi(cfg, m, ctx, out);
+}
+
+/** default_backend and use_backend name a backend that exists. */
+function lintBackendReferences(p: Proxy, m: Model, out: Finding[]): void {
+  for (let k = 0; k < BACKEND_REFERENCES.length; k++) {
+    const kw = BACKEND_REFERENCES[k]!;
+    for (let line = p.section.findAfter(-1, kw); line; line = p.section.findAfter(line.rel, kw)) {
+      const name = line.word(1);
+      if (name === undefined || name.includes('%[') || m.backends.has(name)) continue;
+      const place: Place = { section: p.section, line };
+      const t = line.token(1)!;
+      const near = didYouMean(t.text, m.backends.keys());
+      out.push(finding('haproxy/missing-backend', `${kw} names '${t.text}', but no backend of that name exists${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(place, t), near ? [fix(`Change to '${near}'`, replaceToken(place, t, near))] : undefined));
+    }
+  }
+}
+
+/** The proxy has timeout connect, client and server, here or in its defaults (haproxy -c only warns). */
+function lintTimeoutsMissing(p: Proxy, m: Model, ctx: GlobalContext, out: Finding[]): void {
+  const s = p.section;
+  if (s.type === 'defaults') return;
+  let needed: [string, string][] | undefined;
+  if (backendCapable(s) && !m.hasTimeout(p, 'connect')) (needed ??= []).push(['connect', '5s']);
+  if (frontendCapable(s) && !m.hasTimeout(p, 'client')) (needed ??= []).push(['client', '1h']);
+  if (backendCapable(s) && !m.hasTimeout(p, 'server')) (needed ??= []).push(['server', '1h']);
+  if (needed) {
+    out.push(
+      finding('haproxy/timeout-missing', `${s.type} '${s.name ?? ''}' has no ${needed.map(([n]) => `'timeout ${n}'`).join(', ')} (not here, not in its defaults).`, wordRange(header(s), 0), [
+        fix(`Add ${needed.map(([n]) => `timeout ${n}`).join(', ')}`, insertAfter(header(s), needed.map(([n, v]) => `timeout ${n} ${v}`), ctx.eol)),
+      ]),
+    );
+  }
+}
+
+/** TLS servers need verify or ca-file (unless the global section disables server verification: not called then). */
+function lintServerVerify(p: Proxy, m: Model, out: Finding[]): void {
+  if (!backendCapable(p.section)) return;
+  const defaults = m.defaultServer(p);
+  for (let line = p.section.findAfter(-1, 'server'); line; line = p.section.findAfter(line.rel, 'server')) {
+    const tls = serverOption(line, defaults, 'ssl') ?? serverOption(line, defaults, 'check-ssl');
+    if (!tls || serverOption(line, defaults, 'verify') || serverOption(line, defaults, 'ca-file')) continue;
+    const s: Place = { section: p.section, line };
+    const at = { line: abs(s), character: s.line.end(s.line.count - 1) };
+    out.push(
+      finding('haproxy/server-verify', `server '${s.line.word(1) ?? ''}' uses TLS without 'verify' or 'ca-file'; HAProxy refuses to start.`, lineRange(s), [fix("Add 'verify none' (the check only needs the TLS handshake)", { range: { start: at, end: at }, newText: ' verify none' })]),
+    );
+  }
 }
 
 export function isSysctlPath(path: string): boolean {
@@ -107,22 +116,15 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
   const vip = endpoint?.host;
 
   // the API frontend binds the API port; failing that, one that binds the VIP on another port (a wrong port)
-  const bindsWhere = (p: Proxy, match: (host: string, port: string | undefined) => boolean) =>
-    frontendCapable(p.section) &&
-    (p.section.index.get('bind') ?? []).some((line) => {
-      const addr = line.tokens[1]?.text ?? '';
-      return (addr.includes(',') ? addr.split(',') : [addr]).some((piece) => {
-        const { host, port } = splitHostPort(piece);
-        return match(host, port);
-      });
-    });
-  let apiFrontends = m.proxies.filter((p) => bindsWhere(p, (_host, port) => port === String(apiPort)));
+  const apiPortText = String(apiPort);
+  const onApiPort = (_host: string, port: string | undefined) => port === apiPortText;
+  let apiFrontends = m.proxies.filter((p) => bindsWhere(p, onApiPort));
   if (apiFrontends.length === 0 && vip !== undefined) apiFrontends = m.proxies.filter((p) => bindsWhere(p, (host) => host === vip)).slice(0, 1);
   if (apiFrontends.length === 0) {
     if (inv && endpoint && !cfg.binary) {
       const last = cfg.sections[cfg.sections.length - 1];
-      const lastLine = last ? last.startLine + last.lines.length - 1 : 0;
-      const lastLen = last ? last.lines[last.lines.length - 1]!.length : 0;
+      const lastLine = last ? last.startLine + last.lineCount - 1 : 0;
+      const lastLen = last ? last.line(last.lineCount - 1).length : 0;
       const block = apiBlock(inv, ctx.eol);
       out.push(
         finding('haproxy/api-frontend', `No frontend binds the cluster endpoint ${inv.cluster.controlPlaneEndpoint}.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, [
@@ -143,12 +145,12 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
     const ownMode = lastPlace(fs, 'mode');
     if (fmode.mode !== 'tcp') {
       const f =
-        ownMode && ownMode.line.tokens[1]
-          ? fix("Set 'mode tcp'", replaceToken(ownMode, ownMode.line.tokens[1], 'tcp'))
+        ownMode && ownMode.line.count > 1
+          ? fix("Set 'mode tcp'", replaceToken(ownMode, ownMode.line.token(1)!, 'tcp'))
           : fix("Add 'mode tcp' to the frontend", insertAfter(fh, ['mode tcp'], ctx.eol));
-      out.push(finding('haproxy/frontend-mode-tcp', `${fs.type} '${fs.name ?? ''}' serves the Kubernetes API in mode ${fmode.mode}${ownMode ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, ownMode ? lineRange(ownMode) : tokenRange(fh, fh.line.tokens[0]), [f]));
+      out.push(finding('haproxy/frontend-mode-tcp', `${fs.type} '${fs.name ?? ''}' serves the Kubernetes API in mode ${fmode.mode}${ownMode ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, ownMode ? lineRange(ownMode) : wordRange(fh, 0), [f]));
     } else if (!fmode.place) {
-      out.push(finding('haproxy/mode-implicit', `${fs.type} '${fs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, tokenRange(fh, fh.line.tokens[0]), [fix("Add 'mode tcp'", insertAfter(fh, ['mode tcp'], ctx.eol))]));
+      out.push(finding('haproxy/mode-implicit', `${fs.type} '${fs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, wordRange(fh, 0), [fix("Add 'mode tcp'", insertAfter(fh, ['mode tcp'], ctx.eol))]));
     }
 
     // bind the VIP
@@ -157,7 +159,7 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
       let exact: Place | undefined;
       let wildcard: Place | undefined;
       for (const b of binds) {
-        for (const piece of (b.line.tokens[1]?.text ?? '').split(',')) {
+        for (const piece of (b.line.word(1) ?? '').split(',')) {
           const { host, port } = splitHostPort(piece);
           if (port !== String(apiPort)) continue;
           if (host === vip) exact = b;
@@ -166,9 +168,9 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
       }
       const target = `${vip}:${apiPort}`;
       if (!exact) {
-        const b = wildcard ?? binds.find((x) => x.line.tokens[1]) ?? binds[0];
-        if (b && b.line.tokens[1]) {
-          const t = b.line.tokens[1];
+        const b = wildcard ?? binds.find((x) => x.line.count > 1) ?? binds[0];
+        const t = b?.line.token(1);
+        if (b && t) {
           out.push(
             finding('haproxy/bind-vip', wildcard ? `${fs.type} '${fs.name ?? ''}' binds ${t.text} (every address); bind the VIP ${target} only.` : `${fs.type} '${fs.name ?? ''}' binds ${t.text}, not the cluster endpoint ${target}.`, tokenRange(b, t), [fix(`Bind ${target}`, replaceToken(b, t, target))], wildcard ? 'warning' : 'error'),
           );
@@ -183,13 +185,13 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
     if (fs.type === 'listen') targets.push(fp);
     for (const kw of ['default_backend', 'use_backend']) {
       for (const place of placesOf(fs, kw)) {
-        const b = m.backends.get(place.line.tokens[1]?.text ?? '');
+        const b = m.backends.get(place.line.word(1) ?? '');
         if (b && !targets.includes(b)) targets.push(b);
       }
     }
     if (!placesOf(fs, 'default_backend').length && fs.type === 'frontend') {
       const dflt = m.setting(fp, 'default_backend');
-      const b = dflt && m.backends.get(dflt.line.tokens[1]?.text ?? '');
+      const b = dflt && m.backends.get(dflt.line.word(1) ?? '');
       if (b && !targets.includes(b)) targets.push(b);
     }
     for (const bp of targets) {
@@ -203,7 +205,7 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
       if (!t || t.ms >= MIN_STREAM_MS) return;
       const key = `${t.place.section.startLine}:${t.place.line.rel}`;
       if (!once(`timeout:${key}`)) return;
-      const v = t.place.line.tokens[2]!;
+      const v = t.place.line.token(2)!;
       out.push(finding('haproxy/timeout-short', `'timeout ${what} ${v.text}' cuts idle API streams (watch, logs -f, exec) after ${formatMs(t.ms)}; use at least 10m (the seed uses 1h).`, tokenRange(t.place, v), [fix(`Set 'timeout ${what} 1h'`, replaceToken(t.place, v, '1h'))]));
     };
     if (tunnel) checkShort(tunnel, 'tunnel');
@@ -212,6 +214,26 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
       for (const bp of targets) checkShort(m.timeout(bp, 'server'), 'server');
     }
   }
+}
+
+/** Whether the proxy is a frontend with a bind address (one of a comma-separated list) that `match` accepts. */
+function bindsWhere(p: Proxy, match: (host: string, port: string | undefined) => boolean): boolean {
+  const s = p.section;
+  if (!frontendCapable(s)) return false;
+  for (let line = s.findAfter(-1, 'bind'); line; line = s.findAfter(line.rel, 'bind')) {
+    const addr = line.word(1) ?? '';
+    const pieces = addr.includes(',') ? addr.split(',') : undefined;
+    if (!pieces) {
+      const { host, port } = splitHostPort(addr);
+      if (match(host, port)) return true;
+      continue;
+    }
+    for (const piece of pieces) {
+      const { host, port } = splitHostPort(piece);
+      if (match(host, port)) return true;
+    }
+  }
+  return false;
 }
 
 export function lintNonlocalBind(bind: Place, vip: string, inv: Inventory, ctx: GlobalContext, out: Finding[]): void {
@@ -232,7 +254,7 @@ export function lintNonlocalBind(bind: Place, vip: string, inv: Inventory, ctx: 
   // Nothing says where the balancer's own sysctl file is unless one is named for it: stay quiet then
   // (the sysctl rules check the balancer's files); speak when it is explicitly wrong or a balancer file lacks it.
   if (value === undefined && !sysctls.some((s) => forBalancer(s.path))) return;
-  const t = bind.line.tokens[1];
+  const t = bind.line.token(1);
   out.push(
     finding('haproxy/nonlocal-bind', value === undefined ? `The balancer's sysctl files do not set net.ipv4.ip_nonlocal_bind = 1, which binding the VIP ${vip} needs.` : `net.ipv4.ip_nonlocal_bind is ${value} in the sysctl files, but binding the VIP ${vip} needs 1.`, tokenRange(bind, t)),
   );
@@ -246,10 +268,10 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
     const bmode = m.mode(bp);
     const own = lastPlace(bs, 'mode');
     if (bmode.mode !== 'tcp' && frontendMode === 'tcp') {
-      const f = own && own.line.tokens[1] ? fix("Set 'mode tcp'", replaceToken(own, own.line.tokens[1], 'tcp')) : fix("Add 'mode tcp' to the backend", insertAfter(bh, ['mode tcp'], ctx.eol));
-      out.push(finding('haproxy/backend-mode-tcp', `backend '${bs.name ?? ''}' behind the tcp frontend '${fp.section.name ?? ''}' runs in mode ${bmode.mode}${own ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, own ? lineRange(own) : tokenRange(bh, bh.line.tokens[0]), [f]));
+      const f = own && own.line.count > 1 ? fix("Set 'mode tcp'", replaceToken(own, own.line.token(1)!, 'tcp')) : fix("Add 'mode tcp' to the backend", insertAfter(bh, ['mode tcp'], ctx.eol));
+      out.push(finding('haproxy/backend-mode-tcp', `backend '${bs.name ?? ''}' behind the tcp frontend '${fp.section.name ?? ''}' runs in mode ${bmode.mode}${own ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, own ? lineRange(own) : wordRange(bh, 0), [f]));
     } else if (bmode.mode === 'tcp' && !bmode.place) {
-      out.push(finding('haproxy/mode-implicit', `backend '${bs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, tokenRange(bh, bh.line.tokens[0]), [fix("Add 'mode tcp'", insertAfter(bh, ['mode tcp'], ctx.eol))]));
+      out.push(finding('haproxy/mode-implicit', `backend '${bs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, wordRange(bh, 0), [fix("Add 'mode tcp'", insertAfter(bh, ['mode tcp'], ctx.eol))]));
     }
   }
 
@@ -262,7 +284,7 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
   const sslHello = m.option(bp, 'ssl-hello-chk');
   if (httpchk && !tcpCheck) {
     const overTls = servers.length > 0 && servers.every((s) => serverOption(s.line, defaults, 'check-ssl'));
-    const path = httpchk.line.tokens.slice(2).map((t) => t.text).join(' ');
+    const path = httpchk.line.words(2).join(' ');
     if (!overTls && !sslHello) {
       out.push(finding('haproxy/health-check', "'option httpchk' sends plain HTTP to the apiserver's TLS port, so every check fails; add 'check-ssl verify none' to the servers or use 'option tcp-check'.", lineRange(httpchk), [fix("Use 'option tcp-check'", { range: lineRange(httpchk), newText: 'option tcp-check' })], 'error'));
     } else if (overTls && !/\/(healthz|livez|readyz)\b/.test(path)) {
@@ -275,7 +297,7 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
     // the lab drill: a TCP check marks a restarting apiserver UP as soon as its port accepts, before it can serve
     out.push(finding('haproxy/readyz-check', "'option tcp-check' marks a restarting apiserver UP as soon as its port accepts, before it can serve; check HTTPS GET /readyz instead.", lineRange(tcpCheck), readyzFix(bs, tcpCheck, servers, defaults, ctx.eol)));
   } else if (!tcpCheck && !sslHello) {
-    out.push(finding('haproxy/health-check', `backend '${bs.name ?? ''}' has no active health check; add the HTTPS GET /readyz check.`, tokenRange(bh, bh.line.tokens[0]), readyzFix(bs, undefined, servers, defaults, ctx.eol)));
+    out.push(finding('haproxy/health-check', `backend '${bs.name ?? ''}' has no active health check; add the HTTPS GET /readyz check.`, wordRange(bh, 0), readyzFix(bs, undefined, servers, defaults, ctx.eol)));
   }
 
   // each server: TLS passthrough, check, fall/rise
@@ -283,9 +305,9 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
     const ssl = serverOption(s.line, defaults, 'ssl');
     if (ssl?.own && ssl.tok) {
       const t = ssl.tok;
-      out.push(finding('haproxy/server-ssl', `server '${s.line.tokens[1]?.text ?? ''}' re-encrypts with 'ssl'; the API needs TLS passthrough.`, tokenRange(s, t), [fix("Remove 'ssl'", { range: { start: { line: abs(s), character: t.start - 1 }, end: { line: abs(s), character: t.end } }, newText: '' })]));
+      out.push(finding('haproxy/server-ssl', `server '${s.line.word(1) ?? ''}' re-encrypts with 'ssl'; the API needs TLS passthrough.`, tokenRange(s, t), [fix("Remove 'ssl'", { range: { start: { line: abs(s), character: t.start - 1 }, end: { line: abs(s), character: t.end } }, newText: '' })]));
     } else if (ssl) {
-      out.push(finding('haproxy/server-ssl', `server '${s.line.tokens[1]?.text ?? ''}' inherits 'ssl' from default-server; the API needs TLS passthrough.`, lineRange(s)));
+      out.push(finding('haproxy/server-ssl', `server '${s.line.word(1) ?? ''}' inherits 'ssl' from default-server; the API needs TLS passthrough.`, lineRange(s)));
     }
   }
   for (const s of servers) {
@@ -293,8 +315,8 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
     if (!check) {
       // A misspelt 'check' (che1k) already has its own finding with the fix; one typo, one finding.
       if (misspeltOption(s.line, 'check')) continue;
-      const last = s.line.tokens[s.line.tokens.length - 1]!;
-      out.push(finding('haproxy/server-check', `server '${s.line.tokens[1]?.text ?? ''}' has no 'check', so HAProxy never notices its apiserver is down.`, lineRange(s), [fix("Add 'check'", { range: { start: { line: abs(s), character: last.end }, end: { line: abs(s), character: last.end } }, newText: ' check' })]));
+      const last = s.line.token(s.line.count - 1)!;
+      out.push(finding('haproxy/server-check', `server '${s.line.word(1) ?? ''}' has no 'check', so HAProxy never notices its apiserver is down.`, lineRange(s), [fix("Add 'check'", { range: { start: { line: abs(s), character: last.end }, end: { line: abs(s), character: last.end } }, newText: ' check' })]));
       continue;
     }
     // failover time: fall consecutive failed checks, inter apart
@@ -305,7 +327,7 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
     if (interMs !== undefined && fallN >= 2 && fallN <= 10 && interMs * fallN > 30_000) {
       const where = inter?.own && inter.tok ? tokenRange(s, inter.tok) : lineRange(s);
       const f = inter?.own && inter.tok ? fix("Set 'inter 2s'", replaceToken(s, inter.tok, '2s')) : undefined;
-      out.push(finding('haproxy/fall-rise', `server '${s.line.tokens[1]?.text ?? ''}' is marked down only after ${formatMs(interMs * fallN)} (fall ${fallN} × inter ${formatMs(interMs)}); keep it within 30s.`, where, f ? [f] : undefined));
+      out.push(finding('haproxy/fall-rise', `server '${s.line.word(1) ?? ''}' is marked down only after ${formatMs(interMs * fallN)} (fall ${fallN} × inter ${formatMs(interMs)}); keep it within 30s.`, where, f ? [f] : undefined));
     }
     for (const [name, dflt, good] of [
       ['fall', 3, 3],
@@ -317,7 +339,7 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
       if (v < 2 || v > 10) {
         const where = o?.own && o.tok ? tokenRange(s, o.tok) : lineRange(s);
         const f = o?.own && o.tok ? fix(`Set '${name} ${good}'`, replaceToken(s, o.tok, String(good))) : undefined;
-        out.push(finding('haproxy/fall-rise', v < 2 ? `'${name} ${v}' on server '${s.line.tokens[1]?.text ?? ''}' reacts to a single check, which makes the node flap; use ${name} ${good}.` : `'${name} ${v}' on server '${s.line.tokens[1]?.text ?? ''}' delays failover by ${v} checks; use ${name} ${good}.`, where, f ? [f] : undefined));
+        out.push(finding('haproxy/fall-rise', v < 2 ? `'${name} ${v}' on server '${s.line.word(1) ?? ''}' reacts to a single check, which makes the node flap; use ${name} ${good}.` : `'${name} ${v}' on server '${s.line.word(1) ?? ''}' delays failover by ${v} checks; use ${name} ${good}.`, where, f ? [f] : undefined));
       }
     }
   }
@@ -328,11 +350,11 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
   if (cps.length === 0) return;
   const matched = new Set<HostSpec>();
   for (const s of servers) {
-    const addrTok = s.line.tokens[2];
+    const addrTok = s.line.token(2);
     if (!addrTok) continue;
     const { host, port } = splitHostPort(addrTok.text);
     const cp = cps.find((h) => h.address === host || h.name === host);
-    const name = s.line.tokens[1]!.text;
+    const name = s.line.word(1)!;
     if (!cp) {
       out.push(finding('haproxy/backend-servers', `server '${name}' (${addrTok.text}) is not a control-plane node of the inventory.`, lineRange(s), [fix(`Remove server '${name}'`, deleteLine(s))]));
       continue;
@@ -346,11 +368,11 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
   const missing = cps.filter((h) => !matched.has(h));
   if (missing.length) {
     const anchor = servers[servers.length - 1] ?? lastPlace(bs, 'option') ?? lastPlace(bs, 'balance') ?? bh;
-    const names = new Set(servers.map((s) => s.line.tokens[1]!.text));
+    const names = new Set(servers.map((s) => s.line.word(1)!));
     // the new lines take the check options of the backend's last server (the generator's when there is none)
-    const options = servers.length ? servers[servers.length - 1]!.line.tokens.slice(3).map((t) => t.text).join(' ') : 'check check-ssl verify none fall 3 rise 2';
+    const options = servers.length ? servers[servers.length - 1]!.line.words(3).join(' ') : 'check check-ssl verify none fall 3 rise 2';
     out.push(
-      finding('haproxy/backend-servers', `backend '${bs.name ?? ''}' lacks the control-plane node${missing.length > 1 ? 's' : ''} ${missing.map((h) => `${h.name} (${h.address})`).join(', ')}.`, tokenRange(bh, bh.line.tokens[1] ?? bh.line.tokens[0]), [
+      finding('haproxy/backend-servers', `backend '${bs.name ?? ''}' lacks the control-plane node${missing.length > 1 ? 's' : ''} ${missing.map((h) => `${h.name} (${h.address})`).join(', ')}.`, wordRange(bh, bh.line.count > 1 ? 1 : 0), [
         fix(
           `Add server line${missing.length > 1 ? 's' : ''} for ${missing.map((h) => h.name).join(', ')}`,
           insertAfter(

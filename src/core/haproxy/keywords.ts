@@ -5,6 +5,25 @@
 
 const words = (s: string): string[] => s.trim().split(/\s+/);
 
+/** The keywords that open a section. */
+export const SECTION_KEYWORDS = new Set([
+  'global',
+  'defaults',
+  'frontend',
+  'backend',
+  'listen',
+  'peers',
+  'resolvers',
+  'userlist',
+  'mailers',
+  'program',
+  'http-errors',
+  'ring',
+  'cache',
+  'fcgi-app',
+  'log-forward',
+]);
+
 export const GLOBAL_KEYWORDS = new Set(
   words(`
      

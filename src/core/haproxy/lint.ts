@@ -12,7 +12,7 @@ import { clearSectionCache, parseHaproxy } from './parse';
 import type { Section } from './parse';
 import { finding, fix, HAPROXY_RULES } from './rules';
 import { lintStructure, type GlobalContext } from './apiRules';
-import { lintSection } from './localRules';
+import { lintSection, type LocalContext } from './localRules';
 import { Model } from './model';
 
 export { parseTime } from './places';
@@ -27,14 +27,21 @@ function shift(f: Finding, by: number): Finding {
   return out;
 }
 
+const NO_FINDINGS: Finding[] = [];
+
 /** Section-local findings, kept with the section's cached parse (i.e. by its text) with lines relative to it. */
-function localFindings(section: Section, eol: string): Finding[] {
-  let hit = section.memo.local;
-  if (!hit || hit.eol !== eol) {
-    hit = { eol, findings: lintSection({ ...section, startLine: 0 }, { eol }) };
-    section.memo.local = hit;
+function localFindings(section: Section, ctx: LocalContext): Finding[] {
+  const memo = section.memo;
+  let findings = memo.localFindings;
+  const eol = ctx.eol;
+  if (!findings || memo.localEol !== eol) {
+    findings = lintSection(section.placedAt(0), ctx);
+    // most sections have none: one shared array for them in the cache
+    if (findings.length === 0) findings = NO_FINDINGS;
+    memo.localFindings = findings;
+    memo.localEol = eol;
   }
-  return hit.findings.length ? hit.findings.map((f) => shift(f, section.startLine)) : hit.findings;
+  return findings.length ? findings.map((f) => shift(f, section.startLine)) : findings;
 }
 
 /** Drops every cache of the haproxy linter (parsed sections and section-local findings). */
@@ -54,9 +61,10 @@ export function lintHaproxy(text: string, context: LintContext = {}): Finding[] 
     const end = { line: lastLine, character: lastLen };
     out.push(finding('haproxy/syntax', 'The last line has no line break; HAProxy 2.6 then refuses the file as possibly truncated.', { start: { line: lastLine, character: 0 }, end }, [fix('Add a line break at the end', { range: { start: end, end }, newText: eol })]));
   }
+  const localCtx: LocalContext = { eol };
   for (const s of cfg.sections) {
-    const local = localFindings(s, eol);
-    for (const f of local) out.push(f);
+    const local = localFindings(s, localCtx);
+    for (let i = 0; i < local.length; i++) out.push(local[i]!);
   }
   const m = new Model(cfg);
   const ctx: GlobalContext = { eol, siblings: context.siblings ?? [] };

@@ -3,32 +3,36 @@
  * section only, so ./lint.ts caches their findings per section text.
  */
 import type { Finding } from '../findings';
-import { isIPv4 } from '../net';
-import {
-  ARITY,
-  BACKEND_ONLY,
-  LOG_FACILITIES,
-  LOG_LEVELS,
-  OPTIONS_NO_ARGS,
-  BALANCE_ALGORITHMS,
-  BIND_KEYWORDS,
-  didYouMean,
-  GLOBAL_KEYWORDS,
-  GLOBAL_PREFIXES,
-  MODES,
-  NOT_IN_DEFAULTS,
-  OPTIONS,
-  OTHER_SECTION_KEYWORDS,
-  PROXY_KEYWORDS,
-  REMOVED_KEYWORDS,
-  REMOVED_OPTIONS,
-  SERVER_KEYWORDS,
-  TIMEOUTS,
-} from './keywords';
-import { PROXY_SECTIONS } from './parse';
+import * as net from '../net';
+import * as keywords from './keywords';
+import * as parse from './parse';
 import type { ParsedLine, Section, Token } from './parse';
 import { finding, fix } from './rules';
-import { abs, deleteLine, lineRange, looksLikeIPv4, parseTime, type Place, replaceToken, splitHostPort, tokenRange, validPort } from './places';
+import * as places from './places';
+import type { Place } from './places';
+import { ServerNames } from './serverNames';
+import { KeywordIds } from './words';
+
+/*
+ * What these rules use, read once: in the CommonJS the tests and the benchmarks run in, each use of an imported
+ * name is a call through a getter, and the rules look words up in these tables for every line.
+ */
+const { ARITY, BACKEND_ONLY, LOG_FACILITIES, LOG_LEVELS, OPTIONS_NO_ARGS, BALANCE_ALGORITHMS, BIND_KEYWORDS, didYouMean, GLOBAL_KEYWORDS, GLOBAL_PREFIXES, MODES, NOT_IN_DEFAULTS, OPTIONS, OTHER_SECTION_KEYWORDS, PROXY_KEYWORDS, REMOVED_KEYWORDS, REMOVED_OPTIONS, SERVER_KEYWORDS, TIMEOUTS } = keywords;
+const { PROXY_SECTIONS } = parse;
+const { isIPv4 } = net;
+
+/** The keyword tables consulted for every line, by word id (./words.ts). */
+const PROXY_KEYWORD_IDS = new KeywordIds(PROXY_KEYWORDS);
+const NOT_IN_DEFAULTS_IDS = new KeywordIds(NOT_IN_DEFAULTS);
+const BACKEND_ONLY_IDS = new KeywordIds(BACKEND_ONLY);
+const MODE_IDS = new KeywordIds(MODES);
+const TIMEOUT_IDS = new KeywordIds(TIMEOUTS);
+const OPTION_IDS = new KeywordIds(OPTIONS);
+const OPTION_NO_ARGS_IDS = new KeywordIds(OPTIONS_NO_ARGS);
+const REMOVED_OPTION_IDS = new KeywordIds(REMOVED_OPTIONS.keys());
+const SERVER_KEYWORD_IDS = new KeywordIds(SERVER_KEYWORDS);
+const BIND_KEYWORD_IDS = new KeywordIds(BIND_KEYWORDS);
+const { abs, deleteLine, digitsValue, lineRange, looksLikeIPv4, parseTime, replaceToken, splitHostPort, tokenRange, validPort, wordRange } = places;
 
 // ---------------------------------------------------------------------------------------------- local rules
 
@@ -41,31 +45,34 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
   const out: Finding[] = [];
   const type = section.type;
   const isProxy = PROXY_SECTIONS.has(type);
-  let serverNames: Map<string, Place> | undefined;
-  // one place object moved from line to line (the rules read it at once; lintServer keeps a copy of its own)
-  const p: Place = { section, line: section.lines[0]! };
-  for (const line of section.lines) {
-    p.line = line;
-    if (line.error) {
+  let serverNames: ServerNames | undefined;
+  // one place and line cursor moved from line to line (the rules read them at once; lintServer keeps a copy)
+  const line = section.cursor(0);
+  const p: Place = { section, line };
+  for (let rel = 0; rel < section.lineCount; rel++) {
+    line.moveTo(rel);
+    const error = line.error;
+    if (error) {
       const r = tokenRange(p, undefined);
-      r.start.character = line.error.column;
-      const unmatched = line.error.message.startsWith('unmatched quote');
-      const q = unmatched ? (p.section.text.split('\n')[line.rel] ?? '')[line.error.column] : undefined;
+      r.start.character = error.column;
+      const unmatched = error.message.startsWith('unmatched quote');
+      const q = unmatched ? (p.section.text.split('\n')[line.rel] ?? '')[error.column] : undefined;
       const at = { line: abs(p), character: line.length };
-      out.push(finding('haproxy/syntax', `Parse error: ${line.error.message}.`, r, q ? [fix('Close the quote at the end of the line', { range: { start: at, end: at }, newText: q })] : undefined));
+      out.push(finding('haproxy/syntax', `Parse error: ${error.message}.`, r, q ? [fix('Close the quote at the end of the line', { range: { start: at, end: at }, newText: q })] : undefined));
       continue;
     }
-    const kwTok = line.tokens[0];
-    if (!kwTok) continue;
-    const kw = kwTok.text;
+    const kw = line.word(0);
+    if (kw === undefined) continue;
     if (line.rel === 0 && type !== '') {
-      if ((type === 'frontend' || type === 'backend' || type === 'listen') && !line.tokens[1]) {
+      if ((type === 'frontend' || type === 'backend' || type === 'listen') && line.count < 2) {
         out.push(finding('haproxy/missing-name', `'${type}' needs a name.`, lineRange(p)));
       } else if (isProxy) {
-        const t = line.tokens;
-        const first = type === 'defaults' && t[1]?.text === 'from' ? 1 : 2;
-        const extra = t[first] && !(t[first]!.text === 'from' && t[first + 1] && !t[first + 2]) ? t[first] : undefined;
-        if (extra) {
+        const first = type === 'defaults' && line.is(1, 'from') ? 1 : 2;
+        const count = line.count;
+        // a word after the name, other than 'from <defaults>' closing the line
+        if (first < count && !(line.is(first, 'from') && first + 2 === count)) {
+          const t = line.tokens();
+          const extra = t[first]!;
           const last = t[t.length - 1]!;
           const keep = t[first - 1]!.end;
           out.push(
@@ -81,109 +88,113 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
       const near = didYouMean(kw, [...PROXY_SECTIONS, 'global']);
       const lineStart = { line: abs(p), character: 0 };
       const fixes = near
-        ? [fix(`Change to '${near}'`, replaceToken(p, kwTok, near))]
+        ? [fix(`Change to '${near}'`, replaceToken(p, keywordToken(p), near))]
         : GLOBAL_KEYWORDS.has(kw) || GLOBAL_PREFIXES.some((x) => kw.startsWith(x))
           ? [fix("Open a 'global' section above it", { range: { start: lineStart, end: lineStart }, newText: `global${ctx.eol}` })]
           : [fix('Remove the line', deleteLine(p))];
-      out.push(finding('haproxy/out-of-section', `'${kw}' is outside any section${near ? `; did you mean '${near}'?` : ' (add a section header above it).'}`, tokenRange(p, kwTok), fixes));
+      out.push(finding('haproxy/out-of-section', `'${kw}' is outside any section${near ? `; did you mean '${near}'?` : ' (add a section header above it).'}`, tokenRange(p, keywordToken(p)), fixes));
       continue;
     }
     if (type === 'global') {
       const removed = REMOVED_KEYWORDS.get(kw);
       if (removed) {
-        out.push(finding('haproxy/removed-keyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${removed}'.`, tokenRange(p, kwTok), kw === 'nbproc' ? [fix(`Remove '${kw}'`, deleteLine(p))] : undefined));
+        out.push(finding('haproxy/removed-keyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${removed}'.`, tokenRange(p, keywordToken(p)), kw === 'nbproc' ? [fix(`Remove '${kw}'`, deleteLine(p))] : undefined));
       } else if (!GLOBAL_KEYWORDS.has(kw) && !GLOBAL_PREFIXES.some((x) => kw.startsWith(x))) {
-        unknown(out, p, kwTok, 'global', GLOBAL_KEYWORDS);
+        unknown(out, p, keywordToken(p), 'global', GLOBAL_KEYWORDS);
       } else if (kw === 'log') {
         lintLog(out, p);
       } else if (kw === 'stats') {
         lintStats(out, p);
       } else {
         lintArity(out, p);
-        const v = line.tokens[1];
+        const v = line.token(1);
         if ((kw === 'user' || kw === 'group') && v && v.text !== 'haproxy' && didYouMean(v.text, ['haproxy'])) {
           out.push(finding('haproxy/argument', `${kw} '${v.text}' does not exist on a Debian balancer; did you mean 'haproxy'?`, tokenRange(p, v), [fix("Change to 'haproxy'", replaceToken(p, v, 'haproxy'))], 'warning'));
         }
         if (kw === 'nbthread') {
-          const v = line.tokens[1]?.text ?? '';
-          if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) out.push(finding('haproxy/argument', `'nbthread' must be between 1 and 64 (got '${v}').`, tokenRange(p, line.tokens[1] ?? kwTok)));
+          const v = line.word(1) ?? '';
+          if (!(digitsValue(v) >= 1 && digitsValue(v) <= 64)) out.push(finding('haproxy/argument', `'nbthread' must be between 1 and 64 (got '${v}').`, tokenRange(p, line.token(1) ?? keywordToken(p))));
         }
       }
       continue;
     }
     if (!isProxy) {
       const known = OTHER_SECTION_KEYWORDS[type];
-      if (known && !known.has(kw)) unknown(out, p, kwTok, type, known);
+      if (known && !known.has(kw)) unknown(out, p, keywordToken(p), type, known);
       continue;
     }
-    // proxy sections
-    const repl = REMOVED_KEYWORDS.get(kw);
-    if (repl) {
-      out.push(finding('haproxy/removed-keyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${repl}'.`, tokenRange(p, kwTok), [fix(`Replace with '${repl}'`, replaceToken(p, kwTok, repl))]));
+    // proxy sections (a removed keyword is not a proxy keyword: most lines are found in one lookup)
+    const kwId = line.wordId(0);
+    if (!PROXY_KEYWORD_IDS.has(kwId)) {
+      const repl = REMOVED_KEYWORDS.get(kw);
+      if (repl) out.push(finding('haproxy/removed-keyword', `'${kw}' is no longer supported by HAProxy 2.6; use '${repl}'.`, tokenRange(p, keywordToken(p)), [fix(`Replace with '${repl}'`, replaceToken(p, keywordToken(p), repl))]));
+      else unknown(out, p, keywordToken(p), type, PROXY_KEYWORDS);
       continue;
     }
-    if (!PROXY_KEYWORDS.has(kw)) {
-      unknown(out, p, kwTok, type, PROXY_KEYWORDS);
+    if (type === 'defaults' && NOT_IN_DEFAULTS_IDS.has(kwId)) {
+      out.push(finding('haproxy/keyword-not-allowed', `'${kw}' is not allowed in a 'defaults' section.`, tokenRange(p, keywordToken(p))));
       continue;
     }
-    if (type === 'defaults' && NOT_IN_DEFAULTS.has(kw)) {
-      out.push(finding('haproxy/keyword-not-allowed', `'${kw}' is not allowed in a 'defaults' section.`, tokenRange(p, kwTok)));
+    if (type === 'frontend' && BACKEND_ONLY_IDS.has(kwId)) {
+      out.push(finding('haproxy/keyword-not-allowed', `'${kw}' is not allowed in a frontend: it has no backend capability.`, tokenRange(p, keywordToken(p))));
       continue;
     }
-    if (type === 'frontend' && BACKEND_ONLY.has(kw)) {
-      out.push(finding('haproxy/keyword-not-allowed', `'${kw}' is not allowed in a frontend: it has no backend capability.`, tokenRange(p, kwTok)));
-      continue;
-    }
-    const arg = line.tokens[1];
     switch (kw) {
       case 'option':
       case 'no': {
-        let optTok = arg;
-        if (kw === 'no') {
-          if (arg?.text !== 'option') {
-            out.push(finding('haproxy/unknown-keyword', `'no' must be followed by 'option'.`, tokenRange(p, arg ?? kwTok)));
-            break;
-          }
-          optTok = line.tokens[2];
+        if (kw === 'no' && !line.is(1, 'option')) {
+          out.push(finding('haproxy/unknown-keyword', `'no' must be followed by 'option'.`, tokenRange(p, line.token(1) ?? keywordToken(p))));
+          break;
         }
-        const extra = line.tokens[kw === 'no' ? 3 : 2];
-        if (!optTok) {
-          out.push(finding('haproxy/unknown-keyword', `'option' needs an option name.`, tokenRange(p, kwTok)));
-        } else if (extra && (OPTIONS_NO_ARGS.has(optTok.text) || kw === 'no' || (optTok.text === 'httplog' && (extra.text !== 'clf' || line.tokens[3])))) {
-          const last = line.tokens[line.tokens.length - 1]!;
+        const optAt = kw === 'no' ? 2 : 1;
+        const opt = line.word(optAt);
+        const hasExtra = line.count > optAt + 1;
+        if (opt === undefined) {
+          out.push(finding('haproxy/unknown-keyword', `'option' needs an option name.`, tokenRange(p, keywordToken(p))));
+        } else if (hasExtra && (OPTION_NO_ARGS_IDS.has(line.wordId(optAt)) || kw === 'no' || (opt === 'httplog' && (!line.is(optAt + 1, 'clf') || line.count > 3)))) {
+          const optTok = line.token(optAt)!;
+          const extra = line.token(optAt + 1)!;
+          const last = line.token(line.count - 1)!;
           const at = tokenRange(p, extra);
-          out.push(finding('haproxy/argument', `'option ${optTok.text}' takes no argument '${extra.text}'.`, { start: at.start, end: tokenRange(p, last).end }, [fix(`Remove '${line.tokens.slice(line.tokens.indexOf(extra)).map((t) => t.text).join(' ')}'`, { range: { start: { line: abs(p), character: optTok.end }, end: tokenRange(p, last).end }, newText: '' })]));
-        } else if (REMOVED_OPTIONS.has(optTok.text)) {
-          out.push(finding('haproxy/removed-keyword', `option '${optTok.text}' is no longer supported by HAProxy 2.6.`, tokenRange(p, optTok)));
-        } else if (!OPTIONS.has(optTok.text)) {
-          const near = didYouMean(optTok.text, OPTIONS);
-          out.push(finding('haproxy/unknown-keyword', `Unknown option '${optTok.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, optTok), near ? [fix(`Change to '${near}'`, replaceToken(p, optTok, near))] : undefined));
+          out.push(finding('haproxy/argument', `'option ${optTok.text}' takes no argument '${extra.text}'.`, { start: at.start, end: tokenRange(p, last).end }, [fix(`Remove '${line.words(optAt + 1).join(' ')}'`, { range: { start: { line: abs(p), character: optTok.end }, end: tokenRange(p, last).end }, newText: '' })]));
+        } else if (REMOVED_OPTION_IDS.has(line.wordId(optAt))) {
+          out.push(finding('haproxy/removed-keyword', `option '${opt}' is no longer supported by HAProxy 2.6.`, wordRange(p, optAt)));
+        } else if (!OPTION_IDS.has(line.wordId(optAt))) {
+          const near = didYouMean(opt, OPTIONS);
+          const optTok = line.token(optAt)!;
+          out.push(finding('haproxy/unknown-keyword', `Unknown option '${opt}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, optTok), near ? [fix(`Change to '${near}'`, replaceToken(p, optTok, near))] : undefined));
         }
         break;
       }
-      case 'mode':
-        if (!arg || !MODES.has(arg.text)) {
+      case 'mode': {
+        if (!MODE_IDS.has(line.wordId(1))) {
+          const arg = line.token(1);
+          const kwTok = keywordToken(p);
           const near = arg ? didYouMean(arg.text, MODES) : 'tcp';
           out.push(finding('haproxy/invalid-mode', `Unknown proxy mode '${arg?.text ?? ''}'; use tcp, http or health.`, tokenRange(p, arg ?? kwTok), near ? [fix(`Change to 'mode ${near}'`, arg ? replaceToken(p, arg, near) : { range: tokenRange(p, kwTok), newText: `mode ${near}` })] : undefined));
         }
         break;
+      }
       case 'timeout': {
-        if (!arg || !TIMEOUTS.has(arg.text)) {
-          const near = arg ? didYouMean(arg.text, TIMEOUTS) : undefined;
-          out.push(finding('haproxy/timeout-invalid', `Unknown timeout '${arg?.text ?? ''}'${near ? `; did you mean '${near}'?` : ''}.`, tokenRange(p, arg ?? kwTok)));
+        const name = line.word(1);
+        if (!TIMEOUT_IDS.has(line.wordId(1))) {
+          const near = name !== undefined ? didYouMean(name, TIMEOUTS) : undefined;
+          out.push(finding('haproxy/timeout-invalid', `Unknown timeout '${name ?? ''}'${near ? `; did you mean '${near}'?` : ''}.`, wordRange(p, name !== undefined ? 1 : 0)));
           break;
         }
-        const value = line.tokens[2];
-        if (!value || parseTime(value.text) === undefined) {
-          out.push(finding('haproxy/timeout-invalid', `'timeout ${arg.text}' needs a time such as 5s, 1m or 1h (got '${value?.text ?? ''}').`, tokenRange(p, value ?? arg)));
+        const value = line.word(2);
+        if (value === undefined || parseTime(value) === undefined) {
+          out.push(finding('haproxy/timeout-invalid', `'timeout ${name}' needs a time such as 5s, 1m or 1h (got '${value ?? ''}').`, wordRange(p, value !== undefined ? 2 : 1)));
         }
         break;
       }
       case 'balance':
         if (type !== 'frontend') {
-          const algo = arg?.text ?? '';
-          const base = algo.replace(/\(.*$/, '');
+          const algo = line.word(1) ?? '';
+          const base = algo.indexOf('(') < 0 ? algo : algo.replace(/\(.*$/, '');
           if (!BALANCE_ALGORITHMS.includes(base) || ((base === 'hdr' || base === 'rdp-cookie') && algo !== base && !/^\w[\w-]*\(.*\)$/.test(algo))) {
+            const arg = line.token(1);
+            const kwTok = keywordToken(p);
             const near = didYouMean(base, BALANCE_ALGORITHMS) ?? 'roundrobin';
             out.push(finding('haproxy/balance', `Unknown balance algorithm '${algo}'; use roundrobin, leastconn, source... (did you mean '${near}'?).`, tokenRange(p, arg ?? kwTok), [fix(`Change to 'balance ${near}'`, arg ? replaceToken(p, arg, near) : { range: tokenRange(p, kwTok), newText: `balance ${near}` })]));
           }
@@ -201,7 +212,7 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
         lintArity(out, p);
         break;
       case 'server':
-        lintServer(out, p, (serverNames ??= new Map()));
+        lintServer(out, p, (serverNames ??= new ServerNames(section)));
         break;
       case 'default-server':
         lintServerOptions(out, p, 1);
@@ -209,6 +220,11 @@ export function lintSection(section: Section, ctx: LocalContext): Finding[] {
     }
   }
   return out;
+}
+
+/** The keyword's token, made only for a finding's range (most lines have none). */
+function keywordToken(p: Place): Token {
+  return p.line.token(0)!;
 }
 
 export function unknown(out: Finding[], p: Place, tok: Token, type: string, known: Iterable<string>): void {
@@ -219,18 +235,18 @@ export function unknown(out: Finding[], p: Place, tok: Token, type: string, know
 }
 
 export function lintArity(out: Finding[], p: Place): void {
-  const kw = p.line.tokens[0]!;
-  const arity = ARITY[kw.text];
+  const kw = p.line.word(0)!;
+  const arity = ARITY[kw];
   if (!arity) return;
-  const n = p.line.tokens.length - 1;
+  const n = p.line.count - 1;
   if (n < arity[0]) {
-    out.push(finding('haproxy/argument', `'${kw.text}' needs ${arity[0] === 1 ? 'an argument' : `${arity[0]} arguments`}.`, tokenRange(p, kw)));
+    out.push(finding('haproxy/argument', `'${kw}' needs ${arity[0] === 1 ? 'an argument' : `${arity[0]} arguments`}.`, wordRange(p, 0)));
   } else if (n > arity[1]) {
-    const first = p.line.tokens[arity[1] + 1]!;
-    const last = p.line.tokens[p.line.tokens.length - 1]!;
-    const keepEnd = p.line.tokens[arity[1]]!.end;
+    const first = p.line.token(arity[1] + 1)!;
+    const last = p.line.token(p.line.count - 1)!;
+    const keepEnd = p.line.end(arity[1]);
     out.push(
-      finding('haproxy/argument', `'${kw.text}' takes ${arity[1] === 0 ? 'no argument' : `at most ${arity[1]}`}; '${first.text}' is one too many.`, { start: tokenRange(p, first).start, end: tokenRange(p, last).end }, [
+      finding('haproxy/argument', `'${kw}' takes ${arity[1] === 0 ? 'no argument' : `at most ${arity[1]}`}; '${first.text}' is one too many.`, { start: tokenRange(p, first).start, end: tokenRange(p, last).end }, [
         fix('Remove the extra arguments', { range: { start: { line: abs(p), character: keepEnd }, end: tokenRange(p, last).end }, newText: '' }),
       ]),
     );
@@ -239,7 +255,7 @@ export function lintArity(out: Finding[], p: Place): void {
 
 /** `log global` or `log <address> [len N] [format F] [sample S] <facility> [max [min]]`. */
 export function lintLog(out: Finding[], p: Place): void {
-  const t = p.line.tokens;
+  const t = p.line.tokens();
   if (t[1]?.text === 'global' || (t[1]?.text === 'stdout' && !t[2])) {
     if (t[1]?.text === 'global' && t[2]) out.push(finding('haproxy/argument', `'log global' takes no further argument ('${t[2].text}').`, tokenRange(p, t[2]), [fix('Remove the extra arguments', { range: { start: { line: abs(p), character: t[1].end }, end: tokenRange(p, t[t.length - 1]).end }, newText: '' })]));
     return;
@@ -286,7 +302,7 @@ export const STATS_LEVELS = ['user', 'operator', 'admin'];
 
 /** `stats socket <path> [bind options]`, `stats timeout <time>`, `stats maxconn <n>` in the global section. */
 export function lintStats(out: Finding[], p: Place): void {
-  const t = p.line.tokens;
+  const t = p.line.tokens();
   const sub = t[1];
   const subs = ['socket', 'maxconn', 'bind-process', 'timeout'];
   if (!sub || !subs.includes(sub.text)) {
@@ -331,61 +347,61 @@ export function lintStats(out: Finding[], p: Place): void {
 }
 
 export function lintBind(out: Finding[], p: Place): void {
-  const addr = p.line.tokens[1];
-  if (!addr) {
-    out.push(finding('haproxy/bind-address', "'bind' needs an address:port.", tokenRange(p, p.line.tokens[0])));
+  const line = p.line;
+  const addr = line.word(1);
+  if (addr === undefined) {
+    out.push(finding('haproxy/bind-address', "'bind' needs an address:port.", wordRange(p, 0)));
     return;
   }
-  for (const piece of addr.text.includes(',') ? addr.text.split(',') : [addr.text]) {
+  for (const piece of addr.includes(',') ? addr.split(',') : [addr]) {
     if (piece.startsWith('/') || (piece.includes('@') && /^(unix|abns|fd|sockpair|uxst|uxdg)@/.test(piece))) continue;
     const { host, port } = splitHostPort(piece);
     if (port === undefined || port === '') {
-      out.push(finding('haproxy/bind-address', `'bind' address '${piece}' has no port.`, tokenRange(p, addr)));
+      out.push(finding('haproxy/bind-address', `'bind' address '${piece}' has no port.`, wordRange(p, 1)));
     } else if (!validPort(port, true)) {
-      out.push(finding('haproxy/bind-address', `'bind' port '${port}' is not a valid port.`, tokenRange(p, addr)));
+      out.push(finding('haproxy/bind-address', `'bind' port '${port}' is not a valid port.`, wordRange(p, 1)));
     } else if (looksLikeIPv4(host) && !isIPv4(host)) {
-      out.push(finding('haproxy/bind-address', `'bind' address '${host}' is not a valid IPv4 address.`, tokenRange(p, addr)));
+      out.push(finding('haproxy/bind-address', `'bind' address '${host}' is not a valid IPv4 address.`, wordRange(p, 1)));
     }
   }
-  const toks = p.line.tokens;
-  for (let i = 2; i < toks.length; i++) {
-    const t = toks[i]!;
-    const n = BIND_KEYWORDS.get(t.text);
+  for (let i = 2; i < line.count; i++) {
+    const n = BIND_KEYWORD_IDS.get(line.wordId(i));
     if (n === undefined) {
-      const near = didYouMean(t.text, BIND_KEYWORDS.keys());
-      out.push(finding('haproxy/bind-keyword', `Unknown bind option '${t.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, t), near ? [fix(`Change to '${near}'`, replaceToken(p, t, near))] : undefined));
+      const option = line.word(i)!;
+      const near = didYouMean(option, BIND_KEYWORDS.keys());
+      out.push(finding('haproxy/bind-keyword', `Unknown bind option '${option}'${near ? `; did you mean '${near}'?` : '.'}`, wordRange(p, i), near ? [fix(`Change to '${near}'`, replaceToken(p, line.token(i)!, near))] : undefined));
       return;
     }
     i += n;
   }
 }
 
-export function lintServer(out: Finding[], p: Place, names: Map<string, Place>): void {
-  const toks = p.line.tokens;
-  const name = toks[1];
-  const addr = toks[2];
-  if (!name || !addr) {
+export function lintServer(out: Finding[], p: Place, names: ServerNames): void {
+  const line = p.line;
+  const name = line.word(1);
+  const addr = line.word(2);
+  if (name === undefined || addr === undefined) {
     out.push(finding('haproxy/server-address', "'server' needs a name and an address.", lineRange(p)));
     return;
   }
-  const prev = names.get(name.text);
-  if (prev) {
-    const sameAddress = prev.line.tokens[2]?.text === addr.text;
+  const prevLine = names.get(name, line.rel);
+  if (prevLine) {
+    const prev: Place = { section: p.section, line: prevLine };
+    const sameAddress = prevLine.word(2) === addr;
     let n = 2;
-    while (names.has(`${name.text}-${n}`)) n++;
-    const f = sameAddress ? fix('Remove the duplicate server line', deleteLine(p)) : fix(`Rename to '${name.text}-${n}'`, replaceToken(p, name, `${name.text}-${n}`));
-    out.push(finding('haproxy/duplicate-server', `Another server named '${name.text}' is defined at line ${abs(prev) + 1}.`, tokenRange(p, name), [f]));
-  } else names.set(name.text, { section: p.section, line: p.line });
-  if (!(addr.text.startsWith('/') || (addr.text.includes('@') && /^(unix|abns|fd|sockpair)@/.test(addr.text)))) {
-    const { host, port } = splitHostPort(addr.text);
-    if (port !== undefined && !/^[+-]?\d{1,5}$/.test(port)) out.push(finding('haproxy/server-address', `Server '${name.text}' has an invalid port '${port}'.`, tokenRange(p, addr)));
-    else if (port !== undefined && Math.abs(Number(port)) > 65535) out.push(finding('haproxy/server-address', `Server '${name.text}' has an invalid port '${port}'.`, tokenRange(p, addr)));
+    while (names.get(`${name}-${n}`, line.rel)) n++;
+    const f = sameAddress ? fix('Remove the duplicate server line', deleteLine(p)) : fix(`Rename to '${name}-${n}'`, replaceToken(p, line.token(1)!, `${name}-${n}`));
+    out.push(finding('haproxy/duplicate-server', `Another server named '${name}' is defined at line ${abs(prev) + 1}.`, wordRange(p, 1), [f]));
+  } else names.add(name, line);
+  if (!(addr.startsWith('/') || (addr.includes('@') && /^(unix|abns|fd|sockpair)@/.test(addr)))) {
+    const { host, port } = splitHostPort(addr);
+    // what /^[+-]?\d{1,5}$/ and |Number(port)| <= 65535 accept
+    const sign = port !== undefined && (port.charCodeAt(0) === 43 || port.charCodeAt(0) === 45) ? 1 : 0;
+    if (port !== undefined && !(digitsValue(sign ? port.slice(1) : port, 5) <= 65535)) out.push(finding('haproxy/server-address', `Server '${name}' has an invalid port '${port}'.`, wordRange(p, 2)));
     if (looksLikeIPv4(host)) {
-      if (!isIPv4(host)) out.push(finding('haproxy/server-address', `Server '${name.text}' has an invalid IPv4 address '${host}'.`, tokenRange(p, addr)));
+      if (!isIPv4(host)) out.push(finding('haproxy/server-address', `Server '${name}' has an invalid IPv4 address '${host}'.`, wordRange(p, 2)));
     } else if (!host.includes(':') && host !== '') {
-      out.push(
-        finding('haproxy/server-address', `Server '${name.text}' uses the host name '${host}', which HAProxy resolves once at start-up; use the node's IP address.`, tokenRange(p, addr), undefined, 'warning'),
-      );
+      out.push(finding('haproxy/server-address', `Server '${name}' uses the host name '${host}', which HAProxy resolves once at start-up; use the node's IP address.`, wordRange(p, 2), undefined, 'warning'));
     }
   }
   lintServerOptions(out, p, 3);
@@ -393,37 +409,41 @@ export function lintServer(out: Finding[], p: Place, names: Map<string, Place>):
 
 /** True when the server line's first unknown option is a near miss of `name` (what lintServerOptions reports). */
 export function misspeltOption(line: ParsedLine, name: string): boolean {
-  const unknownTok = line.tokens.slice(3).find((t) => SERVER_KEYWORDS.get(t.text) === undefined);
-  return unknownTok !== undefined && didYouMean(unknownTok.text, SERVER_KEYWORDS.keys()) === name;
+  for (let i = 3; i < line.count; i++) {
+    const option = line.word(i)!;
+    if (SERVER_KEYWORD_IDS.get(line.wordId(i)) === undefined) return didYouMean(option, SERVER_KEYWORDS.keys()) === name;
+  }
+  return false;
 }
 
 export function lintServerOptions(out: Finding[], p: Place, from: number): void {
-  const toks = p.line.tokens;
-  for (let i = from; i < toks.length; i++) {
-    const t = toks[i]!;
-    const n = SERVER_KEYWORDS.get(t.text);
+  const line = p.line;
+  const count = line.count;
+  for (let i = from; i < count; i++) {
+    const option = line.word(i)!;
+    const n = SERVER_KEYWORD_IDS.get(line.wordId(i));
     if (n === undefined) {
-      const near = didYouMean(t.text, SERVER_KEYWORDS.keys());
-      out.push(finding('haproxy/server-keyword', `Unknown server option '${t.text}'${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(p, t), near ? [fix(`Change to '${near}'`, replaceToken(p, t, near))] : undefined));
+      const near = didYouMean(option, SERVER_KEYWORDS.keys());
+      out.push(finding('haproxy/server-keyword', `Unknown server option '${option}'${near ? `; did you mean '${near}'?` : '.'}`, wordRange(p, i), near ? [fix(`Change to '${near}'`, replaceToken(p, line.token(i)!, near))] : undefined));
       return;
     }
-    const v = toks[i + 1];
-    if (n > 0 && !v) {
-      out.push(finding('haproxy/server-keyword', `'${t.text}' needs a value.`, tokenRange(p, t)));
+    const v = line.word(i + 1);
+    if (n > 0 && v === undefined) {
+      out.push(finding('haproxy/server-keyword', `'${option}' needs a value.`, wordRange(p, i)));
       return;
     }
-    if ((t.text === 'fall' || t.text === 'rise') && v && !(/^\d+$/.test(v.text) && Number(v.text) > 0)) {
-      out.push(finding('haproxy/server-keyword', `'${t.text}' must be a number greater than 0 (got '${v.text}').`, tokenRange(p, v), [fix(`Set '${t.text} ${t.text === 'fall' ? 3 : 2}'`, replaceToken(p, v, t.text === 'fall' ? '3' : '2'))]));
-    } else if (t.text === 'weight' && v && !(/^\d+$/.test(v.text) && Number(v.text) <= 256)) {
-      out.push(finding('haproxy/server-keyword', `'weight' must be between 0 and 256 (got '${v.text}').`, tokenRange(p, v)));
-    } else if ((t.text === 'inter' || t.text === 'fastinter' || t.text === 'downinter' || t.text === 'slowstart') && v && parseTime(v.text) === undefined) {
-      out.push(finding('haproxy/server-keyword', `'${t.text}' needs a time such as 2s (got '${v.text}').`, tokenRange(p, v)));
-    } else if (t.text === 'port' && v && !validPort(v.text, false)) {
-      out.push(finding('haproxy/server-keyword', `'port' must be a port number (got '${v.text}').`, tokenRange(p, v)));
+    if ((option === 'fall' || option === 'rise') && v !== undefined && !(digitsValue(v) > 0)) {
+      out.push(finding('haproxy/server-keyword', `'${option}' must be a number greater than 0 (got '${v}').`, wordRange(p, i + 1), [fix(`Set '${option} ${option === 'fall' ? 3 : 2}'`, replaceToken(p, line.token(i + 1)!, option === 'fall' ? '3' : '2'))]));
+    } else if (option === 'weight' && v !== undefined && !(digitsValue(v) <= 256)) {
+      out.push(finding('haproxy/server-keyword', `'weight' must be between 0 and 256 (got '${v}').`, wordRange(p, i + 1)));
+    } else if ((option === 'inter' || option === 'fastinter' || option === 'downinter' || option === 'slowstart') && v !== undefined && parseTime(v) === undefined) {
+      out.push(finding('haproxy/server-keyword', `'${option}' needs a time such as 2s (got '${v}').`, wordRange(p, i + 1)));
+    } else if (option === 'port' && v !== undefined && !validPort(v, false)) {
+      out.push(finding('haproxy/server-keyword', `'port' must be a port number (got '${v}').`, wordRange(p, i + 1)));
     }
     i += n;
-    if (t.text === 'source') {
-      while (toks[i + 1] && (toks[i + 1]!.text === 'usesrc' || toks[i + 1]!.text === 'interface')) i += 2;
+    if (option === 'source') {
+      while (line.is(i + 1, 'usesrc') || line.is(i + 1, 'interface')) i += 2;
     }
   }
 }

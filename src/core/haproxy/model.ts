@@ -7,12 +7,21 @@ import { SERVER_KEYWORDS } from './keywords';
 import { PROXY_SECTIONS } from './parse';
 import type { HaproxyConfig, ParsedLine, Section, Token } from './parse';
 import { fix } from './rules';
-import { abs, bodyIndent, header, insertAfter, lastPlace, lineRange, parseTime, type Place, placesOf } from './places';
+import * as places from './places';
+import type { Place } from './places';
+
+/*
+ * What the model uses for every proxy, read once: in the CommonJS the tests and the benchmarks run in, each use of
+ * an imported name is a call through a getter.
+ */
+const { abs, bodyIndent, header, insertAfter, lastPlace, lineRange, parseTime, placesOf } = places;
 
 // ---------------------------------------------------------------------------------------------- structure
 
 export interface Proxy {
   section: Section;
+  /** For a defaults section: whether each timeout it sets has a valid time (every proxy that inherits it asks). */
+  timeouts?: ReadonlyMap<string, boolean>;
   index: number;
   defaults?: Proxy;
 }
@@ -24,6 +33,8 @@ export function backendCapable(s: Section): boolean {
   return s.type === 'backend' || s.type === 'listen';
 }
 
+const NO_PLACES: readonly Place[] = Object.freeze([]);
+
 export class Model {
   readonly proxies: Proxy[] = [];
   readonly backends = new Map<string, Proxy>();
@@ -31,13 +42,14 @@ export class Model {
   constructor(readonly cfg: HaproxyConfig) {
     const namedDefaults = new Map<string, Proxy>();
     let current: Proxy | undefined;
-    cfg.sections.forEach((section, index) => {
-      if (!PROXY_SECTIONS.has(section.type)) return;
+    for (let index = 0; index < cfg.sections.length; index++) {
+      const section = cfg.sections[index]!;
+      if (!PROXY_SECTIONS.has(section.type)) continue;
       const proxy: Proxy = { section, index };
-      const h = section.lines[0]!.tokens;
+      const h = section.line(0);
       let fromAt = -1;
-      for (let i = 1; i < h.length && fromAt < 0; i++) if (h[i]!.text === 'from') fromAt = i;
-      const fromName = fromAt >= 1 ? h[fromAt + 1]?.text : undefined;
+      for (let i = 1; i < h.count && fromAt < 0; i++) if (h.is(i, 'from')) fromAt = i;
+      const fromName = fromAt >= 1 ? h.word(fromAt + 1) : undefined;
       const parent = fromName !== undefined ? namedDefaults.get(fromName) : current;
       if (parent && parent !== proxy) proxy.defaults = parent;
       this.proxies.push(proxy);
@@ -47,13 +59,13 @@ export class Model {
       } else if (backendCapable(section) && section.name && !this.backends.has(section.name)) {
         this.backends.set(section.name, proxy);
       }
-    });
+    }
   }
 
-  /** The last line `words...` of the proxy, else of its defaults chain. */
-  setting(proxy: Proxy, ...words: string[]): Place | undefined {
+  /** The last line starting with `first` (and `second`) of the proxy, else of its defaults chain. */
+  setting(proxy: Proxy, first: string, second?: string): Place | undefined {
     for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) {
-      const place = lastPlace(p.section, ...words);
+      const place = lastPlace(p.section, first, second);
       if (place) return place;
     }
     return undefined;
@@ -61,7 +73,7 @@ export class Model {
 
   mode(proxy: Proxy): { mode: string; place?: Place } {
     const place = this.setting(proxy, 'mode');
-    return { mode: place?.line.tokens[1]?.text ?? 'tcp', ...(place ? { place } : {}) };
+    return { mode: place?.line.word(1) ?? 'tcp', ...(place ? { place } : {}) };
   }
 
   /** Whether an `option X` is in effect (a later `no option X` in the proxy or defaults cancels it). */
@@ -69,12 +81,12 @@ export class Model {
     for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) {
       let found: Place | undefined;
       let seen = false;
-      for (const line of p.section.lines) {
-        const t = line.tokens;
-        if (t[0]?.text === 'option' && t[1]?.text === name) {
+      for (let rel = 0; rel < p.section.lineCount; rel++) {
+        const line = p.section.line(rel);
+        if (line.is(0, 'option') && line.is(1, name)) {
           found = { section: p.section, line };
           seen = true;
-        } else if (t[0]?.text === 'no' && t[1]?.text === 'option' && t[2]?.text === name) {
+        } else if (line.is(0, 'no') && line.is(1, 'option') && line.is(2, name)) {
           found = undefined;
           seen = true;
         }
@@ -87,7 +99,7 @@ export class Model {
   /** Whether the proxy (or its defaults) has an `http-check expect` rule. */
   httpCheckExpect(proxy: Proxy): boolean {
     for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) {
-      if (p.section.lines.some((l) => l.tokens[0]?.text === 'http-check' && l.tokens[1]?.text === 'expect')) return true;
+      if (p.section.has('http-check', 'expect')) return true;
     }
     return false;
   }
@@ -95,27 +107,42 @@ export class Model {
   /** Whether `timeout name` is in effect with a valid time: `timeout(proxy, name) !== undefined` without building places. */
   hasTimeout(proxy: Proxy, name: string): boolean {
     for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) {
-      const lines = p.section.index.get('timeout');
-      if (!lines) continue;
-      for (let i = lines.length - 1; i >= 0; i--) {
-        const t = lines[i]!.tokens;
-        if (t[1]?.text === name) return parseTime(t[2]?.text ?? '') !== undefined;
+      if (p.section.type === 'defaults') {
+        const valid = (p.timeouts ??= validTimeouts(p.section)).get(name);
+        if (valid !== undefined) return valid;
+        continue;
       }
+      const line = p.section.last('timeout', name);
+      if (line) return parseTime(line.word(2) ?? '') !== undefined;
     }
     return false;
   }
 
   timeout(proxy: Proxy, name: string): { ms: number; place: Place } | undefined {
     const place = this.setting(proxy, 'timeout', name);
-    const ms = place ? parseTime(place.line.tokens[2]?.text ?? '') : undefined;
+    const ms = place ? parseTime(place.line.word(2) ?? '') : undefined;
     return place && ms !== undefined ? { ms, place } : undefined;
   }
 
-  defaultServer(proxy: Proxy): Place[] {
-    const out: Place[] = [];
-    for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) out.unshift(...placesOf(p.section, 'default-server'));
-    return out;
+  /** The default-server lines in effect for the proxy's servers, the defaults' first (most proxies have none). */
+  defaultServer(proxy: Proxy): readonly Place[] {
+    let out: Place[] | undefined;
+    for (let p: Proxy | undefined = proxy, depth = 0; p && depth < 16; p = p.defaults, depth++) {
+      if (p.section.has('default-server')) (out ??= []).unshift(...placesOf(p.section, 'default-server'));
+    }
+    return out ?? NO_PLACES;
   }
+}
+
+/** Whether each timeout a section sets (its last line for that timeout) has a valid time. */
+function validTimeouts(section: Section): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  const line = section.cursor(-1);
+  while (section.advance(line, 'timeout')) {
+    const name = line.word(1);
+    if (name !== undefined) out.set(name, parseTime(line.word(2) ?? '') !== undefined);
+  }
+  return out;
 }
 
 /** Value of a server option on a server line, else from default-server lines (later wins). */
@@ -125,7 +152,7 @@ export class Model {
  * serves /readyz to anonymous clients over TLS; the check needs no client certificate). Only when the option is
  * the backend's own, so a check in defaults shared with other proxies is not rewritten.
  */
-export function readyzFix(bs: Section, option: Place | undefined, servers: Place[], defaults: Place[], eol: string): Fix[] | undefined {
+export function readyzFix(bs: Section, option: Place | undefined, servers: Place[], defaults: readonly Place[], eol: string): Fix[] | undefined {
   if (option && option.section !== bs) return undefined;
   const indent = bodyIndent(bs);
   const lines = ['option httpchk GET /readyz', 'http-check expect status 200'];
@@ -140,30 +167,35 @@ export function readyzFix(bs: Section, option: Place | undefined, servers: Place
   return [fix('Check HTTPS GET /readyz', ...edits)];
 }
 
-export function serverOption(line: ParsedLine, defaults: Place[], name: string, from = 3): { value?: string; tok?: Token; own: boolean } | undefined {
-  const own = scanServerOption(line.tokens, from, name);
+export function serverOption(line: ParsedLine, defaults: readonly Place[], name: string, from = 3): { value?: string; tok?: Token; own: boolean } | undefined {
+  const own = scanServerOption(line, from, name);
   if (own) return { ...own, own: true };
   for (let d = defaults.length - 1; d >= 0; d--) {
-    const v = scanServerOption(defaults[d]!.line.tokens, 1, name);
+    const v = scanServerOption(defaults[d]!.line, 1, name);
     if (v) return { ...v, own: false };
   }
   return undefined;
 }
 
 /** The last `name` option of a server or default-server line from `start` (a later `no-name` cancels it). */
-function scanServerOption(tokens: Token[], start: number, name: string): { value?: string; tok?: Token } | undefined {
+function scanServerOption(line: ParsedLine, start: number, name: string): { value?: string; tok?: Token } | undefined {
   // most lines do not name the option at all: one comparison per word before walking the keywords and their values
-  let named = false;
-  for (let i = start; i < tokens.length && !named; i++) named = tokens[i]!.text === name;
-  if (!named) return undefined;
+  if (line.indexOf(name, start) < 0) return undefined;
+  const count = line.count;
   const negated = `no-${name}`;
-  let found: { value?: string; tok?: Token } | undefined;
-  for (let i = start; i < tokens.length; i++) {
-    const k = tokens[i]!.text;
+  let at = -1;
+  let withValue = false;
+  for (let i = start; i < count; i++) {
+    const k = line.word(i)!;
     const n = SERVER_KEYWORDS.get(k) ?? 0;
-    if (k === name) found = n > 0 ? { value: tokens[i + 1]?.text, tok: tokens[i + 1] } : { tok: tokens[i] };
-    else if (k === negated) found = undefined;
+    if (k === name) {
+      // the option's value is the next word (absent when the line ends there), a flag is the word itself
+      at = n > 0 ? i + 1 : i;
+      withValue = n > 0;
+    } else if (k === negated) at = -1;
     i += n;
   }
-  return found;
+  if (at < 0) return undefined;
+  const tok = line.token(at);
+  return withValue ? { value: tok?.text, tok } : { tok };
 }

@@ -3,7 +3,6 @@
  * lines, and the small value checks (times, ports, host:port) the rules share.
  */
 import type { Range, TextEdit } from '../findings';
-import { findLines } from './parse';
 import type { ParsedLine, Section, Token } from './parse';
 
 // ---------------------------------------------------------------------------------------------- helpers
@@ -48,10 +47,17 @@ export function tokenRange(p: Place, t: Token | undefined): Range {
   return { start: { line, character: t.start }, end: { line, character: t.end } };
 }
 
+/** The range of word i of the place's line (the line's content when it has no such word). */
+export function wordRange(p: Place, i: number): Range {
+  const line = abs(p);
+  if (i >= p.line.count) return { start: { line, character: p.line.indent }, end: { line, character: p.line.length } };
+  return { start: { line, character: p.line.start(i) }, end: { line, character: p.line.end(i) } };
+}
+
 export function lineRange(p: Place): Range {
   const line = abs(p);
-  const last = p.line.tokens[p.line.tokens.length - 1];
-  return { start: { line, character: p.line.indent }, end: { line, character: last ? last.end : p.line.length } };
+  const words = p.line.count;
+  return { start: { line, character: p.line.indent }, end: { line, character: words ? p.line.end(words - 1) : p.line.length } };
 }
 
 export function replaceToken(p: Place, t: Token, text: string): TextEdit {
@@ -59,8 +65,12 @@ export function replaceToken(p: Place, t: Token, text: string): TextEdit {
 }
 
 export function bodyIndent(section: Section): string {
-  const first = section.lines.find((l) => l.rel > 0 && l.tokens.length > 0);
-  return ' '.repeat(first && first.indent > 0 ? first.indent : 4);
+  let indent = 0;
+  for (let rel = 1; rel < section.lineCount && indent === 0; rel++) {
+    const l = section.line(rel);
+    if (l.count > 0) indent = l.indent > 0 ? l.indent : -1;
+  }
+  return ' '.repeat(indent > 0 ? indent : 4);
 }
 
 /** Inserts lines right after a line of a section (at the end of that line, so no trailing-line edge case). */
@@ -76,23 +86,18 @@ export function deleteLine(p: Place): TextEdit {
 }
 
 export function header(section: Section): Place {
-  return { section, line: section.lines[0]! };
+  return { section, line: section.line(0) };
 }
 
-export function placesOf(section: Section, ...words: string[]): Place[] {
-  return findLines(section, ...words).map((line) => ({ section, line }));
+/** The places of the section's body lines that start with `first` (and `second`). */
+export function placesOf(section: Section, first: string, second?: string): Place[] {
+  return section.find(first, second).map((line) => ({ section, line }));
 }
 
-export function lastPlace(section: Section, ...words: string[]): Place | undefined {
-  const byKeyword = section.index.get(words[0] ?? '');
-  if (!byKeyword) return undefined;
-  for (let i = byKeyword.length - 1; i >= 0; i--) {
-    const line = byKeyword[i]!;
-    let ok = true;
-    for (let w = 1; w < words.length && ok; w++) ok = line.tokens[w]?.text === words[w];
-    if (ok) return { section, line };
-  }
-  return undefined;
+/** The place of the section's last body line that starts with `first` (and `second`). */
+export function lastPlace(section: Section, first: string, second?: string): Place | undefined {
+  const line = section.last(first, second);
+  return line ? { section, line } : undefined;
 }
 
 /** Splits `host:port` (IPv6 in brackets or with several colons); port undefined when absent. */
@@ -132,7 +137,23 @@ export function validPort(p: string, allowRange: boolean): boolean {
   if (dash < 0) return portNumber(p);
   return p.indexOf('-', dash + 1) < 0 && portNumber(p.slice(0, dash)) && portNumber(p.slice(dash + 1));
 }
-const PORT = /^\d{1,5}$/;
 function portNumber(x: string): boolean {
-  return PORT.test(x) && Number(x) <= 65535;
+  return digitsValue(x, 5) <= 65535;
+}
+
+/**
+ * The value of `s` when it is 1 to `maxDigits` decimal digits (what /^\d{1,maxDigits}$/ matches), else NaN: the
+ * rules check a number on every server line, and a loop is several times cheaper than a regular expression and
+ * Number(). Beyond 2^53 the value may differ from Number(s) in its last bits; the rules only compare it with
+ * small bounds.
+ */
+export function digitsValue(s: string, maxDigits = Infinity): number {
+  if (s.length === 0 || s.length > maxDigits) return NaN;
+  let value = 0;
+  for (let i = 0; i < s.length; i++) {
+    const d = s.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return NaN;
+    value = value * 10 + d;
+  }
+  return value;
 }

@@ -94,21 +94,23 @@ function haproxyFacts(file: SourceFile): ClusterFacts | undefined {
   const facts: ClusterFacts = {};
   for (const sec of cfg.sections) {
     if (sec.type !== 'frontend' && sec.type !== 'listen') continue;
-    for (const l of sec.lines) {
-      if (l.tokens[0]?.text !== 'bind' || !l.tokens[1]) continue;
-      const m = /^\[?([^\]]*?)\]?:(\d+)$/.exec(l.tokens[1].text);
+    for (let rel = 0; rel < sec.lineCount; rel++) {
+      const l = sec.line(rel);
+      const addr = l.is(0, 'bind') ? l.word(1) : undefined;
+      if (addr === undefined) continue;
+      const m = /^\[?([^\]]*?)\]?:(\d+)$/.exec(addr);
       if (!m || !m[1] || m[1] === '*' || m[1] === '0.0.0.0' || m[1] === '::') continue;
-      const r = lineRange(sec.startLine + l.rel, l.tokens[1].start, l.tokens[1].end);
+      const r = lineRange(sec.startLine + l.rel, l.start(1), l.end(1));
       facts.vip = { value: m[1], range: r };
       facts.port = { value: Number(m[2]), range: r };
-      const backendName = sec.type === 'listen' ? sec.name : sec.lines.find((x) => x.tokens[0]?.text === 'default_backend')?.tokens[1]?.text;
+      const backendName = sec.type === 'listen' ? sec.name : sec.find('default_backend')[0]?.word(1);
       const backend = cfg.sections.find((b) => (b.type === 'backend' || b.type === 'listen') && b.name === backendName);
       if (backend) {
-        const servers = backend.lines.filter((x) => x.tokens[0]?.text === 'server' && x.tokens[2]);
+        const servers = backend.find('server').filter((x) => x.count > 2);
         if (servers.length) {
           facts.controlPlanes = {
-            value: servers.map((x) => x.tokens[2]!.text.replace(/:\d+$/, '')),
-            range: lineRange(backend.startLine, 0, backend.lines[0]?.length ?? 0),
+            value: servers.map((x) => x.word(2)!.replace(/:\d+$/, '')),
+            range: lineRange(backend.startLine, 0, backend.line(0).length),
           };
           facts.controlPlanesMode = 'exact';
         }

@@ -16,7 +16,7 @@ const rulesOf = (text: string) => lint(text).map((f) => f.rule);
 test('tokenizer: words, quotes, escapes, comments and positions', () => {
   const l = tokenizeLine(`  log-tag "a b\\"c" 'd\\e' x\\ y # comment "not a word"`);
   assert.deepEqual(
-    l.tokens.map((t) => [t.text, t.start, t.end]),
+    l.tokens().map((t) => [t.text, t.start, t.end]),
     [
       ['log-tag', 2, 9],
       ['a b"c', 10, 18],
@@ -27,15 +27,15 @@ test('tokenizer: words, quotes, escapes, comments and positions', () => {
   assert.equal(l.comment, 30);
   assert.equal(l.indent, 2);
   assert.equal(tokenizeLine('bind "10.0.0.1:80').error?.message, 'unmatched quote at position 5');
-  assert.deepEqual(tokenizeLine('\tserver\ta\t1.2.3.4:80\r').tokens.map((t) => t.text), ['server', 'a', '1.2.3.4:80']);
-  assert.deepEqual(tokenizeLine('server a 1.2.3.4:80#x check').tokens.map((t) => t.text), ['server', 'a', '1.2.3.4:80']);
-  assert.equal(tokenizeLine('x \\x41\\x42').tokens[1]!.text, 'AB');
+  assert.deepEqual(tokenizeLine('\tserver\ta\t1.2.3.4:80\r').words(), ['server', 'a', '1.2.3.4:80']);
+  assert.deepEqual(tokenizeLine('server a 1.2.3.4:80#x check').words(), ['server', 'a', '1.2.3.4:80']);
+  assert.equal(tokenizeLine('x \\x41\\x42').word(1), 'AB');
 });
 
 test('sections: types, names, absolute lines and the lines before the first section', () => {
   const cfg = parseHaproxy('# head\nmaxconn 1\nglobal\n  daemon\nfrontend  fe # c\n  bind :80\n\n  backend be\n');
   assert.deepEqual(
-    cfg.sections.map((s) => [s.type, s.name, s.startLine, s.lines.length]),
+    cfg.sections.map((s) => [s.type, s.name, s.startLine, s.lineCount]),
     [
       ['', undefined, 0, 2],
       ['global', undefined, 2, 2],
