@@ -161,7 +161,9 @@ describe('kubectl run timeline webview', { timeout: 240_000 }, () => {
     const why = frame.locator('#compare-why li', { hasText: 'The pull took' });
     await why.waitFor({ timeout: 30_000 });
     assert.match(await why.innerText(), /^The pull took 1\.20 s on labs-k8s-w01; the second run found the image there \("already present on machine"\)\.$/);
-    const hops = await frame.locator('#compare-hops tbody tr').allInnerTexts();
+    // Each row's cells joined by tabs from their text, not the row's innerText: that puts tabs between cells only once
+    // the table is laid out (a run caught it just before: the cells ran together and the match failed).
+    const hops = await frame.locator('#compare-hops tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => (c.textContent ?? '').trim()).join('\t')));
     console.log('compared hops:', hops.map((h) => h.replace(/\t/g, ' | ')).join(' ;; '));
     assert.ok(hops.some((h) => /^Image pull\t1\.20 s\t—/.test(h)), hops.join('\n'));
     assert.equal(await frame.locator('#chart-b svg[role="img"]').count(), 1, 'the second run is drawn');
