@@ -6,10 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { LedgerData } from '../../src/core/plan/ledger';
 import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
 import { installVsix } from '../vscode/harness/vsix';
 
@@ -191,4 +192,22 @@ export async function waitForRows<T>(page: Page, title: string, what: string, ti
 export async function setRowExpanded(page: Page, title: string, label: string | RegExp, expanded = true): Promise<void> {
   const row = pane(page, title).locator(`.pane-body .monaco-list-row[aria-expanded="${!expanded}"]`).filter({ has: page.locator('.label-name', { hasText: label }) }).first();
   if (await row.count()) await row.locator('.monaco-tl-twistie').click();
+}
+
+/**
+ * Waits for a run started from the palette to end well, by its ledger in the workspace's runs folder (the newest
+ * `*-<command>.json`), and returns that ledger; fails at a failed or cancelled step, at a dialog on the way (the run
+ * asked something the test did not expect), or after `minutes`. `what` names the run in the failure.
+ */
+export async function waitForLedger(page: Page, runs: string, command: string, what: string, minutes: number, everyMs = 1000): Promise<LedgerData> {
+  for (const deadline = Date.now() + minutes * 60_000; ;) {
+    const file = (existsSync(runs) ? readdirSync(runs) : []).filter((f) => f.endsWith(`-${command}.json`)).sort().at(-1);
+    const l = file ? (JSON.parse(readFileSync(join(runs, file), 'utf8')) as LedgerData) : undefined;
+    if (l?.completedAt) return l;
+    const stopped = Object.entries(l?.steps ?? {}).find(([, e]) => e.state === 'failed' || e.state === 'cancelled');
+    if (stopped) assert.fail(`the ${what} stopped at ${stopped[0]}: ${stopped[1].error ?? stopped[1].state}`);
+    if (await page.locator('.monaco-dialog-box').isVisible()) assert.fail(`the run stopped at a dialog: ${(await page.locator('.monaco-dialog-box').innerText()).replace(/\s+/g, ' ')}`);
+    if (Date.now() > deadline) assert.fail(`the ${what} did not finish within ${minutes} minutes`);
+    await page.waitForTimeout(everyMs);
+  }
 }

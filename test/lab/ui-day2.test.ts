@@ -14,7 +14,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -25,7 +25,7 @@ import type { Inventory } from '../../src/core/inventory/types';
 import type { LedgerData } from '../../src/core/plan/ledger';
 import { recordBench } from './bench';
 import { pollApi, waitHealthy } from './clusterHealth';
-import { setRowExpanded, labEnv, openKubeadmContainer, openLabEditor, runPaletteCommand, showOnlyView, waitForRows, type LabEditor } from './labEditor';
+import { setRowExpanded, labEnv, openKubeadmContainer, openLabEditor, runPaletteCommand, showOnlyView, waitForLedger, waitForRows, type LabEditor } from './labEditor';
 
 interface CertFacts {
   fingerprint: string;
@@ -131,6 +131,7 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
     const runs = join(dirs.workspace, '.kubeadm-workbench', 'runs');
     const t0 = Date.now();
     let terminal = '';
+    let ledger: LedgerData | undefined;
     try {
       await runPaletteCommand(page, 'Kubeadm: Renew Certificates…');
       // The plan opens beside the modal that asks to run it.
@@ -142,16 +143,7 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
       await dialog.waitFor({ state: 'hidden' });
       // The run's ledger in the workspace says when the plan got through (or where it stopped); the run terminal and
       // the notification say the same to the user (screenshot below).
-      for (const deadline = Date.now() + 12 * 60_000; ; ) {
-        const file = (existsSync(runs) ? readdirSync(runs) : []).filter((f) => f.endsWith('-certs-renew.json')).sort().at(-1);
-        const l = file ? (JSON.parse(readFileSync(join(runs, file), 'utf8')) as LedgerData) : undefined;
-        if (l?.completedAt) break;
-        const stopped = Object.entries(l?.steps ?? {}).find(([, e]) => e.state === 'failed' || e.state === 'cancelled');
-        if (stopped) assert.fail(`the renewal stopped at ${stopped[0]}: ${stopped[1].error ?? stopped[1].state}`);
-        if (await page.locator('.monaco-dialog-box').isVisible()) assert.fail(`the run stopped at a dialog: ${(await page.locator('.monaco-dialog-box').innerText()).replace(/\s+/g, ' ')}`);
-        if (Date.now() > deadline) assert.fail('the renewal did not finish within 12 minutes');
-        await page.waitForTimeout(1000);
-      }
+      ledger = await waitForLedger(page, runs, 'certs-renew', 'renewal', 12);
       terminal = (await page.locator('.xterm-rows').last().innerText().catch(() => '')).replace(/\u00a0/g, ' ');
     } finally {
       const { polls, failures } = await poller.stop();
@@ -169,13 +161,12 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
     assert.match(terminal, /Certificate renewal of \S+ done in [\d.]+ s/, `the run terminal's last line:\n${terminal.slice(-1500)}`);
     await shot('day2-4-renew-done');
     // Per node, as the workflow measures it: from its guard step's start to its controllers step's end.
-    const ledgerFile = readdirSync(runs).filter((f) => f.endsWith('-certs-renew.json')).sort().at(-1);
-    assert.ok(ledgerFile, `no renewal ledger in the workspace: ${readdirSync(runs).join(', ')}`);
-    const ledger = JSON.parse(readFileSync(join(runs, ledgerFile), 'utf8')) as LedgerData;
+    assert.ok(ledger, 'the renewal ended');
+    const { steps } = ledger;
     const perNode: Record<string, number> = {};
     for (const h of hosts) {
-      const guard = ledger.steps[`renew-certs/${h.name}/guard`];
-      const controllers = ledger.steps[`renew-certs/${h.name}/controllers`];
+      const guard = steps[`renew-certs/${h.name}/guard`];
+      const controllers = steps[`renew-certs/${h.name}/controllers`];
       assert.equal(controllers?.state, 'done', `${h.name}: controllers back`);
       perNode[h.name] = (Date.parse(controllers.finishedAt!) - Date.parse(guard!.startedAt!)) / 1000;
     }

@@ -12,7 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,7 +20,7 @@ import type { LedgerData } from '../../src/core/plan/ledger';
 import { recordBench } from './bench';
 import { waitHealthy } from './clusterHealth';
 import { pollHttp, type PollResult } from './httpPoller';
-import { labEnv, openKubeadmContainer, openLabEditor, runPaletteCommand, type LabEditor } from './labEditor';
+import { labEnv, openKubeadmContainer, openLabEditor, runPaletteCommand, waitForLedger, type LabEditor } from './labEditor';
 import { adminTls, atTarget, NODES, threeVotingMembers, UPGRADE, type UpgradeLab } from './upgradeTarget';
 
 const ROOT = resolve(__dirname, '../..');
@@ -85,6 +85,7 @@ describe(`"Kubeadm: Upgrade Cluster…" ${FROM} → ${TO} from the palette on th
     const api = pollHttp([`https://${VIP}:6443/api/v1/namespaces/kube-system/configmaps/kubeadm-config`], { ...adminTls(env.KUBECONFIG!), expect: /"name":\s*"kubeadm-config"/ });
     const runs = join(dirs.workspace, '.kubeadm-workbench', 'runs');
     let apiResult: PollResult | undefined;
+    let ledger: LedgerData | undefined;
     const t0 = Date.now();
     try {
       await runPaletteCommand(page, 'Kubeadm: Upgrade Cluster…');
@@ -102,16 +103,7 @@ describe(`"Kubeadm: Upgrade Cluster…" ${FROM} → ${TO} from the palette on th
       await dialog.waitFor({ state: 'hidden' });
       const ranAt = Date.now();
       // The run's ledger in the workspace says when it got through (or where it stopped); a dialog on the way fails.
-      for (const deadline = Date.now() + 30 * 60_000; ;) {
-        const file = (existsSync(runs) ? readdirSync(runs) : []).filter((f) => f.endsWith('-upgrade.json')).sort().at(-1);
-        const l = file ? (JSON.parse(readFileSync(join(runs, file), 'utf8')) as LedgerData) : undefined;
-        if (l?.completedAt) break;
-        const stopped = Object.entries(l?.steps ?? {}).find(([, e]) => e.state === 'failed' || e.state === 'cancelled');
-        if (stopped) assert.fail(`the upgrade stopped at ${stopped[0]}: ${stopped[1].error ?? stopped[1].state}`);
-        if (await page.locator('.monaco-dialog-box').isVisible()) assert.fail(`the run stopped at a dialog: ${(await page.locator('.monaco-dialog-box').innerText()).replace(/\s+/g, ' ')}`);
-        if (Date.now() > deadline) assert.fail('the upgrade did not finish within 30 minutes');
-        await page.waitForTimeout(2000);
-      }
+      ledger = await waitForLedger(page, runs, 'upgrade', 'upgrade', 30, 2000);
       bench.uiUpgradeRunSeconds = (Date.now() - ranAt) / 1000;
       bench.uiUpgradeSeconds = (Date.now() - t0) / 1000;
     } finally {
@@ -123,8 +115,7 @@ describe(`"Kubeadm: Upgrade Cluster…" ${FROM} → ${TO} from the palette on th
     // The report the workflow opens at the end: a row per node.
     await page.locator('.tabs-container .tab', { hasText: 'upgrade-report.md' }).waitFor({ timeout: 60_000 });
     await shot('upgrade-2-report');
-    const ledgerFile = readdirSync(runs).filter((f) => f.endsWith('-upgrade.json')).sort().at(-1)!;
-    const ledger = JSON.parse(readFileSync(join(runs, ledgerFile), 'utf8')) as LedgerData;
+    assert.ok(ledger, 'the run ended');
     for (const n of NODES) assert.ok(['done', 'skipped'].includes(ledger.steps[`upgrade/${n}/kubelet-restart`]?.state ?? ''), `${n}: kubelet restarted at the target`);
     // Both restarts of every control-plane node were taken out of HAProxy on both balancers (their maint steps ran).
     for (const n of NODES.slice(0, 3)) {
