@@ -28,6 +28,7 @@ import { buildDrillPlan, evictablePods, type DrillAction, type DrillPlan, type D
 import { buildDrillReport, type DrillReport, type RunFacts } from '../core/drill/report';
 import { abortableSleep } from '../core/sleep';
 import { readHaproxy } from './balancers';
+import { readyz as readyzOver } from './renew';
 
 /** The API calls the drill makes (HttpsTransport). */
 export interface DrillApi {
@@ -55,6 +56,8 @@ export interface DrillDeps {
   cwd?: string;
   /** Runs a local command (tests may replace it); default execFile without a shell. */
   runLocal?: (cmd: LocalCommand, timeoutMs: number) => Promise<LocalResult>;
+  /** GET /readyz on one API server directly (default: HTTPS from here, certificate not checked). */
+  readyz?: (address: string, port: number) => Promise<boolean>;
 }
 
 const LEADER_LEASES = ['kube-scheduler', 'kube-controller-manager'];
@@ -188,8 +191,15 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
   if (!plan.fault || !plan.restore) throw new Error('the plan has no fault or no restore action');
   const out = deps.output;
   const progress = (phase: DrillProgress['phase'], message: string) => opts.onProgress?.({ phase, message });
+  // A control plane's own API server is asked /readyz directly while it comes back: the moment it can serve, to
+  // set against the moment HAProxy admitted it. Only when it answers from here before the fault (a bastion that
+  // reaches the nodes' 6443 only through the VIP cannot tell, and then nothing waits for it).
+  const readyz = deps.readyz ?? readyzOver;
+  const apiPort = plan.balancers.find((b) => b.port !== undefined)?.port ?? 6443;
+  const apiserverProbed = plan.target.role === 'control-plane' && (await readyz(plan.target.address, apiPort).catch(() => false));
   const observer = new DrillObserver({
     role: plan.target.role,
+    apiserverProbed,
     targetNode: plan.target.node,
     balancers: plan.balancers.filter((b) => b.params.checked).map((b) => b.host),
     ...(plan.etcd ? { etcd: { targetMember: plan.etcd.targetMember, leader: plan.etcd.leader, term: plan.etcd.term, names: plan.etcd.names } } : {}),
@@ -247,6 +257,14 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
       await Promise.all(inflight);
     })(),
   );
+  // ---- the target's own API server, while it comes back
+  if (apiserverProbed) {
+    poll('apiserver', every / 2, async () => {
+      if (phase !== 'recovery') return;
+      const a = now();
+      feed({ source: 'apiserver', t: mid(a), ready: await readyz(plan.target.address, apiPort) });
+    });
+  }
   // ---- the Node
   poll('node', every, async () => {
     const a = now();
@@ -383,7 +401,7 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
     stopProbes.abort();
     await Promise.all(pollers);
   }
-  const report = buildDrillReport(plan, observer.timeline(), { startedAt, faultSeconds, faultError, observedSeconds, restore, recoverySeconds, cancelled, probeErrors });
+  const report = buildDrillReport(plan, observer.timeline(), { startedAt, faultSeconds, faultError, observedSeconds, restore, recoverySeconds, cancelled, probeErrors, apiserverProbed });
   progress('done', report.ok ? 'passed' : 'failed');
   return report;
 }

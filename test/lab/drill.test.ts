@@ -18,6 +18,8 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DrillReport, Measurement } from '../../src/core/drill/report';
+import { showStat } from '../../src/core/nodes/commands';
+import { apiCheckOf, apiServerStates, installHaproxyCfg, readHaproxyCfg, withApiCheck, type ApiCheck } from './apiHealthCheck';
 import { recordBench } from './bench';
 import { waitHealthy } from './clusterHealth';
 import { secretsIn } from './secrets';
@@ -252,5 +254,61 @@ describe('failure drill on the lab cluster', { timeout: 15 * 60_000 }, () => {
     assert.equal(report.ok, true, JSON.stringify(numbers.workerStop));
     assert.equal(code, 0);
     await allReady(120_000);
+  });
+
+  // The seed's balancers check the API servers over TCP; ours ask HTTPS /readyz. The same fault twice on one node,
+  // once with each check on both balancers: a client through the VIP sees the difference while the node comes back
+  // (its kube-apiserver listens on 6443 seconds before it can serve: its local etcd has to rejoin first).
+  test('HAProxy\'s check through a control-plane crash and restart: the TCP check admits a not-ready API server, the /readyz check does not', async () => {
+    const balancers = ['labs-k8s-balancer', 'labs-k8s-balancer2'];
+    const sshConfig = env.LAB_SSH_CONFIG!;
+    const original = Object.fromEntries(balancers.map((b) => [b, readHaproxyCfg(sshConfig, b)]));
+    const states = (b: string) => apiServerStates(sshConfig, b, showStat().text);
+    const allUp = async (why: string) => {
+      const t0 = Date.now();
+      for (;;) {
+        const s = balancers.map(states);
+        if (s.every((x) => Object.keys(x).length === 3 && Object.values(x).every((v) => v === 'UP'))) return;
+        if (Date.now() - t0 > 120_000) assert.fail(`${why}: the API servers not all UP on both balancers after 120 s: ${JSON.stringify(s)}`);
+        await sleep(500);
+      }
+    };
+    const results: Partial<Record<ApiCheck, { failedDuringRecovery: number; requests: number; longestOutageSeconds: number; haproxyUp: (number | undefined)[]; apiserverReady: number; note: string | undefined; seconds: number }>> = {};
+    try {
+      for (const check of ['tcp', 'readyz'] as const) {
+        for (const b of balancers) installHaproxyCfg(sshConfig, b, withApiCheck(original[b]!, check));
+        await allUp(`after switching to the ${check} check`);
+        const t0 = Date.now();
+        // NotReady is not waited for (its 40 s grace would only lengthen the run): 20 s of the fault are enough
+        // for both balancers to mark the server DOWN; then the restore, and the drill watches it come back.
+        const { code, report, stderr } = await drill(['--host', 'labs-k8s-m03', '--kind', 'stop', '--observe-limit', '20s', '--poll', '250ms']);
+        assert.ok(report, `no JSON report (exit ${code}):\n${stderr.slice(-3000)}`);
+        assert.equal(report.run.restore.ok, true, `m03 was not restored: ${report.run.restore.error}`);
+        const up = balancers.map((b) => report.measurements.find((x) => x.id === `haproxy-up@${b}`)?.seconds);
+        const ready = measured(report, 'apiserver-ready');
+        assert.equal(ready.verdict, 'pass', `m03's own /readyz: ${ready.detail}`);
+        const note = report.notes.find((n) => n.includes('came back'));
+        results[check] = { failedDuringRecovery: report.api.failedDuringRecovery, requests: report.api.requests, longestOutageSeconds: report.api.longestOutageSeconds, haproxyUp: up, apiserverReady: ready.seconds!, note, seconds: (Date.now() - t0) / 1000 };
+        console.log(`${check} check: ${JSON.stringify(results[check])}`);
+        await allUp(`after the ${check} drill`);
+        await waitHealthy(env, env.HOME_DIR!, 240_000);
+      }
+    } finally {
+      for (const b of balancers) installHaproxyCfg(sshConfig, b, original[b]!);
+    }
+    numbers.apiHealthCheck = results;
+    const tcp = results.tcp!;
+    const readyz = results.readyz!;
+    recordBench({ drillTcpCheckFailedDuringRecovery: tcp.failedDuringRecovery, drillReadyzCheckFailedDuringRecovery: readyz.failedDuringRecovery });
+    console.log(`failed API requests through the VIP while m03 came back: TCP check ${tcp.failedDuringRecovery} of ${tcp.requests}, /readyz check ${readyz.failedDuringRecovery} of ${readyz.requests}`);
+    // The drill's own account: the TCP check admitted m03 before its /readyz was ok, and the report says so with
+    // the fix; the /readyz check admitted it only after, and the report has nothing to say.
+    assert.ok(tcp.haproxyUp.some((u) => u !== undefined && u < tcp.apiserverReady), `TCP check: UP at ${tcp.haproxyUp} s, ready at ${tcp.apiserverReady} s`);
+    assert.match(tcp.note ?? '', /HAProxy admitted it .* before its own \/readyz was ok .* checks? it over TCP/);
+    assert.ok(readyz.haproxyUp.every((u) => u !== undefined && u >= readyz.apiserverReady - 0.5), `/readyz check: UP at ${readyz.haproxyUp} s, ready at ${readyz.apiserverReady} s`);
+    assert.equal(readyz.note, undefined, 'nothing to report with the /readyz check');
+    assert.equal(readyz.failedDuringRecovery, 0, 'with the /readyz check no request through the VIP fails while the API server comes back');
+    assert.ok(tcp.failedDuringRecovery > 0, 'with the TCP check the restarting API server was admitted before it could serve (the drill\'s finding), and requests failed');
+    assert.deepEqual(balancers.map((b) => apiCheckOf(readHaproxyCfg(sshConfig, b))), balancers.map((b) => apiCheckOf(original[b]!)), 'both balancers have their own check back');
   });
 });

@@ -71,7 +71,7 @@ export function haproxyUpExpectation(balancer: string, server: string, p: Haprox
     phase: 'recovery',
     min: s((p.rise - 1) * p.fastinter),
     max: restoreLimit,
-    basis: `rise ${p.rise} successful checks (${fmt(s((p.rise - 1) * p.fastinter))}–${fmt(s(p.inter + (p.rise - 1) * p.fastinter))}) once kube-apiserver listens again — after the node booted and kubelet started the static pod; watched for up to ${fmt(restoreLimit)}. A TCP check admits the server when the port opens, before /readyz is ok.`,
+    basis: `rise ${p.rise} successful checks (${fmt(s((p.rise - 1) * p.fastinter))}–${fmt(s(p.inter + (p.rise - 1) * p.fastinter))}) once kube-apiserver ${p.httpCheck ? `answers \`${p.httpCheck}\` as the backend expects` : 'listens again'} — after the node booted and kubelet started the static pod; watched for up to ${fmt(restoreLimit)}. ${p.httpCheck ? 'An HTTP check waits for the answer, not just the port.' : 'A TCP check admits the server when the port opens, before /readyz is ok.'}`,
     slack,
   };
 }
@@ -248,6 +248,16 @@ export function recoveryExpectations(role: 'control-plane' | 'worker', restoreLi
   ];
   if (role === 'control-plane') {
     out.push(
+      {
+        id: 'apiserver-ready',
+        title: "the node's own API server answers /readyz",
+        phase: 'recovery',
+        max: restoreLimit,
+        basis: 'kube-apiserver listens on its port within seconds of its start, but is ready only once its local etcd member is back and its post-start hooks ran; asked directly (not through the VIP) from here',
+        seed: 'kubelet starts the static pods: etcd rejoins, kube-apiserver becomes ready, HAProxy puts it back in the rotation.',
+        slack: 0,
+        informational: true,
+      },
       { id: 'etcd-rejoin', title: 'the etcd member answers again and follows the leader', phase: 'recovery', max: restoreLimit, basis: 'the etcd static pod starts and contacts its peers', seed: 'the etcd member contacts the leader, catches up on the missed log (RAFT INDEX) and is back in the quorum.', slack: 0, informational: true },
       { id: 'etcd-caught-up', title: "the member's raft index caught up with the leader's", phase: 'recovery', max: restoreLimit, basis: "its applied index reached the leader's raft index at the moment it answered", slack: 0, informational: true },
     );

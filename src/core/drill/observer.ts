@@ -24,13 +24,17 @@ export type Observation =
   | { source: 'lease'; t: number; name: string; holder: string | undefined }
   | { source: 'node'; t: number; ready: string; reason?: string | undefined; taints: string[] }
   | { source: 'pods'; t: number; pods: { key: string; deleting: boolean }[] }
-  | { source: 'replicas'; t: number; key: string; ready: number; desired: number };
+  | { source: 'replicas'; t: number; key: string; ready: number; desired: number }
+  /** The target's own kube-apiserver asked /readyz directly (recovery only). */
+  | { source: 'apiserver'; t: number; ready: boolean };
 
 export interface ObserverBaseline {
   role: 'control-plane' | 'worker';
   targetNode: string;
   /** Balancers with a checked server for the target. */
   balancers: string[];
+  /** Whether the target's own API server answered /readyz from here before the fault (then its return is awaited). */
+  apiserverProbed?: boolean;
   etcd?: {
     targetMember: string | undefined;
     leader: string | undefined;
@@ -154,6 +158,9 @@ export class DrillObserver {
         if (recovering && this.evictedSeen && evictable.every((k) => !present.has(k))) out.push(...this.mark('pods-cleaned', o.t, 'the evicted pods are deleted'));
         break;
       }
+      case 'apiserver':
+        if (recovering && o.ready) out.push(...this.mark('apiserver-ready', o.t, '/readyz ok'));
+        break;
       case 'replicas': {
         if (this.events.has('evictions-first') && !recovering) {
           this.replicaState.set(o.key, o.ready >= o.desired);
@@ -235,6 +242,7 @@ export class DrillObserver {
     const need: string[] = ['node-ready'];
     if (b.role === 'control-plane') {
       need.push(...b.balancers.map((x) => `haproxy-up@${x}`));
+      if (b.apiserverProbed) need.push('apiserver-ready');
       if (b.etcd?.targetMember) need.push('etcd-caught-up');
     }
     if (this.evictedSeen) need.push('pods-cleaned');

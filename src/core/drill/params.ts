@@ -45,6 +45,11 @@ export interface HaproxyCheckParams {
   timeoutCheck: number | undefined;
   /** Whether the server line has `check` at all (no check: HAProxy never marks it DOWN). */
   checked: boolean;
+  /**
+   * The HTTP request of the backend's `option httpchk` (e.g. `GET /readyz`), or undefined for a TCP check: a TCP
+   * check admits a restarting kube-apiserver as soon as its port accepts, an HTTP one when it answers as asked.
+   */
+  httpCheck: string | undefined;
 }
 
 export interface HaproxyServerRef {
@@ -82,6 +87,20 @@ function timeoutOf(sections: Section[], kind: string): number | undefined {
   return v;
 }
 
+/** The backend's `option httpchk` request (the section's own line over the defaults'); undefined for TCP. */
+function httpCheckOf(chain: Section[]): string | undefined {
+  let v: string | undefined;
+  for (const sec of chain) {
+    const http = sec.find('option', 'httpchk');
+    const tcp = sec.find('option', 'tcp-check');
+    const lastHttp = http[http.length - 1];
+    const lastTcp = tcp[tcp.length - 1];
+    if (lastHttp && (!lastTcp || lastTcp.rel < lastHttp.rel)) v = lastHttp.words(2).join(' ') || 'OPTIONS /';
+    else if (lastTcp) v = undefined;
+  }
+  return v;
+}
+
 function splitAddress(addr: string): { address: string; port: number | undefined } {
   const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(addr);
   if (v6) return { address: v6[1]!, port: v6[2] ? Number(v6[2]) : undefined };
@@ -114,6 +133,7 @@ export function haproxyCfgInfo(text: string): HaproxyCfgInfo {
     for (const sec of chain) for (const l of sec.find('default-server')) for (const [k, v] of serverOptions(l.words(1))) defaultServer.set(k, v);
     const timeoutConnect = timeoutOf(chain, 'connect');
     const timeoutCheck = timeoutOf(chain, 'check');
+    const httpCheck = httpCheckOf(chain);
     for (const l of s.find('server')) {
       const name = l.word(1);
       const addr = l.word(2);
@@ -139,6 +159,7 @@ export function haproxyCfgInfo(text: string): HaproxyCfgInfo {
           timeoutConnect,
           timeoutCheck,
           checked: own.has('check') || defaultServer.has('check'),
+          httpCheck,
         },
       });
     }

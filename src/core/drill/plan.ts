@@ -91,6 +91,8 @@ export interface BalancerProbe {
   host: string;
   backend: string;
   server: string;
+  /** The server's port in the backend: where the target's own API server listens. */
+  port: number | undefined;
   params: HaproxyCheckParams;
   method: HaproxyProbeMethod;
   socket: string;
@@ -257,7 +259,7 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
       }
       const ref = refs[0]!;
       if (b.method === 'journal') warnings.push(`${lb.name}: neither socat nor perl can reach HAProxy's admin socket; its DOWN/UP moments come from the journal (less precise)`);
-      balancers.push({ host: lb.name, backend: ref.backend, server: ref.server, params: ref.params, method: b.method ?? 'journal', socket: defaultSocket(b.cfg), sinceEpoch: b.clockEpoch ?? Math.floor(Date.now() / 1000) });
+      balancers.push({ host: lb.name, backend: ref.backend, server: ref.server, port: ref.port, params: ref.params, method: b.method ?? 'journal', socket: defaultSocket(b.cfg), sinceEpoch: b.clockEpoch ?? Math.floor(Date.now() / 1000) });
       expectations.push(haproxyDownExpectation(lb.name, ref.server, ref.params, req.kind, slack));
     }
   }

@@ -52,6 +52,8 @@ export interface RunFacts {
   recoverySeconds: number | undefined;
   cancelled: boolean;
   probeErrors: Record<string, string>;
+  /** Whether the target's own API server answered /readyz from here before the fault (its return was then watched). */
+  apiserverProbed?: boolean | undefined;
 }
 
 export interface DrillReport {
@@ -125,6 +127,27 @@ function judge(e: Expectation, seconds: number | undefined): { verdict: Verdict;
   return { verdict: 'pass' };
 }
 
+/**
+ * What the balancers' checks did while a control plane came back: the moment each admitted the server set against
+ * the moment its API server could serve, and the requests that failed in between (a TCP check admits it when the
+ * port opens).
+ */
+function admissionNotes(plan: DrillPlan, tl: ObservedTimeline, failedDuringRecovery: number): string[] {
+  const ev = tl.events;
+  const restoreAt = tl.restoreAt ?? 0;
+  const ready = ev['apiserver-ready'];
+  const tcp = plan.balancers.filter((b) => b.params.httpCheck === undefined).map((b) => b.host);
+  const early = plan.balancers
+    .map((b) => ({ host: b.host, up: ev[`haproxy-up@${b.host}`] }))
+    .filter((x) => x.up && ready && x.up.t < ready.t)
+    .map((x) => `${x.host} ${sec(x.up!.t - restoreAt)} s`);
+  const when = early.length && ready ? ` HAProxy admitted it (${early.join(', ')} after the restore began) before its own /readyz was ok (${sec(ready.t - restoreAt)} s).` : '';
+  const fix = tcp.length ? ` ${tcp.join(', ')} check${tcp.length === 1 ? 's' : ''} it over TCP, which admits kube-apiserver as soon as its port opens: \`option httpchk GET /readyz\` with \`http-check expect status 200\` and \`check check-ssl verify none\` waits for readiness.` : '';
+  if (failedDuringRecovery) return [`${failedDuringRecovery} API request(s) through the VIP failed while ${plan.target.host} came back.${when}${fix}`];
+  if (when) return [`no API request failed while ${plan.target.host} came back, but${when} Requests sent to it in between could fail.${fix}`];
+  return [];
+}
+
 export function buildDrillReport(plan: DrillPlan, tl: ObservedTimeline, run: RunFacts): DrillReport {
   const ev = tl.events;
   const restoreAt = tl.restoreAt;
@@ -145,9 +168,11 @@ export function buildDrillReport(plan: DrillPlan, tl: ObservedTimeline, run: Run
         (api.failed ? `; longest outage ${api.longestOutageSeconds} s` : '') +
         (api.failedDuringRecovery ? `; ${api.failedDuringRecovery} failed during the recovery` : '');
       measurements.push({ ...base, expected: plan.target.role === 'control-plane' ? '0 failures after DOWN' : '0 failures', seconds: api.firstFailureSeconds, verdict: bad === 0 ? 'pass' : 'fail', detail });
-      if (api.failedDuringRecovery && plan.target.role === 'control-plane') {
-        notes.push(`${api.failedDuringRecovery} API request(s) failed while ${plan.target.host} came back: HAProxy's TCP check admits kube-apiserver as soon as port 6443 opens, before /readyz is ok. \`option httpchk GET /readyz\` (with \`check-ssl verify none\`) would wait for readiness.`);
-      }
+      if (plan.target.role === 'control-plane') notes.push(...admissionNotes(plan, tl, api.failedDuringRecovery));
+      continue;
+    }
+    if (e.id === 'apiserver-ready' && !run.apiserverProbed) {
+      measurements.push({ ...base, seconds: undefined, verdict: 'not observed', detail: `${plan.target.address} did not answer /readyz from here before the fault (only the VIP is reachable?): not measured` });
       continue;
     }
     if (e.id === 'etcd-leader' && e.informational) {

@@ -39,13 +39,13 @@ test('the generated haproxy.cfg: admin socket, one server per control-plane node
     'kubernetes-master-nodes/labs-k8s-m02 10.3.60.52:6443',
     'kubernetes-master-nodes/labs-k8s-m03 10.3.60.53:6443',
   ]);
-  assert.deepEqual(cfg.servers[0]!.params, { inter: 2000, fastinter: 2000, downinter: 2000, fall: 3, rise: 2, timeoutConnect: 5000, timeoutCheck: undefined, checked: true });
+  assert.deepEqual(cfg.servers[0]!.params, { inter: 2000, fastinter: 2000, downinter: 2000, fall: 3, rise: 2, timeoutConnect: 5000, timeoutCheck: undefined, checked: true, httpCheck: 'GET /readyz' });
   assert.equal(serversFor(cfg, { name: 'renamed', address: '10.3.60.52' })[0]?.server, 'labs-k8s-m02', 'found by address first');
 });
 
 test('default-server and timeout check are honoured', () => {
   const c = haproxyCfgInfo(['defaults', '  timeout connect 3s', '  timeout check 1s', 'backend api', '  default-server inter 1s fall 2', '  server a 10.0.0.1:6443 check rise 5', '  server b 10.0.0.2:6443'].join('\n'));
-  assert.deepEqual(c.servers[0]!.params, { inter: 1000, fastinter: 1000, downinter: 1000, fall: 2, rise: 5, timeoutConnect: 3000, timeoutCheck: 1000, checked: true });
+  assert.deepEqual(c.servers[0]!.params, { inter: 1000, fastinter: 1000, downinter: 1000, fall: 2, rise: 5, timeoutConnect: 3000, timeoutCheck: 1000, checked: true, httpCheck: undefined });
   assert.equal(c.servers[1]!.params.checked, false);
 });
 
@@ -396,4 +396,56 @@ test('both bounds are judged: a moment earlier than the settings allow fails the
   assert.deepEqual([m['haproxy-down@labs-k8s-balancer']?.verdict, m['haproxy-down@labs-k8s-balancer']?.detail], ['fail', 'DOWN (L4TOUT); faster than the 4 s floor (−1.5 s slack): it cannot happen that early after this fault']);
   assert.deepEqual([m['node-notready']?.seconds, m['node-notready']?.expected, m['node-notready']?.verdict], [40, '68–75 s', 'fail']);
   assert.deepEqual([m['haproxy-up@labs-k8s-balancer']?.seconds, m['haproxy-up@labs-k8s-balancer']?.expected, m['haproxy-up@labs-k8s-balancer']?.verdict], [0.2, '2–300 s', 'fail']);
+});
+
+// ------------------------------------------------------------------ a control plane back: admitted before it can serve
+
+const tcpCfg = haproxyCfgInfo(generateHaproxyConfig(inv).replace('    option httpchk GET /readyz\n    http-check expect status 200\n', '    option tcp-check\n').replace(/ check-ssl verify none/g, ''));
+
+test('the check kind: the backend\'s option httpchk over the defaults\', option tcp-check resets it, a bare httpchk is OPTIONS /', () => {
+  assert.equal(tcpCfg.servers[0]!.params.httpCheck, undefined);
+  const c = haproxyCfgInfo(['defaults', '  option httpchk', 'backend a', '  server a 10.0.0.1:6443 check', 'backend b', '  option tcp-check', '  server b 10.0.0.2:6443 check'].join('\n'));
+  assert.deepEqual(c.servers.map((s) => s.params.httpCheck), ['OPTIONS /', undefined]);
+});
+
+/** m03 stopped and restored at 20 s: HAProxy UP at `upAt`, its own /readyz ok at 31 s, requests failing at `failAt`. */
+function comeBack(check: typeof cfg, upAt: number, failAt: number[], probed = true) {
+  const plan = buildDrillPlan(inv, { host: 'labs-k8s-m03', kind: 'stop' }, snapshot({ balancers: [{ ...snapshot().balancers[0]!, cfg: check }] }));
+  const o = new DrillObserver({ role: 'control-plane', targetNode: 'labs-k8s-m03', balancers: ['labs-k8s-balancer'], apiserverProbed: probed, etcd: { targetMember: plan.etcd!.targetMember, leader: plan.etcd!.leader, term: 4, names: plan.etcd!.names }, leases: [], evictable: [], replicaSets: [], waitForEvictions: false });
+  o.observe({ source: 'haproxy', t: 5000, balancer: 'labs-k8s-balancer', state: { status: 'DOWN', check: 'L4CON' } });
+  o.restoreStarted(20_000);
+  for (let t = 20_000; t < 40_000; t += 500) o.observe({ source: 'api', t, ok: !failAt.includes(t), ms: 5 });
+  o.observe({ source: 'node', t: 22_000, ready: 'True', taints: [] });
+  o.observe({ source: 'etcd', t: 24_000, via: 'labs-k8s-m01', points: [{ member: ids.m03, leader: ids.m01, term: 4, index: 6100, applied: 6100 }, { member: ids.m01, leader: ids.m01, term: 4, index: 6100, applied: 6100 }] });
+  o.observe({ source: 'apiserver', t: 30_000, ready: false });
+  o.observe({ source: 'haproxy', t: upAt, balancer: 'labs-k8s-balancer', state: { status: 'UP', check: upAt < 31_000 ? 'L4OK' : 'L7OK' } });
+  const completeBeforeReady = o.recoveryComplete();
+  o.observe({ source: 'apiserver', t: 31_000, ready: true });
+  return { plan, completeBeforeReady, complete: o.recoveryComplete(), report: buildDrillReport(plan, o.timeline(), facts({ apiserverProbed: probed })) };
+}
+
+test('a control plane back under a TCP check: admitted before its own /readyz, the failures named with the fix; the drill waits for readiness', () => {
+  const { plan, completeBeforeReady, complete, report } = comeBack(tcpCfg, 25_000, [26_000, 27_500]);
+  assert.match(renderDrillPlan(plan), /once kube-apiserver listens again/);
+  assert.equal(completeBeforeReady, false, 'HAProxy UP is not the end of the way back while the API server cannot serve');
+  assert.equal(complete, true);
+  const m = Object.fromEntries(report.measurements.map((x) => [x.id, x]));
+  assert.deepEqual([m['apiserver-ready']?.seconds, m['apiserver-ready']?.verdict], [11, 'pass']);
+  assert.equal(report.api.failedDuringRecovery, 2);
+  const note = report.notes.find((n) => n.includes('came back'));
+  assert.match(note ?? '', /^2 API request\(s\) through the VIP failed while labs-k8s-m03 came back\. HAProxy admitted it \(labs-k8s-balancer 5 s after the restore began\) before its own \/readyz was ok \(11 s\)\. labs-k8s-balancer checks it over TCP.*option httpchk GET \/readyz/);
+  // No failure seen (few requests hit it), the early admission is still reported.
+  const quiet = comeBack(tcpCfg, 25_000, []);
+  assert.match(quiet.report.notes.find((n) => n.includes('came back')) ?? '', /^no API request failed while labs-k8s-m03 came back, but HAProxy admitted it .* could fail\. labs-k8s-balancer checks it over TCP/);
+});
+
+test('a control plane back under the /readyz check: admitted after it can serve, nothing to say; not reachable directly: not measured, not waited for', () => {
+  const { plan, report } = comeBack(cfg, 32_000, []);
+  assert.match(renderDrillPlan(plan), /answers `GET \/readyz` as the backend expects/);
+  assert.equal(report.notes.filter((n) => n.includes('came back')).length, 0, report.notes.join('\n'));
+  const off = comeBack(cfg, 32_000, [], false);
+  assert.equal(off.completeBeforeReady, true, 'nothing waits for a readiness it cannot see');
+  const m = off.report.measurements.find((x) => x.id === 'apiserver-ready');
+  assert.equal(m?.verdict, 'not observed');
+  assert.match(m?.detail ?? '', /10\.3\.60\.53 did not answer \/readyz from here/);
 });
