@@ -50,5 +50,8 @@ if (b.uiUpgradeSeconds !== undefined) {
   const ref = typeof b.upgradeReferenceSeconds === 'number' ? b.upgradeReferenceSeconds : 623;
   lines.push(`  upgrade from the palette (Upgrade Cluster…, the reference cluster at the old minor): ${s(b.uiUpgradeSeconds)} (preflight ${s(b.uiUpgradePreflightSeconds)}, run ${s(b.uiUpgradeRunSeconds)}) → ratio ${ratio(b.uiUpgradeSeconds, ref)} against the reference script's ${s(ref)} (goal ≤ 1.2); API through the VIP: ${b.uiUpgradeApiFailed} failed of ${b.uiUpgradeApiPolls} (goal 0)`);
 }
+if (b.drillTcpCheckFailedDuringRecovery !== undefined) {
+  lines.push(`  HAProxy's check while a stopped control plane comes back (same fault, m03): TCP check ${b.drillTcpCheckFailedDuringRecovery} failed of ${b.drillTcpCheckRequests} requests through the VIP, /readyz check ${b.drillReadyzCheckFailedDuringRecovery} of ${b.drillReadyzCheckRequests} (goal 0)`);
+}
 for (const [k, v] of Object.entries(b)) if (k.startsWith('drill')) lines.push(`  ${k}: ${typeof v === 'number' ? v.toFixed(1) : v}`);
 console.log(lines.join('\n'));

@@ -299,7 +299,7 @@ describe('failure drill on the lab cluster', { timeout: 15 * 60_000 }, () => {
     numbers.apiHealthCheck = results;
     const tcp = results.tcp!;
     const readyz = results.readyz!;
-    recordBench({ drillTcpCheckFailedDuringRecovery: tcp.failedDuringRecovery, drillReadyzCheckFailedDuringRecovery: readyz.failedDuringRecovery });
+    recordBench({ drillTcpCheckFailedDuringRecovery: tcp.failedDuringRecovery, drillTcpCheckRequests: tcp.requests, drillReadyzCheckFailedDuringRecovery: readyz.failedDuringRecovery, drillReadyzCheckRequests: readyz.requests });
     console.log(`failed API requests through the VIP while m03 came back: TCP check ${tcp.failedDuringRecovery} of ${tcp.requests}, /readyz check ${readyz.failedDuringRecovery} of ${readyz.requests}`);
     // The drill's own account: the TCP check admitted m03 before its /readyz was ok, and the report says so with
     // the fix; the /readyz check admitted it only after, and the report has nothing to say.
