@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Light hosts for the fan-out bench (root only): N network namespaces `kwfan<i>` on the bridge `kwfan0`
 # (10.77.0.0/16, a test subnet nothing else here uses), each with its own sshd, its own ed25519 host key and a
-# private tmpfs at /run/kwfan-upload (the namespaces share one file system; uploads must not collide).
+# private tmpfs at /run/kwfan-upload (the namespaces share one file system; uploads must not collide) and a private
+# /root with Debian's stock dotfiles (not this machine's).
 # No Kubernetes. The sshd keeps Debian's default MaxStartups (10:30:100).
 #
 #   hosts.sh up N DIR     create the hosts; writes DIR/hosts (one address a line), DIR/known_hosts, DIR/client key
@@ -98,7 +99,10 @@ CFG
     ssh-keygen -q -t ed25519 -N '' -C "kwfan$i" -f "$h/host_ed25519" <<<y >/dev/null
     echo "$a $(cut -d' ' -f1,2 "$h/host_ed25519.pub")" >> "$dir/known_hosts"
     echo "$a" >> "$dir/hosts"
-    ip netns exec "kwfan$i" sh -c 'mount -t tmpfs -o size=8m,mode=0755 kwfan-upload "$1" && exec /usr/sbin/sshd -f "$2" -o "ListenAddress=$3" -o "HostKey=$4" -o "PidFile=$5"' \
+    # Root's home as on a stock Debian host (base-files' dot.bashrc and dot.profile on a private tmpfs): the
+    # namespaces share this machine's file system, and its root's .bashrc (pyenv init…) ran in every SSH session —
+    # 0.2-0.5 s of CPU each, more than the sessions' own work, paid by every tool.
+    ip netns exec "kwfan$i" sh -c 'mount -t tmpfs -o size=8m,mode=0755 kwfan-upload "$1" && mount -t tmpfs -o size=32m,mode=0700 kwfan-root /root && cp /usr/share/base-files/dot.bashrc /root/.bashrc && cp /usr/share/base-files/dot.profile /root/.profile && exec /usr/sbin/sshd -f "$2" -o "ListenAddress=$3" -o "HostKey=$4" -o "PidFile=$5"' \
       sh "$UPLOAD" "$dir/sshd_config" "$a" "$h/host_ed25519" "$h/sshd.pid"
   done
   # Ready when every sshd has written its pid file (it does after binding).

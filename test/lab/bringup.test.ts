@@ -11,12 +11,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { recordBench } from './bench';
 import { startCli as startCliRun, type CliRun } from './cliRun';
 import { checkRunLogs, secretsIn } from './secrets';
+import { tempDir } from '../tempDir';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
@@ -105,7 +105,7 @@ describe('bring-up engine on the lab\'s bare nodes', { timeout: 90 * 60_000 }, (
     lab(['up']);
     for (const m of lab(['env']).matchAll(/^export (\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
     // A fresh HOME: the CLI's own known_hosts and kubeconfig must not come from this machine's user.
-    env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-home-'));
+    env.HOME_DIR = tempDir('kw-home-');
     // Runs of earlier lab lives would be resumed otherwise.
     rmSync(join(dirname(env.LAB_INVENTORY!), '.kubeadm-workbench'), { recursive: true, force: true });
     kubeconfig = join(env.HOME_DIR, '.kube', 'config');
@@ -271,6 +271,10 @@ describe('bring-up engine on the lab\'s bare nodes', { timeout: 90 * 60_000 }, (
     const facts = cli(['facts', '--json']);
     const json = JSON.parse(facts.out.slice(facts.out.indexOf('{'), facts.out.lastIndexOf('}') + 1));
     assert.deepEqual(json.findings.filter((f: { severity: string }) => f.severity === 'error'), [], 'after bring-up the facts find nothing wrong');
+    // The units' states (one systemctl on each host, real systemd): what runs where after the bring-up.
+    type F = { host: string; containerd?: { active: boolean }; kubelet?: { active: boolean }; haproxy?: { active: boolean }; keepalived?: { active: boolean } };
+    const states = (json.facts as F[]).map((f) => `${f.host}:${['containerd', 'kubelet', 'haproxy', 'keepalived'].filter((u) => f[u as 'kubelet']?.active).join('+')}`).sort();
+    assert.deepEqual(states, ['labs-k8s-balancer:haproxy+keepalived', 'labs-k8s-balancer2:haproxy+keepalived', ...['m01', 'm02', 'm03', 'w01', 'w02'].map((n) => `labs-k8s-${n}:containerd+kubelet`)]);
   });
 
   test('a second up finds every step done and changes nothing', () => {
@@ -283,7 +287,7 @@ describe('bring-up engine on the lab\'s bare nodes', { timeout: 90 * 60_000 }, (
   });
   test('a node whose host key changed stops the run: the host is named, the key CHANGED, nothing runs on it, no flag overrides it', () => {
     // known_hosts and the SSH config that names it, copied; m02's keys replaced by w01's (valid keys, not m02's).
-    const dir = mkdtempSync(join(tmpdir(), 'kw-hostkey-'));
+    const dir = tempDir('kw-hostkey-');
     const lines = readFileSync(env.LAB_KNOWN_HOSTS!, 'utf8').split('\n');
     const keyOf = (host: string, type: string) => lines.find((l) => l.startsWith(`${host},`) && l.split(' ')[1] === type)!.split(' ')[2];
     const knownHosts = join(dir, 'known_hosts');

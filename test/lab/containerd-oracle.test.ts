@@ -12,14 +12,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { lintContainerd } from '../../src/core/containerd/lint';
 import { generateContainerdConfig } from '../../src/core/generate/containerd';
 import { parseInventory } from '../../src/core/inventory/parse';
 import type { Finding } from '../../src/core/findings';
 import { mutations } from '../unit/haproxy/helpers';
+import { tempDir } from '../tempDir';
 
 const ROOT = resolve(__dirname, '../..');
 const CACHE = process.env.KW_LAB_CACHE ?? '/var/cache/kubeadm-workbench/lab';
@@ -80,7 +80,7 @@ describe("the lab's containerd as an oracle for the containerd linter", () => {
   before(() => {
     const deb = existsSync(POOL) ? readdirSync(POOL).find((f) => /^containerd_.*_amd64\.deb$/.test(f)) : undefined;
     assert.ok(deb, `no containerd package in the lab's apt mirror (${POOL}): run \`npm run lab -- build\` first`);
-    dir = mkdtempSync(join(tmpdir(), 'kw-containerd-oracle-'));
+    dir = tempDir('kw-containerd-oracle-');
     const x = spawnSync('dpkg-deb', ['-x', join(POOL, deb), join(dir, 'pkg')], { encoding: 'utf8' });
     assert.equal(x.status, 0, `dpkg-deb -x ${deb}: ${x.stderr}`);
     containerd = join(dir, 'pkg/usr/bin/containerd');

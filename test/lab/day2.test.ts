@@ -20,14 +20,14 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BackupManifest } from '../../src/core/backup/snapshot';
 import type { CertReport, CertSummary } from '../../src/core/certs/report';
 import { recordBench } from './bench';
 import { pollApi } from './clusterHealth';
+import { tempDir } from '../tempDir';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
@@ -55,7 +55,7 @@ describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10
     if (!existsSync(CLI)) throw new Error('dist/cli.js missing: run npm run build first');
     for (const m of execFileSync('bash', [LAB, 'env'], { encoding: 'utf8' }).matchAll(/^export (\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
     assert.ok(existsSync(env.KUBECONFIG!), `no lab cluster: ${env.KUBECONFIG} is missing — run \`npm run lab -- up --cluster\` first`);
-    env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-day2-home-'));
+    env.HOME_DIR = tempDir('kw-day2-home-');
   });
 
   test('certs: every certificate read, about a year left, SANs cover the VIP, served = on disk', () => {
@@ -91,7 +91,7 @@ describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10
   });
 
   test('backup: a follower snapshot, verified, pulled 0600 with its manifest', () => {
-    const out = mkdtempSync(join(tmpdir(), 'kw-day2-backups-'));
+    const out = tempDir('kw-day2-backups-');
     const r = cli('backup', ['--out', out, '--json'], 10 * 60_000);
     assert.equal(r.code, 0, `backup exited ${r.code}:\n${r.stderr.slice(-3000)}`);
     const { dir, durationMs, manifest } = JSON.parse(r.stdout) as { dir: string; durationMs: number; manifest: BackupManifest };
@@ -180,7 +180,7 @@ describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10
     installEtcdutl();
     for (const n of ['day2-a', 'day2-b']) kubectl('-n', 'default', 'delete', 'configmap', n, '--ignore-not-found');
     kubectl('-n', 'default', 'create', 'configmap', 'day2-a', '--from-literal=written=before-backup');
-    const out = mkdtempSync(join(tmpdir(), 'kw-day2-restore-'));
+    const out = tempDir('kw-day2-restore-');
     const b = cli('backup', ['--out', out, '--json'], 10 * 60_000);
     assert.equal(b.code, 0, b.stderr.slice(-2000));
     const { dir } = JSON.parse(b.stdout) as { dir: string };

@@ -14,8 +14,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DrillReport, Measurement } from '../../src/core/drill/report';
 import { showStat } from '../../src/core/nodes/commands';
@@ -23,6 +22,7 @@ import { apiCheckOf, apiServerStates, installHaproxyCfg, readHaproxyCfg, withApi
 import { recordBench } from './bench';
 import { waitHealthy } from './clusterHealth';
 import { secretsIn } from './secrets';
+import { tempDir } from '../tempDir';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
@@ -107,7 +107,7 @@ describe('failure drill on the lab cluster', { timeout: 15 * 60_000 }, () => {
     assert.ok(existsSync(env.KUBECONFIG!), `no lab cluster: ${env.KUBECONFIG} is missing — run \`npm run lab -- up --cluster\` first`);
     assert.equal(readyNodes().length, 5, 'the drill starts from a healthy 5-node cluster');
     // A fresh HOME: the CLI's own known_hosts must not come from this machine's user.
-    env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-drill-home-'));
+    env.HOME_DIR = tempDir('kw-drill-home-');
     await waitHealthy(env, env.HOME_DIR, 240_000);
   });
 

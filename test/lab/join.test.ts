@@ -9,12 +9,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { recordBench } from './bench';
 import { checkRunLogs, secretsIn } from './secrets';
+import { tempDir } from '../tempDir';
 
 const ROOT = resolve(__dirname, '../..');
 const CLI = join(ROOT, 'dist/cli.js');
@@ -47,7 +47,7 @@ describe(`join ${HOST} back as a sudo user`, { timeout: 30 * 60_000 }, () => {
   before(() => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
     for (const m of lab(['env']).matchAll(/^export (\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
-    env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-home-'));
+    env.HOME_DIR = tempDir('kw-home-');
     kubeconfig = join(env.HOME_DIR, 'admin.conf');
     writeFileSync(kubeconfig, asRoot('labs-k8s-m01', 'cat /etc/kubernetes/admin.conf'), { mode: 0o600 });
     kubectl('get', 'node', HOST);

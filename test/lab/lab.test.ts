@@ -8,11 +8,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { recordBench } from './bench';
 import { leaderLeasesOnto } from './leaderLeases';
+import { tempDir } from '../tempDir';
 
 const LAB = resolve(__dirname, '../../lab/lab.sh');
 const VIP = '10.3.60.100';
@@ -125,7 +125,7 @@ describe('lab: air-gapped HA kubeadm cluster on one machine', { timeout: 90 * 60
       recordBench({ referenceClusterSeconds: cluster ? Number(cluster[1]) : (report.upClusterSeconds as number) });
     }
     env = labEnv();
-    etcdCerts = mkdtempSync(join(tmpdir(), 'kwlab-etcd-'));
+    etcdCerts = tempDir('kwlab-etcd-');
     for (const [src, dst] of [['ca.crt', 'ca.crt'], ['healthcheck-client.crt', 'client.crt'], ['healthcheck-client.key', 'client.key']]) {
       writeFileSync(join(etcdCerts, dst), ssh('labs-k8s-m01', `cat /etc/kubernetes/pki/etcd/${src}`), { mode: 0o600 });
     }

@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import type { LedgerData } from '../../src/core/plan/ledger';
 import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
 import { installVsix } from '../vscode/harness/vsix';
+import { tempDir } from '../tempDir';
 
 export const SHOTS = join(REPO, 'test-results/ui');
 
@@ -35,7 +35,7 @@ export interface LabEditor {
 export async function openLabEditor(name: string, settings: Record<string, unknown> = {}, inventory?: (lab: string) => string): Promise<LabEditor> {
   const env = labEnv();
   mkdirSync(SHOTS, { recursive: true });
-  const staging = mkdtempSync(join(tmpdir(), `kw-${name}-ws-`));
+  const staging = tempDir(`kw-${name}-ws-`);
   for (const f of ['inventory.yaml', 'kube-flannel.yml', 'kubeadm-extra.yaml']) copyFileSync(join(dirname(env.LAB_INVENTORY!), f), join(staging, f));
   if (inventory) writeFileSync(join(staging, 'inventory.yaml'), inventory(readFileSync(join(staging, 'inventory.yaml'), 'utf8')));
   const dirs = makeRunDirs(name, staging);

@@ -9,8 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadKubeAdapter } from '../../src/adapters/kube/load';
 import type { KubeConnection } from '../../src/adapters/kube/index';
@@ -32,6 +31,7 @@ import { readBalancers, type RootRunner } from '../../src/engine/balancers';
 import { recordBench } from './bench';
 import { waitHealthy } from './clusterHealth';
 import { labEnv } from './labEditor';
+import { tempDir } from '../tempDir';
 
 const REPO = join(__dirname, '../..');
 
@@ -119,7 +119,7 @@ before(async () => {
   assert.ok(existsSync(env.KUBECONFIG!), `no lab cluster: ${env.KUBECONFIG} is missing — run \`npm run lab -- up --cluster\` first`);
   // The rows are compared on a settled cluster: the test before may have left a node powered back on and still
   // coming back (its pods not ready yet, its backend DOWN), which is a recovery, not the state this test starts from.
-  home = mkdtempSync(join(tmpdir(), 'kw-live-rows-home-'));
+  home = tempDir('kw-live-rows-home-');
   await waitHealthy(env, home, 240_000);
   inventory = parseInventory(readFileSync(env.LAB_INVENTORY!, 'utf8')).inventory!;
   conn = await loadKubeAdapter().connect({ kubeconfig: env.KUBECONFIG!, inventory });

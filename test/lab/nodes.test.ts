@@ -15,14 +15,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { showStat } from '../../src/core/nodes/commands';
 import { recordBench } from './bench';
 import { secretsIn } from './secrets';
+import { tempDir } from '../tempDir';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
@@ -183,9 +183,9 @@ describe('remove, replace and reset nodes on the lab cluster', { timeout: 45 * 6
       }
     }, 5 * 60_000);
     assert.equal(nodes().filter((n) => n.ready).length, 5, 'a healthy 5-node cluster to start from');
-    env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-nodes-home-'));
+    env.HOME_DIR = tempDir('kw-nodes-home-');
     // A copy of the lab's inventory (and the files it names) that the remove/replace edits may rewrite.
-    const dir = mkdtempSync(join(tmpdir(), 'kw-nodes-inv-'));
+    const dir = tempDir('kw-nodes-inv-');
     for (const f of ['inventory.yaml', 'kubeadm-extra.yaml', 'kube-flannel.yml']) copyFileSync(join(dirname(env.LAB_INVENTORY!), f), join(dir, f));
     inventory = join(dir, 'inventory.yaml');
     assert.ok(!inventoryHosts().includes(SPARE), 'the spare is in neither the cluster nor the inventory');

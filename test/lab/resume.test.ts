@@ -10,10 +10,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { recordBench } from './bench';
+import { tempDir } from '../tempDir';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
@@ -80,7 +80,7 @@ describe('resume after the nodes were rebuilt', { timeout: 40 * 60_000 }, () => 
     for (const m of lab(['env']).out.matchAll(/^export (\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
     // The lab is up when bringup.test.ts ran before with KW_LAB_KEEP; alone, it is brought up here.
     if (!existsSync(env.LAB_SSH_CONFIG ?? '') || spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', 'ConnectTimeout=3', 'labs-k8s-m01', 'true']).status !== 0) lab(['up']);
-    env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-home-'));
+    env.HOME_DIR = tempDir('kw-home-');
     kubeconfig = join(env.HOME_DIR, '.kube', 'config');
     if (!unfinishedRun()?.hosts) {
       lab(['reset']);

@@ -12,12 +12,12 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TimelineReport } from '../../src/core/timeline/report';
 import { recordBench } from './bench';
 import { IMAGE, PULL, SEQUENCE, WORKERS, coldNode, inSubnet, labSsh } from './timelineSeed';
+import { tempDir } from '../tempDir';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
@@ -84,7 +84,7 @@ describe('kubectl run timeline on the lab cluster: every hop of the seed, cold a
     if (!existsSync(CLI)) throw new Error('dist/cli.js missing: run npm run build first');
     for (const m of execFileSync('bash', [LAB, 'env'], { encoding: 'utf8' }).matchAll(/^export (\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
     assert.ok(existsSync(env.KUBECONFIG!), `no lab cluster: ${env.KUBECONFIG} is missing — bring one up with the engine first`);
-    env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-timeline-home-'));
+    env.HOME_DIR = tempDir('kw-timeline-home-');
     const node = await coldNode(env);
     assert.ok(node, `${IMAGE} could not be removed from any of ${WORKERS.join(', ')}: a running container uses it on each`);
     NODE = node;

@@ -12,8 +12,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
@@ -32,6 +31,7 @@ import {
 import { installVsix } from '../vscode/harness/vsix';
 import { recordBench } from './bench';
 import { checkRunLogs, secretsIn } from './secrets';
+import { tempDir } from '../tempDir';
 
 const LAB = join(REPO, 'lab/lab.sh');
 const SHOTS = join(REPO, 'test-results/ui');
@@ -81,7 +81,7 @@ describe('bring-up from the palette in VS Code, on the lab\'s bare nodes', { tim
 
     // The workspace: the lab's inventory and the files it names, as scripts/start.sh --lab opens them.
     const labState = dirname(env.LAB_INVENTORY!);
-    const staging = mkdtempSync(join(tmpdir(), 'kw-ui-bringup-ws-'));
+    const staging = tempDir('kw-ui-bringup-ws-');
     for (const f of ['inventory.yaml', 'kube-flannel.yml', 'kubeadm-extra.yaml']) copyFileSync(join(labState, f), join(staging, f));
     dirs = makeRunDirs('ui-bringup', staging);
     rmSync(staging, { recursive: true, force: true });

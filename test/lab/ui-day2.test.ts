@@ -14,8 +14,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect } from 'node:tls';
@@ -26,6 +25,7 @@ import type { LedgerData } from '../../src/core/plan/ledger';
 import { recordBench } from './bench';
 import { pollApi, waitHealthy } from './clusterHealth';
 import { setRowExpanded, labEnv, openKubeadmContainer, openLabEditor, runPaletteCommand, showOnlyView, waitForLedger, waitForRows, type LabEditor } from './labEditor';
+import { tempDir } from '../tempDir';
 
 interface CertFacts {
   fingerprint: string;
@@ -67,9 +67,9 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
     env = labEnv();
     inventory = parseInventory(readFileSync(env.LAB_INVENTORY!, 'utf8')).inventory!;
-    await waitHealthy(env, mkdtempSync(join(tmpdir(), 'kw-ui-day2-home-')), 240_000);
+    await waitHealthy(env, tempDir('kw-ui-day2-home-'), 240_000);
     // Outside any git work tree, as the command demands (a snapshot holds every Secret).
-    backups = mkdtempSync(join(tmpdir(), 'kw-ui-day2-backups-'));
+    backups = tempDir('kw-ui-day2-backups-');
     ed = await openLabEditor('ui-day2', { 'kubeadmWorkbench.backup.folder': backups });
     await openKubeadmContainer(ed.page);
   });

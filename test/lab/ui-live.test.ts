@@ -9,8 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseInventory } from '../../src/core/inventory/parse';
@@ -18,6 +17,7 @@ import { recordBench } from './bench';
 import { waitHealthy } from './clusterHealth';
 import { labEnv, openKubeadmContainer, openLabEditor, showOnlyView, waitForRows, type LabEditor, type Row } from './labEditor';
 import { REPO } from '../vscode/harness/codeServer';
+import { tempDir } from '../tempDir';
 
 function lab(...args: string[]): void {
   const r = spawnSync('bash', [join(REPO, 'lab/lab.sh'), ...args], { encoding: 'utf8', timeout: 120_000 });
@@ -34,7 +34,7 @@ describe('the live views in VS Code on the lab cluster, healthy and during a con
 
   before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
-    home = mkdtempSync(join(tmpdir(), 'kw-ui-live-home-'));
+    home = tempDir('kw-ui-live-home-');
     await waitHealthy(labEnv(), home, 240_000);
     ed = await openLabEditor('ui-live');
     await openKubeadmContainer(ed.page);

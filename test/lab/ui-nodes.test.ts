@@ -13,8 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -22,6 +21,7 @@ import { parseDocument } from 'yaml';
 import { recordBench } from './bench';
 import { waitHealthy } from './clusterHealth';
 import { labEnv, openLabEditor, pickManyInQuickPick, runPaletteCommand, type LabEditor } from './labEditor';
+import { tempDir } from '../tempDir';
 
 const OLD = 'labs-k8s-m01';
 const OLD_LINE = /^ {2}- \{ name: labs-k8s-m01, address: 10\.3\.60\.51, roles: \[control-plane\] \}$/m;
@@ -113,7 +113,7 @@ describe('node operations from the palette in VS Code on the lab cluster', { tim
     assert.equal(ssh(SPARE, 'test -e /etc/kubernetes/kubelet.conf && echo joined').stdout.trim(), 'joined', `${SPARE} is a node (run test/lab/nodes.test.ts first)`);
     spawnSync('bash', [join(__dirname, '../../lab/lab.sh'), 'fault', 'power-on', OLD], { encoding: 'utf8', timeout: 5 * 60_000 });
     await until(`${OLD} answers over SSH`, 120_000, () => (ssh(OLD, 'true').status === 0 ? true : undefined));
-    const home = mkdtempSync(join(tmpdir(), 'kw-ui-nodes-home-'));
+    const home = tempDir('kw-ui-nodes-home-');
     // The desktop's default: a web workbench saves after a delay by default, and the test reads the unsaved edit.
     ed = await openLabEditor('ui-nodes', { 'files.autoSave': 'off' }, (text) => text.replace(OLD_LINE, SPARE_LINE));
     // Healthy as that inventory says (m04 in m01's place): every backend UP, etcd and the Nodes.

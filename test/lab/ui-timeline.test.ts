@@ -11,15 +11,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { overlaps, readPanel, type Seen } from './timelinePanelDom';
 import { waitHealthy } from './clusterHealth';
 import { labEnv, openLabEditor, runPaletteCommand, type LabEditor } from './labEditor';
 import { IMAGE, PULL, SEQUENCE, WORKERS, coldNode, inSubnet } from './timelineSeed';
+import { tempDir } from '../tempDir';
 
 const PRECISION: Record<string, string> = { us: 'µs', ms: 'ms', s: 's' };
 
@@ -113,7 +111,7 @@ describe('the kubectl run timeline panel in VS Code on the lab cluster: cold and
   before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
     const env = labEnv();
-    await waitHealthy(env, mkdtempSync(join(tmpdir(), 'kw-ui-timeline-home-')), 240_000);
+    await waitHealthy(env, tempDir('kw-ui-timeline-home-'), 240_000);
     const found = await coldNode(env);
     assert.ok(found, `${IMAGE} could not be removed from any of ${WORKERS.join(', ')}: a running container uses it on each`);
     node = found;

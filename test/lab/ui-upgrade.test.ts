@@ -12,8 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LedgerData } from '../../src/core/plan/ledger';
@@ -22,6 +21,7 @@ import { waitHealthy } from './clusterHealth';
 import { pollHttp, type PollResult } from './httpPoller';
 import { labEnv, openKubeadmContainer, openLabEditor, runPaletteCommand, waitForLedger, type LabEditor } from './labEditor';
 import { adminTls, atTarget, NODES, threeVotingMembers, UPGRADE, type UpgradeLab } from './upgradeTarget';
+import { tempDir } from '../tempDir';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
@@ -59,9 +59,9 @@ describe(`"Kubeadm: Upgrade Cluster…" ${FROM} → ${TO} from the palette on th
     console.log(`the reference cluster at ${FROM}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     env = labEnv();
     assert.equal(env.LAB_KUBE_VERSION, FROM, 'lab up wrote the inventory at the previous minor');
-    await waitHealthy(env, mkdtempSync(join(tmpdir(), 'kw-ui-upgrade-home-')), 240_000);
+    await waitHealthy(env, tempDir('kw-ui-upgrade-home-'), 240_000);
     // Outside any git work tree, as the command demands (a snapshot holds every Secret).
-    backups = mkdtempSync(join(tmpdir(), 'kw-ui-upgrade-backups-'));
+    backups = tempDir('kw-ui-upgrade-backups-');
     ed = await openLabEditor('ui-upgrade', { 'kubeadmWorkbench.backup.folder': backups });
     await openKubeadmContainer(ed.page);
   });

@@ -19,8 +19,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { recordBench } from './bench';
 import { waitHealthy } from './clusterHealth';
@@ -28,6 +27,7 @@ import { pollHttp, type PollResult } from './httpPoller';
 import { startCli, type CliRun } from './cliRun';
 import { labEnv } from './labEditor';
 import { ADDRESSES, adminTls, atTarget, NODES, threeVotingMembers, UPGRADE, type UpgradeLab } from './upgradeTarget';
+import { tempDir } from '../tempDir';
 
 const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
@@ -138,7 +138,7 @@ describe(`upgrade ${FROM} → ${TO} by the product on the lab`, { timeout: 80 * 
   before(() => {
     restoreHiddenImage();
     env = labEnv();
-    env.HOME_DIR = mkdtempSync(join(tmpdir(), 'kw-upgrade-home-'));
+    env.HOME_DIR = tempDir('kw-upgrade-home-');
     // Asked a few times: one request through the VIP of a loaded machine may fail without the cluster being gone.
     const readyAtFrom = () => {
       for (let i = 0; i < 5; i++) {
@@ -202,7 +202,7 @@ describe(`upgrade ${FROM} → ${TO} by the product on the lab`, { timeout: 80 * 
   test('a target two minors ahead is refused before anything changes', () => {
     const major = Number(TO_PLAIN.split('.')[0]);
     const twoAhead = `${major}.${Number(TO_PLAIN.split('.')[1]) + 1}.0`;
-    const r = cli(upgradeArgs(['--to', twoAhead, '--backup-dir', mkdtempSync(join(tmpdir(), 'kw-upgrade-snap-')), '--yes']));
+    const r = cli(upgradeArgs(['--to', twoAhead, '--backup-dir', tempDir('kw-upgrade-snap-'), '--yes']));
     bench.upgradeRefusedSkipSeconds = r.seconds;
     assert.equal(r.code, 1, r.out.slice(-3000));
     assert.match(r.out, new RegExp(`v${twoAhead.replace(/\./g, '\\.')} skips 1 minor version: the control plane is at ${FROM.split('.').slice(0, 2).join('.').replace(/^v/, '')}`));
@@ -243,7 +243,7 @@ describe(`upgrade ${FROM} → ${TO} by the product on the lab`, { timeout: 80 * 
     const tls = adminTls(env.KUBECONFIG!);
     const api = pollHttp(['https://' + VIP + ':6443/api/v1/namespaces/default/services/upgrade-web'], { ...tls, expect: /"name":\s*"upgrade-web"/ });
     const service = pollHttp(ADDRESSES.map((a) => `http://${a}:${NODE_PORT}/`), { expect: /^kwlab-web / });
-    const backupDir = mkdtempSync(join(tmpdir(), 'kw-upgrade-snap-'));
+    const backupDir = tempDir('kw-upgrade-snap-');
     const args = upgradeArgs(['--to', TO_PLAIN, '--backup-dir', backupDir, '--yes', '--json']);
     let first: CliRun | undefined;
     let apiResult: PollResult | undefined;
@@ -310,7 +310,7 @@ describe(`upgrade ${FROM} → ${TO} by the product on the lab`, { timeout: 80 * 
 });
 
 function writeTemp(name: string, text: string): string {
-  const f = join(mkdtempSync(join(tmpdir(), 'kw-upgrade-')), name);
+  const f = join(tempDir('kw-upgrade-'), name);
   writeFileSync(f, text);
   return f;
 }

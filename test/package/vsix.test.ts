@@ -9,12 +9,12 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runtimeFiles, type RuntimeFile } from './runtimeFiles';
 import { zipEntries, type ZipEntry } from './zipEntries';
+import { tempDir } from '../tempDir';
 
 const ROOT = join(__dirname, '../..');
 /** Files every package has besides the extension folder's own. */
@@ -57,7 +57,7 @@ describe('the packaged .vsix', { timeout: 180_000 }, () => {
   let needed: RuntimeFile[];
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kw-vsix-'));
+    dir = tempDir('kw-vsix-');
     const vsix = join(dir, 'kubeadm-workbench.vsix');
     // The default package, whatever this shell exports.
     const { KW_SOURCEMAPS: _asked, ...env } = process.env;

@@ -26,7 +26,6 @@ export interface HostFacts {
   containerd?: { version?: string; active: boolean; systemdCgroup?: boolean };
   kubelet?: { version?: string; active: boolean; cgroupDriver?: string };
   kubeadmVersion?: string;
-  kubectlVersion?: string;
   heldPackages: string[];
   addresses: { iface: string; cidr: string }[];
   joined: { kubeletConf: boolean; adminConf: boolean; etcd: boolean };
@@ -102,7 +101,6 @@ export function parseFacts(host: string, output: string): HostFacts {
     facts.kubelet = { active: first('kubelet-state') === 'active', ...(kubeletVersion ? { version: kubeletVersion } : {}), ...(kubeletDriver ? { cgroupDriver: kubeletDriver } : {}) };
   }
   set('kubeadmVersion', first('kubeadm'));
-  set('kubectlVersion', first('kubectl')?.split(':')[1]?.trim());
   if (haproxy.length) facts.haproxy = { active: haproxy.includes('active'), ...(haproxy[0]?.startsWith('HAProxy') || haproxy[0]?.startsWith('HA-Proxy') ? { version: haproxy[0] } : {}) };
   if (keepalived.length) facts.keepalived = { active: keepalived.includes('active'), ...(/^Keepalived/.test(keepalived[0] ?? '') ? { version: keepalived[0] } : {}) };
   return facts;
@@ -162,7 +160,7 @@ export function analyzeFacts(inv: Inventory, facts: HostFacts[]): FactFinding[] 
     if (isNode && f.kubelet?.cgroupDriver && f.kubelet.cgroupDriver !== 'systemd') add(f.host, 'facts/kubelet-cgroup', 'error', `kubelet cgroupDriver is ${f.kubelet.cgroupDriver}.`, 'kubelet and containerd must both use systemd on a systemd host.');
     const want = inv.cluster.kubernetesVersion;
     for (const [what, have] of [['kubeadm', f.kubeadmVersion], ['kubelet', f.kubelet?.version]] as const) {
-      if (isNode && have && have.replace(/^v/, '') !== want) add(f.host, 'facts/version', 'warning', `${what} is ${have}, the inventory pins ${want}.`, 'kubeadm, kubelet and kubectl must match the cluster version (kubelet may lag by minor versions only during upgrades).');
+      if (isNode && have && have.replace(/^v/, '') !== want) add(f.host, 'facts/version', 'warning', `${what} is ${have}, the inventory pins ${want}.`, 'kubeadm and kubelet must match the cluster version (kubelet may lag by minor versions only during upgrades).');
     }
   }
   return out;

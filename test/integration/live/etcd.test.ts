@@ -6,8 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildEtcd, memberRole, type MemberHistory } from '../../../src/core/live/etcd';
 import { LiveCluster } from '../../../src/core/live/cluster';
@@ -16,6 +15,7 @@ import { etcdctlTlsArgs, readEtcd, sshEtcdctl, type ExecResult, type RemoteExec 
 import { verdict } from '../../../src/core/live/status';
 import { buildLiveModel } from '../../../src/core/live/snapshot';
 import { etcdctl, findBinary, makePki, restartEtcdMember, startEtcdCluster, waitFor, type EtcdMemberProc, type Pki } from '../apiserver';
+import { tempDir } from '../../tempDir';
 
 /** RemoteExec over a local shell (what the SSH layer does on the remote host). */
 const localShell: RemoteExec = {
@@ -35,7 +35,7 @@ let pki: Pki;
 let members: EtcdMemberProc[];
 
 before(async () => {
-  root = mkdtempSync(join(tmpdir(), 'kw-etcd-'));
+  root = tempDir('kw-etcd-');
   pki = makePki(join(root, 'pki'));
   members = await startEtcdCluster(root, pki, 3);
   await waitFor(() => etcdctl(pki, members[0]!.clientUrl, ['endpoint', 'health', '--cluster']).code === 0, 20_000, 'all 3 members healthy');

@@ -8,12 +8,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { votingMemberHealthy } from '../../../src/core/phases/bringUp';
 import type { HostSpec } from '../../../src/core/inventory/types';
 import { etcdctl, etcdPodKubectl, findBinary, freePort, makePki, startEtcdCluster, startProc, waitFor, type EtcdMemberProc, type Pki, type Proc } from '../apiserver';
+import { tempDir } from '../../tempDir';
 
 let root: string;
 let pki: Pki;
@@ -32,7 +32,7 @@ function gate(name: string): { code: number; stderr: string } {
 }
 
 before(async () => {
-  root = mkdtempSync(join(tmpdir(), 'kw-etcd-gate-'));
+  root = tempDir('kw-etcd-gate-');
   pki = makePki(join(root, 'pki'));
   members = await startEtcdCluster(root, pki, 3);
   bin = etcdPodKubectl(root, pki, members[0]!);

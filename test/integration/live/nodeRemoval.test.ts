@@ -9,9 +9,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildEtcd } from '../../../src/core/live/etcd';
 import { readEtcd } from '../../../src/core/live/etcdSource';
@@ -20,6 +19,7 @@ import { backendServers, memberAbsent, memberRemove } from '../../../src/core/no
 import { checkMemberRemoval, guardMembersOf } from '../../../src/core/nodes/quorumGuard';
 import type { RemoteCommand } from '../../../src/core/ssh/command';
 import { etcdctl, etcdPodKubectl, findBinary, freePort, makePki, startEtcdCluster, waitFor, type EtcdMemberProc, type Pki } from '../apiserver';
+import { tempDir } from '../../tempDir';
 
 let root: string;
 let pki: Pki;
@@ -39,7 +39,7 @@ async function guardModel() {
 }
 
 before(async () => {
-  root = mkdtempSync(join(tmpdir(), 'kw-node-removal-'));
+  root = tempDir('kw-node-removal-');
   pki = makePki(join(root, 'pki'));
   members = await startEtcdCluster(root, pki, 3);
   bin = etcdPodKubectl(root, pki, members[0]!);
@@ -83,7 +83,7 @@ after(() => {
 });
 
 test('the backend check reads a real HAProxy through its admin socket: exact server list, UP servers', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-haproxy-'));
+  const dir = tempDir('kw-haproxy-');
   const socket = join(dir, 'admin.sock');
   listener = createServer((s) => s.end());
   const upPort = await freePort();

@@ -7,9 +7,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SNAPSHOT_DIR, SNAPSHOT_SCRIPT } from '../../../src/core/backup/schedule';
 import { chooseSnapshotSource, SnapshotChecksum } from '../../../src/core/backup/snapshot';
@@ -17,13 +16,14 @@ import type { Inventory } from '../../../src/core/inventory/types';
 import { buildEtcd } from '../../../src/core/live/etcd';
 import { etcdctlTlsArgs, readEtcd, type ExecResult } from '../../../src/core/live/etcdSource';
 import { etcdctl, findBinary, makePki, startEtcdCluster, waitFor, type EtcdMemberProc, type Pki } from '../apiserver';
+import { tempDir } from '../../tempDir';
 
 let root: string;
 let pki: Pki;
 let members: EtcdMemberProc[];
 
 before(async () => {
-  root = mkdtempSync(join(tmpdir(), 'kw-snap-'));
+  root = tempDir('kw-snap-');
   pki = makePki(join(root, 'pki'));
   members = await startEtcdCluster(root, pki, 3);
   await waitFor(() => etcdctl(pki, members[0]!.clientUrl, ['endpoint', 'health', '--cluster']).code === 0, 20_000, 'all 3 members healthy');

@@ -9,9 +9,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { RemoteCommand } from '../../../src/core/ssh/command';
@@ -20,6 +19,7 @@ import { buildUpgradePlan } from '../../../src/core/upgrade/plan';
 import { targetPackageSource } from '../../../src/core/upgrade/packageSource';
 import { labText } from '../../unit/upgrade/fixtures';
 import { etcdPodKubectl, findBinary, freePort, makePki, startEtcdCluster, waitFor, type EtcdMemberProc } from '../apiserver';
+import { tempDir } from '../../tempDir';
 
 const inv = parseInventory(labText.replace(/labs-k8s-m0(\d)/g, 'etcd$1')).inventory!;
 const target = { major: 1, minor: 34, patch: 12 };
@@ -58,7 +58,7 @@ function through(port: number): Promise<string> {
 }
 
 test('the maint step keeps every connection through the frontend off the node; the ready step brings it back once UP', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-upgrade-haproxy-'));
+  const dir = tempDir('kw-upgrade-haproxy-');
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const socket = join(dir, 'admin.sock');
   const [p1, p2, front] = [await namedServer('etcd1'), await namedServer('etcd2'), await freePort()];
@@ -106,7 +106,7 @@ let members: EtcdMemberProc[] = [];
 let kubectlBin = '';
 
 before(async () => {
-  const root = mkdtempSync(join(tmpdir(), 'kw-upgrade-etcd-'));
+  const root = tempDir('kw-upgrade-etcd-');
   const pki = makePki(join(root, 'pki'));
   members = await startEtcdCluster(root, pki, 3);
   kubectlBin = etcdPodKubectl(root, pki, members[0]!);

@@ -6,16 +6,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isSnapshotPath, markedSections, snapshotReadCommand, snapshotSaveCommand } from '../../../src/core/backup/commands';
 import { backupDirName, chooseSnapshotSource, parseSnapshotStatus, SnapshotChecksum } from '../../../src/core/backup/snapshot';
 import { buildEtcd, parseEndpointStatus, parseMemberList } from '../../../src/core/live/etcd';
 import { backupEtcd, BackupRefused, listBackups } from '../../../src/engine/backup';
 import { EtcdHosts, IDS, inv, memberList, snapshotBytes, statusOf } from './etcdHosts';
+import { tempDir } from '../../tempDir';
 
-const outside = () => mkdtempSync(join(tmpdir(), 'kw-backups-'));
+const outside = () => tempDir('kw-backups-');
 const AT = new Date('2026-11-30T12:05:01.123Z');
 
 test('backup: from a healthy follower, verified, pulled 0600 with its manifest, removed from the host', async () => {

@@ -5,19 +5,19 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { initialCluster, restoreMemberCommand } from '../../../src/core/backup/restorePlan';
 import type { BackupManifest } from '../../../src/core/backup/snapshot';
 import { prepareRestore, restoreMembers } from '../../../src/engine/restore';
 import { EtcdHosts, inv, snapshotBytes, type FakeOptions } from './etcdHosts';
+import { tempDir } from '../../tempDir';
 
 const ok = (stdout: string) => ({ code: 0, signal: null, stdout, stderr: '' });
 const fail = { code: 1, signal: null, stdout: '', stderr: '' };
 
 function backupDir(opts: { corrupt?: boolean; cluster?: string; manifest?: boolean } = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-restore-'));
+  const dir = tempDir('kw-restore-');
   const snap = snapshotBytes(5);
   if (opts.corrupt) snap[100] ^= 1;
   writeFileSync(join(dir, 'snapshot.db'), snap);

@@ -5,17 +5,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../../src/cli/main';
 import { memoryIo } from '../cli/memoryIo';
 import { snapshotBytes } from './etcdHosts';
+import { tempDir } from '../../tempDir';
 
 const INVENTORY = join(__dirname, '../../../examples/labs-k8s/inventory.yaml');
 
 test('restore from a snapshot of another cluster: the workflow\'s refusal on stderr, exit 1, no host asked', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-restore-cli-'));
+  const dir = tempDir('kw-restore-cli-');
   writeFileSync(join(dir, 'snapshot.db'), snapshotBytes(3));
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ kind: 'kubeadm-workbench/etcd-backup', cluster: 'other', takenAt: '2026-11-30T12:00:00.000Z', members: [] }));
   for (const extra of [[], ['--force', '--yes'], ['--plan']]) {

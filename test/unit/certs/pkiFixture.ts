@@ -5,9 +5,9 @@
  * short-lived or wrong.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { tempDir } from '../../tempDir';
 
 export interface PkiOptions {
   /** Node address (goes into apiserver and etcd SANs). */
@@ -25,7 +25,7 @@ function openssl(args: string[], cwd: string): void {
 }
 
 export class PkiFixture {
-  readonly root = mkdtempSync(join(tmpdir(), 'kw-pki-'));
+  readonly root = tempDir('kw-pki-');
   private readonly work = join(this.root, '.work');
 
   constructor(readonly opts: PkiOptions) {

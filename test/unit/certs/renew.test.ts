@@ -6,8 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCertificate, type CertFacts } from '../../../src/core/certs/x509';
 import { prepareRenew } from '../../../src/engine/renew';
@@ -15,6 +14,7 @@ import { restartComponentCommand } from '../../../src/core/certs/renewPlan';
 import { haproxyServerNames } from '../../../src/core/generate/haproxy';
 import { EtcdHosts, inv } from '../backup/etcdHosts';
 import { PkiFixture } from './pkiFixture';
+import { tempDir } from '../../tempDir';
 
 const pki = new PkiFixture({ address: '10.3.60.51', endpointHost: '10.3.60.100' });
 const ok = (stdout: string) => ({ code: 0, signal: null, stdout, stderr: '' });
@@ -38,7 +38,7 @@ function hosts(down: string[] = []) {
 
 test('renew plan: one node at a time, guard → renew → move-leader → etcd → apiserver → controllers, then the kubeconfig', async () => {
   const served = parseCertificate(pki.read('/etc/kubernetes/pki/apiserver.crt'));
-  const prep = await prepareRenew({ inventory: inv, ssh: hosts(), become: () => undefined, served: async () => served, readyz: async () => true, kubeconfig: join(mkdtempSync(join(tmpdir(), 'kw-kc-')), 'config') });
+  const prep = await prepareRenew({ inventory: inv, ssh: hosts(), become: () => undefined, served: async () => served, readyz: async () => true, kubeconfig: join(tempDir('kw-kc-'), 'config') });
   assert.deepEqual(prep.refusals, []);
   const steps = prep.plan.phases[0]!.steps;
   assert.equal(prep.plan.phases[0]!.order, 'serial');
@@ -82,7 +82,7 @@ test('API server gate: the served certificate must be the renewed file, not the 
 
 test('kubeconfig refresh: the renewed admin.conf merged 0600 under the cluster name', async () => {
   const served = parseCertificate(pki.read('/etc/kubernetes/pki/apiserver.crt'));
-  const kc = join(mkdtempSync(join(tmpdir(), 'kw-kc-')), 'config');
+  const kc = join(tempDir('kw-kc-'), 'config');
   const prep = await prepareRenew({ inventory: inv, ssh: hosts(), become: () => undefined, served: async () => served, readyz: async () => true, kubeconfig: kc });
   await prep.plan.phases[0]!.steps.at(-1)!.action!({ get: () => undefined });
   assert.equal(statSync(kc).mode & 0o777, 0o600);
@@ -95,7 +95,7 @@ test('kubeconfig refresh: the renewed admin.conf merged 0600 under the cluster n
  * failing the renew; a running one is stopped; a crictl that cannot answer fails the step.
  */
 test('restart step: stops a running component, leaves a stopped one to the kubelet, fails when crictl fails', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-crictl-'));
+  const dir = tempDir('kw-crictl-');
   const calls = join(dir, 'calls');
   const crictl = join(dir, 'crictl');
   writeFileSync(crictl, `#!/bin/sh\necho "$*" >> ${calls}\n[ -f ${dir}/broken ] && exit 1\ncase "$*" in *' ps '*|ps*) cat ${dir}/running 2>/dev/null ;; esac\nexit 0\n`);

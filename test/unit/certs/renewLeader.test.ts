@@ -7,8 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memberFollowsCommand } from '../../../src/core/certs/renewPlan';
 import { parseCertificate } from '../../../src/core/certs/x509';
@@ -21,6 +20,7 @@ import type { Plan, Step } from '../../../src/core/plan/types';
 import { moveLeaderAway, prepareRenew } from '../../../src/engine/renew';
 import { EtcdHosts, IDS, inv } from '../backup/etcdHosts';
 import { PkiFixture } from './pkiFixture';
+import { tempDir } from '../../tempDir';
 
 const pki = new PkiFixture({ address: '10.3.60.51', endpointHost: '10.3.60.100' });
 const withLbs: Inventory = { ...inv, hosts: [...inv.hosts, { name: 'lb1', address: '10.3.60.50', roles: ['loadbalancer'] }, { name: 'lb2', address: '10.3.60.56', roles: ['loadbalancer'] }] };
@@ -95,7 +95,7 @@ function cluster(o: { leader: string; servers?: Record<string, string>; movesLea
 }
 
 async function run(plan: Plan, executor: StepExecutor) {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-renew-'));
+  const dir = tempDir('kw-renew-');
   const ledger = Ledger.create(join(dir, 'runs'), 'certs-renew', plan.fingerprint);
   return runPlan(plan, { executor, ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 4, verifyIntervalMs: 1 });
 }
@@ -178,7 +178,7 @@ test('move: the new leader must answer as the leader before the step is done; no
 
 /** The check through a real shell with a stand-in etcdctl printing what etcdctl 3.6 prints for `endpoint status -w json`. */
 test('move-leader check: skipped when this member answers and another leads; runs when it leads or does not answer', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-etcdctl-'));
+  const dir = tempDir('kw-etcdctl-');
   const etcdctl = join(dir, 'etcdctl');
   const check = (leader: string | null): number => {
     writeFileSync(etcdctl, leader === null
@@ -204,7 +204,7 @@ test('move-leader check: skipped when this member answers and another leads; run
  * the verify waits for no session left (the `scur` column found by its header's name).
  */
 test('maintenance closes the open connections: shutdown sessions sent, verified by no current session left', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-socat-'));
+  const dir = tempDir('kw-socat-');
   const got = join(dir, 'got');
   const stat = join(dir, 'stat');
   const answer = join(dir, 'answer');

@@ -1,18 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseGenerateArgs, runGenerate } from '../../../src/cli/generate';
 import { runLint, type JsonRow } from '../../../src/cli/lint';
 import { containerdLayoutFor, isSafeRelativePath, planWrites } from '../../../src/engine/generatePlan';
 import { memoryIo } from './memoryIo';
+import { tempDir } from '../../tempDir';
 
 const EXAMPLE_INVENTORY = join(__dirname, '../../../examples/labs-k8s/inventory.yaml');
 
 
 test('generate writes the cluster files, which lint clean against the same inventory', async () => {
-  const out = mkdtempSync(join(tmpdir(), 'kw-gen-'));
+  const out = tempDir('kw-gen-');
   // A copy: generate keeps the cluster's VRRP password in .kubeadm-workbench/ beside the inventory.
   const INVENTORY = join(out, 'inventory.yaml');
   writeFileSync(INVENTORY, readFileSync(EXAMPLE_INVENTORY, 'utf8'));
@@ -53,7 +53,7 @@ test('generate writes the cluster files, which lint clean against the same inven
 });
 
 test('generate refuses a broken inventory and reports usage errors with exit 2', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-gen-bad-'));
+  const dir = tempDir('kw-gen-bad-');
   try {
     const inv = join(dir, 'inventory.yaml');
     writeFileSync(inv, readFileSync(EXAMPLE_INVENTORY, 'utf8').replace('address: 10.3.60.53', 'address: 10.3.60.52'));

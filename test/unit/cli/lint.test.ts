@@ -1,19 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { findInventoryAbove, parseLintArgs, runLint, type JsonRow } from '../../../src/cli/lint';
 import { main } from '../../../src/cli/main';
 import { allRules, linterFor } from '../../../src/core/lint/registry';
 import { memoryIo } from './memoryIo';
+import { tempDir } from '../../tempDir';
 
 const root = join(__dirname, '../../..');
 const EXAMPLE = join(root, 'examples/labs-k8s');
 
 
 function copyExample(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-lint-'));
+  const dir = tempDir('kw-lint-');
   cpSync(EXAMPLE, dir, { recursive: true });
   return dir;
 }
@@ -204,7 +204,7 @@ test('SARIF 2.1.0: one run, the registry rules, results pointing at a rule and a
 });
 
 test('the per-file time limit stops a pathological file: one "lint stopped" error at 1:1, exit 1, no hang', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-lint-slow-'));
+  const dir = tempDir('kw-lint-slow-');
   try {
     // A 5 MB inventory: parsing it takes far longer than the 1 ms limit.
     const big = join(dir, 'inventory.yaml');

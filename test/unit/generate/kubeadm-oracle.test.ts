@@ -12,8 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { generateKubeadmConfig } from '../../../src/core/generate/kubeadm';
@@ -22,6 +21,7 @@ import { parseAllDocuments } from 'yaml';
 import { lintKubeadm } from '../../../src/core/kubeadm/lint';
 import { migrateToV1beta4 } from '../../../src/core/kubeadm/migrate';
 import { EXAMPLE, exampleInventory, fixture } from '../kubeadm/helpers';
+import { tempDir } from '../../tempDir';
 
 function findKubeadm(): string | undefined {
   const env = process.env.KUBEADM_BIN;
@@ -40,7 +40,7 @@ const bin = findKubeadm();
 const skip = bin === 'none' ? 'KUBEADM_BIN=none: kubeadm oracle skipped on request' : false;
 
 describe('kubeadm config validate (real binary)', { skip }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-kubeadm-'));
+  const dir = tempDir('kw-kubeadm-');
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('a kubeadm binary is available', () => {

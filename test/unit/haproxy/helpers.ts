@@ -1,11 +1,11 @@
 /** Shared by the haproxy and keepalived tests: real-tool oracles, fixture reading, edit application. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LineIndex, type Finding, type TextEdit } from '../../../src/core/findings';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { Inventory } from '../../../src/core/inventory/types';
+import { tempDir } from '../../tempDir';
 
 export const ROOT = join(__dirname, '../../..');
 export const HAPROXY_FIXTURES = join(ROOT, 'test/fixtures/haproxy');
@@ -75,7 +75,7 @@ export function requireNetns(): void {
 }
 
 export function tmpDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return tempDir(prefix);
 }
 
 export function writeTmp(dir: string, name: string, text: string): string {

@@ -5,9 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCheckInventory } from '../../../src/cli/checkInventory';
 import { runPlanVerb } from '../../../src/cli/bringUp';
@@ -18,6 +17,7 @@ import { parseInventory } from '../../../src/core/inventory/parse';
 import type { Inventory } from '../../../src/core/inventory/types';
 import { phaseSources, readKubeadmExtra } from '../../../src/engine/inputs';
 import { memoryIo } from '../cli/memoryIo';
+import { tempDir } from '../../tempDir';
 
 const ROOT = join(__dirname, '../../..');
 const EXAMPLE_DIR = join(ROOT, 'examples/labs-k8s');
@@ -25,7 +25,7 @@ const example = readFileSync(join(EXAMPLE_DIR, 'inventory.yaml'), 'utf8');
 
 
 function workspace(inventoryText: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-hostile-'));
+  const dir = tempDir('kw-hostile-');
   writeFileSync(join(dir, 'inventory.yaml'), inventoryText);
   return dir;
 }
@@ -108,7 +108,7 @@ test('finding 3: cniManifest and kubeadmExtraConfig are read only from inside th
     assert.deepEqual(r.lines, [lineOf(text, `${key}:`)]);
   }
   // Past the loader too: a model naming /etc/passwd, ../, or a symlink out of the folder is not read.
-  const dir = mkdtempSync(join(tmpdir(), 'kw-hostile-'));
+  const dir = tempDir('kw-hostile-');
   try {
     writeFileSync(join(dir, 'outside.yaml'), 'kind: Secret\n');
     mkdirSync(join(dir, 'ws'));
@@ -133,7 +133,7 @@ test('finding 3: cniManifest and kubeadmExtraConfig are read only from inside th
 });
 
 test('finding 4: generate refuses symlinks inside --out, also with --force, and writes no link target', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-hostile-'));
+  const dir = tempDir('kw-hostile-');
   try {
     cpSync(join(EXAMPLE_DIR, 'inventory.yaml'), join(dir, 'inventory.yaml'));
     const out = join(dir, 'out');
@@ -179,7 +179,7 @@ test('finding 6: a VIP outside the balancers\' subnet and an IPv6 endpoint are r
 });
 
 test('finding 7: lint --fix leaves a file that is not UTF-8 byte for byte as it was', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-hostile-'));
+  const dir = tempDir('kw-hostile-');
   try {
     cpSync(EXAMPLE_DIR, dir, { recursive: true });
     const cfg = join(dir, 'haproxy.cfg');

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { SchemaSet, KUBEADM_V1BETA3, KUBEADM_V1BETA4, KUBELET_API, didYouMean } from '../../../src/core/kubeadm/schema';
 import { EXAMPLE, ROOT } from './helpers';
+import { tempDir } from '../../tempDir';
 
 const schema = (v: string) => JSON.parse(readFileSync(join(ROOT, 'schemas', `kubeadm-${v}.schema.json`), 'utf8'));
 
@@ -64,7 +64,7 @@ describe('kubeadm schemas (generated from the upstream Go types)', () => {
       t.skip(`upstream Go sources not in ${mod} (a lab build puts them there); generator not re-run`);
       return;
     }
-    const dir = mkdtempSync(join(tmpdir(), 'kw-schema-'));
+    const dir = tempDir('kw-schema-');
     try {
       for (const v of ['v1beta3', 'v1beta4']) {
         const out = join(dir, `${v}.json`);

@@ -8,13 +8,12 @@ import * as assert from 'node:assert/strict';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import { syncBuiltinESMExports } from 'node:module';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import type { TLSSocket } from 'node:tls';
 import { HttpsTransport } from '../../../src/adapters/kube/transport';
 import { decideProxy, noProxyMatches } from '../../../src/core/live/proxy';
 import { makePki } from '../../integration/apiserver';
+import { tempDir } from '../../tempDir';
 
 interface Seen {
   cn: string | undefined;
@@ -22,7 +21,7 @@ interface Seen {
 }
 
 async function withServer(fn: (ctx: { server: string; ca: Buffer; cert: Buffer; key: Buffer; seen: Seen[] }) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-transport-'));
+  const dir = tempDir('kw-transport-');
   try {
     const pki = makePki(dir);
     const seen: Seen[] = [];

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseInventory } from '../../../src/core/inventory/parse';
@@ -11,6 +10,7 @@ import type { PhaseConfigs, PhaseSources } from '../../../src/core/phases/config
 import { renderPlan } from '../../../src/core/plan/types';
 import { LocalExecutor } from '../../../src/core/plan/localExecutor';
 import { raw, sh as shell, type RemoteCommand } from '../../../src/core/ssh/command';
+import { tempDir } from '../../tempDir';
 
 const inv = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
 const configs: PhaseConfigs = {
@@ -20,14 +20,14 @@ const configs: PhaseConfigs = {
 const sources: PhaseSources = { cniManifest: 'kind: List\n', ignorePreflightErrors: ['SystemVerification'] };
 
 test('the CA hash equals the one kubeadm documents (openssl pipeline over the public key)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-ca-'));
+  const dir = tempDir('kw-ca-');
   execSync(`openssl req -x509 -newkey rsa:2048 -nodes -keyout ${dir}/ca.key -out ${dir}/ca.crt -subj /CN=kubernetes -days 1 2>/dev/null`);
   const expected = execSync(`openssl x509 -pubkey -noout -in ${dir}/ca.crt | openssl rsa -pubin -outform der 2>/dev/null | sha256sum`, { encoding: 'utf8' }).split(' ')[0];
   assert.equal(caCertHash(readFileSync(`${dir}/ca.crt`, 'utf8')), `sha256:${expected}`);
 });
 
 test('sameContent compares a host file by hash on the host', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-same-'));
+  const dir = tempDir('kw-same-');
   execSync(`printf 'version = 2\\n' > ${dir}/config.toml`);
   const ex = new LocalExecutor();
   assert.equal((await ex.exec('local', sameContent(`${dir}/config.toml`, 'version = 2\n'), {})).code, 0);
@@ -51,7 +51,7 @@ test('every node gets /etc/crictl.yaml naming containerd\'s socket, and a second
   assert.equal(file.path, '/etc/crictl.yaml');
   assert.deepEqual(parseYaml(String(file.content)), { 'runtime-endpoint': 'unix:///run/containerd/containerd.sock', 'image-endpoint': 'unix:///run/containerd/containerd.sock', timeout: 10 });
   // The check is the file's content: with it in place the step is skipped (nothing restarts on a running node).
-  const dir = mkdtempSync(join(tmpdir(), 'kw-crictl-'));
+  const dir = tempDir('kw-crictl-');
   writeFileSync(join(dir, 'crictl.yaml'), String(file.content));
   const check = shell`${raw(steps[0]!.check!.text.replaceAll('/etc/crictl.yaml', join(dir, 'crictl.yaml')))}`;
   assert.equal((await new LocalExecutor().exec('local', check, {})).code, 0);
@@ -116,7 +116,7 @@ async function forgetM02(cluster: { controlPlanes: string[]; nodes: string[]; me
   const { writeFileSync, chmodSync, existsSync } = await import('node:fs');
   const { sh } = await import('../../../src/core/ssh/command.js');
   const forget = joinControlPlanePhase(inv, sources).steps.find((s) => s.id.endsWith('forget-partial-labs-k8s-m02'))!;
-  const dir = mkdtempSync(join(tmpdir(), 'kw-kubectl-'));
+  const dir = tempDir('kw-kubectl-');
   const calls = join(dir, 'calls');
   const lines = (names: string[]) => names.map((n) => `node/${n}`).join('\\n');
   writeFileSync(join(dir, 'kubectl'), `#!/bin/sh
@@ -195,7 +195,7 @@ type Leftovers = 'none' | 'control-plane' | 'worker-before-kubelet-conf' | 'work
  * their arguments; `sleep` returns at once (the steps retry kubectl 3 s apart).
  */
 function standInHost(prefix: string, files: string[], etcdData: boolean, stubs: Record<string, string>) {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = tempDir(prefix);
   const etc = join(dir, 'etc-kubernetes');
   mkdirSync(join(etc, 'manifests'), { recursive: true });
   mkdirSync(join(etc, 'pki'));
@@ -291,7 +291,7 @@ test('the etcd gate counts only a voting member: an unpromoted learner of the ho
   const { sh } = await import('../../../src/core/ssh/command.js');
   const gate = joinControlPlanePhase(inv, sources).steps.find((s) => s.id.endsWith('etcd-healthy-labs-k8s-m02'))!;
   const withMembers = async (list: string): Promise<number | null> => {
-    const dir = mkdtempSync(join(tmpdir(), 'kw-kubectl-'));
+    const dir = tempDir('kw-kubectl-');
     writeFileSync(join(dir, 'kubectl'), `#!/bin/sh\ncase "$*" in *"member list"*) cat <<'EOF'\n${list}\nEOF\n;; esac\n`);
     chmodSync(join(dir, 'kubectl'), 0o755);
     return (await new LocalExecutor().exec('local', sh`PATH=${dir}:"$PATH"; ${gate.verify!}`, {})).code;
@@ -302,7 +302,7 @@ test('the etcd gate counts only a voting member: an unpromoted learner of the ho
 });
 
 test('the join token step waits until cluster-info is signed with the new token, and fails when the token is not created', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-token-'));
+  const dir = tempDir('kw-token-');
   const token = 'abcdef.0123456789abcdef';
   // kubeadm prints the token; kubectl finds the signature only from its third call on (the controller-manager lags).
   writeFileSync(join(dir, 'kubeadm'), `#!/bin/sh\n[ -e ${dir}/fail ] && { echo 'timed out' >&2; exit 1; }\necho ${token}\n`, { mode: 0o755 });

@@ -5,12 +5,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { all, packagesInstalled, sameContent, sourcesOffer, sysctlApplied, sysctlSettings } from '../../../src/core/phases/checks';
 import { LocalExecutor } from '../../../src/core/plan/localExecutor';
 import { sh, type RemoteCommand } from '../../../src/core/ssh/command';
+import { tempDir } from '../../tempDir';
 
 const ex = new LocalExecutor();
 const passes = async (c: RemoteCommand) => (await ex.exec('local', c, {})).code === 0;
@@ -39,7 +39,7 @@ test('packagesInstalled asks dpkg for "install ok installed"; sourcesOffer asks 
 });
 
 test('all() needs every part: an `a || b` inside one part cannot swallow a failing part after it', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-checks-'));
+  const dir = tempDir('kw-checks-');
   writeFileSync(join(dir, 'f'), 'x\n');
   assert.equal(await passes(all(sh`false || true`, sh`false`)), false);
   assert.equal(await passes(all(sh`false || true`, sameContent(join(dir, 'f'), 'x\n'))), true);

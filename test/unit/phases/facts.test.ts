@@ -1,14 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import { FACTS_SCRIPT } from '../../../src/core/phases/factsScript';
 import { analyzeFacts, fingerprintOfPublicKeyLine, parseFacts, type HostFacts } from '../../../src/core/phases/facts';
 import { LocalExecutor } from '../../../src/core/plan/localExecutor';
 import { sh } from '../../../src/core/ssh/command';
 import { join } from 'node:path';
+import { tempDir } from '../../tempDir';
 
 const inventory = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
 
@@ -28,7 +29,7 @@ test('the facts script runs on a real Debian host and reports what the host says
 
 test('held packages are what dpkg\'s selections hold (apt-mark showhold\'s source), and only those', () => {
   // dpkg-query reads the status file of DPKG_ADMINDIR: a host whose kubelet and kubeadm are held, curl not.
-  const admin = mkdtempSync(join(tmpdir(), 'kw-dpkg-'));
+  const admin = tempDir('kw-dpkg-');
   try {
     const pkg = (name: string, status: string) => `Package: ${name}\nStatus: ${status}\nVersion: 1.0\nArchitecture: amd64\n`;
     writeFileSync(join(admin, 'status'), [pkg('kubeadm', 'hold ok installed'), pkg('curl', 'install ok installed'), pkg('kubelet', 'hold ok installed'), pkg('old-tool', 'deinstall ok config-files')].join('\n'));
@@ -76,4 +77,20 @@ test('swap, a missing module, a wrong cgroup driver and a missing address are ea
   all[2] = { ...all[2]!, modules: { overlay: true, br_netfilter: false }, addresses: [{ iface: 'ens192', cidr: '10.3.60.99/24' }] };
   const rules = analyzeFacts(inventory, all).map((f) => `${f.host}:${f.rule}`).sort();
   assert.deepEqual(rules, ['labs-k8s-m01:facts/kubelet-cgroup', 'labs-k8s-m01:facts/swap', 'labs-k8s-m02:facts/address', 'labs-k8s-m02:facts/module-br-netfilter']);
+});
+
+test('unit states come from one systemctl call, each in its place (a stand-in systemctl: this machine\'s PID 1 is not systemd)', () => {
+  const bin = tempDir('kw-facts-bin-');
+  const calls = join(bin, 'calls');
+  // `systemctl is-active A B …` prints one state per unit, in order; exit 3 when one is not active.
+  writeFileSync(join(bin, 'systemctl'), `#!/bin/sh\necho "$*" >> ${calls}\n[ "$1" = is-active ] || exit 1\nshift\nfor u; do case $u in containerd|kubelet|haproxy|chrony) echo active;; ntp) echo failed;; *) echo inactive;; esac; done\nexit 3\n`, { mode: 0o755 });
+  const script = FACTS_SCRIPT.replace('export LC_ALL=C PATH=', `export LC_ALL=C PATH=${bin}:`);
+  assert.notEqual(script, FACTS_SCRIPT);
+  const facts = parseFacts('local', execFileSync('sh', ['-c', script], { encoding: 'utf8' }));
+  assert.equal(readFileSync(calls, 'utf8').trim().split('\n').length, 1, 'one systemctl for every unit');
+  assert.equal(facts.containerd?.active, true);
+  assert.equal(facts.kubelet?.active, true);
+  assert.equal(facts.haproxy?.active, true);
+  assert.equal(facts.keepalived?.active, false);
+  assert.equal(facts.timeService, 'chrony');
 });

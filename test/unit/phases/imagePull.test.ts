@@ -4,8 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { PhaseConfigs, PhaseSources } from '../../../src/core/phases/configs';
@@ -17,6 +16,7 @@ import { LocalExecutor } from '../../../src/core/plan/localExecutor';
 import { runPlan, type RunEvent, type StepExecutor } from '../../../src/core/plan/runner';
 import type { Step } from '../../../src/core/plan/types';
 import { quote } from '../../../src/core/ssh/command';
+import { tempDir } from '../../tempDir';
 
 const parsed = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
 const inv = { ...parsed, cluster: { ...parsed.cluster, imageRepository: 'registry.lab:5000' } };
@@ -31,7 +31,7 @@ const K8S = [`kube-apiserver:v${inv.cluster.kubernetesVersion}`, 'etcd:3.5.15-0'
 
 /** A folder per node: `store/` holds one file per image containerd has, `pulls` logs every pull. */
 function node() {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-images-'));
+  const dir = tempDir('kw-images-');
   const store = join(dir, 'store');
   const key = 'printf %s "$1" | tr "/:" "__"';
   writeFileSync(join(dir, 'crictl'), `#!/bin/sh

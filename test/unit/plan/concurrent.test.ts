@@ -1,7 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sh } from '../../../src/core/ssh/command';
 import { Ledger } from '../../../src/core/plan/ledger';
@@ -10,6 +8,7 @@ import { LocalExecutor } from '../../../src/core/plan/localExecutor';
 import { concurrentGroups, runPlan, type RunEvent } from '../../../src/core/plan/runner';
 import type { PhasePlan, Plan } from '../../../src/core/plan/types';
 import { initPhase, joinControlPlanePhase } from '../../../src/core/phases/bringUp';
+import { tempDir } from '../../tempDir';
 
 const phase = (id: PhasePlan['phase'], hosts: string[], alongsidePrevious = false, run = sh`sleep 0.3`): PhasePlan => ({
   phase: id, title: id, order: 'parallel', warnings: [], ...(alongsidePrevious ? { alongsidePrevious } : {}),
@@ -25,7 +24,7 @@ test('a phase marked alongsidePrevious runs with the one before it only when the
 });
 
 async function run(plan: Plan) {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-conc-'));
+  const dir = tempDir('kw-conc-');
   const ledger = Ledger.create(join(dir, 'runs'), 'up', plan.fingerprint);
   const events: (RunEvent & { at: number })[] = [];
   const result = await runPlan(plan, { executor: new LocalExecutor(), ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 10, onEvent: (e) => events.push({ ...e, at: Date.now() }), verifyIntervalMs: 10 });
@@ -66,7 +65,7 @@ test('init hands its certificate key to the control-plane joins; the re-upload i
 });
 
 test('a cancel while a worker join runs beside a control-plane join names the control-plane join, even when the worker\'s command ends first', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-conc-'));
+  const dir = tempDir('kw-conc-');
   const plan: Plan = {
     fingerprint: 'cancel-beside',
     phases: [

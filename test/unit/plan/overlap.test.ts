@@ -6,8 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { PhaseConfigs, PhaseSources } from '../../../src/core/phases/configs';
@@ -18,6 +17,7 @@ import type { Plan } from '../../../src/core/plan/types';
 import type { RemoteCommand } from '../../../src/core/ssh/command';
 import { buildBringUpPlan } from '../../../src/engine/bringUp';
 import { joinPhases, narrowToJoin } from '../../../src/engine/join';
+import { tempDir } from '../../tempDir';
 
 const inv = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
 const configs: PhaseConfigs = {
@@ -29,7 +29,7 @@ const hooks = { saveAdminKubeconfig: async () => undefined };
 const M = (n: number) => `labs-k8s-m0${n}`;
 const W = (n: number) => `labs-k8s-w0${n}`;
 
-const caDir = mkdtempSync(join(tmpdir(), 'kw-overlap-ca-'));
+const caDir = tempDir('kw-overlap-ca-');
 execSync(`openssl req -x509 -newkey rsa:2048 -nodes -keyout ${caDir}/ca.key -out ${caDir}/ca.crt -subj /CN=kubernetes -days 1 2>/dev/null`);
 const caPem = readFileSync(join(caDir, 'ca.crt'), 'utf8');
 
@@ -51,7 +51,7 @@ class FakeHosts implements StepExecutor {
 }
 
 async function run(plan: Plan) {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-overlap-'));
+  const dir = tempDir('kw-overlap-');
   const ledger = Ledger.create(join(dir, 'runs'), 'up', plan.fingerprint);
   const checks = new Set(plan.phases.flatMap((p) => p.steps.flatMap((s) => (s.check ? [s.check] : []))));
   const events: (RunEvent & { at: number })[] = [];

@@ -7,8 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareIdentity, describeChange, IDENTITY_PROBE, parseIdentity } from '../../../src/core/plan/hostIdentity';
 import { Ledger } from '../../../src/core/plan/ledger';
@@ -21,9 +20,10 @@ import { RunOutput } from '../../../src/core/ssh/runLog';
 import { adviceLines, failureAdvice } from '../../../src/engine/advice';
 import { executePlan } from '../../../src/engine/bringUp';
 import { checkHosts } from '../../../src/engine/hostCheck';
+import { tempDir } from '../../tempDir';
 
 function workdir() {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-resume-'));
+  const dir = tempDir('kw-resume-');
   return { dir, runs: join(dir, 'runs'), locks: join(dir, 'locks') };
 }
 

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sh, secret } from '../../../src/core/ssh/command';
 import { Ledger } from '../../../src/core/plan/ledger';
@@ -11,9 +10,10 @@ import { LocalExecutor } from '../../../src/core/plan/localExecutor';
 import { runPlan, type RunEvent } from '../../../src/core/plan/runner';
 import { renderPlan, type Plan } from '../../../src/core/plan/types';
 import { killedRunPlan } from './killedRun';
+import { tempDir } from '../../tempDir';
 
 function workdir() {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-plan-'));
+  const dir = tempDir('kw-plan-');
   return { dir, runs: join(dir, 'runs'), locks: join(dir, 'locks') };
 }
 

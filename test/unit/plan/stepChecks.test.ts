@@ -6,9 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { Inventory } from '../../../src/core/inventory/types';
@@ -16,6 +15,7 @@ import type { Plan, Step } from '../../../src/core/plan/types';
 import { BRING_UP_PHASES, buildBringUpPlan } from '../../../src/engine/bringUp';
 import { phaseConfigs, phaseSources } from '../../../src/engine/inputs';
 import { joinableHosts, joinPhases, narrowToJoin } from '../../../src/engine/join';
+import { tempDir } from '../../tempDir';
 
 const seed = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
 
@@ -47,7 +47,7 @@ hosts:
 const lab = parseInventory(labText).inventory!;
 
 async function plansOf(inv: Inventory): Promise<[string, Plan][]> {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-stepchecks-'));
+  const dir = tempDir('kw-stepchecks-');
   writeFileSync(join(dir, 'kube-flannel.yml'), 'apiVersion: v1\nkind: List\nitems: []\n');
   const sources = await phaseSources(inv, dir, (f) => readFile(f, 'utf8'));
   const configs = phaseConfigs(inv);

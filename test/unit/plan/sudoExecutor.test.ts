@@ -6,15 +6,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SshExecutor, SudoRefused } from '../../../src/core/plan/sshExecutor';
 import { sh, type RemoteCommand } from '../../../src/core/ssh/command';
 import { RemoteCommandError, type ExecOptions, type ExecResult, type SshTransport } from '../../../src/core/ssh/transport';
 import { hostsNeedingSudo, sudoUnlessRoot } from '../../../src/engine/become';
+import { tempDir } from '../../tempDir';
 
-const dir = mkdtempSync(join(tmpdir(), 'kw-sudo-'));
+const dir = tempDir('kw-sudo-');
 const bin = join(dir, 'bin');
 const tmp = join(dir, 'tmp');
 mkdirSync(bin);

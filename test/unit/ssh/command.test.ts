@@ -1,13 +1,13 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { and, CommandBuildError, quote, raw, secret, sh, sudo } from '../../../src/core/ssh/command';
 import { batchScript, expectedOutput, hostilePieces, makeCase, prng } from './fuzz';
+import { tempDir } from '../../tempDir';
 
-const canaryDir = mkdtempSync(join(tmpdir(), 'kw-fuzz-canary-'));
+const canaryDir = tempDir('kw-fuzz-canary-');
 const CANARY = join(canaryDir, 'pwned');
 after(() => rmSync(canaryDir, { recursive: true, force: true }));
 const PIECES = hostilePieces(CANARY);

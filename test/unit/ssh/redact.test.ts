@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { sh, secret } from '../../../src/core/ssh/command';
 import { LineRedactor, Redactor, redact } from '../../../src/core/ssh/redact';
 import { formatRunLine, RunLogFile, RunOutput, type RunLine } from '../../../src/core/ssh/runLog';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../tempDir';
 
 const TOKEN = 'abcdef.0123456789abcdef';
 const CERT_KEY = 'f'.repeat(8) + '0123456789abcdef'.repeat(3) + 'a1b2c3d4';
@@ -84,7 +84,7 @@ test('RunOutput: host-prefixed, redacted lines to every sink, per host and strea
 });
 
 test('RunLogFile: 0600 file with timestamped, host-prefixed, redacted lines', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-runlog-'));
+  const dir = tempDir('kw-runlog-');
   try {
     const out = new RunOutput(['sudo-pw-1']);
     const file = new RunLogFile(join(dir, 'runs', 'run-1.log'));

@@ -1,15 +1,14 @@
 /** `kubeadm-workbench upgrade`: usage mistakes exit 2 before anything is read or asked; the verb is listed. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../../src/cli/main';
 import { kubeconfigWith, loopbackInventory } from '../cli/loopbackCluster';
 import { memoryIo } from '../cli/memoryIo';
+import { tempDir } from '../../tempDir';
 
 const INVENTORY = join(__dirname, '../../../examples/labs-k8s/inventory.yaml');
-const OUT = mkdtempSync(join(tmpdir(), 'kw-upgrade-cli-'));
+const OUT = tempDir('kw-upgrade-cli-');
 
 test('upgrade: usage mistakes exit 2 naming the flag, before any host is asked', async () => {
   const cases: [string[], RegExp][] = [

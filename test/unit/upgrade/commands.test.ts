@@ -5,17 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { leasesHeld, packagesAtTarget, reportAtTarget, staticPodsAtTarget } from '../../../src/core/upgrade/commands';
 import { and } from '../../../src/core/ssh/command';
+import { tempDir } from '../../tempDir';
 
 const target = { major: 1, minor: 34, patch: 12 };
 
 /** The command under sh, with a PATH whose kubectl, dpkg-query and apt-mark fail (as on a host without them). */
 function sh(text: string): { code: number | null; stdout: string } {
-  const bin = mkdtempSync(join(tmpdir(), 'kw-upgrade-bin-'));
+  const bin = tempDir('kw-upgrade-bin-');
   for (const tool of ['kubectl', 'dpkg-query', 'apt-mark']) spawnSync('sh', ['-c', `printf '#!/bin/sh\\nexit 1\\n' > ${bin}/${tool} && chmod +x ${bin}/${tool}`]);
   const r = spawnSync('sh', ['-c', text], { encoding: 'utf8', env: { PATH: `${bin}:/usr/bin:/bin` } });
   return { code: r.status, stdout: r.stdout };

@@ -9,16 +9,16 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RemoteCommand } from '../../../src/core/ssh/command';
 import { nodeFactsCommand, parseClusterFacts, parseImageRef, parseNodeFacts, parseRegistryCheck, registryCheckCommand, targetImagesCommand } from '../../../src/core/upgrade/factsScripts';
+import { tempDir } from '../../tempDir';
 
 let server: Server;
 let base = '';
-const root = mkdtempSync(join(tmpdir(), 'kw-upgrade-facts-'));
+const root = tempDir('kw-upgrade-facts-');
 const requests: string[] = [];
 const keyring = join(root, 'kubernetes-apt-keyring.gpg');
 

@@ -7,8 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ledger } from '../../../src/core/plan/ledger';
 import { HostLocks } from '../../../src/core/plan/locks';
@@ -18,6 +17,7 @@ import { buildUpgradePlan } from '../../../src/core/upgrade/plan';
 import { targetPackageSource } from '../../../src/core/upgrade/packageSource';
 import type { KubeVersion } from '../../../src/core/upgrade/versions';
 import { BALANCERS, CPS, lab, recordingHooks, WORKERS } from './fixtures';
+import { tempDir } from '../../tempDir';
 
 const inv = lab();
 const target: KubeVersion = { major: 1, minor: 34, patch: 12 };
@@ -221,7 +221,7 @@ function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] =
 }
 
 async function run(plan: Plan, model: { executor: StepExecutor; onEvent: (e: RunEvent) => void }) {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-upgrade-'));
+  const dir = tempDir('kw-upgrade-');
   const ledger = Ledger.create(join(dir, 'runs'), 'upgrade', plan.fingerprint);
   return runPlan(plan, { executor: model.executor, onEvent: model.onEvent, ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 4, verifyIntervalMs: 1 });
 }
@@ -313,7 +313,7 @@ test('a server left in maintenance by an earlier run: the next node is not taken
  * apply on the lab). Run through a real shell with a stand-in socat recording what the admin socket was sent.
  */
 test('each control-plane node\'s maintenance also closes its open connections through the VIP, verified by none left', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-upgrade-socat-'));
+  const dir = tempDir('kw-upgrade-socat-');
   const got = join(dir, 'got');
   const stat = join(dir, 'stat');
   writeFileSync(join(dir, 'socat'), `#!/bin/sh\ncmd=$(cat)\necho "$cmd" >> ${got}\ncase "$cmd" in 'show stat') cat ${stat} ;; esac\n`);

@@ -5,14 +5,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { backupWorkflow } from '../../../src/engine/workflows/backupWorkflow';
 import { EtcdHosts, inv } from '../backup/etcdHosts';
 import { ScriptedUi } from './scriptedUi';
+import { tempDir } from '../../tempDir';
 
-const outside = () => mkdtempSync(join(tmpdir(), 'kw-backup-workflow-'));
+const outside = () => tempDir('kw-backup-workflow-');
 
 test('root logins: no question; the steps narrated; the report names the backup and lists the folder', async () => {
   const out = outside();

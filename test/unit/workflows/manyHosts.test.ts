@@ -7,9 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import { sh, type RemoteCommand } from '../../../src/core/ssh/command';
@@ -20,6 +19,7 @@ import { TerminalUi } from '../../../src/cli/terminalUi';
 import { Prompter } from '../../../src/cli/secretPrompt';
 import type { CliIo } from '../../../src/cli/io';
 import { ScriptedUi } from './scriptedUi';
+import { tempDir } from '../../tempDir';
 
 const inventory = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
 
@@ -50,7 +50,7 @@ const FAILING = 'node-07';
 
 /** One parallel phase over 20 hosts: every host says hello; node-07 fails, node-03 takes a second and a half. */
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-many-'));
+  const dir = tempDir('kw-many-');
   const plan: Plan = {
     fingerprint: 'many-1',
     phases: [{

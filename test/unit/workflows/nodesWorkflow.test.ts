@@ -6,8 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { Inventory } from '../../../src/core/inventory/types';
@@ -15,6 +14,7 @@ import { phaseConfigs, phaseSources } from '../../../src/engine/inputs';
 import { nodesWorkflow, type NodesWorkflowInput } from '../../../src/engine/workflows/nodesWorkflow';
 import { ClusterHosts, type ClusterState } from '../nodes/clusterHosts';
 import { ScriptedUi, type Script } from './scriptedUi';
+import { tempDir } from '../../tempDir';
 
 const text = readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8');
 const inventory = parseInventory(text).inventory!;
@@ -35,7 +35,7 @@ async function run(script: Script, request: NodesWorkflowInput['request'], state
     },
     loginUser: () => 'root',
     request,
-    run: { stateDir: join(mkdtempSync(join(tmpdir(), 'kw-nodes-wf-')), 'state'), ssh, maxParallelHosts: 4, again: { resume: 'r', startOver: 's' } },
+    run: { stateDir: join(tempDir('kw-nodes-wf-'), 'state'), ssh, maxParallelHosts: 4, again: { resume: 'r', startOver: 's' } },
     inventoryEdit: { file: 'inventory.yaml', question: 'Write inventory.yaml?', action: 'Write', apply: async (t) => (applied.push(t), 'inventory.yaml written.') },
     hostKeys: ssh,
     ...extra,

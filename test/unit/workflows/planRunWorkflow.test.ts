@@ -6,8 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { parseInventory } from '../../../src/core/inventory/parse';
@@ -16,6 +15,7 @@ import { RemoteCommandError, type ExecOptions, type ExecResult } from '../../../
 import type { Plan } from '../../../src/core/plan/types';
 import { planRunWorkflow, type PlanRunInput } from '../../../src/engine/workflows/planRunWorkflow';
 import { ScriptedUi } from './scriptedUi';
+import { tempDir } from '../../tempDir';
 
 const inventory = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
 
@@ -53,7 +53,7 @@ class LocalHosts {
 }
 
 function setup(user = 'root') {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-planrun-'));
+  const dir = tempDir('kw-planrun-');
   const plan: Plan = {
     fingerprint: 'f1',
     phases: [{

@@ -6,14 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCertificate } from '../../../src/core/certs/x509';
 import { renewWorkflow, type RenewWorkflowInput } from '../../../src/engine/workflows/renewWorkflow';
 import { EtcdHosts, inv } from '../backup/etcdHosts';
 import { PkiFixture } from '../certs/pkiFixture';
 import { ScriptedUi } from './scriptedUi';
+import { tempDir } from '../../tempDir';
 
 const pki = new PkiFixture({ address: '10.3.60.51', endpointHost: '10.3.60.100' });
 const ok = (stdout: string) => ({ code: 0, signal: null, stdout, stderr: '' });
@@ -39,7 +38,7 @@ function input(planOnly = false): RenewWorkflowInput {
   return {
     deps: { inventory: inv, ssh, served: async () => served, readyz: async () => true },
     loginUser: () => 'root', hosts: [], planOnly,
-    run: { stateDir: join(mkdtempSync(join(tmpdir(), 'kw-renew-wf-')), 'state'), ssh: Object.assign(ssh, { loginUser: () => 'root' }), maxParallelHosts: 1, again: { resume: 'r', startOver: 's' } },
+    run: { stateDir: join(tempDir('kw-renew-wf-'), 'state'), ssh: Object.assign(ssh, { loginUser: () => 'root' }), maxParallelHosts: 1, again: { resume: 'r', startOver: 's' } },
   };
 }
 
@@ -91,7 +90,7 @@ test('a run that fails after a node\'s server went into HAProxy maintenance says
   const out = await renewWorkflow(ui, {
     deps: { inventory: withLbs, ssh, served: async () => served, readyz: async () => true },
     loginUser: () => 'root', hosts: [], planOnly: false,
-    run: { stateDir: join(mkdtempSync(join(tmpdir(), 'kw-renew-wf-')), 'state'), ssh: Object.assign(ssh, { loginUser: () => 'root' }), maxParallelHosts: 1, again: { resume: 'r', startOver: 's' } },
+    run: { stateDir: join(tempDir('kw-renew-wf-'), 'state'), ssh: Object.assign(ssh, { loginUser: () => 'root' }), maxParallelHosts: 1, again: { resume: 'r', startOver: 's' } },
   });
   assert.ok(out.kind === 'ran' && !out.result.ok, JSON.stringify(out));
   assert.ok(ran.includes('lb1: state maint') && ran.includes('lb2: state maint'), ran.join('\n'));

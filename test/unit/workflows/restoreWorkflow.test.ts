@@ -5,8 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { Prompter } from '../../../src/cli/secretPrompt';
@@ -15,9 +14,10 @@ import { RESTORE_ANYWAY, restoreWorkflow, type RestoreWorkflowInput } from '../.
 import type { Ui } from '../../../src/engine/workflows/ui';
 import { EtcdHosts, inv, snapshotBytes, type FakeOptions } from '../backup/etcdHosts';
 import { ScriptedUi, type Script } from './scriptedUi';
+import { tempDir } from '../../tempDir';
 
 function snapshot(cluster = 'labs-k8s'): string {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-restore-wf-'));
+  const dir = tempDir('kw-restore-wf-');
   writeFileSync(join(dir, 'snapshot.db'), snapshotBytes(5));
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ kind: 'kubeadm-workbench/etcd-backup', cluster, takenAt: '2026-11-30T12:00:00.000Z', members: [] }));
   return join(dir, 'snapshot.db');
@@ -32,7 +32,7 @@ async function restore(script: Script, o: FakeOptions = {}, cluster?: string, ex
     deps: { inventory: inv, ssh, readyz: async () => true },
     loginUser: () => 'root',
     snapshot: snapshot(cluster),
-    run: { stateDir: join(mkdtempSync(join(tmpdir(), 'kw-restore-wf-')), 'state'), ssh: Object.assign(ssh, { loginUser: () => 'root' }), maxParallelHosts: 1, again: { resume: 'r', startOver: 's' } },
+    run: { stateDir: join(tempDir('kw-restore-wf-'), 'state'), ssh: Object.assign(ssh, { loginUser: () => 'root' }), maxParallelHosts: 1, again: { resume: 'r', startOver: 's' } },
     ...extra,
   });
   return { ui, ssh, outcome };

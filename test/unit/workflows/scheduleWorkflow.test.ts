@@ -6,8 +6,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../../src/cli/main';
 import type { Inventory } from '../../../src/core/inventory/types';
@@ -16,11 +14,12 @@ import { AcceptingHosts } from '../backup/acceptingHosts';
 import { inv } from '../backup/etcdHosts';
 import { memoryIo } from '../cli/memoryIo';
 import { ScriptedUi, type Script } from './scriptedUi';
+import { tempDir } from '../../tempDir';
 
 async function schedule(script: Script, action: ScheduleAction, inventory: Inventory = inv) {
   const ui = new ScriptedUi(script);
   const ssh = new AcceptingHosts();
-  const stateDir = join(mkdtempSync(join(tmpdir(), 'kw-schedule-wf-')), 'state');
+  const stateDir = join(tempDir('kw-schedule-wf-'), 'state');
   const outcome = await scheduleWorkflow(ui, { inventory, action, run: { stateDir, ssh, maxParallelHosts: 4, again: { resume: 'r', startOver: 's' } } });
   return { ui, ssh, outcome, stateDir };
 }

@@ -7,8 +7,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RemoteCommand } from '../../../src/core/ssh/command';
 import type { ExecOptions, ExecResult, SshTransport } from '../../../src/core/ssh/transport';
@@ -19,6 +17,7 @@ import { prepareUpgrade } from '../../../src/engine/upgrade';
 import { upgradeWorkflow, type UpgradeWorkflowInput } from '../../../src/engine/workflows/upgradeWorkflow';
 import { healthyFacts, lab, labText, recordingHooks } from '../upgrade/fixtures';
 import { ScriptedUi } from './scriptedUi';
+import { tempDir } from '../../tempDir';
 
 const inv = lab();
 
@@ -60,7 +59,7 @@ function input(hosts: ClusterHosts, facts: UpgradeFacts, over: Partial<UpgradeWo
     loginUser: () => 'root',
     target: '1.34.12',
     hooks: recordingHooks(),
-    run: { stateDir: join(mkdtempSync(join(tmpdir(), 'kw-upgrade-wf-')), 'state'), ssh: Object.assign(hosts, { loginUser: () => 'root' }), maxParallelHosts: 2, again: { resume: 'r', startOver: 's' } },
+    run: { stateDir: join(tempDir('kw-upgrade-wf-'), 'state'), ssh: Object.assign(hosts, { loginUser: () => 'root' }), maxParallelHosts: 2, again: { resume: 'r', startOver: 's' } },
     prepare: async (deps, req, hooks) => {
       const prep = await prepareUpgrade(deps, req, hooks, async (_d, target: KubeVersion) => ({ facts: { ...facts, target }, source: targetPackageSource(inv, target) }));
       checks.clear();

@@ -8,7 +8,7 @@
  * played below SSH (they take every command), after which the view reads each node's timer again.
  */
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -18,6 +18,7 @@ import { scheduleStatusCommand } from '../../../src/core/backup/schedule';
 import { EtcdHosts, inv } from '../../unit/backup/etcdHosts';
 import { backupEtcd } from '../../../src/engine/backup';
 import type { LiveNode } from '../../../src/editor/treeNodes';
+import { tempDir } from '../../tempDir';
 
 suite('Backups view', function () {
   this.timeout(60_000);
@@ -25,7 +26,7 @@ suite('Backups view', function () {
   const written: string[] = [];
 
   suiteSetup(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kw-backups-view-'));
+    dir = tempDir('kw-backups-view-');
     const take = async (cluster: string, at: string) => {
       const r = await backupEtcd({ inventory: { ...inv, cluster: { ...inv.cluster, name: cluster } }, ssh: new EtcdHosts(), become: () => undefined, now: () => new Date(at) }, dir);
       written.push(r.dir);

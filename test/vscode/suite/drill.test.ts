@@ -10,13 +10,13 @@
  * HAProxy and etcd is the lab tier's (test/lab/drill.test.ts).
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { api, scripted, waitFor } from './helpers';
 import type { PickItem } from '../../../src/engine/workflows/ui';
 import { createNode, setNodeReady, startTestCluster, type TestCluster } from '../../integration/apiserver';
+import { tempDir } from '../../tempDir';
 
 const NODE = 'labs-k8s-w01';
 /** The grace period the controller-manager pod below declares: NotReady 20 − 10 s (one lease renewal) to 20 + 1 s. */
@@ -50,7 +50,7 @@ suite('Run Failure Drill… against a real kube-apiserver', function () {
       spec: { nodeName: 'labs-k8s-m01', containers: [{ name: 'kube-controller-manager', image: 'registry.k8s.io/kube-controller-manager:v1.34.12', command: ['kube-controller-manager', ...GRACE_FLAGS] }] },
     });
     assert.equal(cm.status, 201, JSON.stringify(cm.body));
-    dir = mkdtempSync(join(tmpdir(), 'kw-drill-vscode-'));
+    dir = tempDir('kw-drill-vscode-');
     const hypervisor = join(dir, 'hypervisor.js');
     writeFileSync(hypervisor, "require('fs').writeFileSync(require('path').join(__dirname, process.argv[2] + '-' + process.argv[3]), String(Date.now()));\n");
     const cfg = vscode.workspace.getConfiguration('kubeadmWorkbench');

@@ -6,12 +6,12 @@
  * Dialogs are answered by replacing the window's functions for one test (the UI tier drives the real ones).
  */
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { createMirrorPod, createNode, startTestCluster, type TestCluster } from '../../integration/apiserver';
 import { api, waitFor } from './helpers';
+import { tempDir } from '../../tempDir';
 
 type Item = vscode.QuickPickItem & { action?: { kind: string } };
 interface Shown {
@@ -50,7 +50,7 @@ const settings = () => vscode.workspace.getConfiguration('kubeadmWorkbench');
 
 suite('a newcomer connecting to a cluster', function () {
   this.timeout(120_000);
-  const scratch = mkdtempSync(join(tmpdir(), 'kw-newcomer-'));
+  const scratch = tempDir('kw-newcomer-');
   let c: TestCluster | undefined;
 
   suiteTeardown(async () => {
