@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Inventory } from '../core/inventory/types';
-import { clusterChecksPhase, imagesBesideInitPhase, initPhase, joinControlPlanePhase, joinWorkersPhases, loadBalancerPhase, preparePhase, type InitHooks } from '../core/phases/bringUp';
+import { clusterChecksPhase, imagesBesideInitPhase, initPhase, joinControlPlanePhases, joinWorkersPhases, loadBalancerPhase, preparePhase, type InitHooks } from '../core/phases/bringUp';
 import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
 import { Ledger } from '../core/plan/ledger';
 import { HostLocks } from '../core/plan/locks';
@@ -34,7 +34,7 @@ export function buildBringUpPlan(inv: Inventory, phases: readonly BringUpPhase[]
     if (wanted && phase === 'loadbalancer') plans.push(loadBalancerPhase(inv, configs, sources));
     if (wanted && phase === 'init') plans.push(initPhase(inv, configs, sources, hooks));
     if (phase === 'init' && pulls?.steps.length) plans.push(wanted ? pulls : { ...pulls, overlaps: [] });
-    if (wanted && phase === 'join-control-plane') plans.push(joinControlPlanePhase(inv, sources, configs));
+    if (wanted && phase === 'join-control-plane') plans.push(...joinControlPlanePhases(inv, sources, configs));
     if (wanted && phase === 'join-workers') plans.push(...joinWorkersPhases(inv, sources));
     if (wanted && phase === 'verify') plans.push(clusterChecksPhase(inv));
   }

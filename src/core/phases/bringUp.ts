@@ -374,12 +374,24 @@ export function votingMemberHealthy(first: HostSpec, host: HostSpec): RemoteComm
   return sh`members=$(${list}) && echo "$members" | grep -F ${`, started, ${host.name}, `} | grep -q ', false$' && ${voters} && ${etcdctlOn(first, raw('"$voters"'), 'endpoint health')}`;
 }
 
-/** `configs.auditPolicy`: the API server's audit policy, placed on each node before its join starts an API server with it. */
-export function joinControlPlanePhase(inv: Inventory, sources: PhaseSources, configs: Pick<PhaseConfigs, 'auditPolicy'> = {}): PhasePlan {
+/**
+ * The control-plane joins' credentials, then the joins one at a time. The credentials need init only (the first
+ * node's API), so they are made beside the other nodes' image pulls rather than after them: they were on the way
+ * from init to the first join. `configs.auditPolicy`: the API server's audit policy, placed on each node before its
+ * join starts an API server with it.
+ */
+export function joinControlPlanePhases(inv: Inventory, sources: PhaseSources, configs: Pick<PhaseConfigs, 'auditPolicy'> = {}): PhasePlan[] {
+  return [
+    { phase: 'join-control-plane', title: 'Join credentials for the control plane', order: 'serial', steps: tokenStep(inv, 'join-control-plane', true), warnings: [], overlaps: ['prepare'] },
+    controlPlaneJoins(inv, sources, configs),
+  ];
+}
+
+function controlPlaneJoins(inv: Inventory, sources: PhaseSources, configs: Pick<PhaseConfigs, 'auditPolicy'>): PhasePlan {
   const first = firstControlPlane(inv);
   const others = hostsWithRole(inv, 'control-plane').filter((h) => h.name !== first.name);
   const etcdctl = (cmd: string) => etcdctlOn(first, raw('https://127.0.0.1:2379'), cmd);
-  const steps: Step[] = [...tokenStep(inv, 'join-control-plane', true)];
+  const steps: Step[] = [];
   for (const host of others) {
     steps.push(
       step('join-control-plane', host, 'no-kubeadm-running', {
@@ -462,7 +474,8 @@ export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhaseP
   // the workers join while those go on one at a time (HAProxy sends them only to servers whose /readyz says so).
   const beside = { overlaps: ['join-control-plane'] } satisfies Pick<PhasePlan, 'overlaps'>;
   return [
-    { phase: 'join-workers', title: 'Join credentials for the workers', order: 'serial', steps: tokenStep(inv, 'join-workers', false), warnings: [], ...beside },
+    // The credentials need init only, as the control plane's do: made beside the other nodes' image pulls too.
+    { phase: 'join-workers', title: 'Join credentials for the workers', order: 'serial', steps: tokenStep(inv, 'join-workers', false), warnings: [], overlaps: ['join-control-plane', 'prepare'] },
     { phase: 'join-workers', title: 'Join the workers in parallel', order: 'parallel', steps: joins, warnings: [], ...beside },
     { phase: 'join-workers', title: 'Workers Ready', order: 'serial', steps: ready, warnings: [], ...beside },
   ];

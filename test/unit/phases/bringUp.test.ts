@@ -5,9 +5,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseInventory } from '../../../src/core/inventory/parse';
-import { caCertHash, initPhase, joinControlPlanePhase, joinWorkersPhases, loadBalancerPhase, preparePhase, sameContent } from '../../../src/core/phases/bringUp';
+import { caCertHash, initPhase, joinControlPlanePhases, joinWorkersPhases, loadBalancerPhase, preparePhase, sameContent } from '../../../src/core/phases/bringUp';
 import type { PhaseConfigs, PhaseSources } from '../../../src/core/phases/configs';
-import { renderPlan } from '../../../src/core/plan/types';
+import { renderPlan, type PhasePlan } from '../../../src/core/plan/types';
 import { LocalExecutor } from '../../../src/core/plan/localExecutor';
 import { raw, sh as shell, type RemoteCommand } from '../../../src/core/ssh/command';
 import { tempDir } from '../../tempDir';
@@ -66,18 +66,21 @@ test('the load balancer phase validates HAProxy before replacing its config and 
 });
 
 test('control-plane joins are serial with an etcd health gate after each, secrets never in the plan', () => {
-  const phase = joinControlPlanePhase(inv, sources);
+  const [credentials, phase] = joinControlPlanePhases(inv, sources) as [PhasePlan, PhasePlan];
+  // The credentials need init only: made beside the other nodes' image pulls (phase prepare), not after them.
+  assert.deepEqual(credentials.steps.map((s) => `${s.host}:${s.id.split('/').pop()}`), ['labs-k8s-m01:ca-hash', 'labs-k8s-m01:token', 'labs-k8s-m01:certificate-key']);
+  assert.deepEqual(credentials.overlaps, ['prepare']);
   assert.equal(phase.order, 'serial');
+  assert.equal(phase.overlaps, undefined, 'the joins wait for their nodes\' images');
   const order = phase.steps.map((s) => `${s.host}:${s.id.split('/').pop()}`);
   assert.deepEqual(order, [
-    'labs-k8s-m01:ca-hash', 'labs-k8s-m01:token', 'labs-k8s-m01:certificate-key',
     'labs-k8s-m02:no-kubeadm-running', 'labs-k8s-m01:forget-partial-labs-k8s-m02', 'labs-k8s-m02:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m02',
     'labs-k8s-m03:no-kubeadm-running', 'labs-k8s-m01:forget-partial-labs-k8s-m03', 'labs-k8s-m03:join', 'labs-k8s-m01:etcd-healthy-labs-k8s-m03',
     // The next join waits for etcd only; Ready (the CNI on the node) is checked once all have joined.
     'labs-k8s-m01:ready-labs-k8s-m02', 'labs-k8s-m01:ready-labs-k8s-m03',
   ]);
   assert.match(phase.warnings[0]!, /tolerates no failure/);
-  const text = renderPlan({ fingerprint: 'x', phases: [phase, ...joinWorkersPhases(inv, sources)] });
+  const text = renderPlan({ fingerprint: 'x', phases: [credentials, phase, ...joinWorkersPhases(inv, sources)] });
   assert.match(text, /--token \*\*\* .* --control-plane --certificate-key \*\*\*/);
   // With values a join command quotes and hides its secrets.
   const join = phase.steps.find((s) => s.id.endsWith('m02/join'))!;
@@ -115,7 +118,7 @@ test('the user\'s extra kubeadm documents replace a generated one of the same ki
 async function forgetM02(cluster: { controlPlanes: string[]; nodes: string[]; members: string; apiDown?: boolean }) {
   const { writeFileSync, chmodSync, existsSync } = await import('node:fs');
   const { sh } = await import('../../../src/core/ssh/command.js');
-  const forget = joinControlPlanePhase(inv, sources).steps.find((s) => s.id.endsWith('forget-partial-labs-k8s-m02'))!;
+  const forget = joinControlPlanePhases(inv, sources).flatMap((p) => p.steps).find((s) => s.id.endsWith('forget-partial-labs-k8s-m02'))!;
   const dir = tempDir('kw-kubectl-');
   const calls = join(dir, 'calls');
   const lines = (names: string[]) => names.map((n) => `node/${n}`).join('\\n');
@@ -239,7 +242,7 @@ async function runJoinStep(stepId: string, opts: { leftovers: Leftovers; api: 'c
     kubeadm: '',
     systemctl: '',
   });
-  const all = [...joinControlPlanePhase(inv, sources).steps, ...joinWorkersPhases(inv, sources).flatMap((p) => p.steps)];
+  const all = [...joinControlPlanePhases(inv, sources).flatMap((p) => p.steps), ...joinWorkersPhases(inv, sources).flatMap((p) => p.steps)];
   const step = all.find((s) => s.id === stepId)!;
   const values = { get: (k: string) => ({ token: 'abcdef.0123456789abcdef', caHash: 'sha256:' + 'a'.repeat(64), certificateKey: 'f'.repeat(64) })[k] };
   const r = await host.run(typeof step.run === 'function' ? step.run(values) : step.run!);
@@ -289,7 +292,7 @@ test('a worker whose join was interrupted before kubelet.conf is reset, then joi
 test('the etcd gate counts only a voting member: an unpromoted learner of the host does not pass', async () => {
   const { writeFileSync, chmodSync } = await import('node:fs');
   const { sh } = await import('../../../src/core/ssh/command.js');
-  const gate = joinControlPlanePhase(inv, sources).steps.find((s) => s.id.endsWith('etcd-healthy-labs-k8s-m02'))!;
+  const gate = joinControlPlanePhases(inv, sources).flatMap((p) => p.steps).find((s) => s.id.endsWith('etcd-healthy-labs-k8s-m02'))!;
   const withMembers = async (list: string): Promise<number | null> => {
     const dir = tempDir('kw-kubectl-');
     writeFileSync(join(dir, 'kubectl'), `#!/bin/sh\ncase "$*" in *"member list"*) cat <<'EOF'\n${list}\nEOF\n;; esac\n`);

@@ -7,7 +7,7 @@ import { HostLocks } from '../../../src/core/plan/locks';
 import { LocalExecutor } from '../../../src/core/plan/localExecutor';
 import { concurrentGroups, runPlan, type RunEvent } from '../../../src/core/plan/runner';
 import type { PhasePlan, Plan } from '../../../src/core/plan/types';
-import { initPhase, joinControlPlanePhase } from '../../../src/core/phases/bringUp';
+import { initPhase, joinControlPlanePhases } from '../../../src/core/phases/bringUp';
 import { tempDir } from '../../tempDir';
 
 const phase = (id: PhasePlan['phase'], hosts: string[], alongsidePrevious = false, run = sh`sleep 0.3`): PhasePlan => ({
@@ -57,7 +57,7 @@ test('init hands its certificate key to the control-plane joins; the re-upload i
   assert.equal(init.capture!(out).certificateKey, key);
   assert.deepEqual(init.secretCaptures, ['certificateKey'], 'the key never reaches the ledger');
   assert.deepEqual(init.capture!('no key printed'), {});
-  const upload = joinControlPlanePhase(inv, { cniManifest: 'y' }).steps.find((s) => s.id.endsWith('/certificate-key'))!;
+  const upload = joinControlPlanePhases(inv, { cniManifest: 'y' }).flatMap((p) => p.steps).find((s) => s.id.endsWith('/certificate-key'))!;
   const values = (v: Record<string, string>) => ({ get: (k: string) => v[k] });
   assert.equal(upload.skipWhen!(values({ certificateKey: key, certificateKeyAt: String(Date.now() - 60_000) })), true, 'init of this run uploaded them a minute ago');
   assert.equal(upload.skipWhen!(values({ certificateKey: key, certificateKeyAt: String(Date.now() - 2 * 3600_000) })), false, 'too old: upload again');
@@ -76,10 +76,17 @@ test('a cancel while a worker join runs beside a control-plane join names the co
   const ledger = Ledger.create(join(dir, 'runs'), 'up', plan.fingerprint);
   const abort = new AbortController();
   const ends: string[] = [];
+  const started = new Set<string>();
   const running = runPlan(plan, {
     executor: new LocalExecutor(), ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 10, signal: abort.signal,
-    onEvent: (e) => { if (e.type === 'step-end') ends.push(`${e.step.id}:${e.state}`); },
+    onEvent: (e) => {
+      if (e.type === 'step-start') started.add(e.step.id);
+      if (e.type === 'step-end') ends.push(`${e.step.id}:${e.state}`);
+    },
   });
+  // Both commands running, and time for the control-plane one's shell to set its trap (a fixed 300 ms was not
+  // always enough on a loaded machine: the TERM came before the trap and ended that command first).
+  for (const t0 = Date.now(); started.size < 2 && Date.now() - t0 < 10_000; ) await new Promise((r) => setTimeout(r, 20));
   await new Promise((r) => setTimeout(r, 300));
   abort.abort();
   const result = await running;

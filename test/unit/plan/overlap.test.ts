@@ -36,10 +36,12 @@ const caPem = readFileSync(join(caDir, 'ca.crt'), 'utf8');
 /** Every check says "not done yet" (a bare lab), every command and gate succeeds; joins and image pulls take their time. */
 class FakeHosts implements StepExecutor {
   constructor(private readonly checks: Set<RemoteCommand>) {}
-  async exec(_host: string, command: RemoteCommand, io: { onStdout?: (t: string) => void }): Promise<ExecResult> {
+  async exec(host: string, command: RemoteCommand, io: { onStdout?: (t: string) => void }): Promise<ExecResult> {
     if (this.checks.has(command)) return { code: 1 };
     const t = command.text;
-    const ms = /kubeadm join .*--control-plane/.test(t) ? 150 : /kubeadm join /.test(t) ? 40 : /kubeadm init /.test(t) ? 60 : /crictl pull |images pull/.test(t) ? 50 : 2;
+    // The other nodes' pulls (beside init) outlast init, as on a loaded lab: what waits for them shows.
+    const pull = host === 'labs-k8s-m01' ? 50 : 300;
+    const ms = /kubeadm join .*--control-plane/.test(t) ? 150 : /kubeadm join /.test(t) ? 40 : /kubeadm init /.test(t) ? 60 : /crictl pull |images pull/.test(t) ? pull : 2;
     await new Promise((r) => setTimeout(r, ms));
     if (t.includes('cat /etc/kubernetes/pki/ca.crt')) io.onStdout?.(caPem);
     else if (t.includes('kubeadm token create')) io.onStdout?.('abcdef.0123456789abcdef\n');
@@ -93,6 +95,12 @@ test('bring-up: the workers join once init and its CNI are done and the API answ
     assert.ok(start(`prepare/${h}/images`) >= end(`prepare/${h}/kube-packages`), `${h} pulls once kubeadm and crictl are installed`);
   }
   for (const m of [M(2), M(3)]) assert.ok(end(`prepare/${m}/images`) <= start(`join-control-plane/${m}/join`), `${m}'s join finds its images`);
+  // The joins' credentials need init only: made while the other nodes still pull, not after.
+  const pullsEnd = Math.max(...[M(2), M(3), W(1), W(2)].map((h) => end(`prepare/${h}/images`)));
+  for (const token of [`join-control-plane/${M(1)}/token`, `join-workers/${M(1)}/token`]) {
+    assert.ok(start(token) >= end(`init/${M(1)}/kubeadm-init`), `${token} after init`);
+    assert.ok(start(token) < pullsEnd, `${token} beside the other nodes' pulls`);
+  }
   for (const w of [W(1), W(2)]) assert.ok(end(`prepare/${w}/images`) <= start(`join-workers/${w}/join`), `${w}'s join finds its images`);
   // The cluster checks wait for every join.
   const lastJoin = Math.max(...[M(2), M(3)].map((m) => end(`join-control-plane/${m}/join`)), ...[W(1), W(2)].map((w) => end(`join-workers/${w}/join`)));
@@ -120,10 +128,13 @@ test('phaseWaits: a phase waits for every earlier one but the ones it overlaps; 
     [names[2], prep],
     // the other nodes' image pulls: after prepare, beside init
     [names[3], prep],
-    [names[4], [...prep, 'init', 'prepare']],
-    [names[5], [...prep, 'init', 'prepare']],
-    [names[6], [...prep, 'init', 'prepare', 'join-workers']],
-    [names[7], [...prep, 'init', 'prepare', 'join-workers', 'join-workers']],
-    [names[8], [...prep, 'init', 'prepare', 'join-control-plane', 'join-workers', 'join-workers', 'join-workers']],
+    // the control plane's join credentials: after init, beside the pulls; then the joins, after the pulls
+    [names[4], ['loadbalancer', 'init']],
+    [names[5], [...prep, 'init', 'prepare', 'join-control-plane']],
+    // the workers': credentials likewise, joins beside the control-plane joins
+    [names[6], ['loadbalancer', 'init']],
+    [names[7], [...prep, 'init', 'prepare', 'join-workers']],
+    [names[8], [...prep, 'init', 'prepare', 'join-workers', 'join-workers']],
+    [names[9], [...prep, 'init', 'prepare', 'join-control-plane', 'join-control-plane', 'join-workers', 'join-workers', 'join-workers']],
   ]);
 });
