@@ -225,7 +225,7 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
     const joined = planForHosts(full, [req.replacement.name]);
     for (const p of joined.phases) {
       // The bring-up's two-member warning is about a first join; here the cluster keeps its other members.
-      if (p.phase === 'join-control-plane') p.warnings = [`${req.replacement.name} joins as a learner and is promoted once it has caught up; a fresh certificate key is uploaded on ${helper} for it.`];
+      if (p.phase === 'join-control-plane' && p.steps.some((s) => (s.about ?? s.host) === req.replacement!.name)) p.warnings = [`${req.replacement.name} joins as a learner and is promoted once it has caught up; a fresh certificate key is uploaded on ${helper} for it.`];
     }
     phases.push(...joined.phases);
     if (isControlPlane(target)) phases.push(haproxyPhase(after, generateHaproxyConfig(after), `Add ${req.replacement.name} to HAProxy on every balancer, UP`, `haproxy-with-${req.replacement.name}`, [req.replacement.name]));

@@ -103,6 +103,7 @@ test('replace of the dead first control-plane node: HAProxy loses it first, the 
   const plan = renderPlan(prep.plan!);
   assert.match(plan, /haproxy.cfg with the backend labs-k8s-m02, labs-k8s-m03 \(checked/);
   assert.match(plan, /haproxy.cfg with the backend labs-k8s-m04, labs-k8s-m02, labs-k8s-m03 \(checked with haproxy -c, reloaded\); labs-k8s-m04 UP/);
+  assert.equal((plan.match(/labs-k8s-m04 joins as a learner/g) ?? []).length, 1, 'the replacement\'s warning once, on its join, not on the credentials before it');
   assert.match(plan, /kubeadm join 10\.3\.60\.100:6443 --token \*\*\* .* --node-name labs-k8s-m04 --control-plane --certificate-key \*\*\* --apiserver-advertise-address 10\.3\.60\.57/);
   assert.match(prep.inventoryEdit!.diff, /^\+  - \{ name: labs-k8s-m04, address: 10\.3\.60\.57, roles: \[control-plane\] \}$/m);
 });
