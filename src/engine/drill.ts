@@ -28,7 +28,7 @@ import { buildDrillPlan, evictablePods, type DrillAction, type DrillPlan, type D
 import { buildDrillReport, type DrillReport, type RunFacts } from '../core/drill/report';
 import { abortableSleep } from '../core/sleep';
 import { readHaproxy } from './balancers';
-import { readyz as readyzOver } from './renew';
+import { readyz as readyzOver } from '../adapters/kube/readyz';
 
 /** The API calls the drill makes (HttpsTransport). */
 export interface DrillApi {

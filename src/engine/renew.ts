@@ -6,7 +6,7 @@
  * command).
  */
 import { createHash } from 'node:crypto';
-import { request } from 'node:https';
+import { readyz } from '../adapters/kube/readyz';
 import { checkControlPlaneDrain, type ControlPlaneMember } from '../core/drain/controlPlaneGuard';
 import { asRoot } from '../core/drill/commands';
 import type { CertThresholds } from '../core/certs/assess';
@@ -43,19 +43,6 @@ export interface RenewPreparation {
   before: CertReport;
   warnings: string[];
   refusals: string[];
-}
-
-/** /readyz on a node's API server, certificate not checked (we only ask whether it is up). */
-export function readyz(address: string, port: number, timeoutMs = 3000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request({ host: address, port, path: '/readyz', method: 'GET', rejectUnauthorized: false, timeout: timeoutMs }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
-    req.end();
-  });
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>

@@ -15,7 +15,7 @@ import type { Plan } from '../core/plan/types';
 import type { SudoOptions } from '../core/ssh/command';
 import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
 import { readEtcdOverSsh } from './backup';
-import { readyz as readyzOver } from './renew';
+import { readyz as readyzOver } from '../adapters/kube/readyz';
 import { errorMessage } from '../core/errors';
 
 export interface RestoreDeps {

@@ -59,25 +59,30 @@ export function apiCheckOf(cfg: string): ApiCheck {
   return /^\s*option\s+httpchk\s+GET\s+\/readyz/m.test(cfg) ? 'readyz' : 'tcp';
 }
 
+/** `script` on a balancer over the lab's SSH config (stdin `input`). */
+function onBalancer(sshConfig: string, balancer: string, script: string, input?: string, timeout = 60_000) {
+  return spawnSync('ssh', ['-F', sshConfig, '-o', 'ConnectTimeout=5', balancer, script], { input, encoding: 'utf8', timeout });
+}
+
 /**
  * Installs `cfg` as a balancer's /etc/haproxy/haproxy.cfg: checked by `haproxy -c` first, then a reload (the running
  * connections stay); throws with HAProxy's words when the file does not pass.
  */
 export function installHaproxyCfg(sshConfig: string, balancer: string, cfg: string): void {
   const script = 'set -e; f=/etc/haproxy/haproxy.cfg; cat > "$f.kw-new"; haproxy -c -q -f "$f.kw-new"; mv "$f.kw-new" "$f"; systemctl reload haproxy';
-  const r = spawnSync('ssh', ['-F', sshConfig, '-o', 'ConnectTimeout=5', balancer, script], { input: cfg, encoding: 'utf8', timeout: 60_000 });
+  const r = onBalancer(sshConfig, balancer, script, cfg);
   if (r.status !== 0) throw new Error(`${balancer}: haproxy.cfg not installed (exit ${r.status}): ${r.stderr.trim()}`);
 }
 
 export function readHaproxyCfg(sshConfig: string, balancer: string): string {
-  const r = spawnSync('ssh', ['-F', sshConfig, '-o', 'ConnectTimeout=5', balancer, 'cat /etc/haproxy/haproxy.cfg'], { encoding: 'utf8', timeout: 60_000 });
+  const r = onBalancer(sshConfig, balancer, 'cat /etc/haproxy/haproxy.cfg');
   if (r.status !== 0) throw new Error(`${balancer}: cannot read haproxy.cfg: ${r.stderr.trim()}`);
   return r.stdout;
 }
 
 /** The API backend's servers and their status (`UP`, `DOWN`, `UP 1/2`…) on a balancer, through its admin socket. */
 export function apiServerStates(sshConfig: string, balancer: string, statCommand: string): Record<string, string> {
-  const r = spawnSync('ssh', ['-F', sshConfig, '-o', 'ConnectTimeout=5', balancer, statCommand], { encoding: 'utf8', timeout: 30_000 });
+  const r = onBalancer(sshConfig, balancer, statCommand, undefined, 30_000);
   const lines = r.stdout.split('\n');
   const cols = (lines[0] ?? '').replace(/^# /, '').split(',');
   const out: Record<string, string> = {};

@@ -20,6 +20,7 @@ import { request } from 'node:https';
 import { dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { showStat } from '../../src/core/nodes/commands';
+import { apiServerStates } from './apiHealthCheck';
 import { recordBench } from './bench';
 import { secretsIn } from './secrets';
 import { tempDir } from '../tempDir';
@@ -112,15 +113,7 @@ function etcdLeaders(via: string): number {
 /** The backend's servers and their status, through HAProxy's admin socket on a balancer. */
 function haproxyServers(balancer: string): Record<string, string> {
   // socat where the reference procedure installed it, else perl: the command the plans verify with.
-  const csv = ssh(balancer, showStat().text).stdout;
-  const lines = csv.split('\n');
-  const cols = lines[0]!.replace(/^# /, '').split(',');
-  const out: Record<string, string> = {};
-  for (const l of lines.slice(1)) {
-    const f = l.split(',');
-    if (f[0] === 'kubernetes-master-nodes' && f[1] !== 'BACKEND' && f[1]) out[f[1]] = f[cols.indexOf('status')]!;
-  }
-  return out;
+  return apiServerStates(env.LAB_SSH_CONFIG!, balancer, showStat().text);
 }
 
 /** Requests /readyz through the VIP every 200 ms, with the cluster's CA; counts answers and failures. */

@@ -137,11 +137,12 @@ function admissionNotes(plan: DrillPlan, tl: ObservedTimeline, failedDuringRecov
   const restoreAt = tl.restoreAt ?? 0;
   const ready = ev['apiserver-ready'];
   const tcp = plan.balancers.filter((b) => b.params.httpCheck === undefined).map((b) => b.host);
-  const early = plan.balancers
-    .map((b) => ({ host: b.host, up: ev[`haproxy-up@${b.host}`] }))
-    .filter((x) => x.up && ready && x.up.t < ready.t)
-    .map((x) => `${x.host} ${sec(x.up!.t - restoreAt)} s`);
-  const when = early.length && ready ? ` HAProxy admitted it (${early.join(', ')} after the restore began) before its own /readyz was ok (${sec(ready.t - restoreAt)} s).` : '';
+  // Only with the node's own readiness seen is "too early" known.
+  const early = !ready ? [] : plan.balancers.flatMap((b) => {
+    const up = ev[`haproxy-up@${b.host}`];
+    return up && up.t < ready.t ? [`${b.host} ${sec(up.t - restoreAt)} s`] : [];
+  });
+  const when = ready && early.length ? ` HAProxy admitted it (${early.join(', ')} after the restore began) before its own /readyz was ok (${sec(ready.t - restoreAt)} s).` : '';
   const fix = tcp.length ? ` ${tcp.join(', ')} check${tcp.length === 1 ? 's' : ''} it over TCP, which admits kube-apiserver as soon as its port opens: \`option httpchk GET /readyz\` with \`http-check expect status 200\` and \`check check-ssl verify none\` waits for readiness.` : '';
   if (failedDuringRecovery) return [`${failedDuringRecovery} API request(s) through the VIP failed while ${plan.target.host} came back.${when}${fix}`];
   if (when) return [`no API request failed while ${plan.target.host} came back, but${when} Requests sent to it in between could fail.${fix}`];

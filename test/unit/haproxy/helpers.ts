@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { LineIndex, type Finding, type TextEdit } from '../../../src/core/findings';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { Inventory } from '../../../src/core/inventory/types';
-import { tempDir } from '../../tempDir';
 
 export const ROOT = join(__dirname, '../../..');
 export const HAPROXY_FIXTURES = join(ROOT, 'test/fixtures/haproxy');
@@ -74,9 +73,6 @@ export function requireNetns(): void {
   requireTool('ip', ['-V'], 'iproute2');
 }
 
-export function tmpDir(prefix: string): string {
-  return tempDir(prefix);
-}
 
 export function writeTmp(dir: string, name: string, text: string): string {
   const p = join(dir, name);

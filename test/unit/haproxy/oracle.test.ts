@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { generateHaproxyConfig } from '../../../src/core/generate/haproxy';
 import { lintHaproxy } from '../../../src/core/haproxy/lint';
 import type { Inventory } from '../../../src/core/inventory/types';
-import { applyAllFixes, applyEdits, describe, errorsAndWarnings, fixtures, HAPROXY_FIXTURES, haproxyCheck, loadInventory, mutations, requireTool, seedInventory, tmpDir, writeTmp } from './helpers';
+import { applyAllFixes, applyEdits, describe, errorsAndWarnings, fixtures, HAPROXY_FIXTURES, haproxyCheck, loadInventory, mutations, requireTool, seedInventory, writeTmp } from './helpers';
+import { tempDir } from '../../tempDir';
 
 requireTool('haproxy', ['-v'], 'haproxy');
 
@@ -64,7 +65,7 @@ test('miss-* fixtures are what haproxy -c accepts but breaks the API, and we fla
 });
 
 test('quick fixes turn fully fixable fixtures into configs haproxy -c accepts and that lint clean', (t) => {
-  const dir = tmpDir('kw-haproxy-fix-');
+  const dir = tempDir('kw-haproxy-fix-');
   let repaired = 0;
   for (const f of corpus) {
     if (f.name.startsWith('valid-') || f.name.includes('binary')) continue;
@@ -101,7 +102,7 @@ const inventories: [string, Inventory][] = [
 for (const [name, inventory] of inventories) {
   test(`generated haproxy.cfg (${name}) passes haproxy -c and every rule`, () => {
     const text = generateHaproxyConfig(inventory);
-    const v = haproxyCheck(writeTmp(tmpDir('kw-haproxy-gen-'), 'haproxy.cfg', text));
+    const v = haproxyCheck(writeTmp(tempDir('kw-haproxy-gen-'), 'haproxy.cfg', text));
     assert.equal(v.rc, 0, v.output);
     const ours = lintHaproxy(text, { inventory });
     assert.deepEqual(ours, [], describe(ours));
@@ -116,13 +117,13 @@ test("the seed's haproxy.cfg passes haproxy -c with one recommendation: the /rea
   const text = applyEdits(seed.text, found[0]!.fixes![0]!.edits);
   assert.match(text, /option httpchk GET \/readyz\n {4}http-check expect status 200\n/);
   assert.equal((text.match(/ check check-ssl verify none fall 3 rise 2/g) ?? []).length, 3);
-  const v = haproxyCheck(writeTmp(tmpDir('kw-haproxy-readyz-'), 'haproxy.cfg', text));
+  const v = haproxyCheck(writeTmp(tempDir('kw-haproxy-readyz-'), 'haproxy.cfg', text));
   assert.equal(v.rc, 0, v.output);
   assert.deepEqual(lintHaproxy(text, { inventory: inv }), []);
 });
 
 test('zero misses on 80 deterministic mutations of the seed (haproxy -c decides)', (t) => {
-  const dir = tmpDir('kw-haproxy-mut-');
+  const dir = tempDir('kw-haproxy-mut-');
   const junk = ['x', '0', '-1', '99999', 'abc', '1.2.3', '10.3.60.999', '"', "'", '{', '}', '#', '\\', 'check', 'tcp', 'http', ':6443', '5x', ''];
   const seedText = corpus.find((f) => f.name === 'valid-seed.cfg')!.text;
   let rejected = 0;

@@ -23,7 +23,8 @@ import { lintText } from '../../../src/core/lint/registry';
 import type { PhaseSources } from '../../../src/core/phases/configs';
 import { BRING_UP_PHASES, buildBringUpPlan } from '../../../src/engine/bringUp';
 import { phaseConfigs } from '../../../src/engine/inputs';
-import { haproxyCheck, keepalivedCheck, requireNetns, tmpDir, writeTmp } from '../haproxy/helpers';
+import { haproxyCheck, keepalivedCheck, requireNetns, writeTmp } from '../haproxy/helpers';
+import { tempDir } from '../../tempDir';
 
 const ROOT = join(__dirname, '../../..');
 const BASE = readFileSync(join(ROOT, 'examples/labs-k8s/inventory.yaml'), 'utf8')
@@ -165,7 +166,7 @@ test('property: every hostile field value is refused at its field, or yields onl
 
   // The real tools on the distinct generated balancer configs.
   requireNetns();
-  const dir = tmpDir('kw-prop-');
+  const dir = tempDir('kw-prop-');
   let i = 0;
   for (const s of samples.values()) {
     const file = writeTmp(dir, `${s.kind}-${i++}.conf`, s.text);

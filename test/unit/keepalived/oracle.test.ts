@@ -12,7 +12,8 @@ import { generateKeepalivedConfigs } from '../../../src/core/generate/keepalived
 import { hostsWithRole, type Inventory } from '../../../src/core/inventory/types';
 import { lintKeepalived } from '../../../src/core/keepalived/lint';
 import type { SourceFile } from '../../../src/core/lint/types';
-import { applyAllFixes, describe, errorsAndWarnings, fixtures, KEEPALIVED_FIXTURES, keepalivedCheck, loadInventory, mutations, requireNetns, seedInventory, tmpDir, writeTmp } from '../haproxy/helpers';
+import { applyAllFixes, describe, errorsAndWarnings, fixtures, KEEPALIVED_FIXTURES, keepalivedCheck, loadInventory, mutations, requireNetns, seedInventory, writeTmp } from '../haproxy/helpers';
+import { tempDir } from '../../tempDir';
 
 requireNetns();
 
@@ -95,7 +96,7 @@ test('balancer pairs: each file passes keepalived -t alone; the cross-balancer r
 });
 
 test('quick fixes turn fully fixable fixtures into configs keepalived -t accepts and that lint clean', (t) => {
-  const dir = tmpDir('kw-keepalived-fix-');
+  const dir = tempDir('kw-keepalived-fix-');
   let repaired = 0;
   for (const f of corpus) {
     if (f.name.startsWith('valid-') || f.name.includes('binary')) continue;
@@ -132,7 +133,7 @@ for (const [name, inventory] of [
   test(`generated keepalived.conf files (${name}) pass keepalived -t and every rule, together`, () => {
     const confs = generateKeepalivedConfigs(inventory);
     assert.deepEqual(Object.keys(confs).sort(), hostsWithRole(inventory, 'loadbalancer').map((h) => h.name).sort());
-    const dir = tmpDir('kw-keepalived-gen-');
+    const dir = tempDir('kw-keepalived-gen-');
     const files: SourceFile[] = Object.entries(confs).map(([host, text]) => ({ path: `${host}/keepalived.conf`, text }));
     const siblings = Object.entries(confs).map(([host, text]) => ({ path: `keepalived-${host}.conf`, text }));
     for (const [host, text] of Object.entries(confs)) {
@@ -153,7 +154,7 @@ test('the seed example passes keepalived -t (on ens192) and lints clean', () => 
 });
 
 test('zero misses on 60 deterministic mutations of the seed (keepalived -t decides)', (t) => {
-  const dir = tmpDir('kw-keepalived-mut-');
+  const dir = tempDir('kw-keepalived-mut-');
   const junk = ['x', '0', '-1', '300', 'abc', '1.2.3', '10.3.60.999', '"', '{', '}', '#', '!', 'MASTER', 'BACKUP', 'dev', 'eth9', '/24', ''];
   const seedText = corpus.find((f) => f.name === 'valid-seed.conf')!.text;
   let rejected = 0;

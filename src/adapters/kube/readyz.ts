@@ -1,0 +1,18 @@
+/**
+ * GET /readyz on one node's API server, directly (not through the VIP), certificate not checked: we only ask whether
+ * it can serve. Anonymous, as kubeadm's default RBAC allows. Used where a step must know one server is back — a
+ * renewal's or a restore's restart, a drill's way back — not the load balancer's view of it.
+ */
+import { request } from 'node:https';
+
+export function readyz(address: string, port: number, timeoutMs = 3000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ host: address, port, path: '/readyz', method: 'GET', rejectUnauthorized: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
