@@ -274,7 +274,7 @@ describe('bring-up engine on the lab\'s bare nodes', { timeout: 90 * 60_000 }, (
     // The units' states (one systemctl on each host, real systemd): what runs where after the bring-up.
     type F = { host: string; containerd?: { active: boolean }; kubelet?: { active: boolean }; haproxy?: { active: boolean }; keepalived?: { active: boolean } };
     const states = (json.facts as F[]).map((f) => `${f.host}:${['containerd', 'kubelet', 'haproxy', 'keepalived'].filter((u) => f[u as 'kubelet']?.active).join('+')}`).sort();
-    assert.deepEqual(states, ['labs-k8s-balancer:haproxy+keepalived', 'labs-k8s-balancer2:haproxy+keepalived', ...['m01', 'm02', 'm03', 'w01', 'w02'].map((n) => `labs-k8s-${n}:containerd+kubelet`)]);
+    assert.deepEqual(states, ['labs-k8s-balancer:haproxy+keepalived', 'labs-k8s-balancer2:haproxy+keepalived', ...['m01', 'm02', 'm03', 'w01', 'w02'].map((n) => `labs-k8s-${n}:containerd+kubelet`)].sort());
   });
 
   test('a second up finds every step done and changes nothing', () => {
