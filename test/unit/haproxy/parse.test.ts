@@ -50,3 +50,16 @@ test('section cache: sections with one fingerprint are told apart, and a re-pars
   );
   assert.equal(second.lineCount, 5);
 });
+
+test('the last whole parse is reused only for the same text: an equal copy gets it, an edit a parse of its own', () => {
+  clearSectionCache();
+  const text = 'frontend fe\n  bind :80\n  default_backend be\nbackend be\n  server a 10.0.0.1:80\n';
+  const first = parseHaproxy(text);
+  // an equal text in another string object (the cross-file check gets the editor's copy of the document)
+  const copy = parseHaproxy(text.split('').join(''));
+  assert.equal(copy, first, 'the linter and the cross-file check share one parse of one text');
+  const edited = parseHaproxy(text.replace('10.0.0.1', '10.0.0.2'));
+  assert.notEqual(edited, first);
+  assert.equal(edited.sections[1]!.line(1).word(2), '10.0.0.2:80');
+  assert.equal(parseHaproxy(text).sections[1]!.line(1).word(2), '10.0.0.1:80', "back to the first text: its servers, not the edit's");
+});
