@@ -147,7 +147,7 @@ const preambleCache = new TextCache<SectionRecords>(20_000);
 /**
  * The last text parsed whole and its parse: the linter and the cross-file check (../lint/crossFile.ts) both parse
  * the file they are given, one after the other; the second is answered here instead of by a walk over the section
- * cache, which costs a third of a cold lint on a large file. Sections are immutable, so the parse is shared.
+ * cache, which took about 1 ms of a 4–5 ms cold lint of 10,000 lines. Sections are immutable, so the parse is shared.
  */
 let lastParse: { text: string; cfg: HaproxyConfig } | undefined;
 
