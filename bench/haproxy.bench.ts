@@ -3,9 +3,9 @@
  * incremental re-lint after a one-line edit (only the edited section is re-parsed and re-checked; the others come
  * from the caches keyed by section text), and `haproxy -c` on the same file for the ratio.
  * Run: npm run bench:config   (printed numbers, not a timed test; goal ≤ 50 ms full, ≤ 10 ms incremental). It
- * bundles this file with esbuild as scripts/bundles.mjs bundles the lint worker (node20, CommonJS) and runs the
- * bundle, so the linter timed is compiled as the one that ships; under tsx every imported name is read through a
- * getter and the times were both higher and more scattered.
+ * runs through scripts/bench-bundled.mjs, compiled with the lint worker's esbuild config, so the linter timed is
+ * compiled as the one that ships; under tsx every imported name is read through a getter and the times were both
+ * higher and more scattered.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,0 +1,16 @@
+// Runs a benchmark compiled as the lint worker ships: the worker's esbuild config from scripts/bundles.mjs (the
+// production one, as `npm run package` builds it) with the benchmark as its entry, written to out/ (one level below
+// the repository, where the benchmark finds its files) and run with node. Usage: node scripts/bench-bundled.mjs bench/X.ts
+import * as esbuild from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { basename, join } from 'node:path';
+import { bundleConfigs, root } from './bundles.mjs';
+
+const entry = process.argv[2];
+if (!entry) throw new Error('usage: node scripts/bench-bundled.mjs bench/<name>.bench.ts');
+const worker = bundleConfigs({ production: true }).find((c) => c.entryPoints?.[0] === 'src/engine/lintWorker.ts');
+if (!worker) throw new Error('scripts/bundles.mjs has no lint worker bundle');
+const outfile = join(root, 'out', basename(entry).replace(/\.ts$/, '.js'));
+await esbuild.build({ ...worker, entryPoints: [entry], outfile });
+const run = spawnSync(process.execPath, [outfile, ...process.argv.slice(3)], { stdio: 'inherit' });
+process.exit(run.status ?? 1);
