@@ -91,7 +91,7 @@ const context = { inventory };
 const HAPROXY_WARMUP = 20;
 const HAPROXY_RUNS = 21;
 // The full lint is timed through lintText, what the editor's lint worker and the CLI call: the text guard, the
-// linter and the cross-file check, behind the content-hash cache (cleared, with the parse caches, before each run).
+// linter and the cross-file check, behind the result cache (cleared, with the parse caches, before each run).
 const file = { path: 'haproxy.cfg', text };
 function clearCaches(): void {
   clearHaproxyCaches();
@@ -161,7 +161,7 @@ const insertAt = serverLines[Math.floor(serverLines.length / 2)]!;
 const inserted = [...lines.slice(0, insertAt), '    # a new comment line', ...lines.slice(insertAt)].join('\n');
 const insertMs = time(() => lintText({ path: 'haproxy.cfg', text: inserted }, context, 'haproxy'), 'insert');
 
-// what the editor and the CLI call: unchanged text is a content-hash cache hit
+// what the editor and the CLI call: unchanged text is a result-cache hit (the kept text compared whole)
 clearLintResultCache();
 lintText(file, context, 'haproxy');
 const cached: number[] = [];
@@ -215,10 +215,10 @@ console.log(`haproxy.cfg: ${lineCount} lines, ${text.length} bytes, ${findings} 
 console.log(`| ${'measure'.padEnd(46)} | ${'wall ms'.padStart(9)} | ${'min ms'.padStart(8)} | ${'cpu ms'.padStart(8)} | ${'goal'.padEnd(6)} |`);
 console.log(`|${'-'.repeat(48)}|${'-'.repeat(11)}|${'-'.repeat(10)}|${'-'.repeat(10)}|${'-'.repeat(8)}|`);
 console.log(row(`full lint (lintText), cold caches (median of ${full.length})`, full, 'full', '≤ 50'));
-console.log(row(`re-lint, unchanged text, no content hash (median of ${unchanged.length})`, unchanged, 'unchanged', ''));
+console.log(row(`re-lint, unchanged text, no result cache (median of ${unchanged.length})`, unchanged, 'unchanged', ''));
 console.log(row(`incremental, one-line edit (median of ${incremental.length})`, incremental, 'incremental', '≤ 10'));
 console.log(row('incremental, inserted line (shifts sections)', [insertMs], 'insert', ''));
-console.log(row(`lintText, unchanged text: content-hash hit (median of ${cached.length})`, cached, 'cached', '≤ 1'));
+console.log(row(`lintText, unchanged text: result-cache hit (median of ${cached.length})`, cached, 'cached', '≤ 1'));
 console.log(row(`kubeadm ${kubeadmLines} lines, full lint (median of ${kubeadmFull.length})`, kubeadmFull, 'kubeadm', '≤ 10'));
 console.log(row('kubeadm, same lint, yaml library parse only', kubeadmLibrary, 'kubeadm-library', ''));
 if (haproxyMs !== undefined) {

@@ -252,8 +252,10 @@ export class LineStore {
   keywordMask(from: number, end: number): number {
     let mask = 0;
     for (let line = from; line < end; line++) {
-      const keyword = this.word(line, 0);
-      if (keyword !== undefined) mask |= keywordBit(keyword);
+      const r = line * LINE_STRIDE;
+      if (this.lineRecords[r + L_WORDS] === 0) continue;
+      const ref = this.wordRecords[this.lineRecords[r + L_FIRST_WORD]! * WORD_STRIDE + W_TEXT]!;
+      mask |= ref >= 0 ? keywordBits[ref]! : keywordBit(this.word(line, 0)!);
     }
     return mask;
   }
@@ -360,6 +362,9 @@ export class LineStore {
 function keywordBit(keyword: string): number {
   return 1 << ((keyword.length + keyword.charCodeAt(0) * 5 + keyword.charCodeAt(keyword.length - 1) * 3) & 31);
 }
+
+/** keywordBit of each interned word, by id: a section's mask is made of its lines' keyword ids without a string. */
+const keywordBits = Int32Array.from({ length: commonWords.size }, (_, id) => keywordBit(commonWords.word(id)));
 
 /** A copy of the records with room for at least `size` entries (doubling, so appends stay linear). */
 function grown(records: Int32Array, size: number): Int32Array {

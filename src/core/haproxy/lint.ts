@@ -31,15 +31,13 @@ const NO_FINDINGS: Finding[] = [];
 
 /** Section-local findings, kept with the section's cached parse (i.e. by its text) with lines relative to it. */
 function localFindings(section: Section, ctx: LocalContext): Finding[] {
-  const memo = section.memo;
-  let findings = memo.localFindings;
   const eol = ctx.eol;
-  if (!findings || memo.localEol !== eol) {
+  let findings = section.localFindings(eol);
+  if (!findings) {
     findings = lintSection(section.placedAt(0), ctx);
     // most sections have none: one shared array for them in the cache
     if (findings.length === 0) findings = NO_FINDINGS;
-    memo.localFindings = findings;
-    memo.localEol = eol;
+    section.keepLocalFindings(eol, findings);
   }
   return findings.length ? findings.map((f) => shift(f, section.startLine)) : findings;
 }

@@ -10,7 +10,8 @@ import type { Finding } from '../findings';
 import { looksBinary } from '../lint/textGuard';
 import { SECTION_KEYWORDS } from './keywords';
 import { type LineCursor, LineStore, type ParsedLine } from './lines';
-import { fingerprint, TextCache } from './sectionCache';
+import { fingerprint, SectionCache } from './sectionCache';
+import { SectionStore } from './sectionStore';
 
 export { LineCursor, ParsedLine, tokenizeLine } from './lines';
 export type { LineProblem, Token } from './lines';
@@ -18,69 +19,67 @@ export type { LineProblem, Token } from './lines';
 /** Sections that are proxies (carry traffic) and share the proxy keyword set. */
 export const PROXY_SECTIONS = new Set(['defaults', 'frontend', 'backend', 'listen']);
 
-/** The section-local findings (lines relative to the section) and the line ending they were computed with. */
-export interface SectionMemo {
-  localFindings?: Finding[];
-  localEol?: string;
-}
-
-/** A section's parse, kept in the cache by its text: its lines are lineCount records of a store from firstLine. */
-interface SectionRecords extends SectionMemo {
-  text: string;
-  type: string;
-  name: string | undefined;
-  store: LineStore;
-  firstLine: number;
-  lineCount: number;
-  /** The keywords of the body lines (LineStore.keywordMask), to skip sections that lack the one looked for. */
-  keywords: number;
-}
-
 /** What find() returns when nothing matches: shared, so frozen. */
 const NO_LINES: readonly ParsedLine[] = Object.freeze([]);
 
-/** A section of one parse: its cached lines placed at the section's line in the file. */
+/** A section of one parse: a cached section's records (a SectionStore and an index in it) placed at a line of the file. */
 export class Section {
   /** The section keyword: `global`, `frontend`, ...; `''` for lines before the first section. */
   readonly type: string;
   /** The section's name argument (frontend/backend/listen/defaults/peers/...), when given. */
   readonly name: string | undefined;
+  /** Lines of the section, header included. */
+  readonly lineCount: number;
+  /** The store index of the section's first line, and the keywords of its body lines (LineStore.keywordMask). */
+  private readonly firstLine: number;
+  private readonly keywords: number;
+  private readonly store: LineStore;
 
   constructor(
-    private readonly records: SectionRecords,
+    private readonly sections: SectionStore,
+    private readonly index: number,
     /** Absolute 0-based line of the section's header (or of its first line for the preamble). */
     readonly startLine: number,
   ) {
-    this.type = records.type;
-    this.name = records.name;
+    this.type = sections.type(index);
+    this.name = sections.name(index);
+    this.lineCount = sections.lineCount(index);
+    this.firstLine = sections.firstLine(index);
+    this.keywords = sections.keywords(index);
+    this.store = sections.lines;
   }
 
   /** The section's raw text (its cache key). */
   get text(): string {
-    return this.records.text;
+    return this.sections.text(this.index);
   }
-  /** What the linter derived from this text alone, kept with the cached parse (see SectionMemo). */
-  get memo(): SectionMemo {
-    return this.records;
+
+  /** Whether both are the same cached parse of a section text (wherever each is placed). */
+  sameParse(other: Section): boolean {
+    return this.sections === other.sections && this.index === other.index;
   }
-  /** Lines of the section, header included. */
-  get lineCount(): number {
-    return this.records.lineCount;
+
+  /** The findings the linter derived from this text alone (lines relative to the section), kept with the cached parse; undefined until kept or for another line ending. */
+  localFindings(eol: string): Finding[] | undefined {
+    return this.sections.localFindings(this.index, eol);
+  }
+  keepLocalFindings(eol: string, findings: Finding[]): void {
+    this.sections.keepLocalFindings(this.index, eol, findings);
   }
 
   /** Line `rel` of the section (0 = the header). */
   line(rel: number): ParsedLine {
-    return this.records.store.line(this.records.firstLine + rel, rel);
+    return this.store.line(this.firstLine + rel, rel);
   }
 
   /** A cursor on line `rel`, to move over the section's lines (see LineCursor). */
   cursor(rel: number): LineCursor {
-    return this.records.store.cursor(this.records.firstLine, rel);
+    return this.store.cursor(this.firstLine, rel);
   }
 
   /** The same parsed section with its header at line `startLine`. */
   placedAt(startLine: number): Section {
-    return new Section(this.records, startLine);
+    return new Section(this.sections, this.index, startLine);
   }
 
   /**
@@ -88,7 +87,7 @@ export class Section {
    * except in the preamble) whose words start with `first` (and `second`), or -1.
    */
   private nextMatch(rel: number, first: string, second: string | undefined): number {
-    const { store, firstLine, lineCount, keywords } = this.records;
+    const { store, firstLine, lineCount, keywords } = this;
     const from = Math.max(this.type === '' ? firstLine : firstLine + 1, firstLine + rel + 1);
     return store.findLine(from, firstLine + lineCount, 1, first, second, keywords);
   }
@@ -97,7 +96,7 @@ export class Section {
   find(first: string, second?: string): readonly ParsedLine[] {
     let at = this.nextMatch(-1, first, second);
     if (at < 0) return NO_LINES;
-    const { store, firstLine } = this.records;
+    const { store, firstLine } = this;
     const out: ParsedLine[] = [];
     for (; at >= 0; at = this.nextMatch(at - firstLine, first, second)) out.push(store.line(at, at - firstLine));
     return out;
@@ -106,7 +105,7 @@ export class Section {
   /** The next body line after line `rel` (-1: from the first) whose words start with `first` (and `second`). */
   findAfter(rel: number, first: string, second?: string): ParsedLine | undefined {
     const at = this.nextMatch(rel, first, second);
-    return at < 0 ? undefined : this.records.store.line(at, at - this.records.firstLine);
+    return at < 0 ? undefined : this.store.line(at, at - this.firstLine);
   }
 
   /**
@@ -116,13 +115,13 @@ export class Section {
   advance(cursor: LineCursor, first: string, second?: string): boolean {
     const at = this.nextMatch(cursor.rel, first, second);
     if (at < 0) return false;
-    cursor.moveTo(at - this.records.firstLine);
+    cursor.moveTo(at - this.firstLine);
     return true;
   }
 
   /** The last body line whose words start with `first` (and `second`). */
   last(first: string, second?: string): ParsedLine | undefined {
-    const { store, firstLine, lineCount, keywords } = this.records;
+    const { store, firstLine, lineCount, keywords } = this;
     const at = store.findLine(this.type === '' ? firstLine : firstLine + 1, firstLine + lineCount, -1, first, second, keywords);
     return at < 0 ? undefined : store.line(at, at - firstLine);
   }
@@ -140,9 +139,8 @@ export interface HaproxyConfig {
   readonly binary?: boolean;
 }
 
-/** Parsed sections by their text; the lines before the first section apart (they parse as no section). */
-const sectionCache = new TextCache<SectionRecords>(20_000);
-const preambleCache = new TextCache<SectionRecords>(20_000);
+/** Parsed sections by their text (the lines before the first section parse as no section, and are told apart). */
+const sectionCache = new SectionCache(20_000);
 
 /**
  * The last text parsed whole and its parse: the linter and the cross-file check (../lint/crossFile.ts) both parse
@@ -154,7 +152,6 @@ let lastParse: { text: string; cfg: HaproxyConfig } | undefined;
 /** Drops the parsed-section cache (benchmarks measure cold runs with it). */
 export function clearSectionCache(): void {
   sectionCache.clear();
-  preambleCache.clear();
   lastParse = undefined;
 }
 
@@ -177,32 +174,27 @@ function sectionHeaders(text: string): number[] {
 
 /** Parses the sections of one text, each cached by its text; missed ones are tokenized into the parse's store. */
 class SectionParser {
-  private store: LineStore | undefined;
+  private store: SectionStore | undefined;
   private misses = 0;
 
   constructor(private readonly text: string) {}
 
   /** Ends the parse: the store keeps only the room its lines take. */
   finish(): void {
-    this.store?.fit();
+    this.store?.lines.fit();
   }
 
-  /** The section whose text is text[from, to). */
-  parse(from: number, to: number, preamble: boolean): SectionRecords {
-    const cache = preamble ? preambleCache : sectionCache;
+  /** The section whose text is text[from, to), placed at line `startLine`. */
+  parse(from: number, to: number, preamble: boolean, startLine: number): Section {
     const fp = fingerprint(this.text, from, to);
-    const hit = cache.get(fp, this.text, from, to);
-    if (hit) return hit;
+    const hit = sectionCache.find(fp, this.text, from, to, preamble);
+    if (hit >= 0) return new Section(sectionCache.store(hit), sectionCache.index(hit), startLine);
     // first sized for this section (an edit re-parses one); a second miss is a cold parse: room for the rest
-    if (!this.store) this.store = new LineStore(this.text, to - from);
-    else if (++this.misses === 1) this.store.reserve(this.text.length - from);
-    const store = this.store;
-    const firstLine = store.addLines(from, to);
-    const lineCount = store.size - firstLine;
-    const keywords = store.keywordMask(preamble ? firstLine : firstLine + 1, firstLine + lineCount);
-    const records: SectionRecords = { text: this.text.slice(from, to), type: preamble ? '' : (store.word(firstLine, 0) ?? ''), name: preamble ? undefined : store.word(firstLine, 1), store, firstLine, lineCount, keywords };
-    cache.set(fp, records);
-    return records;
+    if (!this.store) this.store = new SectionStore(new LineStore(this.text, to - from));
+    else if (++this.misses === 1) this.store.lines.reserve(this.text.length - from);
+    const index = this.store.add(from, to, preamble);
+    sectionCache.set(fp, this.store, index);
+    return new Section(this.store, index, startLine);
   }
 }
 
@@ -221,7 +213,7 @@ function parseSections(text: string): HaproxyConfig {
   const sections: Section[] = [];
   let line = 0;
   const add = (from: number, to: number, preamble: boolean) => {
-    const section = new Section(parser.parse(from, to, preamble), line);
+    const section = parser.parse(from, to, preamble, line);
     sections.push(section);
     line += section.lineCount;
   };

@@ -7,6 +7,7 @@
  * compares the texts of the entries with that fingerprint. Two sections share one only with the same length and
  * the same characters there.
  */
+import type { SectionStore } from './sectionStore';
 
 /** How much of each end of the first line, and of the end of the text, the fingerprint reads. */
 const HEADER_END_CHARS = 16;
@@ -26,38 +27,92 @@ export function fingerprint(text: string, from: number, to: number): number {
   return h & 0x3fffffff;
 }
 
-/** Values with the text they were made from, by fingerprint; bounded so a long editing session does not grow it forever. */
-export class TextCache<T extends { readonly text: string }> {
-  /** One value per fingerprint, or all of those that share it. */
-  private readonly entries = new Map<number, T | T[]>();
+/**
+ * Sections (a SectionStore and an index in it) by the fingerprint of their text, in an open-addressing table of
+ * integers: a Map of an object per section was, with the records themselves, what a GC had to copy after a cold
+ * lint (./sectionStore.ts). Bounded, so a long editing session does not grow it forever: when full, it starts over.
+ */
+export class SectionCache {
+  /** Entry + 1 by slot, 0 for an empty slot; more than twice as many slots as entries. */
+  private slots: Int32Array;
+  private fps: Int32Array;
+  private storeIds: Int32Array;
+  private indexes: Int32Array;
   private count = 0;
+  /** The stores the entries are in (few: one per parse that missed a section). */
+  private stores: SectionStore[] = [];
 
-  constructor(private readonly limit: number) {}
-
-  /** The value made from text[from, to), whose fingerprint is fp. */
-  get(fp: number, text: string, from: number, to: number): T | undefined {
-    const entry = this.entries.get(fp);
-    if (entry === undefined) return undefined;
-    if (!Array.isArray(entry)) return sameText(entry.text, text, from, to) ? entry : undefined;
-    return entry.find((v) => sameText(v.text, text, from, to));
+  constructor(private readonly limit: number) {
+    this.slots = new Int32Array(1024);
+    this.fps = new Int32Array(256);
+    this.storeIds = new Int32Array(256);
+    this.indexes = new Int32Array(256);
   }
 
-  /** Keeps a value (not already kept) under the fingerprint of its text. */
-  set(fp: number, value: T): void {
+  /**
+   * The entry for text[from, to) parsed as the preamble or not, whose fingerprint is fp, or -1; its section is
+   * store(entry), index(entry).
+   */
+  find(fp: number, text: string, from: number, to: number, preamble: boolean): number {
+    const mask = this.slots.length - 1;
+    for (let slot = firstSlot(fp, mask); ; slot = (slot + 1) & mask) {
+      const e = this.slots[slot]! - 1;
+      if (e < 0) return -1;
+      if (this.fps[e] === fp && this.stores[this.storeIds[e]!]!.isText(this.indexes[e]!, text, from, to, preamble)) return e;
+    }
+  }
+  store(entry: number): SectionStore {
+    return this.stores[this.storeIds[entry]!]!;
+  }
+  index(entry: number): number {
+    return this.indexes[entry]!;
+  }
+
+  /** Keeps section `index` of `store` (not already kept) under fp, the fingerprint of its text. */
+  set(fp: number, store: SectionStore, index: number): void {
     if (this.count >= this.limit) this.clear();
-    this.count++;
-    const entry = this.entries.get(fp);
-    if (entry === undefined) this.entries.set(fp, value);
-    else if (Array.isArray(entry)) entry.push(value);
-    else this.entries.set(fp, [entry, value]);
+    if (2 * (this.count + 1) > this.slots.length) this.grow();
+    let storeId = this.stores.length - 1;
+    if (storeId < 0 || this.stores[storeId] !== store) storeId = this.stores.push(store) - 1;
+    const e = this.count++;
+    if (e >= this.fps.length) {
+      this.fps = grown(this.fps);
+      this.storeIds = grown(this.storeIds);
+      this.indexes = grown(this.indexes);
+    }
+    this.fps[e] = fp;
+    this.storeIds[e] = storeId;
+    this.indexes[e] = index;
+    this.place(e);
   }
 
+  /** Empties the cache; it keeps the room it grew to (a cold lint of the same file fills it again). */
   clear(): void {
-    this.entries.clear();
+    this.slots.fill(0);
     this.count = 0;
+    this.stores = [];
+  }
+
+  private place(e: number): void {
+    const mask = this.slots.length - 1;
+    let slot = firstSlot(this.fps[e]!, mask);
+    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+    this.slots[slot] = e + 1;
+  }
+
+  private grow(): void {
+    this.slots = new Int32Array(this.slots.length * 2);
+    for (let e = 0; e < this.count; e++) this.place(e);
   }
 }
 
-function sameText(kept: string, text: string, from: number, to: number): boolean {
-  return kept.length === to - from && text.startsWith(kept, from);
+/** The slot a fingerprint's probe starts at: its high bits mixed in (h * 31 + c leaves the low bits to the last characters). */
+function firstSlot(fp: number, mask: number): number {
+  return (fp ^ (fp >>> 13)) & mask;
+}
+
+function grown(a: Int32Array): Int32Array {
+  const bigger = new Int32Array(a.length * 2);
+  bigger.set(a);
+  return bigger;
 }

@@ -57,7 +57,7 @@ export function runLinter(linter: FileLinter, file: SourceFile, context: LintCon
   return linter.crossFile ? [...findings, ...crossFileFindingsFor(linter.kind, file, scoped)] : findings;
 }
 
-/** Lints one file; unchanged text in an unchanged context is answered from the content-hash cache (./resultCache.ts). */
+/** Lints one file; unchanged text in an unchanged context is answered from the result cache, which compares the whole text (./resultCache.ts). */
 export function lintText(file: SourceFile, context: LintContext = {}, kind = detectKind(file.path, file.text)): Finding[] {
   const linter = kind && linterFor(kind);
   return linter && kind ? cachedLint(file, context, kind, () => runLinter(linter, file, context)) : [];

@@ -12,7 +12,7 @@ const lb1 = { path: 'keepalived-lb1.conf', text: readFileSync(join(dir, 'keepali
 const lb2 = { path: 'keepalived-lb2.conf', text: readFileSync(join(dir, 'keepalived-lb2.conf'), 'utf8') };
 const vridRule = (fs: { rule: string }[]) => fs.filter((f) => f.rule === 'keepalived/virtual-router-id').length;
 
-test('the content-hash cache answers unchanged text, and never a stale result when the text, a sibling or the inventory changes', () => {
+test('the result cache answers unchanged text, and never a stale result when the text, a sibling or the inventory changes', () => {
   clearLintResultCache();
   const first = lintText(lb1, { inventory: inv, siblings: [lb1, lb2] });
   assert.deepEqual(lintText({ ...lb1, text: lb1.text.slice(0) }, { inventory: inv, siblings: [lb1, lb2] }), first);
