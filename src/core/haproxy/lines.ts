@@ -367,7 +367,7 @@ function keywordBit(keyword: string): number {
 const keywordBits = Int32Array.from({ length: commonWords.size }, (_, id) => keywordBit(commonWords.word(id)));
 
 /** A copy of the records with room for at least `size` entries (doubling, so appends stay linear). */
-function grown(records: Int32Array, size: number): Int32Array {
+export function grown(records: Int32Array, size: number): Int32Array {
   const bigger = new Int32Array(Math.max(size, records.length * 2));
   bigger.set(records);
   return bigger;

@@ -33,6 +33,7 @@ export class Section {
   /** The store index of the section's first line, and the keywords of its body lines (LineStore.keywordMask). */
   private readonly firstLine: number;
   private readonly keywords: number;
+  /** sections.lines, read by every lookup of a line. */
   private readonly store: LineStore;
 
   constructor(

@@ -7,6 +7,7 @@
  * compares the texts of the entries with that fingerprint. Two sections share one only with the same length and
  * the same characters there.
  */
+import { grown } from './lines';
 import type { SectionStore } from './sectionStore';
 
 /** How much of each end of the first line, and of the end of the text, the fingerprint reads. */
@@ -76,9 +77,9 @@ export class SectionCache {
     if (storeId < 0 || this.stores[storeId] !== store) storeId = this.stores.push(store) - 1;
     const e = this.count++;
     if (e >= this.fps.length) {
-      this.fps = grown(this.fps);
-      this.storeIds = grown(this.storeIds);
-      this.indexes = grown(this.indexes);
+      this.fps = grown(this.fps, e + 1);
+      this.storeIds = grown(this.storeIds, e + 1);
+      this.indexes = grown(this.indexes, e + 1);
     }
     this.fps[e] = fp;
     this.storeIds[e] = storeId;
@@ -109,10 +110,4 @@ export class SectionCache {
 /** The slot a fingerprint's probe starts at: its high bits mixed in (h * 31 + c leaves the low bits to the last characters). */
 function firstSlot(fp: number, mask: number): number {
   return (fp ^ (fp >>> 13)) & mask;
-}
-
-function grown(a: Int32Array): Int32Array {
-  const bigger = new Int32Array(a.length * 2);
-  bigger.set(a);
-  return bigger;
 }

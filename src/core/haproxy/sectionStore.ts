@@ -8,7 +8,7 @@
  * not objects at all; a section's text is sliced when it is compared or asked for, not kept.
  */
 import type { Finding } from '../findings';
-import { LineStore } from './lines';
+import { grown, LineStore } from './lines';
 
 // A section record: its text as offsets in the store's text, its first line in the store and its line count, the
 // keywordMask of its body lines, and whether it is the preamble (the lines before the first section).
@@ -21,7 +21,7 @@ const S_PREAMBLE = 5;
 const STRIDE = 6;
 
 export class SectionStore {
-  private records = new Int32Array(16 * STRIDE);
+  private records: Int32Array = new Int32Array(16 * STRIDE);
   private count = 0;
   /** Each section's name argument (frontend/backend/... <name>), read by the rules of every lint. */
   private readonly names: (string | undefined)[] = [];
@@ -37,11 +37,7 @@ export class SectionStore {
     const firstLine = lines.addLines(from, to);
     const lineCount = lines.size - firstLine;
     const at = this.count++;
-    if (this.count * STRIDE > this.records.length) {
-      const bigger = new Int32Array(this.records.length * 2);
-      bigger.set(this.records);
-      this.records = bigger;
-    }
+    if (this.count * STRIDE > this.records.length) this.records = grown(this.records, this.count * STRIDE);
     const r = at * STRIDE;
     const records = this.records;
     records[r + S_FROM] = from;
