@@ -18,9 +18,11 @@ import { lintRegistry } from './lintRegistry';
 import { siblingsOf } from '../core/lint/siblings';
 import { setting } from './settings';
 import { log } from './log';
+import { FolderEvents } from './folderEvents';
 
 /** Files a workspace scan reads; open documents are detected whatever their name. */
 export const CONFIG_GLOB = '**/*.{cfg,conf,yaml,yml,toml,json}';
+const CONFIG_NAME = /\.(cfg|conf|ya?ml|toml|json)$/i;
 const EXCLUDE_GLOB = '**/{node_modules,.git,dist,out,.vscode-test}/**';
 const MAX_SCAN_FILES = 500;
 /** Larger files are not read by the workspace scan (an open document is linted whatever its size). */
@@ -78,6 +80,8 @@ export class ConfigDiagnostics implements vscode.Disposable {
   private readonly queue = new Map<string, Reason>();
   private pumping: Promise<void> | undefined;
   private scan: Promise<void> | undefined;
+  /** Started with the workspace scan: the files of folders that appear or go at once (./folderEvents.ts). */
+  private folders: FolderEvents | undefined;
   private idleWaiters: (() => void)[] = [];
   private disposed = false;
 
@@ -133,6 +137,14 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   /** Lints every config file of the workspace (not only the open ones), once; later calls wait for it. */
   lintWorkspace(): Promise<void> {
+    this.folders ??= new FolderEvents({
+      include: CONFIG_GLOB,
+      exclude: EXCLUDE_GLOB,
+      maxFiles: MAX_SCAN_FILES,
+      isWatchedFile: (uri) => CONFIG_NAME.test(uri.path),
+      found: (uri) => this.onDisk(uri),
+      deleted: (uri) => this.onFolderDeleted(uri),
+    });
     this.scan ??= this.scanWorkspace();
     return this.scan.then(() => this.whenIdle());
   }
@@ -212,6 +224,11 @@ export class ConfigDiagnostics implements vscode.Disposable {
       this.forget(key);
       this.scheduleDependants(key);
     }
+  }
+
+  private onFolderDeleted(folder: vscode.Uri): void {
+    const prefix = `${folder.toString()}/`;
+    for (const [key, t] of [...this.tracked]) if (key.startsWith(prefix)) this.onDeleted(t.uri);
   }
 
   private scheduleDiskRead(uri: vscode.Uri): void {
@@ -456,6 +473,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
     this.detectTimers.clear();
     this.queue.clear();
     this.runner?.dispose();
+    this.folders?.dispose();
     for (const resolve of this.idleWaiters.splice(0)) resolve();
     vscode.Disposable.from(...this.disposables).dispose();
   }

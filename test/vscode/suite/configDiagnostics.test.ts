@@ -3,6 +3,8 @@
  * hovers, the Diagnostics webview, and a responsive host while a huge file is linted.
  */
 import * as assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { linterFor } from '../../../src/core/lint/registry';
 import { api, sleep, waitFor, workspaceFolder } from './helpers';
@@ -257,6 +259,32 @@ suite('config diagnostics follow sibling files', () => {
       await waitFor('the flag to go with the sibling', () => (masterIn(first) ? undefined : true), 10_000);
     } finally {
       await vscode.workspace.fs.delete(dir, { recursive: true, useTrash: false });
+    }
+  });
+
+  test('a keepalived.conf unpacked with its folders at once is linted, and removing the folder clears it (the watcher reports only the top folder)', async () => {
+    const a = await api();
+    await a.configDiagnostics.lintWorkspace();
+    // `mkdir -p` and a write in the same instant, as an unpacked archive or a copied tree arrives: on Linux the
+    // recursive watcher never sees the file (nor the nested folder), only the top folder appearing.
+    const top = vscode.Uri.joinPath(workspaceFolder().uri, 'unpacked');
+    const file = vscode.Uri.joinPath(top, 'balancers', 'lb2', 'keepalived.conf');
+    const example = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(workspaceFolder().uri, 'keepalived.conf')));
+    // A router id keepalived refuses, so that the lint shows on a line of its own.
+    const text = example.replace('virtual_router_id 51', 'virtual_router_id 300');
+    assert.notEqual(text, example);
+    try {
+      mkdirSync(dirname(file.fsPath), { recursive: true });
+      writeFileSync(file.fsPath, text);
+      const d = await waitFor('a diagnostic in the unpacked keepalived.conf', () => vscode.languages.getDiagnostics(file).find((x) => code(x) === 'keepalived/virtual-router-id'), 10_000);
+      assert.equal(d.range.start.line, text.split('\n').findIndex((l) => l.includes('virtual_router_id 300')));
+      assert.equal(a.configDiagnostics.kindOf(file), 'keepalived');
+      // Removed as a whole, the watcher reports the top folder alone: its files' diagnostics go with it.
+      rmSync(top.fsPath, { recursive: true, force: true });
+      await waitFor('the diagnostics to go with the folder', () => vscode.languages.getDiagnostics(file).length === 0 || undefined, 10_000);
+      assert.equal(a.configDiagnostics.kindOf(file), undefined);
+    } finally {
+      rmSync(top.fsPath, { recursive: true, force: true });
     }
   });
 });
