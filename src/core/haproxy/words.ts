@@ -1,46 +1,64 @@
 /**
  * The words haproxy.cfg lines are mostly made of — keywords, options, small numbers, common times — interned once
- * by an id. The tokenizer records a word's id instead of making a string of it (found by a hash of its characters,
- * computed while scanning), so a parsed file retains no string per such word and reading one allocates nothing.
+ * by an id. The tokenizer records a word's id instead of making a string of it (found by walking a trie while it
+ * scans the word's characters), so a parsed file retains no string per such word and reading one allocates nothing.
  */
 import { BALANCE_ALGORITHMS, SECTION_KEYWORDS, BIND_KEYWORDS, GLOBAL_KEYWORDS, LOG_FACILITIES, LOG_LEVELS, MODES, OPTIONS, OPTIONS_NO_ARGS, OTHER_SECTION_KEYWORDS, PROXY_KEYWORDS, REMOVED_OPTIONS, SERVER_KEYWORDS, TIMEOUTS } from './keywords';
 
-/** Slots of the open-addressing hash table, well above four times the number of words. */
-const SLOTS = 4096;
-const SLOT_MASK = SLOTS - 1;
-
-/** The hash of a word's characters, h = h * 31 + charCode in 32 bits (the tokenizer folds it while scanning). */
-export function hashOf(word: string): number {
-  let h = 0;
-  for (let i = 0; i < word.length; i++) h = (Math.imul(h, 31) + word.charCodeAt(i)) | 0;
-  return h;
-}
-
-function firstSlot(h: number): number {
-  return (h ^ (h >>> 12)) & SLOT_MASK;
-}
-
-/** Interned words by id, found by the hash of their characters without a string of them. */
+/**
+ * Interned words by id, found by walking a trie of their characters as the tokenizer scans a word: a step per
+ * character is one read of `next`, so a keyword is known when its last character is read, with no hash to compute
+ * and no characters to compare again (that lookup, a hash probe and a comparison per word, was an eighth of a cold
+ * lint of a large file). The trie's states are rows of `next` indexed by character class; row 0 is the dead state
+ * (every entry 0: a word no interned word starts with stays there), row 1 the start.
+ */
 export class WordTable {
   private readonly words: string[] = [];
-  private readonly hashes: number[] = [];
   /** Ids by word, for id(): a string's hash is cached with it, so a keyword literal is found without hashing it. */
   private readonly ids = new Map<string, number>();
-  /** Word ids by slot, -1 for an empty slot. */
-  private readonly slots = new Int32Array(SLOTS).fill(-1);
+  /** The class of each ASCII character: 1 + its index among the characters of the interned words, 0 for others. */
+  readonly classOf = new Uint8Array(128);
+  /** Classes per state (a row of `next`). */
+  readonly width: number;
+  /** next[state * width + class]: the state after one more character. */
+  readonly next: Int16Array;
+  /** The id of the word that ends in a state, -1 where none does. */
+  readonly idOf: Int16Array;
 
   constructor(lists: Iterable<string>[]) {
     for (const list of lists) for (const w of list) this.intern(w);
-    if (this.words.length * 4 > SLOTS) throw new Error('haproxy word table too small');
+    const chars = [...new Set(this.words.join(''))].sort();
+    if (chars.some((c) => c.charCodeAt(0) >= 128)) throw new Error('haproxy word table: interned words are ASCII');
+    chars.forEach((c, i) => (this.classOf[c.charCodeAt(0)] = i + 1));
+    this.width = chars.length + 1;
+    const rows: Int16Array[] = [new Int16Array(this.width), new Int16Array(this.width)];
+    const ids = [-1, -1];
+    this.words.forEach((w, id) => {
+      let state = TRIE_START;
+      for (let i = 0; i < w.length; i++) {
+        const c = this.classOf[w.charCodeAt(i)]!;
+        if (rows[state]![c] === 0) {
+          rows[state]![c] = rows.push(new Int16Array(this.width)) - 1;
+          ids.push(-1);
+        }
+        state = rows[state]![c]!;
+      }
+      ids[state] = id;
+    });
+    if (rows.length > 0x7fff) throw new Error('haproxy word table: too many states for its rows');
+    this.next = new Int16Array(rows.length * this.width);
+    rows.forEach((row, state) => this.next.set(row, state * this.width));
+    this.idOf = Int16Array.from(ids);
   }
 
-  /** The id of the word text[from, from + length) whose hashOf is h, or -1 when it is not interned. */
-  idAt(text: string, from: number, length: number, h: number): number {
-    for (let slot = firstSlot(h); ; slot = (slot + 1) & SLOT_MASK) {
-      const id = this.slots[slot]!;
-      if (id < 0) return -1;
-      if (this.hashes[id] === h && sameChars(this.words[id]!, text, from, length)) return id;
+  /** The id of the word text[from, from + length), or -1 when it is not interned (the walk the tokenizer inlines). */
+  idAt(text: string, from: number, length: number): number {
+    let state = TRIE_START;
+    for (let i = from; i < from + length; i++) {
+      const c = text.charCodeAt(i);
+      state = c < 128 ? this.next[state * this.width + this.classOf[c]!]! : 0;
     }
+    return this.idOf[state]!;
   }
 
   /** The id of a word, or -1 when it is not interned. */
@@ -60,16 +78,14 @@ export class WordTable {
 
   private intern(text: string): void {
     const word = internalized(text);
-    const h = hashOf(word);
-    if (this.idAt(word, 0, word.length, h) >= 0) return;
-    let slot = firstSlot(h);
-    while (this.slots[slot]! >= 0) slot = (slot + 1) & SLOT_MASK;
-    this.slots[slot] = this.words.length;
+    if (this.ids.has(word)) return;
     this.ids.set(word, this.words.length);
     this.words.push(word);
-    this.hashes.push(h);
   }
 }
+
+/** The trie state a word's walk starts in. */
+export const TRIE_START = 1;
 
 /**
  * The string V8 keeps for a property name of this text, as it does for a string literal: equal ones are one object,
@@ -78,13 +94,6 @@ export class WordTable {
  */
 function internalized(text: string): string {
   return Object.keys({ [text]: 0 })[0]!;
-}
-
-/** Whether text[from, from + length) is `word` (a loop: most words are a few characters, shorter than a call). */
-function sameChars(word: string, text: string, from: number, length: number): boolean {
-  if (word.length !== length) return false;
-  for (let i = 0; i < length; i++) if (word.charCodeAt(i) !== text.charCodeAt(from + i)) return false;
-  return true;
 }
 
 const times = ['1', '2', '3', '5', '10', '15', '20', '30', '60'].flatMap((n) => [n, `${n}s`, `${n}m`, `${n}h`, `${n}ms`]);

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clearSectionCache, parseHaproxy, tokenizeLine } from '../../../src/core/haproxy/parse';
 import { fingerprint } from '../../../src/core/haproxy/sectionCache';
+import { COMMON_WORDS } from '../../../src/core/haproxy/words';
 
 test('words: interned and plain words, quoted words equal to a keyword, ids and positions', () => {
   const l = tokenizeLine('  "server" app-1 10.0.0.1:80 check # c');
@@ -15,6 +16,22 @@ test('words: interned and plain words, quoted words equal to a keyword, ids and 
   assert.deepEqual([l.start(0), l.end(0), l.start(3), l.end(3)], [2, 10, 29, 34]);
   assert.equal(l.comment, 35);
   assert.equal(l.word(4), undefined);
+});
+
+test('word ids: every interned word has its id by the trie, in a line and alone; prefixes, longer words and others have none', () => {
+  const interned = Array.from({ length: COMMON_WORDS.size }, (_, id) => COMMON_WORDS.word(id));
+  assert.ok(interned.includes('server') && interned.includes('timeout') && interned.includes('10s'));
+  for (const [id, w] of interned.entries()) {
+    assert.equal(COMMON_WORDS.idAt(`x ${w} y`, 2, w.length), id, w);
+    const l = tokenizeLine(`    ${w} ${w}x`);
+    assert.equal(l.wordId(0), id, `${w} as a line's first word`);
+    assert.equal(l.word(0), w);
+    assert.equal(l.wordId(1), COMMON_WORDS.id(`${w}x`), `${w}x`);
+  }
+  for (const w of ['serve', 'servers', 'Server', 'sérver', 'server\u00e9', '', 'tcp-chec', '10.0.0.1']) {
+    assert.equal(COMMON_WORDS.idAt(w, 0, w.length), -1, w);
+    if (w) assert.equal(tokenizeLine(w).wordId(0), -1, w);
+  }
 });
 
 test('section lookups: first and second word, body lines only, after a line, last', () => {
