@@ -223,7 +223,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
     if (this.tracked.has(key)) {
       this.forget(key);
       this.scheduleDependants(key);
-    }
+    } else this.onFolderDeleted(uri); // a folder named like a config file (site.conf/)
   }
 
   private onFolderDeleted(folder: vscode.Uri): void {
