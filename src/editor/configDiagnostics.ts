@@ -21,9 +21,12 @@ import { log } from './log';
 import { FolderEvents } from './folderEvents';
 
 /** Files a workspace scan reads; open documents are detected whatever their name. */
-export const CONFIG_GLOB = '**/*.{cfg,conf,yaml,yml,toml,json}';
-const CONFIG_NAME = /\.(cfg|conf|ya?ml|toml|json)$/i;
-const EXCLUDE_GLOB = '**/{node_modules,.git,dist,out,.vscode-test}/**';
+const CONFIG_EXTENSIONS = ['cfg', 'conf', 'yaml', 'yml', 'toml', 'json'];
+export const CONFIG_GLOB = `**/*.{${CONFIG_EXTENSIONS.join(',')}}`;
+/** What CONFIG_GLOB matches, for a path the config watcher reports itself. */
+const CONFIG_NAME = new RegExp(`\\.(${CONFIG_EXTENSIONS.join('|')})$`);
+const EXCLUDED_FOLDERS = ['node_modules', '.git', 'dist', 'out', '.vscode-test'];
+const EXCLUDE_GLOB = `**/{${EXCLUDED_FOLDERS.join(',')}}/**`;
 const MAX_SCAN_FILES = 500;
 /** Larger files are not read by the workspace scan (an open document is linted whatever its size). */
 const MAX_SCAN_BYTES = 2 * 1024 * 1024;
@@ -140,6 +143,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
     this.folders ??= new FolderEvents({
       include: CONFIG_GLOB,
       exclude: EXCLUDE_GLOB,
+      excludedFolders: EXCLUDED_FOLDERS,
       maxFiles: MAX_SCAN_FILES,
       isWatchedFile: (uri) => CONFIG_NAME.test(uri.path),
       found: (uri) => this.onDisk(uri),

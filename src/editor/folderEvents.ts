@@ -20,8 +20,9 @@ const MAX_STATS = 64;
 export interface FolderEventsOptions {
   /** The files wanted, relative to each new folder (the workspace scan's glob). */
   include: string;
-  /** Folders never searched (the workspace scan's exclude glob). */
+  /** Folders never searched (the workspace scan's exclude glob), and their names. */
   exclude: string;
+  excludedFolders: readonly string[];
   /** At most this many files per new folder. */
   maxFiles: number;
   /** Paths the config watcher reports itself (they need no search). */
@@ -45,7 +46,7 @@ export class FolderEvents implements vscode.Disposable {
   }
 
   private interesting(uri: vscode.Uri): boolean {
-    return uri.scheme === 'file' && !this.options.isWatchedFile(uri) && !/\/(node_modules|\.git)(\/|$)/.test(uri.path);
+    return uri.scheme === 'file' && !this.options.isWatchedFile(uri) && !uri.path.split('/').some((segment) => this.options.excludedFolders.includes(segment));
   }
 
   private onCreated(uri: vscode.Uri): void {
