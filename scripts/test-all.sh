@@ -97,14 +97,23 @@ read_counts() {
   tp=$(echo "$last" | awk '{print $1}'); tf=$(echo "$last" | awk '{print $3}')
   ts=$(echo "$last" | grep -oE '[0-9]+ skipped' | awk '{print $1}'); ts=${ts:-0}
 }
-# The names of the tests a step's log reports failed, for the summary (CI may keep only the end of the output): the
-# extension-host runner's (mocha's) "N failing" list — each failure's title lines and its first message line — and
-# node:test's "✖" lines, each once. At most 12 lines.
+# The tests a step's log reports failed, for the summary (CI may keep only the end of the output): the extension-host
+# runner's (mocha's) "N failing" list — each failure's title lines and its first message line — and node:test's "✖"
+# lines, each once, with the first line of the error under it (the assertion's message: why it failed, not only
+# which). At most 16 lines.
 failing_tests() {
   {
     awk '/^ *[0-9]+ failing$/ {on = 1; next} on && /^ *[0-9]+\) / {n = 3} on && n > 0 && NF {print; n--}' "$1"
-    grep -aE '^ *✖ ' "$1" | grep -avE '✖ failing tests:' | sed -E 's/ \([0-9.]+ms\)$//' | awk '!seen[$0]++'
-  } | head -12 | sed -E 's/^ */      /'
+    awk '
+      function flush() {
+        if (name != "" && !(name in seen)) { seen[name] = 1; print "✖ " name; if (msg != "") print "  └ " substr(msg, 1, 240) }
+        name = ""; msg = ""; want = 0
+      }
+      /^ *✖ failing tests:/ { flush(); next }
+      /^ *✖ / { flush(); name = $0; sub(/^ *✖ /, "", name); sub(/ \([0-9.]+ms\)$/, "", name); want = 1; next }
+      want && NF { if ($0 !~ /^ *(at |ℹ |✔ |▶ |test at )/) { msg = $0; sub(/^ */, "", msg) } flush() }
+      END { flush() }' "$1"
+  } | head -16 | sed -E 's/^ */      /'
 }
 fail_step() {
   failed=$((failed + 1)); SUMMARY+=("$(printf '  %-12s FAIL  (%s)' "$1" "$2")")

@@ -23,6 +23,11 @@ export interface Expectation {
   slack: number;
   /** Reported, not judged (no meaningful bound, or bounded only by the drill's limits). */
   informational?: boolean;
+  /**
+   * Bounds counted from an earlier event instead of the fault, used when that event was observed: the window
+   * then moves with it (`after` seconds later, `min`–`max`).
+   */
+  after?: { event: string; min: number; max: number; basis: string };
 }
 
 const s = (ms: number): number => Math.round(ms / 100) / 10;
@@ -169,33 +174,56 @@ export function notReadyExpectation(t: ClusterTimings, slack: number, controller
 
 const EVICTION_SEED = 'after pod-eviction-timeout (5 min) the node controller evicts the pods; they stay Terminating until the node returns, and the ReplicaSet starts replacements elsewhere. (Since Kubernetes 1.27 the timeout is each pod\'s tolerationSeconds for the node.kubernetes.io/unreachable taint, 300 s by default.)';
 
-/** Seconds after NotReady a pod tolerating `tolerationSeconds` is marked for deletion, at most (taint-manager slack). */
+/** Seconds after the taint a pod tolerating `tolerationSeconds` is marked for deletion, at most (taint-manager slack). */
 export const EVICTION_SLACK_SECONDS = 5;
 
 /**
+ * The NoExecute taint that starts each pod's tolerationSeconds. The node-lifecycle controller queues it when it
+ * sees the node NotReady (in the same pass or the next, node-monitor-period later) and takes it off the queue
+ * rate-limited: node-eviction-rate nodes per second per zone (0.1: one node per 10 s), so a node that fails
+ * within 10 s of another waits for its turn.
+ */
+export function taintExpectation(t: ClusterTimings, slack: number): Expectation {
+  const nr = notReadyExpectation(t, 0);
+  const after = s(t.nodeMonitorPeriodMs) + Math.round(10 / t.nodeEvictionRate) / 10;
+  return {
+    id: 'node-taint',
+    title: 'the node controller taints the node node.kubernetes.io/unreachable:NoExecute',
+    phase: 'failure',
+    min: nr.min,
+    max: Math.round(((nr.max ?? 0) + after) * 10) / 10,
+    basis: `NotReady + up to node-monitor-period ${fmt(s(t.nodeMonitorPeriodMs))} (the controller's next pass) + up to ${fmt(Math.round(10 / t.nodeEvictionRate) / 10)} (node-eviction-rate ${t.nodeEvictionRate}/s: one node tainted at a time per zone)`,
+    seed: EVICTION_SEED,
+    slack,
+    after: { event: 'node-notready', min: 0, max: after, basis: 'counted from the observed NotReady' },
+  };
+}
+
+/**
  * Taint-based eviction: the unreachable NoExecute taint comes with NotReady; each pod goes after its
- * tolerationSeconds. `awaited`: the tolerations of the pods the drill waits for (judged); `later`: those
- * it does not wait for (reported: when they would go).
+ * tolerationSeconds, counted from the taint. `awaited`: the tolerations of the pods the drill waits for
+ * (judged); `later`: those it does not wait for (reported: when they would go).
  */
 export function evictionExpectations(t: ClusterTimings, awaited: number[], later: (number | undefined)[], slack: number): Expectation[] {
-  const nr = notReadyExpectation(t, 0);
+  const taint = taintExpectation(t, slack);
   const window = (tols: number[]) => {
     const lo = Math.min(...tols);
     const hi = Math.max(...tols);
-    return { tol: lo === hi ? `${lo} s` : `${lo}–${hi} s`, min: (nr.min ?? 0) + lo, max: (nr.max ?? 0) + hi + EVICTION_SLACK_SECONDS };
+    return { lo, hi, tol: lo === hi ? `${lo} s` : `${lo}–${hi} s`, min: (taint.min ?? 0) + lo, max: (taint.max ?? 0) + hi + EVICTION_SLACK_SECONDS };
   };
   const out: Expectation[] = [];
   if (awaited.length) {
     const w = window(awaited);
-    out.push({
+    out.push(taint, {
       id: 'evictions',
       title: `${awaited.length} pod(s) on the node are marked for deletion (taint-based eviction)`,
       phase: 'failure',
       min: w.min,
       max: w.max,
-      basis: `NotReady (${fmt(nr.min ?? 0)}–${fmt(nr.max ?? 0)}) + tolerationSeconds ${w.tol} of node.kubernetes.io/unreachable:NoExecute`,
+      basis: `the taint (${fmt(taint.min ?? 0)}–${fmt(taint.max ?? 0)}) + tolerationSeconds ${w.tol} of node.kubernetes.io/unreachable:NoExecute`,
       seed: EVICTION_SEED,
       slack,
+      after: { event: 'node-taint', min: w.lo, max: w.hi + EVICTION_SLACK_SECONDS, basis: `counted from the observed taint: tolerationSeconds ${w.tol} + ${EVICTION_SLACK_SECONDS} s` },
     });
   }
   const finite = later.filter((x): x is number => x !== undefined);

@@ -196,6 +196,8 @@ export interface ClusterTimings {
   nodeMonitorGraceMs: number;
   nodeMonitorGraceSource: string;
   nodeMonitorPeriodMs: number;
+  /** --node-eviction-rate: nodes per second the node-lifecycle controller taints NoExecute in a healthy zone. */
+  nodeEvictionRate: number;
   /** kubelet renews its Lease every leaseDuration/4 = 10 s (nodeLeaseDurationSeconds 40). */
   nodeLeaseRenewMs: number;
   /** Leader election's retry period (candidates try to acquire, holders renew, this often). */
@@ -222,14 +224,13 @@ export function clusterTimings(a: ComponentArgs): ClusterTimings {
   const v = minorVersion(a.kubeVersion);
   const defaultGrace = v && (v[0] > 1 || v[1] >= 32) ? 50_000 : 40_000;
   const retry = parseGoDuration(flagValue(cm, 'leader-elect-retry-period')) ?? parseGoDuration(flagValue(a.scheduler ?? [], 'leader-elect-retry-period')) ?? 2000;
-  const etcdNum = (flag: string): number | undefined => {
-    const x = Number(flagValue(a.etcd ?? [], flag));
-    return Number.isFinite(x) && x > 0 ? x : undefined;
-  };
+  const positive = (x: number): number | undefined => (Number.isFinite(x) && x > 0 ? x : undefined);
+  const etcdNum = (flag: string): number | undefined => positive(Number(flagValue(a.etcd ?? [], flag)));
   return {
     nodeMonitorGraceMs: graceFlag ?? defaultGrace,
     nodeMonitorGraceSource: graceFlag !== undefined ? 'kube-controller-manager --node-monitor-grace-period' : `default for Kubernetes ${v ? `${v[0]}.${v[1]}` : '(version unknown)'}`,
     nodeMonitorPeriodMs: parseGoDuration(flagValue(cm, 'node-monitor-period')) ?? 5000,
+    nodeEvictionRate: positive(Number(flagValue(cm, 'node-eviction-rate'))) ?? 0.1,
     nodeLeaseRenewMs: 10_000,
     leaderRetryPeriodMs: retry,
     etcdElectionTimeoutMs: etcdNum('election-timeout') ?? 1000,

@@ -214,13 +214,17 @@ export function buildDrillReport(plan: DrillPlan, tl: ObservedTimeline, run: Run
       measurements.push({ ...base, expected: expectedText(refined), seconds, verdict: j.verdict, detail: [event?.detail, `counted from the controller-manager takeover at ${h} s`, j.note].filter(Boolean).join('; ') });
       continue;
     }
-    const j = judge(e, seconds);
+    // A window that moves with an earlier event when it was observed (the evictions count from the taint).
+    const anchor = e.after ? ev[e.after.event] : undefined;
+    const from = anchor && e.after ? { ...e, min: Math.round((sec(anchor.t) + e.after.min) * 10) / 10, max: Math.round((sec(anchor.t) + e.after.max) * 10) / 10 } : e;
+    const j = judge(from, seconds);
     measurements.push({
       ...base,
+      expected: expectedText(from),
       seconds,
       ...(e.phase === 'recovery' && event ? { sinceFault: sec(event.t) } : {}),
       verdict: e.phase === 'recovery' && !run.restore.attempted ? 'fail' : j.verdict,
-      detail: [event?.detail, j.note].filter(Boolean).join('; ') || undefined,
+      detail: [event?.detail, anchor && e.after ? `${e.after.basis} at ${sec(anchor.t)} s` : undefined, j.note].filter(Boolean).join('; ') || undefined,
     });
   }
   // Events worth a line although nothing bounds them.
@@ -233,7 +237,7 @@ export function buildDrillReport(plan: DrillPlan, tl: ObservedTimeline, run: Run
   ];
   for (const [id, title] of extra) {
     const event = ev[id];
-    if (!event) continue;
+    if (!event || measurements.some((m) => m.id === id)) continue;
     const recovery = id === 'pods-cleaned';
     measurements.push({ id, title, phase: recovery ? 'recovery' : 'failure', seconds: sec(recovery && restoreAt !== undefined ? event.t - restoreAt : event.t), ...(recovery ? { sinceFault: sec(event.t) } : {}), expected: '—', verdict: 'info', detail: event.detail, basis: '' });
   }

@@ -297,7 +297,7 @@ test('worker: evictions not waited for say how long they would take; waited for,
   const r1 = buildDrillReport(notWaited, o1.timeline(), facts());
   const ev1 = r1.measurements.find((x) => x.id === 'evictions-later')!;
   assert.equal(ev1.verdict, 'not waited');
-  assert.equal(ev1.detail, 'would take 50–70 s after the fault; run with an eviction wait to watch them');
+  assert.equal(ev1.detail, 'would take 50–85 s after the fault; run with an eviction wait to watch them');
   assert.equal(notWaited.awaited.length, 0);
 
   const waited = buildDrillPlan(inv, { host: 'labs-k8s-w01', kind: 'stop', evictionWaitSeconds: 60 }, { ...s, pods: [...pods, pod('slow', {}, 300)] });
@@ -317,13 +317,37 @@ test('worker: evictions not waited for say how long they would take; waited for,
   assert.equal(o2.recoveryComplete(), true);
   const r2 = buildDrillReport(waited, o2.timeline(), facts());
   const m = Object.fromEntries(r2.measurements.map((x) => [x.id, x]));
-  assert.deepEqual([m.evictions?.seconds, m.evictions?.verdict], [58, 'pass']);
+  assert.deepEqual([m.evictions?.seconds, m.evictions?.verdict, m.evictions?.expected], [58, 'pass', '55–60 s'], 'counted from the taint seen at 45 s: tolerationSeconds 10 (+5)');
+  assert.deepEqual([m['node-taint']?.seconds, m['node-taint']?.verdict, m['node-taint']?.expected], [45, 'pass', '45–60 s']);
   assert.equal(m['evictions-first']?.seconds, 56);
   assert.equal(m.replicas?.seconds, 63);
   assert.deepEqual([m['pods-cleaned']?.seconds, m['pods-cleaned']?.sinceFault], [8, 72]);
   assert.equal(m.api?.verdict, 'pass', 'no request at all is no failure');
-  assert.equal(m['evictions-later']?.detail, 'would take 340–360 s after the fault');
+  assert.equal(m['evictions-later']?.detail, 'would take 340–375 s after the fault');
   assert.match(renderDrillPlan(waited), /the drill waits for the eviction of 2: default\/web-1, default\/web-2/);
+});
+
+test('worker: the evictions are judged from the taint, which may wait its turn (node-eviction-rate) after NotReady', () => {
+  const pods = [pod('web-1', {}, 10)];
+  const s = snapshot({ pods, replicaSets: [], targetCheck: { ok: true, detail: '' } });
+  const plan = buildDrillPlan(inv, { host: 'labs-k8s-w01', kind: 'stop', evictionWaitSeconds: 45 }, s);
+  const run = (taintAt: number, evictedAt: number) => {
+    const o = new DrillObserver({ role: 'worker', targetNode: 'labs-k8s-w01', balancers: [], leases: [], evictable: ['default/web-1'], replicaSets: [], waitForEvictions: true });
+    o.observe({ source: 'node', t: 52_000, ready: 'Unknown', taints: [] });
+    o.observe({ source: 'node', t: taintAt, ready: 'Unknown', taints: ['node.kubernetes.io/unreachable:NoExecute'] });
+    o.observe({ source: 'pods', t: evictedAt, pods: [{ key: 'default/web-1', deleting: true }] });
+    return Object.fromEntries(buildDrillReport(plan, o.timeline(), facts()).measurements.map((x) => [x.id, x]));
+  };
+  // Tainted 10 s after NotReady (another node's taint took the zone's token): the pod goes 10 s after the taint.
+  const late = run(62_000, 74_000);
+  assert.deepEqual([late['node-taint']?.verdict, late['node-taint']?.expected], ['pass', '52–67 s']);
+  assert.deepEqual([late.evictions?.verdict, late.evictions?.expected], ['pass', '72–77 s']);
+  assert.match(late.evictions?.detail ?? '', /counted from the observed taint: tolerationSeconds 10 s \+ 5 s at 62 s/);
+  // Tainted at once, but the pod lingers 22 s: the eviction controller is late, whatever the fault's window says.
+  const slow = run(52_000, 74_000);
+  assert.deepEqual([slow.evictions?.verdict, slow.evictions?.expected], ['fail', '62–67 s']);
+  // A taint long after NotReady is reported as such.
+  assert.equal(run(75_000, 85_000)['node-taint']?.verdict, 'fail');
 });
 
 test('API availability: outage windows, failures before and after DOWN, recovery failures apart', () => {
