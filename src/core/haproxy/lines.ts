@@ -9,6 +9,7 @@
  * quotes starts a comment; `\` escapes the next character outside single quotes; `"..."` and `'...'` quote
  * (single quotes are strong); there is no line continuation.
  */
+import { readQuotedWord } from './quotedWord';
 import { COMMON_WORDS, TRIE_START } from './words';
 
 /**
@@ -63,9 +64,6 @@ const CHARS_PER_WORD = 6;
 /** The characters that end a plain word: a blank or `#` (the word ends), a quote, `\` or a control character (it is not plain). */
 const ENDS_PLAIN_WORD = new Uint8Array(128);
 for (let c = 0; c < 128; c++) if (c < 32 || c === 32 || c === 34 || c === 35 || c === 39 || c === 92 || c === 127) ENDS_PLAIN_WORD[c] = 1;
-
-/** Characters a backslash escapes (anything else keeps its backslash). */
-const ESCAPED = new Set(['\\', ' ', '#', "'", '"', '$', 'r', 'n', 't', '\t']);
 
 /** The lines one parse tokenized, all sections of it together, read by line index. */
 export class LineStore {
@@ -148,9 +146,18 @@ export class LineStore {
       let state = trieStart;
       for (; j < n; j++) {
         ch = text.charCodeAt(j);
-        if (ch >= 128) state = 0;
-        else if (ENDS_PLAIN_WORD[ch] === 1) break;
-        else state = trieNext[state * trieWidth + trieClass[ch]!]!;
+        if (ch >= 128) break;
+        if (ENDS_PLAIN_WORD[ch] === 1) break;
+        state = trieNext[state * trieWidth + trieClass[ch]!]!;
+        if (state === 0) break;
+      }
+      if (j < n && (ch >= 128 || state === 0)) {
+        // the trie is dead (no interned word goes on so): the rest of the word is only scanned for its end
+        state = 0;
+        for (j++; j < n; j++) {
+          ch = text.charCodeAt(j);
+          if (ch < 128 && ENDS_PLAIN_WORD[ch] === 1) break;
+        }
       }
       if (j === n || ch === 32 || ch === 9 || ch === 35) {
         const id = trieIdOf[state]!;
@@ -158,57 +165,12 @@ export class LineStore {
         i = j;
         continue;
       }
-      let word = text.slice(i, j);
-      i = j;
-      let quote = 0;
-      let quoteStart = 0;
-      while (i < n) {
-        const ch = text.charCodeAt(i);
-        if (quote === 39 /* ' */) {
-          if (ch === 39) quote = 0;
-          else word += text[i];
-          i++;
-          continue;
-        }
-        if (ch === 92 /* \ */ && i + 1 < n) {
-          const next = text[i + 1]!;
-          if (next === 'x' && i + 3 < n && /^[0-9a-fA-F]{2}$/.test(text.slice(i + 2, i + 4))) {
-            word += String.fromCharCode(parseInt(text.slice(i + 2, i + 4), 16));
-            i += 4;
-          } else if (ESCAPED.has(next)) {
-            word += next === 'r' ? '\r' : next === 'n' ? '\n' : next === 't' ? '\t' : next;
-            i += 2;
-          } else {
-            // HAProxy keeps an unknown escape as written (backslash included)
-            word += '\\' + next;
-            i += 2;
-          }
-          continue;
-        }
-        if (quote === 34 /* " */) {
-          if (ch === 34) quote = 0;
-          else word += text[i];
-          i++;
-          continue;
-        }
-        if (ch === 34 || ch === 39) {
-          quote = ch;
-          quoteStart = i - from;
-          i++;
-          continue;
-        }
-        if (ch === 32 || ch === 9 || ch === 35) break;
-        if ((ch < 32 && ch !== 9) || ch === 127) {
-          problem ??= { message: `unexpected control character 0x${ch.toString(16).padStart(2, '0')}`, column: i - from };
-        }
-        word += text[i];
-        i++;
-      }
-      if (quote) {
-        problem ??= { message: `unmatched quote at position ${quoteStart}`, column: quoteStart };
-      }
-      this.addWord(start, i - from, this.cookedText(word));
-      if (quote) break;
+      const quoted = readQuotedWord(text, j, n, from, text.slice(i, j));
+      problem ??= quoted.problem;
+      if (quoted.openQuote >= 0) problem ??= { message: `unmatched quote at position ${quoted.openQuote}`, column: quoted.openQuote };
+      i = quoted.end;
+      this.addWord(start, i - from, this.cookedText(quoted.text));
+      if (quoted.openQuote >= 0) break;
     }
     const length = n - from;
     const at = this.lineCount++;
