@@ -42,8 +42,18 @@ export class SectionCache {
   private count = 0;
   /** The stores the entries are in (few: one per parse that missed a section). */
   private stores: SectionStore[] = [];
+  /** Characters of the texts those stores keep alive (each store reads its lines from the whole text it parsed). */
+  private chars = 0;
 
-  constructor(private readonly limit: number) {
+  /**
+   * At most `limit` sections, and stores that keep at most about `charLimit` characters of text alive: every edit of
+   * a file that misses a section makes a store of the edited text, so without this bound an editing session of a
+   * large file would keep a copy of the file per edit (20,000 entries of a 240 KB file: gigabytes).
+   */
+  constructor(
+    private readonly limit: number,
+    private readonly charLimit: number,
+  ) {
     this.slots = new Int32Array(1024);
     this.fps = new Int32Array(256);
     this.storeIds = new Int32Array(256);
@@ -71,10 +81,15 @@ export class SectionCache {
 
   /** Keeps section `index` of `store` (not already kept) under fp, the fingerprint of its text. */
   set(fp: number, store: SectionStore, index: number): void {
-    if (this.count >= this.limit) this.clear();
+    const last = this.stores[this.stores.length - 1];
+    const newStore = last !== store;
+    if (this.count >= this.limit || (newStore && this.chars > 0 && this.chars + store.lines.text.length > this.charLimit)) this.clear();
     if (2 * (this.count + 1) > this.slots.length) this.grow();
     let storeId = this.stores.length - 1;
-    if (storeId < 0 || this.stores[storeId] !== store) storeId = this.stores.push(store) - 1;
+    if (storeId < 0 || this.stores[storeId] !== store) {
+      storeId = this.stores.push(store) - 1;
+      this.chars += store.lines.text.length;
+    }
     const e = this.count++;
     if (e >= this.fps.length) {
       this.fps = grown(this.fps, e + 1);
@@ -92,6 +107,12 @@ export class SectionCache {
     this.slots.fill(0);
     this.count = 0;
     this.stores = [];
+    this.chars = 0;
+  }
+
+  /** What the cache holds: sections, stores and the characters of text they keep alive. */
+  get size(): { sections: number; stores: number; chars: number } {
+    return { sections: this.count, stores: this.stores.length, chars: this.chars };
   }
 
   private place(e: number): void {

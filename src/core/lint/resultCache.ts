@@ -19,8 +19,23 @@ interface Entry {
   findings: Finding[];
 }
 
+/**
+ * At most 256 paths, and at most 32 M characters of texts kept (a workspace of large files would otherwise keep a
+ * copy of each of them as long as the extension runs); the least recently linted path goes first.
+ */
 const MAX_ENTRIES = 256;
+const MAX_CHARS = 32_000_000;
 const entries = new Map<string, Entry>();
+let chars = 0;
+
+const charsOf = (e: Entry): number => e.siblings.reduce((n, s) => n + s.text.length, e.text.length);
+
+function drop(path: string): void {
+  const e = entries.get(path);
+  if (!e) return;
+  chars -= charsOf(e);
+  entries.delete(path);
+}
 
 function sameContext(e: Entry, context: LintContext): boolean {
   if (e.context.inventory !== context.inventory || e.context.inventoryPath !== context.inventoryPath) return false;
@@ -31,14 +46,28 @@ function sameContext(e: Entry, context: LintContext): boolean {
 
 export function cachedLint(file: SourceFile, context: LintContext, kind: FileKind, run: () => Finding[]): Finding[] {
   const hit = entries.get(file.path);
-  if (hit && hit.kind === kind && hit.text === file.text && sameContext(hit, context)) return [...hit.findings];
+  if (hit && hit.kind === kind && hit.text === file.text && sameContext(hit, context)) {
+    // the most recently linted path goes last, the first to go is the least recently linted
+    entries.delete(file.path);
+    entries.set(file.path, hit);
+    return [...hit.findings];
+  }
   const findings = run();
-  entries.delete(file.path);
-  if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-  entries.set(file.path, { kind, text: file.text, context: { ...context }, siblings: (context.siblings ?? []).map((s) => ({ path: s.path, text: s.text })), findings });
+  drop(file.path);
+  const entry: Entry = { kind, text: file.text, context: { ...context }, siblings: (context.siblings ?? []).map((s) => ({ path: s.path, text: s.text })), findings };
+  const size = charsOf(entry);
+  while (entries.size && (entries.size >= MAX_ENTRIES || chars + size > MAX_CHARS)) drop(entries.keys().next().value!);
+  entries.set(file.path, entry);
+  chars += size;
   return [...findings];
 }
 
 export function clearLintResultCache(): void {
   entries.clear();
+  chars = 0;
+}
+
+/** What the cache holds: paths and the characters of text (files and siblings) kept: for tests. */
+export function lintResultCacheSize(): { paths: number; chars: number } {
+  return { paths: entries.size, chars };
 }

@@ -1,7 +1,7 @@
 /** The compact parse behind the haproxy rules: words read from line records, the section cache and its fingerprint. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clearSectionCache, parseHaproxy, tokenizeLine } from '../../../src/core/haproxy/parse';
+import { clearSectionCache, parseHaproxy, sectionCacheSize, tokenizeLine } from '../../../src/core/haproxy/parse';
 import { fingerprint } from '../../../src/core/haproxy/sectionCache';
 import { COMMON_WORDS } from '../../../src/core/haproxy/words';
 
@@ -80,4 +80,30 @@ test('the last whole parse is reused only for the same text: an equal copy gets 
   assert.notEqual(edited, first);
   assert.equal(edited.sections[1]!.line(1).word(2), '10.0.0.2:80');
   assert.equal(parseHaproxy(text).sections[1]!.line(1).word(2), '10.0.0.1:80', "back to the first text: its servers, not the edit's");
+});
+
+test('an editing session of a large file keeps a bounded amount of its texts alive, and parses right after the cache starts over', () => {
+  clearSectionCache();
+  // about 216 KB: every edit misses one section, and its store reads that section from the whole edited text
+  const sections: string[] = [];
+  for (let i = 0; i < 3000; i++) sections.push(`backend be${i}\n  balance roundrobin\n  server s${i} 10.1.${i >> 8}.${i & 255}:8080 check\n`);
+  const base = sections.join('');
+  let peak = 0;
+  let resets = 0;
+  let before = 0;
+  for (let edit = 0; edit < 150; edit++) {
+    const at = (edit * 37) % sections.length;
+    const text = base.replace(`server s${at} `, `server s${at} weight ${edit} `).replace(`backend be${at}\n`, `backend be${at}\n  # edit ${edit}\n`);
+    const cfg = parseHaproxy(text);
+    assert.equal(cfg.sections[at]!.line(3).word(2), 'weight', `edit ${edit}: the edited section's own server line`);
+    assert.equal(cfg.sections[(at + 1) % sections.length]!.line(2).word(1), `s${(at + 1) % sections.length}`);
+    const size = sectionCacheSize();
+    if (size.chars < before) resets++;
+    before = size.chars;
+    peak = Math.max(peak, size.chars);
+  }
+  // 150 edits of a 216 KB text would keep 32 M characters alive; the cache starts over before 16 M
+  assert.ok(peak <= 16_000_000, `peak ${peak} characters kept alive`);
+  assert.ok(resets >= 1, 'the cache started over at least once');
+  assert.ok(sectionCacheSize().stores <= Math.ceil(16_000_000 / base.length) + 1);
 });
