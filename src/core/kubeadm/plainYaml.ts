@@ -13,12 +13,8 @@
  */
 import { isMap, isScalar, Pair, parseDocument, Scalar, YAMLMap, YAMLSeq, type Document, type ParsedNode, type Schema } from 'yaml';
 
-// The library's classes and checks, bound once: in a bundle every use of an import of the CommonJS `yaml` package
+// The library's checks and constants, bound once: in a bundle every use of an import of the CommonJS `yaml` package
 // goes through a property getter, which showed in the profile of a cold lint.
-const MapNode = YAMLMap;
-const SeqNode = YAMLSeq;
-const ScalarNode = Scalar;
-const PairNode = Pair;
 const scalarNode = isScalar;
 const PLAIN = Scalar.PLAIN;
 const QUOTE_DOUBLE = Scalar.QUOTE_DOUBLE;
@@ -34,15 +30,38 @@ interface ScalarTag {
   resolve: (value: string, onError: (message: string) => void, options: Document['options']) => unknown;
 }
 
+/**
+ * Prototypes for the library's nodes that carry what its constructors give each node with Object.defineProperty —
+ * the node type (`Symbol.for('yaml.node.type')`, which isMap, isScalar... read) and a collection's schema — below
+ * the library's own prototypes. A node made with Object.create of one has the library's class, methods and own
+ * enumerable properties, and answers isMap/isScalar/instanceof alike; the defineProperty calls and the dictionary
+ * work they left for the GC were a fifth of a cold kubeadm lint.
+ */
+interface NodePrototypes {
+  map: YAMLMap;
+  seq: YAMLSeq;
+  scalar: Scalar;
+  pair: Pair;
+}
+function nodePrototypes(schema: Schema): NodePrototypes {
+  const NODE_TYPE = Symbol.for('yaml.node.type');
+  const below = <T>(proto: T, type: string, withSchema: boolean): T =>
+    Object.create(proto as object, {
+      [NODE_TYPE]: { value: Symbol.for(type) },
+      ...(withSchema ? { schema: { value: schema, configurable: true, enumerable: false, writable: true } } : {}),
+    }) as T;
+  return { map: below(YAMLMap.prototype, 'yaml.map', true), seq: below(YAMLSeq.prototype, 'yaml.seq', true), scalar: below(Scalar.prototype, 'yaml.scalar', false), pair: below(Pair.prototype, 'yaml.pair', false) };
+}
+
 /** The library's schema, options and scalar tags for these parse options, taken from one parse. */
-let library: { schema: Schema; options: Document['options']; tags: ScalarTag[]; str: ScalarTag; keyTags: Map<string, ScalarTag>; valueTags: Map<string, ScalarTag> } | undefined;
+let library: { schema: Schema; options: Document['options']; tags: ScalarTag[]; str: ScalarTag; keyTags: Map<string, ScalarTag>; valueTags: Map<string, ScalarTag>; nodes: NodePrototypes } | undefined;
 function libraryContext(): NonNullable<typeof library> {
   if (!library) {
     const doc = parseDocument('a: 1\n', PARSE_OPTIONS);
     const schema = doc.schema;
     const tags = (schema.tags as unknown as (ScalarTag & { collection?: string })[]).filter((t) => !t.collection);
     const str = (schema as unknown as Record<symbol, ScalarTag>)[Symbol.for('yaml.scalar')]!;
-    library = { schema, options: doc.options, tags, str, keyTags: new Map(), valueTags: new Map() };
+    library = { schema, options: doc.options, tags, str, keyTags: new Map(), valueTags: new Map(), nodes: nodePrototypes(schema) };
   }
   return library;
 }
@@ -209,7 +228,8 @@ class Reader {
    * it is a sequence entry's compact mapping).
    */
   private map(line: number, col: number, keyAt: number, compact: boolean): YAMLMap.Parsed {
-    const map = new MapNode(this.ctx.schema) as YAMLMap.Parsed;
+    const map = Object.create(this.ctx.nodes.map) as YAMLMap.Parsed;
+    map.items = [];
     let end = keyAt;
     let spaceBefore = false;
     for (;;) {
@@ -239,7 +259,10 @@ class Reader {
         while (this.text.charCodeAt(v) === 32) v++;
         value = this.inline(v, line);
       }
-      map.items.push(new PairNode(key, value));
+      const pair = Object.create(this.ctx.nodes.pair) as Pair<ParsedNode, ParsedNode>;
+      pair.key = key;
+      pair.value = value;
+      map.items.push(pair);
       end = value.range[2];
       const next = this.nextContent();
       if (next < 0 || this.indents[next]! < col) break;
@@ -262,7 +285,8 @@ class Reader {
 
   /** A block sequence whose dashes are at column `col`, starting on line `line`. */
   private seq(line: number, col: number): YAMLSeq.Parsed {
-    const seq = new SeqNode(this.ctx.schema) as YAMLSeq.Parsed;
+    const seq = Object.create(this.ctx.nodes.seq) as YAMLSeq.Parsed;
+    seq.items = [];
     const start = this.starts[line]! + col;
     let end = start;
     let spaceBefore = false;
@@ -342,7 +366,12 @@ class Reader {
     let failed = false;
     const res = tag.resolve(source, () => (failed = true), this.ctx.options);
     if (failed) throw OUTSIDE; // the library would report an error: leave it to the library
-    const node = (scalarNode(res) ? res : new ScalarNode(res)) as Scalar.Parsed;
+    let node: Scalar.Parsed;
+    if (scalarNode(res)) node = res as Scalar.Parsed;
+    else {
+      node = Object.create(this.ctx.nodes.scalar) as Scalar.Parsed;
+      node.value = res;
+    }
     node.range = [start, end, nodeEnd];
     node.source = source;
     node.type = quote === 34 ? QUOTE_DOUBLE : quote === 39 ? QUOTE_SINGLE : PLAIN;

@@ -98,9 +98,16 @@ export function isKnownKubeadmApi(apiVersion: string): boolean {
   return apiVersion in FILES;
 }
 
-export function schemaTypes(s: JsonSchema): string[] {
-  return s.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type];
+export function schemaTypes(s: JsonSchema): readonly string[] {
+  if (s.type === undefined) return NO_TYPES;
+  if (Array.isArray(s.type)) return s.type;
+  // one shared list per type name: the structure walk asks this of every node of a cold lint
+  let one = SINGLE_TYPES.get(s.type);
+  if (!one) SINGLE_TYPES.set(s.type, (one = Object.freeze([s.type])));
+  return one;
 }
+const NO_TYPES: readonly string[] = Object.freeze([]);
+const SINGLE_TYPES = new Map<string, readonly string[]>();
 
 /** Edit distance with adjacent transpositions counting as one edit (optimal string alignment); stops early above `max`. */
 export function levenshtein(a: string, b: string, max = 3): number {

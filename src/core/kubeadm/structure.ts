@@ -126,6 +126,15 @@ function compute(d: KubeadmDoc): RelFinding[] {
   return out;
 }
 
+/** Whether a pair before pairs[i] has the scalar key `key`. */
+function keyBefore(pairs: readonly Pair<Node, Node>[], i: number, key: string): boolean {
+  for (let j = 0; j < i; j++) {
+    const k = pairs[j]!.key;
+    if (isScalar(k) && String(k.value) === key) return true;
+  }
+  return false;
+}
+
 class Walker {
   constructor(
     private readonly schemas: SchemaSet,
@@ -146,17 +155,21 @@ class Walker {
         return this.typeError(node, schema, path);
       }
       const props = schema.properties;
-      const seen = new Set<string>();
-      for (const pair of node.items as Pair<Node, Node>[]) {
+      const pairs = node.items as Pair<Node, Node>[];
+      // the keys so far, to find a duplicate: a Set only for a large mapping (most have a handful of keys, and a
+      // Set per mapping was a good part of what a cold lint left for the GC)
+      const seen = pairs.length > 12 ? new Set<string>() : undefined;
+      for (let i = 0; i < pairs.length; i++) {
+        const pair = pairs[i]!;
         if (this.out.length >= MAX_FINDINGS) return;
         const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
         if (key === undefined) continue;
-        if (seen.has(key)) {
+        if (seen ? seen.has(key) : keyBefore(pairs, i, key)) {
           const [s, e] = rangeOf(pair.key);
           this.out.push({ rule: 'kubeadm/duplicate-field', message: `"${key}" appears twice in ${path}.`, start: s, end: e });
           continue;
         }
-        seen.add(key);
+        seen?.add(key);
         const childPath = `${path}.${key}`;
         const child = props?.[key] ? this.schemas.property(schema, key) : undefined;
         if (!child) {
