@@ -177,6 +177,11 @@ const EVICTION_SEED = 'after pod-eviction-timeout (5 min) the node controller ev
 /** Seconds after the taint a pod tolerating `tolerationSeconds` is marked for deletion, at most (taint-manager slack). */
 export const EVICTION_SLACK_SECONDS = 5;
 
+/** How long after NotReady the NoExecute taint may come: the controller's next pass and its turn in the zone's queue. */
+export function taintDelaySeconds(t: ClusterTimings): number {
+  return s(t.nodeMonitorPeriodMs) + Math.round(10 / t.nodeEvictionRate) / 10;
+}
+
 /**
  * The NoExecute taint that starts each pod's tolerationSeconds. The node-lifecycle controller queues it when it
  * sees the node NotReady (in the same pass or the next, node-monitor-period later) and takes it off the queue
@@ -185,7 +190,7 @@ export const EVICTION_SLACK_SECONDS = 5;
  */
 export function taintExpectation(t: ClusterTimings, slack: number): Expectation {
   const nr = notReadyExpectation(t, 0);
-  const after = s(t.nodeMonitorPeriodMs) + Math.round(10 / t.nodeEvictionRate) / 10;
+  const after = taintDelaySeconds(t);
   return {
     id: 'node-taint',
     title: 'the node controller taints the node node.kubernetes.io/unreachable:NoExecute',

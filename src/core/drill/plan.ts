@@ -17,6 +17,7 @@ import {
   apiExpectation,
   etcdLeaderExpectation,
   evictionExpectations,
+  taintDelaySeconds,
   EVICTION_SLACK_SECONDS,
   haproxyDownExpectation,
   haproxyUpExpectation,
@@ -310,7 +311,9 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
 
   // ---- pods on the node (taint-based eviction): waited for when their toleration fits in the wait
   const evictable = evictablePods(snapshot.pods);
-  const fits = (p: (typeof evictable)[number]) => evictionWaitSeconds > 0 && p.tolerationSeconds !== undefined && p.tolerationSeconds + EVICTION_SLACK_SECONDS <= evictionWaitSeconds;
+  // a pod is waited for when its eviction fits in the wait after NotReady even with the taint as late as it may come
+  const evictionMargin = taintDelaySeconds(timings) + EVICTION_SLACK_SECONDS;
+  const fits = (p: (typeof evictable)[number]) => evictionWaitSeconds > 0 && p.tolerationSeconds !== undefined && p.tolerationSeconds + evictionMargin <= evictionWaitSeconds;
   const awaited = evictable.filter(fits);
   expectations.push(...evictionExpectations(timings, awaited.map((p) => p.tolerationSeconds!), evictable.filter((p) => !fits(p)).map((p) => p.tolerationSeconds), slack));
   const awaitedOwners = new Set(awaited.filter((p) => p.owner?.startsWith('ReplicaSet/')).map((p) => `${p.key.split('/')[0]}/${p.owner!.slice('ReplicaSet/'.length)}`));
@@ -318,7 +321,7 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
   if (evictionWaitSeconds > 0 && !awaited.length) {
     warnings.push(
       evictable.length
-        ? `no pod on ${nodeName} tolerates the unreachable taint for less than the ${evictionWaitSeconds} s eviction wait (−${EVICTION_SLACK_SECONDS} s): the drill reports when they would go`
+        ? `no pod on ${nodeName} tolerates the unreachable taint for less than the ${evictionWaitSeconds} s eviction wait (−${evictionMargin} s for the taint and the controller): the drill reports when they would go`
         : `no pod on ${nodeName} can be evicted (only DaemonSet and static pods): there are no evictions to wait for`,
     );
   }
