@@ -113,7 +113,7 @@ failing_tests() {
       /^ *✖ / { flush(); name = $0; sub(/^ *✖ /, "", name); sub(/ \([0-9.]+ms\)$/, "", name); want = 1; next }
       want && NF { if ($0 !~ /^ *(at |ℹ |✔ |▶ |test at )/) { msg = $0; sub(/^ */, "", msg) } flush() }
       END { flush() }' "$1"
-  } | head -16 | sed -E 's/^ */      /'
+  } | head -16 | sed -E 's/^ */      /; s/^      └/        └/'
 }
 fail_step() {
   failed=$((failed + 1)); SUMMARY+=("$(printf '  %-12s FAIL  (%s)' "$1" "$2")")

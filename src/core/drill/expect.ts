@@ -24,8 +24,8 @@ export interface Expectation {
   /** Reported, not judged (no meaningful bound, or bounded only by the drill's limits). */
   informational?: boolean;
   /**
-   * Bounds counted from an earlier event instead of the fault, used when that event was observed: the window
-   * then moves with it (`after` seconds later, `min`–`max`).
+   * Bounds counted from an earlier event instead of the fault, used when that event was seen before this one: the
+   * window then moves with it (`min`–`max` seconds after it; `{t}` in `basis` is where it was seen).
    */
   after?: { event: string; min: number; max: number; basis: string };
 }
@@ -177,19 +177,34 @@ const EVICTION_SEED = 'after pod-eviction-timeout (5 min) the node controller ev
 /** Seconds after the taint a pod tolerating `tolerationSeconds` is marked for deletion, at most (taint-manager slack). */
 export const EVICTION_SLACK_SECONDS = 5;
 
-/** How long after NotReady the NoExecute taint may come: the controller's next pass and its turn in the zone's queue. */
+/**
+ * How long after NotReady the NoExecute taint may come: the controller's next pass and its turn in the zone's queue;
+ * Infinity when node-eviction-rate is 0 (the controller then taints no node).
+ */
 export function taintDelaySeconds(t: ClusterTimings): number {
+  if (t.nodeEvictionRate <= 0) return Infinity;
   return s(t.nodeMonitorPeriodMs) + Math.round(10 / t.nodeEvictionRate) / 10;
 }
 
 /**
  * The NoExecute taint that starts each pod's tolerationSeconds. The node-lifecycle controller queues it when it
- * sees the node NotReady (in the same pass or the next, node-monitor-period later) and takes it off the queue
- * rate-limited: node-eviction-rate nodes per second per zone (0.1: one node per 10 s), so a node that fails
- * within 10 s of another waits for its turn.
+ * has seen the node NotReady (on the lab's 1.34 the drill saw both in the same poll; the controller may take until
+ * its next pass, node-monitor-period later) and takes it off the queue rate-limited: node-eviction-rate nodes per
+ * second per zone (0.1: one node per 10 s), so a node that fails within 10 s of another waits for its turn.
  */
 export function taintExpectation(t: ClusterTimings, slack: number): Expectation {
   const nr = notReadyExpectation(t, 0);
+  if (t.nodeEvictionRate <= 0) {
+    return {
+      id: 'node-taint',
+      title: 'the node controller taints the node node.kubernetes.io/unreachable:NoExecute',
+      phase: 'failure',
+      basis: 'kube-controller-manager runs with --node-eviction-rate 0: it taints no node NoExecute, so no pod is evicted by the taint',
+      seed: EVICTION_SEED,
+      slack,
+      informational: true,
+    };
+  }
   const after = taintDelaySeconds(t);
   return {
     id: 'node-taint',
@@ -200,13 +215,13 @@ export function taintExpectation(t: ClusterTimings, slack: number): Expectation 
     basis: `NotReady + up to node-monitor-period ${fmt(s(t.nodeMonitorPeriodMs))} (the controller's next pass) + up to ${fmt(Math.round(10 / t.nodeEvictionRate) / 10)} (node-eviction-rate ${t.nodeEvictionRate}/s: one node tainted at a time per zone)`,
     seed: EVICTION_SEED,
     slack,
-    after: { event: 'node-notready', min: 0, max: after, basis: 'counted from the observed NotReady' },
+    after: { event: 'node-notready', min: 0, max: after, basis: 'counted from NotReady seen at {t} s' },
   };
 }
 
 /**
- * Taint-based eviction: the unreachable NoExecute taint comes with NotReady; each pod goes after its
- * tolerationSeconds, counted from the taint. `awaited`: the tolerations of the pods the drill waits for
+ * Taint-based eviction: the unreachable NoExecute taint comes after NotReady (taintExpectation); each pod goes after
+ * its tolerationSeconds, counted from the taint. `awaited`: the tolerations of the pods the drill waits for
  * (judged); `later`: those it does not wait for (reported: when they would go).
  */
 export function evictionExpectations(t: ClusterTimings, awaited: number[], later: (number | undefined)[], slack: number): Expectation[] {
@@ -228,7 +243,7 @@ export function evictionExpectations(t: ClusterTimings, awaited: number[], later
       basis: `the taint (${fmt(taint.min ?? 0)}–${fmt(taint.max ?? 0)}) + tolerationSeconds ${w.tol} of node.kubernetes.io/unreachable:NoExecute`,
       seed: EVICTION_SEED,
       slack,
-      after: { event: 'node-taint', min: w.lo, max: w.hi + EVICTION_SLACK_SECONDS, basis: `counted from the observed taint: tolerationSeconds ${w.tol} + ${EVICTION_SLACK_SECONDS} s` },
+      after: { event: 'node-taint', min: w.lo, max: w.hi + EVICTION_SLACK_SECONDS, basis: `counted from the taint seen at {t} s: tolerationSeconds ${w.tol} (+ ${EVICTION_SLACK_SECONDS} s)` },
     });
   }
   const finite = later.filter((x): x is number => x !== undefined);

@@ -196,7 +196,7 @@ export interface ClusterTimings {
   nodeMonitorGraceMs: number;
   nodeMonitorGraceSource: string;
   nodeMonitorPeriodMs: number;
-  /** --node-eviction-rate: nodes per second the node-lifecycle controller taints NoExecute in a healthy zone. */
+  /** --node-eviction-rate: nodes per second the node-lifecycle controller taints NoExecute in a healthy zone (0: none). */
   nodeEvictionRate: number;
   /** kubelet renews its Lease every leaseDuration/4 = 10 s (nodeLeaseDurationSeconds 40). */
   nodeLeaseRenewMs: number;
@@ -212,6 +212,13 @@ export interface ComponentArgs {
   controllerManager?: readonly string[] | undefined;
   scheduler?: readonly string[] | undefined;
   etcd?: readonly string[] | undefined;
+}
+
+/** --node-eviction-rate: 0.1 when unset or unreadable; 0 (or less) is kept as 0: the controller then taints no node. */
+function evictionRate(flag: string | undefined): number {
+  const x = flag === undefined || flag.trim() === '' ? NaN : Number(flag);
+  if (!Number.isFinite(x)) return 0.1;
+  return Math.max(0, x);
 }
 
 /**
@@ -230,7 +237,7 @@ export function clusterTimings(a: ComponentArgs): ClusterTimings {
     nodeMonitorGraceMs: graceFlag ?? defaultGrace,
     nodeMonitorGraceSource: graceFlag !== undefined ? 'kube-controller-manager --node-monitor-grace-period' : `default for Kubernetes ${v ? `${v[0]}.${v[1]}` : '(version unknown)'}`,
     nodeMonitorPeriodMs: parseGoDuration(flagValue(cm, 'node-monitor-period')) ?? 5000,
-    nodeEvictionRate: positive(Number(flagValue(cm, 'node-eviction-rate'))) ?? 0.1,
+    nodeEvictionRate: evictionRate(flagValue(cm, 'node-eviction-rate')),
     nodeLeaseRenewMs: 10_000,
     leaderRetryPeriodMs: retry,
     etcdElectionTimeoutMs: etcdNum('election-timeout') ?? 1000,

@@ -311,8 +311,9 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
 
   // ---- pods on the node (taint-based eviction): waited for when their toleration fits in the wait
   const evictable = evictablePods(snapshot.pods);
-  // a pod is waited for when its eviction fits in the wait after NotReady even with the taint as late as it may come
-  const evictionMargin = taintDelaySeconds(timings) + EVICTION_SLACK_SECONDS;
+  // a pod is waited for when its eviction fits in the wait after NotReady even with the taint as late as it may come,
+  // and seen by the pods' poll (every two intervals) before the wait ends
+  const evictionMargin = taintDelaySeconds(timings) + EVICTION_SLACK_SECONDS + (2 * pollMs) / 1000;
   const fits = (p: (typeof evictable)[number]) => evictionWaitSeconds > 0 && p.tolerationSeconds !== undefined && p.tolerationSeconds + evictionMargin <= evictionWaitSeconds;
   const awaited = evictable.filter(fits);
   expectations.push(...evictionExpectations(timings, awaited.map((p) => p.tolerationSeconds!), evictable.filter((p) => !fits(p)).map((p) => p.tolerationSeconds), slack));
@@ -320,7 +321,9 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
   const replicaSets = snapshot.replicaSets.filter((r) => awaitedOwners.has(r.key));
   if (evictionWaitSeconds > 0 && !awaited.length) {
     warnings.push(
-      evictable.length
+      !Number.isFinite(evictionMargin)
+        ? 'kube-controller-manager runs with --node-eviction-rate 0: it taints no node NoExecute, so there are no evictions to wait for'
+        : evictable.length
         ? `no pod on ${nodeName} tolerates the unreachable taint for less than the ${evictionWaitSeconds} s eviction wait (−${evictionMargin} s for the taint and the controller): the drill reports when they would go`
         : `no pod on ${nodeName} can be evicted (only DaemonSet and static pods): there are no evictions to wait for`,
     );

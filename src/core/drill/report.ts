@@ -116,14 +116,14 @@ function expectedText(e: Expectation): string {
  */
 export const FLOOR_SLACK_SECONDS = 1.5;
 
-function judge(e: Expectation, seconds: number | undefined): { verdict: Verdict; note?: string } {
+function judge(e: Expectation, seconds: number | undefined, since = 'after this fault'): { verdict: Verdict; note?: string } {
   if (seconds === undefined) return { verdict: e.informational && e.phase === 'failure' ? 'not observed' : 'fail' };
   if (e.informational || e.max === undefined) return { verdict: e.phase === 'recovery' ? 'pass' : 'info' };
   if (seconds > e.max + e.slack) return { verdict: 'fail', note: `slower than the ${e.max} s bound (+${e.slack} s polling slack)` };
   // Every lower bound is a floor the settings impose (the checks, timeouts and grace periods must run out first):
   // earlier means the fault was not the one planned or a probe misread the state.
   const early = Math.min(e.slack, FLOOR_SLACK_SECONDS);
-  if (e.min !== undefined && seconds < e.min - early) return { verdict: 'fail', note: `faster than the ${e.min} s floor (−${early} s slack): it cannot happen that early after this fault` };
+  if (e.min !== undefined && seconds < e.min - early) return { verdict: 'fail', note: `faster than the ${e.min} s floor (−${early} s slack): it cannot happen that early ${since}` };
   return { verdict: 'pass' };
 }
 
@@ -214,17 +214,19 @@ export function buildDrillReport(plan: DrillPlan, tl: ObservedTimeline, run: Run
       measurements.push({ ...base, expected: expectedText(refined), seconds, verdict: j.verdict, detail: [event?.detail, `counted from the controller-manager takeover at ${h} s`, j.note].filter(Boolean).join('; ') });
       continue;
     }
-    // A window that moves with an earlier event when it was observed (the evictions count from the taint).
-    const anchor = e.after ? ev[e.after.event] : undefined;
-    const from = anchor && e.after ? { ...e, min: Math.round((sec(anchor.t) + e.after.min) * 10) / 10, max: Math.round((sec(anchor.t) + e.after.max) * 10) / 10 } : e;
-    const j = judge(from, seconds);
+    // A window that moves with an earlier event seen before this one (the evictions count from the taint). That event
+    // was seen up to a poll after it happened: its floor comes that much earlier, and "too early" is about it.
+    const anchor = e.after && event ? ev[e.after.event] : undefined;
+    const moved = anchor && e.after && anchor.t <= event!.t ? { at: sec(anchor.t), ...e.after } : undefined;
+    const from = moved ? { ...e, min: Math.round((moved.at + moved.min - plan.limits.pollMs / 1000) * 10) / 10, max: Math.round((moved.at + moved.max) * 10) / 10 } : e;
+    const j = judge(from, seconds, moved ? `after the ${moved.event} seen at ${moved.at} s` : 'after this fault');
     measurements.push({
       ...base,
       expected: expectedText(from),
       seconds,
       ...(e.phase === 'recovery' && event ? { sinceFault: sec(event.t) } : {}),
       verdict: e.phase === 'recovery' && !run.restore.attempted ? 'fail' : j.verdict,
-      detail: [event?.detail, anchor && e.after ? `${e.after.basis} at ${sec(anchor.t)} s` : undefined, j.note].filter(Boolean).join('; ') || undefined,
+      detail: [event?.detail, moved ? moved.basis.replace('{t}', String(moved.at)) : undefined, j.note].filter(Boolean).join('; ') || undefined,
     });
   }
   // Events worth a line although nothing bounds them.

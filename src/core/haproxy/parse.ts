@@ -143,7 +143,8 @@ export interface HaproxyConfig {
 /**
  * Parsed sections by their text (the lines before the first section parse as no section, and are told apart): at
  * most 20,000, and keeping at most 16 M characters of edited texts alive (about 66 edits of a 10,000-line file that
- * each missed a section; then it starts over, and the next lint is a cold one, about 10 ms for that file).
+ * each missed a section). Then it starts over at the first section a lint misses: that lint re-parses the sections
+ * after it, the next one those before it — each about as long as a cold lint (about 10 ms for that file) or less.
  */
 const sectionCache = new SectionCache(20_000, 16_000_000);
 

@@ -34,8 +34,10 @@ interface ScalarTag {
  * Prototypes for the library's nodes that carry what its constructors give each node with Object.defineProperty —
  * the node type (`Symbol.for('yaml.node.type')`, which isMap, isScalar... read) and a collection's schema — below
  * the library's own prototypes. A node made with Object.create of one has the library's class, methods and own
- * enumerable properties, and answers isMap/isScalar/instanceof alike; the defineProperty calls and the dictionary
- * work they left for the GC were a fifth of a cold kubeadm lint.
+ * enumerable properties, and answers isMap/isScalar/instanceof and schema alike; the defineProperty calls and the
+ * dictionary work they left for the GC were a fifth of a cold kubeadm lint. Two differences, which nothing here
+ * relies on (the linters only read these trees): Object.getPrototypeOf is not the library's class prototype, and
+ * the library's clone() of such a collection copies its schema as an own enumerable property.
  */
 interface NodePrototypes {
   map: YAMLMap;

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseDocument } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, parseDocument } from 'yaml';
 import { generateKubeadmConfig } from '../../../src/core/generate/kubeadm';
 import { lintKubeadm } from '../../../src/core/kubeadm/lint';
 import { clearParseCache, plainReader, splitDocuments } from '../../../src/core/kubeadm/parse';
@@ -20,11 +20,15 @@ import { EXAMPLE, exampleInventory, ROOT } from './helpers';
 
 const inventory = exampleInventory();
 
-/** A node tree as plain data: each object's class name and own enumerable properties, recursively. */
+/**
+ * A node tree as plain data: each object's class name, the node type the library's isMap/isSeq/isScalar/isPair read,
+ * whether it has a schema, and its own enumerable properties, recursively.
+ */
 function shape(n: unknown): unknown {
   if (n === null || typeof n !== 'object') return n;
   if (Array.isArray(n)) return n.map(shape);
-  const out: Record<string, unknown> = { class: n.constructor.name };
+  const nodeType = isMap(n) ? 'map' : isSeq(n) ? 'seq' : isScalar(n) ? 'scalar' : isPair(n) ? 'pair' : undefined;
+  const out: Record<string, unknown> = { class: n.constructor.name, nodeType, schema: (n as { schema?: unknown }).schema !== undefined };
   for (const [k, v] of Object.entries(n)) out[k] = shape(v);
   return out;
 }
