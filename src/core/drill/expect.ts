@@ -246,6 +246,11 @@ export function evictionExpectations(t: ClusterTimings, awaited: number[], later
       after: { event: 'node-taint', min: w.lo, max: w.hi + EVICTION_SLACK_SECONDS, basis: `counted from the taint seen at {t} s: tolerationSeconds ${w.tol} (+ ${EVICTION_SLACK_SECONDS} s)` },
     });
   }
+  if (t.nodeEvictionRate <= 0) {
+    // no taint comes, so no toleration runs out
+    if (later.length) out.push({ id: 'evictions-never', title: `${later.length} pod(s) stay bound to the node`, phase: 'failure', basis: taint.basis, slack, informational: true });
+    return out;
+  }
   const finite = later.filter((x): x is number => x !== undefined);
   if (finite.length) {
     const w = window(finite);

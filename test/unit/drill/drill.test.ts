@@ -366,6 +366,9 @@ test('worker: with --node-eviction-rate 0 the controller taints no node: nothing
   assert.deepEqual(plan.awaited, []);
   assert.ok(plan.warnings.some((w) => /--node-eviction-rate 0: it taints no node NoExecute/.test(w)), plan.warnings.join('\n'));
   assert.ok(!plan.expectations.some((e) => e.id === 'evictions'));
+  // the pod not waited for is not given a time it would go: it stays
+  assert.ok(!plan.expectations.some((e) => e.id === 'evictions-later'));
+  assert.match(plan.expectations.find((e) => e.id === 'evictions-never')?.basis ?? '', /--node-eviction-rate 0/);
 });
 
 test('API availability: outage windows, failures before and after DOWN, recovery failures apart', () => {
