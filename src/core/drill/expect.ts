@@ -193,28 +193,17 @@ export function taintDelaySeconds(t: ClusterTimings): number {
  * second per zone (0.1: one node per 10 s), so a node that fails within 10 s of another waits for its turn.
  */
 export function taintExpectation(t: ClusterTimings, slack: number): Expectation {
-  const nr = notReadyExpectation(t, 0);
+  const base = { id: 'node-taint', title: 'the node controller taints the node node.kubernetes.io/unreachable:NoExecute', phase: 'failure' as const, seed: EVICTION_SEED, slack };
   if (t.nodeEvictionRate <= 0) {
-    return {
-      id: 'node-taint',
-      title: 'the node controller taints the node node.kubernetes.io/unreachable:NoExecute',
-      phase: 'failure',
-      basis: 'kube-controller-manager runs with --node-eviction-rate 0: it taints no node NoExecute, so no pod is evicted by the taint',
-      seed: EVICTION_SEED,
-      slack,
-      informational: true,
-    };
+    return { ...base, basis: 'kube-controller-manager runs with --node-eviction-rate 0: it taints no node NoExecute, so no pod is evicted by the taint', informational: true };
   }
+  const nr = notReadyExpectation(t, 0);
   const after = taintDelaySeconds(t);
   return {
-    id: 'node-taint',
-    title: 'the node controller taints the node node.kubernetes.io/unreachable:NoExecute',
-    phase: 'failure',
+    ...base,
     min: nr.min,
     max: Math.round(((nr.max ?? 0) + after) * 10) / 10,
     basis: `NotReady + up to node-monitor-period ${fmt(s(t.nodeMonitorPeriodMs))} (the controller's next pass) + up to ${fmt(Math.round(10 / t.nodeEvictionRate) / 10)} (node-eviction-rate ${t.nodeEvictionRate}/s: one node tainted at a time per zone)`,
-    seed: EVICTION_SEED,
-    slack,
     after: { event: 'node-notready', min: 0, max: after, basis: 'counted from NotReady seen at {t} s' },
   };
 }

@@ -231,8 +231,10 @@ export function clusterTimings(a: ComponentArgs): ClusterTimings {
   const v = minorVersion(a.kubeVersion);
   const defaultGrace = v && (v[0] > 1 || v[1] >= 32) ? 50_000 : 40_000;
   const retry = parseGoDuration(flagValue(cm, 'leader-elect-retry-period')) ?? parseGoDuration(flagValue(a.scheduler ?? [], 'leader-elect-retry-period')) ?? 2000;
-  const positive = (x: number): number | undefined => (Number.isFinite(x) && x > 0 ? x : undefined);
-  const etcdNum = (flag: string): number | undefined => positive(Number(flagValue(a.etcd ?? [], flag)));
+  const etcdNum = (flag: string): number | undefined => {
+    const x = Number(flagValue(a.etcd ?? [], flag));
+    return Number.isFinite(x) && x > 0 ? x : undefined;
+  };
   return {
     nodeMonitorGraceMs: graceFlag ?? defaultGrace,
     nodeMonitorGraceSource: graceFlag !== undefined ? 'kube-controller-manager --node-monitor-grace-period' : `default for Kubernetes ${v ? `${v[0]}.${v[1]}` : '(version unknown)'}`,

@@ -81,15 +81,15 @@ export class SectionCache {
 
   /** Keeps section `index` of `store` (not already kept) under fp, the fingerprint of its text. */
   set(fp: number, store: SectionStore, index: number): void {
-    const last = this.stores[this.stores.length - 1];
-    const newStore = last !== store;
+    const newStore = this.stores[this.stores.length - 1] !== store;
     if (this.count >= this.limit || (newStore && this.chars > 0 && this.chars + store.lines.text.length > this.charLimit)) this.clear();
     if (2 * (this.count + 1) > this.slots.length) this.grow();
-    let storeId = this.stores.length - 1;
-    if (storeId < 0 || this.stores[storeId] !== store) {
-      storeId = this.stores.push(store) - 1;
+    // after a clear() the store is new to the cache again
+    if (this.stores[this.stores.length - 1] !== store) {
+      this.stores.push(store);
       this.chars += store.lines.text.length;
     }
+    const storeId = this.stores.length - 1;
     const e = this.count++;
     if (e >= this.fps.length) {
       this.fps = grown(this.fps, e + 1);
