@@ -48,15 +48,49 @@ export interface RenewHooks {
 /** The static pods kubeadm runs on a control-plane node. */
 export type ControlPlaneComponent = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';
 
+/** The kubeconfig `kubeadm certs renew all` rewrites for each controller: what a running one must be restarted to read. */
+const CONTROLLER_KUBECONFIG = {
+  'kube-controller-manager': '/etc/kubernetes/controller-manager.conf',
+  'kube-scheduler': '/etc/kubernetes/scheduler.conf',
+} as const;
+
+/** The running containers of `component` in `$ids`; a crictl that cannot answer fails the step instead of looking like "none running". */
+function runningIds(component: ControlPlaneComponent): RemoteCommand {
+  return sh`ids=$(crictl ps -q --name ${`^${component}$`} --state running) || exit 1`;
+}
+
+function notRunningNote(component: ControlPlaneComponent): RemoteCommand {
+  return sh`echo ${`${component} is not running now: the kubelet starts it from the renewed files`} >&2`;
+}
+
 /**
- * Stops the running container of `component` (SIGTERM, SIGKILL after 20 s; crictl's own request deadline must
- * outlast that, its 2 s default does not); the kubelet starts it again from the same static pod. When none runs at
- * that moment there is nothing to stop: a controller-manager or scheduler exits when its API server restarts (lab:
- * m02's, right after the API server step) and the kubelet's next start reads the renewed files anyway — the step's
- * verify waits for it. A crictl that cannot answer fails the step instead of looking like "none running".
+ * Restarts `component` so that it reads the renewed files: its running container is stopped (SIGTERM, SIGKILL after
+ * 20 s; crictl's own request deadline must outlast that, its 2 s default does not) and the kubelet starts it again
+ * from the same static pod. When none runs at that moment there is nothing to stop.
+ *  - kube-apiserver: killed 2 s after it has closed its listener. By then its shutdown has done what matters (its
+ *    address is off the `kubernetes` Service, lab: gone 1.5 s after SIGTERM) and no new request reaches it; what keeps
+ *    it alive afterwards are the idle keep-alive connections it never closes (kubernetes/kubernetes#131052), so every
+ *    SIGTERM ended in the SIGKILL 20 s later (lab: listener closed after 0.2 s, 65 connections still held, stopped after
+ *    20.2 s). Its balancers' server is in maintenance by then, so only the node's own controllers still talk to it.
+ *    Without `ss` on the node it gets the full 20 s.
+ *  - kube-controller-manager, kube-scheduler: only a container started before its kubeconfig was renewed. They exit
+ *    when their API server restarts (lab: after the API server step, and again after etcd's) and the kubelet starts
+ *    them with the renewed files; stopping such a one again only meets the kubelet's crash back-off (lab: 19 s for
+ *    both). A start time that cannot be read counts as stale.
  */
 export function restartComponentCommand(component: ControlPlaneComponent): RemoteCommand {
-  return sh`{ ids=$(crictl ps -q --name ${`^${component}$`} --state running) || exit 1; if [ -n "$ids" ]; then crictl --timeout 60s stop --timeout 20 $ids; else echo ${`${component} is not running now: the kubelet starts it from the renewed files`} >&2; fi; }`;
+  const stop = sh`crictl --timeout 60s stop --timeout 20`;
+  if (component === 'kube-apiserver') {
+    const pidTemplate = '{{.info.pid}}';
+    return sh`{ ${runningIds(component)}; if [ -n "$ids" ]; then pids=$(for id in $ids; do crictl inspect -o go-template --template ${pidTemplate} "$id" || exit 1; done) || exit 1; pat=$(echo $pids | tr ' ' '|'); ${stop} $ids & stopper=$!; if [ -n "$pat" ] && command -v ss >/dev/null 2>&1; then i=0; while [ $i -lt 100 ] && ss -Hltnp | grep -qE "pid=($pat),"; do sleep 0.1; i=$((i+1)); done; if ! ss -Hltnp | grep -qE "pid=($pat),"; then sleep 2; ! kill -0 $stopper 2>/dev/null || crictl --timeout 60s stop --timeout 0 $ids >/dev/null; fi; fi; wait $stopper; else ${notRunningNote(component)}; fi; }`;
+  }
+  if (component === 'etcd') {
+    return sh`{ ${runningIds(component)}; if [ -n "$ids" ]; then ${stop} $ids; else ${notRunningNote(component)}; fi; }`;
+  }
+  const kubeconfig = CONTROLLER_KUBECONFIG[component];
+  const startedTemplate = '{{.status.startedAt}}';
+  const fresh = `${component} started after ${kubeconfig} was renewed (it exited when its API server restarted): it runs with the renewed files`;
+  return sh`{ ${runningIds(component)}; stale=; for id in $ids; do started=$(crictl inspect -o go-template --template ${startedTemplate} "$id") || exit 1; s=$(date -d "$started" +%s 2>/dev/null) && m=$(stat -c %Y ${kubeconfig} 2>/dev/null) && [ "$s" -gt "$m" ] || stale="$stale $id"; done; if [ -n "$stale" ]; then ${stop} $stale; elif [ -n "$ids" ]; then echo ${fresh} >&2; else ${notRunningNote(component)}; fi; }`;
 }
 
 /** Exits 0 once `component` runs again (a new container: the one stopped is gone). */
