@@ -120,7 +120,13 @@ fail_step() {
   echo "══════ $1: FAIL — $2"
 }
 
+# Whether the tools cache holds neither Node 24 nor code-server: then the setup step below is the README's setup from an
+# empty cache (a first run on a new machine), and step setup-cold would only do it again — about two minutes of CPU
+# beside the lab's cold build, which it delays.
+tools_cache_empty() { ( . scripts/lib/tools.sh && [ ! -e "$KW_NODE24" ] && [ ! -e "$KW_CS_ENTRY" ] ); }
+SETUP_FROM_EMPTY=0
 if [ "$SETUP" = 1 ]; then
+  if tools_cache_empty; then SETUP_FROM_EMPTY=1; fi
   step setup npm run -s setup
   if [ "$failed" -gt 0 ]; then
     echo
@@ -172,7 +178,12 @@ lab_build_wait() {
   done
 }
 # Beside the kube build: the cold setup (mostly code-server's download and native modules), typecheck, lint.
-if [ "$SETUP" = 1 ]; then step setup-cold cold_setup; fi
+if [ "$SETUP" = 1 ] && [ "$SETUP_FROM_EMPTY" = 1 ] && wanted setup-cold; then
+  echo; echo "══════ setup-cold: not run again — the setup step above found the tools cache empty and installed into it"
+  SUMMARY+=("$(printf '  %-12s done by step setup (its tools cache was empty)' setup-cold)")
+elif [ "$SETUP" = 1 ]; then
+  step setup-cold cold_setup
+fi
 step typecheck npm run -s typecheck
 step lint npm run -s lint
 if [ -n "$LAB_BUILD_PID" ]; then step lab-binaries lab_build_wait kube etcd; fi
