@@ -126,7 +126,7 @@ fail_step() {
 tools_cache_empty() { ( . scripts/lib/tools.sh && [ ! -e "$KW_NODE24" ] && [ ! -e "$KW_CS_ENTRY" ] ); }
 SETUP_FROM_EMPTY=0
 if [ "$SETUP" = 1 ]; then
-  if tools_cache_empty; then SETUP_FROM_EMPTY=1; fi
+  if wanted setup && tools_cache_empty; then SETUP_FROM_EMPTY=1; fi
   step setup npm run -s setup
   if [ "$failed" -gt 0 ]; then
     echo
