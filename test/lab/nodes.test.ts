@@ -193,7 +193,7 @@ describe('remove, replace and reset nodes on the lab cluster', { timeout: 45 * 6
     // m02's etcd frozen (SIGSTOP, its kubelet stopped so that no liveness probe kills it): a member that does not answer,
     // as a crashed one. Thawed afterwards it answers at once; a member killed instead came back only about 125 s after
     // its kubelet started (the kubelet first waits on its own API server, which waits on this etcd).
-    const stopped = ssh('labs-k8s-m02', "systemctl stop kubelet && pid=$(crictl inspect -o go-template --template '{{.info.pid}}' $(crictl ps -q --name '^etcd$' --state running)) && kill -STOP $pid && echo stopped $pid");
+    const stopped = ssh('labs-k8s-m02', "systemctl stop kubelet && pid=$(crictl inspect -o go-template --template '{{.info.pid}}' $(crictl ps -q --name '^etcd$' --state running)) && kill -STOP $pid && echo stopped $pid || { systemctl start kubelet; exit 1; }");
     const pid = /stopped (\d+)/.exec(stopped.stdout)?.[1];
     assert.ok(pid, `m02's etcd frozen: ${stopped.stdout}${stopped.stderr}`);
     try {

@@ -67,12 +67,13 @@ function notRunningNote(component: ControlPlaneComponent): RemoteCommand {
  * Restarts `component` so that it reads the renewed files: its running container is stopped (SIGTERM, SIGKILL after
  * 20 s; crictl's own request deadline must outlast that, its 2 s default does not) and the kubelet starts it again
  * from the same static pod. When none runs at that moment there is nothing to stop.
- *  - kube-apiserver: killed 2 s after it has closed its listener. By then its shutdown has done what matters (its
- *    address is off the `kubernetes` Service, lab: gone 1.5 s after SIGTERM) and no new request reaches it; what keeps
- *    it alive afterwards are the idle keep-alive connections it never closes (kubernetes/kubernetes#131052), so every
- *    SIGTERM ended in the SIGKILL 20 s later (lab: listener closed after 0.2 s, 65 connections still held, stopped after
- *    20.2 s). Its balancers' server is in maintenance by then, so only the node's own controllers still talk to it.
- *    Without `ss` on the node it gets the full 20 s.
+ *  - kube-apiserver: killed 2 s after it closed its listener. By then its shutdown has done what matters (its address
+ *    is off the `kubernetes` Service, lab: gone 1.5 s after SIGTERM) and no new request reaches it; what keeps it alive
+ *    afterwards are the connections it never closes (kubernetes/kubernetes#131052), so every SIGTERM ended in the
+ *    SIGKILL 20 s later (lab: listener closed after 0.2 s, 65 connections still held, stopped after 20.2 s). A request
+ *    still running 2 s after the close is cut; its balancers' server is in maintenance by then, so only the node's own
+ *    controllers still talk to it. Only a listener seen before the stop counts as closed: without `ss`, with a pid
+ *    that does not listen or an `ss` that fails, it gets the full 20 s.
  *  - kube-controller-manager, kube-scheduler: only a container started before its kubeconfig was renewed. They exit
  *    when their API server restarts (lab: after the API server step, and again after etcd's) and the kubelet starts
  *    them with the renewed files; stopping such a one again only meets the kubelet's crash back-off (lab: 19 s for
@@ -82,7 +83,8 @@ export function restartComponentCommand(component: ControlPlaneComponent): Remot
   const stop = sh`crictl --timeout 60s stop --timeout 20`;
   if (component === 'kube-apiserver') {
     const pidTemplate = '{{.info.pid}}';
-    return sh`{ ${runningIds(component)}; if [ -n "$ids" ]; then pids=$(for id in $ids; do crictl inspect -o go-template --template ${pidTemplate} "$id" || exit 1; done) || exit 1; pat=$(echo $pids | tr ' ' '|'); ${stop} $ids & stopper=$!; if [ -n "$pat" ] && command -v ss >/dev/null 2>&1; then i=0; while [ $i -lt 100 ] && ss -Hltnp | grep -qE "pid=($pat),"; do sleep 0.1; i=$((i+1)); done; if ! ss -Hltnp | grep -qE "pid=($pat),"; then sleep 2; ! kill -0 $stopper 2>/dev/null || crictl --timeout 60s stop --timeout 0 $ids >/dev/null; fi; fi; wait $stopper; else ${notRunningNote(component)}; fi; }`;
+    const listening = sh`out=$(ss -Hltnp) && echo "$out" | grep -qE "pid=($pat),"`;
+    return sh`{ ${runningIds(component)}; if [ -n "$ids" ]; then pids=$(for id in $ids; do crictl inspect -o go-template --template ${pidTemplate} "$id" || exit 1; done) || exit 1; pat=; if [ -n "$pids" ] && [ -z "$(echo $pids | tr -d '0-9 ')" ] && command -v ss >/dev/null 2>&1; then pat=$(echo $pids | tr ' ' '|'); ${listening} || pat=; fi; ${stop} $ids & stopper=$!; if [ -n "$pat" ]; then i=0; closed=; while [ $i -lt 100 ]; do out=$(ss -Hltnp) || break; if ! echo "$out" | grep -qE "pid=($pat),"; then closed=1; break; fi; sleep 0.1; i=$((i+1)); done; if [ -n "$closed" ]; then sleep 2; ! kill -0 $stopper 2>/dev/null || crictl --timeout 60s stop --timeout 0 $ids >/dev/null; fi; fi; wait $stopper; else ${notRunningNote(component)}; fi; }`;
   }
   if (component === 'etcd') {
     return sh`{ ${runningIds(component)}; if [ -n "$ids" ]; then ${stop} $ids; else ${notRunningNote(component)}; fi; }`;
