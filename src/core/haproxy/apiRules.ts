@@ -7,7 +7,8 @@ import { hostsWithRole, splitEndpoint } from '../inventory/types';
 import type { HostSpec, Inventory } from '../inventory/types';
 import type { SourceFile } from '../lint/types';
 import { didYouMean } from './keywords';
-import type { HaproxyConfig } from './parse';
+import type { HaproxyConfig, ParsedLine } from './parse';
+import { COMMON_WORDS } from './words';
 import { finding, fix } from './rules';
 import { misspeltOption } from './localRules';
 import * as model from './model';
@@ -62,10 +63,11 @@ export function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, 
 function lintBackendReferences(p: Proxy, m: Model, out: Finding[]): void {
   for (let k = 0; k < BACKEND_REFERENCES.length; k++) {
     const kw = BACKEND_REFERENCES[k]!;
-    for (let line = p.section.findAfter(-1, kw); line; line = p.section.findAfter(line.rel, kw)) {
+    const line = p.section.cursor(-1);
+    while (p.section.advance(line, kw)) {
       const name = line.word(1);
       if (name === undefined || name.includes('%[') || m.backends.has(name)) continue;
-      const place: Place = { section: p.section, line };
+      const place: Place = { section: p.section, line: line.lasting() };
       const t = line.token(1)!;
       const near = didYouMean(t.text, m.backends.keys());
       out.push(finding('haproxy/missing-backend', `${kw} names '${t.text}', but no backend of that name exists${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(place, t), near ? [fix(`Change to '${near}'`, replaceToken(place, t, near))] : undefined));
@@ -94,15 +96,35 @@ function lintTimeoutsMissing(p: Proxy, m: Model, ctx: GlobalContext, out: Findin
 function lintServerVerify(p: Proxy, m: Model, out: Finding[]): void {
   if (!backendCapable(p.section)) return;
   const defaults = m.defaultServer(p);
-  for (let line = p.section.findAfter(-1, 'server'); line; line = p.section.findAfter(line.rel, 'server')) {
+  // most servers use no TLS, and say nothing of it on their line or a default-server line: one look at the word
+  // ids of a line tells them, where serverOption looks for each option in turn
+  let defaultsMention = false;
+  for (let d = 0; d < defaults.length && !defaultsMention; d++) defaultsMention = mentionsTls(defaults[d]!.line, 1);
+  const section = p.section;
+  const line = section.cursor(-1);
+  while (section.advance(line, 'server')) {
+    if (!defaultsMention && !mentionsTls(line, 3)) continue;
     const tls = serverOption(line, defaults, 'ssl') ?? serverOption(line, defaults, 'check-ssl');
     if (!tls || serverOption(line, defaults, 'verify') || serverOption(line, defaults, 'ca-file')) continue;
-    const s: Place = { section: p.section, line };
+    const s: Place = { section, line: line.lasting() };
     const at = { line: abs(s), character: s.line.end(s.line.count - 1) };
     out.push(
       finding('haproxy/server-verify', `server '${s.line.word(1) ?? ''}' uses TLS without 'verify' or 'ca-file'; HAProxy refuses to start.`, lineRange(s), [fix("Add 'verify none' (the check only needs the TLS handshake)", { range: { start: at, end: at }, newText: ' verify none' })]),
     );
   }
+}
+
+// (were either not interned, its id would be -1, that of every word that is not: each line would be looked at in full)
+const SSL_ID = COMMON_WORDS.id('ssl');
+const CHECK_SSL_ID = COMMON_WORDS.id('check-ssl');
+
+/** Whether a word of the line from word `from` on is `ssl` or `check-ssl` (both interned: a word equal to one has its id). */
+function mentionsTls(line: ParsedLine, from: number): boolean {
+  for (let i = from, count = line.count; i < count; i++) {
+    const id = line.wordId(i);
+    if (id === SSL_ID || id === CHECK_SSL_ID) return true;
+  }
+  return false;
 }
 
 export function isSysctlPath(path: string): boolean {

@@ -110,6 +110,11 @@ export class SectionCache {
     this.chars = 0;
   }
 
+  /** Whether the cache holds no section (a parse then has nothing to look up). */
+  get empty(): boolean {
+    return this.count === 0;
+  }
+
   /** What the cache holds: sections, stores and the characters of text they keep alive. */
   get size(): { sections: number; stores: number; chars: number } {
     return { sections: this.count, stores: this.stores.length, chars: this.chars };

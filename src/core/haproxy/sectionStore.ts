@@ -33,9 +33,13 @@ export class SectionStore {
 
   /** Tokenizes text[from, to) as one section (the preamble: as no section); returns its index. */
   add(from: number, to: number, preamble: boolean): number {
+    const firstLine = this.lines.addLines(from, to);
+    return this.addTokenized(from, to, preamble, firstLine, this.lines.size - firstLine);
+  }
+
+  /** Records text[from, to), already tokenized as lines [firstLine, firstLine + lineCount) of the store, as one section; returns its index. */
+  addTokenized(from: number, to: number, preamble: boolean, firstLine: number, lineCount: number): number {
     const lines = this.lines;
-    const firstLine = lines.addLines(from, to);
-    const lineCount = lines.size - firstLine;
     const at = this.count++;
     if (this.count * STRIDE > this.records.length) this.records = grown(this.records, this.count * STRIDE);
     const r = at * STRIDE;

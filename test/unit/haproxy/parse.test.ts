@@ -107,3 +107,46 @@ test('an editing session of a large file keeps a bounded amount of its texts ali
   assert.ok(resets >= 1, 'the cache started over at least once');
   assert.ok(sectionCacheSize().stores <= Math.ceil(16_000_000 / base.length) + 1);
 });
+
+test('a parse with an empty section cache (one pass) cuts the same sections and lines as one that looks sections up first', () => {
+  const texts = [
+    '',
+    '\n',
+    'global\n  maxconn 100\n',
+    '# preamble\n\nglobal\nfrontend fe\n  bind :80\nbackend be\n  server a 10.0.0.1:80',
+    '  \tfrontend fe # c\n  bind :80\r\nbackend\r\n  server a 10.0.0.1:80\r\n',
+    // not headers: a longer word, a quoted keyword, a keyword in a comment, an escape after it
+    'frontends x\n"frontend" y\n# frontend z\nfrontend\\ w\nbackend#c\n  server a 1.2.3.4:80\n',
+    // a CR inside the line right after the keyword opens a section (a line ends at LF), as does one at the end
+    'listen\rjunk\n  mode tcp\nlisten\nlog-forward lf\nhttp-errors e\n',
+    'backend be\n  server a 10.0.0.1:80\nbackend be\n  server a 10.0.0.1:80\n',
+  ];
+  const shape = (text: string) => {
+    const cfg = parseHaproxy(text);
+    return {
+      lineCount: cfg.lineCount,
+      sections: cfg.sections.map((s) => ({
+        type: s.type,
+        name: s.name,
+        startLine: s.startLine,
+        text: s.text,
+        lines: Array.from({ length: s.lineCount }, (_, i) => {
+          const l = s.line(i);
+          return { words: l.words(), ids: l.words().map((_w, k) => l.wordId(k)), cols: l.tokens().map((t) => [t.start, t.end]), comment: l.comment, error: l.error?.message };
+        }),
+      })),
+    };
+  };
+  for (const text of texts) {
+    clearSectionCache();
+    const cold = shape(text);
+    // a cache that holds another text's sections: the text's sections are looked up (and missed) one by one
+    clearSectionCache();
+    parseHaproxy('frontend other\n  bind :81\n');
+    const looked = shape(text);
+    assert.deepEqual(cold, looked, JSON.stringify(text));
+  }
+  clearSectionCache();
+  const cold = parseHaproxy(texts[3]!);
+  assert.ok(parseHaproxy(`${texts[3]!}\n`).sections[1]!.sameParse(cold.sections[1]!), 'the one-pass parse fills the cache for the next lint');
+});
