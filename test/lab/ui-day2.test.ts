@@ -170,6 +170,12 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
       assert.equal(controllers?.state, 'done', `${h.name}: controllers back`);
       perNode[h.name] = (Date.parse(controllers.finishedAt!) - Date.parse(guard!.startedAt!)) / 1000;
     }
+    // each step's time, in the order they ran: where a node's time goes (the CLI's run prints the same per step)
+    const stepTimes = Object.entries(steps)
+      .filter(([, st]) => st.startedAt && st.finishedAt)
+      .sort(([, a], [, b]) => Date.parse(a.startedAt!) - Date.parse(b.startedAt!))
+      .map(([id, st]) => `${id} ${((Date.parse(st.finishedAt!) - Date.parse(st.startedAt!)) / 1000).toFixed(1)} s`);
+    console.log(`renewal steps from the palette:\n  ${stepTimes.join('\n  ')}`);
     numbers.renew = `${seconds.toFixed(1)} s; per node ${Object.entries(perNode).map(([h, s]) => `${h} ${s.toFixed(1)} s`).join(', ')}`;
     console.log(`renewal from the palette: ${numbers.renew}; API through the VIP: ${numbers.renewApi}`);
     recordBench({ uiRenewSeconds: seconds, ...Object.fromEntries(Object.entries(perNode).map(([h, s]) => [`uiRenewNodeSeconds@${h}`, s])) });
