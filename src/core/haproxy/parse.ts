@@ -173,40 +173,22 @@ export function clearSectionCache(): void {
  * the m flag is avoided, as it also matches after a CR (a line is what ends at LF).
  */
 const HEADER_AFTER_LF = new RegExp(`\\n[ \\t]*(?:${[...SECTION_KEYWORDS].join('|')})(?![^ \\t#\\r\\n])`, 'g');
-const HEADER_AT_START = new RegExp(`^[ \\t]*(?:${[...SECTION_KEYWORDS].join('|')})(?![^ \\t#\\r\\n])`);
+/** The same at one line start (sticky: tried at lastIndex only). */
+const HEADER_AT = new RegExp(`[ \\t]*(?:${[...SECTION_KEYWORDS].join('|')})(?![^ \\t#\\r\\n])`, 'y');
+
+/** Whether the line that starts at `from` opens a section. */
+function opensSection(text: string, from: number): boolean {
+  HEADER_AT.lastIndex = from;
+  return HEADER_AT.test(text);
+}
 
 /** The offsets of the lines that open a section (their first word is a section keyword), in order. */
 function sectionHeaders(text: string): number[] {
-  const headers: number[] = HEADER_AT_START.test(text) ? [0] : [];
+  const headers: number[] = opensSection(text, 0) ? [0] : [];
   // test() makes no match object: the header line starts after the LF before where the match ended
   HEADER_AFTER_LF.lastIndex = 0;
   while (HEADER_AFTER_LF.test(text)) headers.push(text.lastIndexOf('\n', HEADER_AFTER_LF.lastIndex - 1) + 1);
   return headers;
-}
-
-/** First characters of the section keywords, and the keywords by first character (opensSection). */
-const SECTION_KEYWORDS_BY_FIRST: string[][] = [];
-for (const k of SECTION_KEYWORDS) (SECTION_KEYWORDS_BY_FIRST[k.charCodeAt(0)] ??= []).push(k);
-
-/**
- * Whether the line text[from, ...) opens a section: what HEADER_AFTER_LF matches after a LF (blanks, a section
- * keyword, then a blank, `#`, CR, LF or the end), decided at one line start.
- */
-function opensSection(text: string, from: number): boolean {
-  let i = from;
-  let c = text.charCodeAt(i);
-  while (c === 32 || c === 9) c = text.charCodeAt(++i);
-  const candidates = SECTION_KEYWORDS_BY_FIRST[c];
-  if (!candidates) return false;
-  for (let k = 0; k < candidates.length; k++) {
-    const keyword = candidates[k]!;
-    if (!text.startsWith(keyword, i)) continue;
-    const at = i + keyword.length;
-    if (at >= text.length) return true;
-    const next = text.charCodeAt(at);
-    if (next === 32 || next === 9 || next === 35 || next === 13 || next === 10) return true;
-  }
-  return false;
 }
 
 /** By interned word id (./words.ts): 1 for the section keywords. */
@@ -219,8 +201,8 @@ for (const k of SECTION_KEYWORDS) SECTION_KEYWORD_IDS[COMMON_WORDS.id(k)] = 1;
  * cut where a line opens one, instead of a pass of HEADER_AFTER_LF over the text first (7 % of such a lint of
  * 10,000 lines). A line's first word tells the candidates without another look at its characters: a header's
  * keyword is a plain word with the keyword's id, or, with a control character after it, a word with a problem;
- * opensSection() then decides as the regular expression would. The sections go into the cache as an incremental
- * parse puts them.
+ * opensSection() then decides with the pattern of the pass it replaces. The sections go into the cache as an
+ * incremental parse puts them.
  */
 function parseCold(text: string): HaproxyConfig {
   const store = new SectionStore(new LineStore(text, text.length));
