@@ -32,6 +32,8 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 import { TerminalUi } from './terminalUi';
+import { sudoAsked } from './bringUp';
+import { preflightStep } from '../engine/workflows/preflightStep';
 
 const FLAGS: FlagSpec = {
   inventory: 'string',
@@ -123,6 +125,8 @@ export async function runDrillVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
   const prompter = new Prompter(stdin);
   const ui = new TerminalUi({ io, prompter, yes: Boolean(flags.yes), askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY), json });
   try {
+    const pre = await preflightStep(ui, { ssh: pool, inventory, operation: `Failure drill on ${req.host}`, hosts: inventory.hosts.map((h) => h.name), sudoPasswordAsked: sudoAsked(flags, stdin) });
+    if (!pre.ok) return EXIT_FAILED;
     (json ? io.stderr : io.stdout)(`reading the cluster (${api.server}, context ${api.context}) and the hosts of ${resolve(inventoryPath)}…\n`);
     const outcome = await drillWorkflow(ui, {
       inventory, ssh: pool, api: api.transport, probe: probe.transport, cwd: process.cwd(),

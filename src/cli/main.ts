@@ -43,7 +43,8 @@ const VERBS: Record<string, Verb> = {
   upgrade: { summary: 'upgrade --inventory F --to VERSION --backup-dir DIR [--plan] [--yes] [--max-unavailable N] [--delete-emptydir-data]   upgrade the cluster one minor (or a patch): preflight (versions, etcd, packages and images, removed APIs), etcd snapshot, control planes one at a time behind HAProxy, then kubelets; resumes', run: runUpgradeVerb },
   reset: { summary: 'reset --inventory F --host NAME [--yes]   kubeadm reset and clean-up (CNI config, iptables, IPVS) of a host for re-use; refused while it is an etcd member or a Node', run: runResetVerb },
   timeline: { summary: 'timeline --inventory F [--image IMAGE] [--node NAME] [--json]   kubectl run a test pod, wait for Ready, print every hop from the POST to Ready in causal order with its source, precision and duration (audit log, journals and CNI lease over SSH when the context is the inventory\'s cluster), delete the pod', run: runTimelineVerb },
-  'ssh-check': { summary: 'ssh-check --inventory F [--ssh-config F] [--known-hosts F] [--host NAME]   connect to every host, run uname -n; exit 1 naming hosts with unknown/changed/revoked keys or failed auth', run: runSshCheck },
+  'ssh-check': { summary: 'ssh-check --inventory F [--host NAME]... [--json] [--timeout 4] [--accept-new-host-key=SHA256:...]   the preflight every operation runs first: per host name, port, keys, host key, login and sudo, all at once; each failure\'s cause and fix; exit 1 when a host fails', run: runSshCheck },
+  preflight: { summary: 'preflight ...                    the same as ssh-check', run: runSshCheck },
 };
 
 function usage(io: CliIo): void {

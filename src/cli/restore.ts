@@ -14,7 +14,7 @@ import { describeError } from '../core/live/errors';
 import { restoreWorkflow } from '../engine/workflows/restoreWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
-import { terminalPlanRun } from './bringUp';
+import { hostsWith, terminalPlanRun } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 
@@ -34,8 +34,9 @@ export async function runRestoreVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   if (typeof session === 'number') return session;
   const { inventory, inventoryPath, pool } = session;
   const prompter = new Prompter(stdin);
-  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'restore');
+  const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'restore');
   try {
+    if (!(await preflight('Restore etcd', hostsWith(inventory, 'control-plane')))) return EXIT_FAILED;
     const outcome = await restoreWorkflow(ui, {
       deps: { inventory, ssh: pool },
       loginUser: (h) => pool.loginUser(h),

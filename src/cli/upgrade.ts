@@ -57,7 +57,7 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   if (typeof session === 'number') return session;
   const { inventory, inventoryPath, pool } = session;
   const prompter = new Prompter(stdin);
-  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'upgrade');
+  const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'upgrade');
   let conn: KubeConnection | undefined;
   const cluster = async () => {
     // The drains' connection, found like the other verbs' (--kubeconfig, else KUBECONFIG, else ~/.kube/config), its
@@ -67,6 +67,7 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
     return createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory });
   };
   try {
+    if (!(await preflight('Upgrade', inventory.hosts.map((h) => h.name)))) return EXIT_FAILED;
     // The drains and uncordons go through the API: a machine that cannot reach it learns so before anything changes,
     // not at the first drain with the control plane already upgraded.
     if (!flags.plan) {

@@ -161,6 +161,16 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
     this.opts.hostKeys.acceptKey(host, fingerprint);
   }
 
+  /** The user accepts this unknown key of `host` and wants it remembered (the own known_hosts file). */
+  rememberKey(host: string, fingerprint: string): Promise<void> {
+    return this.opts.hostKeys.rememberKey(host, fingerprint);
+  }
+
+  /** While on, unknown host keys are refused and kept for one review (the preflight) instead of asked about. */
+  deferUnknownKeys(on: boolean): void {
+    this.opts.hostKeys.deferUnknownKeys(on);
+  }
+
   /** Connects (or reuses the connection) without running anything; returns the connection info. */
   async connect(host: string, options: ConnectOptions = {}): Promise<ConnectionInfo> {
     const r = this.resolve(host);
