@@ -140,7 +140,10 @@ async function checkHost(ctx: HostContext, host: string): Promise<HostPreflight>
     const f = login.failure;
     if (f.group === 'host-key') return row([...checks, failedCheck('host-key', f), ...skipped(['login', 'sudo'], 'host-key')], target, via, unknownKeyOf(ctx, host, r));
     const keyKnown: CheckResult = f.group === 'auth' ? okCheck('host-key', 'known') : { id: 'host-key', state: 'skipped', detail: 'not shown: the connection failed before it' };
-    return row([...checks, keyKnown, failedCheck('login', f), ...skipped(['sudo'], 'login')], target, via);
+    // No usable key, as the keys check said: the same cause once, not twice.
+    const keysFailed = checks.some((c) => c.id === 'keys' && c.state === 'fail');
+    const loginCheck: CheckResult = keysFailed && f.group === 'auth' ? { id: 'login', state: 'skipped', detail: 'not possible: no usable key (see keys)' } : failedCheck('login', f);
+    return row([...checks, keyKnown, loginCheck, ...skipped(['sudo'], 'login')], target, via);
   }
   checks.push(okCheck('host-key', 'known'), okCheck('login', `as ${login.user} in ${login.ms} ms`));
   checks.push(await sudoCheck(ctx, host, login.user, timeoutMs));
@@ -176,7 +179,7 @@ async function keysCheck(ctx: HostContext, r: ResolvedHost): Promise<CheckResult
   }
   const offers: KeyOffer[] = [...files.map((f) => ({ source: f.file, state: f.state, offered: false })), ...(agent ? [{ source: 'agent', socket, state: 'agent-unavailable' as const, offered: false }] : [])];
   const f = describeSshFailure({ hostname: r.hostname, port: r.port, user: r.user, stage: 'auth', error: { level: 'client-authentication' }, keys: offers, ...(agent?.error ? { agentError: agent.error } : {}) });
-  const cause = f.cause.replace(/^authentication failed for [^:]+: /, '');
+  const cause = f.cause.replace(/^authentication failed for \S+: /, '');
   return { id: 'keys', state: 'fail', detail: 'no usable key', cause, fix: f.fix, kind: f.kind, ...(f.command ? { command: f.command } : {}) };
 }
 

@@ -118,7 +118,7 @@ export function handshake(s: HandshakeSettings, hop: ResolvedHop, key: string, l
     const timeoutMs = timeoutOverrideMs ?? (hop.connectTimeoutSec ? hop.connectTimeoutSec * 1000 : s.connectTimeoutMs);
     const base = (): HandshakeFacts => ({
       hostname: hop.hostname, port: hop.port, user: hop.user, stage, timedOut, timeoutMs, tcpUp: tcpUp || sock !== undefined,
-      keys: offers.map((o) => (o.source === 'agent' && agentError ? { ...o, state: 'agent-unavailable' as const } : o)),
+      keys: offers.map((o) => (o.source === 'agent' && agentError ? { ...o, state: 'agent-unavailable' as const, offered: false } : o)),
       ...(methodsLeft ? { methodsLeft } : {}), ...(agentError ? { agentError } : {}),
       ...(place && place.of > 1 ? { hop: { ...place, alias: hop.alias } } : {}),
     });
@@ -280,6 +280,10 @@ export class KeyRing {
     if (!p) {
       p = this.loadNow(file);
       this.keys.set(file, p);
+      // A file that is missing or not a key may be there on the next try (the user just made it): read it again then.
+      void p.then((k) => {
+        if (!k && !['encrypted', 'passphrase-refused'].includes(this.states.get(file) ?? '')) this.keys.delete(file);
+      });
     }
     return p;
   }

@@ -148,7 +148,7 @@ export function summaryLine(r: PreflightReport, t: Tolerance = {}): string {
   if (clusterFail) parts.push(`the cluster's ${CHECK_TITLES[clusterFail.id]} check fails`);
   if (!parts.length) {
     const warned = r.hosts.filter((h) => hostState(h) === 'warn').length;
-    return `all ${r.hosts.length} host${r.hosts.length === 1 ? '' : 's'} pass the preflight${warned ? ` (${warned} with a warning)` : ''}${r.clusterChecks.length ? ', and the cluster answers' : ''}`;
+    return `${r.hosts.length === 1 ? 'the host passes' : `all ${r.hosts.length} hosts pass`} the preflight${warned ? ` (${warned} with a warning)` : ''}${r.clusterChecks.length ? ', and the cluster answers' : ''}`;
   }
   const first = failing[0] ? `${failing[0].host}: ${firstFailure(failing[0].checks)?.cause ?? ''}` : (clusterFail?.cause ?? '');
   return `${parts.join(' and ')} — first: ${first}`;
