@@ -25,6 +25,8 @@ import { InventoryView } from './views/inventoryView';
 import { LeasesView } from './views/leasesView';
 import { DiagnosticsPanel } from './webviews/diagnosticsPanel';
 import { PlanPanel } from './webviews/planPanel';
+import { PreflightPanel } from './webviews/preflightPanel';
+import { setPreflightPresenter } from './editor/preflightView';
 import { logDisposable } from './editor/log';
 import { wrapEditorUi } from './editor/vscodeUi';
 
@@ -38,6 +40,8 @@ export interface KubeadmWorkbenchApi {
   diagnosticsPanel: () => DiagnosticsPanel | undefined;
   /** The open bring-up plan webview, if any (for tests). */
   planPanel: () => PlanPanel | undefined;
+  /** The open preflight webview, if any (for tests). */
+  preflightPanel: () => PreflightPanel | undefined;
   /** The live cluster connection (connects when a live view is first shown). */
   connection: ClusterConnection;
   /** The cluster status bar item (for tests). */
@@ -88,6 +92,8 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
   const backupsView = new BackupsView(backups);
   const certificatesView = new CertificatesView(certificates);
   const factDiagnostics = vscode.languages.createDiagnosticCollection('kubeadm-facts');
+  // The workflows' preflight tables open as the panel (the editor layer below cannot import it).
+  setPreflightPresenter({ show: async (report, options) => void PreflightPanel.show(context.extensionUri, report, options) });
   context.subscriptions.push(
     logDisposable,
     sessions,
@@ -109,7 +115,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates, backups }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi, substituteSsh: substituteHostSessions } : {}) };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, preflightPanel: () => PreflightPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi, substituteSsh: substituteHostSessions } : {}) };
 }
 
 export function deactivate(): void {

@@ -6,11 +6,15 @@ import { sh, sudo } from '../core/ssh/command';
 import { toRange } from '../editor/diagnostics';
 import { defineCommand, type CommandContext } from './context';
 import { errorMessage } from '../core/errors';
+import { firstFailure, hostState } from '../core/preflight/model';
+import { editorUi } from '../editor/vscodeUi';
+import { editorPreflight } from './preflightGate';
 
 /**
  * Gathers facts from every host in parallel (read-only), shows a report, and puts each finding —
  * cloned VMs, swap, missing modules, cgroup drivers — on its host's line in inventory.yaml, so the
- * Problems panel lists them next to the inventory's own problems.
+ * Problems panel lists them next to the inventory's own problems. The preflight comes first: the facts are read on
+ * the hosts that pass it, and the report names the others with the reason they were not read.
  */
 export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts', inventory: 'Gather facts' }, (ctx) => {
   return async (): Promise<void> => {
@@ -19,17 +23,23 @@ export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts',
     const facts: HostFacts[] = [];
     const failures: string[] = [];
     const started = Date.now();
+    let readable = inv.hosts;
     try {
+      const pre = await editorPreflight(ctx, editorUi(ctx.reports), pool, inv, { operation: 'Gather Host Facts', hosts: inv.hosts.map((h) => h.name), atLeastOne: true });
+      if (!pre.ok) return;
+      // Read where the preflight passed; the others are named with why they were not read.
+      readable = inv.hosts.filter((h) => hostState(pre.report.hosts.find((r) => r.host === h.name)!) !== 'fail');
+      for (const h of pre.report.hosts) if (hostState(h) === 'fail') failures.push(`${h.host}: not read — ${firstFailure(h.checks)?.cause ?? 'the preflight failed'}`);
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Gathering host facts', cancellable: true }, async (progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
         let done = 0;
         // Over many hosts the notification says how many are done / running / failed / waiting and which are slow.
         const hostProgress = new HostProgress();
-        for (const h of inv.hosts) hostProgress.expect(h.name);
-        const many = shouldSummarise(inv.hosts.length);
+        for (const h of readable) hostProgress.expect(h.name);
+        const many = shouldSummarise(readable.length);
         await Promise.all(
-          inv.hosts.map(async (h) => {
+          readable.map(async (h) => {
             hostProgress.started(h.name);
             try {
               // product_uuid is readable by root only: other login users read the facts through sudo -n.
@@ -41,7 +51,7 @@ export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts',
               failures.push(errorMessage(e));
               hostProgress.ended(h.name, false, errorMessage(e));
             }
-            progress.report({ message: many ? hostProgress.summary() : `${++done}/${inv.hosts.length} hosts`, increment: 100 / inv.hosts.length });
+            progress.report({ message: many ? hostProgress.summary() : `${++done}/${readable.length} hosts`, increment: 100 / readable.length });
           }),
         );
       });
@@ -53,8 +63,12 @@ export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts',
     const order = inv.hosts.map((h) => h.name);
     facts.sort((a, b) => order.indexOf(a.host) - order.indexOf(b.host));
     await ctx.reports.show('host-facts.md', factsReport(facts, findings, failures, Date.now() - started), 'markdown');
-    const errors = findings.filter((f) => f.severity === 'error').length + failures.length;
-    if (errors) void vscode.window.showWarningMessage(`Host facts: ${errors} problem(s) — see the report and the Problems panel.`);
+    const errors = findings.filter((f) => f.severity === 'error').length;
+    const notRead = failures.length;
+    if (errors || notRead) {
+      const parts = [errors ? `${errors} finding(s) on the hosts' lines in inventory.yaml (Problems panel)` : '', notRead ? `${notRead} host(s) not read (the report says why)` : ''].filter(Boolean);
+      void vscode.window.showWarningMessage(`Host facts of ${facts.length} host(s): ${parts.join('; ')}.`);
+    }
   };
 });
 
@@ -89,6 +103,6 @@ function factsReport(facts: HostFacts[], findings: FactFinding[], failures: stri
     '',
     ...(findings.length ? findings.map((f) => `- **${f.severity}** ${f.host}: ${f.message} — ${f.why} \`${f.rule}\``) : ['None.']),
   ];
-  if (failures.length) lines.push('', '## Hosts that did not answer', '', ...failures.map((m) => `- ${m}`));
+  if (failures.length) lines.push('', '## Hosts not read', '', ...failures.map((m) => `- ${m}`));
   return lines.join('\n') + '\n';
 }

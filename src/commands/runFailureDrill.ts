@@ -8,7 +8,9 @@ import { drillWorkflow } from '../engine/workflows/drillWorkflow';
 import { setting } from '../editor/settings';
 import { editorUi } from '../editor/vscodeUi';
 import type { InventoryNode } from '../editor/treeNodes';
-import { defineCommand } from './context';
+import { CommandIds } from '../editor/commandIds';
+import { defineCommand, refuseWithoutCluster } from './context';
+import { editorPreflight } from './preflightGate';
 
 /**
  * Run Failure Drill…: the seed's fault-tolerance chapter on the real cluster. Pick a control-plane node
@@ -17,12 +19,31 @@ import { defineCommand } from './context';
  * powerOnCommand (machine-scoped: a workspace cannot set what runs on this machine) — and whether to
  * wait for the pods' evictions. The rest — the plan beside a modal, the guard's refusal, the run in a
  * run terminal with a cancellable notification (a cancel stops the observation, never the restore), the
- * report — is the drill workflow's (engine/workflows/drillWorkflow.ts), the same as the CLI's `drill`.
+ * report — is the drill workflow's (engine/workflows/drillWorkflow.ts), the same as the CLI's `drill`. Before the
+ * first question: the cluster connection (else the refusal offers the context picker, the bring-up, the setting) and
+ * the preflight of every host, whose pool the drill then uses.
  */
 export const runFailureDrill = defineCommand({ trust: 'run a failure drill on the cluster', inventory: 'A failure drill' }, (ctx) => {
   return async (arg?: InventoryNode | string): Promise<void> => {
-    const { loaded, inv } = ctx;
+    const { inv, folder } = ctx;
     const ui = editorUi(ctx.reports);
+    const conn = await ctx.connection.ensure();
+    if (!conn) {
+      // Connected from the refusal's picker: the drill starts again, now with its connection.
+      if (await refuseWithoutCluster(ctx, 'run the drill')) await vscode.commands.executeCommand(CommandIds.runFailureDrill, arg);
+      return;
+    }
+    const pool = ctx.sessions.open(inv, folder);
+    try {
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Run Failure Drill', hosts: inv.hosts.map((h) => h.name), cluster: true })).ok) return;
+      await drill(ui, pool, conn, arg);
+    } finally {
+      await pool.close();
+    }
+  };
+
+  async function drill(ui: ReturnType<typeof editorUi>, pool: HostSession, conn: KubeConnection, arg: InventoryNode | string | undefined): Promise<void> {
+    const { loaded, inv } = ctx;
     const candidates = inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker'));
     let hostName = typeof arg === 'string' ? arg : arg?.kind === 'host' ? arg.host.name : undefined;
     hostName ??= await ui.pick('Run Failure Drill', candidates.map((h) => ({ value: h.name, label: h.name, description: `${h.address} · ${h.roles.join(', ')}` })), 'The node to fail (it is restored afterwards)');
@@ -67,22 +88,13 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
     );
     if (evictionWaitSeconds === undefined) return;
     const req: DrillRequest = { host: host.name, kind: fault, evictionWaitSeconds, ...(fault === 'power-off' ? { powerOffCommand: powerOff, powerOnCommand: powerOn } : {}) };
-
-    const conn = await ctx.connection.ensure();
-    if (!conn) {
-      const why = ctx.connection.state.kind === 'error' ? ctx.connection.state.message : 'pick a context with "Kubeadm: Select Cluster Context"';
-      void ui.message('error', `Cannot run the drill: no cluster connection (${why}).`);
-      return;
-    }
     const folder = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri;
     let probe: KubeConnection | undefined;
-    let pool: HostSession | undefined;
     try {
       // The availability probe opens a new connection per request (as each kubectl call does) to the same server.
       probe = await loadKubeAdapter().connect({ kubeconfig: setting('kubeconfig'), context: conn.context, keepAlive: false });
-      const p = (pool = ctx.sessions.open(inv, folder));
       await drillWorkflow(ui, {
-        inventory: inv, ssh: p, api: conn.transport, probe: probe.transport, loginUser: (h) => p.loginUser(h), request: req,
+        inventory: inv, ssh: pool, api: conn.transport, probe: probe.transport, loginUser: (h) => pool.loginUser(h), request: req,
         ...(folder ? { cwd: folder.fsPath } : {}),
       });
     } catch (e) {
@@ -91,7 +103,6 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
       void ui.message('error', `Failure drill on ${host.name}: ${describeError(e)}`);
     } finally {
       probe?.dispose();
-      await pool?.close();
     }
-  };
+  }
 });

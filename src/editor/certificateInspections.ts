@@ -12,7 +12,7 @@ import type { Problem } from '../core/live/status';
 import type { Inventory } from '../core/inventory/types';
 import { sudoUnlessRoot } from '../engine/become';
 import { inspectCertificates } from '../engine/certs';
-import type { HostSessions } from './hostSessions';
+import type { HostSession, HostSessions } from './hostSessions';
 import { setting } from './settings';
 
 export function certificateThresholds(): CertThresholds {
@@ -38,10 +38,13 @@ export class CertificateInspections implements vscode.Disposable {
     return this.last ? certificateProblems(this.last) : [];
   }
 
-  /** Inspects every Kubernetes host of `inventory` (one run at a time; a second call joins the first). */
-  inspect(inventory: Inventory, folder: vscode.Uri | undefined, signal?: AbortSignal, progress?: (host: string, ok: boolean) => void): Promise<CertReport> {
+  /**
+   * Inspects the Kubernetes hosts of `inventory` — `only` those (the ones that passed the preflight), over `session`
+   * when the command has one open — one run at a time; a second call joins the first.
+   */
+  inspect(inventory: Inventory, folder: vscode.Uri | undefined, signal?: AbortSignal, progress?: (host: string, ok: boolean) => void, opts: { only?: readonly string[]; session?: HostSession } = {}): Promise<CertReport> {
     this.running ??= (async () => {
-      const pool = this.sessions.open(inventory, folder);
+      const pool = opts.session ?? this.sessions.open(inventory, folder);
       try {
         const kubeconfig = setting('kubeconfig');
         const report = await inspectCertificates({
@@ -54,12 +57,12 @@ export class CertificateInspections implements vscode.Disposable {
           thresholds: certificateThresholds(),
           ...(signal ? { signal } : {}),
           ...(progress ? { progress } : {}),
-        });
+        }, opts.only);
         this.last = report;
         this.emitter.fire(report);
         return report;
       } finally {
-        await pool.close();
+        if (!opts.session) await pool.close();
         this.running = undefined;
       }
     })();

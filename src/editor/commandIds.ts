@@ -35,6 +35,8 @@ export const CommandIds = {
   openBackupFolder: 'kubeadm.openBackupFolder',
   scheduleEtcdSnapshots: 'kubeadm.scheduleEtcdSnapshots',
   upgradeCluster: 'kubeadm.upgradeCluster',
+  /** The walkthrough names this id (package.json contributes.walkthroughs). */
+  runPreflight: 'kubeadmWorkbench.runPreflight',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

@@ -197,12 +197,13 @@ export class HostKeyVerifier implements HostKeyAcceptance {
         return { ...base, accepted: true, how: 'known' };
       case 'revoked':
         this.refuse(hop.alias, base, details);
-        await this.prompt.revoked?.(name, port, check.keyType, check.fingerprint, details);
+        // While the preflight gathers, its table explains a refused key: no dialog per host.
+        if (!this.deferring) await this.prompt.revoked?.(name, port, check.keyType, check.fingerprint, details);
         return { ...base, accepted: false };
       case 'changed':
         if (this.acceptedByUser.has(`${hop.alias} ${check.fingerprint}`)) return { ...base, accepted: true, how: 'once' };
         this.refuse(hop.alias, base, details);
-        await this.prompt.changed(name, port, check.keyType, check.fingerprint, details);
+        if (!this.deferring) await this.prompt.changed(name, port, check.keyType, check.fingerprint, details);
         return { ...base, accepted: false };
       case 'unknown': {
         const onceKey = `${name}:${port} ${check.fingerprint}`;
