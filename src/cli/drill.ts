@@ -125,7 +125,10 @@ export async function runDrillVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
   const prompter = new Prompter(stdin);
   const ui = new TerminalUi({ io, prompter, yes: Boolean(flags.yes), askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY), json });
   try {
-    const pre = await preflightStep(ui, { ssh: pool, inventory, operation: `Failure drill on ${req.host}`, hosts: inventory.hosts.map((h) => h.name), sudoPasswordAsked: sudoAsked(flags, stdin) });
+    // A host that does not answer is a measurement the drill cannot take (its report says so); a `stop` drill needs its node.
+    const all = inventory.hosts.map((h) => h.name);
+    const tolerate = { hosts: all.filter((h) => req.kind !== 'stop' || h !== req.host) };
+    const pre = await preflightStep(ui, { ssh: pool, inventory, operation: `Failure drill on ${req.host}`, hosts: all, tolerate, sudoPasswordAsked: sudoAsked(flags, stdin) });
     if (!pre.ok) return EXIT_FAILED;
     (json ? io.stderr : io.stdout)(`reading the cluster (${api.server}, context ${api.context}) and the hosts of ${resolve(inventoryPath)}…\n`);
     const outcome = await drillWorkflow(ui, {

@@ -44,8 +44,10 @@ export const restoreFromBackup = defineCommand({ trust: 'restore etcd on the con
     }
     const pool = ctx.sessions.open(ctx.inv, ctx.folder);
     try {
-      // Every control-plane node takes part in a restore: each must answer before the backup is even asked.
-      if (!(await editorPreflight(ctx, ui, pool, ctx.inv, { operation: 'Restore etcd', hosts: hostsWith(ctx.inv, 'control-plane') })).ok) return;
+      // Every control-plane node takes part in a restore: each must answer before the backup is even asked — unless
+      // the backup chosen is another cluster's, which the workflow refuses without asking any host.
+      const otherCluster = backup !== undefined && backup.manifest.cluster !== ctx.inv.cluster.name;
+      if (!otherCluster && !(await editorPreflight(ctx, ui, pool, ctx.inv, { operation: 'Restore etcd', hosts: hostsWith(ctx.inv, 'control-plane') })).ok) return;
       backup ??= await ui.pick('Restore etcd from which backup?', backups.map((b) => ({ label: new Date(b.manifest.takenAt).toLocaleString(), description: `${b.manifest.cluster} · rev ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'}`, value: b })));
       if (!backup) return;
       const title = `Restore of etcd of ${ctx.inv.cluster.name}`;

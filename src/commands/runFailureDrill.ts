@@ -10,7 +10,8 @@ import { editorUi } from '../editor/vscodeUi';
 import type { InventoryNode } from '../editor/treeNodes';
 import { CommandIds } from '../editor/commandIds';
 import { defineCommand, refuseWithoutCluster } from './context';
-import { editorPreflight } from './preflightGate';
+import { editorPreflight, refuseUnlessPasses } from './preflightGate';
+import type { PreflightReport } from '../core/preflight/model';
 
 /**
  * Run Failure Drill…: the seed's fault-tolerance chapter on the real cluster. Pick a control-plane node
@@ -35,14 +36,18 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
     }
     const pool = ctx.sessions.open(inv, folder);
     try {
-      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Run Failure Drill', hosts: inv.hosts.map((h) => h.name), cluster: true })).ok) return;
-      await drill(ui, pool, conn, arg);
+      // The cluster must answer; a host that does not is a measurement the drill cannot take (its report says so),
+      // except the node that a `stop` drill stops over SSH: judged once the fault is chosen.
+      const all = inv.hosts.map((h) => h.name);
+      const pre = await editorPreflight(ctx, ui, pool, inv, { operation: 'Run Failure Drill', hosts: all, cluster: true, tolerate: { hosts: all } });
+      if (!pre.ok) return;
+      await drill(ui, pool, conn, arg, pre.report);
     } finally {
       await pool.close();
     }
   };
 
-  async function drill(ui: ReturnType<typeof editorUi>, pool: HostSession, conn: KubeConnection, arg: InventoryNode | string | undefined): Promise<void> {
+  async function drill(ui: ReturnType<typeof editorUi>, pool: HostSession, conn: KubeConnection, arg: InventoryNode | string | undefined, checked: PreflightReport): Promise<void> {
     const { loaded, inv } = ctx;
     const candidates = inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker'));
     let hostName = typeof arg === 'string' ? arg : arg?.kind === 'host' ? arg.host.name : undefined;
@@ -70,6 +75,7 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
       'How the node fails',
     );
     if (!fault) return;
+    if (fault === 'stop' && !(await refuseUnlessPasses(ui, checked, `Stopping Kubernetes on ${host.name}`, { hosts: inv.hosts.map((h) => h.name).filter((h) => h !== host.name) }))) return;
     if (fault === 'power-off' && (!powerOff || !powerOn)) {
       const open = 'Open Settings';
       if ((await ui.message('error', 'Powering a node off needs both kubeadmWorkbench.drill.powerOffCommand and kubeadmWorkbench.drill.powerOnCommand (your hypervisor\'s commands, with {host} or {address}).', { actions: [open] })) === open) {

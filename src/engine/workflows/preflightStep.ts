@@ -11,6 +11,8 @@ import type { Ui } from './ui';
 
 /** The action on the refusal that runs the checks again (after the user fixed a cause). */
 export const RUN_AGAIN = 'Run Preflight Again';
+/** Checks run at most this often in one operation; then it ends refused (run the command again once fixed). */
+const MAX_ROUNDS = 5;
 
 export interface PreflightStepInput extends PreflightRequest {
   ssh: PreflightSsh;
@@ -32,7 +34,7 @@ export type PreflightOutcome = { ok: true; report: PreflightReport } | { ok: fal
 
 export async function preflightStep(ui: Ui, input: PreflightStepInput): Promise<PreflightOutcome> {
   const { tolerate = {} } = input;
-  for (;;) {
+  for (let round = 1; ; round++) {
     const report = await checks(ui, input);
     if (preflightPasses(report, input)) {
       if (input.showAlways) await ui.showPreflight(report);
@@ -44,7 +46,7 @@ export async function preflightStep(ui: Ui, input: PreflightStepInput): Promise<
     const message = input.showAlways
       ? `Preflight: ${summary}. The table names each cause and its fix.`
       : `${input.operation} refused before it asked anything: ${summary}. ${failing ? 'The table names each cause and its fix; fix them and run the checks again.' : ''}`.trim();
-    const choice = await ui.message('error', message, { actions: [RUN_AGAIN] });
+    const choice = await ui.message('error', message, { actions: round < MAX_ROUNDS ? [RUN_AGAIN] : [] });
     // Run again: the user fixed something; the same transport, so host keys accepted meanwhile still count.
     if (choice !== RUN_AGAIN) return { ok: false, report, message };
   }
