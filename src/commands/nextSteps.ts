@@ -23,8 +23,8 @@ export type NextStep =
 
 export const STEP_LABELS: Record<NextStep['kind'], string> = {
   selectKubeconfig: 'Select Kubeconfig…',
-  bringUp: 'Bring Up Cluster…',
-  openKubeconfigSetting: 'Open Settings',
+  bringUp: 'Bring Up…',
+  openKubeconfigSetting: 'Settings',
   openSettings: 'Open Settings',
   runPreflight: 'Run Preflight',
   revealHost: 'Open in inventory.yaml',

@@ -24,6 +24,7 @@ import { editorPlanRun } from './runPlan';
 import { defineCommand, type Given } from './context';
 import type { HostSession } from '../editor/hostSessions';
 import { editorPreflight, refuseUnlessPasses } from './preflightGate';
+import { failingHosts } from '../core/preflight/model';
 
 const isNode = (h: HostSpec) => h.roles.includes('control-plane') || h.roles.includes('worker');
 
@@ -71,6 +72,10 @@ function nodeOperation(operation: NodeOperation) {
       const tolerate = { hosts: node?.kind === 'host' ? mayBeDead(node.host.name) : candidates, kinds: changedKeys };
       const pre = await editorPreflight(ctx, ui, checking, parsed, { operation: VERBS[operation].title, hosts: parsed.hosts.map((h) => h.name), tolerate });
       if (!pre.ok) return;
+      // From the palette: when no choice of node could pass (two nodes fail, or one for a reset, which needs its
+      // node), refused now rather than after the pick.
+      const failingNodes = failingHosts(pre.report, { kinds: changedKeys }).filter((h) => candidates.includes(h.host));
+      if (!node && failingNodes.length >= (operation === 'reset' ? 1 : 2) && !(await refuseUnlessPasses(ui, pre.report, VERBS[operation].title, { kinds: changedKeys }))) return;
       const host = await pickHost(ui, parsed, operation, node);
       if (!host) return;
       if (!(await refuseUnlessPasses(ui, pre.report, `${VERBS[operation].title} ${host}`, { hosts: mayBeDead(host), kinds: changedKeys }))) return;

@@ -118,16 +118,18 @@ export class VscodeUi implements Ui {
   }
 
   async reviewHostKeys(keys: readonly UnknownHostKey[]): Promise<HostKeyReview> {
+    // How to read a key on its host: said once when it is the same for all (the detail line is narrow).
+    const checks = [...new Set(keys.map((k) => k.check))];
     const items = keys.map((k) => ({
       label: `$(key) ${k.host}${k.alias !== k.host ? ` (jump host ${k.alias})` : ''}`,
       description: `${k.address} · ${k.keyType}`,
-      detail: `${k.fingerprint} — read it on the host's console: ${k.check}${k.note ? ` (${k.note})` : ''}`,
+      detail: `${k.fingerprint}${checks.length > 1 ? ` — on its console: ${k.check}` : ''}${k.note ? ` (${k.note})` : ''}`,
       picked: false,
       key: k,
     }));
     const picked = await vscode.window.showQuickPick(items, {
       title: `Unknown host keys of ${keys.length} host${keys.length === 1 ? '' : 's'}: tick those you compared with the host's own`,
-      placeHolder: 'None is accepted unless ticked; Escape accepts none',
+      placeHolder: checks.length === 1 ? `On each host's console: ${checks[0]} — none is accepted unless ticked` : 'None is accepted unless ticked; Escape accepts none',
       canPickMany: true,
       ignoreFocusOut: true,
       matchOnDescription: true,
