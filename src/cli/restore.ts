@@ -9,7 +9,8 @@
  * or failed, 2 usage. The checks, the refusal, the typed name and the run are the restore workflow's
  * (engine/workflows/restoreWorkflow.ts), the editor's "Restore from this backup…" too.
  */
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { describeError } from '../core/live/errors';
 import { restoreWorkflow } from '../engine/workflows/restoreWorkflow';
 import { UsageError, type FlagSpec } from './args';
@@ -36,7 +37,9 @@ export async function runRestoreVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   const prompter = new Prompter(stdin);
   const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'restore');
   try {
-    if (!(await preflight('Restore etcd', hostsWith(inventory, 'control-plane')))) return EXIT_FAILED;
+    // A backup of another cluster is refused by the workflow without asking any host; otherwise every member answers first.
+    const of = backupCluster(resolve(flags.from as string));
+    if ((of === undefined || of === inventory.cluster.name) && !(await preflight('Restore etcd', hostsWith(inventory, 'control-plane')))) return EXIT_FAILED;
     const outcome = await restoreWorkflow(ui, {
       deps: { inventory, ssh: pool },
       loginUser: (h) => pool.loginUser(h),
@@ -58,5 +61,15 @@ export async function runRestoreVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   } finally {
     prompter.close();
     await pool.close();
+  }
+}
+
+/** The cluster named by the manifest beside a snapshot, when there is a readable one. */
+function backupCluster(snapshot: string): string | undefined {
+  try {
+    const m = JSON.parse(readFileSync(join(dirname(snapshot), 'manifest.json'), 'utf8')) as { cluster?: unknown };
+    return typeof m.cluster === 'string' ? m.cluster : undefined;
+  } catch {
+    return undefined;
   }
 }

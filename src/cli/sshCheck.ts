@@ -1,12 +1,14 @@
 /**
  * `kubeadm-workbench ssh-check` (alias `preflight`) --inventory FILE [--host NAME]... [--json] [--timeout SECONDS]
- *   [--ssh-config F] [--known-hosts F] [--own-known-hosts F] [--accept-new-host-key=SHA256:...]... [--max-parallel N]
+ *   [--cluster [--kubeconfig F]] [--ssh-config F] [--known-hosts F] [--own-known-hosts F] [--accept-new-host-key=SHA256:...]...
+ *   [--max-parallel N]
  *
  * The preflight every operation runs before its first question (engine/preflight.ts), on its own: per host the SSH
  * settings, the name, the port's SSH greeting, the keys a login would offer, the host key, the login and sudo, all
  * hosts at once; a table with each failing check's cause and fix (or the report as JSON with --json). An unknown host
  * key is accepted only with its exact fingerprint (--accept-new-host-key, this run only); the table lists each one's
- * fingerprint and how to read it on the host. Exit 0 when every host passes (warnings included), 1 when one fails.
+ * fingerprint and how to read it on the host. --cluster adds the cluster's checks: a kubeconfig context for the
+ * inventory's endpoint and the API answering through it. Exit 0 when everything passes (warnings included), else 1.
  */
 import { homedir } from 'node:os';
 import { passes } from '../core/preflight/model';
@@ -14,6 +16,7 @@ import { renderPreflightTable } from '../core/preflight/render';
 import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
 import { createInventoryPool, defaultOwnKnownHostsFile } from '../adapters/ssh/fromInventory';
 import { PREFLIGHT_CONNECT_TIMEOUT_MS, runPreflight } from '../engine/preflight';
+import { clusterChecks } from '../engine/clusterPreflight';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { parseFlags, UsageError } from './args';
 import { loadInventoryFile } from './inventoryFile';
@@ -21,7 +24,7 @@ import { SSH_FLAGS } from './sshFlags';
 import { errorMessage } from '../core/errors';
 
 const USAGE =
-  'usage: kubeadm-workbench ssh-check|preflight --inventory FILE [--host NAME]... [--json] [--timeout SECONDS] [--ssh-config F] [--known-hosts F] [--own-known-hosts F] [--accept-new-host-key=SHA256:...]... [--max-parallel N]\n';
+  'usage: kubeadm-workbench ssh-check|preflight --inventory FILE [--host NAME]... [--json] [--timeout SECONDS] [--cluster [--kubeconfig F]] [--ssh-config F] [--known-hosts F] [--own-known-hosts F] [--accept-new-host-key=SHA256:...]... [--max-parallel N]\n';
 
 interface Args {
   inventory: string;
@@ -31,10 +34,13 @@ interface Args {
   timeoutMs: number;
   maxParallel?: number;
   json: boolean;
+  cluster: boolean;
+  kubeconfig?: string;
 }
 
 function parseArgs(argv: string[]): Args {
-  const { flags, positionals } = parseFlags(argv, { inventory: 'string', ...SSH_FLAGS, host: 'list', 'max-parallel': 'string', timeout: 'string', json: 'boolean' });
+  const { flags, positionals } = parseFlags(argv, { inventory: 'string', ...SSH_FLAGS, host: 'list', 'max-parallel': 'string', timeout: 'string', json: 'boolean', cluster: 'boolean', kubeconfig: 'string' });
+  if (flags.kubeconfig !== undefined && !flags.cluster) throw new UsageError('--kubeconfig goes with --cluster');
   if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`);
   if (!flags.inventory) throw new UsageError('--inventory is required');
   const accept = (flags['accept-new-host-key'] as string[] | undefined) ?? [];
@@ -51,7 +57,10 @@ function parseArgs(argv: string[]): Args {
     if (!(n > 0)) throw new UsageError('--timeout must be a positive number of seconds');
     timeoutMs = n * 1000;
   }
-  return { inventory: flags.inventory as string, flags, hosts: (flags.host as string[] | undefined) ?? [], accept, timeoutMs, json: Boolean(flags.json), ...(maxParallel ? { maxParallel } : {}) };
+  return {
+    inventory: flags.inventory as string, flags, hosts: (flags.host as string[] | undefined) ?? [], accept, timeoutMs, json: Boolean(flags.json), cluster: Boolean(flags.cluster),
+    ...(maxParallel ? { maxParallel } : {}), ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig as string } : {}),
+  };
 }
 
 export async function runSshCheck(argv: string[], io: CliIo): Promise<number> {
@@ -90,7 +99,10 @@ export async function runSshCheck(argv: string[], io: CliIo): Promise<number> {
         // the preflight's SSH settings check names it
       }
     }
-    const report = await runPreflight(pool, { inventory, operation: 'ssh-check', hosts, sudoPasswordAsked: true, timeoutMs: args.timeoutMs });
+    const report = await runPreflight(pool, {
+      inventory, operation: 'ssh-check', hosts, sudoPasswordAsked: true, timeoutMs: args.timeoutMs,
+      ...(args.cluster ? { cluster: () => clusterChecks(inventory, args.kubeconfig ?? '', args.timeoutMs) } : {}),
+    });
     if (args.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
     else io.stdout(renderPreflightTable(report));
     return passes(report) ? EXIT_OK : EXIT_FAILED;

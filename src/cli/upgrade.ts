@@ -67,7 +67,6 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
     return createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory });
   };
   try {
-    if (!(await preflight('Upgrade', inventory.hosts.map((h) => h.name)))) return EXIT_FAILED;
     // The drains and uncordons go through the API: a machine that cannot reach it learns so before anything changes,
     // not at the first drain with the control plane already upgraded.
     if (!flags.plan) {
@@ -84,6 +83,8 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
         return EXIT_FAILED;
       }
     }
+    // Then every host answers, takes our key and lets us become root — before the upgrade asks anything.
+    if (!(await preflight('Upgrade', inventory.hosts.map((h) => h.name)))) return EXIT_FAILED;
     const hooks = upgradeHooks({
       backup: { inventory, ssh: pool, become: session.become }, backupDir: resolve((flags['backup-dir'] as string | undefined) ?? '.'), cluster,
       ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), deleteEmptyDirData: Boolean(flags['delete-emptydir-data']), say: (l) => io.stderr(`.. ${l}\n`),

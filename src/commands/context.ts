@@ -18,6 +18,7 @@ import { usableInventory, type LoadedInventory } from '../editor/inventoryWorksp
 import { log } from '../editor/log';
 import type { EditorServices } from '../editor/services';
 import { requireTrust } from '../editor/trust';
+import { withoutCommands } from '../editor/vscodeUi';
 import { offerNextSteps, type NextStep } from './nextSteps';
 
 /** What every command handler may use: the editor's services (src/editor/services.ts). */
@@ -82,7 +83,7 @@ export function classifyFailure(e: unknown): Outcome {
     const name = typeof host === 'string' ? host.split(' ')[0]! : undefined;
     return { kind: 'failed', message: describeError(e), steps: [{ kind: 'runPreflight' }, ...(name ? [{ kind: 'revealHost' as const, host: name }] : [])] };
   }
-  return { kind: 'failed', message: plainWords(describeError(e)), steps: [] };
+  return { kind: 'failed', message: withoutCommands(plainWords(describeError(e))), steps: [] };
 }
 
 /** Checks the needs; the guaranteed context, `retry` when a button made the missing need good, or undefined after the user was told. */
@@ -129,8 +130,8 @@ export function bindCommand(services: CommandContext, id: string, title: string,
         log.info(`${id}: cancelled`);
         return undefined;
       }
-      log.error(`${id}: ${outcome.message}`);
-      void offerNextSteps(services, 'error', `${title} failed: ${outcome.message}`, outcome.steps);
+      // The log gets the whole text (a command's included); the message a short cause and its next steps.
+      void offerNextSteps(services, 'error', `${title} failed: ${outcome.message}`, outcome.steps, `${id}: ${describeError(e)}`);
       return undefined;
     }
   };

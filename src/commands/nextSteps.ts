@@ -72,9 +72,9 @@ export async function takeStep(services: Pick<EditorServices, 'connection'>, ste
  * user chose (or closed the message): true when the step left the command able to go on. Not awaited by a handler
  * that has nothing more to do.
  */
-export async function offerNextSteps(services: Pick<EditorServices, 'connection'>, level: 'error' | 'warning' | 'info', message: string, steps: readonly NextStep[]): Promise<boolean> {
+export async function offerNextSteps(services: Pick<EditorServices, 'connection'>, level: 'error' | 'warning' | 'info', message: string, steps: readonly NextStep[], logText = message): Promise<boolean> {
   const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-  if (level === 'error') log.error(message);
+  if (level === 'error') log.error(logText);
   const labels = [...new Set(steps.map((s) => STEP_LABELS[s.kind]))];
   const choice = await show(message, ...labels, ...(level === 'error' ? [SHOW_LOG] : []));
   if (choice === SHOW_LOG) {

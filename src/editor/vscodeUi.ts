@@ -53,7 +53,8 @@ export class VscodeUi implements Ui {
     const asked = options.actions ?? [];
     if (level === 'error') log.error(text);
     const actions = level === 'error' ? [...asked, SHOW_LOG] : [...asked];
-    const shown = Promise.resolve(options.modal ? show(text, { modal: true }, ...actions) : show(text, ...actions)).then((choice) => {
+    const said = level === 'error' ? withoutCommands(text) : text;
+    const shown = Promise.resolve(options.modal ? show(said, { modal: true }, ...actions) : show(said, ...actions)).then((choice) => {
       if (choice === SHOW_LOG) {
         log.show();
         return undefined;
@@ -145,6 +146,14 @@ export class VscodeUi implements Ui {
   async showPreflight(report: PreflightReport, options: { refused?: string } = {}): Promise<void> {
     await presentPreflight(this.reports, report, options);
   }
+}
+
+/**
+ * A toast shows a short cause, not a command: a quoted command (`…`, as RemoteCommandError quotes it) becomes "a
+ * command (its text is in the log)" — the whole message went to the log first.
+ */
+export function withoutCommands(text: string): string {
+  return text.replace(/`[^`\n]{40,}`/g, 'a command (its text is in the log)');
 }
 
 /** Least time between two summary lines in the run terminal. */

@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from '../../../src/cli/main';
@@ -102,4 +102,20 @@ test('up refuses before its question with the same causes: the table, no "Run N 
   assert.match(x.err, /^Bring-up of labs-k8s refused before it asked anything: 6 of 7 hosts fail the preflight — first: labs-k8s-m01: nothing listens/m);
   assert.doesNotMatch(x.out + x.err, /Run \d+ steps|\[y\/N\]/);
   assert.equal(existsSync(join(dirname(zoo.inventory), '.kubeadm-workbench', 'runs')), false, 'no run was started');
+});
+
+test('preflight --cluster: the kubeconfig named is checked for a context of the inventory\'s endpoint before the API is asked', async () => {
+  const x = io();
+  const missing = join(tmp.dir, 'nowhere', 'config');
+  assert.equal(await main(['preflight', ...files(), '--host', 'labs-k8s-balancer', '--cluster', '--kubeconfig', missing, '--json'], x), 1);
+  const r = JSON.parse(x.out) as PreflightReport;
+  assert.deepEqual(r.clusterChecks.map((c) => [c.id, c.state]), [['kubeconfig', 'fail'], ['api', 'skipped']]);
+  assert.match(r.clusterChecks[0]!.cause!, /no kubeconfig file found/);
+  assert.match(r.clusterChecks[0]!.fix!, /--kubeconfig F/);
+  const other = join(tmp.dir, 'other-kubeconfig');
+  writeFileSync(other, 'apiVersion: v1\nkind: Config\nclusters: [{ name: c, cluster: { server: "https://127.0.0.1:1" } }]\nusers: [{ name: u, user: {} }]\ncontexts: [{ name: elsewhere, context: { cluster: c, user: u } }]\ncurrent-context: elsewhere\n');
+  const y = io();
+  assert.equal(await main(['preflight', ...files(), '--host', 'labs-k8s-balancer', '--cluster', '--kubeconfig', other], y), 1);
+  assert.match(y.out, /^cluster: kubeconfig FAILED — no context of .*other-kubeconfig points at the inventory's endpoint 10\.3\.60\.100:6443$/m);
+  assert.equal(await main(['preflight', ...files(), '--kubeconfig', other], io()), 2, '--kubeconfig alone is a usage error');
 });
