@@ -9,9 +9,9 @@
  *   most every `minStartGapMs`. Commands on connections already open are not paced.
  * - Retry, as the failure taxonomy (failures.ts) advises: a handshake that the server closed or reset before it
  *   showed its host key is tried again after an exponential backoff with jitter (what sshd's random early drop
- *   asks for); a refused port once more (a listener that is starting), a timeout once more (a host, or our own
- *   machine, too busy to answer in time). A name that does not resolve and a host with no route fail at once: the
- *   cause is certain and another try costs seconds for nothing. Nothing after the host key is retried: a refused
+ *   asks for); a refused port once more (a listener that is starting), a server that took the connection but did not
+ *   greet in time once more (a host, or our own machine, too busy). A name that does not resolve, a host with no
+ *   route and one that does not even complete TCP within the limit fail at once: another try costs the wait again. Nothing after the host key is retried: a refused
  *   or changed host key and a failed login would fail the same way again, and retrying a host key mismatch would
  *   only hammer a host that may be an impostor.
  * - Congestion: a handshake that timed out or was refused halves how many may be in flight together (not below

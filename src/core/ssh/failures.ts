@@ -6,8 +6,9 @@
  *
  * Whether trying again can help is part of the answer: a refused or reset handshake before the server showed its
  * host key may be sshd's MaxStartups (backoff), a refused port may be a listener that is starting (one quick retry),
- * a timeout may be a busy host (once); a host key, a login, a name that does not resolve or a missing route fail the
- * same way every time and are never retried.
+ * a server that took the connection but did not greet in time may be busy (once); a host key, a login, a name that
+ * does not resolve, a missing route and a host that does not even complete TCP fail the same way every time and are
+ * not retried.
  */
 import type { HandshakeStage } from './connectPolicy';
 
@@ -185,8 +186,9 @@ function describeHop(f: HandshakeFacts): SshFailure {
         fix: `start sshd on the host (systemctl start ssh) or set the port it listens on (ssh: { port: … } in inventory.yaml)`,
       };
     case 'timeout':
+      // Not even TCP within the limit (a busy host still completes TCP in the kernel): another try costs the limit again.
       return {
-        kind, group: 'network', retry: 'once', command: `nc -vz -w 5 ${f.hostname} ${f.port}`,
+        kind, group: 'network', retry: 'no', command: `nc -vz -w 5 ${f.hostname} ${f.port}`,
         cause: `${where} did not answer within ${secs}: the host is down, the address is wrong, or a firewall drops the packets`,
         fix: `check that the host is up and that this machine reaches it (nc -vz -w 5 ${f.hostname} ${f.port}); correct its address in inventory.yaml if it moved`,
       };

@@ -42,7 +42,7 @@ export interface Zoo {
 }
 
 /** A listener that never accepts, its queue filled: a new connection's SYN is dropped, as by a host that is off. */
-async function deadListener(): Promise<{ port: number; stop: () => void }> {
+export async function deadListener(): Promise<{ port: number; stop: () => void }> {
   const py = spawn('python3', ['-c', 'import socket,sys\ns=socket.socket()\ns.bind(("127.0.0.1",0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\nsys.stdin.read()'], { stdio: ['pipe', 'pipe', 'inherit'] }) as ChildProcess;
   const port = await new Promise<number>((resolve, reject) => {
     py.once('error', reject);

@@ -21,6 +21,7 @@ import { ANY_EXIT_CODE, sshFailureOf } from '../../../src/core/ssh/transport';
 import { keygen, keygenFingerprint, tempDir, type TestKey } from './keys';
 import { freePort, startSshd, type Sshd } from './sshd';
 import { createTestUser, type TestUser } from './sudoUser';
+import { deadListener } from '../preflight/zoo';
 
 const tmp = tempDir('kw-failures-');
 const d = tmp.dir;
@@ -131,6 +132,19 @@ test('refused: nothing listens — said with the port and the fix, tried once mo
   assert.match(f.cause, new RegExp(`nothing listens on 127\\.0\\.0\\.1 port ${port}: the connection was refused`));
   assert.match(f.fix, /systemctl start ssh/);
   assert.ok(pool.stats().retries <= 1 && f.ms < 1500, `${pool.stats().retries} retries, ${f.ms} ms`);
+});
+
+test('a host that never completes TCP (its SYNs dropped, as when it is off): one timeout, not retried', async () => {
+  const dead = await deadListener();
+  try {
+    const pool = makePool({ config: cfg('h', dead.port), pool: { connectTimeoutMs: 800 } });
+    const f = await failure(pool, 'h');
+    assert.deepEqual([f.kind, f.retry, pool.stats().retries], ['timeout', 'no', 0]);
+    assert.match(f.cause, new RegExp(`127\\.0\\.0\\.1:${dead.port} did not answer within 0\\.8 s: the host is down`));
+    assert.ok(f.ms >= 750 && f.ms < 2000, `failed after ${f.ms} ms for an 800 ms limit`);
+  } finally {
+    dead.stop();
+  }
 });
 
 test('a silent server: no SSH greeting within the limit — not a dead host, not retried more than once', async () => {
