@@ -11,6 +11,7 @@
  */
 
 import { posix } from 'node:path';
+import { registerSecret } from './redact';
 
 const SECRET = Symbol('kw-secret');
 const RAW = Symbol('kw-raw');
@@ -43,6 +44,7 @@ export interface RemoteCommand {
 export type ShellValue = string | number | bigint | boolean | Secret | Raw | RemoteCommand | readonly ShellValue[];
 
 export function secret(value: string | number): Secret {
+  registerSecret(String(value));
   return { [SECRET]: true, value: String(value) };
 }
 

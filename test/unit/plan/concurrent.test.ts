@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { sh } from '../../../src/core/ssh/command';
-import { Ledger } from '../../../src/core/plan/ledger';
-import { HostLocks } from '../../../src/core/plan/locks';
-import { LocalExecutor } from '../../../src/core/plan/localExecutor';
+import { createLedger } from '../../../src/engine/state/runLedger';
+import { HostLocks } from '../../../src/engine/state/hostLocks';
+import { LocalExecutor } from '../../../src/adapters/local/localExecutor';
 import { concurrentGroups, runPlan, type RunEvent } from '../../../src/core/plan/runner';
 import type { PhasePlan, Plan } from '../../../src/core/plan/types';
 import { initPhase, joinControlPlanePhases } from '../../../src/core/phases/bringUp';
@@ -25,7 +25,7 @@ test('a phase marked alongsidePrevious runs with the one before it only when the
 
 async function run(plan: Plan) {
   const dir = tempDir('kw-conc-');
-  const ledger = Ledger.create(join(dir, 'runs'), 'up', plan.fingerprint);
+  const ledger = createLedger(join(dir, 'runs'), 'up', plan.fingerprint);
   const events: (RunEvent & { at: number })[] = [];
   const result = await runPlan(plan, { executor: new LocalExecutor(), ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 10, onEvent: (e) => events.push({ ...e, at: Date.now() }), verifyIntervalMs: 10 });
   return { result, events, ledger };
@@ -73,7 +73,7 @@ test('a cancel while a worker join runs beside a control-plane join names the co
       { ...phase('join-workers', ['w01'], false, sh`sleep 5`), overlaps: ['join-control-plane'] },
     ],
   };
-  const ledger = Ledger.create(join(dir, 'runs'), 'up', plan.fingerprint);
+  const ledger = createLedger(join(dir, 'runs'), 'up', plan.fingerprint);
   const abort = new AbortController();
   const ends: string[] = [];
   const started = new Set<string>();
