@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type * as Inputs from '../engine/inputs';
 import { VRRP_PASS_PLACEHOLDER } from '../core/generate/keepalived';
 import { planWrites, readGeneratedTarget, writeGeneratedFiles, type PlannedWrite } from '../engine/generatePlan';
-import { readRegularText } from '../adapters/fs/safeFile';
+import { readLocalText } from '../engine/workspaceFiles';
 import { defineCommand } from './context';
 import { CommandIds } from '../editor/commandIds';
 import { setting } from '../editor/settings';
@@ -45,7 +45,7 @@ export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
     const { clusterConfigFiles, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;
     // The files the plan uploads (kubeadmExtraConfig merged in), the VRRP password left as a placeholder: it stays in
     // the state folder and is filled in when the plan uploads keepalived.conf.
-    const extra = await readKubeadmExtra(loaded.inventory, dirname(loaded.uri.fsPath), (p) => readRegularText(p, { maxBytes: 16 * 1024 * 1024 }));
+    const extra = await readKubeadmExtra(loaded.inventory, dirname(loaded.uri.fsPath), readLocalText);
     const files = clusterConfigFiles(loaded.inventory, extra, { containerdLayout: layout, vrrpAuthPass: VRRP_PASS_PLACEHOLDER });
 
     let folder = unattended?.folder ?? vscode.Uri.joinPath(root, DEFAULT_FOLDER);

@@ -291,6 +291,8 @@ export interface FolderPolicy {
   recursive?: boolean;
   /** It must be this user's, and its mode is set to `mode` (a private state folder). */
   mine?: boolean;
+  /** A link to a folder is fine (a backup folder the user names); by default a link is refused. */
+  allowLink?: boolean;
 }
 
 /**
@@ -303,7 +305,7 @@ export async function ensureRealFolder(path: string, policy: FolderPolicy): Prom
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   }
-  const st = await fs.lstat(path);
+  const st = await (policy.allowLink ? fs.stat(path) : fs.lstat(path));
   if (!st.isDirectory()) throw new FileRefused(path, `is ${kindOf(st)}, not a folder: nothing is written through it`);
   if (!policy.mine) return;
   const uid = myUid();

@@ -143,6 +143,23 @@ export function and(...cmds: RemoteCommand[]): RemoteCommand {
   );
 }
 
+/** Runs commands one after another whatever each exits with (`;`). */
+export function seq(...cmds: RemoteCommand[]): RemoteCommand {
+  return makeCommand(
+    cmds.map((c) => c.text).join('; '),
+    cmds.map((c) => c.display).join('; '),
+    cmds.flatMap((c) => [...c.secrets]),
+  );
+}
+
+/**
+ * A command line shown for a person to type again (never run by us): each word as sh reads it back — quoted like the
+ * `sh` tag quotes it, except that an option's leading dash stays bare (`--inventory`, not `'--inventory'`).
+ */
+export function commandLine(argv: readonly string[]): string {
+  return argv.map((a) => (a !== '' && /^-[A-Za-z0-9_@%+=:,./-]*$/.test(a) ? a : quote(a))).join(' ');
+}
+
 export interface SudoOptions {
   /**
    * The sudo password. Sent as the first line of stdin to `sudo -S -p ''` (never on the command line) and
