@@ -6,7 +6,8 @@
  */
 import type { WriteStream } from 'node:fs';
 import { formatRunLine, type RunSink } from '../../core/ssh/runLog';
-import { appendStream, createNewStream } from '../../adapters/fs/safeFile';
+import { dirname } from 'node:path';
+import { appendStream, createNewStream, ensureRealFolder } from '../../adapters/fs/safeFile';
 
 export class RunLogFile {
   private constructor(
@@ -16,6 +17,7 @@ export class RunLogFile {
 
   /** `resume`: continue the log of the run being resumed (created when it is missing). */
   static async open(path: string, resume: boolean): Promise<RunLogFile> {
+    await ensureRealFolder(dirname(path), { mode: 0o700, mine: true }); // runs/ itself must not be a link out
     return new RunLogFile(path, resume ? await appendStream(path, 0o600) : await createNewStream(path, 0o600));
   }
 
