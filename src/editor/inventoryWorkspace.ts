@@ -3,7 +3,7 @@
  * as diagnostics. Views and commands read the model from here and listen to `onDidChange`.
  */
 import * as vscode from 'vscode';
-import { MAX_INVENTORY_BYTES, type InventoryParseResult } from '../core/inventory/parse';
+import { MAX_INVENTORY_BYTES, unreadInventory, type InventoryParseResult } from '../core/inventory/parse';
 import { FileRefused, readRegularText } from '../adapters/fs/safeFile';
 import { LintRunner } from '../engine/lintRunner';
 import type { Inventory, InventoryLocations } from '../core/inventory/types';
@@ -106,7 +106,7 @@ export class InventoryWorkspace implements vscode.Disposable {
     }
     const read = await readText(uri);
     const timeoutMs = setting('lintTimeoutMs');
-    const result = 'refused' in read ? refusedResult(read.refused) : await this.parser.parseInventory({ path: uri.fsPath, text: read.text }, timeoutMs);
+    const result = 'refused' in read ? unreadInventory(read.refused.reason, /at most/.test(read.refused.reason)) : await this.parser.parseInventory({ path: uri.fsPath, text: read.text }, timeoutMs);
     this.diagnostics.set(uri, result.findings.map(toDiagnostic));
     const broken = result.findings.some((f) => f.severity === 'error');
     if (!broken && result.inventory) this.lastGood = { uri: uri.toString(), inventory: result.inventory };
@@ -138,12 +138,6 @@ async function readText(uri: vscode.Uri): Promise<{ text: string } | { refused: 
     if (e instanceof FileRefused) return { refused: e };
     throw e;
   }
-}
-
-/** The finding of an inventory file refused unread, at its first line. */
-function refusedResult(e: FileRefused): InventoryParseResult {
-  const rule = /at most/.test(e.reason) ? 'inventory/too-large' : 'inventory/not-a-file';
-  return { findings: [{ rule, severity: 'error', message: `inventory.yaml ${e.reason}`, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }], locations: { hosts: new Map(), fields: new Map() } };
 }
 
 export async function findInventoryFile(): Promise<vscode.Uri | undefined> {

@@ -53,6 +53,11 @@ export function utf8Length(text: string): number {
   return n;
 }
 
+/** The result for an inventory file refused unread (a FIFO, a device, too many bytes): one finding at its first line. */
+export function unreadInventory(reason: string, tooLarge: boolean): InventoryParseResult {
+  return { findings: [{ rule: tooLarge ? 'inventory/too-large' : 'inventory/not-a-file', severity: 'error', message: `inventory.yaml ${reason}`, range: ZERO_RANGE }], locations: { hosts: new Map(), fields: new Map() } };
+}
+
 export function parseInventory(text: string): InventoryParseResult {
   const locations: InventoryLocations = { hosts: new Map(), fields: new Map() };
   // In bytes, like the file's size: every UTF-16 unit is at least one byte, so a long text needs no count.

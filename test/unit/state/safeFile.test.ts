@@ -10,11 +10,12 @@ import { execFileSync } from 'node:child_process';
 import { chownSync, mkdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { appendToFile, createNewFile, readRegularText, replaceFile } from '../../../src/adapters/fs/safeFile';
+import { appendToFile, createNewFile, FileRefused, readRegularText, replaceFile } from '../../../src/adapters/fs/safeFile';
 import { gitTreeHolding } from '../../../src/adapters/fs/gitTree';
 import { backupEtcd, BackupRefused } from '../../../src/engine/backup';
 import { readWorkspaceFile } from '../../../src/engine/workspaceFiles';
-import { parseInventory } from '../../../src/core/inventory/parse';
+import { saveAdminKubeconfig } from '../../../src/engine/kubeconfig';
+import { parseInventory, unreadInventory } from '../../../src/core/inventory/parse';
 import type { SshTransport } from '../../../src/core/ssh/transport';
 import { tempDir } from '../../tempDir';
 
@@ -132,4 +133,35 @@ test('files the inventory names are read only from inside its folder, by real pa
   await assert.rejects(within(5000, readWorkspaceFile(root, 'cni.yaml', read, 'cluster.cniManifest')), /is a FIFO, not a regular file/);
   writeFileSync(join(root, 'ok.yaml'), 'kind: List\n');
   assert.equal(await readWorkspaceFile(root, 'ok.yaml', read, 'cluster.cniManifest'), 'kind: List\n');
+});
+
+test('the admin kubeconfig is saved through a unique temp file, 0600: a link at the old fixed temp name is not written through', async () => {
+  const dir = tempDir('kw-kubeconfig-');
+  const path = join(dir, 'config');
+  const outside = join(tempDir('kw-kubeconfig-outside-'), 'victim');
+  writeFileSync(outside, 'untouched\n');
+  symlinkSync(outside, `${path}.kubeadm-workbench.tmp`);
+  const admin = 'apiVersion: v1\nkind: Config\nclusters:\n- name: kubernetes\n  cluster: { server: "https://10.3.60.100:6443" }\nusers:\n- name: kubernetes-admin\n  user: { client-key-data: S0VZ }\n';
+  assert.equal(await saveAdminKubeconfig(path, admin, 'labs-k8s'), 'labs-k8s-admin@labs-k8s');
+  assert.equal(readFileSync(outside, 'utf8'), 'untouched\n');
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  assert.match(readFileSync(path, 'utf8'), /client-key-data: S0VZ/);
+  const linked = join(dir, 'linked');
+  symlinkSync(outside, linked);
+  await assert.rejects(saveAdminKubeconfig(linked, admin, 'labs-k8s'), /is a symlink: not followed/);
+  assert.equal(readFileSync(outside, 'utf8'), 'untouched\n');
+});
+
+test('an inventory refused unread is one finding at its first line: inventory/not-a-file for a FIFO, inventory/too-large by bytes', async () => {
+  const fifo = join(tempDir('kw-safe-'), 'inventory.yaml');
+  execFileSync('mkfifo', [fifo]);
+  const refusal = await readRegularText(fifo, { maxBytes: 256 * 1024 }).catch((e: FileRefused) => e);
+  assert.ok(refusal instanceof FileRefused);
+  const r = unreadInventory(refusal.reason, false);
+  assert.deepEqual(r.findings.map((f) => `${f.rule} ${f.severity} ${f.range.start.line}`), ['inventory/not-a-file error 0']);
+  assert.match(r.findings[0]!.message, /^inventory\.yaml is a FIFO, not a regular file: refused unread$/);
+  assert.equal(r.inventory, undefined);
+  assert.deepEqual(unreadInventory('is 1.0 GiB; at most 256 KiB is read: refused unread', true).findings.map((f) => f.rule), ['inventory/too-large']);
+  const cjk = parseInventory(`${readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')}# ${'漢'.repeat(100_000)}\n`);
+  assert.deepEqual(cjk.findings.map((f) => f.rule), ['inventory/too-large'], 'the editor\'s parse counts bytes too');
 });
