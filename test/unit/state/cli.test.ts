@@ -19,8 +19,11 @@ import { startSshd } from '../ssh/sshd';
 
 const EXAMPLE = readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8');
 
-/** A workspace with the example inventory; its hosts reached on a closed loopback port (nothing leaves the machine). */
-function workspace(inventory = EXAMPLE.replace('port: 22', 'port: 1')): { dir: string; inventory: string; sshArgs: string[] } {
+/** The example with loopback addresses and a closed port: whatever a run tries, nothing leaves the machine. */
+const LOOPBACK = EXAMPLE.replace('port: 22', 'port: 1').replace(/10\.3\.60\./g, '127.0.60.');
+
+/** A workspace with that inventory; the SSH config sends every host to 127.0.0.1 too. */
+function workspace(inventory = LOOPBACK): { dir: string; inventory: string; sshArgs: string[] } {
   const root = tempDir('kw-state-cli-');
   const dir = join(root, 'ws');
   mkdirSync(dir);
@@ -70,7 +73,7 @@ test('a FIFO as the inventory, the CNI manifest or restore --from is refused at 
   assert.match(check.err, /is a FIFO, not a regular file: refused unread/);
   assert.equal(check.code, 2);
 
-  const w = workspace(EXAMPLE.replace('port: 22', 'port: 1').replace('cni: flannel', 'cni: flannel\n  cniManifest: cni.yaml'));
+  const w = workspace(LOOPBACK.replace('cni: flannel', 'cni: flannel\n  cniManifest: cni.yaml'));
   mkfifo(join(w.dir, 'cni.yaml'));
   const plan = await runCli(['plan', '--inventory', w.inventory], { timeoutMs: 15_000 });
   assert.equal(plan.timedOut, false, 'plan with a FIFO as cniManifest must not hang');
@@ -164,7 +167,7 @@ test('lint --fix keeps a CRLF file CRLF and a lone CR where it was', async () =>
 
 test('generate writes the kubeadm-config.yaml the plan uploads (kubeadmExtraConfig merged), no VRRP password, and nothing when a later file is refused', async () => {
   const extra = 'apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\napiServer:\n  extraArgs:\n    profiling: "false"\n';
-  const text = EXAMPLE.replace('cni: flannel', 'cni: flannel\n  kubeadmExtraConfig: kubeadm-extra.yaml');
+  const text = LOOPBACK.replace('cni: flannel', 'cni: flannel\n  kubeadmExtraConfig: kubeadm-extra.yaml');
   const w = workspace(text);
   writeFileSync(join(w.dir, 'kubeadm-extra.yaml'), extra);
   const out = join(w.dir, 'generated');
