@@ -209,7 +209,7 @@ export async function replaceFile(path: string, data: string | Uint8Array, polic
   try {
     try {
       await handle.writeFile(data);
-      await handle.chmod(mode);
+      if (mode !== 0o600) await handle.chmod(mode); // created 0600: a secret is never readable by others, not even for a moment
     } finally {
       await handle.close();
     }
@@ -230,7 +230,7 @@ export async function createNewFile(path: string, data: string | Uint8Array, mod
   }
   try {
     await handle.writeFile(data);
-    await handle.chmod(mode);
+    if (mode !== 0o600) await handle.chmod(mode); // the umask may have taken bits the caller asked for
   } finally {
     await handle.close();
   }
@@ -300,12 +300,16 @@ export interface FolderPolicy {
  * `mine` it must be this user's, and its mode is set through a descriptor opened without following links.
  */
 export async function ensureRealFolder(path: string, policy: FolderPolicy): Promise<void> {
-  try {
-    await fs.mkdir(path, { recursive: policy.recursive ?? false, mode: policy.mode });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  const look = () => (policy.allowLink ? fs.stat(path) : fs.lstat(path));
+  let st = await look().catch(() => undefined);
+  if (!st) {
+    try {
+      await fs.mkdir(path, { recursive: policy.recursive ?? false, mode: policy.mode });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    st = await look();
   }
-  const st = await (policy.allowLink ? fs.stat(path) : fs.lstat(path));
   if (!st.isDirectory()) throw new FileRefused(path, `is ${kindOf(st)}, not a folder: nothing is written through it`);
   if (!policy.mine) return;
   const uid = myUid();

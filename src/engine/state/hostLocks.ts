@@ -18,6 +18,8 @@ export class HostLocks implements HostLockSet {
   private readonly held = new Set<string>();
   /** Acquisitions under way: phases that run side by side may ask for the same host at once. */
   private readonly pending = new Map<string, Promise<void>>();
+  /** The locks folder, checked once per run (a real folder of this user). */
+  private folder: Promise<void> | undefined;
 
   constructor(
     private readonly dir: string,
@@ -34,7 +36,8 @@ export class HostLocks implements HostLockSet {
   }
 
   private async take(host: string): Promise<void> {
-    await ensureRealFolder(this.dir, { mode: 0o700, mine: true });
+    this.folder ??= ensureRealFolder(this.dir, { mode: 0o700, mine: true });
+    await this.folder;
     const file = this.file(host);
     const pidStart = processStart(process.pid);
     const owner: LockOwner = { pid: process.pid, runId: this.runId, since: new Date().toISOString(), ...(pidStart ? { pidStart } : {}) };

@@ -18,10 +18,17 @@ const KIND = 'run ledger v1';
 /** A ledger of 100 000 steps is a few MB; anything larger is not one of ours. */
 export const MAX_LEDGER_BYTES = 16 * 1024 * 1024;
 
+/** runs/ folders this process checked (a real folder of this user): a ledger is saved after every step. */
+const checkedFolders = new Set<string>();
+
 /** The signed, atomic write every ledger of this process uses. */
 export async function writeSignedLedger(file: string, data: LedgerData): Promise<void> {
   const key = await stateKey();
-  await ensureRunsFolder(dirname(file));
+  const dir = dirname(file);
+  if (!checkedFolders.has(dir)) {
+    await ensureRunsFolder(dir);
+    checkedFolders.add(dir);
+  }
   await replaceFile(file, JSON.stringify({ ...data, signature: signRecord(key, KIND, data) }, null, 2) + '\n', { mode: 0o600 });
 }
 
