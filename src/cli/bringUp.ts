@@ -21,7 +21,7 @@ import type { RunEvent } from '../core/plan/runner';
 import type { SshPool } from '../adapters/ssh/pool';
 import { renderPlan, type Plan } from '../core/plan/types';
 import { planView } from '../core/plan/view';
-import { quote, sh, sudo } from '../core/ssh/command';
+import { commandLine, sh, sudo } from '../core/ssh/command';
 import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/bringUp';
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { joinPhases, joinProblem, narrowToJoin } from '../engine/join';
@@ -187,7 +187,7 @@ export async function runUp(argv: string[], io: CliIo, stdin: NodeJS.ReadableStr
   const kubeconfig = kubeconfigTarget(l);
   let plan;
   try {
-    checkKubeconfigTarget(kubeconfig, dirname(l.inventoryPath), Boolean(l.flags['allow-kubeconfig-in-workspace']));
+    await checkKubeconfigTarget(kubeconfig, dirname(l.inventoryPath), Boolean(l.flags['allow-kubeconfig-in-workspace']));
     plan = await makePlan(l, io, kubeconfig);
   } catch (e) {
     io.stderr(`${errorMessage(e)}\n${e instanceof UsageError ? UP_USAGE : ''}`);
@@ -223,11 +223,6 @@ export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableS
   return runApproved(l, io, plan, 'join', stdin, { title: `Join of ${hosts.join(', ')}` });
 }
 
-/** An argument as the user would type it again: bare when nothing in it is special to the shell. */
-function shellWord(arg: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : quote(arg);
-}
-
 /** What a verb whose plan has in-process gates (certs renew) shares with the run. */
 export interface ApprovedRunHooks {
   /** The pool the plan's actions already use (closed at the end of the run). */
@@ -244,7 +239,7 @@ export interface ApprovedRunHooks {
 /** This terminal's Ui and how it runs plans (--yes, --ask-become-pass, --fresh, --max-parallel, the words to run it again). */
 export function terminalPlanRun(l: Loaded, io: CliIo, prompter: Prompter, stdin: NodeJS.ReadableStream, ssh: SshPool, words: string) {
   const ui = new TerminalUi({ io, prompter, yes: Boolean(l.flags.yes), askBecomePass: Boolean(l.flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY) });
-  const again = `kubeadm-workbench ${[words, ...l.argv.filter((a) => a !== '--fresh').map(shellWord)].join(' ')}`;
+  const again = `kubeadm-workbench ${words} ${commandLine(l.argv.filter((a) => a !== '--fresh'))}`.trimEnd();
   const run = {
     stateDir: stateFolderFor(l.inventoryPath), ssh, maxParallelHosts: maxParallel(l), fresh: Boolean(l.flags.fresh),
     again: { resume: `run \`${again}\``, startOver: 'run it with --fresh' },

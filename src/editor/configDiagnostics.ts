@@ -8,6 +8,7 @@
  * inventory.yaml itself is published by InventoryWorkspace; here it is the context of every lint.
  */
 import * as vscode from 'vscode';
+import { readRegularText } from '../adapters/fs/safeFile';
 import type { Finding } from '../core/findings';
 import type { FileKind, LintContext, SourceFile } from '../core/lint/types';
 import { LintRunner, type LintOutcome } from '../engine/lintRunner';
@@ -305,10 +306,9 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   private async readDisk(uri: vscode.Uri): Promise<string | undefined> {
     try {
-      const stat = await vscode.workspace.fs.stat(uri);
-      if (stat.size > MAX_SCAN_BYTES) return undefined;
-      // A binary file still goes to detection: one named haproxy.cfg gets its linter's "not a text file".
-      return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      // A regular file only (a FIFO would hang the scan), at most MAX_SCAN_BYTES by its size before reading. A binary
+      // file still goes to detection: one named haproxy.cfg gets its linter's "not a text file".
+      return await readRegularText(uri.fsPath, { maxBytes: MAX_SCAN_BYTES });
     } catch {
       return undefined;
     }

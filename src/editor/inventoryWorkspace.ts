@@ -3,7 +3,8 @@
  * as diagnostics. Views and commands read the model from here and listen to `onDidChange`.
  */
 import * as vscode from 'vscode';
-import type { InventoryParseResult } from '../core/inventory/parse';
+import { MAX_INVENTORY_BYTES, unreadInventory, type InventoryParseResult } from '../core/inventory/parse';
+import { FileRefused, readRegularText } from '../adapters/fs/safeFile';
 import { LintRunner } from '../engine/lintRunner';
 import type { Inventory, InventoryLocations } from '../core/inventory/types';
 import { toDiagnostic } from './diagnostics';
@@ -103,9 +104,9 @@ export class InventoryWorkspace implements vscode.Disposable {
       this.changeEmitter.fire(undefined);
       return undefined;
     }
-    const text = await readText(uri);
+    const read = await readText(uri);
     const timeoutMs = setting('lintTimeoutMs');
-    const result = await this.parser.parseInventory({ path: uri.fsPath, text }, timeoutMs);
+    const result = 'refused' in read ? unreadInventory(read.refused.reason, /at most/.test(read.refused.reason)) : await this.parser.parseInventory({ path: uri.fsPath, text: read.text }, timeoutMs);
     this.diagnostics.set(uri, result.findings.map(toDiagnostic));
     const broken = result.findings.some((f) => f.severity === 'error');
     if (!broken && result.inventory) this.lastGood = { uri: uri.toString(), inventory: result.inventory };
@@ -124,11 +125,19 @@ export class InventoryWorkspace implements vscode.Disposable {
   }
 }
 
-/** The open editor's text wins over the file on disk, so the model follows unsaved edits. */
-async function readText(uri: vscode.Uri): Promise<string> {
+/**
+ * The open editor's text wins over the file on disk, so the model follows unsaved edits. On disk it must be a regular
+ * file of at most MAX_INVENTORY_BYTES: a FIFO named inventory.yaml would hang the read, a huge one the parse.
+ */
+async function readText(uri: vscode.Uri): Promise<{ text: string } | { refused: FileRefused }> {
   const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-  if (open) return open.getText();
-  return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  if (open) return { text: open.getText() };
+  try {
+    return { text: await readRegularText(uri.fsPath, { maxBytes: MAX_INVENTORY_BYTES }) };
+  } catch (e) {
+    if (e instanceof FileRefused) return { refused: e };
+    throw e;
+  }
 }
 
 export async function findInventoryFile(): Promise<vscode.Uri | undefined> {
