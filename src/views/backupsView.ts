@@ -5,7 +5,7 @@
  * are listed from their manifests whenever the view is built or the folder changes; the nodes only on Refresh.
  */
 import * as vscode from 'vscode';
-import { ViewIds } from '../editor/commandIds';
+import { CommandIds, ViewIds } from '../editor/commandIds';
 import { DEFAULT_SCHEDULE, ageWords, scheduleProblem } from '../core/backup/schedule';
 import { isReadError, type ScheduleReading } from '../core/live/day2';
 import { formatBytes } from '../core/live/format';
@@ -73,7 +73,19 @@ function backupNode(b: LocalBackup, now: number): LiveNode {
 }
 
 function scheduleNode(s: ScheduleReading, now: number): LiveNode {
-  if (isReadError(s)) return { id: `schedule:${s.host}`, label: s.host, description: `not read: ${s.error}`, icon: 'error', color: ERR };
+  if (isReadError(s)) {
+    // Not read is not a finding about the schedule: muted, the cause in a few words, the whole error in the log.
+    return {
+      id: `schedule:${s.host}`,
+      label: s.host,
+      description: `not read: ${s.error}`,
+      icon: 'debug-disconnect',
+      color: MUTED,
+      contextValue: 'etcd-schedule-not-read',
+      tooltip: md([`**${s.host}**: the scheduled snapshots were not read, so nothing is judged for this node.`, `Cause: ${s.error}`, 'Click to show the log with the whole error.']),
+      command: { command: CommandIds.showLog, title: 'Show Log' },
+    };
+  }
   const problem = scheduleProblem(s, DEFAULT_SCHEDULE.intervalSeconds);
   const installed = s.installed ?? (s.timerActive || s.snapshots.length > 0);
   const timer = !installed ? 'no timer' : s.timerActive ? `every ${ageWords(s.intervalSeconds ?? DEFAULT_SCHEDULE.intervalSeconds)}` : 'timer off';
@@ -108,12 +120,13 @@ export function buildBackupsTree(folder: string, local: readonly LocalBackup[], 
     expanded: true,
     children: local.length ? local.map((b) => backupNode(b, now)) : [{ id: 'backups:none', label: 'No backup in this folder yet', description: 'Back Up etcd… writes one here', icon: 'info', color: MUTED }],
   };
-  const severities = (schedules ?? []).map((s) => (isReadError(s) ? 'warning' : scheduleProblem(s, DEFAULT_SCHEDULE.intervalSeconds)?.severity));
+  const severities = (schedules ?? []).map((s) => (isReadError(s) ? undefined : scheduleProblem(s, DEFAULT_SCHEDULE.intervalSeconds)?.severity));
+  const notRead = (schedules ?? []).filter(isReadError).length;
   const worst = severities.includes('critical') ? 'critical' : severities.includes('warning') ? 'warning' : undefined;
   const nodesRoot: LiveNode = {
     id: 'backups:scheduled',
     label: 'Scheduled snapshots on the nodes',
-    description: schedules ? `${schedules.length} control-plane node(s)` : 'not read: Refresh reads them over SSH',
+    description: !schedules ? 'not read: Refresh reads them over SSH' : notRead ? `${schedules.length - notRead} of ${schedules.length} control-plane node(s) read · ${notRead} not read` : `${schedules.length} control-plane node(s)`,
     icon: 'server-process',
     ...(worst ? { color: worst === 'critical' ? ERR : WARN } : {}),
     expanded: true,
