@@ -20,15 +20,29 @@ export class BackupsView implements vscode.TreeDataProvider<LiveNode>, vscode.Di
   private readonly disposables: vscode.Disposable[];
   private roots: LiveNode[] = [];
 
+  private tick: NodeJS.Timeout | undefined;
+  private shown = '';
+
   constructor(private readonly backups: EtcdBackups) {
     this.treeView = vscode.window.createTreeView(ViewIds.backups, { treeDataProvider: this, showCollapseAll: true });
-    this.disposables = [this.emitter, this.treeView, backups.onDidChange(() => this.show())];
+    this.disposables = [this.emitter, this.treeView, backups.onDidChange(() => this.show()), this.treeView.onDidChangeVisibility((e) => this.ticking(e.visible))];
     this.show();
+    this.ticking(this.treeView.visible);
     void backups.refreshLocal();
   }
 
+  /** While the view is visible the ages ("5 min ago") move without a Refresh: a rebuild every 5 s, fired only when a row's text changed. */
+  private ticking(visible: boolean): void {
+    clearInterval(this.tick);
+    this.tick = visible ? setInterval(() => this.show(), TICK_MS) : undefined;
+  }
+
   private show(): void {
-    this.roots = buildBackupsTree(this.backups.folder, this.backups.local, this.backups.schedules, Date.now());
+    const roots = buildBackupsTree(this.backups.folder, this.backups.local, this.backups.schedules, Date.now(), this.backups.schedulesAt?.getTime());
+    const text = JSON.stringify(roots);
+    if (text === this.shown) return;
+    this.shown = text;
+    this.roots = roots;
     this.emitter.fire(undefined);
   }
 
@@ -46,9 +60,12 @@ export class BackupsView implements vscode.TreeDataProvider<LiveNode>, vscode.Di
   }
 
   dispose(): void {
+    clearInterval(this.tick);
     this.disposables.forEach((d) => d.dispose());
   }
 }
+
+const TICK_MS = 5_000;
 
 function backupNode(b: LocalBackup, now: number): LiveNode {
   const m = b.manifest;
@@ -72,7 +89,8 @@ function backupNode(b: LocalBackup, now: number): LiveNode {
   };
 }
 
-function scheduleNode(s: ScheduleReading, now: number): LiveNode {
+/** `readAt`: when the schedules were read; the newest snapshot's age then grows with the clock. */
+function scheduleNode(s: ScheduleReading, now: number, readAt: number): LiveNode {
   if (isReadError(s)) {
     // Not read is not a finding about the schedule: muted, the cause in a few words, the whole error in the log.
     return {
@@ -89,7 +107,7 @@ function scheduleNode(s: ScheduleReading, now: number): LiveNode {
   const problem = scheduleProblem(s, DEFAULT_SCHEDULE.intervalSeconds);
   const installed = s.installed ?? (s.timerActive || s.snapshots.length > 0);
   const timer = !installed ? 'no timer' : s.timerActive ? `every ${ageWords(s.intervalSeconds ?? DEFAULT_SCHEDULE.intervalSeconds)}` : 'timer off';
-  const newest = s.newestAgeSeconds !== undefined ? ` · newest ${ageWords(s.newestAgeSeconds)} ago` : '';
+  const newest = s.newestAgeSeconds !== undefined ? ` · newest ${ageWords(s.newestAgeSeconds + Math.max(0, Math.round((now - readAt) / 1000)))} ago` : '';
   return {
     id: `schedule:${s.host}`,
     label: s.host,
@@ -109,7 +127,7 @@ function scheduleNode(s: ScheduleReading, now: number): LiveNode {
 }
 
 /** The view's tree (exported for tests). */
-export function buildBackupsTree(folder: string, local: readonly LocalBackup[], schedules: readonly ScheduleReading[] | undefined, now: number): LiveNode[] {
+export function buildBackupsTree(folder: string, local: readonly LocalBackup[], schedules: readonly ScheduleReading[] | undefined, now: number, schedulesReadAt = now): LiveNode[] {
   const localRoot: LiveNode = {
     id: 'backups:local',
     label: 'Local backups',
@@ -130,7 +148,7 @@ export function buildBackupsTree(folder: string, local: readonly LocalBackup[], 
     icon: 'server-process',
     ...(worst ? { color: worst === 'critical' ? ERR : WARN } : {}),
     expanded: true,
-    children: (schedules ?? []).map((s) => scheduleNode(s, now)),
+    children: (schedules ?? []).map((s) => scheduleNode(s, now, schedulesReadAt)),
   };
   return [localRoot, nodesRoot];
 }
