@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { registerCommands } from './commands/registrar';
 import { ConfigDiagnostics } from './editor/configDiagnostics';
 import { ConfigProviders } from './editor/configProviders';
+import { FieldDocsProviders } from './editor/fieldDocsProviders';
 import { CertificateInspections } from './editor/certificateInspections';
 import { EtcdBackups } from './editor/etcdBackups';
 import { BackupsView } from './views/backupsView';
@@ -112,6 +113,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     new CertificateStatusBar(certificates),
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
+    new FieldDocsProviders(configDiagnostics, inventory),
     DiagnosticsPanel.registerSerializer(context.extensionUri, configDiagnostics, inventory),
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates, backups }),
