@@ -87,7 +87,7 @@ export async function runCertsVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
       if (summary.degraded) io.stdout(`\nneeds a look:\n${summary.lines.map((l) => `  - ${l}`).join('\n')}\n`);
     }
     // A host not read is no finding, but neither is it a clean bill: the exit status says "look" for both.
-    return summary.degraded || summary.notRead.length ? EXIT_FAILED : EXIT_OK;
+    return summary.degraded || summary.notRead.length || summary.servedNotRead.length ? EXIT_FAILED : EXIT_OK;
   } finally {
     prompter.close();
     await pool.close();

@@ -21,6 +21,7 @@ export const inspectCertificates = defineCommand({ trust: 'read the certificates
       return ctx.certificates.inspect(inv, folder, abort.signal, (host) => progress.report({ message: `${++done}/${total} hosts (${host})`, increment: 100 / Math.max(1, total) }));
     });
     for (const h of report.hosts) if (h.error) log.warn(`certificates of ${h.host} not read: ${h.errorDetail ?? h.error}`);
+    for (const c of report.served) if (!c.facts) log.warn(`certificate served by ${c.target} (${c.address}:${c.port}) not read: ${c.error ?? 'no certificate'}`);
     await vscode.commands.executeCommand(`${ViewIds.certificates}.focus`);
     const s = summarize(report);
     const { level, text } = inspectionSentence(report);
@@ -28,7 +29,7 @@ export const inspectCertificates = defineCommand({ trust: 'read the certificates
       void vscode.window.showInformationMessage(text);
       return;
     }
-    const actions = [...(s.degraded ? ['Show Report'] : []), ...(s.notRead.length ? ['Show Log'] : [])];
+    const actions = [...(s.degraded ? ['Show Report'] : []), ...(s.notRead.length || s.servedNotRead.length ? ['Show Log'] : [])];
     const pick = await vscode.window.showWarningMessage(text, ...actions);
     if (pick === 'Show Report') await ctx.reports.show('certificates.txt', renderCertReport(report), 'plaintext');
     else if (pick === 'Show Log') log.show();

@@ -84,6 +84,17 @@ function entryNode(e: CertEntry): LiveNode {
 }
 
 function servedNode(c: ServedCheck): LiveNode {
+  if (!c.facts) {
+    // No handshake: nothing served was read, so nothing is judged (muted, like a host not read).
+    return {
+      id: `served:${c.target}`,
+      label: c.target === 'endpoint' ? `endpoint ${c.address}:${c.port}` : c.target,
+      description: `not read: ${c.error ?? 'no certificate'}`,
+      icon: 'debug-disconnect',
+      color: MUTED,
+      tooltip: md([`**served by ${c.address}:${c.port}**: no TLS handshake, so what it serves is not judged.`, `Cause: ${c.error ?? 'no certificate'}`]),
+    };
+  }
   const look = LOOK[worst(c.problems.map((p) => p.severity))];
   return {
     id: `served:${c.target}`,
@@ -126,7 +137,7 @@ export function buildCertificateTree(r: CertReport): LiveNode[] {
     };
   });
   if (r.served.length) {
-    const look = LOOK[worst(r.served.flatMap((c) => c.problems.map((p) => p.severity)))];
+    const look = LOOK[worst(r.served.filter((c) => c.facts).flatMap((c) => c.problems.map((p) => p.severity)))];
     out.push({ id: 'certs:served', label: 'Served by the API servers', icon: 'globe', color: look.color, expanded: look.icon !== 'pass', children: r.served.map(servedNode) });
   }
   if (r.local.length) {

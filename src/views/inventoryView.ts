@@ -115,14 +115,15 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
     for (const n of changed) this.changeEmitter.fire(n);
   }
 
-  async getChildren(element?: InventoryNode): Promise<InventoryNode[]> {
+  getChildren(element?: InventoryNode): InventoryNode[] | Promise<InventoryNode[]> {
     if (!element && !this.workspace.settled) {
-      // The first ask after a reload: a loading row at once (the inventory is parsed in the lint worker, which takes
-      // a moment to start), then the hosts — never an empty tree, which VS Code fills with "No inventory.yaml".
+      // The first ask after a reload: a loading row at once, not a promise (the inventory is parsed in the lint
+      // worker, which takes a moment to start), then the hosts — never an empty tree, which VS Code would fill
+      // with "No inventory.yaml".
       if (!this.loading) this.loading = this.workspace.get().finally(() => this.changeEmitter.fire(undefined));
       return [LOADING];
     }
-    if (!element) return this.roots(await this.workspace.get());
+    if (!element) return this.workspace.get().then((loaded) => this.roots(loaded));
     if (element.kind === 'group') return element.hosts.map((host) => this.hostNode(host, element.group.role, element.stale));
     if (element.kind === 'host') {
       const live = element.stale ? undefined : this.live.get(element.host.name);

@@ -28,6 +28,8 @@ export interface CertSummary {
   problems: number;
   /** Hosts whose certificates could not be read, with the cause: no finding about a certificate, counted apart. */
   notRead: { host: string; cause: string }[];
+  /** API addresses where no TLS handshake was made (nothing served was read): counted apart like the hosts. */
+  servedNotRead: { at: string; cause: string }[];
   /** The soonest not-after among all leaf and CA certificates (days). */
   minDaysLeft?: number;
   /** A certificate under the warning threshold or any error/warning finding (hosts not read do not count). */
@@ -42,7 +44,7 @@ export function allEntries(r: CertReport): CertEntry[] {
 
 export function summarize(r: CertReport): CertSummary {
   const entries = allEntries(r);
-  const s: CertSummary = { certificates: entries.length, expired: 0, critical: 0, expiring: 0, problems: 0, notRead: [], degraded: false, lines: [] };
+  const s: CertSummary = { certificates: entries.length, expired: 0, critical: 0, expiring: 0, problems: 0, notRead: [], servedNotRead: [], degraded: false, lines: [] };
   const count = (level: string | undefined) => {
     if (level === 'expired') s.expired++;
     else if (level === 'error') s.critical++;
@@ -58,6 +60,10 @@ export function summarize(r: CertReport): CertSummary {
     }
   }
   for (const c of r.served) {
+    if (!c.facts) {
+      s.servedNotRead.push({ at: `${c.target === 'endpoint' ? 'the endpoint' : c.target} ${c.address}:${c.port}`, cause: c.error ?? 'no certificate' });
+      continue;
+    }
     if (c.daysLeft !== undefined) s.minDaysLeft = Math.min(s.minDaysLeft ?? Infinity, c.daysLeft);
     for (const p of c.problems) {
       if (p.severity === 'info') continue;
@@ -120,6 +126,7 @@ export function renderCertReport(r: CertReport): string {
     `${s.certificates} certificate(s) read; soonest expiry in ${s.minDaysLeft ?? '—'} day(s); ${s.expired} expired, ${s.critical} under ${r.thresholds.errorDays} days, ${s.expiring} under ${r.thresholds.warningDays} days; ${s.problems} finding(s).`,
   );
   if (s.notRead.length) out.push(notReadLine(s, r.hosts.length));
+  if (s.servedNotRead.length) out.push(`No TLS handshake with ${s.servedNotRead.map((n) => `${n.at} (${n.cause})`).join(', ')}: what they serve is not judged.`);
   return out.join('\n') + '\n';
 }
 
@@ -137,7 +144,8 @@ export function inspectionSentence(r: CertReport): { level: 'info' | 'warning'; 
     s.degraded ? `${s.lines.length} finding(s) need a look` : undefined,
     read.length ? `${onHosts} certificate(s) read on ${read.length} host(s)${Number.isFinite(soonest) ? `, the soonest expires in ${soonest} days` : ''}` : 'no certificate was read on the nodes',
     s.notRead.length ? `${s.notRead.length} of ${r.hosts.length} host(s) not read (${causes.slice(0, 2).join('; ')}${causes.length > 2 ? `; ${causes.length - 2} more` : ''})` : undefined,
+    s.servedNotRead.length ? `no TLS handshake with ${s.servedNotRead.length} of ${r.served.length} API address(es)` : undefined,
   ];
-  const clean = !s.degraded && !s.notRead.length;
+  const clean = !s.degraded && !s.notRead.length && !s.servedNotRead.length;
   return { level: clean ? 'info' : 'warning', text: `Certificates of ${r.cluster}: ${parts.filter(Boolean).join('; ')}${clean ? '; nothing needs a look' : ''}.` };
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { SshPool } from '../../../src/adapters/ssh/pool';
 import { readPkiScript } from '../../../src/core/certs/kubeadmPki';
 import { inspectionSentence, renderCertReport, summarize, type CertReport } from '../../../src/core/certs/report';
+import { assessServed } from '../../../src/core/certs/served';
 import { asRoot } from '../../../src/core/drill/commands';
 import type { Inventory } from '../../../src/core/inventory/types';
 import { certificateProblems } from '../../../src/core/live/day2';
@@ -131,6 +132,13 @@ test('findings and hosts not read are told apart in one sentence', () => {
   assert.equal(inspectionSentence(r).text, 'Certificates of loop: 1 finding(s) need a look; 1 certificate(s) read on 1 host(s), the soonest expires in 12 days; 1 of 2 host(s) not read (connection refused).');
   const clean = { ...r, hosts: [{ ...r.hosts[0]!, entries: [{ ...entry, daysLeft: 200, expiry: 'ok' as const, problems: [] }] }] };
   assert.deepEqual(inspectionSentence(clean), { level: 'info', text: 'Certificates of loop: 1 certificate(s) read on 1 host(s), the soonest expires in 200 days; nothing needs a look.' });
+  // An API address with no TLS handshake: nothing served was read, so no finding either (the assessment's own check).
+  const served = assessServed([{ target: 'endpoint', address: '127.0.0.1', port: 1, error: 'connect ECONNREFUSED 127.0.0.1:1' }], clean.hosts, Date.now(), clean.thresholds);
+  const unreachable = summarize({ ...clean, served });
+  assert.equal(unreachable.problems, 0);
+  assert.equal(unreachable.degraded, false);
+  assert.deepEqual(unreachable.servedNotRead, [{ at: 'the endpoint 127.0.0.1:1', cause: 'connect ECONNREFUSED 127.0.0.1:1' }]);
+  assert.match(inspectionSentence({ ...clean, served }).text, /; no TLS handshake with 1 of 1 API address\(es\)\.$/);
 });
 
 test('a command that exited: the exit and its last line, not the command; anything else loses its code spans', () => {
