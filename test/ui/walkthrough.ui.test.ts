@@ -6,7 +6,8 @@
  * hosts are a closed port on loopback, so the certificate step ends with every host "not read" and no certificate
  * problem counted). Then completion in inventory.yaml, and a reload: the Inventory never says "No inventory.yaml" and
  * a closed file's finding is back in Problems within 2 s of the Inventory showing its hosts.
- * Screenshots: test-results/ui/walkthrough-*.png, completion-inventory.png.
+ * Screenshots: test-results/ui/walkthrough-*.png (0 restricted, 1 open, 2 steps done, 3 certificates not read),
+ * completion-inventory.png.
  *
  * Run: npm run -s package:tests && node --import tsx --test test/ui/walkthrough.ui.test.ts
  */
@@ -218,6 +219,8 @@ describe('the walkthrough and the first minutes', { timeout: 420_000 }, () => {
     assert.equal(await page.locator('.statusbar-item', { hasText: /certs:/ }).count(), 0, 'no certificate status-bar item');
     await shot('walkthrough-3-certificates-not-read');
     await inventoryPane().locator('.pane-header').click();
+    await showWalkthrough();
+    await shot('walkthrough-2-steps');
     for (const t of await page.locator('.notifications-toasts .notification-toast').all()) await t.locator('.codicon-notifications-clear').click().catch(() => undefined);
   });
 
