@@ -16,6 +16,7 @@ import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
+import { summarizeFailure } from '../core/text/failureSummary';
 import { HostProgress, shouldSummarise } from '../core/plan/hostProgress';
 import type { RunEvent } from '../core/plan/runner';
 import type { SshPool } from '../adapters/ssh/pool';
@@ -89,7 +90,7 @@ export async function runFacts(argv: string[], io: CliIo): Promise<number> {
   const hosts = l.inventory.hosts.filter((h) => !wanted.length || wanted.includes(h.name));
   const { pool: ssh } = pool(l);
   const started = Date.now();
-  const failures: string[] = [];
+  const failures: { host: string; cause: string; detail: string }[] = [];
   const facts: HostFacts[] = [];
   const progress = new HostProgress();
   for (const h of hosts) progress.expect(h.name);
@@ -106,8 +107,9 @@ export async function runFacts(argv: string[], io: CliIo): Promise<number> {
           facts.push(parseFacts(h.name, r.stdout));
           progress.ended(h.name, true);
         } catch (e) {
-          failures.push(errorMessage(e));
-          progress.ended(h.name, false, errorMessage(e));
+          const failure = summarizeFailure(e, h.name);
+          failures.push({ host: h.name, ...failure });
+          progress.ended(h.name, false, failure.cause);
         }
       }),
     );
@@ -124,8 +126,8 @@ export async function runFacts(argv: string[], io: CliIo): Promise<number> {
       io.stdout(`${f.host}: ${f.os?.pretty ?? '?'} · kernel ${f.kernel ?? '?'} · machine-id ${f.machineId?.slice(0, 8) ?? '?'}… · swap ${f.swapActive.length ? 'ON' : 'off'} · containerd ${f.containerd?.version ?? '-'} · kubelet ${f.kubelet?.version ?? '-'} · kubeadm ${f.kubeadmVersion ?? '-'}\n`);
     }
     for (const x of findings) io.stdout(`${x.severity.toUpperCase()} ${x.host}: ${x.message} (${x.rule})\n    ${x.why}\n`);
-    for (const m of failures) io.stderr(`FAILED ${m}\n`);
-    io.stdout(`facts of ${facts.length}/${hosts.length} hosts in ${Date.now() - started} ms; ${findings.filter((f) => f.severity === 'error').length} error(s)\n`);
+    for (const f of failures) io.stderr(`not read ${f.host}: ${f.cause}\n`);
+    io.stdout(`facts of ${facts.length}/${hosts.length} hosts in ${Date.now() - started} ms; ${findings.filter((f) => f.severity === 'error').length} error(s) in the facts read${failures.length ? `; ${failures.length} host(s) not read` : ''}\n`);
   }
   return failures.length || findings.some((f) => f.severity === 'error') ? EXIT_FAILED : EXIT_OK;
 }

@@ -62,6 +62,11 @@ export class InventoryWorkspace implements vscode.Disposable {
     return this.loaded;
   }
 
+  /** True once a load finished (found or not): until then a view shows "loading", not "no inventory.yaml". */
+  get settled(): boolean {
+    return this.loadedAt >= 0;
+  }
+
   /** Loads on first use; later calls return the cached model unless something changed since it was read. */
   async get(): Promise<LoadedInventory | undefined> {
     if (this.loaded && this.loadedAt === this.changes) return this.loaded;
@@ -101,6 +106,8 @@ export class InventoryWorkspace implements vscode.Disposable {
       if (this.loaded) this.diagnostics.delete(this.loaded.uri);
       this.loaded = undefined;
       this.loadedAt = at;
+      // The Inventory view's "No inventory.yaml" welcome shows only once a search found none (package.json).
+      void vscode.commands.executeCommand('setContext', 'kubeadm.inventoryState', 'none');
       this.changeEmitter.fire(undefined);
       return undefined;
     }
@@ -115,6 +122,7 @@ export class InventoryWorkspace implements vscode.Disposable {
     this.loaded = { uri, result, locations: result.locations, ...(result.inventory ? { inventory: result.inventory } : {}), ...(lastGood ? { lastGood } : {}) };
     this.loadedAt = at;
     void vscode.commands.executeCommand('setContext', 'kubeadm.hasInventory', true);
+    void vscode.commands.executeCommand('setContext', 'kubeadm.inventoryState', 'found');
     this.changeEmitter.fire(this.loaded);
     return this.loaded;
   }

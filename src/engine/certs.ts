@@ -22,6 +22,7 @@ import { kubeconfigPaths } from '../core/live/kubeconfig';
 import { sh, type SudoOptions } from '../core/ssh/command';
 import type { SshTransport } from '../core/ssh/transport';
 import { errorMessage } from '../core/errors';
+import { summarizeFailure } from '../core/text/failureSummary';
 
 export interface CertsDeps {
   inventory: Inventory;
@@ -60,7 +61,8 @@ export async function inspectCertificates(deps: CertsDeps, only?: readonly strin
         return assessHost(inv, h, parsePkiOutput(r.stdout, deps.pkiRoot), now, t);
       } catch (e) {
         deps.progress?.(h.name, false);
-        return { host: h.name, address: h.address, controlPlane, entries: [], error: errorMessage(e) };
+        const failure = summarizeFailure(e, h.name);
+        return { host: h.name, address: h.address, controlPlane, entries: [], error: failure.cause, errorDetail: failure.detail };
       }
     }),
   );
