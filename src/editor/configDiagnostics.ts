@@ -15,7 +15,7 @@ import { toDiagnostic } from './diagnostics';
 import { capFindings, findingKey } from '../core/lint/fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 import { lintRegistry } from './lintRegistry';
-import { siblingsOf } from '../core/lint/siblings';
+import { siblingsOf, vrrpFilesElsewhere } from '../core/lint/siblings';
 import { setting } from './settings';
 import { log } from './log';
 import { FolderEvents } from './folderEvents';
@@ -445,10 +445,17 @@ export class ConfigDiagnostics implements vscode.Disposable {
       const text = this.isOpen(t.uri)?.getText() ?? t.diskText;
       if (text !== undefined && text.length <= MAX_SIBLING_CHARS) siblings.push({ path: t.path, text });
     }
+    // A keepalived.conf is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
+    const vrrpElsewhere: SourceFile[] = [];
+    for (const t of self ? vrrpFilesElsewhere(self.path, candidates, hostNames) : []) {
+      const text = this.isOpen(t.uri)?.getText() ?? t.diskText;
+      if (text !== undefined && text.length <= MAX_SIBLING_CHARS) vrrpElsewhere.push({ path: t.path, text });
+    }
     return {
       ...(loaded?.inventory ? { inventory: loaded.inventory } : {}),
       ...(loaded ? { inventoryPath: this.pathOf(loaded.uri) } : {}),
       siblings,
+      ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}),
     };
   }
 
