@@ -1,5 +1,5 @@
 /**
- * The balancers read live over SSH (engine/balancers.ts) every 5 s while someone looks (the Inventory view is
+ * The balancers read live over SSH (engine/balancers.ts) every 2 s while someone looks (the Inventory view is
  * visible), and only while the editor is connected to this inventory's cluster (the kubeconfig's server is the
  * inventory's controlPlaneEndpoint) — so a workspace pointed at another cluster, or none, never dials its balancers.
  */
@@ -13,7 +13,11 @@ import type { InventoryWorkspace } from './inventoryWorkspace';
 import { log } from './log';
 import { errorMessage } from '../core/errors';
 
-const EVERY_MS = 5000;
+/**
+ * A read takes a few hundred milliseconds (the VRRP probe with keepalived's data dump, HAProxy's stats), so a split
+ * brain or a stuck VIP shows within EVERY_MS + one read: under the 5 s the balancer drills hold the live view to.
+ */
+export const BALANCER_POLL_MS = 2000;
 
 export class BalancerWatch implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<BalancersModel | undefined>();
@@ -74,7 +78,7 @@ export class BalancerWatch implements vscode.Disposable {
     } finally {
       this.busy = false;
     }
-    if (this.refs) this.timer = setTimeout(() => void this.poll(), EVERY_MS);
+    if (this.refs) this.timer = setTimeout(() => void this.poll(), BALANCER_POLL_MS);
   }
 
   dispose(): void {
