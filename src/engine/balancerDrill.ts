@@ -58,7 +58,15 @@ export function vrrpPollers(plan: DrillPlan, inv: Inventory, run: RootRunner, fe
   const v = plan.vrrp;
   if (!v) return;
   const mid = (a: number) => (a + now()) / 2;
-  const quick: RootRunner = (host, cmd) => withTimeout(run(host, cmd), 1500);
+  // One command at a time per host: a powered-off host's command hangs until the SSH timeout, and a new one every
+  // 250 ms would pile up channels on a dead connection. While one is pending the host is not answering.
+  const pending = new Map<string, Promise<unknown>>();
+  const quick: RootRunner = (host, cmd) => {
+    if (pending.has(host)) return Promise.reject(new Error(`${host} has not answered the previous probe`));
+    const p = run(host, cmd).finally(() => pending.delete(host));
+    pending.set(host, p);
+    return withTimeout(p, 1500);
+  };
   for (const b of v.sides.map((s) => s.host)) {
     poll(`vip@${b}`, v.vipPollMs, async () => {
       const a = now();
@@ -66,6 +74,7 @@ export function vrrpPollers(plan: DrillPlan, inv: Inventory, run: RootRunner, fe
         const r = await quick(b, vipHeldCommand());
         feed({ source: 'vip', t: mid(a), balancer: b, holds: r.code === 0 && holdsAddress(r.stdout, v.vip) });
       } catch (e) {
+        // a balancer that does not answer holds nothing anyone can reach
         feed({ source: 'vip', t: mid(a), balancer: b, holds: false });
         throw e;
       }
@@ -75,7 +84,7 @@ export function vrrpPollers(plan: DrillPlan, inv: Inventory, run: RootRunner, fe
     const host = v.neighbour;
     poll(`neighbour@${host}`, v.vipPollMs, async () => {
       const a = now();
-      const r = await quick(host, neighbourCommand(v.vip));
+      const r = await quick(`${host}`, neighbourCommand(v.vip));
       feed({ source: 'neighbour', t: mid(a), host, mac: parseNeighbour(r.stdout) });
     });
   }
