@@ -70,8 +70,11 @@ export class BalancerWatch implements vscode.Disposable {
     }
     this.busy = true;
     try {
-      this.model = await readBalancers(rootRunnerOver(target.remote, target.nonRoot, 8000), inv);
-      this.emitter.fire(this.model);
+      const next = await readBalancers(rootRunnerOver(target.remote, target.nonRoot, 8000), inv);
+      // the views re-render only on a change: a tree refreshed every 2 s for nothing closes what the user opened
+      const changed = signature(next) !== (this.model ? signature(this.model) : undefined);
+      this.model = next;
+      if (changed) this.emitter.fire(this.model);
     } catch (e) {
       // Per-balancer failures are in the model; this is the read itself failing. Logged, and the next poll still comes.
       log.warn(`balancers of ${inv.cluster.name}: ${errorMessage(e)}`);
@@ -85,4 +88,9 @@ export class BalancerWatch implements vscode.Disposable {
     clearTimeout(this.timer);
     vscode.Disposable.from(...this.disposables).dispose();
   }
+}
+
+/** What the views show of a read (its time apart). */
+function signature(m: BalancersModel): string {
+  return JSON.stringify({ ...m, fetchedAt: 0 });
 }

@@ -121,9 +121,21 @@ export function watchVip(env: Record<string, string>, vip: string, balancers: st
   };
 }
 
+/** A command over a multiplexed ssh master connection per host (a round trip per call, not a handshake). */
+export function sshQuick(env: Record<string, string>, host: string, cmd: string, timeoutMs = 3000): Promise<string> {
+  return new Promise((res) => {
+    const p = spawn('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', 'ConnectTimeout=2', '-o', 'BatchMode=yes', '-o', 'ControlMaster=auto', '-o', 'ControlPath=/run/kw-lab-q-%C', '-o', 'ControlPersist=120', host, cmd], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.on('exit', () => (clearTimeout(timer), res(out)));
+    p.on('error', () => (clearTimeout(timer), res(out)));
+  });
+}
+
 /** `show stat` of one server through HAProxy's admin socket on a balancer: its status (UP, DOWN, UP 1/3…). */
-export function serverStatus(env: Record<string, string>, balancer: string, server: string): string | undefined {
-  const csv = ssh(env, balancer, "echo 'show stat' | socat stdio unix-connect:/run/haproxy/admin.sock", 5000).stdout;
+export async function serverStatus(env: Record<string, string>, balancer: string, server: string): Promise<string | undefined> {
+  const csv = await sshQuick(env, balancer, "echo 'show stat' | socat stdio unix-connect:/run/haproxy/admin.sock");
   const header = csv.split('\n').find((l) => l.startsWith('# '))?.slice(2).split(',') ?? [];
   const [sv, st] = [header.indexOf('svname'), header.indexOf('status')];
   return csv.split('\n').map((l) => l.split(',')).find((f) => f[sv] === server)?.[st];

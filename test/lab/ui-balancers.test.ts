@@ -50,9 +50,20 @@ describe('a balancer drill from the Inventory view', { timeout: 10 * 60_000 }, (
     await shot('balancers-1-rows');
 
     const row = page.locator('.part.sidebar .pane-body .monaco-list-row').filter({ has: page.locator('.label-description', { hasText: /^holds the VIP/ }) }).first();
-    await row.click({ button: 'right' });
-    await page.locator('.context-view .action-label', { hasText: /^Run Failure Drill…$/ }).first().click();
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Stop HAProxy on the VIP holder' }).first().click();
+    const choice = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Stop HAProxy on the VIP holder' }).first();
+    // the context menu as a person uses it; once more if the row re-rendered under the click (a live row)
+    for (let attempt = 1; ; attempt++) {
+      await row.click({ button: 'right' });
+      await page.locator('.context-view .action-label', { hasText: /^Run Failure Drill…$/ }).first().click();
+      try {
+        await choice.waitFor({ timeout: 15_000 });
+        break;
+      } catch (e) {
+        if (attempt === 3) throw e;
+        await page.keyboard.press('Escape');
+      }
+    }
+    await choice.click();
     const dialog = page.locator('.monaco-dialog-box').filter({ hasText: `Stop HAProxy on ${LB1} (the VIP holder) and measure how ${inv.cluster.name} copes?` });
     await dialog.waitFor({ timeout: 120_000 });
     await page.locator('.tabs-container .tab', { hasText: `failure-drill-${LB1}-plan.md` }).waitFor();
@@ -63,7 +74,7 @@ describe('a balancer drill from the Inventory view', { timeout: 10 * 60_000 }, (
 
     // the report, rendered: the Markdown preview's webview
     const frame = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
-    const title = frame.locator('h1', { hasText: `Failure drill: haproxy ${LB1} (balancer)` });
+    const title = frame.locator('h1', { hasText: `Failure drill: haproxy ${LB1} (loadbalancer)` });
     await title.waitFor({ timeout: 3 * 60_000 });
     const seconds = (Date.now() - t0) / 1000;
     const text = (await frame.locator('body').innerText()).replace(/\u00a0/g, ' ');

@@ -229,6 +229,8 @@ export class DrillObserver {
     if (!v) return [];
     const owner = (mac: string | undefined) => Object.entries(v.macs).find(([, m]) => m === mac)?.[0];
     if (o.source === 'neighbour') {
+      // split brain: both hold the VIP, so where the node sends its packets says nothing about a move
+      if (v.kind !== 'move') return [];
       const who = owner(o.mac);
       if (!recovering && who && who !== v.target) return this.mark('neighbour-moved', o.t, `${o.host} sends the VIP's packets to ${who} (${o.mac})`);
       if (recovering && v.kind === 'move' && who === v.target) return this.mark('neighbour-back', o.t, `${o.host} sends the VIP's packets to ${who} again`);
