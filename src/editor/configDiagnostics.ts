@@ -439,18 +439,14 @@ export class ConfigDiagnostics implements vscode.Disposable {
     const self = this.tracked.get(key);
     const hostNames = new Set(loaded?.inventory?.hosts.map((h) => h.name) ?? []);
     const candidates = [...this.tracked.entries()].filter(([k, t]) => k !== key && t.kind !== 'inventory').map(([, t]) => t);
-    const siblings: SourceFile[] = [];
-    // Only the files of the same config set (a generated/ copy is not compared with the live files).
-    for (const t of self ? siblingsOf(self.path, candidates, hostNames) : candidates) {
+    const texts = (ts: Tracked[]): SourceFile[] => ts.flatMap((t) => {
       const text = this.isOpen(t.uri)?.getText() ?? t.diskText;
-      if (text !== undefined && text.length <= MAX_SIBLING_CHARS) siblings.push({ path: t.path, text });
-    }
-    // A keepalived.conf is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
-    const vrrpElsewhere: SourceFile[] = [];
-    for (const t of self ? vrrpFilesElsewhere(self.path, candidates, hostNames) : []) {
-      const text = this.isOpen(t.uri)?.getText() ?? t.diskText;
-      if (text !== undefined && text.length <= MAX_SIBLING_CHARS) vrrpElsewhere.push({ path: t.path, text });
-    }
+      return text !== undefined && text.length <= MAX_SIBLING_CHARS ? [{ path: t.path, text }] : [];
+    });
+    // Only the files of the same config set (a generated/ copy is not compared with the live files); a keepalived.conf
+    // is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
+    const siblings = texts(self ? siblingsOf(self.path, candidates, hostNames) : candidates);
+    const vrrpElsewhere = texts(self ? vrrpFilesElsewhere(self.path, candidates, hostNames) : []);
     return {
       ...(loaded?.inventory ? { inventory: loaded.inventory } : {}),
       ...(loaded ? { inventoryPath: this.pathOf(loaded.uri) } : {}),
