@@ -22,6 +22,7 @@ import { parseFlags, UsageError } from './args';
 import { loadInventoryFile } from './inventoryFile';
 import { SSH_FLAGS } from './sshFlags';
 import { errorMessage } from '../core/errors';
+import { shownPath } from '../core/text/terminal';
 
 const USAGE =
   'usage: kubeadm-workbench ssh-check|preflight --inventory FILE [--host NAME]... [--json] [--timeout SECONDS] [--cluster [--kubeconfig F]] [--ssh-config F] [--known-hosts F] [--own-known-hosts F] [--accept-new-host-key=SHA256:...]... [--max-parallel N]\n';
@@ -76,7 +77,7 @@ export async function runSshCheck(argv: string[], io: CliIo): Promise<number> {
   if (typeof inventory === 'number') return inventory === EXIT_USAGE ? EXIT_FAILED : inventory;
   const unknownHosts = args.hosts.filter((h) => !inventory.hosts.some((x) => x.name === h));
   if (unknownHosts.length) {
-    io.stderr(`no host named ${unknownHosts.join(', ')} in ${args.inventory}\n`);
+    io.stderr(`no host named ${unknownHosts.join(', ')} in ${shownPath(args.inventory)}\n`);
     return EXIT_USAGE;
   }
   const hosts = inventory.hosts.filter((h) => args.hosts.length === 0 || args.hosts.includes(h.name)).map((h) => h.name);

@@ -1,49 +1,53 @@
 import * as vscode from 'vscode';
-import { renderCertReport, summarize } from '../core/certs/report';
+import { inspectionSentence, renderCertReport, summarize } from '../core/certs/report';
 import { defineCommand } from './context';
 import { certificateHosts } from '../engine/certs';
 import { firstFailure, hostState } from '../core/preflight/model';
 import { editorUi } from '../editor/vscodeUi';
 import { editorPreflight } from './preflightGate';
 import { ViewIds } from '../editor/commandIds';
+import { log } from '../editor/log';
 
 /**
  * Reads every certificate kubeadm manages on the inventory's Kubernetes hosts (SSH, read-only), the
  * served ones by TLS handshake and the user's kubeconfig credentials; fills the Certificates view and the
- * status-bar warning, and offers the text report when something needs a look. The preflight comes first: the hosts
- * that fail it are not read, and the message names them with the reason, apart from the certificates' findings.
+ * status-bar warning. The preflight comes first: a host that fails it is not contacted. One notification: the
+ * findings (Show Report), and apart from them the hosts not read with a short cause (Show Log holds the whole error),
+ * never counted as certificate problems.
  */
 export const inspectCertificates = defineCommand({ trust: 'read the certificates on the hosts', inventory: 'Inspect Certificates', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
     const { inv, folder } = ctx;
     const pool = ctx.sessions.open(inv, folder);
-    let notRead: string[] = [];
     let report;
     try {
       const targets = certificateHosts(inv).map((h) => h.name);
       const pre = await editorPreflight(ctx, editorUi(ctx.reports), pool, inv, { operation: 'Inspect Certificates', hosts: targets, atLeastOne: true });
       if (!pre.ok) return;
-      // Read where the preflight passed; a host that failed it is not read, and said so — never a certificate problem.
-      const failed = pre.report.hosts.filter((h) => hostState(h) === 'fail');
-      notRead = failed.map((h) => `${h.host} (${firstFailure(h.checks)?.cause ?? 'the preflight failed'})`);
-      const only = targets.filter((t) => !failed.some((h) => h.host === t));
+      // A host that failed the preflight is not read, and said so with the preflight's cause — never a certificate problem.
+      const notRead = new Map(pre.report.hosts.filter((h) => hostState(h) === 'fail').map((h) => [h.host, firstFailure(h.checks)?.cause ?? 'the preflight failed'] as const));
+      const total = targets.length - notRead.size;
       report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Inspecting certificates', cancellable: true }, async (progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
         let done = 0;
-        return ctx.certificates.inspect(inv, folder, abort.signal, (host) => progress.report({ message: `${++done}/${only.length} hosts (${host})`, increment: 100 / Math.max(1, only.length) }), { only, session: pool });
+        return ctx.certificates.inspect(inv, folder, abort.signal, (host) => progress.report({ message: `${++done}/${total} hosts (${host})`, increment: 100 / Math.max(1, total) }), { notRead, session: pool });
       });
     } finally {
       await pool.close();
     }
-    const unread = notRead.length ? ` Not read: ${notRead.join('; ')}.` : '';
+    for (const h of report.hosts) if (h.error) log.warn(`certificates of ${h.host} not read: ${h.errorDetail ?? h.error}`);
+    for (const c of report.served) if (!c.facts) log.warn(`certificate served by ${c.target} (${c.address}:${c.port}) not read: ${c.error ?? 'no certificate'}`);
     await vscode.commands.executeCommand(`${ViewIds.certificates}.focus`);
     const s = summarize(report);
-    if (!s.degraded) {
-      void vscode.window.showInformationMessage(`Certificates of ${report.cluster}: ${s.certificates} read, the soonest expires in ${s.minDaysLeft ?? '—'} days; nothing needs a look.${unread}`);
+    const { level, text } = inspectionSentence(report);
+    if (level === 'info') {
+      void vscode.window.showInformationMessage(text);
       return;
     }
-    const pick = await vscode.window.showWarningMessage(`Certificates of ${report.cluster}: ${s.lines.length} need a look (soonest expiry in ${s.minDaysLeft ?? '—'} days).${unread}`, 'Show Report');
-    if (pick) await ctx.reports.show('certificates.txt', renderCertReport(report), 'plaintext');
+    const actions = [...(s.degraded ? ['Show Report'] : []), ...(s.notRead.length || s.servedNotRead.length ? ['Show Log'] : [])];
+    const pick = await vscode.window.showWarningMessage(text, ...actions);
+    if (pick === 'Show Report') await ctx.reports.show('certificates.txt', renderCertReport(report), 'plaintext');
+    else if (pick === 'Show Log') log.show();
   };
 });

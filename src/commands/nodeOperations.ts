@@ -8,7 +8,7 @@
  * may be dead and a re-imaged host's changed key is the workflow's own question, so those do not refuse; any other
  * host that fails does, before the host is picked or right after.
  */
-import { promises as fs } from 'node:fs';
+import { readLocalText } from '../engine/workspaceFiles';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { HostSpec, Inventory } from '../core/inventory/types';
@@ -109,7 +109,7 @@ async function operate(ctx: Given<{ trust: string; inventory: string }>, operati
     }
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { phaseConfigs, phaseSources, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;
-    const readFile = (p: string) => fs.readFile(p, 'utf8');
+    const readFile = readLocalText;
     await nodesWorkflow(ui, {
       deps: {
         inventory: inv,

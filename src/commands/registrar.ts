@@ -34,6 +34,7 @@ import { removeNode, replaceNode, resetHost } from './nodeOperations';
 import { openBackupFolder, refreshBackups, restoreFromBackup } from './backupsCommands';
 import { scheduleEtcdSnapshots } from './scheduleEtcdSnapshots';
 import { runPreflight } from './runPreflight';
+import { showLog } from './showLog';
 
 /** Every command, declared with its needs (src/commands/context.ts). */
 export const COMMANDS: Record<CommandId, AnyCommand> = {
@@ -70,6 +71,7 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
   [CommandIds.openBackupFolder]: openBackupFolder,
   [CommandIds.scheduleEtcdSnapshots]: scheduleEtcdSnapshots,
   [CommandIds.runPreflight]: runPreflight,
+  [CommandIds.showLog]: showLog,
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

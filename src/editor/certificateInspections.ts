@@ -39,10 +39,11 @@ export class CertificateInspections implements vscode.Disposable {
   }
 
   /**
-   * Inspects the Kubernetes hosts of `inventory` — `only` those (the ones that passed the preflight), over `session`
-   * when the command has one open — one run at a time; a second call joins the first.
+   * Inspects the Kubernetes hosts of `inventory` — those the preflight failed (`notRead`, host → cause) are rows
+   * "not read" without being contacted — over `session` when the command has one open; one run at a time, a second
+   * call joins the first.
    */
-  inspect(inventory: Inventory, folder: vscode.Uri | undefined, signal?: AbortSignal, progress?: (host: string, ok: boolean) => void, opts: { only?: readonly string[]; session?: HostSession } = {}): Promise<CertReport> {
+  inspect(inventory: Inventory, folder: vscode.Uri | undefined, signal?: AbortSignal, progress?: (host: string, ok: boolean) => void, opts: { notRead?: ReadonlyMap<string, string>; session?: HostSession } = {}): Promise<CertReport> {
     this.running ??= (async () => {
       const pool = opts.session ?? this.sessions.open(inventory, folder);
       try {
@@ -57,7 +58,8 @@ export class CertificateInspections implements vscode.Disposable {
           thresholds: certificateThresholds(),
           ...(signal ? { signal } : {}),
           ...(progress ? { progress } : {}),
-        }, opts.only);
+          ...(opts.notRead ? { notRead: opts.notRead } : {}),
+        });
         this.last = report;
         this.emitter.fire(report);
         return report;

@@ -37,6 +37,7 @@ export const CommandIds = {
   upgradeCluster: 'kubeadm.upgradeCluster',
   /** The walkthrough names this id (package.json contributes.walkthroughs). */
   runPreflight: 'kubeadmWorkbench.runPreflight',
+  showLog: 'kubeadm.showLog',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

@@ -5,7 +5,7 @@
  * whether TCP was up, what ssh2 and the socket said, which keys were considered and how each stood, which methods
  * the server still offered — so it names its cause and fix, and the pool retries only what a retry can help.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegular } from '../fs/safeFile';
 import { Client, utils, type AuthenticationType, type ConnectConfig, type ParsedKey } from 'ssh2';
 import type { ResolvedHop } from '../../core/ssh/config';
 import type { HandshakeFailure, HandshakeStage } from '../../core/ssh/connectPolicy';
@@ -300,7 +300,7 @@ export class KeyRing {
       return data;
     }
     try {
-      return await readFile(file);
+      return await readRegular(file, { maxBytes: 1024 * 1024 });
     } catch (e) {
       this.states.set(file, (e as { code?: string }).code === 'ENOENT' ? 'missing' : 'unreadable');
       return undefined;
