@@ -9,7 +9,7 @@
  * or failed, 2 usage. The checks, the refusal, the typed name and the run are the restore workflow's
  * (engine/workflows/restoreWorkflow.ts), the editor's "Restore from this backup…" too.
  */
-import { readFileSync } from 'node:fs';
+import { readRegularSync } from '../adapters/fs/safeFile';
 import { dirname, join, resolve } from 'node:path';
 import { describeError } from '../core/live/errors';
 import { restoreWorkflow } from '../engine/workflows/restoreWorkflow';
@@ -67,7 +67,7 @@ export async function runRestoreVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
 /** The cluster named by the manifest beside a snapshot, when there is a readable one. */
 function backupCluster(snapshot: string): string | undefined {
   try {
-    const m = JSON.parse(readFileSync(join(dirname(snapshot), 'manifest.json'), 'utf8')) as { cluster?: unknown };
+    const m = JSON.parse(readRegularSync(join(dirname(snapshot), 'manifest.json'), { maxBytes: 1024 * 1024 }).toString('utf8')) as { cluster?: unknown };
     return typeof m.cluster === 'string' ? m.cluster : undefined;
   } catch {
     return undefined;

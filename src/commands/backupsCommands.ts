@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { ensureRealFolder } from '../adapters/fs/safeFile';
 import { join } from 'node:path';
 import { gitWorkTreeOf } from '../engine/backup';
 import { updateUserSetting } from '../editor/settings';
@@ -81,7 +81,7 @@ export const openBackupFolder = defineCommand({}, (ctx) => {
           void vscode.window.showErrorMessage(`${path} is inside the git work tree ${repo}; choose a folder outside it (a snapshot holds every Secret of the cluster).`);
           return;
         }
-        await mkdir(path, { recursive: true, mode: 0o700 });
+        await ensureRealFolder(path, { mode: 0o700, recursive: true });
       } else if (choice === CHOOSE) {
         const picked = await vscode.window.showOpenDialog({ title: 'Folder for etcd backups (outside any git repository)', canSelectFolders: true, canSelectFiles: false, openLabel: 'Use for backups' });
         if (!picked?.[0]) return;

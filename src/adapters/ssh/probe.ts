@@ -5,12 +5,15 @@
  * key, passphrase-protected), the agent asked for its keys. Each answer comes with the taxonomy's cause and fix.
  */
 import { lookup } from 'node:dns/promises';
-import { readFile } from 'node:fs/promises';
 import { connect, isIP } from 'node:net';
 import { OpenSSHAgent, utils, type ParsedKey } from 'ssh2';
 import { describeSshFailure, type KeyOffer, type SshFailure } from '../../core/ssh/failures';
 import { fingerprint } from '../../core/ssh/knownHosts';
 import { errorMessage } from '../../core/errors';
+import { readRegular } from '../fs/safeFile';
+
+/** An identity file is small; a larger one is no key (and not read whole). */
+const KEY_READ = { maxBytes: 1024 * 1024 };
 
 export interface ProbeResult {
   ok: boolean;
@@ -111,7 +114,7 @@ function described(k: ParsedKey): { keyType: string; fingerprint: string } {
 export async function inspectKeyFile(file: string): Promise<KeyFileState> {
   let data: Buffer;
   try {
-    data = await readFile(file);
+    data = await readRegular(file, KEY_READ);
   } catch (e) {
     return { file, state: (e as { code?: string }).code === 'ENOENT' ? 'missing' : 'unreadable' };
   }
@@ -120,7 +123,7 @@ export async function inspectKeyFile(file: string): Promise<KeyFileState> {
   if (key && !(key instanceof Error)) return { file, state: key.isPrivateKey() ? 'loaded' : 'public-only', ...described(key) };
   if (!/encrypted|passphrase/i.test(key?.message ?? '')) return { file, state: 'not-a-key' };
   // The public half beside it names the key an agent may hold.
-  const pub = await readFile(`${file}.pub`).catch(() => undefined);
+  const pub = await readRegular(`${file}.pub`, KEY_READ).catch(() => undefined);
   const p = pub ? utils.parseKey(pub) : undefined;
   const pk = Array.isArray(p) ? p[0] : p;
   return { file, state: 'encrypted', ...(pk && !(pk instanceof Error) ? described(pk) : {}) };
