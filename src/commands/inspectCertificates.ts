@@ -11,9 +11,9 @@ import { log } from '../editor/log';
 /**
  * Reads every certificate kubeadm manages on the inventory's Kubernetes hosts (SSH, read-only), the
  * served ones by TLS handshake and the user's kubeconfig credentials; fills the Certificates view and the
- * status-bar warning. The preflight comes first: a host that fails it is not contacted. One notification: the
- * findings (Show Report), and apart from them the hosts not read with a short cause (Show Log holds the whole error),
- * never counted as certificate problems.
+ * status-bar warning. The preflight comes first (never a refusal: read-only): a host that fails it is not contacted
+ * again. One notification: the findings (Show Report), and apart from them the hosts not read with a short cause
+ * (Show Log holds the whole error), never counted as certificate problems.
  */
 export const inspectCertificates = defineCommand({ trust: 'read the certificates on the hosts', inventory: 'Inspect Certificates', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
@@ -22,9 +22,10 @@ export const inspectCertificates = defineCommand({ trust: 'read the certificates
     let report;
     try {
       const targets = certificateHosts(inv).map((h) => h.name);
-      const pre = await editorPreflight(ctx, editorUi(ctx.reports), pool, inv, { operation: 'Inspect Certificates', hosts: targets, atLeastOne: true });
+      // Read-only and nothing asked: no host's failure refuses it (the unknown keys are still reviewed together). A host
+      // that failed the preflight is not read, and said so with the preflight's cause — never a certificate problem.
+      const pre = await editorPreflight(ctx, editorUi(ctx.reports), pool, inv, { operation: 'Inspect Certificates', hosts: targets, tolerate: { hosts: targets } });
       if (!pre.ok) return;
-      // A host that failed the preflight is not read, and said so with the preflight's cause — never a certificate problem.
       const notRead = new Map(pre.report.hosts.filter((h) => hostState(h) === 'fail').map((h) => [h.host, firstFailure(h.checks)?.cause ?? 'the preflight failed'] as const));
       const total = targets.length - notRead.size;
       report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Inspecting certificates', cancellable: true }, async (progress, token) => {
