@@ -21,6 +21,7 @@ import { FolderEvents } from './folderEvents';
 import { CONFIG_GLOB, CONFIG_NAME, detect, EXCLUDE_GLOB, EXCLUDED_FOLDERS, LANGUAGE_KINDS, MAX_SCAN_FILES, mergeTargets, readDisk, readDiskTexts, untrackedUri } from './configFiles';
 import { FindingsCacheStore } from './findingsCacheStore';
 import { lintRegistry } from './lintRegistry';
+import { setContextKey } from './contextKeys';
 
 /** Siblings are context for cross-file rules; huge ones are left out of every message to the worker. */
 const MAX_SIBLING_CHARS = 1024 * 1024;
@@ -481,7 +482,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   private updateContextKey(editor: vscode.TextEditor | undefined): void {
     const isConfig = !!editor && (this.tracked.has(editor.document.uri.toString()) || /(^|\/)inventory\.ya?ml$/.test(editor.document.uri.path));
-    void vscode.commands.executeCommand('setContext', 'kubeadm.configFile', isConfig);
+    setContextKey('configFile', isConfig);
   }
 
   dispose(): void {
