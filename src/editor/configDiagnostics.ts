@@ -15,7 +15,7 @@ import { toDiagnostic } from './diagnostics';
 import { capFindings } from '../core/lint/fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 import { siblingsOf, vrrpFilesElsewhere } from '../core/lint/siblings';
-import { setting } from './settings';
+import { setting, affects } from './settings';
 import { log } from './log';
 import { FolderEvents } from './folderEvents';
 import { CONFIG_GLOB, CONFIG_NAME, detect, EXCLUDE_GLOB, EXCLUDED_FOLDERS, LANGUAGE_KINDS, MAX_SCAN_FILES, mergeTargets, readDisk, readDiskTexts, untrackedUri } from './configFiles';
@@ -109,7 +109,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
       watcher.onDidCreate((uri) => this.onDisk(uri)),
       watcher.onDidDelete((uri) => this.onDeleted(uri)),
       inventory.onDidChange(() => this.relintAll()),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.lint') && this.relintAll()),
+      vscode.workspace.onDidChangeConfiguration((e) => affects(e, 'lintTimeoutMs') && this.relintAll()),
       vscode.window.onDidChangeActiveTextEditor((e) => this.updateContextKey(e)),
     );
     // Documents already open when the extension activates, after activate() returned.

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { ClusterConnection } from './clusterConnection';
 import { kubeconfigFound } from './contextPicker';
 import { setContextKey } from './contextKeys';
+import { affects } from './settings';
 
 export class ConnectionContextKeys implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[];
@@ -16,7 +17,7 @@ export class ConnectionContextKeys implements vscode.Disposable {
   constructor(private readonly connection: ClusterConnection) {
     this.disposables = [
       connection.onDidChangeState(() => this.update()),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.kubeconfig') && this.update()),
+      vscode.workspace.onDidChangeConfiguration((e) => affects(e, 'kubeconfig') && this.update()),
       // A kubeconfig written outside the editor (kubeadm's admin.conf copied over) counts when the user comes back.
       vscode.window.onDidChangeWindowState((w) => w.focused && this.update()),
     ];

@@ -8,7 +8,7 @@ import { FileRefused, readRegularText } from '../adapters/fs/safeFile';
 import { LintRunner } from '../engine/lintRunner';
 import type { Inventory, InventoryLocations } from '../core/inventory/types';
 import { toDiagnostic } from './diagnostics';
-import { setting } from './settings';
+import { setting, affects } from './settings';
 import { setContextKey } from './contextKeys';
 
 export interface LoadedInventory {
@@ -54,7 +54,7 @@ export class InventoryWorkspace implements vscode.Disposable {
       watcher.onDidChange((uri) => this.isCurrent(uri) && this.reloadSoon()),
       // Parse unsaved edits too, so diagnostics follow typing.
       vscode.workspace.onDidChangeTextDocument((e) => this.isCurrent(e.document.uri) && this.reloadSoon()),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.inventoryFile') && this.reloadSoon()),
+      vscode.workspace.onDidChangeConfiguration((e) => affects(e, 'inventoryFile') && this.reloadSoon()),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.reloadSoon()),
     );
   }
