@@ -17,7 +17,7 @@ import { listBackups } from '../engine/backup';
 import { sudoUnlessRoot } from '../engine/become';
 import { readSnapshotSchedules } from '../engine/day2Status';
 import type { HostSessions } from './hostSessions';
-import { setting } from './settings';
+import { setting, affects } from './settings';
 
 export interface LocalBackup {
   dir: string;
@@ -43,7 +43,7 @@ export class EtcdBackups implements vscode.Disposable {
 
   constructor(private readonly sessions: HostSessions) {
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('kubeadmWorkbench.backup.folder')) void this.refreshLocal();
+      if (affects(e, 'backupFolder')) void this.refreshLocal();
     });
   }
 
