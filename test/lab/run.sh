@@ -23,9 +23,9 @@ rm -f test-results/lab/bench.json   # each test records its numbers; printed wit
 # The tests below run the CLI from dist/ and the editor from the packaged .vsix: build both first, so that no part
 # runs an older build.
 npm run -s package:tests || rc=1
-# bringup.test.ts leaves the lab up with an unfinished run (the one a changed host key stopped): resume.test.ts resets
-# the nodes to bare Debian and resumes that run without --fresh, which must notice the rebuilt hosts and converge.
-# resume.test.ts makes its own unfinished run when bringup.test.ts did not leave one.
+# bringup.test.ts leaves the lab up with its runs finished (the changed host key is refused by the preflight before any
+# run starts): resume.test.ts makes its own unfinished run (an up killed at kubeadm init), resets the nodes to bare
+# Debian and resumes that run without --fresh, which must notice the rebuilt hosts and converge.
 timed test/lab/containerd-oracle.test.ts node --import tsx --test --test-reporter=spec test/lab/containerd-oracle.test.ts   # the lab's containerd on configs; needs the build cache only
 timed test/lab/bringup.test.ts env KW_LAB_KEEP=1 node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/bringup.test.ts
 timed test/lab/resume.test.ts node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/resume.test.ts
