@@ -14,7 +14,7 @@ import { LintRunner, type LintOutcome } from '../engine/lintRunner';
 import { toDiagnostic } from './diagnostics';
 import { capFindings, findingKey } from '../core/lint/fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
-import { lintRegistry } from './lintRegistry';
+import { lintRegistry, lintRegistryLoaded, loadLintRegistry } from './lintRegistry';
 import { siblingsOf } from '../core/lint/siblings';
 import { setting } from './settings';
 import { log } from './log';
@@ -174,6 +174,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
   // ---- events -------------------------------------------------------------------------------------
 
   private onOpen(document: vscode.TextDocument): void {
+    if (!this.registryFirst(document, () => this.onOpen(document))) return;
     if (!this.track(document)) return;
     this.schedule(document.uri, 0, 'edit');
     if (vscode.window.activeTextEditor?.document === document) this.updateContextKey(vscode.window.activeTextEditor);
@@ -188,15 +189,19 @@ export class ConfigDiagnostics implements vscode.Disposable {
       return;
     }
     // Not a config file (yet): look again once typing pauses, e.g. when `kind: InitConfiguration` was typed.
+    const look = (): void => {
+      if (!this.registryFirst(document, look)) return;
+      if (!document.isClosed && this.notConfig.get(key) !== document.version && this.track(document)) {
+        this.schedule(document.uri, 0, 'edit');
+        this.updateContextKey(vscode.window.activeTextEditor);
+      }
+    };
     clearTimeout(this.detectTimers.get(key));
     this.detectTimers.set(
       key,
       setTimeout(() => {
         this.detectTimers.delete(key);
-        if (!document.isClosed && this.notConfig.get(key) !== document.version && this.track(document)) {
-          this.schedule(document.uri, 0, 'edit');
-          this.updateContextKey(vscode.window.activeTextEditor);
-        }
+        look();
       }, DETECT_DELAY_MS),
     );
   }
@@ -236,7 +241,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
   }
 
   private scheduleDiskRead(uri: vscode.Uri): void {
-    void this.readDisk(uri).then((text) => {
+    void Promise.all([this.readDisk(uri), loadLintRegistry()]).then(([text]) => {
       if (this.disposed || this.isOpen(uri)) return;
       const key = uri.toString();
       const known = this.tracked.has(key);
@@ -258,6 +263,22 @@ export class ConfigDiagnostics implements vscode.Disposable {
   }
 
   // ---- tracking -----------------------------------------------------------------------------------
+
+  /**
+   * True when the registry (its own file, ./lintRegistry.ts) is loaded and `handler` may detect the document's kind
+   * now; otherwise the registry starts loading and `handler` runs again once it is there. Only files and untitled
+   * documents load it: output channels and git views are never config files.
+   */
+  private registryFirst(document: vscode.TextDocument, handler: () => void): boolean {
+    if (lintRegistryLoaded()) return true;
+    if (document.uri.scheme === 'file' || document.uri.scheme === 'untitled') {
+      loadLintRegistry().then(
+        () => !this.disposed && handler(),
+        (e: unknown) => log.error(`the linters did not load: ${e instanceof Error ? e.message : String(e)}`),
+      );
+    }
+    return false;
+  }
 
   private isOpen(uri: vscode.Uri): vscode.TextDocument | undefined {
     const key = uri.toString();
@@ -315,6 +336,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
   }
 
   private async scanWorkspace(): Promise<void> {
+    await loadLintRegistry();
     const uris = await vscode.workspace.findFiles(CONFIG_GLOB, EXCLUDE_GLOB, MAX_SCAN_FILES);
     for (const uri of uris) {
       if (this.disposed) return;

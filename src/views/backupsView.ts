@@ -2,7 +2,7 @@
  * Backups view: the local etcd backups (newest first: time, cluster, revision, size; sha256 and members in the
  * tooltip; "Restore from this backup…" and "Open Folder" on each row) and the scheduled snapshots on each
  * control-plane node (timer, count, the newest snapshot's age; warning colour past two intervals). Local backups
- * are listed from their manifests whenever the view is built or the folder changes; the nodes only on Refresh.
+ * are listed from their manifests when the view is first shown or the folder changes; the nodes only on Refresh.
  */
 import * as vscode from 'vscode';
 import { ViewIds } from '../editor/commandIds';
@@ -24,7 +24,15 @@ export class BackupsView implements vscode.TreeDataProvider<LiveNode>, vscode.Di
     this.treeView = vscode.window.createTreeView(ViewIds.backups, { treeDataProvider: this, showCollapseAll: true });
     this.disposables = [this.emitter, this.treeView, backups.onDidChange(() => this.show())];
     this.show();
-    void backups.refreshLocal();
+    // The folder is listed when the view is first shown (and again when its setting changes), not at activation.
+    let listed = false;
+    const listOnce = (visible: boolean): void => {
+      if (!visible || listed) return;
+      listed = true;
+      void backups.refreshLocal();
+    };
+    this.disposables.push(this.treeView.onDidChangeVisibility((e) => listOnce(e.visible)));
+    listOnce(this.treeView.visible);
   }
 
   private show(): void {

@@ -1,8 +1,15 @@
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { EAGER_EXTENSION_BYTES } from '../../budgets';
 import { EXTENSION_ID, activationMarks, api, extension, inventoryUri, waitFor, workspaceFolder } from './helpers';
+
+/** The sizes of the extension's files (dist/…), as installed. */
+function withSizes(files: string[]): { file: string; bytes: number }[] {
+  const dist = join(extension().extensionPath, 'dist');
+  return files.map((file) => ({ file, bytes: statSync(join(dist, file)).size }));
+}
 
 const SEED_HOSTS: [string, string][] = [
   ['labs-k8s-balancer', '10.3.60.50'],
@@ -49,6 +56,20 @@ suite('kubeadm-workbench in the extension host', () => {
     // activation (a parse, a connection, a large import) on a loaded machine.
     assert.ok(endToEnd < 5000, `activation took ${endToEnd} ms end to end`);
     assert.ok(a.activationMs < 1000, `activate() took ${a.activationMs.toFixed(1)} ms`);
+  });
+
+  test('activation loads only its own part of the bundle: no command, linter, SSH or engine code', async () => {
+    const a = await api();
+    assert.ok(a.filesLoadedByActivation, 'the test harness runs the extension host with KW_TEST_UI=1');
+    const loaded = withSizes(a.filesLoadedByActivation);
+    const bytes = loaded.reduce((sum, f) => sum + f.bytes, 0);
+    console.log(`    loaded by activation: ${loaded.length} files of dist/, ${bytes} bytes (budget ${EAGER_EXTENSION_BYTES})`);
+    assert.ok(loaded.some((f) => f.file === 'extension.js'), `dist/extension.js is not among the loaded files: ${loaded.map((f) => f.file).join(', ')}`);
+    // The build names a file that an import() loads after the module it holds (ext-gatherFacts-HASH.js), and a file
+    // shared by several such modules ext-chunk-HASH.js: activation may load the latter only.
+    const onFirstUse = loaded.filter((f) => f.file !== 'extension.js' && !/^ext-chunk-\w+\.js$/.test(f.file));
+    assert.deepEqual(onFirstUse.map((f) => f.file), [], 'files meant to load on first use were loaded by activation');
+    assert.ok(bytes <= EAGER_EXTENSION_BYTES, `activation loaded ${bytes} bytes of the bundle, over the budget of ${EAGER_EXTENSION_BYTES} (test/budgets.ts)`);
   });
 
   test('every command of package.json is registered', async () => {
