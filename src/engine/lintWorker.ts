@@ -12,7 +12,7 @@ function handle(req: LintRequest): LintResponse {
   const started = performance.now();
   try {
     const kind = req.kind ?? detectKind(req.file.path, req.file.text);
-    if (!kind) return { type: 'result', id: req.id, findings: [], ms: performance.now() - started };
+    if (!kind || req.detectOnly) return { type: 'result', id: req.id, ...(kind ? { kind } : {}), findings: [], ms: performance.now() - started };
     if (req.model && kind === 'inventory') {
       const inventory = parseInventory(req.file.text);
       return { type: 'result', id: req.id, kind, findings: inventory.findings, inventory, ms: performance.now() - started };
