@@ -9,7 +9,7 @@
 // require() of its file, run on first use. The files stay next to their entry in dist/, where the code finds its
 // neighbours (`join(__dirname, 'lintWorker.js')`, `kube.js`).
 import * as esbuild from 'esbuild';
-import { readdirSync, existsSync } from 'node:fs';
+import { readdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -109,6 +109,41 @@ export async function commonJsOutputs(config, metafile) {
       }),
     ),
   );
+  // Without source maps (the package): each entry carries the files it loads at its top level, so that starting it
+  // reads one file (see mergeTopLevelFiles). With maps (development, KW_SOURCEMAPS=1) the files stay apart.
+  if (!config.sourcemap) for (const entry of entryFiles(config)) mergeTopLevelFiles(config, metafile, entry);
+}
+
+/**
+ * Puts into `entry` the files it requires at its top level (esbuild's shared files: 26 of them for the extension,
+ * whose reading and resolving was a fifth of its load time), each as a function run on its first require() as Node
+ * would run the file: with a module of its own, registered in require.cache under the file's own path. A file loaded
+ * later (an import() of a command) requires those paths and gets the same modules from the cache — one instance of
+ * each module, as before. The files themselves only throw: nothing may load them without the entry.
+ */
+function mergeTopLevelFiles(config, metafile, entry) {
+  const dir = join(config.absWorkingDir, dirname(entry));
+  const parts = staticClosure(metafile, entry).filter((f) => f !== entry);
+  if (parts.length === 0) return;
+  const entryPath = join(config.absWorkingDir, entry);
+  const read = (f) => readFileSync(join(config.absWorkingDir, f), 'utf8');
+  const definitions = parts.map((f) => `${JSON.stringify(f.slice(dirname(entry).length + 1))}:function(exports,require,module,__filename,__dirname){${read(f)}\n}`).join(',');
+  // require() of one of those files runs it once, in a module registered as Node's loader would (parent, paths, cache
+  // entry before it runs, removed if it throws); any other request goes to Node from that module. The require handed
+  // to the code has require.cache and require.resolve, as Node's.
+  const loader =
+    'var __kwTopLevel=(function(parent,files){var path=require("path"),Module=parent.constructor;' +
+    'function load(name){var filename=path.join(__dirname,name),cached=require.cache[filename];if(cached)return cached.exports;' +
+    'var m=new Module(filename,parent);m.filename=filename;m.paths=parent.paths;require.cache[filename]=m;' +
+    'try{files[name].call(m.exports,m.exports,requireFrom(m),m,filename,__dirname)}catch(e){delete require.cache[filename];throw e}m.loaded=true;return m.exports}' +
+    'function requireFrom(m){var r=function(id){var name=/^\\.\\/([\\w.-]+\\.js)$/.exec(id);return name&&Object.prototype.hasOwnProperty.call(files,name[1])?load(name[1]):m.require(id)};' +
+    // what Node's require() carries besides the call (require.cache, require.resolve, …)
+    'r.cache=require.cache;r.main=require.main;r.extensions=require.extensions;r.resolve=function(request,options){return Module._resolveFilename(request,m,false,options)};return r}' +
+    `return requireFrom(parent)})(module,{${definitions}});`;
+  const text = readFileSync(entryPath, 'utf8');
+  const shebang = text.startsWith('#!') ? text.slice(0, text.indexOf('\n') + 1) : '';
+  writeFileSync(entryPath, `${shebang}"use strict";${loader}\n(function(require){${text.slice(shebang.length)}\n})(__kwTopLevel);\n`);
+  for (const f of parts) writeFileSync(join(dir, f.slice(dirname(entry).length + 1)), `throw new Error(${JSON.stringify(`${f.slice(dirname(entry).length + 1)} is part of ${entry.slice(dirname(entry).length + 1)}: it loads with it`)});\n`);
 }
 
 /** An esbuild plugin that runs commonJsOutputs after each build of a split config (also each rebuild in --watch). */
