@@ -127,7 +127,9 @@ function mergeTopLevelFiles(config, metafile, entry) {
   if (parts.length === 0) return;
   const entryPath = join(config.absWorkingDir, entry);
   const read = (f) => readFileSync(join(config.absWorkingDir, f), 'utf8');
-  const definitions = parts.map((f) => `${JSON.stringify(f.slice(dirname(entry).length + 1))}:function(exports,require,module,__filename,__dirname){${read(f)}\n}`).join(',');
+  // In parentheses: V8 then compiles each function with the file rather than pre-parsing it and parsing it again on
+  // its first call (measured: the second parse cost as much as the whole file's compile).
+  const definitions = parts.map((f) => `${JSON.stringify(f.slice(dirname(entry).length + 1))}:(function(exports,require,module,__filename,__dirname){${read(f)}\n})`).join(',');
   // require() of one of those files runs it once, in a module registered as Node's loader would (parent, paths, cache
   // entry before it runs, removed if it throws); any other request goes to Node from that module. The require handed
   // to the code has require.cache and require.resolve, as Node's.
