@@ -35,6 +35,7 @@ import type { DiagnosticsPanel } from './webviews/diagnosticsPanel';
 import type { PlanPanel } from './webviews/planPanel';
 import { DIAGNOSTICS_VIEW_TYPE } from './webviews/viewTypes';
 import { logDisposable } from './editor/log';
+import { lazyProvider } from './editor/lazy';
 import { wrapEditorUi } from './editor/vscodeUi';
 
 /** Returned from activate() for tests and for other extensions. */
@@ -117,9 +118,13 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
     // The Diagnostics webview VS Code restores after a reload: its code loads then.
-    vscode.window.registerWebviewPanelSerializer(DIAGNOSTICS_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel, state) => (await import('./webviews/diagnosticsPanel.js')).DiagnosticsPanel.restore(panel, state, context.extensionUri, configDiagnostics, inventory),
-    }),
+    vscode.window.registerWebviewPanelSerializer(
+      DIAGNOSTICS_VIEW_TYPE,
+      lazyProvider(
+        () => import('./webviews/diagnosticsPanel.js').then((m) => ({ deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => m.DiagnosticsPanel.restore(panel, state, context.extensionUri, configDiagnostics, inventory) })),
+        ['deserializeWebviewPanel'],
+      ),
+    ),
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates, backups }),
   );
