@@ -54,7 +54,8 @@ export function bundleConfigs({ production = false, sourcemaps = !production } =
     // Split files are named by the module an import() names (`ext-gatherFacts-HASH.js`) or `ext-chunk-HASH.js` when shared.
     { ...nodeCommon, ...SPLIT, entryPoints: { extension: 'src/extension.ts' }, chunkNames: 'ext-[name]-[hash]', external: [...SSH2_NATIVE], plugins: [vscodeOnce] },
     // The lint worker (src/engine/lintRunner.ts starts it from next to extension.js or cli.js) runs the rules off the main thread.
-    { ...nodeCommon, entryPoints: ['src/engine/lintWorker.ts'], outfile: `${outDir}/lintWorker.js`, format: 'cjs', external: ['vscode'] },
+    // Split too: the linters are an import() of their own, which a worker that only parses inventories never loads.
+    { ...nodeCommon, ...SPLIT, entryPoints: { lintWorker: 'src/engine/lintWorker.ts' }, chunkNames: 'worker-[name]-[hash]', external: ['vscode'] },
     // The command line: src/cli/bin.ts runs main(); each verb is an import() of its own file.
     { ...nodeCommon, ...SPLIT, entryPoints: { cli: 'src/cli/bin.ts' }, chunkNames: 'cli-[name]-[hash]', external: ['vscode', ...SSH2_NATIVE] },
     // The kube adapter (@kubernetes/client-node) is its own bundle, required lazily on first connection.

@@ -28,7 +28,7 @@ export class InventoryWorkspace implements vscode.Disposable {
   readonly onDidChange = this.changeEmitter.event;
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('kubeadm-inventory');
   /** The inventory is untrusted input: parsed in the lint worker with its time and memory limits, not on the extension host. */
-  private readonly parser = new LintRunner({ timeoutSeverity: 'error' });
+  private readonly parser = new LintRunner({ timeoutSeverity: 'error', linters: false });
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.diagnostics, { dispose: () => this.parser.dispose() }];
   private loaded: LoadedInventory | undefined;
   private pending: NodeJS.Timeout | undefined;

@@ -78,6 +78,11 @@ export interface LintRunnerOptions {
   maxMemoryMb?: number;
   /** A private folder for V8's compile cache of the worker's code (Node ≥ 22.1 uses it, older Node ignores it). */
   compileCacheDir?: string;
+  /**
+   * False for a runner that parses inventories only (parseInventory): its worker starts without loading the linters,
+   * which a lint or a detection then loads first, inside its time limit. Default true.
+   */
+  linters?: boolean;
 }
 
 interface Job {
@@ -202,9 +207,10 @@ export class LintRunner {
     // Under tsx (unit tests) the worker loads the TypeScript source through tsx's CommonJS hook.
     // A memory ceiling as well as the time limit: an alias bomb or a huge file cannot exhaust the machine.
     const resourceLimits = { maxOldGenerationSizeMb: this.options.maxMemoryMb ?? DEFAULT_LINT_MEMORY_MB };
+    const workerData = { linters: this.options.linters ?? true };
     const worker = file.endsWith('.ts')
-      ? new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(file)});`, { eval: true, stdout: false, stderr: false, resourceLimits })
-      : new Worker(file, { stdout: false, stderr: false, resourceLimits, ...(this.options.compileCacheDir ? { env: { ...process.env, NODE_COMPILE_CACHE: this.options.compileCacheDir } } : {}) });
+      ? new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(file)});`, { eval: true, stdout: false, stderr: false, resourceLimits, workerData })
+      : new Worker(file, { stdout: false, stderr: false, resourceLimits, workerData, ...(this.options.compileCacheDir ? { env: { ...process.env, NODE_COMPILE_CACHE: this.options.compileCacheDir } } : {}) });
     worker.unref();
     this.worker = worker;
     this.workersStarted++;
