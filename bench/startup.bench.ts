@@ -6,7 +6,8 @@
  *   kubeadm-workbench lint <10,000-line haproxy.cfg> against haproxy -c -f (same file) goal ≤ 1.0x
  *   kubeadm-workbench lint examples/labs-k8s       (next to node -e 0)               goal ≤ 150 ms
  * The CLI is dist/cli.js as `npm run bench:startup` builds it (the production build the package ships). Printed
- * numbers with their goals, not a timed test. KW_BENCH_RUNS sets the pairs per row (default 20, after 3 unmeasured).
+ * numbers with their goals, not a timed test. KW_BENCH_RUNS sets the pairs per row (default 20, after 3 unmeasured);
+ * KW_CLI=path/to/cli.js measures another build instead.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +17,8 @@ import { bigConfig, TARGET_LINES } from './haproxyConfig';
 import { PeerShell, type PeerRun } from './peerShell';
 
 const ROOT = join(__dirname, '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
+/** KW_CLI names another build's cli.js (an older one, to compare on the same machine). */
+const CLI = process.env.KW_CLI ?? join(ROOT, 'dist', 'cli.js');
 const RUNS = Number(process.env.KW_BENCH_RUNS ?? 20);
 const WARMUP = 3;
 
@@ -75,7 +77,7 @@ function main(): number {
       { name: `kubeadm-workbench lint haproxy.cfg (${TARGET_LINES} lines)`, ours: [node, CLI, 'lint', cfg], peer: haveHaproxy ? ['haproxy', '-c', '-f', cfg] : undefined, peerName: 'haproxy -c -f', goal: { ratio: 1.0 } },
       { name: 'kubeadm-workbench lint examples/labs-k8s', ours: [node, CLI, 'lint', join(ROOT, 'examples/labs-k8s')], peer: [node, '-e', '0'], peerName: 'node -e 0', goal: { ms: 150 } },
     ];
-    console.log(`Node ${process.version}; ${RUNS} pairs per row (A B A B …, after ${WARMUP} unmeasured); load average ${loadavg()[0]!.toFixed(1)} at the start`);
+    console.log(`${CLI}, Node ${process.version}; ${RUNS} pairs per row (A B A B …, after ${WARMUP} unmeasured); load average ${loadavg()[0]!.toFixed(1)} at the start`);
     console.log(`| ${'command (A)'.padEnd(50)} | A wall | A cpu | ${'peer (B)'.padEnd(13)} | B wall | B cpu | A/B wall | A/B cpu | goal            |`);
     console.log(`|${'-'.repeat(52)}|--------|-------|${'-'.repeat(15)}|--------|-------|----------|---------|-----------------|`);
     for (const row of rows) {
