@@ -53,9 +53,9 @@ suite('kubeadm-workbench in the extension host', () => {
     // The two clocks must tell one story: the whole contains the module load and activate() itself (1 ms stamps).
     assert.ok(moduleLoad >= 0 && endToEnd >= moduleLoad && endToEnd + 1 >= a.activationMs, JSON.stringify({ ...t, activateMs: a.activationMs }));
     // The goal is 50 ms and is reported, not asserted: on the shared 2-core machine that runs this tier the same
-    // build measured 23-242 ms end to end (median 45) from one run to the next, with the extension host's own share
-    // (its storage answering, ready 15-216 ms after the start) as unsteady as the rest, so a 50 ms assertion would fail
-    // for the machine's sake. What keeps activation fast is asserted without a clock by the next test (what activation
+    // build measured 23 to 750 ms end to end from one run to the next (load average 11-25), most of the spread in the
+    // extension host's own share (its storage answering: ready 15-743 ms after the start, while our module loaded in
+    // 11-97 ms), so a 50 ms assertion would fail for the machine's sake. What keeps activation fast is asserted without a clock by the next test (what activation
     // loads) and by test/package (its bytes); this bound only catches something slow moving into activation itself
     // (a parse, a connection, waiting on a file).
     assert.ok(endToEnd < 5000, `activation took ${endToEnd} ms end to end`);
