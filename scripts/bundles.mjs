@@ -10,7 +10,7 @@
 // neighbours (`join(__dirname, 'lintWorker.js')`, `kube.js`).
 import * as esbuild from 'esbuild';
 import { readdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -122,7 +122,9 @@ export async function commonJsOutputs(config, metafile) {
  * later (an import() of a command) requires those paths and gets the same modules from the cache — one instance of
  * each module, as before. The files themselves only throw: nothing may load them without the entry.
  */
-function mergeTopLevelFiles(config, metafile, entry) {
+function mergeTopLevelFiles(config, metafile, outputPath) {
+  // As the metafile names outputs: relative to the working folder (an outdir elsewhere, as tests build, gives ../…).
+  const entry = relative(config.absWorkingDir, resolve(config.absWorkingDir, outputPath));
   const dir = join(config.absWorkingDir, dirname(entry));
   const parts = staticClosure(metafile, entry).filter((f) => f !== entry);
   if (parts.length === 0) return;

@@ -15,6 +15,7 @@ import * as vscode from 'vscode';
 import { registerCommands } from './commands/registrar';
 import { ConfigDiagnostics } from './editor/configDiagnostics';
 import { ConfigProviders } from './editor/configProviders';
+import { FieldDocsProviders } from './editor/fieldDocsProviders';
 import { CertificateInspections } from './editor/certificateInspections';
 import { EtcdBackups } from './editor/etcdBackups';
 import { BackupsView } from './views/backupsView';
@@ -66,12 +67,19 @@ export interface KubeadmWorkbenchApi {
   substituteSsh?: typeof substituteHostSessions;
   /** For tests only, under KW_TEST_UI=1: the extension's files loaded when activate() returned (dist/…, in load order). */
   filesLoadedByActivation?: string[];
+  /** For tests only, under KW_TEST_UI=1: the config diagnostics a reload builds (same cache file); the caller disposes it. */
+  freshConfigDiagnostics?: () => ConfigDiagnostics;
 }
 
 export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi {
   const started = performance.now();
   const inventory = new InventoryWorkspace();
-  const configDiagnostics = new ConfigDiagnostics(inventory, { workerFile: vscode.Uri.joinPath(context.extensionUri, 'dist', 'lintWorker.js').fsPath });
+  const cacheFile = context.storageUri && vscode.Uri.joinPath(context.storageUri, 'lint-cache.json').fsPath;
+  const lintOptions = {
+    workerFile: vscode.Uri.joinPath(context.extensionUri, 'dist', 'lintWorker.js').fsPath,
+    ...(cacheFile ? { cache: { file: cacheFile, version: String(context.extension.packageJSON.version) } } : {}),
+  };
+  const configDiagnostics = new ConfigDiagnostics(inventory, lintOptions);
   const sessions = new HostSessions(context);
   // Lazy: the kube adapter bundle loads on the first visible live view, never during activation.
   // SSH is the second source of the live views (etcd when the API is down, manifest drift).
@@ -117,6 +125,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     new CertificateStatusBar(certificates),
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
+    new FieldDocsProviders(configDiagnostics, inventory),
     // The Diagnostics webview VS Code restores after a reload: its code loads then.
     vscode.window.registerWebviewPanelSerializer(
       DIAGNOSTICS_VIEW_TYPE,
@@ -128,7 +137,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates, backups }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: async () => (await import('./webviews/diagnosticsPanel.js')).DiagnosticsPanel.instance, planPanel: async () => (await import('./webviews/planPanel.js')).PlanPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi, substituteSsh: substituteHostSessions, filesLoadedByActivation: loadedFiles(context) } : {}) };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: async () => (await import('./webviews/diagnosticsPanel.js')).DiagnosticsPanel.instance, planPanel: async () => (await import('./webviews/planPanel.js')).PlanPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi, substituteSsh: substituteHostSessions, freshConfigDiagnostics: () => new ConfigDiagnostics(inventory, lintOptions), filesLoadedByActivation: loadedFiles(context) } : {}) };
 }
 
 /** The extension's own files in the module cache: what it has loaded so far. */

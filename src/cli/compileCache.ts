@@ -9,8 +9,9 @@
  * repository ($XDG_CACHE_HOME or ~/.cache, then kubeadm-workbench/compile-cache), and used only when it and the two
  * folders above it are ours (or root's) and writable by nobody else; otherwise the CLI runs without the cache.
  */
-import { lstatSync, mkdirSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import * as nodeModule from 'node:module';
+import { ensureRealFolder } from '../adapters/fs/safeFile';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -41,14 +42,14 @@ export function unsafeCacheDir(dir: string, uid: number): string | undefined {
   return undefined;
 }
 
-/** Turns the cache on for this process when Node has it and the folder is safe; returns the folder, else undefined. */
-export function enableCompileCache(): string | undefined {
+/** Turns the cache on for this process when Node has it and the folder is safe; resolves to the folder, else undefined. */
+export async function enableCompileCache(): Promise<string | undefined> {
   const enable = (nodeModule as { enableCompileCache?: (dir: string) => { status: number; directory?: string } }).enableCompileCache;
   const uid = process.getuid?.();
   if (!enable || uid === undefined) return undefined;
   const dir = compileCachePath();
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    await ensureRealFolder(dir, { mode: 0o700, recursive: true, mine: true });
   } catch {
     return undefined;
   }

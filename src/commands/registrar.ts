@@ -48,6 +48,7 @@ export const COMMANDS: Record<CommandId, CommandLoader> = {
   [CommandIds.restoreFromBackup]: () => import('./backupsCommands.js').then((m) => m.restoreFromBackup),
   [CommandIds.openBackupFolder]: () => import('./backupsCommands.js').then((m) => m.openBackupFolder),
   [CommandIds.scheduleEtcdSnapshots]: () => import('./scheduleEtcdSnapshots.js').then((m) => m.scheduleEtcdSnapshots),
+  [CommandIds.showLog]: () => import('./showLog.js').then((m) => m.showLog),
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

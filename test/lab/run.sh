@@ -5,7 +5,11 @@
 # code is non-zero when any part failed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-trap 'bash lab/lab.sh down >/dev/null 2>&1' EXIT
+# One key signs the runs of every file (src/adapters/fs/stateKey.ts keeps it under XDG_STATE_HOME): each file gives the
+# CLI a HOME of its own, yet resume.test.ts continues the run bringup.test.ts left, and the editor the CLI's.
+STATE_HOME=$(mktemp -d)
+export XDG_STATE_HOME=$STATE_HOME
+trap 'bash lab/lab.sh down >/dev/null 2>&1; rm -rf "$STATE_HOME"' EXIT
 rc=0
 # timed LABEL CMD... : runs CMD (a failure makes the tier's exit code non-zero) and keeps its wall time for the table
 # printed at the end — which file costs what is how the tier is kept inside CI's budget.

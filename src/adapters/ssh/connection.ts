@@ -4,7 +4,7 @@
  * A failure says at which stage it happened, so the pool retries only what the server refused before the host
  * key (see connectPolicy.ts).
  */
-import { readFile } from 'node:fs/promises';
+import { readRegular } from '../fs/safeFile';
 import type * as Ssh2 from 'ssh2';
 import type { AuthenticationType, Client, ConnectConfig, ParsedKey } from 'ssh2';
 import type { ResolvedHop } from '../../core/ssh/config';
@@ -260,7 +260,7 @@ export class KeyRing {
   }
 
   private async loadNow(file: string): Promise<ParsedKey | undefined> {
-    const read = this.readKeyFile ?? (async (f: string) => readFile(f).catch(() => undefined));
+    const read = this.readKeyFile ?? (async (f: string) => readRegular(f, { maxBytes: 1024 * 1024 }).catch(() => undefined));
     const data = await read(file);
     if (!data) return undefined;
     const { utils } = await loadSsh2();

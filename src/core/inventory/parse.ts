@@ -10,6 +10,7 @@ import type { InventoryRuleId } from './rules';
 import type { FieldSpec } from './validate';
 import { CLUSTER_FIELDS, CLUSTER_SWITCHES, HOST_ADDRESS, HOST_NAME, LABEL_KEY, LABEL_VALUE, MIRROR, PACKAGE_FIELDS, PREFLIGHT, REGISTRY, SSH_FIELDS, VRRP_INTERFACE } from './validate';
 import { syntaxFindings } from './yamlErrors';
+import { MAX_INVENTORY_BYTES } from './limits';
 import {
   CNIS,
   ROLES,
@@ -30,18 +31,32 @@ export interface InventoryParseResult {
   locations: InventoryLocations;
 }
 
+// The size limit and the unread result live apart from the parser (./limits.ts: importing them loads no YAML).
+export { MAX_INVENTORY_BYTES, unreadInventory } from './limits';
 
-/**
- * Larger than any real inventory (a thousand hosts take ~100 KB) and small enough that parsing stays
- * well under a second: the YAML parser needs about 2 µs and 150 bytes of memory per input byte.
- */
-export const MAX_INVENTORY_BYTES = 256 * 1024;
+/** The length of `text` in UTF-8 bytes (what the limit counts: a file's size), without encoding it. */
+export function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    }
+    else n += 3;
+  }
+  return n;
+}
 
 export function parseInventory(text: string): InventoryParseResult {
   const locations: InventoryLocations = { hosts: new Map(), fields: new Map() };
-  if (text.length > MAX_INVENTORY_BYTES) {
+  // In bytes, like the file's size: every UTF-16 unit is at least one byte, so a long text needs no count.
+  const bytes = text.length > MAX_INVENTORY_BYTES ? text.length : utf8Length(text);
+  if (bytes > MAX_INVENTORY_BYTES) {
     return {
-      findings: [{ rule: 'inventory/too-large', severity: 'error', message: `The inventory is ${Math.round(text.length / 1024)} KB; at most ${MAX_INVENTORY_BYTES / 1024} KB is read.`, range: ZERO_RANGE }],
+      findings: [{ rule: 'inventory/too-large', severity: 'error', message: `The inventory is ${Math.round(bytes / 1024)} KB or more; at most ${MAX_INVENTORY_BYTES / 1024} KB is read.`, range: ZERO_RANGE }],
       locations,
     };
   }
