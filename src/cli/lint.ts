@@ -16,7 +16,7 @@ import type { Finding, Severity } from '../core/findings';
 import type { Inventory } from '../core/inventory/types';
 import type { FileKind, LintContext, RuleInfo, SourceFile } from '../core/lint/types';
 import { applyTextEdits, chooseAutoFixes, editsKeepingLineBreaks } from '../core/lint/fixPlan';
-import { siblingsOf } from '../core/lint/siblings';
+import { siblingsOf, vrrpFilesElsewhere } from '../core/lint/siblings';
 import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, RUNNER_RULES } from '../engine/lintRunner';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, DEFAULT_READ_BYTES, INVENTORY_READ, type CliIo } from './io';
 import { shownPath } from '../core/text/terminal';
@@ -225,6 +225,7 @@ async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promi
   if (parsed.fix) {
     for (const s of supported) {
       const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
+      const vrrpElsewhere = vrrpFilesElsewhere(resolve(s.file.path), pool, hostNames).map((o) => o.file);
       // The fixes edit decoded text: written back, a file that is not valid UTF-8 would have every byte
       // the decoder replaced (0xE9 in a comment → EF BF BD) corrupted, far from what was fixed.
       const original = s.file.text;
@@ -237,7 +238,7 @@ async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promi
         io.stderr(`${shownPath(s.file.path)}: its lines end with a lone CR; --fix leaves it unchanged (convert it to LF or CRLF line ends to have it fixed)\n`);
         continue;
       }
-      const fixed = await autoFix(s, runner, { ...context, siblings });
+      const fixed = await autoFix(s, runner, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) });
       if (!fixed) continue;
       try {
         // Never through a link: a linked file is refused here, its target left as it was.
@@ -253,7 +254,9 @@ async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promi
   for (const s of supported) {
     // Only the files of the same config set: a generated/ copy is not compared with the live files.
     const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
-    const outcome = await runner.lint(s.file, { ...context, siblings }, { kind: s.kind });
+    // A keepalived.conf is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
+    const vrrpElsewhere = vrrpFilesElsewhere(resolve(s.file.path), pool, hostNames).map((o) => o.file);
+    const outcome = await runner.lint(s.file, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) }, { kind: s.kind });
     results.push({ path: s.file.path, findings: sortFindings(outcome.findings) });
   }
 

@@ -14,11 +14,11 @@ import { LintRunner, RUNNER_RULES, type LintOutcome } from '../engine/lintRunner
 import { toDiagnostic } from './diagnostics';
 import { capFindings } from '../core/lint/fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
-import { siblingsOf } from '../core/lint/siblings';
+import { siblingsOf, vrrpFilesElsewhere } from '../core/lint/siblings';
 import { setting } from './settings';
 import { log } from './log';
 import { FolderEvents } from './folderEvents';
-import { CONFIG_GLOB, CONFIG_NAME, detect, EXCLUDE_GLOB, EXCLUDED_FOLDERS, LANGUAGE_KINDS, MAX_SCAN_FILES, mergeTargets, readDisk, readDiskTexts } from './configFiles';
+import { CONFIG_GLOB, CONFIG_NAME, detect, EXCLUDE_GLOB, EXCLUDED_FOLDERS, LANGUAGE_KINDS, MAX_SCAN_FILES, mergeTargets, readDisk, readDiskTexts, untrackedUri } from './configFiles';
 import { FindingsCacheStore } from './findingsCacheStore';
 import { lintRegistry, lintRegistryLoaded, loadLintRegistry } from './lintRegistry';
 
@@ -463,10 +463,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
   /** A path named by a finding or fix: a tracked file's path, else relative to the source's workspace folder. */
   resolvePath(path: string, from: vscode.Uri): string {
     for (const [key, t] of this.tracked) if (t.path === path) return key;
-    if (/^[a-z][a-z0-9+.-]*:/i.test(path) && !/^[a-z]:[\\/]/i.test(path)) return vscode.Uri.parse(path).toString();
-    if (path.startsWith('/') || /^[a-z]:[\\/]/i.test(path)) return vscode.Uri.file(path).toString();
-    const folder = vscode.workspace.getWorkspaceFolder(from) ?? vscode.workspace.workspaceFolders?.[0];
-    return folder ? vscode.Uri.joinPath(folder.uri, path).toString() : vscode.Uri.joinPath(from, '..', path).toString();
+    return untrackedUri(path, from);
   }
 
   private publish(targets: Set<string>): void {
@@ -484,16 +481,19 @@ export class ConfigDiagnostics implements vscode.Disposable {
     const self = this.tracked.get(key);
     const hostNames = new Set(loaded?.inventory?.hosts.map((h) => h.name) ?? []);
     const candidates = [...this.tracked.entries()].filter(([k, t]) => k !== key && t.kind !== 'inventory').map(([, t]) => t);
-    const siblings: SourceFile[] = [];
-    // Only the files of the same config set (a generated/ copy is not compared with the live files).
-    for (const t of self ? siblingsOf(self.path, candidates, hostNames) : candidates) {
+    const texts = (ts: Tracked[]): SourceFile[] => ts.flatMap((t) => {
       const text = this.isOpen(t.uri)?.getText() ?? t.diskText;
-      if (text !== undefined && text.length <= MAX_SIBLING_CHARS) siblings.push({ path: t.path, text });
-    }
+      return text !== undefined && text.length <= MAX_SIBLING_CHARS ? [{ path: t.path, text }] : [];
+    });
+    // Only the files of the same config set (a generated/ copy is not compared with the live files); a keepalived.conf
+    // is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
+    const siblings = texts(self ? siblingsOf(self.path, candidates, hostNames) : candidates);
+    const vrrpElsewhere = texts(self ? vrrpFilesElsewhere(self.path, candidates, hostNames) : []);
     return {
       ...(loaded?.inventory ? { inventory: loaded.inventory } : {}),
       ...(loaded ? { inventoryPath: this.pathOf(loaded.uri) } : {}),
       siblings,
+      ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}),
     };
   }
 

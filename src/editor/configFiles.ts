@@ -67,3 +67,11 @@ export function mergeTargets(results: Iterable<{ targets: Map<string, Finding[]>
   }
   return out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
 }
+
+/** The URI (as a string) of a path a finding names that is no tracked file: a URI, an absolute path, else relative to `from`'s workspace folder. */
+export function untrackedUri(path: string, from: vscode.Uri): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) && !/^[a-z]:[\\/]/i.test(path)) return vscode.Uri.parse(path).toString();
+  if (path.startsWith('/') || /^[a-z]:[\\/]/i.test(path)) return vscode.Uri.file(path).toString();
+  const folder = vscode.workspace.getWorkspaceFolder(from) ?? vscode.workspace.workspaceFolders?.[0];
+  return folder ? vscode.Uri.joinPath(folder.uri, path).toString() : vscode.Uri.joinPath(from, '..', path).toString();
+}

@@ -8,13 +8,18 @@ import { RemoteCommandCancelled, RemoteCommandError, SshConnectError } from '../
 import { plainWords } from './plainWords';
 
 export interface FailureSummary {
-  /** At most MAX_CAUSE characters, no command text, no host prefix. */
+  /** At most MAX_CAUSE characters (MAX_SSH_CAUSE for a connection failure), no command text, no host prefix. */
   cause: string;
   /** Everything the error said (for the log; already redacted by the SSH layer). */
   detail: string;
 }
 
 export const MAX_CAUSE = 160;
+/**
+ * A connection failure's own message is already plain words, and its end is the next step: a changed host key names
+ * the known_hosts file and line to fix, which a 160-character cut lost (the key's fingerprint and a path fill it).
+ */
+export const MAX_SSH_CAUSE = 400;
 
 function clip(text: string, max = MAX_CAUSE): string {
   const one = text.replace(/\s+/g, ' ').trim();
@@ -48,7 +53,7 @@ export function summarizeFailure(e: unknown, host?: string): FailureSummary {
     const last = lastLine(e.result.stderr) || lastLine(e.result.stdout);
     return { cause: clip(`the command ${how}${last ? `: ${plainWords(last)}` : ''}`), detail };
   }
-  if (e instanceof SshConnectError) return { cause: clip(plainWords(withoutHost(detail, e.host))), detail };
+  if (e instanceof SshConnectError) return { cause: clip(plainWords(withoutHost(detail, e.host)), MAX_SSH_CAUSE), detail };
   // Anything else: its message without code spans (which is where commands are quoted) and without the host.
   const bare = withoutHost(detail, host).replace(/`[^`\n]*`\s*/g, '');
   return { cause: clip(plainWords(bare) || 'failed without a message'), detail };
