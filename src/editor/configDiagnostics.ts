@@ -9,21 +9,18 @@
  */
 import * as vscode from 'vscode';
 import type { Finding } from '../core/findings';
-import type { FileKind, LintContext, SourceFile } from '../core/lint/types';
+import type { FileKind, LintContext } from '../core/lint/types';
 import { LintRunner, RUNNER_RULES, type LintOutcome } from '../engine/lintRunner';
 import { toDiagnostic } from './diagnostics';
 import { capFindings } from '../core/lint/fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
-import { siblingsOf, vrrpFilesElsewhere } from '../core/lint/siblings';
 import { setting } from './settings';
 import { log } from './log';
 import { FolderEvents } from './folderEvents';
-import { CONFIG_GLOB, CONFIG_NAME, detect, EXCLUDE_GLOB, EXCLUDED_FOLDERS, LANGUAGE_KINDS, MAX_SCAN_FILES, mergeTargets, readDisk, readDiskTexts, untrackedUri } from './configFiles';
+import { CONFIG_GLOB, CONFIG_NAME, contextFiles, detect, EXCLUDE_GLOB, EXCLUDED_FOLDERS, LANGUAGE_KINDS, MAX_SCAN_FILES, mergeTargets, readDisk, readDiskTexts, untrackedUri } from './configFiles';
 import { FindingsCacheStore } from './findingsCacheStore';
-import { lintRegistry, lintRegistryLoaded, loadLintRegistry } from './lintRegistry';
+import { lintRegistry, lintRegistryReadyFor, loadLintRegistry } from './lintRegistry';
 
-/** Siblings are context for cross-file rules; huge ones are left out of every message to the worker. */
-const MAX_SIBLING_CHARS = 1024 * 1024;
 export const TYPING_DELAY_MS = 250;
 const DEPENDANT_DELAY_MS = 400;
 const DETECT_DELAY_MS = 500;
@@ -187,7 +184,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
   // ---- events -------------------------------------------------------------------------------------
 
   private onOpen(document: vscode.TextDocument): void {
-    if (!this.registryFirst(document, () => this.onOpen(document))) return;
+    if (!lintRegistryReadyFor(document, () => !this.disposed && this.onOpen(document))) return;
     if (!this.track(document)) return;
     this.schedule(document.uri, 0, 'edit');
     if (vscode.window.activeTextEditor?.document === document) this.updateContextKey(vscode.window.activeTextEditor);
@@ -203,7 +200,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
     }
     // Not a config file (yet): look again once typing pauses, e.g. when `kind: InitConfiguration` was typed.
     const look = (): void => {
-      if (!this.registryFirst(document, look)) return;
+      if (!lintRegistryReadyFor(document, () => !this.disposed && look())) return;
       if (!document.isClosed && this.notConfig.get(key) !== document.version && this.track(document)) {
         this.schedule(document.uri, 0, 'edit');
         this.updateContextKey(vscode.window.activeTextEditor);
@@ -276,22 +273,6 @@ export class ConfigDiagnostics implements vscode.Disposable {
   }
 
   // ---- tracking -----------------------------------------------------------------------------------
-
-  /**
-   * True when the registry (its own file, ./lintRegistry.ts) is loaded and `handler` may detect the document's kind
-   * now; otherwise the registry starts loading and `handler` runs again once it is there. Only files and untitled
-   * documents load it: output channels and git views are never config files.
-   */
-  private registryFirst(document: vscode.TextDocument, handler: () => void): boolean {
-    if (lintRegistryLoaded()) return true;
-    if (document.uri.scheme === 'file' || document.uri.scheme === 'untitled') {
-      loadLintRegistry().then(
-        () => !this.disposed && handler(),
-        (e: unknown) => log.error(`the linters did not load: ${e instanceof Error ? e.message : String(e)}`),
-      );
-    }
-    return false;
-  }
 
   private isOpen(uri: vscode.Uri): vscode.TextDocument | undefined {
     const key = uri.toString();
@@ -481,14 +462,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
     const self = this.tracked.get(key);
     const hostNames = new Set(loaded?.inventory?.hosts.map((h) => h.name) ?? []);
     const candidates = [...this.tracked.entries()].filter(([k, t]) => k !== key && t.kind !== 'inventory').map(([, t]) => t);
-    const texts = (ts: Tracked[]): SourceFile[] => ts.flatMap((t) => {
-      const text = this.isOpen(t.uri)?.getText() ?? t.diskText;
-      return text !== undefined && text.length <= MAX_SIBLING_CHARS ? [{ path: t.path, text }] : [];
-    });
-    // Only the files of the same config set (a generated/ copy is not compared with the live files); a keepalived.conf
-    // is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
-    const siblings = texts(self ? siblingsOf(self.path, candidates, hostNames) : candidates);
-    const vrrpElsewhere = texts(self ? vrrpFilesElsewhere(self.path, candidates, hostNames) : []);
+    const { siblings, vrrpElsewhere } = contextFiles(self?.path, candidates, hostNames, (t) => this.isOpen(t.uri)?.getText() ?? t.diskText);
     return {
       ...(loaded?.inventory ? { inventory: loaded.inventory } : {}),
       ...(loaded ? { inventoryPath: this.pathOf(loaded.uri) } : {}),

@@ -4,6 +4,8 @@
  * extension activates, and never in a workspace without documents to check. Linting itself runs in the worker.
  */
 import type * as Registry from '../core/lint/registry';
+import { errorMessage } from '../core/errors';
+import { log } from './log';
 
 let registry: typeof Registry | undefined;
 let loading: Promise<typeof Registry> | undefined;
@@ -26,7 +28,15 @@ export function lintRegistry(): typeof Registry {
   return registry;
 }
 
-/** Whether the registry is loaded (a handler that needs it synchronously waits for it otherwise). */
-export function lintRegistryLoaded(): boolean {
-  return registry !== undefined;
+/**
+ * True when the registry is loaded and a handler may detect `document`'s kind now; otherwise the registry starts
+ * loading and `again` runs once it is there. Only files and untitled documents load it: output channels and git views
+ * are never config files.
+ */
+export function lintRegistryReadyFor(document: { uri: { scheme: string } }, again: () => void): boolean {
+  if (registry) return true;
+  if (document.uri.scheme === 'file' || document.uri.scheme === 'untitled') {
+    loadLintRegistry().then(again, (e: unknown) => log.error(`the linters did not load: ${errorMessage(e)}`));
+  }
+  return false;
 }
