@@ -19,7 +19,7 @@ import type { InventoryWorkspace } from './inventoryWorkspace';
 import { assessHealth, type ClusterHealth, type HealthInput } from '../core/live/health';
 import type { BalancersModel } from '../core/live/balancers';
 import { withBalancers, withProblems, type Problem } from '../core/live/status';
-import { setting } from './settings';
+import { setting, affects } from './settings';
 import { log } from './log';
 import { ALL_RESOURCES } from '../core/live/resources';
 
@@ -78,7 +78,7 @@ export class ClusterConnection implements vscode.Disposable {
     private readonly remote?: () => RemoteExec | undefined,
   ) {
     this.disposables.push(
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.kubeconfig') && void this.reconnect()),
+      vscode.workspace.onDidChangeConfiguration((e) => affects(e, 'kubeconfig') && void this.reconnect()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reconnect()),
       vscode.window.onDidChangeWindowState((w) => w.focused && this.conn && Date.now() - this.lastHealthProbe > HEALTH_EVERY_MS && void this.probeHealth()),
       inventory.onDidChange((loaded) => {

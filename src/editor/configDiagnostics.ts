@@ -14,12 +14,13 @@ import { LintRunner, RUNNER_RULES, type LintOutcome } from '../engine/lintRunner
 import { toDiagnostic } from './diagnostics';
 import { capFindings } from '../core/lint/fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
-import { setting } from './settings';
+import { setting, affects } from './settings';
 import { log } from './log';
 import { FolderEvents } from './folderEvents';
 import { CONFIG_GLOB, CONFIG_NAME, contextFiles, detect, EXCLUDE_GLOB, EXCLUDED_FOLDERS, LANGUAGE_KINDS, MAX_SCAN_FILES, mergeTargets, readDisk, readDiskTexts, untrackedUri } from './configFiles';
 import { FindingsCacheStore } from './findingsCacheStore';
 import { lintRegistry, lintRegistryReadyFor, loadLintRegistry } from './lintRegistry';
+import { setContextKey } from './contextKeys';
 
 export const TYPING_DELAY_MS = 250;
 const DEPENDANT_DELAY_MS = 400;
@@ -105,7 +106,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
       watcher.onDidCreate((uri) => this.onDisk(uri)),
       watcher.onDidDelete((uri) => this.onDeleted(uri)),
       inventory.onDidChange(() => this.relintAll()),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.lint') && this.relintAll()),
+      vscode.workspace.onDidChangeConfiguration((e) => affects(e, 'lintTimeoutMs') && this.relintAll()),
       vscode.window.onDidChangeActiveTextEditor((e) => this.updateContextKey(e)),
     );
     // Documents already open when the extension activates, after activate() returned.
@@ -478,7 +479,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   private updateContextKey(editor: vscode.TextEditor | undefined): void {
     const isConfig = !!editor && (this.tracked.has(editor.document.uri.toString()) || /(^|\/)inventory\.ya?ml$/.test(editor.document.uri.path));
-    void vscode.commands.executeCommand('setContext', 'kubeadm.configFile', isConfig);
+    setContextKey('configFile', isConfig);
   }
 
   dispose(): void {

@@ -7,15 +7,17 @@
 import * as vscode from 'vscode';
 import type { ClusterConnection } from './clusterConnection';
 import { kubeconfigFound } from './contextPicker';
+import { setContextKey } from './contextKeys';
+import { affects } from './settings';
 
 export class ConnectionContextKeys implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[];
-  private values = new Map<string, boolean>();
+  private values = new Map<'clusterConnected' | 'kubeconfigMissing', boolean>();
 
   constructor(private readonly connection: ClusterConnection) {
     this.disposables = [
       connection.onDidChangeState(() => this.update()),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.kubeconfig') && this.update()),
+      vscode.workspace.onDidChangeConfiguration((e) => affects(e, 'kubeconfig') && this.update()),
       // A kubeconfig written outside the editor (kubeadm's admin.conf copied over) counts when the user comes back.
       vscode.window.onDidChangeWindowState((w) => w.focused && this.update()),
     ];
@@ -24,18 +26,18 @@ export class ConnectionContextKeys implements vscode.Disposable {
 
   /** True when no kubeconfig file exists (read by the live views too). */
   get kubeconfigMissing(): boolean {
-    return this.values.get('kubeadm.kubeconfigMissing') ?? false;
+    return this.values.get('kubeconfigMissing') ?? false;
   }
 
   update(): void {
-    this.set('kubeadm.clusterConnected', this.connection.state.kind === 'connected');
-    this.set('kubeadm.kubeconfigMissing', !kubeconfigFound());
+    this.set('clusterConnected', this.connection.state.kind === 'connected');
+    this.set('kubeconfigMissing', !kubeconfigFound());
   }
 
-  private set(key: string, value: boolean): void {
+  private set(key: 'clusterConnected' | 'kubeconfigMissing', value: boolean): void {
     if (this.values.get(key) === value) return;
     this.values.set(key, value);
-    void vscode.commands.executeCommand('setContext', key, value);
+    setContextKey(key, value);
   }
 
   dispose(): void {

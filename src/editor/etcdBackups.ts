@@ -14,7 +14,7 @@ import { isReadError, snapshotProblems, type ScheduleReading } from '../core/liv
 import { log } from './log';
 import type { Problem } from '../core/live/status';
 import type { HostSessions } from './hostSessions';
-import { setting } from './settings';
+import { setting, affects } from './settings';
 
 export interface LocalBackup {
   dir: string;
@@ -40,7 +40,7 @@ export class EtcdBackups implements vscode.Disposable {
 
   constructor(private readonly sessions: HostSessions) {
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('kubeadmWorkbench.backup.folder')) void this.refreshLocal();
+      if (affects(e, 'backupFolder')) void this.refreshLocal();
     });
   }
 

@@ -9,7 +9,8 @@ import { FileRefused, readRegularText } from '../adapters/fs/safeFile';
 import { LintRunner } from '../engine/lintRunner';
 import type { Inventory, InventoryLocations } from '../core/inventory/types';
 import { toDiagnostic } from './diagnostics';
-import { setting } from './settings';
+import { setting, affects } from './settings';
+import { setContextKey } from './contextKeys';
 
 export interface LoadedInventory {
   uri: vscode.Uri;
@@ -54,7 +55,7 @@ export class InventoryWorkspace implements vscode.Disposable {
       watcher.onDidChange((uri) => this.isCurrent(uri) && this.reloadSoon()),
       // Parse unsaved edits too, so diagnostics follow typing.
       vscode.workspace.onDidChangeTextDocument((e) => this.isCurrent(e.document.uri) && this.reloadSoon()),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.inventoryFile') && this.reloadSoon()),
+      vscode.workspace.onDidChangeConfiguration((e) => affects(e, 'inventoryFile') && this.reloadSoon()),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.reloadSoon()),
     );
   }
@@ -108,7 +109,7 @@ export class InventoryWorkspace implements vscode.Disposable {
       this.loaded = undefined;
       this.loadedAt = at;
       // The Inventory view's "No inventory.yaml" welcome shows only once a search found none (package.json).
-      void vscode.commands.executeCommand('setContext', 'kubeadm.inventoryState', 'none');
+      setContextKey('inventoryState', 'none');
       this.changeEmitter.fire(undefined);
       return undefined;
     }
@@ -122,8 +123,8 @@ export class InventoryWorkspace implements vscode.Disposable {
     const lastGood = broken ? this.lastGood?.inventory : undefined;
     this.loaded = { uri, result, locations: result.locations, ...(result.inventory ? { inventory: result.inventory } : {}), ...(lastGood ? { lastGood } : {}) };
     this.loadedAt = at;
-    void vscode.commands.executeCommand('setContext', 'kubeadm.hasInventory', true);
-    void vscode.commands.executeCommand('setContext', 'kubeadm.inventoryState', 'found');
+    setContextKey('hasInventory', true);
+    setContextKey('inventoryState', 'found');
     this.changeEmitter.fire(this.loaded);
     return this.loaded;
   }

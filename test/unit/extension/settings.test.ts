@@ -2,8 +2,8 @@
 // it with the scope and default the manifest declares, and it reads nothing the manifest does not contribute.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { SETTINGS } from '../../../src/editor/settingDefs';
 
 const pkg = JSON.parse(readFileSync(join(__dirname, '../../..', 'package.json'), 'utf8'));
@@ -42,4 +42,18 @@ test('folder settings are the ones whose paths are relative to the inventory fol
   assert.deepEqual(defs.filter((d) => d.per === 'folder').map((d) => d.key).sort(), ['inventoryFile', 'knownHostsFile', 'sshConfigFile']);
   assert.equal(SETTINGS.kubeconfig.per, 'window');
   for (const d of defs) if (d.per === 'folder') assert.ok(d.scope === 'resource' || d.scope === 'machine-overridable', `${d.key} cannot be read per folder`);
+});
+
+test('configuration listeners ask affects() with a typed setting name, never a literal id', () => {
+  const root = join(__dirname, '../../..');
+  const literal: string[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (p.endsWith('.ts') && !p.endsWith(join('editor', 'settings.ts')) && /affectsConfiguration\(\s*['"`]/.test(readFileSync(p, 'utf8'))) literal.push(relative(root, p));
+    }
+  };
+  walk(join(root, 'src'));
+  assert.deepEqual(literal, []);
 });
