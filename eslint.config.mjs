@@ -16,4 +16,15 @@ export default tseslint.config(
     plugins: { layers: { rules: { 'one-way': oneWayRule } } },
     rules: { 'layers/one-way': 'error' },
   },
+  {
+    // core/ is parsers, rules, plans and models: the I/O lives in adapters/ (and engine/), so core runs the same in
+    // the CLI, the extension host, a worker and a browser bundle, and its tests need no files or processes.
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process']
+          .map((name) => ({ name, message: 'core/ does no file or process I/O: put it in adapters/ (or engine/) and pass the result in' })),
+      }],
+    },
+  },
 );
