@@ -13,9 +13,6 @@ import type { Inventory } from '../core/inventory/types';
 import { isReadError, snapshotProblems, type ScheduleReading } from '../core/live/day2';
 import { log } from './log';
 import type { Problem } from '../core/live/status';
-import { listBackups } from '../engine/backup';
-import { sudoUnlessRoot } from '../engine/become';
-import { readSnapshotSchedules } from '../engine/day2Status';
 import type { HostSessions } from './hostSessions';
 import { setting, affects } from './settings';
 
@@ -50,6 +47,8 @@ export class EtcdBackups implements vscode.Disposable {
   /** Lists the backup folder again (manifests only: a snapshot is never opened here). */
   async refreshLocal(): Promise<LocalBackup[]> {
     this.folder = backupFolder();
+    // The engine's code loads with the first listing or reading, not with the extension.
+    const { listBackups } = await import('../engine/backup.js');
     this.local = await listBackups(this.folder);
     this.emitter.fire();
     return this.local;
@@ -57,6 +56,8 @@ export class EtcdBackups implements vscode.Disposable {
 
   /** Reads every control-plane node's snapshot timer and snapshots (sudo -n: never asks a password). */
   async readSchedules(inventory: Inventory, folder: vscode.Uri | undefined, signal?: AbortSignal): Promise<ScheduleReading[]> {
+    const [{ readSnapshotSchedules }, { sudoUnlessRoot }] = await Promise.all([import('../engine/day2Status.js'), import('../engine/become.js')]);
+    await this.sessions.ready();
     const pool = this.sessions.open(inventory, folder);
     try {
       this.schedules = await readSnapshotSchedules({ inventory, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), ...(signal ? { signal } : {}) });

@@ -10,6 +10,7 @@ import type { InventoryRuleId } from './rules';
 import type { FieldSpec } from './validate';
 import { CLUSTER_FIELDS, CLUSTER_SWITCHES, HOST_ADDRESS, HOST_NAME, LABEL_KEY, LABEL_VALUE, MIRROR, PACKAGE_FIELDS, PREFLIGHT, REGISTRY, SSH_FIELDS, VRRP_INTERFACE } from './validate';
 import { syntaxFindings } from './yamlErrors';
+import { MAX_INVENTORY_BYTES } from './limits';
 import {
   CNIS,
   ROLES,
@@ -30,12 +31,8 @@ export interface InventoryParseResult {
   locations: InventoryLocations;
 }
 
-
-/**
- * Larger than any real inventory (a thousand hosts take ~100 KB) and small enough that parsing stays
- * well under a second: the YAML parser needs about 2 µs and 150 bytes of memory per input byte.
- */
-export const MAX_INVENTORY_BYTES = 256 * 1024;
+// The size limit and the unread result live apart from the parser (./limits.ts: importing them loads no YAML).
+export { MAX_INVENTORY_BYTES, unreadInventory } from './limits';
 
 /** The length of `text` in UTF-8 bytes (what the limit counts: a file's size), without encoding it. */
 export function utf8Length(text: string): number {
@@ -51,11 +48,6 @@ export function utf8Length(text: string): number {
     else n += 3;
   }
   return n;
-}
-
-/** The result for an inventory file refused unread (a FIFO, a device, too many bytes): one finding at its first line. */
-export function unreadInventory(reason: string, tooLarge: boolean): InventoryParseResult {
-  return { findings: [{ rule: tooLarge ? 'inventory/too-large' : 'inventory/not-a-file', severity: 'error', message: `inventory.yaml ${reason}`, range: ZERO_RANGE }], locations: { hosts: new Map(), fields: new Map() } };
 }
 
 export function parseInventory(text: string): InventoryParseResult {
