@@ -12,10 +12,11 @@ import type { BackupManifest } from '../core/backup/snapshot';
 import type { Inventory } from '../core/inventory/types';
 import { snapshotProblems, type ScheduleReading } from '../core/live/day2';
 import type { Problem } from '../core/live/status';
-import { listBackups } from '../engine/backup';
+import { readBackupFolder } from '../engine/backup';
 import { sudoUnlessRoot } from '../engine/become';
 import { readSnapshotSchedules } from '../engine/day2Status';
 import type { HostSessions } from './hostSessions';
+import { log } from './log';
 import { setting } from './settings';
 
 export interface LocalBackup {
@@ -49,7 +50,10 @@ export class EtcdBackups implements vscode.Disposable {
   /** Lists the backup folder again (manifests only: a snapshot is never opened here). */
   async refreshLocal(): Promise<LocalBackup[]> {
     this.folder = backupFolder();
-    this.local = await listBackups(this.folder);
+    const read = await readBackupFolder(this.folder);
+    this.local = read.backups;
+    // A manifest that fails its schema is no backup to offer a restore from: the reason goes to the log.
+    for (const u of read.unreadable) log.warn(`Backups: skipped ${u.problem}`);
     this.emitter.fire();
     return this.local;
   }
