@@ -7,11 +7,13 @@
  * ClusterConfiguration next to it — every file 0600, the folder 0700: a snapshot holds every Secret of
  * the cluster.
  */
-import { createWriteStream, existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { Writable } from 'node:stream';
+import { createNewFile, createNewFolder, createNewStream, ensureRealFolder, lookAt, removeCreatedFolder } from '../adapters/fs/safeFile';
+import { gitTreeHolding } from '../adapters/fs/gitTree';
 import { readManifest } from '../core/backup/manifest';
 import { readManifestFile } from './backupFiles';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   isSnapshotPath,
   markedSections,
@@ -48,12 +50,13 @@ export interface BackupResult {
 
 export class BackupRefused extends Error {}
 
-/** The nearest directory above `dir` (or itself) that holds `.git`, if any. */
-export function gitWorkTreeOf(dir: string): string | undefined {
-  for (let d = resolve(dir); ; d = dirname(d)) {
-    if (existsSync(join(d, '.git'))) return d;
-    if (dirname(d) === d) return undefined;
-  }
+/**
+ * The git work tree (or repository) that holds `dir`, by its real path and by git itself — a link into a repository,
+ * `GIT_DIR` and `core.worktree` included (src/adapters/fs/gitTree.ts) — if any.
+ */
+export async function gitWorkTreeOf(dir: string): Promise<string | undefined> {
+  const tree = await gitTreeHolding(dir);
+  return tree && (tree.how.startsWith('git ') ? `${tree.top} (${tree.how})` : tree.top);
 }
 
 /** Reads the etcd members through the first control-plane host that answers. */
@@ -75,7 +78,7 @@ export async function readEtcdOverSsh(deps: Pick<BackupDeps, 'inventory' | 'ssh'
 
 export async function backupEtcd(deps: BackupDeps, outDir: string): Promise<BackupResult> {
   const say = deps.say ?? (() => undefined);
-  const repo = gitWorkTreeOf(outDir);
+  const repo = await gitWorkTreeOf(outDir);
   if (repo) throw new BackupRefused(`${outDir} is inside the git work tree ${repo}: a snapshot holds every Secret of the cluster; choose a folder outside it`);
   const etcd = await readEtcdOverSsh(deps);
   say(`etcd: ${etcd.quorumLine} (read via ${etcd.via})`);
@@ -86,12 +89,12 @@ export async function backupEtcd(deps: BackupDeps, outDir: string): Promise<Back
 
   const at = (deps.now ?? (() => new Date()))();
   const dir = join(resolve(outDir), backupDirName(deps.inventory.cluster.name, at));
-  await fs.mkdir(resolve(outDir), { recursive: true, mode: 0o700 });
-  await fs.mkdir(dir, { mode: 0o700 }); // fails if it exists: never mix two backups
+  await ensureRealFolder(resolve(outDir), { mode: 0o700, recursive: true, allowLink: true });
+  await createNewFolder(dir, 0o700); // fails if it exists: never mix two backups
   try {
     return await takeSnapshot(deps, etcd, source, at, dir);
   } catch (e) {
-    await fs.rm(dir, { recursive: true, force: true }); // the folder we just created, nothing else
+    await removeCreatedFolder(dir); // the folder we just created, nothing else
     throw e;
   }
 }
@@ -119,7 +122,7 @@ async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<S
 
     // Pull: the raw bytes from the channel, hashed and written as they come; a slow disk holds the channel back.
     const file = join(dir, 'snapshot.db');
-    const sink = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+    const sink = await createNewStream(file, 0o600);
     const sum = new SnapshotChecksum();
     let sinkError: Error | undefined;
     sink.on('error', (e) => (sinkError = e));
@@ -149,7 +152,7 @@ async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<S
     const files: string[] = [];
     const context = markedSections((await exec(restoreContextCommand(), { timeoutMs: 30_000, okCodes: [...ANY_EXIT_CODE] })).stdout);
     const writePrivate = async (name: string, text: string) => {
-      await fs.writeFile(join(dir, name), text, { mode: 0o600, flag: 'wx' });
+      await createNewFile(join(dir, name), text, 0o600);
       files.push(name);
     };
     const ca = context.get('etcd-ca') ?? '';
@@ -211,7 +214,7 @@ export async function readBackupFolder(outDir: string): Promise<{ backups: { dir
   for (const n of names.sort()) {
     const dir = join(outDir, n);
     const manifestPath = join(dir, 'manifest.json');
-    if (!(await fs.lstat(manifestPath).then(() => true, () => false))) continue;
+    if (!(await lookAt(manifestPath))) continue;
     const r = await readManifestFile(manifestPath);
     if (r.ok) backups.push({ dir, manifest: r.manifest });
     else unreadable.push({ dir, problem: r.problem });

@@ -1,10 +1,12 @@
 /**
- * The files of a backup folder as input: each opened first (non-blocking, so a FIFO named snapshot.db cannot hang
- * us) and checked with fstat on that open file — a regular file of a sane byte size — before a byte is read; the
- * snapshot is then hashed as a stream from that same descriptor, and opened again for each member it is sent to
+ * The files of a backup folder as input: each opened through src/adapters/fs/safeFile.ts (non-blocking, so a FIFO
+ * named snapshot.db cannot hang us) and checked with fstat on that open file — a regular file of a sane byte size —
+ * before a byte is read; the snapshot is then hashed as a stream from that same descriptor, and opened again for each member it is sent to
  * only when it is still the same file (device, inode, size). Errors name the file and what is wrong with it.
  */
-import { constants, promises as fs, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { FileRefused, openRegular as openRegularFile } from '../adapters/fs/safeFile';
 import { MAX_MANIFEST_BYTES, readManifest } from '../core/backup/manifest';
 import { SnapshotChecksum, type BackupManifest } from '../core/backup/snapshot';
 
@@ -13,37 +15,33 @@ export const MAX_SNAPSHOT_BYTES = 16 * 1024 ** 3;
 
 export class BackupFileError extends Error {}
 
-function kindOf(st: Stats): string {
-  if (st.isDirectory()) return 'a folder';
-  if (st.isFIFO()) return 'a FIFO (named pipe)';
-  if (st.isSocket()) return 'a socket';
-  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
-  return 'not a regular file';
-}
-
-/** Opens `path` for reading and checks the open file: regular, at most `maxBytes`. The caller closes the handle. */
-export async function openRegular(path: string, maxBytes: number): Promise<{ handle: fs.FileHandle; stat: Stats }> {
-  let handle: fs.FileHandle;
+/**
+ * Opens `path` through the safe-file helper (regular file only, non-blocking, fstat on the descriptor, at most
+ * `maxBytes`; with `noFollow` the path itself may not be a link) and hands back the descriptor's stat for the
+ * device/inode check of a later open. The caller closes the handle.
+ */
+export async function openRegular(path: string, maxBytes: number, noFollow = false): Promise<{ handle: FileHandle; stat: Stats }> {
+  let opened: { handle: FileHandle };
   try {
-    handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    opened = await openRegularFile(path, { maxBytes, noFollow });
   } catch (e) {
+    if (e instanceof FileRefused) throw new BackupFileError(e.message);
     const code = (e as NodeJS.ErrnoException).code;
     throw new BackupFileError(`${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable (permission denied)' : (e as Error).message}`);
   }
-  const stat = await handle.stat();
-  const problem = !stat.isFile() ? `is ${kindOf(stat)}, not a file` : stat.size > maxBytes ? `is ${stat.size} bytes, more than the ${maxBytes} a backup's file of this kind may be` : undefined;
-  if (problem) {
-    await handle.close();
-    throw new BackupFileError(`${path} ${problem}`);
+  try {
+    return { handle: opened.handle, stat: await opened.handle.stat() };
+  } catch (e) {
+    await opened.handle.close();
+    throw e;
   }
-  return { handle, stat };
 }
 
 /** manifest.json, read and checked (core/backup/manifest.ts): the manifest, or every problem with the file's name. */
 export async function readManifestFile(path: string): Promise<{ ok: true; manifest: BackupManifest } | { ok: false; problem: string }> {
   let opened: Awaited<ReturnType<typeof openRegular>>;
   try {
-    opened = await openRegular(path, MAX_MANIFEST_BYTES);
+    opened = await openRegular(path, MAX_MANIFEST_BYTES, true); // a manifest planted as a link is not followed
   } catch (e) {
     return { ok: false, problem: (e as Error).message };
   }

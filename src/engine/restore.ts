@@ -7,8 +7,8 @@
  * the inventory's control-plane hosts; the snapshot goes to each as a stream, never whole in memory.
  */
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { lookAt } from '../adapters/fs/safeFile';
 import { compareManifest, inventoryMembers } from '../core/backup/manifest';
 import { buildRestorePlan, restorePreflightCommand, type RestoreMember } from '../core/backup/restorePlan';
 import type { BackupManifest } from '../core/backup/snapshot';
@@ -71,7 +71,7 @@ async function checkBackupFiles(inv: Inventory, snapshotPath: string, onBytes?: 
   }
   if (digest.trailer !== 'verified') refusals.push(`${snapshotPath}: ${digest.trailer === 'mismatch' ? "etcd's SHA-256 trailer does not match: the file is corrupt" : 'no SHA-256 trailer: not a snapshot taken by etcdctl snapshot save'}`);
   const manifestPath = join(dirname(snapshotPath), 'manifest.json');
-  const present = await fs.lstat(manifestPath).then(() => true, () => false);
+  const present = (await lookAt(manifestPath)) !== undefined;
   if (!present) {
     warnings.push(`no manifest.json next to ${snapshotPath}: nothing to hold the snapshot against but etcd's own checksum`);
     return { digest, refusals, warnings };

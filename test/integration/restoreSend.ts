@@ -13,8 +13,6 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SshPool } from '../../src/adapters/ssh/pool';
 import { buildRestorePlan, SNAPSHOT_ON_NODE } from '../../src/core/backup/restorePlan';
-import { Ledger } from '../../src/core/plan/ledger';
-import { HostLocks } from '../../src/core/plan/locks';
 import { runPlan } from '../../src/core/plan/runner';
 import { SshExecutor } from '../../src/core/plan/sshExecutor';
 import type { Plan } from '../../src/core/plan/types';
@@ -22,6 +20,8 @@ import { resolveHost } from '../../src/core/ssh/config';
 import { HostKeyVerifier } from '../../src/core/ssh/hostKeyPolicy';
 import { sh } from '../../src/core/ssh/command';
 import { hashSnapshot, reopenSnapshot } from '../../src/engine/backupFiles';
+import { createLedger } from '../../src/engine/state/runLedger';
+import { HostLocks } from '../../src/engine/state/hostLocks';
 
 interface Input {
   snapshot: string;
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     auth: { agentSocket: '' },
   });
   mkdirSync(join(input.stateDir, 'runs'), { recursive: true });
-  const ledger = Ledger.create(join(input.stateDir, 'runs'), 'restore', 'bench');
+  const ledger = createLedger(join(input.stateDir, 'runs'), 'restore', 'bench');
   const result = await runPlan(remapped, { executor: new SshExecutor(pool), ledger, locks: new HostLocks(join(input.stateDir, 'locks'), ledger.data.runId), maxParallelHosts: 10 });
   const done = performance.now();
   await pool.close();

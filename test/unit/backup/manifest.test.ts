@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compareManifest, readManifest } from '../../../src/core/backup/manifest';
 import type { BackupManifest } from '../../../src/core/backup/snapshot';
@@ -122,15 +122,21 @@ test('regression: a FIFO or a folder named snapshot.db or manifest.json is refus
   const t0 = Date.now();
   const p = await prepare(fifo);
   assert.ok(Date.now() - t0 < 5000);
-  assert.deepEqual(p.refusals, [`${fifo} is a FIFO (named pipe), not a file`]);
+  assert.deepEqual(p.refusals, [`${fifo} is a FIFO, not a regular file: refused unread`]);
   // A real snapshot beside a FIFO named manifest.json.
   const snapshot = backupFolder();
   rmSync(join(dirname(snapshot), 'manifest.json'));
   assert.equal(spawnSync('mkfifo', [join(dirname(snapshot), 'manifest.json')]).status, 0);
-  assert.match((await prepare(snapshot)).refusals.join(), /manifest\.json is a FIFO \(named pipe\), not a file/);
+  assert.match((await prepare(snapshot)).refusals.join(), /manifest\.json is a FIFO, not a regular file: refused unread/);
   const folder = join(tempDir('kw-restore-special-'), 'snapshot.db');
   mkdirSync(folder);
-  assert.deepEqual((await prepare(folder)).refusals, [`${folder} is a folder, not a file`]);
+  assert.deepEqual((await prepare(folder)).refusals, [`${folder} is a folder, not a regular file: refused unread`]);
+  // A manifest.json planted as a link (to a manifest that would pass) is not followed.
+  const linked = backupFolder();
+  const real = join(dirname(linked), 'manifest.real.json');
+  renameSync(join(dirname(linked), 'manifest.json'), real);
+  symlinkSync(real, join(dirname(linked), 'manifest.json'));
+  assert.match((await prepare(linked)).refusals.join(), /manifest\.json is a symlink: not followed/);
 });
 
 test('regression: backup --list lists the readable backups and names each folder whose manifest fails its schema (was a TypeError)', async () => {
