@@ -13,6 +13,7 @@ import { compareManifest, inventoryMembers } from '../core/backup/manifest';
 import { buildRestorePlan, restorePreflightCommand, type RestoreMember } from '../core/backup/restorePlan';
 import type { BackupManifest } from '../core/backup/snapshot';
 import { asRoot } from '../core/drill/commands';
+import { abortableSleep } from '../core/sleep';
 import { splitEndpoint, type Inventory } from '../core/inventory/types';
 import type { Plan } from '../core/plan/types';
 import type { SudoOptions } from '../core/ssh/command';
@@ -47,12 +48,6 @@ export interface RestorePreparation {
   refusals: string[];
   warnings: string[];
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), reject(new Error('cancelled'))), { once: true });
-  });
 
 /** The members to recreate: the inventory's control-plane hosts, named after their nodes as kubeadm names them. */
 export function restoreMembers(inv: Inventory): RestoreMember[] {
@@ -147,7 +142,8 @@ export async function prepareRestore(deps: RestoreDeps, snapshotPath: string, fo
         for (const [a, p] of targets) {
           while (!(await readyz(a, p))) {
             if (Date.now() - t0 > limit) throw new Error(`${a}:${p} did not answer /readyz within ${limit / 1000} s`);
-            await sleep(1000, signal);
+            await abortableSleep(1000, signal); // removes its abort listener when it wakes: a long wait adds none
+            if (signal?.aborted) throw new Error('cancelled');
           }
         }
         say(`${host}: API server ready (and the endpoint) after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
