@@ -57,7 +57,7 @@ function cli(verb: string, args: string[], timeoutMs = 5 * 60_000): { code: numb
 /** Written into the test's home: Node's own peak RSS of the CLI process (resourceUsage().maxRSS, KiB) at its exit. */
 let PEAK_RSS_PRELOAD = '';
 
-describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 10 * 60_000 }, () => {
+describe('day-2 on the lab cluster: certificates and etcd backup', { timeout: 45 * 60_000 }, () => {
   before(() => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
     if (!existsSync(CLI)) throw new Error('dist/cli.js missing: run npm run build first');
@@ -266,7 +266,8 @@ function fillEtcd(): { seconds: number; dbBytes: number } {
 }
 
 function bulkCount(): number {
-  return Number(onM01(`/root/kw-bulk/etcdctl ${ETCDCTL_TLS} get /kw-lab-bulk/ --prefix --count-only -w json`).match(/"count":(\d+)/)?.[1] ?? -1);
+  // etcdctl 3.6 prints --count-only only as fields: `"Count" : 440`.
+  return Number(/"Count" : (\d+)/.exec(onM01(`/root/kw-bulk/etcdctl ${ETCDCTL_TLS} get /kw-lab-bulk/ --prefix --count-only -w fields`))?.[1] ?? -1);
 }
 
 /** The bulk keys deleted, the history compacted and every member defragmented: etcd back to its size before. */
