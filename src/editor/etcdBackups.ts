@@ -11,9 +11,9 @@ import { DEFAULT_SCHEDULE } from '../core/backup/schedule';
 import type { BackupManifest } from '../core/backup/snapshot';
 import type { Inventory } from '../core/inventory/types';
 import { isReadError, snapshotProblems, type ScheduleReading } from '../core/live/day2';
-import { log } from './log';
 import type { Problem } from '../core/live/status';
 import type { HostSessions } from './hostSessions';
+import { log } from './log';
 import { setting, affects } from './settings';
 
 export interface LocalBackup {
@@ -48,8 +48,11 @@ export class EtcdBackups implements vscode.Disposable {
   async refreshLocal(): Promise<LocalBackup[]> {
     this.folder = backupFolder();
     // The engine's code loads with the first listing or reading, not with the extension.
-    const { listBackups } = await import('../engine/backup.js');
-    this.local = await listBackups(this.folder);
+    const { readBackupFolder } = await import('../engine/backup.js');
+    const read = await readBackupFolder(this.folder);
+    this.local = read.backups;
+    // A manifest that fails its schema is no backup to offer a restore from: the reason goes to the log.
+    for (const u of read.unreadable) log.warn(`Backups: skipped ${u.problem}`);
     this.emitter.fire();
     return this.local;
   }
