@@ -33,6 +33,7 @@ import { upgradeCluster } from './upgradeCluster';
 import { removeNode, replaceNode, resetHost } from './nodeOperations';
 import { openBackupFolder, refreshBackups, restoreFromBackup } from './backupsCommands';
 import { scheduleEtcdSnapshots } from './scheduleEtcdSnapshots';
+import { defragEtcd, recoverEtcdNospace } from './etcdMaintenance';
 
 /** Every command, declared with its needs (src/commands/context.ts). */
 export const COMMANDS: Record<CommandId, AnyCommand> = {
@@ -68,6 +69,8 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
   [CommandIds.restoreFromBackup]: restoreFromBackup,
   [CommandIds.openBackupFolder]: openBackupFolder,
   [CommandIds.scheduleEtcdSnapshots]: scheduleEtcdSnapshots,
+  [CommandIds.defragEtcd]: defragEtcd,
+  [CommandIds.recoverEtcdNospace]: recoverEtcdNospace,
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

@@ -35,6 +35,8 @@ export const CommandIds = {
   openBackupFolder: 'kubeadm.openBackupFolder',
   scheduleEtcdSnapshots: 'kubeadm.scheduleEtcdSnapshots',
   upgradeCluster: 'kubeadm.upgradeCluster',
+  defragEtcd: 'kubeadm.defragEtcd',
+  recoverEtcdNospace: 'kubeadm.recoverEtcdNospace',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
