@@ -19,6 +19,7 @@ import { runRemoveVerb, runReplaceVerb, runResetVerb } from './nodes';
 import { runUpgradeVerb } from './upgrade';
 import { runTimelineVerb } from './timeline';
 import { runEtcdVerb } from './etcd';
+import { runDriftVerb } from './drift';
 
 type Verb = { summary: string; run: (args: string[], io: CliIo) => Promise<number> };
 
@@ -43,6 +44,7 @@ const VERBS: Record<string, Verb> = {
   replace: { summary: 'replace --inventory F --host OLD --with NEW [--address A] [--force OLD] [--yes]   remove OLD as above, then join NEW with a fresh certificate key (etcd and Ready gates, HAProxy backends UP); offers the inventory edit', run: runReplaceVerb },
   upgrade: { summary: 'upgrade --inventory F --to VERSION --backup-dir DIR [--plan] [--yes] [--max-unavailable N] [--delete-emptydir-data]   upgrade the cluster one minor (or a patch): preflight (versions, etcd, packages and images, removed APIs), etcd snapshot, control planes one at a time behind HAProxy, then kubelets; resumes', run: runUpgradeVerb },
   etcd: { summary: 'etcd status|defrag|alarms [--disarm] --inventory F [--plan] [--yes] [--json]   etcd maintenance: every member\'s DB size, % of quota, free pages, alarms; the rolling defragmentation (followers first, the leader last, each node out of the balancers around it); the guided NOSPACE recovery (compact, defragment, disarm, write)', run: runEtcdVerb },
+  drift: { summary: 'drift --inventory F [--json]   the configuration three ways: the workspace\'s kubeadm config vs the kubeadm-config, kubelet-config and kube-proxy ConfigMaps vs every node\'s manifests and kubelet config; each difference with its node and field; exit 1 on any', run: runDriftVerb },
   reset: { summary: 'reset --inventory F --host NAME [--yes]   kubeadm reset and clean-up (CNI config, iptables, IPVS) of a host for re-use; refused while it is an etcd member or a Node', run: runResetVerb },
   timeline: { summary: 'timeline --inventory F [--image IMAGE] [--node NAME] [--json]   kubectl run a test pod, wait for Ready, print every hop from the POST to Ready in causal order with its source, precision and duration (audit log, journals and CNI lease over SSH when the context is the inventory\'s cluster), delete the pod', run: runTimelineVerb },
   'ssh-check': { summary: 'ssh-check --inventory F [--ssh-config F] [--known-hosts F] [--host NAME]   connect to every host, run uname -n; exit 1 naming hosts with unknown/changed/revoked keys or failed auth', run: runSshCheck },

@@ -34,6 +34,7 @@ import { removeNode, replaceNode, resetHost } from './nodeOperations';
 import { openBackupFolder, refreshBackups, restoreFromBackup } from './backupsCommands';
 import { scheduleEtcdSnapshots } from './scheduleEtcdSnapshots';
 import { defragEtcd, recoverEtcdNospace } from './etcdMaintenance';
+import { showDrift } from './showDrift';
 
 /** Every command, declared with its needs (src/commands/context.ts). */
 export const COMMANDS: Record<CommandId, AnyCommand> = {
@@ -71,6 +72,7 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
   [CommandIds.scheduleEtcdSnapshots]: scheduleEtcdSnapshots,
   [CommandIds.defragEtcd]: defragEtcd,
   [CommandIds.recoverEtcdNospace]: recoverEtcdNospace,
+  [CommandIds.showDrift]: showDrift,
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

@@ -37,6 +37,7 @@ export const CommandIds = {
   upgradeCluster: 'kubeadm.upgradeCluster',
   defragEtcd: 'kubeadm.defragEtcd',
   recoverEtcdNospace: 'kubeadm.recoverEtcdNospace',
+  showDrift: 'kubeadm.showDrift',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

@@ -21,6 +21,7 @@ import type { SshTransport } from '../core/ssh/transport';
 import { readEtcdOverSsh } from './backup';
 import { inspectCertificates } from './certs';
 import { saveAdminKubeconfig } from './kubeconfig';
+import { driftWarnings } from './drift';
 
 export interface RenewDeps {
   inventory: Inventory;
@@ -108,6 +109,12 @@ export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []
       if (e.role === 'ca' && e.expiry && e.expiry !== 'ok') warnings.push(`${h.host}: the CA ${e.path} expires in ${e.daysLeft} day(s); kubeadm certs renew does not renew CAs — plan a CA rotation`);
     }
   }
+  // The renewal re-issues each certificate with the SANs it has: certSANs the cluster's configuration adds are named.
+  const sans = new Map(before.hosts.flatMap((h) => {
+    const f = h.entries.find((e) => e.id === 'apiserver')?.facts;
+    return f ? [[h.host, [...f.dnsNames, ...f.ipAddresses]] as const] : [];
+  }));
+  warnings.push(...(await driftWarnings({ inventory: inv, ssh: deps.ssh, become: deps.become }, 'renewal', sans)));
   const readyzOf = deps.readyz ?? readyz;
   const addressOf = (host: string) => inv.hosts.find((h) => h.name === host)?.address ?? host;
   const oldServed = new Map(before.served.filter((c) => c.facts).map((c) => [c.target, c.facts!.fingerprint]));
