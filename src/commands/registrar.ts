@@ -35,6 +35,7 @@ import { openBackupFolder, refreshBackups, restoreFromBackup } from './backupsCo
 import { scheduleEtcdSnapshots } from './scheduleEtcdSnapshots';
 import { defragEtcd, recoverEtcdNospace } from './etcdMaintenance';
 import { showDrift } from './showDrift';
+import { reconfigureControlPlane } from './reconfigureControlPlane';
 
 /** Every command, declared with its needs (src/commands/context.ts). */
 export const COMMANDS: Record<CommandId, AnyCommand> = {
@@ -73,6 +74,7 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
   [CommandIds.defragEtcd]: defragEtcd,
   [CommandIds.recoverEtcdNospace]: recoverEtcdNospace,
   [CommandIds.showDrift]: showDrift,
+  [CommandIds.reconfigureControlPlane]: reconfigureControlPlane,
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

@@ -38,6 +38,7 @@ export const CommandIds = {
   defragEtcd: 'kubeadm.defragEtcd',
   recoverEtcdNospace: 'kubeadm.recoverEtcdNospace',
   showDrift: 'kubeadm.showDrift',
+  reconfigureControlPlane: 'kubeadm.reconfigureControlPlane',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

@@ -95,6 +95,24 @@ export async function moveLeaderAway(deps: Pick<RenewDeps, 'inventory' | 'ssh' |
   say(`${host}: etcd leadership moved from ${self.name} to ${target.name}; it answers as the leader after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
+/**
+ * The quorum guard before one control-plane node's etcd member and API server go away for a while (the renewal's and
+ * the reconfigure's): etcd read over SSH, every other API server asked /readyz at its address, and the drain guard's
+ * arithmetic; throws the refusal.
+ */
+export function controlPlaneGuard(deps: Pick<RenewDeps, 'inventory' | 'ssh' | 'become'> & { readyz: NonNullable<RenewDeps['readyz']> }, say: (line: string) => void): (host: string) => Promise<void> {
+  const addressOf = (host: string) => deps.inventory.hosts.find((h) => h.name === host)?.address ?? host;
+  return async (host) => {
+    const etcd = await readEtcdOverSsh(deps);
+    const members: ControlPlaneMember[] = await Promise.all(
+      etcd.members.map(async (m) => ({ nodeName: m.host ?? m.name, etcdHealthy: m.healthy, nodeReady: m.host === host ? true : await deps.readyz(addressOf(m.host ?? m.name), 6443) })),
+    );
+    const verdict = checkControlPlaneDrain(host, members, []);
+    if (!verdict.ok) throw new Error(`refused by the quorum guard: ${verdict.reasons.join(' ')}`);
+    for (const w of verdict.warnings) say(`${host}: ${w}`);
+  };
+}
+
 export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []): Promise<RenewPreparation> {
   const inv = deps.inventory;
   const cps = hostsWithRole(inv, 'control-plane').map((h) => h.name);
@@ -123,15 +141,7 @@ export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []
   const plan = buildRenewPlan(
     hosts,
     {
-      guard: async (host) => {
-        const etcd = await readEtcdOverSsh(deps);
-        const members: ControlPlaneMember[] = await Promise.all(
-          etcd.members.map(async (m) => ({ nodeName: m.host ?? m.name, etcdHealthy: m.healthy, nodeReady: m.host === host ? true : await readyzOf(addressOf(m.host ?? m.name), 6443) })),
-        );
-        const verdict = checkControlPlaneDrain(host, members, []);
-        if (!verdict.ok) throw new Error(`refused by the quorum guard: ${verdict.reasons.join(' ')}`);
-        for (const w of verdict.warnings) say(`${host}: ${w}`);
-      },
+      guard: controlPlaneGuard({ ...deps, readyz: readyzOf }, say),
       moveLeader: (host, upcoming, signal) => moveLeaderAway(deps, host, upcoming, say, signal),
       apiServerBack: async (host, signal) => {
         const address = addressOf(host);
