@@ -36,6 +36,7 @@ import { scheduleEtcdSnapshots } from './scheduleEtcdSnapshots';
 import { defragEtcd, recoverEtcdNospace } from './etcdMaintenance';
 import { showDrift } from './showDrift';
 import { reconfigureControlPlane } from './reconfigureControlPlane';
+import { fixKubeletConf } from './fixKubeletConf';
 
 /** Every command, declared with its needs (src/commands/context.ts). */
 export const COMMANDS: Record<CommandId, AnyCommand> = {
@@ -75,6 +76,7 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
   [CommandIds.recoverEtcdNospace]: recoverEtcdNospace,
   [CommandIds.showDrift]: showDrift,
   [CommandIds.reconfigureControlPlane]: reconfigureControlPlane,
+  [CommandIds.fixKubeletConf]: fixKubeletConf,
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

@@ -39,6 +39,7 @@ export const CommandIds = {
   recoverEtcdNospace: 'kubeadm.recoverEtcdNospace',
   showDrift: 'kubeadm.showDrift',
   reconfigureControlPlane: 'kubeadm.reconfigureControlPlane',
+  fixKubeletConf: 'kubeadm.fixKubeletConf',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
