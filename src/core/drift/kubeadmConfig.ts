@@ -96,7 +96,7 @@ export function leaves(o: unknown, skip: readonly string[] = [], prefix = ''): M
 /** A value as one line: scalars as they are, the rest as JSON. */
 export function show(v: unknown): string {
   if (v === undefined) return '(not set)';
-  return typeof v === 'string' ? v : JSON.stringify(v);
+  return typeof v === 'string' && v !== '' ? v : JSON.stringify(v);
 }
 
 export function sameValue(a: unknown, b: unknown): boolean {

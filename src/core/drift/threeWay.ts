@@ -67,6 +67,8 @@ export interface NodeFiles {
 const WHOLE = [...COMPONENTS.map((c) => `${SECTION[c].join('.')}.extraArgs`), 'apiServer.certSANs'];
 /** Fields whose values differ between the nodes by design (etcd's membership at the time the member joined). */
 const NODE_OWN: Partial<Record<ControlPlaneComponent, readonly string[]>> = { etcd: ['initial-cluster', 'initial-cluster-state'] };
+/** The kubelet config fields kubeadm writes per node (from the node's own criSocket), not from the ConfigMap. */
+const KUBELET_NODE_OWN = ['containerRuntimeEndpoint'];
 
 function where(ws: WorkspaceConfig, kind: string, path: readonly string[]): DriftFinding['location'] {
   for (const f of [ws.path ? { path: ws.path, text: ws.text } : undefined, ws.extra].filter((x): x is { path: string; text: string } => !!x)) {
@@ -183,8 +185,8 @@ export function compareClusterNodes(cm: ClusterConfigMaps, nodes: readonly NodeF
         add(n, file, undefined, '(the file)', 'present', 'missing', 'is missing or unreadable');
         continue;
       }
-      const want = leaves(kubelet);
-      const have = leaves(local);
+      const want = leaves(kubelet, KUBELET_NODE_OWN);
+      const have = leaves(local, KUBELET_NODE_OWN);
       for (const [field, v] of want) if (!sameValue(v, have.get(field))) add(n, file, undefined, field, show(v), show(have.get(field)), `is ${show(have.get(field))}; the kubelet-config ConfigMap says ${show(v)}`);
       for (const [field, v] of have) if (!want.has(field)) add(n, file, undefined, field, '(not set)', show(v), `is ${show(v)}; the kubelet-config ConfigMap does not set it`);
     }
