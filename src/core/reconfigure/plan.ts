@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Document } from 'yaml';
-import { memberFollowsCommand, restartComponentCommand } from '../certs/renewPlan';
+import { killApiServerOnceClosed, memberFollowsCommand, restartComponentCommand } from '../certs/renewPlan';
 import { AUDIT_POLICY_PATH } from '../generate/auditPolicy';
 import { hostsWithRole, type HostSpec, type Inventory } from '../inventory/types';
 import { balancersIn, balancersOut, GATE_RERUN } from '../nodes/haproxyGates';
@@ -163,7 +163,8 @@ export function buildReconfigurePlan(input: ReconfigurePlanInput): Plan {
       ...(volumesOnly ? { rerun: 'a change of mounts has no cheap check: kubeadm compares the manifests itself and leaves equal ones alone' } : { check: manifestsHave(change) }),
       skipWhen: done,
       ...(input.auditPolicy ? { files: [file(AUDIT_POLICY_PATH, input.auditPolicy)] } : {}),
-      run: sh`kubeadm upgrade node phase control-plane --certificate-renewal=false --etcd-upgrade=${String(etcdChanges)}`,
+      // Beside it, the old API server killed once it stopped listening: else its kubelet waits out the 30 s grace period.
+      run: sh`${killApiServerOnceClosed()} & watcher=$!; kubeadm upgrade node phase control-plane --certificate-renewal=false --etcd-upgrade=${String(etcdChanges)}; r=$?; kill $watcher 2>/dev/null; wait $watcher 2>/dev/null; exit $r`,
       timeoutMs: 10 * 60_000,
     }));
     if (change.certSans) {
