@@ -72,7 +72,7 @@ export async function runEtcdVerb(argv: string[], io: CliIo, stdin: NodeJS.Reada
     const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv: rest }, io, prompter, stdin, pool, `etcd ${sub}`);
     const input = { deps: { inventory, ssh: pool }, loginUser: (h: string) => pool.loginUser(h), planOnly: Boolean(flags.plan), run };
     const outcome: EtcdOutcome = sub === 'defrag' ? await etcdDefragWorkflow(ui, input) : await etcdNospaceWorkflow(ui, input);
-    if (outcome.kind === 'planned') return EXIT_OK;
+    if (outcome.kind === 'planned' || outcome.kind === 'nothing') return EXIT_OK;
     if (!('members' in outcome)) return EXIT_FAILED;
     const ok = outcome.kind === 'ran' && outcome.result.ok;
     if (flags.json) io.stdout(JSON.stringify({ ok, seconds: outcome.seconds, members: outcome.members }) + '\n');

@@ -64,7 +64,6 @@ async function refusalsOf(deps: EtcdDeps, model: EtcdModel, nospace: boolean): P
   const corrupt = model.members.filter((m) => m.alarms.includes('CORRUPT'));
   if (corrupt.length) refusals.push(`the CORRUPT alarm is on (${corrupt.map((m) => m.name).join(', ')}): a member's data differs from the others'; it is not disarmed by maintenance — replace that member (kubeadm-workbench replace) or restore from a snapshot`);
   if (!nospace && model.members.some((m) => m.alarms.includes('NOSPACE'))) refusals.push('the NOSPACE alarm is on: every write is refused; recover with `kubeadm-workbench etcd alarms --disarm` (compact, defragment every member, disarm, check a write)');
-  if (nospace && !model.members.some((m) => m.alarms.includes('NOSPACE'))) refusals.push('no NOSPACE alarm is on: nothing to recover (a defragmentation is `kubeadm-workbench etcd defrag`)');
   const voting = model.members.filter((m) => !m.isLearner);
   const healthyVoting = voting.filter((m) => fit(m, nospace)).length;
   if (voting.length && healthyVoting - 1 < Math.floor(voting.length / 2) + 1 && voting.length > 1) {

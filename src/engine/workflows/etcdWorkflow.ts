@@ -36,7 +36,7 @@ export interface MemberReport {
 
 export type EtcdOutcome =
   | { kind: 'failed-to-read' | 'refused'; message: string }
-  | { kind: 'planned' }
+  | { kind: 'planned' | 'nothing' }
   | (PlanRunOutcome & { members: MemberReport[]; seconds: number });
 
 type Kind = 'defrag' | 'nospace';
@@ -74,6 +74,10 @@ async function maintenanceWorkflow(ui: Ui, input: EtcdWorkflowInput, kind: Kind)
     const message = `${title}: cannot read etcd: ${describeError(e)}`;
     await ui.message('error', message);
     return { kind: 'failed-to-read', message };
+  }
+  if (kind === 'nospace' && !prep.before.members.some((m) => m.alarms.includes('NOSPACE')) && !prep.refusals.length) {
+    await ui.message('info', `${inv.cluster.name}: no NOSPACE alarm is on; nothing to recover (a defragmentation alone is "Defragment etcd…", \`etcd defrag\`).`);
+    return { kind: 'nothing' };
   }
   if (prep.refusals.length) {
     const message = `${title} refused; nothing was done: ${prep.refusals.join(' ')}`;

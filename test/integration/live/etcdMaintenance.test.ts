@@ -180,6 +180,10 @@ test('rolling defrag on a fragmented keyspace: followers first, the leader last,
 });
 
 test('NOSPACE: a small quota on one member, filled by one key\'s history → alarm, writes refused; the recovery leaves writes working', async () => {
+  // Without an alarm there is nothing to recover: said, and nothing run.
+  const calm = yes();
+  assert.equal((await etcdNospaceWorkflow(calm, input(new LoopHosts(), tempDir('kw-etcd-maint-state-')))).kind, 'nothing');
+  assert.match(calm.messages('info')[0]!, /no NOSPACE alarm is on; nothing to recover/);
   // etcd3 restarted with a quota a few MiB above its file: the NOSPACE it raises is the whole cluster's.
   const small = members[2]!;
   const size = memberSpace((await readEtcdStatus({ inventory: inv(), ssh: new LoopHosts(), become: () => undefined })).members.find((m) => m.name === 'etcd3')!).dbSize!;
