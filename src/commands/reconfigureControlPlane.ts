@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { promises as fs } from 'node:fs';
+import { readLocalText } from '../engine/workspaceFiles';
 import { reconfigureWorkflow } from '../engine/workflows/reconfigureWorkflow';
 import { editorUi } from '../editor/vscodeUi';
 import { log } from '../editor/log';
@@ -19,7 +19,7 @@ export const reconfigureControlPlane = defineCommand({ trust: 'reconfigure the c
     const title = `Reconfigure of ${inv.cluster.name}`;
     try {
       await reconfigureWorkflow(editorUi(ctx.reports), {
-        deps: { inventory: inv, inventoryDir: dirname(loaded.uri.fsPath), readFile: (p) => fs.readFile(p, 'utf8'), ssh: pool }, loginUser: (h) => pool.loginUser(h),
+        deps: { inventory: inv, inventoryDir: dirname(loaded.uri.fsPath), readFile: readLocalText, ssh: pool }, loginUser: (h) => pool.loginUser(h),
         run: { ...editorPlanRun(pool, loaded.uri), onLog: (path) => log.runLog(title, path) },
       });
     } finally {

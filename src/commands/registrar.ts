@@ -37,6 +37,7 @@ import { defragEtcd, recoverEtcdNospace } from './etcdMaintenance';
 import { showDrift } from './showDrift';
 import { reconfigureControlPlane } from './reconfigureControlPlane';
 import { fixKubeletConf } from './fixKubeletConf';
+import { showLog } from './showLog';
 
 /** Every command, declared with its needs (src/commands/context.ts). */
 export const COMMANDS: Record<CommandId, AnyCommand> = {
@@ -77,6 +78,7 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
   [CommandIds.showDrift]: showDrift,
   [CommandIds.reconfigureControlPlane]: reconfigureControlPlane,
   [CommandIds.fixKubeletConf]: fixKubeletConf,
+  [CommandIds.showLog]: showLog,
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

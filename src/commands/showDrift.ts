@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { dirname } from 'node:path';
-import { promises as fs } from 'node:fs';
+import { readLocalText } from '../engine/workspaceFiles';
 import { manifestFixes, expectedManifest, type DriftFinding } from '../core/drift/threeWay';
 import type { Range } from '../core/findings';
 import { readDrift, renderDrift, KUBELET_CONFIG, type DriftReading } from '../engine/drift';
@@ -85,7 +85,7 @@ export const showDrift = defineCommand({ trust: 'read the configuration on the h
       r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Comparing the configuration of ${inv.cluster.name}: workspace, ConfigMaps, nodes`, cancellable: true }, (_p, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
-        return readDrift({ inventory: inv, inventoryDir: dirname(loaded.uri.fsPath), readFile: (p) => fs.readFile(p, 'utf8'), ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), signal: abort.signal });
+        return readDrift({ inventory: inv, inventoryDir: dirname(loaded.uri.fsPath), readFile: readLocalText, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), signal: abort.signal });
       });
     } finally {
       await pool.close();

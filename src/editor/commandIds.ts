@@ -40,6 +40,7 @@ export const CommandIds = {
   showDrift: 'kubeadm.showDrift',
   reconfigureControlPlane: 'kubeadm.reconfigureControlPlane',
   fixKubeletConf: 'kubeadm.fixKubeletConf',
+  showLog: 'kubeadm.showLog',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

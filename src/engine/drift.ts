@@ -10,6 +10,7 @@ import { asRoot } from '../core/drill/commands';
 import { COMPONENTS, getIn, parseObject } from '../core/drift/kubeadmConfig';
 import { compareClusterNodes, compareWorkspaceCluster, type ClusterConfigMaps, type DriftFinding, type DriftReport, type NodeFiles, type WorkspaceConfig } from '../core/drift/threeWay';
 import { errorMessage } from '../core/errors';
+import { summarizeFailure } from '../core/text/failureSummary';
 import { hostsWithRole, type Inventory } from '../core/inventory/types';
 import { KUBECTL } from '../core/phases/interrupted';
 import { sh, type RemoteCommand, type SudoOptions } from '../core/ssh/command';
@@ -84,7 +85,7 @@ async function readNode(deps: DriftDeps, h: Inventory['hosts'][number]): Promise
     if (controlPlane) for (const c of COMPONENTS) if (files.has(`/etc/kubernetes/manifests/${c}.yaml`)) manifests[c] = files.get(`/etc/kubernetes/manifests/${c}.yaml`)!;
     return { host: h.name, address: h.address, controlPlane, manifests, ...(files.has(KUBELET_CONFIG) ? { kubeletConfig: files.get(KUBELET_CONFIG)! } : {}) };
   } catch (e) {
-    return { host: h.name, address: h.address, controlPlane, manifests: {}, error: errorMessage(e) };
+    return { host: h.name, address: h.address, controlPlane, manifests: {}, error: summarizeFailure(e, h.name).cause };
   }
 }
 
@@ -102,7 +103,7 @@ export async function readClusterSide(deps: DriftDeps): Promise<{ configMaps: Cl
       configMaps = { ...(cluster ? { clusterConfiguration: cluster } : {}), ...(kubelet ? { kubelet } : {}), ...(proxy ? { kubeProxy: proxy } : {}) };
       break;
     } catch (e) {
-      errors.push(`${h.name}: ${errorMessage(e)}`);
+      errors.push(`${h.name}: ${summarizeFailure(e, h.name).cause}`);
     }
   }
   const nodes = await nodesP;

@@ -11,7 +11,7 @@ import { describeSpace, expectedReclaim, memberSpace, type MemberSpace } from '.
 import { hostsWithRole, type Inventory } from '../core/inventory/types';
 import type { EtcdMember, EtcdModel } from '../core/live/etcd';
 import { formatBytes } from '../core/live/format';
-import { heldLocks } from '../core/plan/locks';
+import { heldLocks } from './state/hostLocks';
 import type { Plan } from '../core/plan/types';
 import type { SudoOptions } from '../core/ssh/command';
 import type { SshTransport } from '../core/ssh/transport';

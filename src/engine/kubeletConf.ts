@@ -8,9 +8,9 @@
 import { join } from 'node:path';
 import { buildKubeletConfPlan, kubeletConfUsesRotatedFile, rotatedFileUsable, KUBELET_CLIENT_CURRENT } from '../core/certs/kubelet';
 import { asRoot } from '../core/drill/commands';
-import { errorMessage } from '../core/errors';
+import { summarizeFailure } from '../core/text/failureSummary';
 import { hostsWithRole, type Inventory } from '../core/inventory/types';
-import { heldLocks } from '../core/plan/locks';
+import { heldLocks } from './state/hostLocks';
 import type { Plan } from '../core/plan/types';
 import { sh, type SudoOptions } from '../core/ssh/command';
 import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
@@ -40,7 +40,7 @@ export async function prepareKubeletConfFix(deps: KubeletConfDeps, node: string)
     const r = await deps.ssh.exec(node, asRoot(sh`if ${kubeletConfUsesRotatedFile()}; then echo fixed=yes; else echo fixed=no; fi; if ${rotatedFileUsable()}; then echo usable=yes; else echo usable=no; fi`, deps.become(node)), { okCodes: [...ANY_EXIT_CODE], timeoutMs: 20_000 });
     state = { fixed: /fixed=yes/.test(r.stdout), usable: /usable=yes/.test(r.stdout) };
   } catch (e) {
-    return { refusals: [`cannot read ${node}'s kubelet.conf: ${errorMessage(e)}`], nothing: false };
+    return { refusals: [`cannot read ${node}'s kubelet.conf: ${summarizeFailure(e, node).cause}`], nothing: false };
   }
   if (state.fixed) return { refusals: [], nothing: true };
   const refusals: string[] = [];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { readyz } from '../adapters/kube/readyz';
 import { generateAuditPolicy, AUDIT_POLICY_PATH } from '../core/generate/auditPolicy';
 import { hostsWithRole } from '../core/inventory/types';
-import { heldLocks } from '../core/plan/locks';
+import { heldLocks } from './state/hostLocks';
 import type { Plan } from '../core/plan/types';
 import { reconfiguration, type Reconfiguration } from '../core/reconfigure/changes';
 import { buildReconfigurePlan } from '../core/reconfigure/plan';

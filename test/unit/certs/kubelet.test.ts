@@ -45,7 +45,7 @@ function onNode(fx: PkiFixture, cmd: RemoteCommand): number {
 
 test('an embedded kubelet.conf is reported with its guided fix; one pointing at the rotated file is not', () => {
   const fx = embedded();
-  const raw = parsePkiOutput(execFileSync('sh', ['-c', readPkiScript(false, fx.root)], { encoding: 'utf8' }), fx.root);
+  const raw = parsePkiOutput(execFileSync('sh', ['-c', readPkiScript(false, fx.root).text], { encoding: 'utf8' }), fx.root);
   const now = Date.parse(parseCertificate(fx.read('/var/lib/kubelet/pki/kubelet-client-current.pem')).notBefore) + 1000;
   const h = assessHost(inv, w02, raw, now);
   const conf = h.entries.find((e) => e.id === 'kubelet.conf')!;
@@ -55,7 +55,7 @@ test('an embedded kubelet.conf is reported with its guided fix; one pointing at 
   const client = h.entries.find((e) => e.id === 'kubelet-client')!;
   assert.match(client.notes.join(), /renewed by the kubelet \(rotateCertificates\) between \d{4}-\d\d-\d\d and \d{4}-\d\d-\d\d/);
   const fine = new PkiFixture({ address: w02.address, controlPlane: false });
-  const ok = assessHost(inv, w02, parsePkiOutput(execFileSync('sh', ['-c', readPkiScript(false, fine.root)], { encoding: 'utf8' }), fine.root), now);
+  const ok = assessHost(inv, w02, parsePkiOutput(execFileSync('sh', ['-c', readPkiScript(false, fine.root).text], { encoding: 'utf8' }), fine.root), now);
   assert.ok(!ok.entries.some((e) => e.id === 'kubelet.conf' || e.fix));
 });
 
