@@ -32,6 +32,18 @@ export interface MemberResult {
   name: string;
   before: MemberSpace;
   after?: MemberSpace;
+  /** What the guard saw when it let this member go (the last time, on a resume): the quorum kept by the others. */
+  guard?: GuardVerdict;
+}
+
+/** The quorum guard's reading before one member's defragmentation. */
+export interface GuardVerdict {
+  /** Epoch ms of the reading. */
+  at: number;
+  voting: number;
+  /** Healthy voting members other than this one: they carry the cluster while it is defragmented. */
+  healthyOthers: number;
+  quorum: number;
 }
 
 export interface MaintenancePreparation {
@@ -90,6 +102,9 @@ function hooksFor(deps: EtcdDeps, nospace: boolean, results: Map<string, MemberR
       if (reasons.length) throw new Error(`refused by the etcd guard: ${[...new Set(reasons)].join(' ')}`);
       const self = model.members.find((m) => m.host === host);
       if (self && !results.has(host)) results.set(host, { host, name: self.name, before: memberSpace(self) });
+      const voting = model.members.filter((m) => !m.isLearner);
+      const r = results.get(host);
+      if (r) r.guard = { at: Date.now(), voting: voting.length, healthyOthers: voting.filter((m) => m.host !== host && fit(m, nospace)).length, quorum: Math.floor(voting.length / 2) + 1 };
       if (self) say(`${host}: ${self.name} ${self.isLeader ? '(leader) ' : ''}${describeSpace(memberSpace(self))}`);
     },
     measured: async (host) => {

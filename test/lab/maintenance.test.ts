@@ -84,11 +84,42 @@ function etcdctl(endpoint: string, ...args: string[]): { code: number; stdout: s
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
+interface DefragMember {
+  host: string;
+  leader: boolean;
+  defragSeconds?: number;
+  skipped: boolean;
+  dbSizeBefore?: number;
+  dbSizeAfter?: number;
+  reclaimedBytes?: number;
+  defragStartedAt?: number;
+  defragEndedAt?: number;
+  guard?: { at: number; voting: number; healthyOthers: number; quorum: number };
+}
 interface StatusMember { name: string; host: string; leader: boolean; dbSize: number; dbSizeInUse: number; quota: number; freeBytes: number; alarms: string[]; healthy: boolean }
 const etcdStatus = () => lastJson<{ members: StatusMember[] }>(cli('etcd status', ['--json']).stdout).members;
 
 /** The API through the VIP as an authenticated client sees it: any answer but 200 with the ConfigMap counts as failed. */
 const pollApi = () => pollHttp([`https://${VIP}:6443/api/v1/namespaces/kube-system/configmaps/kubeadm-config`], { ...adminTls(env.KUBECONFIG!), expect: /"name":\s*"kubeadm-config"/ });
+
+/**
+ * The defragmentations a member's etcd itself logged since `sinceMs` (its "starting defragment" / "finished
+ * defragment" lines, timed by the container runtime's log prefix): the witness that no two members were defragmented
+ * at once, independent of what the CLI says it did.
+ */
+function defragmentsLogged(host: string, sinceMs: number): { host: string; start: number; end: number }[] {
+  const lines = ssh(host, "cat /var/log/pods/kube-system_etcd-*/etcd/*.log | grep -E '\"msg\":\"(starting|finished) defragment\"' || true").trim().split('\n').filter(Boolean);
+  const out: { host: string; start: number; end: number }[] = [];
+  let start: number | undefined;
+  for (const [at, what] of lines.map((l) => [Date.parse(l.slice(0, l.indexOf(' '))), /starting defragment/.test(l) ? 'start' : 'end'] as const).filter(([at]) => at >= sinceMs).sort((a, b) => a[0] - b[0])) {
+    if (what === 'start') start = at;
+    else if (start !== undefined) {
+      out.push({ host, start, end: at });
+      start = undefined;
+    }
+  }
+  return out;
+}
 
 function report(what: string, p: PollResult): string {
   return `API through the VIP during ${what}: ${p.failures.length} failed of ${p.polls} polls${p.failures.length ? `\n  ${p.failures.join('\n  ')}` : ''}`;
@@ -132,11 +163,12 @@ describe('day-2 maintenance on the lab cluster: etcd, drift, reconfigure, kubele
       await sleep(2000);
     }
     const leader = before.find((m) => m.leader)!.host;
+    const runStart = Date.now();
     const poller = pollApi();
     const run = await cliAsync('etcd defrag', ['--yes', '--json']);
     const polled = await poller.stop();
     console.log(report('the defragmentation', polled));
-    const out = lastJson<{ ok: boolean; seconds: number; members: { host: string; leader: boolean; defragSeconds?: number; skipped: boolean; dbSizeBefore?: number; dbSizeAfter?: number; reclaimedBytes?: number }[] }>(run.stdout);
+    const out = lastJson<{ ok: boolean; seconds: number; members: DefragMember[] }>(run.stdout);
     console.log(`etcd defrag: ${run.seconds.toFixed(1)} s; ${out.members.map((m) => `${m.host}${m.leader ? ' (leader)' : ''} ${m.defragSeconds?.toFixed(2)} s, ${m.dbSizeBefore} → ${m.dbSizeAfter} (${m.reclaimedBytes} bytes back)`).join('; ')}`);
     const bench: Record<string, number> = { defragSeconds: run.seconds, defragApiPolls: polled.polls, defragApiFailed: polled.failures.length };
     for (const m of out.members) Object.assign(bench, { [`defragMemberSeconds@${m.host}`]: m.defragSeconds ?? -1, [`defragReclaimedBytes@${m.host}`]: m.reclaimedBytes ?? -1 });
@@ -148,6 +180,19 @@ describe('day-2 maintenance on the lab cluster: etcd, drift, reconfigure, kubele
       assert.equal(m.skipped, false, `${m.host} was fragmented`);
       assert.ok(m.dbSizeAfter! < m.dbSizeBefore!, `${m.host}: ${m.dbSizeBefore} → ${m.dbSizeAfter}`);
     }
+    // One member at a time, each let go by the quorum guard after the previous one's defragmentation ended: as the run
+    // timed its steps, and as the members' own etcd logs say.
+    const guard = (m: DefragMember) => m.guard!;
+    for (const [i, m] of out.members.entries()) {
+      assert.ok(m.guard, `${m.host}: the quorum guard was consulted before its defragmentation`);
+      assert.ok(guard(m).healthyOthers >= guard(m).quorum, `${m.host}: the guard let it go with ${guard(m).healthyOthers} other healthy members, quorum ${guard(m).quorum}`);
+      assert.ok(guard(m).at <= m.defragStartedAt!, `${m.host}: guarded before its defrag started`);
+      if (i > 0) assert.ok(guard(m).at >= out.members[i - 1]!.defragEndedAt!, `${m.host}: guarded after ${out.members[i - 1]!.host}'s defrag ended`);
+    }
+    const logged = out.members.flatMap((m) => defragmentsLogged(m.host, runStart)).sort((a, b) => a.start - b.start);
+    console.log(`etcd's own logs: ${logged.map((d) => `${d.host} ${new Date(d.start).toISOString().slice(11, 23)}–${new Date(d.end).toISOString().slice(11, 23)}`).join(', ')}`);
+    assert.deepEqual(logged.map((d) => d.host), out.members.map((m) => m.host), 'each member defragmented once, in the run\'s order');
+    for (let i = 1; i < logged.length; i++) assert.ok(logged[i]!.start >= logged[i - 1]!.end, `${logged[i]!.host} started after ${logged[i - 1]!.host} finished`);
     assert.ok(polled.polls > 10);
     assert.deepEqual(polled.failures, [], 'no request through the VIP failed');
   });

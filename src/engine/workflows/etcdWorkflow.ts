@@ -8,7 +8,7 @@ import { formatBytes } from '../../core/live/format';
 import { describeError } from '../../core/live/errors';
 import { renderPlan } from '../../core/plan/types';
 import { sudoUnlessRoot } from '../become';
-import { prepareDefrag, prepareNospaceRecovery, type EtcdDeps, type MaintenancePreparation } from '../etcdMaintenance';
+import { prepareDefrag, prepareNospaceRecovery, type EtcdDeps, type GuardVerdict, type MaintenancePreparation } from '../etcdMaintenance';
 import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planRunWorkflow';
 import type { Ui } from './ui';
 
@@ -32,6 +32,11 @@ export interface MemberReport {
   dbSizeBefore?: number;
   dbSizeAfter?: number;
   reclaimedBytes?: number;
+  /** Epoch ms when its `etcdctl defrag` step started and ended: one member at a time, the next after the last ended. */
+  defragStartedAt?: number;
+  defragEndedAt?: number;
+  /** The quorum guard's reading that let this member go (undefined: the guard did not run in this process). */
+  guard?: GuardVerdict;
 }
 
 export type EtcdOutcome =
@@ -100,7 +105,8 @@ async function maintenanceWorkflow(ui: Ui, input: EtcdWorkflowInput, kind: Kind)
       if (e.type === 'output' || e.type === 'phase') return;
       if (e.type === 'step-end' && e.step.id.endsWith('/defrag')) {
         const m = prep.order.find((x) => x.host === e.step.host);
-        ran.push({ host: e.step.host, name: m?.name ?? e.step.host, leader: leader.has(e.step.host), skipped: e.state === 'skipped', ...(e.state === 'done' ? { defragSeconds: e.ms / 1000 } : {}) });
+        const ended = Date.now();
+        ran.push({ host: e.step.host, name: m?.name ?? e.step.host, leader: leader.has(e.step.host), skipped: e.state === 'skipped', ...(e.state === 'done' ? { defragSeconds: e.ms / 1000, defragStartedAt: ended - e.ms, defragEndedAt: ended } : {}) });
       }
     },
     onDone: (took) => `${title} done (took ${took}): ${summary(prep, ran)}`,
@@ -112,6 +118,7 @@ async function maintenanceWorkflow(ui: Ui, input: EtcdWorkflowInput, kind: Kind)
     if (measured?.before.dbSize !== undefined) r.dbSizeBefore = measured.before.dbSize;
     if (measured?.after?.dbSize !== undefined) r.dbSizeAfter = measured.after.dbSize;
     if (r.dbSizeBefore !== undefined && r.dbSizeAfter !== undefined) r.reclaimedBytes = r.dbSizeBefore - r.dbSizeAfter;
+    if (measured?.guard) r.guard = measured.guard;
   }
   return { ...outcome, members: ran, seconds: started ? (Date.now() - started) / 1000 : 0 };
 }

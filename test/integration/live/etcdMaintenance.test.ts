@@ -20,6 +20,7 @@ import type { RemoteCommand } from '../../../src/core/ssh/command';
 import { RemoteCommandError, type ExecOptions, type ExecResult, type SshTransport } from '../../../src/core/ssh/transport';
 import { memberSpace } from '../../../src/core/etcd/space';
 import { readEtcdStatus } from '../../../src/engine/etcdMaintenance';
+import { HostLocks } from '../../../src/engine/state/hostLocks';
 import { etcdDefragWorkflow, etcdNospaceWorkflow, type EtcdWorkflowInput } from '../../../src/engine/workflows/etcdWorkflow';
 import { ScriptedUi } from '../../unit/workflows/scriptedUi';
 import { etcdctl, findBinary, makePki, startEtcdCluster, startProc, waitFor, type EtcdMemberProc, type Pki } from '../apiserver';
@@ -123,14 +124,15 @@ test('status: every member with its DB size, in use, quota, % of quota and free 
 test('defrag: refused while a member is down, and while another run holds a host', async () => {
   const hosts = new LoopHosts();
   const state = tempDir('kw-etcd-maint-state-');
-  mkdirSync(join(state, 'locks'), { recursive: true });
   // A live run (this test's own process) holding etcd2: an upgrade, a renewal or a restore.
-  writeFileSync(join(state, 'locks', 'etcd2.lock'), JSON.stringify({ pid: process.pid, runId: 'upgrade-20250101', since: new Date().toISOString() }));
+  const other = new HostLocks(join(state, 'locks'), 'upgrade-20250101');
+  await other.acquire('etcd2');
   const ui = yes();
   const out = await etcdDefragWorkflow(ui, input(hosts, state));
   assert.equal(out.kind, 'refused');
   assert.match(ui.messages('error')[0]!, /refused; nothing was done: etcd2 is being changed by another run \(upgrade-20250101/);
   assert.ok(!hosts.commands.some((c) => /defrag/.test(c.display)), 'nothing defragmented');
+  await other.releaseAll();
 
   const down = members[2]!;
   await down.stop();
@@ -173,6 +175,12 @@ test('rolling defrag on a fragmented keyspace: followers first, the leader last,
     assert.equal(m.skipped, false);
     assert.ok(m.dbSizeAfter! < m.dbSizeBefore!, `${m.name}: ${m.dbSizeBefore} → ${m.dbSizeAfter}`);
     assert.ok(m.reclaimedBytes! > 5_000_000, `${m.name} gave back ${m.reclaimedBytes}`);
+  }
+  // One member at a time, each let go by the quorum guard once the previous one's defragmentation had ended.
+  for (const [i, m] of out.members.entries()) {
+    assert.ok(m.guard && m.guard.healthyOthers >= m.guard.quorum, `${m.name}: guard ${JSON.stringify(m.guard)}`);
+    assert.ok(m.guard.at <= m.defragStartedAt!, `${m.name}: guarded before its defrag`);
+    if (i > 0) assert.ok(m.guard.at >= out.members[i - 1]!.defragEndedAt!, `${m.name}: guarded after ${out.members[i - 1]!.name}'s defrag ended`);
   }
   // Run again: nothing left to give back, every member skipped by its check.
   const again = await etcdDefragWorkflow(yes(), input(new LoopHosts(), tempDir('kw-etcd-maint-state-')));
