@@ -35,6 +35,11 @@ export const CommandIds = {
   openBackupFolder: 'kubeadm.openBackupFolder',
   scheduleEtcdSnapshots: 'kubeadm.scheduleEtcdSnapshots',
   upgradeCluster: 'kubeadm.upgradeCluster',
+  defragEtcd: 'kubeadm.defragEtcd',
+  recoverEtcdNospace: 'kubeadm.recoverEtcdNospace',
+  showDrift: 'kubeadm.showDrift',
+  reconfigureControlPlane: 'kubeadm.reconfigureControlPlane',
+  fixKubeletConf: 'kubeadm.fixKubeletConf',
   showLog: 'kubeadm.showLog',
 } as const;
 

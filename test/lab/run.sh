@@ -53,6 +53,9 @@ timed test/lab/day2.test.ts node --import tsx --test --test-reporter=spec --test
 # Day-2 from the palette in VS Code on the same cluster: certificates inspected, an etcd backup in the Backups view,
 # the renewal approved in its modal while the API is polled through the VIP.
 timed test/lab/ui-day2.test.ts node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-day2.test.ts
+# Maintenance on the same cluster: the rolling etcd defrag and a NOSPACE recovery, drift of a hand-edited manifest, a
+# reconfigure of an API server flag (API polled through the VIP), an embedded kubelet.conf fixed; leaves it healthy.
+timed test/lab/maintenance.test.ts node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/maintenance.test.ts
 # The live views in VS Code (the installed .vsix, default settings) on the same cluster, healthy and during a power-off
 # of m03: screenshots and the editor's etcd "at risk" detection time.
 timed test/lab/ui-live.test.ts node --import tsx --test --test-reporter=spec --test-concurrency=1 test/lab/ui-live.test.ts

@@ -89,10 +89,14 @@ export function kubeadmUpgradeNode(ignorePreflightErrors: readonly string[] = []
   return sh`kubeadm upgrade node${ignoring(ignorePreflightErrors)}`;
 }
 
-/** The node's own API server answers /readyz and says it is the target version (asked at its address, not the VIP). */
-export function ownApiServerReady(address: string, v: KubeVersion): RemoteCommand {
+/**
+ * The node's own API server answers /readyz (asked at its address, not the VIP) and, given a version, says it is that
+ * version (the upgrade's target).
+ */
+export function ownApiServerReady(address: string, v?: KubeVersion): RemoteCommand {
   const server = `https://${address.includes(':') ? `[${address}]` : address}:6443`;
-  return sh`${KUBECTL} --server=${server} get --raw=/readyz --request-timeout=5s >/dev/null && ${KUBECTL} --server=${server} get --raw=/version --request-timeout=5s | grep -qF ${`"gitVersion": "${formatVersion(v)}"`}`;
+  const ready = sh`${KUBECTL} --server=${server} get --raw=/readyz --request-timeout=5s >/dev/null`;
+  return v ? sh`${ready} && ${KUBECTL} --server=${server} get --raw=/version --request-timeout=5s | grep -qF ${`"gitVersion": "${formatVersion(v)}"`}` : ready;
 }
 
 /** The scheduler's and controller-manager's leader leases are held (by whoever): the control plane schedules and reconciles. */

@@ -16,7 +16,6 @@
  * that only asks), so a re-run, or a resumed run, converges. The order keeps the skew policy: no kubelet is
  * upgraded before every API server is (`skewAlongPlan` walks the plan to prove it).
  */
-import { haproxyServerNames, HAPROXY_BACKEND } from '../generate/haproxy';
 import { hostsWithRole, type HostSpec, type Inventory } from '../inventory/types';
 import { aptSourceSteps, keyringInstalled } from '../phases/aptSources';
 import { votingMemberHealthy } from '../phases/bringUp';
@@ -27,9 +26,8 @@ import {
   addonsAtTarget, clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeAddons, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
   ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, staticPodsAtTarget, upgradePackages,
 } from './commands';
-import { serverIs, serverIsOut, setServerState, takeServerOut } from '../nodes/commands';
 import { waitForKubeadmToExit } from '../phases/interrupted';
-import { GATE_RERUN, othersUpGate } from '../nodes/haproxyGates';
+import { balancersIn as sharedBalancersIn, balancersOut as sharedBalancersOut, GATE_RERUN, type MakeBalancerStep } from '../nodes/haproxyGates';
 import type { TargetSource } from './packageSource';
 import { formatVersion, minorOf, type KubeVersion, type VersionChange } from './versions';
 
@@ -127,37 +125,22 @@ function noKubeadmRunning(host: HostSpec): Step {
   });
 }
 
-/** HAProxy's server for each control-plane node (the generator's names). */
-function serverOf(inv: Inventory, node: string): string {
-  return haproxyServerNames(inv).find((s) => s.host === node)!.server;
+/**
+ * `host`'s API server out of HAProxy on every balancer, and back once it answers /readyz itself at the target (the
+ * shared steps of nodes/haproxyGates.ts). `occasion` keeps the keys of the two restarts apart (kubeadm's and the
+ * kubelet's); `skip` says when the node needs no restart at all.
+ */
+function balancerStep(occasion: '' | 'kubelet-', host: HostSpec): MakeBalancerStep {
+  return (b, key, rest) => step(b, `haproxy-${key}-${occasion}${host.name}`, rest);
 }
 
-/**
- * `host`'s API server out of HAProxy on every balancer: every balancer's gate (the other servers UP) before any
- * maint, so a stop at one never leaves this node out of another. `occasion` keeps the keys of the two restarts
- * apart (kubeadm's and the kubelet's); `skip` says when the node needs no restart at all.
- */
 function balancersOut(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', skip: (values: RunValues) => boolean): Step[] {
-  const server = serverOf(inv, host.name);
-  const balancers = hostsWithRole(inv, 'loadbalancer');
-  const others = hostsWithRole(inv, 'control-plane').filter((h) => h.name !== host.name).map((h) => serverOf(inv, h.name));
-  const gates = (others.length ? balancers : []).map((b) => step(b.name, `haproxy-others-up-${occasion}${host.name}`, { ...othersUpGate(host.name, server, others), skipWhen: skip }));
   const restart = occasion ? 'its kubelet restarts (the new kubelet restarts the static pods\' containers)' : 'kubeadm restarts it';
-  return [...gates, ...balancers.map((b) => step(b.name, `haproxy-maint-${occasion}${host.name}`, {
-    title: `HAProxy: ${server} in maintenance and its open connections closed (no request through the VIP reaches ${host.name}'s API server while ${restart})`,
-    about: host.name,
-    why: 'A client through the VIP must never be sent to an API server that is stopping or not ready yet; maintenance stops new connections, and a keep-alive connection opened earlier must move too (seen on the lab: connection resets during the first node\'s apply, and during a control-plane kubelet\'s restart).',
-    rerun: 'skipped when the node needs no restart; otherwise its effect is undone by the ready step after the restart',
-    skipWhen: skip,
-    run: takeServerOut(HAPROXY_BACKEND, server),
-    verify: serverIsOut(HAPROXY_BACKEND, server),
-    verifyTimeoutMs: 20_000,
-  }))];
+  return sharedBalancersOut(inv, host, { step: balancerStep(occasion, host), restart, skipWhen: skip });
 }
 
 /** `host`'s API server back in HAProxy on every balancer once it answers /readyz itself (asked at its address). */
 function balancersIn(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', target: KubeVersion): Step[] {
-  const server = serverOf(inv, host.name);
   const v = formatVersion(target);
   return [
     step(host.name, `own-readyz${occasion ? '-kubelet' : ''}`, {
@@ -166,14 +149,7 @@ function balancersIn(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', 
       verify: ownApiServerReady(host.address, target),
       verifyTimeoutMs: 5 * 60_000,
     }),
-    ...hostsWithRole(inv, 'loadbalancer').map((b) => step(b.name, `haproxy-ready-${occasion}${host.name}`, {
-      title: `HAProxy: ${server} ready again, and UP by its /readyz check`,
-      about: host.name,
-      check: serverIs(HAPROXY_BACKEND, server, 'UP'),
-      run: setServerState(HAPROXY_BACKEND, server, 'ready'),
-      verify: serverIs(HAPROXY_BACKEND, server, 'UP'),
-      verifyTimeoutMs: 2 * 60_000,
-    })),
+    ...sharedBalancersIn(inv, host, { step: balancerStep(occasion, host) }),
   ];
 }
 
