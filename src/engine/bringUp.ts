@@ -36,7 +36,7 @@ export function buildBringUpPlan(inv: Inventory, phases: readonly BringUpPhase[]
     if (phase === 'init' && pulls?.steps.length) plans.push(wanted ? pulls : { ...pulls, overlaps: [] });
     if (wanted && phase === 'join-control-plane') plans.push(...joinControlPlanePhases(inv, sources, configs));
     if (wanted && phase === 'join-workers') plans.push(...joinWorkersPhases(inv, sources));
-    if (wanted && phase === 'verify') plans.push(clusterChecksPhase(inv));
+    if (wanted && phase === 'verify') plans.push(clusterChecksPhase(inv, hooks));
   }
   // Same inventory, files and phases → same fingerprint → a failed run of it can be resumed.
   const fingerprint = createHash('sha256').update(JSON.stringify({ inv, configs, sources, phases })).digest('hex').slice(0, 16);

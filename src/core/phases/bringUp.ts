@@ -240,6 +240,11 @@ export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs, sources
 export interface InitHooks {
   /** Merges the cluster's admin.conf into the user's kubeconfig (0600, a new context). */
   saveAdminKubeconfig(adminConf: string): Promise<void>;
+  /**
+   * Waits, within a bound, until the cluster is healthy by the health model `status` uses (naming what still
+   * converges), and fails past it: the last step of a bring-up (engine/clusterHealthy.ts). Absent: no such step.
+   */
+  clusterHealthy?(signal?: AbortSignal): Promise<void>;
 }
 
 export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseSources, hooks: InitHooks): PhasePlan {
@@ -484,7 +489,7 @@ export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhaseP
 // ---------------------------------------------------------------- cluster checks
 
 /** The seed's closing checks, once every node has joined: every node Ready, CoreDNS running. */
-export function clusterChecksPhase(inv: Inventory): PhasePlan {
+export function clusterChecksPhase(inv: Inventory, hooks: Pick<InitHooks, 'clusterHealthy'> = {}): PhasePlan {
   const first = firstControlPlane(inv);
   const nodes = inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker'));
   return {
@@ -508,6 +513,15 @@ export function clusterChecksPhase(inv: Inventory): PhasePlan {
         verify: and(sh`${KUBECTL} wait --for=condition=Ready ${nodes.map((h) => 'node/' + h.name)} --timeout=10s`, sh`${KUBECTL} -n kube-system wait --for=condition=Ready pod -l k8s-app=kube-dns --timeout=10s`),
         verifyTimeoutMs: 5 * 60_000,
       }),
+      ...(hooks.clusterHealthy
+        ? [step('verify', first, 'healthy', {
+          title: 'The cluster is healthy as `status` judges it (control-plane pods ready, etcd, leases, nodes)',
+          why: 'Right after the last join a readiness probe or a lease may still be converging: the run ends when the cluster is well, not before (a bounded wait that names what it waits for).',
+          rerun: GATE,
+          planDisplay: 'read the cluster as `kubeadm-workbench status` does until it says healthy (3 min at most)',
+          action: (_v, signal) => hooks.clusterHealthy!(signal),
+        })]
+        : []),
     ],
   };
 }
