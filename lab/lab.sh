@@ -178,7 +178,7 @@ cmd_env() {
   for m in "$PREVIOUS_MINOR" "$CURRENT_MINOR"; do
     if minor_built "$m"; then built+=("$( use_kube_minor "$m"; echo "$KUBE_VERSION")"); fi
   done
-  inv=$(sed -n 's/^  kubernetesVersion: "\(.*\)"$/v\1/p' "$STATE/inventory.yaml" 2>/dev/null)
+  inv=$(sed -n 's/^  kubernetesVersion: "\(.*\)"$/v\1/p' "$STATE/inventory.yaml" 2>/dev/null) || true   # (no inventory before the first up)
   cat <<ENV
 # Kubernetes versions built (the previous minor: 'npm run lab -- build'); the inventory's version.
 export LAB_KUBE_VERSIONS="${built[*]}"
