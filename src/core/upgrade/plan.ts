@@ -24,8 +24,8 @@ import { all, sameContent, sourcesOffer } from '../phases/checks';
 import type { PhasePlan, Plan, RunValues, Step } from '../plan/types';
 import { and, raw, sh } from '../ssh/command';
 import {
-  addonsAtTarget, clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeAddons, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
-  ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, staticPodsAtTarget, upgradePackages,
+  addonsAtTarget, apiServerSettledAfterKubelet, KUBELET_FIRST_SYNC_SECONDS, clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeAddons, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
+  nodesReady, ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, staticPodsAtTarget, upgradePackages,
 } from './commands';
 import { serverIs, serverIsOut, setServerState, takeServerOut } from '../nodes/commands';
 import { waitForKubeadmToExit } from '../phases/interrupted';
@@ -272,6 +272,19 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
       timeoutMs: 10 * 60_000,
     }));
   }
+  if (!worker) {
+    // The drain's guard refuses while another control-plane node is NotReady: wait for a transient one first.
+    const cps = hostsWithRole(inv, 'control-plane').map((h) => h.name);
+    steps.push(step(hostsWithRole(inv, 'control-plane')[0]!.name, `control-plane-ready-before-${host.name}`, {
+      title: `Every control-plane Node is Ready before ${host.name} is drained`,
+      about: host.name,
+      why: 'Draining a control-plane node takes one of them away; with another not Ready the drain refuses, and that can last seconds right after the node before it was upgraded.',
+      rerun: GATE,
+      skipWhen: skipWhenYes(kubeletAtTargetKey(host.name)),
+      verify: nodesReady(cps),
+      verifyTimeoutMs: 3 * 60_000,
+    }));
+  }
   steps.push(
     step(host.name, 'drain', {
       title: `Drain ${host.name} (PodDisruptionBudgets honoured, ${drainSeconds} s at most)`,
@@ -299,7 +312,17 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
       verifyTimeoutMs: 3 * 60_000,
     }),
   );
-  if (!worker) steps.push(...balancersIn(inv, host, 'kubelet-', target));
+  if (!worker) {
+    steps.push(step(host.name, 'apiserver-settled-kubelet', {
+      title: `${host.name}'s API server is the one the new kubelet keeps (restarted after it, or kept for ${KUBELET_FIRST_SYNC_SECONDS} s)`,
+      why: 'The new kubelet restarts the static pods\' containers a few seconds after it starts: until then the API server that answers is the old one about to stop, and a node put back into HAProxy then would send clients to its next API server before that one can authorise them (a 403 seen by a client through the VIP).',
+      rerun: GATE,
+      skipWhen: skipWhenYes(kubeletAtTargetKey(host.name)),
+      verify: apiServerSettledAfterKubelet(),
+      verifyTimeoutMs: 3 * 60_000,
+    }));
+    steps.push(...balancersIn(inv, host, 'kubelet-', target));
+  }
   steps.push(
     step(host.name, 'uncordon', {
       title: `Uncordon ${host.name}`,

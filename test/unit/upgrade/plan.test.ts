@@ -83,7 +83,14 @@ test('kubelets: control-plane nodes first, one at a time, then workers max-unava
     const plan = planOf(max);
     const kubelet = plan.phases.filter((p) => p.title.startsWith('Upgrade the kubelet'));
     const hostsOf = (p: (typeof kubelet)[number]) => [...new Set(p.steps.map((s) => s.host))];
-    assert.deepEqual(kubelet.slice(0, 3).map(hostsOf), CPS.map((n) => [n, ...BALANCERS]), 'a control-plane kubelet phase also takes the node out of every balancer');
+    // (and asks on the first control-plane node that every control-plane Node is Ready before the drain)
+    assert.deepEqual(kubelet.slice(0, 3).map(hostsOf), CPS.map((n) => [...new Set([n, CPS[0]!, ...BALANCERS])]), 'a control-plane kubelet phase also takes the node out of every balancer');
+    for (const [i, p] of kubelet.slice(0, 3).entries()) {
+      const keys = p.steps.map(key);
+      assert.ok(keys.indexOf(`control-plane-ready-before-${CPS[i]}`) >= 0 && keys.indexOf(`control-plane-ready-before-${CPS[i]}`) < keys.indexOf('drain'), `${CPS[i]}: the control-plane Ready gate before its drain: ${keys.join(', ')}`);
+      const gate = p.steps.find((x) => key(x) === `control-plane-ready-before-${CPS[i]}`)!;
+      assert.equal((gate.verify as { display: string }).display, `kubectl --kubeconfig /etc/kubernetes/admin.conf wait --for=condition=Ready ${CPS.map((n) => `node/${n}`).join(' ')} --timeout=10s >/dev/null`);
+    }
     assert.deepEqual(kubelet.slice(3).map(hostsOf), groups, `max-unavailable ${max}`);
     const lastCp = plan.phases.findIndex((p) => p.title === 'Upgrade the control plane on labs-k8s-m03');
     assert.ok(plan.phases.indexOf(kubelet[0]!) > lastCp, 'no kubelet before every API server is upgraded');
@@ -105,6 +112,8 @@ test('a control-plane node\'s kubelet restarts between maint and ready on every 
       assert.ok(at(`${b}:haproxy-others-up-kubelet-${node}`) < at(`${BALANCERS[0]}:haproxy-maint-kubelet-${node}`), 'every balancer\'s gate before any maint');
       assert.ok(at(`${node}:kubelet-package`) < at(`${b}:haproxy-maint-kubelet-${node}`) && at(`${b}:haproxy-maint-kubelet-${node}`) < restart, `maint on ${b} just before the restart`);
       assert.ok(at(`${b}:haproxy-ready-kubelet-${node}`) > at(`${node}:own-readyz-kubelet`) && at(`${node}:own-readyz-kubelet`) > restart, `ready on ${b} only after ${node}'s own /readyz`);
+      // ... and only once its API server is the one the new kubelet keeps (issue 36's 403)
+      assert.ok(restart < at(`${node}:apiserver-settled-kubelet`) && at(`${node}:apiserver-settled-kubelet`) < at(`${node}:own-readyz-kubelet`), `${node}: the settle gate between the restart and its own /readyz`);
     }
     assert.ok(at(`${node}:uncordon`) > at(`${BALANCERS.at(-1)}:haproxy-ready-kubelet-${node}`));
   }
