@@ -103,9 +103,9 @@ export async function evictPods(pods: DrainPod[], client: EvictionClient, option
           const budget = result.kind === 'too-many-requests' ? result.budget : undefined;
           if (budget && client.budgetAllows) {
             // The replacement of the pod evicted before may be Ready well before the 5 s are up: retry then.
-            for (const until = now() + wait; now() < until; ) {
+            for (const until = now() + wait; now() < until && !options.signal?.aborted; ) {
               await sleep(Math.min(BUDGET_POLL_MS, Math.max(0, until - now())), options.signal);
-              if (await client.budgetAllows(pod.namespace, budget).catch(() => undefined)) break;
+              if (options.signal?.aborted || (await client.budgetAllows(pod.namespace, budget).catch(() => undefined))) break;
             }
           } else await sleep(wait, options.signal);
           continue;
