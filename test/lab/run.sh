@@ -17,7 +17,9 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 KEEP=${KW_LAB_KEEP:-}
-trap 'bash lab/lab.sh down >/dev/null 2>&1; [ -n "$KEEP" ] || bash lab/lab.sh snapshot drop --all >/dev/null 2>&1; [ -z "${PREVIOUS_BUILD_PID:-}" ] || wait "$PREVIOUS_BUILD_PID"' EXIT
+# At the end, whatever happened: the lab down, this run's saved states dropped, and a previous-minor build this tier
+# started and never waited for (the tier stopped early) stopped with its whole process group.
+trap 'bash lab/lab.sh down >/dev/null 2>&1; [ -n "$KEEP" ] || bash lab/lab.sh snapshot drop --all >/dev/null 2>&1; [ -z "${PREVIOUS_BUILD_PID:-}" ] || kill -- -"$PREVIOUS_BUILD_PID" 2>/dev/null' EXIT
 rc=0
 # Which file costs what is how the tier is kept inside CI's budget: each file's wall time (and each restore and save,
 # and the wait for the previous minor's build) is printed in a table at the end.
@@ -83,7 +85,7 @@ if [ -z "$PREVIOUS_STATUS" ]; then
   row $((SECONDS - s)) "(lab build --current-minor)"
   PREVIOUS_STATUS=test-results/logs/lab-build-previous.status
   rm -f "$PREVIOUS_STATUS"
-  ( s=$SECONDS; nice -n 19 bash lab/lab.sh build >test-results/logs/lab-build-previous-output.log 2>&1; echo "$? $((SECONDS - s))" >"$PREVIOUS_STATUS" ) &
+  setsid bash -c 's=$SECONDS; nice -n 19 bash lab/lab.sh build >test-results/logs/lab-build-previous-output.log 2>&1; echo "$? $((SECONDS - s))" >"$1"' _ "$PREVIOUS_STATUS" &
   PREVIOUS_BUILD_PID=$!
 fi
 export KW_LAB_BUILT=1
@@ -93,6 +95,7 @@ previous_minor() {
   local s=$SECONDS r secs
   until [ -f "$PREVIOUS_STATUS" ]; do sleep 5; done
   read -r r secs <"$PREVIOUS_STATUS"
+  PREVIOUS_BUILD_PID=""   # ended: nothing to stop at exit
   row $((SECONDS - s)) "(waited for the previous minor's build: exit $r after ${secs}s of building)"
   if [ "$r" != 0 ] || ! bash lab/lab.sh built previous-minor; then
     echo "✖ the previous Kubernetes minor's lab build failed (exit $r): test-results/logs/lab-build-previous-output.log"
