@@ -343,3 +343,20 @@ test('each control-plane node\'s maintenance also closes its open connections th
   writeFileSync(stat, csv(0));
   assert.equal(sh(maint.verify!.text), 0);
 });
+
+test('with the etcd leader hook: before each restart of a control-plane node\'s etcd (kubeadm\'s, then the new kubelet\'s) its leadership is handed on, unless it follows', async () => {
+  const moves: string[] = [];
+  const hooks = { ...recordingHooks([]), moveEtcdLeader: async (host: string, upcoming: readonly string[]) => void moves.push(`${host} → not ${upcoming.join('/') || '-'}`) };
+  const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, hooks);
+  for (const node of CPS) {
+    const cp = plan.phases.find((p) => p.title === `Upgrade the control plane on ${node}`)!.steps.map(key);
+    assert.equal(cp.indexOf(`etcd-leader-away-${node}`), cp.indexOf('kubeadm-upgrade') - 1, `${node}: right before kubeadm's upgrade: ${cp.join(', ')}`);
+    const kubelet = plan.phases.find((p) => p.title === `Upgrade the kubelet on ${node}`)!.steps.map(key);
+    assert.equal(kubelet.indexOf(`etcd-leader-away-kubelet-${node}`), kubelet.indexOf('kubelet-restart') - 1, `${node}: right before the kubelet restart: ${kubelet.join(', ')}`);
+    const s = steps(plan).find((x) => key(x) === `etcd-leader-away-kubelet-${node}`)!;
+    assert.match(s.check!.text, /endpoint status '-w' json/, 'skipped when the member follows');
+    await s.action!(new Map(), undefined);
+  }
+  // The leadership goes preferably to a node done already: never to the next one in line.
+  assert.deepEqual(moves, ['labs-k8s-m01 → not labs-k8s-m02/labs-k8s-m03', 'labs-k8s-m02 → not labs-k8s-m03', 'labs-k8s-m03 → not -']);
+});
