@@ -327,6 +327,14 @@ describe(`upgrade ${FROM} → ${TO} by the product on the lab`, { timeout: 80 * 
       console.log(`failed at +${((f.at - upgradeStarted) / 1000).toFixed(1)} s ${f.url}: ${f.problem}\n    HAProxy around it: ${around.join('; ') || 'no change'}`);
     }
     for (const n of NODES.slice(0, 3)) console.log(`${n}'s kube-apiserver containers:\n${ssh(n, "crictl ps -a --name '^kube-apiserver$' -o table | sed 's/^/    /'").stdout}`);
+    // HAProxy's own account: each control-plane node's server out of the backend for both of its restarts (kubeadm's,
+    // the new kubelet's) and back UP after — the independent record the plan's steps are judged by.
+    console.log(`HAProxy on the MASTER, ${changes.length} changes:\n  ${changes.map((c) => `+${((c.at - upgradeStarted) / 1000).toFixed(1)} s ${c.server} ${c.status}`).join('\n  ')}`);
+    for (const n of NODES.slice(0, 3)) {
+      const maint = changes.filter((c) => c.server === n && c.status.startsWith('MAINT')).length;
+      assert.ok(maint >= 2, `${n}'s server went into maintenance ${maint} times on the MASTER (its kubeadm restart and its kubelet's)`);
+      assert.match(changes.filter((c) => c.server === n).pop()?.status ?? '', /^UP/, `${n}'s server is UP at the end`);
+    }
     const seconds = (Date.now() - upgradeStarted) / 1000;
     assert.ok(apiResult.polls >= minimumPolls(apiResult.seconds), `the API poller ran: ${apiResult.polls} polls in ${apiResult.seconds.toFixed(1)} s (at least ${minimumPolls(apiResult.seconds)})`);
     assert.deepEqual(apiResult.failures, [], `no failed API request through the VIP during the upgrade (${apiResult.polls} polls in ${seconds.toFixed(0)} s)`);
