@@ -16,8 +16,10 @@ try {
 const s = (v) => (typeof v === 'number' ? `${v.toFixed(1)} s` : 'not measured');
 const ratio = (a, p) => (typeof a === 'number' && typeof p === 'number' && p > 0 ? (a / p).toFixed(2) : 'n/a');
 const lines = ['lab benchmarks (this machine, this run):'];
+const perNodeAny = (prefix) => Object.entries(b).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => `${k.slice(prefix.length)} ${s(v)}`).join(', ');
 // The ratio compares uninterrupted runs: the palette bring-up (the engine inside VS Code) against the script.
 lines.push(`  bring-up from bare nodes, uninterrupted (from VS Code's palette): engine ${s(b.uiBringUpSeconds)} vs reference script ${s(b.referenceClusterSeconds)} → ratio ${ratio(b.uiBringUpSeconds, b.referenceClusterSeconds)} (goal ≤ 0.9)`);
+if (perNodeAny('uiBringUpPhaseSeconds@')) lines.push(`    its phases (spans from the ledger; phases side by side overlap): ${perNodeAny('uiBringUpPhaseSeconds@')}`);
 if (b.engineUpFirstRunSeconds !== undefined) lines.push(`  bring-up killed in kubeadm init and, resumed, at m02's etcd join ${s(b.engineUpFirstRunSeconds)}, then resumed (cancelled at m03's, resumed to the end) ${s(b.engineUpResumeSeconds)}; init and both joins done twice, so no ratio`);
 // Like for like only: the same Kubernetes version on both sides, else the time alone and why there is no ratio.
 if (b.resumeRebuiltUpSeconds !== undefined) {
