@@ -33,8 +33,10 @@ usage: npm run lab -- COMMAND
   env                        shell exports: KUBECONFIG LAB_SSH_CONFIG LAB_INVENTORY PATH  (npm run -s lab -- env)
   ssh HOST [CMD...]          ssh into a lab host
   fault power-off|power-on|cut|restore HOST
+                                    cut|restore: HOST's link on the bridge down/up (both directions, HOST keeps running)
   fault kill HOST UNIT|PROCESS      SIGKILL a systemd unit (or a process by name) on HOST
-  fault stop HOST UNIT              systemctl stop UNIT on HOST
+  fault stop HOST UNIT              systemctl stop UNIT on HOST (stop HOST haproxy: HAProxy only, keepalived stays)
+  fault vrrp-block|vrrp-unblock HOST   drop VRRP (IP protocol 112) in and out of balancer HOST: split brain
   fault clone-identity FROM TO      copy FROM's machine-id, product_uuid and SSH host keys onto TO
   fault restore-identity HOST       give HOST back the identity clone-identity replaced
   fault swap-on|swap-off HOST       make HOST report an active swap (node-local, the VM has no swap)
@@ -230,6 +232,11 @@ cmd_fault() {
       state_write_ssh   # (sshd reads its host keys for each new connection: known_hosts first, then the restart)
       node_running "$h" && lab_ssh "$h" "systemctl restart ssh" 2>/dev/null || true
       log "$h has its own machine-id, product_uuid and SSH host keys again" ;;
+    # on the balancer itself (nftables in its own table): this machine's kernel filters nothing on the lab's bridge
+    vrrp-block)
+      lab_ssh "$h" "nft add table inet kwlab_fault && nft add chain inet kwlab_fault in '{ type filter hook input priority -300; }' && nft add chain inet kwlab_fault out '{ type filter hook output priority -300; }' && nft add rule inet kwlab_fault in ip protocol 112 drop && nft add rule inet kwlab_fault out ip protocol 112 drop"
+      log "$h: VRRP blocked" ;;
+    vrrp-unblock) lab_ssh "$h" "nft delete table inet kwlab_fault 2>/dev/null || true"; log "$h: VRRP unblocked" ;;
     swap-on) lab_ssh "$h" bash -s <"$LAB_DIR/base/swap-on.sh"; log "$h: swap on" ;;
     swap-off) lab_ssh "$h" "swapoff -a"; log "$h: swap off" ;;
     *) usage; exit 2 ;;

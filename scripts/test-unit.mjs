@@ -32,6 +32,10 @@ chmodSync(scratch, 0o1777); // like /tmp: some tests run scripts as an unprivile
 const tsxCacheName = `tsx-${process.getuid?.() ?? 0}`;
 mkdirSync(join(tmpdir(), tsxCacheName), { recursive: true, mode: 0o700 });
 symlinkSync(join(tmpdir(), tsxCacheName), join(scratch, tsxCacheName));
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files], { cwd: root, stdio: 'inherit', env: { ...process.env, TMPDIR: scratch } });
+// The key that signs what runs write into state folders (src/adapters/fs/stateKey.ts) lives under XDG_STATE_HOME:
+// this run's own, not the user's.
+const stateHome = join(scratch, 'state-home');
+mkdirSync(stateHome, { mode: 0o700 });
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files], { cwd: root, stdio: 'inherit', env: { ...process.env, TMPDIR: scratch, XDG_STATE_HOME: stateHome } });
 rmSync(scratch, { recursive: true, force: true });
 process.exit(result.status ?? 1);

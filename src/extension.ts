@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { registerCommands } from './commands/registrar';
 import { ConfigDiagnostics } from './editor/configDiagnostics';
 import { ConfigProviders } from './editor/configProviders';
+import { FieldDocsProviders } from './editor/fieldDocsProviders';
 import { CertificateInspections } from './editor/certificateInspections';
 import { EtcdBackups } from './editor/etcdBackups';
 import { BackupsView } from './views/backupsView';
@@ -54,12 +55,19 @@ export interface KubeadmWorkbenchApi {
   wrapUi?: typeof wrapEditorUi;
   /** For tests only, under KW_TEST_UI=1 like wrapUi: hosts played below SSH in place of real connections. */
   substituteSsh?: typeof substituteHostSessions;
+  /** For tests only, under KW_TEST_UI=1: the config diagnostics a reload builds (same cache file); the caller disposes it. */
+  freshConfigDiagnostics?: () => ConfigDiagnostics;
 }
 
 export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi {
   const started = performance.now();
   const inventory = new InventoryWorkspace();
-  const configDiagnostics = new ConfigDiagnostics(inventory, { workerFile: vscode.Uri.joinPath(context.extensionUri, 'dist', 'lintWorker.js').fsPath });
+  const cacheFile = context.storageUri && vscode.Uri.joinPath(context.storageUri, 'lint-cache.json').fsPath;
+  const lintOptions = {
+    workerFile: vscode.Uri.joinPath(context.extensionUri, 'dist', 'lintWorker.js').fsPath,
+    ...(cacheFile ? { cache: { file: cacheFile, version: String(context.extension.packageJSON.version) } } : {}),
+  };
+  const configDiagnostics = new ConfigDiagnostics(inventory, lintOptions);
   const sessions = new HostSessions(context);
   // Lazy: the kube adapter bundle loads on the first visible live view, never during activation.
   // SSH is the second source of the live views (etcd when the API is down, manifest drift).
@@ -105,11 +113,12 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     new CertificateStatusBar(certificates),
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
+    new FieldDocsProviders(configDiagnostics, inventory),
     DiagnosticsPanel.registerSerializer(context.extensionUri, configDiagnostics, inventory),
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates, backups }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi, substituteSsh: substituteHostSessions } : {}) };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi, substituteSsh: substituteHostSessions, freshConfigDiagnostics: () => new ConfigDiagnostics(inventory, lintOptions) } : {}) };
 }
 
 export function deactivate(): void {

@@ -16,12 +16,13 @@ import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
+import { summarizeFailure } from '../core/text/failureSummary';
 import { HostProgress, shouldSummarise } from '../core/plan/hostProgress';
 import type { RunEvent } from '../core/plan/runner';
 import type { SshPool } from '../adapters/ssh/pool';
 import { renderPlan, type Plan } from '../core/plan/types';
 import { planView } from '../core/plan/view';
-import { quote, sh, sudo } from '../core/ssh/command';
+import { commandLine, sh, sudo } from '../core/ssh/command';
 import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/bringUp';
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { joinPhases, joinProblem, narrowToJoin } from '../engine/join';
@@ -90,7 +91,7 @@ export async function runFacts(argv: string[], io: CliIo): Promise<number> {
   const hosts = l.inventory.hosts.filter((h) => !wanted.length || wanted.includes(h.name));
   const { pool: ssh } = pool(l);
   const started = Date.now();
-  const failures: string[] = [];
+  const failures: { host: string; cause: string; detail: string }[] = [];
   const facts: HostFacts[] = [];
   const progress = new HostProgress();
   for (const h of hosts) progress.expect(h.name);
@@ -107,8 +108,9 @@ export async function runFacts(argv: string[], io: CliIo): Promise<number> {
           facts.push(parseFacts(h.name, r.stdout));
           progress.ended(h.name, true);
         } catch (e) {
-          failures.push(errorMessage(e));
-          progress.ended(h.name, false, errorMessage(e));
+          const failure = summarizeFailure(e, h.name);
+          failures.push({ host: h.name, ...failure });
+          progress.ended(h.name, false, failure.cause);
         }
       }),
     );
@@ -125,8 +127,8 @@ export async function runFacts(argv: string[], io: CliIo): Promise<number> {
       io.stdout(`${f.host}: ${f.os?.pretty ?? '?'} · kernel ${f.kernel ?? '?'} · machine-id ${f.machineId?.slice(0, 8) ?? '?'}… · swap ${f.swapActive.length ? 'ON' : 'off'} · containerd ${f.containerd?.version ?? '-'} · kubelet ${f.kubelet?.version ?? '-'} · kubeadm ${f.kubeadmVersion ?? '-'}\n`);
     }
     for (const x of findings) io.stdout(`${x.severity.toUpperCase()} ${x.host}: ${x.message} (${x.rule})\n    ${x.why}\n`);
-    for (const m of failures) io.stderr(`FAILED ${m}\n`);
-    io.stdout(`facts of ${facts.length}/${hosts.length} hosts in ${Date.now() - started} ms; ${findings.filter((f) => f.severity === 'error').length} error(s)\n`);
+    for (const f of failures) io.stderr(`not read ${f.host}: ${f.cause}\n`);
+    io.stdout(`facts of ${facts.length}/${hosts.length} hosts in ${Date.now() - started} ms; ${findings.filter((f) => f.severity === 'error').length} error(s) in the facts read${failures.length ? `; ${failures.length} host(s) not read` : ''}\n`);
   }
   return failures.length || findings.some((f) => f.severity === 'error') ? EXIT_FAILED : EXIT_OK;
 }
@@ -189,7 +191,7 @@ export async function runUp(argv: string[], io: CliIo, stdin: NodeJS.ReadableStr
   const kubeconfig = kubeconfigTarget(l);
   let plan;
   try {
-    checkKubeconfigTarget(kubeconfig, dirname(l.inventoryPath), Boolean(l.flags['allow-kubeconfig-in-workspace']));
+    await checkKubeconfigTarget(kubeconfig, dirname(l.inventoryPath), Boolean(l.flags['allow-kubeconfig-in-workspace']));
     plan = await makePlan(l, io, kubeconfig);
   } catch (e) {
     io.stderr(`${errorMessage(e)}\n${e instanceof UsageError ? UP_USAGE : ''}`);
@@ -225,11 +227,6 @@ export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableS
   return runApproved(l, io, plan, 'join', stdin, { title: `Join of ${hosts.join(', ')}` });
 }
 
-/** An argument as the user would type it again: bare when nothing in it is special to the shell. */
-function shellWord(arg: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : quote(arg);
-}
-
 /** What a verb whose plan has in-process gates (certs renew) shares with the run. */
 export interface ApprovedRunHooks {
   /** The pool the plan's actions already use (closed at the end of the run). */
@@ -246,7 +243,7 @@ export interface ApprovedRunHooks {
 /** This terminal's Ui and how it runs plans (--yes, --ask-become-pass, --fresh, --max-parallel, the words to run it again). */
 export function terminalPlanRun(l: Loaded, io: CliIo, prompter: Prompter, stdin: NodeJS.ReadableStream, ssh: SshPool, words: string) {
   const ui = new TerminalUi({ io, prompter, yes: Boolean(l.flags.yes), askBecomePass: Boolean(l.flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY) });
-  const again = `kubeadm-workbench ${[words, ...l.argv.filter((a) => a !== '--fresh').map(shellWord)].join(' ')}`;
+  const again = `kubeadm-workbench ${words} ${commandLine(l.argv.filter((a) => a !== '--fresh'))}`.trimEnd();
   const run = {
     stateDir: stateFolderFor(l.inventoryPath), ssh, maxParallelHosts: maxParallel(l), fresh: Boolean(l.flags.fresh),
     again: { resume: `run \`${again}\``, startOver: 'run it with --fresh' },

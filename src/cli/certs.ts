@@ -4,8 +4,8 @@
  * (TLS handshake with the endpoint and each control-plane node's 6443) compared with the files on disk,
  * and the user's kubeconfig credentials for this cluster. Sorted by days left per host. Exit 1 when any
  * certificate is under the warning threshold (--warning-days, default 30; --error-days 7) or another
- * problem needs a look (SANs missing the VIP, a served certificate that is not the one on disk, a host
- * that could not be read); 2 on usage.
+ * problem needs a look (SANs missing the VIP, a served certificate that is not the one on disk), or a host
+ * could not be read (listed apart from the findings); 2 on usage.
  */
 import { servedCertificate } from '../adapters/tls/servedCertificate';
 import { DEFAULT_THRESHOLDS, type CertThresholds } from '../core/certs/assess';
@@ -86,7 +86,8 @@ export async function runCertsVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
       io.stdout(renderCertReport(report));
       if (summary.degraded) io.stdout(`\nneeds a look:\n${summary.lines.map((l) => `  - ${l}`).join('\n')}\n`);
     }
-    return summary.degraded ? EXIT_FAILED : EXIT_OK;
+    // A host not read is no finding, but neither is it a clean bill: the exit status says "look" for both.
+    return summary.degraded || summary.notRead.length || summary.servedNotRead.length ? EXIT_FAILED : EXIT_OK;
   } finally {
     prompter.close();
     await pool.close();

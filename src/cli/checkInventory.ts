@@ -1,6 +1,7 @@
 /** `kubeadm-workbench check-inventory FILE`: validates inventory.yaml like the editor does. */
 import { parseInventory } from '../core/inventory/parse';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, INVENTORY_READ, type CliIo } from './io';
+import { shownPath } from '../core/text/terminal';
 import { errorMessage } from '../core/errors';
 
 export async function runCheckInventory(args: string[], io: CliIo): Promise<number> {
@@ -11,13 +12,13 @@ export async function runCheckInventory(args: string[], io: CliIo): Promise<numb
   }
   let text: string;
   try {
-    text = await io.readFile(file);
+    text = await io.readFile(file, INVENTORY_READ);
   } catch (e) {
-    io.stderr(`cannot read ${file}: ${errorMessage(e)}\n`);
+    io.stderr(`cannot read ${shownPath(file)}: ${errorMessage(e)}\n`);
     return EXIT_USAGE;
   }
   const { inventory, findings } = parseInventory(text);
   for (const f of findings) io.stdout(formatFinding(file, f) + '\n');
-  if (inventory) io.stdout(`${file}: ${inventory.hosts.length} hosts, endpoint ${inventory.cluster.controlPlaneEndpoint}\n`);
+  if (inventory) io.stdout(`${shownPath(file)}: ${inventory.hosts.length} hosts, endpoint ${inventory.cluster.controlPlaneEndpoint}\n`);
   return findings.some((f) => f.severity === 'error') || !inventory ? EXIT_FAILED : EXIT_OK;
 }

@@ -1,5 +1,5 @@
 /**
- * `kubeadm-workbench drill --inventory FILE --host NAME [--kind stop|power-off] ...`: the seed's
+ * `kubeadm-workbench drill --inventory FILE --host NAME [--kind stop|power-off|partition|haproxy|split-brain] ...`: the seed's
  * fault-tolerance chapter as a measured drill. One node fails — `stop` (over SSH: kubelet stopped,
  * every container SIGKILLed, the host stays up) or `power-off` (your hypervisor's command, run locally
  * without a shell: `--power-off-command 'govc vm.power -off {host}' --power-on-command 'govc vm.power
@@ -8,7 +8,11 @@
  * leases moving, the Node turning NotReady, failed API requests through the VIP, and for pods on the
  * node the taint-based evictions (optionally, with a finite wait). Then it restores the node — always,
  * also after an error or Ctrl-C — and measures the way back: Node Ready, etcd member caught up, HAProxy
- * backend UP.
+ * backend UP. `partition` cuts a Kubernetes node's network while it keeps running (your --cut-command/--heal-command,
+ * else an nftables table over SSH that heals itself). On a balancer (`--host` a load balancer): `power-off`/`stop`
+ * (keepalived) of the VIP holder, `haproxy` (HAProxy stopped on the holder: the black hole) or `split-brain` (VRRP
+ * blocked between the balancers) — the VIP's move timed against Master_Down_Interval, the requests through the VIP
+ * that failed, and the way back (preempt or not).
  *
  * The plan (the exact commands, the quorum arithmetic, the expected numbers from this cluster's own
  * settings) is printed first and the drill asks before breaking anything unless --yes. It refuses when
@@ -24,7 +28,9 @@ import type { KubeConnection } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import { loadInventoryFile } from './inventoryFile';
 import { parseGoDuration } from '../core/drill/params';
-import type { DrillRequest } from '../core/drill/plan';
+import type { DrillRequest, FaultKind } from '../core/drill/plan';
+
+const KINDS: readonly FaultKind[] = ['stop', 'power-off', 'partition', 'haproxy', 'split-brain'];
 import { describeError } from '../core/live/errors';
 import { drillWorkflow } from '../engine/workflows/drillWorkflow';
 import { parseFlags, UsageError, type FlagSpec } from './args';
@@ -39,6 +45,8 @@ const FLAGS: FlagSpec = {
   kind: 'string',
   'power-off-command': 'string',
   'power-on-command': 'string',
+  'cut-command': 'string',
+  'heal-command': 'string',
   'evictions-wait': 'string',
   'observe-limit': 'string',
   'restore-timeout': 'string',
@@ -53,8 +61,9 @@ const FLAGS: FlagSpec = {
 };
 
 const USAGE =
-  'usage: kubeadm-workbench drill --inventory FILE --host NAME [--kind stop|power-off]\n' +
+  'usage: kubeadm-workbench drill --inventory FILE --host NAME [--kind stop|power-off|partition|haproxy|split-brain]\n' +
   "                               [--power-off-command 'CMD {host}' --power-on-command 'CMD {host}']   (power-off: run locally, no shell; {host} or {address})\n" +
+  "                               [--cut-command 'CMD {host}' --heal-command 'CMD {host}']             (partition: your own cut, else nftables over SSH)\n" +
   '                               [--evictions-wait 0s] [--observe-limit D] [--restore-timeout 300s] [--poll 1s]\n' +
   '                               [--kubeconfig F] [--context N] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n' +
   '                               [--plan] [--yes] [--json]\n';
@@ -78,13 +87,16 @@ export async function runDrillVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
     if (!flags.inventory) throw new UsageError('--inventory is required');
     const hosts = (flags.host as string[] | undefined) ?? [];
     if (hosts.length !== 1) throw new UsageError('give exactly one --host: a drill fails one node at a time');
-    const kind = (flags.kind as string | undefined) ?? (flags['power-off-command'] ? 'power-off' : 'stop');
-    if (kind !== 'stop' && kind !== 'power-off') throw new UsageError(`--kind must be stop or power-off (got "${kind}")`);
-    if (kind === 'stop' && (flags['power-off-command'] || flags['power-on-command'])) throw new UsageError('--power-off-command/--power-on-command go with --kind power-off');
+    const kind = (flags.kind as string | undefined) ?? (flags['power-off-command'] ? 'power-off' : flags['cut-command'] ? 'partition' : 'stop');
+    if (!KINDS.includes(kind as FaultKind)) throw new UsageError(`--kind must be one of ${KINDS.join(', ')} (got "${kind}")`);
+    if (kind !== 'power-off' && (flags['power-off-command'] || flags['power-on-command'])) throw new UsageError('--power-off-command/--power-on-command go with --kind power-off');
+    if (kind !== 'partition' && (flags['cut-command'] || flags['heal-command'])) throw new UsageError('--cut-command/--heal-command go with --kind partition');
     const pollSeconds = seconds(flags.poll as string | undefined, 'poll');
     req = {
       host: hosts[0]!,
-      kind,
+      kind: kind as FaultKind,
+      cutCommand: flags['cut-command'] as string | undefined,
+      healCommand: flags['heal-command'] as string | undefined,
       powerOffCommand: flags['power-off-command'] as string | undefined,
       powerOnCommand: flags['power-on-command'] as string | undefined,
       evictionWaitSeconds: seconds(flags['evictions-wait'] as string | undefined, 'evictions-wait') ?? 0,

@@ -2,13 +2,17 @@
  * `kubeadm-workbench generate [--inventory FILE] [--out DIR] [--containerd-version V] [--force]`: writes the
  * cluster's config files (kubeadm-config.yaml, haproxy.cfg, keepalived.conf per balancer, containerd, sysctl and
  * modules) from the inventory. Files that exist and differ are only overwritten with --force; exit 1 otherwise.
+ * kubeadm-config.yaml is the one the plan uploads (cluster.kubeadmExtraConfig merged in); keepalived.conf holds a
+ * placeholder where the VRRP password goes (the password stays in the state folder; the plan fills it in). Every
+ * target is checked before the first file is written: a refusal leaves the folder as it was.
  */
-import { join, resolve } from 'node:path';
-import { generateClusterConfigs } from '../core/generate/index';
+import { dirname, join, resolve } from 'node:path';
+import { VRRP_PASS_PLACEHOLDER } from '../core/generate/keepalived';
 import { parseInventory } from '../core/inventory/parse';
-import { containerdLayoutFor, planWrites, readGeneratedTarget, writeGeneratedFile } from '../engine/generatePlan';
-import { stateFolderFor, vrrpAuthPass as vrrpSecret } from '../engine/stateFolder';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
+import { shownPath } from '../core/text/terminal';
+import { containerdLayoutFor, planWrites, readGeneratedTarget, writeGeneratedFiles } from '../engine/generatePlan';
+import { clusterConfigFiles, readKubeadmExtra } from '../engine/inputs';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, INVENTORY_READ, type CliIo } from './io';
 import { findInventoryAbove } from './lint';
 import { errorMessage } from '../core/errors';
 
@@ -59,9 +63,9 @@ export async function runGenerate(args: string[], io: CliIo): Promise<number> {
   }
   let text: string;
   try {
-    text = await io.readFile(inventoryPath);
+    text = await io.readFile(inventoryPath, INVENTORY_READ);
   } catch (e) {
-    io.stderr(`cannot read inventory ${inventoryPath}: ${errorMessage(e)}\n`);
+    io.stderr(`cannot read inventory ${shownPath(inventoryPath)}: ${errorMessage(e)}\n`);
     return EXIT_USAGE;
   }
   const { inventory, findings } = parseInventory(text);
@@ -74,8 +78,8 @@ export async function runGenerate(args: string[], io: CliIo): Promise<number> {
   const layout = containerdLayoutFor(parsed.containerdVersion);
   let files;
   try {
-    const vrrpAuthPass = await vrrpSecret(stateFolderFor(resolve(inventoryPath)));
-    files = generateClusterConfigs(inventory, { ...(layout ? { containerdLayout: layout } : {}), vrrpAuthPass });
+    const extra = await readKubeadmExtra(inventory, dirname(resolve(inventoryPath)), (p) => io.readFile(p));
+    files = clusterConfigFiles(inventory, extra, { ...(layout ? { containerdLayout: layout } : {}), vrrpAuthPass: VRRP_PASS_PLACEHOLDER });
   } catch (e) {
     io.stderr(`${errorMessage(e)}; nothing was generated\n`);
     return EXIT_FAILED;
@@ -83,23 +87,20 @@ export async function runGenerate(args: string[], io: CliIo): Promise<number> {
   const plan = await planWrites(files, (p) => readGeneratedTarget(parsed.out, p));
   const changed = plan.filter((p) => p.status === 'changed');
   if (changed.length && !parsed.force) {
-    for (const p of changed) io.stderr(`${join(parsed.out, p.path)} exists and differs from the generated file\n`);
+    for (const p of changed) io.stderr(`${shownPath(join(parsed.out, p.path))} exists and differs from the generated file\n`);
     io.stderr('nothing was written; pass --force to overwrite\n');
     return EXIT_FAILED;
   }
+  try {
+    await writeGeneratedFiles(parsed.out, plan.filter((p) => p.status !== 'unchanged'));
+  } catch (e) {
+    io.stderr(`${errorMessage(e)}\n`);
+    return EXIT_FAILED;
+  }
   for (const p of plan) {
-    const target = join(parsed.out, p.path);
-    if (p.status === 'unchanged') {
-      io.stdout(`unchanged ${target}\n`);
-      continue;
-    }
-    try {
-      await writeGeneratedFile(parsed.out, p.path, p.text);
-    } catch (e) {
-      io.stderr(`${errorMessage(e)}\n`);
-      return EXIT_FAILED;
-    }
-    io.stdout(`${p.status === 'new' ? 'wrote    ' : 'replaced '} ${target}${p.host ? ` (for ${p.host})` : ''}\n`);
+    const target = shownPath(join(parsed.out, p.path));
+    const how = p.status === 'unchanged' ? 'unchanged' : p.status === 'new' ? 'wrote    ' : 'replaced ';
+    io.stdout(`${how} ${target}${p.host ? ` (for ${p.host})` : ''}\n`);
   }
   return EXIT_OK;
 }

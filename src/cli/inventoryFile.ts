@@ -6,21 +6,22 @@
  */
 import { parseInventory } from '../core/inventory/parse';
 import type { Inventory } from '../core/inventory/types';
-import { EXIT_USAGE, type CliIo } from './io';
+import { EXIT_USAGE, INVENTORY_READ, formatFinding, type CliIo } from './io';
+import { shownPath } from '../core/text/terminal';
 import { errorMessage } from '../core/errors';
 
 export async function loadInventoryFile(path: string, io: CliIo, strict = true): Promise<Inventory | number> {
   let text: string;
   try {
-    text = await io.readFile(path);
+    text = await io.readFile(path, INVENTORY_READ);
   } catch (e) {
-    io.stderr(`cannot read ${path}: ${errorMessage(e)}\n`);
+    io.stderr(`cannot read ${shownPath(path)}: ${errorMessage(e)}\n`);
     return EXIT_USAGE;
   }
   const { inventory, findings } = parseInventory(text);
   const errors = findings.filter((f) => f.severity === 'error');
   if (inventory && (!strict || !errors.length)) return inventory;
-  for (const f of errors) io.stderr(`${path}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.message}\n`);
-  io.stderr(`${path}: not a valid inventory (run check-inventory); nothing was done.\n`);
+  for (const f of errors) io.stderr(`${formatFinding(path, f)}\n`);
+  io.stderr(`${shownPath(path)}: not a valid inventory (run check-inventory); nothing was done.\n`);
   return EXIT_USAGE;
 }

@@ -15,10 +15,12 @@ import { parseInventory } from '../core/inventory/parse';
 import type { Inventory } from '../core/inventory/types';
 import { allRules, detectKind } from '../core/lint/registry';
 import type { FileKind, LintContext, RuleInfo, SourceFile } from '../core/lint/types';
-import { applyTextEdits, chooseAutoFixes } from '../core/lint/fixPlan';
-import { siblingsOf } from '../core/lint/siblings';
+import { applyTextEdits, chooseAutoFixes, editsKeepingLineBreaks } from '../core/lint/fixPlan';
+import { siblingsOf, vrrpFilesElsewhere } from '../core/lint/siblings';
 import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, RUNNER_RULES } from '../engine/lintRunner';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, DEFAULT_READ_BYTES, INVENTORY_READ, type CliIo } from './io';
+import { shownPath } from '../core/text/terminal';
+import { readRegular, readRegularText } from '../adapters/fs/safeFile';
 import { errorMessage } from '../core/errors';
 
 export const LINT_USAGE = 'usage: kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] [--fix] PATH...\n';
@@ -151,7 +153,7 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
   }
   const { files: candidates, missing } = await collect(parsed.paths);
   if (missing.length) {
-    io.stderr(`no such file or directory: ${missing.join(', ')}\n${LINT_USAGE}`);
+    io.stderr(`no such file or directory: ${missing.map(shownPath).join(', ')}\n${LINT_USAGE}`);
     return EXIT_USAGE;
   }
 
@@ -161,14 +163,14 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
   if (inventoryPath) {
     let text: string;
     try {
-      text = await io.readFile(inventoryPath);
+      text = await io.readFile(inventoryPath, INVENTORY_READ);
     } catch (e) {
-      io.stderr(`cannot read inventory ${inventoryPath}: ${errorMessage(e)}\n`);
+      io.stderr(`cannot read inventory ${shownPath(inventoryPath)}: ${errorMessage(e)}\n`);
       return EXIT_USAGE;
     }
     const inventory: Inventory | undefined = parseInventory(text).inventory;
     if (inventory) context.inventory = inventory;
-    else io.stderr(`${inventoryPath}: not a usable inventory; rules that compare against it are skipped\n`);
+    else io.stderr(`${shownPath(inventoryPath)}: not a usable inventory; rules that compare against it are skipped\n`);
     context.inventoryPath = inventoryPath;
   }
 
@@ -184,12 +186,12 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     try {
       text = await io.readFile(c.path);
     } catch (e) {
-      io.stderr(`cannot read ${c.path}: ${errorMessage(e)}\n`);
+      io.stderr(`cannot read ${shownPath(c.path)}: ${errorMessage(e)}\n`);
       return EXIT_USAGE;
     }
     const kind = safeDetect(c.path, text);
     if (!kind) {
-      if (c.explicit) io.stderr(`${c.path}: not a supported kind of file, skipped\n`);
+      if (c.explicit) io.stderr(`${shownPath(c.path)}: not a supported kind of file, skipped\n`);
       continue;
     }
     supported.push({ file: { path: c.path, text }, kind });
@@ -207,23 +209,38 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     if (parsed.fix) {
       for (const s of supported) {
         const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
+        const vrrpElsewhere = vrrpFilesElsewhere(resolve(s.file.path), pool, hostNames).map((o) => o.file);
         // The fixes edit decoded text: written back, a file that is not valid UTF-8 would have every byte
         // the decoder replaced (0xE9 in a comment → EF BF BD) corrupted, far from what was fixed.
         const original = s.file.text;
         if (!(await decodesExactly(s.file.path, original))) {
-          io.stderr(`${s.file.path}: not valid UTF-8; --fix leaves it unchanged (convert it to UTF-8 to have it fixed)\n`);
+          io.stderr(`${shownPath(s.file.path)}: not valid UTF-8; --fix leaves it unchanged (convert it to UTF-8 to have it fixed)\n`);
           continue;
         }
-        const fixed = await autoFix(s, runner, { ...context, siblings });
+        if (!original.includes('\n') && original.includes('\r')) {
+          // Lines broken by lone CRs (classic Mac): the rules see one line, and a fix would rewrite across them.
+          io.stderr(`${shownPath(s.file.path)}: its lines end with a lone CR; --fix leaves it unchanged (convert it to LF or CRLF line ends to have it fixed)\n`);
+          continue;
+        }
+        const fixed = await autoFix(s, runner, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) });
         if (!fixed) continue;
-        await io.writeFile(s.file.path, s.file.text);
-        io.stderr(`${s.file.path}: fixed ${fixed} problem${fixed === 1 ? '' : 's'}\n`);
+        try {
+          // Never through a link: a linked file is refused here, its target left as it was.
+          await io.writeFile(s.file.path, s.file.text);
+        } catch (e) {
+          io.stderr(`--fix did not write ${errorMessage(e)}\n`);
+          s.file.text = original; // what is reported is the file as it is
+          continue;
+        }
+        io.stderr(`${shownPath(s.file.path)}: fixed ${fixed} problem${fixed === 1 ? '' : 's'}\n`);
       }
     }
     for (const s of supported) {
       // Only the files of the same config set: a generated/ copy is not compared with the live files.
       const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
-      const outcome = await runner.lint(s.file, { ...context, siblings }, { kind: s.kind });
+      // A keepalived.conf is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
+      const vrrpElsewhere = vrrpFilesElsewhere(resolve(s.file.path), pool, hostNames).map((o) => o.file);
+      const outcome = await runner.lint(s.file, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) }, { kind: s.kind });
       results.push({ path: s.file.path, findings: sortFindings(outcome.findings) });
     }
   } finally {
@@ -243,17 +260,26 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
 
 /** True when the file's bytes are exactly the UTF-8 encoding of `text` (nothing was replaced in decoding). */
 async function decodesExactly(path: string, text: string): Promise<boolean> {
-  const bytes = await fs.readFile(path).catch(() => undefined);
+  const bytes = await readRegular(path, { maxBytes: DEFAULT_READ_BYTES }).catch(() => undefined);
   return bytes !== undefined && Buffer.from(text, 'utf8').equals(bytes);
 }
 
-/** Applies unambiguous fixes to `s.file.text` in place, re-linting between passes; returns how many were fixed. */
+/**
+ * Applies unambiguous fixes to `s.file.text` in place, re-linting between passes; returns how many were fixed. The
+ * file keeps its line breaks: a fix writes them as the file does (CRLF in a CRLF file), and a fix that would remove a
+ * lone CR is left to the user (editsKeepingLineBreaks).
+ */
 async function autoFix(s: Linted, runner: LintRunner, context: LintContext): Promise<number> {
   let total = 0;
   for (let pass = 0; pass < MAX_FIX_PASSES; pass++) {
     const outcome = await runner.lint(s.file, context, { kind: s.kind });
     if (outcome.status !== 'ok') break;
-    const { edits, fixed } = chooseAutoFixes(outcome.findings, s.file.path);
+    const keeping = outcome.findings.flatMap((f) => {
+      if (f.fixes?.length !== 1) return [f];
+      const kept = editsKeepingLineBreaks(s.file.text, f.fixes[0]!.edits);
+      return kept.skipped ? [] : [{ ...f, fixes: [{ ...f.fixes[0]!, edits: kept.edits }] }];
+    });
+    const { edits, fixed } = chooseAutoFixes(keeping, s.file.path);
     if (!fixed) break;
     const next = applyTextEdits(s.file.text, edits);
     if (next === s.file.text) break;
@@ -272,7 +298,7 @@ async function readContextFiles(dir: string, linted: Set<string>): Promise<Linte
     if (linted.has(resolve(f.path))) continue;
     const size = (await fs.stat(f.path).catch(() => undefined))?.size ?? Infinity;
     if (size > MAX_CONTEXT_BYTES) continue;
-    const text = await fs.readFile(f.path, 'utf8').catch(() => undefined);
+    const text = await readRegularText(f.path, { maxBytes: MAX_CONTEXT_BYTES }).catch(() => undefined);
     const kind = text === undefined ? undefined : safeDetect(f.path, text);
     if (text !== undefined && kind) out.push({ file: { path: f.path, text }, kind });
   }

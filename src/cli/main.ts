@@ -5,6 +5,7 @@
 import { runCheckInventory } from './checkInventory';
 import { runImport } from './import';
 import { EXIT_USAGE, processIo, type CliIo } from './io';
+import { escapeControls } from '../core/text/terminal';
 import { runGenerate } from './generate';
 import { runLint } from './lint';
 import { runSshCheck } from './sshCheck';
@@ -76,7 +77,7 @@ if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => (process.exitCode = code),
     (e: unknown) => {
-      process.stderr.write(`kubeadm-workbench: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.stderr.write(escapeControls(`kubeadm-workbench: ${e instanceof Error ? e.message : String(e)}\n`));
       process.exitCode = 1;
     },
   );

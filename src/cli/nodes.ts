@@ -20,7 +20,7 @@ import { nodesWorkflow } from '../engine/workflows/nodesWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { parseDuration } from './drain';
 import { terminalPlanRun } from './bringUp';
-import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
+import { EXIT_FAILED, EXIT_OK, INVENTORY_READ, type CliIo } from './io';
 import { parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
 import { loadInventoryFile } from './inventoryFile';
 import { poolFromFlags } from './sshFlags';
@@ -78,7 +78,7 @@ function verb(operation: NodeOperation) {
       const outcome = await nodesWorkflow(ui, {
         deps: {
           inventory,
-          inventoryText: await io.readFile(inventoryPath),
+          inventoryText: await io.readFile(inventoryPath, INVENTORY_READ),
           ssh: pool,
           joinInputs: async (inv) => {
             const dir = dirname(inventoryPath);

@@ -6,6 +6,7 @@
  */
 import { Writable } from 'node:stream';
 import { createInterface, type Interface } from 'node:readline';
+import { escapeControls } from '../core/text/terminal';
 
 export class Prompter {
   private rl: Interface | undefined;
@@ -44,7 +45,7 @@ export class Prompter {
       this.rl = createInterface({ input: this.stdin, output, terminal: tty });
       this.lines = this.rl[Symbol.asyncIterator]();
     }
-    this.stderr.write(prompt);
+    this.stderr.write(escapeControls(prompt)); // a host name or fingerprint in it never drives the terminal
     this.muted = secret && tty;
     try {
       const next = await this.lines!.next();

@@ -12,7 +12,8 @@ import { sh } from '../core/ssh/command';
 import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
 import { SshConnectError } from '../core/ssh/transport';
 import { createInventoryPool, defaultOwnKnownHostsFile, nodeSshConfigEnv, resolveInventory } from '../adapters/ssh/fromInventory';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, INVENTORY_READ, type CliIo } from './io';
+import { shownPath } from '../core/text/terminal';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage } from '../core/errors';
@@ -96,17 +97,17 @@ export async function runSshCheck(argv: string[], io: CliIo): Promise<number> {
   }
   let text: string;
   try {
-    text = await io.readFile(args.inventory!);
+    text = await io.readFile(args.inventory!, INVENTORY_READ);
   } catch (e) {
-    io.stderr(`cannot read ${args.inventory}: ${errorMessage(e)}\n`);
+    io.stderr(`cannot read ${shownPath(args.inventory!)}: ${errorMessage(e)}\n`);
     return EXIT_USAGE;
   }
   const { inventory, findings } = parseInventory(text);
   // An address the loader refuses (10.3.60.051 is octal to ssh) must not be connected to.
   const errors = findings.filter((f) => f.severity === 'error');
   if (!inventory || errors.length) {
-    for (const f of errors) io.stderr(`${args.inventory}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.message}\n`);
-    io.stderr(`${args.inventory}: not a valid inventory (run check-inventory); no host was contacted\n`);
+    for (const f of errors) io.stderr(`${formatFinding(args.inventory!, f)}\n`);
+    io.stderr(`${shownPath(args.inventory!)}: not a valid inventory (run check-inventory); no host was contacted\n`);
     return EXIT_FAILED;
   }
   const unknownHosts = args.hosts.filter((h) => !inventory.hosts.some((x) => x.name === h));

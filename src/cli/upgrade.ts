@@ -20,7 +20,7 @@ import { upgradeWorkflow } from '../engine/workflows/upgradeWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { terminalPlanRun } from './bringUp';
 import { parseDuration } from './drain';
-import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
 
@@ -40,8 +40,6 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
     if (!f.to) throw new UsageError('--to VERSION is required (e.g. --to 1.34.12)');
     if (!parseVersion(f.to as string) || !/^v?\d+\.\d+\.\d+$/.test(f.to as string)) throw new UsageError(`--to ${f.to as string} is not a Kubernetes version (like 1.34.12)`);
     if (!f.plan && !f['backup-dir']) throw new UsageError('--backup-dir DIR is required: the etcd snapshot taken before the upgrade goes there');
-    const repo = f['backup-dir'] ? gitWorkTreeOf(f['backup-dir'] as string) : undefined;
-    if (repo) throw new UsageError(`--backup-dir ${f['backup-dir'] as string} is inside the git work tree ${repo}: a snapshot holds every Secret of the cluster; choose a folder outside it`);
     if (f['max-unavailable'] !== undefined) {
       const n = Number(f['max-unavailable']);
       if (!/^\d+$/.test(f['max-unavailable'] as string) || n < 1) throw new UsageError('--max-unavailable must be a whole number of workers, 1 or more');
@@ -53,6 +51,11 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
     }
   });
   if (typeof flags === 'number') return flags;
+  const repo = flags['backup-dir'] ? await gitWorkTreeOf(flags['backup-dir'] as string) : undefined;
+  if (repo) {
+    io.stderr(`--backup-dir ${flags['backup-dir'] as string} is inside the git work tree ${repo}: a snapshot holds every Secret of the cluster; choose a folder outside it\n${UPGRADE_USAGE}`);
+    return EXIT_USAGE;
+  }
   const session = await openPlanVerb(flags, io);
   if (typeof session === 'number') return session;
   const { inventory, inventoryPath, pool } = session;

@@ -31,7 +31,7 @@ export async function pickBackupFolder(openLabel: string): Promise<string | unde
     out = picked[0].fsPath;
   }
   out = out.startsWith('~/') ? join(homedir(), out.slice(2)) : out;
-  const repo = gitWorkTreeOf(out);
+  const repo = await gitWorkTreeOf(out);
   if (repo) {
     void vscode.window.showErrorMessage(`${out} is inside the git work tree ${repo}; choose a folder outside it (a snapshot holds every Secret of the cluster).`);
     return undefined;

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { INVENTORY_TEMPLATE } from '../core/inventory/template';
 import { defineCommand } from './context';
+import { alreadyThere, createNewFile } from '../adapters/fs/safeFile';
 
 /** Writes the seed-topology template as inventory.yaml in the first workspace folder, never over an existing file. */
 export const createInventory = defineCommand({}, (ctx) => {
@@ -16,7 +17,15 @@ export const createInventory = defineCommand({}, (ctx) => {
       void vscode.window.showInformationMessage('inventory.yaml already exists; opened it instead of overwriting.');
       return;
     }
-    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(INVENTORY_TEMPLATE));
+    try {
+      // O_EXCL: a file or link appearing at the name meanwhile is never written through or over.
+      await createNewFile(target.fsPath, INVENTORY_TEMPLATE, 0o644);
+    } catch (e) {
+      if (!alreadyThere(e)) throw e;
+      await vscode.window.showTextDocument(target);
+      void vscode.window.showInformationMessage('inventory.yaml already exists; opened it instead of overwriting.');
+      return;
+    }
     await ctx.inventory.reload();
     await vscode.window.showTextDocument(target);
   };

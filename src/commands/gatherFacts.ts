@@ -1,23 +1,26 @@
 import * as vscode from 'vscode';
 import { analyzeFacts, parseFacts, type FactFinding, type HostFacts } from '../core/phases/facts';
+import { factsSentence, renderFactsReport, type FactsNotRead } from '../core/phases/factsReport';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
 import { HostProgress, shouldSummarise } from '../core/plan/hostProgress';
 import { sh, sudo } from '../core/ssh/command';
+import { summarizeFailure } from '../core/text/failureSummary';
 import { toRange } from '../editor/diagnostics';
+import { log } from '../editor/log';
 import { defineCommand, type CommandContext } from './context';
-import { errorMessage } from '../core/errors';
 
 /**
  * Gathers facts from every host in parallel (read-only), shows a report, and puts each finding —
  * cloned VMs, swap, missing modules, cgroup drivers — on its host's line in inventory.yaml, so the
- * Problems panel lists them next to the inventory's own problems.
+ * Problems panel lists them next to the inventory's own problems. A host not read is no finding: the report and the
+ * notification name it apart with a short cause (the log has the whole error).
  */
 export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts', inventory: 'Gather facts' }, (ctx) => {
   return async (): Promise<void> => {
     const { loaded, inv } = ctx;
     const pool = ctx.sessions.open(inv, vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri);
     const facts: HostFacts[] = [];
-    const failures: string[] = [];
+    const notRead: FactsNotRead[] = [];
     const started = Date.now();
     try {
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Gathering host facts', cancellable: true }, async (progress, token) => {
@@ -38,8 +41,10 @@ export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts',
               facts.push(parseFacts(h.name, r.stdout));
               hostProgress.ended(h.name, true);
             } catch (e) {
-              failures.push(errorMessage(e));
-              hostProgress.ended(h.name, false, errorMessage(e));
+              const failure = summarizeFailure(e, h.name);
+              notRead.push({ host: h.name, cause: failure.cause });
+              log.warn(`facts of ${h.name} not read: ${failure.detail}`);
+              hostProgress.ended(h.name, false, failure.cause);
             }
             progress.report({ message: many ? hostProgress.summary() : `${++done}/${inv.hosts.length} hosts`, increment: 100 / inv.hosts.length });
           }),
@@ -52,9 +57,15 @@ export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts',
     publish(ctx, loaded.uri, loaded.locations.hosts, findings);
     const order = inv.hosts.map((h) => h.name);
     facts.sort((a, b) => order.indexOf(a.host) - order.indexOf(b.host));
-    await ctx.reports.show('host-facts.md', factsReport(facts, findings, failures, Date.now() - started), 'markdown');
-    const errors = findings.filter((f) => f.severity === 'error').length + failures.length;
-    if (errors) void vscode.window.showWarningMessage(`Host facts: ${errors} problem(s) — see the report and the Problems panel.`);
+    notRead.sort((a, b) => order.indexOf(a.host) - order.indexOf(b.host));
+    const run = { hosts: order, facts, findings, notRead, ms: Date.now() - started };
+    await ctx.reports.show('host-facts.md', renderFactsReport(run), 'markdown');
+    const sentence = factsSentence(run);
+    if (!sentence) return;
+    const actions = [...(sentence.problems ? ['Show Problems'] : []), ...(sentence.notRead ? ['Show Log'] : [])];
+    const pick = await vscode.window.showWarningMessage(sentence.text, ...actions);
+    if (pick === 'Show Problems') await vscode.commands.executeCommand('workbench.actions.view.problems');
+    else if (pick === 'Show Log') log.show();
   };
 });
 
@@ -70,25 +81,4 @@ function publish(ctx: CommandContext, uri: vscode.Uri, hostRanges: Map<string, i
       return d;
     }),
   );
-}
-
-function factsReport(facts: HostFacts[], findings: FactFinding[], failures: string[], ms: number): string {
-  const cell = (v: string | undefined): string => (v ?? '—').replace(/\|/g, '\\|');
-  const lines = [
-    `# Host facts`,
-    '',
-    `${facts.length} host(s) in ${ms} ms. Read-only: nothing was changed on the hosts.`,
-    '',
-    '| host | OS | kernel | machine-id | product_uuid | swap | containerd | kubelet | kubeadm | addresses |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...facts.map((f) =>
-      `| ${f.host} | ${cell(f.os?.pretty)} | ${cell(f.kernel)} | ${cell(f.machineId?.slice(0, 12))} | ${cell(f.productUuid)} | ${f.swapActive.length ? 'ON' : 'off'} | ${cell(f.containerd?.version)} ${f.containerd?.active ? '(active)' : ''} | ${cell(f.kubelet?.version)} | ${cell(f.kubeadmVersion)} | ${cell(f.addresses.map((a) => `${a.iface} ${a.cidr}`).join(', '))} |`,
-    ),
-    '',
-    '## Findings',
-    '',
-    ...(findings.length ? findings.map((f) => `- **${f.severity}** ${f.host}: ${f.message} — ${f.why} \`${f.rule}\``) : ['None.']),
-  ];
-  if (failures.length) lines.push('', '## Hosts that did not answer', '', ...failures.map((m) => `- ${m}`));
-  return lines.join('\n') + '\n';
 }

@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
-import type * as Generate from '../core/generate/index';
-import { planWrites, writeGeneratedFile, type PlannedWrite } from '../engine/generatePlan';
-import { stateFolderFor, vrrpAuthPass as vrrpSecret } from '../engine/stateFolder';
+import { dirname } from 'node:path';
+import type * as Inputs from '../engine/inputs';
+import { VRRP_PASS_PLACEHOLDER } from '../core/generate/keepalived';
+import { planWrites, readGeneratedTarget, writeGeneratedFiles, type PlannedWrite } from '../engine/generatePlan';
+import { readLocalText } from '../engine/workspaceFiles';
 import { defineCommand } from './context';
 import { CommandIds } from '../editor/commandIds';
 import { setting } from '../editor/settings';
@@ -40,15 +42,17 @@ export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
     const layout = setting('containerdLayout');
     // Loaded on first use: the generators pull in the kubeadm schemas, which activation should not pay for.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { generateClusterConfigs } = require('../core/generate/index') as typeof Generate;
-    const vrrpAuthPass = await vrrpSecret(stateFolderFor(loaded.uri.fsPath));
-    const files = generateClusterConfigs(loaded.inventory, { containerdLayout: layout, vrrpAuthPass });
+    const { clusterConfigFiles, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;
+    // The files the plan uploads (kubeadmExtraConfig merged in), the VRRP password left as a placeholder: it stays in
+    // the state folder and is filled in when the plan uploads keepalived.conf.
+    const extra = await readKubeadmExtra(loaded.inventory, dirname(loaded.uri.fsPath), readLocalText);
+    const files = clusterConfigFiles(loaded.inventory, extra, { containerdLayout: layout, vrrpAuthPass: VRRP_PASS_PLACEHOLDER });
 
     let folder = unattended?.folder ?? vscode.Uri.joinPath(root, DEFAULT_FOLDER);
     let chosen: PlannedWrite[] | undefined;
-    if (unattended) chosen = await planWrites(files, (p) => readIfExists(vscode.Uri.joinPath(folder, p)));
+    if (unattended) chosen = await planWrites(files, (p) => readGeneratedTarget(folder.fsPath, p));
     while (!chosen) {
-      const plan = await planWrites(files, (p) => readIfExists(vscode.Uri.joinPath(folder, p)));
+      const plan = await planWrites(files, (p) => readGeneratedTarget(folder.fsPath, p));
       const pick = await pickFiles(plan, vscode.workspace.asRelativePath(folder, true));
       if (pick === 'folder') {
         const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, defaultUri: folder, openLabel: 'Generate Here' });
@@ -74,15 +78,9 @@ export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
       if (choice === skip) chosen = chosen.filter((p) => p.status !== 'changed');
     }
 
-    const written: vscode.Uri[] = [];
-    for (const p of chosen) {
-      const uri = vscode.Uri.joinPath(folder, p.path);
-      if (p.status !== 'unchanged') {
-        // The CLI's write path: no symlinks on the way, temp file + rename.
-        await writeGeneratedFile(folder.fsPath, p.path, p.text);
-      }
-      written.push(uri);
-    }
+    // The CLI's write path: every target checked first (no link on the way), then temp file + rename each.
+    await writeGeneratedFiles(folder.fsPath, chosen.filter((p) => p.status !== 'unchanged'));
+    const written = chosen.map((p) => vscode.Uri.joinPath(folder, p.path));
     const wrote = chosen.filter((p) => p.status !== 'unchanged').length;
     if (!unattended && written.length) void summarize(folder, written, wrote, chosen.length);
     return written;
@@ -145,12 +143,4 @@ function pickFiles(plan: PlannedWrite[], folderLabel: string): Promise<PlannedWr
     });
     qp.show();
   });
-}
-
-async function readIfExists(uri: vscode.Uri): Promise<string | undefined> {
-  try {
-    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-  } catch {
-    return undefined;
-  }
 }

@@ -4,6 +4,10 @@ import { serializeInventory } from '../core/inventory/serialize';
 import { splitEndpoint } from '../core/inventory/types';
 import { defineCommand } from './context';
 import { exists } from './createInventory';
+import { readRegularText, replaceFile } from '../adapters/fs/safeFile';
+
+/** An Ansible inventory or group_vars file larger than this is refused unread. */
+const MAX_IMPORT_BYTES = 16 * 1024 * 1024;
 
 const ASK: Record<ImportMissing, { prompt: string; placeHolder: string; validate: (v: string) => string | undefined }> = {
   kubernetesVersion: {
@@ -34,7 +38,7 @@ export const importAnsibleInventory = defineCommand({}, (ctx) => {
     }))?.[0];
     if (!picked) return;
     const options: AnsibleImportOptions = { groupVars: await readGroupVars(picked) };
-    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(picked));
+    const text = await readRegularText(picked.fsPath, { maxBytes: MAX_IMPORT_BYTES });
     let result = convert(text, picked.path, options);
     // Kubespray keeps version and endpoint in group_vars; when they are nowhere, ask rather than guess.
     for (const field of result.missing) {
@@ -56,7 +60,7 @@ export const importAnsibleInventory = defineCommand({}, (ctx) => {
       if (choice !== replace) return;
     }
     const header = `Imported from ${vscode.workspace.asRelativePath(picked)}`;
-    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(serializeInventory(inventory, header)));
+    await replaceFile(target.fsPath, serializeInventory(inventory, header), { mode: 'keep' });
     await ctx.inventory.reload();
     await vscode.window.showTextDocument(target);
     if (findings.length) {
@@ -71,7 +75,7 @@ async function readGroupVars(inventoryFile: vscode.Uri): Promise<AnsibleGroupVar
   for (const gv of KUBESPRAY_GROUP_VARS) {
     const uri = vscode.Uri.joinPath(dir, gv.file);
     try {
-      found.push({ group: gv.group, fileName: uri.path, text: new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)) });
+      found.push({ group: gv.group, fileName: uri.path, text: await readRegularText(uri.fsPath, { maxBytes: MAX_IMPORT_BYTES }) });
     } catch {
       // Kubespray layouts vary; absent files are normal
     }

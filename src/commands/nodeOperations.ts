@@ -6,7 +6,7 @@
  * terminal, and afterwards the inventory edit as a diff, applied to inventory.yaml unsaved for the user to review
  * and save (or undo).
  */
-import { promises as fs } from 'node:fs';
+import { readLocalText } from '../engine/workspaceFiles';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { HostSpec, Inventory } from '../core/inventory/types';
@@ -71,7 +71,7 @@ function nodeOperation(operation: NodeOperation) {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { phaseConfigs, phaseSources, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;
-      const readFile = (p: string) => fs.readFile(p, 'utf8');
+      const readFile = readLocalText;
       await nodesWorkflow(ui, {
         deps: {
           inventory: inv,

@@ -33,6 +33,7 @@ import { upgradeCluster } from './upgradeCluster';
 import { removeNode, replaceNode, resetHost } from './nodeOperations';
 import { openBackupFolder, refreshBackups, restoreFromBackup } from './backupsCommands';
 import { scheduleEtcdSnapshots } from './scheduleEtcdSnapshots';
+import { showLog } from './showLog';
 
 /** Every command, declared with its needs (src/commands/context.ts). */
 export const COMMANDS: Record<CommandId, AnyCommand> = {
@@ -68,6 +69,7 @@ export const COMMANDS: Record<CommandId, AnyCommand> = {
   [CommandIds.restoreFromBackup]: restoreFromBackup,
   [CommandIds.openBackupFolder]: openBackupFolder,
   [CommandIds.scheduleEtcdSnapshots]: scheduleEtcdSnapshots,
+  [CommandIds.showLog]: showLog,
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

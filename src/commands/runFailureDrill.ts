@@ -11,11 +11,12 @@ import type { InventoryNode } from '../editor/treeNodes';
 import { defineCommand } from './context';
 
 /**
- * Run Failure Drill…: the seed's fault-tolerance chapter on the real cluster. Pick a control-plane node
- * or a worker (from its Inventory row, or a list), how it fails — stop Kubernetes on it over SSH, or
- * power it off with the hypervisor commands of the settings kubeadmWorkbench.drill.powerOffCommand /
- * powerOnCommand (machine-scoped: a workspace cannot set what runs on this machine) — and whether to
- * wait for the pods' evictions. The rest — the plan beside a modal, the guard's refusal, the run in a
+ * Run Failure Drill…: the seed's fault-tolerance chapter on the real cluster. Pick a control-plane node,
+ * a worker or a balancer (from its Inventory row — a balancer's live row under the VIP too — or a list), how it
+ * fails — for a node: stop Kubernetes on it over SSH, power it off with the hypervisor commands of the settings
+ * kubeadmWorkbench.drill.powerOffCommand / powerOnCommand (machine-scoped: a workspace cannot set what runs on this
+ * machine), or cut its network (drill.cutCommand / healCommand, else nftables over SSH), and whether to wait for the
+ * pods' evictions; for a balancer: HAProxy stopped on the VIP holder, keepalived stopped, power-off, or VRRP blocked. The rest — the plan beside a modal, the guard's refusal, the run in a
  * run terminal with a cancellable notification (a cancel stops the observation, never the restore), the
  * report — is the drill workflow's (engine/workflows/drillWorkflow.ts), the same as the CLI's `drill`.
  */
@@ -23,50 +24,18 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
   return async (arg?: InventoryNode | string): Promise<void> => {
     const { loaded, inv } = ctx;
     const ui = editorUi(ctx.reports);
-    const candidates = inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker'));
-    let hostName = typeof arg === 'string' ? arg : arg?.kind === 'host' ? arg.host.name : undefined;
-    hostName ??= await ui.pick('Run Failure Drill', candidates.map((h) => ({ value: h.name, label: h.name, description: `${h.address} · ${h.roles.join(', ')}` })), 'The node to fail (it is restored afterwards)');
+    const candidates = inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker') || h.roles.includes('loadbalancer'));
+    let hostName = typeof arg === 'string' ? arg : arg?.kind === 'host' ? arg.host.name : arg?.kind === 'live' ? balancerOfRow(arg.node.id) : undefined;
+    hostName ??= await ui.pick('Run Failure Drill', candidates.map((h) => ({ value: h.name, label: h.name, description: `${h.address} · ${h.roles.join(', ')}` })), 'The host to fail (it is restored afterwards)');
     if (!hostName) return;
     const host = candidates.find((h) => h.name === hostName);
     if (!host) {
-      void ui.message('error', `${hostName} is not a control-plane node or worker of ${inv.cluster.name}: a drill fails Kubernetes nodes.`);
+      void ui.message('error', `${hostName} is not a control-plane node, worker or balancer of ${inv.cluster.name}.`);
       return;
     }
-
-    const powerOff = setting('drillPowerOffCommand').trim();
-    const powerOn = setting('drillPowerOnCommand').trim();
-    const fault = await ui.pick(
-      `Failure drill on ${host.name}`,
-      [
-        { value: 'stop' as const, label: 'Stop Kubernetes on the node', description: 'over SSH', detail: 'kubelet stopped, every container killed with SIGKILL; the host stays up. Restore: start containerd and kubelet.' },
-        {
-          value: 'power-off' as const,
-          label: 'Power the node off',
-          description: powerOff && powerOn ? 'hypervisor command' : 'needs the power commands in the settings',
-          detail: powerOff && powerOn ? `${powerOff.replace(/\{host\}/g, host.name)} — then ${powerOn.replace(/\{host\}/g, host.name)}` : 'Set kubeadmWorkbench.drill.powerOffCommand and powerOnCommand (e.g. govc vm.power -off {host}).',
-        },
-      ],
-      'How the node fails',
-    );
-    if (!fault) return;
-    if (fault === 'power-off' && (!powerOff || !powerOn)) {
-      const open = 'Open Settings';
-      if ((await ui.message('error', 'Powering a node off needs both kubeadmWorkbench.drill.powerOffCommand and kubeadmWorkbench.drill.powerOnCommand (your hypervisor\'s commands, with {host} or {address}).', { actions: [open] })) === open) {
-        await vscode.commands.executeCommand('workbench.action.openSettings', 'kubeadmWorkbench.drill');
-      }
-      return;
-    }
-    const evictionWaitSeconds = await ui.pick(
-      `Failure drill on ${host.name}`,
-      [
-        { value: 0, label: 'Do not wait for evictions', detail: 'The report says when the pods on the node would be evicted (their tolerationSeconds, 300 s by default).' },
-        { value: 120, label: 'Wait up to 2 minutes after NotReady for evictions', detail: 'For pods with short tolerationSeconds for node.kubernetes.io/unreachable.' },
-        { value: 360, label: 'Wait up to 6 minutes after NotReady for evictions', detail: 'Enough for the default tolerationSeconds of 300 s.' },
-      ],
-      'Taint-based evictions of the pods on the node',
-    );
-    if (evictionWaitSeconds === undefined) return;
-    const req: DrillRequest = { host: host.name, kind: fault, evictionWaitSeconds, ...(fault === 'power-off' ? { powerOffCommand: powerOff, powerOnCommand: powerOn } : {}) };
+    const balancer = !host.roles.includes('control-plane') && !host.roles.includes('worker');
+    const req = balancer ? await balancerRequest(ui, host.name) : await nodeRequest(ui, host.name);
+    if (!req) return;
 
     const conn = await ctx.connection.ensure();
     if (!conn) {
@@ -95,3 +64,93 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
     }
   };
 });
+
+/** `balancers:lb1` (a balancer's live row under the VIP row) → `lb1`. */
+function balancerOfRow(id: string): string | undefined {
+  const m = /^balancers:([^:]+)$/.exec(id);
+  return m && m[1] !== 'vip' ? m[1] : undefined;
+}
+
+type EditorUi = ReturnType<typeof editorUi>;
+
+/** The power commands of the settings, or undefined after saying what is missing (with the button to set them). */
+async function powerCommands(ui: EditorUi, what: 'node' | 'balancer'): Promise<{ off: string; on: string } | undefined> {
+  const off = setting('drillPowerOffCommand').trim();
+  const on = setting('drillPowerOnCommand').trim();
+  if (off && on) return { off, on };
+  const open = 'Open Settings';
+  if ((await ui.message('error', `Powering a ${what} off needs both kubeadmWorkbench.drill.powerOffCommand and kubeadmWorkbench.drill.powerOnCommand (your hypervisor's commands, with {host} or {address}).`, { actions: [open] })) === open) {
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'kubeadmWorkbench.drill');
+  }
+  return undefined;
+}
+
+async function nodeRequest(ui: EditorUi, host: string): Promise<DrillRequest | undefined> {
+  const powerOff = setting('drillPowerOffCommand').trim();
+  const powerOn = setting('drillPowerOnCommand').trim();
+  const cut = setting('drillCutCommand').trim();
+  const heal = setting('drillHealCommand').trim();
+  const fault = await ui.pick(
+    `Failure drill on ${host}`,
+    [
+      { value: 'stop' as const, label: 'Stop Kubernetes on the node', description: 'over SSH', detail: 'kubelet stopped, every container killed with SIGKILL; the host stays up. Restore: start containerd and kubelet.' },
+      {
+        value: 'power-off' as const,
+        label: 'Power the node off',
+        description: powerOff && powerOn ? 'hypervisor command' : 'needs the power commands in the settings',
+        detail: powerOff && powerOn ? `${powerOff.replace(/\{host\}/g, host)} — then ${powerOn.replace(/\{host\}/g, host)}` : 'Set kubeadmWorkbench.drill.powerOffCommand and powerOnCommand (e.g. govc vm.power -off {host}).',
+      },
+      {
+        value: 'partition' as const,
+        label: "Cut the node's network (it keeps running)",
+        description: cut && heal ? 'your cut command' : 'nftables over SSH',
+        detail: cut && heal ? `${cut.replace(/\{host\}/g, host)} — then ${heal.replace(/\{host\}/g, host)}` : 'Every packet in and out dropped but this SSH session; it heals itself after a few minutes if the drill cannot.',
+      },
+    ],
+    'How the node fails',
+  );
+  if (!fault) return undefined;
+  const power = fault === 'power-off' ? await powerCommands(ui, 'node') : undefined;
+  if (fault === 'power-off' && !power) return undefined;
+  const evictionWaitSeconds = await ui.pick(
+    `Failure drill on ${host}`,
+    [
+      { value: 0, label: 'Do not wait for evictions', detail: 'The report says when the pods on the node would be evicted (their tolerationSeconds, 300 s by default).' },
+      { value: 120, label: 'Wait up to 2 minutes after NotReady for evictions', detail: 'For pods with short tolerationSeconds for node.kubernetes.io/unreachable.' },
+      { value: 360, label: 'Wait up to 6 minutes after NotReady for evictions', detail: 'Enough for the default tolerationSeconds of 300 s.' },
+    ],
+    'Taint-based evictions of the pods on the node',
+  );
+  if (evictionWaitSeconds === undefined) return undefined;
+  return {
+    host,
+    kind: fault,
+    evictionWaitSeconds,
+    ...(power ? { powerOffCommand: power.off, powerOnCommand: power.on } : {}),
+    ...(fault === 'partition' && cut && heal ? { cutCommand: cut, healCommand: heal } : {}),
+  };
+}
+
+async function balancerRequest(ui: EditorUi, host: string): Promise<DrillRequest | undefined> {
+  const powerOff = setting('drillPowerOffCommand').trim();
+  const powerOn = setting('drillPowerOnCommand').trim();
+  const fault = await ui.pick(
+    `Balancer drill on ${host}`,
+    [
+      { value: 'haproxy' as const, label: 'Stop HAProxy on the VIP holder (black hole)', description: 'over SSH', detail: "keepalived's check must drop the priority and move the VIP: interval × fall + Master_Down_Interval. Refused when the weights would never move it." },
+      { value: 'stop' as const, label: 'Stop keepalived on the VIP holder', description: 'over SSH', detail: 'A graceful release (priority 0): the other balancer takes the VIP after its skew time.' },
+      {
+        value: 'power-off' as const,
+        label: 'Power the VIP holder off',
+        description: powerOff && powerOn ? 'hypervisor command' : 'needs the power commands in the settings',
+        detail: 'The other balancer takes the VIP after Master_Down_Interval = 3 × advert_int + (256 − priority)/256 s.',
+      },
+      { value: 'split-brain' as const, label: 'Block VRRP between the balancers (split brain)', description: 'nftables over SSH', detail: 'Both become MASTER; the live view and status must report it within 5 s. Heals itself after a few minutes if the drill cannot.' },
+    ],
+    'How the balancer fails',
+  );
+  if (!fault) return undefined;
+  const power = fault === 'power-off' ? await powerCommands(ui, 'balancer') : undefined;
+  if (fault === 'power-off' && !power) return undefined;
+  return { host, kind: fault, ...(power ? { powerOffCommand: power.off, powerOnCommand: power.on } : {}) };
+}

@@ -1,5 +1,5 @@
 /**
- * The balancers read live over SSH (engine/balancers.ts) every 5 s while someone looks (the Inventory view is
+ * The balancers read live over SSH (engine/balancers.ts) every 2 s while someone looks (the Inventory view is
  * visible), and only while the editor is connected to this inventory's cluster (the kubeconfig's server is the
  * inventory's controlPlaneEndpoint) — so a workspace pointed at another cluster, or none, never dials its balancers.
  */
@@ -13,7 +13,11 @@ import type { InventoryWorkspace } from './inventoryWorkspace';
 import { log } from './log';
 import { errorMessage } from '../core/errors';
 
-const EVERY_MS = 5000;
+/**
+ * A read takes a few hundred milliseconds (the VRRP probe with keepalived's data dump, HAProxy's stats), so a split
+ * brain or a stuck VIP shows within EVERY_MS + one read: under the 5 s the balancer drills hold the live view to.
+ */
+export const BALANCER_POLL_MS = 2000;
 
 export class BalancerWatch implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<BalancersModel | undefined>();
@@ -66,19 +70,27 @@ export class BalancerWatch implements vscode.Disposable {
     }
     this.busy = true;
     try {
-      this.model = await readBalancers(rootRunnerOver(target.remote, target.nonRoot, 8000), inv);
-      this.emitter.fire(this.model);
+      const next = await readBalancers(rootRunnerOver(target.remote, target.nonRoot, 8000), inv);
+      // the views re-render only on a change: a tree refreshed every 2 s for nothing closes what the user opened
+      const changed = signature(next) !== (this.model ? signature(this.model) : undefined);
+      this.model = next;
+      if (changed) this.emitter.fire(this.model);
     } catch (e) {
       // Per-balancer failures are in the model; this is the read itself failing. Logged, and the next poll still comes.
       log.warn(`balancers of ${inv.cluster.name}: ${errorMessage(e)}`);
     } finally {
       this.busy = false;
     }
-    if (this.refs) this.timer = setTimeout(() => void this.poll(), EVERY_MS);
+    if (this.refs) this.timer = setTimeout(() => void this.poll(), BALANCER_POLL_MS);
   }
 
   dispose(): void {
     clearTimeout(this.timer);
     vscode.Disposable.from(...this.disposables).dispose();
   }
+}
+
+/** What the views show of a read (its time apart). */
+function signature(m: BalancersModel): string {
+  return JSON.stringify({ ...m, fetchedAt: 0 });
 }

@@ -2,7 +2,7 @@
  * Builds the bring-up plan for the workspace's inventory (shared by "Show Bring-up Plan" and
  * "Bring Up Cluster") and asks which phases to include.
  */
-import { promises as fs } from 'node:fs';
+import { readLocalText } from '../engine/workspaceFiles';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
@@ -45,15 +45,15 @@ export async function buildPlan(inv: Inventory, inventoryUri: vscode.Uri, phases
   // The generators and their schemas load on first use, not with the extension (esbuild makes this lazy).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { phaseConfigs, phaseSources, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;
-  const sources = await phaseSources(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
-  const extra = await readKubeadmExtra(inv, dirname(inventoryUri.fsPath), (p) => fs.readFile(p, 'utf8'));
+  const sources = await phaseSources(inv, dirname(inventoryUri.fsPath), readLocalText);
+  const extra = await readKubeadmExtra(inv, dirname(inventoryUri.fsPath), readLocalText);
   const vrrp = await vrrpAuthPass(stateFolderFor(inventoryUri.fsPath));
   return buildBringUpPlan(inv, phases, phaseConfigs(inv, extra, vrrp), sources, {
     saveAdminKubeconfig: async (adminConf) => {
       // admin.conf is cluster-admin: never into the workspace unless the user says so.
       if (folder) {
         try {
-          checkKubeconfigTarget(target, folder.fsPath, false);
+          await checkKubeconfigTarget(target, folder.fsPath, false);
         } catch {
           const allow = 'Write it there';
           const ok = await vscode.window.showWarningMessage(`The kubeconfig ${target} is inside the workspace. Write the cluster's admin credentials there?`, { modal: true }, allow);

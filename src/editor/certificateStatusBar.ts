@@ -1,6 +1,7 @@
 /**
  * A status-bar warning while the last inspection found a certificate under the warning threshold (or
- * another certificate problem); hidden otherwise. Clicking it shows the Certificates view.
+ * another finding about a certificate it read); hidden otherwise — a host that could not be read is no finding and
+ * the Certificates view says it. Clicking it shows the Certificates view.
  */
 import * as vscode from 'vscode';
 import { ViewIds } from './commandIds';
@@ -30,7 +31,7 @@ export class CertificateStatusBar implements vscode.Disposable {
     }
     const bad = s.expired + s.critical;
     const expiring = bad + s.expiring > 0 && s.minDaysLeft !== undefined;
-    this.text = `$(${bad ? 'error' : 'warning'}) certs: ${expiring ? (s.minDaysLeft! < 0 ? 'expired' : `${s.minDaysLeft}d left`) : `${s.problems} problem(s)`}`;
+    this.text = `$(${bad ? 'error' : 'warning'}) certs: ${expiring ? (s.minDaysLeft! < 0 ? 'expired' : `${s.minDaysLeft}d left`) : `${s.problems} finding(s)`}`;
     this.item.text = this.text;
     this.item.backgroundColor = new vscode.ThemeColor(bad ? 'statusBarItem.errorBackground' : 'statusBarItem.warningBackground');
     this.item.tooltip = `Certificates of ${report!.cluster} (${report!.at}):\n${s.lines.slice(0, 12).join('\n')}${s.lines.length > 12 ? `\n… ${s.lines.length - 12} more` : ''}`;

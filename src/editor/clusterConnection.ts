@@ -65,7 +65,8 @@ export class ClusterConnection implements vscode.Disposable {
   private readonly watchFailures = new Map<ResourceKey, string>();
   private unsubscribe: (() => void) | undefined;
   private readonly claims = new Set<Claim>();
-  state: ConnectionState = { kind: 'idle' };
+  /** Untrusted from the start in Restricted Mode: the status bar says that is what stops it, not "no cluster". */
+  state: ConnectionState = vscode.workspace.isTrusted ? { kind: 'idle' } : { kind: 'untrusted' };
 
   constructor(
     private readonly extension: vscode.ExtensionContext,
@@ -78,7 +79,7 @@ export class ClusterConnection implements vscode.Disposable {
   ) {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.kubeconfig') && void this.reconnect()),
-      vscode.workspace.onDidGrantWorkspaceTrust(() => this.claims.size && void this.reconnect()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reconnect()),
       vscode.window.onDidChangeWindowState((w) => w.focused && this.conn && Date.now() - this.lastHealthProbe > HEALTH_EVERY_MS && void this.probeHealth()),
       inventory.onDidChange((loaded) => {
         if (this.conn) {

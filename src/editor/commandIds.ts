@@ -35,6 +35,7 @@ export const CommandIds = {
   openBackupFolder: 'kubeadm.openBackupFolder',
   scheduleEtcdSnapshots: 'kubeadm.scheduleEtcdSnapshots',
   upgradeCluster: 'kubeadm.upgradeCluster',
+  showLog: 'kubeadm.showLog',
 } as const;
 
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];

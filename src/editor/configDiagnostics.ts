@@ -3,37 +3,27 @@
  * manifests — whatever the registry detects by name and content) and publishes the findings as
  * diagnostics: on open, as you type (debounced), and again for every dependant when the inventory or a
  * sibling file changes. The rules run in a worker thread with a per-file time limit (src/engine/lintRunner.ts),
- * created on the first lint, so the extension host never blocks on a pathological file.
- *
+ * created on the first lint, so the extension host never blocks on a pathological file. After a reload the closed
+ * files' findings come back from a cache (./findingsCacheStore.ts) when nothing they depend on changed.
  * inventory.yaml itself is published by InventoryWorkspace; here it is the context of every lint.
  */
 import * as vscode from 'vscode';
 import type { Finding } from '../core/findings';
 import type { FileKind, LintContext, SourceFile } from '../core/lint/types';
-import { LintRunner, type LintOutcome } from '../engine/lintRunner';
+import { LintRunner, RUNNER_RULES, type LintOutcome } from '../engine/lintRunner';
 import { toDiagnostic } from './diagnostics';
-import { capFindings, findingKey } from '../core/lint/fixPlan';
+import { capFindings } from '../core/lint/fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
-import { lintRegistry } from './lintRegistry';
-import { siblingsOf } from '../core/lint/siblings';
+import { siblingsOf, vrrpFilesElsewhere } from '../core/lint/siblings';
 import { setting } from './settings';
 import { log } from './log';
 import { FolderEvents } from './folderEvents';
+import { CONFIG_GLOB, CONFIG_NAME, detect, EXCLUDE_GLOB, EXCLUDED_FOLDERS, LANGUAGE_KINDS, MAX_SCAN_FILES, mergeTargets, readDisk, readDiskTexts, untrackedUri } from './configFiles';
+import { FindingsCacheStore } from './findingsCacheStore';
+import { lintRegistry } from './lintRegistry';
 
-/** Files a workspace scan reads; open documents are detected whatever their name. */
-const CONFIG_EXTENSIONS = ['cfg', 'conf', 'yaml', 'yml', 'toml', 'json'];
-export const CONFIG_GLOB = `**/*.{${CONFIG_EXTENSIONS.join(',')}}`;
-/** What CONFIG_GLOB matches, for a path the config watcher reports itself. */
-const CONFIG_NAME = new RegExp(`\\.(${CONFIG_EXTENSIONS.join('|')})$`);
-const EXCLUDED_FOLDERS = ['node_modules', '.git', 'dist', 'out', '.vscode-test'];
-const EXCLUDE_GLOB = `**/{${EXCLUDED_FOLDERS.join(',')}}/**`;
-const MAX_SCAN_FILES = 500;
-/** Larger files are not read by the workspace scan (an open document is linted whatever its size). */
-const MAX_SCAN_BYTES = 2 * 1024 * 1024;
 /** Siblings are context for cross-file rules; huge ones are left out of every message to the worker. */
 const MAX_SIBLING_CHARS = 1024 * 1024;
-/** Detection is meant to be cheap by name and content; it only sees the start of a huge file. */
-const DETECT_CHARS = 64 * 1024;
 export const TYPING_DELAY_MS = 250;
 const DEPENDANT_DELAY_MS = 400;
 const DETECT_DELAY_MS = 500;
@@ -63,6 +53,18 @@ interface Result {
 export interface ConfigDiagnosticsOptions {
   /** dist/lintWorker.js of the installed extension. */
   workerFile?: string;
+  /** Findings of closed files kept across reloads (the extension's workspace storage); none without a workspace. */
+  cache?: { file: string; version: string };
+}
+
+/** What the startup scan did (for the tests and the log): files found, restored from the cache, left to lint. */
+export interface StartupScan {
+  files: number;
+  fromCache: number;
+  linted: number;
+  /** From the scan's start until every file found has its findings published; doneAt is then (Date.now()). */
+  ms?: number;
+  doneAt?: number;
 }
 
 export class ConfigDiagnostics implements vscode.Disposable {
@@ -87,11 +89,15 @@ export class ConfigDiagnostics implements vscode.Disposable {
   private folders: FolderEvents | undefined;
   private idleWaiters: (() => void)[] = [];
   private disposed = false;
+  private readonly saved: FindingsCacheStore | undefined;
+  /** The scan that starts with the extension; undefined until it ran. */
+  startupScan: StartupScan | undefined;
 
   constructor(
     private readonly inventory: InventoryWorkspace,
     private readonly options: ConfigDiagnosticsOptions = {},
   ) {
+    this.saved = options.cache && new FindingsCacheStore({ ...options.cache, ...(options.workerFile ? { workerFile: options.workerFile } : {}) });
     const watcher = vscode.workspace.createFileSystemWatcher(CONFIG_GLOB);
     this.disposables.push(
       watcher,
@@ -105,11 +111,13 @@ export class ConfigDiagnostics implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('kubeadmWorkbench.lint') && this.relintAll()),
       vscode.window.onDidChangeActiveTextEditor((e) => this.updateContextKey(e)),
     );
-    // Documents already open when the extension activates, after activate() returned; the worker starts
-    // only if one of them is a config file.
+    // Documents already open when the extension activates, after activate() returned.
     const initial = setTimeout(() => {
       for (const d of vscode.workspace.textDocuments) this.onOpen(d);
       this.updateContextKey(vscode.window.activeTextEditor);
+      // After a reload the closed files' findings come back without waiting for a file to be opened: a bounded scan
+      // (MAX_SCAN_FILES), the findings of unchanged files from the cache, the others linted in the worker.
+      void this.lintWorkspace();
     }, 0);
     this.disposables.push({ dispose: () => clearTimeout(initial) });
   }
@@ -121,14 +129,14 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   /** Findings currently shown for a file (merged from every source that points into it). */
   findingsFor(uri: vscode.Uri): Finding[] {
-    return this.merged(uri.toString());
+    return mergeTargets(this.results.values(), uri.toString());
   }
 
   /** Every file with findings, for the Diagnostics webview's workspace scope. */
   allFindings(): { uri: vscode.Uri; findings: Finding[] }[] {
     const keys = new Set<string>();
     for (const r of this.results.values()) for (const k of r.targets.keys()) keys.add(k);
-    return [...keys].map((k) => ({ uri: vscode.Uri.parse(k), findings: this.merged(k) })).filter((e) => e.findings.length > 0);
+    return [...keys].map((k) => ({ uri: vscode.Uri.parse(k), findings: mergeTargets(this.results.values(), k) })).filter((e) => e.findings.length > 0);
   }
 
   /** The last lint of a document, when it matches the document's current version. */
@@ -159,6 +167,11 @@ export class ConfigDiagnostics implements vscode.Disposable {
     await this.lintWorkspace();
     this.relintAll();
     await this.whenIdle();
+  }
+
+  /** Writes the findings cache now instead of a moment after the lints settled (tests). */
+  flushCache(): Promise<void> {
+    return this.saved?.flush() ?? Promise.resolve();
   }
 
   /** Resolves when nothing is scheduled or running (tests and the webview use it). */
@@ -236,7 +249,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
   }
 
   private scheduleDiskRead(uri: vscode.Uri): void {
-    void this.readDisk(uri).then((text) => {
+    void readDisk(uri).then((text) => {
       if (this.disposed || this.isOpen(uri)) return;
       const key = uri.toString();
       const known = this.tracked.has(key);
@@ -290,6 +303,8 @@ export class ConfigDiagnostics implements vscode.Disposable {
     clearTimeout(this.timers.get(key));
     this.timers.delete(key);
     this.queue.delete(key);
+    const path = this.tracked.get(key)?.path;
+    if (path !== undefined) this.saved?.forget(path);
     this.tracked.delete(key);
     this.lastText.delete(key);
     const old = this.results.get(key);
@@ -303,25 +318,42 @@ export class ConfigDiagnostics implements vscode.Disposable {
     return vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
   }
 
-  private async readDisk(uri: vscode.Uri): Promise<string | undefined> {
-    try {
-      const stat = await vscode.workspace.fs.stat(uri);
-      if (stat.size > MAX_SCAN_BYTES) return undefined;
-      // A binary file still goes to detection: one named haproxy.cfg gets its linter's "not a text file".
-      return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-    } catch {
-      return undefined;
+  private async scanWorkspace(): Promise<void> {
+    const t0 = performance.now();
+    const isRule = (id: string): boolean => !!lintRegistry().ruleInfo(id) || RUNNER_RULES.some((r) => r.id === id);
+    const [uris, cached] = await Promise.all([vscode.workspace.findFiles(CONFIG_GLOB, EXCLUDE_GLOB, MAX_SCAN_FILES), this.saved?.read(isRule)]);
+    // Every file's text first (16 at a time), so that a file's siblings are known when its cache entry is checked.
+    const closed = uris.filter((uri) => !this.isOpen(uri));
+    const texts = await readDiskTexts(closed);
+    const found = closed.filter((uri, i) => !this.disposed && !this.isOpen(uri) && texts[i] !== undefined && this.trackText(uri, texts[i]!));
+    const scan: StartupScan = { files: found.length, fromCache: 0, linted: 0 };
+    for (const uri of found) {
+      if (this.disposed) return;
+      if (cached && (await this.restore(uri))) scan.fromCache++;
+      else {
+        scan.linted++;
+        this.schedule(uri, 0, 'dependant');
+      }
     }
+    if (this.startupScan) return;
+    this.startupScan = scan;
+    await this.whenIdle();
+    scan.ms = Math.round(performance.now() - t0);
+    scan.doneAt = Date.now();
+    log.info(`workspace scan: ${scan.files} config file(s), ${scan.fromCache} from the cache, ${scan.linted} linted, in ${scan.ms} ms`);
   }
 
-  private async scanWorkspace(): Promise<void> {
-    const uris = await vscode.workspace.findFiles(CONFIG_GLOB, EXCLUDE_GLOB, MAX_SCAN_FILES);
-    for (const uri of uris) {
-      if (this.disposed) return;
-      if (this.isOpen(uri)) continue;
-      const text = await this.readDisk(uri);
-      if (text !== undefined && this.trackText(uri, text)) this.schedule(uri, 0, 'dependant');
-    }
+  /** Publishes a closed file's findings from the cache when its entry's key is this lint's key; false otherwise. */
+  private async restore(uri: vscode.Uri): Promise<boolean> {
+    const key = uri.toString();
+    const t = this.tracked.get(key);
+    const entry = t?.diskText !== undefined ? this.saved?.get(t.path) : undefined;
+    if (!t || !entry) return false;
+    const context = await this.context(key);
+    if (this.saved?.keyOf(t.kind, { path: t.path, text: t.diskText! }, context) !== entry.key || this.tracked.get(key) !== t) return false;
+    this.store(key, t, undefined, { status: 'ok', findings: entry.findings, ms: 0 });
+    this.lastText.set(key, t.diskText!);
+    return true;
   }
 
   // ---- linting ------------------------------------------------------------------------------------
@@ -373,12 +405,16 @@ export class ConfigDiagnostics implements vscode.Disposable {
         t.kind = kind;
       }
       const context = await this.context(key);
-      const outcome = await this.runnerFor().lint({ path: t.path, text }, context, { kind: t.kind, timeoutMs: this.timeoutMs() });
+      const outcome = await this.runnerFor().lint({ path: t.path, text }, context, { kind: t.kind, timeoutMs: setting('lintTimeoutMs') });
       if (this.disposed) return;
       // Stale: the document changed while its lint ran; the newer version is already scheduled.
       if (doc && doc.version !== version) continue;
       if (!this.tracked.has(key)) continue;
       this.store(key, t, version, outcome);
+      // A closed file's result is kept for the next session, keyed by everything it depends on.
+      const cacheKey = !doc && outcome.status === 'ok' ? this.saved?.keyOf(t.kind, { path: t.path, text }, context) : undefined;
+      if (cacheKey) this.saved!.remember(t.path, { key: cacheKey, findings: capFindings(outcome.findings) });
+      else if (doc) this.saved?.forget(t.path);
       // The other files are checked against this one: when it changed (or is new), check them again. Re-lints of
       // dependants do not cascade.
       const previous = this.lastText.get(key);
@@ -404,29 +440,12 @@ export class ConfigDiagnostics implements vscode.Disposable {
   /** A path named by a finding or fix: a tracked file's path, else relative to the source's workspace folder. */
   resolvePath(path: string, from: vscode.Uri): string {
     for (const [key, t] of this.tracked) if (t.path === path) return key;
-    if (/^[a-z][a-z0-9+.-]*:/i.test(path) && !/^[a-z]:[\\/]/i.test(path)) return vscode.Uri.parse(path).toString();
-    if (path.startsWith('/') || /^[a-z]:[\\/]/i.test(path)) return vscode.Uri.file(path).toString();
-    const folder = vscode.workspace.getWorkspaceFolder(from) ?? vscode.workspace.workspaceFolders?.[0];
-    return folder ? vscode.Uri.joinPath(folder.uri, path).toString() : vscode.Uri.joinPath(from, '..', path).toString();
-  }
-
-  private merged(target: string): Finding[] {
-    const seen = new Set<string>();
-    const out: Finding[] = [];
-    for (const r of this.results.values()) {
-      for (const f of r.targets.get(target) ?? []) {
-        const k = findingKey(f);
-        if (seen.has(k)) continue;
-        seen.add(k);
-        out.push(f);
-      }
-    }
-    return out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+    return untrackedUri(path, from);
   }
 
   private publish(targets: Set<string>): void {
     for (const target of targets) {
-      const findings = this.merged(target);
+      const findings = mergeTargets(this.results.values(), target);
       const uri = vscode.Uri.parse(target);
       if (findings.length) this.collection.set(uri, findings.map(toDiagnostic));
       else this.collection.delete(uri);
@@ -439,30 +458,25 @@ export class ConfigDiagnostics implements vscode.Disposable {
     const self = this.tracked.get(key);
     const hostNames = new Set(loaded?.inventory?.hosts.map((h) => h.name) ?? []);
     const candidates = [...this.tracked.entries()].filter(([k, t]) => k !== key && t.kind !== 'inventory').map(([, t]) => t);
-    const siblings: SourceFile[] = [];
-    // Only the files of the same config set (a generated/ copy is not compared with the live files).
-    for (const t of self ? siblingsOf(self.path, candidates, hostNames) : candidates) {
+    const texts = (ts: Tracked[]): SourceFile[] => ts.flatMap((t) => {
       const text = this.isOpen(t.uri)?.getText() ?? t.diskText;
-      if (text !== undefined && text.length <= MAX_SIBLING_CHARS) siblings.push({ path: t.path, text });
-    }
+      return text !== undefined && text.length <= MAX_SIBLING_CHARS ? [{ path: t.path, text }] : [];
+    });
+    // Only the files of the same config set (a generated/ copy is not compared with the live files); a keepalived.conf
+    // is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
+    const siblings = texts(self ? siblingsOf(self.path, candidates, hostNames) : candidates);
+    const vrrpElsewhere = texts(self ? vrrpFilesElsewhere(self.path, candidates, hostNames) : []);
     return {
       ...(loaded?.inventory ? { inventory: loaded.inventory } : {}),
       ...(loaded ? { inventoryPath: this.pathOf(loaded.uri) } : {}),
       siblings,
+      ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}),
     };
   }
 
   private runnerFor(): LintRunner {
-    if (!this.runner) {
-      this.runner = new LintRunner({ ...(this.options.workerFile ? { workerFile: this.options.workerFile } : {}), timeoutSeverity: 'warning' });
-      // The first open config file also brings in its siblings, so cross-file rules see the workspace.
-      void this.lintWorkspace();
-    }
+    this.runner ??= new LintRunner({ ...(this.options.workerFile ? { workerFile: this.options.workerFile } : {}), timeoutSeverity: 'warning' });
     return this.runner;
-  }
-
-  private timeoutMs(): number {
-    return setting('lintTimeoutMs');
   }
 
   private updateContextKey(editor: vscode.TextEditor | undefined): void {
@@ -478,20 +492,8 @@ export class ConfigDiagnostics implements vscode.Disposable {
     this.queue.clear();
     this.runner?.dispose();
     this.folders?.dispose();
+    void this.saved?.flush().finally(() => this.saved?.dispose());
     for (const resolve of this.idleWaiters.splice(0)) resolve();
     vscode.Disposable.from(...this.disposables).dispose();
-  }
-}
-
-/** Language ids contributed by package.json whose documents are config files of one kind. */
-const LANGUAGE_KINDS: Partial<Record<string, FileKind>> = { haproxy: 'haproxy', keepalived: 'keepalived' };
-
-/** The kind of a config file this service lints; inventory.yaml is InventoryWorkspace's. */
-function detect(path: string, text: string): FileKind | undefined {
-  try {
-    const kind = lintRegistry().detectKind(path, text.length > DETECT_CHARS ? text.slice(0, DETECT_CHARS) : text);
-    return kind === 'inventory' ? undefined : kind;
-  } catch {
-    return undefined;
   }
 }

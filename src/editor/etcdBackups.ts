@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { DEFAULT_SCHEDULE } from '../core/backup/schedule';
 import type { BackupManifest } from '../core/backup/snapshot';
 import type { Inventory } from '../core/inventory/types';
-import { snapshotProblems, type ScheduleReading } from '../core/live/day2';
+import { isReadError, snapshotProblems, type ScheduleReading } from '../core/live/day2';
+import { log } from './log';
 import type { Problem } from '../core/live/status';
 import { listBackups } from '../engine/backup';
 import { sudoUnlessRoot } from '../engine/become';
@@ -59,6 +60,7 @@ export class EtcdBackups implements vscode.Disposable {
     const pool = this.sessions.open(inventory, folder);
     try {
       this.schedules = await readSnapshotSchedules({ inventory, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), ...(signal ? { signal } : {}) });
+      for (const s of this.schedules) if (isReadError(s)) log.warn(`scheduled etcd snapshots of ${s.host} not read: ${s.detail ?? s.error}`);
       this.schedulesAt = new Date();
       this.emitter.fire();
       return this.schedules;

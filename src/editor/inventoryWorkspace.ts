@@ -3,7 +3,8 @@
  * as diagnostics. Views and commands read the model from here and listen to `onDidChange`.
  */
 import * as vscode from 'vscode';
-import type { InventoryParseResult } from '../core/inventory/parse';
+import { MAX_INVENTORY_BYTES, unreadInventory, type InventoryParseResult } from '../core/inventory/parse';
+import { FileRefused, readRegularText } from '../adapters/fs/safeFile';
 import { LintRunner } from '../engine/lintRunner';
 import type { Inventory, InventoryLocations } from '../core/inventory/types';
 import { toDiagnostic } from './diagnostics';
@@ -61,6 +62,11 @@ export class InventoryWorkspace implements vscode.Disposable {
     return this.loaded;
   }
 
+  /** True once a load finished (found or not): until then a view shows "loading", not "no inventory.yaml". */
+  get settled(): boolean {
+    return this.loadedAt >= 0;
+  }
+
   /** Loads on first use; later calls return the cached model unless something changed since it was read. */
   async get(): Promise<LoadedInventory | undefined> {
     if (this.loaded && this.loadedAt === this.changes) return this.loaded;
@@ -100,12 +106,14 @@ export class InventoryWorkspace implements vscode.Disposable {
       if (this.loaded) this.diagnostics.delete(this.loaded.uri);
       this.loaded = undefined;
       this.loadedAt = at;
+      // The Inventory view's "No inventory.yaml" welcome shows only once a search found none (package.json).
+      void vscode.commands.executeCommand('setContext', 'kubeadm.inventoryState', 'none');
       this.changeEmitter.fire(undefined);
       return undefined;
     }
-    const text = await readText(uri);
+    const read = await readText(uri);
     const timeoutMs = setting('lintTimeoutMs');
-    const result = await this.parser.parseInventory({ path: uri.fsPath, text }, timeoutMs);
+    const result = 'refused' in read ? unreadInventory(read.refused.reason, /at most/.test(read.refused.reason)) : await this.parser.parseInventory({ path: uri.fsPath, text: read.text }, timeoutMs);
     this.diagnostics.set(uri, result.findings.map(toDiagnostic));
     const broken = result.findings.some((f) => f.severity === 'error');
     if (!broken && result.inventory) this.lastGood = { uri: uri.toString(), inventory: result.inventory };
@@ -114,6 +122,7 @@ export class InventoryWorkspace implements vscode.Disposable {
     this.loaded = { uri, result, locations: result.locations, ...(result.inventory ? { inventory: result.inventory } : {}), ...(lastGood ? { lastGood } : {}) };
     this.loadedAt = at;
     void vscode.commands.executeCommand('setContext', 'kubeadm.hasInventory', true);
+    void vscode.commands.executeCommand('setContext', 'kubeadm.inventoryState', 'found');
     this.changeEmitter.fire(this.loaded);
     return this.loaded;
   }
@@ -124,11 +133,19 @@ export class InventoryWorkspace implements vscode.Disposable {
   }
 }
 
-/** The open editor's text wins over the file on disk, so the model follows unsaved edits. */
-async function readText(uri: vscode.Uri): Promise<string> {
+/**
+ * The open editor's text wins over the file on disk, so the model follows unsaved edits. On disk it must be a regular
+ * file of at most MAX_INVENTORY_BYTES: a FIFO named inventory.yaml would hang the read, a huge one the parse.
+ */
+async function readText(uri: vscode.Uri): Promise<{ text: string } | { refused: FileRefused }> {
   const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-  if (open) return open.getText();
-  return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  if (open) return { text: open.getText() };
+  try {
+    return { text: await readRegularText(uri.fsPath, { maxBytes: MAX_INVENTORY_BYTES }) };
+  } catch (e) {
+    if (e instanceof FileRefused) return { refused: e };
+    throw e;
+  }
 }
 
 export async function findInventoryFile(): Promise<vscode.Uri | undefined> {

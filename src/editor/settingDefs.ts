@@ -46,6 +46,8 @@ export const SETTINGS = {
   maxParallelHosts: def('maxParallelHosts', 'window', 'window', 10, number(10, 1, 64)),
   drillPowerOffCommand: def('drill.powerOffCommand', 'machine', 'window', '', text('', true)),
   drillPowerOnCommand: def('drill.powerOnCommand', 'machine', 'window', '', text('', true)),
+  drillCutCommand: def('drill.cutCommand', 'machine', 'window', '', text('', true)),
+  drillHealCommand: def('drill.healCommand', 'machine', 'window', '', text('', true)),
   lintTimeoutMs: def('lint.timeoutMs', 'window', 'window', DEFAULT_LINT_TIMEOUT_MS, number(DEFAULT_LINT_TIMEOUT_MS, 50, 60000)),
   containerdLayout: def('generate.containerdLayout', 'window', 'window', 2 as 2 | 3, (raw): 2 | 3 => (raw === 3 ? 3 : 2)),
 } as const;

@@ -2,7 +2,8 @@
  * Status bar item: the cluster context and its health as the one health model (core/live/health.ts) judges it —
  * healthy, degraded (which component, which node), unauthorised (who we are, what we may not do), unreachable —
  * the same words the views and `kubeadm-workbench status` use. Neutral ("Kubeadm: no cluster") until a connection
- * was tried, and when there is no kubeconfig to try; red only after a real failure, with its classified reason.
+ * was tried, and when there is no kubeconfig to try; "trust the workspace to connect" (click: Manage Workspace Trust)
+ * in Restricted Mode; red only after a real failure, with its classified reason.
  * The probing (a /readyz only when the watches are silent) lives in ClusterConnection.
  */
 import * as vscode from 'vscode';
@@ -10,6 +11,9 @@ import { CommandIds } from './commandIds';
 import type { ClusterConnection, ConnectionState } from './clusterConnection';
 import { serverMatchesEndpoint } from '../core/live/kubeconfig';
 import type { ClusterHealth } from '../core/live/health';
+import { UNTRUSTED_MESSAGE } from './trust';
+
+const TRUST_COMMAND = 'workbench.trust.manage';
 
 const STATE_ICON: Record<ClusterHealth['state'], string> = { healthy: 'pass', degraded: 'warning', unauthorised: 'error', unreachable: 'error' };
 
@@ -49,14 +53,19 @@ export class ClusterStatusBar implements vscode.Disposable {
   private render(): void {
     const state: ConnectionState = this.connection.state;
     this.item.backgroundColor = undefined;
+    this.item.command = CommandIds.selectClusterContext;
     switch (state.kind) {
       case 'idle':
         this.item.text = '$(plug) Kubeadm: no cluster';
         this.item.tooltip = 'Not connected yet: the live views connect when shown. Click to select a cluster context.';
         break;
       case 'untrusted':
-        this.item.text = '$(shield) Kubeadm: untrusted';
-        this.item.tooltip = 'The workspace is not trusted: Kubeadm Workbench does not connect to the cluster.';
+        // Only trust is missing (a kubeconfig and a cluster may be there): say so, and the click is the Trust action.
+        this.item.text = '$(shield) Kubeadm: trust the workspace to connect';
+        this.item.tooltip = new vscode.MarkdownString(
+          `**Restricted Mode**\n\n${UNTRUSTED_MESSAGE} Trusting the workspace lets it read the cluster's live state (the kubeconfig), reach the inventory's hosts over SSH and run commands there.\n\nClick to manage workspace trust.`,
+        );
+        this.item.command = TRUST_COMMAND;
         break;
       case 'connecting':
         this.item.text = '$(sync~spin) Kubeadm: connecting…';

@@ -4,6 +4,8 @@
  * Messages without actions are not awaited: a refusal's modal must not hold the command open.
  */
 import * as vscode from 'vscode';
+import { log } from './log';
+import { errorMessage } from '../core/errors';
 import type { RunOutput } from '../core/ssh/runLog';
 import type { ConfirmRequest, Level, PickItem, ProgressReport, ProgressRequest, RunView, SecretRequest, Ui } from '../engine/workflows/ui';
 import type { ReportDocuments } from './reportDocuments';
@@ -34,8 +36,12 @@ export class VscodeUi implements Ui {
     return vscode.window.showInputBox({ title: request.title, prompt: request.prompt, password: true, ignoreFocusOut: true });
   }
 
-  async show(name: string, text: string, language?: 'markdown' | 'plaintext'): Promise<void> {
-    await this.reports.show(name, text, language);
+  async show(name: string, text: string, language?: 'markdown' | 'plaintext', options: { preview?: boolean } = {}): Promise<void> {
+    const editor = await this.reports.show(name, text, language);
+    // the built-in Markdown preview renders the report's tables beside its source (a webview of VS Code's own)
+    if (options.preview && language === 'markdown') {
+      await Promise.resolve(vscode.commands.executeCommand('markdown.showPreviewToSide', editor.document.uri)).catch((e: unknown) => log.warn(`the rendered view of ${name} did not open: ${errorMessage(e)}`));
+    }
   }
 
   async message(level: Level, text: string, options: { modal?: boolean; actions?: readonly string[] } = {}): Promise<string | undefined> {

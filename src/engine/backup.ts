@@ -6,8 +6,10 @@
  * ClusterConfiguration next to it — every file 0600, the folder 0700: a snapshot holds every Secret of
  * the cluster.
  */
-import { createWriteStream, existsSync, promises as fs } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { promises as fs } from 'node:fs';
+import { createNewFile, createNewFolder, createNewStream, ensureRealFolder, readRegularText, removeCreatedFolder } from '../adapters/fs/safeFile';
+import { gitTreeHolding } from '../adapters/fs/gitTree';
+import { join, resolve } from 'node:path';
 import {
   isSnapshotPath,
   markedSections,
@@ -44,12 +46,13 @@ export interface BackupResult {
 
 export class BackupRefused extends Error {}
 
-/** The nearest directory above `dir` (or itself) that holds `.git`, if any. */
-export function gitWorkTreeOf(dir: string): string | undefined {
-  for (let d = resolve(dir); ; d = dirname(d)) {
-    if (existsSync(join(d, '.git'))) return d;
-    if (dirname(d) === d) return undefined;
-  }
+/**
+ * The git work tree (or repository) that holds `dir`, by its real path and by git itself — a link into a repository,
+ * `GIT_DIR` and `core.worktree` included (src/adapters/fs/gitTree.ts) — if any.
+ */
+export async function gitWorkTreeOf(dir: string): Promise<string | undefined> {
+  const tree = await gitTreeHolding(dir);
+  return tree && (tree.how.startsWith('git ') ? `${tree.top} (${tree.how})` : tree.top);
 }
 
 /** Reads the etcd members through the first control-plane host that answers. */
@@ -71,7 +74,7 @@ export async function readEtcdOverSsh(deps: Pick<BackupDeps, 'inventory' | 'ssh'
 
 export async function backupEtcd(deps: BackupDeps, outDir: string): Promise<BackupResult> {
   const say = deps.say ?? (() => undefined);
-  const repo = gitWorkTreeOf(outDir);
+  const repo = await gitWorkTreeOf(outDir);
   if (repo) throw new BackupRefused(`${outDir} is inside the git work tree ${repo}: a snapshot holds every Secret of the cluster; choose a folder outside it`);
   const etcd = await readEtcdOverSsh(deps);
   say(`etcd: ${etcd.quorumLine} (read via ${etcd.via})`);
@@ -82,12 +85,12 @@ export async function backupEtcd(deps: BackupDeps, outDir: string): Promise<Back
 
   const at = (deps.now ?? (() => new Date()))();
   const dir = join(resolve(outDir), backupDirName(deps.inventory.cluster.name, at));
-  await fs.mkdir(resolve(outDir), { recursive: true, mode: 0o700 });
-  await fs.mkdir(dir, { mode: 0o700 }); // fails if it exists: never mix two backups
+  await ensureRealFolder(resolve(outDir), { mode: 0o700, recursive: true, allowLink: true });
+  await createNewFolder(dir, 0o700); // fails if it exists: never mix two backups
   try {
     return await takeSnapshot(deps, etcd, source, at, dir);
   } catch (e) {
-    await fs.rm(dir, { recursive: true, force: true }); // the folder we just created, nothing else
+    await removeCreatedFolder(dir); // the folder we just created, nothing else
     throw e;
   }
 }
@@ -115,7 +118,7 @@ async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<S
 
     // Pull: base64 on the channel, decoded in 4-character groups as it streams, written and hashed on the way.
     const file = join(dir, 'snapshot.db');
-    const sink = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+    const sink = await createNewStream(file, 0o600);
     const sum = new SnapshotChecksum();
     let pending = '';
     const write = (text: string) => {
@@ -143,7 +146,7 @@ async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<S
     const files: string[] = [];
     const context = markedSections((await exec(restoreContextCommand(), { timeoutMs: 30_000, okCodes: [...ANY_EXIT_CODE] })).stdout);
     const writePrivate = async (name: string, text: string) => {
-      await fs.writeFile(join(dir, name), text, { mode: 0o600, flag: 'wx' });
+      await createNewFile(join(dir, name), text, 0o600);
       files.push(name);
     };
     const ca = context.get('etcd-ca') ?? '';
@@ -190,7 +193,7 @@ export async function listBackups(outDir: string): Promise<{ dir: string; manife
   const out: { dir: string; manifest: BackupManifest }[] = [];
   for (const n of names) {
     try {
-      const m = JSON.parse(await fs.readFile(join(outDir, n, 'manifest.json'), 'utf8')) as BackupManifest;
+      const m = JSON.parse(await readRegularText(join(outDir, n, 'manifest.json'), { maxBytes: 1024 * 1024, noFollow: true })) as BackupManifest;
       if (m.kind === 'kubeadm-workbench/etcd-backup') out.push({ dir: join(outDir, n), manifest: m });
     } catch {
       // not a backup folder

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import type { Inventory } from '../core/inventory/types';
 import { clusterChecksPhase, imagesBesideInitPhase, initPhase, joinControlPlanePhases, joinWorkersPhases, loadBalancerPhase, preparePhase, type InitHooks } from '../core/phases/bringUp';
 import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
-import { Ledger } from '../core/plan/ledger';
-import { HostLocks } from '../core/plan/locks';
+import type { Ledger } from '../core/plan/ledger';
+import { HostLocks } from './state/hostLocks';
+import { createLedger, ensureRunsFolder, findResumable, type RefusedRun } from './state/runLedger';
 import { runPlan, type RunEvent, type RunResult, type StepExecutor } from '../core/plan/runner';
 import type { PhaseId, PhasePlan, Plan } from '../core/plan/types';
 import type { RunOutput } from '../core/ssh/runLog';
@@ -50,13 +51,18 @@ export interface RunState {
   resume: boolean;
 }
 
-export async function openLedger(plan: Plan, state: RunState): Promise<{ ledger: Ledger; resumed: boolean }> {
+/**
+ * The run's ledger: the unfinished run of this plan when resuming — only one this user signed on this machine; any
+ * other ledger file is returned in `refused` with its reason — or a new one.
+ */
+export async function openLedger(plan: Plan, state: RunState): Promise<{ ledger: Ledger; resumed: boolean; refused: RefusedRun[] }> {
   const runs = join(state.stateDir, 'runs');
-  const previous = state.resume ? await Ledger.findResumable(runs, state.command, plan.fingerprint) : undefined;
-  if (previous) return { ledger: previous, resumed: true };
-  const ledger = Ledger.create(runs, state.command, plan.fingerprint);
+  await ensureRunsFolder(runs);
+  const found = state.resume ? await findResumable(runs, state.command, plan.fingerprint) : { refused: [] };
+  if (found.ledger) return { ledger: found.ledger, resumed: true, refused: found.refused };
+  const ledger = createLedger(runs, state.command, plan.fingerprint);
   await ledger.save();
-  return { ledger, resumed: false };
+  return { ledger, resumed: false, refused: found.refused };
 }
 
 export interface ExecuteOptions {

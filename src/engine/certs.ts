@@ -4,7 +4,10 @@
  * the user's own kubeconfig credentials for this cluster — judged into one CertReport. The CLI's `certs`
  * and the editor's Certificates view both call `inspectCertificates`.
  */
-import { promises as fs } from 'node:fs';
+import { readRegularText } from '../adapters/fs/safeFile';
+
+/** A kubeconfig or a certificate file is kilobytes: a larger file (or a FIFO) is refused unread. */
+const KUBECONFIG_BYTES = 16 * 1024 * 1024;
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { assessHost, certEntry, DEFAULT_THRESHOLDS, type CertEntry, type CertThresholds, type HostCerts } from '../core/certs/assess';
@@ -19,6 +22,7 @@ import { kubeconfigPaths } from '../core/live/kubeconfig';
 import { sh, type SudoOptions } from '../core/ssh/command';
 import type { SshTransport } from '../core/ssh/transport';
 import { errorMessage } from '../core/errors';
+import { summarizeFailure } from '../core/text/failureSummary';
 
 export interface CertsDeps {
   inventory: Inventory;
@@ -51,13 +55,14 @@ export async function inspectCertificates(deps: CertsDeps, only?: readonly strin
     targets.map(async (h): Promise<HostCerts> => {
       const controlPlane = h.roles.includes('control-plane');
       try {
-        const cmd = asRoot(sh`sh -c ${readPkiScript(controlPlane, deps.pkiRoot)}`, deps.become(h.name));
+        const cmd = asRoot(sh`sh -c ${readPkiScript(controlPlane, deps.pkiRoot).text}`, deps.become(h.name));
         const r = await deps.ssh.exec(h.name, cmd, { timeoutMs: 30_000, ...(deps.signal ? { signal: deps.signal } : {}) });
         deps.progress?.(h.name, true);
         return assessHost(inv, h, parsePkiOutput(r.stdout, deps.pkiRoot), now, t);
       } catch (e) {
         deps.progress?.(h.name, false);
-        return { host: h.name, address: h.address, controlPlane, entries: [], error: errorMessage(e) };
+        const failure = summarizeFailure(e, h.name);
+        return { host: h.name, address: h.address, controlPlane, entries: [], error: failure.cause, errorDetail: failure.detail };
       }
     }),
   );
@@ -91,7 +96,7 @@ async function localCredentials(inv: Inventory, setting: string, now: number, t:
   for (const path of kubeconfigPaths(setting, process.env.KUBECONFIG, homedir())) {
     let text: string;
     try {
-      text = await fs.readFile(path, 'utf8');
+      text = await readRegularText(path, { maxBytes: KUBECONFIG_BYTES });
     } catch {
       continue; // kubectl skips missing files in the list too
     }
@@ -99,7 +104,7 @@ async function localCredentials(inv: Inventory, setting: string, now: number, t:
       let pem = c.pem;
       if (!pem && c.certificateFile) {
         try {
-          pem = await fs.readFile(resolve(dirname(path), c.certificateFile), 'utf8');
+          pem = await readRegularText(resolve(dirname(path), c.certificateFile), { maxBytes: KUBECONFIG_BYTES });
         } catch (e) {
           out.push({ host: 'local', id: `context ${c.context}`, path: `${path}#${c.user}`, role: 'client', problems: [{ severity: 'error', message: `cannot read ${c.certificateFile}: ${errorMessage(e)}` }], notes: [] });
           continue;

@@ -9,7 +9,7 @@ import { asRoot } from '../core/drill/commands';
 import { hostsWithRole } from '../core/inventory/types';
 import { certificateProblems, snapshotProblems, type ScheduleReading } from '../core/live/day2';
 import type { Problem } from '../core/live/status';
-import { errorMessage } from '../core/errors';
+import { summarizeFailure } from '../core/text/failureSummary';
 import { inspectCertificates, type CertsDeps } from './certs';
 
 export interface Day2Reading {
@@ -29,7 +29,8 @@ export async function readSnapshotSchedules(deps: Pick<CertsDeps, 'inventory' | 
         const r = await deps.ssh.exec(host, asRoot(scheduleStatusCommand(), deps.become(host)), { timeoutMs: 20_000, ...(deps.signal ? { signal: deps.signal } : {}) });
         return parseScheduleStatus(host, r.stdout, (deps.now ?? Date.now)());
       } catch (e) {
-        return { host, error: errorMessage(e) };
+        const failure = summarizeFailure(e, host);
+        return { host, error: failure.cause, detail: failure.detail };
       }
     }),
   );

@@ -21,6 +21,8 @@ import type { RemoteCommand, SudoOptions } from '../core/ssh/command';
 import type { RunOutput } from '../core/ssh/runLog';
 import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
 import { asRoot, etcdctlCommand, haproxyProbeCommand, stopPreflightCommand } from '../core/drill/commands';
+import { cutPreflightCommand } from '../core/drill/faults';
+import { snapshotVrrp, vrrpPollers } from './balancerDrill';
 import { parseJournalState, parseShowStat, type ServerState } from '../core/drill/haproxyState';
 import type { LocalCommand } from '../core/drill/localCommand';
 import { DrillObserver, type EtcdPoint, type Observation } from '../core/drill/observer';
@@ -99,6 +101,7 @@ function containerArgv(pods: { metadata: { name: string; labels?: Record<string,
 export async function snapshotCluster(deps: DrillDeps, req: DrillRequest): Promise<DrillSnapshot> {
   const inv = deps.inventory;
   const host = inv.hosts.find((h) => h.name === req.host);
+  if (host && host.roles.includes('loadbalancer') && !host.roles.includes('control-plane') && !host.roles.includes('worker')) return snapshotForBalancer(deps, req);
   const nodes = (await getJson<{ items: Node[] }>(deps.api, '/api/v1/nodes')).items;
   const node = host ? nodes.find((n) => hostForNode(inv, n.metadata.name, n)?.name === host.name) : undefined;
   const nodeName = node?.metadata.name ?? req.host;
@@ -146,6 +149,7 @@ export async function snapshotCluster(deps: DrillDeps, req: DrillRequest): Promi
     if (!snapshot.etcd) snapshot.etcdError = errors.join('; ') || 'no other control-plane host';
     snapshot.balancers = await Promise.all(hostsWithRole(inv, 'loadbalancer').map((lb) => readHaproxy((host, cmd) => exec(deps, host, cmd), lb.name)));
   }
+  if (req.kind === 'partition' && !req.cutCommand && !req.healCommand) snapshot.targetCheck = await cutPreflight(deps, host.name);
   if (req.kind === 'stop') {
     try {
       const r = await exec(deps, host.name, stopPreflightCommand(), 15_000);
@@ -154,6 +158,26 @@ export async function snapshotCluster(deps: DrillDeps, req: DrillRequest): Promi
       snapshot.targetCheck = { ok: false, detail: `cannot reach it over SSH: ${describeError(e)}` };
     }
   }
+  return snapshot;
+}
+
+/** Whether an nftables cut (with its self-heal) can run on the host: read-only. */
+async function cutPreflight(deps: DrillDeps, host: string): Promise<{ ok: boolean; detail: string }> {
+  try {
+    const r = await exec(deps, host, cutPreflightCommand(), 15_000);
+    return r.code === 0 ? { ok: true, detail: 'nft and the self-heal timer available' } : { ok: false, detail: `cannot cut its network with nftables: ${(r.stderr || r.stdout).trim().split('\n').pop() || `exit ${r.code}`}` };
+  } catch (e) {
+    return { ok: false, detail: `cannot reach it over SSH: ${describeError(e)}` };
+  }
+}
+
+/** A balancer drill's snapshot: the API's identity and nodes, and the VRRP pair (engine/balancerDrill.ts). Read-only. */
+async function snapshotForBalancer(deps: DrillDeps, req: DrillRequest): Promise<DrillSnapshot> {
+  const nodes = (await getJson<{ items: Node[] }>(deps.api, '/api/v1/nodes')).items;
+  const version = await getJson<{ gitVersion?: string }>(deps.api, '/version').catch(() => undefined);
+  const snapshot: DrillSnapshot = { apiServer: deps.api.server, nodes, leaderLeases: [], kubeVersion: version?.gitVersion, componentArgs: {}, balancers: [], pods: [], replicaSets: [] };
+  snapshot.vrrp = await snapshotVrrp((host, cmd) => exec(deps, host, cmd), deps.inventory);
+  if (req.kind === 'split-brain') snapshot.targetCheck = await cutPreflight(deps, req.host);
   return snapshot;
 }
 
@@ -207,6 +231,9 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
     evictable: plan.awaited,
     replicaSets: plan.replicaSets,
     waitForEvictions: plan.awaited.length > 0,
+    ...(plan.vrrp
+      ? { vrrp: { kind: plan.kind === 'split-brain' ? ('split-brain' as const) : ('move' as const), target: plan.target.host, taker: plan.vrrp.taker, macs: plan.vrrp.macs, neighbour: plan.vrrp.neighbour, preempt: plan.vrrp.sides.find((s) => s.host === plan.target.host)?.preempt ?? true } }
+      : {}),
   });
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
@@ -265,8 +292,10 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
       feed({ source: 'apiserver', t: mid(a), ready: await readyz(plan.target.address, apiPort) });
     });
   }
+  // ---- a balancer drill: the VIP on each balancer, a node's ARP entry for it, the balancers as the live view reads them
+  if (plan.vrrp) vrrpPollers(plan, deps.inventory, (host, cmd) => exec(deps, host, cmd, 8000), feed, poll, now);
   // ---- the Node
-  poll('node', every, async () => {
+  if (plan.target.role !== 'loadbalancer') poll('node', every, async () => {
     const a = now();
     const n = await getJson<Node>(deps.api, `/api/v1/nodes/${plan.target.node}`, {}, 3000);
     const r = nodeReadiness(n);

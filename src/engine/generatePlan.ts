@@ -3,10 +3,10 @@
  * what is there and which are unchanged. Editor-free: the command (src/commands/generateClusterConfigs.ts)
  * and `kubeadm-workbench generate` (src/cli/generate.ts) share it.
  */
-import { randomBytes } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { GeneratedFile } from '../core/generate/index';
+import { shownPath } from '../core/text/terminal';
+import { ensureRealFolder, kindOf, lookAt, readRegularText, replaceFile } from '../adapters/fs/safeFile';
 
 export type WriteStatus = 'new' | 'changed' | 'unchanged';
 
@@ -41,57 +41,55 @@ export function containerdLayoutFor(version: string | undefined): 2 | 3 | undefi
 
 export class UnsafeOutputError extends Error {}
 
-/**
- * Writes one generated file under `outDir`, never through a link: the output folder and every folder on the
- * way must be real folders (not symlinks), an existing file at the target must not be a symlink, and the
- * text goes to a new temp file (O_EXCL, O_NOFOLLOW) that is renamed over the target — so a reader never
- * sees half a file and a planted link can neither redirect the write nor have its target overwritten.
- */
-export async function writeGeneratedFile(outDir: string, path: string, text: string): Promise<string> {
+/** The folders from `outDir` down to the file's, and the file: what writing `path` under `outDir` goes through. */
+function targetOf(outDir: string, path: string): { root: string; folders: string[]; target: string } {
   if (!isSafeRelativePath(path)) throw new UnsafeOutputError(`refusing to write outside the output folder: ${path}`);
   const root = resolve(outDir);
-  await fs.mkdir(root, { recursive: true });
-  await realFolder(root, outDir);
   const parts = path.split(/[\\/]/);
-  let dir = root;
-  for (const part of parts.slice(0, -1)) {
-    dir = join(dir, part);
-    try {
-      await fs.mkdir(dir);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    await realFolder(dir, join(outDir, relative(root, dir)));
-  }
-  const target = join(dir, parts[parts.length - 1]!);
-  const existing = await fs.lstat(target).catch(() => undefined);
-  if (existing && !existing.isFile()) throw new UnsafeOutputError(`${join(outDir, path)} is a ${existing.isSymbolicLink() ? 'symlink' : 'special file'}; not writing through it (remove it first)`);
-  const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-  try {
-    await handle.writeFile(text, 'utf8');
-  } finally {
-    await handle.close();
-  }
-  try {
-    await fs.rename(tmp, target);
-  } catch (e) {
-    await fs.rm(tmp, { force: true });
-    throw e;
-  }
-  return target;
+  const folders = [root];
+  for (const part of parts.slice(0, -1)) folders.push(join(folders[folders.length - 1]!, part));
+  return { root, folders, target: join(folders[folders.length - 1]!, parts[parts.length - 1]!) };
 }
 
-async function realFolder(path: string, shown: string): Promise<void> {
-  const st = await fs.lstat(path);
-  if (st.isSymbolicLink()) throw new UnsafeOutputError(`${shown} is a symlink; generate writes only into real folders`);
-  if (!st.isDirectory()) throw new UnsafeOutputError(`${shown} is not a folder`);
+/** Why `path` under `outDir` cannot be written as it is now (a link or special file on the way), or undefined. */
+async function unsafeTarget(outDir: string, path: string): Promise<string | undefined> {
+  const { root, folders, target } = targetOf(outDir, path);
+  const shown = (p: string) => shownPath(join(outDir, relative(root, p)));
+  for (const dir of folders) {
+    const st = await lookAt(dir);
+    if (!st) break; // made by the write, as a real folder
+    if (st.isSymbolicLink()) return `${shown(dir)} is a symlink; generate writes only into real folders`;
+    if (!st.isDirectory()) return `${shown(dir)} is not a folder`;
+  }
+  const existing = await lookAt(target);
+  if (existing && !existing.isFile()) return `${shown(target)} is ${kindOf(existing)}; not writing through it (remove it first)`;
+  return undefined;
 }
 
-/** The current text of a generated file's target, or undefined when absent; a symlink there reads as absent (and is refused on write). */
+/**
+ * Writes generated files under `outDir`, all or none: every target is checked first — the output folder and every
+ * folder on the way real folders (not links), no link or special file at a file's name — and nothing is written when
+ * one is refused. Then each file goes to a new temp file (O_EXCL, O_NOFOLLOW) renamed over its target, so a reader
+ * never sees half a file and a planted link can neither redirect a write nor have its target overwritten.
+ */
+export async function writeGeneratedFiles(outDir: string, files: readonly { path: string; text: string }[]): Promise<string[]> {
+  const refusals = (await Promise.all(files.map((f) => unsafeTarget(outDir, f.path)))).filter((r): r is string => Boolean(r));
+  if (refusals.length) throw new UnsafeOutputError(`${refusals.join('; ')} — nothing was written`);
+  const written: string[] = [];
+  for (const f of files) {
+    const { folders, target } = targetOf(outDir, f.path);
+    await ensureRealFolder(folders[0]!, { mode: 0o755, recursive: true });
+    for (const dir of folders.slice(1)) await ensureRealFolder(dir, { mode: 0o755 });
+    await replaceFile(target, f.text, { mode: 0o644 });
+    written.push(target);
+  }
+  return written;
+}
+
+/** The current text of a generated file's target, or undefined when absent; anything but a regular file reads as a marker (and is refused on write). */
 export async function readGeneratedTarget(outDir: string, path: string): Promise<string | undefined> {
   const target = join(resolve(outDir), path);
-  const st = await fs.lstat(target).catch(() => undefined);
+  const st = await lookAt(target);
   if (!st?.isFile()) return st ? '\u0000(not a regular file)' : undefined;
-  return fs.readFile(target, 'utf8');
+  return readRegularText(target, { maxBytes: 16 * 1024 * 1024 });
 }

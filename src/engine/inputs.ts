@@ -3,16 +3,27 @@
  * generators the editor's "Generate cluster configs" and the rules use) and the package and CNI
  * sources. Shared by the CLI and the extension.
  */
-import { generateClusterConfigs } from '../core/generate';
+import { generateClusterConfigs, type GeneratedFile, type GenerateOptions } from '../core/generate';
 import { AUDIT_POLICY_PATH } from '../core/generate/auditPolicy';
 import { mergeKubeadmDocuments } from '../core/generate/mergeDocuments';
 import type { Inventory } from '../core/inventory/types';
 import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
 import { readWorkspaceFile } from './workspaceFiles';
 
+/**
+ * The cluster's config files as the plan uploads them and as `generate` writes them — one function for both, so the
+ * kubeadm-config.yaml a user reviews is the one kubeadm init gets: with cluster.kubeadmExtraConfig (`extraKubeadm`,
+ * its text) merged in.
+ */
+export function clusterConfigFiles(inv: Inventory, extraKubeadm: string | undefined, options: GenerateOptions = {}): GeneratedFile[] {
+  const files = generateClusterConfigs(inv, options);
+  if (!extraKubeadm) return files;
+  return files.map((f) => (f.path === 'kubeadm-config.yaml' ? { ...f, text: mergeKubeadmDocuments(f.text, extraKubeadm) } : f));
+}
+
 /** `extraKubeadm`: the text of cluster.kubeadmExtraConfig, when the inventory names one. */
 export function phaseConfigs(inv: Inventory, extraKubeadm?: string, vrrpAuthPass?: string): PhaseConfigs {
-  const files = generateClusterConfigs(inv, vrrpAuthPass ? { vrrpAuthPass } : {});
+  const files = clusterConfigFiles(inv, extraKubeadm, vrrpAuthPass ? { vrrpAuthPass } : {});
   const text = (path: string): string => {
     const f = files.find((x) => x.path === path);
     if (!f) throw new Error(`the generator produced no ${path}`);
@@ -32,7 +43,7 @@ export function phaseConfigs(inv: Inventory, extraKubeadm?: string, vrrpAuthPass
     haproxyConfig: optional('haproxy.cfg') ?? '',
     keepalivedConfig: keepalived,
     ...(optional(AUDIT_POLICY_PATH.slice(1)) !== undefined ? { auditPolicy: optional(AUDIT_POLICY_PATH.slice(1))! } : {}),
-    kubeadmInitConfig: extraKubeadm ? mergeKubeadmDocuments(text('kubeadm-config.yaml'), extraKubeadm) : text('kubeadm-config.yaml'),
+    kubeadmInitConfig: text('kubeadm-config.yaml'),
   };
 }
 

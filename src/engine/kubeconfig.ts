@@ -4,8 +4,9 @@
  * entries silently), the file written 0600, and never inside the workspace's repository unless
  * explicitly asked — admin.conf holds a client key with cluster-admin rights.
  */
-import { promises as fs } from 'node:fs';
-import { dirname, relative, resolve, isAbsolute } from 'node:path';
+import { dirname, relative, isAbsolute } from 'node:path';
+import { ensureRealFolder, lookAt, readRegularText, replaceFile } from '../adapters/fs/safeFile';
+import { realPathOf } from '../adapters/fs/gitTree';
 import { parse, stringify } from 'yaml';
 
 interface Named<T> {
@@ -54,9 +55,9 @@ export function mergeAdminKubeconfig(existing: string | undefined, adminConf: st
   return { text: stringify(merged), context };
 }
 
-/** Refuses a path inside `workspaceDir` unless `allowInWorkspace`. */
-export function checkKubeconfigTarget(path: string, workspaceDir: string, allowInWorkspace: boolean): void {
-  const rel = relative(resolve(workspaceDir), resolve(path));
+/** Refuses a path inside `workspaceDir` unless `allowInWorkspace` — by real paths: a link into the workspace counts as inside. */
+export async function checkKubeconfigTarget(path: string, workspaceDir: string, allowInWorkspace: boolean): Promise<void> {
+  const rel = relative((await realPathOf(workspaceDir)).real, (await realPathOf(path)).real);
   const inside = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
   if (inside && !allowInWorkspace) {
     throw new Error(`refusing to write the cluster's admin credentials into the workspace (${path}); choose a kubeconfig outside it, or allow it explicitly`);
@@ -64,17 +65,11 @@ export function checkKubeconfigTarget(path: string, workspaceDir: string, allowI
 }
 
 export async function saveAdminKubeconfig(path: string, adminConf: string, clusterName: string): Promise<string> {
-  let existing: string | undefined;
-  try {
-    existing = await fs.readFile(path, 'utf8');
-  } catch {
-    existing = undefined;
-  }
+  // An existing kubeconfig is merged into; one that is a link, a FIFO or another user's is refused (never written through).
+  const existing = (await lookAt(path)) ? await readRegularText(path, { maxBytes: 16 * 1024 * 1024, noFollow: true, mine: true }) : undefined;
   const { text, context } = mergeAdminKubeconfig(existing, adminConf, clusterName);
-  await fs.mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.kubeadm-workbench.tmp`;
-  await fs.writeFile(tmp, text, { mode: 0o600 });
-  await fs.chmod(tmp, 0o600);
-  await fs.rename(tmp, path);
+  await ensureRealFolder(dirname(path), { mode: 0o700, recursive: true, allowLink: true });
+  // A unique temp file renamed over it: the file is whole or absent, and 0600 from its first byte.
+  await replaceFile(path, text, { mode: 0o600 });
   return context;
 }

@@ -5,7 +5,7 @@
  * src/core/backup/restorePlan.ts with its gates bound to this cluster.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, promises as fs } from 'node:fs';
+import { lookAt, readRegular, readRegularText } from '../adapters/fs/safeFile';
 import { dirname, join } from 'node:path';
 import { buildRestorePlan, etcdutlPresentCommand, type RestoreMember } from '../core/backup/restorePlan';
 import { SnapshotChecksum, type BackupManifest } from '../core/backup/snapshot';
@@ -60,15 +60,16 @@ export async function prepareRestore(deps: RestoreDeps, snapshotPath: string, fo
   const inv = deps.inventory;
   const refusals: string[] = [];
   const warnings: string[] = [];
-  const bytes = await fs.readFile(snapshotPath);
+  // A regular file only (a FIFO would hang here forever), its size checked before reading: etcd's quota tops at 8 GiB.
+  const bytes = await readRegular(snapshotPath, { maxBytes: 8 * 1024 ** 3 });
   const sum = new SnapshotChecksum();
   sum.update(bytes);
   const got = sum.digest();
   if (got.trailer !== 'verified') refusals.push(`${snapshotPath}: ${got.trailer === 'mismatch' ? "etcd's SHA-256 trailer does not match: the file is corrupt" : 'no SHA-256 trailer: not a snapshot taken by etcdctl snapshot save'}`);
   let manifest: BackupManifest | undefined;
   const manifestPath = join(dirname(snapshotPath), 'manifest.json');
-  if (existsSync(manifestPath)) {
-    manifest = JSON.parse(await fs.readFile(manifestPath, 'utf8')) as BackupManifest;
+  if (await lookAt(manifestPath)) {
+    manifest = JSON.parse(await readRegularText(manifestPath, { maxBytes: 1024 * 1024, noFollow: true })) as BackupManifest;
     if (manifest.snapshot?.sha256 && manifest.snapshot.sha256 !== got.sha256) refusals.push(`${snapshotPath} is not the snapshot its manifest describes (sha256 differs)`);
     if (manifest.cluster !== inv.cluster.name) refusals.push(`the backup is of cluster "${manifest.cluster}", the inventory is "${inv.cluster.name}"`);
   } else warnings.push(`no manifest.json next to ${snapshotPath}: members are taken from the inventory (name = host name, peer URL https://<address>:2380)`);

@@ -5,7 +5,7 @@
  * are listed from their manifests whenever the view is built or the folder changes; the nodes only on Refresh.
  */
 import * as vscode from 'vscode';
-import { ViewIds } from '../editor/commandIds';
+import { CommandIds, ViewIds } from '../editor/commandIds';
 import { DEFAULT_SCHEDULE, ageWords, scheduleProblem } from '../core/backup/schedule';
 import { isReadError, type ScheduleReading } from '../core/live/day2';
 import { formatBytes } from '../core/live/format';
@@ -20,15 +20,29 @@ export class BackupsView implements vscode.TreeDataProvider<LiveNode>, vscode.Di
   private readonly disposables: vscode.Disposable[];
   private roots: LiveNode[] = [];
 
+  private tick: NodeJS.Timeout | undefined;
+  private shown = '';
+
   constructor(private readonly backups: EtcdBackups) {
     this.treeView = vscode.window.createTreeView(ViewIds.backups, { treeDataProvider: this, showCollapseAll: true });
-    this.disposables = [this.emitter, this.treeView, backups.onDidChange(() => this.show())];
+    this.disposables = [this.emitter, this.treeView, backups.onDidChange(() => this.show()), this.treeView.onDidChangeVisibility((e) => this.ticking(e.visible))];
     this.show();
+    this.ticking(this.treeView.visible);
     void backups.refreshLocal();
   }
 
+  /** While the view is visible the ages ("5 min ago") move without a Refresh: a rebuild every 5 s, fired only when a row's text changed. */
+  private ticking(visible: boolean): void {
+    clearInterval(this.tick);
+    this.tick = visible ? setInterval(() => this.show(), TICK_MS) : undefined;
+  }
+
   private show(): void {
-    this.roots = buildBackupsTree(this.backups.folder, this.backups.local, this.backups.schedules, Date.now());
+    const roots = buildBackupsTree(this.backups.folder, this.backups.local, this.backups.schedules, Date.now(), this.backups.schedulesAt?.getTime());
+    const text = JSON.stringify(roots);
+    if (text === this.shown) return;
+    this.shown = text;
+    this.roots = roots;
     this.emitter.fire(undefined);
   }
 
@@ -46,9 +60,12 @@ export class BackupsView implements vscode.TreeDataProvider<LiveNode>, vscode.Di
   }
 
   dispose(): void {
+    clearInterval(this.tick);
     this.disposables.forEach((d) => d.dispose());
   }
 }
+
+const TICK_MS = 5_000;
 
 function backupNode(b: LocalBackup, now: number): LiveNode {
   const m = b.manifest;
@@ -72,12 +89,25 @@ function backupNode(b: LocalBackup, now: number): LiveNode {
   };
 }
 
-function scheduleNode(s: ScheduleReading, now: number): LiveNode {
-  if (isReadError(s)) return { id: `schedule:${s.host}`, label: s.host, description: `not read: ${s.error}`, icon: 'error', color: ERR };
+/** `readAt`: when the schedules were read; the newest snapshot's age then grows with the clock. */
+function scheduleNode(s: ScheduleReading, now: number, readAt: number): LiveNode {
+  if (isReadError(s)) {
+    // Not read is not a finding about the schedule: muted, the cause in a few words, the whole error in the log.
+    return {
+      id: `schedule:${s.host}`,
+      label: s.host,
+      description: `not read: ${s.error}`,
+      icon: 'debug-disconnect',
+      color: MUTED,
+      contextValue: 'etcd-schedule-not-read',
+      tooltip: md([`**${s.host}**: the scheduled snapshots were not read, so nothing is judged for this node.`, `Cause: ${s.error}`, 'Click to show the log with the whole error.']),
+      command: { command: CommandIds.showLog, title: 'Show Log' },
+    };
+  }
   const problem = scheduleProblem(s, DEFAULT_SCHEDULE.intervalSeconds);
   const installed = s.installed ?? (s.timerActive || s.snapshots.length > 0);
   const timer = !installed ? 'no timer' : s.timerActive ? `every ${ageWords(s.intervalSeconds ?? DEFAULT_SCHEDULE.intervalSeconds)}` : 'timer off';
-  const newest = s.newestAgeSeconds !== undefined ? ` · newest ${ageWords(s.newestAgeSeconds)} ago` : '';
+  const newest = s.newestAgeSeconds !== undefined ? ` · newest ${ageWords(s.newestAgeSeconds + Math.max(0, Math.round((now - readAt) / 1000)))} ago` : '';
   return {
     id: `schedule:${s.host}`,
     label: s.host,
@@ -97,7 +127,7 @@ function scheduleNode(s: ScheduleReading, now: number): LiveNode {
 }
 
 /** The view's tree (exported for tests). */
-export function buildBackupsTree(folder: string, local: readonly LocalBackup[], schedules: readonly ScheduleReading[] | undefined, now: number): LiveNode[] {
+export function buildBackupsTree(folder: string, local: readonly LocalBackup[], schedules: readonly ScheduleReading[] | undefined, now: number, schedulesReadAt = now): LiveNode[] {
   const localRoot: LiveNode = {
     id: 'backups:local',
     label: 'Local backups',
@@ -108,16 +138,17 @@ export function buildBackupsTree(folder: string, local: readonly LocalBackup[], 
     expanded: true,
     children: local.length ? local.map((b) => backupNode(b, now)) : [{ id: 'backups:none', label: 'No backup in this folder yet', description: 'Back Up etcd… writes one here', icon: 'info', color: MUTED }],
   };
-  const severities = (schedules ?? []).map((s) => (isReadError(s) ? 'warning' : scheduleProblem(s, DEFAULT_SCHEDULE.intervalSeconds)?.severity));
+  const severities = (schedules ?? []).map((s) => (isReadError(s) ? undefined : scheduleProblem(s, DEFAULT_SCHEDULE.intervalSeconds)?.severity));
+  const notRead = (schedules ?? []).filter(isReadError).length;
   const worst = severities.includes('critical') ? 'critical' : severities.includes('warning') ? 'warning' : undefined;
   const nodesRoot: LiveNode = {
     id: 'backups:scheduled',
     label: 'Scheduled snapshots on the nodes',
-    description: schedules ? `${schedules.length} control-plane node(s)` : 'not read: Refresh reads them over SSH',
+    description: !schedules ? 'not read: Refresh reads them over SSH' : notRead ? `${schedules.length - notRead} of ${schedules.length} control-plane node(s) read · ${notRead} not read` : `${schedules.length} control-plane node(s)`,
     icon: 'server-process',
     ...(worst ? { color: worst === 'critical' ? ERR : WARN } : {}),
     expanded: true,
-    children: (schedules ?? []).map((s) => scheduleNode(s, now)),
+    children: (schedules ?? []).map((s) => scheduleNode(s, now, schedulesReadAt)),
   };
   return [localRoot, nodesRoot];
 }

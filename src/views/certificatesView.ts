@@ -5,7 +5,7 @@
  * kubeconfig credentials. Filled by Kubeadm: Inspect Certificates (SSH, read-only), never by polling.
  */
 import * as vscode from 'vscode';
-import { ViewIds } from '../editor/commandIds';
+import { CommandIds, ViewIds } from '../editor/commandIds';
 import { byDaysLeft, entrySeverity, type CertEntry } from '../core/certs/assess';
 import type { CertReport } from '../core/certs/report';
 import type { ServedCheck } from '../core/certs/served';
@@ -36,7 +36,8 @@ export class CertificatesView implements vscode.TreeDataProvider<LiveNode>, vsco
 
   private show(report: CertReport | undefined): void {
     this.roots = report ? buildCertificateTree(report) : [];
-    this.treeView.message = report ? `${report.cluster} · inspected ${new Date(report.at).toLocaleString()}` : undefined;
+    const notRead = report?.hosts.filter((h) => h.error).length ?? 0;
+    this.treeView.message = report ? `${report.cluster} · inspected ${new Date(report.at).toLocaleString()}${notRead ? ` · ${notRead} of ${report.hosts.length} host(s) not read` : ''}` : undefined;
     this.emitter.fire(undefined);
   }
 
@@ -83,6 +84,17 @@ function entryNode(e: CertEntry): LiveNode {
 }
 
 function servedNode(c: ServedCheck): LiveNode {
+  if (!c.facts) {
+    // No handshake: nothing served was read, so nothing is judged (muted, like a host not read).
+    return {
+      id: `served:${c.target}`,
+      label: c.target === 'endpoint' ? `endpoint ${c.address}:${c.port}` : c.target,
+      description: `not read: ${c.error ?? 'no certificate'}`,
+      icon: 'debug-disconnect',
+      color: MUTED,
+      tooltip: md([`**served by ${c.address}:${c.port}**: no TLS handshake, so what it serves is not judged.`, `Cause: ${c.error ?? 'no certificate'}`]),
+    };
+  }
   const look = LOOK[worst(c.problems.map((p) => p.severity))];
   return {
     id: `served:${c.target}`,
@@ -98,21 +110,34 @@ function servedNode(c: ServedCheck): LiveNode {
 export function buildCertificateTree(r: CertReport): LiveNode[] {
   const hosts = [...r.hosts].sort((a, b) => Number(b.controlPlane) - Number(a.controlPlane));
   const out: LiveNode[] = hosts.map((h) => {
+    if (h.error) {
+      // Not read is not a finding: no error colour, no count; the cause in a few words and the whole error in the log.
+      return {
+        id: `certs:${h.host}`,
+        label: h.host,
+        description: `not read: ${h.error}`,
+        icon: 'debug-disconnect',
+        color: MUTED,
+        contextValue: 'certificates-not-read',
+        tooltip: md([`**${h.host}** (${h.address}): the certificates were not read, so none of them is judged.`, `Cause: ${h.error}`, 'Click to show the log with the whole error.']),
+        command: { command: CommandIds.showLog, title: 'Show Log' },
+      };
+    }
     const children = byDaysLeft(h.entries).map(entryNode);
-    const look = h.error ? LOOK.error : LOOK[worst(h.entries.map(entrySeverity))];
+    const look = LOOK[worst(h.entries.map(entrySeverity))];
     const soonest = h.entries.map((e) => e.daysLeft).filter((d): d is number => d !== undefined);
     return {
       id: `certs:${h.host}`,
       label: h.host,
-      description: h.error ? `not inspected: ${h.error}` : `${h.entries.length} certificates${soonest.length ? ` · soonest ${Math.min(...soonest)}d` : ''}`,
-      icon: h.error ? 'error' : h.controlPlane ? 'server-process' : 'server',
+      description: `${h.entries.length} certificates${soonest.length ? ` · soonest ${Math.min(...soonest)}d` : ''}`,
+      icon: h.controlPlane ? 'server-process' : 'server',
       color: look.color,
       expanded: look.icon !== 'pass',
       children,
     };
   });
   if (r.served.length) {
-    const look = LOOK[worst(r.served.flatMap((c) => c.problems.map((p) => p.severity)))];
+    const look = LOOK[worst(r.served.filter((c) => c.facts).flatMap((c) => c.problems.map((p) => p.severity)))];
     out.push({ id: 'certs:served', label: 'Served by the API servers', icon: 'globe', color: look.color, expanded: look.icon !== 'pass', children: r.served.map(servedNode) });
   }
   if (r.local.length) {

@@ -96,7 +96,7 @@ function componentItem(node: string, c: ComponentPod): LiveNode {
     icon: !c.present ? 'circle-slash' : healthy ? (c.drift?.drift || c.mirrorStale ? 'diff' : 'pass') : c.phase === 'Running' ? 'warning' : 'error',
     color: !c.present ? ERR : healthy ? (c.drift?.drift || c.mirrorStale ? WARN : OK) : c.phase === 'Running' ? WARN : ERR,
     tooltip: md([
-      c.present ? `**${c.podName}** — ${c.phase}, ready ${c.readyContainers}/${c.totalContainers}, restarts ${c.restarts}, up ${formatAge(c.ageMs)}` : `**${c.component}**: no pod on ${node}`,
+      c.present ? `**${c.podName}** — ${c.phase}, ready ${c.readyContainers}/${c.totalContainers}, restarts ${c.restarts}, age ${formatAge(c.ageMs)} (as kubectl get pods counts it: since the pod object was created)` : `**${c.component}**: no pod on ${node}`,
       c.reason ? `Reason: ${c.reason}` : '',
       c.mirror
         ? `Static pod from \`/etc/kubernetes/manifests/${c.component}.yaml\` (config.source \`${c.source ?? '?'}\`); this is its mirror pod.`

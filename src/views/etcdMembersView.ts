@@ -42,7 +42,8 @@ export class EtcdMembersView extends LiveTreeView {
       ]),
       contextValue: 'etcd-quorum',
     };
-    return [quorum, ...etcd.members.map((m) => memberItem(m, etcd.fetchedAt))];
+    // Ages against the clock, not the read: the view's 2-second tick moves "since … (12s ago)" between reads too.
+    return [quorum, ...etcd.members.map((m) => memberItem(m, Date.now()))];
   }
 }
 

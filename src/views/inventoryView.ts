@@ -23,6 +23,10 @@ import { skewNotes } from '../core/upgrade/versions';
 
 const LIVE_RESOURCES: readonly ResourceKey[] = ['pods', 'nodes', 'nodeLeases', 'systemLeases'];
 
+const RESTRICTED = 'Restricted Mode: only files are read. Trust the workspace to see the cluster live and to reach the hosts over SSH.';
+
+const LOADING: InventoryNode = { kind: 'live', node: { id: 'inventory:loading', label: 'Loading inventory.yaml…', icon: 'loading~spin', tooltip: 'Reading and checking inventory.yaml.' } };
+
 const GROUPS: GroupDef[] = [
   { role: 'loadbalancer', label: 'Load balancers', icon: 'globe' },
   { role: 'control-plane', label: 'Control plane', icon: 'server-process' },
@@ -42,6 +46,7 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
   private skew = new Map<string, string>();
   private claim: vscode.Disposable | undefined;
   private balancerClaim: vscode.Disposable | undefined;
+  private loading: Promise<unknown> | undefined;
 
   constructor(
     private readonly workspace: InventoryWorkspace,
@@ -50,7 +55,7 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
     private readonly balancers?: BalancerWatch,
   ) {
     this.treeView = vscode.window.createTreeView(ViewIds.inventory, { treeDataProvider: this, showCollapseAll: true });
-    this.disposables.push(this.treeView, workspace.onDidChange(() => this.changeEmitter.fire(undefined)));
+    this.disposables.push(this.treeView, workspace.onDidChange(() => this.changeEmitter.fire(undefined)), vscode.workspace.onDidGrantWorkspaceTrust(() => this.changeEmitter.fire(undefined)));
     if (connection) {
       this.disposables.push(
         this.treeView.onDidChangeVisibility((e) => this.setVisible(e.visible)),
@@ -110,8 +115,15 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
     for (const n of changed) this.changeEmitter.fire(n);
   }
 
-  async getChildren(element?: InventoryNode): Promise<InventoryNode[]> {
-    if (!element) return this.roots(await this.workspace.get());
+  getChildren(element?: InventoryNode): InventoryNode[] | Promise<InventoryNode[]> {
+    if (!element && !this.workspace.settled) {
+      // The first ask after a reload: a loading row at once, not a promise (the inventory is parsed in the lint
+      // worker, which takes a moment to start), then the hosts — never an empty tree, which VS Code would fill
+      // with "No inventory.yaml".
+      if (!this.loading) this.loading = this.workspace.get().finally(() => this.changeEmitter.fire(undefined));
+      return [LOADING];
+    }
+    if (!element) return this.workspace.get().then((loaded) => this.roots(loaded));
     if (element.kind === 'group') return element.hosts.map((host) => this.hostNode(host, element.group.role, element.stale));
     if (element.kind === 'host') {
       const live = element.stale ? undefined : this.live.get(element.host.name);
@@ -132,6 +144,8 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
   }
 
   private roots(loaded: LoadedInventory | undefined): InventoryNode[] {
+    // In Restricted Mode say once what trust would add (a message would hide the welcome, so only over hosts).
+    this.treeView.message = loaded && !vscode.workspace.isTrusted ? RESTRICTED : undefined;
     // Returning no roots lets the view's welcome content explain how to create an inventory.
     if (!loaded) return [];
     const nodes: InventoryNode[] = [];

@@ -9,6 +9,7 @@ import { timelineToSvg } from '../core/timeline/svg';
 import { compareRuns } from '../core/timeline/compare';
 import { parseWebviewMessage, type HostToWebview } from './protocol/timeline';
 import { makeNonce, timelineHtml } from './timelineHtml';
+import { replaceFile } from '../adapters/fs/safeFile';
 
 export type { TimelineFeed } from '../core/timeline/feed';
 
@@ -113,7 +114,7 @@ export class TimelinePanel implements vscode.Disposable {
     const target = await vscode.window.showSaveDialog({ ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}), filters: format === 'json' ? { JSON: ['json'] } : { SVG: ['svg'] } });
     if (!target) return;
     const text = format === 'json' ? JSON.stringify(this.latest, null, 2) + '\n' : timelineToSvg(this.latest, { colors: 'export' }) + '\n';
-    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
+    await replaceFile(target.fsPath, text, { mode: 'keep' });
     this.post({ type: 'status', text: `Saved ${vscode.workspace.asRelativePath(target)}` });
   }
 

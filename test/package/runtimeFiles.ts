@@ -2,13 +2,14 @@
  * Every file the extension opens from its own folder at run time, worked out from the sources of truth rather than
  * listed by hand: the build's bundle list (scripts/bundles.mjs), the paths package.json names (main, contributed
  * icons, schemas, grammars, …), the schemas those schemas $ref, and the extension-folder paths the code builds
- * (`Uri.joinPath(…extensionUri, 'a', 'b')`, `asAbsolutePath('…')`, `join(__dirname, 'x.js')` next to a bundle).
+ * (`Uri.joinPath(…extensionUri, 'a', 'b')`, `asAbsolutePath('…')`, `join(__dirname, 'x.js')` next to a bundle), and the
+ * pages and images README.md links.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export type Source = 'build' | 'manifest' | 'schema $ref' | 'code';
+export type Source = 'build' | 'manifest' | 'schema $ref' | 'code' | 'readme';
 
 export interface RuntimeFile {
   /** Relative to the extension folder, with forward slashes. */
@@ -127,6 +128,18 @@ function codeFiles(root: string, outDir: string): Found[] {
   return out;
 }
 
+/** The README's relative links and images: the extension's details page shows the README and opens them from the extension folder. */
+function readmeFiles(root: string): Found[] {
+  const text = readFileSync(join(root, 'README.md'), 'utf8');
+  const out: Found[] = [];
+  for (const m of text.matchAll(/\]\(([^)\s#]+)(?:#[^)\s]*)?\)/g)) {
+    const target = m[1]!;
+    if (/^[a-z][\w+.-]*:/i.test(target)) continue;
+    out.push({ path: clean(target), source: 'readme', why: `README.md line ${text.slice(0, m.index).split('\n').length}` });
+  }
+  return out;
+}
+
 export async function runtimeFiles(root: string): Promise<RuntimeFile[]> {
   const { bundleConfigs, outDir } = await bundlesModule(root);
   const build: Found[] = bundleConfigs({ production: true, sourcemaps: false }).map((c) => ({
@@ -136,7 +149,7 @@ export async function runtimeFiles(root: string): Promise<RuntimeFile[]> {
   }));
   const manifest = manifestFiles(root);
   const code = codeFiles(root, outDir);
-  const all = [...build, ...manifest, ...code];
+  const all = [...build, ...manifest, ...code, ...readmeFiles(root)];
   all.push(...schemaRefs(root, all));
   // One row per path, with every reason that names it.
   const byPath = new Map<string, RuntimeFile>();

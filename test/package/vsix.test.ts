@@ -3,7 +3,8 @@
  * run time — the lazy kube adapter bundle, the lint worker, the webview bundles, the schemas, the media — as this build
  * wrote them, and nothing else: no source maps (unless KW_SOURCEMAPS=1 asks), no sources, tests or node_modules.
  * The list of what must be there comes from test/package/runtimeFiles.ts (build list, package.json, schema $refs, the
- * code's extension-folder paths), not from a hand list. Prints the package's size and checks README.md gives it.
+ * code's extension-folder paths, README.md's links), not from a hand list. Prints the package's size and checks
+ * docs/development.md gives it.
  *
  * Run: npm run test:package
  */
@@ -22,7 +23,7 @@ const VSIX_META = new Set(['[Content_Types].xml', 'extension.vsixmanifest']);
 /** Top-level files every extension ships: the manifest, readme, licence, changelog. */
 const DOCS = /^(package\.json|readme\.md|license(\.txt)?|changelog\.md)$/i;
 
-/** `npm run package -- --out FILE`, the README's command; returns its entries (paths inside extension/). */
+/** `npm run package -- --out FILE`, docs/development.md's command; returns its entries (paths inside extension/). */
 function packageVsix(out: string, env: NodeJS.ProcessEnv = process.env): { entries: Map<string, ZipEntry>; bytes: number; ms: number } {
   const t0 = Date.now();
   const r = spawnSync('npm', ['run', '-s', 'package', '--', '--out', out], { cwd: ROOT, env, encoding: 'utf8' });
@@ -36,18 +37,21 @@ function packageVsix(out: string, env: NodeJS.ProcessEnv = process.env): { entri
   return { entries, bytes: statSync(out).size, ms: Date.now() - t0 };
 }
 
-/** The size README.md gives on the line of `command` ("… (about 1.3 MB…"), in bytes. */
-function readmeSize(command: string): number {
-  const line = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').find((l) => l.startsWith(command));
+/** Where the package's commands and sizes are documented. */
+const SIZES_DOC = 'docs/development.md';
+
+/** The size SIZES_DOC gives on the line of `command` ("… (about 1.3 MB…"), in bytes. */
+function documentedSize(command: string): number {
+  const line = readFileSync(join(ROOT, SIZES_DOC), 'utf8').split('\n').find((l) => l.startsWith(command));
   const m = line && /\(about ([\d.]+) (KB|MB)/.exec(line);
-  assert.ok(m, `README.md has no line starting with "${command}" that gives the size as "(about N MB"`);
+  assert.ok(m, `${SIZES_DOC} has no line starting with "${command}" that gives the size as "(about N MB"`);
   return Number(m[1]) * (m[2] === 'MB' ? 1024 * 1024 : 1024);
 }
 
-/** The README's number may be rounded, not wrong: within 15 % of what was built. */
-function assertNear(built: number, readme: number, what: string): void {
+/** The documented number may be rounded, not wrong: within 15 % of what was built. */
+function assertNear(built: number, documented: number, what: string): void {
   const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(2)} MB`;
-  assert.ok(Math.abs(built - readme) <= 0.15 * built, `${what} is ${mb(built)} but README.md says about ${mb(readme)}: update README.md`);
+  assert.ok(Math.abs(built - documented) <= 0.15 * built, `${what} is ${mb(built)} but ${SIZES_DOC} says about ${mb(documented)}: update ${SIZES_DOC}`);
 }
 
 describe('the packaged .vsix', { timeout: 180_000 }, () => {
@@ -73,7 +77,7 @@ describe('the packaged .vsix', { timeout: 180_000 }, () => {
 
   it('the list of run-time files comes from the build, package.json, the schemas and the code', () => {
     // Guards the derivation itself: a scan that stopped matching would otherwise pass with nothing to check.
-    for (const source of ['build', 'manifest', 'schema $ref', 'code'] as const) {
+    for (const source of ['build', 'manifest', 'schema $ref', 'code', 'readme'] as const) {
       assert.ok(needed.some((f) => f.sources.includes(source)), `no run-time file found from ${source}`);
     }
     for (const f of needed) assert.ok(!f.path.startsWith('../') && !f.path.startsWith('/'), `${f.path} (${f.why}) points outside the extension folder`);
@@ -105,8 +109,8 @@ describe('the packaged .vsix', { timeout: 180_000 }, () => {
     assert.deepEqual(stray, [], 'files in the .vsix outside the folders the extension loads from');
   });
 
-  it('is the size README.md gives', () => {
-    assertNear(bytes, readmeSize('npm run package '), 'the .vsix');
+  it('is the size docs/development.md gives', () => {
+    assertNear(bytes, documentedSize('npm run package '), 'the .vsix');
   });
 
   it('KW_SOURCEMAPS=1 npm run package ships each bundle with its linked map', () => {
@@ -114,6 +118,6 @@ describe('the packaged .vsix', { timeout: 180_000 }, () => {
     const bundles = needed.filter((f) => f.source === 'build');
     for (const b of bundles) assert.ok(withMaps.entries.has(`${b.path}.map`), `${b.path}.map missing with KW_SOURCEMAPS=1`);
     console.log(`vsix with source maps: ${(withMaps.bytes / 1024 / 1024).toFixed(2)} MB`);
-    assertNear(withMaps.bytes, readmeSize('KW_SOURCEMAPS=1 npm run package '), 'the .vsix with source maps');
+    assertNear(withMaps.bytes, documentedSize('KW_SOURCEMAPS=1 npm run package '), 'the .vsix with source maps');
   });
 });

@@ -14,6 +14,7 @@ import { buildEtcd, type EtcdModel, type MemberHistory } from '../../core/live/e
 import { etcdctlTlsArgs, readEtcd as readEtcdRaw, sshEtcdctl, type EtcdctlRunner, type ExecResult, type MemberCache, type RemoteExec } from '../../core/live/etcdSource';
 import { contextForEndpoint, kubeconfigPaths, mergeKubeconfigs, serverMatchesEndpoint } from '../../core/live/kubeconfig';
 import { componentOf, nodeReadiness } from '../../core/live/controlPlane';
+import { etcdReadOrder, readThroughFirst, type EtcdPodCandidate } from '../../core/live/etcdReader';
 import type { Node, Pod } from '../../core/live/types';
 import { HttpsTransport, type TlsOptions } from './transport';
 import { checkAccess, whoAmI } from './access';
@@ -142,7 +143,8 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
 
   const podRunner = (pod: Pod): EtcdctlRunner => async (args) => execInPod(kc, pod, 'etcd', ['etcdctl', ...args], 5_000);
 
-  async function etcdPods(): Promise<Pod[]> {
+  /** The running etcd pods with what the reader order needs: its node Ready, the pod itself ready (n/n). */
+  async function etcdPods(): Promise<{ pod: Pod; candidate: EtcdPodCandidate }[]> {
     let pods = [...live.reflectors.pods.store.values()] as Pod[];
     let nodes = [...live.reflectors.nodes.store.values()] as Node[];
     if (!live.reflectors.pods.synced) {
@@ -152,32 +154,34 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
     const ready = new Set(nodes.filter((n) => nodeReadiness(n).readiness === 'Ready').map((n) => n.metadata.name));
     return pods
       .filter((p) => componentOf(p) === 'etcd' && p.status?.phase === 'Running')
-      .sort((a, b) => Number(ready.has(b.spec?.nodeName ?? '')) - Number(ready.has(a.spec?.nodeName ?? '')));
+      .map((pod) => {
+        const statuses = pod.status?.containerStatuses ?? [];
+        const podReady = statuses.length > 0 && statuses.every((c) => c.ready) && pod.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'False';
+        return { pod, candidate: { name: pod.metadata.name, node: pod.spec?.nodeName ?? '', nodeReady: ready.has(pod.spec?.nodeName ?? ''), podReady } };
+      });
   }
+
+  /** The pod etcd was last read through: it stays the reader while it is ready and answers (core/live/etcdReader). */
+  let lastReader: string | undefined;
 
   async function readEtcd(): Promise<EtcdModel> {
     const errors: string[] = [];
-    let pods: Pod[] = [];
+    let pods: { pod: Pod; candidate: EtcdPodCandidate }[] = [];
     try {
       pods = await etcdPods();
     } catch (e) {
       errors.push(`API: ${classifyError(e, cluster!.server).describe()}`);
     }
-    // Ask up to three etcd pods at once and take the first answer: right after a control-plane node
-    // dies its pod still looks Running, and an exec to it (or through its dead API server) only fails
-    // at its timeout — sequential tries would hide the failure for that long.
     if (pods.length) {
+      const byName = new Map(pods.map((p) => [p.candidate.name, p.pod]));
       try {
-        return await Promise.any(
-          pods.slice(0, 3).map(async (pod) => {
-            try {
-              return buildEtcd(await readEtcd0(podRunner(pod)), `exec ${pod.metadata.name}`, Date.now(), live.inventory, history);
-            } catch (e) {
-              errors.push(`exec ${pod.metadata.name}: ${errorMessage(e)}`);
-              throw e;
-            }
-          }),
-        );
+        const { value, via } = await readThroughFirst(etcdReadOrder(pods.map((p) => p.candidate), lastReader), (c) => readEtcd0(podRunner(byName.get(c.name)!)), {
+          // etcdctl's own timeouts are 1.5 s; an answer later than that is a pod on a node that went away.
+          hedgeAfterMs: 2_000,
+          failed: (c, e) => errors.push(`exec ${c.name}: ${errorMessage(e)}`),
+        });
+        lastReader = via.name;
+        return buildEtcd(value, `exec ${via.name}`, Date.now(), live.inventory, history);
       } catch {
         // every pod failed: errors has each reason; fall through to SSH
       }

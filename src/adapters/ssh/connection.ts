@@ -4,7 +4,7 @@
  * A failure says at which stage it happened, so the pool retries only what the server refused before the host
  * key (see connectPolicy.ts).
  */
-import { readFile } from 'node:fs/promises';
+import { readRegular } from '../fs/safeFile';
 import { Client, utils, type AuthenticationType, type ConnectConfig, type ParsedKey } from 'ssh2';
 import type { ResolvedHop } from '../../core/ssh/config';
 import type { HandshakeFailure, HandshakeStage } from '../../core/ssh/connectPolicy';
@@ -247,7 +247,7 @@ export class KeyRing {
   }
 
   private async loadNow(file: string): Promise<ParsedKey | undefined> {
-    const read = this.readKeyFile ?? (async (f: string) => readFile(f).catch(() => undefined));
+    const read = this.readKeyFile ?? (async (f: string) => readRegular(f, { maxBytes: 1024 * 1024 }).catch(() => undefined));
     const data = await read(file);
     if (!data) return undefined;
     const first = (k: ParsedKey | ParsedKey[] | Error): ParsedKey | Error => (Array.isArray(k) ? k[0]! : k);

@@ -4,8 +4,11 @@
  * CLI (ssh-check and the engine verbs) and by the extension (which passes its modal prompt, SecretStorage-backed
  * passphrases, workspace trust and the maxParallelHosts setting).
  */
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { appendToFile, ensureRealFolder, readRegularSync, readRegularText } from '../fs/safeFile';
+
+/** An SSH config or known_hosts file larger than this (or a FIFO, a device) is not read. */
+const SSH_FILE_BYTES = 16 * 1024 * 1024;
 import { homedir, userInfo, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Inventory } from '../../core/inventory/types';
@@ -46,7 +49,7 @@ export function nodeSshConfigEnv(files: string[], home = homedir()): SshConfigEn
     localHostName: hostname(),
     readFile: (p) => {
       try {
-        return readFileSync(p, 'utf8');
+        return readRegularSync(p, { maxBytes: SSH_FILE_BYTES }).toString('utf8');
       } catch {
         return undefined;
       }
@@ -99,10 +102,11 @@ export function createInventoryPool(inv: Inventory, opts: InventoryPoolOptions):
     {
       files: [join(home, '.ssh', 'known_hosts'), ...(opts.knownHostsFile ? [opts.knownHostsFile] : [])],
       ownFile,
-      read: async (p) => (existsSync(p) ? readFile(p, 'utf8') : undefined),
+      read: async (p) => (existsSync(p) ? readRegularText(p, { maxBytes: SSH_FILE_BYTES }) : undefined),
+      // Our own known_hosts: appended only when it is a regular file of this user (never through a link).
       append: async (p, text) => {
-        await mkdir(dirname(p), { recursive: true, mode: 0o700 });
-        await appendFile(p, text, { mode: 0o600 });
+        await ensureRealFolder(dirname(p), { mode: 0o700, recursive: true, allowLink: true });
+        await appendToFile(p, text, 0o600);
       },
       hashed: true,
     },

@@ -47,8 +47,10 @@ export interface HostCerts {
   entries: CertEntry[];
   /** The kubelet's `rotateCertificates` (undefined: not found in its config). */
   kubeletRotates?: boolean;
-  /** Could not read the host at all (SSH error). */
+  /** Could not read the host at all: the cause in a few plain words (no command text; core/text/failureSummary). */
   error?: string;
+  /** The whole error, for the log. */
+  errorDetail?: string;
 }
 
 export function expiryLevel(days: number, t: CertThresholds): ExpiryLevel {

@@ -5,7 +5,7 @@
  * the kubeconfig files, only the `client-certificate(-data)` lines: private keys — the `*.key` files,
  * `client-key-data`, the key half of kubelet-client-current.pem — never leave the host.
  */
-import { quote } from '../ssh/command';
+import { sh, type RemoteCommand } from '../ssh/command';
 import { pemBlocks } from './x509';
 
 export type CertRole = 'ca' | 'serving' | 'client' | 'serving+client';
@@ -58,27 +58,24 @@ export function filesFor(controlPlane: boolean): PkiFile[] {
 const MARK = '\u001ekw-';
 
 /**
- * A constant POSIX sh script (the paths come from the list above, never from input); the caller wraps it
- * in `sh -c` and sudo when needed. `-r` first: a missing file is reported, not an error. `root` prefixes
+ * A read-only POSIX sh script (the paths come from the list above, each one word through the sh tag); the caller
+ * wraps it in `sh -c` and sudo when needed. `-r` first: a missing file is reported, not an error. `root` prefixes
  * every path (tests read a PKI laid out under a temporary directory).
  */
-export function readPkiScript(controlPlane: boolean, root = ''): string {
+export function readPkiScript(controlPlane: boolean, root = ''): RemoteCommand {
   const files = filesFor(controlPlane);
-  const at = (path: string) => quote(root + path);
-  const certs = files.filter((f) => !f.kubeconfig).map((f) => at(f.path));
-  const confs = files.filter((f) => f.kubeconfig).map((f) => at(f.path));
-  return [
-    `for f in ${certs.join(' ')}; do`,
-    `  if [ -r "$f" ]; then printf '\\036kw-file %s\\n' "$f"; sed -n '/-----BEGIN CERTIFICATE-----/,/-----END CERTIFICATE-----/p' "$f";`,
-    `  else printf '\\036kw-missing %s\\n' "$f"; fi`,
-    'done',
-    `for f in ${confs.join(' ')}; do`,
-    `  if [ -r "$f" ]; then printf '\\036kw-file %s\\n' "$f"; grep -E '^[[:space:]]*client-certificate(-data)?:' "$f" || true;`,
-    `  else printf '\\036kw-missing %s\\n' "$f"; fi`,
-    'done',
-    `printf '\\036kw-kubelet-config\\n'; grep -E '^(rotateCertificates|serverTLSBootstrap):' ${at(KUBELET_CONFIG)} 2>/dev/null || true`,
-    'exit 0',
-  ].join('\n');
+  const certs = files.filter((f) => !f.kubeconfig).map((f) => root + f.path);
+  const confs = files.filter((f) => f.kubeconfig).map((f) => root + f.path);
+  return sh`for f in ${certs}; do
+  if [ -r "$f" ]; then printf '\\036kw-file %s\\n' "$f"; sed -n '/-----BEGIN CERTIFICATE-----/,/-----END CERTIFICATE-----/p' "$f";
+  else printf '\\036kw-missing %s\\n' "$f"; fi
+done
+for f in ${confs}; do
+  if [ -r "$f" ]; then printf '\\036kw-file %s\\n' "$f"; grep -E '^[[:space:]]*client-certificate(-data)?:' "$f" || true;
+  else printf '\\036kw-missing %s\\n' "$f"; fi
+done
+printf '\\036kw-kubelet-config\\n'; grep -E '^(rotateCertificates|serverTLSBootstrap):' ${root + KUBELET_CONFIG} 2>/dev/null || true
+exit 0`;
 }
 
 export interface RawPkiFile {

@@ -5,7 +5,8 @@
  */
 import type { HaproxyCheckParams, ClusterTimings } from './params';
 
-export type FaultKind = 'stop' | 'power-off';
+/** stop / power-off: any host; haproxy, split-brain: a balancer; partition: a Kubernetes node's network cut, the machine running. */
+export type FaultKind = 'stop' | 'power-off' | 'haproxy' | 'split-brain' | 'partition';
 
 export interface Expectation {
   /** Matches a measurement: `haproxy-down@<balancer>`, `etcd-leader`, `lease@<name>`, `node-notready`… */

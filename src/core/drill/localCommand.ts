@@ -5,7 +5,7 @@
  * with execFile: no shell, so nothing in a host name or address can become shell syntax. `{host}`
  * and `{address}` are replaced inside words; a replaced word stays one argument.
  */
-import { quote } from '../ssh/command';
+import { commandLine } from '../ssh/command';
 
 export interface LocalCommand {
   argv: string[];
@@ -68,5 +68,5 @@ export function expandTemplate(template: string, vars: { host: string; address: 
   const unknown = words.flatMap((w) => [...w.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!)).filter((n) => n !== 'host' && n !== 'address');
   if (unknown.length) throw new TemplateError(`unknown placeholder {${unknown[0]}} (use {host} or {address})`);
   const argv = words.map((w) => w.replace(PLACEHOLDER, (_, k: 'host' | 'address') => vars[k]));
-  return { argv, display: argv.map((a) => quote(a)).join(' ') };
+  return { argv, display: commandLine(argv) };
 }

@@ -26,10 +26,18 @@ export type Observation =
   | { source: 'pods'; t: number; pods: { key: string; deleting: boolean }[] }
   | { source: 'replicas'; t: number; key: string; ready: number; desired: number }
   /** The target's own kube-apiserver asked /readyz directly (recovery only). */
-  | { source: 'apiserver'; t: number; ready: boolean };
+  | { source: 'apiserver'; t: number; ready: boolean }
+  /** Whether a balancer holds the VIP (`ip -o addr`). */
+  | { source: 'vip'; t: number; balancer: string; holds: boolean }
+  /** The MAC a node's neighbour entry for the VIP points at (undefined: no entry). */
+  | { source: 'neighbour'; t: number; host: string; mac: string | undefined }
+  /** What the balancers' read (the Inventory view's and `status`'s) says of split brain: its problem, or undefined. */
+  | { source: 'vrrp-verdict'; t: number; splitBrain: string | undefined };
 
 export interface ObserverBaseline {
-  role: 'control-plane' | 'worker';
+  role: 'control-plane' | 'worker' | 'loadbalancer';
+  /** Balancer drills: which balancer failed, which should take the VIP, their MACs, what the recovery waits for. */
+  vrrp?: { kind: 'move' | 'split-brain'; target: string; taker: string; macs: Record<string, string>; neighbour: string | undefined; preempt: boolean } | undefined;
   targetNode: string;
   /** Balancers with a checked server for the target. */
   balancers: string[];
@@ -71,6 +79,8 @@ export interface ObservedTimeline {
   leaseHolders: Record<string, string | undefined>;
   lastHaproxy: Record<string, ServerState>;
   nodeReadyLast: string | undefined;
+  /** Balancer drills: who held the VIP at the last poll. */
+  vipHolders: string[];
 }
 
 const UNREACHABLE_TAINTS = ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/not-ready:NoExecute'];
@@ -87,6 +97,7 @@ export class DrillObserver {
   private readonly lastHaproxy = new Map<string, ServerState>();
   private nodeReadyLast: string | undefined;
   private evictedSeen = false;
+  private readonly holds = new Map<string, boolean>();
   private readonly replicaState = new Map<string, boolean>();
 
   constructor(private readonly base: ObserverBaseline) {
@@ -161,6 +172,11 @@ export class DrillObserver {
       case 'apiserver':
         if (recovering && o.ready) out.push(...this.mark('apiserver-ready', o.t, '/readyz ok'));
         break;
+      case 'vip':
+      case 'neighbour':
+      case 'vrrp-verdict':
+        out.push(...this.observeVrrp(o, recovering));
+        break;
       case 'replicas': {
         if (this.events.has('evictions-first') && !recovering) {
           this.replicaState.set(o.key, o.ready >= o.desired);
@@ -208,6 +224,31 @@ export class DrillObserver {
     return out;
   }
 
+  private observeVrrp(o: Extract<Observation, { source: 'vip' | 'neighbour' | 'vrrp-verdict' }>, recovering: boolean): string[] {
+    const v = this.base.vrrp;
+    if (!v) return [];
+    const owner = (mac: string | undefined) => Object.entries(v.macs).find(([, m]) => m === mac)?.[0];
+    if (o.source === 'neighbour') {
+      // split brain: both hold the VIP, so where the node sends its packets says nothing about a move
+      if (v.kind !== 'move') return [];
+      const who = owner(o.mac);
+      if (!recovering && who && who !== v.target) return this.mark('neighbour-moved', o.t, `${o.host} sends the VIP's packets to ${who} (${o.mac})`);
+      if (recovering && v.kind === 'move' && who === v.target) return this.mark('neighbour-back', o.t, `${o.host} sends the VIP's packets to ${who} again`);
+      return [];
+    }
+    if (o.source === 'vrrp-verdict') return !recovering && o.splitBrain ? this.mark('split-brain-detected', o.t, o.splitBrain) : [];
+    this.holds.set(o.balancer, o.holds);
+    const holders = [...this.holds].filter(([, h]) => h).map(([b]) => b);
+    if (v.kind === 'split-brain') {
+      if (!recovering && holders.length > 1) return this.mark('split-brain', o.t, `${holders.join(' and ')} hold the VIP`);
+      if (recovering && holders.length === 1) return this.mark('split-brain-healed', o.t, `only ${holders[0]} holds the VIP`);
+      return [];
+    }
+    if (!recovering && holders.length === 1 && holders[0] !== v.target) return this.mark('vip-moved', o.t, `on ${holders[0]}`);
+    if (recovering && holders.length === 1 && holders[0] === v.target) return this.mark('vip-back', o.t, `on ${v.target} again`);
+    return [];
+  }
+
   has(id: string): boolean {
     return this.events.has(id);
   }
@@ -223,6 +264,7 @@ export class DrillObserver {
   /** Everything the failure phase waits for has been seen. */
   failureComplete(): boolean {
     const b = this.base;
+    if (b.vrrp) return b.vrrp.kind === 'split-brain' ? this.events.has('split-brain') && this.events.has('split-brain-detected') : this.events.has('vip-moved') && (!b.vrrp.neighbour || this.events.has('neighbour-moved'));
     const need: string[] = ['node-notready'];
     if (b.role === 'control-plane') {
       need.push(...b.balancers.map((x) => `haproxy-down@${x}`));
@@ -239,6 +281,8 @@ export class DrillObserver {
   /** Everything the recovery phase waits for has been seen. */
   recoveryComplete(): boolean {
     const b = this.base;
+    // nopreempt: the VIP should stay; only the watch's limit ends it
+    if (b.vrrp) return b.vrrp.kind === 'split-brain' ? this.events.has('split-brain-healed') : b.vrrp.preempt && this.events.has('vip-back') && (!b.vrrp.neighbour || this.events.has('neighbour-back'));
     const need: string[] = ['node-ready'];
     if (b.role === 'control-plane') {
       need.push(...b.balancers.map((x) => `haproxy-up@${x}`));
@@ -258,6 +302,7 @@ export class DrillObserver {
       leaseHolders: Object.fromEntries(this.holders),
       lastHaproxy: Object.fromEntries(this.lastHaproxy),
       nodeReadyLast: this.nodeReadyLast,
+      vipHolders: [...this.holds].filter(([, h]) => h).map(([b]) => b),
     };
   }
 }

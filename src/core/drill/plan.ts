@@ -31,9 +31,11 @@ import {
 import { isUp, type ServerState } from './haproxyState';
 import { expandTemplate, TemplateError, type LocalCommand } from './localCommand';
 import { clusterTimings, serversFor, type ClusterTimings, type ComponentArgs, type HaproxyCfgInfo, type HaproxyCheckParams } from './params';
+import { buildBalancerDrillPlan, vrrpPlanLines, type VrrpDrillPlan, type VrrpSnapshot } from './balancerPlan';
+import { healCommand, partitionCutCommand } from './faults';
 
 export type { FaultKind } from './expect';
-export type DrillRole = 'control-plane' | 'worker';
+export type DrillRole = 'control-plane' | 'worker' | 'loadbalancer';
 
 export interface DrillRequest {
   host: string;
@@ -49,6 +51,13 @@ export interface DrillRequest {
   restoreSeconds?: number | undefined;
   /** Poll interval of the SSH and API probes (default 1000 ms; the API probe runs twice as often). */
   pollMs?: number | undefined;
+  /**
+   * partition: templates with {host} / {address} that cut the node's network and heal it, run locally without a
+   * shell (your switch, hypervisor or cloud firewall); without them the cut is an nftables table over SSH that heals
+   * itself after a while (src/core/drill/faults.ts).
+   */
+  cutCommand?: string | undefined;
+  healCommand?: string | undefined;
 }
 
 /** A pod on the target node, as the API returns it (only the fields the drill reads). */
@@ -82,8 +91,10 @@ export interface DrillSnapshot {
   pods: DrillPodJson[];
   /** ReplicaSets owning the target's evictable pods: `ns/name` → desired replicas. */
   replicaSets: { key: string; desired: number }[];
-  /** `stop` only: whether kubelet runs and crictl exists on the target. */
+  /** `stop`: whether kubelet runs and crictl exists on the target; `partition` and `split-brain` over SSH: whether nft can cut it. */
   targetCheck?: { ok: boolean; detail: string } | undefined;
+  /** Balancer drills: the balancers as the live view reads them, their keepalived.conf and the node that watches the VIP's ARP entry. */
+  vrrp?: VrrpSnapshot | undefined;
 }
 
 export type DrillAction = { where: 'ssh'; host: string; title: string; command: RemoteCommand } | { where: 'local'; title: string; command: LocalCommand };
@@ -129,6 +140,8 @@ export interface DrillPlan {
   timings: ClusterTimings;
   expectations: Expectation[];
   limits: { observeSeconds: number; evictionWaitSeconds: number; restoreSeconds: number; pollMs: number };
+  /** Balancer drills: the VRRP pair as it runs and what is watched (./balancerPlan.ts). */
+  vrrp?: VrrpDrillPlan | undefined;
   /** Reasons the drill must not start. */
   refusals: string[];
   warnings: string[];
@@ -196,7 +209,11 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
     warnings,
   });
   if (!host) return empty(`no host named ${req.host} in the inventory`);
-  if (!host.roles.includes('control-plane') && !host.roles.includes('worker')) return empty(`${host.name} is neither a control-plane node nor a worker (roles ${host.roles.join(', ')}); the drill fails Kubernetes nodes`);
+  if (!host.roles.includes('control-plane') && !host.roles.includes('worker')) {
+    if (host.roles.includes('loadbalancer')) return buildBalancerDrillPlan(inv, req, snapshot, empty, become);
+    return empty(`${host.name} is neither a control-plane node, a worker nor a balancer (roles ${host.roles.join(', ')})`);
+  }
+  if (req.kind === 'haproxy' || req.kind === 'split-brain') return empty(`${req.kind} is a balancer drill; ${host.name} is a ${role === 'control-plane' ? 'control-plane node' : 'worker'} (its drills: stop, power-off, partition)`);
   const node = nodeFor(snapshot, inv, host);
   if (!node) return empty(`${host.name} has no Node in the cluster (${snapshot.apiServer})`);
   const nodeName = node.metadata.name;
@@ -210,6 +227,8 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
     fault = { where: 'ssh', host: host.name, title: `stop kubelet and kill every container on ${host.name} (the host stays up)`, command: asRoot(stopNodeCommand(), become(host.name)) };
     restore = { where: 'ssh', host: host.name, title: `start containerd and kubelet on ${host.name}`, command: asRoot(startNodeCommand(), become(host.name)) };
     if (snapshot.targetCheck && !snapshot.targetCheck.ok) refusals.push(`${host.name}: ${snapshot.targetCheck.detail}`);
+  } else if (req.kind === 'partition') {
+    ({ fault, restore } = partitionActions(req, host, become, refusals, snapshot.targetCheck, (req.observeSeconds ?? timings.nodeMonitorGraceMs / 1000 + 90) + 120));
   } else {
     const vars = { host: host.name, address: host.address };
     const local = (template: string | undefined, what: string): LocalCommand | undefined => {
@@ -364,6 +383,38 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
   };
 }
 
+/**
+ * The partition's cut and heal: the user's own commands (local, no shell) when given — a switch port, a hypervisor's
+ * link, a cloud security group — else an nftables table over SSH that keeps this SSH session and heals itself after
+ * `healAfterSeconds` whatever becomes of the drill (./faults.ts).
+ */
+function partitionActions(req: DrillRequest, host: HostSpec, become: (host: string) => SudoOptions | undefined, refusals: string[], check: DrillSnapshot['targetCheck'], healAfterSeconds: number): { fault: DrillAction | undefined; restore: DrillAction | undefined } {
+  if (req.cutCommand?.trim() || req.healCommand?.trim()) {
+    const vars = { host: host.name, address: host.address };
+    const local = (template: string | undefined, what: string): LocalCommand | undefined => {
+      if (!template?.trim()) {
+        refusals.push(`a partition with your own commands needs both: the ${what} command is missing (a template with {host} or {address})`);
+        return undefined;
+      }
+      try {
+        return expandTemplate(template, vars);
+      } catch (e) {
+        if (!(e instanceof TemplateError)) throw e;
+        refusals.push(`${what} command: ${e.message}`);
+        return undefined;
+      }
+    };
+    const cut = local(req.cutCommand, 'cut');
+    const heal = local(req.healCommand, 'heal');
+    return { fault: cut && { where: 'local', title: `cut ${host.name}'s network`, command: cut }, restore: heal && { where: 'local', title: `heal ${host.name}'s network`, command: heal } };
+  }
+  if (check && !check.ok) refusals.push(`${host.name}: ${check.detail}`);
+  return {
+    fault: { where: 'ssh', host: host.name, title: `cut ${host.name}'s network in both directions with nftables (the machine keeps running; this SSH session stays; it heals itself after ${Math.round(healAfterSeconds)} s)`, command: asRoot(partitionCutCommand(healAfterSeconds), become(host.name)) },
+    restore: { where: 'ssh', host: host.name, title: `heal ${host.name}'s network (delete the drill's nftables table)`, command: asRoot(healCommand(), become(host.name)) },
+  };
+}
+
 export function actionDisplay(a: DrillAction | undefined): string {
   if (!a) return '(none)';
   return a.where === 'ssh' ? `ssh ${a.host}: ${a.command.display}` : `local: ${a.command.display}`;
@@ -377,11 +428,12 @@ function range(e: Expectation): string {
 
 /** The plan as Markdown: shown before the modal (editor) or the [y/N] question (CLI). */
 export function renderDrillPlan(p: DrillPlan): string {
-  const roleText = p.target.role === 'control-plane' ? 'control-plane node' : 'worker';
+  const roleText = p.target.role === 'control-plane' ? 'control-plane node' : p.target.role === 'loadbalancer' ? 'balancer' : 'worker';
+  const lb = p.target.role === 'loadbalancer';
   const out: string[] = [
     `# Failure drill: ${p.kind} ${p.target.host} (${roleText})`,
     '',
-    `Cluster ${p.cluster} · API ${p.apiServer}${p.kubeVersion ? ` · Kubernetes ${p.kubeVersion}` : ''} · Node ${p.target.node} (${p.target.address})`,
+    `Cluster ${p.cluster} · API ${p.apiServer}${p.kubeVersion ? ` · Kubernetes ${p.kubeVersion}` : ''} · ${lb ? 'Balancer' : 'Node'} ${p.target.node} (${p.target.address})`,
     '',
   ];
   if (p.refusals.length) out.push('## REFUSED — nothing will be done', '', ...p.refusals.map((r) => `- ${r}`), '');
@@ -391,7 +443,9 @@ export function renderDrillPlan(p: DrillPlan): string {
     `1. **Fault** — ${p.fault?.title ?? '(none)'}: \`${actionDisplay(p.fault)}\``,
     `2. **Observe** for up to ${p.limits.observeSeconds} s${p.limits.evictionWaitSeconds ? ` (+ up to ${p.limits.evictionWaitSeconds} s after NotReady for evictions)` : ''}, polling every ${p.limits.pollMs / 1000} s: ${probeList(p)}.`,
     `3. **Restore** — always, also after an error or a cancel — ${p.restore?.title ?? '(none)'}: \`${actionDisplay(p.restore)}\``,
-    `4. **Watch it come back** for up to ${p.limits.restoreSeconds} s: Node Ready${p.target.role === 'control-plane' ? ', etcd member back and caught up, HAProxy backend UP' : ''}${p.awaited.length ? ', evicted pods cleaned up' : ''}.`,
+    lb
+      ? `4. **Watch the way back** for up to ${p.limits.restoreSeconds} s: ${p.kind === 'split-brain' ? 'one MASTER again' : p.vrrp && p.vrrp.sides.find((s) => s.host === p.target.host)?.preempt === false ? 'the VIP stays where it went (nopreempt)' : `the VIP back on ${p.target.host} (preempt)`}, and the requests that fail meanwhile.`
+      : `4. **Watch it come back** for up to ${p.limits.restoreSeconds} s: Node Ready${p.target.role === 'control-plane' ? ', etcd member back and caught up, HAProxy backend UP' : ''}${p.awaited.length ? ', evicted pods cleaned up' : ''}.`,
     '',
   );
   out.push('## Safety', '');
@@ -401,6 +455,7 @@ export function renderDrillPlan(p: DrillPlan): string {
     const tol = [...new Set(p.evictable.map((e) => (e.tolerationSeconds === undefined ? 'forever' : `${e.tolerationSeconds} s`)))].join(', ');
     out.push(`- ${p.evictable.length} evictable pod(s) on ${p.target.node}${p.evictable.length ? ` (tolerate unreachable: ${tol})` : ''}; the drill waits for the eviction of ${p.awaited.length ? `${p.awaited.length}: ${p.awaited.join(', ')}` : 'none'}`);
   }
+  out.push(...vrrpPlanLines(p));
   for (const w of p.warnings) out.push(`- ⚠ ${w}`);
   out.push('', '## Expected (from this cluster\'s settings)', '', '| measurement | expected | why |', '| --- | --- | --- |');
   for (const e of p.expectations) out.push(`| ${e.title} | ${range(e)} | ${e.basis.replace(/\|/g, '\\|')} |`);
@@ -409,7 +464,9 @@ export function renderDrillPlan(p: DrillPlan): string {
 }
 
 function probeList(p: DrillPlan): string {
-  const parts: string[] = [`the API through ${p.apiServer} (new connection per request, every ${p.limits.pollMs / 2000} s)`, `Node ${p.target.node}`];
+  const parts: string[] = [`the API through ${p.apiServer} (new connection per request, every ${p.limits.pollMs / 2000} s)`];
+  if (p.vrrp) parts.push(`the VIP on every balancer (every ${p.vrrp.vipPollMs / 1000} s)`, ...(p.vrrp.neighbour ? [`${p.vrrp.neighbour}'s ARP entry for it`] : []), `the balancers as the Inventory view and \`status\` read them (every ${p.vrrp.verdictPollMs / 1000} s)`);
+  else parts.push(`Node ${p.target.node}`);
   for (const b of p.balancers) parts.push(`HAProxy on ${b.host} (${b.method === 'journal' ? 'journal' : `${b.method} → ${b.socket}`})`);
   if (p.etcd) parts.push(`etcd on ${p.etcd.survivors.join(', ')}`);
   if (p.leases.length) parts.push('the leader Leases');

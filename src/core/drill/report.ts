@@ -153,7 +153,9 @@ export function buildDrillReport(plan: DrillPlan, tl: ObservedTimeline, run: Run
   const ev = tl.events;
   const restoreAt = tl.restoreAt;
   const downTimes = plan.balancers.map((b) => ev[`haproxy-down@${b.host}`]?.t);
-  const downAt = downTimes.length && downTimes.every((t) => t !== undefined) ? Math.max(...(downTimes as number[])) : undefined;
+  // a balancer drill: the VIP's move (or the second MASTER) is the moment after which every request must succeed
+  const moveAt = plan.vrrp ? (ev['vip-moved'] ?? ev['split-brain'])?.t : undefined;
+  const downAt = plan.vrrp ? moveAt : downTimes.length && downTimes.every((t) => t !== undefined) ? Math.max(...(downTimes as number[])) : undefined;
   const api = apiStats(tl.api, downAt, restoreAt);
   const notes: string[] = [];
   const measurements: Measurement[] = [];
@@ -161,6 +163,22 @@ export function buildDrillReport(plan: DrillPlan, tl: ObservedTimeline, run: Run
 
   for (const e of plan.expectations) {
     const base = { id: e.id, title: e.title, phase: e.phase, expected: expectedText(e), basis: e.basis, seed: e.seed };
+    if (e.id === 'api' && plan.vrrp) {
+      const allowed = plan.vrrp.allowedFailures;
+      const during = api.failedBeforeDown + api.failedAfterDown;
+      const ok = api.failedAfterDown === 0 && api.failedBeforeDown <= allowed && (moveAt !== undefined || during === 0);
+      const detail =
+        `${during} of ${api.requestsWhileDown} requests failed during the fault` +
+        (moveAt !== undefined ? ` (${api.failedBeforeDown} until ${sec(moveAt) + 2} s: the move + the probe's 2 s timeout; ${api.failedAfterDown} after)` : '') +
+        `; ${api.failedDuringRecovery} during the way back${api.failed ? `; longest outage ${api.longestOutageSeconds} s` : ''}`;
+      measurements.push({ ...base, expected: `≤ ${allowed} failures, none after the move`, seconds: api.firstFailureSeconds, verdict: ok ? 'pass' : 'fail', detail });
+      continue;
+    }
+    if (e.id === 'vip-stays') {
+      const back = ev['vip-back'];
+      measurements.push({ ...base, seconds: back && restoreAt !== undefined ? sec(back.t - restoreAt) : undefined, verdict: back ? 'fail' : run.restore.ok ? 'pass' : 'fail', detail: back ? `the VIP went back to ${plan.target.host} although it runs with nopreempt` : `stayed on ${tl.vipHolders.join(' and ') || '?'} for the ${plan.limits.restoreSeconds} s watched` });
+      continue;
+    }
     if (e.id === 'api') {
       const bad = plan.target.role === 'control-plane' ? (downAt === undefined ? api.failedBeforeDown : api.failedAfterDown) : api.failedBeforeDown + api.failedAfterDown;
       const detail =
@@ -279,7 +297,7 @@ export function renderDrillReport(r: DrillReport): string {
   const out: string[] = [`# ${r.title} — ${verdictText}`, ''];
   const run = r.run;
   out.push(
-    `Cluster ${r.cluster} · node ${r.target.node} (${r.target.address}) · started ${r.startedAt}` +
+    `Cluster ${r.cluster} · ${r.target.role === 'loadbalancer' ? 'balancer' : 'node'} ${r.target.node} (${r.target.address}) · started ${r.startedAt}` +
       (run.faultSeconds !== undefined ? ` · fault command took ${run.faultSeconds} s` : '') +
       (run.observedSeconds !== undefined ? ` · restore began ${run.observedSeconds} s after the fault` : '') +
       (run.restore.seconds !== undefined ? ` (restore command ${run.restore.seconds} s)` : '') +
@@ -296,8 +314,9 @@ export function renderDrillReport(r: DrillReport): string {
     }
     out.push('');
   };
-  table('failure', 'While the node is down (seconds since the fault)');
-  table('recovery', 'Coming back (seconds since the restore began)');
+  const lb = r.target.role === 'loadbalancer';
+  table('failure', lb ? 'During the fault (seconds since the fault)' : 'While the node is down (seconds since the fault)');
+  table('recovery', lb ? 'After the restore (seconds since the restore began)' : 'Coming back (seconds since the restore began)');
   out.push('## The API through the VIP', '', `${r.api.requests} requests (each on a new connection, like a kubectl call), ${r.api.failed} failed; longest outage ${r.api.longestOutageSeconds} s${r.api.firstFailureSeconds !== undefined ? `; failures from ${r.api.firstFailureSeconds} s to ${r.api.lastFailureSeconds} s after the fault` : ''}.`, '');
   if (r.quorum || r.etcd) {
     out.push('## etcd', '');

@@ -21,6 +21,13 @@ export interface KeepalivedGenerateOptions {
   authPass?: string;
 }
 
+/**
+ * What `generate` writes where the VRRP password goes: the password stays in the state folder (0600, never in a file
+ * the user may commit), and the plan uploads keepalived.conf with it filled in. One plain word of 8 characters, so the
+ * file still passes every keepalived rule (the two balancers' files agree).
+ */
+export const VRRP_PASS_PLACEHOLDER = 'VRRPPASS';
+
 /** A per-cluster VRRP password when no stored one is given: 8 characters of a hash of what identifies the cluster. */
 export function derivedAuthPass(inv: Inventory, vrid: number): string {
   return createHash('sha256').update(`kubeadm-workbench vrrp\0${inv.cluster.name}\0${inv.cluster.controlPlaneEndpoint}\0${vrid}`).digest('base64url').slice(0, 8);
@@ -97,6 +104,7 @@ export function generateKeepalivedConfigs(inv: Inventory, options: KeepalivedGen
       '    advert_int 1',
       '    authentication {',
       '        auth_type PASS',
+      ...(authPass === VRRP_PASS_PLACEHOLDER ? ['        # A placeholder: the bring-up uploads this file with the cluster\'s VRRP password (kept 0600 in .kubeadm-workbench/vrrp-auth-pass).'] : []),
       `        auth_pass ${authPass}`,
       '    }',
       '    virtual_ipaddress {',

@@ -37,11 +37,34 @@ export interface InventoryParseResult {
  */
 export const MAX_INVENTORY_BYTES = 256 * 1024;
 
+/** The length of `text` in UTF-8 bytes (what the limit counts: a file's size), without encoding it. */
+export function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    }
+    else n += 3;
+  }
+  return n;
+}
+
+/** The result for an inventory file refused unread (a FIFO, a device, too many bytes): one finding at its first line. */
+export function unreadInventory(reason: string, tooLarge: boolean): InventoryParseResult {
+  return { findings: [{ rule: tooLarge ? 'inventory/too-large' : 'inventory/not-a-file', severity: 'error', message: `inventory.yaml ${reason}`, range: ZERO_RANGE }], locations: { hosts: new Map(), fields: new Map() } };
+}
+
 export function parseInventory(text: string): InventoryParseResult {
   const locations: InventoryLocations = { hosts: new Map(), fields: new Map() };
-  if (text.length > MAX_INVENTORY_BYTES) {
+  // In bytes, like the file's size: every UTF-16 unit is at least one byte, so a long text needs no count.
+  const bytes = text.length > MAX_INVENTORY_BYTES ? text.length : utf8Length(text);
+  if (bytes > MAX_INVENTORY_BYTES) {
     return {
-      findings: [{ rule: 'inventory/too-large', severity: 'error', message: `The inventory is ${Math.round(text.length / 1024)} KB; at most ${MAX_INVENTORY_BYTES / 1024} KB is read.`, range: ZERO_RANGE }],
+      findings: [{ rule: 'inventory/too-large', severity: 'error', message: `The inventory is ${Math.round(bytes / 1024)} KB or more; at most ${MAX_INVENTORY_BYTES / 1024} KB is read.`, range: ZERO_RANGE }],
       locations,
     };
   }

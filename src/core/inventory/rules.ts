@@ -10,6 +10,7 @@ const r = <const N extends string>(id: N, severity: Severity, title: string, why
 export const INVENTORY = ruleTable([
   r('yaml-syntax', 'error', 'The file is valid YAML.', 'Nothing else can be checked until the YAML parses.'),
   r('too-large', 'error', 'The inventory is small enough to read safely.', 'A huge file would take the editor and the CLI seconds and gigabytes to parse; a real inventory is a few kilobytes.'),
+  r('not-a-file', 'error', 'The inventory is a regular file.', 'A FIFO, device or socket named inventory.yaml would hang or feed the reader forever; it is refused unread.'),
   r('not-a-map', 'error', 'The inventory is a mapping with cluster, ssh and hosts.', 'Every command reads these three parts.'),
   r('missing-key', 'error', 'Required fields are present.', 'The generated files and the plan need every required field.'),
   r('type', 'error', 'Each field has the expected type.', 'A list where a value is expected (or the reverse) cannot be placed in a config file.'),

@@ -6,7 +6,7 @@ import { textGuard } from '../lint/textGuard';
 import { forBalancers } from '../lint/targets';
 import type { Finding, Fix, Range, TextEdit } from '../findings';
 import { hostsWithRole, splitEndpoint } from '../inventory/types';
-import type { HostSpec, Inventory } from '../inventory/types';
+import type { Inventory } from '../inventory/types';
 import type { FileLinter, LintContext, SourceFile } from '../lint/types';
 import { cidrContains, isIPv4, parseCidr } from '../net';
 import { didYouMean } from '../haproxy/keywords';
@@ -14,7 +14,8 @@ import { BLOCK_KEYWORDS, BLOCK_SCHEMAS, NAMED_BLOCKS, NEEDS_ARGUMENT, SYSTEM_TOO
 import { child, parseKeepalived } from './parse';
 import type { IncludeResolver, KeepalivedConfig, KNode, KToken } from './parse';
 import { int, summarize, type Summary } from './summary';
-import { isPeerFile, judgePair, keepalivedHost, type PeerFile } from './pair';
+import { byLayout, isPeerFile, judgePair, keepalivedHost, peersElsewhere, type DistantFile, type HostMatch, type PeerFile } from './pair';
+import { configRoot } from '../lint/siblings';
 import { kfinding, KEEPALIVED_RULES } from './rules';
 
 export { summarize, type Instance, type Script, type Summary, type VipEntry } from './summary';
@@ -154,7 +155,8 @@ function vipOptionProblem(entry: KNode): { message: string; token: KToken } | un
   return undefined;
 }
 
-function lintInstances(s: Summary, peers: PeerFile[], inv: Inventory | undefined, invName: string, me: HostSpec | undefined, path: string | undefined, siblings: SourceFile[], out: Finding[], eol: string, includer?: Summary): void {
+function lintInstances(s: Summary, peers: PeerFile[], inv: Inventory | undefined, invName: string, meMatch: HostMatch | undefined, path: string | undefined, siblings: SourceFile[], out: Finding[], eol: string, includer?: Summary): void {
+  const me = meMatch?.host;
   const f = (x: Finding, n: KNode) => withFile(x, n.file && n.file !== path ? n.file : undefined);
   // a fragment (conf.d/*.conf pulled in by include) need not hold an instance itself
   if (s.instances.length === 0 && !includer && isKeepalivedName(path ?? 'keepalived.conf') && s.config.nodes.length > 0 && !s.config.binary && !s.config.problems.some((p) => p.kind === 'unclosed')) {
@@ -341,7 +343,7 @@ function lintInstances(s: Summary, peers: PeerFile[], inv: Inventory | undefined
     }
 
   }
-  judgePair({ summary: s, peers, ...(inv ? { inventory: inv } : {}), inventoryName: invName, ...(me ? { me } : {}), place: f, out });
+  judgePair({ summary: s, peers, ...(inv ? { inventory: inv } : {}), inventoryName: invName, ...(me ? { me } : {}), meByLayout: byLayout(meMatch), eol, place: f, out });
 }
 
 // ---------------------------------------------------------------------------------------------- entry points
@@ -389,7 +391,6 @@ export function lintKeepalived(text: string, context: LintContext = {}, path?: s
   const includedPaths = new Set(cfg.included);
   const inv = context.inventory;
   const meMatch = inv ? keepalivedHost(path, text, summary, inv) : undefined;
-  const me = meMatch?.host;
   const peers: PeerFile[] = [];
   for (const sib of siblings) {
     if (sib.path === path || includedPaths.has(sib.path) || !isKeepalivedName(sib.path)) continue;
@@ -400,6 +401,8 @@ export function lintKeepalived(text: string, context: LintContext = {}, path?: s
     const host = match?.host;
     if (ps.instances.length && isPeerFile(path, meMatch, sib.path, match)) peers.push({ path: sib.path, summary: ps, ...(host ? { host } : {}) });
   }
+  // no peer in its own config set: the same VRRP instance in another folder (lb1/ and lb2/) is its peer
+  if (!peers.length && context.vrrpElsewhere?.length) peers.push(...peersElsewhere({ text, summary, match: meMatch }, distantFiles(context.vrrpElsewhere, inv)));
   // when this file is a fragment included by a keepalived*.conf of the workspace, names resolve in the includer
   let includer: Summary | undefined;
   if (path !== undefined && !isKeepalivedName(path)) {
@@ -413,10 +416,30 @@ export function lintKeepalived(text: string, context: LintContext = {}, path?: s
     }
   }
   const invName = context.inventoryPath ? `the inventory (${context.inventoryPath.split(/[\\/]/).pop()})` : 'the inventory';
-  lintInstances(summary, peers, inv, invName, me, path, siblings, out, eol, includer);
+  lintInstances(summary, peers, inv, invName, meMatch, path, siblings, out, eol, includer);
   out.sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
   return out;
 }
+
+/** Keepalived files of other config sets, parsed (each alone, without includes: a distant file is only compared). */
+function distantFiles(files: readonly SourceFile[], inv: Inventory | undefined): DistantFile[] {
+  const hostNames = new Set(inv?.hosts.map((h) => h.name) ?? []);
+  const out: DistantFile[] = [];
+  for (const f of files.slice(0, MAX_DISTANT_FILES)) {
+    if (!isKeepalivedName(f.path) || f.text.length > MAX_DISTANT_CHARS) continue;
+    const cfg = parseKeepalived(f.text, f.path);
+    if (cfg.binary) continue;
+    const summary = summarize(cfg);
+    if (!summary.instances.length) continue;
+    const match = inv ? keepalivedHost(f.path, f.text, summary, inv) : undefined;
+    out.push({ path: f.path, text: f.text, summary, match, root: configRoot(f.path, hostNames), ...(match ? { host: match.host } : {}) });
+  }
+  return out;
+}
+
+/** A workspace's keepalived files elsewhere are parsed for every keepalived file linted: bounded. */
+const MAX_DISTANT_FILES = 64;
+const MAX_DISTANT_CHARS = 256_000;
 
 export const keepalivedLinter: FileLinter = {
   kind: 'keepalived',

@@ -20,6 +20,7 @@ import { child } from './parse';
 import type { KNode, KToken } from './parse';
 import type { Instance, Summary } from './summary';
 import { kfinding } from './rules';
+import { judgeUnicast, unicastSelf } from './unicast';
 
 export interface PeerFile {
   path: string;
@@ -65,7 +66,7 @@ export function dirOf(p: string): string {
 }
 
 /** Named for its balancer by the workspace layout (header, file name, directory), not only by its contents. */
-const byLayout = (m: HostMatch | undefined) => !!m && (m.by === 'its header' || m.by === 'its file name' || m.by.startsWith('its directory'));
+export const byLayout = (m: HostMatch | undefined): boolean => !!m && (m.by === 'its header' || m.by === 'its file name' || m.by.startsWith('its directory'));
 /** Named by where it lies (a header is copied along with the file, a path is not). */
 const byPath = (m: HostMatch | undefined) => !!m && (m.by === 'its file name' || m.by.startsWith('its directory'));
 
@@ -108,8 +109,45 @@ function positive(s: Summary, inst: Instance): number {
   return weights(s, inst).reduce((a, x) => a + (x.w > 0 ? x.w : 0), 0);
 }
 
+/** The VIP addresses (without prefix) of an instance: with its virtual_router_id, what names a VRRP instance on the wire. */
+export const vipAddresses = (i: Instance): string[] => i.vips.map((v) => v.address);
+
+/**
+ * The other file's instance that is the same VRRP instance as `inst`: the one that shares a VIP (the same
+ * virtual_router_id first), else the one of the same name, else its only instance.
+ */
 export function matchingInstance(inst: Instance, other: Summary): Instance | undefined {
-  return other.instances.find((i) => i.name === inst.name) ?? (other.instances.length === 1 ? other.instances[0] : undefined);
+  const mine = new Set(vipAddresses(inst));
+  const sharing = other.instances.filter((i) => vipAddresses(i).some((a) => mine.has(a)));
+  return sharing.find((i) => i.vridValue === inst.vridValue) ?? sharing[0] ?? other.instances.find((i) => i.name === inst.name) ?? (other.instances.length === 1 ? other.instances[0] : undefined);
+}
+
+/** A keepalived file of the workspace outside this file's config set, parsed, with the balancer it is for. */
+export interface DistantFile extends PeerFile {
+  text: string;
+  match: HostMatch | undefined;
+  /** Its config set (core/lint/siblings.ts configRoot). */
+  root: string;
+}
+
+/**
+ * Peers by VRRP instance wherever the files lie (lb1/keepalived.conf and lb2/keepalived.conf, whose router_id was
+ * copied): asked only when this file has no peer in its own config set. A file elsewhere is a peer when it shares a
+ * VIP with this one (the instance's identity on the L2 segment; a virtual_router_id, authentication or advert_int
+ * that differs is then reported as split brain), when it is the only such file in its own set (a set with two is a
+ * pair of its own — a generated/ copy is not compared with the live files), and when it is not a copy of this one
+ * (the same text, or the layout names both for the same balancer).
+ */
+export function peersElsewhere(self: { text: string; summary: Summary; match: HostMatch | undefined }, distant: readonly DistantFile[]): PeerFile[] {
+  const mine = new Set(self.summary.instances.flatMap(vipAddresses));
+  if (!mine.size) return [];
+  const shares = (d: DistantFile) => d.summary.instances.some((i) => vipAddresses(i).some((a) => mine.has(a)));
+  const candidates = distant.filter(shares);
+  const perRoot = new Map<string, number>();
+  for (const d of candidates) perRoot.set(d.root, (perRoot.get(d.root) ?? 0) + 1);
+  return candidates
+    .filter((d) => perRoot.get(d.root) === 1 && d.text !== self.text && !(self.match && d.match && self.match.host === d.match.host && byPath(self.match) && byPath(d.match)))
+    .map((d) => ({ path: d.path, summary: d.summary, ...(d.host ? { host: d.host } : {}) }));
 }
 
 const tokenText = (n: KNode | undefined) => n?.args[0]?.text;
@@ -120,6 +158,9 @@ export interface PairContext {
   inventory?: Inventory;
   inventoryName: string;
   me?: HostSpec;
+  /** Whether the workspace layout (header, file name, folder) names `me`, not only the file's contents. */
+  meByLayout?: boolean;
+  eol?: string;
   /** Wraps a finding with the file of the node it is on (for included fragments). */
   place: (f: Finding, n: KNode) => Finding;
   out: Finding[];
@@ -142,6 +183,7 @@ export function judgePair(c: PairContext): void {
     const n = inst.node;
     const peerInsts = c.peers.map((p) => ({ p, inst: matchingInstance(inst, p.summary) })).filter((x): x is { p: PeerFile; inst: Instance } => !!x.inst);
     agreement(c, inst, name, peerInsts);
+    if (c.inventory) judgeUnicast({ inventory: c.inventory, inventoryName: c.inventoryName, me: c.me, meByLayout: !!c.meByLayout, eol: c.eol ?? '\n', place: c.place, out: c.out }, inst, name);
     const mine: Side = { label: 'this balancer', priority: inst.priorityValue, plus: positive(s, inst), inst, ...(inst.stateValue ? { state: inst.stateValue } : {}) };
     const others: Side[] = [
       ...peerInsts.map(({ p, inst: o }) => ({ label: p.path, priority: o.priorityValue, plus: positive(p.summary, o), inst: o, ...(o.stateValue ? { state: o.stateValue } : {}) })),
@@ -251,7 +293,9 @@ function agreement(c: PairContext, inst: Instance, name: string, peers: Array<{ 
       c.out.push(c.place(kfinding('keepalived/pair-agreement', `(${name}) ${uni ? 'sends unicast adverts' : 'sends multicast adverts'} but ${p.path} ${uni ? 'uses multicast' : 'uses unicast_peer'}: they never hear each other, and both hold the VIP (split brain).`, rng(uni?.keyword ?? n.keyword)), uni ?? n));
     } else if (uni && theirUni.length) {
       const peerAddr = tokenText(child(other.node, 'unicast_src_ip')) ?? p.host?.address;
-      if (peerAddr && !mineUni.includes(peerAddr)) {
+      // a balancer of the inventory missing from the list is the unicast rule's finding (./unicast.ts)
+      const byInventory = !!c.inventory && !!unicastSelf(c.inventory, c.me, inst) && hostsWithRole(c.inventory, 'loadbalancer').some((h) => h.address === peerAddr);
+      if (peerAddr && !mineUni.includes(peerAddr) && !byInventory) {
         c.out.push(c.place(kfinding('keepalived/pair-agreement', `(${name}) unicast_peer lacks ${peerAddr}, the address of ${p.path}'s balancer: it never receives this one's adverts (split brain).`, rng(uni.keyword)), uni));
       }
     }

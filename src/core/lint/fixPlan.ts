@@ -160,3 +160,46 @@ export function applyTextEdits(text: string, edits: readonly TextEdit[]): string
   for (const e of sorted) out = out.slice(0, offset(e.range.start)) + e.newText + out.slice(offset(e.range.end));
   return out;
 }
+
+/** The line break a file is written with: CRLF when most of its line feeds follow a carriage return, else LF. */
+export function lineBreakOf(text: string): '\r\n' | '\n' {
+  let lf = 0;
+  let crlf = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+    lf++;
+    if (i > 0 && text.charCodeAt(i - 1) === 13) crlf++;
+  }
+  return lf > 0 && crlf * 2 >= lf ? '\r\n' : '\n';
+}
+
+/**
+ * The edits as they go into this file without changing its line breaks: the line breaks an edit inserts are the
+ * file's own (a fix in a CRLF file adds CRLF lines), an edit never lands between a CR and its LF (it moves before the
+ * CR), and an edit whose range would remove a lone CR (one the linters, which break lines at LF, see inside a line)
+ * is left out — `skipped` counts those.
+ */
+export function editsKeepingLineBreaks(text: string, edits: readonly TextEdit[]): { edits: TextEdit[]; skipped: number } {
+  const eol = lineBreakOf(text);
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  const offset = (p: Position): number => (p.line >= starts.length ? text.length : Math.min(text.length, starts[p.line]! + p.character));
+  const back = (o: number): Position => {
+    let line = 0;
+    while (line + 1 < starts.length && starts[line + 1]! <= o) line++;
+    return { line, character: o - starts[line]! };
+  };
+  // Between a CR and its LF: the edit goes before the CR, so the pair stays whole.
+  const whole = (o: number): number => (o > 0 && text.charCodeAt(o - 1) === 13 && text.charCodeAt(o) === 10 ? o - 1 : o);
+  const out: TextEdit[] = [];
+  let skipped = 0;
+  for (const e of edits) {
+    const start = whole(offset(e.range.start));
+    const end = Math.max(start, whole(offset(e.range.end)));
+    if (/\r(?!\n)/.test(text.slice(start, end))) {
+      skipped++;
+      continue;
+    }
+    out.push({ range: { start: back(start), end: back(end) }, newText: e.newText.replace(/\r\n|\n/g, eol) });
+  }
+  return { edits: out, skipped };
+}

@@ -16,6 +16,8 @@ interface Entry {
   text: string;
   context: LintContext;
   siblings: Array<{ path: string; text: string }>;
+  /** The keepalived files of other config sets the context carried (compared like the siblings). */
+  elsewhere: Array<{ path: string; text: string }>;
   findings: Finding[];
 }
 
@@ -28,7 +30,7 @@ const MAX_CHARS = 32_000_000;
 const entries = new Map<string, Entry>();
 let chars = 0;
 
-const charsOf = (e: Entry): number => e.siblings.reduce((n, s) => n + s.text.length, e.text.length);
+const charsOf = (e: Entry): number => [...e.siblings, ...e.elsewhere].reduce((n, s) => n + s.text.length, e.text.length);
 
 function drop(path: string): void {
   const e = entries.get(path);
@@ -39,9 +41,11 @@ function drop(path: string): void {
 
 function sameContext(e: Entry, context: LintContext): boolean {
   if (e.context.inventory !== context.inventory || e.context.inventoryPath !== context.inventoryPath) return false;
-  const sib = context.siblings ?? [];
-  if (sib.length !== e.siblings.length) return false;
-  return sib.every((s, i) => s.path === e.siblings[i]!.path && s.text === e.siblings[i]!.text);
+  return sameFiles(context.siblings ?? [], e.siblings) && sameFiles(context.vrrpElsewhere ?? [], e.elsewhere);
+}
+
+function sameFiles(now: readonly SourceFile[], then: ReadonlyArray<{ path: string; text: string }>): boolean {
+  return now.length === then.length && now.every((s, i) => s.path === then[i]!.path && s.text === then[i]!.text);
 }
 
 export function cachedLint(file: SourceFile, context: LintContext, kind: FileKind, run: () => Finding[]): Finding[] {
@@ -54,7 +58,7 @@ export function cachedLint(file: SourceFile, context: LintContext, kind: FileKin
   }
   const findings = run();
   drop(file.path);
-  const entry: Entry = { kind, text: file.text, context: { ...context }, siblings: (context.siblings ?? []).map((s) => ({ path: s.path, text: s.text })), findings };
+  const entry: Entry = { kind, text: file.text, context: { ...context }, siblings: (context.siblings ?? []).map((s) => ({ path: s.path, text: s.text })), elsewhere: (context.vrrpElsewhere ?? []).map((s) => ({ path: s.path, text: s.text })), findings };
   const size = charsOf(entry);
   while (entries.size && (entries.size >= MAX_ENTRIES || chars + size > MAX_CHARS)) drop(entries.keys().next().value!);
   entries.set(file.path, entry);

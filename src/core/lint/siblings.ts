@@ -22,3 +22,16 @@ export function siblingsOf<T extends { path: string }>(path: string, candidates:
   const root = configRoot(path, hostNames);
   return candidates.filter((c) => c.path !== path && configRoot(c.path, hostNames) === root);
 }
+
+const KEEPALIVED_NAME = /(^|[\\/])keepalived[^\\/]*\.conf$/i;
+
+/**
+ * For a keepalived*.conf, the keepalived*.conf candidates of other config sets: the Keepalived linter pairs files by
+ * VRRP instance wherever they lie (lb1/keepalived.conf and lb2/keepalived.conf are two sets by their folders), and
+ * decides itself which of them are this file's peers (core/keepalived/pair.ts peersElsewhere). Empty for other files.
+ */
+export function vrrpFilesElsewhere<T extends { path: string }>(path: string, candidates: readonly T[], hostNames: ReadonlySet<string> = new Set()): T[] {
+  if (!KEEPALIVED_NAME.test(path)) return [];
+  const root = configRoot(path, hostNames);
+  return candidates.filter((c) => c.path !== path && KEEPALIVED_NAME.test(c.path) && configRoot(c.path, hostNames) !== root);
+}

@@ -20,6 +20,11 @@ export interface LintContext {
   inventoryPath?: string;
   /** Other config files of the same workspace, for cross-file rules (same VIP, port, subnet...). */
   siblings?: SourceFile[];
+  /**
+   * For a keepalived*.conf: the keepalived*.conf files of the workspace outside its config set (./siblings.ts
+   * vrrpFilesElsewhere), which the Keepalived linter pairs with it by VRRP instance wherever they lie.
+   */
+  vrrpElsewhere?: SourceFile[];
 }
 
 /** Static description of a rule, for hovers, the Diagnostics webview and `lint --format sarif`. */

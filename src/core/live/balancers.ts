@@ -11,6 +11,8 @@ import { sh, type RemoteCommand } from '../ssh/command';
 import { isDown, type ServerState } from '../drill/haproxyState';
 import type { BalancerSnapshot } from '../drill/plan';
 import type { Problem } from './status';
+import { failingScripts, keepalivedDumpCommand, parseKeepalivedDump, splitDump, type VrrpInstanceData } from './keepalivedData';
+import { haproxyDownOnHolder, splitBrainCause } from './vrrpVerdict';
 
 export type VrrpState = 'MASTER' | 'BACKUP' | 'FAULT';
 
@@ -19,19 +21,28 @@ export interface VrrpProbe {
   /** The interface the VIP is on, when held. */
   vipInterface: string | undefined;
   keepalivedActive: boolean;
-  /** Keepalived's latest state from its journal, when it logged one. */
+  /** Keepalived's state: from its data dump, else its latest "Entering … STATE" journal line. */
   keepalivedState: VrrpState | undefined;
   haproxyActive: boolean;
+  /**
+   * The VRRP instance that holds the API's VIP as keepalived's data dump describes it (state, base and effective
+   * priority, scripts and their status, master-down timer); undefined when keepalived does not run or wrote no dump.
+   */
+  instance?: VrrpInstanceData | undefined;
 }
 
-/** One SSH command per balancer for the VRRP side: addresses, Keepalived's unit and last state, HAProxy's unit. */
+/**
+ * One SSH command per balancer for the VRRP side: addresses, Keepalived's unit, its last journaled state and its data
+ * dump (./keepalivedData.ts), HAProxy's unit.
+ */
 export function vrrpProbeCommand(): RemoteCommand {
-  return sh`ip -o addr show; echo '### keepalived'; systemctl is-active keepalived.service || true; journalctl -u keepalived.service -o cat --no-pager -q -n 500 2>/dev/null | grep -E 'Entering (MASTER|BACKUP|FAULT) STATE' | tail -n 1 || true; echo '### haproxy'; systemctl is-active haproxy.service || true`;
+  return sh`ip -o addr show; echo '### keepalived'; systemctl is-active keepalived.service || true; journalctl -u keepalived.service -o cat --no-pager -q -n 500 2>/dev/null | grep -E 'Entering (MASTER|BACKUP|FAULT) STATE' | tail -n 1 || true; ${keepalivedDumpCommand()}; echo '### haproxy'; systemctl is-active haproxy.service || true`;
 }
 
 export function parseVrrpProbe(text: string, vip: string): VrrpProbe {
   const [addrPart = '', rest = ''] = text.split('### keepalived\n');
-  const [kaPart = '', haPart = ''] = rest.split('### haproxy\n');
+  const [kaAll = '', haPart = ''] = rest.split('### haproxy\n');
+  const [kaPart = '', dumpPart = ''] = kaAll.split(/(?=### keepalived-data\n)/);
   let vipInterface: string | undefined;
   for (const line of addrPart.split('\n')) {
     // `2: eth0    inet 10.3.60.100/32 scope global eth0` — also `inet6 fd00::100/128`.
@@ -39,13 +50,18 @@ export function parseVrrpProbe(text: string, vip: string): VrrpProbe {
     if (m && m[2] === vip) vipInterface = m[1];
   }
   const kaLines = kaPart.split('\n').map((l) => l.trim()).filter(Boolean);
-  const state = /Entering (MASTER|BACKUP|FAULT) STATE/.exec(kaPart)?.[1] as VrrpState | undefined;
+  const journaled = /Entering (MASTER|BACKUP|FAULT) STATE/.exec(kaPart)?.[1] as VrrpState | undefined;
+  const { data, stats } = splitDump(dumpPart);
+  const instances = parseKeepalivedDump(data, stats);
+  const instance = instances.find((i) => i.vips.some((v) => v.address === vip)) ?? (instances.length === 1 ? instances[0] : undefined);
+  const dumped = instance && ['MASTER', 'BACKUP', 'FAULT'].includes(instance.state) ? (instance.state as VrrpState) : undefined;
   return {
     holdsVip: vipInterface !== undefined,
     vipInterface,
     keepalivedActive: kaLines[0] === 'active',
-    keepalivedState: state,
+    keepalivedState: dumped ?? journaled,
     haproxyActive: haPart.trim().split('\n')[0] === 'active',
+    ...(instance ? { instance } : {}),
   };
 }
 
@@ -90,12 +106,17 @@ export function buildBalancers(inventory: Inventory, balancers: BalancerLive[], 
   const add = (severity: Problem['severity'], what: string) => problems.push({ severity, what });
   const read = balancers.filter((b) => b.vrrp);
   for (const b of balancers) if (!b.vrrp) add('warning', `balancer ${b.host} not read: ${b.error ?? 'no answer'}`);
-  if (read.length && !holders.length && read.length === balancers.length) add('critical', `no balancer holds the VIP ${vip ?? ''}`.trim());
-  if (holders.length > 1) add('critical', `the VIP ${vip ?? ''} is held by ${holders.join(' and ')} at once (split brain)`);
+  if (read.length && !holders.length && read.length === balancers.length) problems.push({ severity: 'critical', what: `no balancer holds the VIP ${vip ?? ''}`.trim(), about: 'vip' });
+  if (holders.length > 1) problems.push({ severity: 'critical', what: `the VIP ${vip ?? ''} is held by ${holders.join(' and ')} at once (split brain): ${splitBrainCause(balancers.filter((b) => holders.includes(b.host)))}`, about: 'vip' });
   for (const b of read) {
-    const where = holders.includes(b.host) ? 'holds the VIP' : 'standby';
-    if (!b.vrrp!.keepalivedActive) add(holders.includes(b.host) ? 'critical' : 'warning', `Keepalived is not running on balancer ${b.host} (${where})`);
-    if (!b.vrrp!.haproxyActive) add(holders.includes(b.host) ? 'critical' : 'warning', `HAProxy is not running on balancer ${b.host} (${where})`);
+    const holds = holders.includes(b.host);
+    const where = holds ? 'holds the VIP' : 'standby';
+    if (!b.vrrp!.keepalivedActive) add(holds ? 'critical' : 'warning', `Keepalived is not running on balancer ${b.host} (${where})`);
+    else if (!holds && b.vrrp!.instance?.state === 'FAULT') add('warning', `Keepalived on balancer ${b.host} is in FAULT: it cannot take the VIP over${failingScripts(b.vrrp!.instance).length ? ` (${failingScripts(b.vrrp!.instance).map((x) => x.name).join(', ')} failing)` : ''}`);
+    if (!b.vrrp!.haproxyActive) {
+      if (holds && holders.length === 1) problems.push({ ...haproxyDownOnHolder(b, balancers.filter((x) => x !== b)), about: 'vip' });
+      else add(holds ? 'critical' : 'warning', `HAProxy is not running on balancer ${b.host} (${where})`);
+    }
     for (const s of b.servers) {
       if (s.state && isDown(s.state.status)) add(holders.includes(b.host) ? 'critical' : 'warning', `HAProxy on ${b.host}: backend ${s.backend} server ${s.server} (${s.address}) is ${s.state.status}${s.state.check ? ` (${s.state.check})` : ''}`);
     }

@@ -36,7 +36,7 @@ export interface ComponentPod {
   totalContainers: number;
   ready: boolean;
   restarts: number;
-  /** Since the pod (or its first container) started. */
+  /** kubectl's AGE: since the pod object was created (creationTimestamp), else since it started. */
   ageMs: number | undefined;
   mirror: boolean;
   source: string | undefined;
@@ -144,7 +144,8 @@ export function componentPod(component: Component, pod: Pod | undefined, now: nu
   const statuses = pod.status?.containerStatuses ?? [];
   const total = Math.max(statuses.length, pod.spec?.containers?.length ?? 0);
   const readyContainers = statuses.filter((s) => s.ready).length;
-  const started = parseTime(pod.status?.startTime) ?? parseTime(pod.metadata.creationTimestamp);
+  // kubectl's AGE: from the object's creationTimestamp (a static pod's mirror is created after the pod started).
+  const created = parseTime(pod.metadata.creationTimestamp) ?? parseTime(pod.status?.startTime);
   const annotations = pod.metadata.annotations ?? {};
   const notRunning = statuses.find((s) => !s.state?.running);
   const reason = notRunning?.state?.waiting?.reason ?? notRunning?.state?.terminated?.reason ?? pod.status?.reason;
@@ -158,7 +159,7 @@ export function componentPod(component: Component, pod: Pod | undefined, now: nu
     totalContainers: total,
     ready: podReady || (total > 0 && readyContainers === total),
     restarts: statuses.reduce((n, s) => n + (s.restartCount ?? 0), 0),
-    ageMs: started === undefined ? undefined : now - started,
+    ageMs: created === undefined ? undefined : now - created,
     mirror: !!annotations[MIRROR_ANNOTATION],
     source: annotations[SOURCE_ANNOTATION],
     configHash: annotations[HASH_ANNOTATION],

@@ -12,7 +12,10 @@ import type { Problem } from './status';
 /** A node whose schedule could not be read. */
 export interface ScheduleReadError {
   host: string;
+  /** The cause in a few plain words, without command text (core/text/failureSummary). */
   error: string;
+  /** The whole error, for the log. */
+  detail?: string;
 }
 
 export type ScheduleReading = ScheduleStatus | ScheduleReadError;

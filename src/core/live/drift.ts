@@ -6,6 +6,7 @@
 import { parse } from 'yaml';
 import { CONTROL_PLANE_COMPONENTS, componentOf, manifestDrift, type Component, type ControlPlaneModel } from './controlPlane';
 import type { RemoteExec } from './etcdSource';
+import { seq, sh } from '../ssh/command';
 import type { Container, Pod } from './types';
 
 const MARK = '=====KW-MANIFEST ';
@@ -14,9 +15,9 @@ export const MANIFEST_DIR = '/etc/kubernetes/manifests';
 
 /** One SSH command for the four manifests; a missing file comes back as absent. */
 export async function readManifests(remote: RemoteExec, host: string, sudo = false): Promise<Map<Component, { spec?: { containers?: Container[] } }>> {
-  const s = sudo ? 'sudo -n ' : '';
-  const script = CONTROL_PLANE_COMPONENTS.map((c) => `echo '${MARK}${c}'; ${s}cat ${MANIFEST_DIR}/${c}.yaml 2>/dev/null || true`).join('; ');
-  const r = await remote.exec(host, script);
+  const s = sudo ? sh`sudo -n ` : sh``;
+  const script = seq(...CONTROL_PLANE_COMPONENTS.map((c) => sh`echo ${MARK + c}; ${s}cat ${`${MANIFEST_DIR}/${c}.yaml`} 2>/dev/null || true`));
+  const r = await remote.exec(host, script.text);
   const out = new Map<Component, { spec?: { containers?: Container[] } }>();
   const parts = r.stdout.split(MARK).slice(1);
   for (const part of parts) {

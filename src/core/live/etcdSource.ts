@@ -5,6 +5,7 @@
  *  - over SSH, when the API is down: on a control-plane host, etcdctl there if installed, else inside
  *    the etcd container through crictl — behind the small RemoteExec interface.
  */
+import { sh } from '../ssh/command';
 import { hexId } from './bigjson';
 import { parseAlarmList, parseEndpointStatus, parseMemberList, type EtcdRaw } from './etcd';
 
@@ -81,23 +82,14 @@ function firstLine(s: string): string {
   return s.trim().split('\n')[0] ?? '';
 }
 
-/** POSIX single-quoting for one argument. */
-export function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
 /**
  * The SSH source: a runner that executes etcdctl on `host` — the host's own etcdctl when present,
  * otherwise the one in the running etcd container via crictl.
  */
 export function sshEtcdctl(remote: RemoteExec, host: string, sudo = false): EtcdctlRunner {
   return (args) => {
-    const a = args.map(shellQuote).join(' ');
-    const s = sudo ? 'sudo -n ' : '';
-    const script =
-      `if command -v etcdctl >/dev/null 2>&1; then ETCDCTL_API=3 ${s}etcdctl ${a}; ` +
-      `else c=$(${s}crictl ps -q --name '^etcd$' --state running 2>/dev/null | head -n1); ` +
-      `[ -n "$c" ] || { echo 'no etcdctl on the host and no running etcd container' >&2; exit 127; }; ${s}crictl exec "$c" etcdctl ${a}; fi`;
-    return remote.exec(host, script);
+    const s = sudo ? sh`sudo -n ` : sh``;
+    const script = sh`if command -v etcdctl >/dev/null 2>&1; then ETCDCTL_API=3 ${s}etcdctl ${args}; else c=$(${s}crictl ps -q --name '^etcd$' --state running 2>/dev/null | head -n1); [ -n "$c" ] || { echo 'no etcdctl on the host and no running etcd container' >&2; exit 127; }; ${s}crictl exec "$c" etcdctl ${args}; fi`;
+    return remote.exec(host, script.text);
   };
 }

@@ -5,6 +5,7 @@ import { formatAge, formatBytes } from './format';
 import type { LiveModel } from './snapshot';
 import type { Verdict } from './status';
 import { balancerSummary, vipLine, type BalancersModel } from './balancers';
+import { vrrpLine } from './vrrpVerdict';
 
 export function describeComponent(c: ComponentPod): string {
   if (!c.present) return `${c.component} · missing`;
@@ -87,6 +88,8 @@ export function renderBalancers(b: BalancersModel): string[] {
   for (const lb of b.balancers) {
     const vrrp = lb.vrrp ? `${lb.vrrp.holdsVip ? `holds the VIP on ${lb.vrrp.vipInterface}` : 'standby'} · keepalived ${lb.vrrp.keepalivedActive ? 'active' : 'NOT RUNNING'}${lb.vrrp.keepalivedState ? ` (${lb.vrrp.keepalivedState})` : ''}` : '';
     out.push(`  ${lb.host} ${lb.address} · ${[vrrp, balancerSummary(lb)].filter(Boolean).join(' · ')}`);
+    const v = vrrpLine(lb);
+    if (v) out.push(`    VRRP ${v}`);
     for (const s of lb.servers) out.push(`    ${s.backend}/${s.server} ${s.address} · ${s.state ? `${s.state.status}${s.state.check ? ` (${s.state.check})` : ''}` : 'state unknown'}`);
   }
   return out;

@@ -12,6 +12,8 @@ export type Severity = 'critical' | 'warning';
 export interface Problem {
   severity: Severity;
   what: string;
+  /** Set on the balancers' problems about the VIP itself (none or two holders, a stuck VIP): the VIP row shows them. */
+  about?: 'vip';
 }
 
 export interface Verdict {

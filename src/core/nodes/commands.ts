@@ -121,7 +121,7 @@ function serverStatus(backend: string, server: string): RemoteCommand {
 
 /** Exits 0 when HAProxy's status of the server starts with `want` (MAINT, UP). */
 export function serverIs(backend: string, server: string, want: 'MAINT' | 'UP'): RemoteCommand {
-  return sh`st=$(${serverStatus(backend, server)}) && case "$st" in ${raw(want)}*) ;; *) echo ${server} is "\${st:-missing}" >&2; exit 1;; esac`;
+  return sh`st=$(${serverStatus(backend, server)}) && case "$st" in ${want}*) ;; *) echo ${server} is "\${st:-missing}" >&2; exit 1;; esac`;
 }
 
 /**
@@ -171,5 +171,5 @@ export function installHaproxyConfig(): RemoteCommand {
  */
 export function backendServers(backend: string, servers: readonly string[], mustBeUp: readonly string[] = []): RemoteCommand {
   const want = [...servers].sort().join(' ');
-  return sh`stat=$(${showStat()}) || exit 1; got=$(echo "$stat" | awk -F, -v b=${backend} '$1 == b && $2 != "BACKEND" && $2 != "FRONTEND" { print $2 }' | sort | tr '\n' ' ' | sed 's/ $//'); test "$got" = ${want} || { echo "servers of ${raw(backend)}: $got" >&2; exit 1; }; for s in ${[...mustBeUp]}; do st=$(echo "$stat" | awk -F, -v b=${backend} -v s="$s" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i } $1 == b && $2 == s { print $c }'); case "$st" in UP*) ;; *) echo "$s is \${st:-missing}" >&2; exit 1;; esac; done`;
+  return sh`stat=$(${showStat()}) || exit 1; got=$(echo "$stat" | awk -F, -v b=${backend} '$1 == b && $2 != "BACKEND" && $2 != "FRONTEND" { print $2 }' | sort | tr '\n' ' ' | sed 's/ $//'); test "$got" = ${want} || { echo ${`servers of ${backend}:`} "$got" >&2; exit 1; }; for s in ${[...mustBeUp]}; do st=$(echo "$stat" | awk -F, -v b=${backend} -v s="$s" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i } $1 == b && $2 == s { print $c }'); case "$st" in UP*) ;; *) echo "$s is \${st:-missing}" >&2; exit 1;; esac; done`;
 }

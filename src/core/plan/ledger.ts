@@ -4,12 +4,15 @@
  * asks the host again (its check), and a host that is not the one the run saw is started over. One JSON
  * file per run in the workspace (.kubeadm-workbench/runs/), written atomically after every step. Secret
  * captured values are never written; a resumed run that needs one re-runs the step that produced it.
+ *
+ * A ledger read back is untrusted input like the inventory — it may come with a repository — so its shape is
+ * checked field by field (parseLedgerData) and its signature by this user's key (src/engine/state/runLedger.ts,
+ * which also reads and writes the files; this module does no I/O).
  */
-import { promises as fs } from 'node:fs';
-import { dirname, join } from 'node:path';
 import type { HostIdentity } from './hostIdentity';
 
 export type StepState = 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'cancelled';
+const STEP_STATES: readonly StepState[] = ['pending', 'running', 'done', 'skipped', 'failed', 'cancelled'];
 
 export interface LedgerEntry {
   state: StepState;
@@ -33,40 +36,23 @@ export interface LedgerData {
   hosts?: Record<string, HostIdentity>;
 }
 
+/** Writes the ledger's data to its file (the engine's signed, atomic write). */
+export type LedgerWriter = (file: string, data: LedgerData) => Promise<void>;
+
+/** `2026-01-02T03-04-05-678Z-up`: the run's start and its command. */
+export function newRunId(command: string, now = new Date()): string {
+  return `${now.toISOString().replace(/[:.]/g, '-')}-${command}`;
+}
+
 export class Ledger {
   /** Saves are chained: parallel hosts finish steps at the same moment. */
   private saving: Promise<void> = Promise.resolve();
 
-  private constructor(
+  constructor(
     readonly file: string,
     readonly data: LedgerData,
+    private readonly writer: LedgerWriter,
   ) {}
-
-  static create(dir: string, command: string, fingerprint: string, now = new Date()): Ledger {
-    const runId = `${now.toISOString().replace(/[:.]/g, '-')}-${command}`;
-    return new Ledger(join(dir, `${runId}.json`), { runId, command, fingerprint, createdAt: now.toISOString(), updatedAt: now.toISOString(), completedAt: null, steps: {} });
-  }
-
-  static async load(file: string): Promise<Ledger> {
-    const data = JSON.parse(await fs.readFile(file, 'utf8')) as LedgerData;
-    if (!data.runId || !data.steps) throw new Error(`${file} is not a run ledger`);
-    return new Ledger(file, data);
-  }
-
-  /** The newest run of `command` with the same plan fingerprint, when it did not finish (an older unfinished one was superseded). */
-  static async findResumable(dir: string, command: string, fingerprint: string): Promise<Ledger | undefined> {
-    let names: string[];
-    try {
-      names = await fs.readdir(dir);
-    } catch {
-      return undefined;
-    }
-    for (const name of names.filter((n) => n.endsWith(`-${command}.json`)).sort().reverse()) {
-      const ledger = await Ledger.load(join(dir, name)).catch(() => undefined);
-      if (ledger?.data.fingerprint === fingerprint) return ledger.isComplete() ? undefined : ledger;
-    }
-    return undefined;
-  }
 
   state(stepId: string): StepState {
     return this.data.steps[stepId]?.state ?? 'pending';
@@ -113,16 +99,75 @@ export class Ledger {
     await this.save();
   }
 
-  /** Write to a temp file and rename, so a crash never leaves half a ledger. */
+  /** Written whole each time (temp file and rename), so a crash never leaves half a ledger. */
   save(): Promise<void> {
-    this.saving = this.saving.catch(() => {}).then(() => this.write());
+    this.saving = this.saving.catch(() => {}).then(() => this.writer(this.file, this.data));
     return this.saving;
   }
+}
 
-  private async write(): Promise<void> {
-    await fs.mkdir(dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    await fs.writeFile(tmp, JSON.stringify(this.data, null, 2) + '\n', { mode: 0o600 });
-    await fs.rename(tmp, this.file);
+const MAX_TEXT = 64 * 1024;
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isTime = (v: unknown): v is string => typeof v === 'string' && v.length <= 40 && Number.isFinite(Date.parse(v));
+const isText = (v: unknown, max = MAX_TEXT): v is string => typeof v === 'string' && v.length <= max;
+
+function entryProblem(id: string, e: unknown): string | undefined {
+  if (!isRecord(e)) return `step ${JSON.stringify(id.slice(0, 80))} is not an object`;
+  for (const k of Object.keys(e)) if (!['state', 'startedAt', 'finishedAt', 'error', 'values'].includes(k)) return `step ${JSON.stringify(id.slice(0, 80))} has an unknown field ${JSON.stringify(k.slice(0, 40))}`;
+  if (!STEP_STATES.includes(e.state as StepState)) return `step ${JSON.stringify(id.slice(0, 80))} has no known state`;
+  for (const k of ['startedAt', 'finishedAt'] as const) if (e[k] !== undefined && !isTime(e[k])) return `step ${JSON.stringify(id.slice(0, 80))}: ${k} is not a time`;
+  if (e.error !== undefined && !isText(e.error)) return `step ${JSON.stringify(id.slice(0, 80))}: error is not text of at most 64 KiB`;
+  if (e.values !== undefined && (!isRecord(e.values) || Object.entries(e.values).some(([k, v]) => !isText(k, 200) || !isText(v)))) return `step ${JSON.stringify(id.slice(0, 80))}: values are not short texts`;
+  return undefined;
+}
+
+function hostProblem(name: string, h: unknown): string | undefined {
+  if (!isRecord(h)) return `host ${JSON.stringify(name.slice(0, 80))} is not an object`;
+  for (const [k, v] of Object.entries(h)) {
+    if (k === 'hostKeys') {
+      if (!Array.isArray(v) || v.length > 64 || v.some((x) => !isText(x, 200))) return `host ${JSON.stringify(name.slice(0, 80))}: hostKeys is not a list of keys`;
+    } else if (k === 'seenAt') {
+      if (!isTime(v)) return `host ${JSON.stringify(name.slice(0, 80))}: seenAt is not a time`;
+    } else if (['machineId', 'bootId', 'installId'].includes(k)) {
+      if (!isText(v, 200)) return `host ${JSON.stringify(name.slice(0, 80))}: ${k} is not a short text`;
+    } else return `host ${JSON.stringify(name.slice(0, 80))} has an unknown field ${JSON.stringify(k.slice(0, 40))}`;
   }
+  return undefined;
+}
+
+/**
+ * The ledger's data when `value` (parsed from the file `fileName`) has exactly a ledger's shape — known fields of the
+ * right types, a run id that is the file's name — or the first problem, in words.
+ */
+export function parseLedgerData(value: unknown, fileName: string): { data: LedgerData } | { problem: string } {
+  if (!isRecord(value)) return { problem: 'it is not a JSON object' };
+  const known = ['runId', 'command', 'fingerprint', 'createdAt', 'updatedAt', 'completedAt', 'steps', 'hosts', 'signature'];
+  const unknown = Object.keys(value).find((k) => !known.includes(k));
+  if (unknown !== undefined) return { problem: `it has an unknown field ${JSON.stringify(unknown.slice(0, 40))}` };
+  const { runId, command, fingerprint, createdAt, updatedAt, completedAt, steps, hosts } = value;
+  if (typeof command !== 'string' || !/^[a-z][a-z0-9-]{0,39}$/.test(command)) return { problem: 'its command is not a command name' };
+  if (typeof runId !== 'string' || !/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9-]{12}Z-[a-z][a-z0-9-]{0,39}$/.test(runId) || !runId.endsWith(`-${command}`)) return { problem: 'its runId is not a run id of its command' };
+  if (`${runId}.json` !== fileName) return { problem: `its runId ${runId} is not its file's name` };
+  if (typeof fingerprint !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(fingerprint)) return { problem: 'its fingerprint is not a plan fingerprint' };
+  if (!isTime(createdAt) || !isTime(updatedAt)) return { problem: 'createdAt or updatedAt is not a time' };
+  if (completedAt !== undefined && completedAt !== null && !isTime(completedAt)) return { problem: 'completedAt is neither null nor a time' };
+  if (!isRecord(steps)) return { problem: 'it has no steps object' };
+  const ids = Object.keys(steps);
+  if (ids.length > 100_000) return { problem: `it has ${ids.length} steps` };
+  for (const id of ids) {
+    if (id.length > 512) return { problem: 'a step id is longer than 512 characters' };
+    const p = entryProblem(id, steps[id]);
+    if (p) return { problem: p };
+  }
+  if (hosts !== undefined) {
+    if (!isRecord(hosts) || Object.keys(hosts).length > 100_000) return { problem: 'hosts is not an object of hosts' };
+    for (const [name, h] of Object.entries(hosts)) {
+      const p = name.length > 253 ? 'a host name is longer than 253 characters' : hostProblem(name, h);
+      if (p) return { problem: p };
+    }
+  }
+  const data: LedgerData = { runId, command, fingerprint, createdAt, updatedAt, steps: steps as Record<string, LedgerEntry> };
+  if (completedAt !== undefined) data.completedAt = completedAt as string | null;
+  if (hosts !== undefined) data.hosts = hosts as Record<string, HostIdentity>;
+  return { data };
 }

@@ -1,12 +1,8 @@
 /**
- * Per-host locks so two runs never touch one host at once (two windows, the CLI beside the
- * editor). A lock is a file created with O_EXCL holding the owner's pid and run id; a lock whose
- * pid is dead on this machine is stale and taken over. A killed run's pid can be reused by an
- * unrelated process: where /proc tells a process's start time, a lock also records it, and a live
- * pid that started at another time is not the owner.
+ * Per-host locks so two runs never touch one host at once (two windows, the CLI beside the editor): what the
+ * runner needs of them, and what a lock says of its owner. The lock files themselves (created with O_EXCL, signed,
+ * read back as untrusted input) are src/engine/state/hostLocks.ts.
  */
-import { readFileSync, promises as fs } from 'node:fs';
-import { join } from 'node:path';
 
 export interface LockOwner {
   pid: number;
@@ -25,83 +21,20 @@ export class HostLockError extends Error {
   }
 }
 
-export class HostLocks {
-  private readonly held = new Set<string>();
-  /** Acquisitions under way: phases that run side by side may ask for the same host at once. */
-  private readonly pending = new Map<string, Promise<void>>();
-
-  constructor(
-    private readonly dir: string,
-    private readonly runId: string,
-  ) {}
-
-  async acquire(host: string): Promise<void> {
-    if (this.held.has(host)) return;
-    const under = this.pending.get(host);
-    if (under) return under;
-    const p = this.take(host).finally(() => this.pending.delete(host));
-    this.pending.set(host, p);
-    return p;
-  }
-
-  private async take(host: string): Promise<void> {
-    await fs.mkdir(this.dir, { recursive: true });
-    const file = this.file(host);
-    const pidStart = processStart(process.pid);
-    const owner: LockOwner = { pid: process.pid, runId: this.runId, since: new Date().toISOString(), ...(pidStart ? { pidStart } : {}) };
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        await fs.writeFile(file, JSON.stringify(owner), { flag: 'wx', mode: 0o600 });
-        this.held.add(host);
-        return;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-        const current = await readOwner(file);
-        if (current && isAlive(current)) throw new HostLockError(host, current);
-        await fs.rm(file, { force: true }); // stale: its process is gone
-      }
-    }
-    throw new Error(`could not lock ${host}`);
-  }
-
-  async release(host: string): Promise<void> {
-    if (!this.held.delete(host)) return;
-    await fs.rm(this.file(host), { force: true });
-  }
-
-  async releaseAll(): Promise<void> {
-    await Promise.all([...this.held].map((h) => this.release(h)));
-  }
-
-  private file(host: string): string {
-    return join(this.dir, `${encodeURIComponent(host)}.lock`);
-  }
+/** The runner's view of the locks of one run. */
+export interface HostLockSet {
+  acquire(host: string): Promise<void>;
+  release(host: string): Promise<void>;
+  releaseAll(): Promise<void>;
 }
 
-async function readOwner(file: string): Promise<LockOwner | undefined> {
-  try {
-    return JSON.parse(await fs.readFile(file, 'utf8')) as LockOwner;
-  } catch {
-    return undefined;
-  }
-}
-
-function isAlive(owner: LockOwner): boolean {
-  try {
-    process.kill(owner.pid, 0);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  const start = owner.pidStart && processStart(owner.pid);
-  return !start || start === owner.pidStart;
-}
-
-/** Start time of a process from /proc/PID/stat (field 22, after the parenthesised name), or undefined. */
-export function processStart(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
+/** The owner's fields when `value` has exactly a lock's shape, else undefined. */
+export function parseLockOwner(value: unknown): LockOwner | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  if (Object.keys(v).some((k) => !['pid', 'runId', 'since', 'pidStart', 'signature'].includes(k))) return undefined;
+  if (!Number.isSafeInteger(v.pid) || (v.pid as number) <= 0) return undefined;
+  if (typeof v.runId !== 'string' || v.runId.length > 200 || typeof v.since !== 'string' || v.since.length > 40) return undefined;
+  if (v.pidStart !== undefined && (typeof v.pidStart !== 'string' || !/^\d{1,20}$/.test(v.pidStart))) return undefined;
+  return { pid: v.pid as number, runId: v.runId, since: v.since, ...(v.pidStart !== undefined ? { pidStart: v.pidStart as string } : {}) };
 }

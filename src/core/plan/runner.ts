@@ -9,9 +9,10 @@
  */
 import type { RemoteCommand } from '../ssh/command';
 import type { Ledger } from './ledger';
-import type { HostLocks } from './locks';
+import type { HostLockSet } from './locks';
 import type { Plan, PhasePlan, RunValues, Step, UploadFile } from './types';
 import { errorMessage } from '../errors';
+import { registerSecret } from '../ssh/redact';
 
 export interface ExecResult {
   code: number | null;
@@ -41,7 +42,7 @@ export type RunEvent =
 export interface RunOptions {
   executor: StepExecutor;
   ledger: Ledger;
-  locks: HostLocks;
+  locks: HostLockSet;
   maxParallelHosts: number;
   signal?: AbortSignal;
   onEvent?: (event: RunEvent) => void;
@@ -222,7 +223,10 @@ async function runStep(step: Step, ctx: RunContext): Promise<void> {
         const all = step.capture(result.stdout);
         for (const [k, v] of Object.entries(all)) {
           ctx.values.set(k, v);
-          if (step.secretCaptures?.includes(k)) ctx.secrets.add(v);
+          if (step.secretCaptures?.includes(k)) {
+            ctx.secrets.add(v);
+            registerSecret(v); // from now on redacted wherever it goes, not only in this run's output
+          }
         }
         captured = Object.fromEntries(Object.entries(all).filter(([k]) => !step.secretCaptures?.includes(k)));
       }

@@ -11,6 +11,7 @@
  */
 
 import { posix } from 'node:path';
+import { registerSecret } from './redact';
 
 const SECRET = Symbol('kw-secret');
 const RAW = Symbol('kw-raw');
@@ -43,6 +44,7 @@ export interface RemoteCommand {
 export type ShellValue = string | number | bigint | boolean | Secret | Raw | RemoteCommand | readonly ShellValue[];
 
 export function secret(value: string | number): Secret {
+  registerSecret(String(value));
   return { [SECRET]: true, value: String(value) };
 }
 
@@ -139,6 +141,23 @@ export function and(...cmds: RemoteCommand[]): RemoteCommand {
     cmds.map((c) => c.display).join(' && '),
     cmds.flatMap((c) => [...c.secrets]),
   );
+}
+
+/** Runs commands one after another whatever each exits with (`;`). */
+export function seq(...cmds: RemoteCommand[]): RemoteCommand {
+  return makeCommand(
+    cmds.map((c) => c.text).join('; '),
+    cmds.map((c) => c.display).join('; '),
+    cmds.flatMap((c) => [...c.secrets]),
+  );
+}
+
+/**
+ * A command line shown for a person to type again (never run by us): each word as sh reads it back — quoted like the
+ * `sh` tag quotes it, except that an option's leading dash stays bare (`--inventory`, not `'--inventory'`).
+ */
+export function commandLine(argv: readonly string[]): string {
+  return argv.map((a) => (a !== '' && /^-[A-Za-z0-9_@%+=:,./-]*$/.test(a) ? a : quote(a))).join(' ');
 }
 
 export interface SudoOptions {

@@ -4,12 +4,12 @@
  * (src/editor/runTerminal.ts) get the same lines.
  *
  * Redaction is per line (LineRedactor per host and stream), so a secret split across chunks is still redacted,
- * and two hosts' partial lines never interleave inside one line.
+ * and two hosts' partial lines never interleave inside one line. Control characters are escaped before any sink
+ * sees a line. The log file sink is src/engine/state/runLogFile.ts.
  */
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
-import { dirname } from 'node:path';
 import type { RemoteCommand } from './command';
 import { LineRedactor, Redactor } from './redact';
+import { escapeControls } from '../text/terminal';
 
 export type RunStream = 'stdout' | 'stderr' | 'info' | 'error';
 
@@ -60,8 +60,13 @@ export class RunOutput {
     this.redactor.add(secrets);
   }
 
+  /**
+   * One RunLine per line of `redactedText`. A lone carriage return ends a line too (a progress meter's updates become
+   * lines, instead of overwriting the host prefix on a terminal), and every other control character is shown
+   * escaped: what a host prints must not move the cursor, retitle the terminal or forge a line of ours.
+   */
   private emit(host: string | undefined, stream: RunStream, redactedText: string): void {
-    const lines = redactedText.replace(/\r\n/g, '\n').split('\n');
+    const lines = escapeControls(redactedText.replace(/\r\n?/g, '\n')).split('\n');
     if (lines[lines.length - 1] === '') lines.pop();
     const time = new Date();
     for (const text of lines) {
@@ -96,23 +101,5 @@ export class RunOutput {
         if (b) this.emit(host, 'stderr', b);
       },
     };
-  }
-}
-
-/** A run log file writer (created 0600, appended, one formatted line per RunLine, with timestamps). */
-export class RunLogFile {
-  private readonly stream: WriteStream;
-
-  constructor(readonly path: string) {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    this.stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
-  }
-
-  readonly sink: RunSink = (line) => {
-    this.stream.write(`${formatRunLine(line, { timestamps: true, markStderr: true })}\n`);
-  };
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.stream.end(() => resolve()));
   }
 }

@@ -59,7 +59,8 @@ export class RemoteCommandCancelled extends Error {
   constructor(
     readonly host: string,
     readonly command: RemoteCommand,
-    reason: string,
+    /** Why, without the command: `timed out after 30000 ms`, `was cancelled before it started`. */
+    readonly reason: string,
   ) {
     super(`${host}: \`${command.display}\` ${reason}`);
     this.name = 'RemoteCommandCancelled';

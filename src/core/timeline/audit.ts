@@ -6,6 +6,7 @@
  * policy that logs exactly these (generate/auditPolicy.ts). Lines from several control-plane nodes may
  * be concatenated; the node that has the create is the one that served it.
  */
+import { sh, type RemoteCommand } from '../ssh/command';
 import type { Evidence } from './model';
 import { readTime } from './causal';
 
@@ -15,10 +16,10 @@ export const AUDIT_LOG_PATH = '/var/log/kubernetes/audit/audit.log';
  * The remote command (root, on each control-plane node): pod writes in the namespace, newest lines.
  * Not filtered by name: a create's RequestReceived has no name yet (it is in the body), only its auditID.
  */
-export function auditCommand(namespace: string): string {
-  // grep -F with a fixed string: the namespace is a DNS label, checked by the caller.
+export function auditCommand(namespace: string): RemoteCommand {
+  // grep -F with a fixed string (one shell word through the sh tag); the namespace is a DNS label besides.
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace)) throw new Error(`not a namespace: ${namespace}`);
-  return `tail -n 50000 ${AUDIT_LOG_PATH} | grep -F '"namespace":"${namespace}"' | grep -F '"resource":"pods"'`;
+  return sh`tail -n 50000 ${AUDIT_LOG_PATH} | grep -F ${`"namespace":"${namespace}"`} | grep -F ${'"resource":"pods"'}`;
 }
 
 interface AuditEvent {

@@ -10,6 +10,7 @@ import { AUDIT_LOG_PATH, auditCommand, parseAuditLog } from './audit';
 import { IPAM_LEASES_COMMAND, journalCommand, parseIpamLeases, parseNodeJournal, sandboxIdsOf, type PodRef } from './journal';
 import type { Evidence, MoreEvidence, SourceNote } from './model';
 import { errorMessage } from '../errors';
+import { sh, type RemoteCommand } from '../ssh/command';
 
 export interface SourceHost { host: string; sudo: boolean }
 
@@ -20,7 +21,7 @@ export interface TimelineHosts {
 }
 
 const MARK = '--- kubeadm-workbench: cni leases ---';
-const prefix = (h: SourceHost): string => (h.sudo ? 'sudo -n ' : '');
+const prefix = (h: SourceHost): RemoteCommand => (h.sudo ? sh`sudo -n ` : sh``);
 
 /** The sources the API alone gives: always there. */
 export const API_SOURCE: SourceNote = { source: 'API', state: 'read', text: 'Events (scheduler µs, kubelet s), conditions and container statuses (s), the POST, 201 and watch in this machine\'s clock (ms).' };
@@ -51,7 +52,7 @@ async function readAudit(remote: RemoteExec, cps: SourceHost[], pod: PodRef): Pr
   if (!cps.length) return { evidence: [], note: { source, state: 'missing', text: 'no control-plane host in inventory.yaml to read it from.' } };
   const results = await Promise.all(cps.map(async (h) => {
     try {
-      const r = await remote.exec(h.host, `${prefix(h)}test -r ${AUDIT_LOG_PATH} || { echo 'no audit log' >&2; exit 3; }; ${prefix(h)}sh -c ${shellQuote(auditCommand(pod.namespace))}`);
+      const r = await remote.exec(h.host, sh`${prefix(h)}test -r ${AUDIT_LOG_PATH} || { echo 'no audit log' >&2; exit 3; }; ${prefix(h)}sh -c ${auditCommand(pod.namespace).text}`.text);
       return { host: h.host, code: r.code, stdout: r.stdout, stderr: r.stderr };
     } catch (e) {
       return { host: h.host, code: -1, stdout: '', stderr: errorMessage(e) };
@@ -79,7 +80,7 @@ async function readNode(remote: RemoteExec, node: SourceHost | undefined, pod: P
   if (!node) return { evidence: [], notes: [{ source, state: 'missing', text: pod.node ? `${pod.node} is not a host of inventory.yaml: add it to read its journal.` : 'the pod has no node yet.' }] };
   let out: { code: number; stdout: string; stderr: string };
   try {
-    out = await remote.exec(node.host, `${prefix(node)}${journalCommand((sinceMs - 5000) / 1000)}; echo '${MARK}'; ${IPAM_LEASES_COMMAND}`);
+    out = await remote.exec(node.host, sh`${prefix(node)}${journalCommand((sinceMs - 5000) / 1000)}; echo ${MARK}; ${IPAM_LEASES_COMMAND}`.text);
   } catch (e) {
     return { evidence: [], notes: [{ source, state: 'missing', text: `not read on ${node.host}: ${errorMessage(e)}` }] };
   }
@@ -99,6 +100,3 @@ function firstLine(s: string): string {
   return s.trim().split('\n')[0]?.slice(0, 160) ?? '';
 }
 
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}

@@ -9,17 +9,18 @@
  * everything in it by the sandbox id it returned. A line that does not match is skipped, never guessed.
  */
 import type { Evidence } from './model';
+import { sh, type RemoteCommand } from '../ssh/command';
 import { readTime } from './causal';
 
 export interface PodRef { namespace: string; name: string; uid?: string; images?: string[] }
 
 /** The remote commands that produce what these parsers read (run as root on the pod's node). */
-export function journalCommand(sinceEpochSeconds: number): string {
+export function journalCommand(sinceEpochSeconds: number): RemoteCommand {
   // Ten minutes from the run's start and no more than 50 000 lines: an old pod on a busy node stays cheap.
   const since = Math.floor(sinceEpochSeconds);
-  return `journalctl -u kubelet -u containerd -o short-iso-precise --no-pager --since @${since} --until @${since + 600} | head -n 50000`;
+  return sh`journalctl -u kubelet -u containerd -o short-iso-precise --no-pager --since ${`@${since}`} --until ${`@${since + 600}`} | head -n 50000`;
 }
-export const IPAM_LEASES_COMMAND = `for f in /var/lib/cni/networks/*/*; do [ -f "$f" ] && printf '%s %s %s\\n' "$(stat -c %.9Y "$f")" "$f" "$(head -n1 "$f")"; done`;
+export const IPAM_LEASES_COMMAND: RemoteCommand = sh`for f in /var/lib/cni/networks/*/*; do [ -f "$f" ] && printf '%s %s %s\\n' "$(stat -c %.9Y "$f")" "$f" "$(head -n1 "$f")"; done`;
 
 interface JournalLine { at: number; unit: 'kubelet' | 'containerd'; text: string }
 

@@ -39,7 +39,7 @@ const MANIFESTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'
 
 /** Exits 0 when the static pod manifests of the API server, controller-manager and scheduler name the target's images. */
 export function staticPodsAtTarget(v: KubeVersion): RemoteCommand {
-  return sh`(for c in ${MANIFESTS}; do grep -Eq "image: .*/$c:${raw(formatVersion(v).replace(/\./g, '\\.'))}\$" /etc/kubernetes/manifests/$c.yaml 2>/dev/null || exit 1; done)`;
+  return sh`(for c in ${MANIFESTS}; do grep -Eq "image: .*/$c:"${`${formatVersion(v).replace(/\./g, '\\.')}$`} /etc/kubernetes/manifests/$c.yaml 2>/dev/null || exit 1; done)`;
 }
 
 /**

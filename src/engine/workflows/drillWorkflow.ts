@@ -62,13 +62,19 @@ export async function drillWorkflow(ui: Ui, input: DrillWorkflowInput): Promise<
     return { kind: 'refused', message };
   }
   if (input.planOnly) return { kind: 'planned' };
-  const what = plan.kind === 'power-off' ? `Power off ${host}` : `Stop Kubernetes on ${host}`;
+  const what: Record<DrillPlan['kind'], string> = {
+    'power-off': `Power off ${host}`,
+    stop: plan.target.role === 'loadbalancer' ? `Stop keepalived on ${host}` : `Stop Kubernetes on ${host}`,
+    partition: `Cut ${host}'s network`,
+    haproxy: `Stop HAProxy on ${host} (the VIP holder)`,
+    'split-brain': `Block VRRP on ${host} (split brain)`,
+  };
   const answer = await ui.confirm({
-    message: `${what} and measure how ${inv.cluster.name} copes?`,
+    message: `${what[plan.kind]} and measure how ${inv.cluster.name} copes?`,
     detail: [
       `Fault: ${plan.fault?.where === 'local' ? `on this machine: ${plan.fault.command.display}` : plan.fault ? `over SSH: ${plan.fault.command.display}` : ''}`,
       plan.etcd ? plan.etcd.quorum : '',
-      `The node is restored afterwards (${plan.restore?.where === 'local' ? plan.restore.command.display : 'start containerd and kubelet'}) — also when the drill fails or you cancel. The plan is open beside this dialog.`,
+      `Restored afterwards (${plan.restore?.where === 'local' ? plan.restore.command.display : (plan.restore?.title ?? '')}) — also when the drill fails or you cancel. The plan is open beside this dialog.`,
     ].filter(Boolean).join('\n'),
     actions: ['Run Drill'],
   });
@@ -95,7 +101,7 @@ export async function drillWorkflow(ui: Ui, input: DrillWorkflowInput): Promise<
   }
   const failed = report.measurements.filter((m) => m.verdict === 'fail').map((m) => m.title);
   view.finish(report.ok ? `drill on ${host}: passed` : `drill on ${host}: ${report.run.cancelled ? 'cancelled' : 'failed'}${failed.length ? ` (${failed.join('; ')})` : ''}`, report.ok);
-  await ui.show(`failure-drill-${host}-report.md`, renderDrillReport(report), 'markdown');
+  await ui.show(`failure-drill-${host}-report.md`, renderDrillReport(report), 'markdown', { preview: true });
   if (!report.run.restore.ok) await ui.message('error', `${host} was NOT restored: ${report.run.restore.error ?? ''}. See the report for the command to run by hand.`, { modal: true });
   else if (!report.ok) await ui.message('warning', `Failure drill on ${host}: ${report.run.cancelled ? 'cancelled' : `${failed.length} measurement(s) outside their bounds`} — see the report.`);
   else await ui.message('info', `Failure drill on ${host} passed — see the report.`);

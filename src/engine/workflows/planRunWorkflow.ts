@@ -7,13 +7,14 @@
  */
 import { join } from 'node:path';
 import type { Inventory } from '../../core/inventory/types';
-import { Ledger } from '../../core/plan/ledger';
 import { hostCount, RunProgress, shouldSummarise } from '../../core/plan/hostProgress';
 import type { RunEvent } from '../../core/plan/runner';
 import { SshExecutor } from '../../core/plan/sshExecutor';
 import { renderPlan, type Plan } from '../../core/plan/types';
 import type { SshTransport } from '../../core/ssh/transport';
-import { RunLogFile, RunOutput } from '../../core/ssh/runLog';
+import { RunOutput } from '../../core/ssh/runLog';
+import { RunLogFile } from '../state/runLogFile';
+import { findResumable, refusedRunLines } from '../state/runLedger';
 import { adviceLines } from '../advice';
 import { hostsNeedingSudo, sudoUnlessRoot } from '../become';
 import { executePlan, openLedger, type ExecuteResult } from '../bringUp';
@@ -61,7 +62,12 @@ export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<Plan
   if (sudo === 'cancelled') return { kind: 'cancelled' };
   const state = { stateDir: input.stateDir, command: input.command, resume: !input.fresh };
   await ensureStateFolder(state.stateDir);
-  const resumable = input.fresh ? undefined : await Ledger.findResumable(join(state.stateDir, 'runs'), input.command, plan.fingerprint);
+  const found = input.fresh ? undefined : await findResumable(join(state.stateDir, 'runs'), input.command, plan.fingerprint);
+  const resumable = found?.ledger;
+  // A run this user did not make here (it came with the repository, another user or machine wrote it, it was edited):
+  // named with the reason, and never continued.
+  const notResumed = refusedRunLines(found?.refused ?? []);
+  if (notResumed.length) await ui.message('warning', `${notResumed.join('\n')}\nA new run starts instead; delete those files once you have looked at them.`);
   const steps = plan.phases.reduce((n, p) => n + p.steps.length, 0);
   const hosts = hostCount(plan.phases);
   const run = resumable ? RESUME : input.fresh ? START_OVER : 'Run';
@@ -76,7 +82,7 @@ export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<Plan
 
   const { ledger, resumed } = await openLedger(plan, state);
   const output = new RunOutput(sudo.password ? [sudo.password] : []);
-  const log = new RunLogFile(ledger.file.replace(/\.json$/, '.log'));
+  const log = await RunLogFile.open(ledger.file.replace(/\.json$/, '.log'), resumed);
   output.addSink(log.sink);
   input.onLog?.(log.path);
   const abort = new AbortController();

@@ -74,8 +74,11 @@ export interface Ui {
   confirm(request: ConfirmRequest): Promise<string | undefined>;
   /** A secret, never echoed or logged; '' means none; undefined means the user cancelled. */
   secret(request: SecretRequest): Promise<string | undefined>;
-  /** A document to read beside the questions: a plan, a report. */
-  show(name: string, text: string, language?: 'markdown' | 'plaintext'): Promise<void>;
+  /**
+   * A document to read beside the questions: a plan, a report. `preview`: a Markdown report is also shown rendered
+   * (the editor's Markdown preview, a webview), its tables readable at a glance.
+   */
+  show(name: string, text: string, language?: 'markdown' | 'plaintext', options?: { preview?: boolean }): Promise<void>;
   /**
    * A message at a level. `modal` for a refusal the user must see; `actions` are offered with it (the chosen one is
    * returned; a front-end without buttons returns undefined).

@@ -21,7 +21,7 @@ const DAY = 86_400_000;
 
 /** Runs the very script that goes over SSH, against the fixture's files. */
 function readFixture(fx: PkiFixture, controlPlane = true) {
-  const stdout = execFileSync('sh', ['-c', readPkiScript(controlPlane, fx.root)], { encoding: 'utf8' });
+  const stdout = execFileSync('sh', ['-c', readPkiScript(controlPlane, fx.root).text], { encoding: 'utf8' });
   return { stdout, raw: parsePkiOutput(stdout, fx.root) };
 }
 

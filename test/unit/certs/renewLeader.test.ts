@@ -13,8 +13,8 @@ import { memberFollowsCommand } from '../../../src/core/certs/renewPlan';
 import { parseCertificate } from '../../../src/core/certs/x509';
 import { haproxyServerNames } from '../../../src/core/generate/haproxy';
 import type { Inventory } from '../../../src/core/inventory/types';
-import { Ledger } from '../../../src/core/plan/ledger';
-import { HostLocks } from '../../../src/core/plan/locks';
+import { createLedger } from '../../../src/engine/state/runLedger';
+import { HostLocks } from '../../../src/engine/state/hostLocks';
 import { runPlan, type StepExecutor } from '../../../src/core/plan/runner';
 import type { Plan, Step } from '../../../src/core/plan/types';
 import { moveLeaderAway, prepareRenew } from '../../../src/engine/renew';
@@ -96,7 +96,7 @@ function cluster(o: { leader: string; servers?: Record<string, string>; movesLea
 
 async function run(plan: Plan, executor: StepExecutor) {
   const dir = tempDir('kw-renew-');
-  const ledger = Ledger.create(join(dir, 'runs'), 'certs-renew', plan.fingerprint);
+  const ledger = createLedger(join(dir, 'runs'), 'certs-renew', plan.fingerprint);
   return runPlan(plan, { executor, ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 4, verifyIntervalMs: 1 });
 }
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { CommandIds, ViewIds } from '../../../src/editor/commandIds';
 
 const root = join(__dirname, '../../..');
@@ -57,5 +57,28 @@ test('src/core never imports the editor', () => {
   const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : []));
   for (const file of walk(join(root, 'src/core'))) {
     assert.doesNotMatch(readFileSync(file, 'utf8'), /from ['"]vscode['"]|require\(['"]vscode['"]\)/, file);
+  }
+});
+
+/** The preflight's command, added by the i33-preflight branch: until it is merged it is the one command not contributed here. */
+const PREFLIGHT_COMMAND = 'kubeadmWorkbench.runPreflight';
+
+test('the walkthrough: each step completes by the command its button runs, which exists, and ships its media', () => {
+  const [walkthrough] = pkg.contributes.walkthroughs as { id: string; steps: { id: string; description: string; completionEvents: string[]; media: { markdown: string } }[] }[];
+  assert.ok(walkthrough);
+  assert.deepEqual(walkthrough.steps.map((s) => s.id), ['trust', 'inventory', 'preflight', 'plan', 'bringUp', 'connect', 'backup', 'certificates']);
+  const contributed = new Set<string>((pkg.contributes.commands as { command: string }[]).map((c) => c.command));
+  const known = new Set<string>([...contributed, 'workbench.trust.manage']);
+  for (const step of walkthrough.steps) {
+    const buttons = [...step.description.matchAll(/\(command:([\w.]+)\)/g)].map((m) => m[1]!);
+    assert.ok(buttons.length, `${step.id}: a button`);
+    for (const b of buttons) {
+      assert.ok(known.has(b) || (b === PREFLIGHT_COMMAND && !contributed.has(b)), `${step.id}: ${b} is no command`);
+      assert.ok(step.completionEvents.includes(`onCommand:${b}`), `${step.id}: running ${b} completes the step`);
+    }
+    assert.ok(existsSync(join(root, step.media.markdown)), step.media.markdown);
+    for (const m of readFileSync(join(root, step.media.markdown), 'utf8').matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)) {
+      assert.ok(existsSync(join(root, dirname(step.media.markdown), m[1]!)), `${step.media.markdown}: ${m[1]}`);
+    }
   }
 });

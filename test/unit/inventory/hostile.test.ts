@@ -15,7 +15,9 @@ import { runLint } from '../../../src/cli/lint';
 import { generateClusterConfigs } from '../../../src/core/generate/index';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { Inventory } from '../../../src/core/inventory/types';
-import { phaseSources, readKubeadmExtra } from '../../../src/engine/inputs';
+import { phaseConfigs, phaseSources, readKubeadmExtra } from '../../../src/engine/inputs';
+import { stateFolderFor, vrrpAuthPass } from '../../../src/engine/stateFolder';
+import { VRRP_PASS_PLACEHOLDER } from '../../../src/core/generate/keepalived';
 import { memoryIo } from '../cli/memoryIo';
 import { tempDir } from '../../tempDir';
 
@@ -243,10 +245,12 @@ test('finding 10: the VRRP password is per cluster and stable, the flannel manif
   const dirA = workspace(example);
   const dirB = workspace(example);
   try {
+    // The password the plan uploads (generate writes a placeholder in its place: issue 34).
     const pass = async (dir: string): Promise<string> => {
       const io = memoryIo();
       assert.equal(await runGenerate(['--inventory', join(dir, 'inventory.yaml'), '--out', join(dir, 'generated')], io), 0, io.err);
-      return /auth_pass (\S+)/.exec(readFileSync(join(dir, 'generated', 'keepalived.conf'), 'utf8'))![1]!;
+      assert.match(readFileSync(join(dir, 'generated', 'keepalived.conf'), 'utf8'), new RegExp(`auth_pass ${VRRP_PASS_PLACEHOLDER}\n`));
+      return /auth_pass (\S+)/.exec(phaseConfigs(parseInventory(example).inventory!, undefined, await vrrpAuthPass(stateFolderFor(join(dir, 'inventory.yaml')))).keepalivedConfig['labs-k8s-balancer']!)![1]!;
     };
     const a = await pass(dirA);
     const b = await pass(dirB);

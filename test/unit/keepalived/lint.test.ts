@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeepalivedConfigs, vipPrefix, vrrpRoles } from '../../../src/core/generate/keepalived';
 import { detectKeepalived, keepalivedLinter, lintKeepalived, summarize } from '../../../src/core/keepalived/lint';
@@ -8,6 +8,7 @@ import { parseKeepalived, tokenize, walk } from '../../../src/core/keepalived/pa
 import { KEEPALIVED_RULES } from '../../../src/core/keepalived/rules';
 import { detectKind } from '../../../src/core/lint/registry';
 import { applyEdits, describe, fixtures, KEEPALIVED_FIXTURES, loadInventory, ROOT, seedInventory } from '../haproxy/helpers';
+import { pairContext, pairWorkspaces } from './pairFixtures';
 
 const inv = seedInventory();
 const inv2 = loadInventory('test/fixtures/keepalived/inventory-2lb.yaml');
@@ -65,10 +66,7 @@ test('every rule has an id, a why and a docs link; the corpus covers them and fi
   const seen = new Map<string, boolean>();
   const add = (fs: ReturnType<typeof lintKeepalived>) => fs.forEach((x) => seen.set(x.rule, (seen.get(x.rule) ?? false) || !!x.fixes?.length));
   for (const f of fixtures(KEEPALIVED_FIXTURES, '.conf')) add(lintKeepalived(f.text, { inventory: inv }, f.name));
-  for (const dir of readdirSync(join(KEEPALIVED_FIXTURES, 'pairs'))) {
-    const files = ['keepalived-lb1.conf', 'keepalived-lb2.conf'].map((n) => ({ path: n, text: readFileSync(join(KEEPALIVED_FIXTURES, 'pairs', dir, n), 'utf8') }));
-    for (const f of files) add(lintKeepalived(f.text, { inventory: inv2, siblings: files }, f.path));
-  }
+  for (const { files } of pairWorkspaces()) for (const f of files) add(lintKeepalived(f.text, pairContext(f, files, inv2), f.path));
   add(lintKeepalived(seed.replace('priority 100', 'priority 90'), { inventory: inv }));
   add(lintKeepalived(seed.replace('    state MASTER\n', '    state MASTER\n    advert_int 0\n').replace('    advert_int 1\n', '')));
   add(lintKeepalived('global_defs {\n}\n'));

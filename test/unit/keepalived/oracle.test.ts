@@ -6,14 +6,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { generateKeepalivedConfigs } from '../../../src/core/generate/keepalived';
 import { hostsWithRole, type Inventory } from '../../../src/core/inventory/types';
 import { lintKeepalived } from '../../../src/core/keepalived/lint';
 import type { SourceFile } from '../../../src/core/lint/types';
 import { applyAllFixes, describe, errorsAndWarnings, fixtures, KEEPALIVED_FIXTURES, keepalivedCheck, loadInventory, mutations, requireNetns, seedInventory, writeTmp } from '../haproxy/helpers';
 import { tempDir } from '../../tempDir';
+import { pairContext, pairWorkspaces } from './pairFixtures';
 
 requireNetns();
 
@@ -23,22 +22,7 @@ const corpus = fixtures(KEEPALIVED_FIXTURES, '.conf');
 const verdicts = new Map(corpus.map((f) => [f.name, keepalivedCheck(f.path, iface)]));
 const inv2 = loadInventory('test/fixtures/keepalived/inventory-2lb.yaml');
 
-interface Pair {
-  name: string;
-  files: (SourceFile & { abs: string; expect: string[] })[];
-}
-const pairs: Pair[] = readdirSync(join(KEEPALIVED_FIXTURES, 'pairs'))
-  .sort()
-  .map((name) => ({
-    name,
-    files: readdirSync(join(KEEPALIVED_FIXTURES, 'pairs', name))
-      .sort()
-      .map((f) => {
-        const abs = join(KEEPALIVED_FIXTURES, 'pairs', name, f);
-        const text = readFileSync(abs, 'utf8');
-        return { path: `pairs/${name}/${f}`, abs, text, expect: [...text.matchAll(/^# expect: (\S+)/gm)].map((m) => m[1]!) };
-      }),
-  }));
+const pairs = pairWorkspaces();
 
 test('the corpus is large and mixed', () => {
   assert.ok(corpus.length >= 30, `only ${corpus.length} fixtures`);
@@ -85,11 +69,11 @@ test('balancer pairs: each file passes keepalived -t alone; the cross-balancer r
   for (const p of pairs) {
     for (const f of p.files) {
       const v = keepalivedCheck(f.abs, 'ens192');
-      if (v.rc !== 0) problems.push(`${f.path}: keepalived rc ${v.rc} ${v.output.trim()}`);
-      const ours = errorsAndWarnings(lintKeepalived(f.text, { inventory: inv2, siblings: p.files }, f.path));
+      if (v.rc !== 0) problems.push(`${p.name}/${f.path}: keepalived rc ${v.rc} ${v.output.trim()}`);
+      const ours = errorsAndWarnings(lintKeepalived(f.text, pairContext(f, p.files, inv2), f.path));
       const rules = new Set(ours.map((x) => x.rule));
-      for (const e of f.expect) if (!rules.has(e)) problems.push(`${f.path}: expected ${e}, got ${[...rules].join(', ') || 'nothing'}`);
-      if (f.expect.length === 0 && ours.length) problems.push(`${f.path}: unexpected\n${describe(ours)}`);
+      for (const e of f.expect) if (!rules.has(e)) problems.push(`${p.name}/${f.path}: expected ${e}, got ${[...rules].join(', ') || 'nothing'}`);
+      if (f.expect.length === 0 && ours.length) problems.push(`${p.name}/${f.path}: unexpected\n${describe(ours)}`);
     }
   }
   assert.deepEqual(problems, []);

@@ -25,6 +25,11 @@ test('the result cache answers unchanged text, and never a stale result when the
   const other = { ...inv, hosts: inv.hosts.map((h) => (h.vrrp ? { ...h, vrrp: { ...h.vrrp, virtualRouterId: 60 } } : h)) };
   assert.ok(lintText(lb1, { inventory: other, siblings: [lb1, lb2] }).some((f) => f.rule === 'keepalived/inventory-mismatch'));
   assert.deepEqual(lintText(lb1, { inventory: inv, siblings: [lb1, lb2] }), first);
+  // a peer in another folder (vrrpElsewhere) changes: recomputed too
+  const far = (text: string) => ({ path: 'lb-b/keepalived.conf', text });
+  const alone = { path: 'lb-a/keepalived.conf', text: lb1.text };
+  assert.equal(vridRule(lintText(alone, { inventory: inv, vrrpElsewhere: [far(lb2.text)] })), 0);
+  assert.equal(vridRule(lintText(alone, { inventory: inv, vrrpElsewhere: [far(lb2b.text)] })), 1);
 });
 
 test('the result cache keeps at most 32 M characters of texts: the least recently linted large files go first', () => {

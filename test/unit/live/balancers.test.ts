@@ -65,6 +65,14 @@ test('ip -o addr, Keepalived and HAProxy units: who holds the VIP, on which inte
   assert.deepEqual(q, { holdsVip: false, vipInterface: undefined, keepalivedActive: true, keepalivedState: undefined, haproxyActive: false });
 });
 
+test("keepalived's data dump in the probe's output: the VIP's instance, its state over the journal's", () => {
+  const dump = ['### keepalived-data', '------< VRRP Topology >------', ' VRRP Instance = VI_K8S_API', '   State = BACKUP', '   Virtual Router ID = 51', '   Priority = 100', '   Effective priority = 80', `     ${vip}/24 dev host0 scope global`, '   Tracked scripts :', '     chk_haproxy weight -20', '------< VRRP Scripts >------', ' VRRP Script = chk_haproxy', '   Status = BAD', '### keepalived-stats', ''].join('\n');
+  const p = parseVrrpProbe(`${addrs(lbs[0]!, false)}\n### keepalived\nactive\nVRRP_Instance(VI_1) Entering MASTER STATE\n${dump}### haproxy\ninactive\n`, vip);
+  assert.equal(p.keepalivedState, 'BACKUP');
+  assert.equal(p.keepalivedActive, true);
+  assert.deepEqual([p.instance?.effectivePriority, p.instance?.scripts.map((s) => `${s.name} ${s.weight} ${s.status}`)], [80, ['chk_haproxy -20 BAD']]);
+});
+
 test('healthy pair: the VIP on the MASTER, every backend UP, no problem', async () => {
   const m = await readBalancers(runner({ [lbs[0]!.name]: { vip: true, keepalived: 'active', state: 'MASTER', haproxy: 'active' }, [lbs[1]!.name]: { vip: false, keepalived: 'active', state: 'BACKUP', haproxy: 'active' } }), inv);
   assert.deepEqual(m.holders, [lbs[0]!.name]);

@@ -8,7 +8,7 @@ import { parseInventory } from '../../../src/core/inventory/parse';
 import { caCertHash, initPhase, joinControlPlanePhases, joinWorkersPhases, loadBalancerPhase, preparePhase, sameContent } from '../../../src/core/phases/bringUp';
 import type { PhaseConfigs, PhaseSources } from '../../../src/core/phases/configs';
 import { renderPlan, type PhasePlan } from '../../../src/core/plan/types';
-import { LocalExecutor } from '../../../src/core/plan/localExecutor';
+import { LocalExecutor } from '../../../src/adapters/local/localExecutor';
 import { raw, sh as shell, type RemoteCommand } from '../../../src/core/ssh/command';
 import { tempDir } from '../../tempDir';
 

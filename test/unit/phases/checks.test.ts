@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { all, packagesInstalled, sameContent, sourcesOffer, sysctlApplied, sysctlSettings } from '../../../src/core/phases/checks';
-import { LocalExecutor } from '../../../src/core/plan/localExecutor';
+import { LocalExecutor } from '../../../src/adapters/local/localExecutor';
 import { sh, type RemoteCommand } from '../../../src/core/ssh/command';
 import { tempDir } from '../../tempDir';
 

@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import { FACTS_SCRIPT } from '../../../src/core/phases/factsScript';
 import { analyzeFacts, fingerprintOfPublicKeyLine, parseFacts, type HostFacts } from '../../../src/core/phases/facts';
-import { LocalExecutor } from '../../../src/core/plan/localExecutor';
+import { LocalExecutor } from '../../../src/adapters/local/localExecutor';
 import { sh } from '../../../src/core/ssh/command';
 import { join } from 'node:path';
 import { tempDir } from '../../tempDir';

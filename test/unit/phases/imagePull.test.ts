@@ -10,9 +10,9 @@ import { parseInventory } from '../../../src/core/inventory/parse';
 import type { PhaseConfigs, PhaseSources } from '../../../src/core/phases/configs';
 import { imagesBesideInitPhase, preparePhase } from '../../../src/core/phases/bringUp';
 import { imagePullStep, manifestImages } from '../../../src/core/phases/imagePull';
-import { Ledger } from '../../../src/core/plan/ledger';
-import { HostLocks } from '../../../src/core/plan/locks';
-import { LocalExecutor } from '../../../src/core/plan/localExecutor';
+import { createLedger } from '../../../src/engine/state/runLedger';
+import { HostLocks } from '../../../src/engine/state/hostLocks';
+import { LocalExecutor } from '../../../src/adapters/local/localExecutor';
 import { runPlan, type RunEvent, type StepExecutor } from '../../../src/core/plan/runner';
 import type { Step } from '../../../src/core/plan/types';
 import { quote } from '../../../src/core/ssh/command';
@@ -66,7 +66,7 @@ esac
 
 async function runStep(step: Omit<Step, 'id' | 'phase' | 'host'>, n: ReturnType<typeof node>) {
   const plan = { fingerprint: 'img', phases: [{ phase: 'prepare' as const, title: 'Prepare', order: 'parallel' as const, warnings: [], steps: [{ ...step, id: 'prepare/h/images', phase: 'prepare' as const, host: 'h' }] }] };
-  const ledger = Ledger.create(join(n.dir, 'runs'), 'up', plan.fingerprint);
+  const ledger = createLedger(join(n.dir, 'runs'), 'up', plan.fingerprint);
   const ends: string[] = [];
   const result = await runPlan(plan, {
     executor: n.executor, ledger, locks: new HostLocks(join(n.dir, 'locks'), ledger.data.runId), maxParallelHosts: 1,

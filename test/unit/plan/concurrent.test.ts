@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { sh } from '../../../src/core/ssh/command';
-import { Ledger } from '../../../src/core/plan/ledger';
-import { HostLocks } from '../../../src/core/plan/locks';
-import { LocalExecutor } from '../../../src/core/plan/localExecutor';
+import { createLedger } from '../../../src/engine/state/runLedger';
+import { HostLocks } from '../../../src/engine/state/hostLocks';
+import { LocalExecutor } from '../../../src/adapters/local/localExecutor';
 import { concurrentGroups, runPlan, type RunEvent } from '../../../src/core/plan/runner';
 import type { PhasePlan, Plan } from '../../../src/core/plan/types';
 import { initPhase, joinControlPlanePhases } from '../../../src/core/phases/bringUp';
@@ -25,7 +25,7 @@ test('a phase marked alongsidePrevious runs with the one before it only when the
 
 async function run(plan: Plan) {
   const dir = tempDir('kw-conc-');
-  const ledger = Ledger.create(join(dir, 'runs'), 'up', plan.fingerprint);
+  const ledger = createLedger(join(dir, 'runs'), 'up', plan.fingerprint);
   const events: (RunEvent & { at: number })[] = [];
   const result = await runPlan(plan, { executor: new LocalExecutor(), ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 10, onEvent: (e) => events.push({ ...e, at: Date.now() }), verifyIntervalMs: 10 });
   return { result, events, ledger };
@@ -39,7 +39,9 @@ test('the balancers are set up while the nodes are prepared; a failure in either
   const end = (id: string) => events.find((e) => e.type === 'step-end' && e.step.id === id)!.at;
   assert.ok(start('loadbalancer/lb/s') < end('prepare/m01/s'), 'the balancer step started before node preparation ended');
   assert.ok(start('init/m01/s') >= end('loadbalancer/lb/s') && start('init/m01/s') >= end('prepare/w01/s'), 'init waits for both');
-  assert.ok(Date.now() - t0 < 550, `two 0.3 s phases side by side, not one after the other (${Date.now() - t0} ms)`);
+  // One after the other takes 600 ms at the least; the signed ledger saves of every step (and this process's first
+  // use of the signing key) cost some ms each on a loaded machine, so the bound is that, not 300 ms plus a guess.
+  assert.ok(Date.now() - t0 < 600, `two 0.3 s phases side by side, not one after the other (${Date.now() - t0} ms)`);
 
   const failing = await run({ fingerprint: 'd', phases: [phase('prepare', ['m01']), phase('loadbalancer', ['lb'], true, sh`exit 4`), phase('init', ['m01'], false, sh`true`)] });
   assert.equal(failing.result.ok, false);
@@ -73,7 +75,7 @@ test('a cancel while a worker join runs beside a control-plane join names the co
       { ...phase('join-workers', ['w01'], false, sh`sleep 5`), overlaps: ['join-control-plane'] },
     ],
   };
-  const ledger = Ledger.create(join(dir, 'runs'), 'up', plan.fingerprint);
+  const ledger = createLedger(join(dir, 'runs'), 'up', plan.fingerprint);
   const abort = new AbortController();
   const ends: string[] = [];
   const started = new Set<string>();

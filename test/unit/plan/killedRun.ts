@@ -6,9 +6,9 @@
  */
 import { join } from 'node:path';
 import { sh } from '../../../src/core/ssh/command';
-import { Ledger } from '../../../src/core/plan/ledger';
-import { HostLocks } from '../../../src/core/plan/locks';
-import { LocalExecutor } from '../../../src/core/plan/localExecutor';
+import { createLedger } from '../../../src/engine/state/runLedger';
+import { HostLocks } from '../../../src/engine/state/hostLocks';
+import { LocalExecutor } from '../../../src/adapters/local/localExecutor';
 import { runPlan } from '../../../src/core/plan/runner';
 import type { Plan } from '../../../src/core/plan/types';
 
@@ -44,6 +44,6 @@ export function killedRunPlan(dir: string, overlapped = false): Plan {
 if (require.main === module) {
   const dir = process.argv[2]!;
   const plan = killedRunPlan(dir, process.argv[3] === 'overlapped');
-  const ledger = Ledger.create(join(dir, 'runs'), 'up', plan.fingerprint);
+  const ledger = createLedger(join(dir, 'runs'), 'up', plan.fingerprint);
   void runPlan(plan, { executor: new LocalExecutor(), ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 2 });
 }

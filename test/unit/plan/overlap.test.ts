@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { PhaseConfigs, PhaseSources } from '../../../src/core/phases/configs';
-import { Ledger } from '../../../src/core/plan/ledger';
-import { HostLocks } from '../../../src/core/plan/locks';
+import { createLedger } from '../../../src/engine/state/runLedger';
+import { HostLocks } from '../../../src/engine/state/hostLocks';
 import { phaseWaits, runPlan, type ExecResult, type RunEvent, type StepExecutor } from '../../../src/core/plan/runner';
 import type { Plan } from '../../../src/core/plan/types';
 import type { RemoteCommand } from '../../../src/core/ssh/command';
@@ -54,7 +54,7 @@ class FakeHosts implements StepExecutor {
 
 async function run(plan: Plan) {
   const dir = tempDir('kw-overlap-');
-  const ledger = Ledger.create(join(dir, 'runs'), 'up', plan.fingerprint);
+  const ledger = createLedger(join(dir, 'runs'), 'up', plan.fingerprint);
   const checks = new Set(plan.phases.flatMap((p) => p.steps.flatMap((s) => (s.check ? [s.check] : []))));
   const events: (RunEvent & { at: number })[] = [];
   const result = await runPlan(plan, {

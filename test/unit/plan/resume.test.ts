@@ -10,9 +10,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareIdentity, describeChange, IDENTITY_PROBE, parseIdentity } from '../../../src/core/plan/hostIdentity';
-import { Ledger } from '../../../src/core/plan/ledger';
-import { HostLocks } from '../../../src/core/plan/locks';
-import { LocalExecutor } from '../../../src/core/plan/localExecutor';
+import type { Ledger } from '../../../src/core/plan/ledger';
+import { createLedger } from '../../../src/engine/state/runLedger';
+import { HostLocks } from '../../../src/engine/state/hostLocks';
+import { LocalExecutor } from '../../../src/adapters/local/localExecutor';
 import { runPlan, type RunEvent } from '../../../src/core/plan/runner';
 import type { Plan } from '../../../src/core/plan/types';
 import { sh } from '../../../src/core/ssh/command';
@@ -54,7 +55,7 @@ const ends = (events: RunEvent[]) => events.flatMap((e) => (e.type === 'step-end
 test('a step the ledger has as done runs again when its check finds the effect gone (the issue\'s Package sources on a rebuilt host)', async () => {
   const { dir, runs, locks } = workdir();
   const plan = hostPlan(dir);
-  const ledger = Ledger.create(runs, 'up', plan.fingerprint);
+  const ledger = createLedger(runs, 'up', plan.fingerprint);
   await ledger.mark('prepare/local/containerd', { state: 'failed', error: 'killed' });
   assert.equal((await run(plan, ledger, locks)).ok, true);
   // The host is "reset": its files are gone; the ledger still says done.
@@ -82,7 +83,7 @@ test('the host probe reads this machine: machine-id, boot id and the SSH host ke
 test('a host that is not the one the run saw is named, its steps forgotten and its values gone; the same host, or only restarted, keeps them', async () => {
   const { dir, runs, locks } = workdir();
   const plan = hostPlan(dir);
-  const ledger = Ledger.create(runs, 'up', plan.fingerprint);
+  const ledger = createLedger(runs, 'up', plan.fingerprint);
   assert.deepEqual(await checkHosts(plan, ledger, new LocalExecutor()), [], 'a new run has nothing to compare with');
   const seen = ledger.host('local')!;
   assert.ok(seen.machineId, 'what the run saw is recorded');
@@ -122,7 +123,7 @@ test('a failed resume names step, host and cause, and when it fails the same way
   const plan = hostPlan(dir);
   // The issue's loop: sources "done" in the ledger, gone on the host, and (as before this fix) nothing to check them.
   const trusting: Plan = { ...plan, phases: [{ ...plan.phases[0]!, steps: plan.phases[0]!.steps.map((s) => (s.id.endsWith('apt-sources') ? { ...s, check: sh`true` } : s)) }] };
-  const ledger = Ledger.create(runs, 'up', plan.fingerprint);
+  const ledger = createLedger(runs, 'up', plan.fingerprint);
   const output = new RunOutput([]);
   const lines: string[] = [];
   output.addSink((l) => lines.push(l.text));

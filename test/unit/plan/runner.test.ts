@@ -4,9 +4,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sh, secret } from '../../../src/core/ssh/command';
-import { Ledger } from '../../../src/core/plan/ledger';
-import { HostLocks, HostLockError, processStart } from '../../../src/core/plan/locks';
-import { LocalExecutor } from '../../../src/core/plan/localExecutor';
+import { createLedger, findResumable } from '../../../src/engine/state/runLedger';
+import { HostLockError } from '../../../src/core/plan/locks';
+import { HostLocks, processStart } from '../../../src/engine/state/hostLocks';
+import { LocalExecutor } from '../../../src/adapters/local/localExecutor';
 import { runPlan, type RunEvent } from '../../../src/core/plan/runner';
 import { renderPlan, type Plan } from '../../../src/core/plan/types';
 import { killedRunPlan } from './killedRun';
@@ -54,7 +55,7 @@ test('a failed step stops the run with host, step and command; resume skips what
   const { dir, runs, locks } = workdir();
   const plan = seedPlan(dir);
   const events: RunEvent[] = [];
-  const ledger = Ledger.create(runs, 'up', plan.fingerprint);
+  const ledger = createLedger(runs, 'up', plan.fingerprint);
   const first = await runPlan(plan, { executor: new LocalExecutor(), ledger, locks: new HostLocks(locks, ledger.data.runId), maxParallelHosts: 10, onEvent: (e) => events.push(e), verifyIntervalMs: 10 });
   assert.equal(first.ok, false);
   assert.match(first.failed!.error, /^b: Join: `echo joining with \*\*\* && test -e .*allow-join` exited 1/);
@@ -64,7 +65,7 @@ test('a failed step stops the run with host, step and command; resume skips what
   assert.doesNotMatch(readFileSync(ledger.file, 'utf8'), /0123456789abcdef/, 'secrets never reach the ledger');
 
   writeFileSync(join(dir, 'allow-join'), '');
-  const resumed = await Ledger.findResumable(runs, 'up', plan.fingerprint);
+  const resumed = (await findResumable(runs, 'up', plan.fingerprint)).ledger;
   assert.ok(resumed, 'the failed run is found for resume');
   const again: RunEvent[] = [];
   const second = await runPlan(plan, { executor: new LocalExecutor(), ledger: resumed, locks: new HostLocks(locks, resumed.data.runId), maxParallelHosts: 10, onEvent: (e) => again.push(e) });
@@ -81,7 +82,7 @@ test('a satisfied check skips the step (idempotence)', async () => {
   writeFileSync(join(dir, 'prepareda'), '');
   const plan = { ...seedPlan(dir), phases: [seedPlan(dir).phases[0]!] };
   const events: RunEvent[] = [];
-  const ledger = Ledger.create(runs, 'prepare', plan.fingerprint);
+  const ledger = createLedger(runs, 'prepare', plan.fingerprint);
   await runPlan(plan, { executor: new LocalExecutor(), ledger, locks: new HostLocks(locks, ledger.data.runId), maxParallelHosts: 2, onEvent: (e) => events.push(e) });
   const states = Object.fromEntries(events.filter((e) => e.type === 'step-end').map((e) => (e.type === 'step-end' ? [e.step.host, e.state] : [])));
   assert.deepEqual(states, { a: 'skipped', b: 'done' });
@@ -91,7 +92,7 @@ test('cancel kills the running command and records the step as cancelled', async
   const { dir, runs, locks } = workdir();
   const pidFile = join(dir, 'pid');
   const plan: Plan = { fingerprint: 'c', phases: [{ phase: 'prepare', title: 'Slow', order: 'parallel', warnings: [], steps: [{ id: 'prepare/a/slow', phase: 'prepare', host: 'a', title: 'Sleep', run: sh`sh -c ${'echo $$ > ' + pidFile + '; exec sleep 30'}` }] }] };
-  const ledger = Ledger.create(runs, 'slow', plan.fingerprint);
+  const ledger = createLedger(runs, 'slow', plan.fingerprint);
   const abort = new AbortController();
   setTimeout(() => abort.abort(), 300);
   const started = Date.now();
@@ -124,7 +125,7 @@ test('a run SIGKILLed in the middle of a step resumes from its ledger: the dead 
   assert.equal(await exited, 'SIGKILL');
   // What a crash leaves: b's lock held by a pid that is gone, b's step "running", no completion.
   assert.equal(JSON.parse(readFileSync(join(locks, 'b.lock'), 'utf8')).pid, child.pid);
-  const ledger = await Ledger.findResumable(runs, 'up', 'killed-run');
+  const ledger = (await findResumable(runs, 'up', 'killed-run')).ledger;
   assert.ok(ledger, 'the killed run is found for resume');
   assert.equal(ledger.state('join-control-plane/a/first'), 'done');
   assert.equal(ledger.state('join-control-plane/b/slow'), 'running');
@@ -137,21 +138,21 @@ test('a run SIGKILLed in the middle of a step resumes from its ledger: the dead 
   assert.equal(readFileSync(join(dir, 'a-runs'), 'utf8'), 'first\n', 'the done step did not run again: its check found its effect');
   assert.equal(readFileSync(join(dir, 'b-runs'), 'utf8'), 'started\nstarted\n');
   assert.ok(!existsSync(join(locks, 'b.lock')), 'the resumed run released the lock it took over');
-  assert.equal(await Ledger.findResumable(runs, 'up', 'killed-run'), undefined, 'a finished run is not resumed again');
+  assert.equal((await findResumable(runs, 'up', 'killed-run')).ledger, undefined, 'a finished run is not resumed again');
 });
 
 test('a run SIGKILLed while a worker join ran beside a control-plane join resumes: the finished worker join is skipped by its check, the killed join runs again, then the checks', async () => {
   const { dir, runs, locks } = workdir();
   const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'killedRun.ts'), dir, 'overlapped'], { stdio: 'inherit' });
   const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_code, signal) => r(signal)));
-  const ledgerSays = async (id: string) => (await Ledger.findResumable(runs, 'up', 'killed-overlapped-run'))?.state(id);
+  const ledgerSays = async (id: string) => ((await findResumable(runs, 'up', 'killed-overlapped-run')).ledger)?.state(id);
   for (let i = 0; i < 400 && !(existsSync(join(dir, 'b-runs')) && (await ledgerSays('join-workers/w/join')) === 'done'); i++) await new Promise((r) => setTimeout(r, 50));
   const workerState = await ledgerSays('join-workers/w/join');
   child.kill('SIGKILL');
   assert.equal(await exited, 'SIGKILL');
   assert.ok(existsSync(join(dir, 'b-runs')), 'the slow control-plane join started');
   assert.equal(workerState, 'done', 'the worker joined while the control-plane join was running');
-  const ledger = await Ledger.findResumable(runs, 'up', 'killed-overlapped-run');
+  const ledger = (await findResumable(runs, 'up', 'killed-overlapped-run')).ledger;
   assert.ok(ledger, 'the killed run is found for resume');
   assert.equal(ledger.state('join-control-plane/b/slow'), 'running');
   assert.ok(!['running', 'done'].includes(String(ledger.state('verify/a/after'))), 'the checks never started');
@@ -171,13 +172,13 @@ test('a run SIGKILLed while a worker join ran beside a control-plane join resume
 
 test('a run killed between two steps (every recorded step done) is still resumed; a newer finished run supersedes an older unfinished one', async () => {
   const { runs } = workdir();
-  const killed = Ledger.create(runs, 'up', 'fp', new Date('2026-01-01T00:00:00Z'));
+  const killed = createLedger(runs, 'up', 'fp', new Date('2026-01-01T00:00:00Z'));
   await killed.mark('prepare/a/one', { state: 'done' });
-  assert.equal((await Ledger.findResumable(runs, 'up', 'fp'))?.data.runId, killed.data.runId);
-  const fresh = Ledger.create(runs, 'up', 'fp', new Date('2026-01-02T00:00:00Z'));
+  assert.equal(((await findResumable(runs, 'up', 'fp')).ledger)?.data.runId, killed.data.runId);
+  const fresh = createLedger(runs, 'up', 'fp', new Date('2026-01-02T00:00:00Z'));
   await fresh.mark('prepare/a/one', { state: 'done' });
   await fresh.complete();
-  assert.equal(await Ledger.findResumable(runs, 'up', 'fp'), undefined, 'the newest run of the plan finished: nothing to resume');
+  assert.equal((await findResumable(runs, 'up', 'fp')).ledger, undefined, 'the newest run of the plan finished: nothing to resume');
 });
 
 test('a lock whose pid now belongs to another process (pid reused after a crash) is taken over', async () => {

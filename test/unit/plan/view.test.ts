@@ -1,11 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { runPlanVerb } from '../../../src/cli/bringUp';
 import type { PlanView } from '../../../src/core/plan/view';
 import { memoryIo } from '../cli/memoryIo';
+import { tempDir } from '../../tempDir';
 
-const INVENTORY = join(__dirname, '../../../examples/labs-k8s/inventory.yaml');
+// A copy: `plan` keeps the cluster's VRRP password in the state folder beside the inventory, not in the repository.
+const EXAMPLE = tempDir('kw-view-');
+cpSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), join(EXAMPLE, 'inventory.yaml'));
+const INVENTORY = join(EXAMPLE, 'inventory.yaml');
 
 
 async function jsonPlan(): Promise<PlanView> {

@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sh, secret } from '../../../src/core/ssh/command';
 import { LineRedactor, Redactor, redact } from '../../../src/core/ssh/redact';
-import { formatRunLine, RunLogFile, RunOutput, type RunLine } from '../../../src/core/ssh/runLog';
+import { formatRunLine, RunOutput, type RunLine } from '../../../src/core/ssh/runLog';
+import { RunLogFile } from '../../../src/engine/state/runLogFile';
+import { mkdirSync } from 'node:fs';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../tempDir';
@@ -87,7 +89,8 @@ test('RunLogFile: 0600 file with timestamped, host-prefixed, redacted lines', as
   const dir = tempDir('kw-runlog-');
   try {
     const out = new RunOutput(['sudo-pw-1']);
-    const file = new RunLogFile(join(dir, 'runs', 'run-1.log'));
+    mkdirSync(join(dir, 'runs'), { mode: 0o700 });
+    const file = await RunLogFile.open(join(dir, 'runs', 'run-1.log'), false);
     out.addSink(file.sink);
     const s = out.forCommand('labs-k8s-w01');
     s.onStdout(`token ${TOKEN} and sudo-pw-1\n`);

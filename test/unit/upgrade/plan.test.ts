@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ledger } from '../../../src/core/plan/ledger';
-import { HostLocks } from '../../../src/core/plan/locks';
+import { createLedger } from '../../../src/engine/state/runLedger';
+import { HostLocks } from '../../../src/engine/state/hostLocks';
 import { runPlan, type RunEvent, type StepExecutor } from '../../../src/core/plan/runner';
 import { renderPlan, type Plan, type Step } from '../../../src/core/plan/types';
 import { buildUpgradePlan } from '../../../src/core/upgrade/plan';
@@ -231,7 +231,7 @@ function clusterModel(plan: Plan, atTarget: readonly string[], calls: string[] =
 
 async function run(plan: Plan, model: { executor: StepExecutor; onEvent: (e: RunEvent) => void }) {
   const dir = tempDir('kw-upgrade-');
-  const ledger = Ledger.create(join(dir, 'runs'), 'upgrade', plan.fingerprint);
+  const ledger = createLedger(join(dir, 'runs'), 'upgrade', plan.fingerprint);
   return runPlan(plan, { executor: model.executor, onEvent: model.onEvent, ledger, locks: new HostLocks(join(dir, 'locks'), ledger.data.runId), maxParallelHosts: 4, verifyIntervalMs: 1 });
 }
 

@@ -59,7 +59,7 @@ test('the plan opens, then the question: what fails, and that the node comes bac
   assert.match(ui.documents.get('failure-drill-labs-k8s-w01-plan.md')!, /^# Failure drill: stop labs-k8s-w01 \(worker\)/);
   assert.deepEqual(ui.confirms.map((c) => [c.message, c.actions]), [['Stop Kubernetes on labs-k8s-w01 and measure how labs-k8s copes?', ['Run Drill']]]);
   assert.match(ui.confirms[0]!.detail!, /^Fault: over SSH: systemctl stop kubelet/);
-  assert.match(ui.confirms[0]!.detail!, /The node is restored afterwards \(start containerd and kubelet\) — also when the drill fails or you cancel\./);
+  assert.match(ui.confirms[0]!.detail!, /Restored afterwards \(start containerd and kubelet on labs-k8s-w01\) — also when the drill fails or you cancel\./);
   assert.equal(ui.transcript.indexOf('show: failure-drill-labs-k8s-w01-plan.md') < ui.transcript.indexOf(`confirm: ${ui.confirms[0]!.message}`), true, 'the plan is open before the question');
   assert.equal(seen.ran, 0);
   assert.equal(ui.secrets.length, 0, 'every host reached as root: no sudo question');

@@ -26,7 +26,7 @@ function newestSource(): { file: string; mtimeMs: number } {
     if (st.isDirectory()) for (const d of readdirSync(p)) visit(join(p, d));
     else if (st.mtimeMs > newest.mtimeMs) newest = { file: relative(REPO, p), mtimeMs: st.mtimeMs };
   };
-  for (const p of ['package.json', '.vscodeignore', 'README.md', 'scripts/build.mjs', 'scripts/bundles.mjs', 'src', 'schemas', 'media']) visit(join(REPO, p));
+  for (const p of ['package.json', '.vscodeignore', 'README.md', 'docs', 'scripts/build.mjs', 'scripts/bundles.mjs', 'src', 'schemas', 'media']) visit(join(REPO, p));
   return newest;
 }
 

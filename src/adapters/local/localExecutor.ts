@@ -4,11 +4,11 @@
  * executor: cancel kills the whole process group.
  */
 import { spawn } from 'node:child_process';
-import { promises as fs } from 'node:fs';
 import { dirname } from 'node:path';
-import type { RemoteCommand } from '../ssh/command';
-import type { ExecIo, ExecResult, StepExecutor } from './runner';
-import type { UploadFile } from './types';
+import type { RemoteCommand } from '../../core/ssh/command';
+import type { ExecIo, ExecResult, StepExecutor } from '../../core/plan/runner';
+import type { UploadFile } from '../../core/plan/types';
+import { ensureRealFolder, replaceFile } from '../fs/safeFile';
 
 export class LocalExecutor implements StepExecutor {
   exec(_host: string, command: RemoteCommand, io: ExecIo): Promise<ExecResult> {
@@ -37,10 +37,7 @@ export class LocalExecutor implements StepExecutor {
   }
 
   async upload(_host: string, file: UploadFile): Promise<void> {
-    await fs.mkdir(dirname(file.path), { recursive: true });
-    const tmp = `${file.path}.kw-tmp`;
-    await fs.writeFile(tmp, file.content, { mode: file.mode });
-    await fs.chmod(tmp, file.mode);
-    await fs.rename(tmp, file.path);
+    await ensureRealFolder(dirname(file.path), { mode: 0o755, recursive: true });
+    await replaceFile(file.path, file.content, { mode: file.mode });
   }
 }

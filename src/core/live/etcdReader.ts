@@ -1,0 +1,80 @@
+/**
+ * Which etcd pod the live views read etcd through (etcdctl exec'd in it), and how: the pod read last stays the reader
+ * while it is ready on a Ready node and answers; others are asked only when it fails or is slow. Before this, three
+ * pods raced on every read and the fastest won, so "via exec etcd-…" flipped between nodes on almost every refresh,
+ * and a pod still "ready 0/1" could be read through while a ready one was there.
+ */
+
+export interface EtcdPodCandidate {
+  name: string;
+  node: string;
+  /** Its Node is Ready. */
+  nodeReady: boolean;
+  /** Every container ready (kubectl's READY n/n) and the Ready condition not False. */
+  podReady: boolean;
+}
+
+/** Ready pods on Ready nodes first, then pods on Ready nodes, then the rest; by name within a rank (stable). */
+function rank(p: EtcdPodCandidate): number {
+  return p.podReady && p.nodeReady ? 0 : p.nodeReady ? 1 : 2;
+}
+
+/**
+ * The pods to read through, in order: only the best rank there is (a pod that is not ready is read only when no
+ * ready one exists); the last reader first when it is still of that rank; at most `max`.
+ */
+export function etcdReadOrder(candidates: readonly EtcdPodCandidate[], last: string | undefined, max = 3): EtcdPodCandidate[] {
+  if (!candidates.length) return [];
+  const best = Math.min(...candidates.map(rank));
+  const usable = candidates.filter((p) => rank(p) === best).sort((a, b) => a.name.localeCompare(b.name));
+  const sticky = usable.find((p) => p.name === last);
+  return (sticky ? [sticky, ...usable.filter((p) => p !== sticky)] : usable).slice(0, max);
+}
+
+/**
+ * Reads through `order[0]`; the others start only when it failed, or when it has not answered within `hedgeAfterMs`
+ * (a pod on a node that just died still looks Running, and its exec fails only at its timeout). The first answer
+ * wins and names its pod; `failed` hears each failure. Rejects when every pod failed.
+ */
+export function readThroughFirst<T>(
+  order: readonly EtcdPodCandidate[],
+  read: (pod: EtcdPodCandidate) => Promise<T>,
+  opts: { hedgeAfterMs: number; failed?: (pod: EtcdPodCandidate, e: unknown) => void },
+): Promise<{ value: T; via: EtcdPodCandidate }> {
+  return new Promise((resolve, reject) => {
+    if (!order.length) return reject(new Error('no etcd pod to read through'));
+    let settled = false;
+    let started = 0;
+    let failures = 0;
+    let hedge: ReturnType<typeof setTimeout> | undefined;
+    const start = (pod: EtcdPodCandidate): void => {
+      started++;
+      read(pod).then(
+        (value) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(hedge);
+          resolve({ value, via: pod });
+        },
+        (e: unknown) => {
+          opts.failed?.(pod, e);
+          failures++;
+          if (settled) return;
+          if (started === 1 && order.length > 1) startRest();
+          else if (failures === order.length) {
+            settled = true;
+            clearTimeout(hedge);
+            reject(new Error('every etcd pod failed'));
+          }
+        },
+      );
+    };
+    const startRest = (): void => {
+      clearTimeout(hedge);
+      if (started > 1) return;
+      for (const pod of order.slice(1)) start(pod);
+    };
+    start(order[0]!);
+    if (order.length > 1) hedge = setTimeout(() => !settled && startRest(), opts.hedgeAfterMs);
+  });
+}

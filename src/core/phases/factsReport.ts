@@ -1,0 +1,69 @@
+/**
+ * What Gather Host Facts shows: the report (a table of the hosts that were read, their findings, and apart from them
+ * the hosts not read with a short cause) and the one sentence of its notification. A host not read is no finding:
+ * it is counted apart, and "see the Problems panel" is said only of findings that are there (on the hosts' lines).
+ */
+import type { FactFinding, HostFacts } from './facts';
+
+export interface FactsNotRead {
+  host: string;
+  /** A short cause without command text (core/text/failureSummary). */
+  cause: string;
+}
+
+export interface FactsRun {
+  /** Hosts asked, in inventory order. */
+  hosts: string[];
+  facts: HostFacts[];
+  findings: FactFinding[];
+  notRead: FactsNotRead[];
+  ms: number;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+export function renderFactsReport(run: FactsRun): string {
+  const cell = (v: string | undefined): string => (v ?? '—').replace(/\|/g, '\\|');
+  const lines = ['# Host facts', ''];
+  if (!run.facts.length) {
+    lines.push(`No host was read (${run.notRead.length} of ${run.hosts.length} not read, ${seconds(run.ms)}). Read-only: nothing was changed on the hosts.`);
+  } else {
+    lines.push(
+      `${run.facts.length} of ${run.hosts.length} host(s) read in ${seconds(run.ms)}. Read-only: nothing was changed on the hosts.`,
+      '',
+      '| host | OS | kernel | machine-id | product_uuid | swap | containerd | kubelet | kubeadm | addresses |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      ...run.facts.map(
+        (f) =>
+          `| ${f.host} | ${cell(f.os?.pretty)} | ${cell(f.kernel)} | ${cell(f.machineId?.slice(0, 12))} | ${cell(f.productUuid)} | ${f.swapActive.length ? 'ON' : 'off'} | ${cell(f.containerd?.version)} ${f.containerd?.active ? '(active)' : ''} | ${cell(f.kubelet?.version)} | ${cell(f.kubeadmVersion)} | ${cell(f.addresses.map((a) => `${a.iface} ${a.cidr}`).join(', '))} |`,
+      ),
+      '',
+      '## Findings',
+      '',
+      ...(run.findings.length ? run.findings.map((f) => `- **${f.severity}** ${f.host}: ${f.message} — ${f.why} \`${f.rule}\``) : ['None on the hosts that were read.']),
+    );
+  }
+  if (run.notRead.length) {
+    lines.push('', '## Not read', '', 'No fact of these hosts was judged (the log has the whole error: Kubeadm: Show Log).', '', ...run.notRead.map((n) => `- ${n.host}: ${cell(n.cause)}`));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * The notification after a run, or undefined when there is nothing to look at (every host read, no finding).
+ * `problems` is true when the findings are in the Problems panel (errors and warnings on the hosts' lines).
+ */
+export function factsSentence(run: FactsRun): { text: string; problems: boolean; notRead: boolean } | undefined {
+  const flagged = run.findings.filter((f) => f.severity !== 'info').length;
+  const causes = [...new Set(run.notRead.map((n) => n.cause))];
+  const parts = [
+    flagged ? `${flagged} finding(s) on the hosts' lines of inventory.yaml — see the Problems panel` : undefined,
+    run.notRead.length
+      ? `${run.notRead.length} of ${run.hosts.length} host(s) not read (${causes.slice(0, 2).join('; ')}${causes.length > 2 ? `; ${causes.length - 2} more` : ''})`
+      : undefined,
+  ].filter(Boolean);
+  if (!parts.length) return undefined;
+  return { text: `Host facts: ${parts.join('; ')}.`, problems: flagged > 0, notRead: run.notRead.length > 0 };
+}

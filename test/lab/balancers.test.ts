@@ -1,0 +1,203 @@
+/**
+ * The balancer drills on the lab's pair (labs-k8s-balancer MASTER 100, labs-k8s-balancer2 BACKUP 90, advert_int 1,
+ * chk_haproxy `killall -0 haproxy` every 2 s, weight −20), through `kubeadm-workbench drill` as an admin runs it, each
+ * number asserted against the bound the seed's formula gives from the files on the balancers (read here with regular
+ * expressions, not the product's parser), with probes of the test's own: who holds the VIP (ssh + ip addr, every
+ * 250 ms) and an authenticated client through the VIP (every 250 ms, 2 s timeout):
+ *  - HAProxy stopped on the VIP holder: the VIP on the BACKUP within interval × fall + Master_Down_Interval, the
+ *    failed requests only until then, back after the restore (preempt);
+ *  - weights too small (−5: 100 − 5 = 95 not below 90): refused before anything runs, naming the numbers;
+ *  - the VIP holder powered off: the VIP on the BACKUP within Master_Down_Interval, a node's ARP entry with it, the
+ *    failed requests bounded by the SYN retry, back after the power-on (preempt);
+ *  - split brain: VRRP blocked by the drill — both MASTER, the live view's read names it within 5 s; and by the lab's
+ *    own fault — `status --ssh` says split brain with its cause (exit 1).
+ * DESTRUCTIVE for the lab for about three minutes; every fault is undone by the drill or here.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseInventory } from '../../src/core/inventory/parse';
+import { recordBench } from './bench';
+import { waitHealthy } from './clusterHealth';
+import { keepalivedNumbers, lab, LAB, masterDownSeconds, measured, ROOT, runDrill, sleep, ssh, watchVip } from './drillRun';
+import { pollHttp } from './httpPoller';
+import { labEnv } from './labEditor';
+import { adminTls } from './upgradeTarget';
+import { tempDir } from '../tempDir';
+
+const env = labEnv();
+const home = tempDir('kw-balancers-home-');
+const inv = parseInventory(readFileSync(env.LAB_INVENTORY!, 'utf8')).inventory!;
+const [LB1, LB2] = inv.hosts.filter((h) => h.roles.includes('loadbalancer')).map((h) => h.name) as [string, string];
+const VIP = inv.cluster.controlPlaneEndpoint.split(':')[0]!;
+const numbers: Record<string, unknown> = {};
+/** The test's own VIP poll (250 ms + an ssh round trip) and the fault command's start: what may lie between the drill's moment and ours. */
+const POLL_MARGIN = 1;
+
+/** The authenticated client through the VIP: a GET of the default namespace, as any kubectl call. */
+function apiClient() {
+  return pollHttp([`https://${VIP}:6443/api/v1/namespaces/default`], { ...adminTls(env.KUBECONFIG!), expect: /"name":\s*"default"/, everyMs: 250 });
+}
+
+/** Seconds after `from` of each `+S s URL: …` failure of a poller started at `started`. */
+function failureTimes(failures: string[], started: number, from: number): number[] {
+  return failures.map((f) => started + Number(/^\+([\d.]+) s/.exec(f)![1]) * 1000 - from).map((ms) => Math.round(ms / 100) / 10);
+}
+
+/** When the test's own poll first saw `holder` holding the VIP alone after `from` (seconds after it). */
+function seenAlone(changes: { at: number; holders: string[] }[], holder: string, from: number): number | undefined {
+  const c = changes.find((x) => x.at >= from && x.holders.length === 1 && x.holders[0] === holder);
+  return c ? Math.round((c.at - from) / 100) / 10 : undefined;
+}
+
+describe('balancer drills on the lab pair', { timeout: 20 * 60_000 }, () => {
+  before(async () => {
+    if (process.getuid?.() !== 0) throw new Error('the lab needs root');
+    await waitHealthy(env, home, 240_000);
+    assert.ok(ssh(env, LB1, `ip -o -4 addr show | grep -q ' ${VIP}/'`).code === 0, `${LB1} does not hold the VIP at the start`);
+  });
+
+  after(() => {
+    console.log('balancer drill numbers:', JSON.stringify(numbers, null, 2));
+    // flat, as the bench file keeps them: balancer.haproxy.moved, balancer.powerOff.failed, …
+    recordBench(Object.fromEntries(Object.entries(numbers).flatMap(([k, v]) => Object.entries(v as Record<string, unknown>).filter(([, x]) => typeof x === 'number').map(([kk, x]) => [`balancer.${k}.${kk}`, x as number]))));
+  });
+
+  test('HAProxy stopped on the VIP holder: the VIP moves within interval × fall + Master_Down_Interval, failures only until then, back after (preempt)', async () => {
+    const m = keepalivedNumbers(env, LB1);
+    const b = keepalivedNumbers(env, LB2);
+    const mdi = masterDownSeconds(b.advert, b.priority);
+    const bound = m.interval * m.fall + mdi; // lab: 2 × 1 + 3 + (256 − 90)/256 = 5.65 s
+    const back = m.interval * m.rise + masterDownSeconds(m.advert, m.priority); // 2 × 1 + 3.61 = 5.61 s
+    const started = Date.now();
+    const api = apiClient();
+    const vip = watchVip(env, VIP, [LB1, LB2]);
+    const run = await runDrill(env, home, ['--host', LB1, '--kind', 'haproxy']);
+    const changes = await vip.stop();
+    const polled = await api.stop();
+    assert.equal(run.code, 0, run.out.slice(-3000));
+    const r = run.report!;
+    const moved = measured(r, 'vip-moved');
+    assert.equal(moved.verdict, 'pass', `${moved.seconds} s vs ${moved.expected}`);
+    assert.ok(moved.seconds! <= bound + 1, `the drill saw the move at ${moved.seconds} s, bound ${bound.toFixed(2)} s`);
+    // our own poll: the VIP alone on the BACKUP within the bound (+ the poll's own margin)
+    const ours = seenAlone(changes, LB2, run.faultAt!);
+    assert.ok(ours !== undefined && ours <= bound + POLL_MARGIN, `our poll saw ${LB2} alone at ${ours} s after the fault, bound ${bound.toFixed(2)} + ${POLL_MARGIN} s`);
+    // HAProxy refuses at once on the holder: every request until the move fails, none after it (+ the 2 s timeout)
+    const times = failureTimes(polled.failures, started, run.faultAt!);
+    const whileFailed = times.filter((t) => t >= -0.5 && run.restoreAt && t < (run.restoreAt - run.faultAt!) / 1000);
+    const allowed = Math.ceil((bound + POLL_MARGIN) / 0.25) + 1;
+    // at least one request per half second of the drill (a failing one waits out its 2 s timeout)
+    const minPolls = Math.floor(((Date.now() - started) / 1000) * 2);
+    assert.ok(polled.polls >= minPolls, `only ${polled.polls} requests through the VIP (at least ${minPolls})`);
+    assert.ok(whileFailed.length <= allowed, `${whileFailed.length} requests failed during the fault (allowed ${allowed}): ${polled.failures.join('; ')}`);
+    assert.ok(whileFailed.every((t) => t <= ours! + 2.5), `a request failed after the VIP moved (${ours} s): ${times.join(', ')}`);
+    // back: preempt, within rise × interval + lb1's master-down interval after HAProxy runs again
+    const vipBack = measured(r, 'vip-back');
+    assert.equal(vipBack.verdict, 'pass', `${vipBack.seconds} s vs ${vipBack.expected}`);
+    const oursBack = seenAlone(changes, LB1, run.restoreAt!);
+    assert.ok(oursBack !== undefined && oursBack <= back + POLL_MARGIN + (r.run.restore.seconds ?? 0), `our poll saw ${LB1} back at ${oursBack} s after the restore, bound ${back.toFixed(2)} s`);
+    numbers.haproxy = { bound, moved: moved.seconds, ours, failed: whileFailed.length, allowed, polls: polled.polls, backBound: back, back: vipBack.seconds, oursBack, failedBack: times.length - whileFailed.length };
+    console.log(`HAProxy stopped on ${LB1}: VIP on ${LB2} at ${moved.seconds} s (ours ${ours} s; bound interval ${m.interval} × fall ${m.fall} + Master_Down_Interval ${mdi.toFixed(2)} = ${bound.toFixed(2)} s); ${whileFailed.length} of ${polled.polls} requests failed (allowed ${allowed}); back at ${vipBack.seconds} s (bound ${back.toFixed(2)} s)`);
+    await waitHealthy(env, home, 120_000);
+  });
+
+  test('weights too small: the haproxy drill is refused before running, naming the numbers', async () => {
+    const reload = (host: string, from: string, to: string) => assert.equal(ssh(env, host, `sed -i 's/weight ${from}$/weight ${to}/' /etc/keepalived/keepalived.conf && systemctl reload keepalived`).code, 0);
+    reload(LB1, '-20', '-5');
+    try {
+      // keepalived runs with it once reloaded: the plan reads its data dump, which must say −5
+      for (let i = 0; i < 20 && !/weight -5/.test(ssh(env, LB1, 'kill -USR1 $(cat /run/keepalived.pid); sleep 0.3; grep -E "^     chk_haproxy weight" /tmp/keepalived.data').stdout); i++) await sleep(500);
+      const run = await runDrill(env, home, ['--host', LB1, '--kind', 'haproxy']);
+      assert.equal(run.code, 1, run.out.slice(-2000));
+      assert.equal(run.report, undefined, 'a refused drill runs nothing and reports nothing');
+      assert.match(run.out, /REFUSED — nothing will be done/);
+      assert.match(run.out, /when HAProxy dies labs-k8s-balancer's priority falls to 100 − 5 \(chk_haproxy\) = 95, not below labs-k8s-balancer2's 90: the VIP would never move \(black hole\); a weight of -11 or lower on chk_haproxy moves it/);
+      assert.doesNotMatch(run.out, /\] fault: /);
+      assert.equal(ssh(env, LB1, 'systemctl is-active haproxy').stdout.trim(), 'active', 'nothing was done');
+    } finally {
+      reload(LB1, '-5', '-20');
+    }
+    await waitHealthy(env, home, 120_000);
+  });
+
+  test('the VIP holder powered off: the VIP and a node\'s ARP entry on the BACKUP within Master_Down_Interval, failures bounded by the SYN retry, back after the power-on', async () => {
+    const b = keepalivedNumbers(env, LB2);
+    const mdi = masterDownSeconds(b.advert, b.priority); // 3.65 s
+    const started = Date.now();
+    const api = apiClient();
+    const vip = watchVip(env, VIP, [LB1, LB2]);
+    const run = await runDrill(env, home, ['--host', LB1, '--kind', 'power-off', '--power-off-command', `bash ${LAB} fault power-off {host}`, '--power-on-command', `bash ${LAB} fault power-on {host}`], 8 * 60_000);
+    const changes = await vip.stop();
+    const polled = await api.stop();
+    assert.equal(run.code, 0, run.out.slice(-3000));
+    const r = run.report!;
+    const moved = measured(r, 'vip-moved');
+    assert.equal(moved.verdict, 'pass', `${moved.seconds} s vs ${moved.expected}`);
+    const ours = seenAlone(changes, LB2, run.faultAt!);
+    // the power-off command itself (lab: the machine killed) comes first: its time is in the margin
+    const margin = POLL_MARGIN + (r.run.faultSeconds ?? 0);
+    assert.ok(ours !== undefined && ours <= mdi + margin, `our poll saw ${LB2} alone at ${ours} s, Master_Down_Interval ${mdi.toFixed(2)} + ${margin.toFixed(1)} s`);
+    const neighbour = measured(r, 'neighbour-moved');
+    assert.equal(neighbour.verdict, 'pass', `${neighbour.detail}`);
+    // a request fails when its SYN and the retry 1 s later both meet the dead holder: started in [0, move − 1 s]
+    const times = failureTimes(polled.failures, started, run.faultAt!);
+    const during = times.filter((t) => t < (run.restoreAt! - run.faultAt!) / 1000);
+    // the failing window opens when the machine dies (at some point during the power-off command) and closes 1 s
+    // before the move, at most Master_Down_Interval later: ⌈(MDI − 1 + the poll's margin) / 0.25⌉ + 1 in flight + 1
+    const allowed = Math.ceil(Math.max(0, mdi - 1 + POLL_MARGIN) / 0.25) + 2;
+    const minPolls = Math.floor(((Date.now() - started) / 1000) * 2);
+    assert.ok(polled.polls >= minPolls, `only ${polled.polls} requests (at least ${minPolls})`);
+    assert.ok(during.length <= allowed, `${during.length} requests failed during the power-off (allowed ${allowed}: ⌈(${mdi.toFixed(2)} − 1 + ${POLL_MARGIN}) / 0.25⌉ + 2): ${polled.failures.join('; ')}`);
+    assert.ok(during.every((t) => t <= ours! + 2.5), `a request failed after the move: ${during.join(', ')}`);
+    assert.equal(measured(r, 'api').verdict, 'pass', measured(r, 'api').detail);
+    // back: preempt once keepalived runs again on the powered-on holder
+    const vipBack = measured(r, 'vip-back');
+    assert.equal(vipBack.verdict, 'pass', vipBack.detail);
+    assert.ok(seenAlone(changes, LB1, run.restoreAt!) !== undefined, `the VIP did not return to ${LB1}: ${JSON.stringify(changes)}`);
+    const failedBack = times.length - during.length;
+    numbers.powerOff = { mdi, moved: moved.seconds, ours, neighbour: neighbour.seconds, failed: during.length, allowed, polls: polled.polls, back: vipBack.seconds, failedBack };
+    console.log(`power-off of ${LB1}: VIP on ${LB2} at ${moved.seconds} s (ours ${ours} s; Master_Down_Interval 3 × ${b.advert} + (256 − ${b.priority})/256 = ${mdi.toFixed(2)} s); ARP on ${neighbour.detail} at ${neighbour.seconds} s; ${during.length} of ${polled.polls} requests failed (allowed ${allowed}); back ${vipBack.seconds} s after the power-on began, ${failedBack} failed on the way back`);
+    await waitHealthy(env, home, 240_000);
+  });
+
+  test('split brain: the drill blocks VRRP, both become MASTER, the live view\'s read names it within 5 s; the lab\'s own block: status says so with the cause', async () => {
+    const b = keepalivedNumbers(env, LB2);
+    const mdi = masterDownSeconds(b.advert, b.priority);
+    const run = await runDrill(env, home, ['--host', LB2, '--kind', 'split-brain']);
+    assert.equal(run.code, 0, run.out.slice(-3000));
+    const r = run.report!;
+    const split = measured(r, 'split-brain');
+    assert.equal(split.verdict, 'pass', `${split.seconds} s vs ${split.expected}`);
+    const detected = measured(r, 'split-brain-detected');
+    assert.equal(detected.verdict, 'pass', `${detected.seconds} s (${detected.detail})`);
+    assert.ok(detected.seconds! - split.seconds! <= 5, `detected ${(detected.seconds! - split.seconds!).toFixed(1)} s after the second MASTER`);
+    assert.match(detected.detail ?? '', /both MASTER.*they do not hear each other's adverts — VRRP \(IP protocol 112\) is blocked or lost between them/);
+    assert.equal(measured(r, 'split-brain-healed').verdict, 'pass');
+    // the lab's own fault (nftables on the balancer, not the drill's table): `status` as an admin runs it
+    lab('fault', 'vrrp-block', LB2);
+    let status = '';
+    let code: number | null = null;
+    let took = 0;
+    try {
+      await sleep((mdi + 1) * 1000);
+      const t0 = Date.now();
+      const s = spawnSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'status', '--json', '--ssh', '--inventory', env.LAB_INVENTORY!, '--kubeconfig', env.KUBECONFIG!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH!, HOME: home }, timeout: 60_000 });
+      took = (Date.now() - t0) / 1000;
+      status = s.stdout;
+      code = s.status;
+    } finally {
+      lab('fault', 'vrrp-unblock', LB2);
+    }
+    assert.equal(code, 1, 'status exits 1 while degraded');
+    const problems = (JSON.parse(status) as { problems: { severity: string; what: string }[] }).problems;
+    const p = problems.find((x) => /split brain/.test(x.what));
+    assert.equal(p?.severity, 'critical', JSON.stringify(problems));
+    assert.match(p!.what, new RegExp(`held by ${LB1} and ${LB2} at once \\(split brain\\): both MASTER .*blocked or lost between them`));
+    numbers.splitBrain = { mdi, second: split.seconds, detected: detected.seconds, detectedAfter: Math.round((detected.seconds! - split.seconds!) * 10) / 10, healed: measured(r, 'split-brain-healed').seconds, statusSeconds: took };
+    console.log(`split brain: ${LB2} MASTER too at ${split.seconds} s (Master_Down_Interval ${mdi.toFixed(2)} s), named by the live view's read at ${detected.seconds} s; status --ssh took ${took.toFixed(1)} s and said: ${p!.what}`);
+    await waitHealthy(env, home, 120_000);
+  });
+});
