@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Inventory } from '../core/inventory/types';
-import { clusterChecksPhase, imagesBesideInitPhase, initPhase, joinControlPlanePhases, joinWorkersPhases, loadBalancerPhase, preparePhase, type InitHooks } from '../core/phases/bringUp';
+import { imagesBesideInitPhase, initPhase, joinControlPlanePhases, joinWorkersPhases, loadBalancerPhase, preparePhase, type InitHooks } from '../core/phases/bringUp';
+import { clusterChecksPhase } from '../core/phases/clusterChecks';
 import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
 import type { Ledger } from '../core/plan/ledger';
 import { HostLocks } from './state/hostLocks';
