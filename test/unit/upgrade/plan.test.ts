@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLedger } from '../../../src/engine/state/runLedger';
+import { createLedger, findResumable } from '../../../src/engine/state/runLedger';
 import { HostLocks } from '../../../src/engine/state/hostLocks';
 import { runPlan, type RunEvent, type StepExecutor } from '../../../src/core/plan/runner';
 import { renderPlan, type Plan, type Step } from '../../../src/core/plan/types';
@@ -359,4 +359,20 @@ test('with the etcd leader hook: before each restart of a control-plane node\'s 
   }
   // The leadership goes preferably to a node done already: never to the next one in line.
   assert.deepEqual(moves, ['labs-k8s-m01 → not labs-k8s-m02/labs-k8s-m03', 'labs-k8s-m02 → not labs-k8s-m03', 'labs-k8s-m03 → not -']);
+});
+
+test('a killed upgrade is found again by the next run: its ledger on disk, with the target version in its fingerprint, passes the ledger check', async () => {
+  const plan = planOf();
+  const runs = join(tempDir('kw-upgrade-ledger-'), 'runs');
+  const killed = createLedger(runs, 'upgrade', plan.fingerprint);
+  await killed.mark(steps(plan)[0]!.id, { state: 'done' });
+  const found = await findResumable(runs, 'upgrade', plan.fingerprint);
+  assert.deepEqual(found.refused, [], `${plan.fingerprint}: ${JSON.stringify(found.refused)}`);
+  assert.equal(found.ledger?.data.runId, killed.data.runId);
+  // The node operations' fingerprints are made the same way (engine/nodes.ts): host names with dots, colons between.
+  for (const fingerprint of ['reset:w01.lab.example', 'replace:m01.lab.example:m04.lab.example:m02.lab.example:8e9e05c52164694d']) {
+    const dir = join(tempDir('kw-nodes-ledger-'), 'runs');
+    await createLedger(dir, 'replace', fingerprint).mark('a/b/c', { state: 'failed', error: 'killed' });
+    assert.deepEqual((await findResumable(dir, 'replace', fingerprint)).refused, [], fingerprint);
+  }
 });
