@@ -3,6 +3,10 @@
  * list, 2 s timeout), and counts what failed: a connection error, a timeout, any status outside 2xx (a 403 to an
  * authorised client is a failure like a 503) or a body that does not match. Each failure is kept with the moment it
  * happened (seconds from the start, and epoch milliseconds to lay it beside a run's ledger) and the URL.
+ * Connections are kept alive, as a real client keeps them. A request written on a kept connection that the other end had
+ * already closed (HAProxy's `shutdown sessions` while it sat idle), answered by nothing, is sent once more on a new
+ * connection — as Go's transport does for an idempotent request, so kubectl and client-go never see it — and counted
+ * apart (`retriedOnClosedIdle`); any other error, and any failure of the second try, is a failure.
  */
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -16,6 +20,8 @@ export interface PollResult {
   failed: { at: number; url: string; problem: string }[];
   /** Polls per URL. */
   pollsByUrl: Record<string, number>;
+  /** Requests sent again because their kept-alive connection had been closed before any answer (see above). */
+  retriedOnClosedIdle: number;
   seconds: number;
 }
 
@@ -31,11 +37,16 @@ export interface PollOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function once(url: string, o: PollOptions): Promise<string | undefined> {
+/** What `once` answers for a request on a kept connection closed before any answer: send it again. */
+const CLOSED_IDLE = Symbol('closed idle connection');
+
+function once(url: string, o: PollOptions): Promise<string | undefined | typeof CLOSED_IDLE> {
   return new Promise((res) => {
+    let answered = false;
     const u = new URL(url);
     const opts = { host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, timeout: 2000, ...(u.protocol === 'https:' ? { ca: o.ca, cert: o.cert, key: o.key } : {}) };
     const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(opts, (r) => {
+      answered = true;
       let body = '';
       r.setEncoding('utf8');
       r.on('data', (d: string) => (body += d));
@@ -44,7 +55,7 @@ function once(url: string, o: PollOptions): Promise<string | undefined> {
       r.on('error', (e) => res(e.message));
     });
     req.on('timeout', () => req.destroy(new Error('timed out after 2 s')));
-    req.on('error', (e) => res(e.message));
+    req.on('error', (e: NodeJS.ErrnoException) => res(!answered && req.reusedSocket && (e.code === 'ECONNRESET' || e.message === 'socket hang up') ? CLOSED_IDLE : e.message));
     req.end();
   });
 }
@@ -55,11 +66,17 @@ export function pollHttp(urls: string[], o: PollOptions = {}): { stop(): Promise
   const failed: PollResult['failed'] = [];
   const pollsByUrl: Record<string, number> = Object.fromEntries(urls.map((u) => [u, 0]));
   let polls = 0;
+  let retriedOnClosedIdle = 0;
   let stopped = false;
   const loop = (async () => {
     for (let i = 0; !stopped; i++) {
       const url = urls[i % urls.length]!;
-      const problem = await once(url, o);
+      let problem = await once(url, o);
+      if (problem === CLOSED_IDLE) {
+        retriedOnClosedIdle++;
+        problem = await once(url, o);
+        if (problem === CLOSED_IDLE) problem = 'the connection was closed before any answer, twice';
+      }
       polls++;
       pollsByUrl[url] = (pollsByUrl[url] ?? 0) + 1;
       if (problem) {
@@ -73,7 +90,7 @@ export function pollHttp(urls: string[], o: PollOptions = {}): { stop(): Promise
     async stop() {
       stopped = true;
       await loop;
-      return { polls, failures, failed, pollsByUrl, seconds: (Date.now() - t0) / 1000 };
+      return { polls, failures, failed, pollsByUrl, retriedOnClosedIdle, seconds: (Date.now() - t0) / 1000 };
     },
   };
 }

@@ -308,7 +308,8 @@ describe(`upgrade ${FROM} → ${TO} by the product on the lab`, { timeout: 80 * 
       bench.upgradeApiFailed = apiResult.failures.length;
       bench.upgradeServicePolls = serviceResult.polls;
       bench.upgradeServiceFailed = serviceResult.failures.length;
-      console.log(`API through the VIP: ${apiResult.failures.length} failed of ${apiResult.polls}${apiResult.failures.length ? `:\n  ${apiResult.failures.slice(0, 30).join('\n  ')}` : ''}`);
+      bench.upgradeApiRetriedOnClosedIdle = apiResult.retriedOnClosedIdle;
+      console.log(`API through the VIP: ${apiResult.failures.length} failed of ${apiResult.polls} (${apiResult.retriedOnClosedIdle} sent again on a new connection: their kept one closed by HAProxy before any answer)${apiResult.failures.length ? `:\n  ${apiResult.failures.slice(0, 30).join('\n  ')}` : ''}`);
       console.log(`Service (NodePort on every node): ${serviceResult.failures.length} failed of ${serviceResult.polls}${serviceResult.failures.length ? `:\n  ${serviceResult.failures.slice(0, 30).join('\n  ')}` : ''}`);
     }
 
