@@ -21,6 +21,7 @@ import { DEFAULT_DRAIN_OPTIONS } from '../core/drain/classify';
 import { runDrain, setCordon, type DrainCluster } from '../core/drain/drainNode';
 import { backupEtcd, readEtcdOverSsh, type BackupDeps } from './backup';
 import { driftWarnings } from './drift';
+import { moveLeaderAway } from './renew';
 
 export interface UpgradeDeps {
   inventory: Inventory;
@@ -262,5 +263,6 @@ export function upgradeHooks(o: {
       if (!result.ok) throw new Error(result.error ?? `the drain of ${node} failed`);
     },
     uncordon: async (node) => setCordon(await o.cluster(), node, false, 'none', (l) => say(l.text)),
+    moveEtcdLeader: (host, upcoming, signal) => moveLeaderAway(o.backup, host, upcoming, say, signal),
   };
 }

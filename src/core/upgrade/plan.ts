@@ -23,11 +23,12 @@ import { all, sameContent, sourcesOffer } from '../phases/checks';
 import type { PhasePlan, Plan, RunValues, Step } from '../plan/types';
 import { and, raw, sh } from '../ssh/command';
 import {
-  addonsAtTarget, clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeAddons, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
-  ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, staticPodsAtTarget, upgradePackages,
+  addonsAtTarget, apiServerSettledAfterKubelet, KUBELET_FIRST_SYNC_SECONDS, clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeAddons, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
+  nodesReady, ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, staticPodsAtTarget, upgradePackages,
 } from './commands';
 import { waitForKubeadmToExit } from '../phases/interrupted';
 import { balancersIn as sharedBalancersIn, balancersOut as sharedBalancersOut, GATE_RERUN, type MakeBalancerStep } from '../nodes/haproxyGates';
+import { memberFollowsCommand } from '../certs/renewPlan';
 import type { TargetSource } from './packageSource';
 import { formatVersion, minorOf, type KubeVersion, type VersionChange } from './versions';
 
@@ -43,6 +44,11 @@ export interface UpgradeHooks {
   uncordon: (node: string, signal?: AbortSignal) => Promise<void>;
   /** Whether the drain evicts pods with emptyDir volumes (their data is lost); otherwise they stop it. */
   drainDeletesEmptyDirData?: boolean;
+  /**
+   * When `host`'s etcd member leads, hands the leadership to another healthy voting member (preferring one not in
+   * `upcoming`) and waits until it leads: the renewal's way (engine/renew.ts). Absent: no such step.
+   */
+  moveEtcdLeader?: (host: string, upcoming: readonly string[], signal?: AbortSignal) => Promise<void>;
 }
 
 export interface UpgradePlanInput {
@@ -153,7 +159,28 @@ function balancersIn(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', 
   ];
 }
 
-function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target: KubeVersion, ignore: readonly string[]): PhasePlan {
+/**
+ * Before something restarts `host`'s etcd member (kubeadm's etcd phase, or the new kubelet restarting the static pods):
+ * when it leads, the leadership goes to another member first. A leader that restarts leaves etcd without one until an
+ * election, and every API server's requests wait on it meanwhile (seen on the lab: requests through the VIP timing out
+ * while a control-plane kubelet restarted); a handed-over leadership takes no election.
+ */
+function leaderAway(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', skip: (values: RunValues) => boolean, hooks: UpgradeHooks): Step[] {
+  const move = hooks.moveEtcdLeader;
+  if (!move) return [];
+  const cps = hostsWithRole(inv, 'control-plane').map((h) => h.name);
+  const upcoming = cps.slice(cps.indexOf(host.name) + 1);
+  return [step(host.name, `etcd-leader-away-${occasion}${host.name}`, {
+    title: `etcd: when ${host.name}'s member leads, the leadership handed to another healthy voting member before its etcd restarts`,
+    why: 'A leader that restarts leaves etcd without one until an election, and every API server\'s requests wait on it; a handed-over leadership takes none.',
+    skipWhen: skip,
+    check: memberFollowsCommand(),
+    planDisplay: 'when this member leads: etcdctl move-leader <a healthy voting member, preferably one upgraded already>, then wait until it answers as the leader',
+    action: (_v, signal) => move(host.name, upcoming, signal),
+  })];
+}
+
+function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target: KubeVersion, ignore: readonly string[], hooks: UpgradeHooks): PhasePlan {
   const first = hostsWithRole(inv, 'control-plane')[0]!;
   const v = formatVersion(target);
   // On the first node, `upgrade apply` is done only when its cluster-wide phases are too, not just its manifests.
@@ -189,6 +216,7 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
     }));
   }
   steps.push(...balancersOut(inv, host, '', skipAtTarget(host.name)));
+  steps.push(...leaderAway(inv, host, '', skipAtTarget(host.name), hooks));
   steps.push(step(host.name, 'kubeadm-upgrade', {
     title: index === 0 ? `kubeadm upgrade apply ${v}` : 'kubeadm upgrade node',
     why: index === 0 ? 'Upgrades this node\'s static pods, the cluster\'s configuration and the CoreDNS and kube-proxy add-ons.' : 'Upgrades this node\'s static pods to the version the first node set in the cluster\'s configuration.',
@@ -248,6 +276,19 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
       timeoutMs: 10 * 60_000,
     }));
   }
+  if (!worker) {
+    // The drain's guard refuses while another control-plane node is NotReady: wait for a transient one first.
+    const cps = hostsWithRole(inv, 'control-plane').map((h) => h.name);
+    steps.push(step(hostsWithRole(inv, 'control-plane')[0]!.name, `control-plane-ready-before-${host.name}`, {
+      title: `Every control-plane Node is Ready before ${host.name} is drained`,
+      about: host.name,
+      why: 'Draining a control-plane node takes one of them away; with another not Ready the drain refuses, and that can last seconds right after the node before it was upgraded.',
+      rerun: GATE,
+      skipWhen: skipWhenYes(kubeletAtTargetKey(host.name)),
+      verify: nodesReady(cps),
+      verifyTimeoutMs: 3 * 60_000,
+    }));
+  }
   steps.push(
     step(host.name, 'drain', {
       title: `Drain ${host.name} (PodDisruptionBudgets honoured, ${drainSeconds} s at most)`,
@@ -265,7 +306,7 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
   );
   // A control-plane node's new kubelet restarts its static pods' containers, the API server's too (a request
   // through the VIP failed there on the lab): the node is out of HAProxy around it, as around kubeadm's restart.
-  if (!worker) steps.push(...balancersOut(inv, host, 'kubelet-', skipWhenYes(kubeletAtTargetKey(host.name))));
+  if (!worker) steps.push(...balancersOut(inv, host, 'kubelet-', skipWhenYes(kubeletAtTargetKey(host.name))), ...leaderAway(inv, host, 'kubelet-', skipWhenYes(kubeletAtTargetKey(host.name)), hooks));
   steps.push(
     step(host.name, 'kubelet-restart', {
       title: `systemctl daemon-reload, restart kubelet; the Node is Ready at ${v}`,
@@ -275,7 +316,17 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
       verifyTimeoutMs: 3 * 60_000,
     }),
   );
-  if (!worker) steps.push(...balancersIn(inv, host, 'kubelet-', target));
+  if (!worker) {
+    steps.push(step(host.name, 'apiserver-settled-kubelet', {
+      title: `${host.name}'s API server is the one the new kubelet keeps (restarted after it, or kept for ${KUBELET_FIRST_SYNC_SECONDS} s)`,
+      why: 'The new kubelet restarts the static pods\' containers a few seconds after it starts: until then the API server that answers is the old one about to stop, and a node put back into HAProxy then would send clients to its next API server before that one can authorise them (a 403 seen by a client through the VIP).',
+      rerun: GATE,
+      skipWhen: skipWhenYes(kubeletAtTargetKey(host.name)),
+      verify: apiServerSettledAfterKubelet(),
+      verifyTimeoutMs: 3 * 60_000,
+    }));
+    steps.push(...balancersIn(inv, host, 'kubelet-', target));
+  }
   steps.push(
     step(host.name, 'uncordon', {
       title: `Uncordon ${host.name}`,
@@ -298,7 +349,7 @@ export function buildUpgradePlan(input: UpgradePlanInput, hooks: UpgradeHooks): 
   const drainSeconds = input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS;
   const ignore = inv.cluster.ignorePreflightErrors ?? [];
   const phases: PhasePlan[] = [snapshotPhase(cps[0]!, target, hooks), packageSourcePhase([...cps, ...workers], target, input.source)];
-  cps.forEach((h, i) => phases.push(controlPlanePhase(inv, h, i, target, ignore)));
+  cps.forEach((h, i) => phases.push(controlPlanePhase(inv, h, i, target, ignore, hooks)));
   for (const h of cps) {
     phases.push({ phase: 'upgrade', title: `Upgrade the kubelet on ${h.name}`, order: 'serial', warnings: [], steps: kubeletSteps(inv, h, false, target, hooks, ignore, drainSeconds) });
   }
