@@ -27,6 +27,7 @@ import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { joinPhases, joinProblem, narrowToJoin } from '../engine/join';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
+import { waitUntilHealthy } from '../engine/clusterHealthy';
 import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { planRunWorkflow } from '../engine/workflows/planRunWorkflow';
 import { preflightStep } from '../engine/workflows/preflightStep';
@@ -160,6 +161,7 @@ async function makePlan(l: Loaded, io: CliIo, kubeconfig: string) {
       const context = await saveAdminKubeconfig(kubeconfig, adminConf, l.inventory.cluster.name);
       io.stdout(`admin credentials saved to ${kubeconfig} (0600) as context ${context}\n`);
     },
+    clusterHealthy: (signal) => waitUntilHealthy({ inventory: l.inventory, kubeconfig, signal, say: (line) => io.stdout(`${line}\n`) }),
   });
 }
 

@@ -37,6 +37,11 @@ export const CommandIds = {
   upgradeCluster: 'kubeadm.upgradeCluster',
   /** The walkthrough names this id (package.json contributes.walkthroughs). */
   runPreflight: 'kubeadmWorkbench.runPreflight',
+  defragEtcd: 'kubeadm.defragEtcd',
+  recoverEtcdNospace: 'kubeadm.recoverEtcdNospace',
+  showDrift: 'kubeadm.showDrift',
+  reconfigureControlPlane: 'kubeadm.reconfigureControlPlane',
+  fixKubeletConf: 'kubeadm.fixKubeletConf',
   showLog: 'kubeadm.showLog',
 } as const;
 

@@ -4,7 +4,6 @@
  * table opens as a read-only text document, so a refusal never goes unexplained.
  */
 import type { PreflightReport } from '../core/preflight/model';
-import { renderPreflightTable } from '../core/preflight/render';
 import type { ReportDocuments } from './reportDocuments';
 
 export interface PreflightPresenter {
@@ -19,5 +18,6 @@ export function setPreflightPresenter(p: PreflightPresenter | undefined): void {
 
 export async function presentPreflight(reports: Pick<ReportDocuments, 'show'>, report: PreflightReport, options: { refused?: string } = {}): Promise<void> {
   if (presenter) return presenter.show(report, options);
+  const { renderPreflightTable } = await import('../core/preflight/render.js');
   await reports.show('preflight.txt', renderPreflightTable(report), 'plaintext');
 }

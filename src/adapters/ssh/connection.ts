@@ -6,7 +6,8 @@
  * the server still offered — so it names its cause and fix, and the pool retries only what a retry can help.
  */
 import { readRegular } from '../fs/safeFile';
-import { Client, utils, type AuthenticationType, type ConnectConfig, type ParsedKey } from 'ssh2';
+import type * as Ssh2 from 'ssh2';
+import type { AuthenticationType, Client, ConnectConfig, ParsedKey } from 'ssh2';
 import type { ResolvedHop } from '../../core/ssh/config';
 import type { HandshakeFailure, HandshakeStage } from '../../core/ssh/connectPolicy';
 import { describeSshFailure, type HandshakeFacts, type KeyOffer } from '../../core/ssh/failures';
@@ -14,6 +15,17 @@ import type { HostKeyDecision, HostKeyVerifier } from '../../core/ssh/hostKeyPol
 import { SshConnectError } from '../../core/ssh/transport';
 import type { AuthCallbacks } from './pool';
 import { Semaphore } from './waiting';
+
+let ssh2: Promise<typeof Ssh2> | undefined;
+
+/**
+ * The SSH library (ssh2 with its crypto, about 300 KB) loads on the first connection, not with the code that may
+ * connect: the editor builds its SSH sessions at activation, and most CLI verbs and editor commands never dial.
+ */
+function loadSsh2(): Promise<typeof Ssh2> {
+  ssh2 ??= import('ssh2').then((m) => (m as typeof Ssh2 & { default?: typeof Ssh2 }).default ?? m);
+  return ssh2;
+}
 
 export interface ConnectionInfo {
   key: string;
@@ -98,7 +110,8 @@ export interface HopPlace {
 }
 
 /** Connects one hop (over `sock` when it is tunnelled through a jump host). */
-export function handshake(s: HandshakeSettings, hop: ResolvedHop, key: string, label: string, sock: NodeJS.ReadableStream | undefined, place?: HopPlace, timeoutOverrideMs?: number): Promise<Connection> {
+export async function handshake(s: HandshakeSettings, hop: ResolvedHop, key: string, label: string, sock: NodeJS.ReadableStream | undefined, place?: HopPlace, timeoutOverrideMs?: number): Promise<Connection> {
+  const { Client } = await loadSsh2();
   const hopLabel = hop.alias === label.split(' ')[0] ? label : `${label}: hop ${hop.alias}`;
   return new Promise<Connection>((resolve, reject) => {
     const client = new Client();
@@ -310,6 +323,7 @@ export class KeyRing {
   private async loadNow(file: string): Promise<ParsedKey | undefined> {
     const data = await this.read(file);
     if (!data) return undefined;
+    const { utils } = await loadSsh2();
     const first = (k: ParsedKey | ParsedKey[] | Error): ParsedKey | Error => (Array.isArray(k) ? k[0]! : k);
     let key = first(utils.parseKey(data));
     if (!(key instanceof Error)) {

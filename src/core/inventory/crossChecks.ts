@@ -2,11 +2,9 @@
 import { isSeq, type Node } from 'yaml';
 import { cidrContains, cidrsOverlap, isIPv4, parseCidr } from '../net';
 import { canonicalIPv4 } from './fields';
+import { MIN_VIP_PREFIX, networkChecks } from './networkChecks';
 import type { Reporter } from './parse';
 import { splitEndpoint, type HostSpec, type Inventory } from './types';
-
-/** The narrowest prefix the VIP and the balancers' addresses must share (see the vip-subnet rule). */
-export const MIN_VIP_PREFIX = 16;
 
 export function crossChecks(inv: Inventory, r: Reporter): void {
   const byName = new Map<string, HostSpec>();
@@ -37,12 +35,7 @@ export function crossChecks(inv: Inventory, r: Reporter): void {
     r.report('inventory/subnet-overlap', 'error', `podSubnet ${inv.cluster.podSubnet} overlaps serviceSubnet ${inv.cluster.serviceSubnet}.`, r.clusterField('podSubnet') ?? r.root(),
       false, 'Pod and Service addresses must never collide, or kube-proxy rules capture pod traffic.');
   }
-  for (const host of inv.hosts) {
-    if (pod && isIPv4(host.address) && cidrContains(pod, host.address)) {
-      r.push('inventory/node-in-pod-subnet', 'error', `${host.name}'s address ${host.address} lies inside podSubnet ${inv.cluster.podSubnet}.`, r.hostRange(host.name),
-        'Flannel routes the pod subnet through the VXLAN device; a node address inside it becomes unreachable.');
-    }
-  }
+  networkChecks(inv, r);
 }
 
 function endpointChecks(inv: Inventory, r: Reporter, lbs: HostSpec[]): void {
@@ -56,7 +49,7 @@ function endpointChecks(inv: Inventory, r: Reporter, lbs: HostSpec[]): void {
     return;
   }
   if (node) {
-    r.report('inventory/endpoint-is-host', 'warning', `controlPlaneEndpoint is ${node.name}'s own address; use the Keepalived VIP so a second balancer can take over.`, endpointNode);
+    r.report('inventory/endpoint-is-host', 'error', `controlPlaneEndpoint is ${node.name}'s own address: keepalived.conf would claim it for the balancers (two machines answering ARP for one address), and no second balancer can take it over; use a free address as the VIP.`, endpointNode);
     return;
   }
   if (!lbs.length) {

@@ -55,6 +55,8 @@ export interface PlanRunInput {
   password?: (password: string | undefined) => void;
   /** Told where the run's log is as soon as it opens (the editor links it in its log channel). */
   onLog?: (path: string) => void;
+  /** Given, once the run's narration opens, a way for the plan's in-process gates to narrate into it (and its log). */
+  onNarration?: (say: (line: string, host?: string) => void) => void;
 }
 
 export type PlanRunOutcome = { kind: 'cancelled' | 'not-confirmed' } | { kind: 'ran'; result: ExecuteResult; logPath: string };
@@ -90,6 +92,7 @@ export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<Plan
   const log = await RunLogFile.open(ledger.file.replace(/\.json$/, '.log'), resumed);
   output.addSink(log.sink);
   input.onLog?.(log.path);
+  input.onNarration?.((line, host) => output.message(line, host));
   const abort = new AbortController();
   const cancel = (): void => {
     if (!abort.signal.aborted) output.message('cancelling: stopping the remote commands…', undefined, 'error');
