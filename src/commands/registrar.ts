@@ -53,6 +53,7 @@ export const COMMANDS: Record<CommandId, CommandLoader> = {
   [CommandIds.showDrift]: () => import('./showDrift.js').then((m) => m.showDrift),
   [CommandIds.reconfigureControlPlane]: () => import('./reconfigureControlPlane.js').then((m) => m.reconfigureControlPlane),
   [CommandIds.fixKubeletConf]: () => import('./fixKubeletConf.js').then((m) => m.fixKubeletConf),
+  [CommandIds.runPreflight]: () => import('./runPreflight.js').then((m) => m.runPreflight),
   [CommandIds.showLog]: () => import('./showLog.js').then((m) => m.showLog),
 };
 

@@ -40,6 +40,8 @@ export interface CertsDeps {
   pkiRoot?: string;
   /** Told as each host is read. */
   progress?: (host: string, ok: boolean) => void;
+  /** Hosts known unreachable before any read (the preflight's failures): host → cause. Not contacted; "not read". */
+  notRead?: ReadonlyMap<string, string>;
 }
 
 /** The hosts that carry Kubernetes certificates (balancers carry none). */
@@ -55,6 +57,8 @@ export async function inspectCertificates(deps: CertsDeps, only?: readonly strin
   const hostsP = Promise.all(
     targets.map(async (h): Promise<HostCerts> => {
       const controlPlane = h.roles.includes('control-plane');
+      const known = deps.notRead?.get(h.name);
+      if (known !== undefined) return { host: h.name, address: h.address, controlPlane, entries: [], error: known };
       try {
         const cmd = asRoot(sh`sh -c ${readPkiScript(controlPlane, deps.pkiRoot).text}`, deps.become(h.name));
         const r = await deps.ssh.exec(h.name, cmd, { timeoutMs: 30_000, ...(deps.signal ? { signal: deps.signal } : {}) });

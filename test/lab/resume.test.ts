@@ -3,8 +3,8 @@
  * reset`: new machine-ids and host keys, no install marker — a re-imaged VM), and `up` run again without
  * --fresh. It resumes that run, says which hosts were rebuilt, runs their steps again from the start (the
  * package sources first, which the issue's run took as done) and converges: 5 Ready nodes, 3 voting etcd
- * members. In the lab tier it runs right after bringup.test.ts, whose last run (stopped by a changed host
- * key) is the unfinished run; alone, it leaves one itself (an `up` killed at kubeadm init).
+ * members. In the lab tier it runs right after bringup.test.ts, which leaves every run finished (its changed host key
+ * is refused by the preflight before any run starts): it leaves one itself (an `up` killed at kubeadm init).
  * Needs root and the lab (npm run lab -- build once). Run: node --import tsx --test test/lab/resume.test.ts
  */
 import { after, before, describe, test } from 'node:test';

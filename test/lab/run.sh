@@ -164,8 +164,9 @@ lab_file test/lab/ui-nodes.test.ts --after-previous
 # The previous minor from here on (built beside the files above).
 if previous_minor; then
   # The engine's bring-up from bare nodes at the previous minor, killed in kubeadm init and at m02's and m03's etcd
-  # joins, resumed each time; it leaves an unfinished run (the one a changed host key stopped): resume.test.ts resets the
-  # nodes to bare Debian and resumes that run without --fresh, which must notice the rebuilt hosts and converge.
+  # joins, resumed each time; it leaves its runs finished (a changed host key is refused by the preflight before any run
+  # starts): resume.test.ts makes its own unfinished run (an up killed at kubeadm init), resets the nodes to bare Debian
+  # and resumes that run without --fresh, which must notice the rebuilt hosts and converge.
   lab_file test/lab/bringup.test.ts KW_LAB_KEEP=1 KW_LAB_MINOR="$PREVIOUS_MINOR"
   lab_file test/lab/resume.test.ts KW_LAB_KEEP=1 KW_LAB_MINOR="$PREVIOUS_MINOR" --save engine-previous
   # The product's upgrade of that cluster to the current minor (CLI), killed in m02's kubeadm upgrade node and resumed,
