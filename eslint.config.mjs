@@ -12,6 +12,14 @@ export default tseslint.config(
     },
   },
   {
+    // What a catch gets is unknown: core/errors.ts reads it (errorMessage, isCancel, toError) instead of a cast that
+    // prints "undefined" for a thrown string or an ssh2 error object.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: "TSAsExpression > TSTypeReference[typeName.name='Error']", message: 'Use errorMessage(e) or toError(e) from core/errors.ts instead of "as Error".' }],
+    },
+  },
+  {
     // Layers go one way (core → adapters → engine → cli / editor layers) and only the editor layers import vscode.
     // The table is scripts/layers.mjs; test/unit/layers/ checks every import of src/ against it too.
     files: ['src/**/*.ts'],

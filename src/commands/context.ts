@@ -20,6 +20,7 @@ import type { EditorServices } from '../editor/services';
 import { requireTrust } from '../editor/trust';
 import { withoutCommands } from '../editor/vscodeUi';
 import type { NextStep } from './nextSteps';
+import { isCancel } from '../core/errors';
 
 /** The message with its next steps; nextSteps.ts (with the kubeconfig picker) loads with the first one shown. */
 async function offerNextSteps(...args: Parameters<typeof import('./nextSteps').offerNextSteps>): Promise<boolean> {
@@ -79,8 +80,7 @@ export function defineCommand<const N extends Needs, A extends unknown[], R>(nee
 export type Outcome = { kind: 'cancelled' } | { kind: 'failed'; message: string; steps: NextStep[] };
 
 export function classifyFailure(e: unknown): Outcome {
-  const name = (e as { name?: unknown } | null | undefined)?.name;
-  if (e instanceof vscode.CancellationError || name === 'AbortError' || name === 'Canceled') return { kind: 'cancelled' };
+  if (e instanceof vscode.CancellationError || isCancel(e)) return { kind: 'cancelled' };
   // An SSH failure: its host and cause (the taxonomy's words), the preflight that checks every host, the host's line.
   const ssh = sshFailureOf(e);
   if (ssh) {

@@ -12,6 +12,7 @@ import { CommandIds } from '../editor/commandIds';
 import { defineCommand, refuseWithoutCluster } from './context';
 import { editorPreflight, refuseUnlessPasses } from './preflightGate';
 import type { PreflightReport } from '../core/preflight/model';
+import { isCancel } from '../core/errors';
 
 /**
  * Run Failure Drill…: the seed's fault-tolerance chapter on the real cluster. Pick a control-plane node,
@@ -77,7 +78,7 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
       });
     } catch (e) {
       // A cancel ends through the command's boundary (quietly, one log line), not as the drill's failure.
-      if ((e as { name?: string } | undefined)?.name === 'AbortError') throw e;
+      if (isCancel(e)) throw e;
       void ui.message('error', `Failure drill on ${host.name}: ${describeError(e)}`);
     } finally {
       probe?.dispose();

@@ -7,3 +7,17 @@ export function errorMessage(e: unknown): string {
   const message = (e as { message?: unknown } | null | undefined)?.message;
   return typeof message === 'string' ? message : String(e);
 }
+
+/**
+ * Whether what was thrown is a cancel rather than a failure: an AbortSignal's abort (`AbortError`, the name Node and
+ * our own aborts give) or VS Code's cancellation (`Canceled`). A cancel is not reported as an error.
+ */
+export function isCancel(e: unknown): boolean {
+  const name = (e as { name?: unknown } | null | undefined)?.name;
+  return name === 'AbortError' || name === 'Canceled';
+}
+
+/** What was thrown as an Error (kept when it is one; otherwise one carrying its text), for a value typed Error. */
+export function toError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(errorMessage(e));
+}

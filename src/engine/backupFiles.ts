@@ -9,6 +9,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { FileRefused, openRegular as openRegularFile } from '../adapters/fs/safeFile';
 import { MAX_MANIFEST_BYTES, readManifest } from '../core/backup/manifest';
 import { SnapshotChecksum, type BackupManifest } from '../core/backup/snapshot';
+import { errorMessage } from '../core/errors';
 
 /** etcd's quota goes to 8 GiB (its documented maximum); twice that leaves room and still refuses a stray disk image. */
 export const MAX_SNAPSHOT_BYTES = 16 * 1024 ** 3;
@@ -27,7 +28,7 @@ export async function openRegular(path: string, maxBytes: number, noFollow = fal
   } catch (e) {
     if (e instanceof FileRefused) throw new BackupFileError(e.message);
     const code = (e as NodeJS.ErrnoException).code;
-    throw new BackupFileError(`${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable (permission denied)' : (e as Error).message}`);
+    throw new BackupFileError(`${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable (permission denied)' : errorMessage(e)}`);
   }
   try {
     return { handle: opened.handle, stat: await opened.handle.stat() };
@@ -43,7 +44,7 @@ export async function readManifestFile(path: string): Promise<{ ok: true; manife
   try {
     opened = await openRegular(path, MAX_MANIFEST_BYTES, true); // a manifest planted as a link is not followed
   } catch (e) {
-    return { ok: false, problem: (e as Error).message };
+    return { ok: false, problem: errorMessage(e) };
   }
   try {
     const buf = Buffer.alloc(opened.stat.size + 1);

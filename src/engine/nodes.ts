@@ -24,6 +24,7 @@ import { sh, type SudoOptions } from '../core/ssh/command';
 import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
 import { buildBringUpPlan } from './bringUp';
 import { readClusterSans, sanAdvice } from './nodeSans';
+import { errorMessage } from '../core/errors';
 
 export type NodeOperation = 'remove' | 'replace' | 'reset';
 
@@ -77,7 +78,7 @@ export async function probeHost(deps: NodeDeps, host: string): Promise<{ answers
     const r = await run(deps, host, sh`true`, 15_000);
     return r.code === 0 ? { answers: true } : { answers: false, why: `exit ${r.code}` };
   } catch (e) {
-    return { answers: false, why: (e as Error).message };
+    return { answers: false, why: errorMessage(e) };
   }
 }
 
@@ -93,7 +94,7 @@ async function readEtcdFrom(deps: NodeDeps, hosts: string[]): Promise<EtcdModel>
       const raw = await readEtcd(async (args) => run(deps, h, etcdctlCommand(args)), etcdctlTlsArgs());
       return buildEtcd(raw, `ssh ${h}`, Date.now(), deps.inventory);
     } catch (e) {
-      errors.push(`${h}: ${(e as Error).message}`);
+      errors.push(`${h}: ${errorMessage(e)}`);
     }
   }
   throw new Error(errors.join('; ') || 'no control-plane host answers');
@@ -149,7 +150,7 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
     etcd = await readEtcdFrom(deps, cps.filter((h) => answers(h.name)).map((h) => h.name));
     out.facts.push(`etcd (${etcd.via}): ${etcd.quorumLine}; ${etcd.members.map((m) => `${m.host ?? m.name} ${m.isLearner ? 'learner' : 'voter'} ${m.healthy ? 'healthy' : m.problem}`).join(', ')}`);
   } catch (e) {
-    out.refusals.push(`etcd cannot be read on any control-plane host that answers: ${(e as Error).message}`);
+    out.refusals.push(`etcd cannot be read on any control-plane host that answers: ${errorMessage(e)}`);
   }
   const members = etcd ? guardMembersOf(etcd) : [];
   const targetMember = memberOf(members, target.name);
@@ -190,7 +191,7 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
   try {
     assertValidInventory(after);
   } catch (e) {
-    out.refusals.push(`the inventory without ${target.name} is not valid: ${(e as Error).message}`);
+    out.refusals.push(`the inventory without ${target.name} is not valid: ${errorMessage(e)}`);
   }
   if (req.operation === 'replace' && req.replacement) {
     const probe = await probeHost(deps, req.replacement.name).catch((e: Error) => ({ answers: false, why: e.message }));

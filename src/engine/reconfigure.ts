@@ -16,6 +16,7 @@ import { buildReconfigurePlan } from '../core/reconfigure/plan';
 import { readEtcdOverSsh } from './backup';
 import { driftWarnings, readClusterSide, workspaceConfig, type DriftDeps } from './drift';
 import { controlPlaneGuard, moveLeaderAway } from './renew';
+import { toError } from '../core/errors';
 
 export interface ReconfigureDeps extends DriftDeps {
   /** `.kubeadm-workbench` beside the inventory: its locks/ say which hosts another run holds. */
@@ -47,7 +48,7 @@ export async function prepareReconfigure(deps: ReconfigureDeps): Promise<Reconfi
   const warnings = [...change.notApplied];
   const nothing = !refusals.length && !change.changes.length && !change.certSans;
   if (nothing) return { change, refusals, warnings, nothing, ...(source ? { source } : {}) };
-  const etcd = await readEtcdOverSsh(deps).catch((e: unknown) => e as Error);
+  const etcd = await readEtcdOverSsh(deps).catch(toError);
   if (etcd instanceof Error) refusals.push(`cannot read etcd: ${etcd.message}`);
   else for (const m of etcd.members.filter((x) => !x.healthy)) refusals.push(`etcd member ${m.name} is unhealthy (${m.problem ?? '?'}): every member must be healthy before a control-plane node restarts`);
   const hosts = [...hostsWithRole(inv, 'control-plane'), ...hostsWithRole(inv, 'loadbalancer')].map((h) => h.name);

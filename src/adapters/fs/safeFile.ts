@@ -21,6 +21,7 @@ import { constants, createWriteStream, lstatSync, statSync, closeSync, fstatSync
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { shownPath } from '../../core/text/terminal';
+import { toError } from '../../core/errors';
 
 /** Why a file was not opened: the path and the reason in plain words (the message names both). */
 export class FileRefused extends Error {
@@ -84,7 +85,7 @@ function linkRefusal(e: unknown, path: string): Error {
   const code = (e as NodeJS.ErrnoException).code;
   if (code === 'ELOOP') return new FileRefused(path, 'is a symlink: not followed');
   if (code === 'ENXIO') return new FileRefused(path, 'is a FIFO or a socket, not a regular file: refused');
-  return e as Error;
+  return toError(e);
 }
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;

@@ -18,6 +18,7 @@ import type { RemoteExec } from '../../core/live/etcdSource';
 import { sh } from '../../core/ssh/command';
 import { ANY_EXIT_CODE, type SshTransport } from '../../core/ssh/transport';
 import { SshPool, type AuthCallbacks, type PoolOptions } from './pool';
+import { toError } from '../../core/errors';
 
 export interface InventoryPoolOptions {
   /** The workspace SSH config (setting kubeadmWorkbench.sshConfigFile), read after ~/.ssh/config. */
@@ -87,7 +88,7 @@ export function resolveInventory(inv: Inventory, env: SshConfigEnv): Map<string,
     try {
       out.set(name, resolveHost(t, env, (n) => targets.get(n)));
     } catch (e) {
-      out.set(name, e as Error);
+      out.set(name, toError(e));
     }
   }
   return out;

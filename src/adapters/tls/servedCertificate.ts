@@ -6,6 +6,7 @@
 import { connect } from 'node:tls';
 import { isIP } from 'node:net';
 import { parseCertificate, type CertFacts } from '../../core/certs/x509';
+import { toError } from '../../core/errors';
 
 export function servedCertificate(address: string, port: number, timeoutMs = 5000): Promise<CertFacts> {
   return new Promise((resolve, reject) => {
@@ -29,7 +30,7 @@ export function servedCertificate(address: string, port: number, timeoutMs = 500
         try {
           resolve(parseCertificate(x509.raw));
         } catch (e) {
-          reject(e as Error);
+          reject(toError(e));
         }
       }
     });

@@ -10,6 +10,7 @@
 import type { Inventory } from '../inventory/types';
 import { hostsWithRole } from '../inventory/types';
 import type { BackupManifest } from './snapshot';
+import { errorMessage } from '../errors';
 
 /** A manifest of a cluster with up to a few hundred members stays far below this; a larger file is not read. */
 export const MAX_MANIFEST_BYTES = 256 * 1024;
@@ -88,7 +89,7 @@ export function readManifest(textOf: string): ManifestReading {
   try {
     value = JSON.parse(textOf);
   } catch (e) {
-    return { ok: false, problems: [`it is not valid JSON (${(e as Error).message.replace(/\s+/g, ' ').slice(0, 160)})${textOf.trim() === '' ? ': the file is empty' : ''}`] };
+    return { ok: false, problems: [`it is not valid JSON (${errorMessage(e).replace(/\s+/g, ' ').slice(0, 160)})${textOf.trim() === '' ? ': the file is empty' : ''}`] };
   }
   const problems: string[] = [];
   SCHEMA(value, '', problems);

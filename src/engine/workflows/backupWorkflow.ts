@@ -12,6 +12,7 @@ import { backupEtcd, BackupRefused, listBackups, type BackupDeps } from '../back
 import { sudoUnlessRoot } from '../become';
 import { askSudoPassword, nonRootHosts } from './become';
 import type { Ui } from './ui';
+import { isCancel } from '../../core/errors';
 
 export interface BackupWorkflowInput {
   inventory: Inventory;
@@ -42,7 +43,7 @@ export async function backupWorkflow(ui: Ui, input: BackupWorkflowInput): Promis
     });
   } catch (e) {
     // A cancel is the user's doing: it ends quietly (the front-ends say "cancelled"), not as a failure.
-    if ((e as { name?: string } | undefined)?.name === 'AbortError') return { kind: 'cancelled' };
+    if (isCancel(e)) return { kind: 'cancelled' };
     const refused = e instanceof BackupRefused;
     const message = `etcd backup ${refused ? 'refused' : 'failed'}: ${describeError(e)}`;
     await ui.message('error', message);
