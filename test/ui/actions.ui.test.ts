@@ -167,9 +167,10 @@ describe('paths as a user takes them: the panel\'s Fix button, the drill from th
     await shot('4-drill-approve');
     await dialog.locator('.monaco-button', { hasText: /^Run Drill$/ }).click();
     // The report opens when the drill ends (NotReady within its 10–21 s bound, then the power-on and Ready).
-    await page.locator('.tabs-container .tab', { hasText: `failure-drill-${NODE}-report.md` }).waitFor({ timeout: 120_000 });
+    // The report opens as its text and, beside it, in the Markdown preview (a second tab naming the same file).
+    await page.getByRole('tab', { name: `failure-drill-${NODE}-report.md`, exact: true }).waitFor({ timeout: 120_000 });
     await page.locator('.notifications-toasts .notification-list-item, .notifications-center .notification-list-item', { hasText: `Failure drill on ${NODE} passed` }).first().waitFor({ timeout: 30_000 });
-    const heading = await page.locator('.editor-group-container.active .view-lines').first().innerText();
+    const heading = await page.locator('.editor-group-container .view-lines', { hasText: /Failure.drill/ }).first().innerText();
     assert.match(heading.replace(/\u00a0/g, ' '), new RegExp(`# Failure drill: power-off ${NODE} \\(worker\\) — PASSED`), heading.slice(0, 400));
     await shot('5-drill-report');
     // The hypervisor was asked to power the node off, then on — after the played NotReady, not before.
