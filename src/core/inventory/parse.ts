@@ -22,6 +22,7 @@ import {
   type SshSettings,
   type VrrpSettings,
 } from './types';
+import { t } from '../l10n';
 
 export interface InventoryParseResult {
   /** Undefined only when the file has no usable `cluster` or `hosts` at all. */
@@ -64,7 +65,7 @@ export function parseInventory(text: string): InventoryParseResult {
   const bytes = text.length > MAX_INVENTORY_BYTES ? text.length : utf8Length(text);
   if (bytes > MAX_INVENTORY_BYTES) {
     return {
-      findings: [{ rule: 'inventory/too-large', severity: 'error', message: `The inventory is ${Math.round(bytes / 1024)} KB or more; at most ${MAX_INVENTORY_BYTES / 1024} KB is read.`, range: ZERO_RANGE }],
+      findings: [{ rule: 'inventory/too-large', severity: 'error', message: t('The inventory is {0} KB or more; at most {1} KB is read.', Math.round(bytes / 1024), MAX_INVENTORY_BYTES / 1024), range: ZERO_RANGE }],
       locations,
     };
   }
@@ -106,14 +107,14 @@ class Checker implements Reporter {
   inventory(): Inventory | undefined {
     const root = this.doc.contents;
     if (!isMap(root)) {
-      this.report('inventory/not-a-map', 'error', 'An inventory is a YAML mapping with `cluster`, `ssh` and `hosts`.', root);
+      this.report('inventory/not-a-map', 'error', t('An inventory is a YAML mapping with `cluster`, `ssh` and `hosts`.'), root);
       return undefined;
     }
     this.unknownKeys(root, ['cluster', 'ssh', 'hosts'], '');
     const clusterNode = root.get('cluster', true) as Node | undefined;
     const hostsNode = root.get('hosts', true) as Node | undefined;
-    if (!clusterNode) this.report('inventory/missing-key', 'error', 'Missing `cluster`: the cluster name, version, endpoint and networks.', root, true);
-    if (!hostsNode) this.report('inventory/missing-key', 'error', 'Missing `hosts`: the machines of the cluster.', root, true);
+    if (!clusterNode) this.report('inventory/missing-key', 'error', t('Missing `cluster`: the cluster name, version, endpoint and networks.'), root, true);
+    if (!hostsNode) this.report('inventory/missing-key', 'error', t('Missing `hosts`: the machines of the cluster.'), root, true);
     const cluster = clusterNode ? this.cluster(clusterNode) : undefined;
     const ssh = this.ssh(root.get('ssh', true) as Node | undefined, 'ssh') ?? {};
     const hosts = hostsNode ? this.hosts(hostsNode) : [];
@@ -125,7 +126,7 @@ class Checker implements Reporter {
 
   private cluster(node: Node): ClusterSpec | undefined {
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', '`cluster` must be a mapping.', node);
+      this.report('inventory/type', 'error', t('`cluster` must be a mapping.'), node);
       return undefined;
     }
     this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages', 'cniManifest', 'ignorePreflightErrors', 'containerd', 'kubeadmExtraConfig', ...Object.keys(CLUSTER_SWITCHES)], 'cluster');
@@ -138,7 +139,7 @@ class Checker implements Reporter {
     const cni = (this.optionalString(node, 'cni', 'cluster') ?? 'flannel') as ClusterSpec['cni'];
     const imageRepository = this.checked(node, 'imageRepository', 'cluster', f.imageRepository);
     if (node.has('cni') && !(CNIS as readonly string[]).includes(cni)) {
-      this.report('inventory/cni', 'error', `cni must be one of ${CNIS.join(', ')}.`, node.get('cni', true) as Node);
+      this.report('inventory/cni', 'error', t('cni must be one of {0}.', CNIS.join(', ')), node.get('cni', true) as Node);
     }
     const cniManifest = this.checked(node, 'cniManifest', 'cluster', f.cniManifest);
     const ignorePreflightErrors = this.stringList(node.get('ignorePreflightErrors', true) as Node | undefined, 'cluster.ignorePreflightErrors', PREFLIGHT);
@@ -169,7 +170,7 @@ class Checker implements Reporter {
   private packages(node: Node | undefined): PackageSource | undefined {
     if (!node) return undefined;
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', 'cluster.packages must be a mapping.', node);
+      this.report('inventory/type', 'error', t('cluster.packages must be a mapping.'), node);
       return undefined;
     }
     this.unknownKeys(node, Object.keys(PACKAGE_FIELDS), 'cluster.packages');
@@ -177,7 +178,7 @@ class Checker implements Reporter {
     for (const [key, spec] of Object.entries(PACKAGE_FIELDS)) {
       const v = this.checked(node, key, 'cluster.packages', spec);
       if (v !== undefined) out[key as keyof PackageSource] = v;
-      if (v?.startsWith('http://') && key.endsWith('Key')) this.report('inventory/plain-http', 'warning', `cluster.packages.${key} is downloaded over plain http: the nodes trust whatever key arrives; use https unless this is a mirror on a network you control.`, node.get(key, true) as Node);
+      if (v?.startsWith('http://') && key.endsWith('Key')) this.report('inventory/plain-http', 'warning', t('cluster.packages.{0} is downloaded over plain http: the nodes trust whatever key arrives; use https unless this is a mirror on a network you control.', key), node.get(key, true) as Node);
     }
     return out;
   }
@@ -185,7 +186,7 @@ class Checker implements Reporter {
   private ssh(node: Node | undefined, path: string): SshSettings | undefined {
     if (!node) return undefined;
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', `\`${path}\` must be a mapping of user, port, identityFile, proxyJump.`, node);
+      this.report('inventory/type', 'error', t('`{0}` must be a mapping of user, port, identityFile, proxyJump.', path), node);
       return undefined;
     }
     this.unknownKeys(node, ['user', 'port', 'identityFile', 'proxyJump'], path);
@@ -203,7 +204,7 @@ class Checker implements Reporter {
 
   private hosts(node: Node): HostSpec[] {
     if (!isSeq(node)) {
-      this.report('inventory/type', 'error', '`hosts` must be a list of hosts.', node);
+      this.report('inventory/type', 'error', t('`hosts` must be a list of hosts.'), node);
       return [];
     }
     const hosts: HostSpec[] = [];
@@ -219,7 +220,7 @@ class Checker implements Reporter {
 
   private host(node: Node, path: string): HostSpec | undefined {
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', `${path} must be a mapping with name, address and roles.`, node);
+      this.report('inventory/type', 'error', t('{0} must be a mapping with name, address and roles.', path), node);
       return undefined;
     }
     this.unknownKeys(node, ['name', 'address', 'roles', 'ssh', 'vrrp', 'labels'], path);
@@ -230,10 +231,10 @@ class Checker implements Reporter {
     const vrrp = this.vrrp(node.get('vrrp', true) as Node | undefined, `${path}.vrrp`);
     const labels = this.labels(node.get('labels', true) as Node | undefined, `${path}.labels`);
     if (labels && Object.keys(labels).length && !roles.includes('control-plane') && !roles.includes('worker')) {
-      this.report('inventory/labels-not-node', 'warning', `${name ?? path} has labels but is not a Kubernetes node (control-plane or worker), so they are not applied.`, node.get('labels', true) as Node);
+      this.report('inventory/labels-not-node', 'warning', t('{0} has labels but is not a Kubernetes node (control-plane or worker), so they are not applied.', name ?? path), node.get('labels', true) as Node);
     }
     if (vrrp && !roles.includes('loadbalancer')) {
-      this.report('inventory/vrrp-role', 'warning', `${name ?? path} has vrrp settings but not the loadbalancer role.`, node.get('vrrp', true) as Node);
+      this.report('inventory/vrrp-role', 'warning', t('{0} has vrrp settings but not the loadbalancer role.', name ?? path), node.get('vrrp', true) as Node);
     }
     if (name === undefined || address === undefined) return undefined;
     return { name, address, roles, ...(ssh ? { ssh } : {}), ...(vrrp ? { vrrp } : {}), ...(labels ? { labels } : {}) };
@@ -241,26 +242,26 @@ class Checker implements Reporter {
 
   private roles(node: Node | undefined, path: string, parent: YAMLMap, who: string): Role[] {
     if (!node) {
-      this.report('inventory/missing-key', 'error', `${path} needs \`roles\`: loadbalancer, control-plane or worker.`, parent, true);
+      this.report('inventory/missing-key', 'error', t('{0} needs `roles`: loadbalancer, control-plane or worker.', path), parent, true);
       return [];
     }
     if (!isSeq(node)) {
-      this.report('inventory/type', 'error', `${path}.roles must be a list, e.g. [control-plane].`, node);
+      this.report('inventory/type', 'error', t('{0}.roles must be a list, e.g. [control-plane].', path), node);
       return [];
     }
     const roles: Role[] = [];
     for (const item of node.items) {
       const value = isScalar(item) ? String(item.value) : '';
       if ((ROLES as readonly string[]).includes(value)) roles.push(value as Role);
-      else this.report('inventory/role', 'error', `Unknown role ${shown(value)}: use loadbalancer, control-plane or worker.`, item as Node);
+      else this.report('inventory/role', 'error', t('Unknown role {0}: use loadbalancer, control-plane or worker.', shown(value)), item as Node);
     }
     const planned = roles.filter((r) => r !== 'etcd');
     if (!planned.length && roles.length === node.items.length) {
       this.report('inventory/no-roles', 'error', roles.length
-        ? `${who} has only the etcd role: this tool runs etcd on the control-plane nodes (stacked) and would leave ${who} out of the plan; give it control-plane, or remove it.`
-        : `${who} has no role, so the plan would leave it out: give it loadbalancer, control-plane or worker.`, node);
+        ? t('{0} has only the etcd role: this tool runs etcd on the control-plane nodes (stacked) and would leave {0} out of the plan; give it control-plane, or remove it.', who)
+        : t('{0} has no role, so the plan would leave it out: give it loadbalancer, control-plane or worker.', who), node);
     } else if (roles.includes('etcd') && planned.length) {
-      this.report('inventory/etcd-role', 'warning', `${who}: the etcd role adds nothing; every control-plane node runs a stacked etcd member.`, node);
+      this.report('inventory/etcd-role', 'warning', t('{0}: the etcd role adds nothing; every control-plane node runs a stacked etcd member.', who), node);
     }
     return roles;
   }
@@ -268,7 +269,7 @@ class Checker implements Reporter {
   private vrrp(node: Node | undefined, path: string): VrrpSettings | undefined {
     if (!node) return undefined;
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', `${path} must be a mapping of state, priority, interface.`, node);
+      this.report('inventory/type', 'error', t('{0} must be a mapping of state, priority, interface.', path), node);
       return undefined;
     }
     this.unknownKeys(node, ['state', 'priority', 'interface', 'virtualRouterId'], path);
@@ -277,7 +278,7 @@ class Checker implements Reporter {
     const priority = this.integer(node, 'priority', path, 1, 254, true);
     const vrid = this.integer(node, 'virtualRouterId', path, 1, 255, false);
     if (state !== undefined && state !== 'MASTER' && state !== 'BACKUP') {
-      this.report('inventory/vrrp-state', 'error', `${path}.state must be MASTER or BACKUP.`, node.get('state', true) as Node);
+      this.report('inventory/vrrp-state', 'error', t('{0}.state must be MASTER or BACKUP.', path), node.get('state', true) as Node);
       return undefined;
     }
     if (state === undefined || iface === undefined || priority === undefined) return undefined;
@@ -287,7 +288,7 @@ class Checker implements Reporter {
   private mirrors(node: Node | undefined): Record<string, string[]> | undefined {
     if (!node) return undefined;
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', 'cluster.registryMirrors maps a registry host to a list of mirror URLs.', node);
+      this.report('inventory/type', 'error', t('cluster.registryMirrors maps a registry host to a list of mirror URLs.'), node);
       return undefined;
     }
     const out: Record<string, string[]> = {};
@@ -299,7 +300,7 @@ class Checker implements Reporter {
       out[key] = [];
       for (const item of list as Node[]) {
         const m = this.scalarString(item, `cluster.registryMirrors.${key}`);
-        if (m !== undefined && this.valid(m, MIRROR, item, `A mirror of ${key}`)) out[key].push(m);
+        if (m !== undefined && this.valid(m, MIRROR, item, t('A mirror of {0}', key))) out[key].push(m);
       }
     }
     return out;
@@ -308,14 +309,14 @@ class Checker implements Reporter {
   private labels(node: Node | undefined, path: string): Record<string, string> | undefined {
     if (!node) return undefined;
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', `${path} must be a mapping of label keys to values.`, node);
+      this.report('inventory/type', 'error', t('{0} must be a mapping of label keys to values.', path), node);
       return undefined;
     }
     const out: Record<string, string> = {};
     for (const pair of node.items as Pair<Node, Node>[]) {
       const key = this.keyString(pair, path, LABEL_KEY);
       const value = pair.value ? this.scalarString(pair.value, `${path}.${key}`) : '';
-      if (key !== undefined && value !== undefined && this.valid(value, LABEL_VALUE, pair.value ?? pair.key, `The value of label ${key}`)) out[key] = value;
+      if (key !== undefined && value !== undefined && this.valid(value, LABEL_VALUE, pair.value ?? pair.key, t('The value of label {0}', key))) out[key] = value;
     }
     return out;
   }
@@ -325,7 +326,7 @@ class Checker implements Reporter {
     const value = map.get(key, true) as Node | undefined;
     if (!value) return undefined;
     if (!isScalar(value) || typeof value.value !== 'boolean') {
-      this.report(CLUSTER_SWITCHES[key], 'error', `cluster.${key} must be true or false.`, value);
+      this.report(CLUSTER_SWITCHES[key], 'error', t('cluster.{0} must be true or false.', key), value);
       return undefined;
     }
     return value.value;
@@ -334,14 +335,14 @@ class Checker implements Reporter {
   private containerd(node: Node | undefined): ClusterSpec['containerd'] {
     if (!node) return undefined;
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', 'cluster.containerd must be a mapping, e.g. { restrictOomScoreAdj: true }.', node);
+      this.report('inventory/type', 'error', t('cluster.containerd must be a mapping, e.g. { restrictOomScoreAdj: true }.'), node);
       return undefined;
     }
     this.unknownKeys(node, ['restrictOomScoreAdj'], 'cluster.containerd');
     const flag = node.get('restrictOomScoreAdj', true) as Node | undefined;
     if (!flag) return {};
     if (!isScalar(flag) || typeof flag.value !== 'boolean') {
-      this.report('inventory/type', 'error', 'cluster.containerd.restrictOomScoreAdj must be true or false.', flag);
+      this.report('inventory/type', 'error', t('cluster.containerd.restrictOomScoreAdj must be true or false.'), flag);
       return {};
     }
     return { restrictOomScoreAdj: flag.value };
@@ -350,13 +351,13 @@ class Checker implements Reporter {
   private stringList(node: Node | undefined, path: string, spec: FieldSpec): string[] | undefined {
     if (!node) return undefined;
     if (!isSeq(node) || !node.items.every((i) => isScalar(i))) {
-      this.report('inventory/type', 'error', `${path} must be a list of strings.`, node);
+      this.report('inventory/type', 'error', t('{0} must be a list of strings.', path), node);
       return undefined;
     }
     const out: string[] = [];
     for (const item of node.items as Node[]) {
       const v = this.scalarString(item, path);
-      if (v !== undefined && this.valid(v, spec, item, `An entry of ${path}`)) out.push(v);
+      if (v !== undefined && this.valid(v, spec, item, t('An entry of {0}', path))) out.push(v);
     }
     return out;
   }
@@ -393,16 +394,16 @@ class Checker implements Reporter {
   private keyString(pair: Pair<Node, Node>, path: string, spec: FieldSpec): string | undefined {
     const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
     if (key === undefined) {
-      this.report('inventory/type', 'error', `${path}: a key must be a single value.`, pair.key);
+      this.report('inventory/type', 'error', t('{0}: a key must be a single value.', path), pair.key);
       return undefined;
     }
-    return this.valid(key, spec, pair.key, `Key in ${path}`) ? key : undefined;
+    return this.valid(key, spec, pair.key, t('Key in {0}', path)) ? key : undefined;
   }
 
   private requiredString(map: YAMLMap, key: string, path: string): string | undefined {
     const node = map.get(key, true) as Node | undefined;
     if (!node || (isScalar(node) && (node.value === null || node.value === ''))) {
-      this.report('inventory/missing-key', 'error', `${path ? path + '.' : ''}${key} is required.`, node ?? map, !node);
+      this.report('inventory/missing-key', 'error', t('{0}{1} is required.', path ? path + '.' : '', key), node ?? map, !node);
       return undefined;
     }
     return this.scalarString(node, `${path}.${key}`);
@@ -416,7 +417,7 @@ class Checker implements Reporter {
 
   private scalarString(node: Node, path: string): string | undefined {
     if (!isScalar(node) || (typeof node.value === 'object' && node.value !== null)) {
-      this.report('inventory/type', 'error', `${path} must be a single value.`, node);
+      this.report('inventory/type', 'error', t('{0} must be a single value.', path), node);
       return undefined;
     }
     return String(node.value);
@@ -425,12 +426,12 @@ class Checker implements Reporter {
   private integer(map: YAMLMap, key: string, path: string, min: number, max: number, required: boolean, rule: InventoryRuleId = 'inventory/range'): number | undefined {
     const node = map.get(key, true) as Node | undefined;
     if (!node) {
-      if (required) this.report('inventory/missing-key', 'error', `${path}.${key} is required.`, map, true);
+      if (required) this.report('inventory/missing-key', 'error', t('{0}.{1} is required.', path, key), map, true);
       return undefined;
     }
     const value = isScalar(node) && typeof node.value === 'number' ? node.value : NaN;
     if (!Number.isInteger(value) || value < min || value > max) {
-      this.report(rule, 'error', `${path}.${key} must be an integer from ${min} to ${max}.`, node);
+      this.report(rule, 'error', t('{0}.{1} must be an integer from {2} to {3}.', path, key, min, max), node);
       return undefined;
     }
     return value;
@@ -443,7 +444,7 @@ class Checker implements Reporter {
       this.locations.fields.set(path ? `${path}.${key}` : key, this.rangeOf(pair.key));
       if (!known.includes(key)) {
         const hint = known.find((k) => k.toLowerCase() === key.toLowerCase());
-        this.report('inventory/unknown-key', 'warning', `Unknown key ${shown(key)}${path ? ` in ${path}` : ''}${hint ? ` — did you mean "${hint}"?` : ''}.`, pair.key);
+        this.report('inventory/unknown-key', 'warning', t('Unknown key {0}{1}{2}.', shown(key), path ? t(' in {0}', path) : '', hint ? t(' — did you mean "{0}"?', hint) : ''), pair.key);
       }
     }
   }
