@@ -18,7 +18,13 @@ const POSITIONAL = /{(\d+)}/g;
 
 /** The positional placeholders of a text, sorted and without repeats: `{1} or {0}, {0}` → `0,1`. */
 export function placeholdersOf(text: string): string {
-  return [...new Set([...text.matchAll(POSITIONAL)].map((m) => Number(m[1])))].sort((a, b) => a - b).join(',');
+  if (!text.includes('{')) return '';
+  const seen: number[] = [];
+  for (const m of text.matchAll(POSITIONAL)) {
+    const n = Number(m[1]);
+    if (!seen.includes(n)) seen.push(n);
+  }
+  return seen.sort((a, b) => a - b).join(',');
 }
 
 /** The usable entries of a parsed bundle (`vscode.l10n.bundle`, or a bundle file's JSON) and what was dropped. */

@@ -27,6 +27,7 @@ let generation = 0;
 const listeners: Array<() => void> = [];
 
 const PLACEHOLDER = /{([^}]+)}/g;
+const POSITIONAL = /{(\d+)}/g;
 
 /**
  * VS Code's format (vs/base/common/strings format2, as l10n.t calls it): `{key}` becomes the value of that key —
@@ -51,9 +52,15 @@ export function format(template: string, args: readonly MessageArg[] | Readonly<
  */
 export function t(message: string, ...args: MessageArg[] | [Readonly<Record<string, MessageArg>>]): string {
   const translated = active.messages?.get(message) ?? message;
+  if (args.length === 0) return translated;
   const first = args[0];
-  const values = first !== null && typeof first === 'object' ? first : (args as MessageArg[]);
-  return format(translated, values);
+  if (args.length === 1 && first !== null && typeof first === 'object') return format(translated, first);
+  // the common case, positional arguments, without format's general path (a lint message costs a template literal's time)
+  const positional = args as MessageArg[];
+  return translated.replace(POSITIONAL, (match, index: string) => {
+    const value = positional[Number(index)];
+    return value === undefined || value === null ? match : String(value);
+  });
 }
 
 /**
