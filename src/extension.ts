@@ -28,6 +28,7 @@ import { DiagnosticsPanel } from './webviews/diagnosticsPanel';
 import { PlanPanel } from './webviews/planPanel';
 import { logDisposable } from './editor/log';
 import { wrapEditorUi } from './editor/vscodeUi';
+import { useEditorLanguage } from './editor/language';
 
 /** Returned from activate() for tests and for other extensions. */
 export interface KubeadmWorkbenchApi {
@@ -61,6 +62,7 @@ export interface KubeadmWorkbenchApi {
 
 export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi {
   const started = performance.now();
+  useEditorLanguage();
   const inventory = new InventoryWorkspace();
   const cacheFile = context.storageUri && vscode.Uri.joinPath(context.storageUri, 'lint-cache.json').fsPath;
   const lintOptions = {
