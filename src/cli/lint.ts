@@ -22,6 +22,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, DEFAULT_READ_BYTES, IN
 import { shownPath } from '../core/text/terminal';
 import { readRegular, readRegularText } from '../adapters/fs/safeFile';
 import { errorMessage } from '../core/errors';
+import { catalogueLanguage, inEnglish } from '../core/l10n';
 
 export const LINT_USAGE = 'usage: kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] [--fix] PATH...\n';
 
@@ -43,7 +44,17 @@ export interface JsonRow {
   column: number;
   severity: Severity;
   rule: string;
+  /** English: the stable text scripts and CI match on, whatever the locale. */
   message: string;
+  /** The message in the locale's language (LANG/LC_MESSAGES), when that is not English. */
+  localizedMessage?: string;
+}
+
+/** A finding to report: in English for json/sarif with the localised text beside it, else as the locale says. */
+interface Row {
+  path: string;
+  finding: Finding;
+  localized?: Finding;
 }
 
 export function parseLintArgs(args: string[]): LintArgs | string {
@@ -204,7 +215,9 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
 
   const hostNames = new Set(context.inventory?.hosts.map((h) => h.name) ?? []);
   const runner = new LintRunner({ timeoutMs: parsed.timeoutMs, timeoutSeverity: 'error', ...runnerOptions });
-  const results: { path: string; findings: Finding[] }[] = [];
+  const results: { path: string; findings: Finding[]; localized?: Finding[] }[] = [];
+  // json and sarif keep English messages (what scripts match on) and add the locale's beside them
+  const bilingual = parsed.format !== 'text' && catalogueLanguage() !== 'en';
   try {
     if (parsed.fix) {
       for (const s of supported) {
@@ -240,15 +253,15 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
       const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
       // A keepalived.conf is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
       const vrrpElsewhere = vrrpFilesElsewhere(resolve(s.file.path), pool, hostNames).map((o) => o.file);
-      const outcome = await runner.lint(s.file, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) }, { kind: s.kind });
-      results.push({ path: s.file.path, findings: sortFindings(outcome.findings) });
+      const outcome = await runner.lint(s.file, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) }, { kind: s.kind, english: bilingual });
+      results.push(bilingual ? bilingualResult(s.file.path, outcome.findings, outcome.english) : { path: s.file.path, findings: sortFindings(outcome.findings) });
     }
   } finally {
     runner.dispose();
   }
 
-  const rows = results.flatMap((r) => r.findings.map((f) => ({ path: f.file ?? r.path, finding: f })));
-  if (parsed.format === 'json') io.stdout(JSON.stringify(rows.map((r) => toJsonRow(r.path, r.finding)), null, 2) + '\n');
+  const rows: Row[] = results.flatMap((r) => r.findings.map((f, i) => ({ path: f.file ?? r.path, finding: f, ...(r.localized?.[i] ? { localized: r.localized[i] } : {}) })));
+  if (parsed.format === 'json') io.stdout(JSON.stringify(rows.map((r) => toJsonRow(r.path, r.finding, r.localized)), null, 2) + '\n');
   else if (parsed.format === 'sarif') io.stdout(JSON.stringify(toSarif(rows), null, 2) + '\n');
   else {
     for (const r of rows) io.stdout(formatFinding(r.path, r.finding) + '\n');
@@ -314,6 +327,21 @@ function safeDetect(path: string, text: string): FileKind | undefined {
   }
 }
 
+/**
+ * The English findings of a file with their localised twins. Both come from one worker, the English from a second
+ * run in English, so they are the same findings in the same order; a timeout or a crash has no English run and its
+ * one finding is reported as it is.
+ */
+function bilingualResult(path: string, localized: Finding[], english: Finding[] | undefined): { path: string; findings: Finding[]; localized?: Finding[] } {
+  if (!english || english.length !== localized.length || english.some((e, i) => e.rule !== localized[i]!.rule)) return { path, findings: sortFindings(localized) };
+  const pairs = sortPairs(english.map((e, i) => [e, localized[i]!] as const));
+  return { path, findings: pairs.map((p) => p[0]), localized: pairs.map((p) => p[1]) };
+}
+
+function sortPairs<T>(pairs: ReadonlyArray<readonly [Finding, T]>): Array<readonly [Finding, T]> {
+  return [...pairs].sort(([a], [b]) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+}
+
 function sortFindings(findings: Finding[]): Finding[] {
   return [...findings].sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
 }
@@ -324,8 +352,8 @@ function countBySeverity(findings: Finding[]): Record<Severity, number> {
   return counts;
 }
 
-export function toJsonRow(path: string, f: Finding): JsonRow {
-  return { file: path, line: f.range.start.line + 1, column: f.range.start.character + 1, severity: f.severity, rule: f.rule, message: f.message };
+export function toJsonRow(path: string, f: Finding, localized?: Finding): JsonRow {
+  return { file: path, line: f.range.start.line + 1, column: f.range.start.character + 1, severity: f.severity, rule: f.rule, message: f.message, ...(localized ? { localizedMessage: localized.message } : {}) };
 }
 
 const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
@@ -344,9 +372,14 @@ function artifactUri(path: string): string {
   return pathToFileURL(abs).href;
 }
 
-/** SARIF 2.1.0, one run, the rules from the registry. */
-export function toSarif(rows: { path: string; finding: Finding }[]): unknown {
-  const rules = lintRules();
+/**
+ * SARIF 2.1.0, one run, the rules from the registry. The text is English (SARIF's default language, what code
+ * scanning shows and matches); under another locale each rule and result carries the localised text in its
+ * property bag (`localizedTitle`, `localizedWhy`, `localizedMessage`).
+ */
+export function toSarif(rows: Row[]): unknown {
+  const localizedRules = catalogueLanguage() === 'en' ? undefined : new Map(lintRules().map((r) => [r.id, { localizedTitle: r.title, localizedWhy: r.why }]));
+  const rules = inEnglish(() => lintRules().map((r): RuleInfo => ({ ...r })));
   // Findings of rules a linter did not declare still get a rule entry, so ruleIndex is always valid.
   for (const { finding } of rows) {
     if (!rules.some((r) => r.id === finding.rule)) rules.push({ id: finding.rule, severity: finding.severity, title: finding.message, why: finding.why ?? finding.message, ...(finding.docs ? { docs: finding.docs } : {}) });
@@ -369,15 +402,17 @@ export function toSarif(rows: { path: string; finding: Finding }[]): unknown {
               ...(r.docs ? { helpUri: r.docs } : {}),
               help: { text: r.why },
               defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
+              ...(localizedRules?.has(r.id) ? { properties: localizedRules.get(r.id) } : {}),
             })),
           },
         },
         columnKind: 'utf16CodeUnits',
-        results: rows.map(({ path, finding: f }) => ({
+        results: rows.map(({ path, finding: f, localized }) => ({
           ruleId: f.rule,
           ruleIndex: index.get(f.rule)!,
           level: SARIF_LEVEL[f.severity],
           message: { text: f.why ? `${f.message} ${f.why}` : f.message },
+          ...(localized ? { properties: { localizedMessage: localized.why ? `${localized.message} ${localized.why}` : localized.message } } : {}),
           locations: [
             {
               physicalLocation: {

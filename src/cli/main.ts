@@ -6,6 +6,7 @@ import { runCheckInventory } from './checkInventory';
 import { runImport } from './import';
 import { EXIT_USAGE, processIo, type CliIo } from './io';
 import { escapeControls } from '../core/text/terminal';
+import { useCliLanguage } from './language';
 import { runGenerate } from './generate';
 import { runLint } from './lint';
 import { runSshCheck } from './sshCheck';
@@ -58,6 +59,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return verb ? 0 : EXIT_USAGE;
   }
   const entry = VERBS[verb];
+  const languageWarning = useCliLanguage(process.env);
+  if (languageWarning) io.stderr(escapeControls(`kubeadm-workbench: ${languageWarning}\n`));
   if (!entry) {
     io.stderr(`unknown verb "${verb}"\n`);
     usage(io);
