@@ -14,7 +14,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { PeerShell } from './peerShell';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { generateHaproxyConfig } from '../src/core/generate/haproxy';
+import { bigConfig, inventory } from './haproxyConfig';
+import { firstLints } from './coldWorker';
 import { readFileSync } from 'node:fs';
 import { clearHaproxyCaches, lintHaproxy } from '../src/core/haproxy/lint';
 import { lintKubeadm } from '../src/core/kubeadm/lint';
@@ -22,47 +23,6 @@ import { clearParseCache, plainReader } from '../src/core/kubeadm/parse';
 import { clearStructureCache } from '../src/core/kubeadm/structure';
 import { lintText } from '../src/core/lint/registry';
 import { clearLintResultCache } from '../src/core/lint/resultCache';
-import type { Inventory } from '../src/core/inventory/types';
-
-const TARGET_LINES = 10_000;
-
-const inventory: Inventory = {
-  cluster: { name: 'bench', kubernetesVersion: '1.31.2', controlPlaneEndpoint: '10.3.60.100:6443', podSubnet: '10.244.0.0/16', serviceSubnet: '10.96.0.0/12', cni: 'flannel' },
-  ssh: {},
-  hosts: [
-    { name: 'lb', address: '10.3.60.50', roles: ['loadbalancer'], vrrp: { state: 'MASTER', priority: 100, interface: 'ens192' } },
-    { name: 'm01', address: '10.3.60.51', roles: ['control-plane'] },
-    { name: 'm02', address: '10.3.60.52', roles: ['control-plane'] },
-    { name: 'm03', address: '10.3.60.53', roles: ['control-plane'] },
-  ],
-};
-
-/** The generated API config plus many tenant frontend/backend pairs until the file has TARGET_LINES lines. */
-function bigConfig(): string {
-  const lines = generateHaproxyConfig(inventory).trimEnd().split('\n');
-  let i = 0;
-  while (lines.length < TARGET_LINES) {
-    const port = 10000 + (i % 50000);
-    lines.push(
-      '',
-      `# tenant ${i}`,
-      `frontend tenant-${i}`,
-      `    bind 10.3.60.100:${port}`,
-      '    mode tcp',
-      '    option tcplog',
-      `    default_backend tenant-${i}-pool`,
-      '',
-      `backend tenant-${i}-pool`,
-      '    mode tcp',
-      '    balance leastconn',
-      '    option tcp-check',
-      `    server app-${i}-a 10.4.${Math.floor(i / 200) % 256}.${i % 200 + 1}:8080 check inter 2s fall 3 rise 2`,
-      `    server app-${i}-b 10.5.${Math.floor(i / 200) % 256}.${i % 200 + 1}:8080 check inter 2s fall 3 rise 2`,
-    );
-    i++;
-  }
-  return lines.slice(0, TARGET_LINES).join('\n') + '\n';
-}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -233,3 +193,15 @@ if (haproxyMs !== undefined) {
 } else console.log(`haproxy -c: ${haproxyNote}`);
 console.log(`kubeadm full lint, yaml library only / with the plain-subset reader: ${(median(kubeadmLibrary) / median(kubeadmFull)).toFixed(1)}x wall, ${(median(cpu['kubeadm-library']!) / median(cpu.kubeadm!)).toFixed(1)}x CPU`);
 console.log('wall = elapsed time, min = best run, cpu = CPU time of this process (user+system, includes GC threads).');
+
+// The first lint in the editor after the file opens (./coldWorker.ts): a fresh worker per run, started, loaded, cold.
+const COLD_RUNS = 7;
+void firstLints(file, context, COLD_RUNS).then((runs) => {
+  const total = median(runs.map((r) => r.totalMs));
+  const inWorker = median(runs.map((r) => r.lintMs));
+  console.log(
+    `first lint in the editor, cold worker (median of ${COLD_RUNS}): ${total.toFixed(1)} ms from lint() to the findings: ` +
+      `the worker's start and load ${(total - inWorker).toFixed(1)} ms, the lint with cold code ${inWorker.toFixed(1)} ms ` +
+      `(warm: ${fullMs.toFixed(1)} ms)${haproxyMs !== undefined ? `; haproxy -c ${haproxyMs.toFixed(1)} ms, ratio ${(total / haproxyMs).toFixed(2)}x` : ''}`,
+  );
+});

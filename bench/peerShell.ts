@@ -32,13 +32,14 @@ export class PeerShell {
   private readonly fromHelper: number;
   private childCpuMs = 0;
 
-  constructor(command: readonly string[]) {
+  /** `shell`: bash's `times` reads getrusage (1 ms steps), dash's times() (10 ms clock ticks) — for short commands. */
+  constructor(command: readonly string[], shell = 'sh') {
     this.dir = mkdtempSync(join(tmpdir(), 'kw-peer-'));
     const input = join(this.dir, 'in');
     const output = join(this.dir, 'out');
     const fifo = spawnSync('mkfifo', ['-m', '600', input, output]);
     if (fifo.status !== 0) throw new Error(`mkfifo failed: ${fifo.stderr}`);
-    this.helper = spawn('sh', ['-c', HELPER, 'sh', input, output, ...command], { stdio: 'ignore' });
+    this.helper = spawn(shell, ['-c', HELPER, 'sh', input, output, ...command], { stdio: 'ignore' });
     // the helper opens `in` first, then `out`: the same order here, or both would wait for the other
     this.toHelper = openSync(input, 'w');
     this.fromHelper = openSync(output, 'r');

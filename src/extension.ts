@@ -2,6 +2,14 @@
  * Composition root: builds the services, views and commands and hands their disposables to VS Code.
  * Nothing here parses, connects or computes; activation stays cheap (the inventory loads lazily
  * when a view first asks for it).
+ *
+ * What this file imports statically is what VS Code loads before activate() returns (dist/extension.js and the
+ * files it requires at its top level; test/package holds it to a byte budget): the services and views the first
+ * paint of the Inventory needs. Everything else is an `import()` where it is first needed — each command in the
+ * registrar, the linters (editor/lintRegistry.ts), the SSH library, the engine behind the certificate, backup and
+ * balancer services, the webviews — and the build gives each such import a file of its own (scripts/bundles.mjs).
+ * A new command goes into the registrar as one more loader; a new provider that needs more than a few lines of code
+ * goes behind `lazyProvider` (editor/lazy.ts), which imports its file on the first request.
  */
 import * as vscode from 'vscode';
 import { registerCommands } from './commands/registrar';
@@ -24,9 +32,11 @@ import { ControlPlaneView } from './views/controlPlaneView';
 import { EtcdMembersView } from './views/etcdMembersView';
 import { InventoryView } from './views/inventoryView';
 import { LeasesView } from './views/leasesView';
-import { DiagnosticsPanel } from './webviews/diagnosticsPanel';
-import { PlanPanel } from './webviews/planPanel';
+import type { DiagnosticsPanel } from './webviews/diagnosticsPanel';
+import type { PlanPanel } from './webviews/planPanel';
+import { DIAGNOSTICS_VIEW_TYPE } from './webviews/viewTypes';
 import { logDisposable } from './editor/log';
+import { lazyProvider } from './editor/lazy';
 import { wrapEditorUi } from './editor/vscodeUi';
 import { useEditorLanguage } from './editor/language';
 
@@ -36,10 +46,10 @@ export interface KubeadmWorkbenchApi {
   inventory: InventoryWorkspace;
   /** Config-file diagnostics (the lint worker starts on the first config file, not here). */
   configDiagnostics: ConfigDiagnostics;
-  /** The open Diagnostics webview, if any (for tests). */
-  diagnosticsPanel: () => DiagnosticsPanel | undefined;
-  /** The open bring-up plan webview, if any (for tests). */
-  planPanel: () => PlanPanel | undefined;
+  /** The open Diagnostics webview, if any (for tests; its code loads on the first call if it has not yet). */
+  diagnosticsPanel: () => Promise<DiagnosticsPanel | undefined>;
+  /** The open bring-up plan webview, if any (for tests; as diagnosticsPanel). */
+  planPanel: () => Promise<PlanPanel | undefined>;
   /** The live cluster connection (connects when a live view is first shown). */
   connection: ClusterConnection;
   /** The cluster status bar item (for tests). */
@@ -56,6 +66,8 @@ export interface KubeadmWorkbenchApi {
   wrapUi?: typeof wrapEditorUi;
   /** For tests only, under KW_TEST_UI=1 like wrapUi: hosts played below SSH in place of real connections. */
   substituteSsh?: typeof substituteHostSessions;
+  /** For tests only, under KW_TEST_UI=1: the extension's files loaded when activate() returned (dist/…, in load order). */
+  filesLoadedByActivation?: string[];
   /** For tests only, under KW_TEST_UI=1: the config diagnostics a reload builds (same cache file); the caller disposes it. */
   freshConfigDiagnostics?: () => ConfigDiagnostics;
 }
@@ -116,11 +128,24 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     configDiagnostics,
     new ConfigProviders(configDiagnostics, inventory),
     new FieldDocsProviders(configDiagnostics, inventory),
-    DiagnosticsPanel.registerSerializer(context.extensionUri, configDiagnostics, inventory),
+    // The Diagnostics webview VS Code restores after a reload: its code loads then.
+    vscode.window.registerWebviewPanelSerializer(
+      DIAGNOSTICS_VIEW_TYPE,
+      lazyProvider(
+        () => import('./webviews/diagnosticsPanel.js').then((m) => ({ deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => m.DiagnosticsPanel.restore(panel, state, context.extensionUri, configDiagnostics, inventory) })),
+        ['deserializeWebviewPanel'],
+      ),
+    ),
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates, backups }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: () => DiagnosticsPanel.instance, planPanel: () => PlanPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi, substituteSsh: substituteHostSessions, freshConfigDiagnostics: () => new ConfigDiagnostics(inventory, lintOptions) } : {}) };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: async () => (await import('./webviews/diagnosticsPanel.js')).DiagnosticsPanel.instance, planPanel: async () => (await import('./webviews/planPanel.js')).PlanPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi, substituteSsh: substituteHostSessions, freshConfigDiagnostics: () => new ConfigDiagnostics(inventory, lintOptions), filesLoadedByActivation: loadedFiles(context) } : {}) };
+}
+
+/** The extension's own files in the module cache: what it has loaded so far. */
+function loadedFiles(context: vscode.ExtensionContext): string[] {
+  const dist = vscode.Uri.joinPath(context.extensionUri, 'dist').fsPath + '/';
+  return Object.keys(require.cache).filter((f) => f.startsWith(dist)).map((f) => f.slice(dist.length));
 }
 
 export function deactivate(): void {

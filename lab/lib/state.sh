@@ -66,8 +66,10 @@ state_write_inventory() {
     echo "  packages:"
     echo "    kubernetesApt: \"deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] $APT_URL/kubernetes/core:/stable:/v$(kube_minor)/deb/ /\""
     echo "    kubernetesAptKey: $APT_URL/kubernetes/core:/stable:/v$(kube_minor)/deb/Release.key"
+    # Plain http from the lab's mirror: pinned (Release.key is the lab's apt-key.asc), as an http key must be.
+    echo "    kubernetesAptKeySha256: $(sha256sum <"$STATE/apt-key.asc" | cut -d' ' -f1)"
+    # The Debian keyring is the node's own (nodes.sh installs it like a distribution keyring): named, never downloaded.
     echo "    debianApt: \"deb [signed-by=/usr/share/keyrings/kwlab-debian-archive-keyring.gpg] $APT_URL/debian bookworm main\""
-    echo "    debianAptKey: $APT_URL/lab-archive-key.asc"
     echo "  # What this machine forces on every node (lab/README.md, \"Deviations\"): cgroup v1, no CAP_SYS_RESOURCE,"
     echo "  # read-only global conntrack settings; and the flannel manifest with the lab's image tags."
     echo "  ignorePreflightErrors: [SystemVerification]"

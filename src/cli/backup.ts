@@ -7,7 +7,8 @@
  * refused, 2 usage. The sudo question, narration and report are the backup workflow's
  * (engine/workflows/backupWorkflow.ts), the editor's "Back Up etcd…" too.
  */
-import { listBackups } from '../engine/backup';
+import { readBackupFolder } from '../engine/backup';
+import { oneLine, shownPath } from '../core/text/terminal';
 import { backupWorkflow } from '../engine/workflows/backupWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { parseVerbFlags } from './verbFlags';
@@ -35,9 +36,11 @@ export async function runBackupVerb(argv: string[], io: CliIo, stdin: NodeJS.Rea
   const out = flags.out as string;
   const json = Boolean(flags.json);
   if (flags.list) {
-    const all = await listBackups(out);
-    if (json) io.stdout(JSON.stringify(all, null, 2) + '\n');
-    else for (const b of all) io.stdout(`${b.manifest.takenAt}  ${b.manifest.cluster}  revision ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'}  ${b.manifest.snapshot.size} bytes  from ${b.manifest.host}  ${b.dir}\n`);
+    const { backups, unreadable } = await readBackupFolder(out);
+    if (json) io.stdout(JSON.stringify(backups, null, 2) + '\n');
+    else for (const b of backups) io.stdout(`${b.manifest.takenAt}  ${b.manifest.cluster}  revision ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'}  ${b.manifest.snapshot.size} bytes  from ${b.manifest.host}  ${shownPath(b.dir)}\n`);
+    // A folder with a manifest that fails its schema is not a backup to restore from: said, with the reason.
+    for (const u of unreadable) io.stderr(`kubeadm-workbench backup --list: skipped ${oneLine(u.problem)}\n`);
     return EXIT_OK;
   }
   const inventory = await loadInventoryFile(flags.inventory as string, io);

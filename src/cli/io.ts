@@ -1,6 +1,6 @@
 /** What a CLI verb may touch; tests pass in-memory versions. */
 import type { Finding } from '../core/findings';
-import { MAX_INVENTORY_BYTES } from '../core/inventory/parse';
+import { MAX_INVENTORY_BYTES } from '../core/inventory/limits';
 import { escapeControls, oneLine, shownPath } from '../core/text/terminal';
 import { readRegularText, replaceFile } from '../adapters/fs/safeFile';
 

@@ -3,7 +3,9 @@
  *
  * Lints every supported file (kind detected by name and content through the registry, like the editor)
  * with the inventory as context and the other files found as siblings for cross-file rules. Directories
- * are walked. Each file runs in a worker with a time limit. Exit 1 when any error, 0 otherwise, 2 on
+ * are walked. Each file runs in a worker with a time limit; the worker also detects the kinds and parses the
+ * inventory, so this thread never loads the linters (the worker starts first and loads them while this thread
+ * reads the files). Exit 1 when any error, 0 otherwise, 2 on
  * usage errors. `--fix` applies the unambiguous fixes (a finding with exactly one fix in its own file), re-linting
  * between passes, writes the files back and then reports what is left.
  */
@@ -11,9 +13,7 @@ import { promises as fs } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Finding, Severity } from '../core/findings';
-import { parseInventory } from '../core/inventory/parse';
 import type { Inventory } from '../core/inventory/types';
-import { allRules, detectKind } from '../core/lint/registry';
 import type { FileKind, LintContext, RuleInfo, SourceFile } from '../core/lint/types';
 import { applyTextEdits, chooseAutoFixes, editsKeepingLineBreaks } from '../core/lint/fixPlan';
 import { siblingsOf, vrrpFilesElsewhere } from '../core/lint/siblings';
@@ -21,6 +21,7 @@ import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, RUNNER_RULES } from '../engine/lin
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, DEFAULT_READ_BYTES, INVENTORY_READ, type CliIo } from './io';
 import { shownPath } from '../core/text/terminal';
 import { readRegular, readRegularText } from '../adapters/fs/safeFile';
+import { compileCacheDir } from './compileCache';
 import { errorMessage } from '../core/errors';
 import { catalogueLanguage, inEnglish } from '../core/l10n';
 
@@ -98,6 +99,11 @@ const MAX_WALK_BYTES = 8 * 1024 * 1024;
 const MAX_CONTEXT_FILES = 500;
 const MAX_CONTEXT_BYTES = 1024 * 1024;
 const MAX_FIX_PASSES = 5;
+/**
+ * The worker also detects the files' kinds and parses the inventory: under a limit of their own, not --timeout-ms,
+ * which is the files' (a small limit would otherwise skip files as unsupported or lose the inventory).
+ */
+const SETUP_TIMEOUT_MS = DEFAULT_LINT_TIMEOUT_MS;
 const CONTEXT_NAME = /\.(cfg|conf|ya?ml|toml|json)$/i;
 
 interface Candidate {
@@ -162,6 +168,18 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     io.stderr(`${parsed}\n${LINT_USAGE}`);
     return EXIT_USAGE;
   }
+  // Started before the files are read: it loads the linters meanwhile.
+  const cacheDir = compileCacheDir();
+  const runner = new LintRunner({ timeoutMs: parsed.timeoutMs, timeoutSeverity: 'error', ...(cacheDir ? { compileCacheDir: cacheDir } : {}), ...runnerOptions });
+  runner.warmUp();
+  try {
+    return await lintFiles(parsed, runner, io);
+  } finally {
+    runner.dispose();
+  }
+}
+
+async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promise<number> {
   const { files: candidates, missing } = await collect(parsed.paths);
   if (missing.length) {
     io.stderr(`no such file or directory: ${missing.map(shownPath).join(', ')}\n${LINT_USAGE}`);
@@ -179,7 +197,7 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
       io.stderr(`cannot read inventory ${shownPath(inventoryPath)}: ${errorMessage(e)}\n`);
       return EXIT_USAGE;
     }
-    const inventory: Inventory | undefined = parseInventory(text).inventory;
+    const inventory: Inventory | undefined = (await runner.parseInventory({ path: inventoryPath, text }, SETUP_TIMEOUT_MS)).inventory;
     if (inventory) context.inventory = inventory;
     else io.stderr(`${shownPath(inventoryPath)}: not a usable inventory; rules that compare against it are skipped\n`);
     context.inventoryPath = inventoryPath;
@@ -200,7 +218,7 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
       io.stderr(`cannot read ${shownPath(c.path)}: ${errorMessage(e)}\n`);
       return EXIT_USAGE;
     }
-    const kind = safeDetect(c.path, text);
+    const kind = await safeDetect(runner, c.path, text);
     if (!kind) {
       if (c.explicit) io.stderr(`${shownPath(c.path)}: not a supported kind of file, skipped\n`);
       continue;
@@ -210,59 +228,54 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
 
   // Cross-file rules see the other config files of the inventory's folder too, as the editor sees the
   // workspace, even when only one file is linted.
-  const contextOnly = inventoryPath ? await readContextFiles(dirname(inventoryPath), new Set(candidates.map((c) => resolve(c.path)))) : [];
+  const contextOnly = inventoryPath ? await readContextFiles(runner, dirname(inventoryPath), new Set(candidates.map((c) => resolve(c.path)))) : [];
   const pool = [...supported, ...contextOnly].filter((o) => o.kind !== 'inventory').map((o) => ({ path: resolve(o.file.path), file: o.file }));
 
   const hostNames = new Set(context.inventory?.hosts.map((h) => h.name) ?? []);
-  const runner = new LintRunner({ timeoutMs: parsed.timeoutMs, timeoutSeverity: 'error', ...runnerOptions });
   const results: { path: string; findings: Finding[]; localized?: Finding[] }[] = [];
   // json and sarif keep English messages (what scripts match on) and add the locale's beside them
   const bilingual = parsed.format !== 'text' && catalogueLanguage() !== 'en';
-  try {
-    if (parsed.fix) {
-      for (const s of supported) {
-        const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
-        const vrrpElsewhere = vrrpFilesElsewhere(resolve(s.file.path), pool, hostNames).map((o) => o.file);
-        // The fixes edit decoded text: written back, a file that is not valid UTF-8 would have every byte
-        // the decoder replaced (0xE9 in a comment → EF BF BD) corrupted, far from what was fixed.
-        const original = s.file.text;
-        if (!(await decodesExactly(s.file.path, original))) {
-          io.stderr(`${shownPath(s.file.path)}: not valid UTF-8; --fix leaves it unchanged (convert it to UTF-8 to have it fixed)\n`);
-          continue;
-        }
-        if (!original.includes('\n') && original.includes('\r')) {
-          // Lines broken by lone CRs (classic Mac): the rules see one line, and a fix would rewrite across them.
-          io.stderr(`${shownPath(s.file.path)}: its lines end with a lone CR; --fix leaves it unchanged (convert it to LF or CRLF line ends to have it fixed)\n`);
-          continue;
-        }
-        const fixed = await autoFix(s, runner, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) });
-        if (!fixed) continue;
-        try {
-          // Never through a link: a linked file is refused here, its target left as it was.
-          await io.writeFile(s.file.path, s.file.text);
-        } catch (e) {
-          io.stderr(`--fix did not write ${errorMessage(e)}\n`);
-          s.file.text = original; // what is reported is the file as it is
-          continue;
-        }
-        io.stderr(`${shownPath(s.file.path)}: fixed ${fixed} problem${fixed === 1 ? '' : 's'}\n`);
-      }
-    }
+  if (parsed.fix) {
     for (const s of supported) {
-      // Only the files of the same config set: a generated/ copy is not compared with the live files.
       const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
-      // A keepalived.conf is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
       const vrrpElsewhere = vrrpFilesElsewhere(resolve(s.file.path), pool, hostNames).map((o) => o.file);
-      const outcome = await runner.lint(s.file, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) }, { kind: s.kind, english: bilingual });
-      results.push(bilingual ? bilingualResult(s.file.path, outcome.findings, outcome.english) : { path: s.file.path, findings: sortFindings(outcome.findings) });
+      // The fixes edit decoded text: written back, a file that is not valid UTF-8 would have every byte
+      // the decoder replaced (0xE9 in a comment → EF BF BD) corrupted, far from what was fixed.
+      const original = s.file.text;
+      if (!(await decodesExactly(s.file.path, original))) {
+        io.stderr(`${shownPath(s.file.path)}: not valid UTF-8; --fix leaves it unchanged (convert it to UTF-8 to have it fixed)\n`);
+        continue;
+      }
+      if (!original.includes('\n') && original.includes('\r')) {
+        // Lines broken by lone CRs (classic Mac): the rules see one line, and a fix would rewrite across them.
+        io.stderr(`${shownPath(s.file.path)}: its lines end with a lone CR; --fix leaves it unchanged (convert it to LF or CRLF line ends to have it fixed)\n`);
+        continue;
+      }
+      const fixed = await autoFix(s, runner, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) });
+      if (!fixed) continue;
+      try {
+        // Never through a link: a linked file is refused here, its target left as it was.
+        await io.writeFile(s.file.path, s.file.text);
+      } catch (e) {
+        io.stderr(`--fix did not write ${errorMessage(e)}\n`);
+        s.file.text = original; // what is reported is the file as it is
+        continue;
+      }
+      io.stderr(`${shownPath(s.file.path)}: fixed ${fixed} problem${fixed === 1 ? '' : 's'}\n`);
     }
-  } finally {
-    runner.dispose();
+  }
+  for (const s of supported) {
+    // Only the files of the same config set: a generated/ copy is not compared with the live files.
+    const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
+    // A keepalived.conf is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
+    const vrrpElsewhere = vrrpFilesElsewhere(resolve(s.file.path), pool, hostNames).map((o) => o.file);
+    const outcome = await runner.lint(s.file, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) }, { kind: s.kind, english: bilingual });
+    results.push(bilingual ? bilingualResult(s.file.path, outcome.findings, outcome.english) : { path: s.file.path, findings: sortFindings(outcome.findings) });
   }
 
   const rows: Row[] = results.flatMap((r) => r.findings.map((f, i) => ({ path: f.file ?? r.path, finding: f, ...(r.localized?.[i] ? { localized: r.localized[i] } : {}) })));
   if (parsed.format === 'json') io.stdout(JSON.stringify(rows.map((r) => toJsonRow(r.path, r.finding, r.localized)), null, 2) + '\n');
-  else if (parsed.format === 'sarif') io.stdout(JSON.stringify(toSarif(rows), null, 2) + '\n');
+  else if (parsed.format === 'sarif') io.stdout(JSON.stringify(toSarif(rows, await lintRules()), null, 2) + '\n');
   else {
     for (const r of rows) io.stdout(formatFinding(r.path, r.finding) + '\n');
     const counts = countBySeverity(rows.map((r) => r.finding));
@@ -303,7 +316,7 @@ async function autoFix(s: Linted, runner: LintRunner, context: LintContext): Pro
 }
 
 /** Supported files under `dir` that are not linted themselves: context for cross-file rules only. */
-async function readContextFiles(dir: string, linted: Set<string>): Promise<Linted[]> {
+async function readContextFiles(runner: LintRunner, dir: string, linted: Set<string>): Promise<Linted[]> {
   const { files } = await collect([dir]);
   const out: Linted[] = [];
   // Only names a config file can have (as the editor's workspace scan), so a big repository costs little.
@@ -312,19 +325,16 @@ async function readContextFiles(dir: string, linted: Set<string>): Promise<Linte
     const size = (await fs.stat(f.path).catch(() => undefined))?.size ?? Infinity;
     if (size > MAX_CONTEXT_BYTES) continue;
     const text = await readRegularText(f.path, { maxBytes: MAX_CONTEXT_BYTES }).catch(() => undefined);
-    const kind = text === undefined ? undefined : safeDetect(f.path, text);
+    const kind = text === undefined ? undefined : await safeDetect(runner, f.path, text);
     if (text !== undefined && kind) out.push({ file: { path: f.path, text }, kind });
   }
   return out;
 }
 
-function safeDetect(path: string, text: string): FileKind | undefined {
-  try {
-    // Detection is meant to be cheap; it only sees the start of very large files.
-    return detectKind(path, text.length > 1_000_000 ? text.slice(0, 1_000_000) : text);
-  } catch {
-    return undefined;
-  }
+/** The file's kind (undefined when none, or when detection failed), detected in the worker. */
+function safeDetect(runner: LintRunner, path: string, text: string): Promise<FileKind | undefined> {
+  // Detection is meant to be cheap; it only sees the start of very large files.
+  return runner.detect({ path, text: text.length > 1_000_000 ? text.slice(0, 1_000_000) : text }, SETUP_TIMEOUT_MS);
 }
 
 /**
@@ -334,12 +344,8 @@ function safeDetect(path: string, text: string): FileKind | undefined {
  */
 function bilingualResult(path: string, localized: Finding[], english: Finding[] | undefined): { path: string; findings: Finding[]; localized?: Finding[] } {
   if (!english || english.length !== localized.length || english.some((e, i) => e.rule !== localized[i]!.rule)) return { path, findings: sortFindings(localized) };
-  const pairs = sortPairs(english.map((e, i) => [e, localized[i]!] as const));
+  const pairs = [...english.map((e, i) => [e, localized[i]!] as const)].sort(([a], [b]) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
   return { path, findings: pairs.map((p) => p[0]), localized: pairs.map((p) => p[1]) };
-}
-
-function sortPairs<T>(pairs: ReadonlyArray<readonly [Finding, T]>): Array<readonly [Finding, T]> {
-  return [...pairs].sort(([a], [b]) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
 }
 
 function sortFindings(findings: Finding[]): Finding[] {
@@ -358,8 +364,9 @@ export function toJsonRow(path: string, f: Finding, localized?: Finding): JsonRo
 
 const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
 
-/** Every rule the tool can report: the registry's and the runner's own. */
-export function lintRules(): RuleInfo[] {
+/** Every rule the tool can report: the registry's and the runner's own (the registry loads here, for SARIF only). */
+export async function lintRules(): Promise<RuleInfo[]> {
+  const { allRules } = await import('../core/lint/registry.js');
   const rules = new Map<string, RuleInfo>();
   for (const r of [...allRules(), ...RUNNER_RULES]) if (!rules.has(r.id)) rules.set(r.id, r);
   return [...rules.values()];
@@ -373,13 +380,14 @@ function artifactUri(path: string): string {
 }
 
 /**
- * SARIF 2.1.0, one run, the rules from the registry. The text is English (SARIF's default language, what code
- * scanning shows and matches); under another locale each rule and result carries the localised text in its
+ * SARIF 2.1.0, one run, the rules from the registry (lintRules()). The text is English (SARIF's default language, what
+ * code scanning shows and matches); under another locale each rule and result carries the localised text in its
  * property bag (`localizedTitle`, `localizedWhy`, `localizedMessage`).
  */
-export function toSarif(rows: Row[]): unknown {
-  const localizedRules = catalogueLanguage() === 'en' ? undefined : new Map(lintRules().map((r) => [r.id, { localizedTitle: r.title, localizedWhy: r.why }]));
-  const rules = inEnglish(() => lintRules().map((r): RuleInfo => ({ ...r })));
+export function toSarif(rows: Row[], known: readonly RuleInfo[]): unknown {
+  const localizedRules = catalogueLanguage() === 'en' ? undefined : new Map(known.map((r) => [r.id, { localizedTitle: r.title, localizedWhy: r.why }]));
+  // a declared rule's title and why are read when read: in English here
+  const rules = inEnglish(() => known.map((r): RuleInfo => ({ ...r })));
   // Findings of rules a linter did not declare still get a rule entry, so ruleIndex is always valid.
   for (const { finding } of rows) {
     if (!rules.some((r) => r.id === finding.rule)) rules.push({ id: finding.rule, severity: finding.severity, title: finding.message, why: finding.why ?? finding.message, ...(finding.docs ? { docs: finding.docs } : {}) });

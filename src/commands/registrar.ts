@@ -1,80 +1,75 @@
 /**
  * The one place that binds command ids to handlers. Every id in CommandIds must appear here
  * (the Record type makes a missing one a compile error).
+ *
+ * Each entry imports its command's file on the first invocation: the build puts every command in a file of its own
+ * (scripts/bundles.mjs), so activation registers the ids and loads no command's code. A new command is one more
+ * `() => import('./itsFile.js').then((m) => m.itsCommand)` line; a static import here would load it at activation
+ * (test/package checks what the activation bundle holds).
  */
 import * as vscode from 'vscode';
-import { bindCommand, type AnyCommand, type CommandContext } from './context';
+import { bindCommand, defineCommand, type AnyCommand, type CommandContext } from './context';
 import { CommandIds, type CommandId } from '../editor/commandIds';
-import { copyHostAddress } from './copyHostAddress';
-import { createInventory } from './createInventory';
-import { importAnsibleInventory } from './importAnsibleInventory';
-import { openInventory } from './openInventory';
-import { refreshInventory } from './refreshInventory';
-import { revealHost } from './revealHost';
-import { bringUpCluster } from './bringUpCluster';
-import { joinHost } from './joinHost';
-import { gatherFacts } from './gatherFacts';
-import { showBringUpPlan } from './showBringUpPlan';
-import { showPodTimeline } from './showPodTimeline';
-import { showConfigDiagnostics } from './showConfigDiagnostics';
-import { generateClusterConfigsCommand } from './generateClusterConfigs';
-import { reconnectCluster } from './reconnectCluster';
-import { selectClusterContext } from './selectClusterContext';
-import { selectKubeconfigFile } from './selectKubeconfigFile';
-import { openKubeconfigSetting } from './openKubeconfigSetting';
-import { drainNode } from './drainNode';
-import { cordonNode } from './cordonNode';
-import { uncordonNode } from './uncordonNode';
-import { runFailureDrill } from './runFailureDrill';
-import { inspectCertificates } from './inspectCertificates';
-import { backupEtcd } from './backupEtcd';
-import { renewCertificates } from './renewCertificates';
-import { upgradeCluster } from './upgradeCluster';
-import { removeNode, replaceNode, resetHost } from './nodeOperations';
-import { openBackupFolder, refreshBackups, restoreFromBackup } from './backupsCommands';
-import { scheduleEtcdSnapshots } from './scheduleEtcdSnapshots';
-import { showLog } from './showLog';
 
-/** Every command, declared with its needs (src/commands/context.ts). */
-export const COMMANDS: Record<CommandId, AnyCommand> = {
-  [CommandIds.openInventory]: openInventory,
-  [CommandIds.createInventory]: createInventory,
-  [CommandIds.importAnsibleInventory]: importAnsibleInventory,
-  [CommandIds.refreshInventory]: refreshInventory,
-  [CommandIds.revealHost]: revealHost,
-  [CommandIds.gatherFacts]: gatherFacts,
-  [CommandIds.showBringUpPlan]: showBringUpPlan,
-  [CommandIds.bringUpCluster]: bringUpCluster,
-  [CommandIds.joinHost]: joinHost,
-  [CommandIds.showPodTimeline]: showPodTimeline,
-  [CommandIds.copyHostAddress]: copyHostAddress,
-  [CommandIds.showConfigDiagnostics]: showConfigDiagnostics,
-  [CommandIds.generateClusterConfigs]: generateClusterConfigsCommand,
-  [CommandIds.selectClusterContext]: selectClusterContext,
-  [CommandIds.selectKubeconfigFile]: selectKubeconfigFile,
-  [CommandIds.openKubeconfigSetting]: openKubeconfigSetting,
-  [CommandIds.reconnectCluster]: reconnectCluster,
-  [CommandIds.drainNode]: drainNode,
-  [CommandIds.cordonNode]: cordonNode,
-  [CommandIds.uncordonNode]: uncordonNode,
-  [CommandIds.runFailureDrill]: runFailureDrill,
-  [CommandIds.inspectCertificates]: inspectCertificates,
-  [CommandIds.backupEtcd]: backupEtcd,
-  [CommandIds.renewCertificates]: renewCertificates,
-  [CommandIds.upgradeCluster]: upgradeCluster,
-  [CommandIds.removeNode]: removeNode,
-  [CommandIds.replaceNode]: replaceNode,
-  [CommandIds.resetHost]: resetHost,
-  [CommandIds.refreshBackups]: refreshBackups,
-  [CommandIds.restoreFromBackup]: restoreFromBackup,
-  [CommandIds.openBackupFolder]: openBackupFolder,
-  [CommandIds.scheduleEtcdSnapshots]: scheduleEtcdSnapshots,
-  [CommandIds.showLog]: showLog,
+/** A command's declaration, imported when the command first runs. */
+export type CommandLoader = () => Promise<AnyCommand>;
+
+/** Every command, declared with its needs (src/commands/context.ts), in its own file. */
+export const COMMANDS: Record<CommandId, CommandLoader> = {
+  [CommandIds.openInventory]: () => import('./openInventory.js').then((m) => m.openInventory),
+  [CommandIds.createInventory]: () => import('./createInventory.js').then((m) => m.createInventory),
+  [CommandIds.importAnsibleInventory]: () => import('./importAnsibleInventory.js').then((m) => m.importAnsibleInventory),
+  [CommandIds.refreshInventory]: () => import('./refreshInventory.js').then((m) => m.refreshInventory),
+  [CommandIds.revealHost]: () => import('./revealHost.js').then((m) => m.revealHost),
+  [CommandIds.gatherFacts]: () => import('./gatherFacts.js').then((m) => m.gatherFacts),
+  [CommandIds.showBringUpPlan]: () => import('./showBringUpPlan.js').then((m) => m.showBringUpPlan),
+  [CommandIds.bringUpCluster]: () => import('./bringUpCluster.js').then((m) => m.bringUpCluster),
+  [CommandIds.joinHost]: () => import('./joinHost.js').then((m) => m.joinHost),
+  [CommandIds.showPodTimeline]: () => import('./showPodTimeline.js').then((m) => m.showPodTimeline),
+  [CommandIds.copyHostAddress]: () => import('./copyHostAddress.js').then((m) => m.copyHostAddress),
+  [CommandIds.showConfigDiagnostics]: () => import('./showConfigDiagnostics.js').then((m) => m.showConfigDiagnostics),
+  [CommandIds.generateClusterConfigs]: () => import('./generateClusterConfigs.js').then((m) => m.generateClusterConfigsCommand),
+  [CommandIds.selectClusterContext]: () => import('./selectClusterContext.js').then((m) => m.selectClusterContext),
+  [CommandIds.selectKubeconfigFile]: () => import('./selectKubeconfigFile.js').then((m) => m.selectKubeconfigFile),
+  [CommandIds.openKubeconfigSetting]: () => import('./openKubeconfigSetting.js').then((m) => m.openKubeconfigSetting),
+  [CommandIds.reconnectCluster]: () => import('./reconnectCluster.js').then((m) => m.reconnectCluster),
+  [CommandIds.drainNode]: () => import('./drainNode.js').then((m) => m.drainNode),
+  [CommandIds.cordonNode]: () => import('./cordonNode.js').then((m) => m.cordonNode),
+  [CommandIds.uncordonNode]: () => import('./uncordonNode.js').then((m) => m.uncordonNode),
+  [CommandIds.runFailureDrill]: () => import('./runFailureDrill.js').then((m) => m.runFailureDrill),
+  [CommandIds.inspectCertificates]: () => import('./inspectCertificates.js').then((m) => m.inspectCertificates),
+  [CommandIds.backupEtcd]: () => import('./backupEtcd.js').then((m) => m.backupEtcd),
+  [CommandIds.renewCertificates]: () => import('./renewCertificates.js').then((m) => m.renewCertificates),
+  [CommandIds.upgradeCluster]: () => import('./upgradeCluster.js').then((m) => m.upgradeCluster),
+  [CommandIds.removeNode]: () => import('./nodeOperations.js').then((m) => m.removeNode),
+  [CommandIds.replaceNode]: () => import('./nodeOperations.js').then((m) => m.replaceNode),
+  [CommandIds.resetHost]: () => import('./nodeOperations.js').then((m) => m.resetHost),
+  [CommandIds.refreshBackups]: () => import('./backupsCommands.js').then((m) => m.refreshBackups),
+  [CommandIds.restoreFromBackup]: () => import('./backupsCommands.js').then((m) => m.restoreFromBackup),
+  [CommandIds.openBackupFolder]: () => import('./backupsCommands.js').then((m) => m.openBackupFolder),
+  [CommandIds.scheduleEtcdSnapshots]: () => import('./scheduleEtcdSnapshots.js').then((m) => m.scheduleEtcdSnapshots),
+  [CommandIds.showLog]: () => import('./showLog.js').then((m) => m.showLog),
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   // The titles the palette shows, for the error boundary's "‹title› failed: …".
   const contributed = (ctx.extension.extension?.packageJSON?.contributes?.commands ?? []) as { command: string; title: string }[];
   const titles = new Map(contributed.map((c) => [c.command, c.title.replace(/…$/, '')]));
-  return Object.entries(COMMANDS).map(([id, command]) => vscode.commands.registerCommand(id, bindCommand(ctx, id, titles.get(id) ?? id, command)));
+  return Object.entries(COMMANDS).map(([id, load]) => {
+    const title = titles.get(id) ?? id;
+    let bound: Promise<(...args: unknown[]) => Promise<unknown>> | undefined;
+    return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      // A file that does not load (an incomplete installation) fails inside the same error boundary, and is tried
+      // again on the next invocation.
+      // A command may open SSH sessions synchronously (ctx.sessions.open): the SSH code loads with the first command.
+      bound ??= Promise.all([load(), ctx.sessions.ready()]).then(
+        ([command]) => bindCommand(ctx, id, title, command),
+        (e: unknown) => {
+          bound = undefined;
+          return bindCommand(ctx, id, title, defineCommand({}, () => () => Promise.reject(e)));
+        },
+      );
+      return (await bound)(...args);
+    });
+  });
 }

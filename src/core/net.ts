@@ -54,3 +54,25 @@ export function cidrsOverlap(a: Cidr, b: Cidr): boolean {
   const bEnd = b.base + 2 ** (32 - b.bits);
   return a.base < bEnd && b.base < aEnd;
 }
+
+/**
+ * Why an IPv4 address can be no host's own (undefined when it can): the ranges the kernel, ARP and routing treat
+ * specially. Loopback (127/8) is not among them: the tests run hosts on it.
+ */
+export function specialIPv4(address: string): string | undefined {
+  const ip = ipv4ToInt(address);
+  if (ip === undefined) return undefined;
+  const first = Math.floor(ip / 2 ** 24);
+  if (first === 0) return 'is in 0.0.0.0/8 ("this network"): 0.0.0.0 means any address, never one host';
+  if (ip === 2 ** 32 - 1) return 'is the limited broadcast address: every host on the link receives it';
+  if (address === '224.0.0.18') return "is VRRP's own multicast group (224.0.0.18): Keepalived sends its adverts there";
+  if (first >= 224 && first <= 239) return 'is a multicast address (224.0.0.0/4): a group, not a host';
+  if (first >= 240) return 'is reserved (240.0.0.0/4): Linux does not route it';
+  if (first === 169 && Math.floor(ip / 2 ** 16) % 256 === 254) return 'is link-local (169.254.0.0/16): it is not routed off its link and changes with it';
+  return undefined;
+}
+
+/** The first and last address of the subnet (its network and broadcast addresses). */
+export function cidrEnds(cidr: Cidr): { network: string; broadcast: string } {
+  return { network: intToIpv4(cidr.base), broadcast: intToIpv4(cidr.base + 2 ** (32 - cidr.bits) - 1) };
+}

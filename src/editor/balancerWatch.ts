@@ -7,7 +7,6 @@ import * as vscode from 'vscode';
 import type { BalancersModel } from '../core/live/balancers';
 import { serverMatchesEndpoint } from '../core/live/kubeconfig';
 import type { RemoteExec } from '../core/live/etcdSource';
-import { readBalancers, rootRunnerOver } from '../engine/balancers';
 import type { ClusterConnection } from './clusterConnection';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 import { log } from './log';
@@ -70,6 +69,8 @@ export class BalancerWatch implements vscode.Disposable {
     }
     this.busy = true;
     try {
+      // The balancers' reader loads with the first poll (only once connected to this inventory's cluster).
+      const { readBalancers, rootRunnerOver } = await import('../engine/balancers.js');
       const next = await readBalancers(rootRunnerOver(target.remote, target.nonRoot, 8000), inv);
       // the views re-render only on a change: a tree refreshed every 2 s for nothing closes what the user opened
       const changed = signature(next) !== (this.model ? signature(this.model) : undefined);

@@ -4,14 +4,11 @@
  * kubeadmWorkbench.certificates.warningDays / errorDays (30 / 7).
  */
 import * as vscode from 'vscode';
-import { servedCertificate } from '../adapters/tls/servedCertificate';
 import type { CertThresholds } from '../core/certs/assess';
 import type { CertReport } from '../core/certs/report';
 import { certificateProblems } from '../core/live/day2';
 import type { Problem } from '../core/live/status';
 import type { Inventory } from '../core/inventory/types';
-import { sudoUnlessRoot } from '../engine/become';
-import { inspectCertificates } from '../engine/certs';
 import type { HostSessions } from './hostSessions';
 import { setting } from './settings';
 
@@ -41,6 +38,12 @@ export class CertificateInspections implements vscode.Disposable {
   /** Inspects every Kubernetes host of `inventory` (one run at a time; a second call joins the first). */
   inspect(inventory: Inventory, folder: vscode.Uri | undefined, signal?: AbortSignal, progress?: (host: string, ok: boolean) => void): Promise<CertReport> {
     this.running ??= (async () => {
+      // The inspection's code loads with the first inspection (a failed load leaves the next call free to try again).
+      const [{ inspectCertificates }, { servedCertificate }, { sudoUnlessRoot }] = await Promise.all([import('../engine/certs.js'), import('../adapters/tls/servedCertificate.js'), import('../engine/become.js')]).catch((e: unknown) => {
+        this.running = undefined;
+        throw e;
+      });
+      await this.sessions.ready();
       const pool = this.sessions.open(inventory, folder);
       try {
         const kubeconfig = setting('kubeconfig');

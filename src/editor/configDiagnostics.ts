@@ -9,22 +9,19 @@
  */
 import * as vscode from 'vscode';
 import type { Finding } from '../core/findings';
-import type { FileKind, LintContext, SourceFile } from '../core/lint/types';
+import type { FileKind, LintContext } from '../core/lint/types';
 import { LintRunner, RUNNER_RULES, type LintOutcome } from '../engine/lintRunner';
 import { toDiagnostic } from './diagnostics';
 import { capFindings } from '../core/lint/fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
-import { siblingsOf, vrrpFilesElsewhere } from '../core/lint/siblings';
 import { setting, affects } from './settings';
 import { log } from './log';
 import { FolderEvents } from './folderEvents';
-import { CONFIG_GLOB, CONFIG_NAME, detect, EXCLUDE_GLOB, EXCLUDED_FOLDERS, LANGUAGE_KINDS, MAX_SCAN_FILES, mergeTargets, readDisk, readDiskTexts, untrackedUri } from './configFiles';
+import { CONFIG_GLOB, CONFIG_NAME, contextFiles, detect, EXCLUDE_GLOB, EXCLUDED_FOLDERS, LANGUAGE_KINDS, MAX_SCAN_FILES, mergeTargets, readDisk, readDiskTexts, untrackedUri } from './configFiles';
 import { FindingsCacheStore } from './findingsCacheStore';
-import { lintRegistry } from './lintRegistry';
+import { lintRegistry, lintRegistryReadyFor, loadLintRegistry } from './lintRegistry';
 import { setContextKey } from './contextKeys';
 
-/** Siblings are context for cross-file rules; huge ones are left out of every message to the worker. */
-const MAX_SIBLING_CHARS = 1024 * 1024;
 export const TYPING_DELAY_MS = 250;
 const DEPENDANT_DELAY_MS = 400;
 const DETECT_DELAY_MS = 500;
@@ -188,6 +185,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
   // ---- events -------------------------------------------------------------------------------------
 
   private onOpen(document: vscode.TextDocument): void {
+    if (!lintRegistryReadyFor(document, () => !this.disposed && this.onOpen(document))) return;
     if (!this.track(document)) return;
     this.schedule(document.uri, 0, 'edit');
     if (vscode.window.activeTextEditor?.document === document) this.updateContextKey(vscode.window.activeTextEditor);
@@ -202,15 +200,19 @@ export class ConfigDiagnostics implements vscode.Disposable {
       return;
     }
     // Not a config file (yet): look again once typing pauses, e.g. when `kind: InitConfiguration` was typed.
+    const look = (): void => {
+      if (!lintRegistryReadyFor(document, () => !this.disposed && look())) return;
+      if (!document.isClosed && this.notConfig.get(key) !== document.version && this.track(document)) {
+        this.schedule(document.uri, 0, 'edit');
+        this.updateContextKey(vscode.window.activeTextEditor);
+      }
+    };
     clearTimeout(this.detectTimers.get(key));
     this.detectTimers.set(
       key,
       setTimeout(() => {
         this.detectTimers.delete(key);
-        if (!document.isClosed && this.notConfig.get(key) !== document.version && this.track(document)) {
-          this.schedule(document.uri, 0, 'edit');
-          this.updateContextKey(vscode.window.activeTextEditor);
-        }
+        look();
       }, DETECT_DELAY_MS),
     );
   }
@@ -250,7 +252,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
   }
 
   private scheduleDiskRead(uri: vscode.Uri): void {
-    void readDisk(uri).then((text) => {
+    void Promise.all([readDisk(uri), loadLintRegistry()]).then(([text]) => {
       if (this.disposed || this.isOpen(uri)) return;
       const key = uri.toString();
       const known = this.tracked.has(key);
@@ -321,6 +323,8 @@ export class ConfigDiagnostics implements vscode.Disposable {
 
   private async scanWorkspace(): Promise<void> {
     const t0 = performance.now();
+    // Detection and the cache's rule check take the linters (their own file, loaded here if nothing did yet).
+    await loadLintRegistry();
     const isRule = (id: string): boolean => !!lintRegistry().ruleInfo(id) || RUNNER_RULES.some((r) => r.id === id);
     const [uris, cached] = await Promise.all([vscode.workspace.findFiles(CONFIG_GLOB, EXCLUDE_GLOB, MAX_SCAN_FILES), this.saved?.read(isRule)]);
     // Every file's text first (16 at a time), so that a file's siblings are known when its cache entry is checked.
@@ -459,14 +463,7 @@ export class ConfigDiagnostics implements vscode.Disposable {
     const self = this.tracked.get(key);
     const hostNames = new Set(loaded?.inventory?.hosts.map((h) => h.name) ?? []);
     const candidates = [...this.tracked.entries()].filter(([k, t]) => k !== key && t.kind !== 'inventory').map(([, t]) => t);
-    const texts = (ts: Tracked[]): SourceFile[] => ts.flatMap((t) => {
-      const text = this.isOpen(t.uri)?.getText() ?? t.diskText;
-      return text !== undefined && text.length <= MAX_SIBLING_CHARS ? [{ path: t.path, text }] : [];
-    });
-    // Only the files of the same config set (a generated/ copy is not compared with the live files); a keepalived.conf
-    // is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
-    const siblings = texts(self ? siblingsOf(self.path, candidates, hostNames) : candidates);
-    const vrrpElsewhere = texts(self ? vrrpFilesElsewhere(self.path, candidates, hostNames) : []);
+    const { siblings, vrrpElsewhere } = contextFiles(self?.path, candidates, hostNames, (t) => this.isOpen(t.uri)?.getText() ?? t.diskText);
     return {
       ...(loaded?.inventory ? { inventory: loaded.inventory } : {}),
       ...(loaded ? { inventoryPath: this.pathOf(loaded.uri) } : {}),

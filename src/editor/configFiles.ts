@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import { readRegularText } from '../adapters/fs/safeFile';
 import type { Finding } from '../core/findings';
 import { findingKey } from '../core/lint/fixPlan';
-import type { FileKind } from '../core/lint/types';
+import { siblingsOf, vrrpFilesElsewhere } from '../core/lint/siblings';
+import type { FileKind, SourceFile } from '../core/lint/types';
 import { lintRegistry } from './lintRegistry';
 
 /** Files a workspace scan reads; open documents are detected whatever their name. */
@@ -22,6 +23,9 @@ export const MAX_SCAN_FILES = 500;
 export const MAX_SCAN_BYTES = 2 * 1024 * 1024;
 /** Detection is meant to be cheap by name and content; it only sees the start of a huge file. */
 const DETECT_CHARS = 64 * 1024;
+
+/** Siblings are context for cross-file rules; huge ones are left out of every message to the worker. */
+const MAX_SIBLING_CHARS = 1024 * 1024;
 
 /** Language ids contributed by package.json whose documents are config files of one kind. */
 export const LANGUAGE_KINDS: Partial<Record<string, FileKind>> = { haproxy: 'haproxy', keepalived: 'keepalived' };
@@ -74,4 +78,17 @@ export function untrackedUri(path: string, from: vscode.Uri): string {
   if (path.startsWith('/') || /^[a-z]:[\\/]/i.test(path)) return vscode.Uri.file(path).toString();
   const folder = vscode.workspace.getWorkspaceFolder(from) ?? vscode.workspace.workspaceFolders?.[0];
   return folder ? vscode.Uri.joinPath(folder.uri, path).toString() : vscode.Uri.joinPath(from, '..', path).toString();
+}
+
+/**
+ * The files a lint of `self` sees besides it: only those of the same config set (a generated/ copy is not compared
+ * with the live files); a keepalived.conf is also paired by VRRP instance with the keepalived files of other config
+ * sets (lb1/, lb2/). Without `self` (not tracked) every candidate is a sibling. Texts over MAX_SIBLING_CHARS are left out.
+ */
+export function contextFiles<T extends { path: string }>(self: string | undefined, candidates: T[], hostNames: ReadonlySet<string>, textOf: (t: T) => string | undefined): { siblings: SourceFile[]; vrrpElsewhere: SourceFile[] } {
+  const texts = (ts: T[]): SourceFile[] => ts.flatMap((t) => {
+    const text = textOf(t);
+    return text !== undefined && text.length <= MAX_SIBLING_CHARS ? [{ path: t.path, text }] : [];
+  });
+  return { siblings: texts(self ? siblingsOf(self, candidates, hostNames) : candidates), vrrpElsewhere: texts(self ? vrrpFilesElsewhere(self, candidates, hostNames) : []) };
 }

@@ -12,7 +12,8 @@ import { RUNNER_RULES, TIMEOUT_RULE } from '../engine/lintRunner';
 import type { ConfigDiagnostics } from './configDiagnostics';
 import { findingsAt, planFixes, rulesForKeyword, type FixPlan } from '../core/lint/fixPlan';
 import type { InventoryWorkspace } from './inventoryWorkspace';
-import { lintRegistry } from './lintRegistry';
+import { loadLintRegistry } from './lintRegistry';
+import type * as Registry from '../core/lint/registry';
 
 const SELECTOR: vscode.DocumentSelector = [{ scheme: 'file' }, { scheme: 'untitled' }];
 const KEYWORD = /[A-Za-z0-9_][A-Za-z0-9_.-]*/;
@@ -76,9 +77,12 @@ export class ConfigProviders implements vscode.CodeActionProvider, vscode.HoverP
     return edit;
   }
 
-  provideHover(document: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
+  async provideHover(document: vscode.TextDocument, position: vscode.Position): Promise<vscode.Hover | undefined> {
     const kind = this.kindOf(document);
     if (!kind) return undefined;
+    // The rules' texts are the registry's (its own file, loaded on first use).
+    const registry = await loadLintRegistry();
+    const lookupRule = (id: string): RuleInfo | undefined => ruleInfo(registry, id);
     const flagged = findingsAt(this.findings(document), { line: position.line, character: position.character });
     if (flagged.length) {
       const md = new vscode.MarkdownString();
@@ -94,7 +98,7 @@ export class ConfigProviders implements vscode.CodeActionProvider, vscode.HoverP
     const line = document.lineAt(position.line).text;
     const hash = line.indexOf('#');
     if (hash >= 0 && hash < wordRange.start.character && isComment(line, hash)) return undefined;
-    const rules = rulesForKeyword(lintRegistry().linterFor(kind)?.rules ?? [], document.getText(wordRange).replace(/[.:-]+$/, ''));
+    const rules = rulesForKeyword(registry.linterFor(kind)?.rules ?? [], document.getText(wordRange).replace(/[.:-]+$/, ''));
     if (!rules.length) return undefined;
     const md = new vscode.MarkdownString();
     for (const [i, r] of rules.entries()) {
@@ -109,8 +113,8 @@ export class ConfigProviders implements vscode.CodeActionProvider, vscode.HoverP
   }
 }
 
-function lookupRule(id: string): RuleInfo | undefined {
-  return lintRegistry().ruleInfo(id) ?? RUNNER_RULES.find((r) => r.id === id);
+function ruleInfo(registry: typeof Registry, id: string): RuleInfo | undefined {
+  return registry.ruleInfo(id) ?? RUNNER_RULES.find((r) => r.id === id);
 }
 
 function appendRule(md: vscode.MarkdownString, id: string, why: string | undefined, docs: string | undefined, title?: string): void {

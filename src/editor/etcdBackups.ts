@@ -11,12 +11,9 @@ import { DEFAULT_SCHEDULE } from '../core/backup/schedule';
 import type { BackupManifest } from '../core/backup/snapshot';
 import type { Inventory } from '../core/inventory/types';
 import { isReadError, snapshotProblems, type ScheduleReading } from '../core/live/day2';
-import { log } from './log';
 import type { Problem } from '../core/live/status';
-import { listBackups } from '../engine/backup';
-import { sudoUnlessRoot } from '../engine/become';
-import { readSnapshotSchedules } from '../engine/day2Status';
 import type { HostSessions } from './hostSessions';
+import { log } from './log';
 import { setting, affects } from './settings';
 
 export interface LocalBackup {
@@ -50,13 +47,20 @@ export class EtcdBackups implements vscode.Disposable {
   /** Lists the backup folder again (manifests only: a snapshot is never opened here). */
   async refreshLocal(): Promise<LocalBackup[]> {
     this.folder = backupFolder();
-    this.local = await listBackups(this.folder);
+    // The engine's code loads with the first listing or reading, not with the extension.
+    const { readBackupFolder } = await import('../engine/backup.js');
+    const read = await readBackupFolder(this.folder);
+    this.local = read.backups;
+    // A manifest that fails its schema is no backup to offer a restore from: the reason goes to the log.
+    for (const u of read.unreadable) log.warn(`Backups: skipped ${u.problem}`);
     this.emitter.fire();
     return this.local;
   }
 
   /** Reads every control-plane node's snapshot timer and snapshots (sudo -n: never asks a password). */
   async readSchedules(inventory: Inventory, folder: vscode.Uri | undefined, signal?: AbortSignal): Promise<ScheduleReading[]> {
+    const [{ readSnapshotSchedules }, { sudoUnlessRoot }] = await Promise.all([import('../engine/day2Status.js'), import('../engine/become.js')]);
+    await this.sessions.ready();
     const pool = this.sessions.open(inventory, folder);
     try {
       this.schedules = await readSnapshotSchedules({ inventory, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), ...(signal ? { signal } : {}) });

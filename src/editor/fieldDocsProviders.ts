@@ -10,10 +10,9 @@ import type { ConfigDiagnostics } from './configDiagnostics';
 import type { InventoryWorkspace } from './inventoryWorkspace';
 
 let module_: typeof FieldDocs | undefined;
-function fieldDocs(): typeof FieldDocs {
-  // A require, not an import: esbuild turns it into a lazy initializer, so the schemas are evaluated on first use.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  module_ ??= require('../core/yaml/fieldDocs') as typeof FieldDocs;
+async function fieldDocs(): Promise<typeof FieldDocs> {
+  // An import(): the build gives it a file of its own (the schemas with it), loaded on the first request.
+  module_ ??= await import('../core/yaml/fieldDocs.js');
   return module_;
 }
 
@@ -46,12 +45,12 @@ export class FieldDocsProviders implements vscode.CompletionItemProvider, vscode
     return undefined;
   }
 
-  provideCompletionItems(document: vscode.TextDocument, position: vscode.Position, _token: vscode.CancellationToken, context: vscode.CompletionContext): vscode.CompletionItem[] | undefined {
+  async provideCompletionItems(document: vscode.TextDocument, position: vscode.Position, _token: vscode.CancellationToken, context: vscode.CompletionContext): Promise<vscode.CompletionItem[] | undefined> {
     // A space completes only after `key:`, `-`, `,`, `[` or `{` (not every indentation space).
     if (context.triggerCharacter === ' ' && !/[:\-,[{] $/.test(document.lineAt(position.line).text.slice(0, position.character))) return undefined;
     const kind = this.kindOf(document);
     if (!kind) return undefined;
-    const found = fieldDocs().completionsAt(kind, document.getText(), document.offsetAt(position));
+    const found = (await fieldDocs()).completionsAt(kind, document.getText(), document.offsetAt(position));
     if (!found) return undefined;
     const range = new vscode.Range(document.positionAt(found.replaceStart), position);
     return found.items.map((c, i) => {
@@ -68,10 +67,10 @@ export class FieldDocsProviders implements vscode.CompletionItemProvider, vscode
     });
   }
 
-  provideHover(document: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
+  async provideHover(document: vscode.TextDocument, position: vscode.Position): Promise<vscode.Hover | undefined> {
     const kind = this.kindOf(document);
     if (!kind) return undefined;
-    const found = fieldDocs().hoverAt(kind, document.getText(), document.offsetAt(position));
+    const found = (await fieldDocs()).hoverAt(kind, document.getText(), document.offsetAt(position));
     if (!found) return undefined;
     return new vscode.Hover(new vscode.MarkdownString(found.markdown), new vscode.Range(document.positionAt(found.start), document.positionAt(found.end)));
   }

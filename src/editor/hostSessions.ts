@@ -4,7 +4,7 @@
  * from SecretStorage when the user chose so, the maxParallelHosts setting and workspace trust.
  */
 import * as vscode from 'vscode';
-import { createInventoryPool, remoteExecOver } from '../adapters/ssh/fromInventory';
+import type * as SshAdapter from '../adapters/ssh/fromInventory';
 import type { Inventory } from '../core/inventory/types';
 import type { HostKeyAcceptance } from '../core/ssh/hostKeyPolicy';
 import type { SshTransport } from '../core/ssh/transport';
@@ -19,6 +19,21 @@ import { log } from './log';
 export type HostSession = SshTransport & HostKeyAcceptance & { loginUser(host: string): string };
 
 let substitute: ((inventory: Inventory) => HostSession) | undefined;
+
+/** The SSH adapter: its own file of the build, loaded by ready() (see HostSessions.ready). */
+let adapter: typeof SshAdapter | undefined;
+let loading: Promise<typeof SshAdapter> | undefined;
+
+function loadAdapter(): Promise<typeof SshAdapter> {
+  loading ??= import('../adapters/ssh/fromInventory.js').then(
+    (m) => (adapter = m),
+    (e: unknown) => {
+      loading = undefined;
+      throw e;
+    },
+  );
+  return loading;
+}
 
 /**
  * For the extension-host tests only (the extension's API offers it under KW_TEST_UI=1): the hosts played below SSH
@@ -42,8 +57,18 @@ export class HostSessions implements vscode.Disposable {
     return vscode.Uri.joinPath(this.context.globalStorageUri, 'known_hosts').fsPath;
   }
 
+  /**
+   * Loads the SSH code (not at activation: it is a file of its own). open() needs it: the registrar awaits this
+   * before any command runs, and the services that open sessions themselves await it first.
+   */
+  async ready(): Promise<void> {
+    await loadAdapter();
+  }
+
   open(inventory: Inventory, folder: vscode.Uri | undefined): HostSession {
     if (substitute) return substitute(inventory);
+    if (!adapter) throw new Error('an SSH session was opened before HostSessions.ready() resolved');
+    const { createInventoryPool } = adapter;
     const path = (name: 'sshConfigFile' | 'knownHostsFile'): string | undefined => {
       const v = setting(name, folder);
       if (!v) return undefined;
@@ -70,11 +95,17 @@ export class HostSessions implements vscode.Disposable {
    */
   remoteExec(inventory: Inventory | undefined, folder: vscode.Uri | undefined): RemoteExec | undefined {
     if (!inventory || !isTrusted()) return undefined;
-    if (this.live?.inventory !== inventory) {
-      void this.live?.pool.close();
-      this.live = { inventory, pool: this.open(inventory, folder) };
-    }
-    return remoteExecOver(this.live.pool);
+    // The pool is made (and the SSH code loaded) with the first command run through it.
+    return {
+      exec: async (host, script) => {
+        const { remoteExecOver } = await loadAdapter();
+        if (this.live?.inventory !== inventory) {
+          void this.live?.pool.close();
+          this.live = { inventory, pool: this.open(inventory, folder) };
+        }
+        return remoteExecOver(this.live.pool).exec(host, script);
+      },
+    };
   }
 
   dispose(): void {

@@ -3,7 +3,8 @@
  * as diagnostics. Views and commands read the model from here and listen to `onDidChange`.
  */
 import * as vscode from 'vscode';
-import { MAX_INVENTORY_BYTES, unreadInventory, type InventoryParseResult } from '../core/inventory/parse';
+import { MAX_INVENTORY_BYTES, unreadInventory } from '../core/inventory/limits';
+import type { InventoryParseResult } from '../core/inventory/parse';
 import { FileRefused, readRegularText } from '../adapters/fs/safeFile';
 import { LintRunner } from '../engine/lintRunner';
 import type { Inventory, InventoryLocations } from '../core/inventory/types';
@@ -30,7 +31,7 @@ export class InventoryWorkspace implements vscode.Disposable {
   readonly onDidChange = this.changeEmitter.event;
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('kubeadm-inventory');
   /** The inventory is untrusted input: parsed in the lint worker with its time and memory limits, not on the extension host. */
-  private readonly parser = new LintRunner({ timeoutSeverity: 'error' });
+  private readonly parser = new LintRunner({ timeoutSeverity: 'error', linters: false });
   private readonly disposables: vscode.Disposable[] = [this.changeEmitter, this.diagnostics, { dispose: () => this.parser.dispose() }];
   private loaded: LoadedInventory | undefined;
   private pending: NodeJS.Timeout | undefined;

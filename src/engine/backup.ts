@@ -1,14 +1,18 @@
 /**
  * etcd backup: read the members over SSH, take `etcdctl snapshot save` on a healthy follower, read its
- * `etcdutl snapshot status`, pull it (base64 over the SSH channel, streamed to disk) into a folder of the
+ * `etcdutl snapshot status`, pull it (its raw bytes over the SSH channel, streamed to disk with backpressure: a
+ * chunk in memory whatever its size) into a folder of the
  * user's outside any git work tree, check the copy (size, SHA-256 against the host's, etcd's own SHA-256
  * trailer), remove it from the host, and write the manifest, the etcd CA certificate and kubeadm's
  * ClusterConfiguration next to it — every file 0600, the folder 0700: a snapshot holds every Secret of
  * the cluster.
  */
 import { promises as fs } from 'node:fs';
-import { createNewFile, createNewFolder, createNewStream, ensureRealFolder, readRegularText, removeCreatedFolder } from '../adapters/fs/safeFile';
+import { Writable } from 'node:stream';
+import { createNewFile, createNewFolder, createNewStream, ensureRealFolder, lookAt, removeCreatedFolder } from '../adapters/fs/safeFile';
 import { gitTreeHolding } from '../adapters/fs/gitTree';
+import { readManifest } from '../core/backup/manifest';
+import { readManifestFile } from './backupFiles';
 import { join, resolve } from 'node:path';
 import {
   isSnapshotPath,
@@ -116,26 +120,28 @@ async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<S
     const revisionAtSave = Number(/"revision":(\d+)/.exec(saved.get('revision') ?? '')?.[1] ?? NaN);
     say(`saved ${path} on ${host}: ${remoteSize} bytes${status ? `, revision ${status.revision}, ${status.totalKey} keys` : ''}`);
 
-    // Pull: base64 on the channel, decoded in 4-character groups as it streams, written and hashed on the way.
+    // Pull: the raw bytes from the channel, hashed and written as they come; a slow disk holds the channel back.
     const file = join(dir, 'snapshot.db');
     const sink = await createNewStream(file, 0o600);
     const sum = new SnapshotChecksum();
-    let pending = '';
-    const write = (text: string) => {
-      pending += text.replace(/\s+/g, '');
-      const usable = pending.length - (pending.length % 4);
-      if (!usable) return;
-      const bytes = Buffer.from(pending.slice(0, usable), 'base64');
-      pending = pending.slice(usable);
-      sum.update(bytes);
-      sink.write(bytes);
-    };
+    let sinkError: Error | undefined;
+    sink.on('error', (e) => (sinkError = e));
+    const hashing = new Writable({
+      highWaterMark: 1024 * 1024,
+      write(chunk: Buffer, _encoding, done) {
+        sum.update(chunk);
+        if (sinkError) return done(sinkError);
+        if (sink.write(chunk)) done();
+        else sink.once('drain', () => done());
+      },
+    });
     try {
-      await exec(snapshotReadCommand(path), { onStdout: write, timeoutMs: 30 * 60_000 });
-      if (pending) throw new Error(`${host}: the snapshot's base64 ended mid-group`);
+      await exec(snapshotReadCommand(path), { stdoutTo: hashing, timeoutMs: 30 * 60_000 });
+      await new Promise<void>((res, rej) => hashing.end((e?: Error | null) => (e ? rej(e) : res())));
     } finally {
       await new Promise<void>((res, rej) => sink.end((e?: Error | null) => (e ? rej(e) : res())));
     }
+    if (sinkError) throw sinkError;
     const got = sum.digest();
     if (got.size !== remoteSize || got.sha256 !== remoteSha) throw new Error(`the copy differs from the snapshot on ${host} (${got.size} bytes, sha256 ${got.sha256.slice(0, 12)}… vs ${remoteSize} bytes, ${remoteSha.slice(0, 12)}…)`);
     if (got.trailer === 'mismatch') throw new Error(`the snapshot's own SHA-256 trailer does not match its contents: it is corrupt`);
@@ -175,29 +181,48 @@ async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<S
       files,
       warnings,
     };
-    await writePrivate('manifest.json', JSON.stringify(manifest, null, 2) + '\n');
+    // What restore will read: held to the same schema now, so a backup never writes a manifest its restore refuses.
+    const text = JSON.stringify(manifest, null, 2) + '\n';
+    const selfCheck = readManifest(text);
+    if (!selfCheck.ok) throw new Error(`the manifest does not pass its own schema: ${selfCheck.problems.join('; ')}`);
+    await writePrivate('manifest.json', text);
     return { dir, manifest, durationMs };
   } finally {
     await deps.ssh.exec(host, asRoot(snapshotRemoveCommand(path), deps.become(host)), { timeoutMs: 30_000, okCodes: [...ANY_EXIT_CODE] }).catch(() => undefined);
   }
 }
 
-/** Backups under `outDir` (newest first), from their manifests; unreadable ones are skipped. */
-export async function listBackups(outDir: string): Promise<{ dir: string; manifest: BackupManifest }[]> {
+/** A folder of the backup folder whose manifest.json could not be read, and why (the file named). */
+export interface UnreadableBackup {
+  dir: string;
+  problem: string;
+}
+
+/**
+ * Backups under `outDir` (newest first), from their manifests, each read through its schema; folders with a
+ * manifest.json that fails it are listed in `unreadable` with the reason (folders without one are not backups).
+ */
+export async function readBackupFolder(outDir: string): Promise<{ backups: { dir: string; manifest: BackupManifest }[]; unreadable: UnreadableBackup[] }> {
   let names: string[];
   try {
     names = await fs.readdir(outDir);
   } catch {
-    return [];
+    return { backups: [], unreadable: [] };
   }
-  const out: { dir: string; manifest: BackupManifest }[] = [];
-  for (const n of names) {
-    try {
-      const m = JSON.parse(await readRegularText(join(outDir, n, 'manifest.json'), { maxBytes: 1024 * 1024, noFollow: true })) as BackupManifest;
-      if (m.kind === 'kubeadm-workbench/etcd-backup') out.push({ dir: join(outDir, n), manifest: m });
-    } catch {
-      // not a backup folder
-    }
+  const backups: { dir: string; manifest: BackupManifest }[] = [];
+  const unreadable: UnreadableBackup[] = [];
+  for (const n of names.sort()) {
+    const dir = join(outDir, n);
+    const manifestPath = join(dir, 'manifest.json');
+    if (!(await lookAt(manifestPath))) continue;
+    const r = await readManifestFile(manifestPath);
+    if (r.ok) backups.push({ dir, manifest: r.manifest });
+    else unreadable.push({ dir, problem: r.problem });
   }
-  return out.sort((a, b) => b.manifest.takenAt.localeCompare(a.manifest.takenAt));
+  return { backups: backups.sort((a, b) => b.manifest.takenAt.localeCompare(a.manifest.takenAt)), unreadable };
+}
+
+/** The readable backups only (newest first). */
+export async function listBackups(outDir: string): Promise<{ dir: string; manifest: BackupManifest }[]> {
+  return (await readBackupFolder(outDir)).backups;
 }

@@ -3,6 +3,7 @@
  * generators the editor's "Generate cluster configs" and the rules use) and the package and CNI
  * sources. Shared by the CLI and the extension.
  */
+import { createHash } from 'node:crypto';
 import { generateClusterConfigs, type GeneratedFile, type GenerateOptions } from '../core/generate';
 import { AUDIT_POLICY_PATH } from '../core/generate/auditPolicy';
 import { mergeKubeadmDocuments } from '../core/generate/mergeDocuments';
@@ -71,12 +72,21 @@ export async function phaseSources(inv: Inventory, inventoryDir: string, readFil
   if (!ref) throw new Error(`set cluster.cniManifest in the inventory: there is no pinned default manifest for ${inv.cluster.cni} on Kubernetes ${inv.cluster.kubernetesVersion}`);
   const isUrl = /^https?:\/\//.test(ref);
   const p = inv.cluster.packages ?? {};
+  const pin = inv.cluster.cniManifestSha256;
+  const manifest = isUrl ? '' : await readWorkspaceFile(inventoryDir, ref, readFile, 'cluster.cniManifest');
+  // A pinned local file is held to its pin too: the file may have changed since the pin was written.
+  if (!isUrl && pin !== undefined && createHash('sha256').update(manifest, 'utf8').digest('hex') !== pin) {
+    throw new Error(`cluster.cniManifest ${ref} is not the file cluster.cniManifestSha256 pins (its sha256 differs): check the file, then update the pin`);
+  }
   return {
-    ...(isUrl ? { cniManifestUrl: ref, cniManifest: '' } : { cniManifest: await readWorkspaceFile(inventoryDir, ref, readFile, 'cluster.cniManifest') }),
+    ...(isUrl ? { cniManifestUrl: ref, cniManifest: '' } : { cniManifest: manifest }),
+    ...(pin !== undefined ? { cniManifestSha256: pin } : {}),
     ...(p.kubernetesApt ? { kubernetesApt: p.kubernetesApt } : {}),
     ...(p.kubernetesAptKey ? { kubernetesAptKey: p.kubernetesAptKey } : {}),
+    ...(p.kubernetesAptKeySha256 ? { kubernetesAptKeySha256: p.kubernetesAptKeySha256 } : {}),
     ...(p.debianApt ? { debianApt: p.debianApt } : {}),
     ...(p.debianAptKey ? { debianAptKey: p.debianAptKey } : {}),
+    ...(p.debianAptKeySha256 ? { debianAptKeySha256: p.debianAptKeySha256 } : {}),
     ...(inv.cluster.ignorePreflightErrors?.length ? { ignorePreflightErrors: inv.cluster.ignorePreflightErrors } : {}),
   };
 }

@@ -28,6 +28,8 @@ export interface LintRequest {
    * `--format json`/`sarif` keep English as the stable text and add the localised one.
    */
   english?: boolean;
+  /** Answer the file's kind only, without linting it (the caller then need not load the linters itself). */
+  detectOnly?: boolean;
 }
 
 /** Worker → runner for one request. */
@@ -53,6 +55,8 @@ export interface LintOutcome {
 
 /** What the worker starts with: the catalogue of the thread that starts it (a worker begins in English). */
 export interface LintWorkerData {
+  /** Load the linters at start (false: a worker that only parses inventories until a lint asks for them). */
+  linters?: boolean;
   catalogue?: { language: string; messages: Record<string, string> };
 }
 
@@ -88,6 +92,13 @@ export interface LintRunnerOptions {
   bootTimeoutMs?: number;
   /** Heap ceiling of the worker (default 1024 MB); a file that needs more is stopped like a slow one. */
   maxMemoryMb?: number;
+  /** A private folder for V8's compile cache of the worker's code (Node ≥ 22.1 uses it, older Node ignores it). */
+  compileCacheDir?: string;
+  /**
+   * False for a runner that parses inventories only (parseInventory): its worker starts without loading the linters,
+   * which a lint or a detection then loads first, inside its time limit. Default true.
+   */
+  linters?: boolean;
 }
 
 interface Job {
@@ -115,12 +126,23 @@ export class LintRunner {
   }
 
   /** Lints one file; never rejects: timeouts and crashes come back as findings. */
-  lint(file: SourceFile, context: LintContext = {}, opts: { kind?: FileKind; timeoutMs?: number; model?: boolean; english?: boolean } = {}): Promise<LintOutcome> {
+  lint(file: SourceFile, context: LintContext = {}, opts: { kind?: FileKind; timeoutMs?: number; model?: boolean; detectOnly?: boolean; english?: boolean } = {}): Promise<LintOutcome> {
     if (this.disposed) return Promise.resolve({ status: 'error', findings: [], ms: 0 });
     return new Promise((resolve) => {
-      this.queue.push({ request: { file, context, ...(opts.kind ? { kind: opts.kind } : {}), ...(opts.model ? { model: true } : {}), ...(opts.english ? { english: true } : {}) }, timeoutMs: opts.timeoutMs ?? this.timeoutMs, resolve });
+      this.queue.push({ request: { file, context, ...(opts.kind ? { kind: opts.kind } : {}), ...(opts.model ? { model: true } : {}), ...(opts.detectOnly ? { detectOnly: true } : {}), ...(opts.english ? { english: true } : {}) }, timeoutMs: opts.timeoutMs ?? this.timeoutMs, resolve });
       void this.pump();
     });
+  }
+
+  /** The kind of a file by its name and text, as the registry detects it (in the worker, under the time limit). */
+  async detect(file: SourceFile, timeoutMs?: number): Promise<FileKind | undefined> {
+    const outcome = await this.lint(file, {}, { detectOnly: true, ...(timeoutMs ? { timeoutMs } : {}) });
+    return outcome.status === 'ok' ? outcome.kind : undefined;
+  }
+
+  /** Starts the worker now, so that it loads the linters while the caller reads its files (a failure waits for the first lint). */
+  warmUp(): void {
+    if (!this.disposed) this.start().catch(() => undefined);
   }
 
   /**
@@ -203,14 +225,14 @@ export class LintRunner {
     if (this.ready) return this.ready;
     this.workerCatalogue = catalogueGeneration();
     const catalogue = catalogueSnapshot();
-    const workerData: LintWorkerData = catalogue ? { catalogue } : {};
     const file = resolveWorkerFile(this.options.workerFile);
     // Under tsx (unit tests) the worker loads the TypeScript source through tsx's CommonJS hook.
     // A memory ceiling as well as the time limit: an alias bomb or a huge file cannot exhaust the machine.
     const resourceLimits = { maxOldGenerationSizeMb: this.options.maxMemoryMb ?? DEFAULT_LINT_MEMORY_MB };
+    const workerData: LintWorkerData = { linters: this.options.linters ?? true, ...(catalogue ? { catalogue } : {}) };
     const worker = file.endsWith('.ts')
       ? new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(file)});`, { eval: true, stdout: false, stderr: false, resourceLimits, workerData })
-      : new Worker(file, { stdout: false, stderr: false, resourceLimits, workerData });
+      : new Worker(file, { stdout: false, stderr: false, resourceLimits, workerData, ...(this.options.compileCacheDir ? { env: { ...process.env, NODE_COMPILE_CACHE: this.options.compileCacheDir } } : {}) });
     worker.unref();
     this.worker = worker;
     this.workersStarted++;

@@ -1,22 +1,27 @@
 /**
- * `restore`: checks before anything stops — the snapshot file (etcd's own SHA-256 trailer, the manifest's
- * checksum and cluster), etcdutl on every control-plane host, and the refusal while etcd still has a
- * healthy quorum (a restore throws away every write since the snapshot) unless forced — then the plan of
- * src/core/backup/restorePlan.ts with its gates bound to this cluster.
+ * `restore`: checks before anything stops — the snapshot file (a regular file, hashed as a stream: etcd's own
+ * SHA-256 trailer), its manifest (read through its schema, then held against the snapshot's size and SHA-256 and
+ * against the inventory: core/backup/manifest.ts), etcdutl and room on every control-plane host, and the refusal
+ * while etcd still has a healthy quorum (a restore throws away every write since the snapshot) unless forced —
+ * then the plan of src/core/backup/restorePlan.ts with its gates bound to this cluster. The members are always
+ * the inventory's control-plane hosts; the snapshot goes to each as a stream, never whole in memory.
  */
 import { createHash } from 'node:crypto';
-import { lookAt, readRegular, readRegularText } from '../adapters/fs/safeFile';
-import { dirname, join } from 'node:path';
-import { buildRestorePlan, etcdutlPresentCommand, type RestoreMember } from '../core/backup/restorePlan';
-import { SnapshotChecksum, type BackupManifest } from '../core/backup/snapshot';
+import { basename, dirname, join } from 'node:path';
+import { lookAt } from '../adapters/fs/safeFile';
+import { compareManifest, inventoryMembers } from '../core/backup/manifest';
+import { buildRestorePlan, restorePreflightCommand, type RestoreMember } from '../core/backup/restorePlan';
+import type { BackupManifest } from '../core/backup/snapshot';
 import { asRoot } from '../core/drill/commands';
-import { hostsWithRole, splitEndpoint, type Inventory } from '../core/inventory/types';
+import { abortableSleep } from '../core/sleep';
+import { splitEndpoint, type Inventory } from '../core/inventory/types';
 import type { Plan } from '../core/plan/types';
 import type { SudoOptions } from '../core/ssh/command';
 import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
 import { readEtcdOverSsh } from './backup';
 import { readyz as readyzOver } from '../adapters/kube/readyz';
 import { errorMessage } from '../core/errors';
+import { hashSnapshot, readManifestFile, reopenSnapshot, type SnapshotDigest } from './backupFiles';
 
 export interface RestoreDeps {
   inventory: Inventory;
@@ -27,55 +32,60 @@ export interface RestoreDeps {
   /** How long the API may take to answer after the restore (default 300 s). */
   apiWaitMs?: number;
   now?: () => Date;
+  /** Told the bytes read while the snapshot is hashed, and sent to each member while it is sent (progress bars). */
+  onHashProgress?: (read: number, size: number) => void;
+  onSendProgress?: (host: string, sent: number) => void;
 }
 
 export interface RestorePreparation {
   plan: Plan;
   members: RestoreMember[];
   manifest?: BackupManifest;
+  /** The snapshot's bytes (0 when it could not be read). */
+  snapshotSize: number;
   /** etcd still had a healthy quorum when we looked. */
   quorumHealthy: boolean;
   refusals: string[];
   warnings: string[];
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), reject(new Error('cancelled'))), { once: true });
-  });
+/** The members to recreate: the inventory's control-plane hosts, named after their nodes as kubeadm names them. */
+export function restoreMembers(inv: Inventory): RestoreMember[] {
+  return inventoryMembers(inv);
+}
 
-/** The members to recreate: the backup's, when they are the inventory's control-plane hosts; else from the inventory (kubeadm names members after their nodes). */
-export function restoreMembers(inv: Inventory, manifest: BackupManifest | undefined): RestoreMember[] {
-  const cps = hostsWithRole(inv, 'control-plane');
-  const fromManifest = cps.map((h) => {
-    const m = manifest?.members.find((x) => !x.isLearner && (x.host === h.name || x.peerURLs.some((u) => u.includes(`//${h.address}:`))));
-    return m && m.peerURLs[0] ? { host: h.name, name: m.name, peerURL: m.peerURLs[0] } : undefined;
-  });
-  if (fromManifest.every((m) => m)) return fromManifest as RestoreMember[];
-  return cps.map((h) => ({ host: h.name, name: h.name, peerURL: `https://${h.address.includes(':') ? `[${h.address}]` : h.address}:2380` }));
+/** The snapshot and its manifest against each other and the inventory; nothing is asked of a host here. */
+async function checkBackupFiles(inv: Inventory, snapshotPath: string, onBytes?: (read: number, size: number) => void): Promise<{ digest?: SnapshotDigest; manifest?: BackupManifest; refusals: string[]; warnings: string[] }> {
+  const refusals: string[] = [];
+  const warnings: string[] = [];
+  let digest: SnapshotDigest;
+  try {
+    digest = await hashSnapshot(snapshotPath, onBytes);
+  } catch (e) {
+    return { refusals: [errorMessage(e)], warnings };
+  }
+  if (digest.trailer !== 'verified') refusals.push(`${snapshotPath}: ${digest.trailer === 'mismatch' ? "etcd's SHA-256 trailer does not match: the file is corrupt" : 'no SHA-256 trailer: not a snapshot taken by etcdctl snapshot save'}`);
+  const manifestPath = join(dirname(snapshotPath), 'manifest.json');
+  const present = (await lookAt(manifestPath)) !== undefined;
+  if (!present) {
+    warnings.push(`no manifest.json next to ${snapshotPath}: nothing to hold the snapshot against but etcd's own checksum`);
+    return { digest, refusals, warnings };
+  }
+  const read = await readManifestFile(manifestPath);
+  if (!read.ok) return { digest, refusals: [...refusals, `${read.problem}. Restore from a backup folder whose manifest.json the backup wrote`], warnings };
+  const compared = compareManifest(read.manifest, { name: basename(snapshotPath), size: digest.size, sha256: digest.sha256 }, inv);
+  refusals.push(...compared.refusals.map((r) => `${manifestPath}: ${r}`));
+  warnings.push(...compared.warnings);
+  return { digest, manifest: read.manifest, refusals, warnings };
 }
 
 export async function prepareRestore(deps: RestoreDeps, snapshotPath: string, force: boolean): Promise<RestorePreparation> {
   const inv = deps.inventory;
-  const refusals: string[] = [];
-  const warnings: string[] = [];
-  // A regular file only (a FIFO would hang here forever), its size checked before reading: etcd's quota tops at 8 GiB.
-  const bytes = await readRegular(snapshotPath, { maxBytes: 8 * 1024 ** 3 });
-  const sum = new SnapshotChecksum();
-  sum.update(bytes);
-  const got = sum.digest();
-  if (got.trailer !== 'verified') refusals.push(`${snapshotPath}: ${got.trailer === 'mismatch' ? "etcd's SHA-256 trailer does not match: the file is corrupt" : 'no SHA-256 trailer: not a snapshot taken by etcdctl snapshot save'}`);
-  let manifest: BackupManifest | undefined;
-  const manifestPath = join(dirname(snapshotPath), 'manifest.json');
-  if (await lookAt(manifestPath)) {
-    manifest = JSON.parse(await readRegularText(manifestPath, { maxBytes: 1024 * 1024, noFollow: true })) as BackupManifest;
-    if (manifest.snapshot?.sha256 && manifest.snapshot.sha256 !== got.sha256) refusals.push(`${snapshotPath} is not the snapshot its manifest describes (sha256 differs)`);
-    if (manifest.cluster !== inv.cluster.name) refusals.push(`the backup is of cluster "${manifest.cluster}", the inventory is "${inv.cluster.name}"`);
-  } else warnings.push(`no manifest.json next to ${snapshotPath}: members are taken from the inventory (name = host name, peer URL https://<address>:2380)`);
-  const members = restoreMembers(inv, manifest);
+  const members = restoreMembers(inv);
+  const files = await checkBackupFiles(inv, snapshotPath, deps.onHashProgress);
+  const { manifest, refusals, warnings, digest } = files;
   // A snapshot that cannot be restored is refused before any host is asked anything.
-  if (refusals.length) return { plan: { fingerprint: '', phases: [] }, members, ...(manifest ? { manifest } : {}), quorumHealthy: false, refusals, warnings };
+  if (refusals.length || !digest) return { plan: { fingerprint: '', phases: [] }, members, ...(manifest ? { manifest } : {}), snapshotSize: digest?.size ?? 0, quorumHealthy: false, refusals, warnings };
 
   let quorumHealthy = false;
   try {
@@ -89,10 +99,14 @@ export async function prepareRestore(deps: RestoreDeps, snapshotPath: string, fo
   } catch (e) {
     warnings.push(`etcd does not answer (${errorMessage(e).split('\n')[0]}): restoring is what this is for`);
   }
+  // The snapshot waits on the node beside the new data dir etcdutl writes (about the snapshot's size again).
+  const room = Math.ceil(digest.size * 2.1) + 64 * 1024 ** 2;
   await Promise.all(
     members.map(async (m) => {
-      const r = await deps.ssh.exec(m.host, asRoot(etcdutlPresentCommand(), deps.become(m.host)), { okCodes: [...ANY_EXIT_CODE], timeoutMs: 20_000 }).catch((e: Error) => ({ code: -1, stdout: '', stderr: e.message }));
-      if (r.code !== 0) refusals.push(`${m.host}: no etcdutl on the host (install etcdutl of the cluster's etcd version, e.g. from the etcd release tarball, into /usr/local/bin)`);
+      const r = await deps.ssh.exec(m.host, asRoot(restorePreflightCommand(), deps.become(m.host)), { okCodes: [...ANY_EXIT_CODE], timeoutMs: 20_000 }).catch((e: Error) => ({ code: -1, stdout: '', stderr: e.message }));
+      if (r.code !== 0 && !/etcdutl/.test(r.stdout)) return void refusals.push(`${m.host}: no etcdutl on the host (install etcdutl of the cluster's etcd version, e.g. from the etcd release tarball, into /usr/local/bin)`);
+      const avail = Number(r.stdout.trim().split('\n').at(-1));
+      if (Number.isFinite(avail) && avail < room) refusals.push(`${m.host}: ${(avail / 1024 ** 2).toFixed(0)} MiB free in /var/lib, the restore needs ${(room / 1024 ** 2).toFixed(0)} MiB there (the snapshot and the data dir restored from it): free some space first`);
     }),
   );
 
@@ -102,7 +116,13 @@ export async function prepareRestore(deps: RestoreDeps, snapshotPath: string, fo
   const say = deps.say ?? (() => undefined);
   const stamp = (deps.now ?? (() => new Date()))().toISOString().replace(/\D/g, '').slice(0, 14);
   const plan = buildRestorePlan(
-    { members, snapshotBase64: bytes.toString('base64'), sha256: got.sha256, stamp, fingerprint: createHash('sha256').update(JSON.stringify({ inv, members, sha: got.sha256 })).digest('hex').slice(0, 16) },
+    {
+      members,
+      snapshot: { size: digest.size, open: () => reopenSnapshot(snapshotPath, digest), ...(deps.onSendProgress ? { onProgress: deps.onSendProgress } : {}) },
+      sha256: digest.sha256,
+      stamp,
+      fingerprint: createHash('sha256').update(JSON.stringify({ inv, members, sha: digest.sha256 })).digest('hex').slice(0, 16),
+    },
     {
       checkMembers: async () => {
         const etcd = await readEtcdOverSsh(deps);
@@ -122,12 +142,13 @@ export async function prepareRestore(deps: RestoreDeps, snapshotPath: string, fo
         for (const [a, p] of targets) {
           while (!(await readyz(a, p))) {
             if (Date.now() - t0 > limit) throw new Error(`${a}:${p} did not answer /readyz within ${limit / 1000} s`);
-            await sleep(1000, signal);
+            await abortableSleep(1000, signal); // removes its abort listener when it wakes: a long wait adds none
+            if (signal?.aborted) throw new Error('cancelled');
           }
         }
         say(`${host}: API server ready (and the endpoint) after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       },
     },
   );
-  return { plan, members, ...(manifest ? { manifest } : {}), quorumHealthy, refusals, warnings };
+  return { plan, members, ...(manifest ? { manifest } : {}), snapshotSize: digest.size, quorumHealthy, refusals, warnings };
 }

@@ -2,7 +2,7 @@
  * Backups view: the local etcd backups (newest first: time, cluster, revision, size; sha256 and members in the
  * tooltip; "Restore from this backup…" and "Open Folder" on each row) and the scheduled snapshots on each
  * control-plane node (timer, count, the newest snapshot's age; warning colour past two intervals). Local backups
- * are listed from their manifests whenever the view is built or the folder changes; the nodes only on Refresh.
+ * are listed from their manifests when the view is first shown or the folder changes; the nodes only on Refresh.
  */
 import * as vscode from 'vscode';
 import { CommandIds, ViewIds } from '../editor/commandIds';
@@ -28,7 +28,15 @@ export class BackupsView implements vscode.TreeDataProvider<LiveNode>, vscode.Di
     this.disposables = [this.emitter, this.treeView, backups.onDidChange(() => this.show()), this.treeView.onDidChangeVisibility((e) => this.ticking(e.visible))];
     this.show();
     this.ticking(this.treeView.visible);
-    void backups.refreshLocal();
+    // The folder is listed when the view is first shown (and again when its setting changes), not at activation.
+    let listed = false;
+    const listOnce = (visible: boolean): void => {
+      if (!visible || listed) return;
+      listed = true;
+      void backups.refreshLocal();
+    };
+    this.disposables.push(this.treeView.onDidChangeVisibility((e) => listOnce(e.visible)));
+    listOnce(this.treeView.visible);
   }
 
   /** While the view is visible the ages ("5 min ago") move without a Refresh: a rebuild every 5 s, fired only when a row's text changed. */

@@ -8,13 +8,13 @@ import type { Finding } from '../core/findings';
 import type { ConfigDiagnostics } from '../editor/configDiagnostics';
 import type { InventoryWorkspace } from '../editor/inventoryWorkspace';
 import { planFix } from '../core/lint/fixPlan';
-import { lintRegistry } from '../editor/lintRegistry';
+import { loadLintRegistry } from '../editor/lintRegistry';
 import { RUNNER_RULES } from '../engine/lintRunner';
 import { diagnosticsHtml, makeNonce } from './diagnosticsHtml';
 import { groupFindings } from './diagnosticsModel';
 import { parseWebviewMessage, type HostToWebview, type Scope, type WebviewToHost } from './protocol/diagnostics';
 
-export const DIAGNOSTICS_VIEW_TYPE = 'kubeadm.diagnostics';
+import { DIAGNOSTICS_VIEW_TYPE } from './viewTypes';
 
 export class DiagnosticsPanel implements vscode.Disposable {
   private static current: DiagnosticsPanel | undefined;
@@ -43,18 +43,14 @@ export class DiagnosticsPanel implements vscode.Disposable {
   }
 
   /**
-   * Brings back a panel VS Code restored after a reload (its HTML is rebuilt; the webview keeps its scope in its
-   * own state and asks for it again).
+   * Takes over a panel VS Code restored after a reload (the extension's serializer calls this, loading this file
+   * then): its HTML is rebuilt; the webview keeps its scope in its own state and asks for it again.
    */
-  static registerSerializer(extensionUri: vscode.Uri, config: ConfigDiagnostics, inventory: InventoryWorkspace): vscode.Disposable {
-    return vscode.window.registerWebviewPanelSerializer(DIAGNOSTICS_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown) => {
-        const scope = (state as { scope?: unknown } | undefined)?.scope;
-        DiagnosticsPanel.current?.dispose();
-        panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')] };
-        DiagnosticsPanel.current = new DiagnosticsPanel(panel, extensionUri, config, inventory, scope === 'workspace' || scope === 'file' ? scope : undefined);
-      },
-    });
+  static restore(panel: vscode.WebviewPanel, state: unknown, extensionUri: vscode.Uri, config: ConfigDiagnostics, inventory: InventoryWorkspace): void {
+    const scope = (state as { scope?: unknown } | undefined)?.scope;
+    DiagnosticsPanel.current?.dispose();
+    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')] };
+    DiagnosticsPanel.current = new DiagnosticsPanel(panel, extensionUri, config, inventory, scope === 'workspace' || scope === 'file' ? scope : undefined);
   }
 
   /** The open panel, if any (tests and the command use it). */
@@ -171,6 +167,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
 
   /** Builds and sends the current findings (also called by tests). */
   async update(): Promise<HostToWebview> {
+    const registry = await loadLintRegistry();
     const files: { uri: string; path: string; findings: readonly Finding[] }[] = [];
     const add = (uri: vscode.Uri, findings: readonly Finding[]): void => {
       const key = uri.toString();
@@ -193,7 +190,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
       type: 'update',
       scope: this.scope,
       ...(activeFile ? { activeFile } : {}),
-      files: groupFindings(files, (rule) => lintRegistry().ruleInfo(rule) ?? RUNNER_RULES.find((r) => r.id === rule)),
+      files: groupFindings(files, (rule) => registry.ruleInfo(rule) ?? RUNNER_RULES.find((r) => r.id === rule)),
       busy: this.config.busy,
     };
     this.lastUpdate = message;

@@ -26,9 +26,19 @@ export interface RuntimeFile {
 /** One reference to a file, before references to the same path are merged. */
 type Found = Omit<RuntimeFile, 'sources'>;
 
+/** An esbuild config of scripts/bundles.mjs, as far as these tests read it. */
+export interface BundleConfig {
+  outfile?: string;
+  outdir?: string;
+  splitting?: boolean;
+  entryPoints: string[] | Record<string, string>;
+}
+
 interface BundlesModule {
   outDir: string;
-  bundleConfigs(o: { production: boolean; sourcemaps: boolean }): { outfile: string; entryPoints: string[] }[];
+  bundleConfigs(o: { production: boolean; sourcemaps: boolean }): BundleConfig[];
+  entryFiles(config: BundleConfig): string[];
+  staticClosure(metafile: unknown, entryFile: string): string[];
 }
 
 export async function bundlesModule(root: string): Promise<BundlesModule> {
@@ -135,6 +145,30 @@ function codeFiles(root: string, outDir: string): Found[] {
   return out;
 }
 
+/**
+ * The files a built bundle loads from its own folder on demand, followed from file to file: every `require("./x.js")`
+ * of the built code (a split build's shared files, and each `import()` of the sources, which the build turns into such
+ * a require run on first use). Read from the files on disk, so it is what the build really wrote.
+ */
+function requiredFiles(root: string, entries: string[]): Found[] {
+  const out: Found[] = [];
+  const seen = new Set(entries);
+  const queue = [...entries];
+  while (queue.length) {
+    const file = queue.shift()!;
+    if (!file.endsWith('.js') || !existsSync(join(root, file))) continue;
+    const text = readFileSync(join(root, file), 'utf8');
+    for (const m of text.matchAll(/\brequire\("\.\/([\w.-]+\.js)"\)/g)) {
+      const p = clean(posix.join(posix.dirname(file), m[1]!));
+      if (seen.has(p)) continue;
+      seen.add(p);
+      out.push({ path: p, source: 'build', why: `required by ${file}` });
+      queue.push(p);
+    }
+  }
+  return out;
+}
+
 /** The README's relative links and images: the extension's details page shows the README and opens them from the extension folder. */
 function readmeFiles(root: string): Found[] {
   const text = readFileSync(join(root, 'README.md'), 'utf8');
@@ -148,12 +182,15 @@ function readmeFiles(root: string): Found[] {
 }
 
 export async function runtimeFiles(root: string): Promise<RuntimeFile[]> {
-  const { bundleConfigs, outDir } = await bundlesModule(root);
-  const build: Found[] = bundleConfigs({ production: true, sourcemaps: false }).map((c) => ({
-    path: clean(c.outfile),
-    source: 'build',
-    why: `bundle of ${c.entryPoints.join(', ')} (scripts/bundles.mjs)`,
-  }));
+  const { bundleConfigs, entryFiles, outDir } = await bundlesModule(root);
+  const build: Found[] = bundleConfigs({ production: true, sourcemaps: false }).flatMap((c) =>
+    entryFiles(c).map((path) => ({
+      path: clean(path),
+      source: 'build' as const,
+      why: `bundle of ${Object.values(c.entryPoints).join(', ')} (scripts/bundles.mjs)`,
+    })),
+  );
+  build.push(...requiredFiles(root, build.map((b) => b.path)));
   const manifest = manifestFiles(root);
   const code = codeFiles(root, outDir);
   const all = [...build, ...manifest, ...code, ...readmeFiles(root)];

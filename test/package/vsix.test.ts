@@ -13,7 +13,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runtimeFiles, type RuntimeFile } from './runtimeFiles';
+import { bundlesModule, runtimeFiles, type RuntimeFile } from './runtimeFiles';
+import { EAGER_EXTENSION_BYTES } from '../budgets';
+import type { BuildOptions } from 'esbuild';
 import { zipEntries, type ZipEntry } from './zipEntries';
 import { tempDir } from '../tempDir';
 
@@ -52,6 +54,13 @@ function documentedSize(command: string): number {
 function assertNear(built: number, documented: number, what: string): void {
   const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(2)} MB`;
   assert.ok(Math.abs(built - documented) <= 0.15 * built, `${what} is ${mb(built)} but ${SIZES_DOC} says about ${mb(documented)}: update ${SIZES_DOC}`);
+}
+
+/** The folder the files of one source are in (the build's: dist). */
+function dirOf(files: RuntimeFile[], source: RuntimeFile['source']): string {
+  const dirs = new Set(files.filter((f) => f.source === source).map((f) => f.path.split('/')[0]));
+  assert.equal(dirs.size, 1, `the ${source} files are in one folder`);
+  return [...dirs][0]!;
 }
 
 describe('the packaged .vsix', { timeout: 180_000 }, () => {
@@ -109,14 +118,44 @@ describe('the packaged .vsix', { timeout: 180_000 }, () => {
     assert.deepEqual(stray, [], 'files in the .vsix outside the folders the extension loads from');
   });
 
+  it('activation loads only its own small part: dist/extension.js and what it requires at its top level, within the budget', async () => {
+    // From the build's module graph (esbuild's metafile of the production config, not written): the entry and the
+    // files it imports statically. Each import() of the sources is a file of its own that loads on first use.
+    const esbuild = await import('esbuild');
+    const { bundleConfigs, staticClosure } = await bundlesModule(ROOT);
+    const config = bundleConfigs({ production: true, sourcemaps: false }).find((c) => !Array.isArray(c.entryPoints) && c.entryPoints.extension);
+    assert.ok(config?.splitting, 'scripts/bundles.mjs builds src/extension.ts as a split bundle');
+    const built = await esbuild.build({ ...(config as BuildOptions), write: false });
+    const metafile = built.metafile!;
+    const eager = staticClosure(metafile, 'dist/extension.js');
+    const sizes = eager.map((f) => {
+      const e = entries.get(f);
+      assert.ok(e, `${f} (loaded at activation) is not in the .vsix`);
+      return e.size;
+    });
+    const bytes = sizes.reduce((a, b) => a + b, 0);
+    const modules = eager.flatMap((f) => Object.entries(metafile.outputs[f]!.inputs)).sort((a, b) => b[1].bytesInOutput - a[1].bytesInOutput);
+    const lazy = Object.keys(metafile.outputs).filter((f) => f.endsWith('.js') && !eager.includes(f));
+    // Without source maps the build puts the top-level files into dist/extension.js and leaves a line that throws in
+    // each (scripts/bundles.mjs, mergeTopLevelFiles): the sum is then the entry's bytes, read as one file.
+    console.log(`activation loads ${bytes} bytes (budget ${EAGER_EXTENSION_BYTES}): ${eager.length} outputs of the build, read from ${eager.filter((f) => (entries.get(f)?.size ?? 0) > 200).length} file(s); ${lazy.length} files load on first use`);
+    console.log(`  largest modules loaded at activation: ${modules.slice(0, 8).map(([m, i]) => `${m} ${i.bytesInOutput}`).join(', ')}`);
+    assert.ok(bytes <= EAGER_EXTENSION_BYTES, `activation loads ${bytes} bytes, over the budget of ${EAGER_EXTENSION_BYTES} (test/budgets.ts): something heavy is imported statically from src/extension.ts; make it an import() where it is first used. Largest modules:\n  ${modules.slice(0, 20).map(([m, i]) => `${m} ${i.bytesInOutput}`).join('\n  ')}`);
+    // The heavy parts by name: none of them may be on the activation path, whatever the budget.
+    const heavy = modules.map(([m]) => m).filter((m) => /^src\/(commands\/(?!registrar\.ts|context\.ts)|engine\/(?!lintRunner\.ts)|webviews\/\w+Panel\.ts)|src\/core\/lint\/registry\.ts|node_modules\/(ssh2|yaml|smol-toml)\//.test(m));
+    assert.deepEqual(heavy, [], 'commands, the engine, the webview panels, the linters and the SSH and YAML libraries load on first use, not at activation');
+  });
+
   it('is the size docs/development.md gives', () => {
     assertNear(bytes, documentedSize('npm run package '), 'the .vsix');
   });
 
   it('KW_SOURCEMAPS=1 npm run package ships each bundle with its linked map', () => {
     const withMaps = packageVsix(join(dir, 'with-maps.vsix'), { ...process.env, KW_SOURCEMAPS: '1' });
-    const bundles = needed.filter((f) => f.source === 'build');
-    for (const b of bundles) assert.ok(withMaps.entries.has(`${b.path}.map`), `${b.path}.map missing with KW_SOURCEMAPS=1`);
+    // Its own files: the split build's file names carry a hash of their contents, which the maps' comments change.
+    const bundles = [...withMaps.entries.keys()].filter((e) => e.startsWith(`${dirOf(needed, 'build')}/`) && e.endsWith('.js'));
+    assert.equal(bundles.length, needed.filter((f) => f.source === 'build').length, 'the build with source maps wrote as many bundles as the one without');
+    for (const b of bundles) assert.ok(withMaps.entries.has(`${b}.map`), `${b}.map missing with KW_SOURCEMAPS=1`);
     console.log(`vsix with source maps: ${(withMaps.bytes / 1024 / 1024).toFixed(2)} MB`);
     assertNear(withMaps.bytes, documentedSize('KW_SOURCEMAPS=1 npm run package '), 'the .vsix with source maps');
   });

@@ -14,6 +14,10 @@ export class ChannelOpenError extends Error {}
 
 const PGID_MARK = /^\x1ekw-pgid:(\d+)\n/;
 
+function isStream(v: ExecOptions['stdin']): v is NodeJS.ReadableStream {
+  return typeof v === 'object' && v !== null && typeof (v as NodeJS.ReadableStream).pipe === 'function';
+}
+
 export function runOnChannel(conn: Connection, host: string, command: RemoteCommand, opts: ExecOptions, signal: AbortSignal, debug?: (message: string) => void): Promise<ExecResult> {
   const wrapped = `printf '\\036kw-pgid:%s\\n' "$$" >&2; ${command.text}`;
   return new Promise<ExecResult>((resolve, reject) => {
@@ -27,6 +31,8 @@ export function runOnChannel(conn: Connection, host: string, command: RemoteComm
       let pgid: number | undefined;
       let cancelled: string | undefined;
       let killed = false;
+      const input = isStream(opts.stdin) ? opts.stdin : undefined;
+      let stdinError: Error | undefined;
       const capture = (k: 'stdout' | 'stderr', s: string) => {
         result[k] += s;
         if (result[k].length > MAX_CAPTURE * 1.25) result[k] = result[k].slice(-MAX_CAPTURE);
@@ -61,12 +67,15 @@ export function runOnChannel(conn: Connection, host: string, command: RemoteComm
         setTimeout(() => finish(), 5000).unref();
       };
       ch.on('error', (e: Error) => debug?.(`${host}: channel error: ${e.message}`));
-      ch.on('data', (d: Buffer) => {
-        const s = outDec.write(d);
-        if (!s) return;
-        capture('stdout', s);
-        opts.onStdout?.(s);
-      });
+      if (opts.stdoutTo) ch.pipe(opts.stdoutTo, { end: false });
+      else {
+        ch.on('data', (d: Buffer) => {
+          const s = outDec.write(d);
+          if (!s) return;
+          capture('stdout', s);
+          opts.onStdout?.(s);
+        });
+      }
       ch.stderr.on('data', (d: Buffer) => {
         const s = errDec.write(d);
         if (headDone) return emitErr(s);
@@ -101,6 +110,8 @@ export function runOnChannel(conn: Connection, host: string, command: RemoteComm
         }
         if (!headDone) emitErr(head);
         emitErr(errDec.end());
+        if (input) input.unpipe(ch);
+        if (stdinError) return reject(stdinError);
         if (cancelled) return reject(new RemoteCommandCancelled(host, command, `${cancelled}; the remote process group was killed`));
         if (result.code === null && result.signal === null) {
           return reject(new SshConnectError(host, redact(`connection lost while running \`${command.display}\``, command.secrets), 'network'));
@@ -112,9 +123,19 @@ export function runOnChannel(conn: Connection, host: string, command: RemoteComm
       ch.on('close', finish);
       signal.addEventListener('abort', onAbort, { once: true });
       if (signal.aborted) onAbort();
-      const stdin = [command.stdinPrefix, opts.stdin].filter((x) => x !== undefined && x !== '') as (string | Buffer)[];
-      for (const s of stdin) ch.write(s);
-      ch.end();
+      if (command.stdinPrefix) ch.write(command.stdinPrefix);
+      if (input) {
+        // A file that cannot be read ends the command: the remote side sees a short input and the caller this error.
+        input.once('error', (e: Error) => {
+          stdinError = e;
+          killGroup();
+          ch.close();
+        });
+        input.pipe(ch);
+      } else {
+        if (opts.stdin !== undefined && opts.stdin !== '') ch.write(opts.stdin as string | Buffer);
+        ch.end();
+      }
     });
   });
 }

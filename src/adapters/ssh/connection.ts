@@ -5,13 +5,25 @@
  * key (see connectPolicy.ts).
  */
 import { readRegular } from '../fs/safeFile';
-import { Client, utils, type AuthenticationType, type ConnectConfig, type ParsedKey } from 'ssh2';
+import type * as Ssh2 from 'ssh2';
+import type { AuthenticationType, Client, ConnectConfig, ParsedKey } from 'ssh2';
 import type { ResolvedHop } from '../../core/ssh/config';
 import type { HandshakeFailure, HandshakeStage } from '../../core/ssh/connectPolicy';
 import { describeRejection, type HostKeyDecision, type HostKeyVerifier } from '../../core/ssh/hostKeyPolicy';
 import { SshConnectError } from '../../core/ssh/transport';
 import type { AuthCallbacks } from './pool';
 import { Semaphore } from './waiting';
+
+let ssh2: Promise<typeof Ssh2> | undefined;
+
+/**
+ * The SSH library (ssh2 with its crypto, about 300 KB) loads on the first connection, not with the code that may
+ * connect: the editor builds its SSH sessions at activation, and most CLI verbs and editor commands never dial.
+ */
+function loadSsh2(): Promise<typeof Ssh2> {
+  ssh2 ??= import('ssh2').then((m) => (m as typeof Ssh2 & { default?: typeof Ssh2 }).default ?? m);
+  return ssh2;
+}
 
 export interface ConnectionInfo {
   key: string;
@@ -90,7 +102,8 @@ export interface HandshakeSettings {
 }
 
 /** Connects one hop (over `sock` when it is tunnelled through a jump host). */
-export function handshake(s: HandshakeSettings, hop: ResolvedHop, key: string, label: string, sock: NodeJS.ReadableStream | undefined): Promise<Connection> {
+export async function handshake(s: HandshakeSettings, hop: ResolvedHop, key: string, label: string, sock: NodeJS.ReadableStream | undefined): Promise<Connection> {
+  const { Client } = await loadSsh2();
   const hopLabel = hop.alias === label.split(' ')[0] ? label : `${label}: hop ${hop.alias}`;
   return new Promise<Connection>((resolve, reject) => {
     const client = new Client();
@@ -250,6 +263,7 @@ export class KeyRing {
     const read = this.readKeyFile ?? (async (f: string) => readRegular(f, { maxBytes: 1024 * 1024 }).catch(() => undefined));
     const data = await read(file);
     if (!data) return undefined;
+    const { utils } = await loadSsh2();
     const first = (k: ParsedKey | ParsedKey[] | Error): ParsedKey | Error => (Array.isArray(k) ? k[0]! : k);
     let key = first(utils.parseKey(data));
     if (!(key instanceof Error)) return key.isPrivateKey() ? key : undefined;

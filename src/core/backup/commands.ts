@@ -47,10 +47,10 @@ export function isSnapshotPath(path: string): boolean {
   return /^\/[A-Za-z0-9._/-]*\/kw-snapshot-\d{8,20}\.db$/.test(path) && !path.split('/').includes('..');
 }
 
-/** The snapshot as base64 on stdout (binary-safe over the command channel). */
+/** The snapshot's raw bytes on stdout (an SSH channel is binary-safe; the caller takes them with ExecOptions.stdoutTo). */
 export function snapshotReadCommand(path: string): RemoteCommand {
   if (!isSnapshotPath(path)) throw new Error(`refusing to read ${path}: not a snapshot this tool wrote`);
-  return sh`base64 -w 0 -- ${path}`;
+  return sh`cat -- ${path}`;
 }
 
 export function snapshotRemoveCommand(path: string): RemoteCommand {

@@ -1,16 +1,19 @@
 /**
  * Disaster recovery from an etcd snapshot, as a plan. Every control-plane node at once, because etcd's
  * members must come back together to form a quorum:
+ *  0. the snapshot sent to every member as a stream, checked there by its size and SHA-256 (while the API still
+ *     answers, if it does: the outage starts at step 1; a re-run skips a node that has it already);
  *  1. stop the API servers and etcd (their static pod manifests moved to manifests.kw-restore/);
- *  2. on every member, `etcdutl snapshot restore` of the same snapshot with the member's own --name and
+ *  2. on every member, its SHA-256 checked again, then `etcdutl snapshot restore` of it with the member's own --name and
  *     --initial-advertise-peer-urls, the full --initial-cluster and a fresh --initial-cluster-token, into
  *     a new data dir that then takes the old one's place (the old one is kept aside, renamed);
  *  3. etcd back on every node, healthy; the member list checked (voting members, one leader);
  *  4. the API servers back, /readyz; then every Node Ready.
  * Steps 1–2 lose nothing on resume: the moved manifests and the kept-aside data dir stay until the end.
+ * The members are the inventory's control-plane hosts (core/backup/manifest.ts inventoryMembers), never a manifest's.
  */
 import { sh, type RemoteCommand } from '../ssh/command';
-import type { Plan, PhasePlan, Step } from '../plan/types';
+import type { Plan, PhasePlan, Step, StreamedFile } from '../plan/types';
 import { etcdctlCommand } from '../drill/commands';
 import { etcdctlTlsArgs } from '../live/etcdSource';
 
@@ -30,8 +33,8 @@ export interface RestoreHooks {
 
 export interface RestoreInput {
   members: RestoreMember[];
-  /** The snapshot as base64 (uploaded as a secret file) and its SHA-256 (checked on every host). */
-  snapshotBase64: string;
+  /** The snapshot: sent to every member as a stream, its SHA-256 checked there before it is used. */
+  snapshot: Pick<StreamedFile, 'size' | 'open' | 'onProgress'>;
   sha256: string;
   /** Digits only: names the token, the new and the kept-aside data dirs. */
   stamp: string;
@@ -40,6 +43,8 @@ export interface RestoreInput {
 
 const MOVED = '/etc/kubernetes/manifests.kw-restore';
 const WORK = '/var/lib/kw-restore';
+/** Where the snapshot waits on each member. */
+export const SNAPSHOT_ON_NODE = `${WORK}/snapshot.db`;
 
 /** The data dir from the etcd manifest (wherever it is now), default /var/lib/etcd. Constant script text. */
 const DATA_DIR = `d=$(sed -n 's/^[[:space:]]*- --data-dir=//p' /etc/kubernetes/manifests/etcd.yaml ${MOVED}/etcd.yaml 2>/dev/null | head -n1); [ -n "$d" ] || d=/var/lib/etcd`;
@@ -64,8 +69,7 @@ export function restoreMemberCommand(m: RestoreMember, members: readonly Restore
     'set -e',
     DATA_DIR,
     `cd ${WORK}`,
-    'base64 -d snapshot.b64 > snapshot.db && rm -f snapshot.b64',
-    'echo "$1  snapshot.db" | sha256sum -c - >/dev/null',
+    'echo "$1  snapshot.db" | sha256sum -c --status - || { echo "snapshot.db on this node is not the snapshot sent (its sha256 differs): run the restore again to send it anew" >&2; exit 1; }',
     'new="$d.kw-restore-$2"; rm -rf "$new"',
     // Revisions must not go back for the API servers' and controllers' watches: bump them past anything
     // served before and mark them compacted, so every informer relists (etcdutl >= 3.5.13 / 3.6).
@@ -90,8 +94,15 @@ export function nodesReadyCommand(): RemoteCommand {
   return sh`kubectl --kubeconfig=/etc/kubernetes/admin.conf get nodes --no-headers --request-timeout=5s | awk 'BEGIN {n=0} {n++} $2 !~ /^Ready/ {bad=1} END {exit (bad || n == 0)}'`;
 }
 
-export function etcdutlPresentCommand(): RemoteCommand {
-  return sh`command -v etcdutl`;
+/** What the restore needs on a member: etcdutl (its path) and the free bytes where the snapshot and the new data dir go. */
+export function restorePreflightCommand(): RemoteCommand {
+  return sh`command -v etcdutl && df -B1 --output=avail /var/lib | tail -n1`;
+}
+
+/** The snapshot is on the node already, as sent (a resumed run does not send gigabytes again). */
+export function snapshotOnNodeCommand(sha256: string): RemoteCommand {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error('bad sha256');
+  return sh`test -f ${SNAPSHOT_ON_NODE} && echo ${`${sha256}  ${SNAPSHOT_ON_NODE}`} | sha256sum -c --status -`;
 }
 
 export function buildRestorePlan(input: RestoreInput, hooks: RestoreHooks): Plan {
@@ -101,6 +112,19 @@ export function buildRestorePlan(input: RestoreInput, hooks: RestoreHooks): Plan
   return {
     fingerprint: input.fingerprint,
     phases: [
+      phase(
+        'Send the snapshot to every member (a stream, checked there by its size and SHA-256)',
+        members.map((m) => ({
+          id: `restore-etcd/${m.host}/send`,
+          phase: 'restore-etcd',
+          host: m.host,
+          title: `snapshot.db to ${SNAPSHOT_ON_NODE} (${input.snapshot.size} bytes)`,
+          check: snapshotOnNodeCommand(input.sha256),
+          stream: { ...input.snapshot, path: SNAPSHOT_ON_NODE, mode: 0o600, sha256: input.sha256, label: 'snapshot.db of the backup' },
+          timeoutMs: 60 * 60_000,
+        })),
+        ['The cluster keeps running while the snapshot is sent; nothing stops before every member has it.'],
+      ),
       phase(
         'Stop the API servers and etcd on every control-plane node (manifests moved aside)',
         members.map((m) => ({ id: `restore-etcd/${m.host}/stop`, phase: 'restore-etcd', host: m.host, title: 'stop kube-apiserver and etcd', run: stopControlPlaneCommand(), verify: stoppedCommand(), verifyTimeoutMs: 120_000 })),
@@ -113,7 +137,6 @@ export function buildRestorePlan(input: RestoreInput, hooks: RestoreHooks): Plan
           phase: 'restore-etcd',
           host: m.host,
           title: `etcdutl snapshot restore as ${m.name} (${m.peerURL})`,
-          files: [{ path: `${WORK}/snapshot.b64`, content: input.snapshotBase64, mode: 0o600, secret: true }],
           run: restoreMemberCommand(m, members, input.sha256, input.stamp),
           timeoutMs: 10 * 60_000,
         })),

@@ -8,8 +8,7 @@ import { hostsWithRole, splitEndpoint } from '../inventory/types';
 import type { HostSpec, Inventory } from '../inventory/types';
 import { createHash } from 'node:crypto';
 import { assertValidInventory } from '../inventory/validate';
-import { MIN_VIP_PREFIX } from '../inventory/crossChecks';
-import { cidrContains, parseCidr } from '../net';
+import { vipPrefix } from '../inventory/networkChecks';
 import { configWord } from './configWords';
 
 export interface KeepalivedGenerateOptions {
@@ -55,14 +54,7 @@ export function vrrpRoles(inv: Inventory): Vrrp[] {
   }));
 }
 
-/** The longest prefix (at most /24) that holds the VIP and every balancer. */
-export function vipPrefix(vip: string, balancers: string[]): number {
-  for (let bits = 24; bits >= MIN_VIP_PREFIX; bits--) {
-    const cidr = parseCidr(`${vip}/${bits}`);
-    if (cidr && balancers.every((a) => cidrContains(cidr, a))) return bits;
-  }
-  return 24;
-}
+export { vipPrefix };
 
 export function generateKeepalivedConfigs(inv: Inventory, options: KeepalivedGenerateOptions = {}): Record<string, string> {
   assertValidInventory(inv);

@@ -9,6 +9,14 @@ import { urlProblem } from './fields';
 import { t } from '../l10n';
 
 export const KEYRING_DIRS = ['/etc/apt/keyrings/', '/usr/share/keyrings/'] as const;
+/** Where packages install keyrings (debian-archive-keyring.gpg): a key we download never goes there. */
+export const DISTRIBUTION_KEYRINGS = '/usr/share/keyrings/';
+
+/** The inventory's apt sources: the line, its key's URL and pin, the list file and the keyring when the line names none. */
+export const APT_SOURCES = [
+  { line: 'kubernetesApt', key: 'kubernetesAptKey', pin: 'kubernetesAptKeySha256', list: 'kubernetes.list', keyring: '/etc/apt/keyrings/kubernetes-apt-keyring.gpg' },
+  { line: 'debianApt', key: 'debianAptKey', pin: 'debianAptKeySha256', list: 'debian-local.list', keyring: '/etc/apt/keyrings/debian-local.gpg' },
+] as const;
 
 export interface AptSource {
   uri: string;

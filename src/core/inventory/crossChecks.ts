@@ -2,12 +2,10 @@
 import { isSeq, type Node } from 'yaml';
 import { cidrContains, cidrsOverlap, isIPv4, parseCidr } from '../net';
 import { canonicalIPv4 } from './fields';
+import { MIN_VIP_PREFIX, networkChecks } from './networkChecks';
 import type { Reporter } from './parse';
 import { splitEndpoint, type HostSpec, type Inventory } from './types';
 import { t } from '../l10n';
-
-/** The narrowest prefix the VIP and the balancers' addresses must share (see the vip-subnet rule). */
-export const MIN_VIP_PREFIX = 16;
 
 export function crossChecks(inv: Inventory, r: Reporter): void {
   const byName = new Map<string, HostSpec>();
@@ -38,12 +36,7 @@ export function crossChecks(inv: Inventory, r: Reporter): void {
     r.report('inventory/subnet-overlap', 'error', t('podSubnet {0} overlaps serviceSubnet {1}.', inv.cluster.podSubnet, inv.cluster.serviceSubnet), r.clusterField('podSubnet') ?? r.root(),
       false, t('Pod and Service addresses must never collide, or kube-proxy rules capture pod traffic.'));
   }
-  for (const host of inv.hosts) {
-    if (pod && isIPv4(host.address) && cidrContains(pod, host.address)) {
-      r.push('inventory/node-in-pod-subnet', 'error', `${host.name}'s address ${host.address} lies inside podSubnet ${inv.cluster.podSubnet}.`, r.hostRange(host.name),
-        t('Flannel routes the pod subnet through the VXLAN device; a node address inside it becomes unreachable.'));
-    }
-  }
+  networkChecks(inv, r);
 }
 
 function endpointChecks(inv: Inventory, r: Reporter, lbs: HostSpec[]): void {
@@ -57,7 +50,7 @@ function endpointChecks(inv: Inventory, r: Reporter, lbs: HostSpec[]): void {
     return;
   }
   if (node) {
-    r.report('inventory/endpoint-is-host', 'warning', t("controlPlaneEndpoint is {0}'s own address; use the Keepalived VIP so a second balancer can take over.", node.name), endpointNode);
+    r.report('inventory/endpoint-is-host', 'error', t("controlPlaneEndpoint is {0}'s own address: keepalived.conf would claim it for the balancers (two machines answering ARP for one address), and no second balancer can take it over; use a free address as the VIP.", node.name), endpointNode);
     return;
   }
   if (!lbs.length) {

@@ -6,7 +6,7 @@
  * commands that run as root on every node. A value that passes here is safe to place in any generated
  * file through that file's own writer, and in any remote path or command built from it.
  */
-import { ipv4ToInt, parseCidr } from '../net';
+import { ipv4ToInt, parseCidr, specialIPv4 } from '../net';
 import { t } from '../l10n';
 
 export type FieldCheck = (value: string) => string | undefined;
@@ -20,6 +20,9 @@ export const canonicalIPv4: FieldCheck = (v) => {
   if (v.split('.').some((p) => p.length > 1 && p.startsWith('0'))) return t('has a leading zero, which ssh and HAProxy read as octal (another machine): write it without leading zeros');
   return undefined;
 };
+
+/** A host's own address: canonical, and not one of the ranges no host can hold (specialIPv4; loopback passes). */
+export const nodeAddress: FieldCheck = (v) => canonicalIPv4(v) ?? specialIPv4(v);
 
 export function isIPv6Like(v: string): boolean {
   return /^\[?[0-9a-f]*:[0-9a-f:.%]*\]?$/i.test(v) && v.split(':').length > 2;

@@ -6,10 +6,12 @@
 import { isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { LineIndex, type Finding, type Range, ZERO_RANGE } from '../findings';
 import { crossChecks } from './crossChecks';
+import { downloadProblems } from './downloads';
 import type { InventoryRuleId } from './rules';
 import type { FieldSpec } from './validate';
 import { CLUSTER_FIELDS, CLUSTER_SWITCHES, HOST_ADDRESS, HOST_NAME, LABEL_KEY, LABEL_VALUE, MIRROR, PACKAGE_FIELDS, PREFLIGHT, REGISTRY, SSH_FIELDS, VRRP_INTERFACE } from './validate';
 import { syntaxFindings } from './yamlErrors';
+import { MAX_INVENTORY_BYTES } from './limits';
 import {
   CNIS,
   ROLES,
@@ -31,12 +33,8 @@ export interface InventoryParseResult {
   locations: InventoryLocations;
 }
 
-
-/**
- * Larger than any real inventory (a thousand hosts take ~100 KB) and small enough that parsing stays
- * well under a second: the YAML parser needs about 2 µs and 150 bytes of memory per input byte.
- */
-export const MAX_INVENTORY_BYTES = 256 * 1024;
+// The size limit and the unread result live apart from the parser (./limits.ts: importing them loads no YAML).
+export { MAX_INVENTORY_BYTES, unreadInventory } from './limits';
 
 /** The length of `text` in UTF-8 bytes (what the limit counts: a file's size), without encoding it. */
 export function utf8Length(text: string): number {
@@ -52,11 +50,6 @@ export function utf8Length(text: string): number {
     else n += 3;
   }
   return n;
-}
-
-/** The result for an inventory file refused unread (a FIFO, a device, too many bytes): one finding at its first line. */
-export function unreadInventory(reason: string, tooLarge: boolean): InventoryParseResult {
-  return { findings: [{ rule: tooLarge ? 'inventory/too-large' : 'inventory/not-a-file', severity: 'error', message: `inventory.yaml ${reason}`, range: ZERO_RANGE }], locations: { hosts: new Map(), fields: new Map() } };
 }
 
 export function parseInventory(text: string): InventoryParseResult {
@@ -129,9 +122,9 @@ class Checker implements Reporter {
       this.report('inventory/type', 'error', t('`cluster` must be a mapping.'), node);
       return undefined;
     }
-    this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages', 'cniManifest', 'ignorePreflightErrors', 'containerd', 'kubeadmExtraConfig', ...Object.keys(CLUSTER_SWITCHES)], 'cluster');
+    this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages', 'cniManifest', 'cniManifestSha256', 'ignorePreflightErrors', 'containerd', 'kubeadmExtraConfig', ...Object.keys(CLUSTER_SWITCHES)], 'cluster');
     const f = CLUSTER_FIELDS;
-    const name = this.checked(node, 'name', 'cluster', f.name, true);
+    const name = this.checked(node, 'name', 'cluster', f.name, true, true);
     const kubernetesVersion = this.checked(node, 'kubernetesVersion', 'cluster', f.kubernetesVersion, true);
     const controlPlaneEndpoint = this.checked(node, 'controlPlaneEndpoint', 'cluster', f.controlPlaneEndpoint, true);
     const podSubnet = this.checked(node, 'podSubnet', 'cluster', f.podSubnet) ?? '10.244.0.0/16';
@@ -142,6 +135,7 @@ class Checker implements Reporter {
       this.report('inventory/cni', 'error', t('cni must be one of {0}.', CNIS.join(', ')), node.get('cni', true) as Node);
     }
     const cniManifest = this.checked(node, 'cniManifest', 'cluster', f.cniManifest);
+    const cniManifestSha256 = this.checked(node, 'cniManifestSha256', 'cluster', f.cniManifestSha256);
     const ignorePreflightErrors = this.stringList(node.get('ignorePreflightErrors', true) as Node | undefined, 'cluster.ignorePreflightErrors', PREFLIGHT);
     const kubeadmExtraConfig = this.checked(node, 'kubeadmExtraConfig', 'cluster', f.kubeadmExtraConfig);
     const containerd = this.containerd(node.get('containerd', true) as Node | undefined);
@@ -149,7 +143,7 @@ class Checker implements Reporter {
     const registryMirrors = this.mirrors(node.get('registryMirrors', true) as Node | undefined);
     const packages = this.packages(node.get('packages', true) as Node | undefined);
     if (name === undefined || kubernetesVersion === undefined || controlPlaneEndpoint === undefined) return undefined;
-    return {
+    const spec: ClusterSpec = {
       name,
       kubernetesVersion: kubernetesVersion.replace(/^v/, ''),
       controlPlaneEndpoint,
@@ -160,11 +154,14 @@ class Checker implements Reporter {
       ...(registryMirrors ? { registryMirrors } : {}),
       ...(packages ? { packages } : {}),
       ...(cniManifest !== undefined ? { cniManifest } : {}),
+      ...(cniManifestSha256 !== undefined ? { cniManifestSha256 } : {}),
       ...(ignorePreflightErrors ? { ignorePreflightErrors } : {}),
       ...(containerd ? { containerd } : {}),
       ...(kubeadmExtraConfig !== undefined ? { kubeadmExtraConfig } : {}),
       ...(apiServerAuditLog !== undefined ? { apiServerAuditLog } : {}),
     };
+    for (const d of downloadProblems(spec)) this.report(d.rule, 'error', d.message, node.getIn(d.field.split('.'), true) as Node);
+    return spec;
   }
 
   private packages(node: Node | undefined): PackageSource | undefined {
@@ -178,7 +175,6 @@ class Checker implements Reporter {
     for (const [key, spec] of Object.entries(PACKAGE_FIELDS)) {
       const v = this.checked(node, key, 'cluster.packages', spec);
       if (v !== undefined) out[key as keyof PackageSource] = v;
-      if (v?.startsWith('http://') && key.endsWith('Key')) this.report('inventory/plain-http', 'warning', t('cluster.packages.{0} is downloaded over plain http: the nodes trust whatever key arrives; use https unless this is a mirror on a network you control.', key), node.get(key, true) as Node);
     }
     return out;
   }
@@ -224,7 +220,7 @@ class Checker implements Reporter {
       return undefined;
     }
     this.unknownKeys(node, ['name', 'address', 'roles', 'ssh', 'vrrp', 'labels'], path);
-    const name = this.checked(node, 'name', path, HOST_NAME, true);
+    const name = this.checked(node, 'name', path, HOST_NAME, true, true);
     const address = this.checked(node, 'address', path, HOST_ADDRESS, true);
     const roles = this.roles(node.get('roles', true) as Node | undefined, path, node, name ?? path);
     const ssh = this.ssh(node.get('ssh', true) as Node | undefined, `${path}.ssh`);
@@ -378,8 +374,8 @@ class Checker implements Reporter {
   }
 
   /** A string field checked against its type; the value is kept (the views show it) and an error reported. */
-  private checked(map: YAMLMap, key: string, path: string, spec: FieldSpec, required = false): string | undefined {
-    const v = required ? this.requiredString(map, key, path) : this.optionalString(map, key, path);
+  private checked(map: YAMLMap, key: string, path: string, spec: FieldSpec, required = false, name = false): string | undefined {
+    const v = required ? this.requiredString(map, key, path, name) : this.optionalString(map, key, path);
     if (v !== undefined) this.valid(v, spec, map.get(key, true) as Node, `${path}.${key}`);
     return v;
   }
@@ -400,13 +396,13 @@ class Checker implements Reporter {
     return this.valid(key, spec, pair.key, t('Key in {0}', path)) ? key : undefined;
   }
 
-  private requiredString(map: YAMLMap, key: string, path: string): string | undefined {
+  private requiredString(map: YAMLMap, key: string, path: string, name = false): string | undefined {
     const node = map.get(key, true) as Node | undefined;
     if (!node || (isScalar(node) && (node.value === null || node.value === ''))) {
       this.report('inventory/missing-key', 'error', t('{0}{1} is required.', path ? path + '.' : '', key), node ?? map, !node);
       return undefined;
     }
-    return this.scalarString(node, `${path}.${key}`);
+    return this.scalarString(node, `${path}.${key}`, name);
   }
 
   private optionalString(map: YAMLMap, key: string, path: string): string | undefined {
@@ -415,12 +411,23 @@ class Checker implements Reporter {
     return this.scalarString(node, `${path}.${key}`);
   }
 
-  private scalarString(node: Node, path: string): string | undefined {
+  /**
+   * A scalar as the text it stands for. YAML resolves plain scalars to numbers and booleans: a name it read as a
+   * number (`name: 0x1F` is 31), or any value whose text changed on the way (`010` is 10, `True` is true), is
+   * refused rather than silently taken as another one.
+   */
+  private scalarString(node: Node, path: string, name = false): string | undefined {
     if (!isScalar(node) || (typeof node.value === 'object' && node.value !== null)) {
       this.report('inventory/type', 'error', t('{0} must be a single value.', path), node);
       return undefined;
     }
-    return String(node.value);
+    const text = String(node.value);
+    if (typeof node.value !== 'string' && node.value !== null && (name || (node.source !== undefined && node.source !== text))) {
+      const written = node.source ?? text;
+      this.report('inventory/not-a-string', 'error', t('{0} {1} is read by YAML as the {2} {3}{4}: write it in quotes ("{1}") to mean the text.', path, written, typeof node.value, text, name ? t(', not a name') : ''), node);
+      return undefined;
+    }
+    return text;
   }
 
   private integer(map: YAMLMap, key: string, path: string, min: number, max: number, required: boolean, rule: InventoryRuleId = 'inventory/range'): number | undefined {

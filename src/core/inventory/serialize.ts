@@ -39,6 +39,7 @@ export function serializeInventory(inv: Inventory, header?: string): string {
     }
   }
   if (c.cniManifest !== undefined) out.push(`  cniManifest: ${scalar(c.cniManifest)}`);
+  if (c.cniManifestSha256 !== undefined) out.push(`  cniManifestSha256: ${scalar(c.cniManifestSha256)}`);
   if (c.ignorePreflightErrors) out.push(`  ignorePreflightErrors: [${c.ignorePreflightErrors.map((e) => scalar(e, true)).join(', ')}]`);
   if (c.kubeadmExtraConfig !== undefined) out.push(`  kubeadmExtraConfig: ${scalar(c.kubeadmExtraConfig)}`);
   if (c.containerd) out.push(`  containerd: { ${c.containerd.restrictOomScoreAdj !== undefined ? `restrictOomScoreAdj: ${c.containerd.restrictOomScoreAdj}` : ''} }`.replace('{  }', '{}'));

@@ -41,10 +41,13 @@ export interface PackageSource {
   kubernetesApt?: string;
   /** URL of the key that signs kubernetesApt. */
   kubernetesAptKey?: string;
+  /** SHA-256 of that key file: required for an http URL, checked on the node before the key is installed. */
+  kubernetesAptKeySha256?: string;
   /** apt line for Debian packages (containerd, haproxy, keepalived) in air-gapped sites. */
   debianApt?: string;
   /** URL of the key that signs debianApt. */
   debianAptKey?: string;
+  debianAptKeySha256?: string;
 }
 
 export interface ClusterSpec {
@@ -62,6 +65,8 @@ export interface ClusterSpec {
   packages?: PackageSource;
   /** The CNI manifest to apply after init: a workspace-relative path or an https URL. */
   cniManifest?: string;
+  /** SHA-256 of the CNI manifest (required for an http URL), checked before it is applied with the admin kubeconfig. */
+  cniManifestSha256?: string;
   /** kubeadm preflight checks to ignore on every init/join, e.g. SystemVerification on cgroup v1 hosts. */
   ignorePreflightErrors?: string[];
   containerd?: ContainerdOptions;

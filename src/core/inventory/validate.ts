@@ -5,11 +5,11 @@
  * when a caller skipped the loader's findings.
  */
 import { parseAptLine } from './apt';
+import { downloadProblems, sha256Hex } from './downloads';
 import {
   cidrProblem,
   dnsLabel,
   dnsSubdomain,
-  canonicalIPv4,
   hostPort,
   downloadUrl,
   localPathText,
@@ -19,6 +19,7 @@ import {
   labelKey,
   labelValue,
   manifestRef,
+  nodeAddress,
   mirrorEndpoint,
   preflightCheck,
   proxyJump,
@@ -55,6 +56,7 @@ export const CLUSTER_FIELDS = {
   serviceSubnet: spec('cidr', serviceSubnet),
   imageRepository: spec('image-repository', imageRepository),
   cniManifest: spec('path', manifestRef),
+  cniManifestSha256: spec('sha256', sha256Hex),
   kubeadmExtraConfig: spec('path', workspaceRelativePath),
 } satisfies Record<string, FieldSpec>;
 
@@ -66,8 +68,10 @@ export const CLUSTER_SWITCHES = {
 export const PACKAGE_FIELDS = {
   kubernetesApt: spec('apt-source', aptLine),
   kubernetesAptKey: spec('url', downloadUrl),
+  kubernetesAptKeySha256: spec('sha256', sha256Hex),
   debianApt: spec('apt-source', aptLine),
   debianAptKey: spec('url', downloadUrl),
+  debianAptKeySha256: spec('sha256', sha256Hex),
 } satisfies Record<string, FieldSpec>;
 
 export const SSH_FIELDS = {
@@ -77,7 +81,7 @@ export const SSH_FIELDS = {
 } satisfies Record<string, FieldSpec>;
 
 export const HOST_NAME = spec('host-name', dnsSubdomain);
-export const HOST_ADDRESS = spec('address', canonicalIPv4);
+export const HOST_ADDRESS = spec('address', nodeAddress);
 export const VRRP_INTERFACE = spec('interface', interfaceName);
 export const PREFLIGHT = spec('preflight-check', preflightCheck);
 export const REGISTRY = spec('registry', registryHost);
@@ -100,6 +104,7 @@ export function modelProblems(inv: Inventory): string[] {
     const v = (c as unknown as Record<string, unknown>)[k];
     if (v !== undefined && typeof v !== 'boolean') out.push(t('cluster.{0} {1} is not true or false', k, JSON.stringify(v)));
   }
+  for (const d of downloadProblems(c)) out.push(`cluster.${d.field}: ${d.message}`);
   if (!(CNIS as readonly string[]).includes(c.cni)) out.push(t('cluster.cni {0} is not supported', JSON.stringify(c.cni)));
   for (const [i, p] of (c.ignorePreflightErrors ?? []).entries()) at(`cluster.ignorePreflightErrors[${i}]`, PREFLIGHT, p);
   for (const [reg, mirrors] of Object.entries(c.registryMirrors ?? {})) {

@@ -10,7 +10,7 @@ import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../
 import { and, raw, secret, sh, type Raw, type RemoteCommand } from '../ssh/command';
 import { INSTALL_MARKER, WRITE_INSTALL_MARKER } from '../plan/hostIdentity';
 import type { PhasePlan, Step, UploadFile } from '../plan/types';
-import { aptSourceSteps } from './aptSources';
+import { aptSourceSteps, keyringInstalled } from './aptSources';
 import { auditPolicyStep } from './auditPolicy';
 import { imagePullStep } from './imagePull';
 import { generateCrictlConfig } from '../generate/containerd';
@@ -50,6 +50,26 @@ export function firstControlPlane(inv: Inventory): HostSpec {
   return cp;
 }
 
+/**
+ * The CNI manifest is applied with the admin kubeconfig: from the inventory's file (uploaded), from an https URL, or
+ * from a URL pinned by its sha256 — downloaded to /root/cni.yaml first and applied only when its digest matches
+ * (an http URL must be pinned: inventory/downloads.ts). `kubectl diff` asks the API (a server-side dry run): exit 0
+ * when every object is there as the manifest says.
+ */
+function cniManifestStep(sources: PhaseSources): Pick<Step, 'files' | 'check' | 'run'> {
+  const { cniManifestUrl: url, cniManifestSha256: pin } = sources;
+  const diff = (ref: string) => sh`${KUBECTL} diff -f ${ref} >/dev/null 2>&1`;
+  if (!url) return { files: [file('/root/cni.yaml', sources.cniManifest)], check: all(sameContent('/root/cni.yaml', sources.cniManifest), diff('/root/cni.yaml')), run: sh`${KUBECTL} apply -f /root/cni.yaml` };
+  if (pin === undefined) {
+    if (url.startsWith('http://')) throw new Error(`the CNI manifest ${url} is plain http without cniManifestSha256: it would be applied with the admin kubeconfig unchecked`);
+    return { check: diff(url), run: sh`${KUBECTL} apply -f ${url}` };
+  }
+  if (!/^[0-9a-f]{64}$/.test(pin)) throw new Error('cniManifestSha256 is not a SHA-256');
+  const pinned = sh`echo ${`${pin}  /root/cni.yaml`} | sha256sum -c --status`;
+  const fetch = sh`u=${url}; curl -fsSL --retry 5 --retry-connrefused --retry-delay 2 -o /root/cni.yaml.kw-tmp "$u" && s=$(sha256sum < /root/cni.yaml.kw-tmp) && if [ "\${s%% *}" != ${pin} ]; then rm -f /root/cni.yaml.kw-tmp; echo "the CNI manifest from $u has sha256 \${s%% *}, not the one cniManifestSha256 pins:" ${pin} >&2; exit 1; fi && mv -f /root/cni.yaml.kw-tmp /root/cni.yaml`;
+  return { check: all(pinned, diff('/root/cni.yaml')), run: and(fetch, sh`${KUBECTL} apply -f /root/cni.yaml`) };
+}
+
 // ---------------------------------------------------------------- prepare
 
 /**
@@ -67,7 +87,7 @@ function aptSourcesStep(inv: Inventory, sources: PhaseSources, debianPackages: s
   ];
   return {
     title: 'Package sources',
-    check: all(...files.map((f) => sameContent(f.path, f.content)), ...keyrings.map((k) => sh`test -s ${k}`), sourcesOffer(offered)),
+    check: all(...files.map((f) => sameContent(f.path, f.content)), ...keyrings.map(keyringInstalled), sourcesOffer(offered)),
     files,
     run: and(...keys, sh`${APT} update`),
   };
@@ -280,12 +300,7 @@ export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseS
     step('init', first, 'cni', {
       title: `Apply the ${inv.cluster.cni} network`,
       why: 'Nodes stay NotReady and CoreDNS Pending until a CNI plugin routes the pod network.',
-      ...(sources.cniManifestUrl ? {} : { files: [file('/root/cni.yaml', sources.cniManifest)] }),
-      // `kubectl diff` asks the API (a server-side dry run): exit 0 when every object is there as the manifest says.
-      check: sources.cniManifestUrl
-        ? sh`${KUBECTL} diff -f ${sources.cniManifestUrl} >/dev/null 2>&1`
-        : all(sameContent('/root/cni.yaml', sources.cniManifest), sh`${KUBECTL} diff -f /root/cni.yaml >/dev/null 2>&1`),
-      run: sh`${KUBECTL} apply -f ${sources.cniManifestUrl ?? '/root/cni.yaml'}`,
+      ...cniManifestStep(sources),
     }),
     // Joins need the API, not a Ready first node: Ready and CoreDNS are checked once, at the end
     // (the cluster checks), while the other nodes join — as the seed's procedure does.

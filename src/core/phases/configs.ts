@@ -31,13 +31,18 @@ export interface PhaseSources {
   kubernetesApt?: string;
   /** URL of the key that signs it; the host downloads it into the keyring the line's signed-by names. */
   kubernetesAptKey?: string;
+  /** Its sha256 pin (required for an http URL): checked on the node before the key is installed. */
+  kubernetesAptKeySha256?: string;
   /** The apt line for Debian packages (air-gapped mirrors), written to debian-local.list. */
   debianApt?: string;
   debianAptKey?: string;
+  debianAptKeySha256?: string;
   /** The CNI manifest text (applied with kubectl on the first control-plane node)... */
   cniManifest: string;
   /** ...or the URL the first control-plane node downloads it from. */
   cniManifestUrl?: string;
+  /** The manifest's sha256 pin (required for an http URL): the node checks the download before applying it. */
+  cniManifestSha256?: string;
   /** Extra preflight errors to ignore, e.g. SystemVerification on cgroup v1 hosts. */
   ignorePreflightErrors?: string[];
 }

@@ -10,7 +10,7 @@
 import type { RemoteCommand } from '../ssh/command';
 import type { Ledger } from './ledger';
 import type { HostLockSet } from './locks';
-import type { Plan, PhasePlan, RunValues, Step, UploadFile } from './types';
+import type { Plan, PhasePlan, RunValues, Step, StreamedFile, UploadFile } from './types';
 import { errorMessage } from '../errors';
 import { registerSecret } from '../ssh/redact';
 
@@ -30,6 +30,8 @@ export interface ExecIo {
 export interface StepExecutor {
   exec(host: string, command: RemoteCommand, io: ExecIo): Promise<ExecResult>;
   upload(host: string, file: UploadFile, signal?: AbortSignal): Promise<void>;
+  /** Sends a large file as a stream (SshExecutor); an executor without it cannot run a plan that has one. */
+  uploadStream?(host: string, file: StreamedFile, signal?: AbortSignal): Promise<void>;
 }
 
 export type RunEvent =
@@ -214,6 +216,10 @@ async function runStep(step: Step, ctx: RunContext): Promise<void> {
       return;
     }
     for (const file of step.files ?? []) await ctx.executor.upload(step.host, file, ctx.signal);
+    if (step.stream) {
+      if (!ctx.executor.uploadStream) throw new Error(`this executor cannot send ${step.stream.label}`);
+      await ctx.executor.uploadStream(step.host, step.stream, ctx.signal);
+    }
     let captured: Record<string, string> | undefined;
     if (command) {
       // A step that prints secrets is not streamed: its output is shown once the secrets are known.

@@ -21,6 +21,23 @@ export interface UploadFile {
   secret?: boolean;
 }
 
+/**
+ * A large local file sent to the host as a stream (never held whole in memory: an etcd snapshot of gigabytes),
+ * written to a temp file, checked there by its size and SHA-256, then renamed into place.
+ */
+export interface StreamedFile {
+  path: string;
+  mode: number;
+  size: number;
+  sha256: string;
+  /** What the plan says it is, e.g. "snapshot.db of the backup". */
+  label: string;
+  /** The bytes, opened afresh for each host. */
+  open(): Promise<NodeJS.ReadableStream>;
+  /** Told the bytes sent to the host so far (a progress bar). */
+  onProgress?(host: string, sent: number): void;
+}
+
 export interface Step {
   /** Stable across plans of the same inventory: `phase/host/key`. The ledger is keyed by it. */
   id: string;
@@ -45,6 +62,8 @@ export interface Step {
   rerun?: string;
   /** Files written (atomically, with mode) before `run`. */
   files?: UploadFile[];
+  /** A large file streamed to the host after `files`, before `run`. */
+  stream?: StreamedFile;
   /** The command; a function when it needs values learned by earlier steps. */
   run?: RemoteCommand | ((values: RunValues) => RemoteCommand);
   /** How the plan shows a run-time command before its values are known. */
@@ -103,6 +122,7 @@ export function renderPlan(plan: Plan): string {
       if (step.check) out.push(`    skip if: ${step.check.display}`);
       if (step.skipWhen) out.push('    skip if: an earlier step of this run already did it');
       for (const f of step.files ?? []) out.push(`    write ${f.path} (mode ${f.mode.toString(8)}${f.secret ? ', secret content' : `, ${f.content.split('\n').length} lines`})`);
+      if (step.stream) out.push(`    send ${step.stream.label} to ${step.stream.path} (mode ${step.stream.mode.toString(8)}, ${step.stream.size} bytes, checked there by sha256 ${step.stream.sha256})`);
       const cmd = stepCommandDisplay(step);
       if (cmd) out.push(`    run: ${cmd}`);
       if (step.action && !step.run && step.planDisplay) out.push(`    do: ${step.planDisplay}`);

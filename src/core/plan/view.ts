@@ -89,7 +89,10 @@ function stepView(step: Step): PlanViewStep {
     ...(step.about ? { about: step.about } : {}),
     ...(step.check ? { skipIf: step.check.display } : {}),
     ...(step.skipWhen ? { skipIfDoneEarlier: true } : {}),
-    files: (step.files ?? []).map((f) => ({ path: f.path, mode: f.mode.toString(8).padStart(4, '0'), secret: Boolean(f.secret), ...(f.secret ? {} : { lines: f.content.split('\n').length }) })),
+    files: [
+      ...(step.files ?? []).map((f) => ({ path: f.path, mode: f.mode.toString(8).padStart(4, '0'), secret: Boolean(f.secret), ...(f.secret ? {} : { lines: f.content.split('\n').length }) })),
+      ...(step.stream ? [{ path: step.stream.path, mode: step.stream.mode.toString(8).padStart(4, '0'), secret: true }] : []),
+    ],
     ...(run ? { run } : {}),
     ...(step.action && !step.run && step.planDisplay ? { action: step.planDisplay } : {}),
     ...(step.verify ? { verify: step.verify.display } : {}),

@@ -6,8 +6,16 @@ import type { RemoteCommand } from './command';
 import { redact } from './redact';
 
 export interface ExecOptions {
-  /** Written to the command's stdin after the command's own stdinPrefix (e.g. a sudo password); then EOF. */
-  stdin?: string | Buffer;
+  /**
+   * Written to the command's stdin after the command's own stdinPrefix (e.g. a sudo password); then EOF. A stream is
+   * piped with backpressure (a large file is never held whole); an error reading it fails the command with that error.
+   */
+  stdin?: string | Buffer | NodeJS.ReadableStream;
+  /**
+   * The command's stdout as raw bytes, piped here with backpressure (binary-safe: a snapshot pulled as it is); stdout
+   * is then neither decoded, nor passed to onStdout, nor captured. The caller ends the stream.
+   */
+  stdoutTo?: NodeJS.WritableStream;
   /** Raw (unredacted) output, decoded as UTF-8 across chunk boundaries. Redact before showing (RunOutput). */
   onStdout?: (chunk: string) => void;
   onStderr?: (chunk: string) => void;

@@ -16,6 +16,11 @@ export const DEFAULT_KUBERNETES_APT_KEY = (minor: string) => `https://pkgs.k8s.i
 export interface TargetSource {
   kubernetesApt: string;
   kubernetesAptKey?: string;
+  /**
+   * The inventory's pin of its key (pkgs.k8s.io and a mirror laid out like it sign every minor with one key, so the
+   * target minor's key file is the same one); the node checks it before installing the key.
+   */
+  kubernetesAptKeySha256?: string;
   /** Where a flat repository's package index is (`<uri>Packages`), for the preflight's read from each node. */
   packagesIndexUrl?: string;
   /** The line's signed-by keyring (as prepare writes it on every node): what the source's InRelease is checked against. */
@@ -46,6 +51,8 @@ export function targetPackageSource(inv: Inventory, target: KubeVersion): Target
     const bad = downloadUrl(keyUrl);
     if (bad) throw new Error(`the ${minor} package key ${keyUrl}: ${bad}`);
     out.kubernetesAptKey = keyUrl;
+    const pin = inv.cluster.packages?.kubernetesAptKeySha256;
+    if (line && key && pin) out.kubernetesAptKeySha256 = pin;
   }
   if (again.suite === '/') out.packagesIndexUrl = `${again.uri.endsWith('/') ? again.uri : `${again.uri}/`}Packages`;
   return out;

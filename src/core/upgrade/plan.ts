@@ -18,7 +18,7 @@
  */
 import { haproxyServerNames, HAPROXY_BACKEND } from '../generate/haproxy';
 import { hostsWithRole, type HostSpec, type Inventory } from '../inventory/types';
-import { aptSourceSteps } from '../phases/aptSources';
+import { aptSourceSteps, keyringInstalled } from '../phases/aptSources';
 import { votingMemberHealthy } from '../phases/bringUp';
 import { all, sameContent, sourcesOffer } from '../phases/checks';
 import type { PhasePlan, Plan, RunValues, Step } from '../plan/types';
@@ -91,14 +91,14 @@ function snapshotPhase(first: HostSpec, target: KubeVersion, hooks: UpgradeHooks
 }
 
 function packageSourcePhase(nodes: readonly HostSpec[], target: KubeVersion, source: TargetSource): PhasePlan {
-  const { files, keys, keyrings } = aptSourceSteps({ kubernetesApt: source.kubernetesApt, ...(source.kubernetesAptKey ? { kubernetesAptKey: source.kubernetesAptKey } : {}), cniManifest: '' });
+  const { files, keys, keyrings } = aptSourceSteps({ kubernetesApt: source.kubernetesApt, ...(source.kubernetesAptKey ? { kubernetesAptKey: source.kubernetesAptKey } : {}), ...(source.kubernetesAptKeySha256 ? { kubernetesAptKeySha256: source.kubernetesAptKeySha256 } : {}), cniManifest: '' });
   const offered = ['kubeadm', 'kubelet', 'kubectl'].map((name) => ({ name, version: `${target.major}.${target.minor}.${target.patch}` }));
   return {
     phase: 'upgrade', title: `Kubernetes package source for ${minorOf(target)} on every node`, order: 'parallel', warnings: [],
     steps: nodes.map((n) => step(n.name, 'package-source', {
       title: `kubernetes.list names the ${minorOf(target)} packages (${source.kubernetesApt})`,
       why: 'pkgs.k8s.io is split per minor: a node sees the next minor\'s packages only from its own source.',
-      check: all(...files.map((f) => sameContent(f.path, f.content)), ...keyrings.map((k) => sh`test -s ${k}`), sourcesOffer(offered)),
+      check: all(...files.map((f) => sameContent(f.path, f.content)), ...keyrings.map(keyringInstalled), sourcesOffer(offered)),
       files,
       run: and(...keys, sh`${raw(APT)} update`),
       verify: sourcesOffer(offered),

@@ -10,6 +10,7 @@ import { renderPlan } from '../../core/plan/types';
 import { sudoUnlessRoot } from '../become';
 import { prepareRestore, type RestoreDeps, type RestorePreparation } from '../restore';
 import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planRunWorkflow';
+import { ByteProgress, SendProgress } from './byteProgress';
 import type { Ui } from './ui';
 
 export const RESTORE_ANYWAY = 'Restore anyway…';
@@ -40,13 +41,16 @@ export async function restoreWorkflow(ui: Ui, input: RestoreWorkflowInput): Prom
   const inv = input.deps.inventory;
   // The checks read with sudo -n; the run asks the password once and the plan's gates read with it.
   let password: string | undefined;
+  // One bar for the snapshot going to every member, opened when the first bytes go.
+  const sending = new SendProgress(ui, inv.cluster.name);
   const become = (h: string) => sudoUnlessRoot(input.loginUser, password)(h);
   let prep: RestorePreparation;
   try {
     // Forced here only to learn the whole picture: the healthy quorum is judged below, with the user.
-    prep = await ui.progress({ title: `Checking the snapshot and etcd of ${inv.cluster.name}…`, narrate: true }, (progress) =>
-      prepareRestore({ ...input.deps, become, say: (line) => progress(`   ${line}`) }, input.snapshot, true),
-    );
+    prep = await ui.progress({ title: `Checking the snapshot and etcd of ${inv.cluster.name}…`, narrate: true }, (progress) => {
+      const hashed = new ByteProgress(progress, 'snapshot.db read and hashed');
+      return prepareRestore({ ...input.deps, become, say: (line) => progress(`   ${line}`), onHashProgress: (read, size) => hashed.update(read, size), onSendProgress: (host, sent) => sending.update(host, sent) }, input.snapshot, true);
+    });
   } catch (e) {
     const message = `Restore of ${inv.cluster.name} not started: ${describeError(e)}`;
     await ui.message('error', message);
@@ -77,8 +81,10 @@ export async function restoreWorkflow(ui: Ui, input: RestoreWorkflowInput): Prom
     }
   }
   let started = 0;
+  let stopped = 0;
   let apiBack = 0;
   let rtoSeconds: number | undefined;
+  sending.expect(prep.members.length, prep.snapshotSize);
   const outcome = await planRunWorkflow(ui, {
     ...input.run,
     inventory: inv,
@@ -89,10 +95,12 @@ export async function restoreWorkflow(ui: Ui, input: RestoreWorkflowInput): Prom
     password: (p) => (password = p),
     onEvent: (e) => {
       if (e.type === 'step-start' && !started) started = Date.now();
-      if (e.type === 'step-end' && e.step.id.endsWith('/apiserver') && e.state === 'done' && ++apiBack === prep.members.length) rtoSeconds = (Date.now() - started) / 1000;
+      // The outage starts when the API servers stop (the snapshot is sent before, while the cluster runs).
+      if (e.type === 'step-start' && e.step.id.endsWith('/stop') && !stopped) stopped = Date.now();
+      if (e.type === 'step-end' && e.step.id.endsWith('/apiserver') && e.state === 'done' && ++apiBack === prep.members.length) rtoSeconds = (Date.now() - (stopped || started)) / 1000;
     },
-    onDone: (took) => `Restore of etcd of ${inv.cluster.name} done (took ${took})${rtoSeconds !== undefined ? `; RTO ${rtoSeconds.toFixed(1)} s to the API answering` : ''}`,
-  });
+    onDone: (took) => `Restore of etcd of ${inv.cluster.name} done (took ${took})${rtoSeconds !== undefined ? `; RTO ${rtoSeconds.toFixed(1)} s from stopping the API servers to the API answering` : ''}`,
+  }).finally(() => sending.end());
   const totalSeconds = started ? (Date.now() - started) / 1000 : undefined;
   return { ...outcome, ...(rtoSeconds !== undefined ? { rtoSeconds } : {}), ...(totalSeconds !== undefined ? { totalSeconds } : {}) };
 }

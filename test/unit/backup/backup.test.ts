@@ -1,7 +1,7 @@
 /**
  * The backup workflow below SSH. The "hosts" answer etcdctl's JSON (member list, endpoint status) and the
  * save script's sections as the real ones do, and stream a snapshot-shaped file (bbolt-sized body + its
- * SHA-256 trailer) as base64 in uneven chunks. The lab test (test/lab/day2.test.ts) runs the same path
+ * SHA-256 trailer) as raw bytes in uneven chunks. The lab test (test/lab/day2.test.ts) runs the same path
  * against the lab cluster's etcd.
  */
 import { test } from 'node:test';

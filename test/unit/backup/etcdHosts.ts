@@ -1,6 +1,6 @@
 /**
  * A three-member stacked-etcd cluster as its control-plane hosts answer over SSH: etcdctl's JSON (member
- * list, endpoint status), the backup script's sections, a snapshot-shaped file streamed as base64 in uneven
+ * list, endpoint status), the backup script's sections, a snapshot-shaped file streamed as raw bytes in uneven
  * chunks, and whatever else a test adds through `extra`. Below the lab test of the same paths.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -61,12 +61,14 @@ export class EtcdHosts implements SshTransport {
     }
     if (t.includes(' member list ')) return ok(memberList);
     if (t.includes(' endpoint status ')) return ok(`[${Object.keys(IDS).map(statusOf(this.o.leader ?? 'm02', [...(this.o.down ?? []), ...(this.o.downMembers ?? [])])).filter(Boolean).join(',')}]`);
-    if (t.startsWith('base64 ') || t.includes('base64 -w 0')) {
+    if (/(^|')cat -- \/var\/lib\/etcd\/kw-snapshot-\d+\.db'?$/.test(t)) {
       const bytes = Buffer.from(this.snapshot);
       if (this.o.corrupt) bytes[5000] ^= 0xff;
-      const b64 = bytes.toString('base64');
-      // uneven chunks, as a channel delivers them
-      for (let i = 0; i < b64.length; i += 997) opts.onStdout?.(b64.slice(i, i + 997));
+      // raw bytes in uneven chunks, as a channel delivers them, into the caller's stream (waiting when it is full)
+      const sink = opts.stdoutTo!;
+      for (let i = 0; i < bytes.length; i += 997) {
+        if (!sink.write(bytes.subarray(i, i + 997))) await new Promise((r) => sink.once('drain', r));
+      }
       return ok('');
     }
     if (t.includes('kw-etcd-ca')) return ok(`\u001ekw-etcd-ca\n${CA}\n\u001ekw-cluster-configuration\napiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n`);

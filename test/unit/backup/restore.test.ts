@@ -5,36 +5,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { initialCluster, restoreMemberCommand } from '../../../src/core/backup/restorePlan';
-import type { BackupManifest } from '../../../src/core/backup/snapshot';
 import { prepareRestore, restoreMembers } from '../../../src/engine/restore';
-import { EtcdHosts, inv, snapshotBytes, type FakeOptions } from './etcdHosts';
-import { tempDir } from '../../tempDir';
+import { EtcdHosts, inv, type FakeOptions } from './etcdHosts';
+import { backupFolder } from './manifests';
 
 const ok = (stdout: string) => ({ code: 0, signal: null, stdout, stderr: '' });
 const fail = { code: 1, signal: null, stdout: '', stderr: '' };
+const backupDir = (opts: { corrupt?: boolean; cluster?: string; manifest?: boolean } = {}) => backupFolder({ ...opts, manifest: opts.manifest === false ? false : undefined });
 
-function backupDir(opts: { corrupt?: boolean; cluster?: string; manifest?: boolean } = {}): string {
-  const dir = tempDir('kw-restore-');
-  const snap = snapshotBytes(5);
-  if (opts.corrupt) snap[100] ^= 1;
-  writeFileSync(join(dir, 'snapshot.db'), snap);
-  if (opts.manifest !== false) {
-    const manifest: Partial<BackupManifest> = {
-      kind: 'kubeadm-workbench/etcd-backup',
-      cluster: opts.cluster ?? 'labs-k8s',
-      takenAt: '2026-11-30T12:00:00.000Z',
-      members: ['m01', 'm02', 'm03'].map((n, i) => ({ id: String(i), name: `node-${n}`, host: n, peerURLs: [`https://10.3.60.5${i + 1}:2380`], clientURLs: [], isLearner: false })),
-    };
-    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
-  }
-  return join(dir, 'snapshot.db');
-}
-
-const hosts = (o: FakeOptions & { noEtcdutl?: string[] } = {}) =>
-  new EtcdHosts({ ...o, extra: (host, text) => (text.includes('command -v etcdutl') ? (o.noEtcdutl?.includes(host) ? fail : ok('/usr/local/bin/etcdutl\n')) : undefined) });
+const hosts = (o: FakeOptions & { noEtcdutl?: string[]; freeBytes?: number } = {}) =>
+  new EtcdHosts({ ...o, extra: (host, text) => (text.includes('command -v etcdutl') ? (o.noEtcdutl?.includes(host) ? fail : ok(`/usr/local/bin/etcdutl\n${o.freeBytes ?? 50 * 1024 ** 3}\n`)) : undefined) });
 
 test('restore is refused while etcd has a healthy quorum, unless forced', async () => {
   const refused = await prepareRestore({ inventory: inv, ssh: hosts(), become: () => undefined }, backupDir(), false);
@@ -59,19 +40,27 @@ test('restore refuses a corrupt or foreign snapshot and hosts without etcdutl', 
   assert.match(noUtl.refusals.join(), /m02: no etcdutl on the host/);
 });
 
-test('members: the backup names them; without a manifest, the inventory does', async () => {
+test('members: always the inventory\'s control-plane hosts, named after their nodes; without a manifest too', async () => {
   const p = await prepareRestore({ inventory: inv, ssh: hosts({ downMembers: ['m01', 'm02', 'm03'] }), become: () => undefined }, backupDir(), false);
-  assert.deepEqual(p.members.map((m) => `${m.host}:${m.name}=${m.peerURL}`), ['m01:node-m01=https://10.3.60.51:2380', 'm02:node-m02=https://10.3.60.52:2380', 'm03:node-m03=https://10.3.60.53:2380']);
-  assert.deepEqual(restoreMembers(inv, undefined).map((m) => m.name), ['m01', 'm02', 'm03']);
+  assert.deepEqual(p.refusals, []);
+  assert.deepEqual(p.members.map((m) => `${m.host}:${m.name}=${m.peerURL}`), ['m01:m01=https://10.3.60.51:2380', 'm02:m02=https://10.3.60.52:2380', 'm03:m03=https://10.3.60.53:2380']);
+  assert.deepEqual(restoreMembers(inv).map((m) => m.name), ['m01', 'm02', 'm03']);
   const bare = await prepareRestore({ inventory: inv, ssh: hosts({ downMembers: ['m01', 'm02', 'm03'] }), become: () => undefined }, backupDir({ manifest: false }), false);
   assert.match(bare.warnings.join(), /no manifest\.json/);
+  assert.deepEqual(bare.refusals, []);
 });
 
-test('the plan: stop everywhere → restore each member → etcd together → members → API servers → Nodes Ready', async () => {
+test('a node without room for the snapshot and the data dir restored from it is refused before anything stops', async () => {
+  const p = await prepareRestore({ inventory: inv, ssh: hosts({ downMembers: ['m01', 'm02', 'm03'], freeBytes: 10_000 }), become: () => undefined }, backupDir(), false);
+  assert.match(p.refusals.join('\n'), /^m01: 0 MiB free in \/var\/lib, the restore needs 64 MiB there \(the snapshot and the data dir restored from it\): free some space first$/m);
+});
+
+test('the plan: send to every member → stop everywhere → restore each member → etcd together → members → API servers → Nodes Ready', async () => {
   const p = await prepareRestore({ inventory: inv, ssh: hosts({ downMembers: ['m01', 'm02', 'm03'] }), become: () => undefined, now: () => new Date('2026-11-30T13:00:00Z') }, backupDir(), false);
   assert.deepEqual(
     p.plan.phases.map((ph) => `${ph.order}:${ph.steps.map((s) => s.id.split('/').slice(1).join('/')).join(',')}`),
     [
+      'parallel:m01/send,m02/send,m03/send',
       'parallel:m01/stop,m02/stop,m03/stop',
       'parallel:m01/restore,m02/restore,m03/restore',
       'parallel:m01/etcd,m02/etcd,m03/etcd',
@@ -80,14 +69,20 @@ test('the plan: stop everywhere → restore each member → etcd together → me
       'parallel:m01/nodes',
     ],
   );
-  const restore = p.plan.phases[1]!.steps[1]!;
+  const send = p.plan.phases[0]!.steps[1]!;
+  assert.equal(send.stream!.path, '/var/lib/kw-restore/snapshot.db');
+  assert.equal(send.stream!.mode, 0o600);
+  assert.equal(send.stream!.size, p.snapshotSize);
+  assert.match(send.check!.display, /sha256sum -c --status/, 'a node that has it already is skipped');
+  assert.equal(send.files, undefined, 'nothing of the snapshot in memory: no file content');
+  const restore = p.plan.phases[2]!.steps[1]!;
   const cmd = (restore.run as { display: string }).display;
+  assert.match(cmd, /echo "\$1  snapshot\.db" \| sha256sum -c --status - \|\| \{ echo "snapshot\.db on this node is not the snapshot sent/, 'checked on the node before use');
   assert.match(cmd, /etcdutl snapshot restore snapshot\.db --name "\$3" --initial-cluster "\$4" --initial-advertise-peer-urls "\$5" --initial-cluster-token "\$6" --data-dir "\$new" \$bump/);
   assert.match(cmd, /--bump-revision 1000000000 --mark-compacted/);
-  assert.match(cmd, / kw [0-9a-f]{64} 20261130130000 node-m02 node-m01=https:\/\/10\.3\.60\.51:2380,node-m02=https:\/\/10\.3\.60\.52:2380,node-m03=https:\/\/10\.3\.60\.53:2380 https:\/\/10\.3\.60\.52:2380 kw-restore-20261130130000$/);
+  assert.match(cmd, / kw [0-9a-f]{64} 20261130130000 m02 m01=https:\/\/10\.3\.60\.51:2380,m02=https:\/\/10\.3\.60\.52:2380,m03=https:\/\/10\.3\.60\.53:2380 https:\/\/10\.3\.60\.52:2380 kw-restore-20261130130000$/);
   assert.match(cmd, /mv "\$d" "\$d\.kw-before-restore-\$2"/, 'the old data dir is kept aside');
-  assert.equal(restore.files![0]!.secret, true);
-  assert.equal(restore.files![0]!.mode, 0o600);
+  assert.equal(restore.files, undefined);
   assert.throws(() => restoreMemberCommand(p.members[0]!, p.members, 'nothex', '20261130130000'), /bad sha256/);
   assert.equal(initialCluster([{ host: 'a', name: 'a', peerURL: 'https://1.2.3.4:2380' }]), 'a=https://1.2.3.4:2380');
 });

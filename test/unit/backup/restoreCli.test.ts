@@ -9,23 +9,22 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../../src/cli/main';
 import { memoryIo } from '../cli/memoryIo';
-import { snapshotBytes } from './etcdHosts';
+import { backupFolder } from './manifests';
 import { tempDir } from '../../tempDir';
 
 const INVENTORY = join(__dirname, '../../../examples/labs-k8s/inventory.yaml');
 
 test('restore from a snapshot of another cluster: the workflow\'s refusal on stderr, exit 1, no host asked', async () => {
+  const snapshot = backupFolder({ cluster: 'other', pages: 3 });
   const dir = tempDir('kw-restore-cli-');
-  writeFileSync(join(dir, 'snapshot.db'), snapshotBytes(3));
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ kind: 'kubeadm-workbench/etcd-backup', cluster: 'other', takenAt: '2026-11-30T12:00:00.000Z', members: [] }));
   for (const extra of [[], ['--force', '--yes'], ['--plan']]) {
     const io = memoryIo();
     // Every host of the example behind a closed port on loopback: were one asked, the refusal would differ.
     const sshConfig = join(dir, 'ssh_config');
     writeFileSync(sshConfig, 'Host *\n  HostName 127.0.0.1\n  Port 1\n');
-    const code = await main(['restore', '--inventory', INVENTORY, '--from', join(dir, 'snapshot.db'), '--ssh-config', sshConfig, ...extra], io);
+    const code = await main(['restore', '--inventory', INVENTORY, '--from', snapshot, '--ssh-config', sshConfig, ...extra], io);
     assert.equal(code, 1, io.err);
-    assert.match(io.err, /^Restore of labs-k8s refused; nothing was done: the backup is of cluster "other", the inventory is "labs-k8s"$/m);
+    assert.match(io.err, /^Restore of labs-k8s refused; nothing was done: \S+manifest\.json: the backup is of cluster "other", the inventory is "labs-k8s"; \S+manifest\.json: member m01 \(https:\/\/10\.3\.60\.51:2380\) is not a control-plane host of the inventory/m);
     assert.doesNotMatch(io.out, /Run \d+ steps|members:/);
   }
 });

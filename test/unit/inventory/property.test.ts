@@ -38,11 +38,11 @@ interface Field {
 }
 
 const FIELDS: Field[] = [
-  ...['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'cniManifest', 'kubeadmExtraConfig'].map((k) => ({ path: ['cluster', k] })),
+  ...['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'cniManifest', 'cniManifestSha256', 'kubeadmExtraConfig'].map((k) => ({ path: ['cluster', k] })),
   { path: ['cluster', 'registryMirrors', 'docker.io'], key: true },
   { path: ['cluster', 'registryMirrors', 'docker.io', 0] },
   { path: ['cluster', 'ignorePreflightErrors', 0] },
-  ...['kubernetesApt', 'kubernetesAptKey', 'debianApt', 'debianAptKey'].map((k) => ({ path: ['cluster', 'packages', k] })),
+  ...['kubernetesApt', 'kubernetesAptKey', 'kubernetesAptKeySha256', 'debianApt', 'debianAptKey', 'debianAptKeySha256'].map((k) => ({ path: ['cluster', 'packages', k] })),
   ...['user', 'port', 'identityFile', 'proxyJump'].map((k) => ({ path: ['ssh', k] })),
   ...[0, 1, 4].flatMap((i) => ['name', 'address'].map((k) => ({ path: ['hosts', i, k] }))),
   { path: ['hosts', 5, 'roles', 0] },
@@ -53,7 +53,9 @@ const FIELDS: Field[] = [
 
 /** Errors about how fields relate: reported at one of the fields involved, not always the one changed. */
 const CROSS_RULES = new Set(['inventory/duplicate-name', 'inventory/duplicate-address', 'inventory/no-control-plane', 'inventory/vrrp-master', 'inventory/endpoint-is-node',
-  'inventory/vip-subnet', 'inventory/endpoint-name', 'inventory/subnet-overlap', 'inventory/node-in-pod-subnet', 'inventory/no-roles']);
+  'inventory/vip-subnet', 'inventory/endpoint-name', 'inventory/subnet-overlap', 'inventory/node-in-pod-subnet', 'inventory/no-roles',
+  'inventory/node-in-service-subnet', 'inventory/vip-in-cluster-subnet', 'inventory/vip-address', 'inventory/endpoint-is-host',
+  'inventory/keyring-shared', 'inventory/keyring-distribution', 'inventory/plain-http', 'inventory/sha256']);
 
 const HOSTILE = ['\n', '"', "'", '{', '}', '[', ']', '#', ' ', '\\', '$(id)', '`id`', ';', '../', '/', ':', ',', '\u0000', '\u2028', '\t', '*', '&a', '!!str', '%', '|', '---', '...'];
 
@@ -74,7 +76,8 @@ const plausible = fc.oneof(
   fc.nat(254).map((n) => `10.3.60.${n + 1}`),
   fc.constantFrom('ens192', 'eth0', 'bond0.100', 'MASTER', 'BACKUP', '1.30.14', '1.31.4', '10.3.60.100:6443', '10.3.60.200:8443', '192.168.0.0/16', '10.96.0.0/16', 'calico',
     'registry.example/k8s', 'mirror.example:5000', 'https://mirror.example/v2', 'manifests/cni.yaml', 'Swap', 'Port-6443', 'debian', 'kwadmin', 'bastion@jump.example:2222',
-    'deb [signed-by=/usr/share/keyrings/d.gpg] http://deb.example/debian bookworm main', 'https://deb.example/key.asc', 'node-role.kubernetes.io/ingress', ''),
+    'deb [signed-by=/usr/share/keyrings/d.gpg] http://deb.example/debian bookworm main', 'https://deb.example/key.asc', 'node-role.kubernetes.io/ingress', '',
+    'deb [signed-by=/etc/apt/keyrings/k.gpg] https://deb.example/debian bookworm main', 'http://deb.example/key.asc', '3b5e1f0c9a7d2e4b6c8a0f1e3d5b7a9c2e4f6a8b0c1d3e5f7a9b2c4d6e8f0a1b', '224.0.0.18', '0.0.0.0', '169.254.3.4', '10.96.0.10', '10.3.60.0:6443', '10.3.60.255:6443'),
   fc.integer({ min: 1, max: 255 }),
 );
 
@@ -84,6 +87,8 @@ const sources = (inv: ReturnType<typeof parseInventory>['inventory'] & object): 
   ...(inv.cluster.packages?.kubernetesAptKey ? { kubernetesAptKey: inv.cluster.packages.kubernetesAptKey } : {}),
   ...(inv.cluster.packages?.debianApt ? { debianApt: inv.cluster.packages.debianApt } : {}),
   ...(inv.cluster.packages?.debianAptKey ? { debianAptKey: inv.cluster.packages.debianAptKey } : {}),
+  ...(inv.cluster.packages?.kubernetesAptKeySha256 ? { kubernetesAptKeySha256: inv.cluster.packages.kubernetesAptKeySha256 } : {}),
+  ...(inv.cluster.packages?.debianAptKeySha256 ? { debianAptKeySha256: inv.cluster.packages.debianAptKeySha256 } : {}),
   ...(inv.cluster.ignorePreflightErrors?.length ? { ignorePreflightErrors: inv.cluster.ignorePreflightErrors } : {}),
 });
 

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { SshExecutor, SudoRefused } from '../../../src/core/plan/sshExecutor';
 import { sh, type RemoteCommand } from '../../../src/core/ssh/command';
 import { RemoteCommandError, type ExecOptions, type ExecResult, type SshTransport } from '../../../src/core/ssh/transport';
@@ -56,7 +58,12 @@ class LocalShellTransport implements SshTransport {
       });
       child.stderr.on('data', (d: Buffer) => (stderr += d));
       child.stdin.on('error', () => undefined); // a command that never reads stdin exits first
-      child.stdin.end([command.stdinPrefix ?? '', this.mangle(String(opts.stdin ?? ''))].join(''));
+      const input = opts.stdin;
+      if (input !== undefined && typeof input === 'object' && 'pipe' in input) {
+        // A stream (a snapshot): the prefix line, then the stream as it comes.
+        child.stdin.write(command.stdinPrefix ?? '');
+        input.pipe(child.stdin);
+      } else child.stdin.end([command.stdinPrefix ?? '', this.mangle(String(input ?? ''))].join(''));
       child.on('close', (code) => {
         const result = { code, signal: null, stdout, stderr };
         if (!(opts.okCodes ?? [0]).includes(code ?? -1)) reject(new RemoteCommandError(host, command, result));
@@ -161,4 +168,21 @@ test('regression (issue 11, finding 10): where sudo needs no password, the passw
   assert.equal(out, '', 'the command read nothing: no password line was sent');
   assert.ok(transport.commands.every((c) => !c.stdinPrefix), 'no command carried the password on stdin');
   assert.match(transport.commands.at(-1)!.text, /^sudo -n -- sh -c /);
+});
+
+test('a streamed file through sudo: the password line goes to sudo and the stream to the file, checked by size and SHA-256; none is sent when sudo needs none', async () => {
+  const bytes = Buffer.concat([Buffer.from('pw\nnot a password line either\n'), randomBytes(300_000)]);
+  const file = (path: string, sha256 = createHash('sha256').update(bytes).digest('hex')) => ({ path, mode: 0o600, size: bytes.length, sha256, label: 'snapshot.db', open: async () => Readable.from([bytes.subarray(0, 70_000), bytes.subarray(70_000)]) });
+  for (const password of ['pw', '']) {
+    const transport = new LocalShellTransport(password);
+    const ex = new SshExecutor(transport, sudoUnlessRoot(loginUser, password || 'unneeded'));
+    const target = join(dir, 'streamed', `snapshot-${password || 'nopasswd'}.db`);
+    await ex.uploadStream('labs-k8s-w02', file(target));
+    assert.ok(readFileSync(target).equals(bytes), `byte for byte, no password line in it (${password || 'NOPASSWD'})`);
+    assert.equal(statSync(target).mode & 0o777, 0o600);
+    const sent = transport.commands.at(-1)!;
+    assert.equal(sent.stdinPrefix, password ? 'pw\n' : undefined, 'the password only when sudo asks for one');
+    await assert.rejects(ex.uploadStream('labs-k8s-w02', file(`${target}.bad`, '0'.repeat(64))), /the file arrived different/);
+    assert.equal(existsSync(`${target}.bad`), false);
+  }
 });

@@ -14,11 +14,13 @@ export function builtCli(): Promise<string> {
   built ??= (async () => {
     const out = tempDir('kw-cli-bundle-');
     const esbuild = await import('esbuild');
+    type Config = { outdir?: string; outfile?: string };
     // @ts-expect-error: a plain .mjs module of the build
-    const { bundleConfigs } = (await import('../../../scripts/bundles.mjs')) as { bundleConfigs: (o: object) => Array<{ outfile: string }> };
-    const wanted = bundleConfigs({ production: false, sourcemaps: false }).filter((c) => /\/(cli|lintWorker)\.js$/.test(c.outfile));
-    if (wanted.length !== 2) throw new Error(`scripts/bundles.mjs has no cli.js and lintWorker.js bundles (found ${wanted.map((c) => c.outfile).join(', ')})`);
-    await Promise.all(wanted.map((c) => esbuild.build({ ...c, outfile: join(out, c.outfile.split('/').pop()!), logLevel: 'error' })));
+    const bundles = (await import('../../../scripts/bundles.mjs')) as { bundleConfigs: (o: object) => Config[]; entryFiles: (c: Config) => string[]; withPasses: (c: Config) => Config };
+    // Both are split builds (each verb, the linters: files of their own), built whole into the temp folder.
+    const wanted = bundles.bundleConfigs({ production: false, sourcemaps: false }).filter((c) => bundles.entryFiles(c).some((f) => /\/(cli|lintWorker)\.js$/.test(f)));
+    if (wanted.length !== 2) throw new Error(`scripts/bundles.mjs has no cli.js and lintWorker.js bundles (found ${wanted.flatMap(bundles.entryFiles).join(', ')})`);
+    await Promise.all(wanted.map((c) => esbuild.build({ ...bundles.withPasses({ ...c, outdir: out }), logLevel: 'error' })));
     return join(out, 'cli.js');
   })();
   return built;

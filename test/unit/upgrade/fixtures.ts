@@ -15,6 +15,7 @@ export const labText = `cluster:
   packages:
     kubernetesApt: "deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] http://10.3.60.1:8080/kubernetes/core:/stable:/v1.33/deb/ /"
     kubernetesAptKey: http://10.3.60.1:8080/kubernetes/core:/stable:/v1.33/deb/Release.key
+    kubernetesAptKeySha256: 3b5e1f0c9a7d2e4b6c8a0f1e3d5b7a9c2e4f6a8b0c1d3e5f7a9b2c4d6e8f0a1b
   ignorePreflightErrors: [SystemVerification]
 ssh: { user: root, port: 22 }
 hosts:

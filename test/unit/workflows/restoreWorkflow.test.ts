@@ -5,23 +5,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { Prompter } from '../../../src/cli/secretPrompt';
 import { TerminalUi } from '../../../src/cli/terminalUi';
 import { RESTORE_ANYWAY, restoreWorkflow, type RestoreWorkflowInput } from '../../../src/engine/workflows/restoreWorkflow';
 import type { Ui } from '../../../src/engine/workflows/ui';
-import { EtcdHosts, inv, snapshotBytes, type FakeOptions } from '../backup/etcdHosts';
+import { EtcdHosts, inv, type FakeOptions } from '../backup/etcdHosts';
+import { backupFolder } from '../backup/manifests';
 import { ScriptedUi, type Script } from './scriptedUi';
 import { tempDir } from '../../tempDir';
 
-function snapshot(cluster = 'labs-k8s'): string {
-  const dir = tempDir('kw-restore-wf-');
-  writeFileSync(join(dir, 'snapshot.db'), snapshotBytes(5));
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ kind: 'kubeadm-workbench/etcd-backup', cluster, takenAt: '2026-11-30T12:00:00.000Z', members: [] }));
-  return join(dir, 'snapshot.db');
-}
+const snapshot = (cluster = 'labs-k8s'): string => backupFolder({ cluster });
 
 const hosts = (o: FakeOptions = {}) => new EtcdHosts({ ...o, extra: (_h, t) => (t.includes('command -v etcdutl') ? { code: 0, signal: null, stdout: '/usr/local/bin/etcdutl\n', stderr: '' } : undefined) });
 
@@ -66,7 +61,7 @@ test('quorum lost: no forcing asked, straight to the plan; a foreign snapshot is
   assert.equal(lost.ui.confirms.length, 1);
   const foreign = await restore({}, { downMembers: ['m01', 'm02', 'm03'] }, 'other');
   assert.equal(foreign.outcome.kind, 'refused');
-  assert.match(foreign.ui.messages('error')[0]!, /refused; nothing was done: the backup is of cluster "other"/);
+  assert.match(foreign.ui.messages('error')[0]!, /refused; nothing was done: \S+manifest\.json: the backup is of cluster "other"/);
   assert.deepEqual(foreign.ssh.log, [], 'a snapshot that cannot be restored asks no host anything');
 });
 

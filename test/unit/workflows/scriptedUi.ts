@@ -38,6 +38,8 @@ export class ScriptedUi implements Ui {
   readonly runs: RunRecord[] = [];
   /** Every message a progress notification showed, in order. */
   readonly progressMessages: string[] = [];
+  /** Every increment a progress bar was given, by the progress's title. */
+  readonly progressIncrements = new Map<string, number[]>();
 
   constructor(
     private readonly script: Script = {},
@@ -114,7 +116,12 @@ export class ScriptedUi implements Ui {
       }, 20)
       : undefined;
     try {
-      return await task((message) => void (message !== undefined && this.progressMessages.push(message)), abort.signal);
+      const increments: number[] = [];
+      this.progressIncrements.set(request.title, increments);
+      return await task((message, increment) => {
+        if (message !== undefined) this.progressMessages.push(message);
+        if (increment !== undefined) increments.push(increment);
+      }, abort.signal);
     } finally {
       if (timer) clearInterval(timer);
     }

@@ -117,8 +117,8 @@ suite('config diagnostics in the extension host', () => {
       vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('kubeadm.diagnostics')),
     );
     assert.equal(tab.label, 'Config Diagnostics');
-    const panel = await waitFor('the webview script to start (CSP and bundle load)', () => {
-      const p = a.diagnosticsPanel();
+    const panel = await waitFor('the webview script to start (CSP and bundle load)', async () => {
+      const p = await a.diagnosticsPanel();
       return p?.isReady ? p : undefined;
     }, 15_000);
     const update = await waitFor('the panel to list the haproxy.cfg finding', async () => {

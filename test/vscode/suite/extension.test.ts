@@ -1,8 +1,15 @@
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { EAGER_EXTENSION_BYTES } from '../../budgets';
 import { EXTENSION_ID, activationMarks, api, extension, inventoryUri, waitFor, workspaceFolder } from './helpers';
+
+/** The sizes of the extension's files (dist/…), as installed. */
+function withSizes(files: string[]): { file: string; bytes: number }[] {
+  const dist = join(extension().extensionPath, 'dist');
+  return files.map((file) => ({ file, bytes: statSync(join(dist, file)).size }));
+}
 
 const SEED_HOSTS: [string, string][] = [
   ['labs-k8s-balancer', '10.3.60.50'],
@@ -45,10 +52,28 @@ suite('kubeadm-workbench in the extension host', () => {
     console.log(`    activate: ${a.activationMs.toFixed(1)} ms (inside activate() only)`);
     // The two clocks must tell one story: the whole contains the module load and activate() itself (1 ms stamps).
     assert.ok(moduleLoad >= 0 && endToEnd >= moduleLoad && endToEnd + 1 >= a.activationMs, JSON.stringify({ ...t, activateMs: a.activationMs }));
-    // The goal is 50 ms and is reported, not asserted; this bound only catches something heavy moving into
-    // activation (a parse, a connection, a large import) on a loaded machine.
+    // The goal is 50 ms and is reported, not asserted: on the shared 2-core machine that runs this tier the same
+    // build measured 23 to 750 ms end to end from one run to the next (load average 11-25), most of the spread in the
+    // extension host's own share (its storage answering: ready 15-743 ms after the start, while our module loaded in
+    // 11-97 ms), so a 50 ms assertion would fail for the machine's sake. What keeps activation fast is asserted without a clock by the next test (what activation
+    // loads) and by test/package (its bytes); this bound only catches something slow moving into activation itself
+    // (a parse, a connection, waiting on a file).
     assert.ok(endToEnd < 5000, `activation took ${endToEnd} ms end to end`);
     assert.ok(a.activationMs < 1000, `activate() took ${a.activationMs.toFixed(1)} ms`);
+  });
+
+  test('activation loads only its own part of the bundle: no command, linter, SSH or engine code', async () => {
+    const a = await api();
+    assert.ok(a.filesLoadedByActivation, 'the test harness runs the extension host with KW_TEST_UI=1');
+    const loaded = withSizes(a.filesLoadedByActivation);
+    const bytes = loaded.reduce((sum, f) => sum + f.bytes, 0);
+    console.log(`    loaded by activation: ${loaded.length} files of dist/, ${bytes} bytes (budget ${EAGER_EXTENSION_BYTES})`);
+    assert.ok(loaded.some((f) => f.file === 'extension.js'), `dist/extension.js is not among the loaded files: ${loaded.map((f) => f.file).join(', ')}`);
+    // The build names a file that an import() loads after the module it holds (ext-gatherFacts-HASH.js), and a file
+    // shared by several such modules ext-chunk-HASH.js: activation may load the latter only.
+    const onFirstUse = loaded.filter((f) => f.file !== 'extension.js' && !/^ext-chunk-\w+\.js$/.test(f.file));
+    assert.deepEqual(onFirstUse.map((f) => f.file), [], 'files meant to load on first use were loaded by activation');
+    assert.ok(bytes <= EAGER_EXTENSION_BYTES, `activation loaded ${bytes} bytes of the bundle, over the budget of ${EAGER_EXTENSION_BYTES} (test/budgets.ts)`);
   });
 
   test('every command of package.json is registered', async () => {
