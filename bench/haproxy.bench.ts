@@ -182,12 +182,14 @@ console.log(row(`full lint (lintText), cold caches (median of ${full.length})`, 
 console.log(row(`re-lint, unchanged text, no result cache (median of ${unchanged.length})`, unchanged, 'unchanged', ''));
 console.log(row(`incremental, one-line edit (median of ${incremental.length})`, incremental, 'incremental', '≤ 10'));
 console.log(row('incremental, inserted line (shifts sections)', [insertMs], 'insert', ''));
-console.log(row(`lintText, unchanged text: result-cache hit (median of ${cached.length})`, cached, 'cached', '≤ 1'));
+// What a re-lint of text that did not change costs the editor: the kept result returned after comparing the whole text.
+// A lookup, not linting: no ratio against haproxy -c is drawn from it (it would compare a string comparison with a parse).
+console.log(row(`unchanged text, kept result returned (median of ${cached.length})`, cached, 'cached', '≤ 1'));
 console.log(row(`kubeadm ${kubeadmLines} lines, full lint (median of ${kubeadmFull.length})`, kubeadmFull, 'kubeadm', '≤ 10'));
 console.log(row('kubeadm, same lint, yaml library parse only', kubeadmLibrary, 'kubeadm-library', ''));
 if (haproxyMs !== undefined) {
   console.log(`| ${`haproxy -c -f (median of ${HAPROXY_C_RUNS}, ${haproxyNote})`.padEnd(46)} | ${haproxyMs.toFixed(2).padStart(9)} | ${''.padStart(8)} | ${''.padStart(8)} | ${''.padEnd(6)} |`);
-  console.log(`ratio haproxy -c / full lint: ${(haproxyMs / fullMs).toFixed(1)}x (goal ≥ 10x); haproxy -c / incremental re-lint: ${(haproxyMs / incMs).toFixed(1)}x; haproxy -c / cache hit: ${(haproxyMs / median(cached)).toFixed(0)}x (wall medians, same run)`);
+  console.log(`ratio haproxy -c / full lint: ${(haproxyMs / fullMs).toFixed(1)}x (goal ≥ 10x); haproxy -c / incremental re-lint: ${(haproxyMs / incMs).toFixed(1)}x (wall medians, same run; the kept-result row has no ratio: a lookup is not a lint)`);
   console.log(`best runs: haproxy -c ${Math.min(...haproxyRuns).toFixed(2)} ms / full lint ${Math.min(...full).toFixed(2)} ms = ${(Math.min(...haproxyRuns) / Math.min(...full)).toFixed(1)}x (the least disturbed run of each; the goal is judged by the medians above)`);
   console.log(`haproxy -c CPU (median of ${HAPROXY_C_RUNS}): ${haproxyCpu.toFixed(2)} ms; ratio by CPU time, haproxy -c / full lint: ${(haproxyCpu / median(cpu.full!)).toFixed(1)}x`);
 } else console.log(`haproxy -c: ${haproxyNote}`);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The lab: an air-gapped datacenter on one machine (see lab/README.md).
-#   lab.sh build [--previous-minor] | up [--cluster] [--kubernetes-version X.Y] | status | reset | down | env | fault ... | ssh HOST [CMD]
+#   lab.sh build [--current-minor] | snapshot save|restore|list|drop NAME | up [--cluster] [--kubernetes-version X.Y] | status | reset | down | env | fault ... | ssh HOST [CMD]
 set -euo pipefail
 # The lab's daemons (nodes, apt repo, registry) outlive this script: they must not inherit the caller's
 # descriptors — a `flock LOCKFILE lab.sh up` would otherwise stay locked until the lab is taken down.
@@ -10,18 +10,23 @@ for fd in /proc/$$/fd/*; do
 done
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-for f in net nodes state sources; do source "$LAB_DIR/lib/$f.sh"; done
+for f in net nodes state sources snapshot; do source "$LAB_DIR/lib/$f.sh"; done
 
 usage() {
   cat <<USAGE
 usage: npm run lab -- COMMAND
-  build [--previous-minor]   build everything from source (cached under $CACHE); --previous-minor also builds
-                             and serves Kubernetes $PREVIOUS_MINOR next to $CURRENT_MINOR (for upgrades; ~30 min more, cold)
+  build [--current-minor]    build everything from source (cached under $CACHE): Kubernetes $CURRENT_MINOR and,
+                             after it, $PREVIOUS_MINOR (for upgrades); --current-minor stops after $CURRENT_MINOR
+  snapshot save NAME         freeze the nodes, keep their disks and the lab's state files as NAME, thaw them
+  snapshot restore NAME      power every node off, put NAME's disks back and start them (the cluster then boots)
+  snapshot list | drop NAME|--all
   up [--cluster] [--kubernetes-version X.Y]
                              start the nodes and the apt/registry sources; --cluster also builds the HA cluster;
                              --kubernetes-version $PREVIOUS_MINOR: the inventory and the cluster at that minor (default $CURRENT_MINOR)
   status                     what runs, what answers
-  built kube|etcd ...        exits 0 when these are built (what the non-lab test tiers need of the build)
+  built kube|etcd|previous-minor ...
+                             exits 0 when these are built (kube, etcd: what the non-lab test tiers need of the
+                             build; previous-minor: Kubernetes $PREVIOUS_MINOR built and served, for the upgrade tests)
   reset [--kubernetes-version X.Y]   all nodes back to bare Debian (seconds)
   down                       stop and remove everything the lab created (idempotent, also after a crash)
   stats [SECONDS]             memory and CPU (% of one core) of each node
@@ -33,6 +38,7 @@ usage: npm run lab -- COMMAND
   fault stop HOST UNIT              systemctl stop UNIT on HOST (stop HOST haproxy: HAProxy only, keepalived stays)
   fault vrrp-block|vrrp-unblock HOST   drop VRRP (IP protocol 112) in and out of balancer HOST: split brain
   fault clone-identity FROM TO      copy FROM's machine-id, product_uuid and SSH host keys onto TO
+  fault restore-identity HOST       give HOST back the identity clone-identity replaced
   fault swap-on|swap-off HOST       make HOST report an active swap (node-local, the VM has no swap)
 USAGE
 }
@@ -70,7 +76,7 @@ cmd_up() {
   use_kube_minor "$minor"
   require_root up
   if [[ $minor != "$CURRENT_MINOR" && " $(served_minors | tr '\n' ' ') " != *" $minor "* ]]; then
-    die "Kubernetes $minor is not built or not served yet: run 'npm run lab -- build --previous-minor' first"
+    die "Kubernetes $minor is not built or not served yet: run 'npm run lab -- build' first"
   fi
   state_init
   ensure_base
@@ -174,9 +180,9 @@ cmd_env() {
   for m in "$PREVIOUS_MINOR" "$CURRENT_MINOR"; do
     if minor_built "$m"; then built+=("$( use_kube_minor "$m"; echo "$KUBE_VERSION")"); fi
   done
-  inv=$(sed -n 's/^  kubernetesVersion: "\(.*\)"$/v\1/p' "$STATE/inventory.yaml" 2>/dev/null)
+  inv=$(sed -n 's/^  kubernetesVersion: "\(.*\)"$/v\1/p' "$STATE/inventory.yaml" 2>/dev/null) || true   # (no inventory before the first up)
   cat <<ENV
-# Kubernetes versions built (the previous minor: 'npm run lab -- build --previous-minor'); the inventory's version.
+# Kubernetes versions built (the previous minor: 'npm run lab -- build'); the inventory's version.
 export LAB_KUBE_VERSIONS="${built[*]}"
 export LAB_KUBE_VERSION="${inv:-$KUBE_VERSION}"
 export KUBECONFIG="$STATE/admin.conf"
@@ -209,13 +215,23 @@ cmd_fault() {
     stop) lab_ssh "$h" "systemctl stop '${1:?fault stop HOST UNIT}'"; log "$h: stopped $1" ;;
     clone-identity)
       local to; to=$(resolve_host "${1:?fault clone-identity FROM TO}")
-      local src dst; src="$(node_dir "$h")/root"; dst="$(node_dir "$to")/root"
+      local src dst keep; src="$(node_dir "$h")/root"; dst="$(node_dir "$to")/root"; keep="$(node_dir "$to")/identity-before-clone"
+      # TO's own identity, kept beside its disk for `fault restore-identity TO` (the first clone's: a second keeps it)
+      [[ -d $keep ]] || { mkdir -p "$keep"; cp -p "$dst/etc/machine-id" "$dst/etc/kw-lab/product_uuid" "$dst"/etc/ssh/ssh_host_* "$keep/"; }
       cp "$src/etc/machine-id" "$dst/etc/machine-id"
       cp "$src/etc/kw-lab/product_uuid" "$dst/etc/kw-lab/product_uuid"
       cp -p "$src"/etc/ssh/ssh_host_* "$dst/etc/ssh/"
       node_running "$to" && lab_ssh "$to" "systemctl restart ssh" 2>/dev/null || true
       state_write_ssh   # the lab's known_hosts describes the machines as they are: now with the same keys
       log "$to now has $h's machine-id, product_uuid and SSH host keys" ;;
+    restore-identity)
+      local keep d; keep="$(node_dir "$h")/identity-before-clone"; d="$(node_dir "$h")/root"
+      [[ -d $keep ]] || die "$h has no identity kept by clone-identity"
+      cp "$keep/machine-id" "$d/etc/machine-id"; cp "$keep/product_uuid" "$d/etc/kw-lab/product_uuid"
+      cp -p "$keep"/ssh_host_* "$d/etc/ssh/"; rm -rf "$keep"
+      state_write_ssh   # (sshd reads its host keys for each new connection: known_hosts first, then the restart)
+      node_running "$h" && lab_ssh "$h" "systemctl restart ssh" 2>/dev/null || true
+      log "$h has its own machine-id, product_uuid and SSH host keys again" ;;
     # on the balancer itself (nftables in its own table): this machine's kernel filters nothing on the lab's bridge
     vrrp-block)
       lab_ssh "$h" "nft add table inet kwlab_fault && nft add chain inet kwlab_fault in '{ type filter hook input priority -300; }' && nft add chain inet kwlab_fault out '{ type filter hook output priority -300; }' && nft add rule inet kwlab_fault in ip protocol 112 drop && nft add rule inet kwlab_fault out ip protocol 112 drop"
@@ -231,6 +247,10 @@ cmd=${1:-}; shift || true
 case $cmd in
   build)
     require_root build; t0=$SECONDS
+    # One build at a time: a second one (a test's cache check while `npm test` builds the previous minor beside it)
+    # waits for the first instead of racing it over the same cache directories.
+    mkdir -p "$CACHE"; exec 9>"$CACHE/.build.lock"
+    flock -n 9 || { log "another lab build runs: waiting for it"; flock 9; }
     bash "$LAB_DIR/build/build.sh" "$@"
     bash "$LAB_DIR/sources/apt-repo.sh"
     bash "$LAB_DIR/sources/images.sh"
@@ -244,7 +264,12 @@ case $cmd in
   built) # COMPONENT...: exits 0 when each is built at this lab's version (kube, etcd: what the editor and integration
           # tiers start), so `npm test` can start them while the rest of a cold build goes on beside them
     for c in "$@"; do
-      case $c in kube) v=$KUBE_VERSION ;; etcd) v=$ETCD_VERSION ;; *) die "built: only kube and etcd are asked for, not $c" ;; esac
+      case $c in
+        kube) v=$KUBE_VERSION ;;
+        etcd) v=$ETCD_VERSION ;;
+        previous-minor) [[ " $(served_minors | tr '\n' ' ') " == *" $PREVIOUS_MINOR "* ]] || exit 1; continue ;;
+        *) die "built: only kube, etcd and previous-minor are asked for, not $c" ;;
+      esac
       [[ -f "$CACHE/bin/$c-$v/.done" ]] || exit 1
     done ;;
   status) cmd_status ;;
@@ -252,6 +277,15 @@ case $cmd in
   env) cmd_env ;;
   ssh) h=$(resolve_host "${1:?ssh HOST}"); shift; exec ssh -F "$STATE/ssh_config" "$h" "$@" ;;
   fault) cmd_fault "$@" ;;
+  snapshot)
+    sub=${1:-}; shift || true
+    case $sub in
+      save) require_root snapshot; snapshot_save "$@" ;;
+      restore) require_root snapshot; snapshot_restore "$@" ;;
+      list) snapshot_list ;;
+      drop) require_root snapshot; snapshot_drop "$@" ;;
+      *) usage; exit 2 ;;
+    esac ;;
   ""|-h|--help|help) usage ;;
   *) usage; exit 2 ;;
 esac

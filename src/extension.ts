@@ -35,6 +35,8 @@ import { LeasesView } from './views/leasesView';
 import type { DiagnosticsPanel } from './webviews/diagnosticsPanel';
 import type { PlanPanel } from './webviews/planPanel';
 import { DIAGNOSTICS_VIEW_TYPE } from './webviews/viewTypes';
+import { setPreflightPresenter } from './editor/preflightView';
+import type { PreflightPanel } from './webviews/preflightPanel';
 import { logDisposable } from './editor/log';
 import { lazyProvider } from './editor/lazy';
 import { wrapEditorUi } from './editor/vscodeUi';
@@ -50,6 +52,8 @@ export interface KubeadmWorkbenchApi {
   diagnosticsPanel: () => Promise<DiagnosticsPanel | undefined>;
   /** The open bring-up plan webview, if any (for tests; as diagnosticsPanel). */
   planPanel: () => Promise<PlanPanel | undefined>;
+  /** The open preflight webview, if any (for tests; as diagnosticsPanel). */
+  preflightPanel: () => Promise<PreflightPanel | undefined>;
   /** The live cluster connection (connects when a live view is first shown). */
   connection: ClusterConnection;
   /** The cluster status bar item (for tests). */
@@ -110,6 +114,9 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
   const backupsView = new BackupsView(backups);
   const certificatesView = new CertificatesView(certificates);
   const factDiagnostics = vscode.languages.createDiagnosticCollection('kubeadm-facts');
+  // The workflows' preflight tables open as the panel (the editor layer below cannot import it).
+  // The panel's code loads with the first preflight table shown.
+  setPreflightPresenter({ show: async (report, options) => void (await import('./webviews/preflightPanel.js')).PreflightPanel.show(context.extensionUri, report, options) });
   context.subscriptions.push(
     logDisposable,
     sessions,
@@ -139,7 +146,7 @@ export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi 
     ...Object.values(views),
     ...registerCommands({ extension: context, inventory, configDiagnostics, connection, sessions, reports, factDiagnostics, certificates, backups }),
   );
-  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: async () => (await import('./webviews/diagnosticsPanel.js')).DiagnosticsPanel.instance, planPanel: async () => (await import('./webviews/planPanel.js')).PlanPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi, substituteSsh: substituteHostSessions, freshConfigDiagnostics: () => new ConfigDiagnostics(inventory, lintOptions), filesLoadedByActivation: loadedFiles(context) } : {}) };
+  return { activationMs: performance.now() - started, inventory, configDiagnostics, diagnosticsPanel: async () => (await import('./webviews/diagnosticsPanel.js')).DiagnosticsPanel.instance, planPanel: async () => (await import('./webviews/planPanel.js')).PlanPanel.instance, preflightPanel: async () => (await import('./webviews/preflightPanel.js')).PreflightPanel.instance, connection, statusBar, views, backupsView, ...(process.env.KW_TEST_UI === '1' ? { wrapUi: wrapEditorUi, substituteSsh: substituteHostSessions, freshConfigDiagnostics: () => new ConfigDiagnostics(inventory, lintOptions), filesLoadedByActivation: loadedFiles(context) } : {}) };
 }
 
 /** The extension's own files in the module cache: what it has loaded so far. */

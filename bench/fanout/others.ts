@@ -1,6 +1,7 @@
 /**
- * The same fan-out work done by Ansible (ad-hoc `-m setup` / `-m command` / `-m copy`, from a venv outside the
- * repository) and by Debian's parallel-ssh, against the bench's hosts. Host keys are checked against the
+ * The same fan-out work done by Ansible (ad-hoc, from a venv outside the repository: `-m script` with our own facts
+ * script — the same work as ours —, `-m command`, `-m copy`; and, as a comparison of its own that is not the same
+ * work, `-m setup`, Ansible's full fact gathering) and by Debian's parallel-ssh, against the bench's hosts. Host keys are checked against the
  * harness's known_hosts (StrictHostKeyChecking=yes); each run gets its own ControlPath directory, so no run
  * reuses another's connections.
  */
@@ -12,6 +13,8 @@ import { FACTS_SCRIPT } from '../../src/core/phases/factsScript';
 import { payload, UPLOAD_DIR } from './ours';
 
 export type Task = 'facts' | 'command' | 'upload';
+/** What Ansible runs: a task, or `setup` (its own fact gathering, the separate labelled line of the table). */
+export type AnsibleTask = Task | 'setup';
 
 export interface ToolResult {
   wallMs: number;
@@ -60,7 +63,7 @@ export function payloadFile(dir: string): { path: string; sha1: string; sha256: 
 
 let runNo = 0;
 
-export async function ansible(venv: string, dir: string, hosts: number, task: Task, forks: number, track: (pid: number | undefined) => void): Promise<ToolResult> {
+export async function ansible(venv: string, dir: string, hosts: number, task: AnsibleTask, forks: number, track: (pid: number | undefined) => void): Promise<ToolResult> {
   const inv = join(dir, 'ansible-inventory.ini');
   if (!existsSync(inv)) {
     const lines = ['[fan]', ...readHosts(dir), '', '[fan:vars]', 'ansible_user=root', `ansible_ssh_private_key_file=${join(dir, 'client')}`, ''];
@@ -81,8 +84,12 @@ export async function ansible(venv: string, dir: string, hosts: number, task: Ta
     ANSIBLE_DEPRECATION_WARNINGS: 'False',
   };
   const p = payloadFile(dir);
-  const moduleArgs: Record<Task, string[]> = {
-    facts: ['-m', 'setup'],
+  // Our facts script, as a file the script module copies to each host and runs there with sh (what ours.ts runs).
+  const facts = join(dir, 'facts.sh');
+  if (!existsSync(facts)) writeFileSync(facts, `#!/bin/sh\n${FACTS_SCRIPT}`, { mode: 0o700 });
+  const moduleArgs: Record<AnsibleTask, string[]> = {
+    facts: ['-m', 'script', '-a', `${facts} executable=sh`],
+    setup: ['-m', 'setup'],
     command: ['-m', 'command', '-a', 'uname -r'],
     upload: ['-m', 'copy', '-a', `src=${p.path} dest=${UPLOAD_DIR}/ansible-${forks}.bin mode=0644 checksum=${p.sha1}`],
   };

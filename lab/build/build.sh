@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Builds the lab's binaries from source through the Go module proxy, once per pinned version.
 #
-#   lab/build/build.sh [--previous-minor] [component ...]
+#   lab/build/build.sh [--current-minor] [component ...]
 #       components: kube etcd coredns flannel cni flannelcni registry crictl webserver pause (default: all)
-#       --previous-minor: also the previous Kubernetes minor's kube, etcd, coredns and pause (PREVIOUS_* in
-#       versions.env), each under its own version, so a component whose version both minors share is built once
+#       Both Kubernetes minors the lab serves are built: the current one's components first, then the previous
+#       minor's kube, etcd, coredns and pause (PREVIOUS_* in versions.env), each under its own version, so a
+#       component whose version both minors share is built once. --current-minor stops after the current one (what
+#       `npm test` builds first, so that the lab tier can start while the previous minor builds beside it).
+#       (--previous-minor, once needed to build it, is accepted and changes nothing.)
 #
 # Each component gets a tiny Go module of ours under $CACHE/src/<component>-<version>/ that `require`s the
 # upstream module (with the replace directives upstream keeps only in its own go.mod), and its binaries land in
@@ -108,7 +111,7 @@ build_cni() {
   gomod "$src" "github.com/containernetworking/plugins@$v" 1.24
   # The set the flannel CNI config chains: flannel delegates to bridge + host-local, then portmap; loopback for kubelet.
   (cd "$src" && go build -trimpath -ldflags "$LDFLAGS_BASE" -o "$out/" \
-    $p/main/bridge $p/ipam/host-local $p/main/loopback $p/meta/portmap $p/meta/bandwidth \
+    $p/main/bridge $p/ipam/host-local $p/main/loopback $p/meta/portmap \
     $( [[ -d "$(go list -m -f '{{.Dir}}' github.com/containernetworking/plugins)/plugins/meta/flannel" ]] && echo $p/meta/flannel))
 }
 
@@ -151,8 +154,14 @@ build_pause() {
   strip "$out/pause"
 }
 
-previous=0 args=()
-for a in "$@"; do if [[ $a == --previous-minor ]]; then previous=1; else args+=("$a"); fi; done
+previous=1 args=()
+for a in "$@"; do
+  case $a in
+    --current-minor) previous=0 ;;
+    --previous-minor) ;;
+    *) args+=("$a") ;;
+  esac
+done
 all=(kube etcd coredns flannel cni flannelcni registry crictl webserver pause)
 if ((${#args[@]})); then set -- "${args[@]}"; else set -- "${all[@]}"; fi
 PAUSE_KUBE_SOURCE=$KUBE_VERSION

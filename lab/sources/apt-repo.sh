@@ -143,7 +143,7 @@ cp -l "$deb_dir"/*.deb "$d/pool/main/" 2>/dev/null || cp "$deb_dir"/*.deb "$d/po
   mv dists/bookworm/Release.tmp dists/bookworm/Release)
 sign_release "$d/dists/bookworm"
 # Kubernetes repositories, flat like pkgs.k8s.io/core:/stable:/vX.Y/deb/, one per minor: the current one always,
-# the previous one when its binaries are built (npm run lab -- build --previous-minor)
+# the previous one when its binaries are built (npm run lab -- build)
 minors=("$CURRENT_MINOR")
 if [[ -f "$CACHE/bin/kube-$PREVIOUS_KUBE_VERSION/.done" ]]; then minors=("$PREVIOUS_MINOR" "${minors[@]}"); fi
 for minor in "${minors[@]}"; do

@@ -18,6 +18,8 @@ import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 import { TerminalUi } from './terminalUi';
+import { hostsWith, sudoAsked } from './bringUp';
+import { preflightStep } from '../engine/workflows/preflightStep';
 
 const FLAGS: FlagSpec = { inventory: 'string', out: 'string', list: 'boolean', ...SSH_FLAGS, 'ask-become-pass': 'boolean', json: 'boolean' };
 
@@ -49,6 +51,9 @@ export async function runBackupVerb(argv: string[], io: CliIo, stdin: NodeJS.Rea
   const prompter = new Prompter(stdin);
   const ui = new TerminalUi({ io, prompter, yes: true, askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY), json });
   try {
+    // One healthy control-plane node is enough for a snapshot: refused only when none answers.
+    const pre = await preflightStep(ui, { ssh: pool, inventory, operation: 'Back Up etcd', hosts: hostsWith(inventory, 'control-plane'), atLeastOne: true, sudoPasswordAsked: sudoAsked(flags, stdin) });
+    if (!pre.ok) return EXIT_FAILED;
     const outcome = await backupWorkflow(ui, { inventory, ssh: pool, loginUser: (h) => pool.loginUser(h), out });
     if (outcome.kind === 'cancelled') io.stderr('etcd backup cancelled\n');
     if (outcome.kind !== 'done') return EXIT_FAILED;

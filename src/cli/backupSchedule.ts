@@ -11,7 +11,7 @@ import { isReadError } from '../core/live/day2';
 import { readSnapshotSchedules } from '../engine/day2Status';
 import { scheduleWorkflow } from '../engine/workflows/scheduleWorkflow';
 import { UsageError, type FlagSpec } from './args';
-import { terminalPlanRun } from './bringUp';
+import { hostsWith, terminalPlanRun } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
@@ -61,8 +61,9 @@ export async function runBackupSchedule(argv: string[], io: CliIo, stdin: NodeJS
     }
   }
   const prompter = new Prompter(stdin);
-  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'backup schedule');
+  const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'backup schedule');
   try {
+    if (!flags.plan && !(await preflight('Schedule etcd snapshots', hostsWith(inventory, 'control-plane')))) return EXIT_FAILED;
     const outcome = await scheduleWorkflow(ui, {
       inventory,
       action: flags.remove ? { kind: 'remove' } : { kind: 'install', schedule: { intervalSeconds: interval, keep } },

@@ -27,8 +27,11 @@ import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { joinPhases, joinProblem, narrowToJoin } from '../engine/join';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
+import { waitUntilHealthy } from '../engine/clusterHealthy';
 import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { planRunWorkflow } from '../engine/workflows/planRunWorkflow';
+import { preflightStep } from '../engine/workflows/preflightStep';
+import type { Tolerance } from '../core/preflight/model';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
@@ -158,6 +161,7 @@ async function makePlan(l: Loaded, io: CliIo, kubeconfig: string) {
       const context = await saveAdminKubeconfig(kubeconfig, adminConf, l.inventory.cluster.name);
       io.stdout(`admin credentials saved to ${kubeconfig} (0600) as context ${context}\n`);
     },
+    clusterHealthy: (signal) => waitUntilHealthy({ inventory: l.inventory, kubeconfig, signal, say: (line) => io.stdout(`${line}\n`) }),
   });
 }
 
@@ -225,6 +229,16 @@ export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableS
   return runApproved(l, io, plan, 'join', stdin, { title: `Join of ${hosts.join(', ')}` });
 }
 
+/** Whether this run asks the sudo password itself (--ask-become-pass, or a person at the terminal): a sudo that wants one then only warns. */
+export function sudoAsked(flags: Record<string, unknown>, stdin: NodeJS.ReadableStream): boolean {
+  return Boolean(flags['ask-become-pass']) || Boolean((stdin as { isTTY?: boolean }).isTTY);
+}
+
+/** The hosts of an inventory with a role (`control-plane`, `loadbalancer`, `worker`). */
+export function hostsWith(inv: Inventory, ...roles: string[]): string[] {
+  return inv.hosts.filter((h) => h.roles.some((r) => roles.includes(r))).map((h) => h.name);
+}
+
 /** What a verb whose plan has in-process gates (certs renew) shares with the run. */
 export interface ApprovedRunHooks {
   /** The pool the plan's actions already use (closed at the end of the run). */
@@ -240,13 +254,17 @@ export interface ApprovedRunHooks {
 
 /** This terminal's Ui and how it runs plans (--yes, --ask-become-pass, --fresh, --max-parallel, the words to run it again). */
 export function terminalPlanRun(l: Loaded, io: CliIo, prompter: Prompter, stdin: NodeJS.ReadableStream, ssh: SshPool, words: string) {
-  const ui = new TerminalUi({ io, prompter, yes: Boolean(l.flags.yes), askBecomePass: Boolean(l.flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY) });
+  const interactive = Boolean((stdin as { isTTY?: boolean }).isTTY);
+  const ui = new TerminalUi({ io, prompter, yes: Boolean(l.flags.yes), askBecomePass: Boolean(l.flags['ask-become-pass']), interactive });
   const again = `kubeadm-workbench ${words} ${commandLine(l.argv.filter((a) => a !== '--fresh'))}`.trimEnd();
   const run = {
     stateDir: stateFolderFor(l.inventoryPath), ssh, maxParallelHosts: maxParallel(l), fresh: Boolean(l.flags.fresh),
     again: { resume: `run \`${again}\``, startOver: 'run it with --fresh' },
   };
-  return { ui, run };
+  /** The preflight before the verb's first question, over the run's own pool (its host keys carry over). */
+  const preflight = async (operation: string, hosts: readonly string[], tolerate: Tolerance = {}): Promise<boolean> =>
+    (await preflightStep(ui, { ssh, inventory: l.inventory, operation, hosts, tolerate, sudoPasswordAsked: sudoAsked(l.flags, stdin) })).ok;
+  return { ui, run, preflight };
 }
 
 /** The plan-run workflow (engine/workflows/planRunWorkflow.ts) on this terminal: plan, sudo password, question unless --yes, run. */
@@ -254,10 +272,13 @@ export async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: str
   const { pool: ssh } = hooks.pool ? { pool: hooks.pool } : pool(l);
   const prompter = new Prompter(stdin);
   const words = hooks.words ?? command;
-  const { ui, run } = terminalPlanRun(l, io, prompter, stdin, ssh, words);
+  const { ui, run, preflight } = terminalPlanRun(l, io, prompter, stdin, ssh, words);
   try {
+    const title = hooks.title ?? `${words} of ${l.inventory.cluster.name}`;
+    // Every host the plan touches answers, takes our key and lets us become root — or nothing is asked.
+    if (!(await preflight(title, [...new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host)))]))) return EXIT_FAILED;
     const outcome = await planRunWorkflow(ui, {
-      ...run, inventory: l.inventory, plan, command, title: hooks.title ?? `${words} of ${l.inventory.cluster.name}`, planDocument: `${command}-plan.txt`,
+      ...run, inventory: l.inventory, plan, command, title, planDocument: `${command}-plan.txt`,
       ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}), ...(hooks.password ? { password: hooks.password } : {}),
     });
     return outcome.kind === 'ran' && outcome.result.ok ? EXIT_OK : EXIT_FAILED;

@@ -19,6 +19,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 import { runCertsRenew } from './certsRenew';
+import { runCertsFixKubeletConf } from './certsFixKubeletConf';
 
 const FLAGS: FlagSpec = {
   inventory: 'string',
@@ -43,6 +44,7 @@ function days(text: string | undefined, flag: string, fallback: number): number 
 
 export async function runCertsVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
   if (argv[0] === 'renew') return runCertsRenew(argv.slice(1), io, stdin);
+  if (argv[0] === 'fix-kubelet-conf') return runCertsFixKubeletConf(argv.slice(1), io, stdin);
   let thresholds: CertThresholds = DEFAULT_THRESHOLDS;
   const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
     if (!f.inventory) throw new UsageError('--inventory is required');

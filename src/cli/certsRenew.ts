@@ -12,7 +12,7 @@ import { servedCertificate } from '../adapters/tls/servedCertificate';
 import { renewWorkflow } from '../engine/workflows/renewWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
-import { terminalPlanRun } from './bringUp';
+import { hostsWith, terminalPlanRun } from './bringUp';
 import { Prompter } from './secretPrompt';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 
@@ -31,8 +31,10 @@ export async function runCertsRenew(argv: string[], io: CliIo, stdin: NodeJS.Rea
   if (typeof session === 'number') return session;
   const { inventory, inventoryPath, pool } = session;
   const prompter = new Prompter(stdin);
-  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'certs renew');
+  const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'certs renew');
   try {
+    // The renewal takes each node out of HAProxy on every balancer: those answer too.
+    if (!flags.plan && !(await preflight('Renew Certificates', hostsWith(inventory, 'control-plane', 'loadbalancer')))) return EXIT_FAILED;
     const outcome = await renewWorkflow(ui, {
       deps: { inventory, ssh: pool, served: (a, p) => servedCertificate(a, p), ...(flags.kubeconfig ? { kubeconfig: resolve(flags.kubeconfig as string) } : {}) },
       loginUser: (h) => pool.loginUser(h), hosts: (flags.host as string[] | undefined) ?? [], planOnly: Boolean(flags.plan), run,

@@ -28,7 +28,7 @@ import type { KubeConnection } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import { loadInventoryFile } from './inventoryFile';
 import { parseGoDuration } from '../core/drill/params';
-import type { DrillRequest, FaultKind } from '../core/drill/plan';
+import { faultActsOverSsh, type DrillRequest, type FaultKind } from '../core/drill/plan';
 
 const KINDS: readonly FaultKind[] = ['stop', 'power-off', 'partition', 'haproxy', 'split-brain'];
 import { describeError } from '../core/live/errors';
@@ -38,6 +38,8 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 import { TerminalUi } from './terminalUi';
+import { sudoAsked } from './bringUp';
+import { preflightStep } from '../engine/workflows/preflightStep';
 
 const FLAGS: FlagSpec = {
   inventory: 'string',
@@ -135,6 +137,11 @@ export async function runDrillVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
   const prompter = new Prompter(stdin);
   const ui = new TerminalUi({ io, prompter, yes: Boolean(flags.yes), askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY), json });
   try {
+    // A host that does not answer is a measurement the drill cannot take (its report says so); a fault made over SSH needs its host.
+    const all = inventory.hosts.map((h) => h.name);
+    const tolerate = { hosts: all.filter((h) => !faultActsOverSsh(req) || h !== req.host) };
+    const pre = await preflightStep(ui, { ssh: pool, inventory, operation: `Failure drill on ${req.host}`, hosts: all, tolerate, sudoPasswordAsked: sudoAsked(flags, stdin) });
+    if (!pre.ok) return EXIT_FAILED;
     (json ? io.stderr : io.stdout)(`reading the cluster (${api.server}, context ${api.context}) and the hosts of ${resolve(inventoryPath)}…\n`);
     const outcome = await drillWorkflow(ui, {
       inventory, ssh: pool, api: api.transport, probe: probe.transport, cwd: process.cwd(),

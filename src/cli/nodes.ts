@@ -73,8 +73,11 @@ function verb(operation: NodeOperation) {
     }
     const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
     const prompter = new Prompter(stdin);
-    const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, operation);
+    const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, operation);
     try {
+      // A node being removed or replaced may be dead; a re-imaged host's changed key is the workflow's own question.
+      const tolerate = { hosts: operation === 'reset' ? [] : [host], kinds: ['host-key-changed'] };
+      if (!(await preflight(`${operation[0]!.toUpperCase()}${operation.slice(1)} ${host}`, inventory.hosts.map((h) => h.name), tolerate))) return EXIT_FAILED;
       const outcome = await nodesWorkflow(ui, {
         deps: {
           inventory,

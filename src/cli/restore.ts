@@ -9,12 +9,13 @@
  * or failed, 2 usage. The checks, the refusal, the typed name and the run are the restore workflow's
  * (engine/workflows/restoreWorkflow.ts), the editor's "Restore from this backup…" too.
  */
-import { resolve } from 'node:path';
+import { readRegularSync } from '../adapters/fs/safeFile';
+import { dirname, join, resolve } from 'node:path';
 import { describeError } from '../core/live/errors';
 import { restoreWorkflow } from '../engine/workflows/restoreWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
-import { terminalPlanRun } from './bringUp';
+import { hostsWith, terminalPlanRun } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 
@@ -34,8 +35,11 @@ export async function runRestoreVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   if (typeof session === 'number') return session;
   const { inventory, inventoryPath, pool } = session;
   const prompter = new Prompter(stdin);
-  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'restore');
+  const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'restore');
   try {
+    // A backup of another cluster is refused by the workflow without asking any host; otherwise every member answers first.
+    const of = backupCluster(resolve(flags.from as string));
+    if ((of === undefined || of === inventory.cluster.name) && !(await preflight('Restore etcd', hostsWith(inventory, 'control-plane')))) return EXIT_FAILED;
     const outcome = await restoreWorkflow(ui, {
       deps: { inventory, ssh: pool },
       loginUser: (h) => pool.loginUser(h),
@@ -57,5 +61,15 @@ export async function runRestoreVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   } finally {
     prompter.close();
     await pool.close();
+  }
+}
+
+/** The cluster named by the manifest beside a snapshot, when there is a readable one. */
+function backupCluster(snapshot: string): string | undefined {
+  try {
+    const m = JSON.parse(readRegularSync(join(dirname(snapshot), 'manifest.json'), { maxBytes: 1024 * 1024 }).toString('utf8')) as { cluster?: unknown };
+    return typeof m.cluster === 'string' ? m.cluster : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -10,7 +10,9 @@
  */
 import { formatRunLine, type RunOutput } from '../core/ssh/runLog';
 import { keepWhenSummarised } from '../core/plan/hostProgress';
-import type { ConfirmRequest, Level, PickItem, ProgressReport, ProgressRequest, RunView, SecretRequest, Ui } from '../engine/workflows/ui';
+import type { PreflightReport, UnknownHostKey } from '../core/preflight/model';
+import { renderPreflightTable } from '../core/preflight/render';
+import type { ConfirmRequest, HostKeyReview, Level, PickItem, ProgressReport, ProgressRequest, RunView, SecretRequest, Ui } from '../engine/workflows/ui';
 import type { CliIo } from './io';
 import type { Prompter } from './secretPrompt';
 
@@ -132,5 +134,15 @@ export class TerminalUi implements Ui {
 
   async openFile(path: string): Promise<void> {
     this.o.io.stderr(`${path}\n`);
+  }
+
+  /** The command line accepts a new host key only by its fingerprint given up front (--accept-new-host-key): none here. */
+  async reviewHostKeys(_keys: readonly UnknownHostKey[]): Promise<HostKeyReview> {
+    return { accepted: [], remember: false };
+  }
+
+  /** The table goes where a person reads (stderr under --json, where stdout carries the verb's result). */
+  async showPreflight(report: PreflightReport): Promise<void> {
+    this.say(renderPreflightTable(report));
   }
 }

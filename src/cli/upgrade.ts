@@ -60,7 +60,7 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
   if (typeof session === 'number') return session;
   const { inventory, inventoryPath, pool } = session;
   const prompter = new Prompter(stdin);
-  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'upgrade');
+  const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'upgrade');
   let conn: KubeConnection | undefined;
   const cluster = async () => {
     // The drains' connection, found like the other verbs' (--kubeconfig, else KUBECONFIG, else ~/.kube/config), its
@@ -86,6 +86,8 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
         return EXIT_FAILED;
       }
     }
+    // Then every host answers, takes our key and lets us become root — before the upgrade asks anything.
+    if (!(await preflight('Upgrade', inventory.hosts.map((h) => h.name)))) return EXIT_FAILED;
     const hooks = upgradeHooks({
       backup: { inventory, ssh: pool, become: session.become }, backupDir: resolve((flags['backup-dir'] as string | undefined) ?? '.'), cluster,
       ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), deleteEmptyDirData: Boolean(flags['delete-emptydir-data']), say: (l) => io.stderr(`.. ${l}\n`),

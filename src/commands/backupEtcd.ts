@@ -5,13 +5,15 @@ import { gitWorkTreeOf } from '../engine/backup';
 import { backupWorkflow } from '../engine/workflows/backupWorkflow';
 import { editorUi } from '../editor/vscodeUi';
 import { defineCommand } from './context';
+import { editorPreflight, hostsWith } from './preflightGate';
 import { setting } from '../editor/settings';
 
 /**
  * Kubeadm: Back Up etcd… — a snapshot from a healthy follower, verified and pulled with its manifest into
  * a folder the user picks (kubeadmWorkbench.backup.folder, else asked; never inside a git work tree),
  * then a report listing every backup in that folder — the backup workflow (engine/workflows/backupWorkflow.ts),
- * as the CLI's `backup`.
+ * as the CLI's `backup`. First the preflight of the control-plane nodes: refused before the folder is asked when
+ * none of them answers.
  */
 /**
  * The folder etcd snapshots go to: kubeadmWorkbench.backup.folder, else asked; refused (told, undefined) inside a git
@@ -42,11 +44,14 @@ export async function pickBackupFolder(openLabel: string): Promise<string | unde
 export const backupEtcd = defineCommand({ trust: 'take an etcd snapshot on a control-plane host', inventory: 'Back Up etcd', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
     const { inv, folder } = ctx;
-    const out = await pickBackupFolder('Back up here');
-    if (!out) return;
+    const ui = editorUi(ctx.reports);
     const pool = ctx.sessions.open(inv, folder);
     try {
-      await backupWorkflow(editorUi(ctx.reports), { inventory: inv, ssh: pool, loginUser: (h) => pool.loginUser(h), out });
+      // One control-plane node that answers is enough for a snapshot; none, and nothing is asked.
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Back Up etcd', hosts: hostsWith(inv, 'control-plane'), atLeastOne: true })).ok) return;
+      const out = await pickBackupFolder('Back up here');
+      if (!out) return;
+      await backupWorkflow(ui, { inventory: inv, ssh: pool, loginUser: (h) => pool.loginUser(h), out });
     } finally {
       await pool.close();
       // The Backups view lists the new one (when it was written to the view's folder).

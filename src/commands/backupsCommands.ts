@@ -1,16 +1,22 @@
 /**
  * The Backups view's commands: Refresh (the local folder, then each control-plane node's scheduled snapshots over
  * SSH, read-only), Restore from this backup… (the restore workflow: checks, the healthy-quorum refusal with its
- * typed confirmation, the plan run) and Open Folder.
+ * typed confirmation, the plan run; the control-plane nodes' preflight before the backup is asked) and Open Folder
+ * (which offers to create or choose the folder when it is missing).
  */
 import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
+import { ensureRealFolder } from '../adapters/fs/safeFile';
 import { join } from 'node:path';
+import { gitWorkTreeOf } from '../engine/backup';
+import { updateUserSetting } from '../editor/settings';
 import { restoreWorkflow } from '../engine/workflows/restoreWorkflow';
 import { editorUi } from '../editor/vscodeUi';
 import { log } from '../editor/log';
 import type { LiveNode } from '../editor/treeNodes';
 import { editorPlanRun } from './runPlan';
 import { defineCommand } from './context';
+import { editorPreflight, hostsWith } from './preflightGate';
 
 export const refreshBackups = defineCommand({ trust: 'read the scheduled etcd snapshots on the control-plane hosts', inventory: 'Refresh Backups', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
@@ -23,6 +29,7 @@ export const refreshBackups = defineCommand({ trust: 'read the scheduled etcd sn
 export const restoreFromBackup = defineCommand({ trust: 'restore etcd on the control-plane hosts', inventory: 'Restore etcd', inventoryCheck: 'usable' }, (ctx) => {
   return async (row?: LiveNode | string): Promise<void> => {
     const ui = editorUi(ctx.reports);
+    // What this machine can tell alone first: the backup asked for, or that there is none to restore.
     const backups = await ctx.backups.refreshLocal();
     const wanted = typeof row === 'string' ? row : row?.path;
     // Only a backup of the listed folder: the row's path is ours, a command argument may be anything.
@@ -31,16 +38,18 @@ export const restoreFromBackup = defineCommand({ trust: 'restore etcd on the con
       await ui.message('error', `${wanted} is not a backup in ${ctx.backups.folder}.`);
       return;
     }
-    if (!backup) {
-      if (!backups.length) {
-        await ui.message('info', `No etcd backup in ${ctx.backups.folder} (kubeadmWorkbench.backup.folder): Back Up etcd… writes one there.`);
-        return;
-      }
-      backup = await ui.pick('Restore etcd from which backup?', backups.map((b) => ({ label: new Date(b.manifest.takenAt).toLocaleString(), description: `${b.manifest.cluster} · rev ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'}`, value: b })));
-      if (!backup) return;
+    if (!backups.length) {
+      await ui.message('info', `No etcd backup in ${ctx.backups.folder} (kubeadmWorkbench.backup.folder): Back Up etcd… writes one there.`);
+      return;
     }
     const pool = ctx.sessions.open(ctx.inv, ctx.folder);
     try {
+      // Every control-plane node takes part in a restore: each must answer before the backup is even asked — unless
+      // the backup chosen is another cluster's, which the workflow refuses without asking any host.
+      const otherCluster = backup !== undefined && backup.manifest.cluster !== ctx.inv.cluster.name;
+      if (!otherCluster && !(await editorPreflight(ctx, ui, pool, ctx.inv, { operation: 'Restore etcd', hosts: hostsWith(ctx.inv, 'control-plane') })).ok) return;
+      backup ??= await ui.pick('Restore etcd from which backup?', backups.map((b) => ({ label: new Date(b.manifest.takenAt).toLocaleString(), description: `${b.manifest.cluster} · rev ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'}`, value: b })));
+      if (!backup) return;
       const title = `Restore of etcd of ${ctx.inv.cluster.name}`;
       await restoreWorkflow(ui, {
         deps: { inventory: ctx.inv, ssh: pool },
@@ -54,14 +63,38 @@ export const restoreFromBackup = defineCommand({ trust: 'restore etcd on the con
   };
 });
 
+const CREATE = 'Create It';
+const CHOOSE = 'Choose Another Folder…';
+
+/**
+ * Open Folder: the backup's folder, or the backup folder. When that folder does not exist yet, it says so and offers
+ * to create it (0700: the snapshots in it hold every Secret) or to choose another one (saved as the setting).
+ */
 export const openBackupFolder = defineCommand({}, (ctx) => {
   return async (row?: LiveNode): Promise<void> => {
-    const path = row?.path ?? ctx.backups.folder;
+    let path = row?.path ?? ctx.backups.folder;
+    if (!existsSync(path)) {
+      const choice = await vscode.window.showWarningMessage(`The backup folder ${path} does not exist yet: Back Up etcd… creates it with its first backup.`, CREATE, CHOOSE);
+      if (choice === CREATE) {
+        const repo = gitWorkTreeOf(path);
+        if (repo) {
+          void vscode.window.showErrorMessage(`${path} is inside the git work tree ${repo}; choose a folder outside it (a snapshot holds every Secret of the cluster).`);
+          return;
+        }
+        await ensureRealFolder(path, { mode: 0o700, recursive: true });
+      } else if (choice === CHOOSE) {
+        const picked = await vscode.window.showOpenDialog({ title: 'Folder for etcd backups (outside any git repository)', canSelectFolders: true, canSelectFiles: false, openLabel: 'Use for backups' });
+        if (!picked?.[0]) return;
+        path = picked[0].fsPath;
+        await updateUserSetting('backupFolder', path);
+        await ctx.backups.refreshLocal();
+      } else return;
+    }
     try {
       await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(path));
     } catch {
       // No file manager where the extension runs (a remote or browser window): the path to copy instead.
-      void vscode.window.showInformationMessage(`The backup is in ${path}`);
+      void vscode.window.showInformationMessage(`The backups are in ${path}`);
     }
   };
 });

@@ -2,17 +2,24 @@
  * How a command is declared and what its handler receives. A command names what it needs — workspace trust, a valid
  * inventory.yaml, a cluster connection — with the words of the message that says it is missing; `bindCommand`
  * checks them in that order, in this one place, and hands the handler a context where they are there (`Given`).
+ * A missing need is said with its next steps as buttons (no cluster connection: Select Kubeconfig…, Bring Up
+ * Cluster…, Open Settings — the picker the timeline command opens — and a connection made there runs the command on).
  * Around every handler is one error boundary: a cancel ends quietly, anything else thrown becomes one error message
- * ("‹command title› failed: …") and one line in the log.
+ * ("‹command title› failed: …", an SSH failure by its cause, with Run Preflight and the host's line) with Show Log,
+ * and one line in the log.
  */
 import * as vscode from 'vscode';
 import type { KubeConnection } from '../adapters/kube/index';
 import type { Inventory } from '../core/inventory/types';
 import { describeError } from '../core/live/errors';
+import { sshFailureOf } from '../core/ssh/transport';
+import { plainWords } from '../core/text/plainWords';
 import { usableInventory, type LoadedInventory } from '../editor/inventoryWorkspace';
 import { log } from '../editor/log';
 import type { EditorServices } from '../editor/services';
 import { requireTrust } from '../editor/trust';
+import { withoutCommands } from '../editor/vscodeUi';
+import { offerNextSteps, type NextStep } from './nextSteps';
 
 /** What every command handler may use: the editor's services (src/editor/services.ts). */
 export type CommandContext = EditorServices;
@@ -63,24 +70,31 @@ export function defineCommand<const N extends Needs, A extends unknown[], R>(nee
   return { needs, handler };
 }
 
-/** Why a command stopped: a cancel (nothing to tell) or a failure (one message). */
-export type Outcome = { kind: 'cancelled' } | { kind: 'failed'; message: string };
+/** Why a command stopped: a cancel (nothing to tell) or a failure (one message and its next steps). */
+export type Outcome = { kind: 'cancelled' } | { kind: 'failed'; message: string; steps: NextStep[] };
 
 export function classifyFailure(e: unknown): Outcome {
   const name = (e as { name?: unknown } | null | undefined)?.name;
   if (e instanceof vscode.CancellationError || name === 'AbortError' || name === 'Canceled') return { kind: 'cancelled' };
-  return { kind: 'failed', message: describeError(e) };
+  // An SSH failure: its host and cause (the taxonomy's words), the preflight that checks every host, the host's line.
+  const ssh = sshFailureOf(e);
+  if (ssh) {
+    const host = (e as { host?: unknown }).host;
+    const name = typeof host === 'string' ? host.split(' ')[0]! : undefined;
+    return { kind: 'failed', message: describeError(e), steps: [{ kind: 'runPreflight' }, ...(name ? [{ kind: 'revealHost' as const, host: name }] : [])] };
+  }
+  return { kind: 'failed', message: withoutCommands(plainWords(describeError(e))), steps: [] };
 }
 
-/** Checks the needs; the guaranteed context, or undefined after the user was told what is missing. */
-async function provide<N extends Needs>(services: CommandContext, needs: N): Promise<Given<N> | undefined> {
+/** Checks the needs; the guaranteed context, `retry` when a button made the missing need good, or undefined after the user was told. */
+async function provide<N extends Needs>(services: CommandContext, needs: N): Promise<Given<N> | 'retry' | undefined> {
   if (needs.trust !== undefined && !(await requireTrust(needs.trust))) return undefined;
   let given: CommandContext & Partial<WithInventory & WithCluster> = services;
   if (needs.inventory !== undefined) {
     const loaded = await services.inventory.get();
     const inv = needs.inventoryCheck === 'parsed' ? loaded?.inventory : usableInventory(loaded);
     if (!loaded || !inv) {
-      void vscode.window.showErrorMessage(`${needs.inventory} needs a valid inventory.yaml (see the Problems panel).`);
+      void offerNextSteps(services, 'error', `${needs.inventory} needs a valid inventory.yaml (see the Problems panel).`, [{ kind: loaded ? 'openInventory' : 'createInventory' }]);
       return undefined;
     }
     given = { ...given, loaded, inv, folder: vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri };
@@ -88,10 +102,8 @@ async function provide<N extends Needs>(services: CommandContext, needs: N): Pro
   if (needs.cluster !== undefined) {
     const conn = await services.connection.ensure();
     if (!conn) {
-      const state = services.connection.state;
-      const why = state.kind === 'error' ? state.message : 'pick a context with "Kubeadm: Select Cluster Context"';
-      void vscode.window.showErrorMessage(`Cannot ${needs.cluster}: no cluster connection (${why}).`);
-      return undefined;
+      const made = await refuseWithoutCluster(services, needs.cluster);
+      return made ? 'retry' : undefined;
     }
     given = { ...given, conn };
   }
@@ -103,9 +115,11 @@ async function provide<N extends Needs>(services: CommandContext, needs: N): Pro
  * error boundary. Resolves to the handler's result, or undefined when a need was missing or the handler failed.
  */
 export function bindCommand(services: CommandContext, id: string, title: string, command: AnyCommand): (...args: unknown[]) => Promise<unknown> {
-  return async (...args: unknown[]) => {
+  const bound = async (...args: unknown[]): Promise<unknown> => {
     try {
       const given = await provide(services, command.needs);
+      // The user connected from the refusal's picker: the command goes on, with its arguments.
+      if (given === 'retry') return bound(...args);
       if (!given) return undefined;
       // The arguments are what VS Code passes: a tree row of the views this command's menus name (package.json),
       // a string from another command, or nothing from the palette. Each handler's parameter type says which.
@@ -116,9 +130,21 @@ export function bindCommand(services: CommandContext, id: string, title: string,
         log.info(`${id}: cancelled`);
         return undefined;
       }
-      log.error(`${id}: ${outcome.message}`);
-      void vscode.window.showErrorMessage(`${title} failed: ${outcome.message}`);
+      // The log gets the whole text (a command's included); the message a short cause and its next steps.
+      void offerNextSteps(services, 'error', `${title} failed: ${outcome.message}`, outcome.steps, `${id}: ${describeError(e)}`);
       return undefined;
     }
   };
+  return bound;
+}
+
+/**
+ * "Cannot drain a node: no cluster connection — why." with the ways to get one: the context picker (which also
+ * browses for a kubeconfig), the bring-up, the setting. Resolves true when the user connected from it.
+ */
+export async function refuseWithoutCluster(services: CommandContext, what: string): Promise<boolean> {
+  const state = services.connection.state;
+  const why = state.kind === 'error' ? plainWords(state.message) : state.kind === 'untrusted' ? 'the workspace is not trusted' : 'no cluster context is chosen yet';
+  const steps: NextStep[] = state.kind === 'untrusted' ? [{ kind: 'trust' }] : [{ kind: 'selectKubeconfig' }, { kind: 'bringUp' }, { kind: 'openKubeconfigSetting' }];
+  return offerNextSteps(services, 'error', `Cannot ${what}: no cluster connection (${why}).`, steps);
 }

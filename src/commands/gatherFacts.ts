@@ -8,12 +8,16 @@ import { summarizeFailure } from '../core/text/failureSummary';
 import { toRange } from '../editor/diagnostics';
 import { log } from '../editor/log';
 import { defineCommand, type CommandContext } from './context';
+import { firstFailure, hostState } from '../core/preflight/model';
+import { editorUi } from '../editor/vscodeUi';
+import { editorPreflight } from './preflightGate';
 
 /**
  * Gathers facts from every host in parallel (read-only), shows a report, and puts each finding —
  * cloned VMs, swap, missing modules, cgroup drivers — on its host's line in inventory.yaml, so the
- * Problems panel lists them next to the inventory's own problems. A host not read is no finding: the report and the
- * notification name it apart with a short cause (the log has the whole error).
+ * Problems panel lists them next to the inventory's own problems. The preflight comes first: the facts are read on
+ * the hosts that pass it. A host not read is no finding: the report and the notification name it apart with a short
+ * cause (the preflight's, or the read's; the log has the whole error).
  */
 export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts', inventory: 'Gather facts' }, (ctx) => {
   return async (): Promise<void> => {
@@ -22,17 +26,23 @@ export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts',
     const facts: HostFacts[] = [];
     const notRead: FactsNotRead[] = [];
     const started = Date.now();
+    let readable = inv.hosts;
     try {
+      const pre = await editorPreflight(ctx, editorUi(ctx.reports), pool, inv, { operation: 'Gather Host Facts', hosts: inv.hosts.map((h) => h.name), atLeastOne: true });
+      if (!pre.ok) return;
+      // Read where the preflight passed; the others are named with why they were not read.
+      readable = inv.hosts.filter((h) => hostState(pre.report.hosts.find((r) => r.host === h.name)!) !== 'fail');
+      for (const h of pre.report.hosts) if (hostState(h) === 'fail') notRead.push({ host: h.host, cause: firstFailure(h.checks)?.cause ?? 'the preflight failed' });
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Gathering host facts', cancellable: true }, async (progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
         let done = 0;
         // Over many hosts the notification says how many are done / running / failed / waiting and which are slow.
         const hostProgress = new HostProgress();
-        for (const h of inv.hosts) hostProgress.expect(h.name);
-        const many = shouldSummarise(inv.hosts.length);
+        for (const h of readable) hostProgress.expect(h.name);
+        const many = shouldSummarise(readable.length);
         await Promise.all(
-          inv.hosts.map(async (h) => {
+          readable.map(async (h) => {
             hostProgress.started(h.name);
             try {
               // product_uuid is readable by root only: other login users read the facts through sudo -n.
@@ -46,7 +56,7 @@ export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts',
               log.warn(`facts of ${h.name} not read: ${failure.detail}`);
               hostProgress.ended(h.name, false, failure.cause);
             }
-            progress.report({ message: many ? hostProgress.summary() : `${++done}/${inv.hosts.length} hosts`, increment: 100 / inv.hosts.length });
+            progress.report({ message: many ? hostProgress.summary() : `${++done}/${readable.length} hosts`, increment: 100 / readable.length });
           }),
         );
       });

@@ -4,7 +4,9 @@
  * (engine/workflows/nodesWorkflow.ts), the CLI's `remove`, `replace` and `reset` too — what was found in a document,
  * a refusal as a modal, the typed name when forced, the plan beside the run modal with progress, cancel and the run
  * terminal, and afterwards the inventory edit as a diff, applied to inventory.yaml unsaved for the user to review
- * and save (or undo).
+ * and save (or undo). The preflight of every host comes before the first question: a node being removed or replaced
+ * may be dead and a re-imaged host's changed key is the workflow's own question, so those do not refuse; any other
+ * host that fails does, before the host is picked or right after.
  */
 import { readLocalText } from '../engine/workspaceFiles';
 import { dirname } from 'node:path';
@@ -19,7 +21,10 @@ import { log } from '../editor/log';
 import type { InventoryNode } from '../editor/treeNodes';
 import { editorUi } from '../editor/vscodeUi';
 import { editorPlanRun } from './runPlan';
-import { defineCommand } from './context';
+import { defineCommand, type Given } from './context';
+import type { HostSession } from '../editor/hostSessions';
+import { editorPreflight, refuseUnlessPasses } from './preflightGate';
+import { failingHosts } from '../core/preflight/model';
 
 const isNode = (h: HostSpec) => h.roles.includes('control-plane') || h.roles.includes('worker');
 
@@ -54,61 +59,93 @@ async function pickReplacement(ui: Ui, inv: Inventory, old: string): Promise<Nod
 
 function nodeOperation(operation: NodeOperation) {
   return defineCommand({ trust: VERBS[operation].what, inventory: VERBS[operation].title }, (ctx) => async (node?: InventoryNode): Promise<void> => {
-    const { loaded, inv: parsed, folder } = ctx;
+    const { inv: parsed, folder } = ctx;
     const ui = editorUi(ctx.reports);
-    const host = await pickHost(ui, parsed, operation, node);
-    if (!host) return;
-    const replacement = operation === 'replace' ? await pickReplacement(ui, parsed, host) : undefined;
-    if (operation === 'replace' && !replacement) return;
-    // A new host not in the inventory is reached with the old one's SSH settings, with no role until it joins.
-    const old = parsed.hosts.find((h) => h.name === host);
-    const inv: Inventory = replacement && old && !parsed.hosts.some((h) => h.name === replacement.name)
-      ? { ...parsed, hosts: [...parsed.hosts, { ...old, name: replacement.name, address: replacement.address, roles: [] }] }
-      : parsed;
-    const document = await vscode.workspace.openTextDocument(loaded.uri);
-    const pool = ctx.sessions.open(inv, folder);
-    const request = { operation, host, ...(replacement ? { replacement } : {}) };
+    const changedKeys = ['host-key-changed'];
+    const mayBeDead = (h: string) => (operation === 'reset' ? [] : [h]);
+    const candidates = parsed.hosts.filter(isNode).map((h) => h.name);
+    // The operation's pool from the start: the host keys accepted in the preflight's review carry over.
+    const checking = ctx.sessions.open(parsed, folder);
+    let handedOver = false;
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { phaseConfigs, phaseSources, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;
-      const readFile = readLocalText;
-      await nodesWorkflow(ui, {
-        deps: {
-          inventory: inv,
-          inventoryText: document.getText(),
-          ssh: pool,
-          joinInputs: async (after) => {
-            const dir = dirname(loaded.uri.fsPath);
-            return { configs: phaseConfigs(after, await readKubeadmExtra(after, dir, readFile), await vrrpAuthPass(stateFolderFor(loaded.uri.fsPath))), sources: await phaseSources(after, dir, readFile) };
-          },
-        },
-        loginUser: (h) => pool.loginUser(h),
-        hostKeys: pool,
-        request,
-        run: { ...editorPlanRun(pool, loaded.uri), onLog: (path) => log.runLog(nodeOperationTitle(request), path) },
-        inventoryEdit: {
-          file: 'inventory.yaml',
-          question: `Apply the edit to inventory.yaml?`,
-          action: 'Apply (unsaved)',
-          apply: async (text) => {
-            // Through the editor, not workspace.applyEdit: VS Code saves a file a workspace edit changed while no
-            // editor showed it (files.refactoring.autoSave, on by default) — seen in the lab's palette test, where the
-            // edit meant for review was on disk at once. The whole text in one edit: one undo takes it back.
-            const editor = await vscode.window.showTextDocument(document, { preview: false });
-            const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
-            if (!(await editor.edit((b) => b.replace(whole, text)))) throw new Error('VS Code did not apply the edit to inventory.yaml');
-            // The web workbench (code-server) saves after a delay by default: say what the user's setting does.
-            const autoSave = vscode.workspace.getConfiguration('files', document.uri).get<string>('autoSave', 'off');
-            return autoSave === 'off'
-              ? `inventory.yaml edited, not saved: review it and save, or undo.`
-              : `inventory.yaml edited; your files.autoSave setting (${autoSave}) saves it — Undo in its editor takes the edit back.`;
-          },
-        },
-      });
+      // Picked from a row, the host is known; from the palette, every node may be the one: judged again once picked.
+      const tolerate = { hosts: node?.kind === 'host' ? mayBeDead(node.host.name) : candidates, kinds: changedKeys };
+      const pre = await editorPreflight(ctx, ui, checking, parsed, { operation: VERBS[operation].title, hosts: parsed.hosts.map((h) => h.name), tolerate });
+      if (!pre.ok) return;
+      // From the palette: when no choice of node could pass (two nodes fail, or one for a reset, which needs its
+      // node), refused now rather than after the pick.
+      const failingNodes = failingHosts(pre.report, { kinds: changedKeys }).filter((h) => candidates.includes(h.host));
+      if (!node && failingNodes.length >= (operation === 'reset' ? 1 : 2) && !(await refuseUnlessPasses(ui, pre.report, VERBS[operation].title, { kinds: changedKeys }))) return;
+      const host = await pickHost(ui, parsed, operation, node);
+      if (!host) return;
+      if (!(await refuseUnlessPasses(ui, pre.report, `${VERBS[operation].title} ${host}`, { hosts: mayBeDead(host), kinds: changedKeys }))) return;
+      const replacement = operation === 'replace' ? await pickReplacement(ui, parsed, host) : undefined;
+      if (operation === 'replace' && !replacement) return;
+      handedOver = true;
+      await operate(ctx, operation, ui, checking, host, replacement);
     } finally {
-      await pool.close();
+      if (!handedOver) await checking.close();
     }
   });
+}
+
+/** The host (and its replacement) chosen and checked: the nodes workflow over the pool the preflight opened. */
+async function operate(ctx: Given<{ trust: string; inventory: string }>, operation: NodeOperation, ui: Ui, checking: HostSession, host: string, replacement: NodeRequest['replacement']): Promise<void> {
+  const { loaded, inv: parsed, folder } = ctx;
+  // A new host not in the inventory is reached with the old one's SSH settings, with no role until it joins.
+  const old = parsed.hosts.find((h) => h.name === host);
+  const inv: Inventory = replacement && old && !parsed.hosts.some((h) => h.name === replacement.name)
+    ? { ...parsed, hosts: [...parsed.hosts, { ...old, name: replacement.name, address: replacement.address, roles: [] }] }
+    : parsed;
+  const document = await vscode.workspace.openTextDocument(loaded.uri);
+  // A new host not in the inventory needs a pool that knows it (its keys are asked there, as before).
+  const pool = inv === parsed ? checking : ctx.sessions.open(inv, folder);
+  if (pool !== checking) await checking.close();
+  const request = { operation, host, ...(replacement ? { replacement } : {}) };
+  try {
+    // The new host: a spare of the inventory was in the preflight; one typed in is checked now, before the plan.
+    if (replacement && !parsed.hosts.some((h) => h.name === replacement.name)) {
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: `Replace ${host} with ${replacement.name}`, hosts: [replacement.name] })).ok) return;
+    }
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { phaseConfigs, phaseSources, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;
+    const readFile = readLocalText;
+    await nodesWorkflow(ui, {
+      deps: {
+        inventory: inv,
+        inventoryText: document.getText(),
+        ssh: pool,
+        joinInputs: async (after) => {
+          const dir = dirname(loaded.uri.fsPath);
+          return { configs: phaseConfigs(after, await readKubeadmExtra(after, dir, readFile), await vrrpAuthPass(stateFolderFor(loaded.uri.fsPath))), sources: await phaseSources(after, dir, readFile) };
+        },
+      },
+      loginUser: (h) => pool.loginUser(h),
+      hostKeys: pool,
+      request,
+      run: { ...editorPlanRun(pool, loaded.uri), onLog: (path) => log.runLog(nodeOperationTitle(request), path) },
+      inventoryEdit: {
+        file: 'inventory.yaml',
+        question: `Apply the edit to inventory.yaml?`,
+        action: 'Apply (unsaved)',
+        apply: async (text) => {
+          // Through the editor, not workspace.applyEdit: VS Code saves a file a workspace edit changed while no
+          // editor showed it (files.refactoring.autoSave, on by default) — seen in the lab's palette test, where the
+          // edit meant for review was on disk at once. The whole text in one edit: one undo takes it back.
+          const editor = await vscode.window.showTextDocument(document, { preview: false });
+          const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
+          if (!(await editor.edit((b) => b.replace(whole, text)))) throw new Error('VS Code did not apply the edit to inventory.yaml');
+          // The web workbench (code-server) saves after a delay by default: say what the user's setting does.
+          const autoSave = vscode.workspace.getConfiguration('files', document.uri).get<string>('autoSave', 'off');
+          return autoSave === 'off'
+            ? `inventory.yaml edited, not saved: review it and save, or undo.`
+            : `inventory.yaml edited; your files.autoSave setting (${autoSave}) saves it — Undo in its editor takes the edit back.`;
+        },
+      },
+    });
+  } finally {
+    await pool.close();
+  }
 }
 
 export const removeNode = nodeOperation('remove');

@@ -1,9 +1,22 @@
-/** "Kubeadm: Reconnect to Cluster": drops the connection and watches, then lists and watches again. */
-import { defineCommand } from './context';
+/**
+ * "Kubeadm: Reconnect to Cluster": drops the connection and watches, connects again and says what it did and how it
+ * ended — the context and server it reached, or why it could not, with the ways to a connection as buttons.
+ */
+import * as vscode from 'vscode';
+import { plainWords } from '../core/text/plainWords';
+import { defineCommand, refuseWithoutCluster } from './context';
 
-export const reconnectCluster = defineCommand({}, (ctx) => {
-  return async (): Promise<void> => {
-    await ctx.connection.reconnect();
+export const reconnectCluster = defineCommand({ trust: 'connect to the cluster' }, (ctx) => {
+  return async (): Promise<boolean> => {
+    const before = ctx.connection.state;
+    const was = before.kind === 'connected' ? `${before.context} (${before.server})` : undefined;
+    const conn = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Reconnecting${was ? ` to ${was}` : ''}…` }, async () => {
+      await ctx.connection.reconnect();
+      return ctx.connection.ensure();
+    });
+    if (!conn) return refuseWithoutCluster(ctx, 'reconnect');
     await ctx.connection.cluster?.refreshEtcd();
+    void vscode.window.showInformationMessage(plainWords(`Reconnected to ${conn.context} (${conn.server}): the API answers; the views read the cluster again.`));
+    return true;
   };
 });

@@ -48,6 +48,12 @@ export const COMMANDS: Record<CommandId, CommandLoader> = {
   [CommandIds.restoreFromBackup]: () => import('./backupsCommands.js').then((m) => m.restoreFromBackup),
   [CommandIds.openBackupFolder]: () => import('./backupsCommands.js').then((m) => m.openBackupFolder),
   [CommandIds.scheduleEtcdSnapshots]: () => import('./scheduleEtcdSnapshots.js').then((m) => m.scheduleEtcdSnapshots),
+  [CommandIds.defragEtcd]: () => import('./etcdMaintenance.js').then((m) => m.defragEtcd),
+  [CommandIds.recoverEtcdNospace]: () => import('./etcdMaintenance.js').then((m) => m.recoverEtcdNospace),
+  [CommandIds.showDrift]: () => import('./showDrift.js').then((m) => m.showDrift),
+  [CommandIds.reconfigureControlPlane]: () => import('./reconfigureControlPlane.js').then((m) => m.reconfigureControlPlane),
+  [CommandIds.fixKubeletConf]: () => import('./fixKubeletConf.js').then((m) => m.fixKubeletConf),
+  [CommandIds.runPreflight]: () => import('./runPreflight.js').then((m) => m.runPreflight),
   [CommandIds.showLog]: () => import('./showLog.js').then((m) => m.showLog),
 };
 

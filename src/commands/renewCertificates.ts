@@ -6,6 +6,7 @@ import { certificateThresholds } from '../editor/certificateInspections';
 import { editorUi } from '../editor/vscodeUi';
 import { editorPlanRun } from './runPlan';
 import { defineCommand } from './context';
+import { editorPreflight, hostsWith } from './preflightGate';
 import { setting } from '../editor/settings';
 
 /**
@@ -19,8 +20,11 @@ export const renewCertificates = defineCommand({ trust: 'renew the certificates 
     const { loaded, inv, folder } = ctx;
     const kubeconfig = kubeconfigPaths(setting('kubeconfig'), process.env.KUBECONFIG, homedir())[0];
     const pool = ctx.sessions.open(inv, folder);
+    const ui = editorUi(ctx.reports);
     try {
-      const outcome = await renewWorkflow(editorUi(ctx.reports), {
+      // Each node leaves HAProxy on every balancer first: the balancers must answer too.
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Renew Certificates', hosts: hostsWith(inv, 'control-plane', 'loadbalancer') })).ok) return;
+      const outcome = await renewWorkflow(ui, {
         deps: { inventory: inv, ssh: pool, served: (a, p) => servedCertificate(a, p), thresholds: certificateThresholds(), ...(kubeconfig ? { kubeconfig } : {}) },
         loginUser: (h) => pool.loginUser(h), hosts: [], run: editorPlanRun(pool, loaded.uri),
       });

@@ -2,13 +2,16 @@ import * as vscode from 'vscode';
 import { loadKubeAdapter } from '../adapters/kube/load';
 import type { KubeConnection } from '../adapters/kube/index';
 import type { HostSession } from '../editor/hostSessions';
-import type { DrillRequest } from '../core/drill/plan';
+import { faultActsOverSsh, type DrillRequest } from '../core/drill/plan';
 import { describeError } from '../core/live/errors';
 import { drillWorkflow } from '../engine/workflows/drillWorkflow';
 import { setting } from '../editor/settings';
 import { editorUi } from '../editor/vscodeUi';
 import type { InventoryNode } from '../editor/treeNodes';
-import { defineCommand } from './context';
+import { CommandIds } from '../editor/commandIds';
+import { defineCommand, refuseWithoutCluster } from './context';
+import { editorPreflight, refuseUnlessPasses } from './preflightGate';
+import type { PreflightReport } from '../core/preflight/model';
 
 /**
  * Run Failure Drill…: the seed's fault-tolerance chapter on the real cluster. Pick a control-plane node,
@@ -16,14 +19,37 @@ import { defineCommand } from './context';
  * fails — for a node: stop Kubernetes on it over SSH, power it off with the hypervisor commands of the settings
  * kubeadmWorkbench.drill.powerOffCommand / powerOnCommand (machine-scoped: a workspace cannot set what runs on this
  * machine), or cut its network (drill.cutCommand / healCommand, else nftables over SSH), and whether to wait for the
- * pods' evictions; for a balancer: HAProxy stopped on the VIP holder, keepalived stopped, power-off, or VRRP blocked. The rest — the plan beside a modal, the guard's refusal, the run in a
- * run terminal with a cancellable notification (a cancel stops the observation, never the restore), the
- * report — is the drill workflow's (engine/workflows/drillWorkflow.ts), the same as the CLI's `drill`.
+ * pods' evictions; for a balancer: HAProxy stopped on the VIP holder, keepalived stopped, power-off, or VRRP
+ * blocked. The rest — the plan beside a modal, the guard's refusal, the run in a run terminal with a cancellable notification (a cancel stops the observation, never the restore), the
+ * report — is the drill workflow's (engine/workflows/drillWorkflow.ts), the same as the CLI's `drill`. Before the
+ * first question: the cluster connection (else the refusal offers the context picker, the bring-up, the setting) and
+ * the preflight of every host, whose pool the drill then uses.
  */
 export const runFailureDrill = defineCommand({ trust: 'run a failure drill on the cluster', inventory: 'A failure drill' }, (ctx) => {
   return async (arg?: InventoryNode | string): Promise<void> => {
-    const { loaded, inv } = ctx;
+    const { inv, folder } = ctx;
     const ui = editorUi(ctx.reports);
+    const conn = await ctx.connection.ensure();
+    if (!conn) {
+      // Connected from the refusal's picker: the drill starts again, now with its connection.
+      if (await refuseWithoutCluster(ctx, 'run the drill')) await vscode.commands.executeCommand(CommandIds.runFailureDrill, arg);
+      return;
+    }
+    const pool = ctx.sessions.open(inv, folder);
+    try {
+      // The cluster must answer; a host that does not is a measurement the drill cannot take (its report says so),
+      // except the node that a `stop` drill stops over SSH: judged once the fault is chosen.
+      const all = inv.hosts.map((h) => h.name);
+      const pre = await editorPreflight(ctx, ui, pool, inv, { operation: 'Run Failure Drill', hosts: all, cluster: true, tolerate: { hosts: all } });
+      if (!pre.ok) return;
+      await drill(ui, pool, conn, arg, pre.report);
+    } finally {
+      await pool.close();
+    }
+  };
+
+  async function drill(ui: ReturnType<typeof editorUi>, pool: HostSession, conn: KubeConnection, arg: InventoryNode | string | undefined, checked: PreflightReport): Promise<void> {
+    const { loaded, inv } = ctx;
     const candidates = inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker') || h.roles.includes('loadbalancer'));
     let hostName = typeof arg === 'string' ? arg : arg?.kind === 'host' ? arg.host.name : arg?.kind === 'live' ? balancerOfRow(arg.node.id) : undefined;
     hostName ??= await ui.pick('Run Failure Drill', candidates.map((h) => ({ value: h.name, label: h.name, description: `${h.address} · ${h.roles.join(', ')}` })), 'The host to fail (it is restored afterwards)');
@@ -33,25 +59,20 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
       void ui.message('error', `${hostName} is not a control-plane node, worker or balancer of ${inv.cluster.name}.`);
       return;
     }
+    // A fault made over SSH needs its host to pass the preflight: refused as soon as the fault is chosen, before the next question.
+    const others = inv.hosts.map((h) => h.name).filter((h) => h !== host.name);
+    const reachable = async (fault: Pick<DrillRequest, 'kind' | 'cutCommand' | 'healCommand'>): Promise<boolean> =>
+      !faultActsOverSsh(fault) || refuseUnlessPasses(ui, checked, `Failure drill on ${host.name}`, { hosts: others });
     const balancer = !host.roles.includes('control-plane') && !host.roles.includes('worker');
-    const req = balancer ? await balancerRequest(ui, host.name) : await nodeRequest(ui, host.name);
+    const req = balancer ? await balancerRequest(ui, host.name, reachable) : await nodeRequest(ui, host.name, reachable);
     if (!req) return;
-
-    const conn = await ctx.connection.ensure();
-    if (!conn) {
-      const why = ctx.connection.state.kind === 'error' ? ctx.connection.state.message : 'pick a context with "Kubeadm: Select Cluster Context"';
-      void ui.message('error', `Cannot run the drill: no cluster connection (${why}).`);
-      return;
-    }
     const folder = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri;
     let probe: KubeConnection | undefined;
-    let pool: HostSession | undefined;
     try {
       // The availability probe opens a new connection per request (as each kubectl call does) to the same server.
       probe = await loadKubeAdapter().connect({ kubeconfig: setting('kubeconfig'), context: conn.context, keepAlive: false });
-      const p = (pool = ctx.sessions.open(inv, folder));
       await drillWorkflow(ui, {
-        inventory: inv, ssh: p, api: conn.transport, probe: probe.transport, loginUser: (h) => p.loginUser(h), request: req,
+        inventory: inv, ssh: pool, api: conn.transport, probe: probe.transport, loginUser: (h) => pool.loginUser(h), request: req,
         ...(folder ? { cwd: folder.fsPath } : {}),
       });
     } catch (e) {
@@ -60,9 +81,8 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
       void ui.message('error', `Failure drill on ${host.name}: ${describeError(e)}`);
     } finally {
       probe?.dispose();
-      await pool?.close();
     }
-  };
+  }
 });
 
 /** `balancers:lb1` (a balancer's live row under the VIP row) → `lb1`. */
@@ -72,6 +92,8 @@ function balancerOfRow(id: string): string | undefined {
 }
 
 type EditorUi = ReturnType<typeof editorUi>;
+/** False after refusing: the fault would be made over SSH on a host that failed the preflight. */
+type Reachable = (fault: Pick<DrillRequest, 'kind' | 'cutCommand' | 'healCommand'>) => Promise<boolean>;
 
 /** The power commands of the settings, or undefined after saying what is missing (with the button to set them). */
 async function powerCommands(ui: EditorUi, what: 'node' | 'balancer'): Promise<{ off: string; on: string } | undefined> {
@@ -85,7 +107,7 @@ async function powerCommands(ui: EditorUi, what: 'node' | 'balancer'): Promise<{
   return undefined;
 }
 
-async function nodeRequest(ui: EditorUi, host: string): Promise<DrillRequest | undefined> {
+async function nodeRequest(ui: EditorUi, host: string, reachable: Reachable): Promise<DrillRequest | undefined> {
   const powerOff = setting('drillPowerOffCommand').trim();
   const powerOn = setting('drillPowerOnCommand').trim();
   const cut = setting('drillCutCommand').trim();
@@ -110,6 +132,7 @@ async function nodeRequest(ui: EditorUi, host: string): Promise<DrillRequest | u
     'How the node fails',
   );
   if (!fault) return undefined;
+  if (!(await reachable({ kind: fault, cutCommand: cut, healCommand: heal }))) return undefined;
   const power = fault === 'power-off' ? await powerCommands(ui, 'node') : undefined;
   if (fault === 'power-off' && !power) return undefined;
   const evictionWaitSeconds = await ui.pick(
@@ -131,7 +154,7 @@ async function nodeRequest(ui: EditorUi, host: string): Promise<DrillRequest | u
   };
 }
 
-async function balancerRequest(ui: EditorUi, host: string): Promise<DrillRequest | undefined> {
+async function balancerRequest(ui: EditorUi, host: string, reachable: Reachable): Promise<DrillRequest | undefined> {
   const powerOff = setting('drillPowerOffCommand').trim();
   const powerOn = setting('drillPowerOnCommand').trim();
   const fault = await ui.pick(
@@ -150,6 +173,7 @@ async function balancerRequest(ui: EditorUi, host: string): Promise<DrillRequest
     'How the balancer fails',
   );
   if (!fault) return undefined;
+  if (!(await reachable({ kind: fault }))) return undefined;
   const power = fault === 'power-off' ? await powerCommands(ui, 'balancer') : undefined;
   if (fault === 'power-off' && !power) return undefined;
   return { host, kind: fault, ...(power ? { powerOffCommand: power.off, powerOnCommand: power.on } : {}) };

@@ -11,6 +11,7 @@ import { planRunWorkflow, type PlanRunInput } from '../engine/workflows/planRunW
 import { log } from '../editor/log';
 import { setting } from '../editor/settings';
 import { editorUi } from '../editor/vscodeUi';
+import type { HostSession } from '../editor/hostSessions';
 import type { CommandContext } from './context';
 
 export interface PlanRunRequest {
@@ -34,9 +35,9 @@ export function editorPlanRun(ssh: PlanRunInput['ssh'], inventoryUri: vscode.Uri
   };
 }
 
-/** Runs the plan after approval; true when it ran to the end. */
-export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest, onDone?: (took: string) => string): Promise<boolean> {
-  const pool = ctx.sessions.open(req.inv, vscode.workspace.getWorkspaceFolder(req.inventoryUri)?.uri);
+/** Runs the plan after approval, over `pool` when the command opened one for its preflight; true when it ran to the end. */
+export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest, onDone?: (took: string) => string, session?: HostSession): Promise<boolean> {
+  const pool = session ?? ctx.sessions.open(req.inv, vscode.workspace.getWorkspaceFolder(req.inventoryUri)?.uri);
   try {
     const outcome = await planRunWorkflow(editorUi(ctx.reports), {
       ...editorPlanRun(pool, req.inventoryUri),
@@ -46,6 +47,6 @@ export async function approveAndRunPlan(ctx: CommandContext, req: PlanRunRequest
     });
     return outcome.kind === 'ran' && outcome.result.ok;
   } finally {
-    await pool.close();
+    if (!session) await pool.close();
   }
 }

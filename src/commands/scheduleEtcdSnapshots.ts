@@ -12,6 +12,7 @@ import { log } from '../editor/log';
 import { editorUi } from '../editor/vscodeUi';
 import { editorPlanRun } from './runPlan';
 import { defineCommand } from './context';
+import { editorPreflight, hostsWith } from './preflightGate';
 
 type Choice = 'defaults' | 'custom' | 'remove';
 
@@ -45,11 +46,12 @@ export const scheduleEtcdSnapshots = defineCommand({ trust: 'install the etcd sn
   return async (): Promise<void> => {
     const { inv, folder, loaded } = ctx;
     const ui = editorUi(ctx.reports);
-    const action = await chooseAction(ui);
-    if (!action) return;
     const pool = ctx.sessions.open(inv, folder);
     let ran = false;
     try {
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Schedule etcd Snapshots', hosts: hostsWith(inv, 'control-plane') })).ok) return;
+      const action = await chooseAction(ui);
+      if (!action) return;
       const outcome = await scheduleWorkflow(ui, {
         inventory: inv,
         action,

@@ -7,6 +7,7 @@ import { editorUi } from '../editor/vscodeUi';
 import { pickBackupFolder } from './backupEtcd';
 import { editorPlanRun } from './runPlan';
 import { defineCommand } from './context';
+import { editorPreflight } from './preflightGate';
 
 /**
  * Kubeadm: Upgrade Cluster… — the target picked among the versions the package source offers, the preflight and the
@@ -17,19 +18,21 @@ import { defineCommand } from './context';
 export const upgradeCluster = defineCommand({ trust: 'upgrade Kubernetes on every node', inventory: 'Upgrade Cluster', inventoryCheck: 'usable', cluster: 'upgrade the cluster' }, (ctx) => {
   return async (): Promise<void> => {
     const { loaded, inv, folder, conn } = ctx;
-    const backupDir = await pickBackupFolder('Keep the pre-upgrade snapshot here');
-    if (!backupDir) return;
-    const emptyDir = await vscode.window.showQuickPick([
-      { label: 'Stop at a pod with emptyDir data', description: 'the drain\'s default', value: false },
-      { label: 'Delete emptyDir data', description: '--delete-emptydir-data', detail: 'Pods with emptyDir volumes are evicted during the drains and the data in those volumes is LOST.', value: true },
-    ], { title: 'Upgrade: pods with emptyDir volumes on a node being drained' });
-    if (!emptyDir) return;
     const pool = ctx.sessions.open(inv, folder);
     try {
+      const ui = editorUi(ctx.reports);
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Upgrade Cluster', hosts: inv.hosts.map((h) => h.name), cluster: true })).ok) return;
+      const backupDir = await pickBackupFolder('Keep the pre-upgrade snapshot here');
+      if (!backupDir) return;
+      const emptyDir = await vscode.window.showQuickPick([
+        { label: 'Stop at a pod with emptyDir data', description: 'the drain\'s default', value: false },
+        { label: 'Delete emptyDir data', description: '--delete-emptydir-data', detail: 'Pods with emptyDir volumes are evicted during the drains and the data in those volumes is LOST.', value: true },
+      ], { title: 'Upgrade: pods with emptyDir volumes on a node being drained' });
+      if (!emptyDir) return;
       let password: string | undefined;
       const become = (h: string) => sudoUnlessRoot((x) => pool.loginUser(x), password)(h);
       const cluster = async () => createDrainCluster(conn.transport, { readEtcd: () => conn.readEtcd(), inventory: inv });
-      await upgradeWorkflow(editorUi(ctx.reports), {
+      await upgradeWorkflow(ui, {
         deps: { inventory: inv, ssh: pool }, loginUser: (h) => pool.loginUser(h), drainsThrough: { context: conn.context, server: conn.server },
         hooks: upgradeHooks({ backup: { inventory: inv, ssh: pool, become }, backupDir, cluster, deleteEmptyDirData: emptyDir.value }),
         run: editorPlanRun(pool, loaded.uri), onPassword: (p) => (password = p),

@@ -13,6 +13,7 @@ import type * as Inputs from '../engine/inputs';
 import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
 import { setting } from './settings';
+import { log } from './log';
 
 const PHASE_LABELS: Record<BringUpPhase, string> = {
   prepare: 'Prepare hosts — swap, modules, sysctl, containerd, kubeadm/kubelet/kubectl',
@@ -20,7 +21,7 @@ const PHASE_LABELS: Record<BringUpPhase, string> = {
   init: 'Init — kubeadm init --upload-certs on the first control-plane node, CNI',
   'join-control-plane': 'Join control-plane nodes — one at a time, etcd checked in between',
   'join-workers': 'Join workers — in parallel',
-  verify: 'Cluster checks — every node Ready, CoreDNS running',
+  verify: 'Cluster checks — every node Ready, CoreDNS running, then healthy as the status bar judges it',
 };
 
 export async function pickPhases(title: string): Promise<BringUpPhase[] | undefined> {
@@ -60,6 +61,11 @@ export async function buildPlan(inv: Inventory, inventoryUri: vscode.Uri, phases
         }
       }
       onSaved(await saveAdminKubeconfig(target, adminConf, inv.cluster.name), target);
+    },
+    clusterHealthy: async (signal) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { waitUntilHealthy } = require('../engine/clusterHealthy') as typeof import('../engine/clusterHealthy');
+      await waitUntilHealthy({ inventory: inv, kubeconfig: target, signal, say: (line) => log.info(`bring-up of ${inv.cluster.name}: ${line}`) });
     },
   });
 }

@@ -9,7 +9,7 @@ import type { CertReport } from '../core/certs/report';
 import { certificateProblems } from '../core/live/day2';
 import type { Problem } from '../core/live/status';
 import type { Inventory } from '../core/inventory/types';
-import type { HostSessions } from './hostSessions';
+import type { HostSession, HostSessions } from './hostSessions';
 import { setting } from './settings';
 
 export function certificateThresholds(): CertThresholds {
@@ -35,8 +35,12 @@ export class CertificateInspections implements vscode.Disposable {
     return this.last ? certificateProblems(this.last) : [];
   }
 
-  /** Inspects every Kubernetes host of `inventory` (one run at a time; a second call joins the first). */
-  inspect(inventory: Inventory, folder: vscode.Uri | undefined, signal?: AbortSignal, progress?: (host: string, ok: boolean) => void): Promise<CertReport> {
+  /**
+   * Inspects the Kubernetes hosts of `inventory` — those the preflight failed (`notRead`, host → cause) are rows
+   * "not read" without being contacted — over `session` when the command has one open; one run at a time, a second
+   * call joins the first.
+   */
+  inspect(inventory: Inventory, folder: vscode.Uri | undefined, signal?: AbortSignal, progress?: (host: string, ok: boolean) => void, opts: { notRead?: ReadonlyMap<string, string>; session?: HostSession } = {}): Promise<CertReport> {
     this.running ??= (async () => {
       // The inspection's code loads with the first inspection (a failed load leaves the next call free to try again).
       const [{ inspectCertificates }, { servedCertificate }, { sudoUnlessRoot }] = await Promise.all([import('../engine/certs.js'), import('../adapters/tls/servedCertificate.js'), import('../engine/become.js')]).catch((e: unknown) => {
@@ -44,7 +48,7 @@ export class CertificateInspections implements vscode.Disposable {
         throw e;
       });
       await this.sessions.ready();
-      const pool = this.sessions.open(inventory, folder);
+      const pool = opts.session ?? this.sessions.open(inventory, folder);
       try {
         const kubeconfig = setting('kubeconfig');
         const report = await inspectCertificates({
@@ -57,12 +61,13 @@ export class CertificateInspections implements vscode.Disposable {
           thresholds: certificateThresholds(),
           ...(signal ? { signal } : {}),
           ...(progress ? { progress } : {}),
+          ...(opts.notRead ? { notRead: opts.notRead } : {}),
         });
         this.last = report;
         this.emitter.fire(report);
         return report;
       } finally {
-        await pool.close();
+        if (!opts.session) await pool.close();
         this.running = undefined;
       }
     })();

@@ -35,6 +35,13 @@ export const CommandIds = {
   openBackupFolder: 'kubeadm.openBackupFolder',
   scheduleEtcdSnapshots: 'kubeadm.scheduleEtcdSnapshots',
   upgradeCluster: 'kubeadm.upgradeCluster',
+  /** The walkthrough names this id (package.json contributes.walkthroughs). */
+  runPreflight: 'kubeadmWorkbench.runPreflight',
+  defragEtcd: 'kubeadm.defragEtcd',
+  recoverEtcdNospace: 'kubeadm.recoverEtcdNospace',
+  showDrift: 'kubeadm.showDrift',
+  reconfigureControlPlane: 'kubeadm.reconfigureControlPlane',
+  fixKubeletConf: 'kubeadm.fixKubeletConf',
   showLog: 'kubeadm.showLog',
 } as const;
 

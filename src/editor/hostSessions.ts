@@ -7,16 +7,16 @@ import * as vscode from 'vscode';
 import type * as SshAdapter from '../adapters/ssh/fromInventory';
 import type { Inventory } from '../core/inventory/types';
 import type { HostKeyAcceptance } from '../core/ssh/hostKeyPolicy';
-import type { SshTransport } from '../core/ssh/transport';
 import type { RemoteExec } from '../core/live/etcdSource';
+import type { PreflightSsh } from '../engine/preflight';
 import { ModalHostKeyPrompt } from './sshHostKeyPrompt';
 import { SshPassphrases } from './sshSecrets';
 import { isTrusted } from './trust';
 import { setting } from './settings';
 import { log } from './log';
 
-/** SSH to an inventory's hosts for one command (an SshPool; closed by the command). */
-export type HostSession = SshTransport & HostKeyAcceptance & { loginUser(host: string): string };
+/** SSH to an inventory's hosts for one command (an SshPool; closed by the command); what the preflight uses of it too. */
+export type HostSession = PreflightSsh & HostKeyAcceptance;
 
 let substitute: ((inventory: Inventory) => HostSession) | undefined;
 

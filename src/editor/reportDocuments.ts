@@ -20,6 +20,14 @@ export class ReportDocuments implements vscode.TextDocumentContentProvider, vsco
     return this.texts.get(uri.path) ?? '';
   }
 
+  /** `text` as the read-only document `name`, not opened: one side of a diff (`vscode.diff`). */
+  put(name: string, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: REPORT_SCHEME, path: `/${name}` });
+    this.texts.set(uri.path, text);
+    this.changeEmitter.fire(uri);
+    return uri;
+  }
+
   /** Shows `text` as `name` (e.g. `plan.md`), replacing an earlier version of the same name. */
   async show(name: string, text: string, language?: string): Promise<vscode.TextEditor> {
     const uri = vscode.Uri.from({ scheme: REPORT_SCHEME, path: `/${name}` });

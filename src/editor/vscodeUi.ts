@@ -1,15 +1,24 @@
 /**
  * The workflows' Ui (engine/workflows/ui.ts) in VS Code: quick picks, modal confirmations, a password box,
  * read-only documents beside the dialogs, notifications with a Cancel button, and a run terminal.
- * Messages without actions are not awaited: a refusal's modal must not hold the command open.
+ * Messages without actions are not awaited: a refusal's modal must not hold the command open. Every error message
+ * goes to the log as well and carries "Show Log"; the preflight's table is a panel, its unknown host keys one
+ * multiple choice (nothing ticked) and one confirmation.
  */
 import * as vscode from 'vscode';
+import type { PreflightReport, UnknownHostKey } from '../core/preflight/model';
+import type { RunOutput } from '../core/ssh/runLog';
+import type { ConfirmRequest, HostKeyReview, Level, PickItem, ProgressReport, ProgressRequest, RunView, SecretRequest, Ui } from '../engine/workflows/ui';
 import { log } from './log';
 import { errorMessage } from '../core/errors';
-import type { RunOutput } from '../core/ssh/runLog';
-import type { ConfirmRequest, Level, PickItem, ProgressReport, ProgressRequest, RunView, SecretRequest, Ui } from '../engine/workflows/ui';
+import { presentPreflight } from './preflightView';
 import type { ReportDocuments } from './reportDocuments';
 import { RunTerminal } from './runTerminal';
+
+/** The button every error message carries: the log holds what the message leaves out. */
+export const SHOW_LOG = 'Show Log';
+export const ACCEPT_SESSION = 'Accept for This Session';
+export const ACCEPT_REMEMBER = 'Accept and Remember';
 
 export class VscodeUi implements Ui {
   constructor(private readonly reports: Pick<ReportDocuments, 'show'>) {}
@@ -46,9 +55,18 @@ export class VscodeUi implements Ui {
 
   async message(level: Level, text: string, options: { modal?: boolean; actions?: readonly string[] } = {}): Promise<string | undefined> {
     const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    const actions = options.actions ?? [];
-    const shown = options.modal ? show(text, { modal: true }, ...actions) : show(text, ...actions);
-    if (!actions.length) {
+    const asked = options.actions ?? [];
+    if (level === 'error') log.error(text);
+    const actions = level === 'error' ? [...asked, SHOW_LOG] : [...asked];
+    const said = level === 'error' ? withoutCommands(text) : text;
+    const shown = Promise.resolve(options.modal ? show(said, { modal: true }, ...actions) : show(said, ...actions)).then((choice) => {
+      if (choice === SHOW_LOG) {
+        log.show();
+        return undefined;
+      }
+      return choice;
+    });
+    if (!asked.length) {
       void shown;
       return undefined;
     }
@@ -104,6 +122,43 @@ export class VscodeUi implements Ui {
   async openFile(path: string): Promise<void> {
     await vscode.window.showTextDocument(vscode.Uri.file(path));
   }
+
+  async reviewHostKeys(keys: readonly UnknownHostKey[]): Promise<HostKeyReview> {
+    // How to read a key on its host: said once when it is the same for all (the detail line is narrow).
+    const checks = [...new Set(keys.map((k) => k.check))];
+    const items = keys.map((k) => ({
+      label: `$(key) ${k.host}${k.alias !== k.host ? ` (jump host ${k.alias})` : ''}`,
+      description: `${k.address} · ${k.keyType}`,
+      detail: `${k.fingerprint}${checks.length > 1 ? ` — on its console: ${k.check}` : ''}${k.note ? ` (${k.note})` : ''}`,
+      picked: false,
+      key: k,
+    }));
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `Unknown host keys of ${keys.length} host${keys.length === 1 ? '' : 's'}: tick those you compared with the host's own`,
+      placeHolder: checks.length === 1 ? `On each host's console: ${checks[0]} — none is accepted unless ticked` : 'None is accepted unless ticked; Escape accepts none',
+      canPickMany: true,
+      ignoreFocusOut: true,
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    if (!picked?.length) return { accepted: [], remember: false };
+    const detail = [...picked.map((p) => `${p.key.host} (${p.key.address}): ${p.key.keyType} ${p.key.fingerprint}`), '', `"${ACCEPT_REMEMBER}" adds them (hashed) to the extension's own known_hosts; "${ACCEPT_SESSION}" trusts them until the window closes.`].join('\n');
+    const how = await vscode.window.showWarningMessage(`Accept the host key${picked.length === 1 ? '' : 's'} of ${picked.map((p) => p.key.host).join(', ')}?`, { modal: true, detail }, ACCEPT_SESSION, ACCEPT_REMEMBER);
+    if (!how) return { accepted: [], remember: false };
+    return { accepted: picked.map((p) => p.key), remember: how === ACCEPT_REMEMBER };
+  }
+
+  async showPreflight(report: PreflightReport, options: { refused?: string } = {}): Promise<void> {
+    await presentPreflight(this.reports, report, options);
+  }
+}
+
+/**
+ * A toast shows a short cause, not a command: a quoted command (`…`, as RemoteCommandError quotes it) becomes "a
+ * command (its text is in the log)" — the whole message went to the log first.
+ */
+export function withoutCommands(text: string): string {
+  return text.replace(/`[^`\n]{40,}`/g, 'a command (its text is in the log)');
 }
 
 /** Least time between two summary lines in the run terminal. */

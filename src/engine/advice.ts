@@ -6,6 +6,7 @@
  */
 import type { HostChange } from '../core/plan/hostIdentity';
 import type { Step } from '../core/plan/types';
+import { isConnectionFailure, type SshFailure } from '../core/ssh/failures';
 
 export interface FailureFacts {
   step: Step;
@@ -19,6 +20,8 @@ export interface FailureFacts {
   changes: readonly HostChange[];
   /** The first control-plane node (it holds the cluster). */
   firstControlPlane?: string;
+  /** The step never reached its host: the SSH taxonomy's answer (core/ssh/failures.ts). */
+  connection?: SshFailure;
 }
 
 export interface FailureAdvice {
@@ -29,6 +32,11 @@ export interface FailureAdvice {
   repeated: boolean;
   /** What to do next, for the CLI (`--fresh`) or the editor ("Start over"), filled in by the front-end. */
   fix?: string;
+  /**
+   * The run did not reach the host (unreachable, login refused, host key): neither a resume nor a new run can get
+   * further until that is fixed — the way on is the preflight, which names the cause and the fix.
+   */
+  unreachable?: boolean;
 }
 
 interface Rule {
@@ -83,6 +91,9 @@ const RULES: Rule[] = [
 export function failureAdvice(f: FailureFacts): FailureAdvice {
   const where = `${f.step.host}: ${f.step.title}`;
   if (f.cancelled) return { where, repeated: false, cause: 'cancelled' };
+  if (f.connection && isConnectionFailure(f.connection.kind)) {
+    return { where, repeated: false, unreachable: true, cause: `the run could not reach ${f.step.host} over SSH: ${f.connection.cause}`, fix: 'run the preflight (it checks every host the same way and names each fix), fix what it names, then run again' };
+  }
   // What the host said, not the command (whose text names the very messages the rules look for).
   const said = f.error.slice(Math.max(0, f.error.lastIndexOf('` exited '), f.error.lastIndexOf('` was killed by ')));
   const rule = RULES.find((r) => r.test.test(said));
@@ -108,6 +119,7 @@ function sameFailure(a: string, b: string): boolean {
 /** The advice as lines, with the front-end's own way to start over (`--fresh`, or the editor's "Start over"). */
 export function adviceLines(a: FailureAdvice, resumeHow: string, startOverHow: string): string[] {
   if (a.cause === 'cancelled') return [`${resumeHow} to resume at ${a.where}, or ${startOverHow} to start over`];
+  if (a.unreachable) return [`cause: ${a.cause}`, `a resume would stop at the same place: ${a.fix}`];
   const lines: string[] = [];
   if (a.cause) lines.push(`likely cause: ${a.cause}`);
   if (a.fix) lines.push(`what to do: ${a.fix}`);

@@ -59,8 +59,8 @@ export async function gitWorkTreeOf(dir: string): Promise<string | undefined> {
   return tree && (tree.how.startsWith('git ') ? `${tree.top} (${tree.how})` : tree.top);
 }
 
-/** Reads the etcd members through the first control-plane host that answers. */
-export async function readEtcdOverSsh(deps: Pick<BackupDeps, 'inventory' | 'ssh' | 'become'>): Promise<EtcdModel> {
+/** Reads the etcd members through the first control-plane host that answers (`withAlarms`: `alarm list` too). */
+export async function readEtcdOverSsh(deps: Pick<BackupDeps, 'inventory' | 'ssh' | 'become'>, withAlarms = false): Promise<EtcdModel> {
   const errors: string[] = [];
   for (const h of hostsWithRole(deps.inventory, 'control-plane')) {
     const run = async (args: string[]) => {
@@ -68,7 +68,7 @@ export async function readEtcdOverSsh(deps: Pick<BackupDeps, 'inventory' | 'ssh'
       return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
     };
     try {
-      return buildEtcd(await readEtcd(run, etcdctlTlsArgs()), `ssh ${h.name}`, Date.now(), deps.inventory);
+      return buildEtcd(await readEtcd(run, etcdctlTlsArgs(), withAlarms), `ssh ${h.name}`, Date.now(), deps.inventory);
     } catch (e) {
       errors.push(`${h.name}: ${errorMessage(e)}`);
     }

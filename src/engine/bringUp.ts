@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Inventory } from '../core/inventory/types';
-import { clusterChecksPhase, imagesBesideInitPhase, initPhase, joinControlPlanePhases, joinWorkersPhases, loadBalancerPhase, preparePhase, type InitHooks } from '../core/phases/bringUp';
+import { imagesBesideInitPhase, initPhase, joinControlPlanePhases, joinWorkersPhases, loadBalancerPhase, preparePhase, type InitHooks } from '../core/phases/bringUp';
+import { clusterChecksPhase } from '../core/phases/clusterChecks';
 import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
 import type { Ledger } from '../core/plan/ledger';
 import { HostLocks } from './state/hostLocks';
@@ -37,7 +38,7 @@ export function buildBringUpPlan(inv: Inventory, phases: readonly BringUpPhase[]
     if (phase === 'init' && pulls?.steps.length) plans.push(wanted ? pulls : { ...pulls, overlaps: [] });
     if (wanted && phase === 'join-control-plane') plans.push(...joinControlPlanePhases(inv, sources, configs));
     if (wanted && phase === 'join-workers') plans.push(...joinWorkersPhases(inv, sources));
-    if (wanted && phase === 'verify') plans.push(clusterChecksPhase(inv));
+    if (wanted && phase === 'verify') plans.push(clusterChecksPhase(inv, hooks));
   }
   // Same inventory, files and phases → same fingerprint → a failed run of it can be resumed.
   const fingerprint = createHash('sha256').update(JSON.stringify({ inv, configs, sources, phases })).digest('hex').slice(0, 16);
@@ -130,6 +131,7 @@ export async function executePlan(plan: Plan, ledger: Ledger, state: RunState, o
   const previousError = previousErrors.get(result.failed.step.id);
   const advice = failureAdvice({
     step: result.failed.step, error: result.failed.error, cancelled: result.cancelled, resumed: Boolean(options.resumed), changes,
+    ...(result.failed.connection ? { connection: result.failed.connection } : {}),
     ...(previousError ? { previousError } : {}), ...(first ? { firstControlPlane: first } : {}),
   });
   return { ...result, changes, advice };

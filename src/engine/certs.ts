@@ -13,6 +13,7 @@ import { dirname, resolve } from 'node:path';
 import { assessHost, certEntry, DEFAULT_THRESHOLDS, type CertEntry, type CertThresholds, type HostCerts } from '../core/certs/assess';
 import { parsePkiOutput, readPkiScript } from '../core/certs/kubeadmPki';
 import type { CertReport } from '../core/certs/report';
+import { listCsrsCommand, parsePendingCsrs } from '../core/certs/kubelet';
 import { assessServed, servedTargets, type ServedProbe } from '../core/certs/served';
 import { userCredentials } from '../core/certs/userKubeconfig';
 import type { CertFacts } from '../core/certs/x509';
@@ -39,6 +40,8 @@ export interface CertsDeps {
   pkiRoot?: string;
   /** Told as each host is read. */
   progress?: (host: string, ok: boolean) => void;
+  /** Hosts known unreachable before any read (the preflight's failures): host → cause. Not contacted; "not read". */
+  notRead?: ReadonlyMap<string, string>;
 }
 
 /** The hosts that carry Kubernetes certificates (balancers carry none). */
@@ -54,6 +57,8 @@ export async function inspectCertificates(deps: CertsDeps, only?: readonly strin
   const hostsP = Promise.all(
     targets.map(async (h): Promise<HostCerts> => {
       const controlPlane = h.roles.includes('control-plane');
+      const known = deps.notRead?.get(h.name);
+      if (known !== undefined) return { host: h.name, address: h.address, controlPlane, entries: [], error: known };
       try {
         const cmd = asRoot(sh`sh -c ${readPkiScript(controlPlane, deps.pkiRoot).text}`, deps.become(h.name));
         const r = await deps.ssh.exec(h.name, cmd, { timeoutMs: 30_000, ...(deps.signal ? { signal: deps.signal } : {}) });
@@ -68,14 +73,29 @@ export async function inspectCertificates(deps: CertsDeps, only?: readonly strin
   );
   const probesP = deps.served ? probeServed(inv, deps.served) : Promise.resolve([]);
   const localP = deps.kubeconfig === undefined ? Promise.resolve([]) : localCredentials(inv, deps.kubeconfig, now, t);
-  const [hosts, probes, local] = await Promise.all([hostsP, probesP, localP]);
+  const csrsP = readPendingCsrs(deps, now);
+  const [hosts, probes, local, csrs] = await Promise.all([hostsP, probesP, localP, csrsP]);
   const served = assessServed(
     probes.filter((p) => p.target === 'endpoint' || targets.some((h) => h.name === p.target)),
     hosts,
     now,
     t,
   );
-  return { cluster: inv.cluster.name, at: new Date(now).toISOString(), thresholds: t, hosts, served, local };
+  return { cluster: inv.cluster.name, at: new Date(now).toISOString(), thresholds: t, hosts, served, local, ...csrs };
+}
+
+/** The CSRs nobody decided yet, through the first control-plane node whose admin.conf answers. */
+async function readPendingCsrs(deps: CertsDeps, now: number): Promise<Pick<CertReport, 'csrs' | 'csrsError'>> {
+  const errors: string[] = [];
+  for (const h of deps.inventory.hosts.filter((x) => x.roles.includes('control-plane'))) {
+    try {
+      const r = await deps.ssh.exec(h.name, asRoot(listCsrsCommand(), deps.become(h.name)), { timeoutMs: 20_000, ...(deps.signal ? { signal: deps.signal } : {}) });
+      return { csrs: parsePendingCsrs(r.stdout, now) };
+    } catch (e) {
+      errors.push(`${h.name}: ${errorMessage(e)}`);
+    }
+  }
+  return errors.length ? { csrsError: errors.join('; ') } : {};
 }
 
 async function probeServed(inv: Inventory, served: NonNullable<CertsDeps['served']>): Promise<ServedProbe[]> {

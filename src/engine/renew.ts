@@ -21,6 +21,7 @@ import type { SshTransport } from '../core/ssh/transport';
 import { readEtcdOverSsh } from './backup';
 import { inspectCertificates } from './certs';
 import { saveAdminKubeconfig } from './kubeconfig';
+import { driftWarnings } from './drift';
 
 export interface RenewDeps {
   inventory: Inventory;
@@ -94,6 +95,24 @@ export async function moveLeaderAway(deps: Pick<RenewDeps, 'inventory' | 'ssh' |
   say(`${host}: etcd leadership moved from ${self.name} to ${target.name}; it answers as the leader after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
+/**
+ * The quorum guard before one control-plane node's etcd member and API server go away for a while (the renewal's and
+ * the reconfigure's): etcd read over SSH, every other API server asked /readyz at its address, and the drain guard's
+ * arithmetic; throws the refusal.
+ */
+export function controlPlaneGuard(deps: Pick<RenewDeps, 'inventory' | 'ssh' | 'become'> & { readyz: NonNullable<RenewDeps['readyz']> }, say: (line: string) => void): (host: string) => Promise<void> {
+  const addressOf = (host: string) => deps.inventory.hosts.find((h) => h.name === host)?.address ?? host;
+  return async (host) => {
+    const etcd = await readEtcdOverSsh(deps);
+    const members: ControlPlaneMember[] = await Promise.all(
+      etcd.members.map(async (m) => ({ nodeName: m.host ?? m.name, etcdHealthy: m.healthy, nodeReady: m.host === host ? true : await deps.readyz(addressOf(m.host ?? m.name), 6443) })),
+    );
+    const verdict = checkControlPlaneDrain(host, members, []);
+    if (!verdict.ok) throw new Error(`refused by the quorum guard: ${verdict.reasons.join(' ')}`);
+    for (const w of verdict.warnings) say(`${host}: ${w}`);
+  };
+}
+
 export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []): Promise<RenewPreparation> {
   const inv = deps.inventory;
   const cps = hostsWithRole(inv, 'control-plane').map((h) => h.name);
@@ -108,6 +127,12 @@ export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []
       if (e.role === 'ca' && e.expiry && e.expiry !== 'ok') warnings.push(`${h.host}: the CA ${e.path} expires in ${e.daysLeft} day(s); kubeadm certs renew does not renew CAs — plan a CA rotation`);
     }
   }
+  // The renewal re-issues each certificate with the SANs it has: certSANs the cluster's configuration adds are named.
+  const sans = new Map(before.hosts.flatMap((h) => {
+    const f = h.entries.find((e) => e.id === 'apiserver')?.facts;
+    return f ? [[h.host, [...f.dnsNames, ...f.ipAddresses]] as const] : [];
+  }));
+  warnings.push(...(await driftWarnings({ inventory: inv, ssh: deps.ssh, become: deps.become }, 'renewal', sans)));
   const readyzOf = deps.readyz ?? readyz;
   const addressOf = (host: string) => inv.hosts.find((h) => h.name === host)?.address ?? host;
   const oldServed = new Map(before.served.filter((c) => c.facts).map((c) => [c.target, c.facts!.fingerprint]));
@@ -116,15 +141,7 @@ export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []
   const plan = buildRenewPlan(
     hosts,
     {
-      guard: async (host) => {
-        const etcd = await readEtcdOverSsh(deps);
-        const members: ControlPlaneMember[] = await Promise.all(
-          etcd.members.map(async (m) => ({ nodeName: m.host ?? m.name, etcdHealthy: m.healthy, nodeReady: m.host === host ? true : await readyzOf(addressOf(m.host ?? m.name), 6443) })),
-        );
-        const verdict = checkControlPlaneDrain(host, members, []);
-        if (!verdict.ok) throw new Error(`refused by the quorum guard: ${verdict.reasons.join(' ')}`);
-        for (const w of verdict.warnings) say(`${host}: ${w}`);
-      },
+      guard: controlPlaneGuard({ ...deps, readyz: readyzOf }, say),
       moveLeader: (host, upcoming, signal) => moveLeaderAway(deps, host, upcoming, say, signal),
       apiServerBack: async (host, signal) => {
         const address = addressOf(host);

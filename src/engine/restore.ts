@@ -104,7 +104,7 @@ export async function prepareRestore(deps: RestoreDeps, snapshotPath: string, fo
   await Promise.all(
     members.map(async (m) => {
       const r = await deps.ssh.exec(m.host, asRoot(restorePreflightCommand(), deps.become(m.host)), { okCodes: [...ANY_EXIT_CODE], timeoutMs: 20_000 }).catch((e: Error) => ({ code: -1, stdout: '', stderr: e.message }));
-      if (r.code !== 0 && !/etcdutl/.test(r.stdout)) return void refusals.push(`${m.host}: no etcdutl on the host (install etcdutl of the cluster's etcd version, e.g. from the etcd release tarball, into /usr/local/bin)`);
+      if (r.code !== 0) return void refusals.push(`${m.host}: ${r.stderr.trim().split('\n').pop() || 'no etcdutl on the host or in its etcd image'} (put etcdutl of the cluster's etcd version into /usr/local/bin there)`);
       const avail = Number(r.stdout.trim().split('\n').at(-1));
       if (Number.isFinite(avail) && avail < room) refusals.push(`${m.host}: ${(avail / 1024 ** 2).toFixed(0)} MiB free in /var/lib, the restore needs ${(room / 1024 ** 2).toFixed(0)} MiB there (the snapshot and the data dir restored from it): free some space first`);
     }),

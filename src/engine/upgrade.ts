@@ -20,6 +20,8 @@ import { compareVersions, formatVersion, lowest, minorOf, parseVersion, skewAlon
 import { DEFAULT_DRAIN_OPTIONS } from '../core/drain/classify';
 import { runDrain, setCordon, type DrainCluster } from '../core/drain/drainNode';
 import { backupEtcd, readEtcdOverSsh, type BackupDeps } from './backup';
+import { driftWarnings } from './drift';
+import { moveLeaderAway } from './renew';
 
 export interface UpgradeDeps {
   inventory: Inventory;
@@ -222,7 +224,7 @@ export async function prepareUpgrade(deps: UpgradeDeps, req: UpgradeRequest, hoo
   for (const p of skewAlongPlan({ apiServers, kubelets, target: req.target }, versionChanges(plan))) findings.push({ severity: 'error', rule: 'upgrade/skew-plan', subject: p.node ?? 'plan', message: p.message });
   if (findings.some((f) => f.severity === 'error')) return { facts, findings, source };
   const warnings = findings.filter((f) => f.severity === 'warning').map((f) => `[${f.subject}] ${f.message}`);
-  plan.phases[0]!.warnings.push(...warnings);
+  plan.phases[0]!.warnings.push(...warnings, ...(await driftWarnings(deps, 'upgrade')));
   return { facts, findings, source, plan };
 }
 
@@ -261,5 +263,6 @@ export function upgradeHooks(o: {
       if (!result.ok) throw new Error(result.error ?? `the drain of ${node} failed`);
     },
     uncordon: async (node) => setCordon(await o.cluster(), node, false, 'none', (l) => say(l.text)),
+    moveEtcdLeader: (host, upcoming, signal) => moveLeaderAway(o.backup, host, upcoming, say, signal),
   };
 }

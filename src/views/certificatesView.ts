@@ -9,6 +9,7 @@ import { CommandIds, ViewIds } from '../editor/commandIds';
 import { byDaysLeft, entrySeverity, type CertEntry } from '../core/certs/assess';
 import type { CertReport } from '../core/certs/report';
 import type { ServedCheck } from '../core/certs/served';
+import { csrProblem } from '../core/certs/kubelet';
 import type { Severity } from '../core/findings';
 import type { CertificateInspections } from '../editor/certificateInspections';
 import { ERR, liveTreeItem, md, MUTED, OK, WARN } from './liveTree';
@@ -72,7 +73,7 @@ function entryNode(e: CertEntry): LiveNode {
     description: e.daysLeft === undefined ? (e.problems[0]?.message ?? '') : `${e.daysLeft < 0 ? `expired ${-e.daysLeft}d ago` : `${e.daysLeft}d left`} · ${f!.notAfter.slice(0, 10)}`,
     icon: look.icon,
     color: look.color,
-    contextValue: `certificate-${e.role}`,
+    contextValue: e.fix === 'kubelet-conf' ? 'certificate-kubelet-conf-embedded' : `certificate-${e.role}`,
     tooltip: md([
       `**${e.id}** \`${e.path}\``,
       f ? `subject \`${f.subject}\`\n\nissuer \`${f.issuer}\`\n\nvalid ${f.notBefore} → ${f.notAfter}` : '',
@@ -139,6 +140,15 @@ export function buildCertificateTree(r: CertReport): LiveNode[] {
   if (r.served.length) {
     const look = LOOK[worst(r.served.filter((c) => c.facts).flatMap((c) => c.problems.map((p) => p.severity)))];
     out.push({ id: 'certs:served', label: 'Served by the API servers', icon: 'globe', color: look.color, expanded: look.icon !== 'pass', children: r.served.map(servedNode) });
+  }
+  if (r.csrs?.length || r.csrsError) {
+    const nodes: LiveNode[] = (r.csrs ?? []).map((c) => {
+      const problem = csrProblem(c);
+      return { id: `csr:${c.name}`, label: c.name, description: `${c.kind} · ${c.username} · ${Math.round(c.ageSeconds / 60)} min pending`, icon: problem ? 'warning' : 'clock', color: problem ? WARN : MUTED, tooltip: md([`**${c.name}** \`${c.signerName}\``, problem ?? 'pending: approved by the controller-manager shortly']) };
+    });
+    if (r.csrsError) nodes.push({ id: 'csr:error', label: 'not read', description: r.csrsError, icon: 'error', color: ERR });
+    const warn = nodes.some((n) => n.color === WARN || n.color === ERR);
+    out.push({ id: 'certs:csrs', label: 'Pending certificate signing requests', description: `${r.csrs?.length ?? 0}`, icon: 'git-pull-request', color: warn ? WARN : MUTED, expanded: warn, children: nodes });
   }
   if (r.local.length) {
     const look = LOOK[worst(r.local.map(entrySeverity))];

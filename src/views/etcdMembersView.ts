@@ -1,6 +1,6 @@
 /**
  * etcd Members view: the quorum line, then per member name, ID (hex), leader/learner, raft term,
- * raft index against applied index, DB size / in use / quota, alarms, health; children list the peer
+ * raft index against applied index, DB size / in use / quota and % of it, free pages, alarms, health; children list the peer
  * and client URLs. etcd is read through the API (etcdctl exec'd in an etcd pod) or, when the API is
  * down, over SSH — every 3 s while the view is visible (etcd member status has no watch).
  */
@@ -8,6 +8,7 @@ import { ViewIds } from '../editor/commandIds';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import type { EtcdMember } from '../core/live/etcd';
 import { formatAge, formatBytes } from '../core/live/format';
+import { describeSpace, memberSpace } from '../core/etcd/space';
 import { clockAndAge, memberFacts } from '../core/live/render';
 import { ERR, LiveTreeView, md, MUTED, OK, WARN } from './liveTree';
 import type { LiveNode } from '../editor/treeNodes';
@@ -51,7 +52,8 @@ function memberItem(m: EtcdMember, now: number): LiveNode {
   const lag = m.raftIndex !== undefined && m.raftAppliedIndex !== undefined ? m.raftIndex - m.raftAppliedIndex : undefined;
   // etcdctl's words: ID, version, leader, learner, raft term, index, applied index; an unreachable member by what we know.
   const parts = [m.id, ...memberFacts(m, now)];
-  if (m.reachable) parts.push(`db ${formatBytes(m.dbSize)}`);
+  const space = memberSpace(m);
+  if (m.reachable) parts.push(`db ${formatBytes(m.dbSize)}${space.percentOfQuota !== undefined ? ` (${Math.round(space.percentOfQuota)}% of quota)` : ''}`);
   if (m.alarms.length) parts.push(`ALARM ${m.alarms.join(',')}`);
   if (!m.healthy) parts.push(m.reachable ? (m.problem ?? 'unhealthy') : (m.problem ?? 'unreachable').replace(/^unreachable: /, ''));
   return {
@@ -59,14 +61,14 @@ function memberItem(m: EtcdMember, now: number): LiveNode {
     label: m.name,
     description: parts.join(' · '),
     icon: !m.healthy ? 'error' : m.isLeader ? 'star-full' : m.isLearner ? 'mortar-board' : 'database',
-    color: !m.healthy ? ERR : m.alarms.length ? WARN : m.isLeader ? OK : undefined,
+    color: !m.healthy || space.level === 'error' ? ERR : m.alarms.length || space.level === 'warning' ? WARN : m.isLeader ? OK : undefined,
     tooltip: md([
       `**${m.name}** \`${m.id}\`${m.host && m.host !== m.name ? ` (inventory host ${m.host})` : ''}${m.version ? ` · etcd ${m.version}` : ''}`,
       m.reachable
         ? `raft term ${m.raftTerm} · index ${m.raftIndex} · applied ${m.raftAppliedIndex}${lag ? ` (${lag} entries not applied yet)` : ''}`
         : `Unreachable${m.problem ? `: ${m.problem}` : ''}${m.unreachableSince !== undefined ? ` — since ${clockAndAge(m.unreachableSince, now)}` : ''}${m.lastSeen ? `; last seen as ${m.lastSeen.role}` : ''}`,
-      m.reachable ? `DB ${formatBytes(m.dbSize)} (in use ${formatBytes(m.dbSizeInUse)}) of quota ${formatBytes(m.quota)}${m.dbSize !== undefined && m.dbSizeInUse !== undefined && m.dbSize > 2 * m.dbSizeInUse ? ' — defragmentation would reclaim space' : ''}` : '',
-      m.alarms.length ? `Alarms: ${m.alarms.join(', ')} (writes may be refused until disarmed)` : '',
+      m.reachable ? `DB ${describeSpace(space)}; in use ${formatBytes(m.dbSizeInUse)}${(space.freeBytes ?? 0) > 1024 * 1024 ? ` — *Defragment etcd…* gives back about ${formatBytes(space.freeBytes)}` : ''}${space.level !== 'ok' ? ` — **${space.level}**: writes stop at the quota (warning at 80 %, error at 95 %)` : ''}` : '',
+      m.alarms.length ? `Alarms: ${m.alarms.join(', ')} (${m.alarms.includes('NOSPACE') ? 'every write is refused: *Recover etcd from NOSPACE…*' : 'writes may be refused until disarmed'})` : '',
       `peer ${m.peerURLs.join(', ') || '—'}`,
       `client ${m.clientURLs.join(', ') || '—'}`,
     ]),
@@ -74,7 +76,7 @@ function memberItem(m: EtcdMember, now: number): LiveNode {
     children: [
       ...m.peerURLs.map((u) => ({ id: `etcd:${m.id}:peer:${u}`, label: 'peer', description: u, icon: 'plug', color: MUTED })),
       ...m.clientURLs.map((u) => ({ id: `etcd:${m.id}:client:${u}`, label: 'client', description: u, icon: 'link', color: MUTED })),
-      ...(m.reachable ? [{ id: `etcd:${m.id}:db`, label: 'database', description: `${formatBytes(m.dbSize)} · in use ${formatBytes(m.dbSizeInUse)} · quota ${formatBytes(m.quota)}`, icon: 'database' }] : []),
+      ...(m.reachable ? [{ id: `etcd:${m.id}:db`, label: 'database', description: `${describeSpace(space)} · in use ${formatBytes(m.dbSizeInUse)}`, icon: 'database', ...(space.level !== 'ok' ? { color: space.level === 'error' ? ERR : WARN } : {}) }] : []),
     ],
   };
 }

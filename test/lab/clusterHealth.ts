@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { request } from 'node:https';
 import { join, resolve } from 'node:path';
+import { adminTls, pollHttp, type PollResult } from './httpPoller';
 
 const CLI = join(resolve(__dirname, '../..'), 'dist/cli.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -51,32 +51,23 @@ export async function waitHealthy(env: LabClusterEnv, home: string, timeoutMs: n
   }
 }
 
+/** The request the API pollers make: a GET of an object, authenticated as the cluster's admin, which reaches etcd. */
+export const API_PROBE_PATH = '/api/v1/namespaces/default/services/kubernetes';
+
 /**
- * Polls `/readyz` through the VIP every 250 ms (2 s timeout each) until stopped: what a client of the cluster sees
- * while a renewal restarts the API servers one by one.
+ * Polls the API through the VIP every 250 ms (2 s timeout each) until stopped, as a real client does: the admin's
+ * client certificate from `kubeconfig`, the cluster's CA, a GET that reaches etcd; any answer outside 2xx (a 403 to
+ * the admin, a 429, a 503) or a connection error is a failure. What a client of the cluster sees while a test restarts
+ * the API servers one by one — an anonymous `/readyz` could not see a client being refused.
  */
-export function pollApi(vip: string): { stop(): Promise<{ polls: number; failures: number }> } {
-  let polls = 0;
-  let failures = 0;
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      const ok = await new Promise<boolean>((res) => {
-        const req = request({ host: vip, port: 6443, path: '/readyz', rejectUnauthorized: false, timeout: 2000 }, (r) => (r.resume(), res(r.statusCode === 200)));
-        req.on('timeout', () => req.destroy());
-        req.on('error', () => res(false));
-        req.end();
-      });
-      polls++;
-      if (!ok) failures++;
-      await sleep(250);
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-      return { polls, failures };
-    },
-  };
+export function pollApi(kubeconfig: string, vip = '10.3.60.100'): { stop(): Promise<PollResult> } {
+  return pollHttp([`https://${vip}:6443${API_PROBE_PATH}`], { ...adminTls(kubeconfig), expect: /"name":\s*"kubernetes"/ });
+}
+
+/**
+ * The fewest polls an honest poller makes in `seconds`: one every 250 ms plus the request, which the lab answers in well
+ * under a second, or a failure after the 2 s timeout at worst; at least one every 2.25 s, then.
+ */
+export function minimumPolls(seconds: number): number {
+  return Math.floor(seconds / 2.25);
 }

@@ -14,13 +14,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DrillReport, Measurement } from '../../src/core/drill/report';
 import { showStat } from '../../src/core/nodes/commands';
 import { apiCheckOf, apiServerStates, installHaproxyCfg, readHaproxyCfg, withApiCheck, type ApiCheck } from './apiHealthCheck';
 import { recordBench } from './bench';
-import { waitHealthy } from './clusterHealth';
+import { minimumPolls, pollApi, waitHealthy } from './clusterHealth';
+import { watchHaproxy, type StateChange } from './haproxyWatch';
+import type { PollResult } from './httpPoller';
 import { secretsIn } from './secrets';
 import { tempDir } from '../tempDir';
 
@@ -81,6 +83,17 @@ function measured(r: DrillReport, id: string): Measurement {
   return m;
 }
 
+/**
+ * The test's own witnesses beside a drill (not the drill's verdict): an authenticated client polling the API through
+ * the VIP (clusterHealth.pollApi: the admin's GET, any non-2xx a failure) and HAProxy's server states on the MASTER
+ * balancer, which holds the VIP (haproxyWatch.ts).
+ */
+function witnesses(): { stop(): Promise<{ api: PollResult; haproxy: StateChange[] }> } {
+  const api = pollApi(env.KUBECONFIG!);
+  const haproxy = watchHaproxy(env.LAB_SSH_CONFIG!, 'labs-k8s-balancer');
+  return { stop: async () => ({ api: await api.stop(), haproxy: await haproxy.stop() }) };
+}
+
 function readyNodes(): string[] {
   type N = { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } };
   return (JSON.parse(kubectl('get', 'nodes', '-o', 'json')).items as N[]).filter((n) => n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name);
@@ -124,7 +137,11 @@ describe('failure drill on the lab cluster', { timeout: 15 * 60_000 }, () => {
     const holder = JSON.parse(kubectl('-n', 'kube-system', 'get', 'lease', 'kube-scheduler', '-o', 'json')).spec.holderIdentity as string;
     const target = /^labs-k8s-m0\d/.exec(holder)?.[0] ?? 'labs-k8s-m01';
     const t0 = Date.now();
-    const { code, report, stdout, stderr } = await drill(['--host', target, '--kind', 'power-off', '--power-off-command', `bash ${LAB} fault power-off {host}`, '--power-on-command', `bash ${LAB} fault power-on {host}`]);
+    // The moment of the fault, written by the power-off command itself (the drill runs it here, as a hypervisor's).
+    const faultMark = join(tempDir('kw-drill-fault-'), 'at');
+    const judges = witnesses();
+    const { code, report, stdout, stderr } = await drill(['--host', target, '--kind', 'power-off', '--power-off-command', `bash -c 'date +%s%3N > ${faultMark}; exec bash ${LAB} fault power-off "$1"' kw {host}`, '--power-on-command', `bash ${LAB} fault power-on {host}`]);
+    const seen = await judges.stop();
     assert.ok(report, `no JSON report (exit ${code}):\n${stderr.slice(-3000)}`);
     assertOutputClean(stdout, stderr);
     const m = (id: string) => measured(report, id);
@@ -180,6 +197,22 @@ describe('failure drill on the lab cluster', { timeout: 15 * 60_000 }, () => {
     assert.ok(m('node-ready').sinceFault! > nr.seconds!, 'Ready again after it had turned NotReady');
     assert.equal(code, report.ok ? 0 : 1);
     assert.equal(report.ok, true, `failed measurements: ${JSON.stringify(numbers.controlPlanePowerOff)}`);
+    // The independent judges. HAProxy on the MASTER: the target's server DOWN within the same bound as the drill's
+    // (fall 3 checks, each to a dead host waiting `timeout connect` 5 s: 1–20 s), and within 2 s of what the drill
+    // measured (the watch samples every 0.5 s, the drill every 0.5–1 s).
+    const faultAt = Number(readFileSync(faultMark, 'utf8').trim());
+    const downAt = seen.haproxy.find((c) => c.server === target && c.at >= faultAt && /^DOWN/.test(c.status))?.at;
+    assert.ok(downAt !== undefined, `HAProxy never showed ${target} DOWN after the fault: ${JSON.stringify(seen.haproxy)}`);
+    const ourDown = (downAt - faultAt) / 1000;
+    numbers.controlPlanePowerOffJudged = { haproxyDownSeconds: ourDown, apiPolls: seen.api.polls, apiFailed: seen.api.failures };
+    console.log(`judged: ${target} DOWN on the MASTER ${ourDown.toFixed(1)} s after the fault (drill: ${m('haproxy-down@labs-k8s-balancer').seconds} s); API ${seen.api.failures.length} failed of ${seen.api.polls}`);
+    assert.ok(ourDown >= 1 && ourDown <= 20, `HAProxy DOWN ${ourDown} s after the fault`);
+    assert.ok(Math.abs(ourDown - m('haproxy-down@labs-k8s-balancer').seconds!) <= 2, `the drill's HAProxy DOWN (${m('haproxy-down@labs-k8s-balancer').seconds} s) is what HAProxy showed (${ourDown.toFixed(1)} s)`);
+    // An authenticated client through the VIP: no failed request once HAProxy took the dead node out (2 s for a request
+    // already in flight to it), and it ran the whole time.
+    assert.ok(seen.api.polls >= minimumPolls(seen.api.seconds), `the API poller ran: ${seen.api.polls} polls in ${seen.api.seconds.toFixed(1)} s`);
+    const afterDown = seen.api.failed.filter((f) => f.at > downAt + 2000);
+    assert.deepEqual(afterDown.map((f) => `+${((f.at - faultAt) / 1000).toFixed(1)} s ${f.problem}`), [], 'no API request through the VIP failed after HAProxy marked the dead node DOWN');
     await allReady(120_000);
   });
 
@@ -211,7 +244,9 @@ describe('failure drill on the lab cluster', { timeout: 15 * 60_000 }, () => {
     assert.ok(onW01.length >= 1, 'at least one drill-web pod runs on labs-k8s-w01');
 
     const t0 = Date.now();
+    const judges = witnesses();
     const { code, report, stdout, stderr } = await drill(['--host', 'labs-k8s-w01', '--kind', 'stop', '--evictions-wait', '45s']);
+    const seen = await judges.stop();
     assert.ok(report, `no JSON report (exit ${code}):\n${stderr.slice(-3000)}`);
     assertOutputClean(stdout, stderr);
     const m = (id: string) => measured(report, id);
@@ -251,6 +286,14 @@ describe('failure drill on the lab cluster', { timeout: 15 * 60_000 }, () => {
     assert.ok(m('node-ready').sinceFault! > nr, 'Ready again after it had turned NotReady');
     console.log(`worker back: Ready ${readyAgain} s, Terminating pods gone ${cleaned} s after the restore began`);
     assert.equal(m('api').verdict, 'pass', m('api').detail);
+    // The drill's own API probe ran (a request every half poll interval, 0.5 s by default): at least one a second.
+    assert.ok(report.api.requests >= (report.run.observedSeconds ?? 0), `the drill's API probe: ${report.api.requests} requests over ${report.run.observedSeconds} s`);
+    // The independent judges: a worker's fault touches neither the API nor HAProxy — no failed request from our client
+    // (which ran throughout), and every API server UP on the MASTER the whole time.
+    assert.ok(seen.api.polls >= minimumPolls(seen.api.seconds), `the API poller ran: ${seen.api.polls} polls in ${seen.api.seconds.toFixed(1)} s`);
+    assert.deepEqual(seen.api.failures, [], 'no API request through the VIP failed while a worker was down');
+    assert.deepEqual(seen.haproxy.filter((c) => !/^UP/.test(c.status)), [], 'every API server stayed UP in HAProxy');
+    assert.ok(seen.haproxy.length >= 3, `the HAProxy watch saw the three servers: ${JSON.stringify(seen.haproxy)}`);
     assert.equal(report.ok, true, JSON.stringify(numbers.workerStop));
     assert.equal(code, 0);
     await allReady(120_000);

@@ -1,8 +1,14 @@
 /**
  * A client that polls URLs while a lab test disturbs the cluster, one request every 250 ms (each to the next URL of the
- * list, 2 s timeout), and counts what failed: a connection error, a timeout, a status other than 200 or a body
- * that does not match. Each failure is kept with the second it happened (from the start) and the URL, for the report.
+ * list, 2 s timeout), and counts what failed: a connection error, a timeout, any status outside 2xx (a 403 to an
+ * authorised client is a failure like a 503) or a body that does not match. Each failure is kept with the moment it
+ * happened (seconds from the start, and epoch milliseconds to lay it beside a run's ledger) and the URL.
+ * Connections are kept alive, as a real client keeps them. A request written on a kept connection that the other end had
+ * already closed (HAProxy's `shutdown sessions` while it sat idle), answered by nothing, is sent once more on a new
+ * connection — as Go's transport does for an idempotent request, so kubectl and client-go never see it — and counted
+ * apart (`retriedOnClosedIdle`); any other error, and any failure of the second try, is a failure.
  */
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
@@ -10,6 +16,13 @@ export interface PollResult {
   polls: number;
   /** `+12.3 s URL: what went wrong` */
   failures: string[];
+  /** The same failures with their epoch milliseconds. */
+  failed: { at: number; url: string; problem: string }[];
+  /** Polls per URL. */
+  pollsByUrl: Record<string, number>;
+  /** Requests sent again because their kept-alive connection had been closed before any answer (see above). */
+  retriedOnClosedIdle: number;
+  seconds: number;
 }
 
 export interface PollOptions {
@@ -24,19 +37,25 @@ export interface PollOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function once(url: string, o: PollOptions): Promise<string | undefined> {
+/** What `once` answers for a request on a kept connection closed before any answer: send it again. */
+const CLOSED_IDLE = Symbol('closed idle connection');
+
+function once(url: string, o: PollOptions): Promise<string | undefined | typeof CLOSED_IDLE> {
   return new Promise((res) => {
+    let answered = false;
     const u = new URL(url);
     const opts = { host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, timeout: 2000, ...(u.protocol === 'https:' ? { ca: o.ca, cert: o.cert, key: o.key } : {}) };
     const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(opts, (r) => {
+      answered = true;
       let body = '';
       r.setEncoding('utf8');
       r.on('data', (d: string) => (body += d));
-      r.on('end', () => res(r.statusCode !== 200 ? `HTTP ${r.statusCode}: ${body.slice(0, 160).replace(/\s+/g, ' ')}` : o.expect && !o.expect.test(body) ? `unexpected body: ${body.slice(0, 160)}` : undefined));
+      const ok = (r.statusCode ?? 0) >= 200 && (r.statusCode ?? 0) < 300;
+      r.on('end', () => res(!ok ? `HTTP ${r.statusCode}: ${body.slice(0, 160).replace(/\s+/g, ' ')}` : o.expect && !o.expect.test(body) ? `unexpected body: ${body.slice(0, 160)}` : undefined));
       r.on('error', (e) => res(e.message));
     });
     req.on('timeout', () => req.destroy(new Error('timed out after 2 s')));
-    req.on('error', (e) => res(e.message));
+    req.on('error', (e: NodeJS.ErrnoException) => res(!answered && req.reusedSocket && (e.code === 'ECONNRESET' || e.message === 'socket hang up') ? CLOSED_IDLE : e.message));
     req.end();
   });
 }
@@ -44,14 +63,26 @@ function once(url: string, o: PollOptions): Promise<string | undefined> {
 export function pollHttp(urls: string[], o: PollOptions = {}): { stop(): Promise<PollResult> } {
   const t0 = Date.now();
   const failures: string[] = [];
+  const failed: PollResult['failed'] = [];
+  const pollsByUrl: Record<string, number> = Object.fromEntries(urls.map((u) => [u, 0]));
   let polls = 0;
+  let retriedOnClosedIdle = 0;
   let stopped = false;
   const loop = (async () => {
     for (let i = 0; !stopped; i++) {
       const url = urls[i % urls.length]!;
-      const problem = await once(url, o);
+      let problem = await once(url, o);
+      if (problem === CLOSED_IDLE) {
+        retriedOnClosedIdle++;
+        problem = await once(url, o);
+        if (problem === CLOSED_IDLE) problem = 'the connection was closed before any answer, twice';
+      }
       polls++;
-      if (problem) failures.push(`+${((Date.now() - t0) / 1000).toFixed(1)} s ${url}: ${problem}`);
+      pollsByUrl[url] = (pollsByUrl[url] ?? 0) + 1;
+      if (problem) {
+        failures.push(`+${((Date.now() - t0) / 1000).toFixed(1)} s ${url}: ${problem}`);
+        failed.push({ at: Date.now(), url, problem });
+      }
       await sleep(o.everyMs ?? 250);
     }
   })();
@@ -59,7 +90,18 @@ export function pollHttp(urls: string[], o: PollOptions = {}): { stop(): Promise
     async stop() {
       stopped = true;
       await loop;
-      return { polls, failures };
+      return { polls, failures, failed, pollsByUrl, retriedOnClosedIdle, seconds: (Date.now() - t0) / 1000 };
     },
   };
+}
+
+/** The admin credentials of a kubeconfig, for an authenticated poller (base64 fields of the one user kubeadm writes). */
+export function adminTls(kubeconfig: string): { ca: Buffer; cert: Buffer; key: Buffer } {
+  const text = readFileSync(kubeconfig, 'utf8');
+  const field = (k: string) => {
+    const m = new RegExp(`${k}: (\\S+)`).exec(text);
+    if (!m) throw new Error(`${kubeconfig} has no ${k}: the pollers need the admin's embedded credentials`);
+    return Buffer.from(m[1]!, 'base64');
+  };
+  return { ca: field('certificate-authority-data'), cert: field('client-certificate-data'), key: field('client-key-data') };
 }

@@ -139,13 +139,19 @@ function compareNodesAndPods(): void {
   const model = conn.cluster.model();
   const nodes = (JSON.parse(kubectl('get', 'nodes', '-o', 'json')) as { items: Node[] }).items;
   const rows = wide('nodes');
+  // The lists compared are kubectl's, and never empty: an empty list would make every loop below pass.
+  assert.equal(nodes.length, 5, `kubectl lists the five nodes: ${nodes.map((n) => n.metadata.name).join(', ')}`);
+  assert.equal(rows.length, 5, `kubectl get nodes -o wide has five rows: ${JSON.stringify(rows)}`);
+  assert.equal(model.controlPlane.nodes.length, 3, 'the model has the three control-plane nodes');
   for (const n of nodes) assert.equal(kubectlNodeStatus(n), rows.find((r) => r.NAME === n.metadata.name)!.STATUS, `node ${n.metadata.name}`);
   for (const n of model.controlPlane.nodes) {
     const row = rows.find((r) => r.NAME === n.name)!;
     assert.equal(`${n.readiness}${n.unschedulable ? ',SchedulingDisabled' : ''}`, row.STATUS, `control-plane row ${n.name}`);
   }
   const pods = wide('pods', '-n', 'kube-system');
+  assert.ok(pods.length >= 12, `kubectl lists kube-system's pods (four per control-plane node at least): ${pods.length}`);
   for (const n of model.controlPlane.nodes) {
+    assert.equal(n.components.length, 4, `${n.name}: the model's four control-plane components`);
     for (const c of n.components) {
       const row = pods.find((r) => r.NAME === c.podName)!;
       assert.ok(row, c.podName);
@@ -188,6 +194,9 @@ async function compareEtcd(): Promise<void> {
   assert.ok(r.status === 0 || failed.length, `etcdctl endpoint status in ${pod} (exit ${r.status}): ${r.stderr}`);
   // Member IDs are uint64: JSON.parse would round them (and no ID would match).
   const truth = parseJsonBigSafe(r.stdout) as { Status: { header: { member_id: unknown; raft_term: number }; version: string; isLearner?: boolean; leader: unknown; raftIndex: number; raftAppliedIndex: number } }[];
+  // Never vacuous: three members in the model, and etcdctl's answer for every reachable one (at least two: a quorum).
+  assert.equal(etcd.members.length, 3, `the model's etcd members: ${etcd.members.map((m) => m.name).join(', ')}`);
+  assert.ok(truth.length >= 2 && truth.length === etcd.members.filter((x) => x.reachable).length, `etcdctl answered for ${truth.length} endpoints`);
   for (const m of etcd.members.filter((x) => x.reachable)) {
     const t = truth.find((x) => hexId(x.Status.header.member_id) === m.id);
     assert.ok(t, `member ${m.name} (${m.id}) in etcdctl's endpoint status`);
@@ -223,6 +232,9 @@ test('rows match kubectl -o wide and etcdctl endpoint status, healthy and during
       const notReady = await until('m03 NotReady', 120_000, () => (conn.cluster.model().controlPlane.nodes.find((n) => n.host === m03.name)?.readiness === 'NotReady' ? Date.now() - t0 : undefined), 500);
       console.log(`m03 NotReady in the model after ${notReady} ms`);
       recordBench({ liveEtcdAtRiskSeconds: atRisk / 1000, liveNodeNotReadySeconds: notReady / 1000 });
+      // The goal: the live model says "at risk" within 5 s of a member's loss (its etcd read every 2 s, each with
+      // etcdctl's own timeouts).
+      assert.ok(atRisk <= 5000, `etcd "at risk" in the live model ${atRisk} ms after m03's power-off (goal ≤ 5 s)`);
       await agreeWithin('m03 off: nodes and pods', 10_000, compareNodesAndPods);
     } finally {
       lab('fault', 'power-on', m03.name);

@@ -16,12 +16,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { showStat } from '../../src/core/nodes/commands';
 import { apiServerStates } from './apiHealthCheck';
 import { recordBench } from './bench';
+import { minimumPolls, pollApi } from './clusterHealth';
 import { secretsIn } from './secrets';
 import { tempDir } from '../tempDir';
 
@@ -114,41 +114,6 @@ function etcdLeaders(via: string): number {
 function haproxyServers(balancer: string): Record<string, string> {
   // socat where the reference procedure installed it, else perl: the command the plans verify with.
   return apiServerStates(env.LAB_SSH_CONFIG!, balancer, showStat().text);
-}
-
-/** Requests /readyz through the VIP every 200 ms, with the cluster's CA; counts answers and failures. */
-function vipProbe(): { stop: () => { requests: number; failed: number; failures: string[] } } {
-  const kc = parseDocument(readFileSync(env.KUBECONFIG!, 'utf8')).toJS() as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[] };
-  const { server, 'certificate-authority-data': caData } = kc.clusters[0]!.cluster;
-  const ca = Buffer.from(caData, 'base64').toString();
-  let requests = 0;
-  const failures: string[] = [];
-  let running = true;
-  const one = () => new Promise<void>((done) => {
-    const t = Date.now();
-    const req = request(`${server}/readyz`, { ca, timeout: 5000 }, (res) => {
-      res.resume();
-      res.on('end', () => {
-        if (res.statusCode !== 200) failures.push(`${new Date(t).toISOString()} HTTP ${res.statusCode}`);
-        done();
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (e) => {
-      failures.push(`${new Date(t).toISOString()} ${e.message}`);
-      done();
-    });
-    req.end();
-  });
-  const loop = (async () => {
-    while (running) {
-      requests++;
-      await one();
-      await sleep(200);
-    }
-  })();
-  void loop;
-  return { stop: () => ((running = false), { requests, failed: failures.length, failures }) };
 }
 
 function inventoryHosts(): string[] {
@@ -247,12 +212,15 @@ describe('remove, replace and reset nodes on the lab cluster', { timeout: 45 * 6
     // etcd elects a new leader and the API servers of m02/m03 answer again within seconds on an idle machine; on a
     // loaded one (a load average of 70 seen, HAProxy's DOWN after 27 s instead of 12) it took longer than a minute.
     await until('the API answers through the VIP', () => kubectl('get', '--raw', '/readyz').trim() === 'ok', 180_000);
-    const probe = vipProbe();
+    // An authenticated client through the VIP (the admin's GET that reaches etcd; any non-2xx a failure).
+    const probe = pollApi(env.KUBECONFIG!);
     const r = await cli(['replace', '--host', dead, '--with', SPARE, '--address', SPARE_ADDRESS, '--yes']);
-    const api = probe.stop();
+    const polled = await probe.stop();
+    const api = { requests: polled.polls, failed: polled.failures.length, failures: polled.failures };
     numbers.replace = { seconds: r.seconds, apiRequests: api.requests, apiFailed: api.failed, failures: api.failures.slice(0, 10) };
     console.log(`replace of ${dead} by ${SPARE}: ${r.seconds.toFixed(1)} s; API through the VIP: ${api.failed} of ${api.requests} requests failed${api.failed ? `: ${api.failures.slice(0, 5).join('; ')}` : ''}`);
     recordBench({ replaceControlPlaneSeconds: r.seconds, replaceApiRequests: api.requests, replaceApiFailedRequests: api.failed });
+    assert.ok(api.requests >= minimumPolls(polled.seconds), `the API poller ran: ${api.requests} requests in ${polled.seconds.toFixed(1)} s`);
     assert.equal(r.code, 0, r.out.slice(-6000));
     assert.match(r.out, new RegExp(`${dead}: does not answer`));
     assert.match(r.out, /kubeadm reset is skipped/);

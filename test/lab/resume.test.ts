@@ -3,14 +3,14 @@
  * reset`: new machine-ids and host keys, no install marker — a re-imaged VM), and `up` run again without
  * --fresh. It resumes that run, says which hosts were rebuilt, runs their steps again from the start (the
  * package sources first, which the issue's run took as done) and converges: 5 Ready nodes, 3 voting etcd
- * members. In the lab tier it runs right after bringup.test.ts, whose last run (stopped by a changed host
- * key) is the unfinished run; alone, it leaves one itself (an `up` killed at kubeadm init).
+ * members. In the lab tier it runs right after bringup.test.ts, which leaves every run finished (its changed host key
+ * is refused by the preflight before any run starts): it leaves one itself (an `up` killed at kubeadm init).
  * Needs root and the lab (npm run lab -- build once). Run: node --import tsx --test test/lab/resume.test.ts
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { recordBench } from './bench';
 import { tempDir } from '../tempDir';
@@ -19,7 +19,9 @@ const ROOT = resolve(__dirname, '../..');
 const LAB = join(ROOT, 'lab/lab.sh');
 const CLI = join(ROOT, 'dist/cli.js');
 const env: Record<string, string> = {};
-const report: Record<string, number> = {};
+const report: Record<string, number | string> = {};
+/** The Kubernetes minor the nodes and the inventory are at (KW_LAB_MINOR: the lab tier runs this file and bringup.test.ts at the previous minor). */
+const MINOR_ARGS = process.env.KW_LAB_MINOR ? ['--kubernetes-version', process.env.KW_LAB_MINOR] : [];
 let kubeconfig = '';
 
 interface LedgerFile {
@@ -76,22 +78,28 @@ describe('resume after the nodes were rebuilt', { timeout: 40 * 60_000 }, () => 
   before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root: run as root');
     if (!existsSync(CLI)) throw new Error('dist/cli.js missing: run npm run build first');
-    lab(['build'], 90 * 60_000);
+    // The lab tier (test/lab/run.sh) has built it and may be building the previous minor beside: no second build.
+    if (process.env.KW_LAB_BUILT !== '1') lab(['build'], 90 * 60_000);
     for (const m of lab(['env']).out.matchAll(/^export (\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!.replace('$PATH', process.env.PATH ?? '');
     // The lab is up when bringup.test.ts ran before with KW_LAB_KEEP; alone, it is brought up here.
-    if (!existsSync(env.LAB_SSH_CONFIG ?? '') || spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', 'ConnectTimeout=3', 'labs-k8s-m01', 'true']).status !== 0) lab(['up']);
+    if (!existsSync(env.LAB_SSH_CONFIG ?? '') || spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', 'ConnectTimeout=3', 'labs-k8s-m01', 'true']).status !== 0) lab(['up', ...MINOR_ARGS]);
     env.HOME_DIR = tempDir('kw-home-');
     kubeconfig = join(env.HOME_DIR, '.kube', 'config');
     if (!unfinishedRun()?.hosts) {
-      lab(['reset']);
+      lab(['reset', ...MINOR_ARGS]);
       await leaveUnfinishedRun();
     }
   });
 
   after(() => {
     console.log('resume report:', JSON.stringify(report, null, 2));
-    recordBench({ ...(report.resumeRebuiltUpSeconds ? { resumeRebuiltUpSeconds: report.resumeRebuiltUpSeconds } : {}), ...(report.labResetSeconds ? { labResetSeconds: report.labResetSeconds } : {}) });
+    recordBench({
+      ...(report.resumeRebuiltUpSeconds ? { resumeRebuiltUpSeconds: report.resumeRebuiltUpSeconds, resumeRebuiltUpVersion: report.kubeVersion ?? '' } : {}),
+      ...(report.labResetSeconds ? { labResetSeconds: report.labResetSeconds } : {}),
+    });
     if (!process.env.KW_LAB_KEEP) spawnSync('bash', [LAB, 'down']);
+    // Kept: the cluster this test built answers to `lab env` (its KUBECONFIG), as the reference one does (the upgrade test takes it).
+    else if (kubeconfig && existsSync(kubeconfig) && env.KUBECONFIG) writeFileSync(env.KUBECONFIG, readFileSync(kubeconfig), { mode: 0o600 });
   });
 
   test('up without --fresh after `lab reset` notices every rebuilt host, runs its steps again and converges: 5 Ready nodes, 3 voting etcd members', () => {
@@ -101,12 +109,16 @@ describe('resume after the nodes were rebuilt', { timeout: 40 * 60_000 }, () => 
     assert.ok(seen.length >= 5, `the run saw most hosts: ${seen.join(', ')}`);
     assert.ok(Object.entries(unfinished.steps).some(([id, s]) => id.endsWith('/apt-sources') && s.state !== 'failed'), 'the ledger has package sources as done on some host');
 
-    report.labResetSeconds = lab(['reset']).seconds;
+    report.labResetSeconds = lab(['reset', ...MINOR_ARGS]).seconds;
+    report.kubeVersion = /^export LAB_KUBE_VERSION="(.*)"$/m.exec(lab(['env']).out)?.[1] ?? '';
     const t0 = Date.now();
     const r = spawnSync(process.execPath, cliArgs(['up', '--yes', '--kubeconfig', kubeconfig]), { encoding: 'utf8', timeout: 30 * 60_000, env: cliEnv(), maxBuffer: 64 * 1024 * 1024 });
     report.resumeRebuiltUpSeconds = (Date.now() - t0) / 1000;
     const out = `${r.stdout}\n${r.stderr}`;
     assert.equal(r.status, 0, out.slice(-5000));
+    // `up` ends when the cluster is healthy (it waits for what still converges): `status` agrees right after it.
+    const status = spawnSync(process.execPath, [CLI, 'status', '--inventory', env.LAB_INVENTORY!, '--kubeconfig', kubeconfig], { encoding: 'utf8', timeout: 60_000, env: cliEnv() });
+    assert.equal(status.status, 0, `status right after up:\n${status.stdout}\n${status.stderr}`);
     assert.match(out, new RegExp(`resuming run ${unfinished.runId} `));
     // lab reset gives every node a new machine-id and new host keys, and no install marker.
     for (const host of seen) assert.match(out, new RegExp(`${host} was rebuilt since this run started: its steps will run again \\(machine-id, SSH host key( and install marker)? differ\\)`), host);

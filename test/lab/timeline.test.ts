@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TimelineReport } from '../../src/core/timeline/report';
 import { recordBench } from './bench';
-import { IMAGE, PULL, SEQUENCE, WORKERS, coldNode, inSubnet, labSsh } from './timelineSeed';
+import { IMAGE, PULL, SEQUENCE, WORKERS, causalInversions, checkAgainstSources, coldNode, inSubnet, labSsh } from './timelineSeed';
 import { tempDir } from '../tempDir';
 
 const ROOT = resolve(__dirname, '../..');
@@ -64,6 +64,10 @@ function checkRun(label: string, run: Run, cold: boolean, podCidr: string): void
     const [b, bs] = want[i]!;
     assert.ok(first(a, as)!.offsetMs <= first(b, bs)!.offsetMs, `${label}: ${a} (${first(a, as)!.offsetMs} ms) before ${b} (${first(b, bs)!.offsetMs} ms)`);
   }
+  // Every drawn step against its source's time (the lab's machines share one clock), and the causal order of every
+  // pair of steps drawn, not only the seed's hops.
+  assert.deepEqual(checkAgainstSources(run, true), [], `${label}: drawn steps against their sources`);
+  assert.deepEqual(causalInversions(run.steps.map((s) => ({ step: s.step, source: s.source, container: s.container, pos: s.offsetMs, label: s.label }))), [], `${label}: causal order of every step`);
   const ip = /CNI ADD: IP (\d+\.\d+\.\d+\.\d+)/.exec(first('cni-add', 'journal')!.label)?.[1];
   assert.ok(ip && inSubnet(ip, podCidr), `${label}: the CNI ADD gave ${ip}, an address of ${NODE}'s podCIDR ${podCidr}`);
 }

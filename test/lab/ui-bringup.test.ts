@@ -12,7 +12,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
@@ -175,7 +175,7 @@ describe('bring-up from the palette in VS Code, on the lab\'s bare nodes', { tim
       await page.waitForTimeout(1000);
     }
     report.uiBringUpSeconds = (Date.now() - t0) / 1000;
-    recordBench({ uiBringUpSeconds: report.uiBringUpSeconds });
+    recordBench({ uiBringUpSeconds: report.uiBringUpSeconds, ...phaseSpans(join(dirs.workspace, '.kubeadm-workbench', 'runs')) });
     report.runSaid = /Bring-up of labs-k8s done in [\d.]+ s/.exec(terminal)![0];
     await page.screenshot({ path: join(SHOTS, 'bringup-4-done.png') });
     await page.keyboard.press('F1');
@@ -209,3 +209,27 @@ describe('bring-up from the palette in VS Code, on the lab\'s bare nodes', { tim
     ok = true;
   });
 });
+
+/**
+ * Where the bring-up's time goes, from its ledger: each phase's span (its first step's start to its last step's end;
+ * phases side by side overlap) and the ten longest steps, printed; the spans go to the lab bench.
+ */
+function phaseSpans(runs: string): Record<string, number> {
+  const file = readdirSync(runs).filter((f) => f.endsWith('-up.json')).sort().pop();
+  if (!file) return {};
+  const ledger = JSON.parse(readFileSync(join(runs, file), 'utf8')) as { steps: Record<string, { startedAt?: string; finishedAt?: string }> };
+  const spans = new Map<string, { from: number; to: number }>();
+  const steps: [string, number][] = [];
+  for (const [id, st] of Object.entries(ledger.steps)) {
+    if (!st.startedAt || !st.finishedAt) continue;
+    const from = Date.parse(st.startedAt);
+    const to = Date.parse(st.finishedAt);
+    const phase = id.split('/')[0]!;
+    const span = spans.get(phase);
+    spans.set(phase, { from: Math.min(span?.from ?? from, from), to: Math.max(span?.to ?? to, to) });
+    steps.push([id, (to - from) / 1000]);
+  }
+  const start = Math.min(...[...spans.values()].map((x) => x.from));
+  console.log(`bring-up from the palette, where the time goes (ledger):\n${[...spans].sort((a, b) => a[1].from - b[1].from).map(([p, x]) => `  ${p.padEnd(20)} +${((x.from - start) / 1000).toFixed(1).padStart(6)} s … +${((x.to - start) / 1000).toFixed(1).padStart(6)} s (${((x.to - x.from) / 1000).toFixed(1)} s)`).join('\n')}\n  longest steps: ${steps.sort((a, b) => b[1] - a[1]).slice(0, 10).map(([id, sec]) => `${id} ${sec.toFixed(1)} s`).join(', ')}`);
+  return Object.fromEntries([...spans].map(([p, x]) => [`uiBringUpPhaseSeconds@${p}`, (x.to - x.from) / 1000]));
+}

@@ -23,7 +23,9 @@ import { parseInventory } from '../../src/core/inventory/parse';
 import type { Inventory } from '../../src/core/inventory/types';
 import type { LedgerData } from '../../src/core/plan/ledger';
 import { recordBench } from './bench';
-import { pollApi, waitHealthy } from './clusterHealth';
+import { minimumPolls, pollApi, waitHealthy } from './clusterHealth';
+import { watchHaproxy, type StateChange } from './haproxyWatch';
+import type { PollResult } from './httpPoller';
 import { setRowExpanded, labEnv, openKubeadmContainer, openLabEditor, runPaletteCommand, showOnlyView, waitForLedger, waitForRows, type LabEditor } from './labEditor';
 import { tempDir } from '../tempDir';
 
@@ -127,7 +129,11 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
     const { page, shot, dirs } = ed!;
     const hosts = controlPlane();
     const before = Object.fromEntries(await Promise.all(hosts.map(async (h) => [h.name, { disk: onDisk(h.name), served: await served(h.address) }] as const)));
-    const poller = pollApi(inventory.cluster.controlPlaneEndpoint.replace(/:\d+$/, ''));
+    // An authenticated client through the VIP (any non-2xx a failure), and HAProxy's own account on the MASTER balancer.
+    const poller = pollApi(env.KUBECONFIG!, inventory.cluster.controlPlaneEndpoint.replace(/:\d+$/, ''));
+    const haproxy = watchHaproxy(env.LAB_SSH_CONFIG!, 'labs-k8s-balancer');
+    let api: PollResult | undefined;
+    let changes: StateChange[] = [];
     const runs = join(dirs.workspace, '.kubeadm-workbench', 'runs');
     const t0 = Date.now();
     let terminal = '';
@@ -146,11 +152,23 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
       ledger = await waitForLedger(page, runs, 'certs-renew', 'renewal', 12);
       terminal = (await page.locator('.xterm-rows').last().innerText().catch(() => '')).replace(/\u00a0/g, ' ');
     } finally {
-      const { polls, failures } = await poller.stop();
-      numbers.renewApi = `${failures} failed of ${polls} polls`;
-      recordBench({ uiRenewApiFailedPolls: failures, uiRenewApiPolls: polls });
+      api = await poller.stop();
+      changes = await haproxy.stop();
+      numbers.renewApi = `${api.failures.length} failed of ${api.polls} polls`;
+      recordBench({ uiRenewApiFailedPolls: api.failures.length, uiRenewApiPolls: api.polls });
     }
     const seconds = (Date.now() - t0) / 1000;
+    // No request through the VIP fails while the nodes restart one by one behind the balancers; the poller ran throughout.
+    assert.ok(api.polls >= minimumPolls(seconds), `the API poller ran: ${api.polls} polls in ${seconds.toFixed(1)} s`);
+    assert.deepEqual(api.failures, [], `API requests through the VIP failed during the renewal (${api.failures.length} of ${api.polls})`);
+    // One control-plane node at a time, as HAProxy saw it: never two API servers out of the backend at once.
+    const out = new Set<string>();
+    for (const c of changes.sort((a, b) => a.at - b.at)) {
+      if (/^(MAINT|DOWN)/.test(c.status)) out.add(c.server);
+      else out.delete(c.server);
+      assert.ok(out.size <= 1, `two API servers out of HAProxy at once at ${new Date(c.at).toISOString()}: ${[...out].join(', ')}\n${changes.map((x) => `${new Date(x.at).toISOString()} ${x.server} ${x.status}`).join('\n')}`);
+    }
+    assert.equal(new Set(changes.filter((c) => c.status.startsWith('MAINT')).map((c) => c.server)).size, hosts.length, `every node's server went into maintenance once: ${JSON.stringify(changes)}`);
     await runPaletteCommand(page, 'Notifications: Show Notifications');
     await page.locator('.notifications-center .notification-list-item', { hasText: /Certificate renewal of \S+ done/ }).first().waitFor({ timeout: 30_000 });
     // The ledger completes a moment before the terminal prints its last line: read it again for a few seconds.
@@ -170,6 +188,10 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
       assert.equal(controllers?.state, 'done', `${h.name}: controllers back`);
       perNode[h.name] = (Date.parse(controllers.finishedAt!) - Date.parse(guard!.startedAt!)) / 1000;
     }
+    // ... and as the run's ledger says: each node's restarts (its guard's start to its controllers' end) end before the
+    // next node's begin.
+    const windows = hosts.map((h) => ({ host: h.name, from: Date.parse(steps[`renew-certs/${h.name}/guard`]!.startedAt!), to: Date.parse(steps[`renew-certs/${h.name}/controllers`]!.finishedAt!) })).sort((a, b) => a.from - b.from);
+    for (let i = 1; i < windows.length; i++) assert.ok(windows[i]!.from >= windows[i - 1]!.to, `${windows[i]!.host}'s renewal began before ${windows[i - 1]!.host}'s ended: ${JSON.stringify(windows)}`);
     // each step's time, in the order they ran: where a node's time goes (the CLI's run prints the same per step)
     const stepTimes = Object.entries(steps)
       .filter(([, st]) => st.startedAt && st.finishedAt)

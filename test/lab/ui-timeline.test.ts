@@ -16,7 +16,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { overlaps, readPanel, type Seen } from './timelinePanelDom';
 import { waitHealthy } from './clusterHealth';
 import { labEnv, openLabEditor, runPaletteCommand, type LabEditor } from './labEditor';
-import { IMAGE, PULL, SEQUENCE, WORKERS, coldNode, inSubnet } from './timelineSeed';
+import { IMAGE, PULL, SEQUENCE, WORKERS, causalInversions, coldNode, inSubnet } from './timelineSeed';
 import { tempDir } from '../tempDir';
 
 const PRECISION: Record<string, string> = { us: 'µs', ms: 'ms', s: 's' };
@@ -57,6 +57,10 @@ function checkPanel(label: string, seen: Seen, cold: boolean, podCidr: string): 
     assert.ok(row(a, as) < row(b, bs), `${label}: the table lists ${a} before ${b}:\n${table}`);
     assert.ok(mark(a, as)!.x <= mark(b, bs)!.x + 0.01, `${label}: the chart draws ${a} (x ${mark(a, as)!.x.toFixed(1)}) no later than ${b} (x ${mark(b, bs)!.x.toFixed(1)})`);
   }
+  // ... and of every pair of steps the panel draws (the model's own edges, each step's sources in their order): on the
+  // chart left to right and in the table top to bottom.
+  assert.deepEqual(causalInversions(seen.marks.map((m) => ({ step: m.step, source: m.source, pos: m.x, label: m.tip.split('\n')[0] ?? m.step }))).filter((l) => !l.includes('listed after')), [], `${label}: the chart's causal order`);
+  assert.deepEqual(causalInversions(seen.rows.map((r, i) => ({ step: r.step, source: r.source, pos: i, label: r.label }))), [], `${label}: the table's causal order`);
   for (const s of seen.sources) assert.doesNotMatch(s, /^✗ .*(audit|journal|CNI)/i, `${label}: a machine log was not read`);
   const ip = /CNI ADD: IP (\d+\.\d+\.\d+\.\d+)/.exec(seen.rows[row('cni-add', 'journal')]!.label)?.[1];
   assert.ok(ip && inSubnet(ip, podCidr), `${label}: the CNI ADD row gives ${ip}, an address of the node's podCIDR ${podCidr}`);

@@ -7,7 +7,7 @@
 #   bash test/lab/upgrade-reference.sh [--to X.Y] [--json FILE]
 #
 # Needs root and the lab's cluster at the previous minor:
-#   npm run lab -- build --previous-minor
+#   npm run lab -- build
 #   npm run lab -- up --cluster --kubernetes-version 1.33
 # Per node, as the task says: switch the node's package repository to the target minor; kubeadm unhold/upgrade/hold;
 # `kubeadm upgrade plan` + `kubeadm upgrade apply vX.Y.Z` on the first control-plane node, `kubeadm upgrade node` on

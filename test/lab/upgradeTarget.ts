@@ -26,12 +26,7 @@ export interface UpgradeLab {
   ssh: (host: string, cmd: string) => { status: number | null; stdout: string };
 }
 
-/** The admin credentials of the kubeconfig, for the API poller (base64 fields of the one user kubeadm writes). */
-export function adminTls(kubeconfig: string): { ca: Buffer; cert: Buffer; key: Buffer } {
-  const text = readFileSync(kubeconfig, 'utf8');
-  const field = (k: string) => Buffer.from(new RegExp(`${k}: (\\S+)`).exec(text)![1]!, 'base64');
-  return { ca: field('certificate-authority-data'), cert: field('client-certificate-data'), key: field('client-key-data') };
-}
+export { adminTls } from './httpPoller';
 
 export function etcdctl(lab: UpgradeLab, ...args: string[]): string {
   return lab.kubectl('-n', 'kube-system', 'exec', 'etcd-labs-k8s-m01', '--', 'etcdctl', '--endpoints=https://127.0.0.1:2379', '--cacert=/etc/kubernetes/pki/etcd/ca.crt',

@@ -82,8 +82,12 @@ export function evictionResult(status: number, body: string): EvictionResult {
   if (status === 200 || status === 201) return { kind: 'accepted' };
   const message = statusMessage(status, body);
   if (status === 404) return { kind: 'not-found' };
-  if (status === 429) return { kind: 'too-many-requests', message };
   const s = parse<Status>(body);
+  if (status === 429) {
+    // "The disruption budget web needs 1 healthy pods and has 1 currently" (policy/v1's eviction REST handler).
+    const budget = s?.details?.causes?.map((c) => /^The disruption budget (\S+) needs /.exec(c.message ?? '')?.[1]).find(Boolean);
+    return { kind: 'too-many-requests', message, ...(budget ? { budget } : {}) };
+  }
   if (status === 403 && s?.details?.causes?.some((c) => c.reason === 'NamespaceTerminating' || c.type === 'NamespaceTerminating')) return { kind: 'namespace-terminating', message };
   return { kind: 'failed', message };
 }
@@ -167,6 +171,13 @@ export function createDrainCluster(transport: DrainTransport, opts: DrainCluster
           if (r.status !== 200) throw httpError(r.status, where(path), r.body);
           const p = JSON.parse(r.body) as ApiPod;
           return { uid: p.metadata.uid, ...(p.metadata.deletionTimestamp ? { deletionTimestamp: p.metadata.deletionTimestamp } : {}) };
+        },
+        async budgetAllows(namespace, budget) {
+          if (dryRun) return undefined;
+          const r = await transport.get(`/apis/policy/v1/namespaces/${enc(namespace)}/poddisruptionbudgets/${enc(budget)}`);
+          if (r.status !== 200) return undefined;
+          const allowed = parse<{ status?: { disruptionsAllowed?: number } }>(r.body)?.status?.disruptionsAllowed;
+          return allowed === undefined ? undefined : allowed > 0;
         },
       };
     },

@@ -16,3 +16,16 @@ export function readyz(address: string, port: number, timeoutMs = 3000): Promise
     req.end();
   });
 }
+
+/** What GET /readyz through `address:port` answered (anonymous, certificate not checked): a status, or the socket's error. */
+export function probeReadyz(address: string, port: number, timeoutMs = 3000): Promise<{ status?: number; error?: { code?: string; message: string } }> {
+  return new Promise((resolve) => {
+    const req = request({ host: address, port, path: '/readyz', method: 'GET', rejectUnauthorized: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0 });
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+    req.on('error', (e: Error & { code?: string }) => resolve({ error: { message: e.message, ...(e.code ? { code: e.code } : {}) } }));
+    req.end();
+  });
+}

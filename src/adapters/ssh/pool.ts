@@ -23,6 +23,7 @@ import type { RemoteCommand } from '../../core/ssh/command';
 import type { ResolvedHop, ResolvedHost } from '../../core/ssh/config';
 import { backoffMs, DEFAULT_CONNECT_POLICY, HandshakePacer, isRetryableHandshake, type ConnectPolicy } from '../../core/ssh/connectPolicy';
 import type { HostKeyAcceptance, HostKeyVerifier, RefusedHostKey } from '../../core/ssh/hostKeyPolicy';
+import { describeSshFailure } from '../../core/ssh/failures';
 import { RemoteCommandCancelled, SshConnectError, type ExecOptions, type ExecResult, type SshTransport } from '../../core/ssh/transport';
 import { ChannelOpenError, runOnChannel } from './channel';
 import { Connection, errorMessage, handshake, HandshakeError, KeyRing, type ConnectionInfo, type HandshakeSettings } from './connection';
@@ -75,6 +76,13 @@ export interface PoolStats {
   peakHandshakes: number;
 }
 
+/** How one connect goes when a caller needs a bound (the preflight): its own time limit per hop, and attempts. */
+export interface ConnectOptions {
+  timeoutMs?: number;
+  /** Attempts in all (default: the pool's policy). */
+  attempts?: number;
+}
+
 function hopKey(h: ResolvedHop): string {
   return `${h.user}@${h.hostname}:${h.port}`;
 }
@@ -123,13 +131,15 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
     return this.hostSlots.inUse;
   }
 
-  private resolve(host: string): ResolvedHost {
+  /** The host's resolved SSH parameters (inventory, SSH config, defaults); throws an SshConnectError of kind `config`. */
+  resolve(host: string): ResolvedHost {
     let r = this.resolved.get(host);
     if (!r) {
       try {
         r = this.opts.resolve(host);
       } catch (e) {
-        throw new SshConnectError(host, errorMessage(e), 'config');
+        const failure = describeSshFailure({ hostname: host, port: 22, user: '', stage: 'connect', configError: errorMessage(e) });
+        throw new SshConnectError(host, failure.cause, 'config', undefined, failure);
       }
       this.resolved.set(host, r);
     }
@@ -151,10 +161,20 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
     this.opts.hostKeys.acceptKey(host, fingerprint);
   }
 
+  /** The user accepts this unknown key of `host` and wants it remembered (the own known_hosts file). */
+  rememberKey(host: string, fingerprint: string): Promise<void> {
+    return this.opts.hostKeys.rememberKey(host, fingerprint);
+  }
+
+  /** While on, unknown host keys are refused and kept for one review (the preflight) instead of asked about. */
+  deferUnknownKeys(on: boolean): void {
+    this.opts.hostKeys.deferUnknownKeys(on);
+  }
+
   /** Connects (or reuses the connection) without running anything; returns the connection info. */
-  async connect(host: string): Promise<ConnectionInfo> {
+  async connect(host: string, options: ConnectOptions = {}): Promise<ConnectionInfo> {
     const r = this.resolve(host);
-    const conn = await this.connection([...r.jumps, r], host);
+    const conn = await this.connection([...r.jumps, r], host, options);
     conn.scheduleIdle(this.opts.idleTimeoutMs);
     return conn.info;
   }
@@ -267,17 +287,17 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
     conn.client.end();
   }
 
-  private connection(chain: ResolvedHop[], host: string): Promise<Connection> {
+  private connection(chain: ResolvedHop[], host: string, options: ConnectOptions = {}): Promise<Connection> {
     const key = chain.map(hopKey).join(' > ');
     const existing = this.conns.get(key);
     if (existing) {
       return existing.then((c) => {
         if (!c.closed) return c;
         if (this.conns.get(key) === existing) this.conns.delete(key);
-        return this.connection(chain, host);
+        return this.connection(chain, host, options);
       });
     }
-    const p = this.open(chain, key, host);
+    const p = this.open(chain, key, host, options);
     this.conns.set(key, p);
     p.then(
       (c) => c.client.on('close', () => this.conns.get(key) === p && this.conns.delete(key)),
@@ -290,11 +310,12 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
    * Opens the connection: paced with every other handshake, retried with backoff while the server refuses or
    * resets it before showing its host key (sshd past MaxStartups), never after (host key, login).
    */
-  private async open(chain: ResolvedHop[], key: string, host: string): Promise<Connection> {
+  private async open(chain: ResolvedHop[], key: string, host: string, options: ConnectOptions): Promise<Connection> {
     let reconnectedAfterPrompt = false;
+    const attempts = options.attempts ?? this.policy.attempts;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.openOnce(chain, key, host);
+        return await this.openOnce(chain, key, host, options);
       } catch (e) {
         if (!(e instanceof HandshakeError)) throw e;
         // sshd drops a connection whose login takes longer than its LoginGraceTime (120 s) — e.g. while the user
@@ -304,34 +325,40 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
           this.opts.debug?.(`${host}: connection dropped while the host key prompt was open; reconnecting`);
           continue;
         }
-        if (isRetryableHandshake(e.failure, attempt) && attempt < this.policy.attempts) {
+        if (isRetryableHandshake(e.failure, attempt) && attempt < attempts) {
           const wait = backoffMs(this.policy, attempt, Math.random());
           this.counts.retries++;
-          this.opts.debug?.(`${host}: ${e.cause.message}; retry ${attempt} of ${this.policy.attempts - 1} in ${wait} ms`);
+          this.opts.debug?.(`${host}: ${e.cause.message}; retry ${attempt} of ${attempts - 1} in ${wait} ms`);
           await new Promise((r) => setTimeout(r, wait));
           continue;
         }
         this.counts.failedConnections++;
-        throw attempt > 1 ? new SshConnectError(e.cause.host, `${e.cause.message.slice(e.cause.host.length + 2)} (after ${attempt} attempts)`, e.cause.kind, e.cause.hostKeyStatus) : e.cause;
+        const c = e.cause;
+        throw attempt > 1 ? new SshConnectError(c.host, `${c.message.slice(c.host.length + 2)} (after ${attempt} attempts)`, c.kind, c.hostKeyStatus, c.failure) : c;
       }
     }
   }
 
-  private async openOnce(chain: ResolvedHop[], key: string, host: string): Promise<Connection> {
+  private async openOnce(chain: ResolvedHop[], key: string, host: string, options: ConnectOptions): Promise<Connection> {
     if (this.opts.allowConnect && !this.opts.allowConnect()) {
-      throw new SshConnectError(host, 'not connecting: the workspace is not trusted', 'restricted');
+      const failure = describeSshFailure({ hostname: host, port: 22, user: '', stage: 'connect', restricted: true });
+      throw new SshConnectError(host, failure.cause, 'restricted', undefined, failure);
     }
     const hop = chain[chain.length - 1]!;
     const label = chain.length > 1 ? `${host} (via ${chain.slice(0, -1).map((h) => h.alias).join(' → ')})` : host;
+    // This hop's place in the host's whole chain (a jump host's own connection is a prefix of it).
+    const place = { index: chain.length, of: this.resolved.has(host) ? this.resolve(host).jumps.length + 1 : chain.length };
     let sock: NodeJS.ReadableStream | undefined;
     let via: Connection | undefined;
     if (chain.length > 1) {
-      via = await this.connection(chain.slice(0, -1), host);
+      via = await this.connection(chain.slice(0, -1), host, options);
       const jumpConn = via;
       sock = await new Promise<ClientChannel>((resolve, reject) =>
-        jumpConn.client.forwardOut('127.0.0.1', 0, hop.hostname, hop.port, (err, stream) =>
-          err ? reject(new SshConnectError(label, `jump host ${jumpConn.info.alias} cannot reach ${hop.hostname}:${hop.port}: ${err.message}`, 'network')) : resolve(stream),
-        ),
+        jumpConn.client.forwardOut('127.0.0.1', 0, hop.hostname, hop.port, (err, stream) => {
+          if (!err) return resolve(stream);
+          const failure = describeSshFailure({ hostname: hop.hostname, port: hop.port, user: hop.user, stage: 'connect', forwardError: { via: jumpConn.info.alias, message: err.message }, hop: { ...place, alias: hop.alias } });
+          reject(new SshConnectError(label, failure.cause, 'network', undefined, failure));
+        }),
       );
       jumpConn.cancelIdle();
       jumpConn.dependents++;
@@ -340,7 +367,7 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
     const done = await this.pacer.start(`${hop.hostname}:${hop.port}`);
     this.counts.handshakes++;
     try {
-      const conn = await handshake(this.handshakeSettings, hop, key, label, sock);
+      const conn = await handshake(this.handshakeSettings, hop, key, label, sock, place, options.timeoutMs);
       this.pacer.eased();
       this.all.push(conn);
       if (via) {

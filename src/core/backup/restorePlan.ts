@@ -16,6 +16,7 @@ import { sh, type RemoteCommand } from '../ssh/command';
 import type { Plan, PhasePlan, Step, StreamedFile } from '../plan/types';
 import { etcdctlCommand } from '../drill/commands';
 import { etcdctlTlsArgs } from '../live/etcdSource';
+import { etcdutlAvailableCommand, RESOLVE_ETCDUTL } from './etcdutl';
 
 export interface RestoreMember {
   host: string;
@@ -73,8 +74,11 @@ export function restoreMemberCommand(m: RestoreMember, members: readonly Restore
     'new="$d.kw-restore-$2"; rm -rf "$new"',
     // Revisions must not go back for the API servers' and controllers' watches: bump them past anything
     // served before and mark them compacted, so every informer relists (etcdutl >= 3.5.13 / 3.6).
-    'bump=""; if etcdutl snapshot restore --help 2>&1 | grep -q -- --bump-revision; then bump="--bump-revision 1000000000 --mark-compacted"; fi',
-    'etcdutl snapshot restore snapshot.db --name "$3" --initial-cluster "$4" --initial-advertise-peer-urls "$5" --initial-cluster-token "$6" --data-dir "$new" $bump',
+    // etcdutl: the host's, else the cluster's own etcd image's (core/backup/etcdutl.ts): nothing to install.
+    RESOLVE_ETCDUTL,
+    'echo "etcdutl from $etcdutl_from"',
+    'bump=""; if "$etcdutl" snapshot restore --help 2>&1 | grep -q -- --bump-revision; then bump="--bump-revision 1000000000 --mark-compacted"; fi',
+    '"$etcdutl" snapshot restore snapshot.db --name "$3" --initial-cluster "$4" --initial-advertise-peer-urls "$5" --initial-cluster-token "$6" --data-dir "$new" $bump',
     'if [ -d "$d" ]; then mv "$d" "$d.kw-before-restore-$2"; fi',
     'mv "$new" "$d"',
     'rm -f snapshot.db',
@@ -94,9 +98,13 @@ export function nodesReadyCommand(): RemoteCommand {
   return sh`kubectl --kubeconfig=/etc/kubernetes/admin.conf get nodes --no-headers --request-timeout=5s | awk 'BEGIN {n=0} {n++} $2 !~ /^Ready/ {bad=1} END {exit (bad || n == 0)}'`;
 }
 
-/** What the restore needs on a member: etcdutl (its path) and the free bytes where the snapshot and the new data dir go. */
+/**
+ * What the restore needs on a member, before anything is asked or changed: etcdutl — the host's, or the one in the
+ * cluster's etcd image (core/backup/etcdutl.ts; its first line says which) — and, on the last line, the free bytes
+ * where the snapshot and the new data dir go. Exits 1 saying why when there is no etcdutl.
+ */
 export function restorePreflightCommand(): RemoteCommand {
-  return sh`command -v etcdutl && df -B1 --output=avail /var/lib | tail -n1`;
+  return sh`${etcdutlAvailableCommand()} && df -B1 --output=avail /var/lib | tail -n1`;
 }
 
 /** The snapshot is on the node already, as sent (a resumed run does not send gigabytes again). */

@@ -10,6 +10,7 @@ import type { Severity } from '../findings';
 import { hostsWithRole, splitEndpoint, type HostSpec, type Inventory } from '../inventory/types';
 import { filesFor, type CertRole, type PkiFile, type RawPki } from './kubeadmPki';
 import { coversName, daysLeft, parseCertificate, type CertFacts } from './x509';
+import { KUBELET_CLIENT_CURRENT, rotationWindow } from './kubelet';
 import { errorMessage } from '../errors';
 
 export interface CertThresholds {
@@ -38,6 +39,8 @@ export interface CertEntry {
   expiry?: ExpiryLevel;
   problems: CertProblem[];
   notes: string[];
+  /** A guided fix exists for this entry's problem (the embedded kubelet.conf: `certs fix-kubelet-conf`). */
+  fix?: 'kubelet-conf';
 }
 
 export interface HostCerts {
@@ -161,9 +164,18 @@ export function assessHost(inv: Inventory, host: HostSpec, raw: RawPki, now: num
         if (!coversName(e.facts, need.name)) e.problems.push({ severity: need.severity, message: `SANs do not include ${need.name}: ${need.why}` });
       }
     }
-    if (f.id === 'kubelet-client') {
-      if (raw.rotateCertificates === false) e.notes.push('rotateCertificates is false: the kubelet will not renew it');
-      else e.notes.push('renewed by the kubelet (rotateCertificates)');
+    if (f.id === 'kubelet-client' && e.facts) {
+      const w = rotationWindow(e.facts.notBefore, e.facts.notAfter);
+      if (raw.rotateCertificates === false) e.problems.push({ severity: 'warning', message: 'rotateCertificates is false in /var/lib/kubelet/config.yaml: the kubelet will not renew it, and the node drops out when it expires' });
+      else e.notes.push(`renewed by the kubelet (rotateCertificates) between ${w.from.slice(0, 10)} and ${w.to.slice(0, 10)} (70–90 % of its life); issued ${e.facts.notBefore.slice(0, 10)}`);
+    }
+    if (f.id === 'kubelet.conf') {
+      // The certificate is in the file itself: the kubelet's rotation never reaches it (kubeadm#1317).
+      e.fix = 'kubelet-conf';
+      e.problems.push({
+        severity: e.expiry === 'error' || e.expiry === 'expired' ? 'error' : 'warning',
+        message: `embeds its client certificate (client-certificate-data): the kubelet renews ${KUBELET_CLIENT_CURRENT} but keeps using this one, and the node drops out when it expires${e.facts ? ` (${e.facts.notAfter.slice(0, 10)})` : ''} (kubeadm#1317). Fix: kubeadm-workbench certs fix-kubelet-conf --host ${host.name} (drains the node, points kubelet.conf at the rotated file, restarts the kubelet)`,
+      });
     }
     if (f.id === 'kubelet-serving' && e.facts?.selfSigned) e.notes.push('self-signed by the kubelet; the API server does not verify it unless --kubelet-certificate-authority is set');
     entries.push(e);

@@ -46,6 +46,8 @@ export const KUBEADM_FILES: readonly PkiFile[] = [
   { id: 'kubelet.conf', path: '/etc/kubernetes/kubelet.conf', role: 'client', controlPlane: false, required: false, kubeconfig: true },
   { id: 'kubelet-client', path: '/var/lib/kubelet/pki/kubelet-client-current.pem', role: 'client', controlPlane: false, required: false },
   { id: 'kubelet-serving', path: '/var/lib/kubelet/pki/kubelet.crt', role: 'serving', controlPlane: false, required: false },
+  // With serverTLSBootstrap the serving certificate comes from a CSR instead, rotated like the client one.
+  { id: 'kubelet-serving-current', path: '/var/lib/kubelet/pki/kubelet-server-current.pem', role: 'serving', controlPlane: false, required: false },
 ];
 
 export const KUBELET_CONFIG = '/var/lib/kubelet/config.yaml';

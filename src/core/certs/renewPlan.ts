@@ -82,9 +82,7 @@ function notRunningNote(component: ControlPlaneComponent): RemoteCommand {
 export function restartComponentCommand(component: ControlPlaneComponent): RemoteCommand {
   const stop = sh`crictl --timeout 60s stop --timeout 20`;
   if (component === 'kube-apiserver') {
-    const pidTemplate = '{{.info.pid}}';
-    const listening = sh`out=$(ss -Hltnp) && echo "$out" | grep -qE "pid=($pat),"`;
-    return sh`{ ${runningIds(component)}; if [ -n "$ids" ]; then pids=$(for id in $ids; do crictl inspect -o go-template --template ${pidTemplate} "$id" || exit 1; done) || exit 1; pat=; if [ -n "$pids" ] && [ -z "$(echo $pids | tr -d '0-9 ')" ] && command -v ss >/dev/null 2>&1; then pat=$(echo $pids | tr ' ' '|'); ${listening} || pat=; fi; ${stop} $ids & stopper=$!; if [ -n "$pat" ]; then i=0; closed=; while [ $i -lt 100 ]; do out=$(ss -Hltnp) || break; if ! echo "$out" | grep -qE "pid=($pat),"; then closed=1; break; fi; sleep 0.1; i=$((i+1)); done; if [ -n "$closed" ]; then sleep 2; ! kill -0 $stopper 2>/dev/null || crictl --timeout 60s stop --timeout 0 $ids >/dev/null; fi; fi; wait $stopper; else ${notRunningNote(component)}; fi; }`;
+    return sh`{ ${apiServerListener()}; if [ -n "$ids" ]; then ${stop} $ids & stopper=$!; if [ -n "$pat" ]; then ${untilListenerClosed(100)}; if [ -n "$closed" ]; then sleep 2; ! kill -0 $stopper 2>/dev/null || crictl --timeout 60s stop --timeout 0 $ids >/dev/null; fi; fi; wait $stopper; else ${notRunningNote(component)}; fi; }`;
   }
   if (component === 'etcd') {
     return sh`{ ${runningIds(component)}; if [ -n "$ids" ]; then ${stop} $ids; else ${notRunningNote(component)}; fi; }`;
@@ -93,6 +91,31 @@ export function restartComponentCommand(component: ControlPlaneComponent): Remot
   const startedTemplate = '{{.status.startedAt}}';
   const fresh = `${component} started after ${kubeconfig} was renewed (it exited when its API server restarted): it runs with the renewed files`;
   return sh`{ ${runningIds(component)}; stale=; for id in $ids; do started=$(crictl inspect -o go-template --template ${startedTemplate} "$id") || exit 1; s=$(date -d "$started" +%s 2>/dev/null) && m=$(stat -c %Y ${kubeconfig} 2>/dev/null) && [ "$s" -gt "$m" ] || stale="$stale $id"; done; if [ -n "$stale" ]; then ${stop} $stale; elif [ -n "$ids" ]; then echo ${fresh} >&2; else ${notRunningNote(component)}; fi; }`;
+}
+
+/**
+ * Sets `$ids` (the running API server containers) and `$pat` (their pids as an alternation, when one of them listens and
+ * `ss` answers; else empty: then nobody knows when it closes its listener). A crictl that cannot answer exits.
+ */
+function apiServerListener(): RemoteCommand {
+  const pidTemplate = '{{.info.pid}}';
+  const listening = sh`out=$(ss -Hltnp) && echo "$out" | grep -qE "pid=($pat),"`;
+  return sh`${runningIds('kube-apiserver')}; pat=; if [ -n "$ids" ]; then pids=$(for id in $ids; do crictl inspect -o go-template --template ${pidTemplate} "$id" || exit 1; done) || exit 1; if [ -n "$pids" ] && [ -z "$(echo $pids | tr -d '0-9 ')" ] && command -v ss >/dev/null 2>&1; then pat=$(echo $pids | tr ' ' '|'); ${listening} || pat=; fi; fi`;
+}
+
+/** Sets `$closed` once no pid of `$pat` listens any more, asked every 0.1 s `tenths` times at most (an ss that fails ends the wait). */
+function untilListenerClosed(tenths: number): RemoteCommand {
+  return sh`i=0; closed=; while [ $i -lt ${tenths} ]; do out=$(ss -Hltnp) || break; if ! echo "$out" | grep -qE "pid=($pat),"; then closed=1; break; fi; sleep 0.1; i=$((i+1)); done`;
+}
+
+/**
+ * Beside a command whose kubelet restarts the API server (kubeadm's manifest phase: the kubelet stops the old container
+ * with its 30 s grace period, which an API server with idle keep-alive connections uses up, kubernetes/kubernetes#131052):
+ * the old one killed 2 s after it closed its listener, as the renewal's restart does. The node is out of the balancers
+ * by then. Nothing is done when it never closes (its manifest did not change): the caller stops this watcher.
+ */
+export function killApiServerOnceClosed(): RemoteCommand {
+  return sh`{ ${apiServerListener()}; if [ -n "$pat" ]; then ${untilListenerClosed(3000)}; if [ -n "$closed" ]; then sleep 2; crictl --timeout 60s stop --timeout 0 $ids >/dev/null 2>&1 && echo 'the stopping kube-apiserver was killed 2 s after it closed its listener' >&2; fi; fi; }`;
 }
 
 /** Exits 0 once `component` runs again (a new container: the one stopped is gone). */

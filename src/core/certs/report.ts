@@ -5,6 +5,7 @@
 import type { Severity } from '../findings';
 import { byDaysLeft, entrySeverity, type CertEntry, type CertThresholds, type HostCerts } from './assess';
 import type { ServedCheck } from './served';
+import { csrProblem, type PendingCsr } from './kubelet';
 
 export interface CertReport {
   cluster: string;
@@ -15,6 +16,10 @@ export interface CertReport {
   served: ServedCheck[];
   /** Certificates in the user's kubeconfig for this cluster (host `local`). */
   local: CertEntry[];
+  /** CSRs nobody approved or denied yet (read through a control-plane node's admin.conf). */
+  csrs?: PendingCsr[];
+  /** Why the CSRs were not read. */
+  csrsError?: string;
 }
 
 export interface CertSummary {
@@ -71,6 +76,13 @@ export function summarize(r: CertReport): CertSummary {
       s.lines.push(`served by ${c.target === 'endpoint' ? 'the endpoint' : c.target} (${c.address}:${c.port}): ${p.message}`);
     }
   }
+  for (const c of r.csrs ?? []) {
+    const p = csrProblem(c);
+    if (p) {
+      s.problems++;
+      s.lines.push(p);
+    }
+  }
   for (const h of r.hosts) if (h.error) s.notRead.push({ host: h.host, cause: h.error });
   s.degraded = s.problems > 0;
   return s;
@@ -114,6 +126,12 @@ export function renderCertReport(r: CertReport): string {
       out.push(`  ${MARK[sev].padEnd(5)} ${String(c.daysLeft ?? '—').padStart(5)}  ${(c.facts?.notAfter ?? '—').slice(0, 10)}  ${`${who} ${c.address}:${c.port}`.padEnd(26)} ${same}`);
       for (const p of c.problems) out.push(`          ${p.severity}: ${p.message}`);
     }
+    out.push('');
+  }
+  if (r.csrs?.length || r.csrsError) {
+    out.push('Pending certificate signing requests');
+    if (r.csrsError) out.push(`  not read: ${r.csrsError}`);
+    for (const c of r.csrs ?? []) out.push(`  ${(csrProblem(c) ? 'WARN' : 'ok').padEnd(5)} ${`${Math.round(c.ageSeconds / 60)}m`.padStart(5)}  ${c.name.padEnd(26)} ${c.signerName} from ${c.username}`);
     out.push('');
   }
   if (r.local.length) {

@@ -1,6 +1,7 @@
 /**
  * Evicts pods through the Eviction API the way kubectl drain does: every pod in parallel;
- * 429 (a PodDisruptionBudget says not now) → retry every 5 s; 404 → already gone; a terminating
+ * 429 (a PodDisruptionBudget says not now) → retry after 5 s — or, unlike kubectl, as soon as that budget allows a
+ * disruption again (its status read every half second; the line printed stays kubectl's); 404 → already gone; a terminating
  * namespace → retry; anything else fails that pod. After an accepted eviction, wait until the pod
  * is gone *by UID* (a new pod with the same name is a replacement, not the old one).
  * Unlike kubectl's default, the whole drain has a finite timeout.
@@ -13,7 +14,8 @@ import { errorMessage } from '../errors';
 export type EvictionResult =
   | { kind: 'accepted' }
   | { kind: 'not-found' }
-  | { kind: 'too-many-requests'; message: string }
+  /** `budget`: the PodDisruptionBudget the API server named (its Status details), when it named one. */
+  | { kind: 'too-many-requests'; message: string; budget?: string }
   | { kind: 'namespace-terminating'; message: string }
   | { kind: 'failed'; message: string };
 
@@ -22,6 +24,8 @@ export interface EvictionClient {
   evict(pod: DrainPod): Promise<EvictionResult>;
   /** The pod's current UID and deletion mark, or undefined when it no longer exists. */
   getPod(namespace: string, name: string): Promise<{ uid: string; deletionTimestamp?: string } | undefined>;
+  /** Whether the PodDisruptionBudget allows a disruption now (status.disruptionsAllowed > 0); undefined when unknown. */
+  budgetAllows?(namespace: string, budget: string): Promise<boolean | undefined>;
 }
 
 export type EvictionEvent =
@@ -56,6 +60,8 @@ export interface EvictOutcome {
 
 export const EVICTION_RETRY_MS = 5000;
 const POLL_MS = 1000;
+/** How often a refused eviction's budget is read while its retry waits. */
+export const BUDGET_POLL_MS = 500;
 
 export async function evictPods(pods: DrainPod[], client: EvictionClient, options: EvictOptions): Promise<EvictOutcome> {
   const now = options.now ?? Date.now;
@@ -93,7 +99,15 @@ export async function evictPods(pods: DrainPod[], client: EvictionClient, option
         if (result.kind === 'too-many-requests' || result.kind === 'namespace-terminating') {
           const afterMs = options.retryIntervalMs ?? EVICTION_RETRY_MS;
           emit({ type: 'retry', pod, kind: result.kind, reason: result.message, afterMs });
-          await sleep(Math.min(afterMs, Math.max(0, deadline - now())), options.signal);
+          const wait = Math.min(afterMs, Math.max(0, deadline - now()));
+          const budget = result.kind === 'too-many-requests' ? result.budget : undefined;
+          if (budget && client.budgetAllows) {
+            // The replacement of the pod evicted before may be Ready well before the 5 s are up: retry then.
+            for (const until = now() + wait; now() < until && !options.signal?.aborted; ) {
+              await sleep(Math.min(BUDGET_POLL_MS, Math.max(0, until - now())), options.signal);
+              if (options.signal?.aborted || (await client.budgetAllows(pod.namespace, budget).catch(() => undefined))) break;
+            }
+          } else await sleep(wait, options.signal);
           continue;
         }
         return fail(pod, `error when evicting pods/"${pod.name}" -n "${pod.namespace}": ${result.message}`);

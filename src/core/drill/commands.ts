@@ -2,7 +2,7 @@
  * The remote commands of a failure drill, all from the `sh` template: the `stop` fault and its
  * restore, and the read-only probes (HAProxy's admin socket, etcdctl) the drill polls.
  */
-import { sh, sudo, type RemoteCommand, type SudoOptions } from '../ssh/command';
+import { sh, sudo, type RemoteCommand, type ShellValue, type SudoOptions } from '../ssh/command';
 
 /**
  * The node stays up but Kubernetes on it dies as in a crash: kubelet stops (no heartbeats, nothing
@@ -45,7 +45,7 @@ export function readFileCommand(path: string): RemoteCommand {
 }
 
 /** etcdctl with the given arguments: the host's own when installed, else the one in the running etcd container. */
-export function etcdctlCommand(args: readonly string[]): RemoteCommand {
+export function etcdctlCommand(args: readonly ShellValue[]): RemoteCommand {
   return sh`if command -v etcdctl >/dev/null 2>&1; then ETCDCTL_API=3 etcdctl ${args}; else c=$(crictl ps -q --name '^etcd$' --state running 2>/dev/null | head -n1); [ -n "$c" ] || { echo 'no etcdctl on the host and no running etcd container' >&2; exit 127; }; crictl exec "$c" etcdctl ${args}; fi`;
 }
 

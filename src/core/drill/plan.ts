@@ -60,6 +60,12 @@ export interface DrillRequest {
   healCommand?: string | undefined;
 }
 
+/** Whether the fault is made over SSH on the host it fails (the preflight must pass there); power-off and a cut by your own commands are not. */
+export function faultActsOverSsh(req: Pick<DrillRequest, 'kind' | 'cutCommand' | 'healCommand'>): boolean {
+  if (req.kind === 'power-off') return false;
+  return req.kind !== 'partition' || !(req.cutCommand && req.healCommand);
+}
+
 /** A pod on the target node, as the API returns it (only the fields the drill reads). */
 export interface DrillPodJson {
   metadata: { name: string; namespace?: string; deletionTimestamp?: string; annotations?: Record<string, string>; ownerReferences?: { kind: string; name: string; controller?: boolean }[] };

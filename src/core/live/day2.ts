@@ -6,6 +6,7 @@
  * view's schedule reads.
  */
 import { allEntries, type CertReport } from '../certs/report';
+import { csrProblem } from '../certs/kubelet';
 import { scheduleProblem, type ScheduleStatus } from '../backup/schedule';
 import type { Problem } from './status';
 
@@ -56,6 +57,10 @@ export function certificateProblems(report: CertReport): Problem[] {
     }
   }
   for (const h of report.hosts) if (h.error) out.push({ severity: 'warning', what: `certificates of ${h.host} not read: ${h.error}` });
+  for (const c of report.csrs ?? []) {
+    const p = csrProblem(c);
+    if (p) out.push({ severity: 'warning', what: p });
+  }
   return out;
 }
 

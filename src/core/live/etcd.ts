@@ -5,6 +5,7 @@
  */
 import type { Inventory } from '../inventory/types';
 import { hexId, num, parseJsonBigSafe } from './bigjson';
+import { memberSpace, spaceProblem } from '../etcd/space';
 
 /** etcd's default --quota-backend-bytes (2 GiB) when the status does not report a quota. */
 export const DEFAULT_QUOTA_BYTES = 2 * 1024 * 1024 * 1024;
@@ -233,7 +234,9 @@ export function buildEtcd(raw: EtcdRaw, via: string, fetchedAt: number, inventor
   if (voting && tolerates < 0) problems.push(`etcd quorum lost: ${healthyVoting} of ${voting} voting members healthy, quorum ${quorum}`);
   else if (voting > 1 && tolerates === 0) problems.push(`etcd quorum at risk: one more failure loses quorum (${healthyVoting}/${voting} healthy)`);
   for (const m of members) {
-    if (m.dbSize !== undefined && m.dbSize > 0.8 * m.quota) problems.push(`etcd member ${m.name}: DB ${Math.round((100 * m.dbSize) / m.quota)}% of quota`);
+    // A NOSPACE alarm is the member's own problem above; the file near its quota is one of its own (space.ts).
+    const space = m.alarms.includes('NOSPACE') ? undefined : spaceProblem(memberSpace(m));
+    if (space) problems.push(space);
   }
   if (voting === 0) problems.push('etcd returned no members');
   return {

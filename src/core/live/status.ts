@@ -44,7 +44,7 @@ export function verdict(model: LiveModel, opts: { etcdRequired?: boolean; balanc
   for (const l of model.leases.leaders) if (l.health === 'expired') add('critical', `leader lease ${l.name} not renewed for ${Math.round((l.sinceRenewMs ?? 0) / 1000)}s`);
   for (const a of model.controlPlane.addons) if (!a.healthy) add('warning', `${a.name}: ${a.ready}/${a.desired} ready`);
   if (model.etcd) {
-    for (const p of model.etcd.problems) add(/quorum lost|quorum at risk|unreachable|no leader|alarm|no members/.test(p) ? 'critical' : 'warning', p);
+    for (const p of model.etcd.problems) add(/quorum lost|quorum at risk|unreachable|no leader|alarm|no members|nearly full/.test(p) ? 'critical' : 'warning', p);
   } else if (opts.etcdRequired) add('critical', 'etcd could not be read');
   for (const p of opts.balancers?.problems ?? []) add(p.severity, p.what);
   const critical = problems.filter((p) => p.severity === 'critical').length;

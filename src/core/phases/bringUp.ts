@@ -23,7 +23,7 @@ import {
 export { sameContent } from './checks';
 
 /** Why the steps that only wait for a state (they change nothing) have no separate check. */
-const GATE = 'a gate: it only asks the host or the API for a state and changes nothing, so it is its own check';
+export const GATE = 'a gate: it only asks the host or the API for a state and changes nothing, so it is its own check';
 // Our config files may be written before their package is installed: keep them (force-confold).
 const APT = raw('DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confold -y -q');
 
@@ -260,6 +260,11 @@ export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs, sources
 export interface InitHooks {
   /** Merges the cluster's admin.conf into the user's kubeconfig (0600, a new context). */
   saveAdminKubeconfig(adminConf: string): Promise<void>;
+  /**
+   * Waits, within a bound, until the cluster is healthy by the health model `status` uses (naming what still
+   * converges), and fails past it: the last step of a bring-up (engine/clusterHealthy.ts). Absent: no such step.
+   */
+  clusterHealthy?(signal?: AbortSignal): Promise<void>;
 }
 
 export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseSources, hooks: InitHooks): PhasePlan {
@@ -494,35 +499,4 @@ export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhaseP
     { phase: 'join-workers', title: 'Join the workers in parallel', order: 'parallel', steps: joins, warnings: [], ...beside },
     { phase: 'join-workers', title: 'Workers Ready', order: 'serial', steps: ready, warnings: [], ...beside },
   ];
-}
-
-// ---------------------------------------------------------------- cluster checks
-
-/** The seed's closing checks, once every node has joined: every node Ready, CoreDNS running. */
-export function clusterChecksPhase(inv: Inventory): PhasePlan {
-  const first = firstControlPlane(inv);
-  const nodes = inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker'));
-  return {
-    phase: 'verify',
-    title: 'Cluster checks',
-    order: 'serial',
-    warnings: [],
-    steps: [
-      ...nodes.filter((h) => h.labels && Object.keys(h.labels).length).map((h) =>
-        step('verify', first, `labels-${h.name}`, {
-          title: `Label ${h.name} (${Object.keys(h.labels!).join(', ')})`,
-          about: h.name,
-          why: 'The inventory\'s labels for this host; kubelet cannot set node-role labels on itself, so they are set through the API.',
-          run: sh`${KUBECTL} label --overwrite ${'node/' + h.name} ${Object.entries(h.labels!).map(([k, v]) => `${k}=${v}`)} --request-timeout=15s`,
-        }),
-      ),
-      step('verify', first, 'ready', {
-        title: `Every node Ready (${nodes.length}) and CoreDNS running`,
-        why: 'Nodes stay NotReady and CoreDNS Pending until the CNI routes the pod network on every node.',
-        rerun: GATE,
-        verify: and(sh`${KUBECTL} wait --for=condition=Ready ${nodes.map((h) => 'node/' + h.name)} --timeout=10s`, sh`${KUBECTL} -n kube-system wait --for=condition=Ready pod -l k8s-app=kube-dns --timeout=10s`),
-        verifyTimeoutMs: 5 * 60_000,
-      }),
-    ],
-  };
 }

@@ -148,7 +148,9 @@ export function parseLedgerData(value: unknown, fileName: string): { data: Ledge
   if (typeof command !== 'string' || !/^[a-z][a-z0-9-]{0,39}$/.test(command)) return { problem: 'its command is not a command name' };
   if (typeof runId !== 'string' || !/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9-]{12}Z-[a-z][a-z0-9-]{0,39}$/.test(runId) || !runId.endsWith(`-${command}`)) return { problem: 'its runId is not a run id of its command' };
   if (`${runId}.json` !== fileName) return { problem: `its runId ${runId} is not its file's name` };
-  if (typeof fingerprint !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(fingerprint)) return { problem: 'its fingerprint is not a plan fingerprint' };
+  // The plans' own fingerprints: hashes, and the node operations' and the upgrade's `upgrade:<cluster>:v1.34.12:1` or
+  // `replace:<host>:<host>:<helper>:<member id>` (host names are DNS names: dots; two of them fit in 1,024 characters).
+  if (typeof fingerprint !== 'string' || !/^[A-Za-z0-9_.:-]{1,1024}$/.test(fingerprint)) return { problem: 'its fingerprint is not a plan fingerprint' };
   if (!isTime(createdAt) || !isTime(updatedAt)) return { problem: 'createdAt or updatedAt is not a time' };
   if (completedAt !== undefined && completedAt !== null && !isTime(completedAt)) return { problem: 'completedAt is neither null nor a time' };
   if (!isRecord(steps)) return { problem: 'it has no steps object' };

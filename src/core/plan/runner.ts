@@ -12,6 +12,8 @@ import type { Ledger } from './ledger';
 import type { HostLockSet } from './locks';
 import type { Plan, PhasePlan, RunValues, Step, StreamedFile, UploadFile } from './types';
 import { errorMessage } from '../errors';
+import type { SshFailure } from '../ssh/failures';
+import { sshFailureOf } from '../ssh/transport';
 import { registerSecret } from '../ssh/redact';
 
 export interface ExecResult {
@@ -54,13 +56,16 @@ export interface RunOptions {
 export interface RunResult {
   ok: boolean;
   cancelled: boolean;
-  failed?: { step: Step; error: string };
+  /** `connection`: the step never reached its host (the SSH taxonomy's kind: unreachable, login, host key). */
+  failed?: { step: Step; error: string; connection?: SshFailure };
 }
 
 export class StepFailed extends Error {
   constructor(
     readonly step: Step,
     message: string,
+    /** The SSH connection failed before the step's command could run. */
+    readonly connection?: SshFailure,
   ) {
     super(message);
   }
@@ -78,7 +83,7 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunResul
     return { ok: true, cancelled: false };
   } catch (e) {
     const cancelled = options.signal?.aborted ?? false;
-    if (e instanceof StepFailed) return { ok: false, cancelled, failed: { step: e.step, error: e.message } };
+    if (e instanceof StepFailed) return { ok: false, cancelled, failed: { step: e.step, error: e.message, ...(e.connection ? { connection: e.connection } : {}) } };
     throw e;
   } finally {
     await options.locks.releaseAll();
@@ -246,7 +251,7 @@ async function runStep(step: Step, ctx: RunContext): Promise<void> {
     const cancelled = ctx.signal?.aborted ?? false;
     const message = e instanceof StepFailed ? e.message : `${step.host}: ${step.title}: ${errorMessage(e)}`;
     await end(cancelled ? 'cancelled' : 'failed', hide(message, ctx.secrets));
-    throw e instanceof StepFailed ? e : new StepFailed(step, hide(message, ctx.secrets));
+    throw e instanceof StepFailed ? e : new StepFailed(step, hide(message, ctx.secrets), sshFailureOf(e));
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { RemoteCommand } from '../ssh/command';
 
-export const PHASES = ['facts', 'prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers', 'verify', 'cordon', 'drain', 'uncordon', 'drill', 'renew-certs', 'restore-etcd', 'backup-schedule', 'remove-node', 'reset-node', 'upgrade'] as const;
+export const PHASES = ['facts', 'prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers', 'verify', 'cordon', 'drain', 'uncordon', 'drill', 'renew-certs', 'restore-etcd', 'backup-schedule', 'remove-node', 'reset-node', 'upgrade', 'etcd-defrag', 'etcd-nospace', 'reconfigure', 'kubelet-conf'] as const;
 export type PhaseId = (typeof PHASES)[number];
 
 /** Values a step learns at run time (a join token, the CA hash) for later steps. Secret ones are redacted. */

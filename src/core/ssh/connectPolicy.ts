@@ -7,15 +7,18 @@
  *   may all shake hands at once. `maxHandshakes` bounds them all together (our own CPU: a client that starts 500
  *   key exchanges at once on a small machine makes every one slow enough to time out), and new ones start at
  *   most every `minStartGapMs`. Commands on connections already open are not paced.
- * - Retry: a handshake that the server refused or reset before it showed its host key is tried again after an
- *   exponential backoff with jitter (what sshd's random early drop asks for). Nothing after the host key is
- *   retried: a refused or changed host key and a failed login would fail the same way again, and retrying a
- *   host key mismatch would only hammer a host that may be an impostor. A handshake that timed out (a host, or
- *   our own machine, too busy to answer in time; never a key or login refusal) is tried once more.
+ * - Retry, as the failure taxonomy (failures.ts) advises: a handshake that the server closed or reset before it
+ *   showed its host key is tried again after an exponential backoff with jitter (what sshd's random early drop
+ *   asks for); a refused port once more (a listener that is starting), a server that took the connection but did not
+ *   greet in time once more (a host, or our own machine, too busy). A name that does not resolve, a host with no
+ *   route and one that does not even complete TCP within the limit fail at once: another try costs the wait again. Nothing after the host key is retried: a refused
+ *   or changed host key and a failed login would fail the same way again, and retrying a host key mismatch would
+ *   only hammer a host that may be an impostor.
  * - Congestion: a handshake that timed out or was refused halves how many may be in flight together (not below
  *   4); each one that succeeds lets one more in again, up to `maxHandshakes` — so a fan-out that finds the
  *   servers or our CPU saturated backs off instead of timing out every handshake it started.
  */
+import type { RetryAdvice } from './failures';
 
 export interface ConnectPolicy {
   /** Handshakes in flight at once (all hosts together). */
@@ -45,6 +48,8 @@ export type HandshakeStage = 'connect' | 'host-key' | 'auth' | 'ready';
 
 export interface HandshakeFailure {
   stage: HandshakeStage;
+  /** The taxonomy's word on retrying (core/ssh/failures.ts); it decides when given. */
+  retry?: RetryAdvice;
   /** SshConnectError's kind. */
   kind: 'auth' | 'host-key' | 'network' | 'config' | 'restricted';
   /** The system error code (ECONNREFUSED, ECONNRESET…) when there is one. */
@@ -61,6 +66,9 @@ const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ECONNAB
  */
 export function isRetryableHandshake(f: HandshakeFailure, attempt = 1): boolean {
   if (f.kind !== 'network') return false;
+  if (f.retry === 'no') return false;
+  if (f.retry === 'once') return attempt < 2;
+  if (f.retry === 'backoff') return true;
   if (f.timedOut) return attempt < 2;
   if (f.stage !== 'connect') return false;
   return f.code === undefined || RETRYABLE_CODES.has(f.code);

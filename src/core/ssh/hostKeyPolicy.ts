@@ -8,6 +8,11 @@
  *   accepted exactly that new key for that host in this session (`acceptKey`: a re-imaged host, its key shown and
  *   typed back by the user in an operation's own question). Never written to a known_hosts file, never by default.
  * - revoked → refused, always (the prompt is told when it implements `revoked`).
+ *
+ * While a preflight gathers the keys of every host in scope (`deferUnknown`), an unknown key is not asked about one
+ * host at a time: it is refused and kept, with its blob, so that all of them are reviewed together afterwards and
+ * each accepted (for the session, or remembered) by the user's explicit action — or by a fingerprint the user gave
+ * up front (the command line's --accept-new-host-key, the prompt's `preapproved`).
  */
 import { checkHostKey, formatKnownHostsLine, loadKnownHosts, type HostKeyCheck, type KnownHostEntry, type KnownHostsProblem } from './knownHosts';
 
@@ -24,6 +29,8 @@ export interface HostKeyDetails {
 }
 
 export interface HostKeyPrompt {
+  /** An unknown key the user already approved by its exact fingerprint (CLI --accept-new-host-key): accepted once without asking. */
+  preapproved?(host: string, port: number, keyType: string, fingerprint: string, details: HostKeyDetails): boolean;
   unknown(host: string, port: number, keyType: string, fingerprint: string, details: HostKeyDetails): Promise<UnknownKeyAnswer>;
   /** A hard stop: explain, offer nothing to proceed. The connection is refused whatever this does. */
   changed(host: string, port: number, keyType: string, fingerprint: string, details: HostKeyDetails): Promise<void>;
@@ -100,6 +107,8 @@ export interface RefusedHostKey {
   /** For a changed key: the known_hosts file and line that hold the old one. */
   file?: string;
   line?: number;
+  /** Why it is unknown, when it is not obvious (a host known only through a CA). */
+  note?: string;
 }
 
 /** What an operation may do about a refused key, through its SSH transport (the editor's and the CLI's pools). */
@@ -108,6 +117,10 @@ export interface HostKeyAcceptance {
   refusedKey(host: string): RefusedHostKey | undefined;
   /** The user checked this key of `host` and accepts exactly it, for this session (a changed key too; never a revoked one). */
   acceptKey(host: string, fingerprint: string): void;
+  /** The user checked this unknown key of `host` and wants it remembered: appended (hashed) to the own known_hosts. */
+  rememberKey?(host: string, fingerprint: string): Promise<void>;
+  /** Unknown keys are refused and kept for one review instead of asked about (the preflight gathers them). */
+  deferUnknownKeys?(on: boolean): void;
 }
 
 export class HostKeyVerifier implements HostKeyAcceptance {
@@ -116,6 +129,9 @@ export class HostKeyVerifier implements HostKeyAcceptance {
   /** Keys the user accepted through an operation's question: `alias fingerprint`. */
   private readonly acceptedByUser = new Set<string>();
   private readonly refused = new Map<string, RefusedHostKey>();
+  /** The blob of each refused unknown key (`alias fingerprint`), to remember it once accepted. */
+  private readonly refusedBlobs = new Map<string, Buffer>();
+  private deferring = false;
   /** Serializes prompts and known_hosts writes. */
   private chain: Promise<unknown> = Promise.resolve();
   readonly problems: KnownHostsProblem[] = [];
@@ -133,6 +149,19 @@ export class HostKeyVerifier implements HostKeyAcceptance {
     this.acceptedByUser.add(`${host} ${fingerprint}`);
   }
 
+  deferUnknownKeys(on: boolean): void {
+    this.deferring = on;
+  }
+
+  async rememberKey(host: string, fingerprint: string): Promise<void> {
+    const key = this.refused.get(host);
+    const blob = this.refusedBlobs.get(`${host} ${fingerprint}`);
+    if (!key || key.status !== 'unknown' || key.fingerprint !== fingerprint || !blob) throw new Error(`${host}: no unknown host key ${fingerprint} to remember`);
+    const line = formatKnownHostsLine(key.name, key.port, blob, { hashed: this.store.hashed !== false, comment: `added-by-kubeadm-workbench ${new Date().toISOString()}` });
+    await this.store.append(this.store.ownFile, line);
+    this.acceptedByUser.add(`${host} ${fingerprint}`);
+  }
+
   private async entries(hop: HostKeyHop): Promise<KnownHostEntry[]> {
     const files = [...new Set([...this.store.files, ...(hop.userKnownHostsFiles ?? []), this.store.ownFile])];
     const { entries, problems } = await loadKnownHosts({ files, read: this.store.read });
@@ -147,9 +176,10 @@ export class HostKeyVerifier implements HostKeyAcceptance {
     return run;
   }
 
-  private refuse(alias: string, d: { check: HostKeyCheck; name: string; port: number }, details: HostKeyDetails): void {
+  private refuse(alias: string, d: { check: HostKeyCheck; name: string; port: number }, details: HostKeyDetails, blob?: Buffer): void {
     if (d.check.status === 'trusted') return;
-    this.refused.set(alias, { alias, name: d.name, port: d.port, status: d.check.status, keyType: d.check.keyType, fingerprint: d.check.fingerprint, ...(details.file ? { file: details.file } : {}), ...(details.line ? { line: details.line } : {}) });
+    this.refused.set(alias, { alias, name: d.name, port: d.port, status: d.check.status, keyType: d.check.keyType, fingerprint: d.check.fingerprint, ...(details.file ? { file: details.file } : {}), ...(details.line ? { line: details.line } : {}), ...(details.note ? { note: details.note } : {}) });
+    if (blob) this.refusedBlobs.set(`${alias} ${d.check.fingerprint}`, blob);
   }
 
   private async verifyNow(hop: HostKeyHop, key: Buffer): Promise<HostKeyDecision> {
@@ -167,16 +197,25 @@ export class HostKeyVerifier implements HostKeyAcceptance {
         return { ...base, accepted: true, how: 'known' };
       case 'revoked':
         this.refuse(hop.alias, base, details);
-        await this.prompt.revoked?.(name, port, check.keyType, check.fingerprint, details);
+        // While the preflight gathers, its table explains a refused key: no dialog per host.
+        if (!this.deferring) await this.prompt.revoked?.(name, port, check.keyType, check.fingerprint, details);
         return { ...base, accepted: false };
       case 'changed':
         if (this.acceptedByUser.has(`${hop.alias} ${check.fingerprint}`)) return { ...base, accepted: true, how: 'once' };
         this.refuse(hop.alias, base, details);
-        await this.prompt.changed(name, port, check.keyType, check.fingerprint, details);
+        if (!this.deferring) await this.prompt.changed(name, port, check.keyType, check.fingerprint, details);
         return { ...base, accepted: false };
       case 'unknown': {
         const onceKey = `${name}:${port} ${check.fingerprint}`;
         if (this.acceptedOnce.has(onceKey) || this.acceptedByUser.has(`${hop.alias} ${check.fingerprint}`)) return { ...base, accepted: true, how: 'once' };
+        if (this.prompt.preapproved?.(name, port, check.keyType, check.fingerprint, details)) {
+          this.acceptedOnce.add(onceKey);
+          return { ...base, accepted: true, how: 'once' };
+        }
+        if (this.deferring) {
+          this.refuse(hop.alias, base, details, key);
+          return { ...base, accepted: false };
+        }
         const answer = await this.prompt.unknown(name, port, check.keyType, check.fingerprint, details);
         if (answer === 'once') {
           this.acceptedOnce.add(onceKey);
@@ -190,7 +229,7 @@ export class HostKeyVerifier implements HostKeyAcceptance {
           await this.store.append(this.store.ownFile, line);
           return { ...base, accepted: true, how: 'remembered' };
         }
-        this.refuse(hop.alias, base, details);
+        this.refuse(hop.alias, base, details, key);
         return { ...base, accepted: false };
       }
     }
@@ -208,6 +247,12 @@ export class CliHostKeyPrompt implements HostKeyPrompt {
     private readonly acceptFingerprints: readonly string[],
     private readonly report: (line: string) => void = () => undefined,
   ) {}
+
+  preapproved(host: string, port: number, keyType: string, fp: string, d: HostKeyDetails): boolean {
+    if (!this.acceptFingerprints.includes(fp)) return false;
+    this.say(`${d.alias}: accepting new host key ${keyType} ${fp} for ${host}:${port} (given with --accept-new-host-key)`);
+    return true;
+  }
 
   async unknown(host: string, port: number, keyType: string, fp: string, d: HostKeyDetails): Promise<UnknownKeyAnswer> {
     if (this.acceptFingerprints.includes(fp)) {

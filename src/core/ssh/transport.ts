@@ -3,6 +3,7 @@
  * host, stream its output, cancel it. Implemented by src/adapters/ssh/pool.ts (SshPool).
  */
 import type { RemoteCommand } from './command';
+import type { SshFailure } from './failures';
 import { redact } from './redact';
 
 export interface ExecOptions {
@@ -75,7 +76,10 @@ export class RemoteCommandCancelled extends Error {
   }
 }
 
-/** Could not connect or authenticate; names the host (and the hop, for jump chains). */
+/**
+ * Could not connect or authenticate; names the host (and the hop, for jump chains). `failure` is the taxonomy's
+ * answer (core/ssh/failures.ts): the cause in plain words (the message after the host) and the fix.
+ */
 export class SshConnectError extends Error {
   constructor(
     readonly host: string,
@@ -83,10 +87,17 @@ export class SshConnectError extends Error {
     readonly kind: 'auth' | 'host-key' | 'network' | 'config' | 'restricted',
     /** For kind `host-key`: why the key was refused. */
     readonly hostKeyStatus?: 'unknown' | 'changed' | 'revoked' | 'error',
+    readonly failure?: SshFailure,
   ) {
     super(`${host}: ${message}`);
     this.name = 'SshConnectError';
   }
+}
+
+/** The taxonomy's answer carried by a thrown value (an SshConnectError, or anything with a `failure`), if any. */
+export function sshFailureOf(e: unknown): SshFailure | undefined {
+  const f = (e as { failure?: unknown } | null | undefined)?.failure;
+  return f && typeof f === 'object' && typeof (f as SshFailure).kind === 'string' ? (f as SshFailure) : undefined;
 }
 
 function lastLine(text: string): string {

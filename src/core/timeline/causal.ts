@@ -35,7 +35,29 @@ const EDGES: [Step, Step][] = [
   ['cni-add', 'sandbox-ready'], ['sandbox-ready', 'network-ready'], ['sandbox-ready', 'pulling'],
   ['pulling', 'pulled'], ['sandbox-ready', 'pulled'], ['pulled', 'container-created'], ['container-created', 'container-started'],
   ['container-started', 'running-observed'], ['container-started', 'ready'], ['ready', 'ready-observed'],
+  // The kubelet's conditions are in the pod status the watch saw Ready in, so they were written before it: a
+  // second-precision PodReadyToStartContainers (or Initialized) cannot be drawn after "Watch: Ready".
+  ['network-ready', 'ready-observed'], ['initialized', 'ready-observed'],
 ];
+
+/**
+ * One step read from several sources, in the order they happen (a reading of the same step from an earlier source
+ * cannot follow one from a later): the kubelet records Pulling before it asks the runtime, and records Pulled,
+ * Created and Started after the runtime's call returned; a container's process starts (its status's startedAt)
+ * before StartContainer returns.
+ */
+const SOURCE_ORDER: Partial<Record<Step, readonly string[]>> = {
+  pulling: ['event', 'journal'],
+  pulled: ['journal', 'event'],
+  'container-created': ['journal', 'event'],
+  'container-started': ['status', 'journal', 'event'],
+};
+
+/** Where a reading of `step` from `source` stands among that step's sources (0 when the step has no such order). */
+export function sourceRank(step: Step, source: string | undefined): number {
+  const order = SOURCE_ORDER[step];
+  return order && source ? Math.max(0, order.indexOf(source)) : 0;
+}
 
 /** Steps that belong to one container: an edge between two of them holds only for the same container. */
 const PER_CONTAINER = new Set<Step>(['pulling', 'pulled', 'container-created', 'container-started']);
@@ -55,6 +77,8 @@ export interface Observation {
   clock: Clock;
   /** The container a per-container step is about. */
   container?: string;
+  /** Where it was read (client, event, status, journal…): orders readings of one step (SOURCE_ORDER). */
+  source?: string;
 }
 
 export interface Placement {
@@ -123,10 +147,17 @@ export const STEP_RANK: Record<Step, number> = Object.fromEntries(STEPS.map((s) 
 
 export function mustPrecede(a: Observation, b: Observation): boolean {
   if (a.step === 'other' || b.step === 'other') return false;
-  if (!BEFORE.get(a.step)!.has(b.step)) return false;
   // Two containers' pulls and starts interleave; one container's cannot.
-  if (PER_CONTAINER.has(a.step) && PER_CONTAINER.has(b.step) && a.container && b.container && a.container !== b.container) return false;
-  return true;
+  const otherContainer = PER_CONTAINER.has(a.step) && PER_CONTAINER.has(b.step) && a.container && b.container && a.container !== b.container;
+  if (a.step === b.step) {
+    const order = SOURCE_ORDER[a.step];
+    if (!order || !a.source || !b.source || otherContainer) return false;
+    const i = order.indexOf(a.source);
+    const j = order.indexOf(b.source);
+    return i >= 0 && j >= 0 && i < j;
+  }
+  if (!BEFORE.get(a.step)!.has(b.step)) return false;
+  return !otherContainer;
 }
 
 /**

@@ -14,7 +14,7 @@
  * a stall from the events' own messages.
  */
 
-import { fitClock, placeCausally, readTime, STEP_RANK, type Clock, type ClockFit, type Observation, type Precision, type Step } from './causal';
+import { fitClock, placeCausally, readTime, sourceRank, STEP_RANK, type Clock, type ClockFit, type Observation, type Precision, type Step } from './causal';
 
 export const LANES = ['kubectl', 'apiserver', 'scheduler', 'kubelet', 'runtime'] as const;
 export type Lane = (typeof LANES)[number];
@@ -52,6 +52,8 @@ export interface TimelineEntry {
   warning?: boolean;
   /** Moved by a causal edge beyond its precision: the clocks of two machines disagree. */
   adjusted?: boolean;
+  /** Whose clock the reading is in (its `read` time is put on the client's by `Timeline.clock`). */
+  clock: Clock;
 }
 
 /** A step read from the cluster's own logs (audit, kubelet and containerd journals), in the cluster's clock. */
@@ -215,16 +217,16 @@ export function buildTimeline(pod: PodSnapshot, events: PodEvent[], client: Clie
   }
   for (const e of more.evidence ?? []) push({ ...e, clock: e.source === 'audit' ? 'cluster' : 'node' });
 
-  const obs: Observation[] = readings.map((r) => ({ step: r.step, at: r.at, precision: r.precision, clock: r.clock, ...(r.container ? { container: r.container } : {}) }));
+  const obs: Observation[] = readings.map((r) => ({ step: r.step, at: r.at, precision: r.precision, clock: r.clock, source: r.source, ...(r.container ? { container: r.container } : {}) }));
   const clock = fitClock(obs);
   const placed = placeCausally(obs, clock);
   const entries: TimelineEntry[] = readings.map((r, k) => {
-    const { clock: _c, ...rest } = r;
     const p = placed[k]!;
-    return { ...rest, at: p.at, lo: p.lo, hi: p.hi, read: isoMicro(r.at), ...(p.adjusted ? { adjusted: true } : {}) };
+    return { ...r, at: p.at, lo: p.lo, hi: p.hi, read: isoMicro(r.at), ...(p.adjusted ? { adjusted: true } : {}) };
   });
-  // By where they are drawn; at the same instant, in the sequence's order, then lane order.
-  entries.sort((a, b) => a.at - b.at || STEP_RANK[a.step] - STEP_RANK[b.step] || LANES.indexOf(a.lane) - LANES.indexOf(b.lane));
+  // By where they are drawn; at the same instant, in the sequence's order (one step's readings in their sources'
+  // order), then lane order.
+  entries.sort((a, b) => a.at - b.at || STEP_RANK[a.step] - STEP_RANK[b.step] || sourceRank(a.step, a.source) - sourceRank(b.step, b.source) || LANES.indexOf(a.lane) - LANES.indexOf(b.lane));
   const start = entries.length ? Math.min(...entries.map((e) => e.lo)) : now;
   const end = Math.max(...entries.map((e) => Math.max(e.hi, e.at)), start);
   const timeline: Timeline = { pod: { namespace: pod.namespace, name: pod.name, ...(pod.nodeName ? { node: pod.nodeName } : {}) }, start, end, entries, clock, sources: more.sources ?? [] };

@@ -20,8 +20,9 @@ export interface ReportStep {
   /** The interval the step can be in, as offsets: wider than a millisecond for second-precision readings. */
   loMs: number;
   hiMs: number;
-  /** The reading as its source printed it. */
+  /** The reading as its source printed it, in its own clock (`clock`; the report's `clockFit` puts it on the client's). */
   read: string;
+  clock: string;
   container?: string;
   detail?: string;
   warning?: boolean;
@@ -35,6 +36,8 @@ export interface TimelineReport {
   sli?: Timeline['sli'];
   stall?: Timeline['stall'];
   sources: Timeline['sources'];
+  /** How the control plane's and the node's clocks were put on the client's (offsets in ms). */
+  clockFit: Timeline['clock'];
 }
 
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
@@ -45,13 +48,13 @@ export function timelineReport(t: Timeline): TimelineReport {
   const steps = t.entries.map((e): ReportStep => {
     const s: ReportStep = {
       step: e.step, lane: e.lane, label: e.label, source: e.source, precision: e.precision,
-      offsetMs: round(e.at - origin), sincePreviousMs: round(e.at - previous), loMs: round(e.lo - origin), hiMs: round(e.hi - origin), read: e.read,
+      offsetMs: round(e.at - origin), sincePreviousMs: round(e.at - previous), loMs: round(e.lo - origin), hiMs: round(e.hi - origin), read: e.read, clock: e.clock,
       ...(e.container ? { container: e.container } : {}), ...(e.detail ? { detail: e.detail } : {}), ...(e.warning ? { warning: true } : {}), ...(e.adjusted ? { adjusted: true } : {}),
     };
     previous = e.at;
     return s;
   });
-  return { pod: t.pod, steps, hops: hopTimes(t), ...(t.sli ? { sli: t.sli } : {}), ...(t.stall ? { stall: t.stall } : {}), sources: t.sources };
+  return { pod: t.pod, steps, hops: hopTimes(t), ...(t.sli ? { sli: t.sli } : {}), ...(t.stall ? { stall: t.stall } : {}), sources: t.sources, clockFit: t.clock };
 }
 
 const PRECISION: Record<string, string> = { us: 'µs', ms: 'ms', s: 's' };

@@ -89,10 +89,32 @@ export function kubeadmUpgradeNode(ignorePreflightErrors: readonly string[] = []
   return sh`kubeadm upgrade node${ignoring(ignorePreflightErrors)}`;
 }
 
-/** The node's own API server answers /readyz and says it is the target version (asked at its address, not the VIP). */
-export function ownApiServerReady(address: string, v: KubeVersion): RemoteCommand {
+/**
+ * The node's own API server answers /readyz, says it is the target version when given one (the upgrade's) and serves an
+ * authorised request (asked at its address, not the VIP): a list the admin may read only through RBAC. /readyz alone is asked anonymously by
+ * HAProxy; a client is refused (403) by an API server whose authoriser has not caught up, and that is what a node
+ * back in the balancers must not do to anybody.
+ */
+export function ownApiServerReady(address: string, v?: KubeVersion): RemoteCommand {
   const server = `https://${address.includes(':') ? `[${address}]` : address}:6443`;
-  return sh`${KUBECTL} --server=${server} get --raw=/readyz --request-timeout=5s >/dev/null && ${KUBECTL} --server=${server} get --raw=/version --request-timeout=5s | grep -qF ${`"gitVersion": "${formatVersion(v)}"`}`;
+  const ready = sh`${KUBECTL} --server=${server} get --raw=/readyz --request-timeout=5s >/dev/null`;
+  const authorised = sh`${KUBECTL} --server=${server} get --raw=/api/v1/namespaces/kube-system/configmaps?limit=1 --request-timeout=5s >/dev/null`;
+  return v ? sh`${ready} && ${KUBECTL} --server=${server} get --raw=/version --request-timeout=5s | grep -qF ${`"gitVersion": "${formatVersion(v)}"`} && ${authorised}` : sh`${ready} && ${authorised}`;
+}
+
+/** Seconds a restarted kubelet is given to restart a static pod whose container it will not keep (its first sync). */
+export const KUBELET_FIRST_SYNC_SECONDS = 30;
+
+/**
+ * Exits 0 once the kube-apiserver running on the node is the one the kubelet running now keeps: started after that
+ * kubelet (it replaced the old container), or still the same container KUBELET_FIRST_SYNC_SECONDS after the kubelet's
+ * start (it kept it). Before that, the API server that answers may be the old one about to be stopped: a node put
+ * back into HAProxy then would have its new API server receive clients before it can authorise them (the 403 an
+ * independent client got through the VIP during the kubelet phase of an upgrade; issue 36).
+ */
+export function apiServerSettledAfterKubelet(): RemoteCommand {
+  const created = '{{.status.createdAt}}';
+  return sh`k=$(date -d "$(systemctl show -p ActiveEnterTimestamp --value kubelet)" +%s) || exit 1; ids=$(crictl ps -q --name '^kube-apiserver$' --state running) || exit 1; if [ -z "$ids" ]; then echo 'kube-apiserver is not running yet (the kubelet starts it)' >&2; exit 1; fi; newest=0; for id in $ids; do c=$(crictl inspect -o go-template --template ${created} "$id") || exit 1; s=$(date -d "$c" +%s) || exit 1; [ "$s" -gt "$newest" ] && newest=$s; done; [ "$newest" -ge "$k" ] && exit 0; [ $(( $(date +%s) - k )) -ge ${String(KUBELET_FIRST_SYNC_SECONDS)} ] && exit 0; echo 'kube-apiserver is the container from before the kubelet restarted: waiting for the kubelet to keep or replace it' >&2; exit 1`;
 }
 
 /** The scheduler's and controller-manager's leader leases are held (by whoever): the control plane schedules and reconciles. */
@@ -133,4 +155,14 @@ export function clusterAtTarget(v: KubeVersion): RemoteCommand {
 /** kubeadm's backups of manifests and etcd data from `upgrade apply`/`upgrade node` (it never removes them). */
 export function listKubeadmBackups(): RemoteCommand {
   return sh`if test -d ${KUBEADM_BACKUPS}; then for d in ${raw(KUBEADM_BACKUPS)}/kubeadm-backup-* ${raw(KUBEADM_BACKUPS)}/kubeadm-upgraded-manifests*; do test -e "$d" && echo "$(du -sh "$d" | cut -f1) $d"; done; fi; true`;
+}
+
+/**
+ * Exits 0 when these Nodes are Ready (asked with the admin credentials of the control-plane node it runs on). A gate
+ * before a control-plane node is drained: the drain's guard refuses while another control-plane node is NotReady,
+ * and right after the node before it was upgraded that can be for a few seconds (seen on the lab under load: m03
+ * NotReady just after its kubeadm upgrade node, and the whole run failed at m01's drain).
+ */
+export function nodesReady(nodes: readonly string[]): RemoteCommand {
+  return sh`${KUBECTL} wait --for=condition=Ready ${nodes.map((n) => `node/${n}`)} --timeout=10s >/dev/null`;
 }

@@ -16,7 +16,6 @@
  * that only asks), so a re-run, or a resumed run, converges. The order keeps the skew policy: no kubelet is
  * upgraded before every API server is (`skewAlongPlan` walks the plan to prove it).
  */
-import { haproxyServerNames, HAPROXY_BACKEND } from '../generate/haproxy';
 import { hostsWithRole, type HostSpec, type Inventory } from '../inventory/types';
 import { aptSourceSteps, keyringInstalled } from '../phases/aptSources';
 import { votingMemberHealthy } from '../phases/bringUp';
@@ -24,12 +23,12 @@ import { all, sameContent, sourcesOffer } from '../phases/checks';
 import type { PhasePlan, Plan, RunValues, Step } from '../plan/types';
 import { and, raw, sh } from '../ssh/command';
 import {
-  addonsAtTarget, clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeAddons, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
-  ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, staticPodsAtTarget, upgradePackages,
+  addonsAtTarget, apiServerSettledAfterKubelet, KUBELET_FIRST_SYNC_SECONDS, clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeAddons, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
+  nodesReady, ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, staticPodsAtTarget, upgradePackages,
 } from './commands';
-import { serverIs, serverIsOut, setServerState, takeServerOut } from '../nodes/commands';
 import { waitForKubeadmToExit } from '../phases/interrupted';
-import { GATE_RERUN, othersUpGate } from '../nodes/haproxyGates';
+import { balancersIn as sharedBalancersIn, balancersOut as sharedBalancersOut, GATE_RERUN, type MakeBalancerStep } from '../nodes/haproxyGates';
+import { memberFollowsCommand } from '../certs/renewPlan';
 import type { TargetSource } from './packageSource';
 import { formatVersion, minorOf, type KubeVersion, type VersionChange } from './versions';
 
@@ -45,6 +44,11 @@ export interface UpgradeHooks {
   uncordon: (node: string, signal?: AbortSignal) => Promise<void>;
   /** Whether the drain evicts pods with emptyDir volumes (their data is lost); otherwise they stop it. */
   drainDeletesEmptyDirData?: boolean;
+  /**
+   * When `host`'s etcd member leads, hands the leadership to another healthy voting member (preferring one not in
+   * `upcoming`) and waits until it leads: the renewal's way (engine/renew.ts). Absent: no such step.
+   */
+  moveEtcdLeader?: (host: string, upcoming: readonly string[], signal?: AbortSignal) => Promise<void>;
 }
 
 export interface UpgradePlanInput {
@@ -127,37 +131,22 @@ function noKubeadmRunning(host: HostSpec): Step {
   });
 }
 
-/** HAProxy's server for each control-plane node (the generator's names). */
-function serverOf(inv: Inventory, node: string): string {
-  return haproxyServerNames(inv).find((s) => s.host === node)!.server;
+/**
+ * `host`'s API server out of HAProxy on every balancer, and back once it answers /readyz itself at the target (the
+ * shared steps of nodes/haproxyGates.ts). `occasion` keeps the keys of the two restarts apart (kubeadm's and the
+ * kubelet's); `skip` says when the node needs no restart at all.
+ */
+function balancerStep(occasion: '' | 'kubelet-', host: HostSpec): MakeBalancerStep {
+  return (b, key, rest) => step(b, `haproxy-${key}-${occasion}${host.name}`, rest);
 }
 
-/**
- * `host`'s API server out of HAProxy on every balancer: every balancer's gate (the other servers UP) before any
- * maint, so a stop at one never leaves this node out of another. `occasion` keeps the keys of the two restarts
- * apart (kubeadm's and the kubelet's); `skip` says when the node needs no restart at all.
- */
 function balancersOut(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', skip: (values: RunValues) => boolean): Step[] {
-  const server = serverOf(inv, host.name);
-  const balancers = hostsWithRole(inv, 'loadbalancer');
-  const others = hostsWithRole(inv, 'control-plane').filter((h) => h.name !== host.name).map((h) => serverOf(inv, h.name));
-  const gates = (others.length ? balancers : []).map((b) => step(b.name, `haproxy-others-up-${occasion}${host.name}`, { ...othersUpGate(host.name, server, others), skipWhen: skip }));
   const restart = occasion ? 'its kubelet restarts (the new kubelet restarts the static pods\' containers)' : 'kubeadm restarts it';
-  return [...gates, ...balancers.map((b) => step(b.name, `haproxy-maint-${occasion}${host.name}`, {
-    title: `HAProxy: ${server} in maintenance and its open connections closed (no request through the VIP reaches ${host.name}'s API server while ${restart})`,
-    about: host.name,
-    why: 'A client through the VIP must never be sent to an API server that is stopping or not ready yet; maintenance stops new connections, and a keep-alive connection opened earlier must move too (seen on the lab: connection resets during the first node\'s apply, and during a control-plane kubelet\'s restart).',
-    rerun: 'skipped when the node needs no restart; otherwise its effect is undone by the ready step after the restart',
-    skipWhen: skip,
-    run: takeServerOut(HAPROXY_BACKEND, server),
-    verify: serverIsOut(HAPROXY_BACKEND, server),
-    verifyTimeoutMs: 20_000,
-  }))];
+  return sharedBalancersOut(inv, host, { step: balancerStep(occasion, host), restart, skipWhen: skip });
 }
 
 /** `host`'s API server back in HAProxy on every balancer once it answers /readyz itself (asked at its address). */
 function balancersIn(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', target: KubeVersion): Step[] {
-  const server = serverOf(inv, host.name);
   const v = formatVersion(target);
   return [
     step(host.name, `own-readyz${occasion ? '-kubelet' : ''}`, {
@@ -166,18 +155,32 @@ function balancersIn(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', 
       verify: ownApiServerReady(host.address, target),
       verifyTimeoutMs: 5 * 60_000,
     }),
-    ...hostsWithRole(inv, 'loadbalancer').map((b) => step(b.name, `haproxy-ready-${occasion}${host.name}`, {
-      title: `HAProxy: ${server} ready again, and UP by its /readyz check`,
-      about: host.name,
-      check: serverIs(HAPROXY_BACKEND, server, 'UP'),
-      run: setServerState(HAPROXY_BACKEND, server, 'ready'),
-      verify: serverIs(HAPROXY_BACKEND, server, 'UP'),
-      verifyTimeoutMs: 2 * 60_000,
-    })),
+    ...sharedBalancersIn(inv, host, { step: balancerStep(occasion, host) }),
   ];
 }
 
-function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target: KubeVersion, ignore: readonly string[]): PhasePlan {
+/**
+ * Before something restarts `host`'s etcd member (kubeadm's etcd phase, or the new kubelet restarting the static pods):
+ * when it leads, the leadership goes to another member first. A leader that restarts leaves etcd without one until an
+ * election, and every API server's requests wait on it meanwhile (seen on the lab: requests through the VIP timing out
+ * while a control-plane kubelet restarted); a handed-over leadership takes no election.
+ */
+function leaderAway(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', skip: (values: RunValues) => boolean, hooks: UpgradeHooks): Step[] {
+  const move = hooks.moveEtcdLeader;
+  if (!move) return [];
+  const cps = hostsWithRole(inv, 'control-plane').map((h) => h.name);
+  const upcoming = cps.slice(cps.indexOf(host.name) + 1);
+  return [step(host.name, `etcd-leader-away-${occasion}${host.name}`, {
+    title: `etcd: when ${host.name}'s member leads, the leadership handed to another healthy voting member before its etcd restarts`,
+    why: 'A leader that restarts leaves etcd without one until an election, and every API server\'s requests wait on it; a handed-over leadership takes none.',
+    skipWhen: skip,
+    check: memberFollowsCommand(),
+    planDisplay: 'when this member leads: etcdctl move-leader <a healthy voting member, preferably one upgraded already>, then wait until it answers as the leader',
+    action: (_v, signal) => move(host.name, upcoming, signal),
+  })];
+}
+
+function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target: KubeVersion, ignore: readonly string[], hooks: UpgradeHooks): PhasePlan {
   const first = hostsWithRole(inv, 'control-plane')[0]!;
   const v = formatVersion(target);
   // On the first node, `upgrade apply` is done only when its cluster-wide phases are too, not just its manifests.
@@ -213,6 +216,7 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
     }));
   }
   steps.push(...balancersOut(inv, host, '', skipAtTarget(host.name)));
+  steps.push(...leaderAway(inv, host, '', skipAtTarget(host.name), hooks));
   steps.push(step(host.name, 'kubeadm-upgrade', {
     title: index === 0 ? `kubeadm upgrade apply ${v}` : 'kubeadm upgrade node',
     why: index === 0 ? 'Upgrades this node\'s static pods, the cluster\'s configuration and the CoreDNS and kube-proxy add-ons.' : 'Upgrades this node\'s static pods to the version the first node set in the cluster\'s configuration.',
@@ -272,6 +276,19 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
       timeoutMs: 10 * 60_000,
     }));
   }
+  if (!worker) {
+    // The drain's guard refuses while another control-plane node is NotReady: wait for a transient one first.
+    const cps = hostsWithRole(inv, 'control-plane').map((h) => h.name);
+    steps.push(step(hostsWithRole(inv, 'control-plane')[0]!.name, `control-plane-ready-before-${host.name}`, {
+      title: `Every control-plane Node is Ready before ${host.name} is drained`,
+      about: host.name,
+      why: 'Draining a control-plane node takes one of them away; with another not Ready the drain refuses, and that can last seconds right after the node before it was upgraded.',
+      rerun: GATE,
+      skipWhen: skipWhenYes(kubeletAtTargetKey(host.name)),
+      verify: nodesReady(cps),
+      verifyTimeoutMs: 3 * 60_000,
+    }));
+  }
   steps.push(
     step(host.name, 'drain', {
       title: `Drain ${host.name} (PodDisruptionBudgets honoured, ${drainSeconds} s at most)`,
@@ -289,7 +306,7 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
   );
   // A control-plane node's new kubelet restarts its static pods' containers, the API server's too (a request
   // through the VIP failed there on the lab): the node is out of HAProxy around it, as around kubeadm's restart.
-  if (!worker) steps.push(...balancersOut(inv, host, 'kubelet-', skipWhenYes(kubeletAtTargetKey(host.name))));
+  if (!worker) steps.push(...balancersOut(inv, host, 'kubelet-', skipWhenYes(kubeletAtTargetKey(host.name))), ...leaderAway(inv, host, 'kubelet-', skipWhenYes(kubeletAtTargetKey(host.name)), hooks));
   steps.push(
     step(host.name, 'kubelet-restart', {
       title: `systemctl daemon-reload, restart kubelet; the Node is Ready at ${v}`,
@@ -299,7 +316,17 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
       verifyTimeoutMs: 3 * 60_000,
     }),
   );
-  if (!worker) steps.push(...balancersIn(inv, host, 'kubelet-', target));
+  if (!worker) {
+    steps.push(step(host.name, 'apiserver-settled-kubelet', {
+      title: `${host.name}'s API server is the one the new kubelet keeps (restarted after it, or kept for ${KUBELET_FIRST_SYNC_SECONDS} s)`,
+      why: 'The new kubelet restarts the static pods\' containers a few seconds after it starts: until then the API server that answers is the old one about to stop, and a node put back into HAProxy then would send clients to its next API server before that one can authorise them (a 403 seen by a client through the VIP).',
+      rerun: GATE,
+      skipWhen: skipWhenYes(kubeletAtTargetKey(host.name)),
+      verify: apiServerSettledAfterKubelet(),
+      verifyTimeoutMs: 3 * 60_000,
+    }));
+    steps.push(...balancersIn(inv, host, 'kubelet-', target));
+  }
   steps.push(
     step(host.name, 'uncordon', {
       title: `Uncordon ${host.name}`,
@@ -322,7 +349,7 @@ export function buildUpgradePlan(input: UpgradePlanInput, hooks: UpgradeHooks): 
   const drainSeconds = input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS;
   const ignore = inv.cluster.ignorePreflightErrors ?? [];
   const phases: PhasePlan[] = [snapshotPhase(cps[0]!, target, hooks), packageSourcePhase([...cps, ...workers], target, input.source)];
-  cps.forEach((h, i) => phases.push(controlPlanePhase(inv, h, i, target, ignore)));
+  cps.forEach((h, i) => phases.push(controlPlanePhase(inv, h, i, target, ignore, hooks)));
   for (const h of cps) {
     phases.push({ phase: 'upgrade', title: `Upgrade the kubelet on ${h.name}`, order: 'serial', warnings: [], steps: kubeletSteps(inv, h, false, target, hooks, ignore, drainSeconds) });
   }

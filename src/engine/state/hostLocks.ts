@@ -110,3 +110,16 @@ export function processStart(pid: number): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The hosts of `hosts` that a live run holds now (its lock file's process is alive): what an operation that must not
+ * run beside another (an upgrade, a renewal, a restore) asks before it starts, instead of failing at its first step.
+ */
+export async function heldLocks(dir: string, hosts: readonly string[]): Promise<{ host: string; owner: LockOwner }[]> {
+  const out: { host: string; owner: LockOwner }[] = [];
+  for (const host of hosts) {
+    const owner = await readOwner(join(dir, `${encodeURIComponent(host)}.lock`));
+    if (owner && isAlive(owner)) out.push({ host, owner });
+  }
+  return out;
+}

@@ -5,7 +5,36 @@
  * front-end's: a password box in the editor, a no-echo prompt on a terminal (see cli/terminalUi.ts for when
  * the command line answers "none" without asking).
  */
+import { sh, sudo } from '../../core/ssh/command';
+import { describeSudoFailure } from '../../core/ssh/failures';
+import { ANY_EXIT_CODE, type SshTransport } from '../../core/ssh/transport';
+import { errorMessage } from '../../core/errors';
 import type { Ui } from './ui';
+
+/** Tries a sudo password; the reason it was refused (hosts named), or undefined when every host took it. */
+export type SudoPasswordCheck = (password: string) => Promise<string | undefined>;
+
+/**
+ * The password tried on each host before anything runs: `sudo -S -k true`, the password only on sudo's stdin. A wrong
+ * one is said at once (and asked again) instead of failing the run's first step.
+ */
+export function sudoPasswordCheck(ssh: SshTransport, sudoHosts: ReadonlyMap<string, string>): SudoPasswordCheck {
+  return async (password) => {
+    const refused = await Promise.all(
+      [...sudoHosts].map(async ([host, user]) => {
+        try {
+          const r = await ssh.exec(host, sudo(sh`true`, { password }), { okCodes: [...ANY_EXIT_CODE], timeoutMs: 20_000 });
+          const f = describeSudoFailure({ user, host, code: r.code, stderr: r.stderr, withPassword: true });
+          return f ? `${host}: ${f.cause} — ${f.fix}` : undefined;
+        } catch (e) {
+          return `${host}: sudo could not be tried (${errorMessage(e)})`;
+        }
+      }),
+    );
+    const bad = refused.filter((r): r is string => r !== undefined);
+    return bad.length ? `The sudo password did not work: ${bad.join('; ')}` : undefined;
+  };
+}
 
 /** `host → user` for the hosts reached as a user other than root; a host whose user cannot be told is left to its first command. */
 export function nonRootHosts(hosts: Iterable<string>, loginUser: (host: string) => string): Map<string, string> {
@@ -22,17 +51,26 @@ export function nonRootHosts(hosts: Iterable<string>, loginUser: (host: string) 
   return out;
 }
 
-/** The password (undefined: none, sudo -n) or `cancelled` when the user backed out. */
-export async function askSudoPassword(ui: Ui, sudoHosts: Map<string, string>): Promise<{ password: string | undefined } | 'cancelled'> {
+/**
+ * The password (undefined: none, sudo -n) or `cancelled` when the user backed out. With `check`, a password the hosts
+ * refuse is said and asked again (three tries, like sudo).
+ */
+export async function askSudoPassword(ui: Ui, sudoHosts: Map<string, string>, check?: SudoPasswordCheck): Promise<{ password: string | undefined } | 'cancelled'> {
   if (!sudoHosts.size) return { password: undefined };
   const users = [...new Set(sudoHosts.values())].join(', ');
   const hosts = [...sudoHosts.keys()];
-  const answer = await ui.secret({
-    kind: 'sudo-password',
-    hosts: sudoHosts,
-    title: `sudo password for ${users}`,
-    prompt: `${hosts.length === 1 ? hosts[0] : `${hosts.length} hosts (${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', …' : ''})`} ${hosts.length === 1 ? 'is' : 'are'} reached as ${users}: every step runs through sudo. Leave empty when sudo needs no password there.`,
-  });
-  if (answer === undefined) return 'cancelled';
-  return { password: answer === '' ? undefined : answer };
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const answer = await ui.secret({
+      kind: 'sudo-password',
+      hosts: sudoHosts,
+      title: `sudo password for ${users}`,
+      prompt: `${hosts.length === 1 ? hosts[0] : `${hosts.length} hosts (${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', …' : ''})`} ${hosts.length === 1 ? 'is' : 'are'} reached as ${users}: every step runs through sudo. Leave empty when sudo needs no password there.`,
+    });
+    if (answer === undefined) return 'cancelled';
+    if (answer === '' || !check) return { password: answer === '' ? undefined : answer };
+    const refused = await check(answer);
+    if (!refused) return { password: answer };
+    await ui.message('error', refused);
+  }
+  return 'cancelled';
 }

@@ -19,12 +19,16 @@ import { adviceLines } from '../advice';
 import { hostsNeedingSudo, sudoUnlessRoot } from '../become';
 import { executePlan, openLedger, type ExecuteResult } from '../bringUp';
 import { ensureStateFolder } from '../stateFolder';
-import { askSudoPassword } from './become';
+import { askSudoPassword, sudoPasswordCheck } from './become';
+import { preflightStep } from './preflightStep';
 import type { Ui } from './ui';
 import { errorMessage } from '../../core/errors';
 
 export const RESUME = 'Resume';
 export const START_OVER = 'Start over';
+export const OPEN_RUN_LOG = 'Open Run Log';
+/** Offered instead of Resume when the run could not reach a host: a resume would stop at the same place. */
+export const RUN_PREFLIGHT = 'Run Preflight';
 
 export interface PlanRunInput {
   inventory: Inventory;
@@ -51,6 +55,8 @@ export interface PlanRunInput {
   password?: (password: string | undefined) => void;
   /** Told where the run's log is as soon as it opens (the editor links it in its log channel). */
   onLog?: (path: string) => void;
+  /** Given, once the run's narration opens, a way for the plan's in-process gates to narrate into it (and its log). */
+  onNarration?: (say: (line: string, host?: string) => void) => void;
 }
 
 export type PlanRunOutcome = { kind: 'cancelled' | 'not-confirmed' } | { kind: 'ran'; result: ExecuteResult; logPath: string };
@@ -58,7 +64,8 @@ export type PlanRunOutcome = { kind: 'cancelled' | 'not-confirmed' } | { kind: '
 export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<PlanRunOutcome> {
   const { plan, inventory: inv } = input;
   await ui.show(input.planDocument, renderPlan(plan));
-  const sudo = await askSudoPassword(ui, hostsNeedingSudo(plan, (h) => input.ssh.loginUser(h)));
+  const sudoHosts = hostsNeedingSudo(plan, (h) => input.ssh.loginUser(h));
+  const sudo = await askSudoPassword(ui, sudoHosts, sudoPasswordCheck(input.ssh, sudoHosts));
   if (sudo === 'cancelled') return { kind: 'cancelled' };
   const state = { stateDir: input.stateDir, command: input.command, resume: !input.fresh };
   await ensureStateFolder(state.stateDir);
@@ -85,6 +92,7 @@ export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<Plan
   const log = await RunLogFile.open(ledger.file.replace(/\.json$/, '.log'), resumed);
   output.addSink(log.sink);
   input.onLog?.(log.path);
+  input.onNarration?.((line, host) => output.message(line, host));
   const abort = new AbortController();
   const cancel = (): void => {
     if (!abort.signal.aborted) output.message('cancelling: stopping the remote commands…', undefined, 'error');
@@ -142,17 +150,48 @@ export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<Plan
   const advice = result.advice ? adviceLines(result.advice, input.again.resume, input.again.startOver) : [];
   for (const line of advice) output.message(line, undefined, result.advice?.repeated ? 'error' : 'info');
   output.message(`run log ${log.path}`);
-  view.finish(`${result.cancelled ? 'cancelled' : 'failed'} at ${where}; run the command again to resume${result.advice?.repeated ? ' — it failed the same way last time: choose "Start over"' : ', or choose "Start over"'}`, false);
-  await log.close();
-  const openLog = 'Open Run Log';
-  const choice = await ui.message(
-    'error',
-    // The step's error carries its last stderr lines: redacted like the narration (a token or password it echoed).
-    output.redactor.redact(result.cancelled ? `${input.title} cancelled at ${where}.` : `${input.title} failed at ${where}: ${result.failed?.error ?? ''}. ${advice.join(' ')}`),
-    { actions: [...(result.advice?.repeated ? [] : [RESUME]), START_OVER, openLog] },
+  const unreachable = Boolean(result.advice?.unreachable);
+  view.finish(
+    unreachable
+      ? `failed at ${where}: ${result.failed?.step.host} could not be reached; run the preflight, fix what it names, then run again`
+      : `${result.cancelled ? 'cancelled' : 'failed'} at ${where}; run the command again to resume${result.advice?.repeated ? ' — it failed the same way last time: choose "Start over"' : ', or choose "Start over"'}`,
+    false,
   );
-  if (choice === openLog) await ui.openFile(log.path);
+  await log.close();
+  // A short cause and the way on; the command and its whole output are in the run terminal and the run log.
+  const choice = await ui.message('error', output.redactor.redact(failureMessage(input.title, where, result)), {
+    actions: unreachable ? [RUN_PREFLIGHT, OPEN_RUN_LOG] : [...(result.advice?.repeated ? [] : [RESUME]), START_OVER, OPEN_RUN_LOG],
+  });
+  if (choice === OPEN_RUN_LOG) await ui.openFile(log.path);
+  if (choice === RUN_PREFLIGHT) {
+    const hosts = [...new Set(plan.phases.flatMap((p) => p.steps.map((x) => x.host)))];
+    const pre = await preflightStep(ui, { ssh: input.ssh, inventory: inv, operation: input.title, hosts, sudoPasswordAsked: true });
+    // Every host passes now: the run's question again (it resumes where this one stopped).
+    if (pre.ok) return planRunWorkflow(ui, input);
+  }
   // Asked again (the plan and the approval), with the run this one left or without it.
   if (choice === RESUME || choice === START_OVER) return planRunWorkflow(ui, { ...input, fresh: choice === START_OVER });
   return { kind: 'ran', result, logPath: log.path };
+}
+
+/** What the step's host said last: the error's words after the command (`… exited 1: E: Unable to locate package`). */
+function lastWords(error: string): string | undefined {
+  const m = /` (?:exited \d+|was killed by SIG\w+): (.+)$/s.exec(error);
+  const said = m?.[1]?.trim().split('\n').pop();
+  return said ? (said.length > 160 ? `${said.slice(0, 160)}…` : said) : undefined;
+}
+
+/** The failure's one message: where, the likely cause in plain words, the next step — never the command's text. */
+export function failureMessage(title: string, where: string, result: ExecuteResult): string {
+  const a = result.advice;
+  if (result.cancelled) return `${title} cancelled at ${where}.`;
+  if (a?.unreachable) return `${title} stopped at ${where}: ${a.cause}. Resuming would stop at the same place: run the preflight, fix what it names, then run again.`;
+  const said = result.failed ? lastWords(result.failed.error) : undefined;
+  const known = a?.cause && !/for a reason its output gives/.test(a.cause);
+  return [
+    `${title} failed at ${where}${said ? ` (it said: ${said})` : ''}.`,
+    known ? `Likely cause: ${a!.cause}.` : 'Its whole output is in the run log.',
+    a?.fix ? `What to do: ${a.fix}.` : '',
+    a?.repeated ? 'It failed the same way last time: a resume would too — start over.' : '',
+  ].filter(Boolean).join(' ');
 }

@@ -5,6 +5,7 @@
  * tests with a script of answers (test/support/scriptedUi.ts). A workflow asks through this and nothing
  * else, so both front-ends ask the same questions at the same moments.
  */
+import type { PreflightReport, UnknownHostKey } from '../../core/preflight/model';
 import type { RunOutput } from '../../core/ssh/runLog';
 
 export interface PickItem<T> {
@@ -62,6 +63,13 @@ export interface RunView {
 
 export type Level = 'info' | 'warning' | 'error';
 
+/** The unknown host keys the user accepted in the review (none by default), and whether to remember them. */
+export interface HostKeyReview {
+  accepted: readonly UnknownHostKey[];
+  /** Written (hashed) to the own known_hosts file; otherwise accepted for this session only. */
+  remember: boolean;
+}
+
 /** A progress message; `increment` (percent of the whole) advances a bar where there is one. */
 export type ProgressReport = (message: string | undefined, increment?: number) => void;
 
@@ -93,4 +101,12 @@ export interface Ui {
   openRun(name: string, output: RunOutput, onCancel: () => void, options?: { summarise?: boolean }): RunView;
   /** Opens a file we wrote (a run log). */
   openFile(path: string): Promise<void>;
+  /**
+   * The unknown host keys of every host in scope, shown together (host, address, type, fingerprint, how to read it on
+   * the host); each accepted only by the user's explicit choice, never by default. A front-end that cannot ask (the
+   * command line) accepts none: its way is --accept-new-host-key.
+   */
+  reviewHostKeys(keys: readonly UnknownHostKey[]): Promise<HostKeyReview>;
+  /** The preflight's table (a panel in the editor, a table on a terminal); `refused`: the operation it stopped. */
+  showPreflight(report: PreflightReport, options?: { refused?: string }): Promise<void>;
 }

@@ -78,7 +78,9 @@ test('the plan: send to every member → stop everywhere → restore each member
   const restore = p.plan.phases[2]!.steps[1]!;
   const cmd = (restore.run as { display: string }).display;
   assert.match(cmd, /echo "\$1  snapshot\.db" \| sha256sum -c --status - \|\| \{ echo "snapshot\.db on this node is not the snapshot sent/, 'checked on the node before use');
-  assert.match(cmd, /etcdutl snapshot restore snapshot\.db --name "\$3" --initial-cluster "\$4" --initial-advertise-peer-urls "\$5" --initial-cluster-token "\$6" --data-dir "\$new" \$bump/);
+  // etcdutl: the host's, else copied out of the cluster's own etcd image (nothing for the user to install)
+  assert.match(cmd, /if command -v etcdutl >\/dev\/null 2>&1; then etcdutl=etcdutl;[^]*ctr -n k8s\.io images mount "\$img" "\$mnt"[^]*cp "\$mnt\/usr\/local\/bin\/etcdutl"/);
+  assert.match(cmd, /"\$etcdutl" snapshot restore snapshot\.db --name "\$3" --initial-cluster "\$4" --initial-advertise-peer-urls "\$5" --initial-cluster-token "\$6" --data-dir "\$new" \$bump/);
   assert.match(cmd, /--bump-revision 1000000000 --mark-compacted/);
   assert.match(cmd, / kw [0-9a-f]{64} 20261130130000 m02 m01=https:\/\/10\.3\.60\.51:2380,m02=https:\/\/10\.3\.60\.52:2380,m03=https:\/\/10\.3\.60\.53:2380 https:\/\/10\.3\.60\.52:2380 kw-restore-20261130130000$/);
   assert.match(cmd, /mv "\$d" "\$d\.kw-before-restore-\$2"/, 'the old data dir is kept aside');

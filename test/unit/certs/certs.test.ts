@@ -114,12 +114,12 @@ test('a leaf not signed by its CA, and a missing required file, are errors', () 
   assert.match(h.entries.find((e) => e.id === 'scheduler.conf')!.problems[0]!.message, /no certificate/);
 });
 
-test('a worker: only the kubelet, with rotation off noted', () => {
+test('a worker: only the kubelet, with rotation off a warning', () => {
   const fx = new PkiFixture({ address: w01.address, controlPlane: false, rotate: false });
   const h = assessHost(inv, w01, readFixture(fx, false).raw, issued(fx));
   assert.deepEqual(h.entries.map((e) => e.id), ['kubelet-client']);
   assert.equal(h.kubeletRotates, false);
-  assert.match(h.entries[0]!.notes.join(), /will not renew/);
+  assert.match(h.entries[0]!.problems.map((p) => `${p.severity}: ${p.message}`).join(), /warning: rotateCertificates is false .*will not renew it/);
 });
 
 test('served vs on disk: a node serving an older certificate is "renewed on disk but not restarted"', () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { restartComponentCommand, type ControlPlaneComponent } from '../../../src/core/certs/renewPlan';
+import { killApiServerOnceClosed, restartComponentCommand, type ControlPlaneComponent } from '../../../src/core/certs/renewPlan';
 import { tempDir } from '../../tempDir';
 
 /** How long the stand-in's graceful stop of an API server hangs when nothing kills it (the real one: 20 s). */
@@ -160,4 +160,23 @@ test('kube-apiserver: no early kill unless its own listener was seen to close', 
   noSs.put('running', 'api1\n');
   assert.equal(noSs.run('kube-apiserver', { ss: false }).code, 0);
   assert.deepEqual(noSs.stops(), ['--timeout 60s stop --timeout 20 api1'], 'without ss on the node: no kill');
+});
+
+test('beside kubeadm\'s manifest phase: the stopping API server is killed 2 s after it closed its listener, and only then', () => {
+  const n = node();
+  n.put('running', 'api1\n');
+  // Listening for the first check and four more polls, then closed (the kubelet's SIGTERM).
+  n.put('listening', 'x\nx\nx\nx\nx\n');
+  const t0 = Date.now();
+  const r = spawnSync('/bin/sh', ['-c', killApiServerOnceClosed().text], { env: { ...process.env, PATH: `${join(n.dir, 'bin')}:${process.env.PATH}` }, encoding: 'utf8' });
+  const seconds = (Date.now() - t0) / 1000;
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(n.stops(), ['--timeout 60s stop --timeout 0 api1']);
+  assert.ok(seconds >= 2 && seconds < 2 + 5, `killed 2 s after the close (${seconds} s)`);
+  // A manifest that did not change: the API server keeps listening, nothing is killed before the caller stops the watcher.
+  n.reset();
+  n.put('listening', 'x\n'.repeat(500));
+  const w = spawnSync('/bin/sh', ['-c', `${killApiServerOnceClosed().text} & w=$!; sleep 1.5; kill $w; wait $w; true`], { env: { ...process.env, PATH: `${join(n.dir, 'bin')}:${process.env.PATH}` }, encoding: 'utf8' });
+  assert.equal(w.status, 0);
+  assert.deepEqual(n.stops(), []);
 });

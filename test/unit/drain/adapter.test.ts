@@ -16,6 +16,7 @@ test('eviction answers: 201/200 accepted, 404 gone, 429 retried with the API mes
   assert.deepEqual(evictionResult(429, JSON.stringify({ message: "Cannot evict pod as it would violate the pod's disruption budget.", reason: 'TooManyRequests', details: { causes: [{ reason: 'DisruptionBudget', message: 'The disruption budget web needs 1 healthy pods and has 1 currently' }] }, code: 429 })), {
     kind: 'too-many-requests',
     message: "Cannot evict pod as it would violate the pod's disruption budget.",
+    budget: 'web',
   });
   const terminating = JSON.stringify({ message: 'pods "web-0" is forbidden: unable to create new content in namespace term because it is being terminated', reason: 'Forbidden', details: { causes: [{ reason: 'NamespaceTerminating', message: 'namespace term is being terminated', field: 'metadata.namespace' }] }, code: 403 });
   assert.equal(evictionResult(403, terminating).kind, 'namespace-terminating');

@@ -78,6 +78,34 @@ test('429 from a PodDisruptionBudget is retried every 5 s until accepted, then w
   assert.deepEqual(events, ['evicting', 'retry', 'evicting', 'retry', 'evicting', 'waiting', 'gone']);
 });
 
+test('a 429 naming its budget is retried as soon as that budget allows a disruption, not a whole 5 s later', async () => {
+  const c = clock();
+  const answers: EvictionResult[] = [{ kind: 'too-many-requests', message: 'Cannot evict pod as it would violate the pod\'s disruption budget.', budget: 'web' }, { kind: 'accepted' }];
+  const reads: number[] = [];
+  const client: EvictionClient = {
+    evict: async () => answers.shift()!,
+    getPod: async () => undefined,
+    // The replacement of the pod evicted before turns Ready 1.2 s into the wait: the budget allows one disruption.
+    budgetAllows: async (ns, name) => (reads.push(c.now()), assert.equal(`${ns}/${name}`, 'default/web'), c.now() >= 1200),
+  };
+  const events: string[] = [];
+  const out = await evictPods([pod('web-1', { controller: rs })], client, { timeoutMs: 60_000, ...c, onEvent: (e) => events.push(e.type) });
+  assert.equal(out.evicted.length, 1);
+  assert.deepEqual(reads, [500, 1000, 1500], 'the budget read every half second while the retry waits');
+  assert.equal(c.now(), 1500, 'retried at the first read that allowed it');
+  assert.deepEqual(events, ['evicting', 'retry', 'evicting', 'waiting', 'gone']);
+});
+
+test('a budget that does not allow it, or cannot be read, leaves the retry at 5 s', async () => {
+  for (const allows of [async () => false, async () => undefined, async () => { throw new Error('403'); }]) {
+    const c = clock();
+    const answers: EvictionResult[] = [{ kind: 'too-many-requests', message: 'pdb', budget: 'web' }, { kind: 'accepted' }];
+    const client: EvictionClient = { evict: async () => answers.shift()!, getPod: async () => undefined, budgetAllows: allows };
+    await evictPods([pod('web-1', { controller: rs })], client, { timeoutMs: 60_000, ...c });
+    assert.equal(c.now(), 5000);
+  }
+});
+
 test('a PDB that never allows the eviction fails at the finite timeout, naming the pod', async () => {
   const c = clock();
   const client: EvictionClient = { evict: async () => ({ kind: 'too-many-requests', message: 'pdb' }), getPod: async () => ({ uid: 'x' }) };

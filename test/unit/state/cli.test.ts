@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from './builtCli';
 import { tempDir } from '../../tempDir';
@@ -16,6 +16,7 @@ import { phaseConfigs } from '../../../src/engine/inputs';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import { keygen } from '../ssh/keys';
 import { startSshd } from '../ssh/sshd';
+import { createTestUser } from '../ssh/sudoUser';
 
 const EXAMPLE = readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8');
 
@@ -38,15 +39,31 @@ function mkfifo(path: string): void {
 }
 
 test('up --yes does not resume an unfinished run planted in the state folder, and never appends to its log through a link', async () => {
-  const w = workspace();
-  const home = tempDir('kw-state-home-');
-  const env = { HOME: home, XDG_STATE_HOME: join(home, 'state') };
+  // Every host is one real sshd on loopback that passes the preflight (up refuses before its question otherwise) and
+  // runs nothing else: a step's command fails there, so a run of our own is left unfinished, as a resume needs.
+  const dir = tempDir('kw-state-resume-');
+  const key = keygen(dir, 'id_ed25519');
+  const sshd = await startSshd(dir, 'hosts', { authorizedKeys: [key.pub], extra: ['ForceCommand test "$SSH_ORIGINAL_COMMAND" = true'] });
+  try {
+    const w = workspace(LOOPBACK.replace('port: 1', `port: ${sshd.port}`).replace('~/.ssh/id_ed25519', key.path));
+    const names = ['127.0.0.1', ...[...LOOPBACK.matchAll(/name: ([\w-]+), address: ([\d.]+)/g)].flatMap((m) => [m[1]!, m[2]!])];
+    writeFileSync(w.sshArgs[3]!, `${names.map((n) => `[${n}]:${sshd.port}`).join(',')} ${sshd.hostKey.pub}\n`);
+    const home = tempDir('kw-state-home-');
+    const env = { HOME: home, XDG_STATE_HOME: join(home, 'state'), SSH_AUTH_SOCK: '' };
+    await plantedRunNotResumed(w, env);
+  } finally {
+    await sshd.stop();
+  }
+});
+
+async function plantedRunNotResumed(w: ReturnType<typeof workspace>, env: Record<string, string>): Promise<void> {
   const up = ['up', '--yes', '--phases', 'loadbalancer', '--inventory', w.inventory, ...w.sshArgs];
-  // A first run of our own (its hosts do not answer): its ledger gives the plan's fingerprint.
+  // A first run of our own (its first step fails on the host): its ledger gives the plan's fingerprint.
   const first = await runCli(up, { env, timeoutMs: 120_000 });
   assert.equal(first.code, 1, first.err + first.out);
   const runs = join(w.dir, '.kubeadm-workbench', 'runs');
-  const ours = readdirSync(runs).find((n) => n.endsWith('-up.json'))!;
+  const ours = existsSync(runs) ? readdirSync(runs).find((n) => n.endsWith('-up.json')) : undefined;
+  assert.ok(ours, `the preflight passed and a run was left unfinished: ${first.err}`);
   const fingerprint = (JSON.parse(readFileSync(join(runs, ours), 'utf8')) as { fingerprint: string }).fingerprint;
 
   // What a repository can bring: a newer unfinished run of the same plan, its log a link to a file outside.
@@ -63,7 +80,7 @@ test('up --yes does not resume an unfinished run planted in the state folder, an
   assert.match(all, new RegExp(`resuming run ${ours.replace(/\.json$/, '')}`), 'the run this user made here is the one resumed');
   assert.equal(readFileSync(outside, 'utf8'), 'untouched\n', 'nothing was written through the planted log link');
   assert.ok(lstatSync(join(runs, `${planted}.log`)).isSymbolicLink());
-});
+}
 
 test('a FIFO as the inventory, the CNI manifest or restore --from is refused at once; nothing hangs', async () => {
   const fifoInventory = join(tempDir('kw-state-fifo-'), 'inventory.yaml');
@@ -200,8 +217,13 @@ test('generate writes the kubeadm-config.yaml the plan uploads (kubeadmExtraConf
 test('ssh-check: what a host prints cannot retitle the terminal or overwrite our lines (a real sshd whose command prints escape sequences)', async () => {
   const dir = tempDir('kw-state-sshd-');
   const key = keygen(dir, 'id_ed25519');
-  // The host's answer to `uname -n`: an OSC title, a line erase and a carriage return, then a forged verdict.
-  const sshd = await startSshd(dir, 'm01', { authorizedKeys: [key.pub], listen: '127.0.0.31', extra: ["ForceCommand printf '\\033]0;pwned\\007\\033[2K\\rall hosts OK\\n'"] });
+  // The preflight's sudo check as a user who is not root reads what the host answers; it answers an OSC title, a line
+  // erase and a carriage return, then a forged verdict (and fails: the cause quotes its last line).
+  const user = createTestUser(dir, { sudo: 'none' });
+  const sshd = await startSshd(dir, 'm01', { authorizedKeys: [key.pub], listen: '127.0.0.31', extra: ["ForceCommand printf '\\033]0;pwned\\007\\033[2K\\rall hosts OK\\n' >&2; exit 1"] });
+  // sshd reads authorized_keys as the user logging in: that user must be able to reach it.
+  for (const d of [dir, sshd.dir]) chmodSync(d, 0o755);
+  chmodSync(join(sshd.dir, 'authorized_keys'), 0o644);
   try {
     const inventory = join(dir, 'inventory.yaml');
     writeFileSync(inventory, `cluster:
@@ -211,7 +233,7 @@ test('ssh-check: what a host prints cannot retitle the terminal or overwrite our
   podSubnet: 10.244.0.0/16
   serviceSubnet: 10.96.0.0/12
   cni: flannel
-ssh: { user: root, identityFile: ${key.path} }
+ssh: { user: ${user.name}, identityFile: ${key.path} }
 hosts:
   - { name: m01, address: 127.0.0.31, roles: [control-plane], ssh: { port: ${sshd.port} } }
 `);
@@ -225,5 +247,6 @@ hosts:
     assert.match(r.out + r.err, /\\u001b\]0;pwned\\u0007\\u001b\[2K\\u000dall hosts OK/, 'the host\'s bytes are shown, escaped');
   } finally {
     await sshd.stop();
+    user.remove();
   }
 });

@@ -9,7 +9,7 @@ const micro = (ms: number): string => new Date(Math.floor(ms)).toISOString().rep
 /** No step is drawn before, or listed before, a step it depends on. */
 function assertNoInversion(t: Timeline): void {
   t.entries.forEach((a, i) => t.entries.forEach((b, j) => {
-    const obs = (e: typeof a): Observation => ({ step: e.step, at: e.at, precision: e.precision, clock: 'client', ...(e.container ? { container: e.container } : {}) });
+    const obs = (e: typeof a): Observation => ({ step: e.step, at: e.at, precision: e.precision, clock: 'client', source: e.source, ...(e.container ? { container: e.container } : {}) });
     if (!mustPrecede(obs(a), obs(b))) return;
     assert.ok(i < j, `${a.label} (${a.step}) is listed after ${b.label} (${b.step})`);
     assert.ok(a.at <= b.at, `${a.label} drawn at ${a.at} after ${b.label} at ${b.at}`);
@@ -114,4 +114,50 @@ test('random mixtures of second, millisecond and microsecond readings with clock
     assertNoInversion(t);
     assert.deepEqual([...new Set(t.entries.map((e) => e.step))].filter((s) => STEPS.includes(s) && s !== 'stored' && s !== 'response-received' && s !== 'request-sent' && s !== 'running-observed'), chain.filter((s) => s !== 'stored'), `run ${run}`);
   }
+});
+
+// Issue 36's lab run (one clock for every machine): the node's journal has the sandbox running at +915 ms, the kubelet's
+// PodReadyToStartContainers=True carries only its second — [+1.86 s, +2.86 s) after the POST — and the watch saw the
+// pod Ready at +1.93 s. The condition was in the status the watch saw: it is drawn before "Watch: Ready", inside
+// [+1.86, +1.93] s, never at the middle of its second (+2.36 s, listed last).
+test('a kubelet condition is drawn before the watch that saw the status holding it', () => {
+  const post = T + 140;
+  const pod: PodSnapshot = {
+    name: 'p', namespace: 'default', nodeName: 'labs-k8s-w01', phase: 'Running', creationTimestamp: sec(T),
+    conditions: [{ type: 'PodReadyToStartContainers', status: 'True', lastTransitionTime: sec(T + 2000) }],
+  };
+  const journal: Evidence[] = [
+    { lane: 'runtime', step: 'sandbox-ready', label: 'RunPodSandbox returns (pause running)', at: post + 915, precision: 'us', source: 'journal' },
+    { lane: 'runtime', step: 'container-started', label: 'StartContainer web returns', at: post + 1100, precision: 'us', source: 'journal', container: 'web' },
+  ];
+  const t = buildTimeline(pod, [], { createSentAt: post, createdAt: post + 20, readyObservedAt: post + 1930 }, post + 3000, { evidence: journal });
+  assertNoInversion(t);
+  const cond = t.entries.find((e) => e.label === 'PodReadyToStartContainers=True')!;
+  const ready = t.entries.find((e) => e.step === 'ready-observed')!;
+  assert.ok(cond.lo >= post + 1860 && cond.hi <= post + 1931, `PodReadyToStartContainers in [${cond.lo - post}, ${cond.hi - post}] ms after the POST`);
+  assert.ok(cond.at < ready.at, `drawn at +${cond.at - post} ms, before Watch: Ready at +${ready.at - post} ms`);
+  assert.ok(t.entries.indexOf(cond) < t.entries.indexOf(ready), 'listed before Watch: Ready');
+  assert.ok(!cond.adjusted, 'inside its own second: nothing moved it beyond its precision');
+});
+
+// The same run: the kubelet's Started event (a core/v1 Event: its second only, from +1.01 s) is recorded after
+// containerd's StartContainer returned (+1.10 s in the journal), so its earliest time is +1.10 s, not +1.01 s.
+test('one step from several sources keeps their order: the process starts, StartContainer returns, the kubelet records Started', () => {
+  const post = T - 10;
+  const pod: PodSnapshot = { name: 'p', namespace: 'default', nodeName: 'w', creationTimestamp: sec(T - 1000), containerStatuses: [{ name: 'web', state: { running: { startedAt: sec(T + 1000) } } }] };
+  const events: PodEvent[] = [{ reason: 'Started', firstTimestamp: sec(T + 1000), fieldPath: 'spec.containers{web}' }, { reason: 'Created', firstTimestamp: sec(T + 1000), fieldPath: 'spec.containers{web}' }];
+  const journal: Evidence[] = [
+    { lane: 'runtime', step: 'container-created', label: 'CreateContainer web returns', at: post + 1040, precision: 'us', source: 'journal', container: 'web' },
+    { lane: 'runtime', step: 'container-started', label: 'StartContainer web returns', at: post + 1100, precision: 'us', source: 'journal', container: 'web' },
+  ];
+  const t = buildTimeline(pod, events, { createSentAt: post, createdAt: post + 20, runningObservedAt: post + 1300 }, post + 3000, { evidence: journal });
+  assertNoInversion(t);
+  const started = t.entries.find((e) => e.source === 'event' && e.label === 'Started')!;
+  const created = t.entries.find((e) => e.source === 'event' && e.label === 'Created')!;
+  const startedAt = t.entries.find((e) => e.source === 'status' && e.step === 'container-started')!;
+  assert.ok(started.lo >= post + 1100, `Started from +${started.lo - post} ms: no earlier than StartContainer's return (+1100 ms)`);
+  assert.ok(created.lo >= post + 1040, `Created from +${created.lo - post} ms: no earlier than CreateContainer's return (+1040 ms)`);
+  assert.ok(startedAt.hi <= post + 1100.001, `the process started (status startedAt) by +${startedAt.hi - post} ms, before StartContainer returned`);
+  const order = t.entries.filter((e) => e.step === 'container-started').map((e) => e.source);
+  assert.deepEqual(order, ['status', 'journal', 'event']);
 });

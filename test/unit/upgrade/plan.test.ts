@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLedger } from '../../../src/engine/state/runLedger';
+import { createLedger, findResumable } from '../../../src/engine/state/runLedger';
 import { HostLocks } from '../../../src/engine/state/hostLocks';
 import { runPlan, type RunEvent, type StepExecutor } from '../../../src/core/plan/runner';
 import { renderPlan, type Plan, type Step } from '../../../src/core/plan/types';
@@ -84,7 +84,14 @@ test('kubelets: control-plane nodes first, one at a time, then workers max-unava
     const plan = planOf(max);
     const kubelet = plan.phases.filter((p) => p.title.startsWith('Upgrade the kubelet'));
     const hostsOf = (p: (typeof kubelet)[number]) => [...new Set(p.steps.map((s) => s.host))];
-    assert.deepEqual(kubelet.slice(0, 3).map(hostsOf), CPS.map((n) => [n, ...BALANCERS]), 'a control-plane kubelet phase also takes the node out of every balancer');
+    // (and asks on the first control-plane node that every control-plane Node is Ready before the drain)
+    assert.deepEqual(kubelet.slice(0, 3).map(hostsOf), CPS.map((n) => [...new Set([n, CPS[0]!, ...BALANCERS])]), 'a control-plane kubelet phase also takes the node out of every balancer');
+    for (const [i, p] of kubelet.slice(0, 3).entries()) {
+      const keys = p.steps.map(key);
+      assert.ok(keys.indexOf(`control-plane-ready-before-${CPS[i]}`) >= 0 && keys.indexOf(`control-plane-ready-before-${CPS[i]}`) < keys.indexOf('drain'), `${CPS[i]}: the control-plane Ready gate before its drain: ${keys.join(', ')}`);
+      const gate = p.steps.find((x) => key(x) === `control-plane-ready-before-${CPS[i]}`)!;
+      assert.equal((gate.verify as { display: string }).display, `kubectl --kubeconfig /etc/kubernetes/admin.conf wait --for=condition=Ready ${CPS.map((n) => `node/${n}`).join(' ')} --timeout=10s >/dev/null`);
+    }
     assert.deepEqual(kubelet.slice(3).map(hostsOf), groups, `max-unavailable ${max}`);
     const lastCp = plan.phases.findIndex((p) => p.title === 'Upgrade the control plane on labs-k8s-m03');
     assert.ok(plan.phases.indexOf(kubelet[0]!) > lastCp, 'no kubelet before every API server is upgraded');
@@ -106,6 +113,8 @@ test('a control-plane node\'s kubelet restarts between maint and ready on every 
       assert.ok(at(`${b}:haproxy-others-up-kubelet-${node}`) < at(`${BALANCERS[0]}:haproxy-maint-kubelet-${node}`), 'every balancer\'s gate before any maint');
       assert.ok(at(`${node}:kubelet-package`) < at(`${b}:haproxy-maint-kubelet-${node}`) && at(`${b}:haproxy-maint-kubelet-${node}`) < restart, `maint on ${b} just before the restart`);
       assert.ok(at(`${b}:haproxy-ready-kubelet-${node}`) > at(`${node}:own-readyz-kubelet`) && at(`${node}:own-readyz-kubelet`) > restart, `ready on ${b} only after ${node}'s own /readyz`);
+      // ... and only once its API server is the one the new kubelet keeps (issue 36's 403)
+      assert.ok(restart < at(`${node}:apiserver-settled-kubelet`) && at(`${node}:apiserver-settled-kubelet`) < at(`${node}:own-readyz-kubelet`), `${node}: the settle gate between the restart and its own /readyz`);
     }
     assert.ok(at(`${node}:uncordon`) > at(`${BALANCERS.at(-1)}:haproxy-ready-kubelet-${node}`));
   }
@@ -334,4 +343,37 @@ test('each control-plane node\'s maintenance also closes its open connections th
   assert.notEqual(sh(maint.verify!.text), 0, 'a session still open: not verified yet');
   writeFileSync(stat, csv(0));
   assert.equal(sh(maint.verify!.text), 0);
+});
+
+test('with the etcd leader hook: before each restart of a control-plane node\'s etcd (kubeadm\'s, then the new kubelet\'s) its leadership is handed on, unless it follows', async () => {
+  const moves: string[] = [];
+  const hooks = { ...recordingHooks([]), moveEtcdLeader: async (host: string, upcoming: readonly string[]) => void moves.push(`${host} → not ${upcoming.join('/') || '-'}`) };
+  const plan = buildUpgradePlan({ inventory: inv, target, source, maxUnavailable: 1 }, hooks);
+  for (const node of CPS) {
+    const cp = plan.phases.find((p) => p.title === `Upgrade the control plane on ${node}`)!.steps.map(key);
+    assert.equal(cp.indexOf(`etcd-leader-away-${node}`), cp.indexOf('kubeadm-upgrade') - 1, `${node}: right before kubeadm's upgrade: ${cp.join(', ')}`);
+    const kubelet = plan.phases.find((p) => p.title === `Upgrade the kubelet on ${node}`)!.steps.map(key);
+    assert.equal(kubelet.indexOf(`etcd-leader-away-kubelet-${node}`), kubelet.indexOf('kubelet-restart') - 1, `${node}: right before the kubelet restart: ${kubelet.join(', ')}`);
+    const s = steps(plan).find((x) => key(x) === `etcd-leader-away-kubelet-${node}`)!;
+    assert.match(s.check!.text, /endpoint status '-w' json/, 'skipped when the member follows');
+    await s.action!(new Map(), undefined);
+  }
+  // The leadership goes preferably to a node done already: never to the next one in line.
+  assert.deepEqual(moves, ['labs-k8s-m01 → not labs-k8s-m02/labs-k8s-m03', 'labs-k8s-m02 → not labs-k8s-m03', 'labs-k8s-m03 → not -']);
+});
+
+test('a killed upgrade is found again by the next run: its ledger on disk, with the target version in its fingerprint, passes the ledger check', async () => {
+  const plan = planOf();
+  const runs = join(tempDir('kw-upgrade-ledger-'), 'runs');
+  const killed = createLedger(runs, 'upgrade', plan.fingerprint);
+  await killed.mark(steps(plan)[0]!.id, { state: 'done' });
+  const found = await findResumable(runs, 'upgrade', plan.fingerprint);
+  assert.deepEqual(found.refused, [], `${plan.fingerprint}: ${JSON.stringify(found.refused)}`);
+  assert.equal(found.ledger?.data.runId, killed.data.runId);
+  // The node operations' fingerprints are made the same way (engine/nodes.ts): host names with dots, colons between.
+  for (const fingerprint of ['reset:w01.lab.example', 'replace:m01.lab.example:m04.lab.example:m02.lab.example:8e9e05c52164694d']) {
+    const dir = join(tempDir('kw-nodes-ledger-'), 'runs');
+    await createLedger(dir, 'replace', fingerprint).mark('a/b/c', { state: 'failed', error: 'killed' });
+    assert.deepEqual((await findResumable(dir, 'replace', fingerprint)).refused, [], fingerprint);
+  }
 });

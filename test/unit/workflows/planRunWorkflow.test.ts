@@ -16,6 +16,9 @@ import type { Plan } from '../../../src/core/plan/types';
 import { planRunWorkflow, type PlanRunInput } from '../../../src/engine/workflows/planRunWorkflow';
 import { ScriptedUi } from './scriptedUi';
 import { tempDir } from '../../tempDir';
+import { CliHostKeyPrompt } from '../../../src/core/ssh/hostKeyPolicy';
+import { createInventoryPool } from '../../../src/adapters/ssh/fromInventory';
+import { startZoo } from '../preflight/zoo';
 
 const inventory = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
 
@@ -100,7 +103,9 @@ test('a failed step: where and why, the run log, and Resume continues at the fai
   const out = await planRunWorkflow(ui, s.input);
   assert.ok(out.kind === 'ran' && out.result.ok, JSON.stringify(out));
   assert.equal(failures, 1);
-  assert.match(ui.messages('error')[0]!, /^Bring-up of labs-k8s failed at labs-k8s-w01: Write b: /);
+  // A short cause and the way on; the command's text stays in the run terminal and the log.
+  assert.match(ui.messages('error')[0]!, /^Bring-up of labs-k8s failed at labs-k8s-w01: Write b[ .]/);
+  assert.doesNotMatch(ui.messages('error')[0]!, /`/);
   assert.deepEqual(ui.confirms.map((c) => [c.message, c.actions]), [['Run 2 steps on 1 hosts of labs-k8s?', ['Run']], ['Resume 2 steps on 1 hosts of labs-k8s?', ['Resume', 'Start over']]]);
   const first = ui.runs[0]!.lines.join('\n');
   assert.match(first, /FAILED after [\d.]+ s at labs-k8s-w01: Write b/);
@@ -141,7 +146,35 @@ test('a failed step that echoed its secret: the failure message shows it as ***,
   const ui = new ScriptedUi({ confirm: (r) => r.actions[0], message: () => undefined });
   await planRunWorkflow(ui, s.input);
   const failure = ui.messages('error')[0]!;
-  assert.match(failure, /failed at labs-k8s-w01: Join: .*refused key \*\*\*/s);
+  assert.match(failure, /failed at labs-k8s-w01: Join \(it said: refused key \*\*\*\)/);
   assert.ok(!failure.includes(token), failure);
   assert.ok(!ui.runs[0]!.lines.join('\n').includes(token));
+});
+
+test('a run that could not reach its host: the cause, and the preflight offered instead of Resume or Start over', async (t) => {
+  // The real SSH pool, to a port where nothing listens (test/unit/preflight/zoo.ts): the taxonomy's own failure.
+  const dir = tempDir('kw-planrun-unreachable-');
+  const zoo = await startZoo(dir, { m01: 'refused' });
+  t.after(async () => {
+    await zoo.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const inv = parseInventory(zoo.inventoryText).inventory!;
+  const { pool } = createInventoryPool(inv, { prompt: new CliHostKeyPrompt([]), sshConfigFile: zoo.sshConfig, knownHostsFile: zoo.knownHosts, ownKnownHostsFile: join(dir, 'own'), homeDir: dir, auth: { agentSocket: '' } });
+  t.after(() => pool.close());
+  const plan: Plan = { fingerprint: 'u1', phases: [{ phase: 'prepare', title: 'Prepare', order: 'serial', warnings: [], steps: [{ id: 'prepare/labs-k8s-m01/a', phase: 'prepare', host: 'labs-k8s-m01', title: 'Write a', run: sh`true` }] }] };
+  const answers = ['Run Preflight'];
+  const ui = new ScriptedUi({ confirm: (r) => r.actions[0], message: (_l, _t, actions) => (actions.includes(answers[0]!) ? answers.shift() : undefined) });
+  const out = await planRunWorkflow(ui, {
+    inventory: inv, plan, command: 'up', title: 'Bring-up of labs-k8s', planDocument: 'plan.txt', stateDir: join(dir, 'state'),
+    ssh: pool, maxParallelHosts: 2, again: { resume: 'choose "Resume"', startOver: 'choose "Start over"' },
+  });
+  assert.ok(out.kind === 'ran' && !out.result.ok);
+  const failure = ui.messages('error')[0]!;
+  assert.match(failure, /^Bring-up of labs-k8s stopped at labs-k8s-m01: Write a: the run could not reach labs-k8s-m01 over SSH: nothing listens on 127\.0\.0\.1 port \d+: the connection was refused\. Resuming would stop at the same place: run the preflight/);
+  assert.doesNotMatch(failure, /Connection lost|`/);
+  // Run Preflight, pressed: the table of the plan's hosts, refused again while the host still does not answer.
+  assert.equal(ui.preflights.length, 1);
+  assert.match(ui.messages('error')[1]!, /refused before it asked anything: 1 of 1 host fails the preflight/);
+  assert.equal(ui.confirms.length, 1, 'the run was not offered again');
 });

@@ -3,7 +3,8 @@
  * (which put it in front of the real VS Code Ui through the extension's API, so that documents and run terminals
  * stay real while the questions are answered here). It records what the user would have seen.
  */
-import type { ConfirmRequest, Level, PickItem, ProgressReport, ProgressRequest, RunView, SecretRequest, Ui } from '../../../src/engine/workflows/ui';
+import type { ConfirmRequest, HostKeyReview, Level, PickItem, ProgressReport, ProgressRequest, RunView, SecretRequest, Ui } from '../../../src/engine/workflows/ui';
+import type { PreflightReport, UnknownHostKey } from '../../../src/core/preflight/model';
 import type { RunOutput } from '../../../src/core/ssh/runLog';
 
 export interface Script {
@@ -20,6 +21,8 @@ export interface Script {
   message?: (level: Level, text: string, actions: readonly string[]) => string | undefined;
   /** Presses a cancellable progress's Cancel as soon as this turns true (polled every 20 ms). */
   cancelWhen?: () => boolean;
+  /** The unknown host keys to accept in the review (default: none), and whether to remember them. */
+  reviewHostKeys?: (keys: readonly UnknownHostKey[]) => HostKeyReview;
 }
 
 export interface RunRecord {
@@ -38,6 +41,10 @@ export class ScriptedUi implements Ui {
   readonly runs: RunRecord[] = [];
   /** Every message a progress notification showed, in order. */
   readonly progressMessages: string[] = [];
+  /** The preflight tables shown, in order. */
+  readonly preflights: { report: PreflightReport; refused?: string }[] = [];
+  /** The host-key reviews, each with the keys it showed. */
+  readonly reviews: (readonly UnknownHostKey[])[] = [];
   /** Every increment a progress bar was given, by the progress's title. */
   readonly progressIncrements = new Map<string, number[]>();
 
@@ -149,5 +156,17 @@ export class ScriptedUi implements Ui {
   async openFile(path: string): Promise<void> {
     this.transcript.push(`open: ${path}`);
     await this.inner?.openFile(path);
+  }
+
+  async reviewHostKeys(keys: readonly UnknownHostKey[]): Promise<HostKeyReview> {
+    this.transcript.push(`review host keys: ${keys.map((k) => k.host).join(', ')}`);
+    this.reviews.push(keys);
+    return this.script.reviewHostKeys?.(keys) ?? { accepted: [], remember: false };
+  }
+
+  async showPreflight(report: PreflightReport, options: { refused?: string } = {}): Promise<void> {
+    this.transcript.push(`preflight: ${report.operation}${options.refused ? ' (refused)' : ''}`);
+    this.preflights.push({ report, ...options });
+    await this.inner?.showPreflight(report, options);
   }
 }

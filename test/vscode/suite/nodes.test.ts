@@ -1,8 +1,8 @@
 /**
  * Remove from Cluster…, Replace… and Reset Host… on the Inventory's host rows, in real VS Code. Where the example
  * inventory's hosts do not answer over SSH (the harness sends every host to a closed port on loopback), each command
- * reaches its refusal before acting — a modal naming the reasons, a document with what was found — and never gets to
- * a plan or a run. With the example cluster's hosts played below SSH (test/unit/nodes/clusterHosts.ts, put in place
+ * is refused by the preflight before its first question — the table, one message — and never gets to a plan or a
+ * run (a node being removed or replaced may itself be dead: the others are what refuses). With the example cluster's hosts played below SSH (test/unit/nodes/clusterHosts.ts, put in place
  * of the connections through the extension's test API), Remove runs to its end and the inventory edit lands in
  * inventory.yaml unsaved. The whole path with SSH, etcd and HAProxy is the lab tier's (test/lab/nodes.test.ts).
  */
@@ -18,35 +18,32 @@ const row = (name: string, address: string, role: string) => ({ kind: 'host', ro
 suite('Remove, Replace and Reset on host rows', function () {
   this.timeout(120_000);
 
-  test('Reset Host… of a host that does not answer: refused before acting, with the reasons', async () => {
+  test('Reset Host… of a host that does not answer: refused by the preflight before any question, with its table', async () => {
     const ui = await scripted({ confirm: (r) => r.actions[0] });
     try {
       await vscode.commands.executeCommand('kubeadm.resetHost', row('labs-k8s-w02', '10.3.60.55', 'worker'));
     } finally {
       ui.restore();
     }
-    const refusal = ui.transcript.find((t) => t.startsWith('error (modal): labs-k8s-w02: reset refused; nothing was done:'));
-    assert.ok(refusal, ui.transcript.join('\n'));
-    assert.match(refusal, /labs-k8s-w02 does not answer over SSH: nothing can be reset there/);
-    assert.equal(ui.confirms.length, 0, 'no plan was offered to run');
-    assert.match(doc('reset-labs-k8s-w02-found.txt'), /labs-k8s-w02: does not answer/);
+    assert.equal(ui.preflights[0]?.refused, 'Reset Host', ui.transcript.join('\n'));
+    assert.match(ui.messages('error')[0]!, /^Reset Host refused before it asked anything: 6 of 6 hosts fail the preflight — first: labs-k8s-balancer: nothing listens on 127\.0\.0\.1 port \d+/);
+    assert.ok(!ui.transcript.some((t) => /^(confirm|pick|input|secret):/.test(t)), ui.transcript.join('\n'));
   });
 
-  test('Remove from Cluster… of a control-plane node when no control-plane host answers: refused (etcd cannot be read)', async () => {
+  test('Remove from Cluster… of a control-plane node when no other host answers: refused before any question (the node itself may be dead)', async () => {
     const ui = await scripted({ confirm: (r) => r.actions[0] });
     try {
       await vscode.commands.executeCommand('kubeadm.removeNode', row('labs-k8s-m01', '10.3.60.51', 'control-plane'));
     } finally {
       ui.restore();
     }
-    const refusal = ui.transcript.find((t) => t.startsWith('error (modal): labs-k8s-m01: remove refused; nothing was done:'));
-    assert.ok(refusal, ui.transcript.join('\n'));
-    assert.match(refusal, /etcd cannot be read on any control-plane host that answers/);
-    assert.match(refusal, /balancer labs-k8s-balancer does not answer/);
+    assert.match(ui.messages('error')[0]!, /^Remove from Cluster refused before it asked anything: 5 of 6 hosts fail the preflight/, ui.transcript.join('\n'));
+    const m01 = ui.preflights[0]!.report.hosts.find((h) => h.host === 'labs-k8s-m01');
+    assert.ok(m01, 'the node being removed is checked too, and shown');
     assert.equal(ui.confirms.length, 0);
   });
 
-  test('Replace… asks for the new host; a new name and address typed in, then refused while nothing answers', async () => {
+  test('Replace… while nothing answers: refused before the new host is asked', async () => {
     const typed = ['labs-k8s-m04', '10.3.60.57'];
     const ui = await scripted({ pick: (_t, items) => items.find((i) => /not in the inventory/.test(i.label)), input: () => typed.shift() });
     try {
@@ -54,10 +51,8 @@ suite('Remove, Replace and Reset on host rows', function () {
     } finally {
       ui.restore();
     }
-    const refusal = ui.transcript.find((t) => t.startsWith('error (modal): labs-k8s-m01: replace refused'));
-    assert.ok(refusal, ui.transcript.join('\n'));
-    assert.match(refusal, /the new host labs-k8s-m04 does not answer over SSH/);
-    assert.deepEqual(typed, [], 'the name and the address were asked');
+    assert.match(ui.messages('error')[0]!, /^Replace refused before it asked anything: 5 of 6 hosts fail the preflight/, ui.transcript.join('\n'));
+    assert.equal(typed.length, 2, 'neither the name nor the address was asked');
   });
 
   test('Join Hosts… run the moment inventory.yaml changed (an edit, then a revert) offers the hosts the editor shows', async () => {
@@ -66,6 +61,9 @@ suite('Remove, Replace and Reset on host rows', function () {
     const onDisk = readFileSync(inventoryUri().fsPath, 'utf8');
     const edited = await vscode.workspace.openTextDocument(inventoryUri());
     const offered: string[][] = [];
+    // The hosts answer (played below SSH): the preflight passes and the pick is offered.
+    const a = await api();
+    a.substituteSsh!((inv) => new ClusterHosts(inv));
     const ui = await scripted({ pickMany: (_t, items) => (offered.push(items.map((i) => i.label)), undefined) });
     const setText = async (text: string) => {
       const e = new vscode.WorkspaceEdit();
@@ -79,6 +77,7 @@ suite('Remove, Replace and Reset on host rows', function () {
       await vscode.commands.executeCommand('kubeadm.joinHost');
     } finally {
       ui.restore();
+      a.substituteSsh!(undefined);
       await setText(onDisk);
       await edited.save();
     }

@@ -135,7 +135,8 @@ suite('readable output', function () {
       assert.ok(!plainHover.includes(probe), `the hover repeats the why: ${ours}`);
       assert.ok(!diag.message.includes('`'), 'the Problems panel shows no Markdown backticks');
 
-      // The Diagnostics webview's button applies the same fix.
+      // The Diagnostics webview's button applies the same fix (its message, as the button posts it; the button itself,
+      // hovered and clicked in the panel, is tier 3's: test/ui/actions.ui.test.ts).
       await vscode.commands.executeCommand('kubeadm.showConfigDiagnostics');
       const panel = await waitFor('the diagnostics panel', () => a.diagnosticsPanel());
       const applied = await panel.applyFix({ type: 'applyFix', uri: doc.uri.toString(), line: diag.range.start.line, character: diag.range.start.character, rule: 'haproxy/server-keyword' });

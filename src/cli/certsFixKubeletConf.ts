@@ -1,0 +1,35 @@
+/**
+ * `kubeadm-workbench certs fix-kubelet-conf --inventory FILE --host NAME [--plan] [--yes] [--fresh]`: a kubelet.conf
+ * that embeds its client certificate (kubeadm#1317, reported by `certs`) pointed at the rotated
+ * kubelet-client-current.pem, the node drained first and uncordoned after its kubelet is Ready again. Exit 0 fixed or
+ * nothing to fix, 1 refused or failed, 2 usage. The workflow is the Certificates view's "Fix kubelet.conf…" too.
+ */
+import { kubeletConfWorkflow } from '../engine/workflows/kubeletConfWorkflow';
+import { UsageError, type FlagSpec } from './args';
+import { terminalPlanRun } from './bringUp';
+import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
+import { Prompter } from './secretPrompt';
+import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
+
+const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, host: 'string' };
+const USAGE = 'usage: kubeadm-workbench certs fix-kubelet-conf --inventory FILE --host NAME [--plan] [--yes] [--fresh] [--ssh-config F] [--known-hosts F] [--ask-become-pass]\n';
+
+export async function runCertsFixKubeletConf(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
+    if (!f.inventory) throw new UsageError('--inventory is required');
+    if (!f.host) throw new UsageError('--host NAME is required: the node whose kubelet.conf embeds its certificate');
+  });
+  if (typeof flags === 'number') return flags;
+  const session = await openPlanVerb(flags, io);
+  if (typeof session === 'number') return session;
+  const { inventory, inventoryPath, pool } = session;
+  const prompter = new Prompter(stdin);
+  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'certs fix-kubelet-conf');
+  try {
+    const outcome = await kubeletConfWorkflow(ui, { deps: { inventory, ssh: pool }, loginUser: (h) => pool.loginUser(h), node: flags.host as string, planOnly: Boolean(flags.plan), run });
+    return outcome.kind === 'nothing' || outcome.kind === 'planned' || (outcome.kind === 'ran' && outcome.result.ok) ? EXIT_OK : EXIT_FAILED;
+  } finally {
+    prompter.close();
+    await pool.close();
+  }
+}

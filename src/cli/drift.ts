@@ -1,0 +1,45 @@
+/**
+ * `kubeadm-workbench drift --inventory FILE [--json]`: the cluster's configuration compared three ways, read-only —
+ * the workspace's kubeadm configuration (kubeadm-config.yaml beside the inventory, else the generated one) against
+ * the kubeadm-config, kubelet-config and kube-proxy ConfigMaps, and those against every node's static pod manifests
+ * and /var/lib/kubelet/config.yaml. Each difference names the node and the field (and the workspace file's line).
+ * Exit 0 in agreement, 1 on any difference or a node not read, 2 on usage.
+ */
+import { dirname, resolve } from 'node:path';
+import { describeError } from '../core/live/errors';
+import { readDrift, renderDrift } from '../engine/drift';
+import { UsageError, type FlagSpec } from './args';
+import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
+import { Prompter } from './secretPrompt';
+import { openPlanVerb, parseVerbFlags } from './verbFlags';
+import { SSH_FLAGS } from './sshFlags';
+
+const FLAGS: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'ask-become-pass': 'boolean', json: 'boolean' };
+
+const USAGE = 'usage: kubeadm-workbench drift --inventory FILE [--json] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n';
+
+export async function runDriftVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
+    if (!f.inventory) throw new UsageError('--inventory is required');
+  });
+  if (typeof flags === 'number') return flags;
+  const session = await openPlanVerb(flags, io);
+  if (typeof session === 'number') return session;
+  const prompter = new Prompter(stdin);
+  try {
+    if (flags['ask-become-pass']) session.setPassword(await prompter.askSecret('sudo password: '));
+    let r;
+    try {
+      r = await readDrift({ inventory: session.inventory, inventoryDir: dirname(resolve(session.inventoryPath)), readFile: io.readFile, ssh: session.pool, become: session.become });
+    } catch (e) {
+      io.stderr(`drift: ${describeError(e)}\n`);
+      return EXIT_FAILED;
+    }
+    if (flags.json) io.stdout(JSON.stringify({ workspace: r.workspace, findings: r.findings, unread: r.unread }, null, 2) + '\n');
+    else io.stdout(renderDrift(r));
+    return r.findings.length || r.unread.length ? EXIT_FAILED : EXIT_OK;
+  } finally {
+    prompter.close();
+    await session.pool.close();
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * `kubeadm-workbench etcd status|defrag|alarms`: etcd maintenance over SSH.
+ *   etcd status --inventory F [--json]      every member's DB size, in use, quota and % of it (warning ≥ 80 %, error
+ *                                           ≥ 95 %), the free pages a defragmentation gives back, alarms; exit 1 when a
+ *                                           member is unhealthy, alarmed or nearly full
+ *   etcd defrag --inventory F [--plan] [--yes] [--fresh] [--json]
+ *                                           the rolling defragmentation (followers first, the leader last, each node's
+ *                                           API server out of the balancers around it); refused while anything is unwell
+ *   etcd alarms --inventory F [--json]      the alarms; exit 1 when one is on
+ *   etcd alarms --disarm --inventory F [--plan] [--yes] [--fresh] [--json]
+ *                                           the guided NOSPACE recovery: compact, defragment every member, disarm, write
+ * The reading, refusals and runs are the etcd workflow's (engine/workflows/etcdWorkflow.ts), the editor's too.
+ */
+import { memberSpace, renderEtcdStatus } from '../core/etcd/space';
+import { describeError } from '../core/live/errors';
+import { readEtcdStatus } from '../engine/etcdMaintenance';
+import { etcdDefragWorkflow, etcdNospaceWorkflow, type EtcdOutcome } from '../engine/workflows/etcdWorkflow';
+import { UsageError, type FlagSpec } from './args';
+import { terminalPlanRun } from './bringUp';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
+import { Prompter } from './secretPrompt';
+import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
+
+const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, disarm: 'boolean' };
+
+const USAGE =
+  'usage: kubeadm-workbench etcd status --inventory FILE [--json]\n' +
+  '       kubeadm-workbench etcd defrag --inventory FILE [--plan] [--yes] [--fresh] [--json]\n' +
+  '       kubeadm-workbench etcd alarms --inventory FILE [--disarm [--plan] [--yes] [--fresh]] [--json]\n' +
+  '       common: [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n';
+
+const SUBCOMMANDS = ['status', 'defrag', 'alarms'] as const;
+type Sub = (typeof SUBCOMMANDS)[number];
+
+export async function runEtcdVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  const sub = argv[0] as Sub;
+  if (!SUBCOMMANDS.includes(sub)) {
+    io.stderr(`${argv[0] ? `unknown etcd subcommand "${argv[0]}"` : 'etcd needs a subcommand'}\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  const rest = argv.slice(1);
+  const flags = parseVerbFlags(rest, FLAGS, USAGE, io, (f) => {
+    if (!f.inventory) throw new UsageError('--inventory is required');
+    if (f.disarm && sub !== 'alarms') throw new UsageError('--disarm belongs to `etcd alarms`');
+  });
+  if (typeof flags === 'number') return flags;
+  const session = await openPlanVerb(flags, io);
+  if (typeof session === 'number') return session;
+  const { inventory, inventoryPath, pool } = session;
+  const prompter = new Prompter(stdin);
+  try {
+    if (sub === 'status' || (sub === 'alarms' && !flags.disarm)) {
+      if (flags['ask-become-pass']) session.setPassword(await prompter.askSecret('sudo password: '));
+      let model;
+      try {
+        model = await readEtcdStatus({ inventory, ssh: pool, become: session.become });
+      } catch (e) {
+        io.stderr(`etcd ${sub}: cannot read etcd: ${describeError(e)}\n`);
+        return EXIT_FAILED;
+      }
+      const spaces = model.members.map((m) => ({ ...memberSpace(m), healthy: m.healthy, problem: m.problem, learner: m.isLearner }));
+      if (sub === 'status') {
+        if (flags.json) io.stdout(JSON.stringify({ quorumLine: model.quorumLine, via: model.via, members: spaces, problems: model.problems }, null, 2) + '\n');
+        else io.stdout(renderEtcdStatus(model));
+        return spaces.some((s) => !s.healthy || s.level === 'error') ? EXIT_FAILED : EXIT_OK;
+      }
+      const alarms = model.members.flatMap((m) => m.alarms.map((alarm) => ({ member: m.name, id: m.id, alarm })));
+      if (flags.json) io.stdout(JSON.stringify({ alarms }, null, 2) + '\n');
+      else io.stdout(alarms.length ? `${alarms.map((a) => `${a.member} (${a.id}): ${a.alarm}`).join('\n')}\n${alarms.some((a) => a.alarm === 'NOSPACE') ? 'recover: kubeadm-workbench etcd alarms --disarm --inventory F\n' : ''}` : 'no alarm\n');
+      return alarms.length ? EXIT_FAILED : EXIT_OK;
+    }
+    const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv: rest }, io, prompter, stdin, pool, `etcd ${sub}`);
+    const input = { deps: { inventory, ssh: pool }, loginUser: (h: string) => pool.loginUser(h), planOnly: Boolean(flags.plan), run };
+    const outcome: EtcdOutcome = sub === 'defrag' ? await etcdDefragWorkflow(ui, input) : await etcdNospaceWorkflow(ui, input);
+    if (outcome.kind === 'planned' || outcome.kind === 'nothing') return EXIT_OK;
+    if (!('members' in outcome)) return EXIT_FAILED;
+    const ok = outcome.kind === 'ran' && outcome.result.ok;
+    if (flags.json) io.stdout(JSON.stringify({ ok, seconds: outcome.seconds, members: outcome.members }) + '\n');
+    else {
+      for (const m of outcome.members) {
+        io.stdout(`${m.name}${m.leader ? ' (leader)' : ''}: ${m.skipped ? 'skipped, under 1 MiB free' : `defragmented in ${m.defragSeconds?.toFixed(1) ?? '?'} s${m.reclaimedBytes !== undefined ? `, ${m.reclaimedBytes} bytes back` : ''}`}\n`);
+      }
+    }
+    return ok ? EXIT_OK : EXIT_FAILED;
+  } finally {
+    prompter.close();
+    await pool.close();
+  }
+}

@@ -1,0 +1,35 @@
+import * as vscode from 'vscode';
+import { kubeletConfWorkflow } from '../engine/workflows/kubeletConfWorkflow';
+import { editorUi } from '../editor/vscodeUi';
+import type { LiveNode } from '../editor/treeNodes';
+import { editorPlanRun } from './runPlan';
+import { defineCommand } from './context';
+
+/**
+ * Kubeadm: Fix kubelet.conf… — on a Certificates view row of a kubelet.conf that embeds its client certificate (or
+ * from the palette, the node picked): the node drained, kubelet.conf pointed at the rotated kubelet-client-current.pem,
+ * the kubelet restarted and Ready, uncordoned (the workflow of engine/workflows/kubeletConfWorkflow.ts, the CLI's
+ * `certs fix-kubelet-conf`); then the certificates inspected again.
+ */
+export const fixKubeletConf = defineCommand({ trust: 'change kubelet.conf on a node', inventory: 'Fix kubelet.conf', inventoryCheck: 'usable' }, (ctx) => {
+  return async (row?: LiveNode): Promise<void> => {
+    const { loaded, inv, folder } = ctx;
+    let node = row && /^cert:([^:]+):kubelet\.conf$/.exec(row.id)?.[1];
+    if (!node) {
+      const embedded = new Set((ctx.certificates.report?.hosts ?? []).filter((h) => h.entries.some((e) => e.fix === 'kubelet-conf')).map((h) => h.host));
+      const picked = await vscode.window.showQuickPick(
+        inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker')).map((h) => ({ label: h.name, description: embedded.has(h.name) ? 'embeds its client certificate (last inspection)' : h.address, picked: embedded.has(h.name) })),
+        { title: 'Fix kubelet.conf: which node?' },
+      );
+      node = picked?.label;
+    }
+    if (!node) return;
+    const pool = ctx.sessions.open(inv, folder);
+    try {
+      const outcome = await kubeletConfWorkflow(editorUi(ctx.reports), { deps: { inventory: inv, ssh: pool }, loginUser: (h) => pool.loginUser(h), node, run: editorPlanRun(pool, loaded.uri) });
+      if (outcome.kind === 'ran' && outcome.result.ok) await ctx.certificates.inspect(inv, folder);
+    } finally {
+      await pool.close();
+    }
+  };
+});

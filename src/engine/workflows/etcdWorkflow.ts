@@ -1,0 +1,134 @@
+/**
+ * etcd maintenance as the user meets it, written once for the editor (the etcd Members view's title bar and the
+ * palette) and the CLI (`etcd defrag`, `etcd alarms --disarm`): the members read (narrated), a refusal in one message
+ * before anything changes, the plan (what it expects to give back), the run through the plan-run workflow (resumable,
+ * cancellable), and per member how long its defragmentation took and what it gave back.
+ */
+import { formatBytes } from '../../core/live/format';
+import { describeError } from '../../core/live/errors';
+import { renderPlan } from '../../core/plan/types';
+import { sudoUnlessRoot } from '../become';
+import { prepareDefrag, prepareNospaceRecovery, type EtcdDeps, type GuardVerdict, type MaintenancePreparation } from '../etcdMaintenance';
+import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planRunWorkflow';
+import type { Ui } from './ui';
+
+export interface EtcdWorkflowInput {
+  deps: Omit<EtcdDeps, 'become' | 'say' | 'stateDir'>;
+  loginUser: (host: string) => string;
+  /** Show the plan and stop (CLI --plan). */
+  planOnly?: boolean;
+  run: Omit<PlanRunInput, 'inventory' | 'plan' | 'command' | 'title' | 'planDocument' | 'password' | 'onEvent' | 'onNarration'>;
+}
+
+/** One member as the run met it, in the order its defragmentation ran. */
+export interface MemberReport {
+  host: string;
+  name: string;
+  /** The member led when the run was prepared. */
+  leader: boolean;
+  /** `etcdctl defrag` itself, seconds (undefined: skipped or not reached). */
+  defragSeconds?: number;
+  skipped: boolean;
+  dbSizeBefore?: number;
+  dbSizeAfter?: number;
+  reclaimedBytes?: number;
+  /** Epoch ms when its `etcdctl defrag` step started and ended: one member at a time, the next after the last ended. */
+  defragStartedAt?: number;
+  defragEndedAt?: number;
+  /** The quorum guard's reading that let this member go (undefined: the guard did not run in this process). */
+  guard?: GuardVerdict;
+}
+
+export type EtcdOutcome =
+  | { kind: 'failed-to-read' | 'refused'; message: string }
+  | { kind: 'planned' | 'nothing' }
+  | (PlanRunOutcome & { members: MemberReport[]; seconds: number });
+
+type Kind = 'defrag' | 'nospace';
+
+const WORDS: Record<Kind, { title: (c: string) => string; command: string; reading: string }> = {
+  defrag: { title: (c) => `etcd defragmentation of ${c}`, command: 'etcd-defrag', reading: 'Reading the etcd members' },
+  nospace: { title: (c) => `etcd NOSPACE recovery of ${c}`, command: 'etcd-nospace', reading: 'Reading the etcd members and alarms' },
+};
+
+export function etcdDefragWorkflow(ui: Ui, input: EtcdWorkflowInput): Promise<EtcdOutcome> {
+  return maintenanceWorkflow(ui, input, 'defrag');
+}
+
+export function etcdNospaceWorkflow(ui: Ui, input: EtcdWorkflowInput): Promise<EtcdOutcome> {
+  return maintenanceWorkflow(ui, input, 'nospace');
+}
+
+async function maintenanceWorkflow(ui: Ui, input: EtcdWorkflowInput, kind: Kind): Promise<EtcdOutcome> {
+  const inv = input.deps.inventory;
+  const words = WORDS[kind];
+  const title = words.title(inv.cluster.name);
+  // The reads use sudo -n until the run has asked the password, then it (the guards run inside the plan).
+  let password: string | undefined;
+  const become = (h: string) => sudoUnlessRoot(input.loginUser, password)(h);
+  let prep: MaintenancePreparation;
+  let say: (line: string) => void = () => undefined;
+  try {
+    prep = await ui.progress({ title: `${words.reading} of ${inv.cluster.name}…`, narrate: true }, async (progress) => {
+      const deps = { ...input.deps, become, stateDir: input.run.stateDir, say: (line: string) => say(line) };
+      const p = kind === 'defrag' ? await prepareDefrag(deps) : await prepareNospaceRecovery(deps);
+      progress(`   etcd: ${p.before.quorumLine}`);
+      return p;
+    });
+  } catch (e) {
+    const message = `${title}: cannot read etcd: ${describeError(e)}`;
+    await ui.message('error', message);
+    return { kind: 'failed-to-read', message };
+  }
+  if (kind === 'nospace' && !prep.before.members.some((m) => m.alarms.includes('NOSPACE')) && !prep.refusals.length) {
+    await ui.message('info', `${inv.cluster.name}: no NOSPACE alarm is on; nothing to recover (a defragmentation alone is "Defragment etcd…", \`etcd defrag\`).`);
+    return { kind: 'nothing' };
+  }
+  if (prep.refusals.length) {
+    const message = `${title} refused; nothing was done: ${prep.refusals.join(' ')}`;
+    await ui.message('error', message, { modal: true });
+    return { kind: 'refused', message };
+  }
+  if (input.planOnly) {
+    await ui.show(`${words.command}-plan.txt`, renderPlan(prep.plan));
+    return { kind: 'planned' };
+  }
+  const leader = new Set(prep.order.filter((m) => m.isLeader).map((m) => m.host!));
+  const ran: MemberReport[] = [];
+  let started = 0;
+  const outcome = await planRunWorkflow(ui, {
+    ...input.run,
+    inventory: inv, plan: prep.plan, command: words.command, title, planDocument: `${words.command}-plan.txt`,
+    password: (p) => (password = p),
+    onEvent: (e) => {
+      if (e.type === 'step-start' && !started) started = Date.now();
+      if (e.type === 'output' || e.type === 'phase') return;
+      if (e.type === 'step-end' && e.step.id.endsWith('/defrag')) {
+        const m = prep.order.find((x) => x.host === e.step.host);
+        const ended = Date.now();
+        ran.push({ host: e.step.host, name: m?.name ?? e.step.host, leader: leader.has(e.step.host), skipped: e.state === 'skipped', ...(e.state === 'done' ? { defragSeconds: e.ms / 1000, defragStartedAt: ended - e.ms, defragEndedAt: ended } : {}) });
+      }
+    },
+    onDone: (took) => `${title} done (took ${took}): ${summary(prep, ran)}`,
+    onNarration: (narrate) => (say = (line) => narrate(line)),
+  });
+  say = () => undefined;
+  for (const r of ran) {
+    const measured = prep.results.get(r.host);
+    if (measured?.before.dbSize !== undefined) r.dbSizeBefore = measured.before.dbSize;
+    if (measured?.after?.dbSize !== undefined) r.dbSizeAfter = measured.after.dbSize;
+    if (r.dbSizeBefore !== undefined && r.dbSizeAfter !== undefined) r.reclaimedBytes = r.dbSizeBefore - r.dbSizeAfter;
+    if (measured?.guard) r.guard = measured.guard;
+  }
+  return { ...outcome, members: ran, seconds: started ? (Date.now() - started) / 1000 : 0 };
+}
+
+function summary(prep: MaintenancePreparation, ran: readonly MemberReport[]): string {
+  const parts = ran.map((r) => {
+    const m = prep.results.get(r.host);
+    if (r.skipped) return `${r.name} skipped (under 1 MiB free)`;
+    const back = m?.after?.dbSize !== undefined && m.before.dbSize !== undefined ? ` ${formatBytes(m.before.dbSize)} → ${formatBytes(m.after.dbSize)}` : '';
+    return `${r.name}${back} in ${r.defragSeconds?.toFixed(1) ?? '?'} s`;
+  });
+  return parts.join('; ');
+}

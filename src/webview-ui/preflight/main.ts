@@ -1,0 +1,102 @@
+/**
+ * Browser side of the preflight webview: one row per host with a cell per check (its state as a word and a colour),
+ * then each failing or warning check's cause and fix with a Copy button for the fix's command and a way to the host's
+ * line in inventory.yaml, the unknown host keys with their fingerprints and how to read them on the host, and the
+ * cluster's checks. "Run Again" asks the extension to run the checks again. Everything is set as text, never as HTML.
+ */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import { CHECK_TITLES, CLUSTER_CHECKS, HOST_CHECKS, hostState, summaryLine, type CheckResult, type HostPreflight, type PreflightReport } from '../../core/preflight/model.js';
+import type { HostToWebview, WebviewToHost } from '../../webviews/protocol/preflight.js';
+
+declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost): void };
+const vscode = acquireVsCodeApi();
+const $ = (id: string): HTMLElement => document.getElementById(id)!;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  e.append(...children);
+  return e;
+}
+
+function button(label: string, aria: string, onClick: () => void, secondary = true): HTMLElement {
+  const b = el('vscode-button' as keyof HTMLElementTagNameMap, { ...(secondary ? { secondary: '' } : {}), 'aria-label': aria }, label) as HTMLElement;
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+const WORD: Record<CheckResult['state'], string> = { ok: '✓ ok', warn: '⚠ warn', fail: '✗ FAIL', skipped: '– not checked' };
+
+function cell(c: CheckResult | undefined): HTMLElement {
+  const state = c?.state ?? 'skipped';
+  return el('td', { class: `state ${state}`, title: c ? `${c.detail}${c.cause ? `\n${c.cause}` : ''}` : '' }, WORD[state]);
+}
+
+function hostRow(h: HostPreflight): HTMLElement {
+  const state = hostState(h);
+  const name = el('a', { href: '#', title: `Open ${h.host}'s line in inventory.yaml` }, h.host);
+  name.addEventListener('click', (e) => {
+    e.preventDefault();
+    vscode.postMessage({ type: 'reveal', host: h.host });
+  });
+  return el(
+    'tr',
+    { class: `host-${state}`, 'data-host': h.host, 'data-state': state },
+    el('td', { class: 'host' }, name),
+    el('td', { class: 'muted' }, `${h.target}${h.via.length ? ` via ${h.via.join(' → ')}` : ''}`),
+    ...HOST_CHECKS.map((id) => cell(h.checks.find((c) => c.id === id))),
+    el('td', { class: 'muted' }, `${h.ms} ms`),
+  );
+}
+
+function causeBlock(who: string, c: CheckResult, host?: string): HTMLElement {
+  const block = el('div', { class: `cause ${c.state}`, 'data-host': host ?? 'cluster', 'data-check': c.id, 'data-kind': c.kind ?? '' },
+    el('div', { class: 'what' }, `${who} · ${CHECK_TITLES[c.id]}: ${c.state === 'fail' ? 'failed' : 'warning'}`),
+    el('div', {}, c.cause ?? c.detail),
+  );
+  if (c.fix) block.append(el('div', {}, el('strong', {}, 'Fix: '), c.fix));
+  const row = el('div', { class: 'row' });
+  if (c.command) {
+    const command = c.command;
+    row.append(el('pre', { class: 'command' }, command), button('Copy', `Copy the fix for ${who}`, () => vscode.postMessage({ type: 'copy', command })));
+  }
+  if (host) row.append(button('Open in inventory.yaml', `Open ${host}'s line in inventory.yaml`, () => vscode.postMessage({ type: 'reveal', host })));
+  else if (c.id === 'kubeconfig') row.append(button('Open Settings', 'Open the kubeconfig setting', () => vscode.postMessage({ type: 'settings' })));
+  if (row.childNodes.length) block.append(row);
+  return block;
+}
+
+function render(report: PreflightReport, refused: string | undefined, running: boolean): void {
+  document.body.classList.toggle('running', running);
+  $('title').textContent = `Preflight for ${report.operation} (${report.cluster})`;
+  $('summary').textContent = `${report.hosts.length} host${report.hosts.length === 1 ? '' : 's'} checked in ${(report.ms / 1000).toFixed(1)} s${running ? ' — running again…' : ''}`;
+  const parts: Node[] = [];
+  parts.push(el('p', { class: refused ? 'refused' : 'muted', id: 'verdict' }, `${refused ? `${refused} did not start: ` : ''}${summaryLine(report)}.`));
+  const head = el('tr', {}, el('th', {}, 'host'), el('th', {}, 'connects to'), ...HOST_CHECKS.map((id) => el('th', {}, CHECK_TITLES[id])), el('th', {}, 'took'));
+  parts.push(el('table', { id: 'hosts' }, el('thead', {}, head), el('tbody', {}, ...report.hosts.map(hostRow))));
+  const causes = report.hosts.flatMap((h) => h.checks.filter((c) => c.state === 'fail' || c.state === 'warn').map((c) => causeBlock(h.host, c, h.host)));
+  const cluster = report.clusterChecks.filter((c) => CLUSTER_CHECKS.includes(c.id));
+  if (causes.length) parts.push(el('h2', {}, 'Causes and fixes'), ...causes);
+  const keys = report.hosts.flatMap((h) => (h.unknownKey ? [h.unknownKey] : []));
+  if (keys.length) {
+    parts.push(el('h2', {}, 'Unknown host keys'), el('p', { class: 'muted' }, 'Compare each fingerprint with the one the host itself shows (on its console) before accepting it; the operation asks about all of them at once.'));
+    parts.push(el('table', { id: 'keys' },
+      el('thead', {}, el('tr', {}, el('th', {}, 'host'), el('th', {}, 'address'), el('th', {}, 'type'), el('th', {}, 'fingerprint'), el('th', {}, 'read it on the host'))),
+      el('tbody', {}, ...keys.map((k) => el('tr', { 'data-host': k.host }, el('td', {}, k.alias === k.host ? k.host : `${k.host} (jump host ${k.alias})`), el('td', {}, k.address), el('td', {}, k.keyType), el('td', {}, el('code', {}, k.fingerprint)), el('td', {}, el('code', {}, k.check))))),
+    ));
+  }
+  if (cluster.length) {
+    parts.push(el('h2', {}, 'Cluster'));
+    parts.push(el('table', { id: 'cluster' }, el('tbody', {}, ...cluster.map((c) => el('tr', { 'data-check': c.id }, el('td', {}, CHECK_TITLES[c.id]), cell(c), el('td', { class: 'muted' }, c.detail))))));
+    parts.push(...cluster.filter((c) => c.state === 'fail' || c.state === 'warn').map((c) => causeBlock('cluster', c)));
+  }
+  $('report').replaceChildren(...parts);
+}
+
+window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
+  const m = event.data;
+  if (m?.type === 'report') render(m.report, m.refused, m.running);
+  else if (m?.type === 'status') $('status').textContent = m.text;
+});
+$('rerun').addEventListener('click', () => vscode.postMessage({ type: 'rerun' }));
+vscode.postMessage({ type: 'ready' });
