@@ -19,7 +19,12 @@ import { log } from '../editor/log';
 import type { EditorServices } from '../editor/services';
 import { requireTrust } from '../editor/trust';
 import { withoutCommands } from '../editor/vscodeUi';
-import { offerNextSteps, type NextStep } from './nextSteps';
+import type { NextStep } from './nextSteps';
+
+/** The message with its next steps; nextSteps.ts (with the kubeconfig picker) loads with the first one shown. */
+async function offerNextSteps(...args: Parameters<typeof import('./nextSteps').offerNextSteps>): Promise<boolean> {
+  return (await import('./nextSteps.js')).offerNextSteps(...args);
+}
 
 /** What every command handler may use: the editor's services (src/editor/services.ts). */
 export type CommandContext = EditorServices;

@@ -5,8 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { CertThresholds } from '../core/certs/assess';
-import type { CertReport } from '../core/certs/report';
-import { certificateProblems } from '../core/live/day2';
+import type { CertReport, CertSummary } from '../core/certs/report';
 import type { Problem } from '../core/live/status';
 import type { Inventory } from '../core/inventory/types';
 import type { HostSession, HostSessions } from './hostSessions';
@@ -22,6 +21,9 @@ export class CertificateInspections implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<CertReport | undefined>();
   readonly onDidChange = this.emitter.event;
   private last: CertReport | undefined;
+  /** What the health model and the status bar take from the last report, worked out when it came (the code that
+   * does it loads with the inspection, not with the extension). */
+  private derived: { problems: Problem[]; summary: CertSummary } | undefined;
   private running: Promise<CertReport> | undefined;
 
   constructor(private readonly sessions: HostSessions) {}
@@ -32,7 +34,12 @@ export class CertificateInspections implements vscode.Disposable {
 
   /** The last inspection's problems for the health model: a certificate under the warning threshold degrades. */
   problems(): Problem[] {
-    return this.last ? certificateProblems(this.last) : [];
+    return this.derived?.problems ?? [];
+  }
+
+  /** The last report's summary (counts, the worst days left, lines for a tooltip). */
+  get summary(): CertSummary | undefined {
+    return this.derived?.summary;
   }
 
   /**
@@ -43,7 +50,7 @@ export class CertificateInspections implements vscode.Disposable {
   inspect(inventory: Inventory, folder: vscode.Uri | undefined, signal?: AbortSignal, progress?: (host: string, ok: boolean) => void, opts: { notRead?: ReadonlyMap<string, string>; session?: HostSession } = {}): Promise<CertReport> {
     this.running ??= (async () => {
       // The inspection's code loads with the first inspection (a failed load leaves the next call free to try again).
-      const [{ inspectCertificates }, { servedCertificate }, { sudoUnlessRoot }] = await Promise.all([import('../engine/certs.js'), import('../adapters/tls/servedCertificate.js'), import('../engine/become.js')]).catch((e: unknown) => {
+      const [{ inspectCertificates }, { servedCertificate }, { sudoUnlessRoot }, { certificateProblems }, { summarize }] = await Promise.all([import('../engine/certs.js'), import('../adapters/tls/servedCertificate.js'), import('../engine/become.js'), import('../core/live/certProblems.js'), import('../core/certs/report.js')]).catch((e: unknown) => {
         this.running = undefined;
         throw e;
       });
@@ -64,6 +71,7 @@ export class CertificateInspections implements vscode.Disposable {
           ...(opts.notRead ? { notRead: opts.notRead } : {}),
         });
         this.last = report;
+        this.derived = { problems: certificateProblems(report), summary: summarize(report) };
         this.emitter.fire(report);
         return report;
       } finally {

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { ViewIds } from './commandIds';
-import { summarize, type CertReport } from '../core/certs/report';
+import type { CertReport, CertSummary } from '../core/certs/report';
 import type { CertificateInspections } from './certificateInspections';
 
 export class CertificateStatusBar implements vscode.Disposable {
@@ -15,15 +15,15 @@ export class CertificateStatusBar implements vscode.Disposable {
   constructor(inspections: CertificateInspections) {
     this.item.name = 'Kubeadm certificates';
     this.item.command = `${ViewIds.certificates}.focus`;
-    this.subscription = inspections.onDidChange((r) => this.render(r));
-    this.render(inspections.report);
+    this.subscription = inspections.onDidChange((r) => this.render(r, inspections.summary));
+    this.render(inspections.report, inspections.summary);
   }
 
   /** What the item shows (for tests): undefined when hidden. */
   text: string | undefined;
 
-  private render(report: CertReport | undefined): void {
-    const s = report && summarize(report);
+  private render(report: CertReport | undefined, summary: CertSummary | undefined): void {
+    const s = report && summary;
     if (!s?.degraded) {
       this.text = undefined;
       this.item.hide();

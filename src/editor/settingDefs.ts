@@ -10,7 +10,7 @@
  * inspection must write to and read from the same kubeconfig that connection uses.
  */
 
-import { DEFAULT_THRESHOLDS } from '../core/certs/assess';
+import { DEFAULT_THRESHOLDS } from '../core/certs/thresholds';
 import { DEFAULT_LINT_TIMEOUT_MS } from '../engine/lintRunner';
 
 export type ManifestScope = 'resource' | 'machine-overridable' | 'machine' | 'window';

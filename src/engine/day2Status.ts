@@ -7,7 +7,8 @@ import { DEFAULT_SCHEDULE, parseScheduleStatus, scheduleStatusCommand } from '..
 import type { CertReport } from '../core/certs/report';
 import { asRoot } from '../core/drill/commands';
 import { hostsWithRole } from '../core/inventory/types';
-import { certificateProblems, snapshotProblems, type ScheduleReading } from '../core/live/day2';
+import { certificateProblems } from '../core/live/certProblems';
+import { snapshotProblems, type ScheduleReading } from '../core/live/day2';
 import type { Problem } from '../core/live/status';
 import { summarizeFailure } from '../core/text/failureSummary';
 import { inspectCertificates, type CertsDeps } from './certs';

@@ -74,7 +74,8 @@ async function checkBackupFiles(inv: Inventory, snapshotPath: string, onBytes?: 
   const read = await readManifestFile(manifestPath);
   if (!read.ok) return { digest, refusals: [...refusals, `${read.problem}. Restore from a backup folder whose manifest.json the backup wrote`], warnings };
   const compared = compareManifest(read.manifest, { name: basename(snapshotPath), size: digest.size, sha256: digest.sha256 }, inv);
-  refusals.push(...compared.refusals.map((r) => `${manifestPath}: ${r}`));
+  // The file named once, then what differs.
+  if (compared.refusals.length) refusals.push(`${manifestPath}: ${compared.refusals.join('; ')}`);
   warnings.push(...compared.warnings);
   return { digest, manifest: read.manifest, refusals, warnings };
 }

@@ -116,7 +116,9 @@ export function compareManifest(m: BackupManifest, snapshot: { name: string; siz
   if (snapshot.name !== m.snapshot.file) refusals.push(`it describes ${m.snapshot.file}, not ${snapshot.name}`);
   if (snapshot.size !== m.snapshot.size) refusals.push(`it gives the snapshot ${m.snapshot.size} bytes; ${snapshot.name} has ${snapshot.size}`);
   else if (snapshot.sha256 !== m.snapshot.sha256) refusals.push(`it gives the snapshot the sha256 ${m.snapshot.sha256}; ${snapshot.name} has ${snapshot.sha256}`);
-  if (m.cluster !== inv.cluster.name) refusals.push(`the backup is of cluster "${m.cluster}", the inventory is "${inv.cluster.name}"`);
+  // Another cluster's backup: its members differ from the inventory's as a matter of course, and listing each would
+  // bury the one cause under them.
+  if (m.cluster !== inv.cluster.name) return { refusals: [...refusals, `the backup is of cluster "${m.cluster}", the inventory is "${inv.cluster.name}"`], warnings };
   const wanted = inventoryMembers(inv);
   for (const member of m.members) {
     const host = wanted.find((w) => w.name === member.name);

@@ -13,12 +13,8 @@ import { coversName, daysLeft, parseCertificate, type CertFacts } from './x509';
 import { KUBELET_CLIENT_CURRENT, rotationWindow } from './kubelet';
 import { errorMessage } from '../errors';
 
-export interface CertThresholds {
-  warningDays: number;
-  errorDays: number;
-}
-
-export const DEFAULT_THRESHOLDS: CertThresholds = { warningDays: 30, errorDays: 7 };
+export { DEFAULT_THRESHOLDS, type CertThresholds } from './thresholds';
+import { DEFAULT_THRESHOLDS, type CertThresholds } from './thresholds';
 
 export type ExpiryLevel = 'ok' | 'warning' | 'error' | 'expired';
 

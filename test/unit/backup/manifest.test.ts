@@ -97,7 +97,9 @@ test('regression: a member added to manifest.json at an address of the attacker 
   assert.match(p.refusals.join('\n'), new RegExp(`^${join(dirname(snapshot), 'manifest.json').replace(/[.]/g, '\\.')}: member evil \\(https://203\\.0\\.113\\.9:2380\\) is not a control-plane host`, 'm'));
   // And a manifest that renames every member after hosts of its own choosing changes nothing either: refused.
   const renamed = await prepare(backupFolder({ manifest: (m) => void m.members.forEach((x, i) => (x.peerURLs = [`https://203.0.113.${i + 1}:2380`])) }));
-  assert.equal(renamed.refusals.length, 3);
+  // One refusal naming the file once, with each of the three members' differing peer URL.
+  assert.equal(renamed.refusals.length, 1);
+  assert.equal(renamed.refusals[0]!.match(/has the peer URL https:\/\/203\.0\.113\.\d:2380/g)?.length, 3, renamed.refusals[0]);
 });
 
 test('regression: a truncated manifest is refused naming the file, not "Unexpected end of JSON input" alone', async () => {

@@ -24,7 +24,7 @@ test('restore from a snapshot of another cluster: the workflow\'s refusal on std
     writeFileSync(sshConfig, 'Host *\n  HostName 127.0.0.1\n  Port 1\n');
     const code = await main(['restore', '--inventory', INVENTORY, '--from', snapshot, '--ssh-config', sshConfig, ...extra], io);
     assert.equal(code, 1, io.err);
-    assert.match(io.err, /^Restore of labs-k8s refused; nothing was done: \S+manifest\.json: the backup is of cluster "other", the inventory is "labs-k8s"; \S+manifest\.json: member m01 \(https:\/\/10\.3\.60\.51:2380\) is not a control-plane host of the inventory/m);
+    assert.match(io.err, /^Restore of labs-k8s refused; nothing was done: \S+manifest\.json: the backup is of cluster "other", the inventory is "labs-k8s"$/m);
     assert.doesNotMatch(io.out, /Run \d+ steps|members:/);
   }
 });

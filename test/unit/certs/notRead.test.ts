@@ -14,7 +14,7 @@ import { inspectionSentence, renderCertReport, summarize, type CertReport } from
 import { assessServed } from '../../../src/core/certs/served';
 import { asRoot } from '../../../src/core/drill/commands';
 import type { Inventory } from '../../../src/core/inventory/types';
-import { certificateProblems } from '../../../src/core/live/day2';
+import { certificateProblems } from '../../../src/core/live/certProblems';
 import { sh } from '../../../src/core/ssh/command';
 import { RemoteCommandError } from '../../../src/core/ssh/transport';
 import { resolveHost, type SshConfigEnv } from '../../../src/core/ssh/config';
