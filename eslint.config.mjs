@@ -7,6 +7,8 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // A file reads in one sitting: past 500 lines it is two things (split it by what each part is).
+      'max-lines': ['error', { max: 500, skipBlankLines: false, skipComments: false }],
     },
   },
   {

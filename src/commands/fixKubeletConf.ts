@@ -4,6 +4,7 @@ import { editorUi } from '../editor/vscodeUi';
 import type { LiveNode } from '../editor/treeNodes';
 import { editorPlanRun } from './runPlan';
 import { defineCommand } from './context';
+import { kubernetesHosts } from '../core/inventory/types';
 
 /**
  * Kubeadm: Fix kubelet.conf… — on a Certificates view row of a kubelet.conf that embeds its client certificate (or
@@ -18,7 +19,7 @@ export const fixKubeletConf = defineCommand({ trust: 'change kubelet.conf on a n
     if (!node) {
       const embedded = new Set((ctx.certificates.report?.hosts ?? []).filter((h) => h.entries.some((e) => e.fix === 'kubelet-conf')).map((h) => h.host));
       const picked = await vscode.window.showQuickPick(
-        inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker')).map((h) => ({ label: h.name, description: embedded.has(h.name) ? 'embeds its client certificate (last inspection)' : h.address, picked: embedded.has(h.name) })),
+        kubernetesHosts(inv).map((h) => ({ label: h.name, description: embedded.has(h.name) ? 'embeds its client certificate (last inspection)' : h.address, picked: embedded.has(h.name) })),
         { title: 'Fix kubelet.conf: which node?' },
       );
       node = picked?.label;

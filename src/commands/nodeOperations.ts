@@ -25,8 +25,9 @@ import { defineCommand, type Given } from './context';
 import type { HostSession } from '../editor/hostSessions';
 import { editorPreflight, refuseUnlessPasses } from './preflightGate';
 import { failingHosts } from '../core/preflight/model';
+import { isKubernetesHost } from '../core/inventory/types';
 
-const isNode = (h: HostSpec) => h.roles.includes('control-plane') || h.roles.includes('worker');
+const isNode = (h: HostSpec) => isKubernetesHost(h);
 
 const VERBS: Record<NodeOperation, { what: string; title: string; pick: string }> = {
   remove: { what: 'remove a node from the cluster over SSH', title: 'Remove from Cluster', pick: 'Node to remove from the cluster' },

@@ -24,6 +24,7 @@ import { sh, type SudoOptions } from '../core/ssh/command';
 import type { SshTransport } from '../core/ssh/transport';
 import { errorMessage } from '../core/errors';
 import { summarizeFailure } from '../core/text/failureSummary';
+import { kubernetesHosts } from '../core/inventory/types';
 
 export interface CertsDeps {
   inventory: Inventory;
@@ -46,7 +47,7 @@ export interface CertsDeps {
 
 /** The hosts that carry Kubernetes certificates (balancers carry none). */
 export function certificateHosts(inv: Inventory): Inventory['hosts'] {
-  return inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker'));
+  return kubernetesHosts(inv);
 }
 
 export async function inspectCertificates(deps: CertsDeps, only?: readonly string[]): Promise<CertReport> {

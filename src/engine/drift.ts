@@ -11,7 +11,7 @@ import { COMPONENTS, getIn, parseObject } from '../core/drift/kubeadmConfig';
 import { compareClusterNodes, compareWorkspaceCluster, type ClusterConfigMaps, type DriftFinding, type DriftReport, type NodeFiles, type WorkspaceConfig } from '../core/drift/threeWay';
 import { errorMessage } from '../core/errors';
 import { summarizeFailure } from '../core/text/failureSummary';
-import { hostsWithRole, type Inventory } from '../core/inventory/types';
+import { kubernetesHosts, hostsWithRole, type Inventory } from '../core/inventory/types';
 import { KUBECTL } from '../core/phases/interrupted';
 import { sh, type RemoteCommand, type SudoOptions } from '../core/ssh/command';
 import type { SshTransport } from '../core/ssh/transport';
@@ -91,7 +91,7 @@ async function readNode(deps: DriftDeps, h: Inventory['hosts'][number]): Promise
 
 /** The ConfigMaps through the first control-plane node that answers, and every Kubernetes node's files. */
 export async function readClusterSide(deps: DriftDeps): Promise<{ configMaps: ClusterConfigMaps; nodes: NodeFiles[]; unread: string[] }> {
-  const nodesP = Promise.all(deps.inventory.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker')).map((h) => readNode(deps, h)));
+  const nodesP = Promise.all(kubernetesHosts(deps.inventory).map((h) => readNode(deps, h)));
   const errors: string[] = [];
   let configMaps: ClusterConfigMaps | undefined;
   for (const h of hostsWithRole(deps.inventory, 'control-plane')) {

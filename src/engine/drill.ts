@@ -11,9 +11,9 @@
  */
 import { execFile } from 'node:child_process';
 import { hostsWithRole, type Inventory } from '../core/inventory/types';
-import { hexId, num } from '../core/live/bigjson';
+import { hexId } from '../core/live/bigjson';
 import { hostForNode, nodeReadiness } from '../core/live/controlPlane';
-import { buildEtcd, parseEndpointStatus } from '../core/live/etcd';
+import { buildEtcd, parseEndpointStatus, raftOf, type RawStatus } from '../core/live/etcd';
 import { etcdctlTlsArgs, readEtcd, type EtcdctlRunner } from '../core/live/etcdSource';
 import { describeError } from '../core/live/errors';
 import type { Lease, Node } from '../core/live/types';
@@ -200,10 +200,11 @@ export interface RunDrillOptions {
 
 const sleep = abortableSleep;
 
-function pointFrom(status: { header?: { member_id?: unknown; raft_term?: unknown }; leader?: unknown; raftTerm?: unknown; raftIndex?: unknown; raftAppliedIndex?: unknown }): EtcdPoint | undefined {
+function pointFrom(status: RawStatus): EtcdPoint | undefined {
   const member = hexId(status.header?.member_id);
   if (!member) return undefined;
-  return { member, leader: hexId(status.leader), term: num(status.raftTerm ?? status.header?.raft_term), index: num(status.raftIndex), applied: num(status.raftAppliedIndex) };
+  const raft = raftOf(status);
+  return { member, leader: hexId(status.leader), term: raft.raftTerm, index: raft.raftIndex, applied: raft.raftAppliedIndex };
 }
 
 /**

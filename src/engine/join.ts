@@ -6,11 +6,12 @@ import type { Inventory } from '../core/inventory/types';
 import { planForHosts } from '../core/plan/forHosts';
 import type { Plan } from '../core/plan/types';
 import type { BringUpPhase } from './bringUp';
+import { isKubernetesHost } from '../core/inventory/types';
 
 /** Every node but the first control-plane node (the one `init` makes). */
 export function joinableHosts(inv: Inventory): string[] {
   const first = inv.hosts.find((h) => h.roles.includes('control-plane'));
-  return inv.hosts.filter((h) => h !== first && (h.roles.includes('control-plane') || h.roles.includes('worker'))).map((h) => h.name);
+  return inv.hosts.filter((h) => h !== first && isKubernetesHost(h)).map((h) => h.name);
 }
 
 /** Why these hosts cannot be joined, or undefined. */

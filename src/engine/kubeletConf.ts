@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { buildKubeletConfPlan, kubeletConfUsesRotatedFile, rotatedFileUsable, KUBELET_CLIENT_CURRENT } from '../core/certs/kubelet';
 import { asRoot } from '../core/drill/commands';
 import { summarizeFailure } from '../core/text/failureSummary';
-import { hostsWithRole, type Inventory } from '../core/inventory/types';
+import { isKubernetesHost, hostsWithRole, type Inventory } from '../core/inventory/types';
 import { heldLocks } from './state/hostLocks';
 import type { Plan } from '../core/plan/types';
 import { sh, type SudoOptions } from '../core/ssh/command';
@@ -32,7 +32,7 @@ export interface KubeletConfPreparation {
 export async function prepareKubeletConfFix(deps: KubeletConfDeps, node: string): Promise<KubeletConfPreparation> {
   const inv = deps.inventory;
   const host = inv.hosts.find((h) => h.name === node);
-  if (!host || !(host.roles.includes('control-plane') || host.roles.includes('worker'))) return { refusals: [`${node} is not a Kubernetes node of the inventory`], nothing: false };
+  if (!host || !isKubernetesHost(host)) return { refusals: [`${node} is not a Kubernetes node of the inventory`], nothing: false };
   const helper = hostsWithRole(inv, 'control-plane').find((h) => h.name !== node) ?? hostsWithRole(inv, 'control-plane')[0];
   if (!helper) return { refusals: ['the inventory has no control-plane host to drain the node through'], nothing: false };
   let state: { fixed: boolean; usable: boolean };

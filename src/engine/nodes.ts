@@ -8,7 +8,7 @@
  */
 import { generateHaproxyConfig } from '../core/generate/haproxy';
 import { parseInventory } from '../core/inventory/parse';
-import { hostsWithRole, type HostSpec, type Inventory } from '../core/inventory/types';
+import { isKubernetesHost, hostsWithRole, type HostSpec, type Inventory } from '../core/inventory/types';
 import { assertValidInventory } from '../core/inventory/validate';
 import { asRoot, etcdctlCommand } from '../core/drill/commands';
 import { buildEtcd, type EtcdModel } from '../core/live/etcd';
@@ -128,7 +128,7 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
     const clash = inv.hosts.find((h) => h.name !== r.name && h !== target && h.address === r.address);
     if (clash) return { ...out, refusals: [`${r.address} is ${clash.name}'s address`] };
     const spare = inv.hosts.find((h) => h.name === r.name);
-    if (spare && (spare.roles.includes('control-plane') || spare.roles.includes('worker'))) return { ...out, refusals: [`${r.name} is already a ${spare.roles.join('/')} host of the inventory: it cannot replace ${target.name}`] };
+    if (spare && isKubernetesHost(spare)) return { ...out, refusals: [`${r.name} is already a ${spare.roles.join('/')} host of the inventory: it cannot replace ${target.name}`] };
   }
 
   // Who answers: the target (its reset is skipped when it does not), the control plane (the helper), the balancers, the new host.

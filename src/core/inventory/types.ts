@@ -108,6 +108,16 @@ export function hostsWithRole(inv: Inventory, role: Role): HostSpec[] {
   return inv.hosts.filter((h) => h.roles.includes(role));
 }
 
+/** A host that is (or becomes) a Kubernetes node: a control-plane node or a worker — not a bare load balancer. */
+export function isKubernetesHost(h: { roles: readonly string[] }): boolean {
+  return h.roles.includes('control-plane') || h.roles.includes('worker');
+}
+
+/** The inventory's Kubernetes nodes (control plane and workers), in inventory order. */
+export function kubernetesHosts(inv: Inventory): HostSpec[] {
+  return inv.hosts.filter(isKubernetesHost);
+}
+
 export function splitEndpoint(endpoint: string): { host: string; port: number } | undefined {
   const m = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(endpoint.trim());
   if (!m) return undefined;

@@ -132,6 +132,14 @@ export function parseEndpointStatus(stdout: string, stderr = ''): EtcdRaw['statu
   return out;
 }
 
+/**
+ * One member's place in the raft log from its endpoint status — the one reading of it, for the live model and the
+ * drill's observer alike (etcd 3.4 has the term only in the header, later versions also at the top level).
+ */
+export function raftOf(status: RawStatus | undefined): { raftTerm: number | undefined; raftIndex: number | undefined; raftAppliedIndex: number | undefined } {
+  return { raftTerm: num(status?.raftTerm ?? status?.header?.raft_term), raftIndex: num(status?.raftIndex), raftAppliedIndex: num(status?.raftAppliedIndex) };
+}
+
 /** `etcdctl alarm list -w json`. */
 export function parseAlarmList(text: string): { memberId: string; alarm: string }[] {
   if (!text.trim()) return [];
@@ -209,9 +217,7 @@ export function buildEtcd(raw: EtcdRaw, via: string, fetchedAt: number, inventor
         host: memberHost(inventory, m),
         reachable: !!status,
         isLeader: !!leaderId && id === leaderId,
-        raftTerm: num(status?.raftTerm ?? status?.header?.raft_term),
-        raftIndex: num(status?.raftIndex),
-        raftAppliedIndex: num(status?.raftAppliedIndex),
+        ...raftOf(status),
         dbSize: num(status?.dbSize),
         dbSizeInUse: num(status?.dbSizeInUse),
         quota: num(status?.dbSizeQuota) || DEFAULT_QUOTA_BYTES,

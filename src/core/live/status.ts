@@ -6,6 +6,7 @@
  */
 import type { LiveModel } from './snapshot';
 import type { BalancersModel } from './balancers';
+import { isKubernetesHost } from '../inventory/types';
 
 export type Severity = 'critical' | 'warning';
 
@@ -38,7 +39,7 @@ export function verdict(model: LiveModel, opts: { etcdRequired?: boolean; balanc
   const cpNames = new Set(model.controlPlane.nodes.map((n) => n.name));
   for (const h of model.hosts) {
     if (h.node && h.readiness !== 'Ready' && !cpNames.has(h.node)) add('critical', `node ${h.node} is ${h.readiness}${h.readyReason ? ` (${h.readyReason})` : ''}`);
-    if (!h.node && (h.roles.includes('control-plane') || h.roles.includes('worker'))) add('warning', `host ${h.host} has no Node in the cluster`);
+    if (!h.node && isKubernetesHost(h)) add('warning', `host ${h.host} has no Node in the cluster`);
   }
   for (const l of model.leases.nodes) if (l.health === 'expired') add('critical', `node lease ${l.node} not renewed for ${Math.round((l.sinceRenewMs ?? 0) / 1000)}s (duration ${l.durationSeconds}s)`);
   for (const l of model.leases.leaders) if (l.health === 'expired') add('critical', `leader lease ${l.name} not renewed for ${Math.round((l.sinceRenewMs ?? 0) / 1000)}s`);

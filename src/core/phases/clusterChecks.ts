@@ -4,11 +4,12 @@ import { and, sh } from '../ssh/command';
 import type { PhasePlan, Step } from '../plan/types';
 import { firstControlPlane, GATE, type InitHooks } from './bringUp';
 import { KUBECTL } from './interrupted';
+import { kubernetesHosts } from '../inventory/types';
 
 /** The seed's closing checks, once every node has joined: every node Ready, CoreDNS running. */
 export function clusterChecksPhase(inv: Inventory, hooks: Pick<InitHooks, 'clusterHealthy'> = {}): PhasePlan {
   const first = firstControlPlane(inv);
-  const nodes = inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker'));
+  const nodes = kubernetesHosts(inv);
   return {
     phase: 'verify',
     title: 'Cluster checks',

@@ -18,6 +18,7 @@ import { sudoUnlessRoot } from '../become';
 import { offeredTargets, prepareUpgrade, type UpgradeDeps, type UpgradePreparation } from '../upgrade';
 import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planRunWorkflow';
 import type { Ui } from './ui';
+import { isKubernetesHost } from '../../core/inventory/types';
 
 export interface UpgradeWorkflowInput {
   deps: Omit<UpgradeDeps, 'become' | 'say'>;
@@ -166,7 +167,7 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
       }
     },
   });
-  const perNode = [...busy].filter(([n]) => inv.hosts.some((h) => h.name === n && (h.roles.includes('control-plane') || h.roles.includes('worker')))).map(([host, ms]) => ({ host, seconds: ms / 1000 }));
+  const perNode = [...busy].filter(([n]) => inv.hosts.some((h) => h.name === n && isKubernetesHost(h))).map(([host, ms]) => ({ host, seconds: ms / 1000 }));
   if (outcome.kind === 'ran' && outcome.result.ok) await ui.show('upgrade-report.md', report(formatVersion(target), perNode, backups));
   const leftInMaintenance = [...maint.values()];
   if (leftInMaintenance.length) await ui.message('warning', maintenanceNotice(leftInMaintenance), { modal: true });
