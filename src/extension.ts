@@ -40,6 +40,7 @@ import type { PreflightPanel } from './webviews/preflightPanel';
 import { logDisposable } from './editor/log';
 import { lazyProvider } from './editor/lazy';
 import { wrapEditorUi } from './editor/vscodeUi';
+import { useEditorLanguage } from './editor/language';
 
 /** Returned from activate() for tests and for other extensions. */
 export interface KubeadmWorkbenchApi {
@@ -77,6 +78,7 @@ export interface KubeadmWorkbenchApi {
 
 export function activate(context: vscode.ExtensionContext): KubeadmWorkbenchApi {
   const started = performance.now();
+  useEditorLanguage();
   const inventory = new InventoryWorkspace();
   const cacheFile = context.storageUri && vscode.Uri.joinPath(context.storageUri, 'lint-cache.json').fsPath;
   const lintOptions = {

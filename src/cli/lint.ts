@@ -23,6 +23,7 @@ import { shownPath } from '../core/text/terminal';
 import { readRegular, readRegularText } from '../adapters/fs/safeFile';
 import { compileCacheDir } from './compileCache';
 import { errorMessage } from '../core/errors';
+import { catalogueLanguage, inEnglish } from '../core/l10n';
 
 export const LINT_USAGE = 'usage: kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] [--fix] PATH...\n';
 
@@ -44,7 +45,17 @@ export interface JsonRow {
   column: number;
   severity: Severity;
   rule: string;
+  /** English: the stable text scripts and CI match on, whatever the locale. */
   message: string;
+  /** The message in the locale's language (LANG/LC_MESSAGES), when that is not English. */
+  localizedMessage?: string;
+}
+
+/** A finding to report: in English for json/sarif with the localised text beside it, else as the locale says. */
+interface Row {
+  path: string;
+  finding: Finding;
+  localized?: Finding;
 }
 
 export function parseLintArgs(args: string[]): LintArgs | string {
@@ -221,7 +232,9 @@ async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promi
   const pool = [...supported, ...contextOnly].filter((o) => o.kind !== 'inventory').map((o) => ({ path: resolve(o.file.path), file: o.file }));
 
   const hostNames = new Set(context.inventory?.hosts.map((h) => h.name) ?? []);
-  const results: { path: string; findings: Finding[] }[] = [];
+  const results: { path: string; findings: Finding[]; localized?: Finding[] }[] = [];
+  // json and sarif keep English messages (what scripts match on) and add the locale's beside them
+  const bilingual = parsed.format !== 'text' && catalogueLanguage() !== 'en';
   if (parsed.fix) {
     for (const s of supported) {
       const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
@@ -256,12 +269,12 @@ async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promi
     const siblings = siblingsOf(resolve(s.file.path), pool, hostNames).map((o) => o.file);
     // A keepalived.conf is also paired by VRRP instance with the keepalived files of other config sets (lb1/, lb2/).
     const vrrpElsewhere = vrrpFilesElsewhere(resolve(s.file.path), pool, hostNames).map((o) => o.file);
-    const outcome = await runner.lint(s.file, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) }, { kind: s.kind });
-    results.push({ path: s.file.path, findings: sortFindings(outcome.findings) });
+    const outcome = await runner.lint(s.file, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) }, { kind: s.kind, english: bilingual });
+    results.push(bilingual ? bilingualResult(s.file.path, outcome.findings, outcome.english) : { path: s.file.path, findings: sortFindings(outcome.findings) });
   }
 
-  const rows = results.flatMap((r) => r.findings.map((f) => ({ path: f.file ?? r.path, finding: f })));
-  if (parsed.format === 'json') io.stdout(JSON.stringify(rows.map((r) => toJsonRow(r.path, r.finding)), null, 2) + '\n');
+  const rows: Row[] = results.flatMap((r) => r.findings.map((f, i) => ({ path: f.file ?? r.path, finding: f, ...(r.localized?.[i] ? { localized: r.localized[i] } : {}) })));
+  if (parsed.format === 'json') io.stdout(JSON.stringify(rows.map((r) => toJsonRow(r.path, r.finding, r.localized)), null, 2) + '\n');
   else if (parsed.format === 'sarif') io.stdout(JSON.stringify(toSarif(rows, await lintRules()), null, 2) + '\n');
   else {
     for (const r of rows) io.stdout(formatFinding(r.path, r.finding) + '\n');
@@ -324,6 +337,17 @@ function safeDetect(runner: LintRunner, path: string, text: string): Promise<Fil
   return runner.detect({ path, text: text.length > 1_000_000 ? text.slice(0, 1_000_000) : text }, SETUP_TIMEOUT_MS);
 }
 
+/**
+ * The English findings of a file with their localised twins. Both come from one worker, the English from a second
+ * run in English, so they are the same findings in the same order; a timeout or a crash has no English run and its
+ * one finding is reported as it is.
+ */
+function bilingualResult(path: string, localized: Finding[], english: Finding[] | undefined): { path: string; findings: Finding[]; localized?: Finding[] } {
+  if (!english || english.length !== localized.length || english.some((e, i) => e.rule !== localized[i]!.rule)) return { path, findings: sortFindings(localized) };
+  const pairs = [...english.map((e, i) => [e, localized[i]!] as const)].sort(([a], [b]) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+  return { path, findings: pairs.map((p) => p[0]), localized: pairs.map((p) => p[1]) };
+}
+
 function sortFindings(findings: Finding[]): Finding[] {
   return [...findings].sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
 }
@@ -334,8 +358,8 @@ function countBySeverity(findings: Finding[]): Record<Severity, number> {
   return counts;
 }
 
-export function toJsonRow(path: string, f: Finding): JsonRow {
-  return { file: path, line: f.range.start.line + 1, column: f.range.start.character + 1, severity: f.severity, rule: f.rule, message: f.message };
+export function toJsonRow(path: string, f: Finding, localized?: Finding): JsonRow {
+  return { file: path, line: f.range.start.line + 1, column: f.range.start.character + 1, severity: f.severity, rule: f.rule, message: f.message, ...(localized ? { localizedMessage: localized.message } : {}) };
 }
 
 const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
@@ -355,9 +379,15 @@ function artifactUri(path: string): string {
   return pathToFileURL(abs).href;
 }
 
-/** SARIF 2.1.0, one run, the rules from the registry (lintRules()). */
-export function toSarif(rows: { path: string; finding: Finding }[], known: readonly RuleInfo[]): unknown {
-  const rules = [...known];
+/**
+ * SARIF 2.1.0, one run, the rules from the registry (lintRules()). The text is English (SARIF's default language, what
+ * code scanning shows and matches); under another locale each rule and result carries the localised text in its
+ * property bag (`localizedTitle`, `localizedWhy`, `localizedMessage`).
+ */
+export function toSarif(rows: Row[], known: readonly RuleInfo[]): unknown {
+  const localizedRules = catalogueLanguage() === 'en' ? undefined : new Map(known.map((r) => [r.id, { localizedTitle: r.title, localizedWhy: r.why }]));
+  // a declared rule's title and why are read when read: in English here
+  const rules = inEnglish(() => known.map((r): RuleInfo => ({ ...r })));
   // Findings of rules a linter did not declare still get a rule entry, so ruleIndex is always valid.
   for (const { finding } of rows) {
     if (!rules.some((r) => r.id === finding.rule)) rules.push({ id: finding.rule, severity: finding.severity, title: finding.message, why: finding.why ?? finding.message, ...(finding.docs ? { docs: finding.docs } : {}) });
@@ -380,15 +410,17 @@ export function toSarif(rows: { path: string; finding: Finding }[], known: reado
               ...(r.docs ? { helpUri: r.docs } : {}),
               help: { text: r.why },
               defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
+              ...(localizedRules?.has(r.id) ? { properties: localizedRules.get(r.id) } : {}),
             })),
           },
         },
         columnKind: 'utf16CodeUnits',
-        results: rows.map(({ path, finding: f }) => ({
+        results: rows.map(({ path, finding: f, localized }) => ({
           ruleId: f.rule,
           ruleIndex: index.get(f.rule)!,
           level: SARIF_LEVEL[f.severity],
           message: { text: f.why ? `${f.message} ${f.why}` : f.message },
+          ...(localized ? { properties: { localizedMessage: localized.why ? `${localized.message} ${localized.why}` : localized.message } } : {}),
           locations: [
             {
               physicalLocation: {

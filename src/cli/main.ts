@@ -5,6 +5,7 @@
  * import of a verb's file here would load it for every verb.
  */
 import { EXIT_USAGE, processIo, type CliIo } from './io';
+import { useCliLanguage } from './language';
 
 type VerbRun = (args: string[], io: CliIo) => Promise<number>;
 /** A verb: its line of the usage and its code, loaded when the verb runs. */
@@ -55,6 +56,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     usage(io);
     return EXIT_USAGE;
   }
+  // the core's messages in the locale's language (English reads no file)
+  const languageWarning = useCliLanguage(process.env);
+  if (languageWarning) io.stderr(`kubeadm-workbench: ${languageWarning}\n`);
   const run = await entry.load();
   return run(args, io);
 }

@@ -51,7 +51,7 @@ export class ConfigProviders implements vscode.CodeActionProvider, vscode.HoverP
     const actions: vscode.CodeAction[] = [];
     const stopped = context.diagnostics.filter((d) => d.source === 'kubeadm-workbench' && (typeof d.code === 'object' ? d.code.value : d.code) === TIMEOUT_RULE);
     if (stopped.length) {
-      const action = new vscode.CodeAction('Change the per-file lint time limit…', vscode.CodeActionKind.QuickFix);
+      const action = new vscode.CodeAction(vscode.l10n.t('Change the per-file lint time limit…'), vscode.CodeActionKind.QuickFix);
       action.command = { title: action.title, command: 'workbench.action.openSettings', arguments: ['kubeadmWorkbench.lint.timeoutMs'] };
       action.diagnostics = stopped;
       actions.push(action);
@@ -129,7 +129,7 @@ function appendRule(md: vscode.MarkdownString, id: string, why: string | undefin
     md.appendMarkdown('\n\n');
     md.appendText(why);
   }
-  if (docs && /^https?:\/\//.test(docs)) md.appendMarkdown(`\n\n[Documentation](${docs.replace(/[()\s]/g, encodeURIComponent)})`);
+  if (docs && /^https?:\/\//.test(docs)) md.appendMarkdown(`\n\n[${vscode.l10n.t('Documentation')}](${docs.replace(/[()\s]/g, encodeURIComponent)})`);
 }
 
 /** `#` starts a comment when it begins the line or follows whitespace (not inside `a#b` or a quoted string). */

@@ -11,6 +11,8 @@ import { Worker } from 'node:worker_threads';
 import type { Finding, Severity } from '../core/findings';
 import type { InventoryParseResult } from '../core/inventory/parse';
 import type { FileKind, LintContext, RuleInfo, SourceFile } from '../core/lint/types';
+import { ruleTable } from '../core/lint/ruleTable';
+import { catalogueGeneration, catalogueSnapshot, msg, t } from '../core/l10n';
 
 /** Runner → worker. */
 export interface LintRequest {
@@ -21,13 +23,18 @@ export interface LintRequest {
   kind?: FileKind;
   /** For an inventory: answer the parsed model too (the editor's inventory is parsed here, under the limits). */
   model?: boolean;
+  /**
+   * Also the findings in English (`english`), when the catalogue speaks another language: the command line's
+   * `--format json`/`sarif` keep English as the stable text and add the localised one.
+   */
+  english?: boolean;
   /** Answer the file's kind only, without linting it (the caller then need not load the linters itself). */
   detectOnly?: boolean;
 }
 
 /** Worker → runner for one request. */
 export type LintResponse =
-  | { type: 'result'; id: number; kind?: FileKind; findings: Finding[]; ms: number; inventory?: InventoryParseResult }
+  | { type: 'result'; id: number; kind?: FileKind; findings: Finding[]; english?: Finding[]; ms: number; inventory?: InventoryParseResult }
   | { type: 'error'; id: number; message: string; ms: number };
 
 export type WorkerToRunner = { type: 'ready' } | LintResponse;
@@ -42,6 +49,15 @@ export interface LintOutcome {
   ms: number;
   /** The parsed inventory, when asked for (`model`). */
   inventory?: InventoryParseResult;
+  /** The same findings in English, in the same order, when asked for (`english`) and the catalogue is not English. */
+  english?: Finding[];
+}
+
+/** What the worker starts with: the catalogue of the thread that starts it (a worker begins in English). */
+export interface LintWorkerData {
+  /** Load the linters at start (false: a worker that only parses inventories until a lint asks for them). */
+  linters?: boolean;
+  catalogue?: { language: string; messages: Record<string, string> };
 }
 
 export const TIMEOUT_RULE = 'lint/timeout';
@@ -50,20 +66,20 @@ export const DEFAULT_LINT_TIMEOUT_MS = 3000;
 export const DEFAULT_LINT_MEMORY_MB = 1024;
 
 /** Rules the runner itself reports, for hovers and SARIF next to the registry's. */
-export const RUNNER_RULES: RuleInfo[] = [
+export const RUNNER_RULES: RuleInfo[] = ruleTable([
   {
     id: TIMEOUT_RULE,
     severity: 'warning',
-    title: 'The file was checked within the per-file time limit.',
-    why: 'A file too large or too convoluted to check in time is stopped so the editor and CI never hang; its other problems are not reported.',
+    title: msg('The file was checked within the per-file time limit.'),
+    why: msg('A file too large or too convoluted to check in time is stopped so the editor and CI never hang; its other problems are not reported.'),
   },
   {
     id: INTERNAL_ERROR_RULE,
     severity: 'error',
-    title: 'The linter ran without an internal error.',
-    why: 'An internal error means the file was not checked at all, so it may hide real problems; please report it with the file.',
+    title: msg('The linter ran without an internal error.'),
+    why: msg('An internal error means the file was not checked at all, so it may hide real problems; please report it with the file.'),
   },
-];
+]).rules;
 
 export interface LintRunnerOptions {
   /** The worker script; by default dist/lintWorker.js next to this bundle, or src/engine/lintWorker.ts under tsx. */
@@ -100,6 +116,8 @@ export class LintRunner {
   private disposed = false;
   /** How many workers were started (tests check that a timeout replaces the worker). */
   workersStarted = 0;
+  /** The catalogue generation the running worker was given. */
+  private workerCatalogue = -1;
 
   constructor(private readonly options: LintRunnerOptions = {}) {}
 
@@ -108,10 +126,10 @@ export class LintRunner {
   }
 
   /** Lints one file; never rejects: timeouts and crashes come back as findings. */
-  lint(file: SourceFile, context: LintContext = {}, opts: { kind?: FileKind; timeoutMs?: number; model?: boolean; detectOnly?: boolean } = {}): Promise<LintOutcome> {
+  lint(file: SourceFile, context: LintContext = {}, opts: { kind?: FileKind; timeoutMs?: number; model?: boolean; detectOnly?: boolean; english?: boolean } = {}): Promise<LintOutcome> {
     if (this.disposed) return Promise.resolve({ status: 'error', findings: [], ms: 0 });
     return new Promise((resolve) => {
-      this.queue.push({ request: { file, context, ...(opts.kind ? { kind: opts.kind } : {}), ...(opts.model ? { model: true } : {}), ...(opts.detectOnly ? { detectOnly: true } : {}) }, timeoutMs: opts.timeoutMs ?? this.timeoutMs, resolve });
+      this.queue.push({ request: { file, context, ...(opts.kind ? { kind: opts.kind } : {}), ...(opts.model ? { model: true } : {}), ...(opts.detectOnly ? { detectOnly: true } : {}), ...(opts.english ? { english: true } : {}) }, timeoutMs: opts.timeoutMs ?? this.timeoutMs, resolve });
       void this.pump();
     });
   }
@@ -178,16 +196,16 @@ export class LintRunner {
       const onMessage = (msg: WorkerToRunner): void => {
         if (msg.type === 'ready' || msg.id !== id) return;
         if (msg.type === 'error') finish({ status: 'error', findings: [internalError(msg.message)], ms: msg.ms });
-        else finish({ status: msg.kind ? 'ok' : 'unsupported', ...(msg.kind ? { kind: msg.kind } : {}), findings: msg.findings, ms: msg.ms, ...(msg.inventory ? { inventory: msg.inventory } : {}) });
+        else finish({ status: msg.kind ? 'ok' : 'unsupported', ...(msg.kind ? { kind: msg.kind } : {}), findings: msg.findings, ms: msg.ms, ...(msg.inventory ? { inventory: msg.inventory } : {}), ...(msg.english ? { english: msg.english } : {}) });
       };
       const onError = (e: Error & { code?: string }): void => {
         this.forget(worker);
-        const message = e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `the file needs more than ${this.options.maxMemoryMb ?? DEFAULT_LINT_MEMORY_MB} MB to check` : e.message;
+        const message = e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? t('the file needs more than {0} MB to check', this.options.maxMemoryMb ?? DEFAULT_LINT_MEMORY_MB) : e.message;
         finish({ status: 'error', findings: [internalError(message)], ms: performance.now() - started });
       };
       const onExit = (): void => {
         this.forget(worker);
-        finish({ status: 'error', findings: [internalError('the lint worker exited')], ms: performance.now() - started });
+        finish({ status: 'error', findings: [internalError(t('the lint worker exited'))], ms: performance.now() - started });
       };
       const timer = setTimeout(() => {
         this.stopWorker();
@@ -202,12 +220,16 @@ export class LintRunner {
 
   /** A loaded worker: the time limit starts only once the worker has loaded the linters. */
   private start(): Promise<Worker> {
+    // a worker keeps the catalogue it started with: after a change of language the next file starts a fresh one
+    if (this.ready && this.workerCatalogue !== catalogueGeneration()) this.stopWorker();
     if (this.ready) return this.ready;
+    this.workerCatalogue = catalogueGeneration();
+    const catalogue = catalogueSnapshot();
     const file = resolveWorkerFile(this.options.workerFile);
     // Under tsx (unit tests) the worker loads the TypeScript source through tsx's CommonJS hook.
     // A memory ceiling as well as the time limit: an alias bomb or a huge file cannot exhaust the machine.
     const resourceLimits = { maxOldGenerationSizeMb: this.options.maxMemoryMb ?? DEFAULT_LINT_MEMORY_MB };
-    const workerData = { linters: this.options.linters ?? true };
+    const workerData: LintWorkerData = { linters: this.options.linters ?? true, ...(catalogue ? { catalogue } : {}) };
     const worker = file.endsWith('.ts')
       ? new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(file)});`, { eval: true, stdout: false, stderr: false, resourceLimits, workerData })
       : new Worker(file, { stdout: false, stderr: false, resourceLimits, workerData, ...(this.options.compileCacheDir ? { env: { ...process.env, NODE_COMPILE_CACHE: this.options.compileCacheDir } } : {}) });
@@ -277,7 +299,7 @@ export function timeoutFinding(ms: number, severity: Severity, text = ''): Findi
   return {
     rule: TIMEOUT_RULE,
     severity,
-    message: `lint stopped after ${ms} ms: the file is too large or too complex to check within the time limit`,
+    message: t('lint stopped after {0} ms: the file is too large or too complex to check within the time limit', ms),
     why: RUNNER_RULES[0]!.why,
     range: { start: { line: 0, character: 0 }, end: { line: 0, character: end } },
   };
@@ -287,7 +309,7 @@ export function internalError(message: string): Finding {
   return {
     rule: INTERNAL_ERROR_RULE,
     severity: 'error',
-    message: `lint failed: ${message}`,
+    message: t('lint failed: {0}', message),
     why: RUNNER_RULES[1]!.why,
     range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
   };

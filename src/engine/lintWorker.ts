@@ -10,7 +10,8 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { parseInventory } from '../core/inventory/parse';
 import type * as Registry from '../core/lint/registry';
-import type { LintRequest, LintResponse, WorkerToRunner } from './lintRunner';
+import { catalogueLanguage, inEnglish, useMessages } from '../core/l10n';
+import type { LintRequest, LintResponse, LintWorkerData, WorkerToRunner } from './lintRunner';
 
 let registry: typeof Registry | undefined;
 
@@ -39,7 +40,9 @@ function handle(req: LintRequest): LintResponse {
       return { type: 'result', id: req.id, kind, findings: inventory.findings, inventory, ms: performance.now() - started };
     }
     const findings = registry!.lintText(req.file, req.context, kind);
-    return { type: 'result', id: req.id, kind, findings, ms: performance.now() - started };
+    // the English findings come from a second run in English (the result cache is cleared on each switch)
+    const english = req.english && catalogueLanguage() !== 'en' ? inEnglish(() => registry!.lintText(req.file, req.context, kind)) : undefined;
+    return { type: 'result', id: req.id, kind, findings, ...(english ? { english } : {}), ms: performance.now() - started };
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     return { type: 'error', id: req.id, message, ms: performance.now() - started };
@@ -47,8 +50,11 @@ function handle(req: LintRequest): LintResponse {
 }
 
 if (!isMainThread && parentPort) {
+  // the starting thread's catalogue (the editor's from vscode.l10n.bundle, the command line's from its bundle file)
+  const { catalogue } = (workerData ?? {}) as LintWorkerData;
+  if (catalogue) useMessages(catalogue.language, new Map(Object.entries(catalogue.messages)));
   const port = parentPort;
-  const preload = (workerData as { linters?: boolean } | null | undefined)?.linters !== false;
+  const preload = (workerData as LintWorkerData | null | undefined)?.linters !== false;
   void (preload ? loadRegistry() : Promise.resolve()).then(() => {
     // One request at a time, in order: a request that needs the linters first waits for them to load.
     let queue = Promise.resolve();

@@ -63,6 +63,13 @@ function manifestFiles(root: string): Found[] {
     out.push({ path: /\.[cm]?js$/.test(p) ? p : `${p}.js`, source: 'manifest', why: `package.json ${key}` });
   }
   if (typeof pkg.icon === 'string') out.push({ path: clean(pkg.icon), source: 'manifest', why: 'package.json icon' });
+  // "l10n": the folder VS Code reads bundle.l10n.<language>.json from (and the command line, next to dist/)
+  if (typeof pkg.l10n === 'string') {
+    const dir = clean(pkg.l10n);
+    const bundles = existsSync(join(root, dir)) ? readdirSync(join(root, dir)).filter((n) => /^bundle\.l10n\.[\w-]+\.json$/.test(n)) : [];
+    if (!bundles.length) out.push({ path: dir, folder: true, source: 'manifest', why: 'package.json l10n' });
+    for (const n of bundles) out.push({ path: `${dir}/${n}`, source: 'manifest', why: 'package.json l10n' });
+  }
   const walk = (v: unknown, at: string): void => {
     if (typeof v === 'string') {
       if (looksLikePath(v)) out.push({ path: clean(v), source: 'manifest', why: `package.json ${at}` });

@@ -11,20 +11,21 @@ import type { LintContext, SourceFile } from '../lint/types';
 import { parseKubeadmFile, stringAt } from '../kubeadm/parse';
 import { pauseImageFor } from './pause';
 import { getIn, parseToml, pathKey, type TomlLine } from './toml';
+import { t, msg } from '../l10n';
 
 const CRI_DOCS = 'https://kubernetes.io/docs/setup/production-environment/container-runtimes/#containerd';
 const HOSTS_DOCS = 'https://github.com/containerd/containerd/blob/main/docs/hosts.md';
 
 const CONTAINERD = ruleTable([
-  { id: 'containerd/toml-syntax', severity: 'error', title: 'config.toml is valid TOML.', why: 'containerd refuses to start on a config it cannot parse, and kubelet then has no runtime.', docs: CRI_DOCS },
-  { id: 'containerd/version', severity: 'warning', title: 'config.toml declares `version = 2` (containerd 1.x) or `version = 3` (2.x).', why: 'Without a version containerd reads the file as the old version-1 layout and silently ignores the v2/v3 plugin sections.', docs: CRI_DOCS, fixes: ['edit'] },
-  { id: 'containerd/layout', severity: 'error', title: 'Plugin sections match the declared version.', why: 'version 2 uses plugins."io.containerd.grpc.v1.cri", version 3 uses plugins."io.containerd.cri.v1.*"; sections of the other layout are ignored.', docs: CRI_DOCS },
-  { id: 'containerd/cri-disabled', severity: 'error', title: 'The CRI plugin is not disabled.', why: 'The containerd.io package ships with `disabled_plugins = ["cri"]`; kubelet cannot talk to containerd without CRI.', docs: CRI_DOCS, fixes: ['edit'] },
-  { id: 'containerd/systemd-cgroup', severity: 'error', title: 'runc uses SystemdCgroup = true.', why: 'Debian 12 manages cgroups through systemd; containerd on cgroupfs next to kubelet on systemd gives two managers with different memory accounting (OOM kills, NotReady).', docs: CRI_DOCS, fixes: ['edit'] },
-  { id: 'containerd/sandbox-image', severity: 'warning', title: 'The sandbox (pause) image is the one kubeadm uses for this Kubernetes version.', why: 'Every pod starts with the pause container; if its image differs from kubeadm\'s (or is unreachable), nodes pull another image or no pod starts.', docs: CRI_DOCS, fixes: ['edit'] },
-  { id: 'containerd/registry-config-path', severity: 'warning', title: 'Registry mirrors are configured through config_path and hosts.toml.', why: 'With a local image repository or mirrors in the inventory, containerd must find them in /etc/containerd/certs.d/<registry>/hosts.toml, which it reads only when config_path is set.', docs: HOSTS_DOCS, fixes: ['edit'] },
-  { id: 'containerd/registry-hosts', severity: 'warning', title: 'Every mirrored registry has a hosts.toml.', why: 'A registry without hosts.toml under config_path is pulled from directly, bypassing the mirror.', docs: HOSTS_DOCS },
-  { id: 'containerd/deprecated-mirrors', severity: 'warning', title: 'The deprecated registry.mirrors table is not used.', why: 'registry.mirrors/configs were deprecated in containerd 1.5 and removed in 2.0; use config_path with hosts.toml.', docs: HOSTS_DOCS },
+  { id: 'containerd/toml-syntax', severity: 'error', title: msg('config.toml is valid TOML.'), why: msg('containerd refuses to start on a config it cannot parse, and kubelet then has no runtime.'), docs: CRI_DOCS },
+  { id: 'containerd/version', severity: 'warning', title: msg('config.toml declares `version = 2` (containerd 1.x) or `version = 3` (2.x).'), why: msg('Without a version containerd reads the file as the old version-1 layout and silently ignores the v2/v3 plugin sections.'), docs: CRI_DOCS, fixes: ['edit'] },
+  { id: 'containerd/layout', severity: 'error', title: msg('Plugin sections match the declared version.'), why: msg('version 2 uses plugins."io.containerd.grpc.v1.cri", version 3 uses plugins."io.containerd.cri.v1.*"; sections of the other layout are ignored.'), docs: CRI_DOCS },
+  { id: 'containerd/cri-disabled', severity: 'error', title: msg('The CRI plugin is not disabled.'), why: msg('The containerd.io package ships with `disabled_plugins = ["cri"]`; kubelet cannot talk to containerd without CRI.'), docs: CRI_DOCS, fixes: ['edit'] },
+  { id: 'containerd/systemd-cgroup', severity: 'error', title: msg('runc uses SystemdCgroup = true.'), why: msg('Debian 12 manages cgroups through systemd; containerd on cgroupfs next to kubelet on systemd gives two managers with different memory accounting (OOM kills, NotReady).'), docs: CRI_DOCS, fixes: ['edit'] },
+  { id: 'containerd/sandbox-image', severity: 'warning', title: msg('The sandbox (pause) image is the one kubeadm uses for this Kubernetes version.'), why: msg("Every pod starts with the pause container; if its image differs from kubeadm's (or is unreachable), nodes pull another image or no pod starts."), docs: CRI_DOCS, fixes: ['edit'] },
+  { id: 'containerd/registry-config-path', severity: 'warning', title: msg('Registry mirrors are configured through config_path and hosts.toml.'), why: msg('With a local image repository or mirrors in the inventory, containerd must find them in /etc/containerd/certs.d/<registry>/hosts.toml, which it reads only when config_path is set.'), docs: HOSTS_DOCS, fixes: ['edit'] },
+  { id: 'containerd/registry-hosts', severity: 'warning', title: msg('Every mirrored registry has a hosts.toml.'), why: msg('A registry without hosts.toml under config_path is pulled from directly, bypassing the mirror.'), docs: HOSTS_DOCS },
+  { id: 'containerd/deprecated-mirrors', severity: 'warning', title: msg('The deprecated registry.mirrors table is not used.'), why: msg('registry.mirrors/configs were deprecated in containerd 1.5 and removed in 2.0; use config_path with hosts.toml.'), docs: HOSTS_DOCS },
 ]);
 
 export const CONTAINERD_RULES = CONTAINERD.rules;
@@ -115,14 +116,14 @@ class ContainerdLint {
     else {
       const guess = hasV3 ? 3 : 2;
       this.push('containerd/version', version === undefined
-        ? `No \`version\`: containerd reads this as the version-1 layout; add \`version = ${guess}\`${guess === 3 ? ' (containerd 2.x)' : ' (containerd 1.6/1.7)'}.`
-        : `version = ${String(version)} is not a layout for kubeadm nodes; use 2 (containerd 1.x) or 3 (containerd 2.x).`, this.lineRange(this.at(['version'])),
-      version === undefined ? [{ title: `Add version = ${guess}`, edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: `version = ${guess}\n` }] }] : undefined);
+        ? t('No `version`: containerd reads this as the version-1 layout; add `version = {0}`{1}.', guess, guess === 3 ? ' (containerd 2.x)' : ' (containerd 1.6/1.7)')
+        : t('version = {0} is not a layout for kubeadm nodes; use 2 (containerd 1.x) or 3 (containerd 2.x).', String(version)), this.lineRange(this.at(['version'])),
+      version === undefined ? [{ title: t('Add version = {0}', guess), edits: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, newText: `version = ${guess}\n` }] }] : undefined);
       layout = guess === 3 ? LAYOUT_V3 : LAYOUT_V2;
       if (version !== undefined) return this.out;
     }
-    if (layout.version === 2 && hasV3) this.push('containerd/layout', `version = 2 (containerd 1.x) ignores the plugins."${V3_RUNTIME}"/"${V3_IMAGES}" sections of containerd 2.x.`, this.lineRange(this.firstUnder(['plugins', V3_RUNTIME]) ?? this.firstUnder(['plugins', V3_IMAGES])));
-    if (layout.version === 3 && hasV2) this.push('containerd/layout', `version = 3 (containerd 2.x) ignores the plugins."${V2_CRI}" section of containerd 1.x; use plugins.'${V3_RUNTIME}' and plugins.'${V3_IMAGES}'.`, this.lineRange(this.firstUnder(['plugins', V2_CRI])));
+    if (layout.version === 2 && hasV3) this.push('containerd/layout', t('version = 2 (containerd 1.x) ignores the plugins."{0}"/"{1}" sections of containerd 2.x.', V3_RUNTIME, V3_IMAGES), this.lineRange(this.firstUnder(['plugins', V3_RUNTIME]) ?? this.firstUnder(['plugins', V3_IMAGES])));
+    if (layout.version === 3 && hasV2) this.push('containerd/layout', t('version = 3 (containerd 2.x) ignores the plugins."{0}" section of containerd 1.x; use plugins.\'{1}\' and plugins.\'{2}\'.', V2_CRI, V3_RUNTIME, V3_IMAGES), this.lineRange(this.firstUnder(['plugins', V2_CRI])));
     this.disabledPlugins(data);
     this.systemdCgroup(data, layout);
     this.sandbox(data, layout);
@@ -142,8 +143,8 @@ class ContainerdLint {
     if (!bad.length) return;
     const l = this.at(['disabled_plugins']);
     const keep = disabled.filter((p) => !bad.includes(p)).map((p) => JSON.stringify(p));
-    this.push('containerd/cri-disabled', `disabled_plugins turns off ${bad.join(', ')}: kubelet needs containerd's CRI plugin.`, this.lineRange(l),
-      l ? [{ title: 'Re-enable the CRI plugin', edits: [{ range: this.lineRange(l), newText: `[${keep.join(', ')}]` }] }] : undefined);
+    this.push('containerd/cri-disabled', t("disabled_plugins turns off {0}: kubelet needs containerd's CRI plugin.", bad.join(', ')), this.lineRange(l),
+      l ? [{ title: t('Re-enable the CRI plugin'), edits: [{ range: this.lineRange(l), newText: `[${keep.join(', ')}]` }] }] : undefined);
   }
 
   /** Inserts `key = value` into table `table`: after its header, or as a new table at the end. */
@@ -164,12 +165,12 @@ class ContainerdLint {
     if (value === true) return;
     const l = this.at(path);
     if (l) {
-      this.push('containerd/systemd-cgroup', `SystemdCgroup is ${JSON.stringify(value)} for runc; set it to true to match kubelet's systemd cgroup driver.`, this.lineRange(l), [{ title: 'Set SystemdCgroup = true', edits: [{ range: this.lineRange(l), newText: 'true' }] }]);
+      this.push('containerd/systemd-cgroup', t("SystemdCgroup is {0} for runc; set it to true to match kubelet's systemd cgroup driver.", JSON.stringify(value)), this.lineRange(l), [{ title: t('Set SystemdCgroup = true'), edits: [{ range: this.lineRange(l), newText: 'true' }] }]);
       return;
     }
     const anchor = this.at(layout.runcOptions) ?? this.at(layout.runcOptions.slice(0, -1)) ?? this.firstUnder(layout.runcOptions.slice(0, 2));
-    this.push('containerd/systemd-cgroup', `runc has no SystemdCgroup (default false): containerd would manage cgroups with cgroupfs while kubelet uses systemd. Set [${layout.header(layout.runcOptions)}] SystemdCgroup = true.`, this.lineRange(anchor),
-      [this.insertFix('Add SystemdCgroup = true', layout, layout.runcOptions, 'SystemdCgroup', 'true')]);
+    this.push('containerd/systemd-cgroup', t('runc has no SystemdCgroup (default false): containerd would manage cgroups with cgroupfs while kubelet uses systemd. Set [{0}] SystemdCgroup = true.', layout.header(layout.runcOptions)), this.lineRange(anchor),
+      [this.insertFix(t('Add SystemdCgroup = true'), layout, layout.runcOptions, 'SystemdCgroup', 'true')]);
   }
 
   private kubernetesVersion(): { version: string; imageRepository?: string } | undefined {
@@ -197,12 +198,12 @@ class ContainerdLint {
     if (value === want) return;
     const l = this.at(layout.sandbox);
     if (typeof value === 'string' && l) {
-      this.push('containerd/sandbox-image', `${key} is ${value}, but kubeadm ${k8s.version.replace(/^v?/, 'v')} uses ${want}.`, this.lineRange(l), [{ title: `Use ${want}`, edits: [{ range: this.lineRange(l), newText: JSON.stringify(want) }] }]);
+      this.push('containerd/sandbox-image', t('{0} is {1}, but kubeadm {2} uses {3}.', key, value, k8s.version.replace(/^v?/, 'v'), want), this.lineRange(l), [{ title: t('Use {0}', want), edits: [{ range: this.lineRange(l), newText: JSON.stringify(want) }] }]);
       return;
     }
     const table = layout.sandbox.slice(0, -1);
-    this.push('containerd/sandbox-image', `No ${key}: containerd's built-in default pause image differs from ${want}, which kubeadm ${k8s.version.replace(/^v?/, 'v')} uses.`,
-      this.lineRange(this.at(table) ?? this.firstUnder(layout.sandbox.slice(0, 2)) ?? this.at(['version'])), [this.insertFix(`Set ${key} = "${want}"`, layout, table, key, JSON.stringify(want))]);
+    this.push('containerd/sandbox-image', t("No {0}: containerd's built-in default pause image differs from {1}, which kubeadm {2} uses.", key, want, k8s.version.replace(/^v?/, 'v')),
+      this.lineRange(this.at(table) ?? this.firstUnder(layout.sandbox.slice(0, 2)) ?? this.at(['version'])), [this.insertFix(t('Set {0} = "{1}"', key, want), layout, table, key, JSON.stringify(want))]);
   }
 
   private registry(data: Record<string, unknown>, layout: Layout): void {
@@ -211,17 +212,17 @@ class ContainerdLint {
     const filled = (v: unknown) => !!v && typeof v === 'object' && Object.keys(v).length > 0;
     if (filled(getIn(data, mirrorsPath)) || filled(getIn(data, [...layout.registry, 'configs']))) {
       const l = this.firstUnder(mirrorsPath) ?? this.firstUnder([...layout.registry, 'configs']);
-      this.push('containerd/deprecated-mirrors', 'registry.mirrors / registry.configs are deprecated (removed in containerd 2.0); put mirrors in /etc/containerd/certs.d/<registry>/hosts.toml and set config_path.', this.lineRange(l));
+      this.push('containerd/deprecated-mirrors', t('registry.mirrors / registry.configs are deprecated (removed in containerd 2.0); put mirrors in /etc/containerd/certs.d/<registry>/hosts.toml and set config_path.'), this.lineRange(l));
     }
     const inv = this.context.inventory;
     if (!inv || (!inv.cluster.imageRepository && !inv.cluster.registryMirrors)) return;
     const configPath = getIn(data, [...layout.registry, 'config_path']);
     if (typeof configPath !== 'string' || configPath === '') {
       const l = this.at([...layout.registry, 'config_path']);
-      const why = inv.cluster.registryMirrors ? `the inventory mirrors ${Object.keys(inv.cluster.registryMirrors).join(', ')}` : `the inventory pulls images from ${inv.cluster.imageRepository}`;
-      this.push('containerd/registry-config-path', `No registry config_path, but ${why}; set config_path = "/etc/containerd/certs.d" and add a hosts.toml per registry.`, this.lineRange(l ?? this.at(layout.registry) ?? this.at(['version'])),
-        l ? [{ title: 'Set config_path = "/etc/containerd/certs.d"', edits: [{ range: this.lineRange(l), newText: '"/etc/containerd/certs.d"' }] }]
-          : [this.insertFix('Set config_path = "/etc/containerd/certs.d"', layout, layout.registry, 'config_path', '"/etc/containerd/certs.d"')]);
+      const why = inv.cluster.registryMirrors ? t('the inventory mirrors {0}', Object.keys(inv.cluster.registryMirrors).join(', ')) : t('the inventory pulls images from {0}', inv.cluster.imageRepository);
+      this.push('containerd/registry-config-path', t('No registry config_path, but {0}; set config_path = "/etc/containerd/certs.d" and add a hosts.toml per registry.', why), this.lineRange(l ?? this.at(layout.registry) ?? this.at(['version'])),
+        l ? [{ title: t('Set config_path = "/etc/containerd/certs.d"'), edits: [{ range: this.lineRange(l), newText: '"/etc/containerd/certs.d"' }] }]
+          : [this.insertFix(t('Set config_path = "/etc/containerd/certs.d"'), layout, layout.registry, 'config_path', '"/etc/containerd/certs.d"')]);
       return;
     }
     // When the workspace has hosts.toml files, every mirrored registry needs one.
@@ -229,7 +230,7 @@ class ContainerdLint {
     if (!hostsFiles.length || !inv.cluster.registryMirrors) return;
     for (const registry of Object.keys(inv.cluster.registryMirrors)) {
       if (!hostsFiles.some((p) => p.endsWith(`certs.d/${registry}/hosts.toml`))) {
-        this.push('containerd/registry-hosts', `No certs.d/${registry}/hosts.toml in the workspace: pulls from ${registry} bypass the mirror ${inv.cluster.registryMirrors[registry]!.join(', ')}.`, this.lineRange(this.at([...layout.registry, 'config_path'])));
+        this.push('containerd/registry-hosts', t('No certs.d/{0}/hosts.toml in the workspace: pulls from {0} bypass the mirror {1}.', registry, inv.cluster.registryMirrors[registry]!.join(', ')), this.lineRange(this.at([...layout.registry, 'config_path'])));
       }
     }
   }

@@ -15,6 +15,7 @@ import * as model from './model';
 import type { Model, Proxy } from './model';
 import * as places from './places';
 import type { Place } from './places';
+import { t } from '../l10n';
 
 /*
  * What these rules use for every proxy, read once: in the CommonJS the tests and the benchmarks run in, each use of
@@ -43,7 +44,7 @@ export function lintStructure(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, 
     if (s.type === 'defaults' || !s.name) continue;
     const clash = (frontendCapable(s) && fe.get(s.name)) || (backendCapable(s) && be.get(s.name));
     if (clash) {
-      out.push(finding('haproxy/duplicate-section', `${s.type} '${s.name}' has the same name as the ${clash.section.type} at line ${clash.section.startLine + 1}.`, wordRange(header(s), 1)));
+      out.push(finding('haproxy/duplicate-section', t("{0} '{1}' has the same name as the {2} at line {3}.", s.type, s.name, clash.section.type, clash.section.startLine + 1), wordRange(header(s), 1)));
       continue;
     }
     if (frontendCapable(s)) fe.set(s.name, p);
@@ -68,9 +69,9 @@ function lintBackendReferences(p: Proxy, m: Model, out: Finding[]): void {
       const name = line.word(1);
       if (name === undefined || name.includes('%[') || m.backends.has(name)) continue;
       const place: Place = { section: p.section, line: line.lasting() };
-      const t = line.token(1)!;
-      const near = didYouMean(t.text, m.backends.keys());
-      out.push(finding('haproxy/missing-backend', `${kw} names '${t.text}', but no backend of that name exists${near ? `; did you mean '${near}'?` : '.'}`, tokenRange(place, t), near ? [fix(`Change to '${near}'`, replaceToken(place, t, near))] : undefined));
+      const tok = line.token(1)!;
+      const near = didYouMean(tok.text, m.backends.keys());
+      out.push(finding('haproxy/missing-backend', t("{0} names '{1}', but no backend of that name exists{2}", kw, tok.text, near ? t("; did you mean '{0}'?", near) : '.'), tokenRange(place, tok), near ? [fix(t("Change to '{0}'", near), replaceToken(place, tok, near))] : undefined));
     }
   }
 }
@@ -85,8 +86,8 @@ function lintTimeoutsMissing(p: Proxy, m: Model, ctx: GlobalContext, out: Findin
   if (backendCapable(s) && !m.hasTimeout(p, 'server')) (needed ??= []).push(['server', '1h']);
   if (needed) {
     out.push(
-      finding('haproxy/timeout-missing', `${s.type} '${s.name ?? ''}' has no ${needed.map(([n]) => `'timeout ${n}'`).join(', ')} (not here, not in its defaults).`, wordRange(header(s), 0), [
-        fix(`Add ${needed.map(([n]) => `timeout ${n}`).join(', ')}`, insertAfter(header(s), needed.map(([n, v]) => `timeout ${n} ${v}`), ctx.eol)),
+      finding('haproxy/timeout-missing', t("{0} '{1}' has no {2} (not here, not in its defaults).", s.type, s.name ?? '', needed.map(([n]) => `'timeout ${n}'`).join(', ')), wordRange(header(s), 0), [
+        fix(t('Add {0}', needed.map(([n]) => `timeout ${n}`).join(', ')), insertAfter(header(s), needed.map(([n, v]) => `timeout ${n} ${v}`), ctx.eol)),
       ]),
     );
   }
@@ -109,7 +110,7 @@ function lintServerVerify(p: Proxy, m: Model, out: Finding[]): void {
     const s: Place = { section, line: line.lasting() };
     const at = { line: abs(s), character: s.line.end(s.line.count - 1) };
     out.push(
-      finding('haproxy/server-verify', `server '${s.line.word(1) ?? ''}' uses TLS without 'verify' or 'ca-file'; HAProxy refuses to start.`, lineRange(s), [fix("Add 'verify none' (the check only needs the TLS handshake)", { range: { start: at, end: at }, newText: ' verify none' })]),
+      finding('haproxy/server-verify', t("server '{0}' uses TLS without 'verify' or 'ca-file'; HAProxy refuses to start.", s.line.word(1) ?? ''), lineRange(s), [fix(t("Add 'verify none' (the check only needs the TLS handshake)"), { range: { start: at, end: at }, newText: ' verify none' })]),
     );
   }
 }
@@ -149,8 +150,8 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
       const lastLen = last ? last.line(last.lineCount - 1).length : 0;
       const block = apiBlock(inv, ctx.eol);
       out.push(
-        finding('haproxy/api-frontend', `No frontend binds the cluster endpoint ${inv.cluster.controlPlaneEndpoint}.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, [
-          fix('Add the Kubernetes API frontend and backend', { range: { start: { line: lastLine, character: lastLen }, end: { line: lastLine, character: lastLen } }, newText: block }),
+        finding('haproxy/api-frontend', t('No frontend binds the cluster endpoint {0}.', inv.cluster.controlPlaneEndpoint), { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, [
+          fix(t('Add the Kubernetes API frontend and backend'), { range: { start: { line: lastLine, character: lastLen }, end: { line: lastLine, character: lastLen } }, newText: block }),
         ]),
       );
     }
@@ -168,11 +169,11 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
     if (fmode.mode !== 'tcp') {
       const f =
         ownMode && ownMode.line.count > 1
-          ? fix("Set 'mode tcp'", replaceToken(ownMode, ownMode.line.token(1)!, 'tcp'))
-          : fix("Add 'mode tcp' to the frontend", insertAfter(fh, ['mode tcp'], ctx.eol));
-      out.push(finding('haproxy/frontend-mode-tcp', `${fs.type} '${fs.name ?? ''}' serves the Kubernetes API in mode ${fmode.mode}${ownMode ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, ownMode ? lineRange(ownMode) : wordRange(fh, 0), [f]));
+          ? fix(t("Set 'mode tcp'"), replaceToken(ownMode, ownMode.line.token(1)!, 'tcp'))
+          : fix(t("Add 'mode tcp' to the frontend"), insertAfter(fh, ['mode tcp'], ctx.eol));
+      out.push(finding('haproxy/frontend-mode-tcp', t("{0} '{1}' serves the Kubernetes API in mode {2}{3}; it must be mode tcp.", fs.type, fs.name ?? '', fmode.mode, ownMode ? '' : t(' (inherited from defaults)')), ownMode ? lineRange(ownMode) : wordRange(fh, 0), [f]));
     } else if (!fmode.place) {
-      out.push(finding('haproxy/mode-implicit', `${fs.type} '${fs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, wordRange(fh, 0), [fix("Add 'mode tcp'", insertAfter(fh, ['mode tcp'], ctx.eol))]));
+      out.push(finding('haproxy/mode-implicit', t("{0} '{1}' relies on HAProxy's built-in mode; say 'mode tcp'.", fs.type, fs.name ?? ''), wordRange(fh, 0), [fix(t("Add 'mode tcp'"), insertAfter(fh, ['mode tcp'], ctx.eol))]));
     }
 
     // bind the VIP
@@ -191,10 +192,10 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
       const target = `${vip}:${apiPort}`;
       if (!exact) {
         const b = wildcard ?? binds.find((x) => x.line.count > 1) ?? binds[0];
-        const t = b?.line.token(1);
-        if (b && t) {
+        const tok = b?.line.token(1);
+        if (b && tok) {
           out.push(
-            finding('haproxy/bind-vip', wildcard ? `${fs.type} '${fs.name ?? ''}' binds ${t.text} (every address); bind the VIP ${target} only.` : `${fs.type} '${fs.name ?? ''}' binds ${t.text}, not the cluster endpoint ${target}.`, tokenRange(b, t), [fix(`Bind ${target}`, replaceToken(b, t, target))], wildcard ? 'warning' : 'error'),
+            finding('haproxy/bind-vip', wildcard ? t("{0} '{1}' binds {2} (every address); bind the VIP {3} only.", fs.type, fs.name ?? '', tok.text, target) : t("{0} '{1}' binds {2}, not the cluster endpoint {3}.", fs.type, fs.name ?? '', tok.text, target), tokenRange(b, tok), [fix(t('Bind {0}', target), replaceToken(b, tok, target))], wildcard ? 'warning' : 'error'),
           );
         }
       } else {
@@ -223,12 +224,12 @@ export function lintApi(cfg: HaproxyConfig, m: Model, ctx: GlobalContext, out: F
 
     // stream timeouts: tunnel supersedes client/server in TCP mode
     const tunnel = m.timeout(fp, 'tunnel');
-    const checkShort = (t: { ms: number; place: Place } | undefined, what: string) => {
-      if (!t || t.ms >= MIN_STREAM_MS) return;
-      const key = `${t.place.section.startLine}:${t.place.line.rel}`;
+    const checkShort = (tok: { ms: number; place: Place } | undefined, what: string) => {
+      if (!tok || tok.ms >= MIN_STREAM_MS) return;
+      const key = `${tok.place.section.startLine}:${tok.place.line.rel}`;
       if (!once(`timeout:${key}`)) return;
-      const v = t.place.line.token(2)!;
-      out.push(finding('haproxy/timeout-short', `'timeout ${what} ${v.text}' cuts idle API streams (watch, logs -f, exec) after ${formatMs(t.ms)}; use at least 10m (the seed uses 1h).`, tokenRange(t.place, v), [fix(`Set 'timeout ${what} 1h'`, replaceToken(t.place, v, '1h'))]));
+      const v = tok.place.line.token(2)!;
+      out.push(finding('haproxy/timeout-short', t("'timeout {0} {1}' cuts idle API streams (watch, logs -f, exec) after {2}; use at least 10m (the seed uses 1h).", what, v.text, formatMs(tok.ms)), tokenRange(tok.place, v), [fix(t("Set 'timeout {0} 1h'", what), replaceToken(tok.place, v, '1h'))]));
     };
     if (tunnel) checkShort(tunnel, 'tunnel');
     else {
@@ -276,9 +277,9 @@ export function lintNonlocalBind(bind: Place, vip: string, inv: Inventory, ctx: 
   // Nothing says where the balancer's own sysctl file is unless one is named for it: stay quiet then
   // (the sysctl rules check the balancer's files); speak when it is explicitly wrong or a balancer file lacks it.
   if (value === undefined && !sysctls.some((s) => forBalancer(s.path))) return;
-  const t = bind.line.token(1);
+  const tok = bind.line.token(1);
   out.push(
-    finding('haproxy/nonlocal-bind', value === undefined ? `The balancer's sysctl files do not set net.ipv4.ip_nonlocal_bind = 1, which binding the VIP ${vip} needs.` : `net.ipv4.ip_nonlocal_bind is ${value} in the sysctl files, but binding the VIP ${vip} needs 1.`, tokenRange(bind, t)),
+    finding('haproxy/nonlocal-bind', value === undefined ? t("The balancer's sysctl files do not set net.ipv4.ip_nonlocal_bind = 1, which binding the VIP {0} needs.", vip) : t('net.ipv4.ip_nonlocal_bind is {0} in the sysctl files, but binding the VIP {1} needs 1.', value, vip), tokenRange(bind, tok)),
   );
 }
 
@@ -290,10 +291,10 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
     const bmode = m.mode(bp);
     const own = lastPlace(bs, 'mode');
     if (bmode.mode !== 'tcp' && frontendMode === 'tcp') {
-      const f = own && own.line.count > 1 ? fix("Set 'mode tcp'", replaceToken(own, own.line.token(1)!, 'tcp')) : fix("Add 'mode tcp' to the backend", insertAfter(bh, ['mode tcp'], ctx.eol));
-      out.push(finding('haproxy/backend-mode-tcp', `backend '${bs.name ?? ''}' behind the tcp frontend '${fp.section.name ?? ''}' runs in mode ${bmode.mode}${own ? '' : ' (inherited from defaults)'}; it must be mode tcp.`, own ? lineRange(own) : wordRange(bh, 0), [f]));
+      const f = own && own.line.count > 1 ? fix(t("Set 'mode tcp'"), replaceToken(own, own.line.token(1)!, 'tcp')) : fix(t("Add 'mode tcp' to the backend"), insertAfter(bh, ['mode tcp'], ctx.eol));
+      out.push(finding('haproxy/backend-mode-tcp', t("backend '{0}' behind the tcp frontend '{1}' runs in mode {2}{3}; it must be mode tcp.", bs.name ?? '', fp.section.name ?? '', bmode.mode, own ? '' : t(' (inherited from defaults)')), own ? lineRange(own) : wordRange(bh, 0), [f]));
     } else if (bmode.mode === 'tcp' && !bmode.place) {
-      out.push(finding('haproxy/mode-implicit', `backend '${bs.name ?? ''}' relies on HAProxy's built-in mode; say 'mode tcp'.`, wordRange(bh, 0), [fix("Add 'mode tcp'", insertAfter(bh, ['mode tcp'], ctx.eol))]));
+      out.push(finding('haproxy/mode-implicit', t("backend '{0}' relies on HAProxy's built-in mode; say 'mode tcp'.", bs.name ?? ''), wordRange(bh, 0), [fix(t("Add 'mode tcp'"), insertAfter(bh, ['mode tcp'], ctx.eol))]));
     }
   }
 
@@ -308,28 +309,28 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
     const overTls = servers.length > 0 && servers.every((s) => serverOption(s.line, defaults, 'check-ssl'));
     const path = httpchk.line.words(2).join(' ');
     if (!overTls && !sslHello) {
-      out.push(finding('haproxy/health-check', "'option httpchk' sends plain HTTP to the apiserver's TLS port, so every check fails; add 'check-ssl verify none' to the servers or use 'option tcp-check'.", lineRange(httpchk), [fix("Use 'option tcp-check'", { range: lineRange(httpchk), newText: 'option tcp-check' })], 'error'));
+      out.push(finding('haproxy/health-check', t("'option httpchk' sends plain HTTP to the apiserver's TLS port, so every check fails; add 'check-ssl verify none' to the servers or use 'option tcp-check'."), lineRange(httpchk), [fix(t("Use 'option tcp-check'"), { range: lineRange(httpchk), newText: 'option tcp-check' })], 'error'));
     } else if (overTls && !/\/(healthz|livez|readyz)\b/.test(path)) {
-      out.push(finding('haproxy/health-check', "'option httpchk' should check GET /healthz (or /livez, /readyz) on the apiserver.", lineRange(httpchk), [fix("Check 'GET /healthz'", { range: lineRange(httpchk), newText: 'option httpchk GET /healthz' })]));
+      out.push(finding('haproxy/health-check', t("'option httpchk' should check GET /healthz (or /livez, /readyz) on the apiserver."), lineRange(httpchk), [fix(t("Check 'GET /healthz'"), { range: lineRange(httpchk), newText: 'option httpchk GET /healthz' })]));
     }
     if (overTls && (!/\/readyz\b/.test(path) || !m.httpCheckExpect(bp))) {
-      out.push(finding('haproxy/readyz-check', `the health check ${/\/readyz\b/.test(path) ? "has no 'http-check expect status 200'" : `asks ${path || 'GET /'}`}; check that the apiserver is ready to serve with GET /readyz and expect status 200.`, lineRange(httpchk), readyzFix(bs, httpchk, servers, defaults, ctx.eol)));
+      out.push(finding('haproxy/readyz-check', t('the health check {0}; check that the apiserver is ready to serve with GET /readyz and expect status 200.', /\/readyz\b/.test(path) ? t("has no 'http-check expect status 200'") : `asks ${path || 'GET /'}`), lineRange(httpchk), readyzFix(bs, httpchk, servers, defaults, ctx.eol)));
     }
   } else if (tcpCheck && !sslHello) {
     // the lab drill: a TCP check marks a restarting apiserver UP as soon as its port accepts, before it can serve
-    out.push(finding('haproxy/readyz-check', "'option tcp-check' marks a restarting apiserver UP as soon as its port accepts, before it can serve; check HTTPS GET /readyz instead.", lineRange(tcpCheck), readyzFix(bs, tcpCheck, servers, defaults, ctx.eol)));
+    out.push(finding('haproxy/readyz-check', t("'option tcp-check' marks a restarting apiserver UP as soon as its port accepts, before it can serve; check HTTPS GET /readyz instead."), lineRange(tcpCheck), readyzFix(bs, tcpCheck, servers, defaults, ctx.eol)));
   } else if (!tcpCheck && !sslHello) {
-    out.push(finding('haproxy/health-check', `backend '${bs.name ?? ''}' has no active health check; add the HTTPS GET /readyz check.`, wordRange(bh, 0), readyzFix(bs, undefined, servers, defaults, ctx.eol)));
+    out.push(finding('haproxy/health-check', t("backend '{0}' has no active health check; add the HTTPS GET /readyz check.", bs.name ?? ''), wordRange(bh, 0), readyzFix(bs, undefined, servers, defaults, ctx.eol)));
   }
 
   // each server: TLS passthrough, check, fall/rise
   for (const s of servers) {
     const ssl = serverOption(s.line, defaults, 'ssl');
     if (ssl?.own && ssl.tok) {
-      const t = ssl.tok;
-      out.push(finding('haproxy/server-ssl', `server '${s.line.word(1) ?? ''}' re-encrypts with 'ssl'; the API needs TLS passthrough.`, tokenRange(s, t), [fix("Remove 'ssl'", { range: { start: { line: abs(s), character: t.start - 1 }, end: { line: abs(s), character: t.end } }, newText: '' })]));
+      const tok = ssl.tok;
+      out.push(finding('haproxy/server-ssl', t("server '{0}' re-encrypts with 'ssl'; the API needs TLS passthrough.", s.line.word(1) ?? ''), tokenRange(s, tok), [fix(t("Remove 'ssl'"), { range: { start: { line: abs(s), character: tok.start - 1 }, end: { line: abs(s), character: tok.end } }, newText: '' })]));
     } else if (ssl) {
-      out.push(finding('haproxy/server-ssl', `server '${s.line.word(1) ?? ''}' inherits 'ssl' from default-server; the API needs TLS passthrough.`, lineRange(s)));
+      out.push(finding('haproxy/server-ssl', t("server '{0}' inherits 'ssl' from default-server; the API needs TLS passthrough.", s.line.word(1) ?? ''), lineRange(s)));
     }
   }
   for (const s of servers) {
@@ -338,7 +339,7 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
       // A misspelt 'check' (che1k) already has its own finding with the fix; one typo, one finding.
       if (misspeltOption(s.line, 'check')) continue;
       const last = s.line.token(s.line.count - 1)!;
-      out.push(finding('haproxy/server-check', `server '${s.line.word(1) ?? ''}' has no 'check', so HAProxy never notices its apiserver is down.`, lineRange(s), [fix("Add 'check'", { range: { start: { line: abs(s), character: last.end }, end: { line: abs(s), character: last.end } }, newText: ' check' })]));
+      out.push(finding('haproxy/server-check', t("server '{0}' has no 'check', so HAProxy never notices its apiserver is down.", s.line.word(1) ?? ''), lineRange(s), [fix(t("Add 'check'"), { range: { start: { line: abs(s), character: last.end }, end: { line: abs(s), character: last.end } }, newText: ' check' })]));
       continue;
     }
     // failover time: fall consecutive failed checks, inter apart
@@ -348,8 +349,8 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
     const fallN = fallOpt?.value !== undefined && /^\d+$/.test(fallOpt.value) ? Number(fallOpt.value) : 3;
     if (interMs !== undefined && fallN >= 2 && fallN <= 10 && interMs * fallN > 30_000) {
       const where = inter?.own && inter.tok ? tokenRange(s, inter.tok) : lineRange(s);
-      const f = inter?.own && inter.tok ? fix("Set 'inter 2s'", replaceToken(s, inter.tok, '2s')) : undefined;
-      out.push(finding('haproxy/fall-rise', `server '${s.line.word(1) ?? ''}' is marked down only after ${formatMs(interMs * fallN)} (fall ${fallN} × inter ${formatMs(interMs)}); keep it within 30s.`, where, f ? [f] : undefined));
+      const f = inter?.own && inter.tok ? fix(t("Set 'inter 2s'"), replaceToken(s, inter.tok, '2s')) : undefined;
+      out.push(finding('haproxy/fall-rise', t("server '{0}' is marked down only after {1} (fall {2} × inter {3}); keep it within 30s.", s.line.word(1) ?? '', formatMs(interMs * fallN), fallN, formatMs(interMs)), where, f ? [f] : undefined));
     }
     for (const [name, dflt, good] of [
       ['fall', 3, 3],
@@ -360,8 +361,8 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
       if (!Number.isFinite(v) || v <= 0) continue; // reported by server-keyword
       if (v < 2 || v > 10) {
         const where = o?.own && o.tok ? tokenRange(s, o.tok) : lineRange(s);
-        const f = o?.own && o.tok ? fix(`Set '${name} ${good}'`, replaceToken(s, o.tok, String(good))) : undefined;
-        out.push(finding('haproxy/fall-rise', v < 2 ? `'${name} ${v}' on server '${s.line.word(1) ?? ''}' reacts to a single check, which makes the node flap; use ${name} ${good}.` : `'${name} ${v}' on server '${s.line.word(1) ?? ''}' delays failover by ${v} checks; use ${name} ${good}.`, where, f ? [f] : undefined));
+        const f = o?.own && o.tok ? fix(t('Set \'{0} {1}\'', name, good), replaceToken(s, o.tok, String(good))) : undefined;
+        out.push(finding('haproxy/fall-rise', v < 2 ? t("'{0} {1}' on server '{2}' reacts to a single check, which makes the node flap; use {0} {3}.", name, v, s.line.word(1) ?? '', good) : t("'{0} {1}' on server '{2}' delays failover by {1} checks; use {0} {3}.", name, v, s.line.word(1) ?? '', good), where, f ? [f] : undefined));
       }
     }
   }
@@ -378,13 +379,13 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
     const cp = cps.find((h) => h.address === host || h.name === host);
     const name = s.line.word(1)!;
     if (!cp) {
-      out.push(finding('haproxy/backend-servers', `server '${name}' (${addrTok.text}) is not a control-plane node of the inventory.`, lineRange(s), [fix(`Remove server '${name}'`, deleteLine(s))]));
+      out.push(finding('haproxy/backend-servers', t("server '{0}' ({1}) is not a control-plane node of the inventory.", name, addrTok.text), lineRange(s), [fix(t("Remove server '{0}'", name), deleteLine(s))]));
       continue;
     }
     if (matched.has(cp)) continue; // duplicates are reported by duplicate-server or are harmless aliases
     matched.add(cp);
     if (port !== String(apiPort)) {
-      out.push(finding('haproxy/backend-servers', `server '${name}' points at port ${port ?? '(none: the client port)'}; the apiserver of ${cp.name} listens on ${apiPort}.`, tokenRange(s, addrTok), [fix(`Use ${cp.address}:${apiPort}`, replaceToken(s, addrTok, `${cp.address}:${apiPort}`))]));
+      out.push(finding('haproxy/backend-servers', t("server '{0}' points at port {1}; the apiserver of {2} listens on {3}.", name, port ?? t('(none: the client port)'), cp.name, apiPort), tokenRange(s, addrTok), [fix(t('Use {0}:{1}', cp.address, apiPort), replaceToken(s, addrTok, `${cp.address}:${apiPort}`))]));
     }
   }
   const missing = cps.filter((h) => !matched.has(h));
@@ -394,9 +395,11 @@ export function lintApiBackend(fp: Proxy, bp: Proxy, m: Model, ctx: GlobalContex
     // the new lines take the check options of the backend's last server (the generator's when there is none)
     const options = servers.length ? servers[servers.length - 1]!.line.words(3).join(' ') : 'check check-ssl verify none fall 3 rise 2';
     out.push(
-      finding('haproxy/backend-servers', `backend '${bs.name ?? ''}' lacks the control-plane node${missing.length > 1 ? 's' : ''} ${missing.map((h) => `${h.name} (${h.address})`).join(', ')}.`, wordRange(bh, bh.line.count > 1 ? 1 : 0), [
+      finding('haproxy/backend-servers', missing.length > 1
+        ? t("backend '{0}' lacks the control-plane nodes {1}.", bs.name ?? '', missing.map((h) => `${h.name} (${h.address})`).join(', '))
+        : t("backend '{0}' lacks the control-plane node {1}.", bs.name ?? '', `${missing[0]!.name} (${missing[0]!.address})`), wordRange(bh, bh.line.count > 1 ? 1 : 0), [
         fix(
-          `Add server line${missing.length > 1 ? 's' : ''} for ${missing.map((h) => h.name).join(', ')}`,
+          missing.length > 1 ? t('Add server lines for {0}', missing.map((h) => h.name).join(', ')) : t('Add server line for {0}', missing[0]!.name),
           insertAfter(
             anchor,
             missing.map((h) => `server ${names.has(h.name) ? `${h.name}-${apiPort}` : h.name} ${h.address}:${apiPort} ${options}`),

@@ -11,6 +11,7 @@
  */
 import { readQuotedWord } from './quotedWord';
 import { COMMON_WORDS, TRIE_START } from './words';
+import { t } from '../l10n';
 
 /**
  * The word table and its trie, read once: in the CommonJS the tests and benchmarks run in, every use of an imported
@@ -36,6 +37,8 @@ export interface Token {
 export interface LineProblem {
   message: string;
   column: number;
+  /** A quote opened and not closed on the line (the rule offers to close it; the message is in the catalogue's language). */
+  unmatchedQuote?: boolean;
 }
 
 // A line record: where the line starts in the store's text, its length (without CR/LF), indent, the column of its
@@ -167,7 +170,7 @@ export class LineStore {
       }
       const quoted = readQuotedWord(text, j, n, from, text.slice(i, j));
       problem ??= quoted.problem;
-      if (quoted.openQuote >= 0) problem ??= { message: `unmatched quote at position ${quoted.openQuote}`, column: quoted.openQuote };
+      if (quoted.openQuote >= 0) problem ??= { message: t('unmatched quote at position {0}', quoted.openQuote), column: quoted.openQuote, unmatchedQuote: true };
       i = quoted.end;
       this.addWord(start, i - from, this.cookedText(quoted.text));
       if (quoted.openQuote >= 0) break;

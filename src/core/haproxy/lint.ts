@@ -14,6 +14,7 @@ import { finding, fix, HAPROXY_RULES } from './rules';
 import { lintStructure, type GlobalContext } from './apiRules';
 import { lintSection, type LocalContext } from './localRules';
 import { Model } from './model';
+import { t } from '../l10n';
 
 export { parseTime } from './places';
 
@@ -57,7 +58,7 @@ export function lintHaproxy(text: string, context: LintContext = {}): Finding[] 
     const lastLine = cfg.lineCount - 1;
     const lastLen = text.length - text.lastIndexOf('\n') - 1;
     const end = { line: lastLine, character: lastLen };
-    out.push(finding('haproxy/syntax', 'The last line has no line break; HAProxy 2.6 then refuses the file as possibly truncated.', { start: { line: lastLine, character: 0 }, end }, [fix('Add a line break at the end', { range: { start: end, end }, newText: eol })]));
+    out.push(finding('haproxy/syntax', t('The last line has no line break; HAProxy 2.6 then refuses the file as possibly truncated.'), { start: { line: lastLine, character: 0 }, end }, [fix(t('Add a line break at the end'), { range: { start: end, end }, newText: eol })]));
   }
   const localCtx: LocalContext = { eol };
   for (const s of cfg.sections) {

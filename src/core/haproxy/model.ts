@@ -9,6 +9,7 @@ import type { HaproxyConfig, ParsedLine, Section, Token } from './parse';
 import { fix } from './rules';
 import * as places from './places';
 import type { Place } from './places';
+import { t } from '../l10n';
 
 /*
  * What the model uses for every proxy, read once: in the CommonJS the tests and the benchmarks run in, each use of
@@ -164,7 +165,7 @@ export function readyzFix(bs: Section, option: Place | undefined, servers: Place
     const hasVerify = !!serverOption(s.line, defaults, 'verify');
     edits.push({ range: { start: { line: abs(s), character: check.tok.end }, end: { line: abs(s), character: check.tok.end } }, newText: hasVerify ? ' check-ssl' : ' check-ssl verify none' });
   }
-  return [fix('Check HTTPS GET /readyz', ...edits)];
+  return [fix(t('Check HTTPS GET /readyz'), ...edits)];
 }
 
 export function serverOption(line: ParsedLine, defaults: readonly Place[], name: string, from = 3): { value?: string; tok?: Token; own: boolean } | undefined {

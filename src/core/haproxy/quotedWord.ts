@@ -5,6 +5,7 @@
  * quotes ends the word.
  */
 import type { LineProblem } from './lines';
+import { t } from '../l10n';
 
 /** Characters a backslash escapes (anything else keeps its backslash). */
 const ESCAPED = new Set(['\\', ' ', '#', "'", '"', '$', 'r', 'n', 't', '\t']);
@@ -67,7 +68,7 @@ export function readQuotedWord(text: string, at: number, n: number, lineStart: n
     }
     if (ch === 32 || ch === 9 || ch === 35) break;
     if ((ch < 32 && ch !== 9) || ch === 127) {
-      problem ??= { message: `unexpected control character 0x${ch.toString(16).padStart(2, '0')}`, column: i - lineStart };
+      problem ??= { message: t('unexpected control character 0x{0}', ch.toString(16).padStart(2, '0')), column: i - lineStart };
     }
     word += text[i];
     i++;

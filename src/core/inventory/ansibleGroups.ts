@@ -4,6 +4,7 @@
  */
 import type { Role } from './types';
 import { CONTROL_PLANE_GROUPS, ETCD_GROUPS, LEGACY_GROUPS, LOADBALANCER_GROUPS, WORKER_GROUPS, type AHost, type Model, type Reporter, type Var } from './ansibleModel';
+import { t } from '../l10n';
 
 /** The importer's first stage; ./ansibleImporter.ts maps the hosts and variables it resolves. */
 export abstract class GroupTree {
@@ -27,8 +28,8 @@ export abstract class GroupTree {
       for (const child of [...g.children]) {
         const s = state.get(child);
         if (s === 'visiting') {
-          this.rep.add('children-cycle', 'error', `Group ${child} is its own ancestor through ${name}:children; this link is ignored.`, g.childLocs.get(child), this.file,
-            'Ansible refuses an inventory whose groups contain each other.');
+          this.rep.add('children-cycle', 'error', t('Group {0} is its own ancestor through {1}:children; this link is ignored.', child, name), g.childLocs.get(child), this.file,
+            t('Ansible refuses an inventory whose groups contain each other.'));
           g.children.splice(g.children.indexOf(child), 1);
         } else if (!s) visit(child);
       }
@@ -84,12 +85,12 @@ export abstract class GroupTree {
     for (const [old, now] of Object.entries(LEGACY_GROUPS)) {
       const g = this.model.groups.get(old);
       if (g && (g.hosts.length || g.children.length)) {
-        this.rep.add('legacy-group', 'info', `Group ${old} is the legacy name of ${now}; it is read as ${now}.`, g.loc, this.file);
+        this.rep.add('legacy-group', 'info', t('Group {0} is the legacy name of {1}; it is read as {1}.', old, now), g.loc, this.file);
       }
     }
     const rr = this.model.groups.get('calico_rr');
     if (rr && rr.hosts.length) {
-      this.rep.add('unsupported-group', 'info', 'calico_rr (Calico route reflectors) has no counterpart here; those hosts are imported only for their other groups.', rr.loc, this.file);
+      this.rep.add('unsupported-group', 'info', t('calico_rr (Calico route reflectors) has no counterpart here; those hosts are imported only for their other groups.'), rr.loc, this.file);
     }
   }
 
@@ -103,13 +104,13 @@ export abstract class GroupTree {
     if (has(WORKER_GROUPS)) roles.push('worker');
     if (has(ETCD_GROUPS) && !cp) {
       roles.push('etcd');
-      this.rep.add('external-etcd', 'warning', `${h.name} is in etcd but not in kube_control_plane: this tool builds stacked etcd on the control-plane nodes only.`, h.loc, this.file,
-        'With stacked etcd every control-plane node runs one etcd member; a separate etcd host is not set up.');
+      this.rep.add('external-etcd', 'warning', t('{0} is in etcd but not in kube_control_plane: this tool builds stacked etcd on the control-plane nodes only.', h.name), h.loc, this.file,
+        t('With stacked etcd every control-plane node runs one etcd member; a separate etcd host is not set up.'));
     } else if (cp && hasEtcdGroup && !has(ETCD_GROUPS)) {
-      this.rep.add('stacked-etcd', 'info', `${h.name} is not in etcd but will run a stacked etcd member like every control-plane node.`, h.loc, this.file);
+      this.rep.add('stacked-etcd', 'info', t('{0} is not in etcd but will run a stacked etcd member like every control-plane node.', h.name), h.loc, this.file);
     }
     if (clusterGroup && (cp || roles.includes('worker')) && !groups.has(clusterGroup)) {
-      this.rep.add('outside-k8s-cluster', 'warning', `${h.name} is not in ${clusterGroup}; Kubespray would not set it up, but it is imported for its roles.`, h.loc, this.file);
+      this.rep.add('outside-k8s-cluster', 'warning', t('{0} is not in {1}; Kubespray would not set it up, but it is imported for its roles.', h.name, clusterGroup), h.loc, this.file);
     }
     return roles;
   }

@@ -8,6 +8,7 @@ import { shellSplit } from './ansibleIni';
 import { GroupTree } from './ansibleGroups';
 import type { AnsibleImportOptions, AnsibleImportResult, ImportMissing } from './ansible';
 import { type AHost, BASTION_GROUPS, CLUSTER_GROUPS, ETCD_GROUPS, type Loc, Model, QUIET_VARS, Reporter, USED_VARS, type Var } from './ansibleModel';
+import { t } from '../l10n';
 
 // ---------------------------------------------------------------------------------------------
 // From Ansible's model to ours
@@ -46,7 +47,7 @@ export class Importer extends GroupTree {
     for (const h of cluster) {
       const roles = this.roles(h, hasEtcdGroup, clusterGroup?.name);
       if (!roles.length) {
-        this.rep.add('no-role', 'warning', `${h.name} is in no Kubernetes group (kube_control_plane, kube_node, etcd, haproxy/loadbalancer/lb); it is not imported.`, h.loc, this.file);
+        this.rep.add('no-role', 'warning', t('{0} is in no Kubernetes group (kube_control_plane, kube_node, etcd, haproxy/loadbalancer/lb); it is not imported.', h.name), h.loc, this.file);
         continue;
       }
       const vars = this.effectiveVars(h);
@@ -89,9 +90,9 @@ export class Importer extends GroupTree {
     // Array.prototype.sort is stable: within a role hosts keep the inventory's order.
 
     if (!cluster.length && !this.rep.findings.some((f) => f.severity === 'error')) {
-      this.rep.add('no-hosts', 'error', 'The inventory defines no hosts.', undefined, this.file);
+      this.rep.add('no-hosts', 'error', t('The inventory defines no hosts.'), undefined, this.file);
     } else if (cluster.length && !hosts.some((h) => h.roles.includes('control-plane'))) {
-      this.rep.add('no-control-plane', 'error', 'No imported host is in kube_control_plane (or the legacy kube-master).', this.model.groups.get('kube_control_plane')?.loc, this.file);
+      this.rep.add('no-control-plane', 'error', t('No imported host is in kube_control_plane (or the legacy kube-master).'), this.model.groups.get('kube_control_plane')?.loc, this.file);
     }
 
     const missing: ImportMissing[] = [];
@@ -99,13 +100,13 @@ export class Importer extends GroupTree {
     const kubernetesVersion = this.version(clusterVars);
     if (!kubernetesVersion) {
       missing.push('kubernetesVersion');
-      this.rep.add('no-version', 'warning', 'No usable kube_version in the inventory or its group_vars: set cluster.kubernetesVersion (e.g. "1.30.14") before bring-up.', undefined, this.file);
+      this.rep.add('no-version', 'warning', t('No usable kube_version in the inventory or its group_vars: set cluster.kubernetesVersion (e.g. "1.30.14") before bring-up.'), undefined, this.file);
     }
     const controlPlaneEndpoint = this.endpoint(clusterVars, hosts);
     if (!controlPlaneEndpoint) {
       missing.push('controlPlaneEndpoint');
-      this.rep.add('no-endpoint', 'warning', 'No loadbalancer_apiserver, apiserver_loadbalancer_domain_name or kube_vip_address: set cluster.controlPlaneEndpoint to the VIP on the load balancers (host:port).', undefined, this.file,
-        'The endpoint must be a VIP that survives the loss of any one node, not a node address.');
+      this.rep.add('no-endpoint', 'warning', t('No loadbalancer_apiserver, apiserver_loadbalancer_domain_name or kube_vip_address: set cluster.controlPlaneEndpoint to the VIP on the load balancers (host:port).'), undefined, this.file,
+        t('The endpoint must be a VIP that survives the loss of any one node, not a node address.'));
     }
     const inventory: Inventory = {
       cluster: {
@@ -132,12 +133,12 @@ export class Importer extends GroupTree {
     const v = vars.get(key);
     if (!v || v.value === null || v.value === undefined || v.value === '') return undefined;
     if (typeof v.value === 'object') {
-      this.once(v, () => this.rep.add('var-type', 'warning', `${key} must be a single value here; it is ignored.`, v.loc, this.file));
+      this.once(v, () => this.rep.add('var-type', 'warning', t('{0} must be a single value here; it is ignored.', key), v.loc, this.file));
       return undefined;
     }
     const s = String(v.value);
     if (s.includes('{{') || s.includes('{%')) {
-      this.once(v, () => this.rep.add('template', 'warning', `${key} is a Jinja template ("${s}"), which the importer cannot evaluate; it is ignored.`, v.loc, this.file));
+      this.once(v, () => this.rep.add('template', 'warning', t('{0} is a Jinja template ("{1}"), which the importer cannot evaluate; it is ignored.', key, s), v.loc, this.file));
       return undefined;
     }
     return { value: s.trim(), loc: v.loc };
@@ -157,10 +158,10 @@ export class Importer extends GroupTree {
     if (valid.test(h.name)) return h.name;
     const fixed = h.name.toLowerCase().replace(/_/g, '-');
     if (valid.test(fixed)) {
-      this.rep.add('host-renamed', 'warning', `Host ${h.name} is imported as ${fixed}: Kubernetes node names are lowercase DNS names.`, h.loc, this.file);
+      this.rep.add('host-renamed', 'warning', t('Host {0} is imported as {1}: Kubernetes node names are lowercase DNS names.', h.name, fixed), h.loc, this.file);
       return fixed;
     }
-    this.rep.add('host-name', 'error', `Host name "${h.name}" cannot be a Kubernetes node name (lowercase letters, digits, '-' and '.'); it is not imported.`, h.loc, this.file);
+    this.rep.add('host-name', 'error', t('Host name "{0}" cannot be a Kubernetes node name (lowercase letters, digits, \'-\' and \'.\'); it is not imported.', h.name), h.loc, this.file);
     return undefined;
   }
 
@@ -177,18 +178,18 @@ export class Importer extends GroupTree {
       }
       tried.push(`${key}=${v.value}`);
       if (key === 'ip' || key === 'access_ip') {
-        this.rep.add('address', 'warning', `${key} "${v.value}" of ${h.name} is not an IPv4 address; it is ignored.`, v.loc, this.file);
+        this.rep.add('address', 'warning', t('{0} "{1}" of {2} is not an IPv4 address; it is ignored.', key, v.value, h.name), v.loc, this.file);
       }
     }
     if (!chosen && isIPv4(h.name)) chosen = { value: h.name, key: 'name' };
     if (!chosen) {
-      this.rep.add('no-address', 'error', `${h.name} has no IPv4 address (set ip or ansible_host${tried.length ? `; found ${tried.join(', ')}` : ''}); it is not imported.`, h.loc, this.file,
-        'Addresses feed certSANs, the HAProxy backend and the Keepalived subnet, so they must be IPv4 addresses, not names.');
+      this.rep.add('no-address', 'error', t('{0} has no IPv4 address (set ip or ansible_host{1}); it is not imported.', h.name, tried.length ? `; found ${tried.join(', ')}` : ''), h.loc, this.file,
+        t('Addresses feed certSANs, the HAProxy backend and the Keepalived subnet, so they must be IPv4 addresses, not names.'));
       return undefined;
     }
     const sshHost = this.str(vars, 'ansible_host') ?? this.str(vars, 'ansible_ssh_host');
     if (sshHost && chosen.key !== 'ansible_host' && sshHost.value !== chosen.value) {
-      this.rep.add('ssh-address', 'warning', `${h.name}: Ansible connects to ${sshHost.value} (ansible_host) but the cluster address is ${chosen.value} (${chosen.key}); this tool connects to the cluster address, so it must be reachable (directly or through proxyJump).`, sshHost.loc, this.file);
+      this.rep.add('ssh-address', 'warning', t('{0}: Ansible connects to {1} (ansible_host) but the cluster address is {2} ({3}); this tool connects to the cluster address, so it must be reachable (directly or through proxyJump).', h.name, sshHost.value, chosen.value, chosen.key), sshHost.loc, this.file);
     }
     return chosen.value;
   }
@@ -202,7 +203,7 @@ export class Importer extends GroupTree {
     if (port && port.value !== null && port.value !== '') {
       const n = typeof port.value === 'number' ? port.value : /^\s*\d+\s*$/.test(String(port.value)) ? Number(port.value) : NaN;
       if (Number.isInteger(n) && n >= 1 && n <= 65535) out.port = { ...port, value: n };
-      else this.once(port, () => this.rep.add('port', 'error', `${port.key} "${String(port.value)}" of ${h.name} is not a TCP port (1–65535); the default is used.`, port.loc, this.file));
+      else this.once(port, () => this.rep.add('port', 'error', t('{0} "{1}" of {2} is not a TCP port (1–65535); the default is used.', port.key, String(port.value), h.name), port.loc, this.file));
     }
     const key = vars.get('ansible_ssh_private_key_file') ?? vars.get('ansible_private_key_file');
     const keyStr = key ? this.str(vars, key.key) : undefined;
@@ -219,14 +220,14 @@ export class Importer extends GroupTree {
 
   /** `-o ProxyJump=x`, `-J x`, or `-o ProxyCommand="ssh -W %h:%p [-p port] [user@]bastion"` → ProxyJump syntax. */
   private jumpFromArgs(args: string, loc: Loc, v: Var): { value: string; loc: Loc } | undefined {
-    const tokens = shellSplit(args).map((t) => t.text);
+    const tokens = shellSplit(args).map((tok) => tok.text);
     for (let i = 0; i < tokens.length; i++) {
-      const t = tokens[i]!;
+      const tok = tokens[i]!;
       let option: string | undefined;
-      if (t === '-o') option = tokens[++i];
-      else if (t.startsWith('-o')) option = t.slice(2);
-      else if (t === '-J') return tokens[i + 1] ? { value: tokens[i + 1]!, loc } : undefined;
-      else if (t.startsWith('-J')) return { value: t.slice(2), loc };
+      if (tok === '-o') option = tokens[++i];
+      else if (tok.startsWith('-o')) option = tok.slice(2);
+      else if (tok === '-J') return tokens[i + 1] ? { value: tokens[i + 1]!, loc } : undefined;
+      else if (tok.startsWith('-J')) return { value: tok.slice(2), loc };
       if (!option) continue;
       const m = /^(\w+)\s*[= ]\s*(.*)$/s.exec(option);
       if (!m) continue;
@@ -236,7 +237,7 @@ export class Importer extends GroupTree {
       if (name === 'proxycommand') {
         const jump = jumpFromProxyCommand(value);
         if (jump) return { value: jump, loc };
-        this.once(v, () => this.rep.add('proxy-command', 'warning', `ProxyCommand "${value}" is not of the form "ssh -W %h:%p [user@]bastion"; set ssh.proxyJump by hand.`, loc, this.file));
+        this.once(v, () => this.rep.add('proxy-command', 'warning', t('ProxyCommand "{0}" is not of the form "ssh -W %h:%p [user@]bastion"; set ssh.proxyJump by hand.', value), loc, this.file));
       }
     }
     return undefined;
@@ -246,7 +247,7 @@ export class Importer extends GroupTree {
   private bastion(bastions: AHost[]): string | undefined {
     const b = bastions[0];
     if (!b) return undefined;
-    if (bastions.length > 1) this.rep.add('bastion', 'warning', `${bastions.length} hosts in [bastion]; only ${b.name} is used.`, bastions[1]!.loc, this.file);
+    if (bastions.length > 1) this.rep.add('bastion', 'warning', t('{0} hosts in [bastion]; only {1} is used.', bastions.length, b.name), bastions[1]!.loc, this.file);
     const vars = this.effectiveVars(b);
     const address = this.str(vars, 'ansible_host') ?? this.str(vars, 'ansible_ssh_host') ?? this.str(vars, 'ip');
     const host = address?.value ?? b.name;
@@ -254,7 +255,7 @@ export class Importer extends GroupTree {
     const portVar = vars.get('ansible_port') ?? vars.get('ansible_ssh_port');
     const port = portVar && /^\d+$/.test(String(portVar.value).trim()) ? Number(portVar.value) : undefined;
     if (portVar && (port === undefined || port < 1 || port > 65535)) {
-      this.rep.add('port', 'error', `${portVar.key} "${String(portVar.value)}" of bastion ${b.name} is not a TCP port (1–65535).`, portVar.loc, this.file);
+      this.rep.add('port', 'error', t('{0} "{1}" of bastion {2} is not a TCP port (1–65535).', portVar.key, String(portVar.value), b.name), portVar.loc, this.file);
     }
     const validPort = port !== undefined && port >= 1 && port <= 65535 && port !== 22 ? port : undefined;
     return `${user ? `${user.value}@` : ''}${host}${validPort ? `:${validPort}` : ''}`;
@@ -264,7 +265,7 @@ export class Importer extends GroupTree {
     const v = vars.get('node_labels');
     if (!v || v.value === null || v.value === undefined) return undefined;
     if (typeof v.value !== 'object' || Array.isArray(v.value)) {
-      this.once(v, () => this.rep.add('var-type', 'warning', 'node_labels must be a mapping of label → value; it is ignored.', v.loc, this.file));
+      this.once(v, () => this.rep.add('var-type', 'warning', t('node_labels must be a mapping of label → value; it is ignored.'), v.loc, this.file));
       return undefined;
     }
     const out: Record<string, string> = {};
@@ -276,7 +277,7 @@ export class Importer extends GroupTree {
     const iface = this.str(vars, 'keepalived_interface') ?? this.str(vars, 'vrrp_interface');
     const ifaceName = iface?.value ?? this.options.vrrpInterface;
     if (!ifaceName) {
-      this.rep.add('no-vrrp', 'info', `Load balancer ${h.name}: no keepalived_interface; add vrrp: { state, priority, interface } to its row before bring-up.`, h.loc, this.file);
+      this.rep.add('no-vrrp', 'info', t('Load balancer {0}: no keepalived_interface; add vrrp: { state, priority, interface } to its row before bring-up.', h.name), h.loc, this.file);
       return undefined;
     }
     const stateVar = this.str(vars, 'keepalived_state') ?? this.str(vars, 'vrrp_state');
@@ -284,21 +285,21 @@ export class Importer extends GroupTree {
     if (stateVar) {
       const s = stateVar.value.toUpperCase();
       if (s === 'MASTER' || s === 'BACKUP') state = s;
-      else this.rep.add('vrrp', 'warning', `keepalived_state "${stateVar.value}" must be MASTER or BACKUP; ${state} is used.`, stateVar.loc, this.file);
+      else this.rep.add('vrrp', 'warning', t('keepalived_state "{0}" must be MASTER or BACKUP; {1} is used.', stateVar.value, state), stateVar.loc, this.file);
     }
     let priority = Math.max(1, 100 - index);
     const prioVar = this.str(vars, 'keepalived_priority') ?? this.str(vars, 'vrrp_priority');
     if (prioVar) {
       const n = Number(prioVar.value);
       if (Number.isInteger(n) && n >= 1 && n <= 254) priority = n;
-      else this.rep.add('vrrp', 'warning', `VRRP priority "${prioVar.value}" must be an integer from 1 to 254; ${priority} is used.`, prioVar.loc, this.file);
+      else this.rep.add('vrrp', 'warning', t('VRRP priority "{0}" must be an integer from 1 to 254; {1} is used.', prioVar.value, priority), prioVar.loc, this.file);
     }
     const out: VrrpSettings = { state, priority, interface: ifaceName };
     const vridVar = ['keepalived_router_id', 'keepalived_virtual_router_id', 'virtual_router_id', 'vrrp_router_id'].map((k) => this.str(vars, k)).find((x) => x);
     if (vridVar) {
       const n = Number(vridVar.value);
       if (Number.isInteger(n) && n >= 1 && n <= 255) out.virtualRouterId = n;
-      else this.rep.add('vrrp', 'warning', `VRRP router id "${vridVar.value}" must be an integer from 1 to 255; it is ignored.`, vridVar.loc, this.file);
+      else this.rep.add('vrrp', 'warning', t('VRRP router id "{0}" must be an integer from 1 to 255; it is ignored.', vridVar.value), vridVar.loc, this.file);
     }
     return out;
   }
@@ -309,7 +310,7 @@ export class Importer extends GroupTree {
     const visit = (v: Var): void => {
       if (!v.inInventory || USED_VARS.has(v.key) || QUIET_VARS.has(v.key) || seen.has(v.key)) return;
       seen.add(v.key);
-      this.rep.add('ignored-var', 'info', `Variable ${v.key} has no counterpart in inventory.yaml and is not imported.`, v.loc, this.file);
+      this.rep.add('ignored-var', 'info', t('Variable {0} has no counterpart in inventory.yaml and is not imported.', v.key), v.loc, this.file);
     };
     for (const g of this.model.groups.values()) for (const v of g.vars.values()) visit(v);
     for (const h of this.model.hosts.values()) for (const v of h.vars.values()) visit(v);
@@ -332,7 +333,7 @@ export class Importer extends GroupTree {
     if (v) {
       const m = /^v?(\d+\.\d+\.\d+)$/.exec(v.value);
       if (m) return m[1];
-      this.rep.add('version', 'warning', `kube_version "${v.value}" is not a full version like v1.30.14; it is ignored.`, v.loc, this.file);
+      this.rep.add('version', 'warning', t('kube_version "{0}" is not a full version like v1.30.14; it is ignored.', v.value), v.loc, this.file);
     }
     const fromOptions = this.options.kubernetesVersion?.replace(/^v/, '');
     return fromOptions || undefined;
@@ -348,12 +349,12 @@ export class Importer extends GroupTree {
       if (o.address !== undefined && o.address !== null) host = { value: String(o.address), loc: lb.loc };
       if (o.port !== undefined && o.port !== null) port = Number(o.port);
     } else if (lb && lb.value !== null && lb.value !== undefined && lb.value !== '') {
-      this.rep.add('var-type', 'warning', 'loadbalancer_apiserver must be a mapping { address, port }; it is ignored.', lb.loc, this.file);
+      this.rep.add('var-type', 'warning', t('loadbalancer_apiserver must be a mapping { address, port }; it is ignored.'), lb.loc, this.file);
     }
     host ??= this.str(vars, 'apiserver_loadbalancer_domain_name') ?? this.str(vars, 'kube_vip_address');
     if (!host) return undefined;
     if (host.value.includes('{{')) {
-      this.rep.add('template', 'warning', `The load balancer address "${host.value}" is a Jinja template; set cluster.controlPlaneEndpoint by hand.`, host.loc, this.file);
+      this.rep.add('template', 'warning', t('The load balancer address "{0}" is a Jinja template; set cluster.controlPlaneEndpoint by hand.', host.value), host.loc, this.file);
       return undefined;
     }
     if (port === undefined) {
@@ -361,15 +362,15 @@ export class Importer extends GroupTree {
       port = p ? Number(p.value) : 6443;
     }
     if (!Number.isInteger(port) || port < 1 || port > 65535) {
-      this.rep.add('port', 'error', `The API server load balancer port "${String(port)}" is not a TCP port (1–65535); 6443 is used.`, lb?.loc ?? host.loc, this.file);
+      this.rep.add('port', 'error', t('The API server load balancer port "{0}" is not a TCP port (1–65535); 6443 is used.', String(port)), lb?.loc ?? host.loc, this.file);
       port = 6443;
     }
     const endpoint = `${host.value}:${port}`;
     const node = hosts.find((h) => h.address === host.value || h.name === host.value);
     if (!splitEndpoint(endpoint)) {
-      this.rep.add('endpoint', 'warning', `The API server endpoint "${endpoint}" is not host:port.`, host.loc, this.file);
+      this.rep.add('endpoint', 'warning', t('The API server endpoint "{0}" is not host:port.', endpoint), host.loc, this.file);
     } else if (node?.roles.includes('control-plane')) {
-      this.rep.add('endpoint-is-node', 'warning', `The API server endpoint ${endpoint} is ${node.name}, a control-plane node; set cluster.controlPlaneEndpoint to the VIP.`, host.loc, this.file);
+      this.rep.add('endpoint-is-node', 'warning', t('The API server endpoint {0} is {1}, a control-plane node; set cluster.controlPlaneEndpoint to the VIP.', endpoint, node.name), host.loc, this.file);
     }
     return endpoint;
   }
@@ -378,7 +379,7 @@ export class Importer extends GroupTree {
     const v = this.str(vars, key);
     if (!v) return undefined;
     if (parseCidr(v.value)) return v.value;
-    this.rep.add('cidr', 'warning', `${key} "${v.value}" is not an IPv4 CIDR; the default is used.`, v.loc, this.file);
+    this.rep.add('cidr', 'warning', t('{0} "{1}" is not an IPv4 CIDR; the default is used.', key, v.value), v.loc, this.file);
     return undefined;
   }
 
@@ -387,25 +388,25 @@ export class Importer extends GroupTree {
     const fallback = this.options.cni ?? 'flannel';
     if (!v) return fallback;
     if ((CNIS as readonly string[]).includes(v.value)) return v.value as Cni;
-    this.rep.add('cni', 'warning', `kube_network_plugin "${v.value}" is not supported (${CNIS.join(', ')}); ${fallback} is used.`, v.loc, this.file);
+    this.rep.add('cni', 'warning', t('kube_network_plugin "{0}" is not supported ({1}); {2} is used.', v.value, CNIS.join(', '), fallback), v.loc, this.file);
     return fallback;
   }
 }
 
 /** Destination of `ssh [opts] -W %h:%p [opts] [user@]host` as ProxyJump syntax, or undefined. */
 export function jumpFromProxyCommand(command: string): string | undefined {
-  const t = shellSplit(command).map((x) => x.text);
-  if (!t.length || !/(^|\/)ssh$/.test(t[0]!) || !t.includes('-W')) return undefined;
+  const tok = shellSplit(command).map((x) => x.text);
+  if (!tok.length || !/(^|\/)ssh$/.test(tok[0]!) || !tok.includes('-W')) return undefined;
   const withArg = new Set('bcDEeFIiJLlmOoPpQRSWw'.split(''));
   let user: string | undefined;
   let port: string | undefined;
   let dest: string | undefined;
-  for (let i = 1; i < t.length; i++) {
-    const a = t[i]!;
+  for (let i = 1; i < tok.length; i++) {
+    const a = tok[i]!;
     if (a.startsWith('-') && a.length >= 2) {
       const flag = a[1]!;
       if (!withArg.has(flag)) continue;
-      const arg = a.length > 2 ? a.slice(2) : t[++i];
+      const arg = a.length > 2 ? a.slice(2) : tok[++i];
       if (flag === 'p') port = arg;
       else if (flag === 'l') user = arg;
       else if (flag === 'o' && arg) {

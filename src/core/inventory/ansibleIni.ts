@@ -4,6 +4,7 @@
  */
 import { parseDocument } from 'yaml';
 import { type Loc, Model, Reporter, type Var } from './ansibleModel';
+import { t } from '../l10n';
 
 // ---------------------------------------------------------------------------------------------
 // INI
@@ -85,7 +86,7 @@ export function readIni(text: string, file: string, model: Model, rep: Reporter)
     if (header) {
       const [name, type, ...extra] = header[1]!.trim().split(':');
       if (!name || extra.length || (type !== undefined && type !== 'vars' && type !== 'children')) {
-        rep.add('ini-section', 'error', `Section [${header[1]}] has an unknown type; use [group], [group:vars] or [group:children].`, lineLoc, file);
+        rep.add('ini-section', 'error', t('Section [{0}] has an unknown type; use [group], [group:vars] or [group:children].', header[1]), lineLoc, file);
         group = '';
         return;
       }
@@ -100,7 +101,7 @@ export function readIni(text: string, file: string, model: Model, rep: Reporter)
       const content = stripIniComment(line);
       const eq = content.indexOf('=');
       if (eq < 0) {
-        rep.add('ini-syntax', 'error', `Expected key=value in [${group}:vars], got "${content.trim()}".`, lineLoc, file);
+        rep.add('ini-syntax', 'error', t('Expected key=value in [{0}:vars], got "{1}".', group, content.trim()), lineLoc, file);
         return;
       }
       const key = content.slice(0, eq).trim();
@@ -114,7 +115,7 @@ export function readIni(text: string, file: string, model: Model, rep: Reporter)
     if (!tokens.length) return;
     const first = tokens[0]!;
     if (kind === 'children') {
-      if (tokens.length > 1) rep.add('ini-syntax', 'warning', `Only a group name is expected in [${group}:children]; the rest of the line is ignored.`, lineLoc, file);
+      if (tokens.length > 1) rep.add('ini-syntax', 'warning', t('Only a group name is expected in [{0}:children]; the rest of the line is ignored.', group), lineLoc, file);
       model.addChild(group, first.text, loc(first.start, first.end));
       return;
     }
@@ -123,19 +124,19 @@ export function readIni(text: string, file: string, model: Model, rep: Reporter)
     const patternLoc = loc(first.start, first.end);
     const m = /^((?:[^:[\]]|\[[^\]]*\])+)(?::([^:[\]]*))?$/.exec(first.text);
     if (!m) {
-      rep.add('ini-syntax', 'error', `"${first.text}" is not a host name or range.`, patternLoc, file);
+      rep.add('ini-syntax', 'error', t('"{0}" is not a host name or range.', first.text), patternLoc, file);
       return;
     }
     const names = expandHostPattern(m[1]!, patternLoc, rep);
     const vars: Var[] = [];
     if (m[2] !== undefined) vars.push({ key: 'ansible_port', value: /^\d+$/.test(m[2]) ? Number(m[2]) : m[2], loc: patternLoc, inInventory: true });
-    for (const t of tokens.slice(1)) {
-      const eq = t.text.indexOf('=');
+    for (const tok of tokens.slice(1)) {
+      const eq = tok.text.indexOf('=');
       if (eq <= 0) {
-        rep.add('ini-syntax', 'error', `Expected key=value after the host name, got "${t.text}".`, loc(t.start, t.end), file);
+        rep.add('ini-syntax', 'error', t('Expected key=value after the host name, got "{0}".', tok.text), loc(tok.start, tok.end), file);
         continue;
       }
-      vars.push({ key: t.text.slice(0, eq), value: iniValue(t.text.slice(eq + 1)), loc: loc(t.start, t.end), inInventory: true });
+      vars.push({ key: tok.text.slice(0, eq), value: iniValue(tok.text.slice(eq + 1)), loc: loc(tok.start, tok.end), inInventory: true });
     }
     for (const name of names) {
       const host = model.host(name, patternLoc);
@@ -164,28 +165,28 @@ export function expandHostPattern(pattern: string, loc: Loc | undefined, rep: Re
   const [, head, body, tail] = m as unknown as [string, string, string, string];
   const parts = body.split(':');
   const fail = (why: string): string[] => {
-    rep?.add('host-range', 'error', `Host range "${pattern}": ${why}`, loc, loc?.file ?? '');
+    rep?.add('host-range', 'error', t('Host range "{0}": {1}', pattern, why), loc, loc?.file ?? '');
     return [];
   };
-  if (parts.length < 2 || parts.length > 3) return fail('expected [start:end] or [start:end:step].');
+  if (parts.length < 2 || parts.length > 3) return fail(t('expected [start:end] or [start:end:step].'));
   const [beg, end, stepText] = parts as [string, string, string?];
   const step = stepText === undefined ? 1 : Number(stepText);
-  if (!Number.isInteger(step) || step < 1) return fail(`step "${stepText}" is not a positive integer.`);
+  if (!Number.isInteger(step) || step < 1) return fail(t('step "{0}" is not a positive integer.', stepText));
   const out: string[] = [];
   if (/^\d+$/.test(beg) && /^\d+$/.test(end)) {
     const a = Number(beg);
     const b = Number(end);
-    if (a > b) return fail('the start is after the end.');
-    if (b - a > 10000) return fail('more than 10000 hosts.');
+    if (a > b) return fail(t('the start is after the end.'));
+    if (b - a > 10000) return fail(t('more than 10000 hosts.'));
     const width = beg.length > 1 && beg.startsWith('0') ? beg.length : 0;
     for (let n = a; n <= b; n += step) out.push(String(n).padStart(width, '0'));
   } else if (/^[a-z]$/i.test(beg) && /^[a-z]$/i.test(end)) {
     const a = beg.charCodeAt(0);
     const b = end.charCodeAt(0);
-    if (a > b) return fail('the start is after the end.');
+    if (a > b) return fail(t('the start is after the end.'));
     for (let c = a; c <= b; c += step) out.push(String.fromCharCode(c));
   } else {
-    return fail('the bounds must be two numbers or two letters.');
+    return fail(t('the bounds must be two numbers or two letters.'));
   }
   return out.flatMap((mid) => expandHostPattern(`${head}${mid}${tail}`, loc, rep));
 }

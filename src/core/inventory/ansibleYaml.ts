@@ -6,6 +6,7 @@ import { LineIndex, ZERO_RANGE } from '../findings';
 import type { AnsibleGroupVarsFile } from './ansible';
 import { expandHostPattern } from './ansibleIni';
 import { type Loc, Model, Reporter, type Var } from './ansibleModel';
+import { t } from '../l10n';
 
 // ---------------------------------------------------------------------------------------------
 // YAML
@@ -30,18 +31,18 @@ export function readYaml(text: string, file: string, model: Model, rep: Reporter
   }
   const root = doc.contents as Node | null;
   if (root === null || (isScalar(root) && root.value === null)) {
-    if (!doc.errors.length) rep.add('empty', 'error', 'The inventory is empty.', undefined, file);
+    if (!doc.errors.length) rep.add('empty', 'error', t('The inventory is empty.'), undefined, file);
     return;
   }
   if (!isMap(root)) {
-    rep.add('yaml-structure', 'error', 'A YAML inventory is a mapping of groups, usually `all: { hosts, children, vars }`.', nodeLoc(root, lines, file), file);
+    rep.add('yaml-structure', 'error', t('A YAML inventory is a mapping of groups, usually `all: { hosts, children, vars }`.'), nodeLoc(root, lines, file), file);
     return;
   }
   const readGroup = (name: string, node: Node | null, keyLoc: Loc): void => {
     model.group(name, keyLoc);
     if (node === null || (isScalar(node) && node.value === null)) return;
     if (!isMap(node)) {
-      rep.add('yaml-structure', 'error', `Group ${name} must be a mapping of hosts, children and vars.`, nodeLoc(node, lines, file, keyLoc), file);
+      rep.add('yaml-structure', 'error', t('Group {0} must be a mapping of hosts, children and vars.', name), nodeLoc(node, lines, file, keyLoc), file);
       return;
     }
     for (const pair of node.items as Pair<Node, Node | null>[]) {
@@ -52,7 +53,7 @@ export function readYaml(text: string, file: string, model: Model, rep: Reporter
       if (key === 'hosts') {
         if (empty) continue;
         if (!isMap(value)) {
-          rep.add('yaml-structure', 'error', `${name}.hosts must be a mapping of host names (a list is not accepted by Ansible).`, nodeLoc(value, lines, file, kLoc), file);
+          rep.add('yaml-structure', 'error', t('{0}.hosts must be a mapping of host names (a list is not accepted by Ansible).', name), nodeLoc(value, lines, file, kLoc), file);
           continue;
         }
         for (const hp of value.items as Pair<Node, Node | null>[]) {
@@ -62,7 +63,7 @@ export function readYaml(text: string, file: string, model: Model, rep: Reporter
           const vars: Var[] = [];
           if (hv !== null && !(isScalar(hv) && hv.value === null)) {
             if (isMap(hv)) vars.push(...mapVars(hv, lines, file, true));
-            else rep.add('yaml-structure', 'error', `Host ${pattern} must map to its variables (or nothing).`, nodeLoc(hv, lines, file, hLoc), file);
+            else rep.add('yaml-structure', 'error', t('Host {0} must map to its variables (or nothing).', pattern), nodeLoc(hv, lines, file, hLoc), file);
           }
           for (const hostName of expandHostPattern(pattern, hLoc, rep)) {
             const host = model.host(hostName, hLoc);
@@ -73,7 +74,7 @@ export function readYaml(text: string, file: string, model: Model, rep: Reporter
       } else if (key === 'children') {
         if (empty) continue;
         if (!isMap(value)) {
-          rep.add('yaml-structure', 'error', `${name}.children must be a mapping of group names.`, nodeLoc(value, lines, file, kLoc), file);
+          rep.add('yaml-structure', 'error', t('{0}.children must be a mapping of group names.', name), nodeLoc(value, lines, file, kLoc), file);
           continue;
         }
         for (const cp of value.items as Pair<Node, Node | null>[]) {
@@ -85,13 +86,13 @@ export function readYaml(text: string, file: string, model: Model, rep: Reporter
       } else if (key === 'vars') {
         if (empty) continue;
         if (!isMap(value)) {
-          rep.add('yaml-structure', 'error', `${name}.vars must be a mapping.`, nodeLoc(value, lines, file, kLoc), file);
+          rep.add('yaml-structure', 'error', t('{0}.vars must be a mapping.', name), nodeLoc(value, lines, file, kLoc), file);
           continue;
         }
         const g = model.group(name);
         for (const v of mapVars(value, lines, file, true)) g.vars.set(v.key, v);
       } else {
-        rep.add('yaml-structure', 'warning', `Unexpected key "${key}" in group ${name}: Ansible only reads hosts, children and vars.`, kLoc, file);
+        rep.add('yaml-structure', 'warning', t('Unexpected key "{0}" in group {1}: Ansible only reads hosts, children and vars.', key, name), kLoc, file);
       }
     }
   };
@@ -123,7 +124,7 @@ export function readGroupVars(gv: AnsibleGroupVarsFile, model: Model, rep: Repor
   const root = doc.contents as Node | null;
   if (root === null || (isScalar(root) && root.value === null)) return;
   if (!isMap(root)) {
-    rep.add('yaml-structure', 'error', 'A group_vars file is a mapping of variables.', nodeLoc(root, lines, gv.fileName), gv.fileName);
+    rep.add('yaml-structure', 'error', t('A group_vars file is a mapping of variables.'), nodeLoc(root, lines, gv.fileName), gv.fileName);
     return;
   }
   const g = model.group(gv.group);

@@ -6,6 +6,7 @@
  */
 import { posix } from 'node:path';
 import { urlProblem } from './fields';
+import { t } from '../l10n';
 
 export const KEYRING_DIRS = ['/etc/apt/keyrings/', '/usr/share/keyrings/'] as const;
 /** Where packages install keyrings (debian-archive-keyring.gpg): a key we download never goes there. */
@@ -32,33 +33,33 @@ export function keyringProblem(path: string): string | undefined {
   const dir = KEYRING_DIRS.find((d) => path.startsWith(d));
   const name = dir ? path.slice(dir.length) : '';
   if (!dir || !/^[A-Za-z0-9][A-Za-z0-9._-]*\.(gpg|asc)$/.test(name) || posix.normalize(path) !== path) {
-    return `signed-by ${path} must be a .gpg or .asc file directly in ${KEYRING_DIRS.join(' or ')}`;
+    return t('signed-by {0} must be a .gpg or .asc file directly in {1}', path, KEYRING_DIRS.join(' or '));
   }
   return undefined;
 }
 
 export function parseAptLine(line: string): AptSource | string {
   const m = /^deb\s+(?:\[([^\]]*)\]\s+)?(\S+)\s+(\S+)((?:\s+\S+)*)\s*$/.exec(line);
-  if (!m) return 'is not a one-line apt source: deb [signed-by=/etc/apt/keyrings/NAME.gpg] URI SUITE [COMPONENT...]';
+  if (!m) return t('is not a one-line apt source: deb [signed-by=/etc/apt/keyrings/NAME.gpg] URI SUITE [COMPONENT...]');
   const out: AptSource = { uri: m[2]!, suite: m[3]!, components: m[4]!.trim() ? m[4]!.trim().split(/\s+/) : [] };
   for (const opt of (m[1] ?? '').trim().split(/\s+/).filter(Boolean)) {
     const [key, value, extra] = opt.split('=');
-    if (value === undefined || extra !== undefined || !value) return `option "${opt}" is not key=value`;
+    if (value === undefined || extra !== undefined || !value) return t('option "{0}" is not key=value', opt);
     if (key === 'signed-by') {
       const bad = keyringProblem(value);
       if (bad) return bad;
       out.signedBy = value;
     } else if (key === 'arch') {
-      if (!/^[a-z0-9-]+(,[a-z0-9-]+)*$/.test(value)) return `arch=${value} is not a list of Debian architectures`;
+      if (!/^[a-z0-9-]+(,[a-z0-9-]+)*$/.test(value)) return t('arch={0} is not a list of Debian architectures', value);
       out.arch = value;
     } else {
-      return `option ${key} is not supported here (only signed-by and arch): options such as trusted=yes turn off apt's signature check`;
+      return t("option {0} is not supported here (only signed-by and arch): options such as trusted=yes turn off apt's signature check", key);
     }
   }
   const bad = urlProblem(out.uri, false);
   if (bad) return `URI ${out.uri} ${bad}`;
-  for (const w of [out.suite, ...out.components]) if (!WORD.test(w) && w !== '/') return `"${w}" is not a suite or component name`;
-  if (out.suite !== '/' && !WORD.test(out.suite)) return `suite ${out.suite} is not valid`;
+  for (const w of [out.suite, ...out.components]) if (!WORD.test(w) && w !== '/') return t('"{0}" is not a suite or component name', w);
+  if (out.suite !== '/' && !WORD.test(out.suite)) return t('suite {0} is not valid', out.suite);
   return out;
 }
 

@@ -11,6 +11,7 @@
 import { APT_SOURCES, DISTRIBUTION_KEYRINGS, parseAptLine } from './apt';
 import type { InventoryRuleId } from './rules';
 import type { ClusterSpec, PackageSource } from './types';
+import { t } from '../l10n';
 
 export interface DownloadProblem {
   /** The field under `cluster`, e.g. `packages.kubernetesAptKey` or `cniManifest`. */
@@ -19,7 +20,7 @@ export interface DownloadProblem {
   message: string;
 }
 
-export const sha256Hex = (v: string): string | undefined => (/^[0-9a-f]{64}$/.test(v) ? undefined : 'is not a SHA-256: 64 lowercase hex digits, as sha256sum prints them');
+export const sha256Hex = (v: string): string | undefined => (/^[0-9a-f]{64}$/.test(v) ? undefined : t('is not a SHA-256: 64 lowercase hex digits, as sha256sum prints them'));
 
 /** The keyring an apt source's key is written to (its signed-by, else our default), when it has a key. */
 export function keyringOf(line: string | undefined, keyUrl: string | undefined, fallback: string): string | undefined {
@@ -31,7 +32,7 @@ export function keyringOf(line: string | undefined, keyUrl: string | undefined, 
 export function downloadProblems(c: ClusterSpec): DownloadProblem[] {
   const out = aptKeyProblems(c.packages ?? {});
   if (c.cniManifest?.startsWith('http://') && c.cniManifestSha256 === undefined) {
-    out.push({ field: 'cniManifest', rule: 'inventory/plain-http', message: 'cniManifest is downloaded over plain http and applied with the cluster-admin kubeconfig: anyone on the path can swap it. Use https, or pin the file with cniManifestSha256 (its sha256sum), which the node checks before applying it.' });
+    out.push({ field: 'cniManifest', rule: 'inventory/plain-http', message: t('cniManifest is downloaded over plain http and applied with the cluster-admin kubeconfig: anyone on the path can swap it. Use https, or pin the file with cniManifestSha256 (its sha256sum), which the node checks before applying it.') });
   }
   return out;
 }
@@ -44,17 +45,17 @@ export function aptKeyProblems(p: PackageSource): DownloadProblem[] {
     const line = p[s.line];
     const key = p[s.key];
     const pin = p[s.pin];
-    if (pin !== undefined && key === undefined) out.push({ field: `packages.${s.pin}`, rule: 'inventory/sha256', message: `packages.${s.pin} pins nothing: packages.${s.key} is not set.` });
+    if (pin !== undefined && key === undefined) out.push({ field: `packages.${s.pin}`, rule: 'inventory/sha256', message: t('packages.{0} pins nothing: packages.{1} is not set.', s.pin, s.key) });
     if (key?.startsWith('http://') && pin === undefined) {
-      out.push({ field: `packages.${s.key}`, rule: 'inventory/plain-http', message: `packages.${s.key} is downloaded over plain http and installed as root as a key apt trusts: anyone on the path can swap it. Use https, or pin the file with packages.${s.pin} (its sha256sum), which every node checks.` });
+      out.push({ field: `packages.${s.key}`, rule: 'inventory/plain-http', message: t('packages.{0} is downloaded over plain http and installed as root as a key apt trusts: anyone on the path can swap it. Use https, or pin the file with packages.{1} (its sha256sum), which every node checks.', s.key, s.pin) });
     }
     const keyring = keyringOf(line, key, s.keyring);
     if (!keyring) continue;
     if (key && keyring.startsWith(DISTRIBUTION_KEYRINGS)) {
-      out.push({ field: `packages.${s.line}`, rule: 'inventory/keyring-distribution', message: `packages.${s.line}'s keyring ${keyring} is in ${DISTRIBUTION_KEYRINGS}, where packages keep their keyrings (debian-archive-keyring.gpg): the key from packages.${s.key} would be written over it on every node. Name a new file in /etc/apt/keyrings/ in signed-by.` });
+      out.push({ field: `packages.${s.line}`, rule: 'inventory/keyring-distribution', message: t("packages.{0}'s keyring {1} is in {2}, where packages keep their keyrings (debian-archive-keyring.gpg): the key from packages.{3} would be written over it on every node. Name a new file in /etc/apt/keyrings/ in signed-by.", s.line, keyring, DISTRIBUTION_KEYRINGS, s.key) });
     }
     const other = seen.get(keyring);
-    if (other) out.push({ field: `packages.${s.line}`, rule: 'inventory/keyring-shared', message: `packages.${s.line} names the keyring ${keyring} of packages.${other}: each source's key would overwrite the other's. Give each source its own keyring file.` });
+    if (other) out.push({ field: `packages.${s.line}`, rule: 'inventory/keyring-shared', message: t("packages.{0} names the keyring {1} of packages.{2}: each source's key would overwrite the other's. Give each source its own keyring file.", s.line, keyring, other) });
     else seen.set(keyring, s.line);
   }
   return out;

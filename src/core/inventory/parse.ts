@@ -24,6 +24,7 @@ import {
   type SshSettings,
   type VrrpSettings,
 } from './types';
+import { t } from '../l10n';
 
 export interface InventoryParseResult {
   /** Undefined only when the file has no usable `cluster` or `hosts` at all. */
@@ -57,7 +58,7 @@ export function parseInventory(text: string): InventoryParseResult {
   const bytes = text.length > MAX_INVENTORY_BYTES ? text.length : utf8Length(text);
   if (bytes > MAX_INVENTORY_BYTES) {
     return {
-      findings: [{ rule: 'inventory/too-large', severity: 'error', message: `The inventory is ${Math.round(bytes / 1024)} KB or more; at most ${MAX_INVENTORY_BYTES / 1024} KB is read.`, range: ZERO_RANGE }],
+      findings: [{ rule: 'inventory/too-large', severity: 'error', message: t('The inventory is {0} KB or more; at most {1} KB is read.', Math.round(bytes / 1024), MAX_INVENTORY_BYTES / 1024), range: ZERO_RANGE }],
       locations,
     };
   }
@@ -99,14 +100,14 @@ class Checker implements Reporter {
   inventory(): Inventory | undefined {
     const root = this.doc.contents;
     if (!isMap(root)) {
-      this.report('inventory/not-a-map', 'error', 'An inventory is a YAML mapping with `cluster`, `ssh` and `hosts`.', root);
+      this.report('inventory/not-a-map', 'error', t('An inventory is a YAML mapping with `cluster`, `ssh` and `hosts`.'), root);
       return undefined;
     }
     this.unknownKeys(root, ['cluster', 'ssh', 'hosts'], '');
     const clusterNode = root.get('cluster', true) as Node | undefined;
     const hostsNode = root.get('hosts', true) as Node | undefined;
-    if (!clusterNode) this.report('inventory/missing-key', 'error', 'Missing `cluster`: the cluster name, version, endpoint and networks.', root, true);
-    if (!hostsNode) this.report('inventory/missing-key', 'error', 'Missing `hosts`: the machines of the cluster.', root, true);
+    if (!clusterNode) this.report('inventory/missing-key', 'error', t('Missing `cluster`: the cluster name, version, endpoint and networks.'), root, true);
+    if (!hostsNode) this.report('inventory/missing-key', 'error', t('Missing `hosts`: the machines of the cluster.'), root, true);
     const cluster = clusterNode ? this.cluster(clusterNode) : undefined;
     const ssh = this.ssh(root.get('ssh', true) as Node | undefined, 'ssh') ?? {};
     const hosts = hostsNode ? this.hosts(hostsNode) : [];
@@ -118,7 +119,7 @@ class Checker implements Reporter {
 
   private cluster(node: Node): ClusterSpec | undefined {
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', '`cluster` must be a mapping.', node);
+      this.report('inventory/type', 'error', t('`cluster` must be a mapping.'), node);
       return undefined;
     }
     this.unknownKeys(node, ['name', 'kubernetesVersion', 'controlPlaneEndpoint', 'podSubnet', 'serviceSubnet', 'cni', 'imageRepository', 'registryMirrors', 'packages', 'cniManifest', 'cniManifestSha256', 'ignorePreflightErrors', 'containerd', 'kubeadmExtraConfig', ...Object.keys(CLUSTER_SWITCHES)], 'cluster');
@@ -131,7 +132,7 @@ class Checker implements Reporter {
     const cni = (this.optionalString(node, 'cni', 'cluster') ?? 'flannel') as ClusterSpec['cni'];
     const imageRepository = this.checked(node, 'imageRepository', 'cluster', f.imageRepository);
     if (node.has('cni') && !(CNIS as readonly string[]).includes(cni)) {
-      this.report('inventory/cni', 'error', `cni must be one of ${CNIS.join(', ')}.`, node.get('cni', true) as Node);
+      this.report('inventory/cni', 'error', t('cni must be one of {0}.', CNIS.join(', ')), node.get('cni', true) as Node);
     }
     const cniManifest = this.checked(node, 'cniManifest', 'cluster', f.cniManifest);
     const cniManifestSha256 = this.checked(node, 'cniManifestSha256', 'cluster', f.cniManifestSha256);
@@ -166,7 +167,7 @@ class Checker implements Reporter {
   private packages(node: Node | undefined): PackageSource | undefined {
     if (!node) return undefined;
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', 'cluster.packages must be a mapping.', node);
+      this.report('inventory/type', 'error', t('cluster.packages must be a mapping.'), node);
       return undefined;
     }
     this.unknownKeys(node, Object.keys(PACKAGE_FIELDS), 'cluster.packages');
@@ -181,7 +182,7 @@ class Checker implements Reporter {
   private ssh(node: Node | undefined, path: string): SshSettings | undefined {
     if (!node) return undefined;
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', `\`${path}\` must be a mapping of user, port, identityFile, proxyJump.`, node);
+      this.report('inventory/type', 'error', t('`{0}` must be a mapping of user, port, identityFile, proxyJump.', path), node);
       return undefined;
     }
     this.unknownKeys(node, ['user', 'port', 'identityFile', 'proxyJump'], path);
@@ -199,7 +200,7 @@ class Checker implements Reporter {
 
   private hosts(node: Node): HostSpec[] {
     if (!isSeq(node)) {
-      this.report('inventory/type', 'error', '`hosts` must be a list of hosts.', node);
+      this.report('inventory/type', 'error', t('`hosts` must be a list of hosts.'), node);
       return [];
     }
     const hosts: HostSpec[] = [];
@@ -215,7 +216,7 @@ class Checker implements Reporter {
 
   private host(node: Node, path: string): HostSpec | undefined {
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', `${path} must be a mapping with name, address and roles.`, node);
+      this.report('inventory/type', 'error', t('{0} must be a mapping with name, address and roles.', path), node);
       return undefined;
     }
     this.unknownKeys(node, ['name', 'address', 'roles', 'ssh', 'vrrp', 'labels'], path);
@@ -226,10 +227,10 @@ class Checker implements Reporter {
     const vrrp = this.vrrp(node.get('vrrp', true) as Node | undefined, `${path}.vrrp`);
     const labels = this.labels(node.get('labels', true) as Node | undefined, `${path}.labels`);
     if (labels && Object.keys(labels).length && !roles.includes('control-plane') && !roles.includes('worker')) {
-      this.report('inventory/labels-not-node', 'warning', `${name ?? path} has labels but is not a Kubernetes node (control-plane or worker), so they are not applied.`, node.get('labels', true) as Node);
+      this.report('inventory/labels-not-node', 'warning', t('{0} has labels but is not a Kubernetes node (control-plane or worker), so they are not applied.', name ?? path), node.get('labels', true) as Node);
     }
     if (vrrp && !roles.includes('loadbalancer')) {
-      this.report('inventory/vrrp-role', 'warning', `${name ?? path} has vrrp settings but not the loadbalancer role.`, node.get('vrrp', true) as Node);
+      this.report('inventory/vrrp-role', 'warning', t('{0} has vrrp settings but not the loadbalancer role.', name ?? path), node.get('vrrp', true) as Node);
     }
     if (name === undefined || address === undefined) return undefined;
     return { name, address, roles, ...(ssh ? { ssh } : {}), ...(vrrp ? { vrrp } : {}), ...(labels ? { labels } : {}) };
@@ -237,26 +238,26 @@ class Checker implements Reporter {
 
   private roles(node: Node | undefined, path: string, parent: YAMLMap, who: string): Role[] {
     if (!node) {
-      this.report('inventory/missing-key', 'error', `${path} needs \`roles\`: loadbalancer, control-plane or worker.`, parent, true);
+      this.report('inventory/missing-key', 'error', t('{0} needs `roles`: loadbalancer, control-plane or worker.', path), parent, true);
       return [];
     }
     if (!isSeq(node)) {
-      this.report('inventory/type', 'error', `${path}.roles must be a list, e.g. [control-plane].`, node);
+      this.report('inventory/type', 'error', t('{0}.roles must be a list, e.g. [control-plane].', path), node);
       return [];
     }
     const roles: Role[] = [];
     for (const item of node.items) {
       const value = isScalar(item) ? String(item.value) : '';
       if ((ROLES as readonly string[]).includes(value)) roles.push(value as Role);
-      else this.report('inventory/role', 'error', `Unknown role ${shown(value)}: use loadbalancer, control-plane or worker.`, item as Node);
+      else this.report('inventory/role', 'error', t('Unknown role {0}: use loadbalancer, control-plane or worker.', shown(value)), item as Node);
     }
     const planned = roles.filter((r) => r !== 'etcd');
     if (!planned.length && roles.length === node.items.length) {
       this.report('inventory/no-roles', 'error', roles.length
-        ? `${who} has only the etcd role: this tool runs etcd on the control-plane nodes (stacked) and would leave ${who} out of the plan; give it control-plane, or remove it.`
-        : `${who} has no role, so the plan would leave it out: give it loadbalancer, control-plane or worker.`, node);
+        ? t('{0} has only the etcd role: this tool runs etcd on the control-plane nodes (stacked) and would leave {0} out of the plan; give it control-plane, or remove it.', who)
+        : t('{0} has no role, so the plan would leave it out: give it loadbalancer, control-plane or worker.', who), node);
     } else if (roles.includes('etcd') && planned.length) {
-      this.report('inventory/etcd-role', 'warning', `${who}: the etcd role adds nothing; every control-plane node runs a stacked etcd member.`, node);
+      this.report('inventory/etcd-role', 'warning', t('{0}: the etcd role adds nothing; every control-plane node runs a stacked etcd member.', who), node);
     }
     return roles;
   }
@@ -264,7 +265,7 @@ class Checker implements Reporter {
   private vrrp(node: Node | undefined, path: string): VrrpSettings | undefined {
     if (!node) return undefined;
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', `${path} must be a mapping of state, priority, interface.`, node);
+      this.report('inventory/type', 'error', t('{0} must be a mapping of state, priority, interface.', path), node);
       return undefined;
     }
     this.unknownKeys(node, ['state', 'priority', 'interface', 'virtualRouterId'], path);
@@ -273,7 +274,7 @@ class Checker implements Reporter {
     const priority = this.integer(node, 'priority', path, 1, 254, true);
     const vrid = this.integer(node, 'virtualRouterId', path, 1, 255, false);
     if (state !== undefined && state !== 'MASTER' && state !== 'BACKUP') {
-      this.report('inventory/vrrp-state', 'error', `${path}.state must be MASTER or BACKUP.`, node.get('state', true) as Node);
+      this.report('inventory/vrrp-state', 'error', t('{0}.state must be MASTER or BACKUP.', path), node.get('state', true) as Node);
       return undefined;
     }
     if (state === undefined || iface === undefined || priority === undefined) return undefined;
@@ -283,7 +284,7 @@ class Checker implements Reporter {
   private mirrors(node: Node | undefined): Record<string, string[]> | undefined {
     if (!node) return undefined;
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', 'cluster.registryMirrors maps a registry host to a list of mirror URLs.', node);
+      this.report('inventory/type', 'error', t('cluster.registryMirrors maps a registry host to a list of mirror URLs.'), node);
       return undefined;
     }
     const out: Record<string, string[]> = {};
@@ -295,7 +296,7 @@ class Checker implements Reporter {
       out[key] = [];
       for (const item of list as Node[]) {
         const m = this.scalarString(item, `cluster.registryMirrors.${key}`);
-        if (m !== undefined && this.valid(m, MIRROR, item, `A mirror of ${key}`)) out[key].push(m);
+        if (m !== undefined && this.valid(m, MIRROR, item, t('A mirror of {0}', key))) out[key].push(m);
       }
     }
     return out;
@@ -304,14 +305,14 @@ class Checker implements Reporter {
   private labels(node: Node | undefined, path: string): Record<string, string> | undefined {
     if (!node) return undefined;
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', `${path} must be a mapping of label keys to values.`, node);
+      this.report('inventory/type', 'error', t('{0} must be a mapping of label keys to values.', path), node);
       return undefined;
     }
     const out: Record<string, string> = {};
     for (const pair of node.items as Pair<Node, Node>[]) {
       const key = this.keyString(pair, path, LABEL_KEY);
       const value = pair.value ? this.scalarString(pair.value, `${path}.${key}`) : '';
-      if (key !== undefined && value !== undefined && this.valid(value, LABEL_VALUE, pair.value ?? pair.key, `The value of label ${key}`)) out[key] = value;
+      if (key !== undefined && value !== undefined && this.valid(value, LABEL_VALUE, pair.value ?? pair.key, t('The value of label {0}', key))) out[key] = value;
     }
     return out;
   }
@@ -321,7 +322,7 @@ class Checker implements Reporter {
     const value = map.get(key, true) as Node | undefined;
     if (!value) return undefined;
     if (!isScalar(value) || typeof value.value !== 'boolean') {
-      this.report(CLUSTER_SWITCHES[key], 'error', `cluster.${key} must be true or false.`, value);
+      this.report(CLUSTER_SWITCHES[key], 'error', t('cluster.{0} must be true or false.', key), value);
       return undefined;
     }
     return value.value;
@@ -330,14 +331,14 @@ class Checker implements Reporter {
   private containerd(node: Node | undefined): ClusterSpec['containerd'] {
     if (!node) return undefined;
     if (!isMap(node)) {
-      this.report('inventory/type', 'error', 'cluster.containerd must be a mapping, e.g. { restrictOomScoreAdj: true }.', node);
+      this.report('inventory/type', 'error', t('cluster.containerd must be a mapping, e.g. { restrictOomScoreAdj: true }.'), node);
       return undefined;
     }
     this.unknownKeys(node, ['restrictOomScoreAdj'], 'cluster.containerd');
     const flag = node.get('restrictOomScoreAdj', true) as Node | undefined;
     if (!flag) return {};
     if (!isScalar(flag) || typeof flag.value !== 'boolean') {
-      this.report('inventory/type', 'error', 'cluster.containerd.restrictOomScoreAdj must be true or false.', flag);
+      this.report('inventory/type', 'error', t('cluster.containerd.restrictOomScoreAdj must be true or false.'), flag);
       return {};
     }
     return { restrictOomScoreAdj: flag.value };
@@ -346,13 +347,13 @@ class Checker implements Reporter {
   private stringList(node: Node | undefined, path: string, spec: FieldSpec): string[] | undefined {
     if (!node) return undefined;
     if (!isSeq(node) || !node.items.every((i) => isScalar(i))) {
-      this.report('inventory/type', 'error', `${path} must be a list of strings.`, node);
+      this.report('inventory/type', 'error', t('{0} must be a list of strings.', path), node);
       return undefined;
     }
     const out: string[] = [];
     for (const item of node.items as Node[]) {
       const v = this.scalarString(item, path);
-      if (v !== undefined && this.valid(v, spec, item, `An entry of ${path}`)) out.push(v);
+      if (v !== undefined && this.valid(v, spec, item, t('An entry of {0}', path))) out.push(v);
     }
     return out;
   }
@@ -389,16 +390,16 @@ class Checker implements Reporter {
   private keyString(pair: Pair<Node, Node>, path: string, spec: FieldSpec): string | undefined {
     const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
     if (key === undefined) {
-      this.report('inventory/type', 'error', `${path}: a key must be a single value.`, pair.key);
+      this.report('inventory/type', 'error', t('{0}: a key must be a single value.', path), pair.key);
       return undefined;
     }
-    return this.valid(key, spec, pair.key, `Key in ${path}`) ? key : undefined;
+    return this.valid(key, spec, pair.key, t('Key in {0}', path)) ? key : undefined;
   }
 
   private requiredString(map: YAMLMap, key: string, path: string, name = false): string | undefined {
     const node = map.get(key, true) as Node | undefined;
     if (!node || (isScalar(node) && (node.value === null || node.value === ''))) {
-      this.report('inventory/missing-key', 'error', `${path ? path + '.' : ''}${key} is required.`, node ?? map, !node);
+      this.report('inventory/missing-key', 'error', t('{0}{1} is required.', path ? path + '.' : '', key), node ?? map, !node);
       return undefined;
     }
     return this.scalarString(node, `${path}.${key}`, name);
@@ -417,13 +418,13 @@ class Checker implements Reporter {
    */
   private scalarString(node: Node, path: string, name = false): string | undefined {
     if (!isScalar(node) || (typeof node.value === 'object' && node.value !== null)) {
-      this.report('inventory/type', 'error', `${path} must be a single value.`, node);
+      this.report('inventory/type', 'error', t('{0} must be a single value.', path), node);
       return undefined;
     }
     const text = String(node.value);
     if (typeof node.value !== 'string' && node.value !== null && (name || (node.source !== undefined && node.source !== text))) {
       const written = node.source ?? text;
-      this.report('inventory/not-a-string', 'error', `${path} ${written} is read by YAML as the ${typeof node.value} ${text}${name ? ', not a name' : ''}: write it in quotes ("${written}") to mean the text.`, node);
+      this.report('inventory/not-a-string', 'error', t('{0} {1} is read by YAML as the {2} {3}{4}: write it in quotes ("{1}") to mean the text.', path, written, typeof node.value, text, name ? t(', not a name') : ''), node);
       return undefined;
     }
     return text;
@@ -432,12 +433,12 @@ class Checker implements Reporter {
   private integer(map: YAMLMap, key: string, path: string, min: number, max: number, required: boolean, rule: InventoryRuleId = 'inventory/range'): number | undefined {
     const node = map.get(key, true) as Node | undefined;
     if (!node) {
-      if (required) this.report('inventory/missing-key', 'error', `${path}.${key} is required.`, map, true);
+      if (required) this.report('inventory/missing-key', 'error', t('{0}.{1} is required.', path, key), map, true);
       return undefined;
     }
     const value = isScalar(node) && typeof node.value === 'number' ? node.value : NaN;
     if (!Number.isInteger(value) || value < min || value > max) {
-      this.report(rule, 'error', `${path}.${key} must be an integer from ${min} to ${max}.`, node);
+      this.report(rule, 'error', t('{0}.{1} must be an integer from {2} to {3}.', path, key, min, max), node);
       return undefined;
     }
     return value;
@@ -450,7 +451,7 @@ class Checker implements Reporter {
       this.locations.fields.set(path ? `${path}.${key}` : key, this.rangeOf(pair.key));
       if (!known.includes(key)) {
         const hint = known.find((k) => k.toLowerCase() === key.toLowerCase());
-        this.report('inventory/unknown-key', 'warning', `Unknown key ${shown(key)}${path ? ` in ${path}` : ''}${hint ? ` — did you mean "${hint}"?` : ''}.`, pair.key);
+        this.report('inventory/unknown-key', 'warning', t('Unknown key {0}{1}{2}.', shown(key), path ? t(' in {0}', path) : '', hint ? t(' — did you mean "{0}"?', hint) : ''), pair.key);
       }
     }
   }

@@ -30,6 +30,7 @@ import {
 } from './fields';
 import type { InventoryRuleId, InventoryRuleName } from './rules';
 import { CNIS, ROLES, type Inventory, type SshSettings } from './types';
+import { t } from '../l10n';
 
 export interface FieldSpec {
   rule: InventoryRuleId;
@@ -93,7 +94,7 @@ export function modelProblems(inv: Inventory): string[] {
   const out: string[] = [];
   const at = (path: string, s: FieldSpec, v: unknown): void => {
     if (v === undefined) return;
-    const bad = typeof v !== 'string' ? 'is not a string' : s.check(v);
+    const bad = typeof v !== 'string' ? t('is not a string') : s.check(v);
     if (bad) out.push(`${path} ${JSON.stringify(v)} ${bad}`);
   };
   const c = inv.cluster;
@@ -101,10 +102,10 @@ export function modelProblems(inv: Inventory): string[] {
   for (const [k, s] of Object.entries(PACKAGE_FIELDS)) at(`cluster.packages.${k}`, s, (c.packages as Record<string, unknown> | undefined)?.[k]);
   for (const k of Object.keys(CLUSTER_SWITCHES)) {
     const v = (c as unknown as Record<string, unknown>)[k];
-    if (v !== undefined && typeof v !== 'boolean') out.push(`cluster.${k} ${JSON.stringify(v)} is not true or false`);
+    if (v !== undefined && typeof v !== 'boolean') out.push(t('cluster.{0} {1} is not true or false', k, JSON.stringify(v)));
   }
   for (const d of downloadProblems(c)) out.push(`cluster.${d.field}: ${d.message}`);
-  if (!(CNIS as readonly string[]).includes(c.cni)) out.push(`cluster.cni ${JSON.stringify(c.cni)} is not supported`);
+  if (!(CNIS as readonly string[]).includes(c.cni)) out.push(t('cluster.cni {0} is not supported', JSON.stringify(c.cni)));
   for (const [i, p] of (c.ignorePreflightErrors ?? []).entries()) at(`cluster.ignorePreflightErrors[${i}]`, PREFLIGHT, p);
   for (const [reg, mirrors] of Object.entries(c.registryMirrors ?? {})) {
     at('cluster.registryMirrors key', REGISTRY, reg);
@@ -113,21 +114,21 @@ export function modelProblems(inv: Inventory): string[] {
   const ssh = (path: string, s: SshSettings | undefined): void => {
     if (!s) return;
     for (const [k, f] of Object.entries(SSH_FIELDS)) at(`${path}.${k}`, f, (s as Record<string, unknown>)[k]);
-    if (s.port !== undefined && !(Number.isInteger(s.port) && s.port >= 1 && s.port <= 65535)) out.push(`${path}.port ${s.port} is not a TCP port`);
+    if (s.port !== undefined && !(Number.isInteger(s.port) && s.port >= 1 && s.port <= 65535)) out.push(t('{0}.port {1} is not a TCP port', path, s.port));
   };
   ssh('ssh', inv.ssh);
   inv.hosts.forEach((h, i) => {
     const p = `hosts[${i}]`;
     at(`${p}.name`, HOST_NAME, h.name);
     at(`${p}.address`, HOST_ADDRESS, h.address);
-    if (!h.roles.length || h.roles.some((r) => !(ROLES as readonly string[]).includes(r))) out.push(`${p}.roles ${JSON.stringify(h.roles)} are not valid roles`);
+    if (!h.roles.length || h.roles.some((r) => !(ROLES as readonly string[]).includes(r))) out.push(t('{0}.roles {1} are not valid roles', p, JSON.stringify(h.roles)));
     ssh(`${p}.ssh`, h.ssh);
     if (h.vrrp) {
       at(`${p}.vrrp.interface`, VRRP_INTERFACE, h.vrrp.interface);
-      if (h.vrrp.state !== 'MASTER' && h.vrrp.state !== 'BACKUP') out.push(`${p}.vrrp.state is not MASTER or BACKUP`);
-      if (!(Number.isInteger(h.vrrp.priority) && h.vrrp.priority >= 1 && h.vrrp.priority <= 254)) out.push(`${p}.vrrp.priority is not 1–254`);
+      if (h.vrrp.state !== 'MASTER' && h.vrrp.state !== 'BACKUP') out.push(t('{0}.vrrp.state is not MASTER or BACKUP', p));
+      if (!(Number.isInteger(h.vrrp.priority) && h.vrrp.priority >= 1 && h.vrrp.priority <= 254)) out.push(t('{0}.vrrp.priority is not 1–254', p));
       const id = h.vrrp.virtualRouterId;
-      if (id !== undefined && !(Number.isInteger(id) && id >= 1 && id <= 255)) out.push(`${p}.vrrp.virtualRouterId is not 1–255`);
+      if (id !== undefined && !(Number.isInteger(id) && id >= 1 && id <= 255)) out.push(t('{0}.vrrp.virtualRouterId is not 1–255', p));
     }
     for (const [k, v] of Object.entries(h.labels ?? {})) {
       at(`${p}.labels key`, LABEL_KEY, k);
@@ -142,5 +143,5 @@ export class InvalidInventoryError extends Error {}
 /** Throws when the model holds a value its field does not accept: generators and plans call this first. */
 export function assertValidInventory(inv: Inventory): void {
   const problems = modelProblems(inv);
-  if (problems.length) throw new InvalidInventoryError(`the inventory has invalid values (run check-inventory): ${problems.slice(0, 5).join('; ')}`);
+  if (problems.length) throw new InvalidInventoryError(t('the inventory has invalid values (run check-inventory): {0}', problems.slice(0, 5).join('; ')));
 }

@@ -6,6 +6,7 @@
  */
 import type { YAMLError } from 'yaml';
 import { type Finding, type LineIndex } from '../findings';
+import { t } from '../l10n';
 
 /** Errors that are not caused by an earlier error and say something of their own. */
 const INDEPENDENT = new Set(['DUPLICATE_KEY', 'TAB_AS_INDENT', 'BAD_ALIAS', 'BAD_DIRECTIVE', 'TAG_RESOLVE_FAILED', 'ALIAS_PROPS']);
@@ -15,30 +16,30 @@ export function plainYamlMessage(err: YAMLError): string {
   const token = /token in YAML stream: "(.*)"$/.exec(raw)?.[1];
   switch (err.code) {
     case 'DUPLICATE_KEY':
-      return 'This key appears twice in the same mapping; keep one.';
+      return t('This key appears twice in the same mapping; keep one.');
     case 'TAB_AS_INDENT':
-      return 'A tab indents this line; YAML indentation must be spaces.';
+      return t('A tab indents this line; YAML indentation must be spaces.');
     case 'BAD_INDENT':
-      if (/Flow sequence/.test(raw)) return 'A list that opens with [ is not closed with ] (or the line after it is not indented enough).';
-      if (/Flow map/.test(raw)) return 'A mapping that opens with { is not closed with } (or the line after it is not indented enough).';
-      return 'This line is indented differently from the lines it belongs with.';
+      if (/Flow sequence/.test(raw)) return t('A list that opens with [ is not closed with ] (or the line after it is not indented enough).');
+      if (/Flow map/.test(raw)) return t('A mapping that opens with { is not closed with } (or the line after it is not indented enough).');
+      return t('This line is indented differently from the lines it belongs with.');
     case 'MISSING_CHAR':
-      if (/quote/i.test(raw)) return 'A quoted value is not closed: its closing quote is missing.';
-      if (/map values/.test(raw)) return 'A key here has no ":" after it.';
-      return `Something is missing here: ${raw.replace(/\.$/, '')}.`;
+      if (/quote/i.test(raw)) return t('A quoted value is not closed: its closing quote is missing.');
+      if (/map values/.test(raw)) return t('A key here has no ":" after it.');
+      return t('Something is missing here: {0}.', raw.replace(/\.$/, ''));
     case 'BLOCK_AS_IMPLICIT_KEY':
-      if (/compact/.test(raw)) return 'Two "key:" on one line: put the inner mapping on its own, indented line, or quote the value.';
-      return 'This line is indented differently from the lines it belongs with.';
+      if (/compact/.test(raw)) return t('Two "key:" on one line: put the inner mapping on its own, indented line, or quote the value.');
+      return t('This line is indented differently from the lines it belongs with.');
     case 'MULTILINE_IMPLICIT_KEY':
-      return 'A key runs over more than one line; a ":" or a closing bracket is probably missing before it.';
+      return t('A key runs over more than one line; a ":" or a closing bracket is probably missing before it.');
     case 'UNEXPECTED_TOKEN':
-      if (token !== undefined) return `Unexpected ${JSON.stringify(token)} here: a bracket, brace or quote before it is missing, or this one is extra.`;
-      return 'Unexpected text here: the line before it is probably not closed, or this line is indented wrongly.';
+      if (token !== undefined) return t('Unexpected {0} here: a bracket, brace or quote before it is missing, or this one is extra.', JSON.stringify(token));
+      return t('Unexpected text here: the line before it is probably not closed, or this line is indented wrongly.');
     case 'BAD_ALIAS':
     case 'ALIAS_PROPS':
-      return `This alias (*name) cannot be used here: ${raw.replace(/\.$/, '')}.`;
+      return t('This alias (*name) cannot be used here: {0}.', raw.replace(/\.$/, ''));
     default:
-      return `The YAML is malformed here: ${raw.replace(/\.$/, '')}.`;
+      return t('The YAML is malformed here: {0}.', raw.replace(/\.$/, ''));
   }
 }
 
@@ -46,8 +47,8 @@ export function plainYamlMessage(err: YAMLError): string {
 function unbalanced(line: string): string | undefined {
   const text = line.replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, '').replace(/\s#.*$/, '');
   const count = (c: string): number => text.split(c).length - 1;
-  if (count(']') > count('[')) return 'A ] on this line closes a list that was never opened: is a [ missing?';
-  if (count('[') > count(']')) return 'A [ on this line opens a list that is not closed: is a ] missing?';
+  if (count(']') > count('[')) return t('A ] on this line closes a list that was never opened: is a [ missing?');
+  if (count('[') > count(']')) return t('A [ on this line opens a list that is not closed: is a ] missing?');
   return undefined;
 }
 

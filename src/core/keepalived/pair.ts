@@ -21,6 +21,7 @@ import type { KNode, KToken } from './parse';
 import type { Instance, Summary } from './summary';
 import { kfinding } from './rules';
 import { judgeUnicast, unicastSelf } from './unicast';
+import { t } from '../l10n';
 
 export interface PeerFile {
   path: string;
@@ -30,7 +31,8 @@ export interface PeerFile {
 
 export interface HostMatch {
   host: HostSpec;
-  by: string;
+  /** What named the balancer: the layout (header, file name, directory) or only the file's contents. */
+  how: 'header' | 'file-name' | 'directory' | 'router-id' | 'unicast-src' | 'only-balancer';
 }
 
 const HEADER_LINES = 20;
@@ -42,22 +44,22 @@ export function keepalivedHost(path: string | undefined, text: string, s: Summar
   for (const line of text.split('\n', HEADER_LINES)) {
     const header = /^\s*[#!]\s*kubeadm-workbench:.*\bhosts\s*=\s*([\w.-]+)/.exec(line)?.[1] ?? /^\s*[#!]\s*\/etc\/keepalived\/keepalived\.conf on ([\w.-]+):/.exec(line)?.[1];
     const h = byName(header);
-    if (h) return { host: h, by: 'its header' };
+    if (h) return { host: h, how: 'header' };
   }
   const parts = (path ?? '').replace(/\\/g, '/').split('/');
   const base = parts[parts.length - 1] ?? '';
   const h = byName(/^keepalived-(.+)\.conf$/i.exec(base)?.[1]);
-  if (h) return { host: h, by: 'its file name' };
+  if (h) return { host: h, how: 'file-name' };
   const dir = lbs.filter((x) => parts.slice(0, -1).includes(x.name)).sort((a, b) => b.name.length - a.name.length)[0];
-  if (dir) return { host: dir, by: `its directory ${dir.name}` };
+  if (dir) return { host: dir, how: 'directory' };
   const rid = byName(s.routerId);
-  if (rid) return { host: rid, by: 'its router_id' };
+  if (rid) return { host: rid, how: 'router-id' };
   for (const inst of s.instances) {
     const src = child(inst.node, 'unicast_src_ip')?.args[0]?.text;
     const bySrc = src ? lbs.find((x) => x.address === src) : undefined;
-    if (bySrc) return { host: bySrc, by: 'its unicast_src_ip' };
+    if (bySrc) return { host: bySrc, how: 'unicast-src' };
   }
-  return lbs.length === 1 ? { host: lbs[0]!, by: 'the only balancer' } : undefined;
+  return lbs.length === 1 ? { host: lbs[0]!, how: 'only-balancer' } : undefined;
 }
 
 export function dirOf(p: string): string {
@@ -66,9 +68,9 @@ export function dirOf(p: string): string {
 }
 
 /** Named for its balancer by the workspace layout (header, file name, directory), not only by its contents. */
-export const byLayout = (m: HostMatch | undefined): boolean => !!m && (m.by === 'its header' || m.by === 'its file name' || m.by.startsWith('its directory'));
+export const byLayout = (m: HostMatch | undefined): boolean => !!m && (m.how === 'header' || m.how === 'file-name' || m.how === 'directory');
 /** Named by where it lies (a header is copied along with the file, a path is not). */
-const byPath = (m: HostMatch | undefined) => !!m && (m.by === 'its file name' || m.by.startsWith('its directory'));
+const byPath = (m: HostMatch | undefined) => !!m && (m.how === 'file-name' || m.how === 'directory');
 
 /**
  * Is a sibling keepalived file a peer of this one? Yes anywhere in the workspace when the layout names it for
@@ -94,14 +96,14 @@ interface Side {
   fromInventory?: boolean;
 }
 
-const rng = (t: KToken): Range => ({ start: { line: t.line, character: t.start }, end: { line: t.line, character: t.end } });
-const replace = (t: KToken, text: string): TextEdit => ({ range: rng(t), newText: text });
+const rng = (tok: KToken): Range => ({ start: { line: tok.line, character: tok.start }, end: { line: tok.line, character: tok.end } });
+const replace = (tok: KToken, text: string): TextEdit => ({ range: rng(tok), newText: text });
 const fix = (title: string, ...edits: TextEdit[]): Fix => ({ title, edits });
 
 function weights(s: Summary, inst: Instance): Array<{ name: string; w: number; node?: KNode }> {
-  return inst.tracks.map((t) => {
-    const sc = s.scripts.get(t.keyword.text);
-    return { name: t.keyword.text, w: sc?.weightValue ?? 0, ...(sc ? { node: sc.weight ?? sc.node } : {}) };
+  return inst.tracks.map((tok) => {
+    const sc = s.scripts.get(tok.keyword.text);
+    return { name: tok.keyword.text, w: sc?.weightValue ?? 0, ...(sc ? { node: sc.weight ?? sc.node } : {}) };
   });
 }
 
@@ -173,7 +175,7 @@ function inventorySides(c: PairContext, plus: number): Side[] {
   const unknownPeers = c.peers.filter((p) => !p.host).length;
   const rest = hostsWithRole(c.inventory, 'loadbalancer').filter((h) => h !== c.me && !covered.has(h) && h.vrrp);
   if (unknownPeers >= rest.length) return [];
-  return rest.map((h) => ({ label: `${h.name} (no keepalived file of it in the workspace; priority ${h.vrrp!.priority} from ${c.inventoryName})`, state: h.vrrp!.state, priority: h.vrrp!.priority, plus, fromInventory: true }));
+  return rest.map((h) => ({ label: t('{0} (no keepalived file of it in the workspace; priority {1} from {2})', h.name, h.vrrp!.priority, c.inventoryName), state: h.vrrp!.state, priority: h.vrrp!.priority, plus, fromInventory: true }));
 }
 
 export function judgePair(c: PairContext): void {
@@ -184,7 +186,7 @@ export function judgePair(c: PairContext): void {
     const peerInsts = c.peers.map((p) => ({ p, inst: matchingInstance(inst, p.summary) })).filter((x): x is { p: PeerFile; inst: Instance } => !!x.inst);
     agreement(c, inst, name, peerInsts);
     if (c.inventory) judgeUnicast({ inventory: c.inventory, inventoryName: c.inventoryName, me: c.me, meByLayout: !!c.meByLayout, eol: c.eol ?? '\n', place: c.place, out: c.out }, inst, name);
-    const mine: Side = { label: 'this balancer', priority: inst.priorityValue, plus: positive(s, inst), inst, ...(inst.stateValue ? { state: inst.stateValue } : {}) };
+    const mine: Side = { label: t('this balancer'), priority: inst.priorityValue, plus: positive(s, inst), inst, ...(inst.stateValue ? { state: inst.stateValue } : {}) };
     const others: Side[] = [
       ...peerInsts.map(({ p, inst: o }) => ({ label: p.path, priority: o.priorityValue, plus: positive(p.summary, o), inst: o, ...(o.stateValue ? { state: o.stateValue } : {}) })),
       ...inventorySides(c, mine.plus),
@@ -193,13 +195,13 @@ export function judgePair(c: PairContext): void {
     if (peerInsts.length) {
       const masters = peerInsts.filter((x) => x.inst.stateValue === 'MASTER');
       if (inst.stateValue === 'MASTER' && masters.length) {
-        c.out.push(c.place(kfinding('keepalived/one-master', `(${name}) is MASTER, and so is ${masters.map((m) => m.p.path).join(', ')}; exactly one balancer starts as MASTER.`, rng(inst.state!.args[0] ?? inst.state!.keyword), [fix("Set 'state BACKUP'", replace(inst.state!.args[0] ?? inst.state!.keyword, inst.state!.args[0] ? 'BACKUP' : 'state BACKUP'))]), n));
+        c.out.push(c.place(kfinding('keepalived/one-master', t('({0}) is MASTER, and so is {1}; exactly one balancer starts as MASTER.', name, masters.map((m) => m.p.path).join(', ')), rng(inst.state!.args[0] ?? inst.state!.keyword), [fix(t("Set 'state BACKUP'"), replace(inst.state!.args[0] ?? inst.state!.keyword, inst.state!.args[0] ? 'BACKUP' : 'state BACKUP'))]), n));
       } else if (inst.stateValue !== 'MASTER' && masters.length === 0) {
-        const t = inst.state?.args[0];
-        c.out.push(c.place(kfinding('keepalived/one-master', `(${name}) no balancer (this one or ${peerInsts.map((p) => p.p.path).join(', ')}) is MASTER.`, rng(t ?? n.keyword), t && (!c.me || c.me.vrrp?.state !== 'BACKUP') ? [fix("Set 'state MASTER'", replace(t, 'MASTER'))] : undefined), n));
+        const tok = inst.state?.args[0];
+        c.out.push(c.place(kfinding('keepalived/one-master', t('({0}) no balancer (this one or {1}) is MASTER.', name, peerInsts.map((p) => p.p.path).join(', ')), rng(tok ?? n.keyword), tok && (!c.me || c.me.vrrp?.state !== 'BACKUP') ? [fix(t("Set 'state MASTER'"), replace(tok, 'MASTER'))] : undefined), n));
       }
       const same = peerInsts.filter((x) => x.inst.priorityValue === inst.priorityValue);
-      if (same.length) c.out.push(c.place(kfinding('keepalived/distinct-priority', `(${name}) priority ${inst.priorityValue} equals the priority in ${same.map((x) => x.p.path).join(', ')}.`, rng(inst.priority?.args[0] ?? n.keyword)), n));
+      if (same.length) c.out.push(c.place(kfinding('keepalived/distinct-priority', t('({0}) priority {1} equals the priority in {2}.', name, inst.priorityValue, same.map((x) => x.p.path).join(', ')), rng(inst.priority?.args[0] ?? n.keyword)), n));
     }
     failover(c, inst, name, mine, others);
     preemption(c, inst, name, mine, peerInsts);
@@ -221,21 +223,22 @@ function failover(c: PairContext, inst: Instance, name: string, mine: Side, othe
     if (sc.w === 0) continue; // weight 0: a failing script puts the instance in FAULT, which releases the VIP
     const failed = holder.priority + holder.plus - (sc.w > 0 ? sc.w : 0) + (sc.w < 0 ? sc.w : 0);
     if (failed < bestEff) continue;
-    const backupText = `${best.label === 'this balancer' ? "this BACKUP's" : `the BACKUP ${best.label}'s`} ${best.priority}${best.plus ? `+${best.plus}` : ''}`;
+    const bestPriority = `${best.priority}${best.plus ? `+${best.plus}` : ''}`;
+    const backupText = best === mine ? t("this BACKUP's {0}", bestPriority) : t("the BACKUP {0}'s {1}", best.label, bestPriority);
     if (holder === mine) {
       const script = c.summary.scripts.get(sc.name);
       const wt = script?.weight?.args[0];
       const needed = -Math.min(253, holder.priority + holder.plus - bestEff + 1);
       const message = sc.w < 0
-        ? `vrrp_script ${sc.name} weight ${sc.w}: when HAProxy dies the MASTER drops to ${failed}, not below ${backupText}, so the VIP stays on the dead proxy.`
-        : `vrrp_script ${sc.name} weight +${sc.w}: when HAProxy dies the MASTER keeps ${failed}, not below ${backupText}, so the VIP stays on the dead proxy.`;
+        ? t('vrrp_script {0} weight {1}: when HAProxy dies the MASTER drops to {2}, not below {3}, so the VIP stays on the dead proxy.', sc.name, sc.w, failed, backupText)
+        : t('vrrp_script {0} weight +{1}: when HAProxy dies the MASTER keeps {2}, not below {3}, so the VIP stays on the dead proxy.', sc.name, sc.w, failed, backupText);
       // a positive weight cannot be repaired in one file (the BACKUP adds its own); a negative one can
-      c.out.push(c.place(kfinding('keepalived/script-weight', message, rng(wt ?? script?.node.keyword ?? inst.node.keyword), wt && sc.w < 0 ? [fix(`Set weight ${needed}`, replace(wt, String(needed)))] : undefined), sc.node ?? inst.node));
+      c.out.push(c.place(kfinding('keepalived/script-weight', message, rng(wt ?? script?.node.keyword ?? inst.node.keyword), wt && sc.w < 0 ? [fix(t('Set weight {0}', needed), replace(wt, String(needed)))] : undefined), sc.node ?? inst.node));
     } else if (best === mine && inst.priority?.args[0]) {
       // this BACKUP is the one that should take over: say so on its priority line, with the priority that would
       const want = failed - mine.plus + 1;
-      const fixes = want < holder.priority + holder.plus - mine.plus && want <= 254 ? [fix(`Set priority ${want}`, replace(inst.priority.args[0], String(want)))] : undefined;
-      c.out.push(c.place(kfinding('keepalived/script-weight', `(${name}) when HAProxy dies on the MASTER (${holder.label}, ${sc.name} weight ${sc.w}) it keeps ${failed}, not below this BACKUP's ${mine.priority}${mine.plus ? `+${mine.plus}` : ''}, so the VIP stays on the dead proxy.`, rng(inst.priority.args[0]), fixes), inst.priority));
+      const fixes = want < holder.priority + holder.plus - mine.plus && want <= 254 ? [fix(t('Set priority {0}', want), replace(inst.priority.args[0], String(want)))] : undefined;
+      c.out.push(c.place(kfinding('keepalived/script-weight', t("({0}) when HAProxy dies on the MASTER ({1}, {2} weight {3}) it keeps {4}, not below this BACKUP's {5}{6}, so the VIP stays on the dead proxy.", name, holder.label, sc.name, sc.w, failed, mine.priority, mine.plus ? `+${mine.plus}` : ''), rng(inst.priority.args[0]), fixes), inst.priority));
     }
   }
 }
@@ -246,13 +249,13 @@ function preemption(c: PairContext, inst: Instance, name: string, mine: Side, pe
   const nopreempt = child(inst.node, 'nopreempt');
   const without = peers.filter((x) => !child(x.inst.node, 'nopreempt'));
   if (nopreempt && inst.stateValue !== 'MASTER' && without.length) {
-    c.out.push(c.place(kfinding('keepalived/preempt', `(${name}) has nopreempt, but ${without.map((x) => x.p.path).join(', ')} does not: the other balancer still preempts, so the VIP moves back anyway.`, rng(nopreempt.keyword), [fix("Remove 'nopreempt'", { range: { start: rng(nopreempt.keyword).start, end: rng(nopreempt.args[nopreempt.args.length - 1] ?? nopreempt.keyword).end }, newText: '' })]), nopreempt));
+    c.out.push(c.place(kfinding('keepalived/preempt', t('({0}) has nopreempt, but {1} does not: the other balancer still preempts, so the VIP moves back anyway.', name, without.map((x) => x.p.path).join(', ')), rng(nopreempt.keyword), [fix(t("Remove 'nopreempt'"), { range: { start: rng(nopreempt.keyword).start, end: rng(nopreempt.args[nopreempt.args.length - 1] ?? nopreempt.keyword).end }, newText: '' })]), nopreempt));
   }
   if (inst.stateValue === 'MASTER' && !nopreempt) {
     const above = peers.filter((x) => x.inst.stateValue !== 'MASTER' && x.inst.priorityValue + positive(c.peers.find((p) => p === x.p)!.summary, x.inst) > mine.priority + mine.plus);
     if (above.length && inst.priority?.args[0]) {
       const top = Math.max(...above.map((x) => x.inst.priorityValue));
-      c.out.push(c.place(kfinding('keepalived/preempt', `(${name}) is MASTER with priority ${mine.priority}, but the BACKUP in ${above.map((x) => x.p.path).join(', ')} has ${top}: it preempts the VIP as soon as it hears this one.`, rng(inst.priority.args[0]), top < 254 ? [fix(`Set priority ${top + 1}`, replace(inst.priority.args[0], String(top + 1)))] : undefined), inst.priority));
+      c.out.push(c.place(kfinding('keepalived/preempt', t('({0}) is MASTER with priority {1}, but the BACKUP in {2} has {3}: it preempts the VIP as soon as it hears this one.', name, mine.priority, above.map((x) => x.p.path).join(', '), top), rng(inst.priority.args[0]), top < 254 ? [fix(t('Set priority {0}', top + 1), replace(inst.priority.args[0], String(top + 1)))] : undefined), inst.priority));
     }
   }
 }
@@ -266,37 +269,37 @@ function agreement(c: PairContext, inst: Instance, name: string, peers: Array<{ 
   const invVip = c.inventory ? /^\[?([^\]]*?)\]?:\d+$/.exec(c.inventory.cluster.controlPlaneEndpoint)?.[1] : undefined;
   for (const { p, inst: other } of peers) {
     if (inst.vridValue !== undefined && other.vridValue !== undefined && other.vridValue !== inst.vridValue) {
-      c.out.push(c.place(kfinding('keepalived/virtual-router-id', `(${name}) virtual_router_id ${inst.vridValue} differs from ${other.vridValue} in ${p.path}: split brain — each balancer ignores the other's adverts, both become MASTER and hold the VIP at once.`, rng(inst.vrid!.args[0]!), [fix(`Set virtual_router_id ${other.vridValue}`, replace(inst.vrid!.args[0]!, String(other.vridValue)))]), inst.vrid!));
+      c.out.push(c.place(kfinding('keepalived/virtual-router-id', t("({0}) virtual_router_id {1} differs from {2} in {3}: split brain — each balancer ignores the other's adverts, both become MASTER and hold the VIP at once.", name, inst.vridValue, other.vridValue, p.path), rng(inst.vrid!.args[0]!), [fix(t('Set virtual_router_id {0}', other.vridValue), replace(inst.vrid!.args[0]!, String(other.vridValue)))]), inst.vrid!));
     }
     const mine = `${tokenText(inst.authType) ?? ''}/${tokenText(inst.authPass) ?? ''}`;
     const theirs = `${tokenText(other.authType) ?? ''}/${tokenText(other.authPass) ?? ''}`;
     if (mine !== theirs) {
       const where = inst.authPass?.args[0] ?? inst.authType?.args[0] ?? n.keyword;
-      const fixes = inst.authPass?.args[0] && other.authPass?.args[0] && tokenText(inst.authType) === tokenText(other.authType) ? [fix(`Use the same auth_pass as ${p.path}`, replace(inst.authPass.args[0], other.authPass.args[0].text))] : undefined;
-      c.out.push(c.place(kfinding('keepalived/authentication', `(${name}) authentication differs from ${p.path}: split brain — the balancers ignore each other's adverts and both hold the VIP.`, rng(where), fixes), n));
+      const fixes = inst.authPass?.args[0] && other.authPass?.args[0] && tokenText(inst.authType) === tokenText(other.authType) ? [fix(t('Use the same auth_pass as {0}', p.path), replace(inst.authPass.args[0], other.authPass.args[0].text))] : undefined;
+      c.out.push(c.place(kfinding('keepalived/authentication', t("({0}) authentication differs from {1}: split brain — the balancers ignore each other's adverts and both hold the VIP.", name, p.path), rng(where), fixes), n));
     }
     if (inst.vips.length && other.vips.length && vipSet(inst) !== vipSet(other)) {
       const tok = inst.vips[0]!.token;
       const clearlyWrong = invVip && other.vips.some((v) => v.address === invVip) && !inst.vips.some((v) => v.address === invVip) && other.vips.length === 1 && inst.vips.length === 1;
-      c.out.push(c.place(kfinding('keepalived/pair-agreement', `(${name}) virtual_ipaddress ${vipSet(inst)} differs from ${vipSet(other)} in ${p.path}; after a failover clients lose the address they use.`, rng(tok), clearlyWrong ? [fix(`Use ${other.vips[0]!.token.text}`, replace(tok, other.vips[0]!.token.text))] : undefined), inst.vips[0]!.node));
+      c.out.push(c.place(kfinding('keepalived/pair-agreement', t('({0}) virtual_ipaddress {1} differs from {2} in {3}; after a failover clients lose the address they use.', name, vipSet(inst), vipSet(other), p.path), rng(tok), clearlyWrong ? [fix(t('Use {0}', other.vips[0]!.token.text), replace(tok, other.vips[0]!.token.text))] : undefined), inst.vips[0]!.node));
     }
     const adv = child(n, 'advert_int');
     const a = Number(tokenText(adv) ?? '1');
     const b = Number(tokenText(child(other.node, 'advert_int')) ?? '1');
     if (Number.isFinite(a) && Number.isFinite(b) && a > 0 && b > 0 && a !== b) {
-      c.out.push(c.place(kfinding('keepalived/pair-agreement', `(${name}) advert_int ${a} differs from ${b} in ${p.path}; VRRP drops adverts whose interval differs from its own, so both balancers may take the VIP (split brain).`, rng(adv?.args[0] ?? n.keyword), adv?.args[0] ? [fix(`Set advert_int ${b}`, replace(adv.args[0], String(b)))] : undefined), adv ?? n));
+      c.out.push(c.place(kfinding('keepalived/pair-agreement', t('({0}) advert_int {1} differs from {2} in {3}; VRRP drops adverts whose interval differs from its own, so both balancers may take the VIP (split brain).', name, a, b, p.path), rng(adv?.args[0] ?? n.keyword), adv?.args[0] ? [fix(t('Set advert_int {0}', b), replace(adv.args[0], String(b)))] : undefined), adv ?? n));
     }
     const mineUni = unicastPeers(inst);
     const theirUni = unicastPeers(other);
     const uni = child(n, 'unicast_peer');
     if (!!uni !== !!child(other.node, 'unicast_peer')) {
-      c.out.push(c.place(kfinding('keepalived/pair-agreement', `(${name}) ${uni ? 'sends unicast adverts' : 'sends multicast adverts'} but ${p.path} ${uni ? 'uses multicast' : 'uses unicast_peer'}: they never hear each other, and both hold the VIP (split brain).`, rng(uni?.keyword ?? n.keyword)), uni ?? n));
+      c.out.push(c.place(kfinding('keepalived/pair-agreement', t('({0}) {1} but {2} {3}: they never hear each other, and both hold the VIP (split brain).', name, uni ? 'sends unicast adverts' : 'sends multicast adverts', p.path, uni ? t('uses multicast') : t('uses unicast_peer')), rng(uni?.keyword ?? n.keyword)), uni ?? n));
     } else if (uni && theirUni.length) {
       const peerAddr = tokenText(child(other.node, 'unicast_src_ip')) ?? p.host?.address;
       // a balancer of the inventory missing from the list is the unicast rule's finding (./unicast.ts)
       const byInventory = !!c.inventory && !!unicastSelf(c.inventory, c.me, inst) && hostsWithRole(c.inventory, 'loadbalancer').some((h) => h.address === peerAddr);
       if (peerAddr && !mineUni.includes(peerAddr) && !byInventory) {
-        c.out.push(c.place(kfinding('keepalived/pair-agreement', `(${name}) unicast_peer lacks ${peerAddr}, the address of ${p.path}'s balancer: it never receives this one's adverts (split brain).`, rng(uni.keyword)), uni));
+        c.out.push(c.place(kfinding('keepalived/pair-agreement', t("({0}) unicast_peer lacks {1}, the address of {2}'s balancer: it never receives this one's adverts (split brain).", name, peerAddr, p.path), rng(uni.keyword)), uni));
       }
     }
   }

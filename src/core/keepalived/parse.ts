@@ -9,6 +9,7 @@
 
 import { BLOCK_KEYWORDS } from './keywords';
 import { looksBinary } from '../lint/textGuard';
+import { t } from '../l10n';
 
 export interface KToken {
   text: string;
@@ -77,7 +78,7 @@ export function tokenize(text: string): { lines: KToken[][]; problems: KProblem[
         const close = line.indexOf('"', i + 1);
         if (close < 0) {
           const tok = { text: line.slice(i + 1), line: ln, start: i, end: n, quoted: true };
-          problems.push({ message: 'Unmatched quote', token: tok, kind: 'unmatched-quote' });
+          problems.push({ message: t('Unmatched quote'), token: tok, kind: 'unmatched-quote' });
           toks.push(tok);
           i = n;
           continue;
@@ -117,7 +118,7 @@ export function parseKeepalived(text: string, path?: string, resolve?: IncludeRe
   // unclosed blocks
   for (let i = stack.length - 1; i >= 1; i--) {
     const node = stack[i]!.node!;
-    const p: KProblem = { message: `'${node.keyword.text}' block is never closed: a '}' is missing`, token: node.open ?? node.keyword, kind: 'unclosed' };
+    const p: KProblem = { message: t("'{0}' block is never closed: a '}' is missing", node.keyword.text), token: node.open ?? node.keyword, kind: 'unclosed' };
     if (node.file) p.file = node.file;
     result.problems.push(p);
   }
@@ -141,38 +142,38 @@ function parseInto(text: string, path: string | undefined, resolve: IncludeResol
     }
     pending = undefined;
     while (i < toks.length) {
-      const t = toks[i]!;
+      const tok = toks[i]!;
       const frame = stack[stack.length - 1]!;
-      if (t.text === '}') {
+      if (tok.text === '}') {
         if (stack.length === 1) {
-          const p: KProblem = { message: "Extra '}' with no block to close", token: t, kind: 'extra-close' };
+          const p: KProblem = { message: t("Extra '}' with no block to close"), token: tok, kind: 'extra-close' };
           if (path) p.file = path;
           result.problems.push(p);
         } else {
           const top = stack.pop()!;
-          top.node!.close = t;
+          top.node!.close = tok;
         }
         i++;
         continue;
       }
-      if (t.text === '{') {
+      if (tok.text === '{') {
         // a stray '{' (after a value-only line): an anonymous block so the braces still balance
-        const node: KNode = { keyword: t, args: [] };
+        const node: KNode = { keyword: tok, args: [] };
         if (path) node.file = path;
         if (frame.node) node.parent = frame.node;
         frame.children.push(node);
-        openBlock(node, t, stack, result);
+        openBlock(node, tok, stack, result);
         i++;
         continue;
       }
       // keyword with args up to '{', '}' or end of line
-      const node: KNode = { keyword: t, args: [] };
+      const node: KNode = { keyword: tok, args: [] };
       if (path) node.file = path;
       if (frame.node) node.parent = frame.node;
       i++;
       while (i < toks.length && toks[i]!.text !== '{' && toks[i]!.text !== '}') node.args.push(toks[i++]!);
       frame.children.push(node);
-      if (t.text === 'include' && !t.quoted) {
+      if (tok.text === 'include' && !tok.quoted) {
         handleInclude(node, path, resolve, stack, result, includeDepth);
         continue;
       }
@@ -190,7 +191,7 @@ function openBlock(node: KNode, brace: KToken, stack: Frame[], result: Keepalive
   node.children = [];
   node.open = brace;
   if (stack.length > MAX_DEPTH) {
-    const p: KProblem = { message: `Blocks nested deeper than ${MAX_DEPTH} levels`, token: brace, kind: 'depth' };
+    const p: KProblem = { message: t('Blocks nested deeper than {0} levels', MAX_DEPTH), token: brace, kind: 'depth' };
     if (node.file) p.file = node.file;
     if (!result.problems.some((x) => x.kind === 'depth')) result.problems.push(p);
   }
@@ -201,7 +202,7 @@ function handleInclude(node: KNode, path: string | undefined, resolve: IncludeRe
   const pattern = node.args[0]?.text;
   if (!pattern || !resolve) return;
   if (depth >= MAX_INCLUDE_DEPTH) {
-    const p: KProblem = { message: `include nested deeper than ${MAX_INCLUDE_DEPTH} levels (a loop?)`, token: node.keyword, kind: 'include' };
+    const p: KProblem = { message: t('include nested deeper than {0} levels (a loop?)', MAX_INCLUDE_DEPTH), token: node.keyword, kind: 'include' };
     if (path) p.file = path;
     result.problems.push(p);
     return;

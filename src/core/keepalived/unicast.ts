@@ -10,8 +10,9 @@ import { child } from './parse';
 import type { KNode, KToken } from './parse';
 import type { Instance } from './summary';
 import { kfinding } from './rules';
+import { t } from '../l10n';
 
-const rng = (t: KToken): Range => ({ start: { line: t.line, character: t.start }, end: { line: t.line, character: t.end } });
+const rng = (tok: KToken): Range => ({ start: { line: tok.line, character: tok.start }, end: { line: tok.line, character: tok.end } });
 const names = (hs: HostSpec[]): string => hs.map((h) => `${h.name} (${h.address})`).join(', ');
 
 export interface UnicastContext {
@@ -44,26 +45,26 @@ export function judgeUnicast(c: UnicastContext, inst: Instance, name: string): v
   const srcNode = child(inst.node, 'unicast_src_ip');
   const src = srcNode?.args[0];
   const self = unicastSelf(c.inventory, c.me, inst);
-  const push = (message: string, t: KToken, n: KNode, fixes?: Fix[]) => c.out.push(c.place(kfinding('keepalived/unicast', `(${name}) ${message}`, rng(t), fixes), n));
+  const push = (message: string, tok: KToken, n: KNode, fixes?: Fix[]) => c.out.push(c.place(kfinding('keepalived/unicast', `(${name}) ${message}`, rng(tok), fixes), n));
   if (src && srcNode) {
     const owner = balancerAt(lbs, src.text);
     const want = c.me?.address;
-    const fix = want && want !== src.text ? [{ title: `Use ${want}`, edits: [{ range: rng(src), newText: want }] }] : undefined;
-    if (!owner) push(`unicast_src_ip ${src.text} is no balancer's address in ${c.inventoryName} (${names(lbs)}): keepalived cannot send from an address the host does not have and puts the instance in FAULT.`, src, srcNode, fix);
-    else if (c.me && c.meByLayout && owner !== c.me) push(`unicast_src_ip ${src.text} is ${owner.name}'s address, but this file is ${c.me.name}'s (${c.me.address}): keepalived cannot send from another host's address and puts the instance in FAULT, so ${c.me.name} never holds the VIP.`, src, srcNode, fix);
+    const fix = want && want !== src.text ? [{ title: t('Use {0}', want), edits: [{ range: rng(src), newText: want }] }] : undefined;
+    if (!owner) push(t("unicast_src_ip {0} is no balancer's address in {1} ({2}): keepalived cannot send from an address the host does not have and puts the instance in FAULT.", src.text, c.inventoryName, names(lbs)), src, srcNode, fix);
+    else if (c.me && c.meByLayout && owner !== c.me) push(t("unicast_src_ip {0} is {1}'s address, but this file is {2}'s ({3}): keepalived cannot send from another host's address and puts the instance in FAULT, so {2} never holds the VIP.", src.text, owner.name, c.me.name, c.me.address), src, srcNode, fix);
   }
   const block = child(inst.node, 'unicast_peer');
   if (!block?.children) return;
   const listed = block.children.map((e) => e.keyword);
-  const missing = self ? lbs.filter((h) => h !== self && !listed.some((t) => t.text === h.address)) : [];
-  const strangers = listed.filter((t) => !balancerAt(lbs, t.text));
-  for (const t of listed) {
-    const owner = balancerAt(lbs, t.text);
-    const node = block.children.find((e) => e.keyword === t)!;
+  const missing = self ? lbs.filter((h) => h !== self && !listed.some((tok) => tok.text === h.address)) : [];
+  const strangers = listed.filter((tok) => !balancerAt(lbs, tok.text));
+  for (const tok of listed) {
+    const owner = balancerAt(lbs, tok.text);
+    const node = block.children.find((e) => e.keyword === tok)!;
     // one stranger where one balancer is missing: most likely that balancer's address mistyped
-    const swap = strangers.length === 1 && missing.length === 1 ? [{ title: `Use ${missing[0]!.address} (${missing[0]!.name})`, edits: [{ range: rng(t), newText: missing[0]!.address }] }] : undefined;
-    if (!owner) push(`unicast_peer ${t.text} is no balancer of ${c.inventoryName} (${names(lbs)}): adverts go to a host that does not run this VRRP instance.`, t, node, swap);
-    else if (self && owner === self) push(`unicast_peer ${t.text} is this balancer's own address (${self.name}); list the other balancers.`, t, node, [{ title: `Remove ${t.text}`, edits: [{ range: { start: { line: t.line, character: 0 }, end: { line: t.line + 1, character: 0 } }, newText: '' }] }]);
+    const swap = strangers.length === 1 && missing.length === 1 ? [{ title: t('Use {0} ({1})', missing[0]!.address, missing[0]!.name), edits: [{ range: rng(tok), newText: missing[0]!.address }] }] : undefined;
+    if (!owner) push(t('unicast_peer {0} is no balancer of {1} ({2}): adverts go to a host that does not run this VRRP instance.', tok.text, c.inventoryName, names(lbs)), tok, node, swap);
+    else if (self && owner === self) push(t("unicast_peer {0} is this balancer's own address ({1}); list the other balancers.", tok.text, self.name), tok, node, [{ title: t('Remove {0}', tok.text), edits: [{ range: { start: { line: tok.line, character: 0 }, end: { line: tok.line + 1, character: 0 } }, newText: '' }] }]);
   }
   if (!self || !missing.length) return;
   const anchor = block.open ?? block.keyword;
@@ -71,10 +72,12 @@ export function judgeUnicast(c: UnicastContext, inst: Instance, name: string): v
   const indent = ' '.repeat(first ? first.keyword.start : block.keyword.start + 4);
   const insert: TextEdit = { range: { start: { line: anchor.line, character: anchor.end }, end: { line: anchor.line, character: anchor.end } }, newText: missing.map((h) => c.eol + indent + h.address).join('') };
   push(
-    `unicast_peer lacks ${names(missing)}, ${missing.length === 1 ? 'a balancer' : 'balancers'} of ${c.inventoryName}: ${missing.length === 1 ? 'it never hears' : 'they never hear'} ${self.name}'s adverts and ${missing.length === 1 ? 'takes' : 'take'} the VIP as well (split brain).`,
+    missing.length === 1
+      ? t("unicast_peer lacks {0}, a balancer of {1}: it never hears {2}'s adverts and takes the VIP as well (split brain).", names(missing), c.inventoryName, self.name)
+      : t("unicast_peer lacks {0}, balancers of {1}: they never hear {2}'s adverts and take the VIP as well (split brain).", names(missing), c.inventoryName, self.name),
     block.keyword,
     block,
     // the swap above is the fix when one stranger stands where the missing balancer belongs
-    strangers.length === 1 && missing.length === 1 ? undefined : [{ title: `Add ${missing.map((h) => h.address).join(', ')}`, edits: [insert] }],
+    strangers.length === 1 && missing.length === 1 ? undefined : [{ title: t('Add {0}', missing.map((h) => h.address).join(', ')), edits: [insert] }],
   );
 }

@@ -10,6 +10,7 @@ import { AUDIT_POLICY_PATH, apiServerAuditSettings } from '../generate/auditPoli
 import { AUDIT_LOG_PATH } from '../timeline/audit';
 import { nodeAt, scalarString } from './parse';
 import { KUBEADM_V1BETA3 } from './schema';
+import { t } from '../l10n';
 
 export interface AuditVolume { name: string; hostPath: string; mountPath: string; readOnly: boolean; pathType: string }
 
@@ -78,8 +79,8 @@ export function auditLogGaps(cluster: YAMLMap, api: string): AuditLogGaps | unde
 /** One sentence on what is missing, for the finding. */
 export function describeGaps(g: AuditLogGaps): string {
   const parts = [
-    ...g.args.map((a) => (a.have === undefined ? `no --${a.name}` : `--${a.name} ${a.have} instead of ${a.want}`)),
-    ...g.volumes.map((v) => `no mount of ${v.hostPath}`),
+    ...g.args.map((a) => (a.have === undefined ? `no --${a.name}` : t('--{0} {1} instead of {2}', a.name, a.have, a.want))),
+    ...g.volumes.map((v) => t('no mount of {0}', v.hostPath)),
   ];
   return parts.join(', ');
 }

@@ -15,6 +15,7 @@ import { argLines, auditLogGaps, describeGaps, volumeLines, type AuditLogGaps } 
 import { KUBEADM_V1BETA3, KUBEADM_V1BETA4, KUBELET_API, KUBEPROXY_API } from './schema';
 import { structuralFindings } from './structure';
 import { hostFor, KubeadmFile, parseVersion } from './lintFile';
+import { t } from '../l10n';
 
 export { hostFor, kubeadmApiFor, parseVersion } from './lintFile';
 
@@ -30,7 +31,7 @@ export function lintKubeadm(file: SourceFile, context: LintContext = {}): Findin
   if (guarded) return [guarded];
   const docs = splitDocuments(text);
   if (docs.length > MAX_DOCUMENTS) {
-    return [finding('kubeadm/too-large', `The file has ${docs.length} YAML documents; a kubeadm configuration has a handful, so it is not checked.`, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
+    return [finding('kubeadm/too-large', t('The file has {0} YAML documents; a kubeadm configuration has a handful, so it is not checked.', docs.length), { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } })];
   }
   return new KubeadmLint(file, context, docs).run();
 }
@@ -67,28 +68,28 @@ class KubeadmLint extends KubeadmFile {
     const apis = new Set(kubeadm.map((d) => d.apiVersion));
     if (apis.size > 1) {
       const minority = kubeadm.filter((d) => d.apiVersion === KUBEADM_V1BETA3);
-      for (const d of minority) this.report('kubeadm/mixed-api-versions', `This file mixes ${KUBEADM_V1BETA3} and ${KUBEADM_V1BETA4} documents.`, d, d.root?.get('apiVersion', true) as Node, this.migrationFixList());
+      for (const d of minority) this.report('kubeadm/mixed-api-versions', t('This file mixes {0} and {1} documents.', KUBEADM_V1BETA3, KUBEADM_V1BETA4), d, d.root?.get('apiVersion', true) as Node, this.migrationFixList());
     }
     const seen = new Map<string, KubeadmDoc>();
     for (const d of this.docs) {
       if (!d.kind || !d.apiVersion || !/kubeadm\.k8s\.io|kubelet\.config|kubeproxy\.config/.test(d.apiVersion)) continue;
-      if (seen.has(d.kind)) this.reportDoc('kubeadm/duplicate-kind', `A second ${d.kind} in this file; kubeadm uses only one.`, d);
+      if (seen.has(d.kind)) this.reportDoc('kubeadm/duplicate-kind', t('A second {0} in this file; kubeadm uses only one.', d.kind), d);
       else seen.set(d.kind, d);
     }
     const init = this.one('InitConfiguration');
     const join = this.one('JoinConfiguration');
-    if (init && join) this.reportDoc('kubeadm/init-and-join', 'This file has both an InitConfiguration and a JoinConfiguration; `kubeadm init` ignores the join part and `kubeadm join` the init part.', join);
+    if (init && join) this.reportDoc('kubeadm/init-and-join', t('This file has both an InitConfiguration and a JoinConfiguration; `kubeadm init` ignores the join part and `kubeadm join` the init part.'), join);
     const v = parseVersion(this.version());
     if (v && kubeadm.length) {
       const minor = v[0] > 1 ? 99 : v[1];
       const first = kubeadm[0]!;
       if (apis.has(KUBEADM_V1BETA3) && minor >= 31) {
         const d = kubeadm.find((x) => x.apiVersion === KUBEADM_V1BETA3)!;
-        this.report('kubeadm/api-version-deprecated', `${KUBEADM_V1BETA3} is deprecated for Kubernetes ${v.join('.')}; migrate to ${KUBEADM_V1BETA4}.`, d, d.root?.get('apiVersion', true) as Node, this.migrationFixList());
+        this.report('kubeadm/api-version-deprecated', t('{0} is deprecated for Kubernetes {1}; migrate to {2}.', KUBEADM_V1BETA3, v.join('.'), KUBEADM_V1BETA4), d, d.root?.get('apiVersion', true) as Node, this.migrationFixList());
       }
       if (apis.has(KUBEADM_V1BETA4) && minor < 31) {
         const d = kubeadm.find((x) => x.apiVersion === KUBEADM_V1BETA4) ?? first;
-        this.report('kubeadm/api-version-unsupported', `kubeadm ${v[0]}.${v[1]} does not know ${KUBEADM_V1BETA4} (added in 1.31); use ${KUBEADM_V1BETA3}.`, d, d.root?.get('apiVersion', true) as Node);
+        this.report('kubeadm/api-version-unsupported', t('kubeadm {0}.{1} does not know {2} (added in 1.31); use {3}.', v[0], v[1], KUBEADM_V1BETA4, KUBEADM_V1BETA3), d, d.root?.get('apiVersion', true) as Node);
       }
     }
   }
@@ -109,17 +110,17 @@ class KubeadmLint extends KubeadmFile {
     const ep = scalarString(epNode);
     if (inv && vip) {
       if (!epNode || ep === undefined) {
-        this.reportDoc('kubeadm/control-plane-endpoint', `ClusterConfiguration has no controlPlaneEndpoint; set it to the VIP ${vip.text} so every component reaches the API through the balancers.`, d,
-          [this.addTopLevel(`Set controlPlaneEndpoint: ${vip.text}`, d, 'controlPlaneEndpoint', vip.text)]);
+        this.reportDoc('kubeadm/control-plane-endpoint', t('ClusterConfiguration has no controlPlaneEndpoint; set it to the VIP {0} so every component reaches the API through the balancers.', vip.text), d,
+          [this.addTopLevel(t('Set controlPlaneEndpoint: {0}', vip.text), d, 'controlPlaneEndpoint', vip.text)]);
       } else if (ep !== vip.text) {
         const parsed = splitEndpoint(ep) ?? { host: ep, port: 6443 };
         const node = inv.hosts.find((h) => h.address === parsed.host || h.name === parsed.host);
         const message = node
-          ? `controlPlaneEndpoint ${ep} is ${node.name}'s own address, not the VIP ${vip.text}.`
+          ? t("controlPlaneEndpoint {0} is {1}'s own address, not the VIP {2}.", ep, node.name, vip.text)
           : parsed.host === vip.host
-            ? `controlPlaneEndpoint ${ep} uses port ${parsed.port === undefined ? '(none)' : parsed.port}; the balancers listen on ${vip.text}.`
-            : `controlPlaneEndpoint ${ep} differs from the inventory's VIP ${vip.text}.`;
-        this.report('kubeadm/control-plane-endpoint', message, d, epNode, [this.replaceFix(`Use ${vip.text}`, d, epNode, vip.text)]);
+            ? t('controlPlaneEndpoint {0} uses port {1}; the balancers listen on {2}.', ep, parsed.port === undefined ? '(none)' : parsed.port, vip.text)
+            : t("controlPlaneEndpoint {0} differs from the inventory's VIP {1}.", ep, vip.text);
+        this.report('kubeadm/control-plane-endpoint', message, d, epNode, [this.replaceFix(t('Use {0}', vip.text), d, epNode, vip.text)]);
       }
     }
     // certSANs
@@ -134,22 +135,22 @@ class KubeadmLint extends KubeadmFile {
       const kv = scalarString(kvNode);
       const want = `v${inv.cluster.kubernetesVersion.replace(/^v/, '')}`;
       if (kv === undefined) {
-        this.reportDoc('kubeadm/kubernetes-version', `ClusterConfiguration has no kubernetesVersion; kubeadm would look up "stable" on the internet instead of ${want}.`, d,
-          [this.addTopLevel(`Set kubernetesVersion: ${want}`, d, 'kubernetesVersion', want)], 'warning');
+        this.reportDoc('kubeadm/kubernetes-version', t('ClusterConfiguration has no kubernetesVersion; kubeadm would look up "stable" on the internet instead of {0}.', want), d,
+          [this.addTopLevel(t('Set kubernetesVersion: {0}', want), d, 'kubernetesVersion', want)], 'warning');
       } else if (kv.replace(/^v/, '') !== want.slice(1)) {
-        this.report('kubeadm/kubernetes-version', `kubernetesVersion ${kv} differs from the inventory's ${want}.`, d, kvNode, [this.replaceFix(`Use ${want}`, d, kvNode!, want)]);
+        this.report('kubeadm/kubernetes-version', t("kubernetesVersion {0} differs from the inventory's {1}.", kv, want), d, kvNode, [this.replaceFix(t('Use {0}', want), d, kvNode!, want)]);
       }
       const repoNode = nodeAt(root, 'imageRepository');
       const repo = scalarString(repoNode);
       if (inv.cluster.imageRepository && repo !== inv.cluster.imageRepository) {
-        const fix = repoNode ? this.replaceFix(`Use ${inv.cluster.imageRepository}`, d, repoNode, inv.cluster.imageRepository) : this.addTopLevel(`Set imageRepository: ${inv.cluster.imageRepository}`, d, 'imageRepository', inv.cluster.imageRepository);
-        if (repoNode) this.report('kubeadm/image-repository', `imageRepository ${repo} differs from the inventory's ${inv.cluster.imageRepository}.`, d, repoNode, [fix]);
-        else this.reportDoc('kubeadm/image-repository', `The inventory pulls images from ${inv.cluster.imageRepository}, but ClusterConfiguration has no imageRepository.`, d, [fix]);
+        const fix = repoNode ? this.replaceFix(t('Use {0}', inv.cluster.imageRepository), d, repoNode, inv.cluster.imageRepository) : this.addTopLevel(t('Set imageRepository: {0}', inv.cluster.imageRepository), d, 'imageRepository', inv.cluster.imageRepository);
+        if (repoNode) this.report('kubeadm/image-repository', t("imageRepository {0} differs from the inventory's {1}.", repo, inv.cluster.imageRepository), d, repoNode, [fix]);
+        else this.reportDoc('kubeadm/image-repository', t('The inventory pulls images from {0}, but ClusterConfiguration has no imageRepository.', inv.cluster.imageRepository), d, [fix]);
       }
       const nameNode = nodeAt(root, 'clusterName');
       const name = scalarString(nameNode);
       if (nameNode && name !== undefined && name !== inv.cluster.name) {
-        this.report('kubeadm/cluster-name', `clusterName ${name} differs from the inventory's ${inv.cluster.name}.`, d, nameNode, [this.replaceFix(`Use ${inv.cluster.name}`, d, nameNode, inv.cluster.name)]);
+        this.report('kubeadm/cluster-name', t("clusterName {0} differs from the inventory's {1}.", name, inv.cluster.name), d, nameNode, [this.replaceFix(t('Use {0}', inv.cluster.name), d, nameNode, inv.cluster.name)]);
       }
     }
   }
@@ -170,7 +171,7 @@ class KubeadmLint extends KubeadmFile {
     const missing = unique.filter((x) => !present.has(x));
     if (!missing.length) return;
     const severity = missing.includes(vip.host) ? 'error' : 'warning';
-    const message = `apiServer.certSANs lacks ${missing.map((m) => (m === vip.host ? `${m} (the VIP)` : m)).join(', ')}; the API server certificate must be valid for every address and name clients use.`;
+    const message = t('apiServer.certSANs lacks {0}; the API server certificate must be valid for every address and name clients use.', missing.map((m) => (m === vip.host ? t('{0} (the VIP)', m) : m)).join(', '));
     const fix = this.certSansFix(d, sansNode, missing);
     if (sansNode) this.report('kubeadm/cert-sans', message, d, sansNode, fix ? [fix] : undefined, severity);
     else this.reportDoc('kubeadm/cert-sans', message, d, fix ? [fix] : undefined, severity);
@@ -183,12 +184,12 @@ class KubeadmLint extends KubeadmFile {
     const extra = this.inv!.cluster.kubeadmExtraConfig?.replace(/^\.\//, '');
     const isExtra = extra !== undefined && (this.file.path === extra || this.file.path.endsWith(`/${extra}`));
     const where = isExtra
-      ? 'This file is the inventory\'s kubeadmExtraConfig: its ClusterConfiguration replaces the generated one, audit settings included'
-      : 'The API servers started from this ClusterConfiguration';
+      ? t("This file is the inventory's kubeadmExtraConfig: its ClusterConfiguration replaces the generated one, audit settings included")
+      : t('The API servers started from this ClusterConfiguration');
     const effect = gaps.fatal
-      ? 'kube-apiserver cannot open the policy it is given and does not start'
-      : 'the API servers write no audit log the kubectl run timeline can read';
-    const message = `inventory.yaml turns the audit log on (cluster.apiServerAuditLog), but apiServer has ${describeGaps(gaps)}. ${where}: ${effect}.`;
+      ? t('kube-apiserver cannot open the policy it is given and does not start')
+      : t('the API servers write no audit log the kubectl run timeline can read');
+    const message = t('inventory.yaml turns the audit log on (cluster.apiServerAuditLog), but apiServer has {0}. {1}: {2}.', describeGaps(gaps), where, effect);
     const fix = this.auditLogFix(d, gaps, api);
     // At the apiServer key, where the user reads the section.
     const apiServer = d.root!.items.find((p) => scalarString(p.key as Node) === 'apiServer')?.key as Node | undefined;
@@ -199,7 +200,7 @@ class KubeadmLint extends KubeadmFile {
   /** Adds the missing flags and mounts in block YAML; no fix when a flag has another value or the YAML is in flow style. */
   private auditLogFix(d: KubeadmDoc, gaps: AuditLogGaps, api: string): Fix | undefined {
     if (gaps.args.some((a) => a.have !== undefined)) return undefined;
-    const title = 'Add the audit log\'s flags and mounts to apiServer';
+    const title = t("Add the audit log's flags and mounts to apiServer");
     const apiServer = nodeAt(d.root, 'apiServer');
     if (!apiServer) {
       const at = this.nextLineStart(d.chunk.start + d.chunk.text.length);
@@ -242,7 +243,7 @@ class KubeadmLint extends KubeadmFile {
   }
 
   private certSansFix(d: KubeadmDoc, sansNode: Node | undefined, missing: string[]): Fix | undefined {
-    const title = `Add ${missing.join(', ')} to certSANs`;
+    const title = t('Add {0} to certSANs', missing.join(', '));
     const text = this.file.text;
     if (sansNode && isSeq(sansNode)) {
       const seq = sansNode as YAMLSeq;
@@ -282,8 +283,8 @@ class KubeadmLint extends KubeadmFile {
     const svcNode = nodeAt(root, 'networking.serviceSubnet');
     const svc = ipv4(scalarString(svcNode)) ?? '10.96.0.0/12';
     if (inv && svc !== inv.cluster.serviceSubnet) {
-      const fix = svcNode ? this.replaceFix(`Use ${inv.cluster.serviceSubnet}`, d, svcNode, inv.cluster.serviceSubnet) : this.setNetworkingFix(d, 'serviceSubnet', inv.cluster.serviceSubnet);
-      const message = svcNode ? `networking.serviceSubnet ${svc} differs from the inventory's ${inv.cluster.serviceSubnet}.` : `networking.serviceSubnet is not set, so kubeadm uses 10.96.0.0/12, but the inventory says ${inv.cluster.serviceSubnet}.`;
+      const fix = svcNode ? this.replaceFix(t('Use {0}', inv.cluster.serviceSubnet), d, svcNode, inv.cluster.serviceSubnet) : this.setNetworkingFix(d, 'serviceSubnet', inv.cluster.serviceSubnet);
+      const message = svcNode ? t("networking.serviceSubnet {0} differs from the inventory's {1}.", svc, inv.cluster.serviceSubnet) : t('networking.serviceSubnet is not set, so kubeadm uses 10.96.0.0/12, but the inventory says {0}.', inv.cluster.serviceSubnet);
       if (svcNode) this.report('kubeadm/service-subnet', message, d, svcNode, fix ? [fix] : undefined);
       else this.reportDoc('kubeadm/service-subnet', message, d, fix ? [fix] : undefined);
     }
@@ -295,22 +296,22 @@ class KubeadmLint extends KubeadmFile {
       const where = manifest ? `${manifest.path}'s net-conf.json` : "flannel's default manifest";
       if (pod === undefined) {
         const fix = this.setNetworkingFix(d, 'podSubnet', want);
-        this.reportDoc('kubeadm/pod-subnet-cni', `networking.podSubnet is not set; flannel needs it (${where} uses ${want}) so the controller manager allocates each node a pod range.`, d, fix ? [fix] : undefined);
+        this.reportDoc('kubeadm/pod-subnet-cni', t('networking.podSubnet is not set; flannel needs it ({0} uses {1}) so the controller manager allocates each node a pod range.', where, want), d, fix ? [fix] : undefined);
       } else if (pod !== want) {
-        const fix = this.replaceFix(`Use ${want}`, d, podNode!, want);
+        const fix = this.replaceFix(t('Use {0}', want), d, podNode!, want);
         this.report('kubeadm/pod-subnet-cni', manifest
-          ? `networking.podSubnet ${pod} differs from ${where} Network ${want}.`
-          : `networking.podSubnet ${pod} differs from ${where} network ${want}; change kube-flannel.yml's net-conf.json too, or use ${want}.`, d, podNode, [fix], manifest ? 'error' : 'warning');
+          ? t('networking.podSubnet {0} differs from {1} Network {2}.', pod, where, want)
+          : t("networking.podSubnet {0} differs from {1} network {2}; change kube-flannel.yml's net-conf.json too, or use {2}.", pod, where, want), d, podNode, [fix], manifest ? 'error' : 'warning');
       }
     }
     const podCidr = pod ? parseCidr(pod) : undefined;
     const svcCidr = parseCidr(svc);
     if (podCidr && svcCidr && cidrsOverlap(podCidr, svcCidr)) {
-      this.report('kubeadm/subnet-overlap', `podSubnet ${pod} overlaps serviceSubnet ${svc}.`, d, podNode);
+      this.report('kubeadm/subnet-overlap', t('podSubnet {0} overlaps serviceSubnet {1}.', pod, svc), d, podNode);
     }
     if (inv) {
       const vip = this.vip();
-      const addresses = [...inv.hosts.map((h) => ({ what: h.name, address: h.address })), ...(vip ? [{ what: 'the VIP', address: vip.host }] : [])];
+      const addresses = [...inv.hosts.map((h) => ({ what: h.name, address: h.address })), ...(vip ? [{ what: t('the VIP'), address: vip.host }] : [])];
       for (const [name, cidr, node] of [['podSubnet', podCidr, podNode], ['serviceSubnet', svcCidr, svcNode]] as const) {
         if (!cidr) continue;
         const inside = addresses.filter((a) => cidrContains(cidr, a.address));
@@ -323,7 +324,7 @@ class KubeadmLint extends KubeadmFile {
 
   private setNetworkingFix(d: KubeadmDoc, key: string, value: string): Fix | undefined {
     const networking = nodeAt(d.root, 'networking');
-    const title = `Set networking.${key}: ${value}`;
+    const title = t('Set networking.{0}: {1}', key, value);
     if (!networking) {
       const at = this.nextLineStart(d.chunk.start + d.chunk.text.length);
       return { title, edits: [this.edit(at, at, this.insertText(at, `networking:\n  ${key}: ${value}\n`))] };
@@ -361,20 +362,20 @@ class KubeadmLint extends KubeadmFile {
     const adv = scalarString(advNode);
     if (!inv) return undefined;
     if (nodeName !== undefined && !inv.hosts.some((h) => h.name === nodeName)) {
-      this.report('kubeadm/node-name', `nodeRegistration.name ${nodeName} is not a host of the inventory.`, d, nameNode);
+      this.report('kubeadm/node-name', t('nodeRegistration.name {0} is not a host of the inventory.', nodeName), d, nameNode);
     }
     const host = hostFor(inv, nodeName, this.file.path, controlPlane === false ? undefined : adv);
     const vip = this.vip();
     if (advNode && adv !== undefined) {
       if (vip && adv === vip.host) {
-        this.report('kubeadm/advertise-address', `advertiseAddress is the VIP ${adv}; each API server must advertise its own node address${host ? ` (${host.address})` : ''}.`, d, advNode,
-          host ? [this.replaceFix(`Use ${host.address}`, d, advNode, host.address)] : undefined);
+        this.report('kubeadm/advertise-address', t('advertiseAddress is the VIP {0}; each API server must advertise its own node address{1}.', adv, host ? ` (${host.address})` : ''), d, advNode,
+          host ? [this.replaceFix(t('Use {0}', host.address), d, advNode, host.address)] : undefined);
       } else if (host && adv !== host.address) {
         const other = inv.hosts.find((h) => h.address === adv);
-        this.report('kubeadm/advertise-address', `advertiseAddress ${adv} is ${other ? `${other.name}'s address` : 'not an address of this host'}; ${host.name} is ${host.address}.`, d, advNode,
-          [this.replaceFix(`Use ${host.address}`, d, advNode, host.address)]);
+        this.report('kubeadm/advertise-address', t('advertiseAddress {0} is {1}; {2} is {3}.', adv, other ? `${other.name}'s address` : t('not an address of this host'), host.name, host.address), d, advNode,
+          [this.replaceFix(t('Use {0}', host.address), d, advNode, host.address)]);
       } else if (!host && !hostsWithRole(inv, 'control-plane').some((h) => h.address === adv)) {
-        this.report('kubeadm/advertise-address', `advertiseAddress ${adv} is not the address of any control-plane host in the inventory.`, d, advNode, undefined, 'warning');
+        this.report('kubeadm/advertise-address', t('advertiseAddress {0} is not the address of any control-plane host in the inventory.', adv), d, advNode, undefined, 'warning');
       }
     }
     return host;
@@ -384,8 +385,8 @@ class KubeadmLint extends KubeadmFile {
     const node = nodeAt(d.root, 'nodeRegistration.criSocket');
     const v = scalarString(node);
     if (node && v !== undefined && !/containerd\.sock$/.test(v)) {
-      this.report('kubeadm/cri-socket', `criSocket ${v} is not containerd's socket; the nodes run containerd (unix:///run/containerd/containerd.sock).`, d, node,
-        [this.replaceFix('Use containerd\'s socket', d, node, 'unix:///run/containerd/containerd.sock')]);
+      this.report('kubeadm/cri-socket', t("criSocket {0} is not containerd's socket; the nodes run containerd (unix:///run/containerd/containerd.sock).", v), d, node,
+        [this.replaceFix(t("Use containerd's socket"), d, node, 'unix:///run/containerd/containerd.sock')]);
     }
   }
 
@@ -393,12 +394,12 @@ class KubeadmLint extends KubeadmFile {
     this.criSocket(d);
     const host = this.nodeChecks(d, 'localAPIEndpoint', true);
     if (host && !host.roles.includes('control-plane')) {
-      this.reportDoc('kubeadm/node-role', `kubeadm init runs on the first control-plane node, but ${host.name} is not a control-plane host.`, d);
+      this.reportDoc('kubeadm/node-role', t('kubeadm init runs on the first control-plane node, but {0} is not a control-plane host.', host.name), d);
     }
     const tokens = nodeAt(d.root, 'bootstrapTokens');
     if (tokens && isSeq(tokens)) {
-      for (const t of tokens.items) {
-        const tokNode = isMap(t) ? (t.get('token', true) as Node | undefined) : undefined;
+      for (const tok of tokens.items) {
+        const tokNode = isMap(tok) ? (tok.get('token', true) as Node | undefined) : undefined;
         this.checkToken(d, tokNode, 'bootstrapTokens[].token');
       }
     }
@@ -412,13 +413,13 @@ class KubeadmLint extends KubeadmFile {
     const host = this.nodeChecks(d, 'controlPlane.localAPIEndpoint', isCp);
     if (host) {
       const hostIsCp = host.roles.includes('control-plane');
-      if (hostIsCp && !isCp) this.reportDoc('kubeadm/node-role', `${host.name} is a control-plane host, but this JoinConfiguration has no controlPlane section: it would join as a worker.`, d);
-      if (!hostIsCp && isCp) this.report('kubeadm/node-role', `${host.name} is not a control-plane host, but this JoinConfiguration joins it as one.`, d, cpNode);
+      if (hostIsCp && !isCp) this.reportDoc('kubeadm/node-role', t('{0} is a control-plane host, but this JoinConfiguration has no controlPlane section: it would join as a worker.', host.name), d);
+      if (!hostIsCp && isCp) this.report('kubeadm/node-role', t('{0} is not a control-plane host, but this JoinConfiguration joins it as one.', host.name), d, cpNode);
     }
     if (isCp) {
       const keyNode = nodeAt(d.root, 'controlPlane.certificateKey');
       if (!keyNode || scalarString(keyNode) === undefined) {
-        this.report('kubeadm/join-certificate-key', 'This control-plane join has no controlPlane.certificateKey: pass it with `kubeadm join --certificate-key <key>` (printed by `kubeadm init --upload-certs`), or the node cannot fetch the cluster certificates.', d, cpNode);
+        this.report('kubeadm/join-certificate-key', t('This control-plane join has no controlPlane.certificateKey: pass it with `kubeadm join --certificate-key <key>` (printed by `kubeadm init --upload-certs`), or the node cannot fetch the cluster certificates.'), d, cpNode);
       } else this.checkCertKey(d, keyNode);
     }
     const bt = nodeAt(d.root, 'discovery.bootstrapToken');
@@ -429,19 +430,19 @@ class KubeadmLint extends KubeadmFile {
       const vip = this.vip();
       if (vip && epNode && ep !== undefined && ep !== vip.text) {
         const node = this.inv!.hosts.find((h) => ep.split(':')[0] === h.address || ep.split(':')[0] === h.name);
-        this.report('kubeadm/join-endpoint', `apiServerEndpoint ${ep} is ${node ? `${node.name}'s own address` : 'not the VIP'}; join through ${vip.text}.`, d, epNode, [this.replaceFix(`Use ${vip.text}`, d, epNode, vip.text)]);
+        this.report('kubeadm/join-endpoint', t('apiServerEndpoint {0} is {1}; join through {2}.', ep, node ? t("{0}'s own address", node.name) : t('not the VIP'), vip.text), d, epNode, [this.replaceFix(t('Use {0}', vip.text), d, epNode, vip.text)]);
       }
       const hashes = bt.get('caCertHashes', true) as Node | undefined;
       const skip = bt.get('unsafeSkipCAVerification');
       if (hashes && isSeq(hashes) && hashes.items.length) {
         for (const h of hashes.items) {
           const v = scalarString(h as Node);
-          if (v === undefined || !CA_HASH.test(v)) this.report('kubeadm/ca-cert-hash-format', 'A caCertHashes entry is not of the form sha256:<64 hex characters> (what `kubeadm token create --print-join-command` prints).', d, h as Node);
+          if (v === undefined || !CA_HASH.test(v)) this.report('kubeadm/ca-cert-hash-format', t('A caCertHashes entry is not of the form sha256:<64 hex characters> (what `kubeadm token create --print-join-command` prints).'), d, h as Node);
         }
       } else if (skip !== true) {
-        this.report('kubeadm/ca-cert-hash-missing', 'Token discovery has no caCertHashes: add sha256:<hash> of the cluster CA (or the --discovery-token-ca-cert-hash flag).', d, bt.items[0]?.key as Node ?? bt);
+        this.report('kubeadm/ca-cert-hash-missing', t('Token discovery has no caCertHashes: add sha256:<hash> of the cluster CA (or the --discovery-token-ca-cert-hash flag).'), d, bt.items[0]?.key as Node ?? bt);
       }
-      if (skip === true) this.report('kubeadm/unsafe-skip-ca', 'unsafeSkipCAVerification is true: the node trusts whatever CA the endpoint presents.', d, nodeAt(d.root, 'discovery.bootstrapToken.unsafeSkipCAVerification'));
+      if (skip === true) this.report('kubeadm/unsafe-skip-ca', t('unsafeSkipCAVerification is true: the node trusts whatever CA the endpoint presents.'), d, nodeAt(d.root, 'discovery.bootstrapToken.unsafeSkipCAVerification'));
     }
     const tls = nodeAt(d.root, 'discovery.tlsBootstrapToken');
     if (tls) this.checkToken(d, tls, 'discovery.tlsBootstrapToken');
@@ -451,14 +452,14 @@ class KubeadmLint extends KubeadmFile {
     if (!node) return;
     const v = scalarString(node);
     // Never echo the value: it is a secret.
-    if (v === undefined || !TOKEN.test(v)) this.report('kubeadm/token-format', `${what} is not a bootstrap token of the form [a-z0-9]{6}.[a-z0-9]{16}.`, d, node);
+    if (v === undefined || !TOKEN.test(v)) this.report('kubeadm/token-format', t('{0} is not a bootstrap token of the form [a-z0-9]{6}.[a-z0-9]{16}.', what), d, node);
   }
 
   private checkCertKey(d: KubeadmDoc, node: Node | undefined): void {
     if (!node) return;
     const v = scalarString(node);
     if (v === undefined) return;
-    if (!CERT_KEY.test(v)) this.report('kubeadm/certificate-key-format', `certificateKey is not 64 hex characters (${v.length} characters given); use the key printed by \`kubeadm init --upload-certs\` or \`kubeadm certs certificate-key\`.`, d, node);
+    if (!CERT_KEY.test(v)) this.report('kubeadm/certificate-key-format', t('certificateKey is not 64 hex characters ({0} characters given); use the key printed by `kubeadm init --upload-certs` or `kubeadm certs certificate-key`.', v.length), d, node);
   }
 
   // ---- component configs ----
@@ -467,7 +468,7 @@ class KubeadmLint extends KubeadmFile {
     const node = nodeAt(d.root, 'cgroupDriver');
     const v = scalarString(node);
     if (node && v !== undefined && v !== 'systemd') {
-      this.report('kubeadm/cgroup-driver', `cgroupDriver is ${v}; Debian runs systemd as PID 1, so kubelet (and containerd's SystemdCgroup) must use systemd.`, d, node, [this.replaceFix('Use systemd', d, node, 'systemd')]);
+      this.report('kubeadm/cgroup-driver', t("cgroupDriver is {0}; Debian runs systemd as PID 1, so kubelet (and containerd's SystemdCgroup) must use systemd.", v), d, node, [this.replaceFix(t('Use systemd'), d, node, 'systemd')]);
     }
   }
 
@@ -476,7 +477,7 @@ class KubeadmLint extends KubeadmFile {
     const v = scalarString(node);
     const pod = stringAt(cluster?.root, 'networking.podSubnet') ?? this.inv?.cluster.podSubnet;
     if (node && v !== undefined && v !== '' && pod && v !== pod) {
-      this.report('kubeadm/kube-proxy-cluster-cidr', `KubeProxyConfiguration clusterCIDR ${v} differs from podSubnet ${pod}.`, d, node, [this.replaceFix(`Use ${pod}`, d, node, pod)]);
+      this.report('kubeadm/kube-proxy-cluster-cidr', t('KubeProxyConfiguration clusterCIDR {0} differs from podSubnet {1}.', v, pod), d, node, [this.replaceFix(t('Use {0}', pod), d, node, pod)]);
     }
   }
 }

@@ -11,6 +11,7 @@ import { migrateToV1beta4 } from './migrate';
 import { parseChunk, stringAt, type DocChunk, type KubeadmDoc } from './parse';
 import { finding, type KubeadmRuleId } from './rules';
 import { KUBEADM_V1BETA3, KUBEADM_V1BETA4 } from './schema';
+import { t } from '../l10n';
 
 export function parseVersion(v: string | undefined): [number, number, number] | undefined {
   const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(v?.trim() ?? '');
@@ -126,7 +127,7 @@ export abstract class KubeadmFile {
   protected migrationFix(): Fix | undefined {
     if (this.migration !== null) return this.migration;
     const migrated = migrateToV1beta4(this.file.text);
-    this.migration = migrated === this.file.text ? undefined : { title: `Migrate this file to ${KUBEADM_V1BETA4}`, edits: [this.edit(0, this.file.text.length, migrated)] };
+    this.migration = migrated === this.file.text ? undefined : { title: t('Migrate this file to {0}', KUBEADM_V1BETA4), edits: [this.edit(0, this.file.text.length, migrated)] };
     return this.migration;
   }
 

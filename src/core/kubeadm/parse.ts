@@ -7,6 +7,7 @@
 import { isMap, isScalar, parseDocument, type Node, type ParsedNode, type YAMLMap } from 'yaml';
 import { errorMessage } from '../errors';
 import { PARSE_OPTIONS, readPlainYaml } from './plainYaml';
+import { t } from '../l10n';
 
 export interface DocChunk {
   /** Offset of the chunk's first character in the file. */
@@ -97,7 +98,7 @@ function parseText(text: string): Omit<KubeadmDoc, 'chunk'> {
     errors = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!.trim(), start: e.pos[0], end: Math.max(e.pos[1], e.pos[0] + 1) }));
   } catch (e) {
     // Deep nesting can exhaust the stack of the YAML composer; report instead of crashing.
-    return { errors: [{ message: `The document could not be parsed: ${errorMessage(e)}`, start: 0, end: Math.min(text.length, 1) }], empty: false };
+    return { errors: [{ message: t('The document could not be parsed: {0}', errorMessage(e)), start: 0, end: Math.min(text.length, 1) }], empty: false };
   }
   const parsed = { contents, errors, empty: false };
   return isMap(contents) ? withRoot(contents, parsed) : parsed;

@@ -9,6 +9,7 @@ import type { Severity } from '../findings';
 import type { KubeadmDoc } from './parse';
 import type { KubeadmRuleId } from './rules';
 import { REMOVED_API_VERSIONS, SchemaSet, KUBEADM_V1BETA4, didYouMean, isKnownKubeadmApi, schemaTypes, type JsonSchema } from './schema';
+import { t } from '../l10n';
 
 export interface RelEdit {
   start: number;
@@ -61,7 +62,7 @@ function compute(d: KubeadmDoc): RelFinding[] {
   if (!d.root) {
     if (!d.errors.length && d.contents) {
       const [s, e] = rangeOf(d.contents);
-      out.push({ rule: 'kubeadm/not-a-map', message: 'A kubeadm document is a mapping with apiVersion and kind.', start: s, end: e });
+      out.push({ rule: 'kubeadm/not-a-map', message: t('A kubeadm document is a mapping with apiVersion and kind.'), start: s, end: e });
     }
     return out;
   }
@@ -71,7 +72,7 @@ function compute(d: KubeadmDoc): RelFinding[] {
   const firstLine: [number, number] = [rangeOf(root)[0], rangeOf(root)[0] + 1];
   if (!d.apiVersion || !d.kind) {
     const missing = [!d.apiVersion && 'apiVersion', !d.kind && 'kind'].filter(Boolean).join(' and ');
-    out.push({ rule: 'kubeadm/missing-type-meta', message: `This document has no ${missing}.`, start: firstLine[0], end: firstLine[1] });
+    out.push({ rule: 'kubeadm/missing-type-meta', message: t('This document has no {0}.', missing), start: firstLine[0], end: firstLine[1] });
     return out;
   }
   const api = d.apiVersion;
@@ -81,10 +82,10 @@ function compute(d: KubeadmDoc): RelFinding[] {
     const removed = REMOVED_API_VERSIONS[api];
     out.push({
       rule: 'kubeadm/unknown-api-version',
-      message: removed ? `${api} was removed in kubeadm ${removed}; use ${KUBEADM_V1BETA4} (or v1beta3 before 1.31).` : `Unknown kubeadm API version ${api}; use ${KUBEADM_V1BETA4} (or v1beta3 before 1.31).`,
+      message: removed ? t('{0} was removed in kubeadm {1}; use {2} (or v1beta3 before 1.31).', api, removed, KUBEADM_V1BETA4) : t('Unknown kubeadm API version {0}; use {1} (or v1beta3 before 1.31).', api, KUBEADM_V1BETA4),
       start: s,
       end: e,
-      fix: { title: `Change to ${KUBEADM_V1BETA4}`, edits: [{ start: s, end: e, newText: KUBEADM_V1BETA4 }] },
+      fix: { title: t('Change to {0}', KUBEADM_V1BETA4), edits: [{ start: s, end: e, newText: KUBEADM_V1BETA4 }] },
     });
     return out;
   }
@@ -97,10 +98,10 @@ function compute(d: KubeadmDoc): RelFinding[] {
       const [s, e] = rangeOf(apiNode);
       out.push({
         rule: 'kubeadm/unknown-api-version',
-        message: `Unknown apiVersion ${api}${hint ? ` — did you mean ${hint}?` : '.'}`,
+        message: t('Unknown apiVersion {0}{1}', api, hint ? t(' — did you mean {0}?', hint) : '.'),
         start: s,
         end: e,
-        ...(hint ? { fix: { title: `Change to ${hint}`, edits: [{ start: s, end: e, newText: hint }] } } : {}),
+        ...(hint ? { fix: { title: t('Change to {0}', hint), edits: [{ start: s, end: e, newText: hint }] } } : {}),
       });
     }
     return out;
@@ -114,11 +115,11 @@ function compute(d: KubeadmDoc): RelFinding[] {
     out.push({
       rule: 'kubeadm/unknown-kind',
       message: v1beta4Only
-        ? `${d.kind} exists only in ${KUBEADM_V1BETA4}, not in ${api}.`
-        : `${api} has no kind ${d.kind}${hint ? ` — did you mean ${hint}?` : ''}; it defines ${kinds.join(', ')}.`,
+        ? t('{0} exists only in {1}, not in {2}.', d.kind, KUBEADM_V1BETA4, api)
+        : t('{0} has no kind {1}{2}; it defines {3}.', api, d.kind, hint ? t(' — did you mean {0}?', hint) : '', kinds.join(', ')),
       start: s,
       end: e,
-      ...(hint ? { fix: { title: `Change to ${hint}`, edits: [{ start: s, end: e, newText: hint }] } } : {}),
+      ...(hint ? { fix: { title: t('Change to {0}', hint), edits: [{ start: s, end: e, newText: hint }] } } : {}),
     });
     return out;
   }
@@ -149,7 +150,7 @@ class Walker {
       if (types.length && !types.includes('object')) {
         if (this.api === KUBEADM_V1BETA4 && /(^|\.)(extraArgs|kubeletExtraArgs)$/.test(path)) {
           const [s, e] = rangeOf(node);
-          this.out.push({ rule: 'kubeadm/v1beta4-extra-args', message: `In ${KUBEADM_V1BETA4}, ${path.split('.').pop()} is a list of \`- name: flag\` / \`value: x\` entries, not a map.`, start: s, end: e, migrate: true });
+          this.out.push({ rule: 'kubeadm/v1beta4-extra-args', message: t('In {0}, {1} is a list of `- name: flag` / `value: x` entries, not a map.', KUBEADM_V1BETA4, path.split('.').pop()), start: s, end: e, migrate: true });
           return;
         }
         return this.typeError(node, schema, path);
@@ -166,7 +167,7 @@ class Walker {
         if (key === undefined) continue;
         if (seen ? seen.has(key) : keyBefore(pairs, i, key)) {
           const [s, e] = rangeOf(pair.key);
-          this.out.push({ rule: 'kubeadm/duplicate-field', message: `"${key}" appears twice in ${path}.`, start: s, end: e });
+          this.out.push({ rule: 'kubeadm/duplicate-field', message: t('"{0}" appears twice in {1}.', key, path), start: s, end: e });
           continue;
         }
         seen?.add(key);
@@ -202,10 +203,10 @@ class Walker {
         const hint = didYouMean(v, allowed);
         this.out.push({
           rule: 'kubeadm/invalid-value',
-          message: `${path.split('.').pop()} must be one of ${allowed.join(', ')}${hint ? ` — did you mean ${hint}?` : '.'}`,
+          message: t('{0} must be one of {1}{2}', path.split('.').pop(), allowed.join(', '), hint ? t(' — did you mean {0}?', hint) : '.'),
           start: s,
           end: e,
-          ...(hint ? { fix: { title: `Change to ${hint}`, edits: [{ start: s, end: e, newText: hint }] } } : {}),
+          ...(hint ? { fix: { title: t('Change to {0}', hint), edits: [{ start: s, end: e, newText: hint }] } } : {}),
         });
       }
     }
@@ -213,10 +214,10 @@ class Walker {
 
   private typeError(node: Node, schema: JsonSchema, path: string): void {
     const [s, e] = rangeOf(node);
-    const want = schemaTypes(schema).map((t) => (t === 'object' ? 'a mapping' : t === 'array' ? 'a list' : `a ${t}`)).join(' or ');
-    const got = isMap(node) ? 'a mapping' : isSeq(node) ? 'a list' : isScalar(node) ? `a ${typeof node.value === 'number' ? 'number' : typeof node.value}` : 'something else';
-    const hint = schemaTypes(schema).includes('string') && isScalar(node) && typeof node.value === 'number' ? ' Quote it, e.g. "1.30" — unquoted it is read as a number.' : '';
-    this.out.push({ rule: 'kubeadm/type', message: `${path.split('.').pop()} must be ${want}, not ${got}.${hint}`, start: s, end: e });
+    const want = schemaTypes(schema).map((type) => (type === 'object' ? t('a mapping') : type === 'array' ? t('a list') : `a ${type}`)).join(' or ');
+    const got = isMap(node) ? t('a mapping') : isSeq(node) ? t('a list') : isScalar(node) ? `a ${typeof node.value === 'number' ? 'number' : typeof node.value}` : 'something else';
+    const hint = schemaTypes(schema).includes('string') && isScalar(node) && typeof node.value === 'number' ? t(' Quote it, e.g. "1.30" — unquoted it is read as a number.') : '';
+    this.out.push({ rule: 'kubeadm/type', message: t('{0} must be {1}, not {2}.{3}', path.split('.').pop(), want, got, hint), start: s, end: e });
   }
 
   private unknown(keyNode: Node, key: string, path: string, known: string[]): void {
@@ -229,20 +230,20 @@ class Walker {
     const hint = didYouMean(key, known);
     this.out.push({
       rule: 'kubeadm/unknown-field',
-      message: `Unknown field "${key}" in ${path}${hint ? ` — did you mean "${hint}"?` : '.'}`,
+      message: t('Unknown field "{0}" in {1}{2}', key, path, hint ? t(' — did you mean "{0}"?', hint) : '.'),
       start: s,
       end: e,
-      ...(hint ? { fix: { title: `Rename to ${hint}`, edits: [{ start: s, end: e, newText: hint }] } } : {}),
+      ...(hint ? { fix: { title: t('Rename to {0}', hint), edits: [{ start: s, end: e, newText: hint }] } } : {}),
     });
   }
 
   private movedField(path: string, key: string): string | undefined {
     if (this.api !== KUBEADM_V1BETA4) return undefined;
     if (path === 'ClusterConfiguration.apiServer' && key === 'timeoutForControlPlane') {
-      return `In ${KUBEADM_V1BETA4}, apiServer.timeoutForControlPlane moved to InitConfiguration/JoinConfiguration timeouts.controlPlaneComponentHealthCheck.`;
+      return t('In {0}, apiServer.timeoutForControlPlane moved to InitConfiguration/JoinConfiguration timeouts.controlPlaneComponentHealthCheck.', KUBEADM_V1BETA4);
     }
     if (path === 'JoinConfiguration.discovery' && key === 'timeout') {
-      return `In ${KUBEADM_V1BETA4}, discovery.timeout moved to JoinConfiguration timeouts.discovery.`;
+      return t('In {0}, discovery.timeout moved to JoinConfiguration timeouts.discovery.', KUBEADM_V1BETA4);
     }
     return undefined;
   }

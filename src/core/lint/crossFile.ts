@@ -22,6 +22,7 @@ import { parseKeepalived, walk } from '../keepalived/parse';
 import { maxChars } from './textGuard';
 import { ruleTable } from './ruleTable';
 import type { FileKind, LintContext, SourceFile } from './types';
+import { t, msg } from '../l10n';
 
 export interface Fact<T> {
   value: T;
@@ -43,10 +44,10 @@ export interface ClusterFacts {
 export type FactExtractor = (file: SourceFile) => ClusterFacts | undefined;
 
 const CROSS_FILE = ruleTable([
-  { id: 'cross-file/vip', severity: 'error', title: 'The VIP is the same in every file.', why: 'kubeadm, HAProxy and Keepalived must agree on the VIP, or clients reach an address nobody serves.' },
-  { id: 'cross-file/port', severity: 'error', title: 'The API port on the VIP is the same in every file.', why: 'The port in controlPlaneEndpoint is where HAProxy must listen; a mismatch breaks every kubeconfig.' },
-  { id: 'cross-file/control-planes', severity: 'error', title: 'The control-plane list is the same in every file.', why: 'A control-plane node missing from the HAProxy backend or the certSANs gets no traffic or fails TLS.' },
-  { id: 'cross-file/pod-subnet', severity: 'error', title: 'The pod subnet is the same in the inventory, kubeadm and the CNI manifest.', why: 'Flannel allocates pod addresses from its Network; kubeadm allocates node pod ranges from podSubnet; they must be the same range.' },
+  { id: 'cross-file/vip', severity: 'error', title: msg('The VIP is the same in every file.'), why: msg('kubeadm, HAProxy and Keepalived must agree on the VIP, or clients reach an address nobody serves.') },
+  { id: 'cross-file/port', severity: 'error', title: msg('The API port on the VIP is the same in every file.'), why: msg('The port in controlPlaneEndpoint is where HAProxy must listen; a mismatch breaks every kubeconfig.') },
+  { id: 'cross-file/control-planes', severity: 'error', title: msg('The control-plane list is the same in every file.'), why: msg('A control-plane node missing from the HAProxy backend or the certSANs gets no traffic or fails TLS.') },
+  { id: 'cross-file/pod-subnet', severity: 'error', title: msg('The pod subnet is the same in the inventory, kubeadm and the CNI manifest.'), why: msg('Flannel allocates pod addresses from its Network; kubeadm allocates node pod ranges from podSubnet; they must be the same range.') },
 ]);
 
 export const CROSS_FILE_RULES = CROSS_FILE.rules;
@@ -169,7 +170,7 @@ const COVERED_WITH_INVENTORY: Partial<Record<FileKind, Array<keyof ClusterFacts>
 };
 
 function inventoryReference(inv: Inventory, path: string | undefined): Partial<Record<'vip' | 'port' | 'controlPlanes' | 'podSubnet', Reference<unknown>>> {
-  const source = path ? `the inventory (${path.split(/[\\/]/).pop()})` : 'the inventory';
+  const source = path ? t('the inventory ({0})', path.split(/[\\/]/).pop()) : t('the inventory');
   const ep = splitEndpoint(inv.cluster.controlPlaneEndpoint);
   const cps = inv.hosts.filter((h) => h.roles.includes('control-plane'));
   return {
@@ -215,13 +216,13 @@ export function crossFileFindingsFor(kind: FileKind, file: SourceFile, context: 
   const out: Finding[] = [];
   const push = (rule: Parameters<typeof CROSS_FILE.finding>[0], message: string, range: Range) => out.push(CROSS_FILE.finding(rule, message, range));
   if (facts.vip && refs.vip && !covered.includes('vip') && facts.vip.value !== refs.vip.value) {
-    push('cross-file/vip', `The VIP here is ${facts.vip.value}, but ${refs.vip.source} says ${String(refs.vip.value)}.`, facts.vip.range);
+    push('cross-file/vip', t('The VIP here is {0}, but {1} says {2}.', facts.vip.value, refs.vip.source, String(refs.vip.value)), facts.vip.range);
   }
   if (facts.port && refs.port && !covered.includes('port') && facts.port.value !== refs.port.value) {
-    push('cross-file/port', `The API port here is ${facts.port.value}, but ${refs.port.source} says ${String(refs.port.value)}.`, facts.port.range);
+    push('cross-file/port', t('The API port here is {0}, but {1} says {2}.', facts.port.value, refs.port.source, String(refs.port.value)), facts.port.range);
   }
   if (facts.podSubnet && refs.podSubnet && !covered.includes('podSubnet') && facts.podSubnet.value.trim() !== String(refs.podSubnet.value)) {
-    push('cross-file/pod-subnet', `The pod subnet here is ${facts.podSubnet.value}, but ${refs.podSubnet.source} says ${String(refs.podSubnet.value)}.`, facts.podSubnet.range);
+    push('cross-file/pod-subnet', t('The pod subnet here is {0}, but {1} says {2}.', facts.podSubnet.value, refs.podSubnet.source, String(refs.podSubnet.value)), facts.podSubnet.range);
   }
   if (facts.controlPlanes && refs.controlPlanes && !covered.includes('controlPlanes')) {
     const want = refs.controlPlanes.value as string[];
@@ -229,7 +230,11 @@ export function crossFileFindingsFor(kind: FileKind, file: SourceFile, context: 
     const missing = want.filter((w) => !have.has(w));
     const extra = facts.controlPlanesMode === 'exact' ? facts.controlPlanes.value.filter((h) => !want.includes(h)) : [];
     if (missing.length || extra.length) {
-      push('cross-file/control-planes', `The control-plane list here ${missing.length ? `lacks ${missing.join(', ')}` : ''}${missing.length && extra.length ? ' and ' : ''}${extra.length ? `has ${extra.join(', ')} extra` : ''} compared with ${refs.controlPlanes.source}.`, facts.controlPlanes.range);
+      push('cross-file/control-planes', missing.length && extra.length
+        ? t('The control-plane list here lacks {0} and has {1} extra compared with {2}.', missing.join(', '), extra.join(', '), refs.controlPlanes.source)
+        : missing.length
+          ? t('The control-plane list here lacks {0} compared with {1}.', missing.join(', '), refs.controlPlanes.source)
+          : t('The control-plane list here has {0} extra compared with {1}.', extra.join(', '), refs.controlPlanes.source), facts.controlPlanes.range);
     }
   }
   return out;

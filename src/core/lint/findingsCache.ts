@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Finding, Fix, Range, TextEdit } from '../findings';
 import type { FileKind, LintContext, SourceFile } from './types';
+import { catalogueLanguage, t } from '../l10n';
 
 export const CACHE_FORMAT = 1;
 /** Bounds of what is read (a larger file is not parsed) and written (the oldest files beyond are left out). */
@@ -31,12 +32,13 @@ export type FindingsCache = Map<string, CachedLint>;
 
 /**
  * The hash of one lint's inputs. `linter` names the linter build (a change of the worker bundle is a miss for every
- * file); siblings count in path order, so the order the workspace was scanned in does not matter.
+ * file); siblings count in path order, so the order the workspace was scanned in does not matter. The findings'
+ * messages are in the catalogue's language, so a lint in another language is a miss.
  */
 export function lintCacheKey(linter: string, kind: FileKind, file: SourceFile, context: LintContext): string {
   const siblings = [...(context.siblings ?? [])].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((s) => [s.path, s.text]);
   const h = createHash('sha256');
-  h.update(JSON.stringify([CACHE_FORMAT, linter, kind, file.path, file.text, context.inventoryPath ?? null, context.inventory ?? null, siblings]));
+  h.update(JSON.stringify([CACHE_FORMAT, linter, catalogueLanguage(), kind, file.path, file.text, context.inventoryPath ?? null, context.inventory ?? null, siblings]));
   return h.digest('hex');
 }
 
@@ -132,16 +134,16 @@ export interface CacheReadReport {
  */
 export function parseFindingsCache(text: string, linter: string, isRule: (id: string) => boolean): CacheReadReport {
   const cache: FindingsCache = new Map();
-  if (text.length > MAX_CACHE_BYTES) return { cache, dropped: 0, ignored: `larger than ${MAX_CACHE_BYTES} bytes` };
+  if (text.length > MAX_CACHE_BYTES) return { cache, dropped: 0, ignored: t('larger than {0} bytes', MAX_CACHE_BYTES) };
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return { cache, dropped: 0, ignored: 'not JSON' };
+    return { cache, dropped: 0, ignored: t('not JSON') };
   }
-  if (!isObject(json) || json.format !== CACHE_FORMAT) return { cache, dropped: 0, ignored: 'another format' };
-  if (json.linter !== linter) return { cache, dropped: 0, ignored: 'written by another linter build' };
-  if (!isObject(json.files)) return { cache, dropped: 0, ignored: 'no files' };
+  if (!isObject(json) || json.format !== CACHE_FORMAT) return { cache, dropped: 0, ignored: t('another format') };
+  if (json.linter !== linter) return { cache, dropped: 0, ignored: t('written by another linter build') };
+  if (!isObject(json.files)) return { cache, dropped: 0, ignored: t('no files') };
   let dropped = 0;
   for (const [path, entry] of Object.entries(json.files)) {
     if (cache.size >= MAX_CACHE_FILES) {

@@ -4,6 +4,7 @@
  * Node; src/editor/configProviders.ts turns the plans into a vscode.WorkspaceEdit.
  */
 import type { Finding, Fix, Position, Range, TextEdit } from '../findings';
+import { t } from '../l10n';
 
 export interface FilePlan {
   /** The path as the finding or fix names it (workspace-relative in the editor). */
@@ -127,7 +128,7 @@ export function capFindings(findings: Finding[]): Finding[] {
   kept.push({
     rule: 'lint/too-many-findings',
     severity: 'info',
-    message: `${findings.length - MAX_FINDINGS_PER_FILE} more findings after line ${last + 1} are not shown; fix the first ones (the file may be cut off or unbalanced) or run kubeadm-workbench lint for all of them.`,
+    message: t('{0} more findings after line {1} are not shown; fix the first ones (the file may be cut off or unbalanced) or run kubeadm-workbench lint for all of them.', findings.length - MAX_FINDINGS_PER_FILE, last + 1),
     range: { start: { line: last, character: 0 }, end: { line: last, character: 0 } },
   });
   return kept;

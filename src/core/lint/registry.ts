@@ -21,6 +21,7 @@ import { keepalivedLinter } from '../keepalived/lint';
 import { ruleTable } from './ruleTable';
 import { TEXT_GUARD_RULE, textGuard } from './textGuard';
 import type { FileKind, FileLinter, LintContext, RuleInfo, SourceFile } from './types';
+import { msg } from '../l10n';
 
 export const LINTERS: FileLinter[] = [inventoryLinter, cniManifestLinter, kubeadmLinter, haproxyLinter, keepalivedLinter, containerdLinter, sysctlLinter, modulesLinter];
 
@@ -29,8 +30,8 @@ const CAP = ruleTable([
   {
     id: 'lint/too-many-findings',
     severity: 'info',
-    title: 'A file shows at most 500 findings in the editor.',
-    why: 'A file edited into nonsense can give tens of thousands of findings; the first ones are the ones to fix, and the command line lists them all.',
+    title: msg('A file shows at most 500 findings in the editor.'),
+    why: msg('A file edited into nonsense can give tens of thousands of findings; the first ones are the ones to fix, and the command line lists them all.'),
   },
 ]);
 

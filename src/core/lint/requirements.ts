@@ -10,6 +10,7 @@ import { BALANCER_SYSCTLS, isModulesFile, isSysctlFile, NODE_MODULES, NODE_SYSCT
 import { maxChars } from './textGuard';
 import { fileTargets } from './targets';
 import type { SourceFile } from './types';
+import { t } from '../l10n';
 
 interface Requirement {
   rule: SysctlRuleId;
@@ -36,7 +37,7 @@ export function unmetRequirements(inv: Inventory, locations: InventoryLocations 
     const lacking = needing.filter((h) => !h.roles.some((r) => covered.has(r)));
     if (!lacking.length) continue;
     const range = locations?.hosts.get(lacking[0]!.name) ?? ZERO_RANGE;
-    const message = `No ${req.kind} file of the workspace is for ${lacking.map((h) => h.name).join(', ')}, so nothing sets ${req.what} there; add a file with \`# kubeadm-workbench: roles=${req.roles.join(',')}\` (or under a folder named after the host).`;
+    const message = t('No {0} file of the workspace is for {1}, so nothing sets {2} there; add a file with `# kubeadm-workbench: roles={3}` (or under a folder named after the host).', req.kind, lacking.map((h) => h.name).join(', '), req.what, req.roles.join(','));
     out.push(SYSCTL.finding(req.rule, message, range));
   }
   return out;

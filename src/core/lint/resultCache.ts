@@ -10,6 +10,7 @@
  */
 import type { Finding } from '../findings';
 import type { FileKind, LintContext, SourceFile } from './types';
+import { onCatalogueChange } from '../l10n';
 
 interface Entry {
   kind: FileKind;
@@ -29,6 +30,11 @@ const MAX_ENTRIES = 256;
 const MAX_CHARS = 32_000_000;
 const entries = new Map<string, Entry>();
 let chars = 0;
+// the findings' messages are in the language of the catalogue when they were made: another language re-lints
+onCatalogueChange(() => {
+  entries.clear();
+  chars = 0;
+});
 
 const charsOf = (e: Entry): number => [...e.siblings, ...e.elsewhere].reduce((n, s) => n + s.text.length, e.text.length);
 

@@ -2,16 +2,20 @@
  * The one shape of a rule table: every linter declares its rules here (id, severity, what, why, docs, fix kinds)
  * and gets back a finding constructor typed by those ids, so emitting an undeclared id is a type error rather
  * than a finding without why, docs or SARIF metadata.
+ *
+ * A rule's title and why are English messages marked with `msg()` (a plain string does not compile): the tables
+ * are built when their module loads, before the language is known, so they are translated each time they are read.
  */
 import type { Finding, Fix, Range, Severity } from '../findings';
+import { t, type Message } from '../l10n';
 import type { FixKind, RuleInfo } from './types';
 
 /** A declared rule, as a table row: the id is the full `linter/name` id. */
 export interface RuleRow<Id extends string = string> {
   id: Id;
   severity: Severity;
-  title: string;
-  why: string;
+  title: Message;
+  why: Message;
   docs?: string;
   /** What kind of repair its findings can carry; none when absent. */
   fixes?: readonly FixKind[];
@@ -22,7 +26,7 @@ export interface FindingExtras {
   fixes?: Fix[] | undefined;
   /** Only where the table's severity depends on the case (a rule reported as warning or error by context). */
   severity?: Severity | undefined;
-  /** A more specific why than the table's, for this occurrence. */
+  /** A more specific why than the table's, for this occurrence (already translated: a `t()`). */
   why?: string | undefined;
   file?: string | undefined;
 }
@@ -34,8 +38,18 @@ export interface RuleTable<Id extends string> {
   finding(id: Id, message: string, range: Range, extras?: FindingExtras): Finding;
 }
 
+/** The rule as hovers, the Diagnostics webview and SARIF read it: title and why in the language active when read. */
 export function toRuleInfo(row: RuleRow): RuleInfo {
-  const info: RuleInfo = { id: row.id, severity: row.severity, title: row.title, why: row.why };
+  const info: RuleInfo = {
+    id: row.id,
+    severity: row.severity,
+    get title() {
+      return t(row.title);
+    },
+    get why() {
+      return t(row.why);
+    },
+  };
   if (row.docs) info.docs = row.docs;
   if (row.fixes?.length) {
     info.fixable = true;

@@ -9,6 +9,7 @@
  */
 import type { Inventory, Role } from '../inventory/types';
 import type { LintContext, SourceFile } from './types';
+import { t } from '../l10n';
 
 export const NODE_ROLES: readonly Role[] = ['control-plane', 'worker'];
 
@@ -25,23 +26,23 @@ export function fileTargets(path: string, text: string, inv: Inventory | undefin
     const m = /^\s*[#;]\s*kubeadm-workbench:\s*(.*)$/.exec(line);
     if (!m) continue;
     const roles = /roles\s*=\s*([\w,\s-]+)/.exec(m[1]!)?.[1];
-    if (roles) return { roles: new Set(roles.split(/[\s,]+/).filter(Boolean) as Role[]), by: 'its kubeadm-workbench header' };
+    if (roles) return { roles: new Set(roles.split(/[\s,]+/).filter(Boolean) as Role[]), by: t('its kubeadm-workbench header') };
     const hosts = /hosts\s*=\s*([\w.,\s-]+)/.exec(m[1]!)?.[1];
     if (hosts && inv) {
       const names = hosts.split(/[\s,]+/).filter(Boolean);
-      return { roles: new Set(inv.hosts.filter((h) => names.includes(h.name)).flatMap((h) => h.roles)), by: 'its kubeadm-workbench header' };
+      return { roles: new Set(inv.hosts.filter((h) => names.includes(h.name)).flatMap((h) => h.roles)), by: t('its kubeadm-workbench header') };
     }
   }
   const segments = path.replace(/\\/g, '/').split('/');
   const host = inv?.hosts.find((h) => segments.slice(0, -1).includes(h.name));
-  if (host) return { roles: new Set(host.roles), by: `its directory ${host.name}` };
+  if (host) return { roles: new Set(host.roles), by: t('its directory {0}', host.name) };
   const base = segments[segments.length - 1]!;
-  if (/(^|[^a-z])(load-?balancer|balancer|haproxy|keepalived|lb)([^a-z]|$)/i.test(base)) return { roles: new Set(['loadbalancer']), by: 'its file name' };
-  return { roles: new Set(defaults), by: defaults === NODE_ROLES ? 'default (every Kubernetes node)' : `default (${defaults.join(', ')} hosts)` };
+  if (/(^|[^a-z])(load-?balancer|balancer|haproxy|keepalived|lb)([^a-z]|$)/i.test(base)) return { roles: new Set(['loadbalancer']), by: t('its file name') };
+  return { roles: new Set(defaults), by: defaults === NODE_ROLES ? t('default (every Kubernetes node)') : t('default ({0} hosts)', defaults.join(', ')) };
 }
 
-export function isForNodes(t: Targets): boolean {
-  return t.roles.has('control-plane') || t.roles.has('worker');
+export function isForNodes(targets: Targets): boolean {
+  return targets.roles.has('control-plane') || targets.roles.has('worker');
 }
 
 /** The context for a balancer file (haproxy.cfg, keepalived.conf): without the inventory when the file is for other hosts. */

@@ -7,6 +7,7 @@
 import { ZERO_RANGE, type Finding } from '../findings';
 import { ruleTable } from './ruleTable';
 import type { FileKind } from './types';
+import { t, msg, type Message } from '../l10n';
 
 /**
  * What each kind of file is called in the guard's message, and its size limit in characters. Files of these
@@ -14,15 +15,15 @@ import type { FileKind } from './types';
  * a generated haproxy.cfg with thousands of servers is real, and the lint worker's time limit stops one too
  * large to check in time. The inventory's loader has its own limit (../inventory/parse.ts).
  */
-const KINDS: Record<FileKind, { what: string; maxChars?: number }> = {
-  inventory: { what: 'an inventory' },
-  kubeadm: { what: 'a kubeadm configuration', maxChars: 512_000 },
-  containerd: { what: 'a containerd config', maxChars: 512_000 },
-  sysctl: { what: 'a sysctl.d file', maxChars: 1_000_000 },
-  modules: { what: 'a modules-load.d file', maxChars: 1_000_000 },
-  haproxy: { what: 'an HAProxy configuration' },
-  keepalived: { what: 'a keepalived configuration' },
-  'cni-manifest': { what: 'a CNI manifest' },
+const KINDS: Record<FileKind, { what: Message; maxChars?: number }> = {
+  inventory: { what: msg('an inventory') },
+  kubeadm: { what: msg('a kubeadm configuration'), maxChars: 512_000 },
+  containerd: { what: msg('a containerd config'), maxChars: 512_000 },
+  sysctl: { what: msg('a sysctl.d file'), maxChars: 1_000_000 },
+  modules: { what: msg('a modules-load.d file'), maxChars: 1_000_000 },
+  haproxy: { what: msg('an HAProxy configuration') },
+  keepalived: { what: msg('a keepalived configuration') },
+  'cni-manifest': { what: msg('a CNI manifest') },
 };
 
 /** The most characters a file of this kind may have to be checked. */
@@ -37,8 +38,8 @@ export const TEXT_GUARD = ruleTable([
   {
     id: 'lint/not-text',
     severity: 'warning',
-    title: 'The file is text of a size a configuration has.',
-    why: 'A configuration is a few kilobytes of text; a huge, binary or undecodable file is not one, and checking it would stall the editor.',
+    title: msg('The file is text of a size a configuration has.'),
+    why: msg('A configuration is a few kilobytes of text; a huge, binary or undecodable file is not one, and checking it would stall the editor.'),
   },
 ]);
 
@@ -72,12 +73,13 @@ function sampleLooksBinary(text: string): boolean {
 
 /** The guard's finding for a file of this kind that is not checked, or undefined when the file may be linted. */
 export function textGuard(text: string, kind: FileKind): Finding | undefined {
-  const { what, maxChars: limit } = KINDS[kind];
+  const { maxChars: limit } = KINDS[kind];
+  const what = t(KINDS[kind].what);
   if (limit !== undefined && text.length > limit) {
-    return TEXT_GUARD.finding('lint/not-text', `The file has ${text.length} characters (more than ${limit}); ${what} is a few kilobytes, so it is not checked.`, ZERO_RANGE);
+    return TEXT_GUARD.finding('lint/not-text', t('The file has {0} characters (more than {1}); {2} is a few kilobytes, so it is not checked.', text.length, limit, what), ZERO_RANGE);
   }
   if (looksBinary(text)) {
-    return TEXT_GUARD.finding('lint/not-text', `This is not a text file (it holds NUL, control or undecodable bytes), so it cannot be ${what}; it is not checked.`, ZERO_RANGE);
+    return TEXT_GUARD.finding('lint/not-text', t('This is not a text file (it holds NUL, control or undecodable bytes), so it cannot be {0}; it is not checked.', what), ZERO_RANGE);
   }
   return undefined;
 }

@@ -13,6 +13,7 @@ import { ruleTable } from '../lint/ruleTable';
 import { maxChars, textGuard } from '../lint/textGuard';
 import type { LintContext, SourceFile } from '../lint/types';
 import { didYouMean } from '../kubeadm/schema';
+import { t, msg } from '../l10n';
 
 export { fileTargets, type Targets } from '../lint/targets';
 
@@ -22,14 +23,14 @@ const MODULES_D = 'https://www.freedesktop.org/software/systemd/man/latest/modul
 const NONLOCAL = 'https://docs.kernel.org/networking/ip-sysctl.html';
 
 export const SYSCTL = ruleTable([
-  { id: 'sysctl/syntax', severity: 'error', title: 'Each line is `key = value`, a comment or blank.', why: 'systemd-sysctl skips a malformed line, so the setting silently never applies.', docs: SYSCTL_D },
-  { id: 'sysctl/required', severity: 'error', title: 'Kubernetes nodes set net.bridge.bridge-nf-call-iptables, -ip6tables and net.ipv4.ip_forward to 1.', why: 'Without them bridged pod traffic bypasses iptables (Service DNAT by kube-proxy fails) and nodes drop packets for pods on other nodes.', docs: CRI, fixes: ['edit'] },
-  { id: 'sysctl/nonlocal-bind', severity: 'error', title: 'Load balancers set net.ipv4.ip_nonlocal_bind = 1.', why: 'HAProxy binds the VIP before Keepalived has put it on the interface (at boot, on the BACKUP); without non-local bind it fails with "Cannot bind" and crash-loops.', docs: NONLOCAL, fixes: ['edit'] },
-  { id: 'sysctl/duplicate', severity: 'warning', title: 'A key is set once per file.', why: 'The last assignment wins, so an earlier line is dead and misleading.', docs: SYSCTL_D },
-  { id: 'sysctl/unknown-key', severity: 'warning', title: 'Keys are not misspellings of the required ones.', why: 'A misspelt key is skipped with only a log line; the intended setting never applies.', docs: SYSCTL_D, fixes: ['edit'] },
-  { id: 'modules/syntax', severity: 'error', title: 'Each line is one module name, a comment or blank.', why: 'modules-load.d takes bare module names; parameters belong in /etc/modprobe.d, and a bad line loads nothing.', docs: MODULES_D },
-  { id: 'modules/required', severity: 'error', title: 'Kubernetes nodes load overlay and br_netfilter at boot.', why: 'containerd\'s overlayfs snapshotter needs overlay, and the bridge-nf-call sysctls exist only once br_netfilter is loaded.', docs: CRI, fixes: ['edit'] },
-  { id: 'modules/unknown', severity: 'warning', title: 'Module names are not misspellings of the required ones.', why: 'A misspelt module fails to load at boot and the one intended is missing.', docs: MODULES_D, fixes: ['edit'] },
+  { id: 'sysctl/syntax', severity: 'error', title: msg('Each line is `key = value`, a comment or blank.'), why: msg('systemd-sysctl skips a malformed line, so the setting silently never applies.'), docs: SYSCTL_D },
+  { id: 'sysctl/required', severity: 'error', title: msg('Kubernetes nodes set net.bridge.bridge-nf-call-iptables, -ip6tables and net.ipv4.ip_forward to 1.'), why: msg('Without them bridged pod traffic bypasses iptables (Service DNAT by kube-proxy fails) and nodes drop packets for pods on other nodes.'), docs: CRI, fixes: ['edit'] },
+  { id: 'sysctl/nonlocal-bind', severity: 'error', title: msg('Load balancers set net.ipv4.ip_nonlocal_bind = 1.'), why: msg('HAProxy binds the VIP before Keepalived has put it on the interface (at boot, on the BACKUP); without non-local bind it fails with "Cannot bind" and crash-loops.'), docs: NONLOCAL, fixes: ['edit'] },
+  { id: 'sysctl/duplicate', severity: 'warning', title: msg('A key is set once per file.'), why: msg('The last assignment wins, so an earlier line is dead and misleading.'), docs: SYSCTL_D },
+  { id: 'sysctl/unknown-key', severity: 'warning', title: msg('Keys are not misspellings of the required ones.'), why: msg('A misspelt key is skipped with only a log line; the intended setting never applies.'), docs: SYSCTL_D, fixes: ['edit'] },
+  { id: 'modules/syntax', severity: 'error', title: msg('Each line is one module name, a comment or blank.'), why: msg('modules-load.d takes bare module names; parameters belong in /etc/modprobe.d, and a bad line loads nothing.'), docs: MODULES_D },
+  { id: 'modules/required', severity: 'error', title: msg('Kubernetes nodes load overlay and br_netfilter at boot.'), why: msg("containerd's overlayfs snapshotter needs overlay, and the bridge-nf-call sysctls exist only once br_netfilter is loaded."), docs: CRI, fixes: ['edit'] },
+  { id: 'modules/unknown', severity: 'warning', title: msg('Module names are not misspellings of the required ones.'), why: msg('A misspelt module fails to load at boot and the one intended is missing.'), docs: MODULES_D, fixes: ['edit'] },
 ]);
 
 export const SYSCTL_RULES = SYSCTL.rules;
@@ -63,8 +64,8 @@ function normKey(key: string): string {
   return key.replace(/\//g, '.');
 }
 
-function isNode(t: Targets): boolean {
-  return t.roles.has('control-plane') || t.roles.has('worker');
+function isNode(trimmed: Targets): boolean {
+  return trimmed.roles.has('control-plane') || trimmed.roles.has('worker');
 }
 
 function overlaps(a: Targets, b: Targets): boolean {
@@ -87,18 +88,18 @@ export function parseSysctl(text: string): { entries: Entry[]; errors: Array<{ l
   const rows = text.split('\n');
   rows.forEach((raw, i) => {
     const line = raw.replace(/\r$/, '');
-    const t = line.trim();
-    if (!t || t.startsWith('#') || t.startsWith(';')) return;
+    const trimmed = line.trim();
+    if (!trimmed || trimmed.startsWith('#') || trimmed.startsWith(';')) return;
     const eq = line.indexOf('=');
     if (eq < 0) {
-      errors.push({ line: i, message: `"${t.slice(0, 60)}" has no "=": sysctl lines are key = value.`, length: line.length });
+      errors.push({ line: i, message: t('"{0}" has no "=": sysctl lines are key = value.', trimmed.slice(0, 60)), length: line.length });
       return;
     }
     const rawKey = line.slice(0, eq);
     const keyText = rawKey.trim().replace(/^-/, '');
     const keyStart = rawKey.indexOf(rawKey.trim());
     if (!/^[A-Za-z0-9_*?[\]][A-Za-z0-9_.*?[\]/-]*$/.test(keyText)) {
-      errors.push({ line: i, message: keyText ? `"${keyText.slice(0, 60)}" is not a sysctl key (letters, digits, _ - . / and globs).` : 'The line has no key before "=".', length: line.length });
+      errors.push({ line: i, message: keyText ? t('"{0}" is not a sysctl key (letters, digits, _ - . / and globs).', keyText.slice(0, 60)) : t('The line has no key before "=".'), length: line.length });
       return;
     }
     const rawValue = line.slice(eq + 1);
@@ -114,13 +115,13 @@ export function parseModules(text: string): { modules: Array<{ name: string; lin
   const errors: Array<{ line: number; message: string; length: number }> = [];
   text.split('\n').forEach((raw, i) => {
     const line = raw.replace(/\r$/, '');
-    const t = line.trim();
-    if (!t || t.startsWith('#') || t.startsWith(';')) return;
-    if (/\s/.test(t)) errors.push({ line: i, message: `"${t.slice(0, 60)}" is not one module name; module parameters belong in /etc/modprobe.d.`, length: line.length });
-    else if (!/^[A-Za-z0-9_-]+$/.test(t)) errors.push({ line: i, message: `"${t.slice(0, 60)}" is not a module name.`, length: line.length });
+    const trimmed = line.trim();
+    if (!trimmed || trimmed.startsWith('#') || trimmed.startsWith(';')) return;
+    if (/\s/.test(trimmed)) errors.push({ line: i, message: t('"{0}" is not one module name; module parameters belong in /etc/modprobe.d.', trimmed.slice(0, 60)), length: line.length });
+    else if (!/^[A-Za-z0-9_-]+$/.test(trimmed)) errors.push({ line: i, message: t('"{0}" is not a module name.', trimmed.slice(0, 60)), length: line.length });
     else {
-      const start = line.indexOf(t);
-      modules.push({ name: t.replace(/-/g, '_'), line: i, start, end: start + t.length });
+      const start = line.indexOf(trimmed);
+      modules.push({ name: trimmed.replace(/-/g, '_'), line: i, start, end: start + trimmed.length });
     }
   });
   return { modules, errors };
@@ -161,11 +162,11 @@ export function lintSysctl(file: SourceFile, context: LintContext = {}): Finding
   const seen = new Map<string, Entry>();
   for (const e of entries) {
     const prev = seen.get(e.key);
-    if (prev) out.push(mk('sysctl/duplicate', `${e.key} is already set on line ${prev.line + 1}; this line overrides it.`, lineRange(e.line, e.keyStart, e.keyEnd)));
+    if (prev) out.push(mk('sysctl/duplicate', t('{0} is already set on line {1}; this line overrides it.', e.key, prev.line + 1), lineRange(e.line, e.keyStart, e.keyEnd)));
     seen.set(e.key, e);
     if (!KNOWN_KEYS.includes(e.key) && !e.key.includes('*')) {
       const hint = didYouMean(e.key, KNOWN_KEYS);
-      if (hint) out.push(mk('sysctl/unknown-key', `${e.key} is not a kernel setting — did you mean ${hint}?`, lineRange(e.line, e.keyStart, e.keyEnd), [{ title: `Rename to ${hint}`, edits: [{ range: lineRange(e.line, e.keyStart, e.keyEnd), newText: hint }] }]));
+      if (hint) out.push(mk('sysctl/unknown-key', t('{0} is not a kernel setting — did you mean {1}?', e.key, hint), lineRange(e.line, e.keyStart, e.keyEnd), [{ title: t('Rename to {0}', hint), edits: [{ range: lineRange(e.line, e.keyStart, e.keyEnd), newText: hint }] }]));
     }
   }
   const targets = fileTargets(file.path, file.text, context.inventory);
@@ -176,7 +177,7 @@ export function lintSysctl(file: SourceFile, context: LintContext = {}): Finding
   for (const [key, want, rule] of required) {
     const e = entries.filter((x) => x.key === key).pop();
     if (e && e.value !== want) {
-      out.push(mk(rule, `${key} = ${e.value}; it must be ${want} on ${[...targets.roles].join('/')} hosts.`, lineRange(e.line, e.valueStart, e.valueEnd), [{ title: `Set ${key} = ${want}`, edits: [{ range: lineRange(e.line, e.valueStart, e.valueEnd), newText: want }] }]));
+      out.push(mk(rule, t('{0} = {1}; it must be {2} on {3} hosts.', key, e.value, want, [...targets.roles].join('/')), lineRange(e.line, e.valueStart, e.valueEnd), [{ title: t('Set {0} = {1}', key, want), edits: [{ range: lineRange(e.line, e.valueStart, e.valueEnd), newText: want }] }]));
     }
   }
   // Missing everywhere (reported in the first file for these hosts).
@@ -186,8 +187,10 @@ export function lintSysctl(file: SourceFile, context: LintContext = {}): Finding
     const missing = required.filter(([k]) => !set.has(k));
     for (const rule of new Set(missing.map((m) => m[2]))) {
       const keys = missing.filter((m) => m[2] === rule);
-      out.push(mk(rule, `${keys.map((k) => k[0]).join(', ')} ${keys.length > 1 ? 'are' : 'is'} not set for ${[...targets.roles].join('/')} hosts (targets decided by ${targets.by}).`, lineRange(0, 0, 0),
-        [appendFix(file, `Add ${keys.map((k) => `${k[0]} = ${k[1]}`).join(', ')}`, keys.map((k) => `${k[0]} = ${k[1]}`))]));
+      out.push(mk(rule, keys.length > 1
+        ? t('{0} are not set for {1} hosts (targets decided by {2}).', keys.map((k) => k[0]).join(', '), [...targets.roles].join('/'), targets.by)
+        : t('{0} is not set for {1} hosts (targets decided by {2}).', keys[0]![0], [...targets.roles].join('/'), targets.by), lineRange(0, 0, 0),
+        [appendFix(file, t('Add {0}', keys.map((k) => `${k[0]} = ${k[1]}`).join(', ')), keys.map((k) => `${k[0]} = ${k[1]}`))]));
     }
   }
   return out;
@@ -202,7 +205,7 @@ export function lintModules(file: SourceFile, context: LintContext = {}): Findin
   for (const m of modules) {
     if (NODE_MODULES.includes(m.name)) continue;
     const hint = didYouMean(m.name, NODE_MODULES);
-    if (hint) out.push(mk('modules/unknown', `${m.name} — did you mean ${hint}?`, lineRange(m.line, m.start, m.end), [{ title: `Rename to ${hint}`, edits: [{ range: lineRange(m.line, m.start, m.end), newText: hint }] }]));
+    if (hint) out.push(mk('modules/unknown', t('{0} — did you mean {1}?', m.name, hint), lineRange(m.line, m.start, m.end), [{ title: t('Rename to {0}', hint), edits: [{ range: lineRange(m.line, m.start, m.end), newText: hint }] }]));
   }
   const targets = fileTargets(file.path, file.text, context.inventory);
   if (!isNode(targets)) return out;
@@ -210,6 +213,8 @@ export function lintModules(file: SourceFile, context: LintContext = {}): Findin
   if (group[0] !== file) return out;
   const loaded = new Set(group.flatMap((f) => (f === file ? modules : parseModules(f.text).modules)).map((m) => m.name));
   const missing = NODE_MODULES.filter((m) => !loaded.has(m));
-  if (missing.length) out.push(mk('modules/required', `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not loaded at boot on Kubernetes nodes (targets decided by ${targets.by}).`, lineRange(0, 0, 0), [appendFix(file, `Add ${missing.join(', ')}`, missing)]));
+  if (missing.length) out.push(mk('modules/required', missing.length > 1
+    ? t('{0} and {1} are not loaded at boot on Kubernetes nodes (targets decided by {2}).', missing.slice(0, -1).join(' and '), missing[missing.length - 1], targets.by)
+    : t('{0} is not loaded at boot on Kubernetes nodes (targets decided by {1}).', missing[0], targets.by), lineRange(0, 0, 0), [appendFix(file, t('Add {0}', missing.join(', ')), missing)]));
   return out;
 }
