@@ -110,6 +110,10 @@ previous_minor() {
 
 rm -f test-results/lab/bench.json   # each test records its numbers; printed with their ratios at the end
 bash lab/lab.sh snapshot drop --all   # states are this run's own: a cluster saved by an older checkout proves nothing
+# So is the lab workspace's state (.kubeadm-workbench/: runs, host locks, the VRRP password): an earlier tier's or an
+# engineer's session signed them with another key, which the product rightly refuses to use ("is not used: its
+# signature is not this user's"); each tier starts without them, as a fresh machine would.
+rm -rf "${KW_LAB_CACHE:-/var/cache/kubeadm-workbench/lab}/state/.kubeadm-workbench"
 # The tests below run the CLI from dist/ and the editor from the packaged .vsix: build both first, so that no part
 # runs an older build.
 npm run -s package:tests || rc=1
