@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { DrillReport, Measurement } from '../../src/core/drill/report';
+import { showStat } from '../../src/core/nodes/commands';
 
 export const ROOT = resolve(__dirname, '../..');
 export const LAB = join(ROOT, 'lab/lab.sh');
@@ -134,14 +135,11 @@ export function sshQuick(env: Record<string, string>, host: string, cmd: string,
 }
 
 /**
- * `show stat` of one server through HAProxy's admin socket on a balancer: its status (UP, DOWN, UP 1/3…). socat where
- * the reference procedure installed it; a balancer our own bring-up made has none, so perl (Essential on Debian).
+ * `show stat` of one server through HAProxy's admin socket on a balancer: its status (UP, DOWN, UP 1/3…), read as the
+ * product's plans read it (socat where the reference procedure installed it, else perl: our own bring-up installs none).
  */
-const SHOW_STAT =
-  "if command -v socat >/dev/null 2>&1; then echo 'show stat' | socat stdio unix-connect:/run/haproxy/admin.sock; " +
-  `else perl -MIO::Socket::UNIX -e 'my $s = IO::Socket::UNIX->new(Peer => "/run/haproxy/admin.sock") or die; print $s "show stat\\n"; print while <$s>;'; fi`;
 export async function serverStatus(env: Record<string, string>, balancer: string, server: string): Promise<string | undefined> {
-  const csv = await sshQuick(env, balancer, SHOW_STAT);
+  const csv = await sshQuick(env, balancer, showStat().text);
   const header = csv.split('\n').find((l) => l.startsWith('# '))?.slice(2).split(',') ?? [];
   const [sv, st] = [header.indexOf('svname'), header.indexOf('status')];
   return csv.split('\n').map((l) => l.split(',')).find((f) => f[sv] === server)?.[st];

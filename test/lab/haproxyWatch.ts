@@ -5,6 +5,7 @@
  * DOWN, whether a server was in maintenance while its node restarted) instead of taking the report's word for it.
  */
 import { spawn } from 'node:child_process';
+import { showStat } from '../../src/core/nodes/commands';
 
 export interface StateChange {
   /** Epoch milliseconds (the balancer's clock; the lab's nodes share this machine's). */
@@ -56,7 +57,9 @@ export function secondsIn(changes: StateChange[], server: string, re: RegExp, fr
 
 export function watchHaproxy(sshConfig: string, balancer: string): HaproxyWatch {
   // The status column is found by its header name, as HAProxy's CSV may grow columns.
-  const script = `while :; do printf '%s ' "$(date +%s.%N)"; echo "show stat" | socat stdio /run/haproxy/admin.sock | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i; next } $1 == "${BACKEND}" && $2 != "BACKEND" { printf "%s=%s;", $2, $c } END { print "" }'; sleep 0.5; done`;
+  // show stat as the product's plans read it: socat where the reference procedure installed it, else perl (a balancer
+  // our own bring-up made has no socat).
+  const script = `while :; do printf '%s ' "$(date +%s.%N)"; ${showStat().text} | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i; next } $1 == "${BACKEND}" && $2 != "BACKEND" { printf "%s=%s;", $2, $c } END { print "" }'; sleep 0.5; done`;
   const child = spawn('ssh', ['-F', sshConfig, '-o', 'BatchMode=yes', '-o', 'ServerAliveInterval=5', balancer, script], { stdio: ['ignore', 'pipe', 'ignore'] });
   let buf = '';
   child.stdout.setEncoding('utf8');
