@@ -3,17 +3,29 @@
  * masked forms that prove a secret was used and hidden (rather than never used, or a log that stayed empty).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Bootstrap tokens, 64-hex certificate keys (CA hashes, `sha256:<hex>`, are public), private keys, kubeconfig client
- * keys, a secret flag whose value is not `***`, and any literal the caller knows (a sudo password, live tokens).
+ * The digests the lab inventory pins its downloads with (`packages.kubernetesAptKeySha256`…): 64 hex digits like a
+ * certificate key, but public — the plan's commands compare the download against them.
+ */
+function publicDigests(): Set<string> {
+  const inventory = join(process.env.KW_LAB_CACHE ?? '/var/cache/kubeadm-workbench/lab', 'state', 'inventory.yaml');
+  if (!existsSync(inventory)) return new Set();
+  return new Set([...readFileSync(inventory, 'utf8').matchAll(/^\s*\w+Sha256:\s*['"]?([0-9a-f]{64})\b/gm)].map((m) => m[1]!));
+}
+
+/**
+ * Bootstrap tokens, 64-hex certificate keys (CA hashes, `sha256:<hex>`, and the inventory's download pins are
+ * public), private keys, kubeconfig client keys, a secret flag whose value is not `***`, and any literal the caller
+ * knows (a sudo password, live tokens).
  */
 export function secretsIn(text: string, known: readonly string[] = []): string[] {
+  const pins = publicDigests();
   const found = [
     ...(text.match(/\b[a-z0-9]{6}\.[a-z0-9]{16}\b/g) ?? []),
-    ...[...text.matchAll(/(?<!sha256:)\b[0-9a-f]{64}\b/g)].map((m) => m[0]),
+    ...[...text.matchAll(/(?<!sha256:)\b[0-9a-f]{64}\b/g)].map((m) => m[0]).filter((hex) => !pins.has(hex)),
     ...(text.match(/-----BEGIN [A-Z ]*PRIVATE KEY-----/g) ?? []),
     ...[...text.matchAll(/client-key-data:\s*(?!\*\*\*)(\S{1,8})/g)].map((m) => `client-key-data: ${m[1]}…`),
     ...[...text.matchAll(/--(?:token|certificate-key|password)(?:=|\s+)(?!\*\*\*)(\S+)/g)].map((m) => m[0]),
