@@ -56,7 +56,8 @@ describe('a balancer drill from the Inventory view', { timeout: 10 * 60_000 }, (
       await row.click({ button: 'right' });
       await page.locator('.context-view .action-label', { hasText: /^Run Failure Drill…$/ }).first().click();
       try {
-        await choice.waitFor({ timeout: 15_000 });
+        // the preflight of every host and the cluster comes before the first question (a few seconds; more on a loaded machine)
+        await choice.waitFor({ timeout: 45_000 });
         break;
       } catch (e) {
         if (attempt === 3) throw e;
