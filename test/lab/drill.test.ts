@@ -13,7 +13,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DrillReport, Measurement } from '../../src/core/drill/report';
@@ -23,6 +23,7 @@ import { recordBench } from './bench';
 import { minimumPolls, pollApi, waitHealthy } from './clusterHealth';
 import { watchHaproxy, type StateChange } from './haproxyWatch';
 import type { PollResult } from './httpPoller';
+import { runDrill, type DrillRun } from './drillRun';
 import { secretsIn } from './secrets';
 import { tempDir } from '../tempDir';
 
@@ -35,36 +36,11 @@ const numbers: Record<string, unknown> = {};
 const kubectl = (...args: string[]) => execFileSync('kubectl', ['--kubeconfig', env.KUBECONFIG!, '--request-timeout=10s', ...args], { encoding: 'utf8', env: { ...process.env, PATH: env.PATH! } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Runs the drill verb; the report (JSON) from stdout, the running commentary echoed as it comes. */
-function drill(args: string[], timeoutMs = 6 * 60_000): Promise<{ code: number; report: DrillReport | undefined; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const p = spawn(process.execPath, [CLI, 'drill', '--inventory', env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!, '--kubeconfig', env.KUBECONFIG!, '--yes', '--json', ...args], {
-      env: { ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR! },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      process.stderr.write(d);
-    });
-    const timer = setTimeout(() => p.kill('SIGINT'), timeoutMs);
-    p.on('error', reject);
-    p.on('exit', (code) => {
-      clearTimeout(timer);
-      let report: DrillReport | undefined;
-      try {
-        report = JSON.parse(stdout) as DrillReport;
-      } catch {
-        report = undefined;
-      }
-      resolvePromise({ code: code ?? -1, report, stdout, stderr });
-    });
-  });
+/** Runs the drill verb (drillRun.ts: the report from stdout, the commentary echoed as it comes) as this file's user. */
+function drill(args: string[], timeoutMs = 6 * 60_000): Promise<DrillRun> {
+  return runDrill(env, env.HOME_DIR!, args, timeoutMs);
 }
 
-/** The drill's running commentary and report: a record of what it did, and no secret in it. */
 function assertOutputClean(stdout: string, stderr: string): void {
   assert.match(stderr, /\] fault: /, 'the commentary names the fault');
   assert.deepEqual(secretsIn(`${stdout}\n${stderr}`), []);

@@ -18,6 +18,9 @@ export interface DrillRun {
   code: number;
   report: DrillReport | undefined;
   out: string;
+  /** The JSON report's text and the running commentary, apart (a test reads the commentary's lines). */
+  stdout: string;
+  stderr: string;
   /** Date.now() when the drill printed its fault line (the drill's own t = 0 is a few ms before). */
   faultAt: number | undefined;
   /** Date.now() when it printed its restore line. */
@@ -53,7 +56,7 @@ export function runDrill(env: Record<string, string>, home: string, args: string
       } catch {
         report = undefined;
       }
-      res({ code: code ?? -1, report, out: `${stdout}\n${stderr}`, faultAt, restoreAt });
+      res({ code: code ?? -1, report, out: `${stdout}\n${stderr}`, stdout, stderr, faultAt, restoreAt });
     });
   });
 }
