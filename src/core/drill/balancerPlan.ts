@@ -16,7 +16,7 @@ import { asRoot } from './commands';
 import { allowedFailures, blackHoleVerdict, masterDown, splitBrainExpectations, splitBrainHealExpectation, vipMoveExpectations, vipReturnExpectation, type VrrpSide } from './balancerExpect';
 import type { Expectation } from './expect';
 import { healCommand, unitCommand, vrrpBlockCommand } from './faults';
-import { expandTemplate, TemplateError, type LocalCommand } from './localCommand';
+import { powerCommands } from './localCommand';
 import type { DrillAction, DrillPlan, DrillRequest, DrillSnapshot } from './plan';
 
 export interface VrrpSnapshot {
@@ -162,21 +162,7 @@ export function buildBalancerDrillPlan(inv: Inventory, req: DrillRequest, snapsh
     observeSeconds = Math.ceil(masterDown(takerSide.advertSeconds, takerSide.effective) + DETECT_SECONDS + 10);
   } else {
     if (req.kind === 'power-off') {
-      const local = (template: string | undefined, what: string): LocalCommand | undefined => {
-        if (!template?.trim()) {
-          refusals.push(`power-off needs a ${what} command (a template with {host} or {address}, run locally, e.g. \`govc vm.power -${what === 'power-off' ? 'off' : 'on'} {host}\`)`);
-          return undefined;
-        }
-        try {
-          return expandTemplate(template, { host: host.name, address: host.address });
-        } catch (e) {
-          if (!(e instanceof TemplateError)) throw e;
-          refusals.push(`${what} command: ${e.message}`);
-          return undefined;
-        }
-      };
-      const off = local(req.powerOffCommand, 'power-off');
-      const on = local(req.powerOnCommand, 'power-on');
+      const { off, on } = powerCommands(req, { host: host.name, address: host.address }, refusals);
       if (off) fault = { where: 'local', title: `power ${host.name} off`, command: off };
       if (on) restore = { where: 'local', title: `power ${host.name} on`, command: on };
     } else {

@@ -70,3 +70,29 @@ export function expandTemplate(template: string, vars: { host: string; address: 
   const argv = words.map((w) => w.replace(PLACEHOLDER, (_, k: 'host' | 'address') => vars[k]));
   return { argv, display: commandLine(argv) };
 }
+
+/**
+ * A command of the user's (a power-off, power-on, cut or heal template) expanded for the host, or a refusal pushed
+ * instead: `missing` when there is no template, the template's own problem when it is not one.
+ */
+export function userCommand(template: string | undefined, vars: { host: string; address: string }, what: string, missing: string, refusals: string[]): LocalCommand | undefined {
+  if (!template?.trim()) {
+    refusals.push(missing);
+    return undefined;
+  }
+  try {
+    return expandTemplate(template, vars);
+  } catch (e) {
+    if (!(e instanceof TemplateError)) throw e;
+    refusals.push(`${what} command: ${e.message}`);
+    return undefined;
+  }
+}
+
+/** The power-off drill's two commands of the user's (node and balancer drills alike), or refusals for what is missing. */
+export function powerCommands(req: { powerOffCommand?: string | undefined; powerOnCommand?: string | undefined }, vars: { host: string; address: string }, refusals: string[]): { off?: LocalCommand; on?: LocalCommand } {
+  const missing = (what: 'power-off' | 'power-on') => `power-off needs a ${what} command (a template with {host} or {address}, run locally, e.g. \`govc vm.power -${what === 'power-off' ? 'off' : 'on'} {host}\`)`;
+  const off = userCommand(req.powerOffCommand, vars, 'power-off', missing('power-off'), refusals);
+  const on = userCommand(req.powerOnCommand, vars, 'power-on', missing('power-on'), refusals);
+  return { ...(off ? { off } : {}), ...(on ? { on } : {}) };
+}

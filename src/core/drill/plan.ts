@@ -29,7 +29,7 @@ import {
   type FaultKind,
 } from './expect';
 import { isUp, type ServerState } from './haproxyState';
-import { expandTemplate, TemplateError, type LocalCommand } from './localCommand';
+import { powerCommands, userCommand, type LocalCommand } from './localCommand';
 import { clusterTimings, serversFor, type ClusterTimings, type ComponentArgs, type HaproxyCfgInfo, type HaproxyCheckParams } from './params';
 import { buildBalancerDrillPlan, vrrpPlanLines, type VrrpDrillPlan, type VrrpSnapshot } from './balancerPlan';
 import { healCommand, partitionCutCommand } from './faults';
@@ -237,21 +237,7 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
     ({ fault, restore } = partitionActions(req, host, become, refusals, snapshot.targetCheck, (req.observeSeconds ?? timings.nodeMonitorGraceMs / 1000 + 90) + 120));
   } else {
     const vars = { host: host.name, address: host.address };
-    const local = (template: string | undefined, what: string): LocalCommand | undefined => {
-      if (!template?.trim()) {
-        refusals.push(`power-off needs a ${what} command (a template with {host} or {address}, run locally, e.g. \`govc vm.power -${what === 'power-off' ? 'off' : 'on'} {host}\`)`);
-        return undefined;
-      }
-      try {
-        return expandTemplate(template, vars);
-      } catch (e) {
-        if (!(e instanceof TemplateError)) throw e;
-        refusals.push(`${what} command: ${e.message}`);
-        return undefined;
-      }
-    };
-    const off = local(req.powerOffCommand, 'power-off');
-    const on = local(req.powerOnCommand, 'power-on');
+    const { off, on } = powerCommands(req, vars, refusals);
     if (off) fault = { where: 'local', title: `power ${host.name} off`, command: off };
     if (on) restore = { where: 'local', title: `power ${host.name} on`, command: on };
   }
@@ -397,21 +383,9 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
 function partitionActions(req: DrillRequest, host: HostSpec, become: (host: string) => SudoOptions | undefined, refusals: string[], check: DrillSnapshot['targetCheck'], healAfterSeconds: number): { fault: DrillAction | undefined; restore: DrillAction | undefined } {
   if (req.cutCommand?.trim() || req.healCommand?.trim()) {
     const vars = { host: host.name, address: host.address };
-    const local = (template: string | undefined, what: string): LocalCommand | undefined => {
-      if (!template?.trim()) {
-        refusals.push(`a partition with your own commands needs both: the ${what} command is missing (a template with {host} or {address})`);
-        return undefined;
-      }
-      try {
-        return expandTemplate(template, vars);
-      } catch (e) {
-        if (!(e instanceof TemplateError)) throw e;
-        refusals.push(`${what} command: ${e.message}`);
-        return undefined;
-      }
-    };
-    const cut = local(req.cutCommand, 'cut');
-    const heal = local(req.healCommand, 'heal');
+    const missing = (what: string) => `a partition with your own commands needs both: the ${what} command is missing (a template with {host} or {address})`;
+    const cut = userCommand(req.cutCommand, vars, 'cut', missing('cut'), refusals);
+    const heal = userCommand(req.healCommand, vars, 'heal', missing('heal'), refusals);
     return { fault: cut && { where: 'local', title: `cut ${host.name}'s network`, command: cut }, restore: heal && { where: 'local', title: `heal ${host.name}'s network`, command: heal } };
   }
   if (check && !check.ok) refusals.push(`${host.name}: ${check.detail}`);
