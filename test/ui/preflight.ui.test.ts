@@ -33,7 +33,8 @@ describe('the preflight before any question', { timeout: 420_000 }, () => {
   };
   const runCommand = async (title: string): Promise<void> => {
     const input = page.locator('.quick-input-widget input.input');
-    // A key press lands nowhere while the focus is inside a webview's frame: ask again (F1, then the other binding).
+    // A key press lands nowhere while the focus is inside a webview's frame (the preflight panel, a toast's button
+    // that just opened the log): ask again (F1, then the other binding) until the palette's input shows.
     for (let i = 0; ; i++) {
       await page.keyboard.press(i % 2 ? 'Control+Shift+P' : 'F1');
       if (await input.waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
@@ -53,10 +54,7 @@ describe('the preflight before any question', { timeout: 420_000 }, () => {
     await page.keyboard.press('Escape');
   };
   const clearToasts = async (): Promise<void> => {
-    await page.keyboard.press('F1');
-    await page.locator('.quick-input-widget input.input').fill('>Notifications: Clear All Notifications');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Clear All Notifications' }).first().waitFor();
-    await page.keyboard.press('Enter');
+    await runCommand('Notifications: Clear All Notifications');
     await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached' }).catch(() => undefined);
   };
 
