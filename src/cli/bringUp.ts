@@ -281,6 +281,8 @@ export async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: str
       ...run, inventory: l.inventory, plan, command, title, planDocument: `${command}-plan.txt`,
       ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}), ...(hooks.password ? { password: hooks.password } : {}),
     });
+    // No answer to a question (the input ended, e.g. after a sudo password the hosts refused): nothing ran; say so.
+    if (outcome.kind === 'cancelled') io.stderr(`${title}: not started — a question had no answer (the input ended); nothing ran.\n`);
     return outcome.kind === 'ran' && outcome.result.ok ? EXIT_OK : EXIT_FAILED;
   } finally {
     prompter.close();

@@ -19,12 +19,15 @@ export class Prompter {
   ) {}
 
   /** The next line, or '' at the end of input. */
-  ask(prompt: string): Promise<string> {
-    return this.read(prompt, false);
+  async ask(prompt: string): Promise<string> {
+    return (await this.read(prompt, false)) ?? '';
   }
 
-  /** The next line, not echoed on a terminal. */
-  askSecret(prompt: string): Promise<string> {
+  /**
+   * The next line, not echoed on a terminal; undefined at the end of input: nobody answered, which is not the empty
+   * answer ("none") — a script that piped one wrong password must not go on with none when it is asked again.
+   */
+  askSecret(prompt: string): Promise<string | undefined> {
     return this.read(prompt, true);
   }
 
@@ -33,7 +36,7 @@ export class Prompter {
     this.rl = undefined;
   }
 
-  private async read(prompt: string, secret: boolean): Promise<string> {
+  private async read(prompt: string, secret: boolean): Promise<string | undefined> {
     const tty = Boolean(this.stdin.isTTY);
     if (!this.rl) {
       const output = new Writable({
@@ -49,7 +52,7 @@ export class Prompter {
     this.muted = secret && tty;
     try {
       const next = await this.lines!.next();
-      return next.done ? '' : next.value;
+      return next.done ? undefined : next.value;
     } finally {
       if (this.muted) this.stderr.write('\n');
       this.muted = false;

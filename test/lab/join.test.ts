@@ -77,11 +77,14 @@ describe(`join ${HOST} back as a sudo user`, { timeout: 30 * 60_000 }, () => {
     spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, HOST, `rm -f /etc/sudoers.d/${USER}; userdel -r ${USER} 2>/dev/null; true`]);
   });
 
-  test('a wrong sudo password stops at the first step, naming the host; nothing ran', () => {
+  test('a wrong sudo password is said before any step, naming the host and user; nothing ran', () => {
     const r = join_('not the password\n');
     assert.equal(r.code, 1, r.out.slice(-3000));
     assert.deepEqual(secretsIn(r.out, [PASSWORD]), []);
-    assert.match(r.out, new RegExp(`${HOST}: cannot become root: sudo refused the password`));
+    // Tried before the plan runs (sudo -S -k true), said with the host and the user, and asked again: the input ended.
+    assert.match(r.out, new RegExp(`The sudo password did not work: ${HOST}: sudo did not accept the password for ${USER}`));
+    assert.match(r.out, /not started — a question had no answer \(the input ended\); nothing ran/);
+    assert.doesNotMatch(r.out, /FAILED after|Run \d+ steps/, 'no step ran and nothing was confirmed');
     assert.doesNotMatch(r.out, /not the password/);
     assert.equal(asRoot(HOST, 'test -e /etc/modules-load.d/k8s.conf && echo present || echo absent').trim(), 'absent');
     assert.equal(asRoot(HOST, 'test -e /etc/kubernetes/kubelet.conf && echo joined || echo not-joined').trim(), 'not-joined');
@@ -102,9 +105,10 @@ describe(`join ${HOST} back as a sudo user`, { timeout: 30 * 60_000 }, () => {
     assert.match(asRoot(HOST, `journalctl -q --no-pager _COMM=sudo | grep -c '${USER} : .*USER=root' || true`).trim(), /^[1-9]\d*$/);
     const runs = join(dirname(inventory), '.kubeadm-workbench', 'runs');
     for (const f of readdirSync(runs)) assert.doesNotMatch(readFileSync(join(runs, f), 'utf8'), new RegExp(PASSWORD.slice(3)), f);
-    // This file's two join runs: the refused one and the one that joined, its worker join showing `--token ***`.
+    // This file's one run log: the join that ran, its worker join showing `--token ***` (the refused password stopped
+    // the other before its run opened).
     const logs = checkRunLogs(runs, { known: [PASSWORD, PASSWORD.slice(3)], only: (f) => !earlierLogs.has(f) });
-    assert.equal(logs.length, 2, JSON.stringify(logs));
+    assert.equal(logs.length, 1, JSON.stringify(logs));
     assert.ok(logs.some((l) => l.masked.token >= 1), `the join's log shows the token as ***: ${JSON.stringify(logs)}`);
     // No staging file left in the user's temp directory.
     assert.equal(asRoot(HOST, 'ls /tmp | grep -c "^tmp\\." || true').trim(), '0');

@@ -38,6 +38,11 @@ test('the sudo password: read from stdin with --ask-become-pass or at a terminal
   assert.equal(asked.out.stderr.split('\n')[0], 'labs-k8s-w01: logged in as debian, so every step runs through sudo');
 
   assert.equal(await terminal('pw2\n', { interactive: true }).ui.secret(sudo), 'pw2');
+  // The input ended: no answer, not "none" — a script's one wrong password, asked again, stops there.
+  const oneLine = terminal('wrong\n', { askBecomePass: true });
+  assert.equal(await oneLine.ui.secret(sudo), 'wrong');
+  assert.equal(await oneLine.ui.secret(sudo), undefined);
+  assert.equal(await terminal('\n', { askBecomePass: true }).ui.secret(sudo), '', 'an empty line is the answer "none"');
 
   const script = terminal('y\n');
   assert.equal(await script.ui.secret(sudo), '');
