@@ -215,10 +215,6 @@ apiServer:
   certSANs:
 $sans
 ---
-apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-cgroupDriver: systemd
----
 $(cat "$STATE/kubeadm-extra.yaml")
 CFG
 kubeadm init --config /root/kubeadm-config.yaml --upload-certs | tee /root/kubeadm-init.log

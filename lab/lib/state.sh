@@ -100,6 +100,23 @@ conntrack:
   maxPerCore: 0
   tcpEstablishedTimeout: 0s
   tcpCloseWaitTimeout: 0s
+---
+# The lab's nodes share this machine's disk: kubelet's default thresholds are shares of it (imagefs.available 15%,
+# image GC above 85% used), so the host's other files (build caches, snapshots) would put every node under
+# disk-pressure taints — unschedulable pods mid-test — while each node has room. Sizes instead, and no image GC
+# (the lab's images are few and re-pulled from its registry). The generator's KubeletConfiguration is replaced whole
+# by this one (cluster.kubeadmExtraConfig), hence its cgroupDriver.
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cgroupDriver: systemd
+evictionHard:
+  memory.available: 100Mi
+  nodefs.available: 1Gi
+  nodefs.inodesFree: 5%
+  imagefs.available: 1Gi
+  imagefs.inodesFree: 5%
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
 CFG
   sed -e "s#@FLANNEL_IMAGE@#ghcr.io/flannel-io/flannel:$FLANNEL_VERSION#" \
       -e "s#@FLANNEL_CNI_IMAGE@#ghcr.io/flannel-io/flannel-cni-plugin:$(flannel_cni_build)#" \
