@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TimelineReport } from '../../src/core/timeline/report';
 import { recordBench } from './bench';
-import { IMAGE, PULL, SEQUENCE, WORKERS, causalInversions, checkAgainstSources, coldNode, inSubnet, labSsh } from './timelineSeed';
+import { IMAGE, PULL, SEQUENCE, WORKERS, causalInversions, checkAgainstSources, coldNode, inSubnet, labSsh, orderedPairs } from './timelineSeed';
 import { tempDir } from '../tempDir';
 
 const ROOT = resolve(__dirname, '../..');
@@ -58,10 +58,8 @@ function checkRun(label: string, run: Run, cold: boolean, podCidr: string): void
   }
   assert.ok(run.steps.some((s) => s.step === 'bind-observed' && s.source === 'watch'), `${label}: watch saw the binding`);
   if (!cold) assert.ok(!run.steps.some((s) => s.step === 'pulling' && s.source === 'journal'), `${label}: nothing was pulled`);
-  // Causal order: each hop is drawn no earlier than the one before it in the seed's sequence.
-  for (let i = 1; i < want.length; i++) {
-    const [a, as] = want[i - 1]!;
-    const [b, bs] = want[i]!;
+  // Causal order: each hop is drawn no earlier than every hop of the seed's sequence the model's laws put before it.
+  for (const [[a, as], [b, bs]] of orderedPairs(want)) {
     assert.ok(first(a, as)!.offsetMs <= first(b, bs)!.offsetMs, `${label}: ${a} (${first(a, as)!.offsetMs} ms) before ${b} (${first(b, bs)!.offsetMs} ms)`);
   }
   // Every drawn step against its source's time (the lab's machines share one clock), and the causal order of every

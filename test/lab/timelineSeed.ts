@@ -31,6 +31,17 @@ export const SEQUENCE: [step: string, source: string, precision: string][] = [
   ['running-observed', 'watch', 'ms'],
   ['ready-observed', 'watch', 'ms'],
 ];
+/**
+ * The pairs of the sequence (`want`, in the seed's order) that must be drawn in that order: those the model's laws
+ * order (core/timeline/causal.ts). The seed's diagram puts the 201 before the scheduler, but the scheduler needs only
+ * the stored pod: on a loaded machine kubectl reads its 201 after the binding, and the timeline says so.
+ */
+export function orderedPairs(want: typeof SEQUENCE): [a: (typeof SEQUENCE)[number], b: (typeof SEQUENCE)[number]][] {
+  const obs = (step: string): Observation => ({ step: step as Step, at: 0, precision: 'ms', clock: 'client' });
+  const out: [(typeof SEQUENCE)[number], (typeof SEQUENCE)[number]][] = [];
+  want.forEach((a, i) => want.forEach((b, j) => { if (i < j && mustPrecede(obs(a[0]), obs(b[0]))) out.push([a, b]); }));
+  return out;
+}
 /** The hops only a cold run has. */
 export const PULL = new Set(['pulling', 'pulled']);
 

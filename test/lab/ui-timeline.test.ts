@@ -16,7 +16,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { overlaps, readPanel, type Seen } from './timelinePanelDom';
 import { waitHealthy } from './clusterHealth';
 import { labEnv, openLabEditor, runPaletteCommand, type LabEditor } from './labEditor';
-import { IMAGE, PULL, SEQUENCE, WORKERS, causalInversions, coldNode, inSubnet } from './timelineSeed';
+import { IMAGE, PULL, SEQUENCE, WORKERS, causalInversions, coldNode, inSubnet, orderedPairs } from './timelineSeed';
 import { tempDir } from '../tempDir';
 
 const PRECISION: Record<string, string> = { us: 'µs', ms: 'ms', s: 's' };
@@ -50,10 +50,8 @@ function checkPanel(label: string, seen: Seen, cold: boolean, podCidr: string): 
     assert.match(m.tip, new RegExp(`\\(${source}, (${precision}) precision\\)`), `${label}: ${step}'s tooltip names its source`);
   }
   if (!cold) assert.ok(!seen.rows.some((r) => r.step === 'pulling' && r.source === 'journal'), `${label}: nothing was pulled:\n${table}`);
-  // Causal order: in the table (rows) and on the chart (left to right), each hop after the one before it.
-  for (let i = 1; i < want.length; i++) {
-    const [a, as] = want[i - 1]!;
-    const [b, bs] = want[i]!;
+  // Causal order: in the table (rows) and on the chart (left to right), each hop after those the laws put before it.
+  for (const [[a, as], [b, bs]] of orderedPairs(want)) {
     assert.ok(row(a, as) < row(b, bs), `${label}: the table lists ${a} before ${b}:\n${table}`);
     assert.ok(mark(a, as)!.x <= mark(b, bs)!.x + 0.01, `${label}: the chart draws ${a} (x ${mark(a, as)!.x.toFixed(1)}) no later than ${b} (x ${mark(b, bs)!.x.toFixed(1)})`);
   }

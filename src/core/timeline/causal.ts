@@ -24,13 +24,12 @@ export const STEPS = [
 export type Step = (typeof STEPS)[number];
 
 /**
- * Edges: `pred` happens before `succ` (the seed's steps 1–8). All are hard but one: the 201 reaching
- * kubectl before the scheduler acts is the seed's diagram order, not a law (the scheduler only needs
- * the stored pod); the drift it allows is the 201's flight time, a millisecond or two.
+ * Edges: `pred` happens before `succ` (the seed's steps 1–8), each a law: they bound the clocks' fit and move a
+ * reading that disagrees.
  */
 const EDGES: [Step, Step][] = [
   ['request-sent', 'request-received'], ['request-received', 'stored'], ['stored', 'response-received'],
-  ['stored', 'scheduled'], ['response-received', 'scheduled'], ['scheduled', 'bound'], ['bound', 'bind-observed'], ['bound', 'kubelet-sync'],
+  ['stored', 'scheduled'], ['scheduled', 'bound'], ['bound', 'bind-observed'], ['bound', 'kubelet-sync'],
   ['kubelet-sync', 'initialized'], ['kubelet-sync', 'sandbox-start'], ['sandbox-start', 'cni-add'],
   ['cni-add', 'sandbox-ready'], ['sandbox-ready', 'network-ready'], ['sandbox-ready', 'pulling'],
   ['pulling', 'pulled'], ['sandbox-ready', 'pulled'], ['pulled', 'container-created'], ['container-created', 'container-started'],
@@ -102,6 +101,8 @@ export interface DomainFit {
 export interface ClockFit {
   cluster: DomainFit;
   node: DomainFit;
+  /** Whether the seed's diagram order (DIAGRAM_ONLY) held in the readings, and so placed them too. */
+  diagramOrder: boolean;
 }
 
 /**
@@ -122,30 +123,44 @@ export function readTime(iso: string | undefined): { at: number; precision: Prec
 
 const RESOLUTION: Record<Precision, number> = { s: 1000, ms: 1, us: 0.001 };
 
-/** Transitive closure of EDGES: before.get(a).has(b) ⇔ a must precede b. */
-const BEFORE: Map<Step, Set<Step>> = (() => {
+/**
+ * The seed's diagram order that is not a law: the 201 reaching kubectl before the scheduler acts. The scheduler only
+ * needs the stored pod, and a busy client reads its 201 tens of milliseconds after the API server sent it — after the
+ * binding, measured on the lab's loaded machine. It places readings only where it holds at the clocks the laws fit
+ * (fitClock): taken as a law, it shifted the control plane's clock by that delay and moved the kubelet's readings.
+ */
+const DIAGRAM_ONLY: [Step, Step][] = [['response-received', 'scheduled']];
+
+/** Transitive closure of the edges: before.get(a).has(b) ⇔ a precedes b. */
+function closure(edges: [Step, Step][]): Map<Step, Set<Step>> {
   const direct = new Map<Step, Step[]>();
-  for (const [a, b] of EDGES) direct.set(a, [...(direct.get(a) ?? []), b]);
-  const closure = new Map<Step, Set<Step>>();
+  for (const [a, b] of edges) direct.set(a, [...(direct.get(a) ?? []), b]);
+  const found = new Map<Step, Set<Step>>();
   const visit = (s: Step): Set<Step> => {
-    const known = closure.get(s);
+    const known = found.get(s);
     if (known) return known;
     const out = new Set<Step>();
     for (const n of direct.get(s) ?? []) {
       out.add(n);
       for (const m of visit(n)) out.add(m);
     }
-    closure.set(s, out);
+    found.set(s, out);
     return out;
   };
   for (const s of STEPS) visit(s);
-  return closure;
-})();
+  return found;
+}
 
-/** Depth in the edge graph: a tie at the same instant reads in causal order. */
-export const STEP_RANK: Record<Step, number> = Object.fromEntries(STEPS.map((s) => [s, STEPS.filter((o) => BEFORE.get(o)!.has(s)).length])) as Record<Step, number>;
+/** What must precede what (the laws). */
+const BEFORE = closure(EDGES);
+/** The seed's diagram order (laws and diagram-only edges). */
+const DIAGRAM = closure([...EDGES, ...DIAGRAM_ONLY]);
 
-export function mustPrecede(a: Observation, b: Observation): boolean {
+/** Depth in the diagram's graph: a tie at the same instant reads in the seed's order. */
+export const STEP_RANK: Record<Step, number> = Object.fromEntries(STEPS.map((s) => [s, STEPS.filter((o) => DIAGRAM.get(o)!.has(s)).length])) as Record<Step, number>;
+
+/** Whether `a` precedes `b` by the laws, or (`diagram`) by the seed's diagram order too. */
+export function mustPrecede(a: Observation, b: Observation, diagram = false): boolean {
   if (a.step === 'other' || b.step === 'other') return false;
   // Two containers' pulls and starts interleave; one container's cannot.
   const otherContainer = PER_CONTAINER.has(a.step) && PER_CONTAINER.has(b.step) && a.container && b.container && a.container !== b.container;
@@ -156,7 +171,7 @@ export function mustPrecede(a: Observation, b: Observation): boolean {
     const j = order.indexOf(b.source);
     return i >= 0 && j >= 0 && i < j;
   }
-  if (!BEFORE.get(a.step)!.has(b.step)) return false;
+  if (!(diagram ? DIAGRAM : BEFORE).get(a.step)!.has(b.step)) return false;
   return !otherContainer;
 }
 
@@ -180,11 +195,17 @@ function fitDomain(obs: Observation[], domain: Clock, fixed: Partial<Record<Cloc
   return { offsetMs, ...(Number.isFinite(lower) ? { lowerMs: lower } : {}), ...(Number.isFinite(upper) ? { upperMs: upper } : {}) };
 }
 
-/** The control plane's clock against ours, then the node's against both. */
+/**
+ * The control plane's clock against ours, then the node's against both, by the laws alone; the seed's diagram order
+ * then places the readings too when it holds at those clocks (it never shifts one: where it does not hold, the readings
+ * say what happened).
+ */
 export function fitClock(obs: Observation[]): ClockFit {
   const cluster = fitDomain(obs, 'cluster', { client: 0 });
   const node = fitDomain(obs, 'node', { client: 0, cluster: cluster.offsetMs });
-  return { cluster, node };
+  const shift = (o: Observation): number => (o.clock === 'client' ? 0 : o.clock === 'cluster' ? cluster.offsetMs : node.offsetMs);
+  const holds = obs.every((a) => obs.every((b) => !mustPrecede(a, b, true) || mustPrecede(a, b) || a.at + shift(a) <= b.at + shift(b) + RESOLUTION[b.precision]));
+  return { cluster, node, diagramOrder: holds };
 }
 
 export function placeCausally(obs: Observation[], fit: ClockFit = fitClock(obs)): Placement[] {
@@ -193,7 +214,7 @@ export function placeCausally(obs: Observation[], fit: ClockFit = fitClock(obs))
   const hi = obs.map((o, i) => lo[i]! + RESOLUTION[o.precision]);
   const adjusted = obs.map(() => false);
   const pairs: [number, number][] = [];
-  obs.forEach((a, i) => obs.forEach((b, j) => { if (i !== j && mustPrecede(a, b)) pairs.push([i, j]); }));
+  obs.forEach((a, i) => obs.forEach((b, j) => { if (i !== j && mustPrecede(a, b, fit.diagramOrder)) pairs.push([i, j]); }));
   // Narrow to a fixpoint: a step starts no earlier than its predecessors, ends no later than its successors.
   for (let round = 0, changed = true; changed && round <= obs.length + 1; round++) {
     changed = false;
