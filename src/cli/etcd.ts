@@ -12,6 +12,7 @@
  * The reading, refusals and runs are the etcd workflow's (engine/workflows/etcdWorkflow.ts), the editor's too.
  */
 import { memberSpace, renderEtcdStatus } from '../core/etcd/space';
+import { t } from '../core/l10n';
 import { describeError } from '../core/live/errors';
 import { readEtcdStatus } from '../engine/etcdMaintenance';
 import { etcdDefragWorkflow, etcdNospaceWorkflow, type EtcdOutcome } from '../engine/workflows/etcdWorkflow';
@@ -23,25 +24,38 @@ import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, disarm: 'boolean' };
 
-const USAGE =
-  'usage: kubeadm-workbench etcd status --inventory FILE [--json]\n' +
-  '       kubeadm-workbench etcd defrag --inventory FILE [--plan] [--yes] [--fresh] [--json]\n' +
-  '       kubeadm-workbench etcd alarms --inventory FILE [--disarm [--plan] [--yes] [--fresh]] [--json]\n' +
-  '       common: [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n';
+/**
+ * The verb's usage in the catalogue's language (read when printed: the language is set by then). The command lines
+ * are what one types and stay as written; the lines under the first align with it whatever the word "usage:" is.
+ */
+function usage(): string {
+  const head = t('usage:');
+  const pad = ' '.repeat(head.length + 1);
+  return (
+    `${head} kubeadm-workbench etcd status --inventory FILE [--json]\n` +
+    `${pad}kubeadm-workbench etcd defrag --inventory FILE [--plan] [--yes] [--fresh] [--json]\n` +
+    `${pad}kubeadm-workbench etcd alarms --inventory FILE [--disarm [--plan] [--yes] [--fresh]] [--json]\n` +
+    `${pad}${t('common:')} [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n`
+  );
+}
 
 const SUBCOMMANDS = ['status', 'defrag', 'alarms'] as const;
 type Sub = (typeof SUBCOMMANDS)[number];
 
 export async function runEtcdVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
   const sub = argv[0] as Sub;
+  if (sub === ('--help' as Sub) || sub === ('-h' as Sub)) {
+    io.stderr(usage());
+    return EXIT_OK;
+  }
   if (!SUBCOMMANDS.includes(sub)) {
-    io.stderr(`${argv[0] ? `unknown etcd subcommand "${argv[0]}"` : 'etcd needs a subcommand'}\n${USAGE}`);
+    io.stderr(`${argv[0] ? t('unknown etcd subcommand "{0}"', argv[0]) : t('etcd needs a subcommand')}\n${usage()}`);
     return EXIT_USAGE;
   }
   const rest = argv.slice(1);
-  const flags = parseVerbFlags(rest, FLAGS, USAGE, io, (f) => {
-    if (!f.inventory) throw new UsageError('--inventory is required');
-    if (f.disarm && sub !== 'alarms') throw new UsageError('--disarm belongs to `etcd alarms`');
+  const flags = parseVerbFlags(rest, FLAGS, usage(), io, (f) => {
+    if (!f.inventory) throw new UsageError(t('--inventory is required'));
+    if (f.disarm && sub !== 'alarms') throw new UsageError(t('--disarm belongs to `etcd alarms`'));
   });
   if (typeof flags === 'number') return flags;
   const session = await openPlanVerb(flags, io);
@@ -55,7 +69,7 @@ export async function runEtcdVerb(argv: string[], io: CliIo, stdin: NodeJS.Reada
       try {
         model = await readEtcdStatus({ inventory, ssh: pool, become: session.become });
       } catch (e) {
-        io.stderr(`etcd ${sub}: cannot read etcd: ${describeError(e)}\n`);
+        io.stderr(`${t('etcd {0}: cannot read etcd: {1}', sub, describeError(e))}\n`);
         return EXIT_FAILED;
       }
       const spaces = model.members.map((m) => ({ ...memberSpace(m), healthy: m.healthy, problem: m.problem, learner: m.isLearner }));
@@ -66,7 +80,10 @@ export async function runEtcdVerb(argv: string[], io: CliIo, stdin: NodeJS.Reada
       }
       const alarms = model.members.flatMap((m) => m.alarms.map((alarm) => ({ member: m.name, id: m.id, alarm })));
       if (flags.json) io.stdout(JSON.stringify({ alarms }, null, 2) + '\n');
-      else io.stdout(alarms.length ? `${alarms.map((a) => `${a.member} (${a.id}): ${a.alarm}`).join('\n')}\n${alarms.some((a) => a.alarm === 'NOSPACE') ? 'recover: kubeadm-workbench etcd alarms --disarm --inventory F\n' : ''}` : 'no alarm\n');
+      else {
+        const recover = alarms.some((a) => a.alarm === 'NOSPACE') ? `${t('recover: {0}', 'kubeadm-workbench etcd alarms --disarm --inventory F')}\n` : '';
+        io.stdout(alarms.length ? `${alarms.map((a) => `${a.member} (${a.id}): ${a.alarm}`).join('\n')}\n${recover}` : `${t('no alarm')}\n`);
+      }
       return alarms.length ? EXIT_FAILED : EXIT_OK;
     }
     const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv: rest }, io, prompter, stdin, pool, `etcd ${sub}`);
@@ -78,7 +95,9 @@ export async function runEtcdVerb(argv: string[], io: CliIo, stdin: NodeJS.Reada
     if (flags.json) io.stdout(JSON.stringify({ ok, seconds: outcome.seconds, members: outcome.members }) + '\n');
     else {
       for (const m of outcome.members) {
-        io.stdout(`${m.name}${m.leader ? ' (leader)' : ''}: ${m.skipped ? 'skipped, under 1 MiB free' : `defragmented in ${m.defragSeconds?.toFixed(1) ?? '?'} s${m.reclaimedBytes !== undefined ? `, ${m.reclaimedBytes} bytes back` : ''}`}\n`);
+        const back = m.reclaimedBytes !== undefined ? t(', {0} bytes back', m.reclaimedBytes) : '';
+        const done = m.skipped ? t('skipped, under 1 MiB free') : `${t('defragmented in {0} s', m.defragSeconds?.toFixed(1) ?? '?')}${back}`;
+        io.stdout(`${m.name}${m.leader ? t(' (leader)') : ''}: ${done}\n`);
       }
     }
     return ok ? EXIT_OK : EXIT_FAILED;

@@ -58,9 +58,10 @@ export const COMMANDS: Record<CommandId, CommandLoader> = {
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
-  // The titles the palette shows, for the error boundary's "‹title› failed: …".
+  // The titles the palette shows, for the error boundary's "‹title› failed: …". VS Code hands packageJSON over with
+  // its %key% texts already in the display language; one it could not resolve names the command by its id instead.
   const contributed = (ctx.extension.extension?.packageJSON?.contributes?.commands ?? []) as { command: string; title: string }[];
-  const titles = new Map(contributed.map((c) => [c.command, c.title.replace(/…$/, '')]));
+  const titles = new Map(contributed.filter((c) => !/^%[\w.-]+%$/.test(c.title)).map((c) => [c.command, c.title.replace(/…$/, '')]));
   return Object.entries(COMMANDS).map(([id, load]) => {
     const title = titles.get(id) ?? id;
     let bound: Promise<(...args: unknown[]) => Promise<unknown>> | undefined;

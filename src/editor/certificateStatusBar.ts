@@ -13,7 +13,7 @@ export class CertificateStatusBar implements vscode.Disposable {
   private readonly subscription: vscode.Disposable;
 
   constructor(inspections: CertificateInspections) {
-    this.item.name = 'Kubeadm certificates';
+    this.item.name = vscode.l10n.t('Kubeadm certificates');
     this.item.command = `${ViewIds.certificates}.focus`;
     this.subscription = inspections.onDidChange((r) => this.render(r, inspections.summary));
     this.render(inspections.report, inspections.summary);
@@ -31,10 +31,12 @@ export class CertificateStatusBar implements vscode.Disposable {
     }
     const bad = s.expired + s.critical;
     const expiring = bad + s.expiring > 0 && s.minDaysLeft !== undefined;
-    this.text = `$(${bad ? 'error' : 'warning'}) certs: ${expiring ? (s.minDaysLeft! < 0 ? 'expired' : `${s.minDaysLeft}d left`) : `${s.problems} finding(s)`}`;
+    const words = expiring ? (s.minDaysLeft! < 0 ? vscode.l10n.t('certs: expired') : vscode.l10n.t('certs: {0}d left', s.minDaysLeft!)) : vscode.l10n.t('certs: {0} finding(s)', s.problems);
+    this.text = `$(${bad ? 'error' : 'warning'}) ${words}`;
     this.item.text = this.text;
     this.item.backgroundColor = new vscode.ThemeColor(bad ? 'statusBarItem.errorBackground' : 'statusBarItem.warningBackground');
-    this.item.tooltip = `Certificates of ${report!.cluster} (${report!.at}):\n${s.lines.slice(0, 12).join('\n')}${s.lines.length > 12 ? `\n… ${s.lines.length - 12} more` : ''}`;
+    const more = s.lines.length > 12 ? `\n… ${vscode.l10n.t('{0} more', s.lines.length - 12)}` : '';
+    this.item.tooltip = `${vscode.l10n.t('Certificates of {0} ({1}):', report!.cluster, report!.at)}\n${s.lines.slice(0, 12).join('\n')}${more}`;
     this.item.show();
   }
 

@@ -71,18 +71,18 @@ async function showPicker(connection: ClusterConnection): Promise<PickAction | u
 export async function browseForKubeconfig(connection: ClusterConnection): Promise<boolean> {
   const home = vscode.Uri.file(homedir());
   const kubeDir = vscode.Uri.joinPath(home, '.kube');
-  const picked = await vscode.window.showOpenDialog({ title: 'Select a kubeconfig file', openLabel: 'Use this kubeconfig', canSelectFiles: true, canSelectFolders: false, canSelectMany: false, defaultUri: existsSync(kubeDir.fsPath) ? kubeDir : home });
+  const picked = await vscode.window.showOpenDialog({ title: vscode.l10n.t('Select a kubeconfig file'), openLabel: vscode.l10n.t('Use this kubeconfig'), canSelectFiles: true, canSelectFolders: false, canSelectMany: false, defaultUri: existsSync(kubeDir.fsPath) ? kubeDir : home });
   const file = picked?.[0];
   if (!file) return false;
   let contexts;
   try {
     contexts = await connection.contexts(file.fsPath);
   } catch (e) {
-    void vscode.window.showErrorMessage(`That file cannot be used as a kubeconfig: ${plainWords(describeError(e))}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('That file cannot be used as a kubeconfig: {0}', plainWords(describeError(e))));
     return false;
   }
   if (!contexts.contexts.length) {
-    void vscode.window.showErrorMessage(`${file.fsPath} has no contexts, so it names no cluster to connect to.`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('{0} has no contexts, so it names no cluster to connect to.', file.fsPath));
     return false;
   }
   // A remembered context of another kubeconfig would not exist in this one.

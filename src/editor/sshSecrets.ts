@@ -34,18 +34,18 @@ export class SshPassphrases implements vscode.Disposable {
       if (stored !== undefined) return stored;
     }
     const pass = await vscode.window.showInputBox({
-      title: `Passphrase for ${file}`,
-      prompt: attempt > 1 ? `Wrong passphrase — try again (attempt ${attempt} of 3). Tip: ssh-add the key to your agent to avoid this prompt.` : 'The SSH key is encrypted. Tip: ssh-add it to your agent to avoid this prompt.',
+      title: vscode.l10n.t('Passphrase for {0}', file),
+      prompt: attempt > 1 ? vscode.l10n.t('Wrong passphrase — try again (attempt {0} of 3). Tip: ssh-add the key to your agent to avoid this prompt.', attempt) : vscode.l10n.t('The SSH key is encrypted. Tip: ssh-add it to your agent to avoid this prompt.'),
       password: true,
       ignoreFocusOut: true,
     });
     if (pass === undefined) return undefined;
     const remember = await vscode.window.showQuickPick(
       [
-        { label: 'Use for this session only', remember: false },
-        { label: 'Remember in the OS keychain (VS Code SecretStorage)', remember: true },
+        { label: vscode.l10n.t('Use for this session only'), remember: false },
+        { label: vscode.l10n.t('Remember in the OS keychain (VS Code SecretStorage)'), remember: true },
       ],
-      { title: `Keep the passphrase of ${file}?`, ignoreFocusOut: true },
+      { title: vscode.l10n.t('Keep the passphrase of {0}?', file), ignoreFocusOut: true },
     );
     if (remember?.remember) this.rememberWanted.add(file);
     else this.rememberWanted.delete(file);

@@ -5,7 +5,10 @@
  */
 import * as vscode from 'vscode';
 
-export const UNTRUSTED_MESSAGE = 'Kubeadm Workbench does not connect to hosts or run commands in an untrusted workspace.';
+/** Why nothing happens in Restricted Mode, in the display language. */
+export function untrustedMessage(): string {
+  return vscode.l10n.t('Kubeadm Workbench does not connect to hosts or run commands in an untrusted workspace.');
+}
 
 export function isTrusted(): boolean {
   return vscode.workspace.isTrusted;
@@ -18,7 +21,7 @@ export function isTrusted(): boolean {
 export async function requireTrust(action: string): Promise<boolean> {
   if (vscode.workspace.isTrusted) return true;
   const manage = 'Manage Workspace Trust';
-  const choice = await vscode.window.showWarningMessage(`${UNTRUSTED_MESSAGE} Trust the workspace to ${action}.`, manage);
+  const choice = await vscode.window.showWarningMessage(`${untrustedMessage()} Trust the workspace to ${action}.`, manage);
   if (choice === manage) await vscode.commands.executeCommand('workbench.trust.manage');
   return false;
 }

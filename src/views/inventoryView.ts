@@ -23,14 +23,16 @@ import { skewNotes } from '../core/upgrade/versions';
 
 const LIVE_RESOURCES: readonly ResourceKey[] = ['pods', 'nodes', 'nodeLeases', 'systemLeases'];
 
-const RESTRICTED = 'Restricted Mode: only files are read. Trust the workspace to see the cluster live and to reach the hosts over SSH.';
+// The view's texts are in the display language (vscode.l10n.t), worked out when shown; host names, addresses,
+// roles and Kubernetes states stay as the inventory and the cluster give them.
+const restricted = (): string => vscode.l10n.t('Restricted Mode: only files are read. Trust the workspace to see the cluster live and to reach the hosts over SSH.');
 
-const LOADING: InventoryNode = { kind: 'live', node: { id: 'inventory:loading', label: 'Loading inventory.yaml…', icon: 'loading~spin', tooltip: 'Reading and checking inventory.yaml.' } };
+const loading = (): InventoryNode => ({ kind: 'live', node: { id: 'inventory:loading', label: vscode.l10n.t('Loading inventory.yaml…'), icon: 'loading~spin', tooltip: vscode.l10n.t('Reading and checking inventory.yaml.') } });
 
-const GROUPS: GroupDef[] = [
-  { role: 'loadbalancer', label: 'Load balancers', icon: 'globe' },
-  { role: 'control-plane', label: 'Control plane', icon: 'server-process' },
-  { role: 'worker', label: 'Workers', icon: 'server' },
+const groups = (): GroupDef[] => [
+  { role: 'loadbalancer', label: vscode.l10n.t('Load balancers'), icon: 'globe' },
+  { role: 'control-plane', label: vscode.l10n.t('Control plane'), icon: 'server-process' },
+  { role: 'worker', label: vscode.l10n.t('Workers'), icon: 'server' },
 ];
 
 export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vscode.Disposable {
@@ -121,7 +123,7 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
       // worker, which takes a moment to start), then the hosts — never an empty tree, which VS Code would fill
       // with "No inventory.yaml".
       if (!this.loading) this.loading = this.workspace.get().finally(() => this.changeEmitter.fire(undefined));
-      return [LOADING];
+      return [loading()];
     }
     if (!element) return this.workspace.get().then((loaded) => this.roots(loaded));
     if (element.kind === 'group') return element.hosts.map((host) => this.hostNode(host, element.group.role, element.stale));
@@ -145,7 +147,7 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
 
   private roots(loaded: LoadedInventory | undefined): InventoryNode[] {
     // In Restricted Mode say once what trust would add (a message would hide the welcome, so only over hosts).
-    this.treeView.message = loaded && !vscode.workspace.isTrusted ? RESTRICTED : undefined;
+    this.treeView.message = loaded && !vscode.workspace.isTrusted ? restricted() : undefined;
     // Returning no roots lets the view's welcome content explain how to create an inventory.
     if (!loaded) return [];
     const nodes: InventoryNode[] = [];
@@ -158,7 +160,7 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
     const first = [...errors].sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character)[0];
     if (errors.length) nodes.push({ kind: 'problem', errors: errors.length, ...(first ? { first } : {}), uri: loaded.uri, stale });
     const hosts = (stale ? loaded.lastGood?.hosts : loaded.inventory?.hosts) ?? [];
-    for (const group of GROUPS) {
+    for (const group of groups()) {
       const members = hosts.filter((h) => h.roles.includes(group.role));
       if (members.length) nodes.push({ kind: 'group', group, hosts: members, ...(stale ? { stale } : {}) });
     }
@@ -170,27 +172,27 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
       case 'live':
         return liveTreeItem(node.node);
       case 'problem': {
-        const item = new vscode.TreeItem(`inventory.yaml has ${node.errors} error${node.errors === 1 ? '' : 's'}`);
+        const item = new vscode.TreeItem(node.errors === 1 ? vscode.l10n.t('inventory.yaml has 1 error') : vscode.l10n.t('inventory.yaml has {0} errors', node.errors));
         item.id = 'problem';
         item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground'));
-        const where = node.first ? `line ${node.first.range.start.line + 1}` : undefined;
-        item.description = [where && `first at ${where}`, node.stale ? 'hosts below are from the last valid version' : undefined].filter(Boolean).join(' · ');
+        const where = node.first ? vscode.l10n.t('line {0}', node.first.range.start.line + 1) : undefined;
+        item.description = [where && vscode.l10n.t('first at {0}', where), node.stale ? vscode.l10n.t('hosts below are from the last valid version') : undefined].filter(Boolean).join(' · ');
         item.tooltip = [
-          node.first ? `First error (${where}): ${plainWords(node.first.message)}` : '',
-          node.stale ? 'Until the file is valid again the tree shows the hosts as they were at its last valid version, marked stale.' : 'Hosts with errors are left out until they are fixed.',
-          'Click to go to the first error.',
+          node.first ? vscode.l10n.t('First error ({0}): {1}', where ?? '', plainWords(node.first.message)) : '',
+          node.stale ? vscode.l10n.t('Until the file is valid again the tree shows the hosts as they were at its last valid version, marked stale.') : vscode.l10n.t('Hosts with errors are left out until they are fixed.'),
+          vscode.l10n.t('Click to go to the first error.'),
         ].filter(Boolean).join('\n');
         // Jump to the first error itself, not to the Problems panel.
         item.command = node.first && node.uri
-          ? { command: 'vscode.open', title: 'Go to the First Error', arguments: [node.uri, { selection: toRange(node.first.range), preview: true }] }
-          : { command: 'workbench.actions.view.problems', title: 'Show Problems' };
+          ? { command: 'vscode.open', title: vscode.l10n.t('Go to the First Error'), arguments: [node.uri, { selection: toRange(node.first.range), preview: true }] }
+          : { command: 'workbench.actions.view.problems', title: vscode.l10n.t('Show Problems') };
         item.contextValue = 'problem';
         return item;
       }
       case 'group': {
         const item = new vscode.TreeItem(node.group.label, vscode.TreeItemCollapsibleState.Expanded);
         item.id = `group:${node.group.role}`;
-        item.description = node.stale ? `${node.hosts.length} · stale` : String(node.hosts.length);
+        item.description = node.stale ? `${node.hosts.length} · ${vscode.l10n.t('stale')}` : String(node.hosts.length);
         item.iconPath = new vscode.ThemeIcon(node.group.icon);
         item.contextValue = `group-${node.group.role}`;
         return item;
@@ -202,18 +204,18 @@ export class InventoryView implements vscode.TreeDataProvider<InventoryNode>, vs
         item.id = `host:${node.role}:${host.name}`;
         // "stale" first: a narrow side bar cuts the end of the description.
         const skew = live ? this.skew.get(host.name) : undefined;
-        const versions = live?.kubeletVersion ? ` · ${live.kubeletVersion}${skew ? ' · version skew' : ''}` : '';
-        item.description = `${node.stale ? 'stale · ' : ''}${host.address} · ${describeRoles(host)}${!node.stale && live ? ` · ${live.node ? live.readiness : 'no node'}${versions}` : ''}`;
+        const versions = live?.kubeletVersion ? ` · ${live.kubeletVersion}${skew ? ` · ${vscode.l10n.t('version skew')}` : ''}` : '';
+        item.description = `${node.stale ? `${vscode.l10n.t('stale')} · ` : ''}${host.address} · ${describeRoles(host)}${!node.stale && live ? ` · ${live.node ? live.readiness : vscode.l10n.t('no node')}${versions}` : ''}`;
         item.tooltip = hostTooltip(this.workspace.current, host);
-        if (skew) item.tooltip.appendMarkdown(`\n\n$(warning) Version skew: ${skew}`);
-        if (node.stale) item.tooltip.appendMarkdown('$(warning) *Stale*: inventory.yaml has errors; this is the host as the last valid version had it.');
+        if (skew) item.tooltip.appendMarkdown(`\n\n$(warning) ${vscode.l10n.t('Version skew: {0}', skew)}`);
+        if (node.stale) item.tooltip.appendMarkdown(`$(warning) ${vscode.l10n.t('*Stale*: inventory.yaml has errors; this is the host as the last valid version had it.')}`);
         item.iconPath = new vscode.ThemeIcon(
           node.stale ? 'vm-outline' : host.vrrp?.state === 'MASTER' ? 'star-full' : 'vm',
           node.stale ? new vscode.ThemeColor('disabledForeground') : live?.node && live.readiness !== 'Ready' ? new vscode.ThemeColor('list.errorForeground') : undefined,
         );
         // A stale row offers no host actions (join, drain...): they would act on a file that does not say this now.
         item.contextValue = node.stale ? `stale-host-${node.role}` : `host-${node.role}`;
-        item.command = { command: CommandIds.revealHost, title: 'Reveal Host in Inventory', arguments: [node] };
+        item.command = { command: CommandIds.revealHost, title: vscode.l10n.t('Reveal Host in Inventory'), arguments: [node] };
         return item;
       }
     }
@@ -233,21 +235,21 @@ function liveChildren(h: HostLive): LiveNode[] {
   const out: LiveNode[] = [];
   out.push(
     h.node
-      ? { id: `${base}:node`, label: `Node ${h.node}`, description: [h.readiness, h.kubeletVersion].filter(Boolean).join(' · '), icon: h.readiness === 'Ready' ? 'pass' : 'error', color: h.readiness === 'Ready' ? 'testing.iconPassed' : 'list.errorForeground', tooltip: `Node ${h.node}: ${h.readiness}${h.readyReason ? ` (${h.readyReason})` : ''}` }
-      : { id: `${base}:node`, label: 'No Node', description: h.roles.includes('loadbalancer') && !h.roles.includes('control-plane') && !h.roles.includes('worker') ? 'load balancer, not a cluster node' : 'not joined yet', icon: 'circle-slash', color: 'disabledForeground' },
+      ? { id: `${base}:node`, label: vscode.l10n.t('Node {0}', h.node), description: [h.readiness, h.kubeletVersion].filter(Boolean).join(' · '), icon: h.readiness === 'Ready' ? 'pass' : 'error', color: h.readiness === 'Ready' ? 'testing.iconPassed' : 'list.errorForeground', tooltip: `${vscode.l10n.t('Node {0}', h.node)}: ${h.readiness}${h.readyReason ? ` (${h.readyReason})` : ''}` }
+      : { id: `${base}:node`, label: vscode.l10n.t('No Node'), description: h.roles.includes('loadbalancer') && !h.roles.includes('control-plane') && !h.roles.includes('worker') ? vscode.l10n.t('load balancer, not a cluster node') : vscode.l10n.t('not joined yet'), icon: 'circle-slash', color: 'disabledForeground' },
   );
   if (h.pods.length) {
     out.push({
-      id: `${base}:pods`, label: 'Pods', description: `${h.pods.length} in kube-system`, icon: 'symbol-namespace',
-      children: h.pods.map((p) => ({ id: `${base}:pod:${p.name}`, label: p.name, description: `${p.phase} · ready ${p.ready} · restarts ${p.restarts}`, icon: p.phase === 'Running' && !p.ready.startsWith('0/') ? 'pass' : 'warning', color: p.phase === 'Running' && !p.ready.startsWith('0/') ? 'testing.iconPassed' : 'list.warningForeground' })),
+      id: `${base}:pods`, label: vscode.l10n.t('Pods'), description: vscode.l10n.t('{0} in kube-system', h.pods.length), icon: 'symbol-namespace',
+      children: h.pods.map((p) => ({ id: `${base}:pod:${p.name}`, label: p.name, description: vscode.l10n.t('{0} · ready {1} · restarts {2}', p.phase, p.ready, p.restarts), icon: p.phase === 'Running' && !p.ready.startsWith('0/') ? 'pass' : 'warning', color: p.phase === 'Running' && !p.ready.startsWith('0/') ? 'testing.iconPassed' : 'list.warningForeground' })),
     });
   }
   if (h.etcdMember) {
     const m = h.etcdMember;
-    out.push({ id: `${base}:etcd`, label: `etcd member ${m.name}`, description: [...memberFacts(m, Date.now()).slice(0, m.reachable ? 1 : 2).map((f) => f.replace(/ \(\S+ ago\)/, '')), m.raftTerm !== undefined && m.reachable ? `term ${m.raftTerm}` : undefined, m.healthy ? 'healthy' : m.problem].filter(Boolean).join(' · '), icon: m.healthy ? (m.isLeader ? 'star-full' : 'database') : 'error', color: m.healthy ? undefined : 'list.errorForeground' });
+    out.push({ id: `${base}:etcd`, label: vscode.l10n.t('etcd member {0}', m.name), description: [...memberFacts(m, Date.now()).slice(0, m.reachable ? 1 : 2).map((f) => f.replace(/ \(\S+ ago\)/, '')), m.raftTerm !== undefined && m.reachable ? vscode.l10n.t('term {0}', m.raftTerm) : undefined, m.healthy ? vscode.l10n.t('healthy') : m.problem].filter(Boolean).join(' · '), icon: m.healthy ? (m.isLeader ? 'star-full' : 'database') : 'error', color: m.healthy ? undefined : 'list.errorForeground' });
   }
   if (h.leases.length) {
-    out.push({ id: `${base}:leases`, label: 'Leases held', description: String(h.leases.length), icon: 'key', children: h.leases.map((l) => ({ id: `${base}:lease:${l}`, label: l, icon: l.includes('(leader)') ? 'star-full' : 'pulse' })) });
+    out.push({ id: `${base}:leases`, label: vscode.l10n.t('Leases held'), description: String(h.leases.length), icon: 'key', children: h.leases.map((l) => ({ id: `${base}:lease:${l}`, label: l, icon: l.includes('(leader)') ? 'star-full' : 'pulse' })) });
   }
   return out;
 }
@@ -260,11 +262,11 @@ function describeRoles(host: HostSpec): string {
 function hostTooltip(loaded: LoadedInventory | undefined, host: HostSpec): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${host.name}** — \`${host.address}\`\n\n`);
-  md.appendMarkdown(`Roles: ${host.roles.join(', ')}\n\n`);
+  md.appendMarkdown(`${vscode.l10n.t('Roles: {0}', host.roles.join(', '))}\n\n`);
   if (loaded?.inventory) {
     const ssh = sshFor(loaded.inventory, host);
     md.appendMarkdown(`SSH: \`${ssh.user}@${host.address}:${ssh.port}\`${ssh.proxyJump ? ` via \`${ssh.proxyJump}\`` : ''}\n\n`);
   }
-  if (host.vrrp) md.appendMarkdown(`VRRP: ${host.vrrp.state}, priority ${host.vrrp.priority} on \`${host.vrrp.interface}\`\n\n`);
+  if (host.vrrp) md.appendMarkdown(`${vscode.l10n.t('VRRP: {0}, priority {1} on {2}', host.vrrp.state, host.vrrp.priority, `\`${host.vrrp.interface}\``)}\n\n`);
   return md;
 }

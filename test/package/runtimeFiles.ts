@@ -70,6 +70,11 @@ function manifestFiles(root: string): Found[] {
     if (!bundles.length) out.push({ path: dir, folder: true, source: 'manifest', why: 'package.json l10n' });
     for (const n of bundles) out.push({ path: `${dir}/${n}`, source: 'manifest', why: 'package.json l10n' });
   }
+  // "%key%" texts: VS Code reads them from package.nls.json next to package.json, and from package.nls.<language>.json
+  // under a display language that has one
+  if (/"%[\w.-]+%"/.test(JSON.stringify(pkg))) {
+    for (const n of ['package.nls.json', ...readdirSync(root).filter((n) => /^package\.nls\.[\w-]+\.json$/.test(n))]) out.push({ path: n, source: 'manifest', why: 'package.json %key% texts' });
+  }
   const walk = (v: unknown, at: string): void => {
     if (typeof v === 'string') {
       if (looksLikePath(v)) out.push({ path: clean(v), source: 'manifest', why: `package.json ${at}` });

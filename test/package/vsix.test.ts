@@ -114,7 +114,8 @@ describe('the packaged .vsix', { timeout: 180_000 }, () => {
     // Besides the documents, only the folders that hold a run-time file (dist/, schemas/, media/ with the README's
     // screenshot, …) may ship: nothing from src/, test/, scripts/, lab/, out/ or node_modules/.
     const folders = new Set(needed.map((f) => f.path.split('/')[0]));
-    const stray = [...entries.keys()].filter((e) => !DOCS.test(e) && !(e.includes('/') && folders.has(e.split('/')[0])));
+    const files = new Set(needed.map((f) => f.path));
+    const stray = [...entries.keys()].filter((e) => !DOCS.test(e) && !files.has(e) && !(e.includes('/') && folders.has(e.split('/')[0])));
     assert.deepEqual(stray, [], 'files in the .vsix outside the folders the extension loads from');
   });
 

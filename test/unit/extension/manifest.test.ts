@@ -3,9 +3,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CommandIds, ViewIds } from '../../../src/editor/commandIds';
+import { localisedManifest } from '../l10n/manifestText';
 
 const root = join(__dirname, '../../..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+// titles, names and texts as VS Code shows them in English (package.json names them by %key% of package.nls.json)
+const pkg = localisedManifest(root);
 
 test('package.json contributes exactly the commands of CommandIds', () => {
   const contributed = (pkg.contributes.commands as { command: string }[]).map((c) => c.command).sort();

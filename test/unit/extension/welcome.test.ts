@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ViewIds } from '../../../src/editor/commandIds';
+import { localisedManifest } from '../l10n/manifestText';
 
-const pkg = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8'));
+// the welcome texts as VS Code shows them in English (package.json names them by %key% of package.nls.json)
+const pkg = localisedManifest(join(__dirname, '../../..'));
 const LIVE = [ViewIds.controlPlane, ViewIds.leases, ViewIds.etcdMembers];
 
 test('with no kubeconfig each live view welcomes with Select kubeconfig file…, Bring Up Cluster… and Open Settings', () => {
