@@ -77,7 +77,7 @@ export const openBackupFolder = defineCommand({}, (ctx) => {
     if (!existsSync(path)) {
       const choice = await ui.message('warning', `The backup folder ${path} does not exist yet: Back Up etcd… creates it with its first backup.`, { actions: [CREATE, CHOOSE] });
       if (choice === CREATE) {
-        const repo = gitWorkTreeOf(path);
+        const repo = await gitWorkTreeOf(path);
         if (repo) {
           void ui.message('error', `${path} is inside the git work tree ${repo}; choose a folder outside it (a snapshot holds every Secret of the cluster).`);
           return;
