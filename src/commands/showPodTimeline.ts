@@ -20,7 +20,7 @@ import type { PickItem } from '../engine/workflows/ui';
 function secondRun(conn: KubeConnection, target: PodTarget, ctx: CommandContext): (() => TimelineFeed) | undefined {
   if (!target.create) return undefined;
   const name = `${target.name.slice(0, 61)}-2`;
-  return () => podTimelineFeed(conn, { ...target, name }, timelineSsh(ctx, conn));
+  return () => podTimelineFeed(conn, { ...target, name }, timelineSsh(ctx, conn), editorUi(ctx.reports));
 }
 
 /**
@@ -91,6 +91,6 @@ export const showPodTimeline = defineCommand({ trust: 'talk to the cluster' }, (
       if (!where) return;
       target = { namespace: 'default', name, create: { image: image.trim(), ...(where.node ? { node: where.node } : {}) } };
     }
-    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target, timelineSsh(ctx, conn)), secondRun(conn, target, ctx)));
+    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target, timelineSsh(ctx, conn), ui), secondRun(conn, target, ctx)));
   };
 });

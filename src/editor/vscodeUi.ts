@@ -33,8 +33,8 @@ export class VscodeUi implements Ui {
     return picked?.value;
   }
 
-  async pickMany<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string): Promise<T[] | undefined> {
-    const picked = await vscode.window.showQuickPick(items.map((i) => ({ ...quickItem(i), value: i.value })), { title, canPickMany: true, ignoreFocusOut: true, ...(placeHolder ? { placeHolder } : {}) });
+  async pickMany<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string, options: PickOptions = {}): Promise<T[] | undefined> {
+    const picked = await vscode.window.showQuickPick(items.map((i) => ({ ...quickItem(i), value: i.value })), { title, canPickMany: true, ...(options.ignoreFocusOut === false ? {} : { ignoreFocusOut: true }), ...(placeHolder ? { placeHolder } : {}) });
     return picked?.map((p) => p.value);
   }
 

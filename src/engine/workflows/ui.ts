@@ -23,7 +23,10 @@ export interface PickItem<T> {
 export interface PickOptions {
   /** Typing filters on the descriptions too, not only the labels. */
   matchOnDescription?: boolean;
-  /** The list stays open when the focus goes elsewhere (the user reads something else first). */
+  /**
+   * The list stays open when the focus goes elsewhere (the user reads something else first): by default a single
+   * choice closes and a multiple choice stays open.
+   */
   ignoreFocusOut?: boolean;
 }
 
@@ -106,7 +109,7 @@ export type ProgressReport = (message: string | undefined, increment?: number) =
 
 export interface Ui {
   pick<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string, options?: PickOptions): Promise<T | undefined>;
-  pickMany<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string): Promise<T[] | undefined>;
+  pickMany<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string, options?: PickOptions): Promise<T[] | undefined>;
   /** Free text (a maintenance command): undefined when the user backs out. */
   input(title: string, prompt: string, value?: string, options?: InputOptions): Promise<string | undefined>;
   /** The chosen action, or undefined: not confirmed, nothing is done. */
