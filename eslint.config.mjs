@@ -1,6 +1,16 @@
 import tseslint from 'typescript-eslint';
 import { oneWayRule } from './scripts/layers.mjs';
 
+const NO_ERROR_CAST = { selector: "TSAsExpression > TSTypeReference[typeName.name='Error']", message: 'Use errorMessage(e) or toError(e) from core/errors.ts instead of "as Error".' };
+
+// VS Code's own dialogs, by the names a call (vscode.window.showQuickPick) or a destructuring would use.
+const DIALOGS = '/^(show(Information|Warning|Error)Message|showQuickPick|showInputBox|createQuickPick|createInputBox)$/';
+const DIALOG_MESSAGE = "Speak through editorUi(ctx.reports) (editor/vscodeUi.ts: message, pick, input, confirm, secret): one Ui for both front-ends, Show Log on every error, and the extension-host tests' scripted answers";
+const NO_DIRECT_DIALOG = [
+  { selector: `MemberExpression[property.name=${DIALOGS}]`, message: DIALOG_MESSAGE },
+  { selector: `ObjectPattern > Property[key.name=${DIALOGS}]`, message: DIALOG_MESSAGE },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', 'lab/cache/**', '**/*.js', '**/*.mjs'] },
   ...tseslint.configs.recommended,
@@ -16,7 +26,30 @@ export default tseslint.config(
     // prints "undefined" for a thrown string or an ssh2 error object.
     files: ['src/**/*.ts'],
     rules: {
-      'no-restricted-syntax': ['error', { selector: "TSAsExpression > TSTypeReference[typeName.name='Error']", message: 'Use errorMessage(e) or toError(e) from core/errors.ts instead of "as Error".' }],
+      'no-restricted-syntax': ['error', NO_ERROR_CAST],
+    },
+  },
+  {
+    // The editor layers say things and ask questions through the workflows' Ui as VS Code implements it
+    // (editor/vscodeUi.ts, the one place that calls the dialogs), never through VS Code's dialogs directly.
+    files: ['src/commands/**/*.ts', 'src/views/**/*.ts', 'src/webviews/**/*.ts', 'src/editor/**/*.ts', 'src/extension.ts'],
+    ignores: [
+      // The Ui itself.
+      'src/editor/vscodeUi.ts',
+      // A quick pick with a title button ("Generate into another folder…") and all items checked: not a Ui choice.
+      'src/commands/generateClusterConfigs.ts',
+      // A webview panel's message handler: it has no report documents for a Ui (one warning, no question).
+      'src/webviews/diagnosticsPanel.ts',
+      // Asked from inside the SSH handshake (unknown, changed and revoked host keys; key passphrases), by the session
+      // pool's callbacks: they run below every command, where no command's Ui exists (the live views connect too).
+      'src/editor/sshHostKeyPrompt.ts',
+      'src/editor/sshSecrets.ts',
+      // The kubeconfig picker: its items carry their actions (test/vscode/suite/newcomer.test.ts answers by them), which
+      // a Ui pick would replace by values; next to move, with that test.
+      'src/editor/contextPicker.ts',
+    ],
+    rules: {
+      'no-restricted-syntax': ['error', NO_ERROR_CAST, ...NO_DIRECT_DIALOG],
     },
   },
   {

@@ -12,7 +12,7 @@ import { formatRunLine, type RunOutput } from '../core/ssh/runLog';
 import { keepWhenSummarised } from '../core/plan/hostProgress';
 import type { PreflightReport, UnknownHostKey } from '../core/preflight/model';
 import { renderPreflightTable } from '../core/preflight/render';
-import type { ConfirmRequest, HostKeyReview, Level, PickItem, ProgressReport, ProgressRequest, RunView, SecretRequest, Ui } from '../engine/workflows/ui';
+import type { ConfirmRequest, HostKeyReview, InputOptions, Level, MessageOptions, PickItem, ProgressReport, ProgressRequest, RunView, SecretRequest, Ui } from '../engine/workflows/ui';
 import type { CliIo } from './io';
 import type { Prompter } from './secretPrompt';
 
@@ -49,9 +49,17 @@ export class TerminalUi implements Ui {
     return Promise.reject(new Error(`${title}: the command line takes this choice from its flags`));
   }
 
-  async input(title: string, prompt: string): Promise<string | undefined> {
-    const answer = await this.o.prompter.ask(`${title} — ${prompt}: `);
-    return answer.trim() ? answer : undefined;
+  async input(title: string, prompt: string, _value?: string, options: InputOptions = {}): Promise<string | undefined> {
+    const question = prompt ? `${title} — ${prompt}: ` : `${title}: `;
+    const answer = options.password ? await this.o.prompter.askSecret(question) : await this.o.prompter.ask(question);
+    if (!answer?.trim()) return undefined;
+    // The editor refuses while it is typed; a terminal says why once the line is in, and takes nothing.
+    const refused = options.validate?.(answer);
+    if (refused) {
+      this.o.io.stderr(`${refused}\n`);
+      return undefined;
+    }
+    return answer;
   }
 
   async confirm(request: ConfirmRequest): Promise<string | undefined> {
@@ -78,10 +86,11 @@ export class TerminalUi implements Ui {
     this.say(text.endsWith('\n') ? text : `${text}\n`);
   }
 
-  async message(level: Level, text: string): Promise<string | undefined> {
+  async message(level: Level, text: string, options: MessageOptions = {}): Promise<string | undefined> {
     // kubectl's words ("node/w02 cordoned") go where kubectl puts them: stdout; warnings and errors to stderr.
-    if (level === 'info') this.say(`${text}\n`);
-    else this.o.io.stderr(`${text}\n`);
+    const said = options.detail ? `${text}\n${options.detail}\n` : `${text}\n`;
+    if (level === 'info') this.say(said);
+    else this.o.io.stderr(said);
     return undefined;
   }
 

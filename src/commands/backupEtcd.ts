@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gitWorkTreeOf } from '../engine/backup';
 import { backupWorkflow } from '../engine/workflows/backupWorkflow';
 import { editorUi } from '../editor/vscodeUi';
+import type { Ui } from '../engine/workflows/ui';
 import { defineCommand } from './context';
 import { editorPreflight, hostsWith } from './preflightGate';
 import { setting } from '../editor/settings';
@@ -19,7 +20,7 @@ import { setting } from '../editor/settings';
  * The folder etcd snapshots go to: kubeadmWorkbench.backup.folder, else asked; refused (told, undefined) inside a git
  * work tree. Shared with "Upgrade Cluster…", whose first step is a snapshot.
  */
-export async function pickBackupFolder(openLabel: string): Promise<string | undefined> {
+export async function pickBackupFolder(ui: Ui, openLabel: string): Promise<string | undefined> {
   let out: string | undefined = setting('backupFolder');
   if (!out) {
     const picked = await vscode.window.showOpenDialog({
@@ -35,7 +36,7 @@ export async function pickBackupFolder(openLabel: string): Promise<string | unde
   out = out.startsWith('~/') ? join(homedir(), out.slice(2)) : out;
   const repo = await gitWorkTreeOf(out);
   if (repo) {
-    void vscode.window.showErrorMessage(`${out} is inside the git work tree ${repo}; choose a folder outside it (a snapshot holds every Secret of the cluster).`);
+    void ui.message('error', `${out} is inside the git work tree ${repo}; choose a folder outside it (a snapshot holds every Secret of the cluster).`);
     return undefined;
   }
   return out;
@@ -49,7 +50,7 @@ export const backupEtcd = defineCommand({ trust: 'take an etcd snapshot on a con
     try {
       // One control-plane node that answers is enough for a snapshot; none, and nothing is asked.
       if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Back Up etcd', hosts: hostsWith(inv, 'control-plane'), atLeastOne: true })).ok) return;
-      const out = await pickBackupFolder('Back up here');
+      const out = await pickBackupFolder(ui, 'Back up here');
       if (!out) return;
       await backupWorkflow(ui, { inventory: inv, ssh: pool, loginUser: (h) => pool.loginUser(h), out });
     } finally {

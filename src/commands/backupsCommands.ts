@@ -72,13 +72,14 @@ const CHOOSE = 'Choose Another Folder…';
  */
 export const openBackupFolder = defineCommand({}, (ctx) => {
   return async (row?: LiveNode): Promise<void> => {
+    const ui = editorUi(ctx.reports);
     let path = row?.path ?? ctx.backups.folder;
     if (!existsSync(path)) {
-      const choice = await vscode.window.showWarningMessage(`The backup folder ${path} does not exist yet: Back Up etcd… creates it with its first backup.`, CREATE, CHOOSE);
+      const choice = await ui.message('warning', `The backup folder ${path} does not exist yet: Back Up etcd… creates it with its first backup.`, { actions: [CREATE, CHOOSE] });
       if (choice === CREATE) {
-        const repo = gitWorkTreeOf(path);
+        const repo = await gitWorkTreeOf(path);
         if (repo) {
-          void vscode.window.showErrorMessage(`${path} is inside the git work tree ${repo}; choose a folder outside it (a snapshot holds every Secret of the cluster).`);
+          void ui.message('error', `${path} is inside the git work tree ${repo}; choose a folder outside it (a snapshot holds every Secret of the cluster).`);
           return;
         }
         await ensureRealFolder(path, { mode: 0o700, recursive: true });
@@ -94,7 +95,7 @@ export const openBackupFolder = defineCommand({}, (ctx) => {
       await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(path));
     } catch {
       // No file manager where the extension runs (a remote or browser window): the path to copy instead.
-      void vscode.window.showInformationMessage(`The backups are in ${path}`);
+      void ui.message('info', `The backups are in ${path}`);
     }
   };
 });

@@ -18,12 +18,12 @@ export const bringUpCluster = defineCommand({ trust: 'bring up the cluster over 
     const pool = ctx.sessions.open(inv, folder);
     try {
       if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Bring Up', hosts: inv.hosts.map((h) => h.name) })).ok) return;
-      const phases = await pickPhases('Bring up the cluster');
+      const phases = await pickPhases(ui, 'Bring up the cluster');
       if (!phases) return;
       let savedContext: string | undefined;
       let plan;
       try {
-        plan = await buildPlan(inv, loaded.uri, phases, (context, path) => (savedContext = `${context} in ${path}`));
+        plan = await buildPlan(ui, inv, loaded.uri, phases, (context, path) => (savedContext = `${context} in ${path}`));
       } catch (e) {
         void ui.message('error', `Cannot make the plan: ${describeError(e)}`);
         return;

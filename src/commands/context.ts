@@ -18,7 +18,7 @@ import { usableInventory, type LoadedInventory } from '../editor/inventoryWorksp
 import { log } from '../editor/log';
 import type { EditorServices } from '../editor/services';
 import { requireTrust } from '../editor/trust';
-import { withoutCommands } from '../editor/vscodeUi';
+import { editorUi, withoutCommands } from '../editor/vscodeUi';
 import type { NextStep } from './nextSteps';
 import { isCancel } from '../core/errors';
 
@@ -93,7 +93,7 @@ export function classifyFailure(e: unknown): Outcome {
 
 /** Checks the needs; the guaranteed context, `retry` when a button made the missing need good, or undefined after the user was told. */
 async function provide<N extends Needs>(services: CommandContext, needs: N): Promise<Given<N> | 'retry' | undefined> {
-  if (needs.trust !== undefined && !(await requireTrust(needs.trust))) return undefined;
+  if (needs.trust !== undefined && !(await requireTrust(editorUi(services.reports), needs.trust))) return undefined;
   let given: CommandContext & Partial<WithInventory & WithCluster> = services;
   if (needs.inventory !== undefined) {
     const loaded = await services.inventory.get();

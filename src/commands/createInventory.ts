@@ -2,19 +2,21 @@ import * as vscode from 'vscode';
 import { INVENTORY_TEMPLATE } from '../core/inventory/template';
 import { defineCommand } from './context';
 import { alreadyThere, createNewFile } from '../adapters/fs/safeFile';
+import { editorUi } from '../editor/vscodeUi';
 
 /** Writes the seed-topology template as inventory.yaml in the first workspace folder, never over an existing file. */
 export const createInventory = defineCommand({}, (ctx) => {
   return async (): Promise<void> => {
+    const ui = editorUi(ctx.reports);
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder) {
-      void vscode.window.showErrorMessage('Open a folder first: the inventory lives in the workspace.');
+      void ui.message('error', 'Open a folder first: the inventory lives in the workspace.');
       return;
     }
     const target = vscode.Uri.joinPath(folder.uri, 'inventory.yaml');
     if (await exists(target)) {
       await vscode.window.showTextDocument(target);
-      void vscode.window.showInformationMessage('inventory.yaml already exists; opened it instead of overwriting.');
+      void ui.message('info', 'inventory.yaml already exists; opened it instead of overwriting.');
       return;
     }
     try {
@@ -23,7 +25,7 @@ export const createInventory = defineCommand({}, (ctx) => {
     } catch (e) {
       if (!alreadyThere(e)) throw e;
       await vscode.window.showTextDocument(target);
-      void vscode.window.showInformationMessage('inventory.yaml already exists; opened it instead of overwriting.');
+      void ui.message('info', 'inventory.yaml already exists; opened it instead of overwriting.');
       return;
     }
     await ctx.inventory.reload();

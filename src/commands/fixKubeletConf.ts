@@ -1,4 +1,3 @@
-import * as vscode from 'vscode';
 import { kubeletConfWorkflow } from '../engine/workflows/kubeletConfWorkflow';
 import { editorUi } from '../editor/vscodeUi';
 import type { LiveNode } from '../editor/treeNodes';
@@ -18,11 +17,10 @@ export const fixKubeletConf = defineCommand({ trust: 'change kubelet.conf on a n
     let node = row && /^cert:([^:]+):kubelet\.conf$/.exec(row.id)?.[1];
     if (!node) {
       const embedded = new Set((ctx.certificates.report?.hosts ?? []).filter((h) => h.entries.some((e) => e.fix === 'kubelet-conf')).map((h) => h.host));
-      const picked = await vscode.window.showQuickPick(
-        kubernetesHosts(inv).map((h) => ({ label: h.name, description: embedded.has(h.name) ? 'embeds its client certificate (last inspection)' : h.address, picked: embedded.has(h.name) })),
-        { title: 'Fix kubelet.conf: which node?' },
+      node = await editorUi(ctx.reports).pick(
+        'Fix kubelet.conf: which node?',
+        kubernetesHosts(inv).map((h) => ({ label: h.name, description: embedded.has(h.name) ? 'embeds its client certificate (last inspection)' : h.address, picked: embedded.has(h.name), value: h.name })),
       );
-      node = picked?.label;
     }
     if (!node) return;
     const pool = ctx.sessions.open(inv, folder);

@@ -73,9 +73,9 @@ export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts',
     const sentence = factsSentence(run);
     if (!sentence) return;
     const actions = [...(sentence.problems ? ['Show Problems'] : []), ...(sentence.notRead ? ['Show Log'] : [])];
-    const pick = await vscode.window.showWarningMessage(sentence.text, ...actions);
+    // Show Log is the Ui's own button: it opens the log.
+    const pick = await editorUi(ctx.reports).message('warning', sentence.text, { actions });
     if (pick === 'Show Problems') await vscode.commands.executeCommand('workbench.actions.view.problems');
-    else if (pick === 'Show Log') log.show();
   };
 });
 

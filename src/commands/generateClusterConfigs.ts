@@ -7,6 +7,8 @@ import { readLocalText } from '../engine/workspaceFiles';
 import { defineCommand } from './context';
 import { CommandIds } from '../editor/commandIds';
 import { setting } from '../editor/settings';
+import { editorUi } from '../editor/vscodeUi';
+import type { Ui } from '../engine/workflows/ui';
 
 const DEFAULT_FOLDER = 'generated';
 
@@ -19,10 +21,11 @@ export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
   /** `options` (for tests and automation) skips the questions: every file into `folder`, overwriting. */
   return async (options?: unknown): Promise<vscode.Uri[] | undefined> => {
     const unattended = isUnattended(options) ? options : undefined;
+    const ui = editorUi(ctx.reports);
     const loaded = await ctx.inventory.get();
     if (!loaded?.inventory) {
       const open = 'Open Inventory';
-      const choice = await vscode.window.showErrorMessage(loaded ? 'inventory.yaml has errors that keep it from loading; fix them first.' : 'This workspace has no inventory.yaml yet.', open);
+      const choice = await ui.message('error', loaded ? 'inventory.yaml has errors that keep it from loading; fix them first.' : 'This workspace has no inventory.yaml yet.', { actions: [open] });
       if (choice === open) await vscode.commands.executeCommand(CommandIds.openInventory);
       return undefined;
     }
@@ -30,10 +33,10 @@ export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
     if (errors.length) {
       // What we generate runs as root on every node: an inventory with errors is never generated from.
       const open = 'Open Inventory';
-      const choice = await vscode.window.showErrorMessage(
+      const choice = await ui.message(
+        'error',
         `inventory.yaml has ${errors.length} error${errors.length === 1 ? '' : 's'}; fix ${errors.length === 1 ? 'it' : 'them'} first — nothing was generated.`,
-        { modal: !unattended, detail: errors.slice(0, 5).map((f) => `line ${f.range.start.line + 1}: ${f.message}`).join('\n') },
-        open,
+        { modal: !unattended, detail: errors.slice(0, 5).map((f) => `line ${f.range.start.line + 1}: ${f.message}`).join('\n'), actions: [open] },
       );
       if (choice === open) await vscode.commands.executeCommand(CommandIds.openInventory);
       return undefined;
@@ -68,12 +71,11 @@ export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
     else if (changed.length && !unattended) {
       const overwrite = 'Overwrite';
       const skip = 'Skip Changed Files';
-      const choice = await vscode.window.showWarningMessage(
-        `${changed.length} file${changed.length === 1 ? '' : 's'} in ${vscode.workspace.asRelativePath(folder, true)} differ${changed.length === 1 ? 's' : ''} from the generated version.`,
-        { modal: true, detail: `Overwriting replaces your edits in:\n${changed.map((p) => p.path).join('\n')}` },
-        overwrite,
-        skip,
-      );
+      const choice = await ui.confirm({
+        message: `${changed.length} file${changed.length === 1 ? '' : 's'} in ${vscode.workspace.asRelativePath(folder, true)} differ${changed.length === 1 ? 's' : ''} from the generated version.`,
+        detail: `Overwriting replaces your edits in:\n${changed.map((p) => p.path).join('\n')}`,
+        actions: [overwrite, skip],
+      });
       if (!choice) return undefined;
       if (choice === skip) chosen = chosen.filter((p) => p.status !== 'changed');
     }
@@ -82,7 +84,7 @@ export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
     await writeGeneratedFiles(folder.fsPath, chosen.filter((p) => p.status !== 'unchanged'));
     const written = chosen.map((p) => vscode.Uri.joinPath(folder, p.path));
     const wrote = chosen.filter((p) => p.status !== 'unchanged').length;
-    if (!unattended && written.length) void summarize(folder, written, wrote, chosen.length);
+    if (!unattended && written.length) void summarize(ui, folder, written, wrote, chosen.length);
     return written;
   };
 });
@@ -91,14 +93,15 @@ export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
  * One summary instead of a tab per file: the folder is revealed in the Explorer and the notification offers the
  * file most people read first (kubeadm-config.yaml) — seven tabs at once bury the editor the user came from.
  */
-async function summarize(folder: vscode.Uri, written: vscode.Uri[], wrote: number, total: number): Promise<void> {
+async function summarize(ui: Ui, folder: vscode.Uri, written: vscode.Uri[], wrote: number, total: number): Promise<void> {
   const where = vscode.workspace.asRelativePath(folder, true);
   await vscode.commands.executeCommand('revealInExplorer', written[0]).then(undefined, () => undefined);
   const main = written.find((u) => /kubeadm-config\.ya?ml$/.test(u.path)) ?? written[0]!;
   const openMain = `Open ${main.path.split('/').pop()}`;
-  const pick = await vscode.window.showInformationMessage(
+  const pick = await ui.message(
+    'info',
     `Generated ${wrote} file${wrote === 1 ? '' : 's'} in ${where}${wrote < total ? ` (${total - wrote} unchanged)` : ''}; they are selected in the Explorer.`,
-    openMain,
+    { actions: [openMain] },
   );
   if (pick === openMain) await vscode.window.showTextDocument(main, { preview: false });
 }

@@ -5,6 +5,7 @@ import { splitEndpoint } from '../core/inventory/types';
 import { defineCommand } from './context';
 import { exists } from './createInventory';
 import { readRegularText, replaceFile } from '../adapters/fs/safeFile';
+import { editorUi } from '../editor/vscodeUi';
 
 /** An Ansible inventory or group_vars file larger than this is refused unread. */
 const MAX_IMPORT_BYTES = 16 * 1024 * 1024;
@@ -25,9 +26,10 @@ const ASK: Record<ImportMissing, { prompt: string; placeHolder: string; validate
 /** Converts an Ansible/Kubespray inventory (INI or YAML) into inventory.yaml; asks before replacing one. */
 export const importAnsibleInventory = defineCommand({}, (ctx) => {
   return async (source?: vscode.Uri): Promise<void> => {
+    const ui = editorUi(ctx.reports);
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder) {
-      void vscode.window.showErrorMessage('Open a folder first: the imported inventory is written into the workspace.');
+      void ui.message('error', 'Open a folder first: the imported inventory is written into the workspace.');
       return;
     }
     const picked = source ?? (await vscode.window.showOpenDialog({
@@ -42,7 +44,8 @@ export const importAnsibleInventory = defineCommand({}, (ctx) => {
     let result = convert(text, picked.path, options);
     // Kubespray keeps version and endpoint in group_vars; when they are nowhere, ask rather than guess.
     for (const field of result.missing) {
-      const value = await vscode.window.showInputBox({ ...ASK[field], validateInput: ASK[field].validate, ignoreFocusOut: true });
+      // No title: the prompt says what is missing and why it is asked.
+      const value = await ui.input('', ASK[field].prompt, undefined, { placeHolder: ASK[field].placeHolder, validate: ASK[field].validate });
       if (value === undefined) return;
       options[field] = value.trim();
     }
@@ -50,13 +53,13 @@ export const importAnsibleInventory = defineCommand({}, (ctx) => {
     const { inventory, findings } = result;
     const errors = findings.filter((f) => f.severity === 'error');
     if (inventory.hosts.length === 0) {
-      void vscode.window.showErrorMessage(`No Kubernetes hosts found in ${vscode.workspace.asRelativePath(picked)}${errors[0] ? `: ${errors[0].message}` : '.'}`);
+      void ui.message('error', `No Kubernetes hosts found in ${vscode.workspace.asRelativePath(picked)}${errors[0] ? `: ${errors[0].message}` : '.'}`);
       return;
     }
     const target = vscode.Uri.joinPath(folder.uri, 'inventory.yaml');
     if (await exists(target)) {
       const replace = 'Replace';
-      const choice = await vscode.window.showWarningMessage('inventory.yaml exists. Replace it with the imported hosts?', { modal: true }, replace);
+      const choice = await ui.message('warning', 'inventory.yaml exists. Replace it with the imported hosts?', { modal: true, actions: [replace] });
       if (choice !== replace) return;
     }
     const header = `Imported from ${vscode.workspace.asRelativePath(picked)}`;
@@ -64,7 +67,7 @@ export const importAnsibleInventory = defineCommand({}, (ctx) => {
     await ctx.inventory.reload();
     await vscode.window.showTextDocument(target);
     if (findings.length) {
-      void vscode.window.showWarningMessage(`Imported ${inventory.hosts.length} hosts with ${findings.length} note(s): ${findings.slice(0, 3).map((f) => f.message).join(' · ')}`);
+      void ui.message('warning', `Imported ${inventory.hosts.length} hosts with ${findings.length} note(s): ${findings.slice(0, 3).map((f) => f.message).join(' · ')}`);
     }
   };
 });

@@ -18,13 +18,14 @@ import { log } from '../editor/log';
 export const inspectCertificates = defineCommand({ trust: 'read the certificates on the hosts', inventory: 'Inspect Certificates', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
     const { inv, folder } = ctx;
+    const ui = editorUi(ctx.reports);
     const pool = ctx.sessions.open(inv, folder);
     let report;
     try {
       const targets = certificateHosts(inv).map((h) => h.name);
       // Read-only and nothing asked: no host's failure refuses it (the unknown keys are still reviewed together). A host
       // that failed the preflight is not read, and said so with the preflight's cause — never a certificate problem.
-      const pre = await editorPreflight(ctx, editorUi(ctx.reports), pool, inv, { operation: 'Inspect Certificates', hosts: targets, tolerate: { hosts: targets } });
+      const pre = await editorPreflight(ctx, ui, pool, inv, { operation: 'Inspect Certificates', hosts: targets, tolerate: { hosts: targets } });
       if (!pre.ok) return;
       const notRead = new Map(pre.report.hosts.filter((h) => hostState(h) === 'fail').map((h) => [h.host, firstFailure(h.checks)?.cause ?? 'the preflight failed'] as const));
       const total = targets.length - notRead.size;
@@ -43,12 +44,12 @@ export const inspectCertificates = defineCommand({ trust: 'read the certificates
     const s = summarize(report);
     const { level, text } = inspectionSentence(report);
     if (level === 'info') {
-      void vscode.window.showInformationMessage(text);
+      void ui.message('info', text);
       return;
     }
     const actions = [...(s.degraded ? ['Show Report'] : []), ...(s.notRead.length || s.servedNotRead.length ? ['Show Log'] : [])];
-    const pick = await vscode.window.showWarningMessage(text, ...actions);
+    // Show Log is the Ui's own button: it opens the log.
+    const pick = await ui.message('warning', text, { actions });
     if (pick === 'Show Report') await ctx.reports.show('certificates.txt', renderCertReport(report), 'plaintext');
-    else if (pick === 'Show Log') log.show();
   };
 });

@@ -50,7 +50,7 @@ export const joinHost = defineCommand({ trust: 'join hosts to the cluster over S
       }
       let plan;
       try {
-        plan = narrowToJoin(inv, hosts, await buildPlan(inv, loaded.uri, joinPhases(inv, hosts), () => undefined));
+        plan = narrowToJoin(inv, hosts, await buildPlan(ui, inv, loaded.uri, joinPhases(inv, hosts), () => undefined));
       } catch (e) {
         void ui.message('error', `Cannot make the plan: ${describeError(e)}`);
         return;

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { CommandIds } from '../editor/commandIds';
 import { pickClusterContext } from '../editor/contextPicker';
-import { log } from '../editor/log';
+import { editorUi } from '../editor/vscodeUi';
 import type { EditorServices } from '../editor/services';
 
 export type NextStep =
@@ -32,8 +32,6 @@ export const STEP_LABELS: Record<NextStep['kind'], string> = {
   createInventory: 'Create inventory.yaml',
   trust: 'Manage Workspace Trust',
 };
-
-export const SHOW_LOG = 'Show Log';
 
 /** Does the step; true when afterwards the command that failed could go on (a connection now up). */
 export async function takeStep(services: Pick<EditorServices, 'connection'>, step: NextStep): Promise<boolean> {
@@ -72,15 +70,10 @@ export async function takeStep(services: Pick<EditorServices, 'connection'>, ste
  * user chose (or closed the message): true when the step left the command able to go on. Not awaited by a handler
  * that has nothing more to do.
  */
-export async function offerNextSteps(services: Pick<EditorServices, 'connection'>, level: 'error' | 'warning' | 'info', message: string, steps: readonly NextStep[], logText = message): Promise<boolean> {
-  const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-  if (level === 'error') log.error(logText);
+export async function offerNextSteps(services: Pick<EditorServices, 'connection' | 'reports'>, level: 'error' | 'warning' | 'info', message: string, steps: readonly NextStep[], logText = message): Promise<boolean> {
+  // The Ui logs an error (logText, the whole cause) and adds Show Log, which opens the log (the choice is then none).
   const labels = [...new Set(steps.map((s) => STEP_LABELS[s.kind]))];
-  const choice = await show(message, ...labels, ...(level === 'error' ? [SHOW_LOG] : []));
-  if (choice === SHOW_LOG) {
-    log.show();
-    return false;
-  }
+  const choice = await editorUi(services.reports).message(level, message, { actions: labels, logText });
   const step = steps.find((s) => STEP_LABELS[s.kind] === choice);
   return step ? takeStep(services, step) : false;
 }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { defineCommand } from './context';
 import { CommandIds } from '../editor/commandIds';
+import { editorUi } from '../editor/vscodeUi';
 
 /** Opens inventory.yaml, or offers to create one when the workspace has none. */
 export const openInventory = defineCommand({}, (ctx) => {
@@ -8,7 +9,7 @@ export const openInventory = defineCommand({}, (ctx) => {
     const loaded = await ctx.inventory.reload();
     if (!loaded) {
       const create = 'Create inventory.yaml';
-      const choice = await vscode.window.showInformationMessage('This workspace has no inventory.yaml yet.', create);
+      const choice = await editorUi(ctx.reports).message('info', 'This workspace has no inventory.yaml yet.', { actions: [create] });
       if (choice === create) await vscode.commands.executeCommand(CommandIds.createInventory);
       return;
     }

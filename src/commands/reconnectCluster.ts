@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { plainWords } from '../core/text/plainWords';
 import { defineCommand, refuseWithoutCluster } from './context';
+import { editorUi } from '../editor/vscodeUi';
 
 export const reconnectCluster = defineCommand({ trust: 'connect to the cluster' }, (ctx) => {
   return async (): Promise<boolean> => {
@@ -16,7 +17,7 @@ export const reconnectCluster = defineCommand({ trust: 'connect to the cluster' 
     });
     if (!conn) return refuseWithoutCluster(ctx, 'reconnect');
     await ctx.connection.cluster?.refreshEtcd();
-    void vscode.window.showInformationMessage(plainWords(`Reconnected to ${conn.context} (${conn.server}): the API answers; the views read the cluster again.`));
+    void editorUi(ctx.reports).message('info', plainWords(`Reconnected to ${conn.context} (${conn.server}): the API answers; the views read the cluster again.`));
     return true;
   };
 });

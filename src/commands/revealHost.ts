@@ -3,6 +3,7 @@ import { defineCommand } from './context';
 import type { InventoryNode } from '../editor/treeNodes';
 import { toRange } from '../editor/diagnostics';
 import type { Range } from '../core/findings';
+import { editorUi } from '../editor/vscodeUi';
 
 /** Opens inventory.yaml at the host's entry; called from a tree row (argument) or with a host name. */
 export const revealHost = defineCommand({}, (ctx) => {
@@ -14,7 +15,7 @@ export const revealHost = defineCommand({}, (ctx) => {
     // A stale row (the file is broken) may name a host the broken parse did not reach: find its line by text.
     if (!range && loaded.lastGood) range = await findNameLine(loaded.uri, name);
     if (!range) {
-      void vscode.window.showWarningMessage(`Host ${name} is not in ${vscode.workspace.asRelativePath(loaded.uri)}.`);
+      void editorUi(ctx.reports).message('warning', `Host ${name} is not in ${vscode.workspace.asRelativePath(loaded.uri)}.`);
       return;
     }
     const selection = toRange(range);

@@ -6,6 +6,7 @@ import type { Range } from '../core/findings';
 import { readDrift, renderDrift, KUBELET_CONFIG, type DriftReading } from '../engine/drift';
 import { sudoUnlessRoot } from '../engine/become';
 import { defineCommand, type Given } from './context';
+import { editorUi } from '../editor/vscodeUi';
 
 /**
  * Kubeadm: Show Configuration Drift — the three-way comparison (src/engine/drift.ts, the CLI's `drift`): each
@@ -76,9 +77,13 @@ function sides(ctx: Given<{ inventory: string }>, r: DriftReading, f: DriftFindi
   return { left: put('cluster-kubelet-config.yaml', r.configMaps.kubelet), right: put(`${node.host}-kubelet-config.yaml`, node.kubeletConfig), title: `${node.host} ${KUBELET_CONFIG}: kubelet-config ConfigMap ↔ on the node` };
 }
 
+/** The first row of the list: the whole report rather than one difference. */
+const REPORT = Symbol('the whole report');
+
 export const showDrift = defineCommand({ trust: 'read the configuration on the hosts', inventory: 'Show Configuration Drift', inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
     const { inv, folder, loaded } = ctx;
+    const ui = editorUi(ctx.reports);
     const pool = ctx.sessions.open(inv, folder);
     let r: DriftReading;
     try {
@@ -92,18 +97,18 @@ export const showDrift = defineCommand({ trust: 'read the configuration on the h
     }
     publish(ctx, r);
     if (!r.findings.length && !r.unread.length) {
-      void vscode.window.showInformationMessage(`${inv.cluster.name}: the workspace, the cluster's ConfigMaps and every node agree.`);
+      void ui.message('info', `${inv.cluster.name}: the workspace, the cluster's ConfigMaps and every node agree.`);
       return;
     }
-    const report = { label: '$(output) Show the whole report', value: undefined as DriftFinding | undefined };
-    const items = [report, ...r.findings.map((f) => ({ label: `${f.layer === 'workspace-cluster' ? '$(file)' : '$(server)'} ${f.host ? `${f.host}: ` : ''}${f.component ?? f.object} ${f.field}`, description: `${f.expected} → ${f.actual}`, detail: f.message, value: f as DriftFinding | undefined }))];
-    const picked = await vscode.window.showQuickPick(items, { title: `Configuration drift of ${inv.cluster.name}: ${r.findings.length} difference(s)${r.unread.length ? `, ${r.unread.length} not read` : ''}`, placeHolder: 'Open a difference in the diff editor' });
+    const report = { label: '$(output) Show the whole report', value: REPORT as DriftFinding | typeof REPORT };
+    const items = [report, ...r.findings.map((f) => ({ label: `${f.layer === 'workspace-cluster' ? '$(file)' : '$(server)'} ${f.host ? `${f.host}: ` : ''}${f.component ?? f.object} ${f.field}`, description: `${f.expected} → ${f.actual}`, detail: f.message, value: f as DriftFinding | typeof REPORT }))];
+    const picked = await ui.pick(`Configuration drift of ${inv.cluster.name}: ${r.findings.length} difference(s)${r.unread.length ? `, ${r.unread.length} not read` : ''}`, items, 'Open a difference in the diff editor');
     if (!picked) return;
-    if (!picked.value) {
+    if (picked === REPORT) {
       await ctx.reports.show('drift.txt', renderDrift(r), 'plaintext');
       return;
     }
-    const s = sides(ctx, r, picked.value);
+    const s = sides(ctx, r, picked);
     if (!s) await ctx.reports.show('drift.txt', renderDrift(r), 'plaintext');
     else await vscode.commands.executeCommand('vscode.diff', s.left, s.right, s.title);
   };

@@ -13,12 +13,14 @@ import type { TimelineSsh } from '../editor/podTimelineFeed';
 import type { KubeConnection } from '../adapters/kube';
 import { serverMatchesEndpoint } from '../core/live/kubeconfig';
 import type { TimelineFeed } from '../core/timeline/feed';
+import { editorUi } from '../editor/vscodeUi';
+import type { PickItem } from '../engine/workflows/ui';
 
 /** The same test pod again, for "Run again to compare" (warm image, or another node). */
 function secondRun(conn: KubeConnection, target: PodTarget, ctx: CommandContext): (() => TimelineFeed) | undefined {
   if (!target.create) return undefined;
   const name = `${target.name.slice(0, 61)}-2`;
-  return () => podTimelineFeed(conn, { ...target, name }, timelineSsh(ctx, conn));
+  return () => podTimelineFeed(conn, { ...target, name }, timelineSsh(ctx, conn), editorUi(ctx.reports));
 }
 
 /**
@@ -43,6 +45,7 @@ const RUN = '$(play) Run a test pod…';
  */
 export const showPodTimeline = defineCommand({ trust: 'talk to the cluster' }, (ctx) => {
   return async (): Promise<void> => {
+    const ui = editorUi(ctx.reports);
     let conn = await ctx.connection.ensure();
     if (!conn) {
       // Not connected: the context picker opens right here (no toast that sends the user to another command).
@@ -51,45 +54,43 @@ export const showPodTimeline = defineCommand({ trust: 'talk to the cluster' }, (
       if (!conn) {
         const s = ctx.connection.state;
         // No kubeconfig at all means the user left the picker: nothing to add. A real failure is worth one message.
-        if (s.kind === 'error' && kubeconfigFound()) void vscode.window.showErrorMessage(`The timeline needs the cluster, which cannot be reached: ${plainWords(s.message)}`);
+        if (s.kind === 'error' && kubeconfigFound()) void ui.message('error', `The timeline needs the cluster, which cannot be reached: ${plainWords(s.message)}`);
         return;
       }
     }
     const pods = await conn.transport.list('/api/v1/pods', { limit: '500' }).catch(() => ({ items: [] }));
-    const items: (vscode.QuickPickItem & { target?: PodTarget })[] = [
-      { label: RUN, description: 'create a pod like `kubectl run NAME --image=IMAGE` and watch it start' },
-      { label: 'Existing pods', kind: vscode.QuickPickItemKind.Separator },
+    const items: PickItem<PodTarget | typeof RUN>[] = [
+      { label: RUN, description: 'create a pod like `kubectl run NAME --image=IMAGE` and watch it start', value: RUN },
+      { label: 'Existing pods', separator: true, value: RUN },
       ...pods.items.map((p) => ({
         label: `${p.metadata.namespace}/${p.metadata.name}`,
         description: (p as { status?: { phase?: string } }).status?.phase ?? '',
-        target: { namespace: p.metadata.namespace ?? 'default', name: p.metadata.name },
+        value: { namespace: p.metadata.namespace ?? 'default', name: p.metadata.name },
       })),
     ];
-    const picked = await vscode.window.showQuickPick(items, { title: 'kubectl run timeline', placeHolder: 'Run a test pod or pick a pod' });
+    const picked = await ui.pick('kubectl run timeline', items, 'Run a test pod or pick a pod');
     if (!picked) return;
-    let target = picked.target;
+    let target = picked === RUN ? undefined : picked;
     if (!target) {
-      const name = await vscode.window.showInputBox({
-        title: 'Test pod name',
-        value: `timeline-${Date.now().toString(36)}`,
-        validateInput: (v) => (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v) && v.length <= 63 ? undefined : 'A DNS label: lowercase letters, digits and -'),
+      // The name and the image close when the focus leaves, like the quick pick before them.
+      const name = await ui.input('Test pod name', '', `timeline-${Date.now().toString(36)}`, {
+        ignoreFocusOut: false,
+        validate: (v) => (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v) && v.length <= 63 ? undefined : 'A DNS label: lowercase letters, digits and -'),
       });
       if (!name) return;
       const nodes = (await conn.transport.list('/api/v1/nodes', {}).catch(() => ({ items: [] }))).items as Node[];
       const choice = defaultTestImage(nodes, ctx.inventory.current?.inventory?.cluster.imageRepository, ctx.extension.workspaceState.get<string>(LAST_IMAGE));
-      const image = await vscode.window.showInputBox({
-        title: 'Image',
-        prompt: `Default: ${choice.why}. The test pod is deleted when the timeline panel closes.`,
-        value: choice.image,
-        validateInput: (v) => (v.trim() && !/\s/.test(v.trim()) ? undefined : 'An image reference such as registry.lab:5000/web:1.0'),
+      const image = await ui.input('Image', `Default: ${choice.why}. The test pod is deleted when the timeline panel closes.`, choice.image, {
+        ignoreFocusOut: false,
+        validate: (v) => (v.trim() && !/\s/.test(v.trim()) ? undefined : 'An image reference such as registry.lab:5000/web:1.0'),
       });
       if (!image) return;
       await ctx.extension.workspaceState.update(LAST_IMAGE, image.trim());
       // A node of the user's choice (pinned like the CLI's --node): the same node twice gives a cold and a warm run.
-      const where = await vscode.window.showQuickPick(testNodeChoices(nodes, image.trim()), { title: 'Node', placeHolder: 'Where the test pod runs' });
+      const where = await ui.pick('Node', testNodeChoices(nodes, image.trim()).map((c) => ({ label: c.label, description: c.description, value: c })), 'Where the test pod runs');
       if (!where) return;
       target = { namespace: 'default', name, create: { image: image.trim(), ...(where.node ? { node: where.node } : {}) } };
     }
-    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target, timelineSsh(ctx, conn)), secondRun(conn, target, ctx)));
+    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target, timelineSsh(ctx, conn), ui), secondRun(conn, target, ctx)));
   };
 });

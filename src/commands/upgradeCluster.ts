@@ -1,4 +1,3 @@
-import * as vscode from 'vscode';
 import { createDrainCluster } from '../adapters/kube/drain';
 import { upgradeHooks } from '../engine/upgrade';
 import { upgradeWorkflow } from '../engine/workflows/upgradeWorkflow';
@@ -22,19 +21,19 @@ export const upgradeCluster = defineCommand({ trust: 'upgrade Kubernetes on ever
     try {
       const ui = editorUi(ctx.reports);
       if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Upgrade Cluster', hosts: inv.hosts.map((h) => h.name), cluster: true })).ok) return;
-      const backupDir = await pickBackupFolder('Keep the pre-upgrade snapshot here');
+      const backupDir = await pickBackupFolder(ui, 'Keep the pre-upgrade snapshot here');
       if (!backupDir) return;
-      const emptyDir = await vscode.window.showQuickPick([
+      const deleteEmptyDirData = await ui.pick('Upgrade: pods with emptyDir volumes on a node being drained', [
         { label: 'Stop at a pod with emptyDir data', description: 'the drain\'s default', value: false },
         { label: 'Delete emptyDir data', description: '--delete-emptydir-data', detail: 'Pods with emptyDir volumes are evicted during the drains and the data in those volumes is LOST.', value: true },
-      ], { title: 'Upgrade: pods with emptyDir volumes on a node being drained' });
-      if (!emptyDir) return;
+      ]);
+      if (deleteEmptyDirData === undefined) return;
       let password: string | undefined;
       const become = (h: string) => sudoUnlessRoot((x) => pool.loginUser(x), password)(h);
       const cluster = async () => createDrainCluster(conn.transport, { readEtcd: () => conn.readEtcd(), inventory: inv });
       await upgradeWorkflow(ui, {
         deps: { inventory: inv, ssh: pool }, loginUser: (h) => pool.loginUser(h), drainsThrough: { context: conn.context, server: conn.server },
-        hooks: upgradeHooks({ backup: { inventory: inv, ssh: pool, become }, backupDir, cluster, deleteEmptyDirData: emptyDir.value }),
+        hooks: upgradeHooks({ backup: { inventory: inv, ssh: pool, become }, backupDir, cluster, deleteEmptyDirData }),
         run: editorPlanRun(pool, loaded.uri), onPassword: (p) => (password = p),
       });
     } finally {

@@ -14,6 +14,7 @@ import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig';
 import { setting } from './settings';
 import { log } from './log';
+import type { Ui } from '../engine/workflows/ui';
 
 const PHASE_LABELS: Record<BringUpPhase, string> = {
   prepare: 'Prepare hosts — swap, modules, sysctl, containerd, kubeadm/kubelet/kubectl',
@@ -24,13 +25,15 @@ const PHASE_LABELS: Record<BringUpPhase, string> = {
   verify: 'Cluster checks — every node Ready, CoreDNS running, then healthy as the status bar judges it',
 };
 
-export async function pickPhases(title: string): Promise<BringUpPhase[] | undefined> {
-  const picked = await vscode.window.showQuickPick(
-    BRING_UP_PHASES.map((p) => ({ label: p, description: PHASE_LABELS[p], picked: true, phase: p })),
-    { title, canPickMany: true, placeHolder: 'Phases to include (all by default); steps already done are skipped' },
+export async function pickPhases(ui: Ui, title: string): Promise<BringUpPhase[] | undefined> {
+  const picked = await ui.pickMany(
+    title,
+    BRING_UP_PHASES.map((p) => ({ label: p, description: PHASE_LABELS[p], picked: true, value: p })),
+    'Phases to include (all by default); steps already done are skipped',
+    { ignoreFocusOut: false },
   );
   if (!picked?.length) return undefined;
-  return picked.map((p) => p.phase);
+  return picked;
 }
 
 export function kubeconfigPath(): string {
@@ -39,7 +42,7 @@ export function kubeconfigPath(): string {
   return (configured || fromEnv || join(homedir(), '.kube', 'config')).replace(/^~(?=\/)/, homedir());
 }
 
-export async function buildPlan(inv: Inventory, inventoryUri: vscode.Uri, phases: BringUpPhase[], onSaved: (context: string, path: string) => void): Promise<Plan> {
+export async function buildPlan(ui: Ui, inv: Inventory, inventoryUri: vscode.Uri, phases: BringUpPhase[], onSaved: (context: string, path: string) => void): Promise<Plan> {
   const folder = vscode.workspace.getWorkspaceFolder(inventoryUri)?.uri;
   const target = kubeconfigPath();
   // The generators and their schemas load on first use, not with the extension (esbuild makes this lazy).
@@ -56,7 +59,7 @@ export async function buildPlan(inv: Inventory, inventoryUri: vscode.Uri, phases
           await checkKubeconfigTarget(target, folder.fsPath, false);
         } catch {
           const allow = 'Write it there';
-          const ok = await vscode.window.showWarningMessage(`The kubeconfig ${target} is inside the workspace. Write the cluster's admin credentials there?`, { modal: true }, allow);
+          const ok = await ui.message('warning', `The kubeconfig ${target} is inside the workspace. Write the cluster's admin credentials there?`, { modal: true, actions: [allow] });
           if (ok !== allow) throw new Error(`admin.conf not saved: ${target} is inside the workspace`);
         }
       }

@@ -4,6 +4,7 @@
  * `isTrusted` is also handed to the SSH pool (`allowConnect`) as a second line of defence.
  */
 import * as vscode from 'vscode';
+import type { Ui } from '../engine/workflows/ui';
 
 /** Why nothing happens in Restricted Mode, in the display language. */
 export function untrustedMessage(): string {
@@ -18,10 +19,10 @@ export function isTrusted(): boolean {
  * @param action what the user asked for, completing "Trust the workspace to …", e.g. "check SSH access to the hosts".
  * @returns true when the workspace is trusted; otherwise shows why and returns false.
  */
-export async function requireTrust(action: string): Promise<boolean> {
+export async function requireTrust(ui: Pick<Ui, 'message'>, action: string): Promise<boolean> {
   if (vscode.workspace.isTrusted) return true;
   const manage = 'Manage Workspace Trust';
-  const choice = await vscode.window.showWarningMessage(`${untrustedMessage()} Trust the workspace to ${action}.`, manage);
+  const choice = await ui.message('warning', `${untrustedMessage()} Trust the workspace to ${action}.`, { actions: [manage] });
   if (choice === manage) await vscode.commands.executeCommand('workbench.trust.manage');
   return false;
 }

@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { PreflightReport, UnknownHostKey } from '../core/preflight/model';
 import type { RunOutput } from '../core/ssh/runLog';
-import type { ConfirmRequest, HostKeyReview, Level, PickItem, ProgressReport, ProgressRequest, RunView, SecretRequest, Ui } from '../engine/workflows/ui';
+import type { ConfirmRequest, HostKeyReview, InputOptions, Level, MessageOptions, PickItem, PickOptions, ProgressReport, ProgressRequest, RunView, SecretRequest, Ui } from '../engine/workflows/ui';
 import { log } from './log';
 import { errorMessage } from '../core/errors';
 import { presentPreflight } from './preflightView';
@@ -23,18 +23,31 @@ export const ACCEPT_REMEMBER = 'Accept and Remember';
 export class VscodeUi implements Ui {
   constructor(private readonly reports: Pick<ReportDocuments, 'show'>) {}
 
-  async pick<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string): Promise<T | undefined> {
-    const picked = await vscode.window.showQuickPick(items.map((i) => ({ ...quickItem(i), value: i.value })), { title, ...(placeHolder ? { placeHolder } : {}) });
+  async pick<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string, options: PickOptions = {}): Promise<T | undefined> {
+    const picked = await vscode.window.showQuickPick(items.map((i) => ({ ...quickItem(i), value: i.value })), {
+      title,
+      ...(placeHolder ? { placeHolder } : {}),
+      ...(options.matchOnDescription ? { matchOnDescription: true } : {}),
+      ...(options.ignoreFocusOut ? { ignoreFocusOut: true } : {}),
+    });
     return picked?.value;
   }
 
-  async pickMany<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string): Promise<T[] | undefined> {
-    const picked = await vscode.window.showQuickPick(items.map((i) => ({ ...quickItem(i), value: i.value })), { title, canPickMany: true, ignoreFocusOut: true, ...(placeHolder ? { placeHolder } : {}) });
+  async pickMany<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string, options: PickOptions = {}): Promise<T[] | undefined> {
+    const picked = await vscode.window.showQuickPick(items.map((i) => ({ ...quickItem(i), value: i.value })), { title, canPickMany: true, ...(options.ignoreFocusOut === false ? {} : { ignoreFocusOut: true }), ...(placeHolder ? { placeHolder } : {}) });
     return picked?.map((p) => p.value);
   }
 
-  input(title: string, prompt: string, value?: string): Promise<string | undefined> {
-    return Promise.resolve(vscode.window.showInputBox({ title, prompt, ...(value !== undefined ? { value } : {}), ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Nothing typed yet (Escape backs out)') }));
+  input(title: string, prompt: string, value?: string, options: InputOptions = {}): Promise<string | undefined> {
+    return Promise.resolve(vscode.window.showInputBox({
+      ...(title ? { title } : {}),
+      ...(prompt ? { prompt } : {}),
+      ...(value !== undefined ? { value } : {}),
+      ...(options.placeHolder ? { placeHolder: options.placeHolder } : {}),
+      ...(options.password ? { password: true } : {}),
+      ...(options.ignoreFocusOut === false ? {} : { ignoreFocusOut: true }),
+      validateInput: options.validate ?? ((v) => (v.trim() ? undefined : 'Nothing typed yet (Escape backs out)')),
+    }));
   }
 
   async confirm(request: ConfirmRequest): Promise<string | undefined> {
@@ -53,13 +66,14 @@ export class VscodeUi implements Ui {
     }
   }
 
-  async message(level: Level, text: string, options: { modal?: boolean; actions?: readonly string[] } = {}): Promise<string | undefined> {
+  async message(level: Level, text: string, options: MessageOptions = {}): Promise<string | undefined> {
     const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
     const asked = options.actions ?? [];
-    if (level === 'error') log.error(text);
+    if (level === 'error') log.error(options.logText ?? text);
     const actions = level === 'error' ? [...asked, SHOW_LOG] : [...asked];
     const said = level === 'error' ? withoutCommands(text) : text;
-    const shown = Promise.resolve(options.modal ? show(said, { modal: true }, ...actions) : show(said, ...actions)).then((choice) => {
+    const how = options.modal || options.detail !== undefined ? { modal: Boolean(options.modal), ...(options.detail ? { detail: options.detail } : {}) } : undefined;
+    const shown = Promise.resolve(how ? show(said, how, ...actions) : show(said, ...actions)).then((choice) => {
       if (choice === SHOW_LOG) {
         log.show();
         return undefined;
@@ -165,6 +179,7 @@ export function withoutCommands(text: string): string {
 const SUMMARY_EVERY_MS = 500;
 
 function quickItem<T>(i: PickItem<T>): vscode.QuickPickItem {
+  if (i.separator) return { label: i.label, kind: vscode.QuickPickItemKind.Separator };
   return { label: i.label, ...(i.description ? { description: i.description } : {}), ...(i.detail ? { detail: i.detail } : {}), ...(i.picked !== undefined ? { picked: i.picked } : {}) };
 }
 

@@ -14,7 +14,41 @@ export interface PickItem<T> {
   detail?: string;
   /** Preselected in a multiple choice. */
   picked?: boolean;
+  /** A heading between groups of items, not a choice (its value is never returned). */
+  separator?: boolean;
   value: T;
+}
+
+/** How a choice behaves where there is a list to type into (the editor's quick pick); a terminal ignores it. */
+export interface PickOptions {
+  /** Typing filters on the descriptions too, not only the labels. */
+  matchOnDescription?: boolean;
+  /**
+   * The list stays open when the focus goes elsewhere (the user reads something else first): by default a single
+   * choice closes and a multiple choice stays open.
+   */
+  ignoreFocusOut?: boolean;
+}
+
+/** How free text is asked; by default it stays open when the focus leaves and refuses only an empty answer. */
+export interface InputOptions {
+  /** Why the text typed so far is refused (shown under the box), or undefined when it is acceptable. */
+  validate?: (value: string) => string | undefined;
+  placeHolder?: string;
+  /** Typed as a password: never shown. */
+  password?: boolean;
+  /** false: the box closes when the focus goes elsewhere. */
+  ignoreFocusOut?: boolean;
+}
+
+/** How a message is shown: `modal` for a refusal the user must see; `detail` its lines under it (a modal's detail). */
+export interface MessageOptions {
+  modal?: boolean;
+  detail?: string;
+  /** The buttons offered with it (the chosen one is returned; a front-end without buttons returns undefined). */
+  actions?: readonly string[];
+  /** What the log keeps of an error when the message says less (default: the message itself). */
+  logText?: string;
 }
 
 export interface ConfirmRequest {
@@ -74,10 +108,10 @@ export interface HostKeyReview {
 export type ProgressReport = (message: string | undefined, increment?: number) => void;
 
 export interface Ui {
-  pick<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string): Promise<T | undefined>;
-  pickMany<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string): Promise<T[] | undefined>;
+  pick<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string, options?: PickOptions): Promise<T | undefined>;
+  pickMany<T>(title: string, items: readonly PickItem<T>[], placeHolder?: string, options?: PickOptions): Promise<T[] | undefined>;
   /** Free text (a maintenance command): undefined when the user backs out. */
-  input(title: string, prompt: string, value?: string): Promise<string | undefined>;
+  input(title: string, prompt: string, value?: string, options?: InputOptions): Promise<string | undefined>;
   /** The chosen action, or undefined: not confirmed, nothing is done. */
   confirm(request: ConfirmRequest): Promise<string | undefined>;
   /** A secret, never echoed or logged; '' means none; undefined means the user cancelled. */
@@ -89,9 +123,9 @@ export interface Ui {
   show(name: string, text: string, language?: 'markdown' | 'plaintext', options?: { preview?: boolean }): Promise<void>;
   /**
    * A message at a level. `modal` for a refusal the user must see; `actions` are offered with it (the chosen one is
-   * returned; a front-end without buttons returns undefined).
+   * returned; a front-end without buttons returns undefined). Not awaited by the editor when it offers no action.
    */
-  message(level: Level, text: string, options?: { modal?: boolean; actions?: readonly string[] }): Promise<string | undefined>;
+  message(level: Level, text: string, options?: MessageOptions): Promise<string | undefined>;
   /** Runs the task with progress; the signal aborts on the user's cancel (a notification's button, Ctrl-C). */
   progress<T>(request: ProgressRequest, task: (report: ProgressReport, signal: AbortSignal) => Promise<T>): Promise<T>;
   /**

@@ -90,3 +90,15 @@ test('Ctrl-C: the first cancels (the operation is told), the second ends a proce
   const drill = await run(true);
   assert.equal(drill.signal, 'SIGKILL', 'the drill keeps running after a second Ctrl-C (it restores the node)');
 });
+
+test('free text: the editor\'s validation refuses a line on a terminal too (saying why), and a message\'s detail is printed under it', async () => {
+  const validate = (v: string) => (/^v?\d+\.\d+\.\d+$/.test(v.trim()) ? undefined : 'A full version like 1.30.14');
+  const good = terminal('1.30.14\n');
+  assert.equal(await good.ui.input('', 'Kubernetes version to pin', undefined, { validate }), '1.30.14');
+  const bad = terminal('latest\n');
+  assert.equal(await bad.ui.input('', 'Kubernetes version to pin', undefined, { validate }), undefined);
+  assert.equal(bad.out.stderr, 'A full version like 1.30.14\n');
+  const said = terminal('');
+  await said.ui.message('error', 'inventory.yaml has 1 error; fix it first — nothing was generated.', { detail: 'line 3: no hosts', actions: ['Open Inventory'] });
+  assert.equal(said.out.stderr, 'inventory.yaml has 1 error; fix it first — nothing was generated.\nline 3: no hosts\n');
+});
