@@ -91,8 +91,10 @@ export function checkAgainstSources(run: TimelineReport, sameClock: boolean): st
       problems.push(`${s.label} (${s.source}): unreadable source time ${s.read}`);
       continue;
     }
-    const lo = r.at + shift(s.clock) - origin;
-    const hi = lo + (width[s.precision] ?? 1000);
+    // A record stamped after the fact allows earlier: since its request arrived (audit), or any time (Scheduled event).
+    const earliest = s.latestOnly ? -Infinity : s.earliest ? readTime(s.earliest)!.at : r.at;
+    const lo = earliest + shift(s.clock) - origin;
+    const hi = r.at + shift(s.clock) - origin + (width[s.precision] ?? 1000);
     const where = `${s.label} (${s.step} from ${s.source}, read ${s.read})`;
     if (!(s.loMs <= s.offsetMs + 0.001 && s.offsetMs <= s.hiMs + 0.001)) problems.push(`${where}: drawn at ${s.offsetMs} ms outside its interval [${s.loMs}, ${s.hiMs}]`);
     if (s.adjusted) {

@@ -58,7 +58,11 @@ export function parseAuditLog(text: string, pod: { namespace: string; name: stri
     const who = `${ev.user?.username ?? '?'}${ev.userAgent ? ` (${ev.userAgent.split(' ')[0]})` : ''}`;
     const from = servedBy ? ` on ${servedBy}` : '';
     const decision = ev.annotations?.['authorization.k8s.io/decision'];
-    const base = { lane: 'apiserver' as const, at: t.at, precision: t.precision, source: 'audit' as const };
+    // A ResponseComplete is stamped once the answer is written: the etcd write it reports came after the request
+    // arrived and before that, and a watch may have delivered it to a client before the stamp.
+    const received = ev.stage === 'ResponseComplete' ? readTime(ev.requestReceivedTimestamp) : undefined;
+    const earlierBy = received && received.at <= t.at ? { earlierBy: t.at - received.at } : {};
+    const base = { lane: 'apiserver' as const, at: t.at, precision: t.precision, source: 'audit' as const, ...earlierBy };
     if (ev.verb === 'create' && !ref.subresource) {
       if (ev.stage === 'RequestReceived') out.push({ ...base, step: 'request-received', label: 'POST pods received', detail: `from ${who}${from}; next: authentication, authorization, admission` });
       else if (ev.stage === 'ResponseComplete') {

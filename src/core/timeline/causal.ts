@@ -78,6 +78,11 @@ export interface Observation {
   container?: string;
   /** Where it was read (client, event, status, journal…): orders readings of one step (SOURCE_ORDER). */
   source?: string;
+  /**
+   * A record stamped after the fact: the step happened up to this many ms before `at` (an audit ResponseComplete: since
+   * its request arrived), or at any time before it (Infinity: the scheduler's Scheduled event, written after its bind).
+   */
+  earlierBy?: number;
 }
 
 export interface Placement {
@@ -187,8 +192,11 @@ function fitDomain(obs: Observation[], domain: Clock, fixed: Partial<Record<Cloc
       if (!mustPrecede(a, b)) continue;
       const fa = fixed[a.clock];
       const fb = fixed[b.clock];
-      if (b.clock === domain && fa !== undefined) lower = Math.max(lower, a.at + fa - (b.at + RESOLUTION[b.precision])); // a ≤ b + d
-      if (a.clock === domain && fb !== undefined) upper = Math.min(upper, b.at + fb + RESOLUTION[b.precision] - a.at); // a + d ≤ b
+      // Its earliest moment precedes the successor's latest: a record stamped after the fact bounds nothing from below.
+      const aEarliest = a.at - (a.earlierBy ?? 0);
+      if (!Number.isFinite(aEarliest)) continue;
+      if (b.clock === domain && fa !== undefined) lower = Math.max(lower, aEarliest + fa - (b.at + RESOLUTION[b.precision])); // a ≤ b + d
+      if (a.clock === domain && fb !== undefined) upper = Math.min(upper, b.at + fb + RESOLUTION[b.precision] - aEarliest); // a + d ≤ b
     }
   }
   const offsetMs = lower > upper ? (lower + upper) / 2 : Math.min(Math.max(0, lower), upper);
@@ -204,14 +212,14 @@ export function fitClock(obs: Observation[]): ClockFit {
   const cluster = fitDomain(obs, 'cluster', { client: 0 });
   const node = fitDomain(obs, 'node', { client: 0, cluster: cluster.offsetMs });
   const shift = (o: Observation): number => (o.clock === 'client' ? 0 : o.clock === 'cluster' ? cluster.offsetMs : node.offsetMs);
-  const holds = obs.every((a) => obs.every((b) => !mustPrecede(a, b, true) || mustPrecede(a, b) || a.at + shift(a) <= b.at + shift(b) + RESOLUTION[b.precision]));
+  const holds = obs.every((a) => obs.every((b) => !mustPrecede(a, b, true) || mustPrecede(a, b) || a.at - (a.earlierBy ?? 0) + shift(a) <= b.at + shift(b) + RESOLUTION[b.precision]));
   return { cluster, node, diagramOrder: holds };
 }
 
 export function placeCausally(obs: Observation[], fit: ClockFit = fitClock(obs)): Placement[] {
   const shift = (o: Observation): number => (o.clock === 'client' ? 0 : fit[o.clock].offsetMs);
-  const lo = obs.map((o) => o.at + shift(o));
-  const hi = obs.map((o, i) => lo[i]! + RESOLUTION[o.precision]);
+  const lo = obs.map((o) => o.at - (o.earlierBy ?? 0) + shift(o));
+  const hi = obs.map((o) => o.at + shift(o) + RESOLUTION[o.precision]);
   const adjusted = obs.map(() => false);
   const pairs: [number, number][] = [];
   obs.forEach((a, i) => obs.forEach((b, j) => { if (i !== j && mustPrecede(a, b, fit.diagramOrder)) pairs.push([i, j]); }));
@@ -227,6 +235,8 @@ export function placeCausally(obs: Observation[], fit: ClockFit = fitClock(obs))
       if (lo[k]! > hi[k]!) { hi[k] = lo[k]!; adjusted[k] = true; }
     }
   }
+  // A record with no earliest moment that nothing before it narrowed: from its own time.
+  for (let k = 0; k < obs.length; k++) if (!Number.isFinite(lo[k]!)) lo[k] = Math.min(obs[k]!.at + shift(obs[k]!), hi[k]!);
   const precise = (k: number): boolean => obs[k]!.precision !== 's';
   const raw = obs.map((o, k) => (precise(k) ? Math.min(Math.max(o.at + shift(o), lo[k]!), hi[k]!) : (lo[k]! + hi[k]!) / 2));
   // Points in dependency order: never before a predecessor's point.

@@ -54,6 +54,8 @@ export interface TimelineEntry {
   adjusted?: boolean;
   /** Whose clock the reading is in (its `read` time is put on the client's by `Timeline.clock`). */
   clock: Clock;
+  /** Stamped after the fact: the step happened up to this many ms before `read` (Infinity: any time before it). */
+  earlierBy?: number;
 }
 
 /** A step read from the cluster's own logs (audit, kubelet and containerd journals), in the cluster's clock. */
@@ -68,6 +70,8 @@ export interface Evidence {
   container?: string;
   detail?: string;
   warning?: boolean;
+  /** Stamped after the fact (an audit ResponseComplete): the step happened up to this many ms before `at`. */
+  earlierBy?: number;
 }
 
 /** One source of evidence and whether it could be read: what is missing and how to get it. */
@@ -202,7 +206,9 @@ export function buildTimeline(pod: PodSnapshot, events: PodEvent[], client: Clie
     if (!t) continue;
     const [lane, step] = EVENT_STEP[ev.reason] ?? ['kubelet', 'other'];
     const container = containerOf(ev);
-    push({ lane, step: ev.count && ev.count > 1 ? 'other' : step, label: ev.count && ev.count > 1 ? `${ev.reason} ×${ev.count}` : ev.reason, at: t.at, precision: t.precision, source: 'event', clock: lane === 'scheduler' ? 'cluster' : 'node', ...(container ? { container } : {}), ...(ev.message ? { detail: ev.message } : {}), ...(ev.type === 'Warning' ? { warning: true } : {}) });
+    // The scheduler writes its Scheduled event after the bind it reports: its time is only the latest the decision had.
+    const stampedAfter = ev.reason === 'Scheduled' ? { earlierBy: Infinity } : {};
+    push({ ...stampedAfter, lane, step: ev.count && ev.count > 1 ? 'other' : step, label: ev.count && ev.count > 1 ? `${ev.reason} ×${ev.count}` : ev.reason, at: t.at, precision: t.precision, source: 'event', clock: lane === 'scheduler' ? 'cluster' : 'node', ...(container ? { container } : {}), ...(ev.message ? { detail: ev.message } : {}), ...(ev.type === 'Warning' ? { warning: true } : {}) });
   }
   for (const c of pod.conditions ?? []) {
     const t = time(c.lastTransitionTime);
@@ -217,7 +223,7 @@ export function buildTimeline(pod: PodSnapshot, events: PodEvent[], client: Clie
   }
   for (const e of more.evidence ?? []) push({ ...e, clock: e.source === 'audit' ? 'cluster' : 'node' });
 
-  const obs: Observation[] = readings.map((r) => ({ step: r.step, at: r.at, precision: r.precision, clock: r.clock, source: r.source, ...(r.container ? { container: r.container } : {}) }));
+  const obs: Observation[] = readings.map((r) => ({ step: r.step, at: r.at, precision: r.precision, clock: r.clock, source: r.source, ...(r.container ? { container: r.container } : {}), ...(r.earlierBy ? { earlierBy: r.earlierBy } : {}) }));
   const clock = fitClock(obs);
   const placed = placeCausally(obs, clock);
   const entries: TimelineEntry[] = readings.map((r, k) => {

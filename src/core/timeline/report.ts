@@ -5,7 +5,8 @@
  * numbers, for the lab's bench record and for CI.
  */
 import { hopTimes, type HopTime } from './compare';
-import type { Timeline } from './model';
+import { isoMicro, type Timeline } from './model';
+import { readTime } from './causal';
 
 export interface ReportStep {
   step: string;
@@ -22,6 +23,10 @@ export interface ReportStep {
   hiMs: number;
   /** The reading as its source printed it, in its own clock (`clock`; the report's `clockFit` puts it on the client's). */
   read: string;
+  /** A record stamped after the fact: the earliest the step can have been (an audit ResponseComplete: its request's arrival). */
+  earliest?: string;
+  /** A record stamped after the fact with no earliest moment (the scheduler's Scheduled event): `read` is only the latest. */
+  latestOnly?: true;
   clock: string;
   container?: string;
   detail?: string;
@@ -49,6 +54,7 @@ export function timelineReport(t: Timeline): TimelineReport {
     const s: ReportStep = {
       step: e.step, lane: e.lane, label: e.label, source: e.source, precision: e.precision,
       offsetMs: round(e.at - origin), sincePreviousMs: round(e.at - previous), loMs: round(e.lo - origin), hiMs: round(e.hi - origin), read: e.read, clock: e.clock,
+      ...(e.earlierBy === undefined ? {} : Number.isFinite(e.earlierBy) ? { earliest: isoMicro(readTime(e.read)!.at - e.earlierBy) } : { latestOnly: true as const }),
       ...(e.container ? { container: e.container } : {}), ...(e.detail ? { detail: e.detail } : {}), ...(e.warning ? { warning: true } : {}), ...(e.adjusted ? { adjusted: true } : {}),
     };
     previous = e.at;

@@ -191,3 +191,22 @@ test('a busy client reads its 201 long after the binding (one clock): the diagra
   const steps = later.entries.map((e) => e.step);
   assert.ok(steps.indexOf('response-received') < steps.indexOf('scheduled'), steps.join(' '));
 });
+
+test('records stamped after the fact (one clock): a watch sees the binding before its audit ResponseComplete, the Scheduled event comes after the bind — nothing shifted or moved', () => {
+  // The lab's CI run: the binding's request arrived at +55 ms, the watch delivered the bound pod at +57 ms, the audit
+  // stamped its ResponseComplete at +65 ms and the scheduler wrote its Scheduled event at +65.8 ms.
+  const pod: PodSnapshot = { name: 'p', namespace: 'default', creationTimestamp: sec(T), nodeName: 'labs-k8s-w01' };
+  const evidence: Evidence[] = [
+    { lane: 'apiserver', step: 'request-received', label: 'POST pods received', at: T + 5.7, precision: 'us', source: 'audit' },
+    { lane: 'apiserver', step: 'stored', label: '201 sent', at: T + 42, precision: 'us', source: 'audit', earlierBy: 36.3 },
+    { lane: 'apiserver', step: 'bound', label: 'POST binding stored', at: T + 65, precision: 'us', source: 'audit', earlierBy: 10 },
+  ];
+  const t = buildTimeline(pod, [{ reason: 'Scheduled', eventTime: micro(T + 65.8) }], { createSentAt: T, createdAt: T + 51, bindingObservedAt: T + 57 }, T + 1000, { evidence });
+  assertNoInversion(t);
+  assert.equal(t.clock.cluster.offsetMs, 0);
+  assert.ok(!t.entries.some((e) => e.adjusted), t.entries.filter((e) => e.adjusted).map((e) => e.label).join(', '));
+  const bound = t.entries.find((e) => e.label === 'POST binding stored')!;
+  assert.ok(bound.at >= T + 55 && bound.at <= T + 58, `the binding between its request's arrival and the watch (its ms): +${bound.at - T}`);
+  const scheduled = t.entries.find((e) => e.label === 'Scheduled')!;
+  assert.ok(scheduled.at <= bound.at, 'the decision drawn before the bind it led to');
+});

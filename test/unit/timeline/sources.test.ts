@@ -29,7 +29,7 @@ const JOURNAL = `-- Logs begin at Mon 2026-11-30 09:50:00 UTC. --
 2026-11-30T10:00:02.512000+00:00 labs-k8s-w01 kubelet[612]: I1130 10:00:02.511950     612 pod_startup_latency_tracker.go:104] "Observed pod startup duration" pod="default/web" podStartSLOduration=1.31 podStartE2EDuration="2.51s" podCreationTimestamp="2026-11-30 10:00:00 +0000 UTC" firstStartedPulling="2026-11-30 10:00:00.4018 +0000 UTC" lastFinishedPulling="2026-11-30 10:00:01.6017 +0000 UTC" observedRunningTime="2026-11-30 10:00:01.7 +0000 UTC" watchObservedRunningTime="2026-11-30 10:00:02.51 +0000 UTC"
 2026-11-30T10:00:03.100000+00:00 labs-k8s-w01 kubelet[612]: I1130 10:00:03.099950     612 kubelet.go:2569] "SyncLoop (probe)" probe="readiness" status="ready" pod="default/web"
 `;
-const LEASES = `1764496800.210712345 /var/lib/cni/networks/cbr0/10.244.3.17 ${SID}
+const LEASES = `1796032800.210712345 /var/lib/cni/networks/cbr0/10.244.3.17 ${SID}
 1764496700.000000000 /var/lib/cni/networks/cbr0/10.244.3.9 ${'e'.repeat(64)}
 garbage line
 `;
@@ -68,7 +68,7 @@ test('the CNI ADD comes from the pod sandbox\'s IPAM lease, with its IP', () => 
   const cni = parseIpamLeases(LEASES, [SID]);
   assert.equal(cni.length, 1);
   assert.equal(cni[0]!.label, 'CNI ADD: IP 10.244.3.17');
-  assert.equal(cni[0]!.at, 1764496800210.712);
+  assert.equal(cni[0]!.at, 1796032800210.712);
 });
 
 test('the audit log gives the create\'s stages and the binding, and skips other pods and broken lines', () => {
@@ -101,4 +101,6 @@ test('every hop of the seed\'s sequence, from all sources together, in causal or
     assert.ok(!mustPrecede({ step: b.step, at: 0, precision: 'us', clock: 'client' }, { step: a.step, at: 0, precision: 'us', clock: 'client' }) || b.container !== a.container, `${b.label} listed after ${a.label}`);
   }
   assert.equal(t.clock.cluster.offsetMs, 0, 'the lab\'s machines share one clock: nothing is moved');
+  assert.equal(t.clock.node.offsetMs, 0, 'nor the node\'s');
+  assert.ok(!t.entries.some((e) => e.adjusted), t.entries.filter((e) => e.adjusted).map((e) => e.label).join(', '));
 });
