@@ -172,7 +172,8 @@ async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<S
       host,
       member: { id: source.member.id, name: source.member.name, wasLeader: source.member.isLeader },
       ...(etcd.clusterId ? { clusterId: etcd.clusterId } : {}),
-      ...(status?.version || source.member.version ? { etcdVersion: (status?.version ?? source.member.version)! } : {}),
+      // etcd 3.5's snapshot status has no storage version (an empty string): the member's server version then.
+      ...(status?.version || source.member.version ? { etcdVersion: (status?.version || source.member.version)! } : {}),
       members: membersOf(etcd),
       ...(status ? { status } : {}),
       statusFrom: status ? statusFrom! : 'none',

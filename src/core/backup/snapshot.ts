@@ -57,7 +57,7 @@ export function parseSnapshotStatus(text: string): SnapshotStatus | undefined {
     const n = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
     const [hash, revision, totalKey, totalSize] = [n('hash'), n('revision'), n('totalKey'), n('totalSize')];
     if (hash === undefined || revision === undefined || totalKey === undefined || totalSize === undefined) return undefined;
-    return { hash, revision, totalKey, totalSize, ...(typeof o.version === 'string' ? { version: o.version } : {}) };
+    return { hash, revision, totalKey, totalSize, ...(typeof o.version === 'string' && o.version !== '' ? { version: o.version } : {}) };
   } catch {
     return undefined;
   }

@@ -10,6 +10,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isSnapshotPath, markedSections, snapshotReadCommand, snapshotSaveCommand } from '../../../src/core/backup/commands';
 import { backupDirName, chooseSnapshotSource, parseSnapshotStatus, SnapshotChecksum } from '../../../src/core/backup/snapshot';
+import { readManifest } from '../../../src/core/backup/manifest';
 import { buildEtcd, parseEndpointStatus, parseMemberList } from '../../../src/core/live/etcd';
 import { backupEtcd, BackupRefused, listBackups } from '../../../src/engine/backup';
 import { EtcdHosts, IDS, inv, memberList, snapshotBytes, statusOf } from './etcdHosts';
@@ -17,6 +18,14 @@ import { tempDir } from '../../tempDir';
 
 const outside = () => tempDir('kw-backups-');
 const AT = new Date('2026-11-30T12:05:01.123Z');
+
+test('backup of an etcd 3.5 cluster (Kubernetes 1.33): its snapshot status has no storage version, the manifest names the server version and passes its schema', async () => {
+  const out = outside();
+  const r = await backupEtcd({ inventory: inv, ssh: new EtcdHosts({ leader: 'm01', etcd35: true }), become: () => undefined, now: () => AT }, out);
+  assert.equal(r.manifest.etcdVersion, '3.5.24');
+  assert.equal(r.manifest.status?.version, undefined);
+  assert.equal(readManifest(readFileSync(join(r.dir, 'manifest.json'), 'utf8')).ok, true);
+});
 
 test('backup: from a healthy follower, verified, pulled 0600 with its manifest, removed from the host', async () => {
   const ssh = new EtcdHosts({ leader: 'm01' });
@@ -97,6 +106,8 @@ test('snapshot checks: trailer, status JSON, names and paths', () => {
 
   assert.deepEqual(parseSnapshotStatus('Deprecated: …\n{"hash":1,"revision":2,"totalKey":3,"totalSize":4,"version":"3.6.0"}\n'), { hash: 1, revision: 2, totalKey: 3, totalSize: 4, version: '3.6.0' });
   assert.equal(parseSnapshotStatus('Error: snapshot file has no trailer'), undefined);
+  // etcd 3.5 has no storage version in a snapshot (an empty string): none, so the member's server version names it.
+  assert.deepEqual(parseSnapshotStatus('{"hash":1,"revision":2,"totalKey":3,"totalSize":4,"version":""}'), { hash: 1, revision: 2, totalKey: 3, totalSize: 4 });
   assert.equal(backupDirName('../evil name', AT), 'evil-name-20261130T120501Z');
   assert.ok(isSnapshotPath('/var/lib/etcd/kw-snapshot-20261130120501123.db'));
   for (const p of ['/var/lib/etcd/../../etc/shadow/kw-snapshot-1234567890.db', 'var/kw-snapshot-12345678.db', '/x/kw-snapshot-1.db', "/x/kw-snapshot-12345678.db; rm -rf /"]) assert.ok(!isSnapshotPath(p), p);

@@ -20,8 +20,8 @@ export const inv: Inventory = {
 export const IDS = { m01: '10276657743932975437', m02: '9372538179322589801', m03: '17662163412340010451' };
 export const memberList = `{"header":{"cluster_id":14841639068965178418,"member_id":${IDS.m01},"raft_term":7},"members":[` +
   Object.entries(IDS).map(([n, id], i) => `{"ID":${id},"name":"${n}","peerURLs":["https://10.3.60.5${i + 1}:2380"],"clientURLs":["https://10.3.60.5${i + 1}:2379"]}`).join(',') + ']}';
-export const statusOf = (leader: string, down: string[]) => (n: string, i: number) =>
-  down.includes(n) ? '' : `{"Endpoint":"https://10.3.60.5${i + 1}:2379","Status":{"header":{"cluster_id":14841639068965178418,"member_id":${IDS[n as keyof typeof IDS]},"revision":4321,"raft_term":7},"version":"3.6.5","dbSize":2502656,"leader":${IDS[leader as keyof typeof IDS]},"raftIndex":5000,"raftTerm":7,"raftAppliedIndex":5000,"dbSizeInUse":1200128}}`;
+export const statusOf = (leader: string, down: string[], VERSION = '3.6.5') => (n: string, i: number) =>
+  down.includes(n) ? '' : `{"Endpoint":"https://10.3.60.5${i + 1}:2379","Status":{"header":{"cluster_id":14841639068965178418,"member_id":${IDS[n as keyof typeof IDS]},"revision":4321,"raft_term":7},"version":"${VERSION}","dbSize":2502656,"leader":${IDS[leader as keyof typeof IDS]},"raftIndex":5000,"raftTerm":7,"raftAppliedIndex":5000,"dbSizeInUse":1200128}}`;
 
 /** A file shaped like `etcdctl snapshot save` output: 4 KiB pages, then the SHA-256 of them. */
 export function snapshotBytes(pages = 37): Buffer {
@@ -40,6 +40,8 @@ export interface FakeOptions {
   downMembers?: string[];
   corrupt?: boolean;
   etcdutl?: boolean;
+  /** etcd 3.5: its server version 3.5.24, and a snapshot status whose storage version is an empty string. */
+  etcd35?: boolean;
 }
 
 /** The cluster's hosts as seen through SSH: answers by what the command is. */
@@ -55,12 +57,12 @@ export class EtcdHosts implements SshTransport {
     if (t.includes('snapshot save')) {
       const stamp = /kw (\d{8,})/.exec(t)![1];
       const path = `/var/lib/etcd/kw-snapshot-${stamp}.db`;
-      const status = this.o.etcdutl === false ? 'none' : `etcdutl in the etcd container\n{"hash":3928411029,"revision":4321,"totalKey":1104,"totalSize":${this.snapshot.length - 32},"version":"3.6.0"}`;
+      const status = this.o.etcdutl === false ? 'none' : `etcdutl in the etcd container\n{"hash":3928411029,"revision":4321,"totalKey":1104,"totalSize":${this.snapshot.length - 32},"version":"${this.o.etcd35 ? '' : '3.6.0'}"}`;
       const sha = createHash('sha256').update(this.snapshot).digest('hex');
       return ok(`\u001ekw-path ${path}\n\u001ekw-status ${status}\n\u001ekw-size ${this.snapshot.length}\n\u001ekw-sha256 ${sha}\n\u001ekw-revision [{"Status":{"header":{"revision":4321}}}]\n`);
     }
     if (t.includes(' member list ')) return ok(memberList);
-    if (t.includes(' endpoint status ')) return ok(`[${Object.keys(IDS).map(statusOf(this.o.leader ?? 'm02', [...(this.o.down ?? []), ...(this.o.downMembers ?? [])])).filter(Boolean).join(',')}]`);
+    if (t.includes(' endpoint status ')) return ok(`[${Object.keys(IDS).map(statusOf(this.o.leader ?? 'm02', [...(this.o.down ?? []), ...(this.o.downMembers ?? [])], this.o.etcd35 ? '3.5.24' : '3.6.5')).filter(Boolean).join(',')}]`);
     if (/(^|')cat -- \/var\/lib\/etcd\/kw-snapshot-\d+\.db'?$/.test(t)) {
       const bytes = Buffer.from(this.snapshot);
       if (this.o.corrupt) bytes[5000] ^= 0xff;
