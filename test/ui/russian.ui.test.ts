@@ -127,8 +127,9 @@ describe('kubeadm-workbench in Russian (code-server --locale ru)', { timeout: 18
   step('the Kubeadm side bar: every view named in Russian, the Inventory groups in Russian, the status bar in Russian', async () => {
     await page.locator('.part.activitybar a[aria-label^="Kubeadm"]').first().click();
     const views = manifest.contributes.views.kubeadm!.map((v) => manifestRu(v.name));
+    // The hosts in whatever language the views came up in, then their names: an English side bar fails at once.
+    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'labs-k8s-w02' }).waitFor({ timeout: 60_000 });
     const inventory = pane(views[0]!);
-    await inventory.locator('.monaco-list-row', { hasText: 'labs-k8s-w02' }).waitFor({ timeout: 60_000 });
     const titles = await sideBarTitles();
     console.log(`  views: ${titles.join(' | ')}`);
     assert.deepEqual(titles, views);
@@ -163,6 +164,7 @@ describe('kubeadm-workbench in Russian (code-server --locale ru)', { timeout: 18
     for (const c of PALETTE) {
       await input.fill(`>${c.ru}`);
       if (!(await labelShown(c.ru))) missing.push(`${c.command} "${c.ru}"`);
+      if (missing.length === 3) break; // an untranslated palette: enough to say so, without 5 s for each command
     }
     assert.deepEqual(missing, [], 'commands the palette does not list by their Russian title');
     // And not by the English one (which VS Code may show as the command's alias below the Russian title).
