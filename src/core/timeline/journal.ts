@@ -79,9 +79,11 @@ export function parseNodeJournal(text: string, pod: PodRef): Evidence[] {
       // is its volume manager starting on the pod's volumes (the service-account token, at least). Once per pod.
       else if (k.message.startsWith('operationExecutor.VerifyControllerAttachedVolume started') && !volumesSeen) {
         volumesSeen = true;
-        add({ lane: 'kubelet', step: 'kubelet-sync', label: 'kubelet admitted the pod: volumes first', at: line.at });
+        // Logged once the pod worker is already at it (the lab's CI saw it 4 ms after Initialized=True's second had
+        // ended): a latest time of the kubelet seeing the pod, as is the "no sandbox" line below.
+        add({ lane: 'kubelet', step: 'kubelet-sync', label: 'kubelet admitted the pod: volumes first', at: line.at, earlierBy: Infinity });
       }
-      else if (k.message.startsWith('No sandbox for pod can be found')) add({ lane: 'kubelet', step: 'kubelet-sync', label: 'No sandbox yet: RunPodSandbox', at: line.at });
+      else if (k.message.startsWith('No sandbox for pod can be found')) add({ lane: 'kubelet', step: 'kubelet-sync', label: 'No sandbox yet: RunPodSandbox', at: line.at, earlierBy: Infinity });
       else if (k.message === 'SyncLoop (probe)' && /status="ready"/.test(k.fields)) add({ lane: 'kubelet', step: 'ready', label: `${/probe="(\w+)"/.exec(k.fields)?.[1] ?? 'readiness'} probe: ready`, at: line.at });
       else if (k.message === 'Probe failed') add({ lane: 'kubelet', step: 'other', label: `${/probeType="(\w+)"/.exec(k.fields)?.[1] ?? ''} probe failed`.trim(), at: line.at, warning: true, detail: k.fields.trim() });
       else if (k.message === 'Observed pod startup duration') {

@@ -70,7 +70,7 @@ export interface Evidence {
   container?: string;
   detail?: string;
   warning?: boolean;
-  /** Stamped after the fact (an audit ResponseComplete): the step happened up to this many ms before `at`. */
+  /** Stamped after the fact: the step happened up to this many ms before `at` (an audit ResponseComplete: its request's duration; Infinity: any time before, e.g. a kubelet line logged once the pod worker is at it). */
   earlierBy?: number;
 }
 
