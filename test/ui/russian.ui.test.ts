@@ -92,16 +92,15 @@ describe('kubeadm-workbench in Russian (code-server --locale ru)', { timeout: 18
     const broken = text.replace(/(frontend kubernetes-api\n(?:.*\n)*?\s+mode )tcp/, '$1http');
     assert.notEqual(broken, text);
     writeFileSync(haproxy, broken);
-    const installed = installVsix(dirs);
+    installVsix(dirs);
     const ru = await installDisplayLanguage(dirs, 'ru');
-    console.log(`installed: the .vsix in ${installed.ms} ms, the Russian language pack in ${ru.ms} ms (recorded by --install-extension itself: ${ru.recordedByInstall})`);
-    const t0 = Date.now();
+    // Whether the upstream bug (microsoft/vscode#237663) still needs the helper's record; timings are the vscode tier's.
+    console.log(`the Russian language pack recorded by --install-extension itself: ${ru.recordedByInstall}`);
     cs = await startCodeServer({ dirs, extraArgs: ['--locale', 'ru'] });
     ({ context, page } = await launchBrowser(dirs));
     page.setDefaultTimeout(20_000);
     await page.goto(workbenchUrl(cs, dirs.workspace), { timeout: 60_000 });
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'inventory.yaml' }).waitFor({ timeout: 60_000 });
-    console.log(`code-server start-to-usable: ${Date.now() - t0} ms`);
   });
 
   after(async () => {

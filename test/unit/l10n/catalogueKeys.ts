@@ -14,7 +14,8 @@ export interface KeyUse {
   at: string;
 }
 
-function sourceFiles(dir: string): string[] {
+/** The TypeScript sources under `dir` (declaration files left out). */
+export function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
     const p = join(dir, d.name);
     if (d.isDirectory()) return sourceFiles(p);

@@ -11,9 +11,10 @@
  * - the log channel's lines (`log.*`, `console.*`): the log is for support and bug reports, kept in English;
  * - text that is only identifiers, paths, codicons (`$(sync~spin)`) or placeholders.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
+import { sourceFiles } from './catalogueKeys';
 
 export const EDITOR_LAYERS = ['src/editor', 'src/views', 'src/commands'];
 
@@ -21,14 +22,6 @@ export interface Uncatalogued {
   /** `src/…:line`. */
   at: string;
   text: string;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
-    const p = join(dir, d.name);
-    if (d.isDirectory()) return sourceFiles(p);
-    return /\.tsx?$/.test(d.name) && !d.name.endsWith('.d.ts') ? [p] : [];
-  });
 }
 
 /** Words a person reads: two words with a space between, or one capitalised word (a button: "Retry"). */
