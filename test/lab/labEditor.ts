@@ -82,28 +82,8 @@ export async function openLabEditor(name: string, settings: Record<string, unkno
 
 const exactly = (title: string) => new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'i');
 
-/** F1, the command's title, Enter. */
-export async function runPaletteCommand(page: Page, title: string): Promise<void> {
-  // The palette lists the commands known when it was filled: opened while the workbench was still learning the
-  // extensions' contributions (a loaded machine, right after start), it offers only "similar commands" and never
-  // updates (seen in the tier: ui-timeline's first command). Closed and typed again, as a person would, for a minute.
-  const input = page.locator('.quick-input-widget input.input');
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  for (const deadline = Date.now() + 60_000; ;) {
-    await page.keyboard.press('F1');
-    await input.waitFor();
-    await input.fill(`>${title}`);
-    try {
-      await row.waitFor({ timeout: 10_000 });
-      break;
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await page.keyboard.press('Escape');
-      await input.waitFor({ state: 'hidden' });
-    }
-  }
-  await page.keyboard.press('Enter');
-}
+/** F1, the command's title, Enter: the editor tiers' one way (test/vscode/harness/workbench.ts). */
+export { runPaletteCommand } from '../vscode/harness/workbench';
 
 /**
  * A multi-select quick pick (canPickMany): each label typed into the filter and its row's checkbox clicked, as a person

@@ -12,10 +12,11 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
 import { installVsix } from '../vscode/harness/vsix';
+import { runPaletteCommand, scenarioSteps } from '../vscode/harness/workbench';
 import { createNode, setNodeReady, startTestCluster, type TestCluster } from '../integration/apiserver';
 
 const SHOTS = join(REPO, 'test-results/ui');
@@ -30,19 +31,13 @@ describe('paths as a user takes them: the panel\'s Fix button, the drill from th
   let page: Page;
   let cluster: TestCluster | undefined;
   let controller: NodeJS.Timeout | undefined;
-  let failed = false;
+  const scenario = scenarioSteps(() => page);
+  const step = scenario.step;
   let typoLine = -1;
   const marker = (what: 'off' | 'on') => join(dirs.root, `${what}-${NODE}`);
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `actions-${name}.png`) });
 
-  const runCommand = async (title: string): Promise<void> => {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input.input');
-    await input.waitFor();
-    await input.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
-    await page.keyboard.press('Enter');
-  };
+  const runCommand = (title: string): Promise<void> => runPaletteCommand(page, title);
   const pick = async (title: RegExp, row: RegExp): Promise<void> => {
     await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 30_000 });
     await page.locator('.quick-input-list .monaco-list-row', { hasText: row }).first().click();
@@ -101,24 +96,14 @@ describe('paths as a user takes them: the panel\'s Fix button, the drill from th
 
   after(async () => {
     if (controller) clearInterval(controller);
-    if (failed && page) await shot('failure').catch(() => undefined);
-    if (failed && dirs) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
+    if (scenario.failed && page) await shot('failure').catch(() => undefined);
+    if (scenario.failed && dirs) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
     await context?.close().catch(() => undefined);
     await cs?.stop();
     await cluster?.stop();
-    if (!failed && dirs) removeRunDir(dirs);
+    if (!scenario.failed && dirs) removeRunDir(dirs);
   });
 
-  const step = (name: string, fn: () => Promise<void>) =>
-    it(name, async () => {
-      if (failed) for (let i = 0; i < 2; i++) await page.keyboard.press('Escape');
-      try {
-        await fn();
-      } catch (e) {
-        failed = true;
-        throw e;
-      }
-    });
 
   step('the Diagnostics panel\'s Fix button, clicked in the webview, fixes the line and the finding goes', async () => {
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: /^haproxy\.cfg$/ }).first().click();

@@ -9,7 +9,7 @@
 import * as assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
   REPO,
@@ -23,6 +23,7 @@ import {
   type RunDirs,
 } from '../vscode/harness/codeServer';
 import { installVsix } from '../vscode/harness/vsix';
+import { runPaletteCommand, scenarioSteps } from '../vscode/harness/workbench';
 
 const SHOTS = join(REPO, 'test-results/ui');
 const SEED_HOSTS: [string, string][] = [
@@ -39,19 +40,15 @@ describe('kubeadm-workbench in VS Code through Chromium', { timeout: 240_000 }, 
   let cs: CodeServer | undefined;
   let context: BrowserContext | undefined;
   let page: Page;
-  let failed = false;
+  const scenario = scenarioSteps(() => page);
+  const step = scenario.step;
 
   const shot = async (name: string): Promise<void> => {
     await page.screenshot({ path: join(SHOTS, `${name}.png`) });
   };
 
   const runCommand = async (title: string): Promise<void> => {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input.input');
-    await input.waitFor();
-    await input.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
-    await page.keyboard.press('Enter');
+    await runPaletteCommand(page, title);
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
   };
 
@@ -79,25 +76,14 @@ describe('kubeadm-workbench in VS Code through Chromium', { timeout: 240_000 }, 
   });
 
   after(async () => {
-    if (failed && page) await shot('failure').catch(() => undefined);
-    if (failed) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
+    if (scenario.failed && page) await shot('failure').catch(() => undefined);
+    if (scenario.failed) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
     await context?.close().catch(() => undefined);
     await cs?.stop();
-    if (!failed) removeRunDir(dirs);
+    if (!scenario.failed) removeRunDir(dirs);
     else console.log(`run folder kept: ${dirs.root}`);
   });
 
-  const step = (name: string, fn: () => Promise<void>) =>
-    it(name, async () => {
-      // A dialog or quick pick left open by a failed step would block this one.
-      if (failed) for (let i = 0; i < 2; i++) await page.keyboard.press('Escape');
-      try {
-        await fn();
-      } catch (e) {
-        failed = true;
-        throw e;
-      }
-    });
 
   step('the Kubeadm container shows the Inventory with the six seed hosts', async () => {
     await page.locator('.part.activitybar a[aria-label^="Kubeadm"]').first().click();

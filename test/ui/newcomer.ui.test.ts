@@ -10,11 +10,12 @@
 import * as assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { createMirrorPod, createNode, putLeaderLease, putNodeLease, startTestCluster, type TestCluster } from '../integration/apiserver';
 import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
 import { installVsix } from '../vscode/harness/vsix';
+import { runPaletteCommand, scenarioSteps } from '../vscode/harness/workbench';
 
 const SHOTS = join(REPO, 'test-results/ui');
 const LIVE_TITLES = [/^control plane$/i, /^leases$/i, /^etcd members$/i];
@@ -25,21 +26,15 @@ describe('a newcomer in the Kubeadm views', { timeout: 300_000 }, () => {
   let cluster: TestCluster | undefined;
   let context: BrowserContext | undefined;
   let page: Page;
-  let failed = false;
+  const scenario = scenarioSteps(() => page);
+  const step = scenario.step;
 
   const shot = async (name: string, target?: Locator): Promise<void> => {
     await (target ?? page).screenshot({ path: join(SHOTS, `newcomer-${name}.png`) });
   };
   const pane = (title: RegExp): Locator => page.locator('.part.sidebar .pane').filter({ has: page.locator('.pane-header h3.title', { hasText: title }) });
   const header = (title: RegExp): Locator => pane(title).locator('.pane-header');
-  const runCommand = async (title: string): Promise<void> => {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input.input');
-    await input.waitFor();
-    await input.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
-    await page.keyboard.press('Enter');
-  };
+  const runCommand = (title: string): Promise<void> => runPaletteCommand(page, title);
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -67,25 +62,15 @@ describe('a newcomer in the Kubeadm views', { timeout: 300_000 }, () => {
   });
 
   after(async () => {
-    if (failed && page) await shot('failure').catch(() => undefined);
-    if (failed) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
+    if (scenario.failed && page) await shot('failure').catch(() => undefined);
+    if (scenario.failed) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
     await context?.close().catch(() => undefined);
     await cs?.stop();
     await cluster?.stop();
-    if (!failed) removeRunDir(dirs);
+    if (!scenario.failed) removeRunDir(dirs);
     else console.log(`run folder kept: ${dirs.root}`);
   });
 
-  const step = (name: string, fn: () => Promise<void>) =>
-    it(name, async () => {
-      if (failed) for (let i = 0; i < 2; i++) await page.keyboard.press('Escape');
-      try {
-        await fn();
-      } catch (e) {
-        failed = true;
-        throw e;
-      }
-    });
 
   step('default layout: Inventory first and tallest, the three live views collapsed', async () => {
     await page.locator('.part.activitybar a[aria-label^="Kubeadm"]').first().click();

@@ -12,10 +12,11 @@
 import * as assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 import type { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
 import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
 import { installVsix } from '../vscode/harness/vsix';
+import { clearToasts as clearAll, quickTitle as quickTitleOf, runPaletteCommand, scenarioSteps, toast as toastOf } from '../vscode/harness/workbench';
 import { startZoo, type Zoo } from '../unit/preflight/zoo';
 
 const SHOTS = join(REPO, 'test-results/ui');
@@ -26,37 +27,23 @@ describe('the preflight before any question', { timeout: 420_000 }, () => {
   let cs: CodeServer | undefined;
   let context: BrowserContext | undefined;
   let page: Page;
-  let failed = false;
+  const scenario = scenarioSteps(() => page);
+  const step = scenario.step;
 
   const shot = async (name: string, target?: Locator): Promise<void> => {
     await (target ?? page).screenshot({ path: join(SHOTS, `preflight-${name}.png`) });
   };
-  const runCommand = async (title: string): Promise<void> => {
-    const input = page.locator('.quick-input-widget input.input');
-    // A key press lands nowhere while the focus is inside a webview's frame (the preflight panel, a toast's button
-    // that just opened the log): ask again (F1, then the other binding) until the palette's input shows.
-    for (let i = 0; ; i++) {
-      await page.keyboard.press(i % 2 ? 'Control+Shift+P' : 'F1');
-      if (await input.waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
-      if (i === 5) throw new Error('the command palette did not open');
-    }
-    await input.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
-    await page.keyboard.press('Enter');
-  };
+  const runCommand = (title: string): Promise<void> => runPaletteCommand(page, title);
   const panel = (): FrameLocator => page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
-  const toast = (text: RegExp): Locator => page.locator('.notifications-toasts .notification-toast').filter({ hasText: text });
+  const toast = (text: RegExp): Locator => toastOf(page, text);
   const hostRow = (host: string): Locator => panel().locator(`#hosts tr[data-host="${host}"]`);
-  const quickTitle = (): Locator => page.locator('.quick-input-widget .quick-input-title');
+  const quickTitle = (): Locator => quickTitleOf(page);
   /** The host-key review of the hosts in scope, nothing ticked; Escape accepts none. */
   const declineReview = async (hosts: number): Promise<void> => {
     await quickTitle().filter({ hasText: `Unknown host keys of ${hosts} host${hosts === 1 ? '' : 's'}` }).waitFor({ timeout: 60_000 });
     await page.keyboard.press('Escape');
   };
-  const clearToasts = async (): Promise<void> => {
-    await runCommand('Notifications: Clear All Notifications');
-    await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached' }).catch(() => undefined);
-  };
+  const clearToasts = (): Promise<void> => clearAll(page);
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -79,25 +66,15 @@ describe('the preflight before any question', { timeout: 420_000 }, () => {
   });
 
   after(async () => {
-    if (failed && page) await shot('failure').catch(() => undefined);
-    if (failed) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
+    if (scenario.failed && page) await shot('failure').catch(() => undefined);
+    if (scenario.failed) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
     await context?.close().catch(() => undefined);
     await cs?.stop();
     await zoo?.stop();
-    if (!failed) removeRunDir(dirs);
+    if (!scenario.failed) removeRunDir(dirs);
     else console.log(`run folder kept: ${dirs.root}`);
   });
 
-  const step = (name: string, fn: () => Promise<void>) =>
-    it(name, async () => {
-      if (failed) for (let i = 0; i < 2; i++) await page.keyboard.press('Escape');
-      try {
-        await fn();
-      } catch (e) {
-        failed = true;
-        throw e;
-      }
-    });
 
   step('Bring Up Cluster…: both unknown keys reviewed in one step, then refused with the table before any question', async () => {
     const t0 = Date.now();

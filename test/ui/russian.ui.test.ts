@@ -14,11 +14,12 @@
 import * as assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
 import { installDisplayLanguage } from '../vscode/harness/displayLanguage';
 import { installVsix } from '../vscode/harness/vsix';
+import { scenarioSteps } from '../vscode/harness/workbench';
 
 const SHOTS = join(REPO, 'test-results/ui');
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(join(REPO, file), 'utf8')) as T;
@@ -75,7 +76,8 @@ describe('kubeadm-workbench in Russian (code-server --locale ru)', { timeout: 18
   let cs: CodeServer | undefined;
   let context: BrowserContext | undefined;
   let page: Page;
-  let failed = false;
+  const scenario = scenarioSteps(() => page);
+  const step = scenario.step;
 
   const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(SHOTS, `${name}.png`) });
   /** The shown container's view titles (the Explorer's stay in the page, hidden). */
@@ -104,24 +106,14 @@ describe('kubeadm-workbench in Russian (code-server --locale ru)', { timeout: 18
   });
 
   after(async () => {
-    if (failed && page) await shot('ru-failure').catch(() => undefined);
-    if (failed) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
+    if (scenario.failed && page) await shot('ru-failure').catch(() => undefined);
+    if (scenario.failed) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
     await context?.close().catch(() => undefined);
     await cs?.stop();
-    if (!failed) removeRunDir(dirs);
+    if (!scenario.failed) removeRunDir(dirs);
     else console.log(`run folder kept: ${dirs.root}`);
   });
 
-  const step = (name: string, fn: () => Promise<void>) =>
-    it(name, async () => {
-      if (failed) for (let i = 0; i < 2; i++) await page.keyboard.press('Escape');
-      try {
-        await fn();
-      } catch (e) {
-        failed = true;
-        throw e;
-      }
-    });
 
   step('the Kubeadm side bar: every view named in Russian, the Inventory groups in Russian, the status bar in Russian', async () => {
     await page.locator('.part.activitybar a[aria-label^="Kubeadm"]').first().click();

@@ -15,10 +15,11 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { QUIET_SETTINGS, REPO, extensionHostErrors, launchBrowser, makeRunDirs, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
 import { installVsix } from '../vscode/harness/vsix';
+import { scenarioSteps } from '../vscode/harness/workbench';
 
 const SHOTS = join(REPO, 'test-results/ui');
 const WALKTHROUGH = 'kubeadm-workbench.kubeadm-workbench#gettingStarted';
@@ -33,7 +34,8 @@ describe('the walkthrough and the first minutes', { timeout: 420_000 }, () => {
   let cs: CodeServer | undefined;
   let context: BrowserContext | undefined;
   let page: Page;
-  let failed = false;
+  const scenario = scenarioSteps(() => page);
+  const test = scenario.step;
 
   const shot = (name: string, target?: Locator): Promise<Buffer> => (target ?? page).screenshot({ path: join(SHOTS, `${name}.png`) });
   const dialog = (): Locator => page.locator('.monaco-dialog-box');
@@ -85,23 +87,14 @@ describe('the walkthrough and the first minutes', { timeout: 420_000 }, () => {
   });
 
   after(async () => {
-    if (failed && page) await shot('walkthrough-failure').catch(() => undefined);
-    if (failed) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
+    if (scenario.failed && page) await shot('walkthrough-failure').catch(() => undefined);
+    if (scenario.failed) for (const e of extensionHostErrors(dirs)) console.log(`extension host: ${e}`);
     await context?.close().catch(() => undefined);
     await cs?.stop();
-    if (!failed) removeRunDir(dirs);
+    if (!scenario.failed) removeRunDir(dirs);
     else console.log(`run folder kept: ${dirs.root}`);
   });
 
-  const test = (name: string, fn: () => Promise<void>) =>
-    it(name, async () => {
-      try {
-        await fn();
-      } catch (e) {
-        failed = true;
-        throw e;
-      }
-    });
 
   test('opened untrusted: the status bar and the Inventory say trust is what is missing, not "no cluster"', async () => {
     await dialog().filter({ hasText: /trust the authors/i }).waitFor({ timeout: 90_000 });
