@@ -18,7 +18,7 @@ import { votingMemberHealthy } from '../phases/bringUp';
 import { KUBECTL } from '../phases/interrupted';
 import type { Plan, RunValues, Step, UploadFile } from '../plan/types';
 import { and, sh, type RemoteCommand } from '../ssh/command';
-import { leasesHeld, ownApiServerReady } from '../upgrade/commands';
+import { leadersRenewing, ownApiServerReady } from '../upgrade/commands';
 import { flagWord, type Reconfiguration } from './changes';
 
 const TMP = '/etc/kubernetes/tmp';
@@ -194,10 +194,10 @@ export function buildReconfigurePlan(input: ReconfigurePlanInput): Plan {
         verifyTimeoutMs: 3 * 60_000,
       }),
       step(first.name, `leases-after-${host.name}`, {
-        title: 'The scheduler\'s and controller-manager\'s leader leases are held',
+        title: 'The scheduler\'s and controller-manager\'s leader leases are held and renewed',
         about: host.name,
         rerun: GATE_RERUN,
-        verify: leasesHeld(),
+        verify: leadersRenewing(),
         verifyTimeoutMs: 90_000,
       }),
     );

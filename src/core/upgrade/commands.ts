@@ -117,9 +117,20 @@ export function apiServerSettledAfterKubelet(): RemoteCommand {
   return sh`k=$(date -d "$(systemctl show -p ActiveEnterTimestamp --value kubelet)" +%s) || exit 1; ids=$(crictl ps -q --name '^kube-apiserver$' --state running) || exit 1; if [ -z "$ids" ]; then echo 'kube-apiserver is not running yet (the kubelet starts it)' >&2; exit 1; fi; newest=0; for id in $ids; do c=$(crictl inspect -o go-template --template ${created} "$id") || exit 1; s=$(date -d "$c" +%s) || exit 1; [ "$s" -gt "$newest" ] && newest=$s; done; [ "$newest" -ge "$k" ] && exit 0; [ $(( $(date +%s) - k )) -ge ${String(KUBELET_FIRST_SYNC_SECONDS)} ] && exit 0; echo 'kube-apiserver is the container from before the kubelet restarted: waiting for the kubelet to keep or replace it' >&2; exit 1`;
 }
 
-/** The scheduler's and controller-manager's leader leases are held (by whoever): the control plane schedules and reconciles. */
-export function leasesHeld(): RemoteCommand {
-  return sh`(for l in kube-scheduler kube-controller-manager; do h=$(${KUBECTL} -n kube-system get lease $l -o jsonpath='{.spec.holderIdentity}' --request-timeout=10s) || exit 1; test -n "$h" || { echo "$l is held by nobody" >&2; exit 1; }; done)`;
+/** Seconds between the two reads of the leader leases: more than their holders' renewal period (2 s by default). */
+export const LEASE_OBSERVE_SECONDS = 3;
+
+/**
+ * The scheduler's and controller-manager's leader leases are held by holders that renew them: read twice,
+ * `observeSeconds` apart, each must name a holder and a renewTime other than the first read's. A holder whose process
+ * stopped without giving its lease up (static pods restarted by kubeadm or a new kubelet, a kill) keeps its name on the
+ * lease until the lease expires (15 s): "held" alone would let the next node be drained while no controller-manager runs, and no endpoint
+ * controller would take that node's evicted pods out of the Services. The loops run in a subshell: an `exit` ends the check only.
+ */
+export function leadersRenewing(observeSeconds = LEASE_OBSERVE_SECONDS): RemoteCommand {
+  const seconds = raw(String(Math.max(0, Math.floor(observeSeconds))));
+  const read = sh`for l in kube-scheduler kube-controller-manager; do printf '%s ' $l; ${KUBECTL} -n kube-system get lease $l -o ${'jsonpath={.spec.holderIdentity} {.spec.renewTime}'} --request-timeout=10s || exit 1; echo; done`;
+  return sh`(a=$(${read}) || exit 1; sleep ${seconds}; b=$(${read}) || exit 1; printf '%s\\n' "$b" | while read -r l h t; do if [ -z "$t" ]; then echo "$l is held by nobody" >&2; exit 1; fi; if printf '%s\\n' "$a" | grep -qxF "$l $h $t"; then echo "$l: its holder $h did not renew it in ${seconds} s (a holder that stopped keeps it until it expires, then another takes it)" >&2; exit 1; fi; done)`;
 }
 
 /** The Node as the node's own kubelet credentials read it (a worker has no admin.conf; the node authorizer lets a node read itself). */

@@ -23,7 +23,7 @@ import { all, sameContent, sourcesOffer } from '../phases/checks';
 import type { PhasePlan, Plan, RunValues, Step } from '../plan/types';
 import { and, raw, sh } from '../ssh/command';
 import {
-  addonsAtTarget, apiServerSettledAfterKubelet, KUBELET_FIRST_SYNC_SECONDS, clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeAddons, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leasesHeld, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
+  addonsAtTarget, apiServerSettledAfterKubelet, KUBELET_FIRST_SYNC_SECONDS, clusterAtTarget, clusterConfigAtTarget, kubeadmUpgradeAddons, kubeadmUpgradeApply, kubeadmUpgradeNode, kubeadmUpgradePlan, leadersRenewing, listKubeadmBackups, nodeReadyAtTarget, nodeReportsTarget, nodeSchedulable,
   nodesReady, ownApiServerReady, packagesAtTarget, reportAtTarget, restartKubelet, staticPodsAtTarget, upgradePackages,
 } from './commands';
 import { waitForKubeadmToExit } from '../phases/interrupted';
@@ -63,6 +63,9 @@ export interface UpgradePlanInput {
 function step(host: string, key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): Step {
   return { id: `upgrade/${host}/${key}`, phase: 'upgrade', host, ...rest };
 }
+
+const LEADERS_TITLE = 'The scheduler\'s and controller-manager\'s leader leases are held and renewed';
+const LEADERS_WHY = 'A restarted scheduler or controller-manager stops renewing its lease, which keeps its name until it expires: the next node is drained only once a live leader renews each (the endpoint controller takes drained pods out of Services).';
 
 /** The capture key of a control-plane node's "already at the target" gate. */
 export function atTargetKey(node: string): string {
@@ -234,11 +237,11 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
       verifyTimeoutMs: 3 * 60_000,
     }),
     step(first.name, `leases-after-${host.name}`, {
-      title: 'The scheduler\'s and controller-manager\'s leader leases are held',
+      title: LEADERS_TITLE,
       about: host.name,
-      why: 'A restarted scheduler or controller-manager gives up its lease; the next node waits until another holds it.',
+      why: LEADERS_WHY,
       rerun: GATE,
-      verify: leasesHeld(),
+      verify: leadersRenewing(),
       verifyTimeoutMs: 90_000,
     }),
   );
@@ -326,6 +329,27 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
       verifyTimeoutMs: 3 * 60_000,
     }));
     steps.push(...balancersIn(inv, host, 'kubelet-', target));
+    // The new kubelet restarted etcd and the controllers too: the next node waits for them, as after kubeadm's restart.
+    const first = hostsWithRole(inv, 'control-plane')[0]!;
+    steps.push(
+      step(first.name, `etcd-after-kubelet-${host.name}`, {
+        title: `etcd: ${host.name}'s member is back, voting, and every voting member is healthy`,
+        about: host.name,
+        rerun: GATE,
+        skipWhen: skipWhenYes(kubeletAtTargetKey(host.name)),
+        verify: votingMemberHealthy(first, host),
+        verifyTimeoutMs: 3 * 60_000,
+      }),
+      step(first.name, `leases-after-kubelet-${host.name}`, {
+        title: LEADERS_TITLE,
+        about: host.name,
+        why: LEADERS_WHY,
+        rerun: GATE,
+        skipWhen: skipWhenYes(kubeletAtTargetKey(host.name)),
+        verify: leadersRenewing(),
+        verifyTimeoutMs: 90_000,
+      }),
+    );
   }
   steps.push(
     step(host.name, 'uncordon', {

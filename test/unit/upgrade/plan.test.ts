@@ -117,6 +117,11 @@ test('a control-plane node\'s kubelet restarts between maint and ready on every 
       assert.ok(restart < at(`${node}:apiserver-settled-kubelet`) && at(`${node}:apiserver-settled-kubelet`) < at(`${node}:own-readyz-kubelet`), `${node}: the settle gate between the restart and its own /readyz`);
     }
     assert.ok(at(`${node}:uncordon`) > at(`${BALANCERS.at(-1)}:haproxy-ready-kubelet-${node}`));
+    // The new kubelet restarted etcd and the controllers as well: the node after it waits for a healthy etcd and
+    // leader leases that a live holder renews (not only a name on them), like after kubeadm's restart.
+    for (const gate of [`labs-k8s-m01:etcd-after-kubelet-${node}`, `labs-k8s-m01:leases-after-kubelet-${node}`]) assert.ok(restart < at(gate) && at(gate) < at(`${node}:uncordon`), `${gate} between the restart and the uncordon`);
+    const leases = phase.steps.find((s) => key(s) === `leases-after-kubelet-${node}`)!;
+    assert.match((leases.verify as { text: string }).text, /renewTime[\s\S]*sleep 3[\s\S]*grep -qxF/, 'read twice, 3 s apart');
   }
   for (const w of WORKERS) assert.ok(!steps(plan).some((s) => key(s).includes(`kubelet-${w}`)), `${w}: no HAProxy step`);
 });
