@@ -144,9 +144,12 @@ lab_file test/lab/day2.test.ts --from palette
 # Day-2 from the palette in VS Code on the same cluster: certificates inspected, an etcd backup in the Backups view,
 # the renewal approved in its modal while the API is polled through the VIP.
 lab_file test/lab/ui-day2.test.ts --from palette
-# Maintenance on the same cluster: the rolling etcd defrag and a NOSPACE recovery, drift of a hand-edited manifest, a
-# reconfigure of an API server flag (API polled through the VIP), an embedded kubelet.conf fixed; leaves it healthy.
+# Maintenance on the same cluster through the CLI: the rolling etcd defrag, drift of a hand-edited manifest, a
+# reconfigure of an API server flag (API polled through the VIP); leaves it healthy.
 lab_file test/lab/maintenance.test.ts --from palette
+# The same family from the palette in VS Code: a defrag, a reconfigure's plan cancelled in its modal, a NOSPACE
+# recovery within the node monitor's grace period, an embedded kubelet.conf fixed (the CLI's reads as witnesses).
+lab_file test/lab/ui-maintenance.test.ts --from palette
 # The live views in VS Code (the installed .vsix, default settings) on the same cluster, healthy and during a power-off
 # of m03: screenshots and the editor's etcd "at risk" detection time.
 lab_file test/lab/ui-live.test.ts --from palette
