@@ -3,8 +3,9 @@
  * cluster, each checked by a witness outside the editor (etcdctl, kubectl, ssh, the CLI's reads):
  *  - "Defragment etcd…": a fragmented keyspace, the plan approved in its modal, one member at a time with the leader
  *    last (the run's ledger), every file smaller (`etcd status`), no request through the VIP failed;
- *  - "Reconfigure Control Plane…" with a changed API server flag in the workspace's kubeadm-config.yaml: the plan names
- *    the flag, the modal is cancelled, and nothing changed (no run, the ConfigMap and every API server as before);
+ *  - a changed API server flag in the workspace's kubeadm-config.yaml: "Show Configuration Drift" names it (its pick,
+ *    Problems, the diff editor); "Reconfigure Control Plane…"'s plan names it, the modal is cancelled, and nothing
+ *    changed (no run, the ConfigMap and every API server as before);
  *  - "Recover etcd from NOSPACE…": a follower filled past a small quota (writes refused), the guided recovery within
  *    the node monitor's grace period less one lease renewal, no alarm left (`etcd alarms`), writes work, no Node went
  *    NotReady;
@@ -116,16 +117,28 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
     await shot('maint-2-defrag-done');
   });
 
-  step('"Reconfigure Control Plane…": the plan names the changed flag; cancelled in its modal, nothing changes', async () => {
+  step('a changed flag in the workspace: "Show Configuration Drift" names it; "Reconfigure Control Plane…"\'s plan too, cancelled in its modal, nothing changes', async () => {
     const { page, shot, dirs } = ed!;
     const current = kubectl('-n', 'kube-system', 'get', 'cm', 'kubeadm-config', '-o', 'jsonpath={.data.ClusterConfiguration}');
     const doc = parseDocument(current);
     const args = (doc.getIn(['apiServer', 'extraArgs']) as YAMLSeq<YAMLMap> | undefined)?.items ?? [];
     const backup = args.find((a) => a.get('name') === 'audit-log-maxbackup');
     assert.ok(backup, `the lab's API servers keep audit logs (--audit-log-maxbackup): ${current}`);
-    const value = String(Number(backup.get('value')) + 1);
+    const backupWas = String(backup.get('value'));
+    const value = String(Number(backupWas) + 1);
     backup.set('value', value);
     writeFileSync(join(dirs.workspace, 'kubeadm-config.yaml'), doc.toString());
+    // "Show Configuration Drift" names the difference first: in its pick, in Problems on the workspace's line, and in the
+    // diff editor (the cluster's ConfigMap left, the workspace right).
+    await runPaletteCommand(page, 'Kubeadm: Show Configuration Drift');
+    const finding = page.locator('.quick-input-list .monaco-list-row', { hasText: 'apiServer.extraArgs.audit-log-maxbackup' }).first();
+    await finding.waitFor({ timeout: 2 * 60_000 });
+    assert.match((await finding.innerText()).replace(/\s+/g, ' '), new RegExp(`${backupWas}\\D+${value}|${value}\\D+${backupWas}`), 'the pick says both values');
+    await shot('maint-3-drift');
+    await finding.click();
+    await page.locator('.tabs-container .tab', { hasText: 'cluster ConfigMap ↔ workspace' }).waitFor();
+    await page.locator('#status\\.problems').click();
+    await page.locator('.part.panel .markers-panel .monaco-list-row', { hasText: /audit-log-maxbackup/ }).first().waitFor({ timeout: 30_000 });
     const apiServers = () => lab.CONTROL_PLANE.map((n) => kubectl('-n', 'kube-system', 'get', 'pod', `kube-apiserver-${n}`, '-o', 'jsonpath={.spec.containers[0].command}'));
     const serversBefore = apiServers();
     const runsBefore = existsSync(runs()) ? readdirSync(runs()).filter((f) => f.endsWith('-reconfigure.json')) : [];
@@ -138,7 +151,7 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
     const plan = page.locator('.editor-instance .monaco-editor .view-lines').filter({ hasText: 'Reconfigure the control plane' }).first();
     await plan.waitFor();
     assert.match((await plan.innerText()).replace(/\s+/g, ' '), new RegExp(`kube-apiserver: --audit-log-maxbackup=${value}\\b`), 'the plan names the flag and its new value');
-    await shot('maint-3-reconfigure-plan');
+    await shot('maint-4-reconfigure-plan');
     await modal.click('Cancel');
     await page.waitForTimeout(2000);
     assert.deepEqual(existsSync(runs()) ? readdirSync(runs()).filter((f) => f.endsWith('-reconfigure.json')) : [], runsBefore, 'no run started');
@@ -153,7 +166,7 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
       assert.ok(lab.etcdAlarms(env).some((a) => a.alarm === 'NOSPACE'), 'the CLI sees the alarm');
       await runPaletteCommand(page, 'Kubeadm: Recover etcd from NOSPACE…');
       const modal = await planModal(page, 'etcd-nospace-plan.txt');
-      await shot('maint-4-nospace-approve');
+      await shot('maint-5-nospace-approve');
       await modal.click('Run');
       const ledger = await waitForLedger(page, runs(), 'etcd-nospace', 'NOSPACE recovery', 5, 250);
       const recoveredMs = Date.parse(ledger.completedAt!) - full.alarmAt;
@@ -163,7 +176,7 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
       assert.deepEqual(lab.etcdAlarms(env), [], 'no alarm left');
       assert.ok(recoveredMs < full.boundMs, `recovered in ${recoveredMs} ms, bound ${full.boundMs} ms`);
       lab.noNodeWentNotReady(env, full.alarmAt);
-      await shot('maint-5-nospace-done');
+      await shot('maint-6-nospace-done');
     } finally {
       await full.restore();
     }
@@ -182,7 +195,7 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
     await page.locator('.quick-input-list .monaco-list-row', { hasText: KUBELET_NODE }).first().waitFor();
     await page.keyboard.press('Enter');
     const modal = await planModal(page, 'kubelet-conf-plan.txt');
-    await shot('maint-6-kubelet-conf-approve');
+    await shot('maint-7-kubelet-conf-approve');
     await modal.click('Run');
     await waitForLedger(page, runs(), 'kubelet-conf', 'kubelet.conf fix', 5);
     const seconds = (Date.now() - t0) / 1000;
@@ -192,7 +205,7 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
     assert.ok(!after.hosts[0]!.entries.some((e) => e.id === 'kubelet.conf'), 'kubelet.conf takes the rotated file: nothing embedded left');
     assert.match(lab.ssh(env, KUBELET_NODE, 'grep client- /etc/kubernetes/kubelet.conf'), /client-certificate: \/var\/lib\/kubelet\/pki\/kubelet-client-current\.pem/);
     assert.equal(kubectl('get', `node/${KUBELET_NODE}`, '-o', 'jsonpath={.spec.unschedulable}').trim(), '', `${KUBELET_NODE} uncordoned`);
-    await shot('maint-7-kubelet-conf-done');
+    await shot('maint-8-kubelet-conf-done');
     await waitHealthy(env, env.HOME_DIR, 3 * 60_000);
   });
 });
