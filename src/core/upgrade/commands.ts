@@ -123,9 +123,10 @@ export const LEASE_OBSERVE_SECONDS = 3;
 /**
  * The scheduler's and controller-manager's leader leases are held by holders that renew them: read twice,
  * `observeSeconds` apart, each must name a holder and a renewTime other than the first read's. A holder whose process
- * stopped without giving its lease up (static pods restarted by kubeadm or a new kubelet, a kill) keeps its name on the
- * lease until the lease expires (15 s): "held" alone would let the next node be drained while no controller-manager runs, and no endpoint
- * controller would take that node's evicted pods out of the Services. The loops run in a subshell: an `exit` ends the check only.
+ * stopped without giving its lease up (static pods restarted by kubeadm or a new kubelet, a kill) keeps its name on
+ * the lease until the lease expires (15 s): "held" alone would let the next node be drained while no
+ * controller-manager runs, and no endpoint controller would take that node's evicted pods out of the Services.
+ * The loops run in a subshell: an `exit` ends the check only.
  */
 export function leadersRenewing(observeSeconds = LEASE_OBSERVE_SECONDS): RemoteCommand {
   const seconds = raw(String(Math.max(0, Math.floor(observeSeconds))));
