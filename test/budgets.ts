@@ -6,5 +6,7 @@
  * any of them would add 30 KB (one command and its engine code) to 450 KB (the linters): the budget leaves room for
  * a few more views, not for that. The bundle was 1,472,772 bytes in one file before the split. Checked on the
  * package (test/package) and on what the extension host has loaded once the extension is active (test/vscode).
+ * Tightened from 200 KB when activation was 190,381 bytes (test/package; the Leases view's constant and the SSH
+ * host-key dialog moved off the activation path): 6 KB of room.
  */
-export const EAGER_EXTENSION_BYTES = 200 * 1024;
+export const EAGER_EXTENSION_BYTES = 192 * 1024;

@@ -3,10 +3,9 @@
  *
  * Lints every supported file (kind detected by name and content through the registry, like the editor)
  * with the inventory as context and the other files found as siblings for cross-file rules. Directories
- * are walked. Each file runs in a worker with a time limit; the worker also detects the kinds and parses the
- * inventory, so this thread never loads the linters (the worker starts first and loads them while this thread
- * reads the files). Exit 1 when any error, 0 otherwise, 2 on
- * usage errors. `--fix` applies the unambiguous fixes (a finding with exactly one fix in its own file), re-linting
+ * are walked. Each file is linted under a time limit, on this thread (../engine/inProcessLint.ts: starting a worker
+ * cost a one-shot run more than the lint; after a file is stopped the rest go to a fresh worker). Exit 1 when any
+ * error, 0 otherwise, 2 on usage errors. `--fix` applies the unambiguous fixes (a finding with exactly one fix in its own file), re-linting
  * between passes, writes the files back and then reports what is left.
  */
 import { promises as fs } from 'node:fs';
@@ -17,7 +16,8 @@ import type { Inventory } from '../core/inventory/types';
 import type { FileKind, LintContext, RuleInfo, SourceFile } from '../core/lint/types';
 import { applyTextEdits, chooseAutoFixes, editsKeepingLineBreaks } from '../core/lint/fixPlan';
 import { siblingsOf, vrrpFilesElsewhere } from '../core/lint/siblings';
-import { DEFAULT_LINT_TIMEOUT_MS, LintRunner, RUNNER_RULES } from '../engine/lintRunner';
+import { DEFAULT_LINT_TIMEOUT_MS, RUNNER_RULES, type LintRunner } from '../engine/lintRunner';
+import { InProcessLintRunner } from '../engine/inProcessLint';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, DEFAULT_READ_BYTES, INVENTORY_READ, type CliIo } from './io';
 import { shownPath } from '../core/text/terminal';
 import { readRegular, readRegularText } from '../adapters/fs/safeFile';
@@ -100,7 +100,7 @@ const MAX_CONTEXT_FILES = 500;
 const MAX_CONTEXT_BYTES = 1024 * 1024;
 const MAX_FIX_PASSES = 5;
 /**
- * The worker also detects the files' kinds and parses the inventory: under a limit of their own, not --timeout-ms,
+ * Detecting the files' kinds and parsing the inventory run under a limit of their own, not --timeout-ms,
  * which is the files' (a small limit would otherwise skip files as unsupported or lose the inventory).
  */
 const SETUP_TIMEOUT_MS = DEFAULT_LINT_TIMEOUT_MS;
@@ -168,9 +168,9 @@ export async function runLint(args: string[], io: CliIo, runnerOptions: { worker
     io.stderr(`${parsed}\n${LINT_USAGE}`);
     return EXIT_USAGE;
   }
-  // Started before the files are read: it loads the linters meanwhile.
+  // The linters load first, so that the first file's time limit counts its lint only.
   const cacheDir = compileCacheDir();
-  const runner = new LintRunner({ timeoutMs: parsed.timeoutMs, timeoutSeverity: 'error', ...(cacheDir ? { compileCacheDir: cacheDir } : {}), ...runnerOptions });
+  const runner = new InProcessLintRunner({ timeoutMs: parsed.timeoutMs, timeoutSeverity: 'error', ...(cacheDir ? { compileCacheDir: cacheDir } : {}), ...runnerOptions });
   runner.warmUp();
   try {
     return await lintFiles(parsed, runner, io);

@@ -9,7 +9,7 @@ import type { Inventory } from '../core/inventory/types';
 import type { HostKeyAcceptance } from '../core/ssh/hostKeyPolicy';
 import type { RemoteExec } from '../core/live/etcdSource';
 import type { PreflightSsh } from '../engine/preflight';
-import { ModalHostKeyPrompt } from './sshHostKeyPrompt';
+import type * as HostKeyPromptModule from './sshHostKeyPrompt';
 import { SshPassphrases } from './sshSecrets';
 import { isTrusted } from './trust';
 import { setting } from './settings';
@@ -22,11 +22,16 @@ let substitute: ((inventory: Inventory) => HostSession) | undefined;
 
 /** The SSH adapter: its own file of the build, loaded by ready() (see HostSessions.ready). */
 let adapter: typeof SshAdapter | undefined;
+/** The host-key dialog: loaded with the SSH code (not at activation), as only a session asks it. */
+let hostKeyPrompt: typeof HostKeyPromptModule | undefined;
 let loading: Promise<typeof SshAdapter> | undefined;
 
 function loadAdapter(): Promise<typeof SshAdapter> {
-  loading ??= import('../adapters/ssh/fromInventory.js').then(
-    (m) => (adapter = m),
+  loading ??= Promise.all([import('../adapters/ssh/fromInventory.js'), import('./sshHostKeyPrompt.js')]).then(
+    ([m, prompt]) => {
+      hostKeyPrompt = prompt;
+      return (adapter = m);
+    },
     (e: unknown) => {
       loading = undefined;
       throw e;
@@ -67,8 +72,9 @@ export class HostSessions implements vscode.Disposable {
 
   open(inventory: Inventory, folder: vscode.Uri | undefined): HostSession {
     if (substitute) return substitute(inventory);
-    if (!adapter) throw new Error('an SSH session was opened before HostSessions.ready() resolved');
+    if (!adapter || !hostKeyPrompt) throw new Error('an SSH session was opened before HostSessions.ready() resolved');
     const { createInventoryPool } = adapter;
+    const { ModalHostKeyPrompt } = hostKeyPrompt;
     const path = (name: 'sshConfigFile' | 'knownHostsFile'): string | undefined => {
       const v = setting(name, folder);
       if (!v) return undefined;

@@ -113,13 +113,13 @@ export class LintRunner {
   private readonly queue: Job[] = [];
   private running = false;
   private nextId = 1;
-  private disposed = false;
+  protected disposed = false;
   /** How many workers were started (tests check that a timeout replaces the worker). */
   workersStarted = 0;
   /** The catalogue generation the running worker was given. */
   private workerCatalogue = -1;
 
-  constructor(private readonly options: LintRunnerOptions = {}) {}
+  constructor(protected readonly options: LintRunnerOptions = {}) {}
 
   get timeoutMs(): number {
     return this.options.timeoutMs ?? DEFAULT_LINT_TIMEOUT_MS;
@@ -195,8 +195,7 @@ export class LintRunner {
       };
       const onMessage = (msg: WorkerToRunner): void => {
         if (msg.type === 'ready' || msg.id !== id) return;
-        if (msg.type === 'error') finish({ status: 'error', findings: [internalError(msg.message)], ms: msg.ms });
-        else finish({ status: msg.kind ? 'ok' : 'unsupported', ...(msg.kind ? { kind: msg.kind } : {}), findings: msg.findings, ms: msg.ms, ...(msg.inventory ? { inventory: msg.inventory } : {}), ...(msg.english ? { english: msg.english } : {}) });
+        finish(outcomeOf(msg));
       };
       const onError = (e: Error & { code?: string }): void => {
         this.forget(worker);
@@ -282,6 +281,12 @@ export class LintRunner {
     this.ready = undefined;
     void worker?.terminate();
   }
+}
+
+/** The outcome of a worker's (or the command line's own thread's) answer. */
+export function outcomeOf(msg: LintResponse): LintOutcome {
+  if (msg.type === 'error') return { status: 'error', findings: [internalError(msg.message)], ms: msg.ms };
+  return { status: msg.kind ? 'ok' : 'unsupported', ...(msg.kind ? { kind: msg.kind } : {}), findings: msg.findings, ms: msg.ms, ...(msg.inventory ? { inventory: msg.inventory } : {}), ...(msg.english ? { english: msg.english } : {}) };
 }
 
 function resolveWorkerFile(explicit: string | undefined): string {

@@ -8,10 +8,10 @@
  * parses inventories (the editor's Inventory view waits for that one), which loads them only if a lint comes.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { parseInventory } from '../core/inventory/parse';
 import type * as Registry from '../core/lint/registry';
-import { catalogueLanguage, inEnglish, useMessages } from '../core/l10n';
-import type { LintRequest, LintResponse, LintWorkerData, WorkerToRunner } from './lintRunner';
+import { useMessages } from '../core/l10n';
+import { answerLintRequest, needsLinters } from './lintAnswer';
+import type { LintRequest, LintWorkerData, WorkerToRunner } from './lintRunner';
 
 let registry: typeof Registry | undefined;
 
@@ -23,30 +23,6 @@ async function loadRegistry(): Promise<typeof Registry> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   registry ??= FROM_SOURCE ? (require(REGISTRY_SOURCE) as typeof Registry) : await import('../core/lint/registry.js');
   return registry;
-}
-
-/** Whether answering `req` takes the linters: anything but the parse of an inventory. */
-function needsLinters(req: LintRequest): boolean {
-  return !(req.model && req.kind === 'inventory' && !req.detectOnly);
-}
-
-function handle(req: LintRequest): LintResponse {
-  const started = performance.now();
-  try {
-    const kind = req.kind ?? registry!.detectKind(req.file.path, req.file.text);
-    if (!kind || req.detectOnly) return { type: 'result', id: req.id, ...(kind ? { kind } : {}), findings: [], ms: performance.now() - started };
-    if (req.model && kind === 'inventory') {
-      const inventory = parseInventory(req.file.text);
-      return { type: 'result', id: req.id, kind, findings: inventory.findings, inventory, ms: performance.now() - started };
-    }
-    const findings = registry!.lintText(req.file, req.context, kind);
-    // the English findings come from a second run in English (the result cache is cleared on each switch)
-    const english = req.english && catalogueLanguage() !== 'en' ? inEnglish(() => registry!.lintText(req.file, req.context, kind)) : undefined;
-    return { type: 'result', id: req.id, kind, findings, ...(english ? { english } : {}), ms: performance.now() - started };
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    return { type: 'error', id: req.id, message, ms: performance.now() - started };
-  }
 }
 
 if (!isMainThread && parentPort) {
@@ -68,7 +44,7 @@ if (!isMainThread && parentPort) {
             return;
           }
         }
-        port.postMessage(handle(req) satisfies WorkerToRunner);
+        port.postMessage(answerLintRequest(req, registry) satisfies WorkerToRunner);
       });
     });
     port.postMessage({ type: 'ready' } satisfies WorkerToRunner);

@@ -7,7 +7,8 @@
 import { ViewIds } from '../editor/commandIds';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import { formatAge } from '../core/live/format';
-import { NODE_MONITOR_GRACE_MS, type LeaseHealth, type NodeLeaseInfo } from '../core/live/leases';
+import type { LeaseHealth, NodeLeaseInfo } from '../core/live/leases';
+import { NODE_MONITOR_GRACE_MS } from '../core/live/leaseTiming';
 import { ERR, LiveTreeView, md, MUTED, OK, WARN } from './liveTree';
 import type { LiveNode } from '../editor/treeNodes';
 

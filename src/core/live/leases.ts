@@ -17,9 +17,9 @@
 import type { Inventory } from '../inventory/types';
 import { hostForNode } from './controlPlane';
 import { parseTime, type Lease } from './types';
+import { NODE_MONITOR_GRACE_MS } from './leaseTiming';
 
-export const NODE_MONITOR_GRACE_MS = 50_000;
-export const NODE_MONITOR_PERIOD_MS = 5_000;
+export { NODE_MONITOR_GRACE_MS, NODE_MONITOR_PERIOD_MS } from './leaseTiming';
 export const LEADER_LEASES = ['kube-controller-manager', 'kube-scheduler'] as const;
 export const APISERVER_IDENTITY_LABEL = 'apiserver.kubernetes.io/identity';
 

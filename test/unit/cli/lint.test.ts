@@ -206,11 +206,12 @@ test('SARIF 2.1.0: one run, the registry rules, results pointing at a rule and a
 test('the per-file time limit stops a pathological file: one "lint stopped" error at 1:1, exit 1, no hang', async () => {
   const dir = tempDir('kw-lint-slow-');
   try {
-    // A 5 MB inventory: parsing it takes far longer than the 1 ms limit.
+    // A 200 KB inventory, under the loader's 256 KB limit (a larger one is refused unparsed, at once): parsing it
+    // takes far longer than the 1 ms limit.
     const big = join(dir, 'inventory.yaml');
     const host = (i: number) => `  - { name: h${i}, address: 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}, roles: [worker] }\n`;
     let text = 'cluster: { name: x, kubernetesVersion: "1.30.1", controlPlaneEndpoint: 10.0.0.1:6443, podSubnet: 10.244.0.0/16, serviceSubnet: 10.96.0.0/12, cni: flannel }\nhosts:\n';
-    for (let i = 0; text.length < 5 * 1024 * 1024; i++) text += host(i);
+    for (let i = 0; text.length < 200 * 1024; i++) text += host(i);
     writeFileSync(big, text);
     const io = memoryIo();
     const started = Date.now();
