@@ -4,8 +4,18 @@
  */
 import { escapeAttr, webviewPage } from './csp';
 
-export function preflightHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string }): string {
+/** The shell's words; English unless the panel passes the display language's (vscode.l10n.t). */
+export interface PreflightShellTexts {
+  runAgain: string;
+  /** The report's accessible name. */
+  checks: string;
+}
+
+const ENGLISH: PreflightShellTexts = { runAgain: 'Run Again', checks: 'Preflight checks by host' };
+
+export function preflightHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string; texts?: PreflightShellTexts }): string {
   const { cspSource, scriptUri, nonce } = opts;
+  const texts = opts.texts ?? ENGLISH;
   return webviewPage({
     cspSource, nonce, scriptUri, title: opts.title,
     style: `  body { margin: 0; padding: 0 16px 24px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
@@ -38,9 +48,9 @@ export function preflightHtml(opts: { cspSource: string; scriptUri: string; nonc
     body: `<header>
   <h1 id="title">${escapeAttr(opts.title)}</h1>
   <span id="summary"></span>
-  <vscode-button id="rerun">Run Again</vscode-button>
+  <vscode-button id="rerun">${escapeAttr(texts.runAgain)}</vscode-button>
   <span id="status" role="status" aria-live="polite"></span>
 </header>
-<main id="report" aria-label="Preflight checks by host"></main>`,
+<main id="report" aria-label="${escapeAttr(texts.checks)}"></main>`,
   });
 }
