@@ -6,4 +6,4 @@
  * through `vscode.l10n.t` (or the core's `t()`) with its Russian entry in l10n/bundle.l10n.ru.json. When you convert
  * texts, lower this number to the count the test prints, so that it can only go down.
  */
-export const UNCATALOGUED_BASELINE = 61;
+export const UNCATALOGUED_BASELINE = 36;
