@@ -18,6 +18,8 @@ export interface ShellOptions {
 }
 
 export interface DiagnosticsShellTexts {
+  /** The language of these texts (`vscode.env.language`), the page's `lang`. */
+  lang: string;
   title: string;
   /** The scope switch's accessible name, its two choices. */
   scope: string;
@@ -28,7 +30,8 @@ export interface DiagnosticsShellTexts {
   tree: string;
 }
 
-const ENGLISH: DiagnosticsShellTexts = {
+export const ENGLISH_SHELL: DiagnosticsShellTexts = {
+  lang: 'en',
   title: 'Config Diagnostics',
   scope: 'Show findings of',
   openFile: 'Open file',
@@ -37,10 +40,10 @@ const ENGLISH: DiagnosticsShellTexts = {
   tree: 'Findings grouped by file and rule; press Enter on a finding to open its line',
 };
 
-export function diagnosticsHtml({ cspSource, scriptUri, nonce, texts = ENGLISH }: ShellOptions): string {
+export function diagnosticsHtml({ cspSource, scriptUri, nonce, texts = ENGLISH_SHELL }: ShellOptions): string {
   const x = (s: string): string => escapeAttr(s);
   return webviewPage({
-    cspSource, nonce, scriptUri, title: texts.title,
+    cspSource, nonce, scriptUri, title: texts.title, lang: texts.lang,
     style: `  body { margin: 0; padding: 0 12px 12px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
          font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); font-weight: var(--vscode-font-weight); }
   header { position: sticky; top: 0; z-index: 1; display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center;

@@ -108,6 +108,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'diagnostics.js')).toString(),
       nonce,
       texts: {
+        lang: vscode.env.language,
         title: vscode.l10n.t('Config Diagnostics'),
         scope: vscode.l10n.t('Show findings of'),
         openFile: vscode.l10n.t('Open file'),
@@ -190,7 +191,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
     const documentPath = vscode.workspace.asRelativePath(uri, false);
     const plan = finding?.fixes?.[0] && planFix(finding.fixes[0], finding, documentPath);
     if (!plan) {
-      void vscode.window.showWarningMessage('That finding changed since the list was drawn; it has no fix to apply now.');
+      void vscode.window.showWarningMessage(vscode.l10n.t('That finding changed since the list was drawn; it has no fix to apply now.'));
       this.updateSoon(0);
       return false;
     }

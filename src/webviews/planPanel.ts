@@ -71,7 +71,7 @@ export class PlanPanel implements vscode.Disposable {
     });
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'kubeadm.svg');
     const webview = this.panel.webview;
-    webview.html = planHtml({ cspSource: webview.cspSource, scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'plan.js')).toString(), nonce: makeNonce(), title, texts: { expandAll: vscode.l10n.t('Expand all'), collapseAll: vscode.l10n.t('Collapse all'), plan: vscode.l10n.t('Bring-up plan by phase, host and step') } });
+    webview.html = planHtml({ cspSource: webview.cspSource, scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'plan.js')).toString(), nonce: makeNonce(), title, texts: { lang: vscode.env.language, expandAll: vscode.l10n.t('Expand all'), collapseAll: vscode.l10n.t('Collapse all'), plan: vscode.l10n.t('Bring-up plan by phase, host and step') } });
     this.disposables.push(
       this.panel.onDidDispose(() => this.dispose()),
       webview.onDidReceiveMessage((raw) => void this.onMessage(raw)),

@@ -86,7 +86,7 @@ export class PreflightPanel implements vscode.Disposable {
     });
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'kubeadm.svg');
     const webview = this.panel.webview;
-    webview.html = preflightHtml({ cspSource: webview.cspSource, scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'preflight.js')).toString(), nonce: makeNonce(), title: vscode.l10n.t('Preflight for {0}', report.operation), texts: { runAgain: vscode.l10n.t('Run Again'), checks: vscode.l10n.t('Preflight checks by host') } });
+    webview.html = preflightHtml({ cspSource: webview.cspSource, scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'preflight.js')).toString(), nonce: makeNonce(), title: vscode.l10n.t('Preflight for {0}', report.operation), texts: { lang: vscode.env.language, runAgain: vscode.l10n.t('Run Again'), checks: vscode.l10n.t('Preflight checks by host') } });
     this.disposables.push(
       this.panel.onDidDispose(() => this.dispose()),
       webview.onDidReceiveMessage((raw) => void this.onMessage(raw)),

@@ -8,6 +8,8 @@ export { makeNonce } from './csp';
 
 /** The shell's words; English unless the panel passes the display language's (vscode.l10n.t). */
 export interface TimelineShellTexts {
+  /** The language of these texts (`vscode.env.language`), the page's `lang`. */
+  lang: string;
   exportSvg: string;
   exportJson: string;
   stop: string;
@@ -38,7 +40,8 @@ export interface TimelineShellTexts {
   detail: string;
 }
 
-const ENGLISH: TimelineShellTexts = {
+export const ENGLISH_SHELL: TimelineShellTexts = {
+  lang: 'en',
   exportSvg: 'Export SVG',
   exportJson: 'Export JSON',
   stop: 'Stop watching',
@@ -70,11 +73,11 @@ const ENGLISH: TimelineShellTexts = {
 };
 
 export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string; texts?: TimelineShellTexts }): string {
-  const t = opts.texts ?? ENGLISH;
+  const t = opts.texts ?? ENGLISH_SHELL;
   const x = (s: string): string => escapeAttr(s);
   const { cspSource, scriptUri, nonce } = opts;
   return webviewPage({
-    cspSource, nonce, scriptUri, title: opts.title,
+    cspSource, nonce, scriptUri, title: opts.title, lang: t.lang,
     style: `  body { margin: 0; padding: 0 12px 16px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
          font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); }
   header { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; padding: 8px 0; border-bottom: 1px solid var(--vscode-panel-border, transparent); }

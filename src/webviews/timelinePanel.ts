@@ -56,6 +56,7 @@ export class TimelinePanel implements vscode.Disposable {
       nonce: makeNonce(),
       title,
       texts: {
+        lang: vscode.env.language,
         exportSvg: vscode.l10n.t('Export SVG'),
         exportJson: vscode.l10n.t('Export JSON'),
         stop: vscode.l10n.t('Stop watching'),
