@@ -24,7 +24,7 @@ export const bringUpCluster = defineCommand({ trust: vscode.l10n.t('bring up the
       let savedContext: string | undefined;
       let plan;
       try {
-        plan = await buildPlan(ui, inv, loaded.uri, phases, (context, path) => (savedContext = `${context} in ${path}`));
+        plan = await buildPlan(ui, inv, loaded.uri, phases, (context, path) => (savedContext = vscode.l10n.t('{0} in {1}', context, path)));
       } catch (e) {
         void ui.message('error', vscode.l10n.t('Cannot make the plan: {0}', describeError(e)));
         return;

@@ -136,7 +136,7 @@ export function bindCommand(services: CommandContext, id: string, title: string,
         return undefined;
       }
       // The log gets the whole text (a command's included); the message a short cause and its next steps.
-      void offerNextSteps(services, 'error', `${title} failed: ${outcome.message}`, outcome.steps, `${id}: ${describeError(e)}`);
+      void offerNextSteps(services, 'error', vscode.l10n.t('{0} failed: {1}', title, outcome.message), outcome.steps, `${id}: ${describeError(e)}`);
       return undefined;
     }
   };

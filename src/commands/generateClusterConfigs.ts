@@ -128,7 +128,7 @@ function pickFiles(plan: PlannedWrite[], folderLabel: string): Promise<PlannedWr
     qp.canSelectMany = true;
     qp.ignoreFocusOut = true;
     qp.buttons = [folderButton];
-    qp.items = plan.map((file) => ({ label: file.path, description: STATUS_TEXT[file.status], ...(file.host ? { detail: `for ${file.host}` } : {}), file }));
+    qp.items = plan.map((file) => ({ label: file.path, description: STATUS_TEXT[file.status], ...(file.host ? { detail: vscode.l10n.t('for {0}', file.host) } : {}), file }));
     qp.selectedItems = qp.items;
     let result: PlannedWrite[] | 'folder' | undefined;
     qp.onDidTriggerButton((b) => {

@@ -57,7 +57,7 @@ export const joinHost = defineCommand({ trust: vscode.l10n.t('join hosts to the 
         return;
       }
       const title = vscode.l10n.t('Join of {0}', hosts.join(', '));
-      await approveAndRunPlan(ctx, { inv, inventoryUri: loaded.uri, plan, command: 'join', title, planDocument: 'join-plan.txt' }, (took) => `${hosts.join(', ')} joined ${inv.cluster.name} (${took}).`, pool);
+      await approveAndRunPlan(ctx, { inv, inventoryUri: loaded.uri, plan, command: 'join', title, planDocument: 'join-plan.txt' }, (took) => vscode.l10n.t('{0} joined {1} ({2}).', hosts.join(', '), inv.cluster.name, took), pool);
     } finally {
       await pool.close();
     }

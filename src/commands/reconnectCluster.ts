@@ -11,7 +11,7 @@ export const reconnectCluster = defineCommand({ trust: vscode.l10n.t('connect to
   return async (): Promise<boolean> => {
     const before = ctx.connection.state;
     const was = before.kind === 'connected' ? `${before.context} (${before.server})` : undefined;
-    const conn = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Reconnecting${was ? ` to ${was}` : ''}…` }, async () => {
+    const conn = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: was ? vscode.l10n.t('Reconnecting to {0}…', was) : vscode.l10n.t('Reconnecting…') }, async () => {
       await ctx.connection.reconnect();
       return ctx.connection.ensure();
     });

@@ -102,7 +102,7 @@ async function powerCommands(ui: EditorUi, what: 'node' | 'balancer'): Promise<{
   const on = setting('drillPowerOnCommand').trim();
   if (off && on) return { off, on };
   const open = vscode.l10n.t('Open Settings');
-  if ((await ui.message('error', `Powering a ${what} off needs both kubeadmWorkbench.drill.powerOffCommand and kubeadmWorkbench.drill.powerOnCommand (your hypervisor's commands, with {host} or {address}).`, { actions: [open] })) === open) {
+  if ((await ui.message('error', what === 'node' ? vscode.l10n.t('Powering a node off needs both kubeadmWorkbench.drill.powerOffCommand and kubeadmWorkbench.drill.powerOnCommand (your hypervisor\'s commands, with {host} or {address}).') : vscode.l10n.t('Powering a balancer off needs both kubeadmWorkbench.drill.powerOffCommand and kubeadmWorkbench.drill.powerOnCommand (your hypervisor\'s commands, with {host} or {address}).'), { actions: [open] })) === open) {
     await vscode.commands.executeCommand('workbench.action.openSettings', 'kubeadmWorkbench.drill');
   }
   return undefined;

@@ -91,7 +91,7 @@ function backupNode(b: LocalBackup, now: number): LiveNode {
       vscode.l10n.t('taken {0} from {1} on {2}{3} in {4} ms', m.takenAt, m.member.name, m.host, m.member.wasLeader ? vscode.l10n.t(' (the leader)') : '', m.durationMs),
       `revision ${revision ?? '?'}${m.status ? ` · ${m.status.totalKey} keys` : ''} · ${m.snapshot.size} bytes · etcd ${m.etcdVersion ?? '?'}`,
       `sha256 \`${m.snapshot.sha256}\` · trailer ${m.snapshot.trailer}`,
-      `members: ${m.members.map((x) => x.name).join(', ')}`,
+      vscode.l10n.t('members: {0}', m.members.map((x) => x.name).join(', ')),
       ...m.warnings.map((w) => `- ${w}`),
     ]),
   };

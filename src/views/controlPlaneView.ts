@@ -37,7 +37,7 @@ export class ControlPlaneView extends LiveTreeView {
         children: model.addons.map((a) => ({
           id: `addon:${a.namespace}/${a.name}`,
           label: a.name,
-          description: `${a.kind} · ready ${a.ready}/${a.desired}`,
+          description: vscode.l10n.t('{0} · ready {1}/{2}', a.kind, a.ready, a.desired),
           icon: a.healthy ? 'pass' : 'warning',
           color: a.healthy ? OK : WARN,
           tooltip: md([`**${a.name}** (${a.kind} in \`${a.namespace}\`, ${a.role === 'cni' ? 'CNI' : a.role === 'dns' ? 'cluster DNS' : vscode.l10n.t('Service proxy')})`, vscode.l10n.t('desired {0}, ready {1}', a.desired, a.ready)]),
@@ -65,7 +65,7 @@ function nodeItem(n: ControlPlaneNode, skew: string | undefined): LiveNode {
     tooltip: md([
       `**${n.name}**${n.host && n.host !== n.name ? vscode.l10n.t(' (inventory host {0})', n.host) : ''}`,
       vscode.l10n.t('Node {0}{1}', n.readiness, n.readyReason ? ` — ${n.readyReason}` : ''),
-      n.taints.length ? `Taints: ${n.taints.map((t) => `\`${t}\``).join(', ')}` : vscode.l10n.t('No taints'),
+      n.taints.length ? vscode.l10n.t('Taints: {0}', n.taints.map((t) => `\`${t}\``).join(', ')) : vscode.l10n.t('No taints'),
       n.kubeletVersion ? `kubelet ${n.kubeletVersion}` : '',
       n.apiServerVersion ? `kube-apiserver ${n.apiServerVersion}` : '',
       skew ? vscode.l10n.t('Version skew: {0}', skew) : '',
@@ -98,7 +98,7 @@ function componentItem(node: string, c: ComponentPod): LiveNode {
     color: !c.present ? ERR : healthy ? (c.drift?.drift || c.mirrorStale ? WARN : OK) : c.phase === 'Running' ? WARN : ERR,
     tooltip: md([
       c.present ? vscode.l10n.t('**{0}** — {1}, ready {2}/{3}, restarts {4}, age {5} (as kubectl get pods counts it: since the pod object was created)', c.podName, c.phase, c.readyContainers, c.totalContainers, c.restarts, formatAge(c.ageMs)) : vscode.l10n.t('**{0}**: no pod on {1}', c.component, node),
-      c.reason ? `Reason: ${c.reason}` : '',
+      c.reason ? vscode.l10n.t('Reason: {0}', c.reason) : '',
       c.mirror
         ? vscode.l10n.t('Static pod from `/etc/kubernetes/manifests/{0}.yaml` (config.source `{1}`); this is its mirror pod.', c.component, c.source ?? '?')
         : c.present ? vscode.l10n.t('Not a mirror pod: not run by kubelet from a manifest.') : '',

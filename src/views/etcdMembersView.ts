@@ -32,7 +32,7 @@ export class EtcdMembersView extends LiveTreeView {
     const quorum: LiveNode = {
       id: 'etcd:quorum',
       label: etcd.quorumLine,
-      description: `via ${etcd.via}${stale ? ` · ${formatAge(age)} old` : ''}`,
+      description: `${vscode.l10n.t('via {0}', etcd.via)}${stale ? vscode.l10n.t(' · {0} old', formatAge(age)) : ''}`,
       icon: etcd.tolerates < 0 ? 'error' : etcd.tolerates === 0 && etcd.voting > 1 ? 'warning' : 'shield',
       color: etcd.tolerates < 0 ? ERR : etcd.tolerates === 0 && etcd.voting > 1 ? WARN : OK,
       tooltip: md([
@@ -69,7 +69,7 @@ function memberItem(m: EtcdMember, now: number): LiveNode {
         ? vscode.l10n.t('raft term {0} · index {1} · applied {2}{3}', String(m.raftTerm), String(m.raftIndex), String(m.raftAppliedIndex), lag ? vscode.l10n.t(' ({0} entries not applied yet)', lag) : '')
         : vscode.l10n.t('Unreachable{0}{1}{2}', m.problem ? `: ${m.problem}` : '', m.unreachableSince !== undefined ? ` — since ${clockAndAge(m.unreachableSince, now)}` : '', m.lastSeen ? vscode.l10n.t('; last seen as {0}', m.lastSeen.role) : ''),
       m.reachable ? vscode.l10n.t('DB {0}; in use {1}{2}{3}', describeSpace(space), formatBytes(m.dbSizeInUse), (space.freeBytes ?? 0) > 1024 * 1024 ? vscode.l10n.t(' — *Defragment etcd…* gives back about {0}', formatBytes(space.freeBytes)) : '', space.level !== 'ok' ? vscode.l10n.t(' — **{0}**: writes stop at the quota (warning at 80 %, error at 95 %)', space.level) : '') : '',
-      m.alarms.length ? `Alarms: ${m.alarms.join(', ')} (${m.alarms.includes('NOSPACE') ? vscode.l10n.t('every write is refused: *Recover etcd from NOSPACE…*') : vscode.l10n.t('writes may be refused until disarmed')})` : '',
+      m.alarms.length ? `${vscode.l10n.t('Alarms: {0}', m.alarms.join(', '))} (${m.alarms.includes('NOSPACE') ? vscode.l10n.t('every write is refused: *Recover etcd from NOSPACE…*') : vscode.l10n.t('writes may be refused until disarmed')})` : '',
       `peer ${m.peerURLs.join(', ') || '—'}`,
       `client ${m.clientURLs.join(', ') || '—'}`,
     ]),
