@@ -24,7 +24,7 @@ export async function pickBackupFolder(ui: Ui, openLabel: string): Promise<strin
   let out: string | undefined = setting('backupFolder');
   if (!out) {
     const picked = await vscode.window.showOpenDialog({
-      title: 'Folder for etcd backups (outside any git repository: a snapshot holds every Secret)',
+      title: vscode.l10n.t('Folder for etcd backups (outside any git repository: a snapshot holds every Secret)'),
       canSelectFolders: true,
       canSelectFiles: false,
       defaultUri: vscode.Uri.file(join(homedir(), 'kubeadm-workbench-backups')),
@@ -36,21 +36,21 @@ export async function pickBackupFolder(ui: Ui, openLabel: string): Promise<strin
   out = out.startsWith('~/') ? join(homedir(), out.slice(2)) : out;
   const repo = await gitWorkTreeOf(out);
   if (repo) {
-    void ui.message('error', `${out} is inside the git work tree ${repo}; choose a folder outside it (a snapshot holds every Secret of the cluster).`);
+    void ui.message('error', vscode.l10n.t('{0} is inside the git work tree {1}; choose a folder outside it (a snapshot holds every Secret of the cluster).', out, repo));
     return undefined;
   }
   return out;
 }
 
-export const backupEtcd = defineCommand({ trust: 'take an etcd snapshot on a control-plane host', inventory: 'Back Up etcd', inventoryCheck: 'parsed' }, (ctx) => {
+export const backupEtcd = defineCommand({ trust: vscode.l10n.t('take an etcd snapshot on a control-plane host'), inventory: vscode.l10n.t('Back Up etcd'), inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
     const { inv, folder } = ctx;
     const ui = editorUi(ctx.reports);
     const pool = ctx.sessions.open(inv, folder);
     try {
       // One control-plane node that answers is enough for a snapshot; none, and nothing is asked.
-      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Back Up etcd', hosts: hostsWith(inv, 'control-plane'), atLeastOne: true })).ok) return;
-      const out = await pickBackupFolder(ui, 'Back up here');
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Back Up etcd'), hosts: hostsWith(inv, 'control-plane'), atLeastOne: true })).ok) return;
+      const out = await pickBackupFolder(ui, vscode.l10n.t('Back up here'));
       if (!out) return;
       await backupWorkflow(ui, { inventory: inv, ssh: pool, loginUser: (h) => pool.loginUser(h), out });
     } finally {

@@ -18,15 +18,15 @@ import { editorPlanRun } from './runPlan';
 import { defineCommand } from './context';
 import { editorPreflight, hostsWith } from './preflightGate';
 
-export const refreshBackups = defineCommand({ trust: 'read the scheduled etcd snapshots on the control-plane hosts', inventory: 'Refresh Backups', inventoryCheck: 'parsed' }, (ctx) => {
+export const refreshBackups = defineCommand({ trust: vscode.l10n.t('read the scheduled etcd snapshots on the control-plane hosts'), inventory: vscode.l10n.t('Refresh Backups'), inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
     await ctx.backups.refreshLocal();
-    await vscode.window.withProgress({ location: { viewId: 'kubeadm.backups' }, title: 'Reading the scheduled snapshots…' }, () => ctx.backups.readSchedules(ctx.inv, ctx.folder));
+    await vscode.window.withProgress({ location: { viewId: 'kubeadm.backups' }, title: vscode.l10n.t('Reading the scheduled snapshots…') }, () => ctx.backups.readSchedules(ctx.inv, ctx.folder));
   };
 });
 
 /** A backup row (or its folder as text, e.g. from a test); from the palette, the user picks one. */
-export const restoreFromBackup = defineCommand({ trust: 'restore etcd on the control-plane hosts', inventory: 'Restore etcd', inventoryCheck: 'usable' }, (ctx) => {
+export const restoreFromBackup = defineCommand({ trust: vscode.l10n.t('restore etcd on the control-plane hosts'), inventory: vscode.l10n.t('Restore etcd'), inventoryCheck: 'usable' }, (ctx) => {
   return async (row?: LiveNode | string): Promise<void> => {
     const ui = editorUi(ctx.reports);
     // What this machine can tell alone first: the backup asked for, or that there is none to restore.
@@ -35,11 +35,11 @@ export const restoreFromBackup = defineCommand({ trust: 'restore etcd on the con
     // Only a backup of the listed folder: the row's path is ours, a command argument may be anything.
     let backup = wanted === undefined ? undefined : backups.find((b) => b.dir === wanted);
     if (wanted !== undefined && !backup) {
-      await ui.message('error', `${wanted} is not a backup in ${ctx.backups.folder}.`);
+      await ui.message('error', vscode.l10n.t('{0} is not a backup in {1}.', wanted, ctx.backups.folder));
       return;
     }
     if (!backups.length) {
-      await ui.message('info', `No etcd backup in ${ctx.backups.folder} (kubeadmWorkbench.backup.folder): Back Up etcd… writes one there.`);
+      await ui.message('info', vscode.l10n.t('No etcd backup in {0} (kubeadmWorkbench.backup.folder): Back Up etcd… writes one there.', ctx.backups.folder));
       return;
     }
     const pool = ctx.sessions.open(ctx.inv, ctx.folder);
@@ -47,10 +47,10 @@ export const restoreFromBackup = defineCommand({ trust: 'restore etcd on the con
       // Every control-plane node takes part in a restore: each must answer before the backup is even asked — unless
       // the backup chosen is another cluster's, which the workflow refuses without asking any host.
       const otherCluster = backup !== undefined && backup.manifest.cluster !== ctx.inv.cluster.name;
-      if (!otherCluster && !(await editorPreflight(ctx, ui, pool, ctx.inv, { operation: 'Restore etcd', hosts: hostsWith(ctx.inv, 'control-plane') })).ok) return;
-      backup ??= await ui.pick('Restore etcd from which backup?', backups.map((b) => ({ label: new Date(b.manifest.takenAt).toLocaleString(), description: `${b.manifest.cluster} · rev ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'}`, value: b })));
+      if (!otherCluster && !(await editorPreflight(ctx, ui, pool, ctx.inv, { operation: vscode.l10n.t('Restore etcd'), hosts: hostsWith(ctx.inv, 'control-plane') })).ok) return;
+      backup ??= await ui.pick(vscode.l10n.t('Restore etcd from which backup?'), backups.map((b) => ({ label: new Date(b.manifest.takenAt).toLocaleString(), description: `${b.manifest.cluster} · rev ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'}`, value: b })));
       if (!backup) return;
-      const title = `Restore of etcd of ${ctx.inv.cluster.name}`;
+      const title = vscode.l10n.t('Restore of etcd of {0}', ctx.inv.cluster.name);
       await restoreWorkflow(ui, {
         deps: { inventory: ctx.inv, ssh: pool },
         loginUser: (h) => pool.loginUser(h),
@@ -63,8 +63,8 @@ export const restoreFromBackup = defineCommand({ trust: 'restore etcd on the con
   };
 });
 
-const CREATE = 'Create It';
-const CHOOSE = 'Choose Another Folder…';
+const CREATE = vscode.l10n.t('Create It');
+const CHOOSE = vscode.l10n.t('Choose Another Folder…');
 
 /**
  * Open Folder: the backup's folder, or the backup folder. When that folder does not exist yet, it says so and offers
@@ -75,16 +75,16 @@ export const openBackupFolder = defineCommand({}, (ctx) => {
     const ui = editorUi(ctx.reports);
     let path = row?.path ?? ctx.backups.folder;
     if (!existsSync(path)) {
-      const choice = await ui.message('warning', `The backup folder ${path} does not exist yet: Back Up etcd… creates it with its first backup.`, { actions: [CREATE, CHOOSE] });
+      const choice = await ui.message('warning', vscode.l10n.t('The backup folder {0} does not exist yet: Back Up etcd… creates it with its first backup.', path), { actions: [CREATE, CHOOSE] });
       if (choice === CREATE) {
         const repo = await gitWorkTreeOf(path);
         if (repo) {
-          void ui.message('error', `${path} is inside the git work tree ${repo}; choose a folder outside it (a snapshot holds every Secret of the cluster).`);
+          void ui.message('error', vscode.l10n.t('{0} is inside the git work tree {1}; choose a folder outside it (a snapshot holds every Secret of the cluster).', path, repo));
           return;
         }
         await ensureRealFolder(path, { mode: 0o700, recursive: true });
       } else if (choice === CHOOSE) {
-        const picked = await vscode.window.showOpenDialog({ title: 'Folder for etcd backups (outside any git repository)', canSelectFolders: true, canSelectFiles: false, openLabel: 'Use for backups' });
+        const picked = await vscode.window.showOpenDialog({ title: vscode.l10n.t('Folder for etcd backups (outside any git repository)'), canSelectFolders: true, canSelectFiles: false, openLabel: vscode.l10n.t('Use for backups') });
         if (!picked?.[0]) return;
         path = picked[0].fsPath;
         await updateUserSetting('backupFolder', path);
@@ -95,7 +95,7 @@ export const openBackupFolder = defineCommand({}, (ctx) => {
       await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(path));
     } catch {
       // No file manager where the extension runs (a remote or browser window): the path to copy instead.
-      void ui.message('info', `The backups are in ${path}`);
+      void ui.message('info', vscode.l10n.t('The backups are in {0}', path));
     }
   };
 });

@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import { describeError } from '../core/live/errors';
 import { buildPlan, pickPhases } from '../editor/bringUpPlans';
 import { editorUi } from '../editor/vscodeUi';
@@ -11,27 +12,27 @@ import { editorPreflight } from './preflightGate';
  * run with progress, cancel and resume; engine/workflows/planRunWorkflow.ts), as `up` does — over the pool the
  * preflight opened, so the host keys accepted in its review carry over.
  */
-export const bringUpCluster = defineCommand({ trust: 'bring up the cluster over SSH', inventory: 'Bring-up' }, (ctx) => {
+export const bringUpCluster = defineCommand({ trust: vscode.l10n.t('bring up the cluster over SSH'), inventory: vscode.l10n.t('Bring-up') }, (ctx) => {
   return async (): Promise<void> => {
     const { loaded, inv, folder } = ctx;
     const ui = editorUi(ctx.reports);
     const pool = ctx.sessions.open(inv, folder);
     try {
-      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Bring Up', hosts: inv.hosts.map((h) => h.name) })).ok) return;
-      const phases = await pickPhases(ui, 'Bring up the cluster');
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Bring Up'), hosts: inv.hosts.map((h) => h.name) })).ok) return;
+      const phases = await pickPhases(ui, vscode.l10n.t('Bring up the cluster'));
       if (!phases) return;
       let savedContext: string | undefined;
       let plan;
       try {
-        plan = await buildPlan(ui, inv, loaded.uri, phases, (context, path) => (savedContext = `${context} in ${path}`));
+        plan = await buildPlan(ui, inv, loaded.uri, phases, (context, path) => (savedContext = vscode.l10n.t('{0} in {1}', context, path)));
       } catch (e) {
-        void ui.message('error', `Cannot make the plan: ${describeError(e)}`);
+        void ui.message('error', vscode.l10n.t('Cannot make the plan: {0}', describeError(e)));
         return;
       }
       await approveAndRunPlan(
         ctx,
-        { inv, inventoryUri: loaded.uri, plan, command: 'up', title: `Bring-up of ${inv.cluster.name}`, planDocument: 'bring-up-plan.txt' },
-        (took) => `${inv.cluster.name} is up (${took}).${savedContext ? ` Admin context ${savedContext}.` : ''}`,
+        { inv, inventoryUri: loaded.uri, plan, command: 'up', title: vscode.l10n.t('Bring-up of {0}', inv.cluster.name), planDocument: 'bring-up-plan.txt' },
+        (took) => vscode.l10n.t('{0} is up ({1}).{2}', inv.cluster.name, took, savedContext ? vscode.l10n.t(' Admin context {0}.', savedContext) : ''),
         pool,
       );
     } finally {

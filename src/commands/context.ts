@@ -99,7 +99,7 @@ async function provide<N extends Needs>(services: CommandContext, needs: N): Pro
     const loaded = await services.inventory.get();
     const inv = needs.inventoryCheck === 'parsed' ? loaded?.inventory : usableInventory(loaded);
     if (!loaded || !inv) {
-      void offerNextSteps(services, 'error', `${needs.inventory} needs a valid inventory.yaml (see the Problems panel).`, [{ kind: loaded ? 'openInventory' : 'createInventory' }]);
+      void offerNextSteps(services, 'error', vscode.l10n.t('{0} needs a valid inventory.yaml (see the Problems panel).', needs.inventory), [{ kind: loaded ? 'openInventory' : 'createInventory' }]);
       return undefined;
     }
     given = { ...given, loaded, inv, folder: vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri };
@@ -136,7 +136,7 @@ export function bindCommand(services: CommandContext, id: string, title: string,
         return undefined;
       }
       // The log gets the whole text (a command's included); the message a short cause and its next steps.
-      void offerNextSteps(services, 'error', `${title} failed: ${outcome.message}`, outcome.steps, `${id}: ${describeError(e)}`);
+      void offerNextSteps(services, 'error', vscode.l10n.t('{0} failed: {1}', title, outcome.message), outcome.steps, `${id}: ${describeError(e)}`);
       return undefined;
     }
   };
@@ -149,7 +149,7 @@ export function bindCommand(services: CommandContext, id: string, title: string,
  */
 export async function refuseWithoutCluster(services: CommandContext, what: string): Promise<boolean> {
   const state = services.connection.state;
-  const why = state.kind === 'error' ? plainWords(state.message) : state.kind === 'untrusted' ? 'the workspace is not trusted' : 'no cluster context is chosen yet';
+  const why = state.kind === 'error' ? plainWords(state.message) : state.kind === 'untrusted' ? vscode.l10n.t('the workspace is not trusted') : vscode.l10n.t('no cluster context is chosen yet');
   const steps: NextStep[] = state.kind === 'untrusted' ? [{ kind: 'trust' }] : [{ kind: 'selectKubeconfig' }, { kind: 'bringUp' }, { kind: 'openKubeconfigSetting' }];
-  return offerNextSteps(services, 'error', `Cannot ${what}: no cluster connection (${why}).`, steps);
+  return offerNextSteps(services, 'error', vscode.l10n.t('Cannot {0}: no cluster connection ({1}).', what, why), steps);
 }

@@ -6,6 +6,6 @@ export const copyHostAddress = defineCommand({}, () => {
   return async (node?: InventoryNode): Promise<void> => {
     if (node?.kind !== 'host') return;
     await vscode.env.clipboard.writeText(node.host.address);
-    vscode.window.setStatusBarMessage(`Copied ${node.host.address}`, 2000);
+    vscode.window.setStatusBarMessage(vscode.l10n.t('Copied {0}', node.host.address), 2000);
   };
 });

@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import { cordonWorkflow } from '../engine/workflows/drainWorkflow';
 import { resolveNodeTarget } from '../editor/nodeTarget';
 import { editorUi } from '../editor/vscodeUi';
@@ -9,9 +10,9 @@ import { defineCommand } from './context';
  * the CLI's `cordon`/`uncordon` too) says what changes in a modal before anything does.
  */
 export function cordonCommand(cordon: boolean) {
-  const verb = cordon ? 'cordon' : 'uncordon';
-  return defineCommand({ trust: `${verb} a node`, cluster: `${verb} a node` }, (ctx) => async (arg?: unknown): Promise<void> => {
-    const target = await resolveNodeTarget(ctx, arg, `${verb} a node`);
+  const what = cordon ? vscode.l10n.t('cordon a node') : vscode.l10n.t('uncordon a node');
+  return defineCommand({ trust: what, cluster: what }, (ctx) => async (arg?: unknown): Promise<void> => {
+    const target = await resolveNodeTarget(ctx, arg, what);
     if (!target) return;
     const { cluster, node, conn } = target;
     await cordonWorkflow(editorUi(ctx.reports), { cluster, node, cordon, context: conn.context, server: conn.server, dryRun: 'none' });

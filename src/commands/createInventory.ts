@@ -10,13 +10,13 @@ export const createInventory = defineCommand({}, (ctx) => {
     const ui = editorUi(ctx.reports);
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder) {
-      void ui.message('error', 'Open a folder first: the inventory lives in the workspace.');
+      void ui.message('error', vscode.l10n.t('Open a folder first: the inventory lives in the workspace.'));
       return;
     }
     const target = vscode.Uri.joinPath(folder.uri, 'inventory.yaml');
     if (await exists(target)) {
       await vscode.window.showTextDocument(target);
-      void ui.message('info', 'inventory.yaml already exists; opened it instead of overwriting.');
+      void ui.message('info', vscode.l10n.t('inventory.yaml already exists; opened it instead of overwriting.'));
       return;
     }
     try {
@@ -25,7 +25,7 @@ export const createInventory = defineCommand({}, (ctx) => {
     } catch (e) {
       if (!alreadyThere(e)) throw e;
       await vscode.window.showTextDocument(target);
-      void ui.message('info', 'inventory.yaml already exists; opened it instead of overwriting.');
+      void ui.message('info', vscode.l10n.t('inventory.yaml already exists; opened it instead of overwriting.'));
       return;
     }
     await ctx.inventory.reload();

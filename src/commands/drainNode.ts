@@ -27,15 +27,15 @@ export const drainNode = defineCommand({ trust: 'drain a node', cluster: 'drain 
 
     const ui = editorUi(ctx.reports);
     const picks = await ui.pickMany<Option>(
-      `Drain ${node}`,
+      vscode.l10n.t('Drain {0}', node),
       [
-        { value: 'ignoreDaemonSets', label: 'Ignore DaemonSet-managed pods', description: '--ignore-daemonsets', detail: 'They stay on the node (their DaemonSet would put them back at once). Without it a DaemonSet pod refuses the drain.', picked: true },
-        { value: 'deleteEmptyDirData', label: 'Delete emptyDir data', description: '--delete-emptydir-data', detail: 'Pods with emptyDir volumes are evicted and the data in those volumes is LOST.', picked: false },
-        { value: 'force', label: 'Force: evict pods without a controller', description: '--force', detail: 'Bare pods are deleted for good: nothing recreates them.', picked: false },
-        { value: 'maintenance', label: 'Then run a maintenance command on the host…', description: '--then', detail: "Over SSH on the node's inventory host after the drain (e.g. a kernel update and a reboot), then wait until the node is Ready again.", picked: false },
-        { value: 'uncordon', label: 'Uncordon when done', description: '--uncordon', detail: 'Make the node schedulable again at the end.', picked: false },
+        { value: 'ignoreDaemonSets', label: vscode.l10n.t('Ignore DaemonSet-managed pods'), description: '--ignore-daemonsets', detail: vscode.l10n.t('They stay on the node (their DaemonSet would put them back at once). Without it a DaemonSet pod refuses the drain.'), picked: true },
+        { value: 'deleteEmptyDirData', label: vscode.l10n.t('Delete emptyDir data'), description: '--delete-emptydir-data', detail: vscode.l10n.t('Pods with emptyDir volumes are evicted and the data in those volumes is LOST.'), picked: false },
+        { value: 'force', label: vscode.l10n.t('Force: evict pods without a controller'), description: '--force', detail: vscode.l10n.t('Bare pods are deleted for good: nothing recreates them.'), picked: false },
+        { value: 'maintenance', label: vscode.l10n.t('Then run a maintenance command on the host…'), description: '--then', detail: vscode.l10n.t('Over SSH on the node\'s inventory host after the drain (e.g. a kernel update and a reboot), then wait until the node is Ready again.'), picked: false },
+        { value: 'uncordon', label: vscode.l10n.t('Uncordon when done'), description: '--uncordon', detail: vscode.l10n.t('Make the node schedulable again at the end.'), picked: false },
       ],
-      'Options (the plan is shown before anything happens)',
+      vscode.l10n.t('Options (the plan is shown before anything happens)'),
     );
     if (!picks) return;
     const has = (o: Option) => picks.includes(o);
@@ -57,7 +57,7 @@ export const drainNode = defineCommand({ trust: 'drain a node', cluster: 'drain 
       if (has('maintenance')) {
         const inv = loaded?.inventory;
         if (!inv || !loaded) {
-          void ui.message('error', 'A maintenance command runs on the node\'s inventory host: open a valid inventory.yaml first.');
+          void ui.message('error', vscode.l10n.t('A maintenance command runs on the node\'s inventory host: open a valid inventory.yaml first.'));
           return;
         }
         let host: string;
@@ -68,8 +68,8 @@ export const drainNode = defineCommand({ trust: 'drain a node', cluster: 'drain 
           return;
         }
         const command = await ui.input(
-          `Maintenance command on ${host}`,
-          'Runs as root over SSH after the drain, as one argument to sh -c (shown in the plan first). A command that reboots makes the wait ask for a new boot ID.',
+          vscode.l10n.t('Maintenance command on {0}', host),
+          vscode.l10n.t('Runs as root over SSH after the drain, as one argument to sh -c (shown in the plan first). A command that reboots makes the wait ask for a new boot ID.'),
           ctx.extension.workspaceState.get<string>(LAST_COMMAND) ?? 'apt-get update && apt-get -y upgrade && reboot',
         );
         if (!command) return;

@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import { kubeletConfWorkflow } from '../engine/workflows/kubeletConfWorkflow';
 import { editorUi } from '../editor/vscodeUi';
 import type { LiveNode } from '../editor/treeNodes';
@@ -11,15 +12,15 @@ import { kubernetesHosts } from '../core/inventory/types';
  * the kubelet restarted and Ready, uncordoned (the workflow of engine/workflows/kubeletConfWorkflow.ts, the CLI's
  * `certs fix-kubelet-conf`); then the certificates inspected again.
  */
-export const fixKubeletConf = defineCommand({ trust: 'change kubelet.conf on a node', inventory: 'Fix kubelet.conf', inventoryCheck: 'usable' }, (ctx) => {
+export const fixKubeletConf = defineCommand({ trust: vscode.l10n.t('change kubelet.conf on a node'), inventory: vscode.l10n.t('Fix kubelet.conf'), inventoryCheck: 'usable' }, (ctx) => {
   return async (row?: LiveNode): Promise<void> => {
     const { loaded, inv, folder } = ctx;
     let node = row && /^cert:([^:]+):kubelet\.conf$/.exec(row.id)?.[1];
     if (!node) {
       const embedded = new Set((ctx.certificates.report?.hosts ?? []).filter((h) => h.entries.some((e) => e.fix === 'kubelet-conf')).map((h) => h.host));
       node = await editorUi(ctx.reports).pick(
-        'Fix kubelet.conf: which node?',
-        kubernetesHosts(inv).map((h) => ({ label: h.name, description: embedded.has(h.name) ? 'embeds its client certificate (last inspection)' : h.address, picked: embedded.has(h.name), value: h.name })),
+        vscode.l10n.t('Fix kubelet.conf: which node?'),
+        kubernetesHosts(inv).map((h) => ({ label: h.name, description: embedded.has(h.name) ? vscode.l10n.t('embeds its client certificate (last inspection)') : h.address, picked: embedded.has(h.name), value: h.name })),
       );
     }
     if (!node) return;

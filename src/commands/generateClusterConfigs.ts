@@ -24,19 +24,19 @@ export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
     const ui = editorUi(ctx.reports);
     const loaded = await ctx.inventory.get();
     if (!loaded?.inventory) {
-      const open = 'Open Inventory';
-      const choice = await ui.message('error', loaded ? 'inventory.yaml has errors that keep it from loading; fix them first.' : 'This workspace has no inventory.yaml yet.', { actions: [open] });
+      const open = vscode.l10n.t('Open Inventory');
+      const choice = await ui.message('error', loaded ? vscode.l10n.t('inventory.yaml has errors that keep it from loading; fix them first.') : vscode.l10n.t('This workspace has no inventory.yaml yet.'), { actions: [open] });
       if (choice === open) await vscode.commands.executeCommand(CommandIds.openInventory);
       return undefined;
     }
     const errors = loaded.result.findings.filter((f) => f.severity === 'error');
     if (errors.length) {
       // What we generate runs as root on every node: an inventory with errors is never generated from.
-      const open = 'Open Inventory';
+      const open = vscode.l10n.t('Open Inventory');
       const choice = await ui.message(
         'error',
-        `inventory.yaml has ${errors.length} error${errors.length === 1 ? '' : 's'}; fix ${errors.length === 1 ? 'it' : 'them'} first — nothing was generated.`,
-        { modal: !unattended, detail: errors.slice(0, 5).map((f) => `line ${f.range.start.line + 1}: ${f.message}`).join('\n'), actions: [open] },
+        errors.length === 1 ? vscode.l10n.t('inventory.yaml has 1 error; fix it first — nothing was generated.') : vscode.l10n.t('inventory.yaml has {0} errors; fix them first — nothing was generated.', errors.length),
+        { modal: !unattended, detail: errors.slice(0, 5).map((f) => vscode.l10n.t('line {0}: {1}', f.range.start.line + 1, f.message)).join('\n'), actions: [open] },
       );
       if (choice === open) await vscode.commands.executeCommand(CommandIds.openInventory);
       return undefined;
@@ -58,7 +58,7 @@ export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
       const plan = await planWrites(files, (p) => readGeneratedTarget(folder.fsPath, p));
       const pick = await pickFiles(plan, vscode.workspace.asRelativePath(folder, true));
       if (pick === 'folder') {
-        const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, defaultUri: folder, openLabel: 'Generate Here' });
+        const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, defaultUri: folder, openLabel: vscode.l10n.t('Generate Here') });
         if (picked?.[0]) folder = picked[0];
         continue;
       }
@@ -69,11 +69,11 @@ export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
     const changed = chosen.filter((p) => p.status === 'changed');
     if (unattended && !unattended.overwrite) chosen = chosen.filter((p) => p.status !== 'changed');
     else if (changed.length && !unattended) {
-      const overwrite = 'Overwrite';
-      const skip = 'Skip Changed Files';
+      const overwrite = vscode.l10n.t('Overwrite');
+      const skip = vscode.l10n.t('Skip Changed Files');
       const choice = await ui.confirm({
-        message: `${changed.length} file${changed.length === 1 ? '' : 's'} in ${vscode.workspace.asRelativePath(folder, true)} differ${changed.length === 1 ? 's' : ''} from the generated version.`,
-        detail: `Overwriting replaces your edits in:\n${changed.map((p) => p.path).join('\n')}`,
+        message: changed.length === 1 ? vscode.l10n.t('1 file in {0} differs from the generated version.', vscode.workspace.asRelativePath(folder, true)) : vscode.l10n.t('{0} files in {1} differ from the generated version.', changed.length, vscode.workspace.asRelativePath(folder, true)),
+        detail: vscode.l10n.t('Overwriting replaces your edits in:\n{0}', changed.map((p) => p.path).join('\n')),
         actions: [overwrite, skip],
       });
       if (!choice) return undefined;
@@ -97,10 +97,11 @@ async function summarize(ui: Ui, folder: vscode.Uri, written: vscode.Uri[], wrot
   const where = vscode.workspace.asRelativePath(folder, true);
   await vscode.commands.executeCommand('revealInExplorer', written[0]).then(undefined, () => undefined);
   const main = written.find((u) => /kubeadm-config\.ya?ml$/.test(u.path)) ?? written[0]!;
-  const openMain = `Open ${main.path.split('/').pop()}`;
+  const openMain = vscode.l10n.t('Open {0}', String(main.path.split('/').pop()));
+  const unchanged = wrote < total ? vscode.l10n.t(' ({0} unchanged)', total - wrote) : '';
   const pick = await ui.message(
     'info',
-    `Generated ${wrote} file${wrote === 1 ? '' : 's'} in ${where}${wrote < total ? ` (${total - wrote} unchanged)` : ''}; they are selected in the Explorer.`,
+    (wrote === 1 ? vscode.l10n.t('Generated 1 file in {0}{1}; they are selected in the Explorer.', where, unchanged) : vscode.l10n.t('Generated {0} files in {1}{2}; they are selected in the Explorer.', wrote, where, unchanged)),
     { actions: [openMain] },
   );
   if (pick === openMain) await vscode.window.showTextDocument(main, { preview: false });
@@ -115,19 +116,19 @@ function isUnattended(v: unknown): v is Unattended {
   return !!v && typeof v === 'object' && (v as Unattended).folder instanceof vscode.Uri;
 }
 
-const STATUS_TEXT: Record<PlannedWrite['status'], string> = { new: 'new', changed: 'differs: will be overwritten after asking', unchanged: 'unchanged' };
+const STATUS_TEXT: Record<PlannedWrite['status'], string> = { new: vscode.l10n.t('new'), changed: vscode.l10n.t('differs: will be overwritten after asking'), unchanged: vscode.l10n.t('unchanged') };
 
 /** The list of files, all checked; a title button picks another folder. */
 function pickFiles(plan: PlannedWrite[], folderLabel: string): Promise<PlannedWrite[] | 'folder' | undefined> {
   return new Promise((resolve) => {
     const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { file: PlannedWrite }>();
-    const folderButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('folder-opened'), tooltip: 'Generate into another folder…' };
-    qp.title = `Generate cluster configs into ${folderLabel}/`;
-    qp.placeholder = 'Uncheck files you do not want; Enter writes the checked ones';
+    const folderButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('folder-opened'), tooltip: vscode.l10n.t('Generate into another folder…') };
+    qp.title = vscode.l10n.t('Generate cluster configs into {0}/', folderLabel);
+    qp.placeholder = vscode.l10n.t('Uncheck files you do not want; Enter writes the checked ones');
     qp.canSelectMany = true;
     qp.ignoreFocusOut = true;
     qp.buttons = [folderButton];
-    qp.items = plan.map((file) => ({ label: file.path, description: STATUS_TEXT[file.status], ...(file.host ? { detail: `for ${file.host}` } : {}), file }));
+    qp.items = plan.map((file) => ({ label: file.path, description: STATUS_TEXT[file.status], ...(file.host ? { detail: vscode.l10n.t('for {0}', file.host) } : {}), file }));
     qp.selectedItems = qp.items;
     let result: PlannedWrite[] | 'folder' | undefined;
     qp.onDidTriggerButton((b) => {

@@ -12,12 +12,12 @@ const MAX_IMPORT_BYTES = 16 * 1024 * 1024;
 
 const ASK: Record<ImportMissing, { prompt: string; placeHolder: string; validate: (v: string) => string | undefined }> = {
   kubernetesVersion: {
-    prompt: 'The Ansible inventory sets no kube_version. Kubernetes version to pin (kubeadm, kubelet, kubectl):',
+    prompt: vscode.l10n.t('The Ansible inventory sets no kube_version. Kubernetes version to pin (kubeadm, kubelet, kubectl):'),
     placeHolder: '1.30.14',
-    validate: (v) => (/^v?\d+\.\d+\.\d+$/.test(v.trim()) ? undefined : 'A full version like 1.30.14'),
+    validate: (v) => (/^v?\d+\.\d+\.\d+$/.test(v.trim()) ? undefined : vscode.l10n.t('A full version like 1.30.14')),
   },
   controlPlaneEndpoint: {
-    prompt: 'The Ansible inventory names no API load balancer. controlPlaneEndpoint (the Keepalived VIP and port):',
+    prompt: vscode.l10n.t('The Ansible inventory names no API load balancer. controlPlaneEndpoint (the Keepalived VIP and port):'),
     placeHolder: '10.3.60.100:6443',
     validate: (v) => (splitEndpoint(v) ? undefined : 'host:port, e.g. 10.3.60.100:6443'),
   },
@@ -29,11 +29,11 @@ export const importAnsibleInventory = defineCommand({}, (ctx) => {
     const ui = editorUi(ctx.reports);
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder) {
-      void ui.message('error', 'Open a folder first: the imported inventory is written into the workspace.');
+      void ui.message('error', vscode.l10n.t('Open a folder first: the imported inventory is written into the workspace.'));
       return;
     }
     const picked = source ?? (await vscode.window.showOpenDialog({
-      title: 'Import Ansible/Kubespray inventory',
+      title: vscode.l10n.t('Import Ansible/Kubespray inventory'),
       canSelectMany: false,
       defaultUri: folder.uri,
       filters: { 'Ansible inventory': ['ini', 'yaml', 'yml', 'cfg', ''], 'All files': ['*'] },
@@ -53,21 +53,21 @@ export const importAnsibleInventory = defineCommand({}, (ctx) => {
     const { inventory, findings } = result;
     const errors = findings.filter((f) => f.severity === 'error');
     if (inventory.hosts.length === 0) {
-      void ui.message('error', `No Kubernetes hosts found in ${vscode.workspace.asRelativePath(picked)}${errors[0] ? `: ${errors[0].message}` : '.'}`);
+      void ui.message('error', vscode.l10n.t('No Kubernetes hosts found in {0}{1}', vscode.workspace.asRelativePath(picked), errors[0] ? `: ${errors[0].message}` : '.'));
       return;
     }
     const target = vscode.Uri.joinPath(folder.uri, 'inventory.yaml');
     if (await exists(target)) {
-      const replace = 'Replace';
-      const choice = await ui.message('warning', 'inventory.yaml exists. Replace it with the imported hosts?', { modal: true, actions: [replace] });
+      const replace = vscode.l10n.t('Replace');
+      const choice = await ui.message('warning', vscode.l10n.t('inventory.yaml exists. Replace it with the imported hosts?'), { modal: true, actions: [replace] });
       if (choice !== replace) return;
     }
-    const header = `Imported from ${vscode.workspace.asRelativePath(picked)}`;
+    const header = vscode.l10n.t('Imported from {0}', vscode.workspace.asRelativePath(picked));
     await replaceFile(target.fsPath, serializeInventory(inventory, header), { mode: 'keep' });
     await ctx.inventory.reload();
     await vscode.window.showTextDocument(target);
     if (findings.length) {
-      void ui.message('warning', `Imported ${inventory.hosts.length} hosts with ${findings.length} note(s): ${findings.slice(0, 3).map((f) => f.message).join(' · ')}`);
+      void ui.message('warning', vscode.l10n.t('Imported {0} hosts with {1} note(s): {2}', inventory.hosts.length, findings.length, findings.slice(0, 3).map((f) => f.message).join(' · ')));
     }
   };
 });

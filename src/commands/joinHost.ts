@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import { describeError } from '../core/live/errors';
 import { joinableHosts, joinPhases, joinProblem, narrowToJoin } from '../engine/join';
 import { buildPlan } from '../editor/bringUpPlans';
@@ -15,7 +16,7 @@ import { editorPreflight, hostsWith, refuseUnlessPasses } from './preflightGate'
  * The preflight comes first: the control-plane nodes and balancers must pass before anything is asked (the hosts
  * offered to join are checked with them, and a picked one that fails is refused before the plan).
  */
-export const joinHost = defineCommand({ trust: 'join hosts to the cluster over SSH', inventory: 'Joining' }, (ctx) => {
+export const joinHost = defineCommand({ trust: vscode.l10n.t('join hosts to the cluster over SSH'), inventory: vscode.l10n.t('Joining') }, (ctx) => {
   return async (node?: InventoryNode): Promise<void> => {
     const { loaded, inv, folder } = ctx;
     const ui = editorUi(ctx.reports);
@@ -23,7 +24,7 @@ export const joinHost = defineCommand({ trust: 'join hosts to the cluster over S
     if (node?.kind === 'host') {
       const problem = joinProblem(inv, [node.host.name]);
       if (problem) {
-        void ui.message('error', `Cannot join: ${problem}.`);
+        void ui.message('error', vscode.l10n.t('Cannot join: {0}.', problem));
         return;
       }
     }
@@ -31,32 +32,32 @@ export const joinHost = defineCommand({ trust: 'join hosts to the cluster over S
     const pool = ctx.sessions.open(inv, folder);
     try {
       const infrastructure = hostsWith(inv, 'control-plane', 'loadbalancer').filter((h) => !candidates.includes(h));
-      const pre = await editorPreflight(ctx, ui, pool, inv, { operation: 'Join', hosts: [...infrastructure, ...candidates], tolerate: node?.kind === 'host' ? {} : { hosts: candidates } });
+      const pre = await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Join'), hosts: [...infrastructure, ...candidates], tolerate: node?.kind === 'host' ? {} : { hosts: candidates } });
       if (!pre.ok) return;
       let hosts: string[];
       if (node?.kind === 'host') hosts = [node.host.name];
       else {
         const picked = await ui.pickMany(
-          'Join hosts to the cluster',
+          vscode.l10n.t('Join hosts to the cluster'),
           joinable.map((name) => {
             const h = inv.hosts.find((x) => x.name === name)!;
             return { value: name, label: name, description: `${h.address} · ${h.roles.join(', ')}` };
           }),
-          'Hosts to join (steps already done are skipped)',
+          vscode.l10n.t('Hosts to join (steps already done are skipped)'),
         );
         if (!picked?.length) return;
         hosts = picked;
-        if (!(await refuseUnlessPasses(ui, pre.report, `Join of ${hosts.join(', ')}`, { hosts: joinable.filter((h) => !hosts.includes(h)) }))) return;
+        if (!(await refuseUnlessPasses(ui, pre.report, vscode.l10n.t('Join of {0}', hosts.join(', ')), { hosts: joinable.filter((h) => !hosts.includes(h)) }))) return;
       }
       let plan;
       try {
         plan = narrowToJoin(inv, hosts, await buildPlan(ui, inv, loaded.uri, joinPhases(inv, hosts), () => undefined));
       } catch (e) {
-        void ui.message('error', `Cannot make the plan: ${describeError(e)}`);
+        void ui.message('error', vscode.l10n.t('Cannot make the plan: {0}', describeError(e)));
         return;
       }
-      const title = `Join of ${hosts.join(', ')}`;
-      await approveAndRunPlan(ctx, { inv, inventoryUri: loaded.uri, plan, command: 'join', title, planDocument: 'join-plan.txt' }, (took) => `${hosts.join(', ')} joined ${inv.cluster.name} (${took}).`, pool);
+      const title = vscode.l10n.t('Join of {0}', hosts.join(', '));
+      await approveAndRunPlan(ctx, { inv, inventoryUri: loaded.uri, plan, command: 'join', title, planDocument: 'join-plan.txt' }, (took) => vscode.l10n.t('{0} joined {1} ({2}).', hosts.join(', '), inv.cluster.name, took), pool);
     } finally {
       await pool.close();
     }

@@ -22,15 +22,15 @@ export type NextStep =
   | { kind: 'trust' };
 
 export const STEP_LABELS: Record<NextStep['kind'], string> = {
-  selectKubeconfig: 'Select Kubeconfig…',
-  bringUp: 'Bring Up…',
-  openKubeconfigSetting: 'Settings',
-  openSettings: 'Open Settings',
-  runPreflight: 'Run Preflight',
-  revealHost: 'Open in inventory.yaml',
-  openInventory: 'Open inventory.yaml',
-  createInventory: 'Create inventory.yaml',
-  trust: 'Manage Workspace Trust',
+  selectKubeconfig: vscode.l10n.t('Select Kubeconfig…'),
+  bringUp: vscode.l10n.t('Bring Up…'),
+  openKubeconfigSetting: vscode.l10n.t('Settings'),
+  openSettings: vscode.l10n.t('Open Settings'),
+  runPreflight: vscode.l10n.t('Run Preflight'),
+  revealHost: vscode.l10n.t('Open in inventory.yaml'),
+  openInventory: vscode.l10n.t('Open inventory.yaml'),
+  createInventory: vscode.l10n.t('Create inventory.yaml'),
+  trust: vscode.l10n.t('Manage Workspace Trust'),
 };
 
 /** Does the step; true when afterwards the command that failed could go on (a connection now up). */

@@ -30,9 +30,9 @@ import { isKubernetesHost } from '../core/inventory/types';
 const isNode = (h: HostSpec) => isKubernetesHost(h);
 
 const VERBS: Record<NodeOperation, { what: string; title: string; pick: string }> = {
-  remove: { what: 'remove a node from the cluster over SSH', title: 'Remove from Cluster', pick: 'Node to remove from the cluster' },
-  replace: { what: 'replace a node over SSH', title: 'Replace', pick: 'Node to replace' },
-  reset: { what: 'reset a host over SSH', title: 'Reset Host', pick: 'Host to reset for re-use (refused while it is an etcd member or a Node)' },
+  remove: { what: vscode.l10n.t('remove a node from the cluster over SSH'), title: vscode.l10n.t('Remove from Cluster'), pick: vscode.l10n.t('Node to remove from the cluster') },
+  replace: { what: vscode.l10n.t('replace a node over SSH'), title: vscode.l10n.t('Replace'), pick: vscode.l10n.t('Node to replace') },
+  reset: { what: vscode.l10n.t('reset a host over SSH'), title: vscode.l10n.t('Reset Host'), pick: vscode.l10n.t('Host to reset for re-use (refused while it is an etcd member or a Node)') },
 };
 
 async function pickHost(ui: Ui, inv: Inventory, operation: NodeOperation, node?: InventoryNode): Promise<string | undefined> {
@@ -40,20 +40,20 @@ async function pickHost(ui: Ui, inv: Inventory, operation: NodeOperation, node?:
   return ui.pick(VERBS[operation].pick, inv.hosts.filter(isNode).map((h) => ({ label: h.name, description: `${h.address} · ${h.roles.join(', ')}`, value: h.name })));
 }
 
-const OTHER = Symbol('another host');
+const OTHER = Symbol('otherHost');
 
 /** The new host: a spare of the inventory (no node role), or a name and address typed in. */
 async function pickReplacement(ui: Ui, inv: Inventory, old: string): Promise<NodeRequest['replacement']> {
   const spares = inv.hosts.filter((h) => !isNode(h) && !h.roles.includes('loadbalancer'));
-  const picked = await ui.pick<HostSpec | typeof OTHER>(`Replace ${old} with…`, [
+  const picked = await ui.pick<HostSpec | typeof OTHER>(vscode.l10n.t('Replace {0} with…', old), [
     ...spares.map((h) => ({ label: h.name, description: h.address, value: h })),
-    { label: '$(add) A host that is not in the inventory…', description: 'name and address', value: OTHER },
+    { label: vscode.l10n.t('$(add) A host that is not in the inventory…'), description: vscode.l10n.t('name and address'), value: OTHER },
   ]);
   if (!picked) return undefined;
   if (picked !== OTHER) return { name: picked.name, address: picked.address };
-  const name = (await ui.input(`Replace ${old}: the new host's name`, 'Its Node name, a DNS-1123 name, e.g. labs-k8s-m04'))?.trim();
+  const name = (await ui.input(vscode.l10n.t('Replace {0}: the new host\'s name', old), vscode.l10n.t('Its Node name, a DNS-1123 name, e.g. labs-k8s-m04')))?.trim();
   if (!name) return undefined;
-  const address = (await ui.input(`Replace ${old}: ${name}'s address`, 'Its IPv4 address, checked with the rest of the inventory'))?.trim();
+  const address = (await ui.input(vscode.l10n.t('Replace {0}: {1}\'s address', old, name), vscode.l10n.t('Its IPv4 address, checked with the rest of the inventory')))?.trim();
   if (!address) return undefined;
   return { name, address };
 }
@@ -106,7 +106,7 @@ async function operate(ctx: Given<{ trust: string; inventory: string }>, operati
   try {
     // The new host: a spare of the inventory was in the preflight; one typed in is checked now, before the plan.
     if (replacement && !parsed.hosts.some((h) => h.name === replacement.name)) {
-      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: `Replace ${host} with ${replacement.name}`, hosts: [replacement.name] })).ok) return;
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Replace {0} with {1}', host, replacement.name), hosts: [replacement.name] })).ok) return;
     }
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { phaseConfigs, phaseSources, readKubeadmExtra } = require('../engine/inputs') as typeof Inputs;
@@ -127,20 +127,20 @@ async function operate(ctx: Given<{ trust: string; inventory: string }>, operati
       run: { ...editorPlanRun(pool, loaded.uri), onLog: (path) => log.runLog(nodeOperationTitle(request), path) },
       inventoryEdit: {
         file: 'inventory.yaml',
-        question: `Apply the edit to inventory.yaml?`,
-        action: 'Apply (unsaved)',
+        question: vscode.l10n.t('Apply the edit to inventory.yaml?'),
+        action: vscode.l10n.t('Apply (unsaved)'),
         apply: async (text) => {
           // Through the editor, not workspace.applyEdit: VS Code saves a file a workspace edit changed while no
           // editor showed it (files.refactoring.autoSave, on by default) — seen in the lab's palette test, where the
           // edit meant for review was on disk at once. The whole text in one edit: one undo takes it back.
           const editor = await vscode.window.showTextDocument(document, { preview: false });
           const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
-          if (!(await editor.edit((b) => b.replace(whole, text)))) throw new Error('VS Code did not apply the edit to inventory.yaml');
+          if (!(await editor.edit((b) => b.replace(whole, text)))) throw new Error(vscode.l10n.t('VS Code did not apply the edit to inventory.yaml'));
           // The web workbench (code-server) saves after a delay by default: say what the user's setting does.
           const autoSave = vscode.workspace.getConfiguration('files', document.uri).get<string>('autoSave', 'off');
           return autoSave === 'off'
-            ? `inventory.yaml edited, not saved: review it and save, or undo.`
-            : `inventory.yaml edited; your files.autoSave setting (${autoSave}) saves it — Undo in its editor takes the edit back.`;
+            ? vscode.l10n.t('inventory.yaml edited, not saved: review it and save, or undo.')
+            : vscode.l10n.t('inventory.yaml edited; your files.autoSave setting ({0}) saves it — Undo in its editor takes the edit back.', autoSave);
         },
       },
     });

@@ -8,8 +8,8 @@ export const openInventory = defineCommand({}, (ctx) => {
   return async (): Promise<void> => {
     const loaded = await ctx.inventory.reload();
     if (!loaded) {
-      const create = 'Create inventory.yaml';
-      const choice = await editorUi(ctx.reports).message('info', 'This workspace has no inventory.yaml yet.', { actions: [create] });
+      const create = vscode.l10n.t('Create inventory.yaml');
+      const choice = await editorUi(ctx.reports).message('info', vscode.l10n.t('This workspace has no inventory.yaml yet.'), { actions: [create] });
       if (choice === create) await vscode.commands.executeCommand(CommandIds.createInventory);
       return;
     }

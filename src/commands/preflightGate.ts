@@ -3,6 +3,7 @@
  * pool the operation then uses — so the host keys accepted in its review and its connections carry over — with the
  * cluster's checks from the views' connection when the operation works on the cluster. Its result goes to the log.
  */
+import * as vscode from 'vscode';
 import type { Inventory } from '../core/inventory/types';
 import { failingHosts, summaryLine, type PreflightReport, type Tolerance } from '../core/preflight/model';
 import { preflightStep, type PreflightOutcome } from '../engine/workflows/preflightStep';
@@ -45,6 +46,6 @@ export async function refuseUnlessPasses(ui: Ui, report: PreflightReport, operat
   const failing = failingHosts(report, tolerate);
   if (!failing.length) return true;
   await ui.showPreflight(report, { refused: operation });
-  await ui.message('error', `${operation} refused: ${summaryLine(report, tolerate)}. The table names each cause and its fix.`);
+  await ui.message('error', vscode.l10n.t('{0} refused: {1}. The table names each cause and its fix.', operation, summaryLine(report, tolerate)));
   return false;
 }

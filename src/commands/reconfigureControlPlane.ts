@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import { dirname } from 'node:path';
 import { readLocalText } from '../engine/workspaceFiles';
 import { reconfigureWorkflow } from '../engine/workflows/reconfigureWorkflow';
@@ -12,11 +13,11 @@ import { defineCommand } from './context';
  * node at a time out of the balancers with health gates (the reconfigure workflow, engine/workflows/
  * reconfigureWorkflow.ts, as the CLI's `reconfigure`).
  */
-export const reconfigureControlPlane = defineCommand({ trust: 'reconfigure the control-plane nodes', inventory: 'Reconfigure Control Plane', inventoryCheck: 'usable' }, (ctx) => {
+export const reconfigureControlPlane = defineCommand({ trust: vscode.l10n.t('reconfigure the control-plane nodes'), inventory: vscode.l10n.t('Reconfigure Control Plane'), inventoryCheck: 'usable' }, (ctx) => {
   return async (): Promise<void> => {
     const { loaded, inv, folder } = ctx;
     const pool = ctx.sessions.open(inv, folder);
-    const title = `Reconfigure of ${inv.cluster.name}`;
+    const title = vscode.l10n.t('Reconfigure of {0}', inv.cluster.name);
     try {
       await reconfigureWorkflow(editorUi(ctx.reports), {
         deps: { inventory: inv, inventoryDir: dirname(loaded.uri.fsPath), readFile: readLocalText, ssh: pool }, loginUser: (h) => pool.loginUser(h),

@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import { homedir } from 'node:os';
 import { servedCertificate } from '../adapters/tls/servedCertificate';
 import { kubeconfigPaths } from '../core/live/kubeconfig';
@@ -15,7 +16,7 @@ import { setting } from '../editor/settings';
  * renewed admin.conf merged into the kubeconfig the views use; then the Certificates view refreshed. The rest is the
  * renewal workflow's (engine/workflows/renewWorkflow.ts), the CLI's `certs renew` too.
  */
-export const renewCertificates = defineCommand({ trust: 'renew the certificates on the control-plane nodes', inventory: 'Renew Certificates', inventoryCheck: 'parsed' }, (ctx) => {
+export const renewCertificates = defineCommand({ trust: vscode.l10n.t('renew the certificates on the control-plane nodes'), inventory: vscode.l10n.t('Renew Certificates'), inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
     const { loaded, inv, folder } = ctx;
     const kubeconfig = kubeconfigPaths(setting('kubeconfig'), process.env.KUBECONFIG, homedir())[0];
@@ -23,7 +24,7 @@ export const renewCertificates = defineCommand({ trust: 'renew the certificates 
     const ui = editorUi(ctx.reports);
     try {
       // Each node leaves HAProxy on every balancer first: the balancers must answer too.
-      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Renew Certificates', hosts: hostsWith(inv, 'control-plane', 'loadbalancer') })).ok) return;
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Renew Certificates'), hosts: hostsWith(inv, 'control-plane', 'loadbalancer') })).ok) return;
       const outcome = await renewWorkflow(ui, {
         deps: { inventory: inv, ssh: pool, served: (a, p) => servedCertificate(a, p), thresholds: certificateThresholds(), ...(kubeconfig ? { kubeconfig } : {}) },
         loginUser: (h) => pool.loginUser(h), hosts: [], run: editorPlanRun(pool, loaded.uri),

@@ -15,7 +15,7 @@ export const revealHost = defineCommand({}, (ctx) => {
     // A stale row (the file is broken) may name a host the broken parse did not reach: find its line by text.
     if (!range && loaded.lastGood) range = await findNameLine(loaded.uri, name);
     if (!range) {
-      void editorUi(ctx.reports).message('warning', `Host ${name} is not in ${vscode.workspace.asRelativePath(loaded.uri)}.`);
+      void editorUi(ctx.reports).message('warning', vscode.l10n.t('Host {0} is not in {1}.', name, vscode.workspace.asRelativePath(loaded.uri)));
       return;
     }
     const selection = toRange(range);

@@ -26,14 +26,14 @@ import { isCancel } from '../core/errors';
  * first question: the cluster connection (else the refusal offers the context picker, the bring-up, the setting) and
  * the preflight of every host, whose pool the drill then uses.
  */
-export const runFailureDrill = defineCommand({ trust: 'run a failure drill on the cluster', inventory: 'A failure drill' }, (ctx) => {
+export const runFailureDrill = defineCommand({ trust: vscode.l10n.t('run a failure drill on the cluster'), inventory: vscode.l10n.t('A failure drill') }, (ctx) => {
   return async (arg?: InventoryNode | string): Promise<void> => {
     const { inv, folder } = ctx;
     const ui = editorUi(ctx.reports);
     const conn = await ctx.connection.ensure();
     if (!conn) {
       // Connected from the refusal's picker: the drill starts again, now with its connection.
-      if (await refuseWithoutCluster(ctx, 'run the drill')) await vscode.commands.executeCommand(CommandIds.runFailureDrill, arg);
+      if (await refuseWithoutCluster(ctx, vscode.l10n.t('run the drill'))) await vscode.commands.executeCommand(CommandIds.runFailureDrill, arg);
       return;
     }
     const pool = ctx.sessions.open(inv, folder);
@@ -41,7 +41,7 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
       // The cluster must answer; a host that does not is a measurement the drill cannot take (its report says so),
       // except the node that a `stop` drill stops over SSH: judged once the fault is chosen.
       const all = inv.hosts.map((h) => h.name);
-      const pre = await editorPreflight(ctx, ui, pool, inv, { operation: 'Run Failure Drill', hosts: all, cluster: true, tolerate: { hosts: all } });
+      const pre = await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Run Failure Drill'), hosts: all, cluster: true, tolerate: { hosts: all } });
       if (!pre.ok) return;
       await drill(ui, pool, conn, arg, pre.report);
     } finally {
@@ -53,17 +53,17 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
     const { loaded, inv } = ctx;
     const candidates = inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker') || h.roles.includes('loadbalancer'));
     let hostName = typeof arg === 'string' ? arg : arg?.kind === 'host' ? arg.host.name : arg?.kind === 'live' ? balancerOfRow(arg.node.id) : undefined;
-    hostName ??= await ui.pick('Run Failure Drill', candidates.map((h) => ({ value: h.name, label: h.name, description: `${h.address} · ${h.roles.join(', ')}` })), 'The host to fail (it is restored afterwards)');
+    hostName ??= await ui.pick(vscode.l10n.t('Run Failure Drill'), candidates.map((h) => ({ value: h.name, label: h.name, description: `${h.address} · ${h.roles.join(', ')}` })), vscode.l10n.t('The host to fail (it is restored afterwards)'));
     if (!hostName) return;
     const host = candidates.find((h) => h.name === hostName);
     if (!host) {
-      void ui.message('error', `${hostName} is not a control-plane node, worker or balancer of ${inv.cluster.name}.`);
+      void ui.message('error', vscode.l10n.t('{0} is not a control-plane node, worker or balancer of {1}.', hostName, inv.cluster.name));
       return;
     }
     // A fault made over SSH needs its host to pass the preflight: refused as soon as the fault is chosen, before the next question.
     const others = inv.hosts.map((h) => h.name).filter((h) => h !== host.name);
     const reachable = async (fault: Pick<DrillRequest, 'kind' | 'cutCommand' | 'healCommand'>): Promise<boolean> =>
-      !faultActsOverSsh(fault) || refuseUnlessPasses(ui, checked, `Failure drill on ${host.name}`, { hosts: others });
+      !faultActsOverSsh(fault) || refuseUnlessPasses(ui, checked, vscode.l10n.t('Failure drill on {0}', host.name), { hosts: others });
     const balancer = !host.roles.includes('control-plane') && !host.roles.includes('worker');
     const req = balancer ? await balancerRequest(ui, host.name, reachable) : await nodeRequest(ui, host.name, reachable);
     if (!req) return;
@@ -79,7 +79,7 @@ export const runFailureDrill = defineCommand({ trust: 'run a failure drill on th
     } catch (e) {
       // A cancel ends through the command's boundary (quietly, one log line), not as the drill's failure.
       if (isCancel(e)) throw e;
-      void ui.message('error', `Failure drill on ${host.name}: ${describeError(e)}`);
+      void ui.message('error', vscode.l10n.t('Failure drill on {0}: {1}', host.name, describeError(e)));
     } finally {
       probe?.dispose();
     }
@@ -101,8 +101,8 @@ async function powerCommands(ui: EditorUi, what: 'node' | 'balancer'): Promise<{
   const off = setting('drillPowerOffCommand').trim();
   const on = setting('drillPowerOnCommand').trim();
   if (off && on) return { off, on };
-  const open = 'Open Settings';
-  if ((await ui.message('error', `Powering a ${what} off needs both kubeadmWorkbench.drill.powerOffCommand and kubeadmWorkbench.drill.powerOnCommand (your hypervisor's commands, with {host} or {address}).`, { actions: [open] })) === open) {
+  const open = vscode.l10n.t('Open Settings');
+  if ((await ui.message('error', what === 'node' ? vscode.l10n.t('Powering a node off needs both kubeadmWorkbench.drill.powerOffCommand and kubeadmWorkbench.drill.powerOnCommand (your hypervisor\'s commands, with {host} or {address}).') : vscode.l10n.t('Powering a balancer off needs both kubeadmWorkbench.drill.powerOffCommand and kubeadmWorkbench.drill.powerOnCommand (your hypervisor\'s commands, with {host} or {address}).'), { actions: [open] })) === open) {
     await vscode.commands.executeCommand('workbench.action.openSettings', 'kubeadmWorkbench.drill');
   }
   return undefined;
@@ -114,36 +114,36 @@ async function nodeRequest(ui: EditorUi, host: string, reachable: Reachable): Pr
   const cut = setting('drillCutCommand').trim();
   const heal = setting('drillHealCommand').trim();
   const fault = await ui.pick(
-    `Failure drill on ${host}`,
+    vscode.l10n.t('Failure drill on {0}', host),
     [
-      { value: 'stop' as const, label: 'Stop Kubernetes on the node', description: 'over SSH', detail: 'kubelet stopped, every container killed with SIGKILL; the host stays up. Restore: start containerd and kubelet.' },
+      { value: 'stop' as const, label: vscode.l10n.t('Stop Kubernetes on the node'), description: vscode.l10n.t('over SSH'), detail: vscode.l10n.t('kubelet stopped, every container killed with SIGKILL; the host stays up. Restore: start containerd and kubelet.') },
       {
         value: 'power-off' as const,
-        label: 'Power the node off',
-        description: powerOff && powerOn ? 'hypervisor command' : 'needs the power commands in the settings',
-        detail: powerOff && powerOn ? `${powerOff.replace(/\{host\}/g, host)} — then ${powerOn.replace(/\{host\}/g, host)}` : 'Set kubeadmWorkbench.drill.powerOffCommand and powerOnCommand (e.g. govc vm.power -off {host}).',
+        label: vscode.l10n.t('Power the node off'),
+        description: powerOff && powerOn ? vscode.l10n.t('hypervisor command') : vscode.l10n.t('needs the power commands in the settings'),
+        detail: powerOff && powerOn ? `${powerOff.replace(/\{host\}/g, host)} — then ${powerOn.replace(/\{host\}/g, host)}` : vscode.l10n.t('Set kubeadmWorkbench.drill.powerOffCommand and powerOnCommand (e.g. govc vm.power -off {host}).'),
       },
       {
         value: 'partition' as const,
-        label: "Cut the node's network (it keeps running)",
-        description: cut && heal ? 'your cut command' : 'nftables over SSH',
-        detail: cut && heal ? `${cut.replace(/\{host\}/g, host)} — then ${heal.replace(/\{host\}/g, host)}` : 'Every packet in and out dropped but this SSH session; it heals itself after a few minutes if the drill cannot.',
+        label: vscode.l10n.t('Cut the node\'s network (it keeps running)'),
+        description: cut && heal ? vscode.l10n.t('your cut command') : vscode.l10n.t('nftables over SSH'),
+        detail: cut && heal ? `${cut.replace(/\{host\}/g, host)} — then ${heal.replace(/\{host\}/g, host)}` : vscode.l10n.t('Every packet in and out dropped but this SSH session; it heals itself after a few minutes if the drill cannot.'),
       },
     ],
-    'How the node fails',
+    vscode.l10n.t('How the node fails'),
   );
   if (!fault) return undefined;
   if (!(await reachable({ kind: fault, cutCommand: cut, healCommand: heal }))) return undefined;
   const power = fault === 'power-off' ? await powerCommands(ui, 'node') : undefined;
   if (fault === 'power-off' && !power) return undefined;
   const evictionWaitSeconds = await ui.pick(
-    `Failure drill on ${host}`,
+    vscode.l10n.t('Failure drill on {0}', host),
     [
-      { value: 0, label: 'Do not wait for evictions', detail: 'The report says when the pods on the node would be evicted (their tolerationSeconds, 300 s by default).' },
-      { value: 120, label: 'Wait up to 2 minutes after NotReady for evictions', detail: 'For pods with short tolerationSeconds for node.kubernetes.io/unreachable.' },
-      { value: 360, label: 'Wait up to 6 minutes after NotReady for evictions', detail: 'Enough for the default tolerationSeconds of 300 s.' },
+      { value: 0, label: vscode.l10n.t('Do not wait for evictions'), detail: vscode.l10n.t('The report says when the pods on the node would be evicted (their tolerationSeconds, 300 s by default).') },
+      { value: 120, label: vscode.l10n.t('Wait up to 2 minutes after NotReady for evictions'), detail: vscode.l10n.t('For pods with short tolerationSeconds for node.kubernetes.io/unreachable.') },
+      { value: 360, label: vscode.l10n.t('Wait up to 6 minutes after NotReady for evictions'), detail: vscode.l10n.t('Enough for the default tolerationSeconds of 300 s.') },
     ],
-    'Taint-based evictions of the pods on the node',
+    vscode.l10n.t('Taint-based evictions of the pods on the node'),
   );
   if (evictionWaitSeconds === undefined) return undefined;
   return {
@@ -159,19 +159,19 @@ async function balancerRequest(ui: EditorUi, host: string, reachable: Reachable)
   const powerOff = setting('drillPowerOffCommand').trim();
   const powerOn = setting('drillPowerOnCommand').trim();
   const fault = await ui.pick(
-    `Balancer drill on ${host}`,
+    vscode.l10n.t('Balancer drill on {0}', host),
     [
-      { value: 'haproxy' as const, label: 'Stop HAProxy on the VIP holder (black hole)', description: 'over SSH', detail: "keepalived's check must drop the priority and move the VIP: interval × fall + Master_Down_Interval. Refused when the weights would never move it." },
-      { value: 'stop' as const, label: 'Stop keepalived on the VIP holder', description: 'over SSH', detail: 'A graceful release (priority 0): the other balancer takes the VIP after its skew time.' },
+      { value: 'haproxy' as const, label: vscode.l10n.t('Stop HAProxy on the VIP holder (black hole)'), description: vscode.l10n.t('over SSH'), detail: vscode.l10n.t('keepalived\'s check must drop the priority and move the VIP: interval × fall + Master_Down_Interval. Refused when the weights would never move it.') },
+      { value: 'stop' as const, label: vscode.l10n.t('Stop keepalived on the VIP holder'), description: vscode.l10n.t('over SSH'), detail: vscode.l10n.t('A graceful release (priority 0): the other balancer takes the VIP after its skew time.') },
       {
         value: 'power-off' as const,
-        label: 'Power the VIP holder off',
-        description: powerOff && powerOn ? 'hypervisor command' : 'needs the power commands in the settings',
-        detail: 'The other balancer takes the VIP after Master_Down_Interval = 3 × advert_int + (256 − priority)/256 s.',
+        label: vscode.l10n.t('Power the VIP holder off'),
+        description: powerOff && powerOn ? vscode.l10n.t('hypervisor command') : vscode.l10n.t('needs the power commands in the settings'),
+        detail: vscode.l10n.t('The other balancer takes the VIP after Master_Down_Interval = 3 × advert_int + (256 − priority)/256 s.'),
       },
-      { value: 'split-brain' as const, label: 'Block VRRP between the balancers (split brain)', description: 'nftables over SSH', detail: 'Both become MASTER; the live view and status must report it within 5 s. Heals itself after a few minutes if the drill cannot.' },
+      { value: 'split-brain' as const, label: vscode.l10n.t('Block VRRP between the balancers (split brain)'), description: vscode.l10n.t('nftables over SSH'), detail: vscode.l10n.t('Both become MASTER; the live view and status must report it within 5 s. Heals itself after a few minutes if the drill cannot.') },
     ],
-    'How the balancer fails',
+    vscode.l10n.t('How the balancer fails'),
   );
   if (!fault) return undefined;
   if (!(await reachable({ kind: fault }))) return undefined;

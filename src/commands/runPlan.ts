@@ -31,7 +31,7 @@ export function editorPlanRun(ssh: PlanRunInput['ssh'], inventoryUri: vscode.Uri
   return {
     stateDir: stateFolderFor(inventoryUri.fsPath), ssh,
     maxParallelHosts: setting('maxParallelHosts'),
-    again: { resume: 'choose "Resume" (or run the command again)', startOver: 'choose "Start over"' },
+    again: { resume: vscode.l10n.t('choose "Resume" (or run the command again)'), startOver: vscode.l10n.t('choose "Start over"') },
   };
 }
 

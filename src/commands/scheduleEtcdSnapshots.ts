@@ -5,6 +5,7 @@
  * are the schedule workflow's (engine/workflows/scheduleWorkflow.ts), the CLI's `backup schedule` too. Afterwards
  * the Backups view reads each node's timer and snapshots again.
  */
+import * as vscode from 'vscode';
 import { DEFAULT_SCHEDULE, parseInterval } from '../core/backup/schedule';
 import { intervalWords, scheduleWorkflow, type ScheduleAction } from '../engine/workflows/scheduleWorkflow';
 import type { Ui } from '../engine/workflows/ui';
@@ -18,38 +19,38 @@ type Choice = 'defaults' | 'custom' | 'remove';
 
 async function chooseAction(ui: Ui): Promise<ScheduleAction | undefined> {
   const d = DEFAULT_SCHEDULE;
-  const choice = await ui.pick<Choice>('Scheduled etcd snapshots on the control-plane nodes', [
-    { value: 'defaults', label: `Install or update: ${intervalWords(d.intervalSeconds)}, keep the newest ${d.keep}`, detail: 'A systemd timer per node; the snapshots stay on the node (0600, root only).' },
-    { value: 'custom', label: 'Install or update with another interval or count…' },
-    { value: 'remove', label: 'Remove the timers', detail: 'The snapshots already taken stay on the nodes.' },
+  const choice = await ui.pick<Choice>(vscode.l10n.t('Scheduled etcd snapshots on the control-plane nodes'), [
+    { value: 'defaults', label: vscode.l10n.t('Install or update: {0}, keep the newest {1}', intervalWords(d.intervalSeconds), d.keep), detail: vscode.l10n.t('A systemd timer per node; the snapshots stay on the node (0600, root only).') },
+    { value: 'custom', label: vscode.l10n.t('Install or update with another interval or count…') },
+    { value: 'remove', label: vscode.l10n.t('Remove the timers'), detail: vscode.l10n.t('The snapshots already taken stay on the nodes.') },
   ]);
   if (!choice) return undefined;
   if (choice === 'remove') return { kind: 'remove' };
   if (choice === 'defaults') return { kind: 'install', schedule: d };
-  const interval = await ui.input('Interval between snapshots', 'e.g. 12h, 6h, 30m (at least 10 s)', '12h');
+  const interval = await ui.input(vscode.l10n.t('Interval between snapshots'), vscode.l10n.t('e.g. 12h, 6h, 30m (at least 10 s)'), '12h');
   const seconds = interval === undefined ? undefined : parseInterval(interval);
   if (interval === undefined) return undefined;
   if (seconds === undefined || seconds < 10) {
-    await ui.message('error', `"${interval}" is not an interval of at least 10 s (e.g. 12h, 30m).`);
+    await ui.message('error', vscode.l10n.t('"{0}" is not an interval of at least 10 s (e.g. 12h, 30m).', interval));
     return undefined;
   }
-  const keep = await ui.input('Snapshots to keep on each node', 'The newest N stay; older ones are deleted', String(d.keep));
+  const keep = await ui.input(vscode.l10n.t('Snapshots to keep on each node'), vscode.l10n.t('The newest N stay; older ones are deleted'), String(d.keep));
   if (keep === undefined) return undefined;
   if (!/^\d{1,4}$/.test(keep.trim()) || Number(keep) < 1) {
-    await ui.message('error', `"${keep}" is not a whole number ≥ 1.`);
+    await ui.message('error', vscode.l10n.t('"{0}" is not a whole number ≥ 1.', keep));
     return undefined;
   }
   return { kind: 'install', schedule: { intervalSeconds: seconds, keep: Number(keep) } };
 }
 
-export const scheduleEtcdSnapshots = defineCommand({ trust: 'install the etcd snapshot timers on the control-plane hosts', inventory: 'Schedule etcd Snapshots' }, (ctx) => {
+export const scheduleEtcdSnapshots = defineCommand({ trust: vscode.l10n.t('install the etcd snapshot timers on the control-plane hosts'), inventory: vscode.l10n.t('Schedule etcd Snapshots') }, (ctx) => {
   return async (): Promise<void> => {
     const { inv, folder, loaded } = ctx;
     const ui = editorUi(ctx.reports);
     const pool = ctx.sessions.open(inv, folder);
     let ran = false;
     try {
-      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Schedule etcd Snapshots', hosts: hostsWith(inv, 'control-plane') })).ok) return;
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Schedule etcd Snapshots'), hosts: hostsWith(inv, 'control-plane') })).ok) return;
       const action = await chooseAction(ui);
       if (!action) return;
       const outcome = await scheduleWorkflow(ui, {

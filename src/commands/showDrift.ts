@@ -49,7 +49,7 @@ function publish(ctx: Given<{ inventory: string }>, r: DriftReading): void {
       const at = ctx.loaded.locations.fields.get(field) ?? ctx.loaded.locations.fields.get('cluster.name');
       range = at ? toRange(at) : new vscode.Range(0, 0, 0, 0);
     }
-    const d = new vscode.Diagnostic(range!, `${f.message} (Kubeadm: Show Configuration Drift; a reconfigure applies the workspace's)`, vscode.DiagnosticSeverity.Warning);
+    const d = new vscode.Diagnostic(range!, vscode.l10n.t('{0} (Kubeadm: Show Configuration Drift; a reconfigure applies the workspace\'s)', f.message), vscode.DiagnosticSeverity.Warning);
     d.source = 'kubeadm-workbench drift';
     d.code = f.object;
     byFile.set(file, [...(byFile.get(file) ?? []), d]);
@@ -64,30 +64,30 @@ function sides(ctx: Given<{ inventory: string }>, r: DriftReading, f: DriftFindi
     const cm = f.object === 'ClusterConfiguration' ? r.configMaps.clusterConfiguration : f.object === 'KubeletConfiguration' ? r.configMaps.kubelet : r.configMaps.kubeProxy;
     if (cm === undefined) return undefined;
     const right = f.location?.path ? vscode.Uri.file(f.location.path) : put('workspace-kubeadm-config.yaml', r.config.text);
-    return { left: put(`cluster-${f.object}.yaml`, cm), right, title: `${f.object}: cluster ConfigMap ↔ workspace` };
+    return { left: put(`cluster-${f.object}.yaml`, cm), right, title: vscode.l10n.t('{0}: cluster ConfigMap ↔ workspace', f.object) };
   }
   const node = r.nodes.find((n) => n.host === f.host);
   if (!node) return undefined;
   if (f.component) {
     const text = node.manifests[f.component];
     if (text === undefined) return undefined;
-    return { left: put(`${node.host}-${f.component}.expected.yaml`, expectedManifest(text, manifestFixes(r.findings, node, f.component))), right: put(`${node.host}-${f.component}.yaml`, text), title: `${node.host} ${f.component}.yaml: as the cluster says ↔ on the node` };
+    return { left: put(`${node.host}-${f.component}.expected.yaml`, expectedManifest(text, manifestFixes(r.findings, node, f.component))), right: put(`${node.host}-${f.component}.yaml`, text), title: vscode.l10n.t('{0} {1}.yaml: as the cluster says ↔ on the node', node.host, f.component) };
   }
   if (r.configMaps.kubelet === undefined || node.kubeletConfig === undefined) return undefined;
-  return { left: put('cluster-kubelet-config.yaml', r.configMaps.kubelet), right: put(`${node.host}-kubelet-config.yaml`, node.kubeletConfig), title: `${node.host} ${KUBELET_CONFIG}: kubelet-config ConfigMap ↔ on the node` };
+  return { left: put('cluster-kubelet-config.yaml', r.configMaps.kubelet), right: put(`${node.host}-kubelet-config.yaml`, node.kubeletConfig), title: vscode.l10n.t('{0} {1}: kubelet-config ConfigMap ↔ on the node', node.host, KUBELET_CONFIG) };
 }
 
 /** The first row of the list: the whole report rather than one difference. */
-const REPORT = Symbol('the whole report');
+const REPORT = Symbol('wholeReport');
 
-export const showDrift = defineCommand({ trust: 'read the configuration on the hosts', inventory: 'Show Configuration Drift', inventoryCheck: 'parsed' }, (ctx) => {
+export const showDrift = defineCommand({ trust: vscode.l10n.t('read the configuration on the hosts'), inventory: vscode.l10n.t('Show Configuration Drift'), inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
     const { inv, folder, loaded } = ctx;
     const ui = editorUi(ctx.reports);
     const pool = ctx.sessions.open(inv, folder);
     let r: DriftReading;
     try {
-      r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Comparing the configuration of ${inv.cluster.name}: workspace, ConfigMaps, nodes`, cancellable: true }, (_p, token) => {
+      r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Comparing the configuration of {0}: workspace, ConfigMaps, nodes', inv.cluster.name), cancellable: true }, (_p, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
         return readDrift({ inventory: inv, inventoryDir: dirname(loaded.uri.fsPath), readFile: readLocalText, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), signal: abort.signal });
@@ -97,12 +97,12 @@ export const showDrift = defineCommand({ trust: 'read the configuration on the h
     }
     publish(ctx, r);
     if (!r.findings.length && !r.unread.length) {
-      void ui.message('info', `${inv.cluster.name}: the workspace, the cluster's ConfigMaps and every node agree.`);
+      void ui.message('info', vscode.l10n.t('{0}: the workspace, the cluster\'s ConfigMaps and every node agree.', inv.cluster.name));
       return;
     }
-    const report = { label: '$(output) Show the whole report', value: REPORT as DriftFinding | typeof REPORT };
+    const report = { label: vscode.l10n.t('$(output) Show the whole report'), value: REPORT as DriftFinding | typeof REPORT };
     const items = [report, ...r.findings.map((f) => ({ label: `${f.layer === 'workspace-cluster' ? '$(file)' : '$(server)'} ${f.host ? `${f.host}: ` : ''}${f.component ?? f.object} ${f.field}`, description: `${f.expected} → ${f.actual}`, detail: f.message, value: f as DriftFinding | typeof REPORT }))];
-    const picked = await ui.pick(`Configuration drift of ${inv.cluster.name}: ${r.findings.length} difference(s)${r.unread.length ? `, ${r.unread.length} not read` : ''}`, items, 'Open a difference in the diff editor');
+    const picked = await ui.pick(vscode.l10n.t('Configuration drift of {0}: {1} difference(s){2}', inv.cluster.name, r.findings.length, r.unread.length ? vscode.l10n.t(', {0} not read', r.unread.length) : ''), items, vscode.l10n.t('Open a difference in the diff editor'));
     if (!picked) return;
     if (picked === REPORT) {
       await ctx.reports.show('drift.txt', renderDrift(r), 'plaintext');

@@ -43,7 +43,7 @@ const RUN = '$(play) Run a test pod…';
  * "kubectl run" explained: run a test pod (name and image asked) or pick any pod, and draw what
  * happened as lanes — kubectl, API server, scheduler, kubelet, container runtime.
  */
-export const showPodTimeline = defineCommand({ trust: 'talk to the cluster' }, (ctx) => {
+export const showPodTimeline = defineCommand({ trust: vscode.l10n.t('talk to the cluster') }, (ctx) => {
   return async (): Promise<void> => {
     const ui = editorUi(ctx.reports);
     let conn = await ctx.connection.ensure();
@@ -54,43 +54,43 @@ export const showPodTimeline = defineCommand({ trust: 'talk to the cluster' }, (
       if (!conn) {
         const s = ctx.connection.state;
         // No kubeconfig at all means the user left the picker: nothing to add. A real failure is worth one message.
-        if (s.kind === 'error' && kubeconfigFound()) void ui.message('error', `The timeline needs the cluster, which cannot be reached: ${plainWords(s.message)}`);
+        if (s.kind === 'error' && kubeconfigFound()) void ui.message('error', vscode.l10n.t('The timeline needs the cluster, which cannot be reached: {0}', plainWords(s.message)));
         return;
       }
     }
     const pods = await conn.transport.list('/api/v1/pods', { limit: '500' }).catch(() => ({ items: [] }));
     const items: PickItem<PodTarget | typeof RUN>[] = [
-      { label: RUN, description: 'create a pod like `kubectl run NAME --image=IMAGE` and watch it start', value: RUN },
-      { label: 'Existing pods', separator: true, value: RUN },
+      { label: vscode.l10n.t('$(play) Run a test pod…'), description: vscode.l10n.t('create a pod like `kubectl run NAME --image=IMAGE` and watch it start'), value: RUN },
+      { label: vscode.l10n.t('Existing pods'), separator: true, value: RUN },
       ...pods.items.map((p) => ({
         label: `${p.metadata.namespace}/${p.metadata.name}`,
         description: (p as { status?: { phase?: string } }).status?.phase ?? '',
         value: { namespace: p.metadata.namespace ?? 'default', name: p.metadata.name },
       })),
     ];
-    const picked = await ui.pick('kubectl run timeline', items, 'Run a test pod or pick a pod');
+    const picked = await ui.pick(vscode.l10n.t('kubectl run timeline'), items, vscode.l10n.t('Run a test pod or pick a pod'));
     if (!picked) return;
     let target = picked === RUN ? undefined : picked;
     if (!target) {
       // The name and the image close when the focus leaves, like the quick pick before them.
-      const name = await ui.input('Test pod name', '', `timeline-${Date.now().toString(36)}`, {
+      const name = await ui.input(vscode.l10n.t('Test pod name'), '', `timeline-${Date.now().toString(36)}`, {
         ignoreFocusOut: false,
-        validate: (v) => (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v) && v.length <= 63 ? undefined : 'A DNS label: lowercase letters, digits and -'),
+        validate: (v) => (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v) && v.length <= 63 ? undefined : vscode.l10n.t('A DNS label: lowercase letters, digits and -')),
       });
       if (!name) return;
       const nodes = (await conn.transport.list('/api/v1/nodes', {}).catch(() => ({ items: [] }))).items as Node[];
       const choice = defaultTestImage(nodes, ctx.inventory.current?.inventory?.cluster.imageRepository, ctx.extension.workspaceState.get<string>(LAST_IMAGE));
-      const image = await ui.input('Image', `Default: ${choice.why}. The test pod is deleted when the timeline panel closes.`, choice.image, {
+      const image = await ui.input(vscode.l10n.t('Image'), vscode.l10n.t('Default: {0}. The test pod is deleted when the timeline panel closes.', choice.why), choice.image, {
         ignoreFocusOut: false,
-        validate: (v) => (v.trim() && !/\s/.test(v.trim()) ? undefined : 'An image reference such as registry.lab:5000/web:1.0'),
+        validate: (v) => (v.trim() && !/\s/.test(v.trim()) ? undefined : vscode.l10n.t('An image reference such as registry.lab:5000/web:1.0')),
       });
       if (!image) return;
       await ctx.extension.workspaceState.update(LAST_IMAGE, image.trim());
       // A node of the user's choice (pinned like the CLI's --node): the same node twice gives a cold and a warm run.
-      const where = await ui.pick('Node', testNodeChoices(nodes, image.trim()).map((c) => ({ label: c.label, description: c.description, value: c })), 'Where the test pod runs');
+      const where = await ui.pick(vscode.l10n.t('Node'), testNodeChoices(nodes, image.trim()).map((c) => ({ label: c.label, description: c.description, value: c })), vscode.l10n.t('Where the test pod runs'));
       if (!where) return;
       target = { namespace: 'default', name, create: { image: image.trim(), ...(where.node ? { node: where.node } : {}) } };
     }
-    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, `kubectl run: ${target.name}`, podTimelineFeed(conn, target, timelineSsh(ctx, conn), ui), secondRun(conn, target, ctx)));
+    ctx.extension.subscriptions.push(new TimelinePanel(ctx.extension.extensionUri, vscode.l10n.t('kubectl run: {0}', target.name), podTimelineFeed(conn, target, timelineSsh(ctx, conn), ui), secondRun(conn, target, ctx)));
   };
 });

@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import { createDrainCluster } from '../adapters/kube/drain';
 import { upgradeHooks } from '../engine/upgrade';
 import { upgradeWorkflow } from '../engine/workflows/upgradeWorkflow';
@@ -14,18 +15,18 @@ import { editorPreflight } from './preflightGate';
  * backup folder, the drain is ours over the views' connection. The rest is the upgrade workflow's
  * (engine/workflows/upgradeWorkflow.ts), the CLI's `upgrade` too.
  */
-export const upgradeCluster = defineCommand({ trust: 'upgrade Kubernetes on every node', inventory: 'Upgrade Cluster', inventoryCheck: 'usable', cluster: 'upgrade the cluster' }, (ctx) => {
+export const upgradeCluster = defineCommand({ trust: vscode.l10n.t('upgrade Kubernetes on every node'), inventory: vscode.l10n.t('Upgrade Cluster'), inventoryCheck: 'usable', cluster: vscode.l10n.t('upgrade the cluster') }, (ctx) => {
   return async (): Promise<void> => {
     const { loaded, inv, folder, conn } = ctx;
     const pool = ctx.sessions.open(inv, folder);
     try {
       const ui = editorUi(ctx.reports);
-      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: 'Upgrade Cluster', hosts: inv.hosts.map((h) => h.name), cluster: true })).ok) return;
-      const backupDir = await pickBackupFolder(ui, 'Keep the pre-upgrade snapshot here');
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Upgrade Cluster'), hosts: inv.hosts.map((h) => h.name), cluster: true })).ok) return;
+      const backupDir = await pickBackupFolder(ui, vscode.l10n.t('Keep the pre-upgrade snapshot here'));
       if (!backupDir) return;
-      const deleteEmptyDirData = await ui.pick('Upgrade: pods with emptyDir volumes on a node being drained', [
-        { label: 'Stop at a pod with emptyDir data', description: 'the drain\'s default', value: false },
-        { label: 'Delete emptyDir data', description: '--delete-emptydir-data', detail: 'Pods with emptyDir volumes are evicted during the drains and the data in those volumes is LOST.', value: true },
+      const deleteEmptyDirData = await ui.pick(vscode.l10n.t('Upgrade: pods with emptyDir volumes on a node being drained'), [
+        { label: vscode.l10n.t('Stop at a pod with emptyDir data'), description: vscode.l10n.t('the drain\'s default'), value: false },
+        { label: vscode.l10n.t('Delete emptyDir data'), description: '--delete-emptydir-data', detail: vscode.l10n.t('Pods with emptyDir volumes are evicted during the drains and the data in those volumes is LOST.'), value: true },
       ]);
       if (deleteEmptyDirData === undefined) return;
       let password: string | undefined;

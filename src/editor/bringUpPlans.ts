@@ -17,19 +17,19 @@ import { log } from './log';
 import type { Ui } from '../engine/workflows/ui';
 
 const PHASE_LABELS: Record<BringUpPhase, string> = {
-  prepare: 'Prepare hosts — swap, modules, sysctl, containerd, kubeadm/kubelet/kubectl',
-  loadbalancer: 'Load balancer — HAProxy and Keepalived with the VIP',
-  init: 'Init — kubeadm init --upload-certs on the first control-plane node, CNI',
-  'join-control-plane': 'Join control-plane nodes — one at a time, etcd checked in between',
-  'join-workers': 'Join workers — in parallel',
-  verify: 'Cluster checks — every node Ready, CoreDNS running, then healthy as the status bar judges it',
+  prepare: vscode.l10n.t('Prepare hosts — swap, modules, sysctl, containerd, kubeadm/kubelet/kubectl'),
+  loadbalancer: vscode.l10n.t('Load balancer — HAProxy and Keepalived with the VIP'),
+  init: vscode.l10n.t('Init — kubeadm init --upload-certs on the first control-plane node, CNI'),
+  'join-control-plane': vscode.l10n.t('Join control-plane nodes — one at a time, etcd checked in between'),
+  'join-workers': vscode.l10n.t('Join workers — in parallel'),
+  verify: vscode.l10n.t('Cluster checks — every node Ready, CoreDNS running, then healthy as the status bar judges it'),
 };
 
 export async function pickPhases(ui: Ui, title: string): Promise<BringUpPhase[] | undefined> {
   const picked = await ui.pickMany(
     title,
     BRING_UP_PHASES.map((p) => ({ label: p, description: PHASE_LABELS[p], picked: true, value: p })),
-    'Phases to include (all by default); steps already done are skipped',
+    vscode.l10n.t('Phases to include (all by default); steps already done are skipped'),
     { ignoreFocusOut: false },
   );
   if (!picked?.length) return undefined;
@@ -58,9 +58,9 @@ export async function buildPlan(ui: Ui, inv: Inventory, inventoryUri: vscode.Uri
         try {
           await checkKubeconfigTarget(target, folder.fsPath, false);
         } catch {
-          const allow = 'Write it there';
-          const ok = await ui.message('warning', `The kubeconfig ${target} is inside the workspace. Write the cluster's admin credentials there?`, { modal: true, actions: [allow] });
-          if (ok !== allow) throw new Error(`admin.conf not saved: ${target} is inside the workspace`);
+          const allow = vscode.l10n.t('Write it there');
+          const ok = await ui.message('warning', vscode.l10n.t('The kubeconfig {0} is inside the workspace. Write the cluster\'s admin credentials there?', target), { modal: true, actions: [allow] });
+          if (ok !== allow) throw new Error(vscode.l10n.t('admin.conf not saved: {0} is inside the workspace', target));
         }
       }
       onSaved(await saveAdminKubeconfig(target, adminConf, inv.cluster.name), target);

@@ -61,7 +61,7 @@ export class FieldDocsProviders implements vscode.CompletionItemProvider, vscode
       if (c.detail) item.detail = c.detail;
       if (c.documentation) item.documentation = new vscode.MarkdownString().appendText(c.documentation);
       if (c.deprecated) item.tags = [vscode.CompletionItemTag.Deprecated];
-      if (c.hasValues) item.command = { command: 'editor.action.triggerSuggest', title: 'Values' };
+      if (c.hasValues) item.command = { command: 'editor.action.triggerSuggest', title: vscode.l10n.t('Values') };
       item.sortText = `${c.required ? 0 : 1}${String(i).padStart(4, '0')}`;
       return item;
     });

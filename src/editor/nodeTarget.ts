@@ -3,6 +3,7 @@
  * connection, and the node they act on — from an Inventory host row (its Node, matched by name or address), a
  * Control Plane node row (`cpnode:NAME`), a name, or a pick from the cluster's nodes.
  */
+import * as vscode from 'vscode';
 import { createDrainCluster } from '../adapters/kube/drain';
 import type { KubeConnection } from '../adapters/kube/index';
 import type { DrainCluster } from '../core/drain/drainNode';
@@ -29,14 +30,14 @@ export async function resolveNodeTarget(ctx: EditorServices & { conn: KubeConnec
   try {
     nodes = (await conn.transport.list('/api/v1/nodes', {})).items as Node[];
   } catch (e) {
-    void ui.message('error', `Cannot ${purpose}: listing nodes through ${conn.server} failed: ${errorMessage(e)}`);
+    void ui.message('error', vscode.l10n.t('Cannot {0}: listing nodes through {1} failed: {2}', purpose, conn.server, errorMessage(e)));
     return undefined;
   }
   const named = nodeNameOf(arg);
   if (named?.host) {
     const node = nodes.find((n) => hostForNode(inventory, n.metadata.name, n)?.name === named.host)?.metadata.name;
     if (!node) {
-      void ui.message('error', `Cannot ${purpose}: host ${named.host} has no Node in the cluster (${conn.context}).`);
+      void ui.message('error', vscode.l10n.t('Cannot {0}: host {1} has no Node in the cluster ({2}).', purpose, named.host, conn.context));
       return undefined;
     }
     return { conn, cluster, node };

@@ -21,8 +21,8 @@ export function isTrusted(): boolean {
  */
 export async function requireTrust(ui: Pick<Ui, 'message'>, action: string): Promise<boolean> {
   if (vscode.workspace.isTrusted) return true;
-  const manage = 'Manage Workspace Trust';
-  const choice = await ui.message('warning', `${untrustedMessage()} Trust the workspace to ${action}.`, { actions: [manage] });
+  const manage = vscode.l10n.t('Manage Workspace Trust');
+  const choice = await ui.message('warning', `${untrustedMessage()} ${vscode.l10n.t('Trust the workspace to {0}.', action)}`, { actions: [manage] });
   if (choice === manage) await vscode.commands.executeCommand('workbench.trust.manage');
   return false;
 }

@@ -16,9 +16,9 @@ import type { ReportDocuments } from './reportDocuments';
 import { RunTerminal } from './runTerminal';
 
 /** The button every error message carries: the log holds what the message leaves out. */
-export const SHOW_LOG = 'Show Log';
-export const ACCEPT_SESSION = 'Accept for This Session';
-export const ACCEPT_REMEMBER = 'Accept and Remember';
+export const SHOW_LOG = vscode.l10n.t('Show Log');
+export const ACCEPT_SESSION = vscode.l10n.t('Accept for This Session');
+export const ACCEPT_REMEMBER = vscode.l10n.t('Accept and Remember');
 
 export class VscodeUi implements Ui {
   constructor(private readonly reports: Pick<ReportDocuments, 'show'>) {}
@@ -46,7 +46,7 @@ export class VscodeUi implements Ui {
       ...(options.placeHolder ? { placeHolder: options.placeHolder } : {}),
       ...(options.password ? { password: true } : {}),
       ...(options.ignoreFocusOut === false ? {} : { ignoreFocusOut: true }),
-      validateInput: options.validate ?? ((v) => (v.trim() ? undefined : 'Nothing typed yet (Escape backs out)')),
+      validateInput: options.validate ?? ((v) => (v.trim() ? undefined : vscode.l10n.t('Nothing typed yet (Escape backs out)'))),
     }));
   }
 
@@ -141,23 +141,23 @@ export class VscodeUi implements Ui {
     // How to read a key on its host: said once when it is the same for all (the detail line is narrow).
     const checks = [...new Set(keys.map((k) => k.check))];
     const items = keys.map((k) => ({
-      label: `$(key) ${k.host}${k.alias !== k.host ? ` (jump host ${k.alias})` : ''}`,
+      label: `$(key) ${k.host}${k.alias !== k.host ? vscode.l10n.t(' (jump host {0})', k.alias) : ''}`,
       description: `${k.address} · ${k.keyType}`,
-      detail: `${k.fingerprint}${checks.length > 1 ? ` — on its console: ${k.check}` : ''}${k.note ? ` (${k.note})` : ''}`,
+      detail: `${k.fingerprint}${checks.length > 1 ? vscode.l10n.t(' — on its console: {0}', k.check) : ''}${k.note ? ` (${k.note})` : ''}`,
       picked: false,
       key: k,
     }));
     const picked = await vscode.window.showQuickPick(items, {
-      title: `Unknown host keys of ${keys.length} host${keys.length === 1 ? '' : 's'}: tick those you compared with the host's own`,
-      placeHolder: checks.length === 1 ? `On each host's console: ${checks[0]} — none is accepted unless ticked` : 'None is accepted unless ticked; Escape accepts none',
+      title: keys.length === 1 ? vscode.l10n.t('Unknown host keys of 1 host: tick those you compared with the host\'s own') : vscode.l10n.t('Unknown host keys of {0} hosts: tick those you compared with the host\'s own', keys.length),
+      placeHolder: checks.length === 1 ? vscode.l10n.t('On each host\'s console: {0} — none is accepted unless ticked', checks[0]) : vscode.l10n.t('None is accepted unless ticked; Escape accepts none'),
       canPickMany: true,
       ignoreFocusOut: true,
       matchOnDescription: true,
       matchOnDetail: true,
     });
     if (!picked?.length) return { accepted: [], remember: false };
-    const detail = [...picked.map((p) => `${p.key.host} (${p.key.address}): ${p.key.keyType} ${p.key.fingerprint}`), '', `"${ACCEPT_REMEMBER}" adds them (hashed) to the extension's own known_hosts; "${ACCEPT_SESSION}" trusts them until the window closes.`].join('\n');
-    const how = await vscode.window.showWarningMessage(`Accept the host key${picked.length === 1 ? '' : 's'} of ${picked.map((p) => p.key.host).join(', ')}?`, { modal: true, detail }, ACCEPT_SESSION, ACCEPT_REMEMBER);
+    const detail = [...picked.map((p) => `${p.key.host} (${p.key.address}): ${p.key.keyType} ${p.key.fingerprint}`), '', vscode.l10n.t('"{0}" adds them (hashed) to the extension\'s own known_hosts; "{1}" trusts them until the window closes.', ACCEPT_REMEMBER, ACCEPT_SESSION)].join('\n');
+    const how = await vscode.window.showWarningMessage(picked.length === 1 ? vscode.l10n.t('Accept the host key of {0}?', picked[0]!.key.host) : vscode.l10n.t('Accept the host keys of {0}?', picked.map((p) => p.key.host).join(', ')), { modal: true, detail }, ACCEPT_SESSION, ACCEPT_REMEMBER);
     if (!how) return { accepted: [], remember: false };
     return { accepted: picked.map((p) => p.key), remember: how === ACCEPT_REMEMBER };
   }
@@ -172,7 +172,7 @@ export class VscodeUi implements Ui {
  * command (its text is in the log)" — the whole message went to the log first.
  */
 export function withoutCommands(text: string): string {
-  return text.replace(/`[^`\n]{40,}`/g, 'a command (its text is in the log)');
+  return text.replace(/`[^`\n]{40,}`/g, vscode.l10n.t('a command (its text is in the log)'));
 }
 
 /** Least time between two summary lines in the run terminal. */

@@ -81,17 +81,17 @@ function backupNode(b: LocalBackup, now: number): LiveNode {
   return {
     id: `backup:${b.dir}`,
     label: new Date(m.takenAt).toLocaleString(),
-    description: `${m.cluster} · ${ageWords(Math.max(0, Math.round((now - Date.parse(m.takenAt)) / 1000)))} ago · rev ${revision ?? '?'} · ${formatBytes(m.snapshot.size)}`,
+    description: `${m.cluster} · ${vscode.l10n.t('{0} ago', ageWords(Math.max(0, Math.round((now - Date.parse(m.takenAt)) / 1000))))} · rev ${revision ?? '?'} · ${formatBytes(m.snapshot.size)}`,
     icon: 'archive',
     color: m.snapshot.trailer === 'verified' ? undefined : WARN,
     contextValue: 'etcd-backup',
     path: b.dir,
     tooltip: md([
-      `**etcd backup of ${m.cluster}** \`${b.dir}\``,
-      `taken ${m.takenAt} from ${m.member.name} on ${m.host}${m.member.wasLeader ? ' (the leader)' : ''} in ${m.durationMs} ms`,
+      vscode.l10n.t('**etcd backup of {0}** `{1}`', m.cluster, b.dir),
+      vscode.l10n.t('taken {0} from {1} on {2}{3} in {4} ms', m.takenAt, m.member.name, m.host, m.member.wasLeader ? vscode.l10n.t(' (the leader)') : '', m.durationMs),
       `revision ${revision ?? '?'}${m.status ? ` · ${m.status.totalKey} keys` : ''} · ${m.snapshot.size} bytes · etcd ${m.etcdVersion ?? '?'}`,
       `sha256 \`${m.snapshot.sha256}\` · trailer ${m.snapshot.trailer}`,
-      `members: ${m.members.map((x) => x.name).join(', ')}`,
+      vscode.l10n.t('members: {0}', m.members.map((x) => x.name).join(', ')),
       ...m.warnings.map((w) => `- ${w}`),
     ]),
   };
@@ -104,22 +104,22 @@ function scheduleNode(s: ScheduleReading, now: number, readAt: number): LiveNode
     return {
       id: `schedule:${s.host}`,
       label: s.host,
-      description: `not read: ${s.error}`,
+      description: vscode.l10n.t('not read: {0}', s.error),
       icon: 'debug-disconnect',
       color: MUTED,
       contextValue: 'etcd-schedule-not-read',
-      tooltip: md([`**${s.host}**: the scheduled snapshots were not read, so nothing is judged for this node.`, `Cause: ${s.error}`, 'Click to show the log with the whole error.']),
-      command: { command: CommandIds.showLog, title: 'Show Log' },
+      tooltip: md([vscode.l10n.t('**{0}**: the scheduled snapshots were not read, so nothing is judged for this node.', s.host), vscode.l10n.t('Cause: {0}', s.error), vscode.l10n.t('Click to show the log with the whole error.')]),
+      command: { command: CommandIds.showLog, title: vscode.l10n.t('Show Log') },
     };
   }
   const problem = scheduleProblem(s, DEFAULT_SCHEDULE.intervalSeconds);
   const installed = s.installed ?? (s.timerActive || s.snapshots.length > 0);
-  const timer = !installed ? 'no timer' : s.timerActive ? `every ${ageWords(s.intervalSeconds ?? DEFAULT_SCHEDULE.intervalSeconds)}` : 'timer off';
-  const newest = s.newestAgeSeconds !== undefined ? ` · newest ${ageWords(s.newestAgeSeconds + Math.max(0, Math.round((now - readAt) / 1000)))} ago` : '';
+  const timer = !installed ? vscode.l10n.t('no timer') : s.timerActive ? vscode.l10n.t('every {0}', ageWords(s.intervalSeconds ?? DEFAULT_SCHEDULE.intervalSeconds)) : vscode.l10n.t('timer off');
+  const newest = s.newestAgeSeconds !== undefined ? vscode.l10n.t(' · newest {0} ago', ageWords(s.newestAgeSeconds + Math.max(0, Math.round((now - readAt) / 1000)))) : '';
   return {
     id: `schedule:${s.host}`,
     label: s.host,
-    description: `${timer} · ${s.snapshots.length} snapshot(s)${newest}`,
+    description: vscode.l10n.t('{0} · {1} snapshot(s){2}', timer, s.snapshots.length, newest),
     icon: problem ? (problem.severity === 'critical' ? 'error' : 'warning') : installed ? 'history' : 'circle-slash',
     color: problem ? (problem.severity === 'critical' ? ERR : WARN) : installed ? OK : MUTED,
     contextValue: 'etcd-schedule',
@@ -128,7 +128,7 @@ function scheduleNode(s: ScheduleReading, now: number, readAt: number): LiveNode
     children: s.snapshots.map((x) => ({
       id: `snapshot:${s.host}:${x.name}`,
       label: x.name,
-      description: `${formatBytes(x.bytes)} · ${ageWords(Math.max(0, Math.round((now - x.takenAt) / 1000)))} ago`,
+      description: vscode.l10n.t('{0} · {1} ago', formatBytes(x.bytes), ageWords(Math.max(0, Math.round((now - x.takenAt) / 1000)))),
       icon: 'database',
     })),
   };
@@ -138,21 +138,21 @@ function scheduleNode(s: ScheduleReading, now: number, readAt: number): LiveNode
 export function buildBackupsTree(folder: string, local: readonly LocalBackup[], schedules: readonly ScheduleReading[] | undefined, now: number, schedulesReadAt = now): LiveNode[] {
   const localRoot: LiveNode = {
     id: 'backups:local',
-    label: 'Local backups',
+    label: vscode.l10n.t('Local backups'),
     description: `${folder} · ${local.length}`,
     icon: 'folder',
     path: folder,
     contextValue: 'etcd-backup-folder',
     expanded: true,
-    children: local.length ? local.map((b) => backupNode(b, now)) : [{ id: 'backups:none', label: 'No backup in this folder yet', description: 'Back Up etcd… writes one here', icon: 'info', color: MUTED }],
+    children: local.length ? local.map((b) => backupNode(b, now)) : [{ id: 'backups:none', label: vscode.l10n.t('No backup in this folder yet'), description: vscode.l10n.t('Back Up etcd… writes one here'), icon: 'info', color: MUTED }],
   };
   const severities = (schedules ?? []).map((s) => (isReadError(s) ? undefined : scheduleProblem(s, DEFAULT_SCHEDULE.intervalSeconds)?.severity));
   const notRead = (schedules ?? []).filter(isReadError).length;
   const worst = severities.includes('critical') ? 'critical' : severities.includes('warning') ? 'warning' : undefined;
   const nodesRoot: LiveNode = {
     id: 'backups:scheduled',
-    label: 'Scheduled snapshots on the nodes',
-    description: !schedules ? 'not read: Refresh reads them over SSH' : notRead ? `${schedules.length - notRead} of ${schedules.length} control-plane node(s) read · ${notRead} not read` : `${schedules.length} control-plane node(s)`,
+    label: vscode.l10n.t('Scheduled snapshots on the nodes'),
+    description: !schedules ? vscode.l10n.t('not read: Refresh reads them over SSH') : notRead ? vscode.l10n.t('{0} of {1} control-plane node(s) read · {2} not read', schedules.length - notRead, schedules.length, notRead) : vscode.l10n.t('{0} control-plane node(s)', schedules.length),
     icon: 'server-process',
     ...(worst ? { color: worst === 'critical' ? ERR : WARN } : {}),
     expanded: true,

@@ -37,7 +37,7 @@ export class CertificatesView implements vscode.TreeDataProvider<LiveNode>, vsco
   private render(report: CertReport | undefined, roots: LiveNode[]): void {
     this.roots = roots;
     const notRead = report?.hosts.filter((h) => h.error).length ?? 0;
-    this.treeView.message = report ? `${report.cluster} · inspected ${new Date(report.at).toLocaleString()}${notRead ? ` · ${notRead} of ${report.hosts.length} host(s) not read` : ''}` : undefined;
+    this.treeView.message = report ? `${report.cluster} · inspected ${new Date(report.at).toLocaleString()}${notRead ? vscode.l10n.t(' · {0} of {1} host(s) not read', notRead, report.hosts.length) : ''}` : undefined;
     this.emitter.fire(undefined);
   }
 

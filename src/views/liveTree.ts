@@ -82,9 +82,9 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
     this.showingProblem = reason !== undefined;
     if (reason === undefined) return undefined;
     return [
-      { id: 'problem:reason', label: 'Cannot connect to the cluster', description: reason, tooltip: reason, icon: 'error', color: ERR, contextValue: 'connection-problem' },
-      { id: 'problem:pick', label: 'Select Cluster Context…', description: 'or browse for another kubeconfig file', icon: 'server-environment', command: { command: CommandIds.selectClusterContext, title: 'Select Cluster Context' } },
-      { id: 'problem:retry', label: 'Reconnect', description: 'try the same context again', icon: 'refresh', command: { command: CommandIds.reconnectCluster, title: 'Reconnect to Cluster' } },
+      { id: 'problem:reason', label: vscode.l10n.t('Cannot connect to the cluster'), description: reason, tooltip: reason, icon: 'error', color: ERR, contextValue: 'connection-problem' },
+      { id: 'problem:pick', label: vscode.l10n.t('Select Cluster Context…'), description: vscode.l10n.t('or browse for another kubeconfig file'), icon: 'server-environment', command: { command: CommandIds.selectClusterContext, title: vscode.l10n.t('Select Cluster Context') } },
+      { id: 'problem:retry', label: vscode.l10n.t('Reconnect'), description: vscode.l10n.t('try the same context again'), icon: 'refresh', command: { command: CommandIds.reconnectCluster, title: vscode.l10n.t('Reconnect to Cluster') } },
     ];
   }
 
@@ -140,14 +140,14 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
     let message: string | undefined;
     // error and untrusted: no message (the problem rows or the welcome content say it, with buttons).
     if (this.showingProblem) message = undefined;
-    else if (s.kind === 'connecting') message = 'Connecting…';
+    else if (s.kind === 'connecting') message = vscode.l10n.t('Connecting…');
     else if (s.kind === 'connected' && cluster) {
       const err = cluster.error(this.resources);
       const health = this.connection.health;
       // Refused: say who we are and what we may not do (the health model's words), not only the HTTP status.
       if (err && (err.kind === 'auth' || err.kind === 'forbidden') && health?.state === 'unauthorised') message = plainWords(`Unauthorised — ${health.reasons.join('; ')}`);
       else if (err) message = `${plainWords(err.describe())} (retrying)`;
-      else if (!cluster.synced(this.resources)) message = 'Listing…';
+      else if (!cluster.synced(this.resources)) message = vscode.l10n.t('Listing…');
     }
     this.treeView.message = message;
   }

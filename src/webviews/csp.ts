@@ -23,12 +23,13 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
 
 /**
  * A webview's whole page: the CSP (`default-src 'none'`, script and style by nonce only), the title, the panel's own
- * style and body, and its script from the extension's dist — the shell every panel shares.
+ * style and body, and its script from the extension's dist — the shell every panel shares. `lang` is the display
+ * language of the texts in it (VS Code's `env.language`), so that a screen reader reads them in their language.
  */
-export function webviewPage(opts: { cspSource: string; nonce: string; scriptUri: string; title: string; style: string; body: string }): string {
+export function webviewPage(opts: { cspSource: string; nonce: string; scriptUri: string; title: string; style: string; body: string; lang?: string }): string {
   const { nonce } = opts;
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${escapeAttr(opts.lang ?? 'en')}">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeAttr(contentSecurityPolicy(opts.cspSource, nonce))}">

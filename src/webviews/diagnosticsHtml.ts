@@ -3,7 +3,7 @@
  * allowed by nonce only, the script loaded from the extension's dist through asWebviewUri) and the theme
  * through `--vscode-*` variables. Pure, so the CSP is unit-tested.
  */
-import { webviewPage } from './csp';
+import { escapeAttr, webviewPage } from './csp';
 
 export { makeNonce } from './csp';
 
@@ -13,11 +13,37 @@ export interface ShellOptions {
   /** webview.asWebviewUri(dist/webviews/diagnostics.js) as a string. */
   scriptUri: string;
   nonce: string;
+  /** The shell's words; English unless the panel passes the display language's (vscode.l10n.t). */
+  texts?: DiagnosticsShellTexts;
 }
 
-export function diagnosticsHtml({ cspSource, scriptUri, nonce }: ShellOptions): string {
+export interface DiagnosticsShellTexts {
+  /** The language of these texts (`vscode.env.language`), the page's `lang`. */
+  lang: string;
+  title: string;
+  /** The scope switch's accessible name, its two choices. */
+  scope: string;
+  openFile: string;
+  workspace: string;
+  lintAgain: string;
+  /** The tree's accessible name. */
+  tree: string;
+}
+
+export const ENGLISH_SHELL: DiagnosticsShellTexts = {
+  lang: 'en',
+  title: 'Config Diagnostics',
+  scope: 'Show findings of',
+  openFile: 'Open file',
+  workspace: 'Workspace',
+  lintAgain: 'Lint again',
+  tree: 'Findings grouped by file and rule; press Enter on a finding to open its line',
+};
+
+export function diagnosticsHtml({ cspSource, scriptUri, nonce, texts = ENGLISH_SHELL }: ShellOptions): string {
+  const x = (s: string): string => escapeAttr(s);
   return webviewPage({
-    cspSource, nonce, scriptUri, title: 'Config Diagnostics',
+    cspSource, nonce, scriptUri, title: texts.title, lang: texts.lang,
     style: `  body { margin: 0; padding: 0 12px 12px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
          font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); font-weight: var(--vscode-font-weight); }
   header { position: sticky; top: 0; z-index: 1; display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center;
@@ -36,16 +62,16 @@ export function diagnosticsHtml({ cspSource, scriptUri, nonce }: ShellOptions): 
   a { color: var(--vscode-textLink-foreground); }
   a:focus-visible { outline: 1px solid var(--vscode-focusBorder); }`,
     body: `<header>
-  <h1 id="title">Config Diagnostics</h1>
-  <vscode-radio-group id="scope" aria-label="Show findings of">
-    <vscode-radio name="scope" value="file" label="Open file">Open file</vscode-radio>
-    <vscode-radio name="scope" value="workspace" label="Workspace">Workspace</vscode-radio>
+  <h1 id="title">${x(texts.title)}</h1>
+  <vscode-radio-group id="scope" aria-label="${x(texts.scope)}">
+    <vscode-radio name="scope" value="file" label="${x(texts.openFile)}">${x(texts.openFile)}</vscode-radio>
+    <vscode-radio name="scope" value="workspace" label="${x(texts.workspace)}">${x(texts.workspace)}</vscode-radio>
   </vscode-radio-group>
-  <vscode-button id="refresh" secondary aria-label="Lint again">Lint again</vscode-button>
+  <vscode-button id="refresh" secondary aria-label="${x(texts.lintAgain)}">${x(texts.lintAgain)}</vscode-button>
   <span id="summary" role="status" aria-live="polite"></span>
 </header>
 <main>
-  <vscode-tree id="tree" aria-label="Findings grouped by file and rule; press Enter on a finding to open its line" indent-guides="onHover"></vscode-tree>
+  <vscode-tree id="tree" aria-label="${x(texts.tree)}" indent-guides="onHover"></vscode-tree>
   <p id="empty" hidden></p>
 </main>`,
   });

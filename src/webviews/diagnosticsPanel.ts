@@ -12,7 +12,41 @@ import { loadLintRegistry } from '../editor/lintRegistry';
 import { RUNNER_RULES } from '../engine/lintRunner';
 import { diagnosticsHtml, makeNonce } from './diagnosticsHtml';
 import { groupFindings } from './diagnosticsModel';
-import { parseWebviewMessage, type HostToWebview, type Scope, type WebviewToHost } from './protocol/diagnostics';
+import { parseWebviewMessage, type DiagnosticsStrings, type HostToWebview, type Scope, type WebviewToHost } from './protocol/diagnostics';
+
+/** The Diagnostics webview's words in the display language (l10n/bundle.l10n.<language>.json), sent with each update. */
+function diagnosticsStrings(): DiagnosticsStrings {
+  return {
+    errors: { one: vscode.l10n.t('1 error'), many: vscode.l10n.t('{0} errors') },
+    warnings: { one: vscode.l10n.t('1 warning'), many: vscode.l10n.t('{0} warnings') },
+    findings: { one: vscode.l10n.t('1 finding'), many: vscode.l10n.t('{0} findings') },
+    files: { one: vscode.l10n.t('1 file'), many: vscode.l10n.t('{0} files') },
+    info: vscode.l10n.t('{0} info'),
+    noFindings: vscode.l10n.t('no findings'),
+    checkingWorkspace: vscode.l10n.t('checking the workspace'),
+    noWorkspaceFindings: vscode.l10n.t("No findings in the workspace's config files"),
+    inWorkspace: vscode.l10n.t('{0} in {1} of the workspace'),
+    noFileOpen: vscode.l10n.t('No config file open'),
+    inFile: vscode.l10n.t('{0} in {1}'),
+    noFindingsIn: vscode.l10n.t('No findings in {0}'),
+    severities: { error: vscode.l10n.t('Error'), warning: vscode.l10n.t('Warning'), info: vscode.l10n.t('Info') },
+    where: vscode.l10n.t('line {0}, column {1}'),
+    findingLabel: vscode.l10n.t('{0} at {1}: {2}{3}'),
+    quickFixNote: vscode.l10n.t(' (quick fix: {0})'),
+    available: vscode.l10n.t('available'),
+    applyFix: vscode.l10n.t('Apply fix'),
+    quickFixAria: vscode.l10n.t('Quick fix: {0} (line {1})'),
+    quickFix: vscode.l10n.t('Quick fix: {0}'),
+    ruleLabel: vscode.l10n.t('Rule {0}, {1}{2}'),
+    whyNote: vscode.l10n.t('. Why: {0}'),
+    why: vscode.l10n.t('Why: {0}'),
+    openDocs: vscode.l10n.t('Enter: open docs'),
+    lintingPrefix: vscode.l10n.t('Linting… '),
+    linting: vscode.l10n.t('Linting…'),
+    openAFile: vscode.l10n.t('Open a kubeadm, HAProxy, Keepalived, containerd, sysctl or inventory file, or switch to Workspace.'),
+    noFindingsAtAll: vscode.l10n.t('No findings.'),
+  };
+}
 
 import { DIAGNOSTICS_VIEW_TYPE } from './viewTypes';
 
@@ -34,7 +68,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
       if (scope) existing.setScope(scope);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(DIAGNOSTICS_VIEW_TYPE, 'Config Diagnostics', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
+    const panel = vscode.window.createWebviewPanel(DIAGNOSTICS_VIEW_TYPE, vscode.l10n.t('Config Diagnostics'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')],
     });
@@ -73,6 +107,15 @@ export class DiagnosticsPanel implements vscode.Disposable {
       cspSource: webview.cspSource,
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'diagnostics.js')).toString(),
       nonce,
+      texts: {
+        lang: vscode.env.language,
+        title: vscode.l10n.t('Config Diagnostics'),
+        scope: vscode.l10n.t('Show findings of'),
+        openFile: vscode.l10n.t('Open file'),
+        workspace: vscode.l10n.t('Workspace'),
+        lintAgain: vscode.l10n.t('Lint again'),
+        tree: vscode.l10n.t('Findings grouped by file and rule; press Enter on a finding to open its line'),
+      },
     });
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'kubeadm.svg');
     this.disposables.push(
@@ -148,7 +191,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
     const documentPath = vscode.workspace.asRelativePath(uri, false);
     const plan = finding?.fixes?.[0] && planFix(finding.fixes[0], finding, documentPath);
     if (!plan) {
-      void vscode.window.showWarningMessage('That finding changed since the list was drawn; it has no fix to apply now.');
+      void vscode.window.showWarningMessage(vscode.l10n.t('That finding changed since the list was drawn; it has no fix to apply now.'));
       this.updateSoon(0);
       return false;
     }
@@ -188,6 +231,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
     }
     const message: HostToWebview = {
       type: 'update',
+      strings: diagnosticsStrings(),
       scope: this.scope,
       ...(activeFile ? { activeFile } : {}),
       files: groupFindings(files, (rule) => registry.ruleInfo(rule) ?? RUNNER_RULES.find((r) => r.id === rule)),

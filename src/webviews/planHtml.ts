@@ -6,10 +6,23 @@ import { escapeAttr, webviewPage } from './csp';
 
 export { makeNonce } from './csp';
 
-export function planHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string }): string {
+/** The shell's words; English unless the panel passes the display language's (vscode.l10n.t). */
+export interface PlanShellTexts {
+  /** The language of these texts (`vscode.env.language`), the page's `lang`. */
+  lang: string;
+  expandAll: string;
+  collapseAll: string;
+  /** The plan's accessible name. */
+  plan: string;
+}
+
+export const ENGLISH_SHELL: PlanShellTexts = { lang: 'en', expandAll: 'Expand all', collapseAll: 'Collapse all', plan: 'Bring-up plan by phase, host and step' };
+
+export function planHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string; texts?: PlanShellTexts }): string {
   const { cspSource, scriptUri, nonce } = opts;
+  const texts = opts.texts ?? ENGLISH_SHELL;
   return webviewPage({
-    cspSource, nonce, scriptUri, title: opts.title,
+    cspSource, nonce, scriptUri, title: opts.title, lang: texts.lang,
     style: `  body { margin: 0; padding: 0 16px 24px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
          font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); line-height: 1.4; }
   header { position: sticky; top: 0; z-index: 1; display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; padding: 8px 0;
@@ -35,10 +48,10 @@ export function planHtml(opts: { cspSource: string; scriptUri: string; nonce: st
     body: `<header>
   <h1 id="title">${escapeAttr(opts.title)}</h1>
   <span id="summary"></span>
-  <vscode-button id="expand" secondary>Expand all</vscode-button>
-  <vscode-button id="collapse" secondary>Collapse all</vscode-button>
+  <vscode-button id="expand" secondary>${escapeAttr(texts.expandAll)}</vscode-button>
+  <vscode-button id="collapse" secondary>${escapeAttr(texts.collapseAll)}</vscode-button>
   <span id="status" role="status" aria-live="polite"></span>
 </header>
-<main id="plan" aria-label="Bring-up plan by phase, host and step"></main>`,
+<main id="plan" aria-label="${escapeAttr(texts.plan)}"></main>`,
   });
 }

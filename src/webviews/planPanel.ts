@@ -6,7 +6,32 @@
 import * as vscode from 'vscode';
 import type { PlanView } from '../core/plan/view';
 import { makeNonce, planHtml } from './planHtml';
-import { parseWebviewMessage, type CopyField, type HostToWebview } from './protocol/plan';
+import { parseWebviewMessage, type CopyField, type HostToWebview, type PlanStrings } from './protocol/plan';
+
+/** The plan webview's words in the display language (l10n/bundle.l10n.<language>.json), sent with the plan. */
+function planStrings(): PlanStrings {
+  return {
+    copy: vscode.l10n.t('Copy'),
+    copyTitle: vscode.l10n.t('Copy to the clipboard'),
+    copyAria: vscode.l10n.t('Copy the {0} command of {1}'),
+    labels: { skipIf: vscode.l10n.t('skip if'), run: vscode.l10n.t('run'), verify: vscode.l10n.t('verify') },
+    about: vscode.l10n.t(' (about {0})'),
+    skippedEarlier: vscode.l10n.t('Skipped when an earlier step of this run already did it.'),
+    write: vscode.l10n.t('write '),
+    mode: vscode.l10n.t(' (mode {0}{1})'),
+    secret: vscode.l10n.t(', secret content: not shown'),
+    lines: { one: vscode.l10n.t('1 line'), many: vscode.l10n.t('{0} lines') },
+    inEditor: vscode.l10n.t('In the editor: {0}'),
+    parallel: vscode.l10n.t('hosts in parallel'),
+    inOrder: vscode.l10n.t('in this order'),
+    besidePrevious: vscode.l10n.t(', beside the phase above'),
+    beside: vscode.l10n.t(', beside {0}'),
+    steps: { one: vscode.l10n.t('1 step'), many: vscode.l10n.t('{0} steps') },
+    phases: { one: vscode.l10n.t('1 phase'), many: vscode.l10n.t('{0} phases') },
+    hosts: { one: vscode.l10n.t('1 host'), many: vscode.l10n.t('{0} hosts') },
+    summary: vscode.l10n.t('{0}, {1} on {2}; nothing runs from here'),
+  };
+}
 
 export class PlanPanel implements vscode.Disposable {
   static readonly viewType = 'kubeadm.plan';
@@ -46,7 +71,7 @@ export class PlanPanel implements vscode.Disposable {
     });
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'kubeadm.svg');
     const webview = this.panel.webview;
-    webview.html = planHtml({ cspSource: webview.cspSource, scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'plan.js')).toString(), nonce: makeNonce(), title });
+    webview.html = planHtml({ cspSource: webview.cspSource, scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'plan.js')).toString(), nonce: makeNonce(), title, texts: { lang: vscode.env.language, expandAll: vscode.l10n.t('Expand all'), collapseAll: vscode.l10n.t('Collapse all'), plan: vscode.l10n.t('Bring-up plan by phase, host and step') } });
     this.disposables.push(
       this.panel.onDidDispose(() => this.dispose()),
       webview.onDidReceiveMessage((raw) => void this.onMessage(raw)),
@@ -68,7 +93,7 @@ export class PlanPanel implements vscode.Disposable {
     this.title = title;
     this.view = view;
     this.panel.title = title;
-    this.post({ type: 'plan', title, view });
+    this.post({ type: 'plan', title, view, strings: planStrings() });
   }
 
   private post(message: HostToWebview): void {
@@ -80,7 +105,7 @@ export class PlanPanel implements vscode.Disposable {
     if (!msg) return;
     if (msg.type === 'ready') {
       this.ready = true;
-      this.post({ type: 'plan', title: this.title, view: this.view });
+      this.post({ type: 'plan', title: this.title, view: this.view, strings: planStrings() });
     } else await this.copy(msg.stepId, msg.field);
   }
 
@@ -91,7 +116,8 @@ export class PlanPanel implements vscode.Disposable {
     if (!step || !text) return undefined;
     await vscode.env.clipboard.writeText(text);
     this.lastCopied = text;
-    this.post({ type: 'status', text: `Copied the ${field === 'skipIf' ? 'skip-if check' : field === 'run' ? 'command' : 'verification'} of "${step.title}".` });
+    const what = { skipIf: vscode.l10n.t('Copied the skip-if check of "{0}".', step.title), run: vscode.l10n.t('Copied the command of "{0}".', step.title), verify: vscode.l10n.t('Copied the verification of "{0}".', step.title) };
+    this.post({ type: 'status', text: what[field] });
     return text;
   }
 

@@ -4,10 +4,22 @@
  */
 import { escapeAttr, webviewPage } from './csp';
 
-export function preflightHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string }): string {
+/** The shell's words; English unless the panel passes the display language's (vscode.l10n.t). */
+export interface PreflightShellTexts {
+  /** The language of these texts (`vscode.env.language`), the page's `lang`. */
+  lang: string;
+  runAgain: string;
+  /** The report's accessible name. */
+  checks: string;
+}
+
+export const ENGLISH_SHELL: PreflightShellTexts = { lang: 'en', runAgain: 'Run Again', checks: 'Preflight checks by host' };
+
+export function preflightHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string; texts?: PreflightShellTexts }): string {
   const { cspSource, scriptUri, nonce } = opts;
+  const texts = opts.texts ?? ENGLISH_SHELL;
   return webviewPage({
-    cspSource, nonce, scriptUri, title: opts.title,
+    cspSource, nonce, scriptUri, title: opts.title, lang: texts.lang,
     style: `  body { margin: 0; padding: 0 16px 24px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
          font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); line-height: 1.4; }
   header { position: sticky; top: 0; z-index: 1; display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; padding: 8px 0;
@@ -38,9 +50,9 @@ export function preflightHtml(opts: { cspSource: string; scriptUri: string; nonc
     body: `<header>
   <h1 id="title">${escapeAttr(opts.title)}</h1>
   <span id="summary"></span>
-  <vscode-button id="rerun">Run Again</vscode-button>
+  <vscode-button id="rerun">${escapeAttr(texts.runAgain)}</vscode-button>
   <span id="status" role="status" aria-live="polite"></span>
 </header>
-<main id="report" aria-label="Preflight checks by host"></main>`,
+<main id="report" aria-label="${escapeAttr(texts.checks)}"></main>`,
   });
 }

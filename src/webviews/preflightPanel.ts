@@ -9,7 +9,44 @@ import type { PreflightReport } from '../core/preflight/model';
 import { CommandIds } from '../editor/commandIds';
 import { makeNonce } from './csp';
 import { preflightHtml } from './preflightHtml';
-import { parseWebviewMessage, type HostToWebview } from './protocol/preflight';
+import { parseWebviewMessage, type HostToWebview, type PreflightStrings } from './protocol/preflight';
+
+/** The preflight webview's words in the display language (l10n/bundle.l10n.<language>.json), sent with the report. */
+function preflightStrings(): PreflightStrings {
+  return {
+    states: { ok: vscode.l10n.t('✓ ok'), warn: vscode.l10n.t('⚠ warn'), fail: vscode.l10n.t('✗ FAIL'), skipped: vscode.l10n.t('– not checked') },
+    openLine: vscode.l10n.t('Open {0}\'s line in inventory.yaml'),
+    via: vscode.l10n.t(' via {0}'),
+    ms: vscode.l10n.t('{0} ms'),
+    causeTitle: vscode.l10n.t('{0} · {1}: {2}'),
+    failed: vscode.l10n.t('failed'),
+    warning: vscode.l10n.t('warning'),
+    fix: vscode.l10n.t('Fix: '),
+    copy: vscode.l10n.t('Copy'),
+    copyFix: vscode.l10n.t('Copy the fix for {0}'),
+    openInInventory: vscode.l10n.t('Open in inventory.yaml'),
+    openSettings: vscode.l10n.t('Open Settings'),
+    openKubeconfigSetting: vscode.l10n.t('Open the kubeconfig setting'),
+    title: vscode.l10n.t('Preflight for {0} ({1})'),
+    checkedOne: vscode.l10n.t('1 host checked in {0} s{1}'),
+    checkedMany: vscode.l10n.t('{0} hosts checked in {1} s{2}'),
+    runningAgain: vscode.l10n.t(' — running again…'),
+    didNotStart: vscode.l10n.t('{0} did not start: '),
+    host: vscode.l10n.t('host'),
+    connectsTo: vscode.l10n.t('connects to'),
+    took: vscode.l10n.t('took'),
+    causes: vscode.l10n.t('Causes and fixes'),
+    unknownKeys: vscode.l10n.t('Unknown host keys'),
+    compareKeys: vscode.l10n.t('Compare each fingerprint with the one the host itself shows (on its console) before accepting it; the operation asks about all of them at once.'),
+    address: vscode.l10n.t('address'),
+    type: vscode.l10n.t('type'),
+    fingerprint: vscode.l10n.t('fingerprint'),
+    readOnHost: vscode.l10n.t('read it on the host'),
+    jumpHost: vscode.l10n.t('{0} (jump host {1})'),
+    cluster: vscode.l10n.t('Cluster'),
+    clusterWho: vscode.l10n.t('cluster'),
+  };
+}
 
 export class PreflightPanel implements vscode.Disposable {
   static readonly viewType = 'kubeadm.preflight';
@@ -42,14 +79,14 @@ export class PreflightPanel implements vscode.Disposable {
     private report: PreflightReport,
     private refused: string | undefined,
   ) {
-    this.panel = vscode.window.createWebviewPanel(PreflightPanel.viewType, 'Preflight', vscode.ViewColumn.Active, {
+    this.panel = vscode.window.createWebviewPanel(PreflightPanel.viewType, vscode.l10n.t('Preflight'), vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')],
       retainContextWhenHidden: false,
     });
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'kubeadm.svg');
     const webview = this.panel.webview;
-    webview.html = preflightHtml({ cspSource: webview.cspSource, scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'preflight.js')).toString(), nonce: makeNonce(), title: `Preflight for ${report.operation}` });
+    webview.html = preflightHtml({ cspSource: webview.cspSource, scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'preflight.js')).toString(), nonce: makeNonce(), title: vscode.l10n.t('Preflight for {0}', report.operation), texts: { lang: vscode.env.language, runAgain: vscode.l10n.t('Run Again'), checks: vscode.l10n.t('Preflight checks by host') } });
     this.disposables.push(
       this.panel.onDidDispose(() => this.dispose()),
       webview.onDidReceiveMessage((raw) => void this.onMessage(raw)),
@@ -82,11 +119,11 @@ export class PreflightPanel implements vscode.Disposable {
   }
 
   private setTitle(): void {
-    this.panel.title = `Preflight: ${this.report.operation}`;
+    this.panel.title = vscode.l10n.t('Preflight: {0}', this.report.operation);
   }
 
   private postReport(): void {
-    this.post({ type: 'report', report: this.report, running: this.running, ...(this.refused ? { refused: this.refused } : {}) });
+    this.post({ type: 'report', report: this.report, running: this.running, strings: preflightStrings(), ...(this.refused ? { refused: this.refused } : {}) });
   }
 
   private post(message: HostToWebview): void {
@@ -110,7 +147,7 @@ export class PreflightPanel implements vscode.Disposable {
         if (!all.includes(msg.command)) return;
         await vscode.env.clipboard.writeText(msg.command);
         this.lastCopied = msg.command;
-        this.post({ type: 'status', text: 'Copied the command to the clipboard.' });
+        this.post({ type: 'status', text: vscode.l10n.t('Copied the command to the clipboard.') });
         return;
       }
       case 'reveal':

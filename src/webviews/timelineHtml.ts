@@ -6,10 +6,78 @@ import { escapeAttr, webviewPage } from './csp';
 
 export { makeNonce } from './csp';
 
-export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string }): string {
+/** The shell's words; English unless the panel passes the display language's (vscode.l10n.t). */
+export interface TimelineShellTexts {
+  /** The language of these texts (`vscode.env.language`), the page's `lang`. */
+  lang: string;
+  exportSvg: string;
+  exportJson: string;
+  stop: string;
+  compareTitle: string;
+  compare: string;
+  zoom: string;
+  zoomOut: string;
+  zoomIn: string;
+  fitTitle: string;
+  fit: string;
+  sources: string;
+  readLogsTitle: string;
+  readLogs: string;
+  chart: string;
+  chartTitle: string;
+  secondRun: string;
+  hopCaption: string;
+  hop: string;
+  firstRunCol: string;
+  secondRunCol: string;
+  difference: string;
+  took: string;
+  stepsCaption: string;
+  time: string;
+  component: string;
+  step: string;
+  source: string;
+  detail: string;
+}
+
+export const ENGLISH_SHELL: TimelineShellTexts = {
+  lang: 'en',
+  exportSvg: 'Export SVG',
+  exportJson: 'Export JSON',
+  stop: 'Stop watching',
+  compareTitle: 'Create the same test pod again (the image is now on the node, or it lands on another node) and compare the two runs',
+  compare: 'Run again to compare',
+  zoom: 'Zoom the chart',
+  zoomOut: 'Zoom out (-)',
+  zoomIn: 'Zoom in (+, or Ctrl+wheel)',
+  fitTitle: 'Fit (0)',
+  fit: 'Fit',
+  sources: 'Sources',
+  readLogsTitle: "SSH to the pod's node and the control-plane nodes; read the journal, the CNI lease and the audit log",
+  readLogs: 'Read machine logs',
+  chart: 'Chart of the steps below; + and - zoom, arrows scroll',
+  chartTitle: 'Drag or scroll to pan; Ctrl+wheel or +/- to zoom',
+  secondRun: 'Second run, on the same time scale',
+  hopCaption: 'Time of each hop (≈: from second-precision readings)',
+  hop: 'Hop',
+  firstRunCol: 'First run',
+  secondRunCol: 'Second run',
+  difference: 'Difference',
+  took: 'Took',
+  stepsCaption: 'Steps in causal order (time from the first step; a second-precision reading is the interval it can be in)',
+  time: 'Time',
+  component: 'Component',
+  step: 'Step',
+  source: 'Source',
+  detail: 'Detail',
+};
+
+export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string; texts?: TimelineShellTexts }): string {
+  const t = opts.texts ?? ENGLISH_SHELL;
+  const x = (s: string): string => escapeAttr(s);
   const { cspSource, scriptUri, nonce } = opts;
   return webviewPage({
-    cspSource, nonce, scriptUri, title: opts.title,
+    cspSource, nonce, scriptUri, title: opts.title, lang: t.lang,
     style: `  body { margin: 0; padding: 0 12px 16px; color: var(--vscode-foreground); background: var(--vscode-editor-background);
          font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); }
   header { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; padding: 8px 0; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
@@ -52,33 +120,33 @@ export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce
     body: `<header>
   <h1 id="title">${escapeAttr(opts.title)}</h1>
   <vscode-badge id="sli" hidden></vscode-badge>
-  <vscode-button id="export-svg" secondary>Export SVG</vscode-button>
-  <vscode-button id="export-json" secondary>Export JSON</vscode-button>
-  <vscode-button id="stop" secondary hidden>Stop watching</vscode-button>
-  <vscode-button id="compare" secondary hidden title="Create the same test pod again (the image is now on the node, or it lands on another node) and compare the two runs">Run again to compare</vscode-button>
-  <span class="zoom" role="group" aria-label="Zoom the chart">
-    <vscode-button id="zoom-out" secondary title="Zoom out (-)">−</vscode-button>
+  <vscode-button id="export-svg" secondary>${x(t.exportSvg)}</vscode-button>
+  <vscode-button id="export-json" secondary>${x(t.exportJson)}</vscode-button>
+  <vscode-button id="stop" secondary hidden>${x(t.stop)}</vscode-button>
+  <vscode-button id="compare" secondary hidden title="${x(t.compareTitle)}">${x(t.compare)}</vscode-button>
+  <span class="zoom" role="group" aria-label="${x(t.zoom)}">
+    <vscode-button id="zoom-out" secondary title="${x(t.zoomOut)}">−</vscode-button>
     <span id="zoom-level">100 %</span>
-    <vscode-button id="zoom-in" secondary title="Zoom in (+, or Ctrl+wheel)">+</vscode-button>
-    <vscode-button id="zoom-fit" secondary title="Fit (0)">Fit</vscode-button>
+    <vscode-button id="zoom-in" secondary title="${x(t.zoomIn)}">+</vscode-button>
+    <vscode-button id="zoom-fit" secondary title="${x(t.fitTitle)}">${x(t.fit)}</vscode-button>
   </span>
   <span id="status" role="status" aria-live="polite"></span>
 </header>
 <section id="stall" hidden aria-live="polite"></section>
-<section id="sources-box" hidden><h2>Sources</h2><ul id="sources"></ul>
-<vscode-button id="read-logs" secondary title="SSH to the pod's node and the control-plane nodes; read the journal, the CNI lease and the audit log">Read machine logs</vscode-button></section>
-<div id="chart" tabindex="0" aria-label="Chart of the steps below; + and - zoom, arrows scroll" title="Drag or scroll to pan; Ctrl+wheel or +/- to zoom"></div>
+<section id="sources-box" hidden><h2>${x(t.sources)}</h2><ul id="sources"></ul>
+<vscode-button id="read-logs" secondary title="${x(t.readLogsTitle)}">${x(t.readLogs)}</vscode-button></section>
+<div id="chart" tabindex="0" aria-label="${x(t.chart)}" title="${x(t.chartTitle)}"></div>
 <section id="compare-box" hidden aria-live="polite">
-<h2>Second run, on the same time scale</h2>
+<h2>${x(t.secondRun)}</h2>
 <ul id="compare-why"></ul>
-<table id="compare-hops"><caption>Time of each hop (≈: from second-precision readings)</caption>
-<thead><tr><th scope="col">Hop</th><th scope="col">First run</th><th scope="col">Second run</th><th scope="col">Difference</th></tr></thead><tbody></tbody></table>
+<table id="compare-hops"><caption>${x(t.hopCaption)}</caption>
+<thead><tr><th scope="col">${x(t.hop)}</th><th scope="col">${x(t.firstRunCol)}</th><th scope="col">${x(t.secondRunCol)}</th><th scope="col">${x(t.difference)}</th></tr></thead><tbody></tbody></table>
 <div id="chart-b" class="chart"></div>
 </section>
-<table id="hops" hidden><caption>Time of each hop (≈: from second-precision readings)</caption>
-<thead><tr><th scope="col">Hop</th><th scope="col">Took</th></tr></thead><tbody></tbody></table>
-<table id="steps" aria-describedby="title"><caption>Steps in causal order (time from the first step; a second-precision reading is the interval it can be in)</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Component</th><th scope="col">Step</th><th scope="col">Source</th><th scope="col">Detail</th></tr></thead>
+<table id="hops" hidden><caption>${x(t.hopCaption)}</caption>
+<thead><tr><th scope="col">${x(t.hop)}</th><th scope="col">${x(t.took)}</th></tr></thead><tbody></tbody></table>
+<table id="steps" aria-describedby="title"><caption>${x(t.stepsCaption)}</caption>
+<thead><tr><th scope="col">${x(t.time)}</th><th scope="col">${x(t.component)}</th><th scope="col">${x(t.step)}</th><th scope="col">${x(t.source)}</th><th scope="col">${x(t.detail)}</th></tr></thead>
 <tbody></tbody></table>`,
   });
 }

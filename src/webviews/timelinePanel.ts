@@ -7,11 +7,29 @@ import type { Timeline } from '../core/timeline/model';
 import type { TimelineFeed } from '../core/timeline/feed';
 import { timelineToSvg } from '../core/timeline/svg';
 import { compareRuns } from '../core/timeline/compare';
-import { parseWebviewMessage, type HostToWebview } from './protocol/timeline';
+import { parseWebviewMessage, type HostToWebview, type TimelineStrings } from './protocol/timeline';
 import { makeNonce, timelineHtml } from './timelineHtml';
 import { replaceFile } from '../adapters/fs/safeFile';
 
 export type { TimelineFeed } from '../core/timeline/feed';
+
+/** The timeline webview's words in the display language (l10n/bundle.l10n.<language>.json), sent with each timeline. */
+function timelineStrings(): TimelineStrings {
+  return {
+    onNode: vscode.l10n.t(' on {0}'),
+    sli: vscode.l10n.t('startup {0} s · SLO 5 s {1} · pulls {2} s excluded'),
+    met: vscode.l10n.t('met'),
+    missed: vscode.l10n.t('missed'),
+    controlPlane: vscode.l10n.t('the control plane'),
+    theNode: vscode.l10n.t('the node'),
+    later: vscode.l10n.t("{0}'s readings drawn {1} later"),
+    earlier: vscode.l10n.t("{0}'s readings drawn {1} earlier"),
+    clocks: vscode.l10n.t("Clocks: {0} — by the causal order, to fit kubectl's clock."),
+    moved: vscode.l10n.t(', moved: clocks disagree'),
+    read: vscode.l10n.t('read {0}'),
+    notSeen: vscode.l10n.t('not seen'),
+  };
+}
 
 export class TimelinePanel implements vscode.Disposable {
   static readonly viewType = 'kubeadm.timeline';
@@ -37,6 +55,37 @@ export class TimelinePanel implements vscode.Disposable {
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'timeline.js')).toString(),
       nonce: makeNonce(),
       title,
+      texts: {
+        lang: vscode.env.language,
+        exportSvg: vscode.l10n.t('Export SVG'),
+        exportJson: vscode.l10n.t('Export JSON'),
+        stop: vscode.l10n.t('Stop watching'),
+        compareTitle: vscode.l10n.t('Create the same test pod again (the image is now on the node, or it lands on another node) and compare the two runs'),
+        compare: vscode.l10n.t('Run again to compare'),
+        zoom: vscode.l10n.t('Zoom the chart'),
+        zoomOut: vscode.l10n.t('Zoom out (-)'),
+        zoomIn: vscode.l10n.t('Zoom in (+, or Ctrl+wheel)'),
+        fitTitle: vscode.l10n.t('Fit (0)'),
+        fit: vscode.l10n.t('Fit'),
+        sources: vscode.l10n.t('Sources'),
+        readLogsTitle: vscode.l10n.t('SSH to the pod\'s node and the control-plane nodes; read the journal, the CNI lease and the audit log'),
+        readLogs: vscode.l10n.t('Read machine logs'),
+        chart: vscode.l10n.t('Chart of the steps below; + and - zoom, arrows scroll'),
+        chartTitle: vscode.l10n.t('Drag or scroll to pan; Ctrl+wheel or +/- to zoom'),
+        secondRun: vscode.l10n.t('Second run, on the same time scale'),
+        hopCaption: vscode.l10n.t('Time of each hop (≈: from second-precision readings)'),
+        hop: vscode.l10n.t('Hop'),
+        firstRunCol: vscode.l10n.t('First run'),
+        secondRunCol: vscode.l10n.t('Second run'),
+        difference: vscode.l10n.t('Difference'),
+        took: vscode.l10n.t('Took'),
+        stepsCaption: vscode.l10n.t('Steps in causal order (time from the first step; a second-precision reading is the interval it can be in)'),
+        time: vscode.l10n.t('Time'),
+        component: vscode.l10n.t('Component'),
+        step: vscode.l10n.t('Step'),
+        source: vscode.l10n.t('Source'),
+        detail: vscode.l10n.t('Detail'),
+      },
     });
     this.disposables.push(
       this.panel.onDidDispose(() => this.dispose()),
@@ -55,7 +104,7 @@ export class TimelinePanel implements vscode.Disposable {
     if (!this.latest) return;
     const b = this.second?.latest;
     this.post({
-      type: 'timeline', timeline: this.latest, live: Boolean(this.feed || this.second?.feed),
+      type: 'timeline', timeline: this.latest, strings: timelineStrings(), live: Boolean(this.feed || this.second?.feed),
       canCompare: Boolean(this.secondRun) && !this.second,
       ...(b ? { compare: { timeline: b, comparison: compareRuns(this.latest, b) } } : {}),
     });
@@ -71,9 +120,9 @@ export class TimelinePanel implements vscode.Disposable {
         second.latest = timeline;
         this.postTimeline();
       },
-      (message) => this.post({ type: 'status', text: `second run: ${message}`, error: true }),
+      (message) => this.post({ type: 'status', text: vscode.l10n.t('second run: {0}', message), error: true }),
     );
-    this.post({ type: 'status', text: 'Running the same pod again to compare…' });
+    this.post({ type: 'status', text: vscode.l10n.t('Running the same pod again to compare…') });
   }
 
   private post(message: HostToWebview): void {
@@ -86,22 +135,22 @@ export class TimelinePanel implements vscode.Disposable {
     if (msg.type === 'ready') {
       this.ready = true;
       if (this.latest) this.postTimeline();
-      else this.post({ type: 'status', text: 'Waiting for the pod…' });
+      else this.post({ type: 'status', text: vscode.l10n.t('Waiting for the pod…') });
     } else if (msg.type === 'stop') {
       this.feed?.dispose();
       this.feed = undefined;
       this.second?.feed?.dispose();
       if (this.second) this.second.feed = undefined;
       this.postTimeline();
-      this.post({ type: 'status', text: 'Stopped watching.' });
+      this.post({ type: 'status', text: vscode.l10n.t('Stopped watching.') });
     } else if (msg.type === 'compare') {
       this.startSecondRun();
     } else if (msg.type === 'readLogs') {
       if (this.feed && this.source.readLogs) {
         this.source.readLogs();
         if (this.second?.feed) this.second.source.readLogs?.();
-        this.post({ type: 'status', text: 'Reading the machines\' logs over SSH…' });
-      } else this.post({ type: 'status', text: 'Not watching any more: reopen the timeline to read the machines\' logs.' });
+        this.post({ type: 'status', text: vscode.l10n.t('Reading the machines\' logs over SSH…') });
+      } else this.post({ type: 'status', text: vscode.l10n.t('Not watching any more: reopen the timeline to read the machines\' logs.') });
     } else if (msg.type === 'export') {
       await this.export(msg.format);
     }
@@ -115,7 +164,7 @@ export class TimelinePanel implements vscode.Disposable {
     if (!target) return;
     const text = format === 'json' ? JSON.stringify(this.latest, null, 2) + '\n' : timelineToSvg(this.latest, { colors: 'export' }) + '\n';
     await replaceFile(target.fsPath, text, { mode: 'keep' });
-    this.post({ type: 'status', text: `Saved ${vscode.workspace.asRelativePath(target)}` });
+    this.post({ type: 'status', text: vscode.l10n.t('Saved {0}', vscode.workspace.asRelativePath(target)) });
   }
 
   dispose(): void {

@@ -8,9 +8,10 @@
 import { failingHosts, mergeHosts, passes, summaryLine, unknownKeys, worst, type PreflightReport, type Tolerance } from '../../core/preflight/model';
 import { runPreflight, type PreflightRequest, type PreflightSsh } from '../preflight';
 import type { Ui } from './ui';
+import { t } from '../../core/l10n';
 
-/** The action on the refusal that runs the checks again (after the user fixed a cause). */
-export const RUN_AGAIN = 'Run Preflight Again';
+/** The action on the refusal that runs the checks again (after the user fixed a cause), in the display language. */
+const runAgain = (): string => t('Run Preflight Again');
 /** Checks run at most this often in one operation; then it ends refused (run the command again once fixed). */
 const MAX_ROUNDS = 5;
 
@@ -42,13 +43,16 @@ export async function preflightStep(ui: Ui, input: PreflightStepInput): Promise<
     }
     await ui.showPreflight(report, input.showAlways ? {} : { refused: input.operation });
     const failing = failingHosts(report, tolerate).length;
-    const summary = input.atLeastOne && failing === report.hosts.length ? `none of its ${report.hosts.length} hosts passes the preflight — ${summaryLine(report, tolerate).replace(/^.* — first: /, 'first: ')}` : summaryLine(report, tolerate);
+    const summary = input.atLeastOne && failing === report.hosts.length ? t('none of its {0} hosts passes the preflight — {1}', report.hosts.length, summaryLine(report, tolerate).replace(/^.* — first: /, 'first: ')) : summaryLine(report, tolerate);
     const message = input.showAlways
-      ? `Preflight: ${summary}. The table names each cause and its fix.`
-      : `${input.operation} refused before it asked anything: ${summary}. ${failing ? 'The table names each cause and its fix; fix them and run the checks again.' : ''}`.trim();
-    const choice = await ui.message('error', message, { actions: round < MAX_ROUNDS ? [RUN_AGAIN] : [] });
+      ? t('Preflight: {0}. The table names each cause and its fix.', summary)
+      : failing
+        ? t('{0} refused before it asked anything: {1}. The table names each cause and its fix; fix them and run the checks again.', input.operation, summary)
+        : t('{0} refused before it asked anything: {1}.', input.operation, summary);
+    const again = runAgain();
+    const choice = await ui.message('error', message, { actions: round < MAX_ROUNDS ? [again] : [] });
     // Run again: the user fixed something; the same transport, so host keys accepted meanwhile still count.
-    if (choice !== RUN_AGAIN) return { ok: false, report, message };
+    if (choice !== again) return { ok: false, report, message };
   }
 }
 
@@ -56,7 +60,8 @@ export async function preflightStep(ui: Ui, input: PreflightStepInput): Promise<
 async function checks(ui: Ui, input: PreflightStepInput): Promise<PreflightReport> {
   const { ssh } = input;
   const n = input.hosts.length;
-  const title = `Checking ${n} host${n === 1 ? '' : 's'}${input.cluster ? ' and the cluster' : ''} before ${input.operation}…`;
+  const withCluster = input.cluster ? t(' and the cluster') : '';
+  const title = n === 1 ? t('Checking 1 host{0} before {1}…', withCluster, input.operation) : t('Checking {0} hosts{1} before {2}…', n, withCluster, input.operation);
   let report = await ui.progress({ title }, () => runPreflight(ssh, input));
   const keys = unknownKeys(report);
   if (!keys.length || !ssh.acceptKey) return report;
@@ -67,7 +72,7 @@ async function checks(ui: Ui, input: PreflightStepInput): Promise<PreflightRepor
     else ssh.acceptKey(k.alias, k.fingerprint);
   }
   const hosts = [...new Set(review.accepted.map((k) => k.host))];
-  const again = await ui.progress({ title: `Checking ${hosts.join(', ')} with the accepted host key${hosts.length === 1 ? '' : 's'}…` }, () => runPreflight(ssh, { ...input, hosts, cluster: undefined }));
+  const again = await ui.progress({ title: hosts.length === 1 ? t('Checking {0} with the accepted host key…', hosts[0]) : t('Checking {0} with the accepted host keys…', hosts.join(', ')) }, () => runPreflight(ssh, { ...input, hosts, cluster: undefined }));
   report = mergeHosts(report, again.hosts, again.ms);
   return report;
 }

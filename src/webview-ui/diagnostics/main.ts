@@ -10,7 +10,11 @@ import '@vscode-elements/elements/dist/vscode-radio/index.js';
 import '@vscode-elements/elements/dist/vscode-radio-group/index.js';
 import '@vscode-elements/elements/dist/vscode-tree/index.js';
 import '@vscode-elements/elements/dist/vscode-tree-item/index.js';
-import type { FileGroup, FindingRow, HostToWebview, RuleGroup, Scope, SeverityName, WebviewToHost } from '../../webviews/protocol/diagnostics.js';
+import type { DiagnosticsStrings, FileGroup, FindingRow, HostToWebview, RuleGroup, Scope, SeverityName, WebviewToHost } from '../../webviews/protocol/diagnostics.js';
+import { counted, fill } from '../../webviews/protocol/fill.js';
+
+/** The words of the display language, from the update message (set before each render). */
+let S: DiagnosticsStrings;
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -34,23 +38,19 @@ function post(message: WebviewToHost): void {
   vscode.postMessage(message);
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
-
 function countText(counts: Record<SeverityName, number>): string {
-  const parts = [counts.error && plural(counts.error, 'error'), counts.warning && plural(counts.warning, 'warning'), counts.info && `${counts.info} info`].filter(Boolean);
-  return parts.join(', ') || 'no findings';
+  const parts = [counts.error && counted(counts.error, S.errors), counts.warning && counted(counts.warning, S.warnings), counts.info && fill(S.info, counts.info)].filter(Boolean);
+  return parts.join(', ') || S.noFindings;
 }
 
 /** "3 errors in 2 files of the workspace", "No findings in the workspace's config files" — never "(0 files)", which reads as a scan of nothing. */
 function summaryText(msg: HostToWebview, total: Record<SeverityName, number>): string {
   if (msg.scope === 'workspace') {
-    if (!msg.files.length) return msg.busy ? 'checking the workspace' : "No findings in the workspace's config files";
-    return `${countText(total)} in ${plural(msg.files.length, 'file')} of the workspace`;
+    if (!msg.files.length) return msg.busy ? S.checkingWorkspace : S.noWorkspaceFindings;
+    return fill(S.inWorkspace, countText(total), counted(msg.files.length, S.files));
   }
-  if (!msg.activeFile) return 'No config file open';
-  return msg.files.length ? `${countText(total)} in ${msg.activeFile}` : `No findings in ${msg.activeFile}`;
+  if (!msg.activeFile) return S.noFileOpen;
+  return msg.files.length ? fill(S.inFile, countText(total), msg.activeFile) : fill(S.noFindingsIn, msg.activeFile);
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
@@ -64,11 +64,9 @@ function treeItem(attrs: Record<string, string>, ...children: (Node | string)[])
   return el('vscode-tree-item' as keyof HTMLElementTagNameMap, attrs, ...children) as HTMLElement;
 }
 
-const SEVERITY_LABEL: Record<SeverityName, string> = { error: 'Error', warning: 'Warning', info: 'Info' };
-
 function findingItem(file: FileGroup, rule: string, f: FindingRow): HTMLElement {
-  const where = `line ${f.line + 1}, column ${f.character + 1}`;
-  const label = `${SEVERITY_LABEL[f.severity]} at ${where}: ${f.message}${f.fixable ? ` (quick fix: ${f.fixTitle ?? 'available'})` : ''}`;
+  const where = fill(S.where, f.line + 1, f.character + 1);
+  const label = fill(S.findingLabel, S.severities[f.severity], where, f.message, f.fixable ? fill(S.quickFixNote, f.fixTitle ?? S.available) : '');
   // One slotted span: the tree item lays its label out as a flex row that would squeeze a second span to nothing.
   const item = treeItem(
     { 'aria-label': label, title: `${f.message}\n${file.path}:${f.line + 1}:${f.character + 1}` },
@@ -77,14 +75,14 @@ function findingItem(file: FileGroup, rule: string, f: FindingRow): HTMLElement 
       { class: 'finding', 'aria-hidden': 'true' },
       el('span', { class: 'loc' }, `${f.line + 1}:${f.character + 1}`),
       ' ',
-      el('span', { class: `sev-${f.severity}` }, SEVERITY_LABEL[f.severity]),
+      el('span', { class: `sev-${f.severity}` }, S.severities[f.severity]),
       ` ${f.message}`,
     ),
   );
   if (f.fixable) {
     // A real button: it applies the fix (the same edit as the editor's quick fix), it does not just say one exists.
-    const title = f.fixTitle ?? 'Apply fix';
-    const button = el('vscode-button' as keyof HTMLElementTagNameMap, { slot: 'actions', secondary: '', class: 'fix', 'aria-label': `Quick fix: ${title} (line ${f.line + 1})`, title: `Quick fix: ${title}` }, title);
+    const title = f.fixTitle ?? S.applyFix;
+    const button = el('vscode-button' as keyof HTMLElementTagNameMap, { slot: 'actions', secondary: '', class: 'fix', 'aria-label': fill(S.quickFixAria, title, f.line + 1), title: fill(S.quickFix, title) }, title);
     const apply = (event: Event): void => {
       event.stopPropagation();
       post({ type: 'applyFix', uri: file.uri, line: f.line, character: f.character, rule });
@@ -98,16 +96,16 @@ function findingItem(file: FileGroup, rule: string, f: FindingRow): HTMLElement 
 }
 
 function ruleItem(file: FileGroup, rule: RuleGroup): HTMLElement {
-  const label = `Rule ${rule.rule}, ${plural(rule.findings.length, 'finding')}${rule.why ? `. Why: ${rule.why}` : ''}`;
+  const label = fill(S.ruleLabel, rule.rule, counted(rule.findings.length, S.findings), rule.why ? fill(S.whyNote, rule.why) : '');
   const item = treeItem(
     { branch: '', open: '', slot: 'children', 'aria-label': label, title: rule.title ?? rule.rule },
     el('span', { class: `sev-${rule.severity}` }, rule.rule),
     el('vscode-badge' as keyof HTMLElementTagNameMap, { slot: 'decoration', variant: 'counter', 'aria-hidden': 'true' }, String(rule.findings.length)),
   );
   if (rule.why) {
-    const why = treeItem({ slot: 'children', 'aria-label': `Why: ${rule.why}`, class: 'why-item' }, el('span', { class: 'why' }, `Why: ${rule.why}`));
+    const why = treeItem({ slot: 'children', 'aria-label': fill(S.why, rule.why), class: 'why-item' }, el('span', { class: 'why' }, fill(S.why, rule.why)));
     if (rule.docs) targets.set(why, { type: 'openDocs', url: rule.docs });
-    if (rule.docs) why.append(el('span', { slot: 'description', class: 'loc' }, 'Enter: open docs'));
+    if (rule.docs) why.append(el('span', { slot: 'description', class: 'loc' }, S.openDocs));
     item.append(why);
   }
   for (const f of rule.findings) {
@@ -129,19 +127,20 @@ function fileItem(file: FileGroup): HTMLElement {
 }
 
 function render(msg: HostToWebview): void {
+  S = msg.strings;
   scope = msg.scope;
   vscode.setState({ scope });
   for (const radio of scopeGroup.querySelectorAll('vscode-radio')) radio.checked = radio.value === scope;
   tree.replaceChildren(...msg.files.map(fileItem));
   const total = { error: 0, warning: 0, info: 0 };
   for (const f of msg.files) for (const k of ['error', 'warning', 'info'] as const) total[k] += f.counts[k];
-  summary.textContent = `${msg.busy ? 'Linting… ' : ''}${summaryText(msg, total)}`;
+  summary.textContent = `${msg.busy ? S.lintingPrefix : ''}${summaryText(msg, total)}`;
   empty.hidden = msg.files.length > 0;
   empty.textContent = msg.busy
-    ? 'Linting…'
+    ? S.linting
     : msg.scope === 'file' && !msg.activeFile
-      ? 'Open a kubeadm, HAProxy, Keepalived, containerd, sysctl or inventory file, or switch to Workspace.'
-      : 'No findings.';
+      ? S.openAFile
+      : S.noFindingsAtAll;
 }
 
 window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {

@@ -5,7 +5,8 @@
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import type { PlanView, PlanViewPhase, PlanViewStep } from '../../core/plan/view.js';
-import type { CopyField, HostToWebview, WebviewToHost } from '../../webviews/protocol/plan.js';
+import type { CopyField, HostToWebview, PlanStrings, WebviewToHost } from '../../webviews/protocol/plan.js';
+import { counted, fill } from '../../webviews/protocol/fill.js';
 
 declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost): void };
 const vscode = acquireVsCodeApi();
@@ -18,44 +19,44 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
   return e;
 }
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-const LABELS: Record<CopyField, string> = { skipIf: 'skip if', run: 'run', verify: 'verify' };
+/** The words of the display language, from the plan message (set before the first render). */
+let S: PlanStrings;
 
 function command(step: PlanViewStep, field: CopyField, text: string): HTMLElement {
-  const copy = el('vscode-button' as keyof HTMLElementTagNameMap, { secondary: '', 'aria-label': `Copy the ${LABELS[field]} command of ${step.title}`, title: 'Copy to the clipboard' }, 'Copy') as HTMLElement;
+  const copy = el('vscode-button' as keyof HTMLElementTagNameMap, { secondary: '', 'aria-label': fill(S.copyAria, S.labels[field], step.title), title: S.copyTitle }, S.copy) as HTMLElement;
   copy.addEventListener('click', () => vscode.postMessage({ type: 'copy', stepId: step.id, field }));
-  return el('div', { class: 'cmd' }, el('span', { class: 'label' }, LABELS[field]), el('pre', { class: `cmd-${field}` }, text), copy);
+  return el('div', { class: 'cmd' }, el('span', { class: 'label' }, S.labels[field]), el('pre', { class: `cmd-${field}` }, text), copy);
 }
 
 function stepItem(step: PlanViewStep): HTMLElement {
-  const summary = el('summary', {}, step.title, step.about ? el('span', { class: 'muted' }, ` (about ${step.about})`) : '');
+  const summary = el('summary', {}, step.title, step.about ? el('span', { class: 'muted' }, fill(S.about, step.about)) : '');
   const body: (Node | string)[] = [];
   if (step.why) body.push(el('p', { class: 'why muted' }, step.why));
   if (step.skipIf) body.push(command(step, 'skipIf', step.skipIf));
-  if (step.skipIfDoneEarlier) body.push(el('p', { class: 'muted' }, 'Skipped when an earlier step of this run already did it.'));
+  if (step.skipIfDoneEarlier) body.push(el('p', { class: 'muted' }, S.skippedEarlier));
   if (step.files.length) {
     body.push(
-      el('ul', { class: 'files' }, ...step.files.map((f) => el('li', {}, 'write ', el('code', {}, f.path), ` (mode ${f.mode}${f.secret ? ', secret content: not shown' : f.lines !== undefined ? `, ${plural(f.lines, 'line')}` : ''})`))),
+      el('ul', { class: 'files' }, ...step.files.map((f) => el('li', {}, S.write, el('code', {}, f.path), fill(S.mode, f.mode, f.secret ? S.secret : f.lines !== undefined ? `, ${counted(f.lines, S.lines)}` : '')))),
     );
   }
   if (step.run) body.push(command(step, 'run', step.run));
-  if (step.action) body.push(el('p', {}, `In the editor: ${step.action}`));
+  if (step.action) body.push(el('p', {}, fill(S.inEditor, step.action)));
   if (step.verify) body.push(command(step, 'verify', step.verify));
   return el('details', { class: 'step', 'data-step': step.id }, summary, ...body);
 }
 
 function phaseItem(p: PlanViewPhase): HTMLElement {
-  const how = p.order === 'parallel' ? 'hosts in parallel' : 'in this order';
-  const summary = el('summary', {}, p.title, el('span', { class: 'muted' }, ` · ${plural(p.stepCount, 'step')}, ${how}${p.alongsidePrevious ? ', beside the phase above' : ''}${p.overlaps.length ? `, beside ${p.overlaps.join(', ')}` : ''}`));
+  const how = p.order === 'parallel' ? S.parallel : S.inOrder;
+  const summary = el('summary', {}, p.title, el('span', { class: 'muted' }, ` · ${counted(p.stepCount, S.steps)}, ${how}${p.alongsidePrevious ? S.besidePrevious : ''}${p.overlaps.length ? fill(S.beside, p.overlaps.join(', ')) : ''}`));
   const warnings = p.warnings.map((w) => el('p', { class: 'warning', role: 'note' }, w));
-  const hosts = p.hosts.map((h) => el('details', { class: 'host', open: '' }, el('summary', {}, h.host, el('span', { class: 'muted' }, ` · ${plural(h.steps.length, 'step')}`)), ...h.steps.map(stepItem)));
+  const hosts = p.hosts.map((h) => el('details', { class: 'host', open: '' }, el('summary', {}, h.host, el('span', { class: 'muted' }, ` · ${counted(h.steps.length, S.steps)}`)), ...h.steps.map(stepItem)));
   return el('details', { class: 'phase', open: '', 'data-phase': p.phase }, summary, ...warnings, ...hosts);
 }
 
-function render(title: string, view: PlanView): void {
+function render(title: string, view: PlanView, strings: PlanStrings): void {
+  S = strings;
   $('title').textContent = title;
-  $('summary').textContent = `${plural(view.phases.length, 'phase')}, ${plural(view.stepCount, 'step')} on ${plural(view.hosts.length, 'host')}; nothing runs from here`;
+  $('summary').textContent = fill(S.summary, counted(view.phases.length, S.phases), counted(view.stepCount, S.steps), counted(view.hosts.length, S.hosts));
   $('plan').replaceChildren(...view.phases.map(phaseItem));
 }
 
@@ -65,7 +66,7 @@ function setOpen(open: boolean): void {
 
 window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
   const m = event.data;
-  if (m?.type === 'plan') render(m.title, m.view);
+  if (m?.type === 'plan') render(m.title, m.view, m.strings);
   else if (m?.type === 'status') $('status').textContent = m.text;
 });
 $('expand').addEventListener('click', () => setOpen(true));

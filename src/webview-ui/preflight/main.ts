@@ -6,7 +6,11 @@
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import { CHECK_TITLES, CLUSTER_CHECKS, HOST_CHECKS, hostState, summaryLine, type CheckResult, type HostPreflight, type PreflightReport } from '../../core/preflight/model.js';
-import type { HostToWebview, WebviewToHost } from '../../webviews/protocol/preflight.js';
+import type { HostToWebview, PreflightStrings, WebviewToHost } from '../../webviews/protocol/preflight.js';
+import { fill } from '../../webviews/protocol/fill.js';
+
+/** The words of the display language, from the report message (set before the first render). */
+let S: PreflightStrings;
 
 declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost): void };
 const vscode = acquireVsCodeApi();
@@ -25,16 +29,15 @@ function button(label: string, aria: string, onClick: () => void, secondary = tr
   return b;
 }
 
-const WORD: Record<CheckResult['state'], string> = { ok: '✓ ok', warn: '⚠ warn', fail: '✗ FAIL', skipped: '– not checked' };
 
 function cell(c: CheckResult | undefined): HTMLElement {
   const state = c?.state ?? 'skipped';
-  return el('td', { class: `state ${state}`, title: c ? `${c.detail}${c.cause ? `\n${c.cause}` : ''}` : '' }, WORD[state]);
+  return el('td', { class: `state ${state}`, title: c ? `${c.detail}${c.cause ? `\n${c.cause}` : ''}` : '' }, S.states[state]);
 }
 
 function hostRow(h: HostPreflight): HTMLElement {
   const state = hostState(h);
-  const name = el('a', { href: '#', title: `Open ${h.host}'s line in inventory.yaml` }, h.host);
+  const name = el('a', { href: '#', title: fill(S.openLine, h.host) }, h.host);
   name.addEventListener('click', (e) => {
     e.preventDefault();
     vscode.postMessage({ type: 'reveal', host: h.host });
@@ -43,59 +46,60 @@ function hostRow(h: HostPreflight): HTMLElement {
     'tr',
     { class: `host-${state}`, 'data-host': h.host, 'data-state': state },
     el('td', { class: 'host' }, name),
-    el('td', { class: 'muted' }, `${h.target}${h.via.length ? ` via ${h.via.join(' → ')}` : ''}`),
+    el('td', { class: 'muted' }, `${h.target}${h.via.length ? fill(S.via, h.via.join(' → ')) : ''}`),
     ...HOST_CHECKS.map((id) => cell(h.checks.find((c) => c.id === id))),
-    el('td', { class: 'muted' }, `${h.ms} ms`),
+    el('td', { class: 'muted' }, fill(S.ms, h.ms)),
   );
 }
 
 function causeBlock(who: string, c: CheckResult, host?: string): HTMLElement {
   const block = el('div', { class: `cause ${c.state}`, 'data-host': host ?? 'cluster', 'data-check': c.id, 'data-kind': c.kind ?? '' },
-    el('div', { class: 'what' }, `${who} · ${CHECK_TITLES[c.id]}: ${c.state === 'fail' ? 'failed' : 'warning'}`),
+    el('div', { class: 'what' }, fill(S.causeTitle, who, CHECK_TITLES[c.id], c.state === 'fail' ? S.failed : S.warning)),
     el('div', {}, c.cause ?? c.detail),
   );
-  if (c.fix) block.append(el('div', {}, el('strong', {}, 'Fix: '), c.fix));
+  if (c.fix) block.append(el('div', {}, el('strong', {}, S.fix), c.fix));
   const row = el('div', { class: 'row' });
   if (c.command) {
     const command = c.command;
-    row.append(el('pre', { class: 'command' }, command), button('Copy', `Copy the fix for ${who}`, () => vscode.postMessage({ type: 'copy', command })));
+    row.append(el('pre', { class: 'command' }, command), button(S.copy, fill(S.copyFix, who), () => vscode.postMessage({ type: 'copy', command })));
   }
-  if (host) row.append(button('Open in inventory.yaml', `Open ${host}'s line in inventory.yaml`, () => vscode.postMessage({ type: 'reveal', host })));
-  else if (c.id === 'kubeconfig') row.append(button('Open Settings', 'Open the kubeconfig setting', () => vscode.postMessage({ type: 'settings' })));
+  if (host) row.append(button(S.openInInventory, fill(S.openLine, host), () => vscode.postMessage({ type: 'reveal', host })));
+  else if (c.id === 'kubeconfig') row.append(button(S.openSettings, S.openKubeconfigSetting, () => vscode.postMessage({ type: 'settings' })));
   if (row.childNodes.length) block.append(row);
   return block;
 }
 
-function render(report: PreflightReport, refused: string | undefined, running: boolean): void {
+function render(report: PreflightReport, refused: string | undefined, running: boolean, strings: PreflightStrings): void {
+  S = strings;
   document.body.classList.toggle('running', running);
-  $('title').textContent = `Preflight for ${report.operation} (${report.cluster})`;
-  $('summary').textContent = `${report.hosts.length} host${report.hosts.length === 1 ? '' : 's'} checked in ${(report.ms / 1000).toFixed(1)} s${running ? ' — running again…' : ''}`;
+  $('title').textContent = fill(S.title, report.operation, report.cluster);
+  $('summary').textContent = report.hosts.length === 1 ? fill(S.checkedOne, (report.ms / 1000).toFixed(1), running ? S.runningAgain : '') : fill(S.checkedMany, report.hosts.length, (report.ms / 1000).toFixed(1), running ? S.runningAgain : '');
   const parts: Node[] = [];
-  parts.push(el('p', { class: refused ? 'refused' : 'muted', id: 'verdict' }, `${refused ? `${refused} did not start: ` : ''}${summaryLine(report)}.`));
-  const head = el('tr', {}, el('th', {}, 'host'), el('th', {}, 'connects to'), ...HOST_CHECKS.map((id) => el('th', {}, CHECK_TITLES[id])), el('th', {}, 'took'));
+  parts.push(el('p', { class: refused ? 'refused' : 'muted', id: 'verdict' }, `${refused ? fill(S.didNotStart, refused) : ''}${summaryLine(report)}.`));
+  const head = el('tr', {}, el('th', {}, S.host), el('th', {}, S.connectsTo), ...HOST_CHECKS.map((id) => el('th', {}, CHECK_TITLES[id])), el('th', {}, S.took));
   parts.push(el('table', { id: 'hosts' }, el('thead', {}, head), el('tbody', {}, ...report.hosts.map(hostRow))));
   const causes = report.hosts.flatMap((h) => h.checks.filter((c) => c.state === 'fail' || c.state === 'warn').map((c) => causeBlock(h.host, c, h.host)));
   const cluster = report.clusterChecks.filter((c) => CLUSTER_CHECKS.includes(c.id));
-  if (causes.length) parts.push(el('h2', {}, 'Causes and fixes'), ...causes);
+  if (causes.length) parts.push(el('h2', {}, S.causes), ...causes);
   const keys = report.hosts.flatMap((h) => (h.unknownKey ? [h.unknownKey] : []));
   if (keys.length) {
-    parts.push(el('h2', {}, 'Unknown host keys'), el('p', { class: 'muted' }, 'Compare each fingerprint with the one the host itself shows (on its console) before accepting it; the operation asks about all of them at once.'));
+    parts.push(el('h2', {}, S.unknownKeys), el('p', { class: 'muted' }, S.compareKeys));
     parts.push(el('table', { id: 'keys' },
-      el('thead', {}, el('tr', {}, el('th', {}, 'host'), el('th', {}, 'address'), el('th', {}, 'type'), el('th', {}, 'fingerprint'), el('th', {}, 'read it on the host'))),
-      el('tbody', {}, ...keys.map((k) => el('tr', { 'data-host': k.host }, el('td', {}, k.alias === k.host ? k.host : `${k.host} (jump host ${k.alias})`), el('td', {}, k.address), el('td', {}, k.keyType), el('td', {}, el('code', {}, k.fingerprint)), el('td', {}, el('code', {}, k.check))))),
+      el('thead', {}, el('tr', {}, el('th', {}, S.host), el('th', {}, S.address), el('th', {}, S.type), el('th', {}, S.fingerprint), el('th', {}, S.readOnHost))),
+      el('tbody', {}, ...keys.map((k) => el('tr', { 'data-host': k.host }, el('td', {}, k.alias === k.host ? k.host : fill(S.jumpHost, k.host, k.alias)), el('td', {}, k.address), el('td', {}, k.keyType), el('td', {}, el('code', {}, k.fingerprint)), el('td', {}, el('code', {}, k.check))))),
     ));
   }
   if (cluster.length) {
-    parts.push(el('h2', {}, 'Cluster'));
+    parts.push(el('h2', {}, S.cluster));
     parts.push(el('table', { id: 'cluster' }, el('tbody', {}, ...cluster.map((c) => el('tr', { 'data-check': c.id }, el('td', {}, CHECK_TITLES[c.id]), cell(c), el('td', { class: 'muted' }, c.detail))))));
-    parts.push(...cluster.filter((c) => c.state === 'fail' || c.state === 'warn').map((c) => causeBlock('cluster', c)));
+    parts.push(...cluster.filter((c) => c.state === 'fail' || c.state === 'warn').map((c) => causeBlock(S.clusterWho, c)));
   }
   $('report').replaceChildren(...parts);
 }
 
 window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
   const m = event.data;
-  if (m?.type === 'report') render(m.report, m.refused, m.running);
+  if (m?.type === 'report') render(m.report, m.refused, m.running, m.strings);
   else if (m?.type === 'status') $('status').textContent = m.text;
 });
 $('rerun').addEventListener('click', () => vscode.postMessage({ type: 'rerun' }));

@@ -10,7 +10,11 @@ import { LANE_TITLES, type Timeline } from '../../core/timeline/model.js';
 import { formatWhen, timelineToSvg } from '../../core/timeline/svg.js';
 import { formatDuration } from '../../core/timeline/layout.js';
 import { hopTimes } from '../../core/timeline/compare.js';
-import type { HostToWebview, WebviewToHost } from '../../webviews/protocol/timeline.js';
+import type { HostToWebview, TimelineStrings, WebviewToHost } from '../../webviews/protocol/timeline.js';
+import { fill } from '../../webviews/protocol/fill.js';
+
+/** The words of the display language, from the timeline message (set before each render). */
+let S: TimelineStrings;
 
 declare function acquireVsCodeApi(): { postMessage(message: WebviewToHost): void };
 const vscode = acquireVsCodeApi();
@@ -63,12 +67,13 @@ function renderComparison(msg: Extract<HostToWebview, { type: 'timeline' }>): vo
   }));
 }
 
-function render(timeline: Timeline, live: boolean): void {
-  $('title').textContent = `kubectl run: ${timeline.pod.namespace}/${timeline.pod.name}${timeline.pod.node ? ` on ${timeline.pod.node}` : ''}`;
+function render(timeline: Timeline, live: boolean, strings: TimelineStrings): void {
+  S = strings;
+  $('title').textContent = `kubectl run: ${timeline.pod.namespace}/${timeline.pod.name}${timeline.pod.node ? fill(S.onNode, timeline.pod.node) : ''}`;
   const sli = $('sli');
   if (timeline.sli) {
     sli.hidden = false;
-    sli.textContent = `startup ${(timeline.sli.valueMs / 1000).toFixed(2)} s · SLO 5 s ${timeline.sli.met ? 'met' : 'missed'} · pulls ${(timeline.sli.pullMs / 1000).toFixed(2)} s excluded`;
+    sli.textContent = fill(S.sli, (timeline.sli.valueMs / 1000).toFixed(2), timeline.sli.met ? S.met : S.missed, (timeline.sli.pullMs / 1000).toFixed(2));
   } else sli.hidden = true;
   $('stop').hidden = !live;
 
@@ -81,11 +86,11 @@ function render(timeline: Timeline, live: boolean): void {
   shown = timeline;
   drawChart();
   const clocks = [
-    clockText('the control plane', timeline.clock.cluster.offsetMs),
-    clockText(timeline.pod.node ?? 'the node', timeline.clock.node.offsetMs),
+    clockText(S.controlPlane, timeline.clock.cluster.offsetMs),
+    clockText(timeline.pod.node ?? S.theNode, timeline.clock.node.offsetMs),
   ].filter(Boolean);
   const notes = timeline.sources.map((n) => item(`${n.state === 'read' ? '✓' : '✗'} ${n.source}: ${n.text}`, n.state === 'missing' ? 'missing' : ''));
-  if (clocks.length) notes.push(item(`Clocks: ${clocks.join('; ')} — by the causal order, to fit kubectl's clock.`, ''));
+  if (clocks.length) notes.push(item(fill(S.clocks, clocks.join('; ')), ''));
   $('sources').replaceChildren(...notes);
   $('sources-box').hidden = notes.length === 0;
 
@@ -97,8 +102,8 @@ function render(timeline: Timeline, live: boolean): void {
     tr.dataset.step = e.step;
     tr.dataset.source = e.source;
     if (e.warning) tr.className = 'warn';
-    const source = `${e.source}, ${e.precision === 'us' ? 'µs' : e.precision}${e.adjusted ? ', moved: clocks disagree' : ''}`;
-    for (const [text, cls, title] of [[formatWhen(e, timeline.start), 't', `read ${e.read}`], [LANE_TITLES[e.lane], '', ''], [e.label, '', ''], [source, 'src', ''], [e.detail ?? '', '', '']] as const) {
+    const source = `${e.source}, ${e.precision === 'us' ? 'µs' : e.precision}${e.adjusted ? S.moved : ''}`;
+    for (const [text, cls, title] of [[formatWhen(e, timeline.start), 't', fill(S.read, e.read)], [LANE_TITLES[e.lane], '', ''], [e.label, '', ''], [source, 'src', ''], [e.detail ?? '', '', '']] as const) {
       const td = document.createElement('td');
       td.textContent = text;
       if (cls) td.className = cls;
@@ -117,7 +122,7 @@ function renderHops(timeline: Timeline): void {
   $('hops').hidden = !hops.some((h) => h.ms !== undefined);
   $('hops').querySelector('tbody')!.replaceChildren(...hops.map((h) => {
     const tr = document.createElement('tr');
-    for (const [text, cls] of [[h.hop, ''], [h.ms === undefined ? 'not seen' : `${h.coarse ? '≈ ' : ''}${formatDuration(h.ms)}`, 't']] as const) {
+    for (const [text, cls] of [[h.hop, ''], [h.ms === undefined ? S.notSeen : `${h.coarse ? '≈ ' : ''}${formatDuration(h.ms)}`, 't']] as const) {
       const td = document.createElement('td');
       td.textContent = text;
       if (cls) td.className = cls;
@@ -128,7 +133,7 @@ function renderHops(timeline: Timeline): void {
 }
 
 function clockText(whose: string, offsetMs: number): string {
-  return Math.abs(offsetMs) < 0.5 ? '' : `${whose}'s readings drawn ${formatDuration(Math.abs(offsetMs))} ${offsetMs > 0 ? 'later' : 'earlier'}`;
+  return Math.abs(offsetMs) < 0.5 ? '' : fill(offsetMs > 0 ? S.later : S.earlier, whose, formatDuration(Math.abs(offsetMs)));
 }
 
 function item(text: string, cls: string): HTMLElement {
@@ -162,7 +167,7 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
   const msg = event.data;
   if (msg.type === 'timeline') {
     renderComparison(msg);
-    render(msg.timeline, msg.live);
+    render(msg.timeline, msg.live, msg.strings);
   }
   else if (msg.type === 'status') {
     const s = $('status');

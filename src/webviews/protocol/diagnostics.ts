@@ -4,6 +4,8 @@
  * Types and pure validation only — nothing here may import `vscode` or touch the DOM.
  */
 
+import type { Counted } from './fill';
+
 export type Scope = 'file' | 'workspace';
 export type SeverityName = 'error' | 'warning' | 'info';
 
@@ -40,8 +42,54 @@ export interface FileGroup {
   rules: RuleGroup[];
 }
 
+/** The webview's words in the display language (diagnosticsPanel.ts localises them); `{0}` filled by the webview. */
+export interface DiagnosticsStrings {
+  errors: Counted;
+  warnings: Counted;
+  findings: Counted;
+  files: Counted;
+  /** "{0} info" */
+  info: string;
+  noFindings: string;
+  checkingWorkspace: string;
+  noWorkspaceFindings: string;
+  /** "{0} in {1} of the workspace": the counts, the files. */
+  inWorkspace: string;
+  noFileOpen: string;
+  /** "{0} in {1}": the counts, the file. */
+  inFile: string;
+  /** "No findings in {0}" */
+  noFindingsIn: string;
+  severities: Record<SeverityName, string>;
+  /** "line {0}, column {1}" */
+  where: string;
+  /** "{0} at {1}: {2}{3}": severity, where, message, quick fix. */
+  findingLabel: string;
+  /** " (quick fix: {0})" */
+  quickFixNote: string;
+  available: string;
+  applyFix: string;
+  /** "Quick fix: {0} (line {1})" */
+  quickFixAria: string;
+  /** "Quick fix: {0}" */
+  quickFix: string;
+  /** "Rule {0}, {1}{2}": the rule, its findings, `whyNote` or nothing. */
+  ruleLabel: string;
+  /** ". Why: {0}" */
+  whyNote: string;
+  /** "Why: {0}" */
+  why: string;
+  openDocs: string;
+  /** "Linting… " before the summary. */
+  lintingPrefix: string;
+  linting: string;
+  openAFile: string;
+  noFindingsAtAll: string;
+}
+
 export type HostToWebview = {
   type: 'update';
+  strings: DiagnosticsStrings;
   scope: Scope;
   /** Path of the file the `file` scope shows, if any. */
   activeFile?: string;

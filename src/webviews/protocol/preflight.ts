@@ -2,11 +2,56 @@
  * Messages of the preflight webview, shared by the extension (src/webviews/preflightPanel.ts) and the browser bundle
  * (src/webview-ui/preflight/main.ts). Types and validation only.
  */
-import type { PreflightReport } from '../../core/preflight/model';
+import type { CheckResult, PreflightReport } from '../../core/preflight/model';
+
+/** The webview's words in the display language (preflightPanel.ts localises them); `{0}` filled by the webview. */
+export interface PreflightStrings {
+  states: Record<CheckResult['state'], string>;
+  /** {0} the host. */
+  openLine: string;
+  /** " via {0}" */
+  via: string;
+  /** "{0} ms" */
+  ms: string;
+  /** "{0} · {1}: {2}": who, the check, failed or warning. */
+  causeTitle: string;
+  failed: string;
+  warning: string;
+  fix: string;
+  copy: string;
+  /** {0} the host or the cluster. */
+  copyFix: string;
+  openInInventory: string;
+  openSettings: string;
+  openKubeconfigSetting: string;
+  /** {0} the operation, {1} the cluster. */
+  title: string;
+  /** "1 host checked in {0} s{1}" / "{0} hosts checked in {1} s{2}": the last one is `runningAgain` or nothing. */
+  checkedOne: string;
+  checkedMany: string;
+  runningAgain: string;
+  /** "{0} did not start: " */
+  didNotStart: string;
+  host: string;
+  connectsTo: string;
+  took: string;
+  causes: string;
+  unknownKeys: string;
+  compareKeys: string;
+  address: string;
+  type: string;
+  fingerprint: string;
+  readOnHost: string;
+  /** "{0} (jump host {1})" */
+  jumpHost: string;
+  cluster: string;
+  /** The cause blocks' "who" for the cluster's checks. */
+  clusterWho: string;
+}
 
 export type HostToWebview =
   /** The table; `refused`: the operation it stopped; `running`: the checks run again (the table stays, marked). */
-  | { type: 'report'; report: PreflightReport; refused?: string; running: boolean }
+  | { type: 'report'; report: PreflightReport; refused?: string; running: boolean; strings: PreflightStrings }
   | { type: 'status'; text: string };
 
 export type WebviewToHost =

@@ -5,10 +5,33 @@
 import type { Timeline } from '../../core/timeline/model';
 import type { RunComparison } from '../../core/timeline/compare';
 
+/** The webview's words in the display language (timelinePanel.ts localises them); `{0}` filled by the webview. */
+export interface TimelineStrings {
+  /** " on {0}" after the pod in the title. */
+  onNode: string;
+  /** "startup {0} s · SLO 5 s {1} · pulls {2} s excluded" */
+  sli: string;
+  met: string;
+  missed: string;
+  /** The whose of `later`/`earlier` for the cluster's and the node's readings. */
+  controlPlane: string;
+  theNode: string;
+  /** "{0}'s readings drawn {1} later" / "… earlier" */
+  later: string;
+  earlier: string;
+  /** "Clocks: {0} — by the causal order, to fit kubectl's clock." */
+  clocks: string;
+  moved: string;
+  /** "read {0}" */
+  read: string;
+  notSeen: string;
+}
+
 export type HostToWebview =
   | {
       type: 'timeline';
       timeline: Timeline;
+      strings: TimelineStrings;
       live: boolean;
       /** A second run can be started to compare with (a test pod of ours). */
       canCompare?: boolean;
