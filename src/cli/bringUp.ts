@@ -13,7 +13,6 @@
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { loadInventoryFile } from './inventoryFile';
-import type { Inventory } from '../core/inventory/types';
 import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
 import { FACTS_SCRIPT } from '../core/phases/factsScript';
 import { summarizeFailure } from '../core/text/failureSummary';
@@ -22,7 +21,7 @@ import type { RunEvent } from '../core/plan/runner';
 import type { SshPool } from '../adapters/ssh/pool';
 import { renderPlan, type Plan } from '../core/plan/types';
 import { planView } from '../core/plan/view';
-import { commandLine, sh, sudo } from '../core/ssh/command';
+import { sh, sudo } from '../core/ssh/command';
 import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/bringUp';
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { joinPhases, joinProblem, narrowToJoin } from '../engine/join';
@@ -30,24 +29,14 @@ import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig
 import { waitUntilHealthy } from '../engine/clusterHealthy';
 import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { planRunWorkflow } from '../engine/workflows/planRunWorkflow';
-import { preflightStep } from '../engine/workflows/preflightStep';
-import type { Tolerance } from '../core/preflight/model';
 import { parseFlags, UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
-import { TerminalUi } from './terminalUi';
+import { maxParallel, terminalPlanRun, type Loaded } from './planRun';
 import { errorMessage } from '../core/errors';
 
 const COMMON: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'max-parallel': 'string' };
-
-export interface Loaded {
-  inventory: Inventory;
-  inventoryPath: string;
-  flags: Record<string, string | boolean | string[] | undefined>;
-  /** The verb's arguments as given: the way to run it again. */
-  argv: string[];
-}
 
 async function load(argv: string[], extra: FlagSpec, io: CliIo, usage: string): Promise<Loaded | number> {
   let parsed;
@@ -70,13 +59,8 @@ async function load(argv: string[], extra: FlagSpec, io: CliIo, usage: string): 
   return { inventory, inventoryPath: resolve(inventoryPath), flags: parsed.flags, argv };
 }
 
-function maxParallel(l: Loaded): number {
-  const max = Number(l.flags['max-parallel'] ?? 10);
-  return Number.isInteger(max) && max > 0 ? max : 10;
-}
-
 function pool(l: Loaded) {
-  return { pool: poolFromFlags(l.inventory, l.flags, { maxParallelHosts: maxParallel(l) }) };
+  return { pool: poolFromFlags(l.inventory, l.flags, { maxParallelHosts: maxParallel(l.flags) }) };
 }
 
 // ------------------------------------------------------------------ facts
@@ -229,16 +213,6 @@ export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableS
   return runApproved(l, io, plan, 'join', stdin, { title: `Join of ${hosts.join(', ')}` });
 }
 
-/** Whether this run asks the sudo password itself (--ask-become-pass, or a person at the terminal): a sudo that wants one then only warns. */
-export function sudoAsked(flags: Record<string, unknown>, stdin: NodeJS.ReadableStream): boolean {
-  return Boolean(flags['ask-become-pass']) || Boolean((stdin as { isTTY?: boolean }).isTTY);
-}
-
-/** The hosts of an inventory with a role (`control-plane`, `loadbalancer`, `worker`). */
-export function hostsWith(inv: Inventory, ...roles: string[]): string[] {
-  return inv.hosts.filter((h) => h.roles.some((r) => roles.includes(r))).map((h) => h.name);
-}
-
 /** What a verb whose plan has in-process gates (certs renew) shares with the run. */
 export interface ApprovedRunHooks {
   /** The pool the plan's actions already use (closed at the end of the run). */
@@ -250,21 +224,6 @@ export interface ApprovedRunHooks {
   title?: string;
   /** The verb as typed on the command line, when the run's name is not it ('certs renew' for 'certs-renew'). */
   words?: string;
-}
-
-/** This terminal's Ui and how it runs plans (--yes, --ask-become-pass, --fresh, --max-parallel, the words to run it again). */
-export function terminalPlanRun(l: Loaded, io: CliIo, prompter: Prompter, stdin: NodeJS.ReadableStream, ssh: SshPool, words: string) {
-  const interactive = Boolean((stdin as { isTTY?: boolean }).isTTY);
-  const ui = new TerminalUi({ io, prompter, yes: Boolean(l.flags.yes), askBecomePass: Boolean(l.flags['ask-become-pass']), interactive });
-  const again = `kubeadm-workbench ${words} ${commandLine(l.argv.filter((a) => a !== '--fresh'))}`.trimEnd();
-  const run = {
-    stateDir: stateFolderFor(l.inventoryPath), ssh, maxParallelHosts: maxParallel(l), fresh: Boolean(l.flags.fresh),
-    again: { resume: `run \`${again}\``, startOver: 'run it with --fresh' },
-  };
-  /** The preflight before the verb's first question, over the run's own pool (its host keys carry over). */
-  const preflight = async (operation: string, hosts: readonly string[], tolerate: Tolerance = {}): Promise<boolean> =>
-    (await preflightStep(ui, { ssh, inventory: l.inventory, operation, hosts, tolerate, sudoPasswordAsked: sudoAsked(l.flags, stdin) })).ok;
-  return { ui, run, preflight };
 }
 
 /** The plan-run workflow (engine/workflows/planRunWorkflow.ts) on this terminal: plan, sudo password, question unless --yes, run. */
