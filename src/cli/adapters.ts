@@ -10,6 +10,7 @@ import { loadKubeAdapter } from '../adapters/kube/load';
 import type { SshPool } from '../adapters/ssh/pool';
 import type { Inventory } from '../core/inventory/types';
 import type { CliIo } from './io';
+import { maxParallel } from './planRun';
 import { poolFromFlags } from './sshFlags';
 
 /** How long a verb waits for a host's SSH handshake unless it says otherwise. */
@@ -18,7 +19,8 @@ export const VERB_CONNECT_TIMEOUT_MS = 8000;
 export interface CliSshOptions {
   /** Default VERB_CONNECT_TIMEOUT_MS; 0: the pool's own default (the bring-up's). */
   connectTimeoutMs?: number;
-  maxParallelHosts?: number;
+  /** How many hosts at once; 'from-flags': --max-parallel N (default 10). */
+  maxParallelHosts?: number | 'from-flags';
   /** false: the host-key prompt's messages are kept for the caller's own error instead of printed. */
   report?: boolean;
 }
@@ -28,7 +30,7 @@ export function cliSshPool(inventory: Inventory, flags: Record<string, unknown>,
   return poolFromFlags(inventory, flags, {
     ...(opts.report === false ? {} : { report: (line: string) => io.stderr(`${line}\n`) }),
     ...(opts.connectTimeoutMs === 0 ? {} : { connectTimeoutMs: opts.connectTimeoutMs ?? VERB_CONNECT_TIMEOUT_MS }),
-    ...(opts.maxParallelHosts ? { maxParallelHosts: opts.maxParallelHosts } : {}),
+    ...(opts.maxParallelHosts ? { maxParallelHosts: opts.maxParallelHosts === 'from-flags' ? maxParallel(flags) : opts.maxParallelHosts } : {}),
   });
 }
 

@@ -13,15 +13,10 @@
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { loadInventoryFile } from './inventoryFile';
-import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
-import { FACTS_SCRIPT } from '../core/phases/factsScript';
-import { summarizeFailure } from '../core/text/failureSummary';
-import { HostProgress, shouldSummarise } from '../core/plan/hostProgress';
 import type { RunEvent } from '../core/plan/runner';
 import type { SshPool } from '../adapters/ssh/pool';
 import { renderPlan, type Plan } from '../core/plan/types';
 import { planView } from '../core/plan/view';
-import { sh, sudo } from '../core/ssh/command';
 import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/bringUp';
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { joinPhases, joinProblem, narrowToJoin } from '../engine/join';
@@ -34,6 +29,9 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 import { maxParallel, terminalPlanRun, type Loaded } from './planRun';
+import { TerminalUi } from './terminalUi';
+import { defineVerb } from './verb';
+import { factsWorkflow } from '../engine/workflows/factsWorkflow';
 import { errorMessage } from '../core/errors';
 
 const COMMON: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'max-parallel': 'string' };
@@ -65,59 +63,34 @@ function pool(l: Loaded) {
 
 // ------------------------------------------------------------------ facts
 
-/** How often the CLI prints the summary line when there are too many hosts to narrate one by one. */
-const SUMMARY_EVERY_MS = 5000;
-
 const FACTS_USAGE = 'usage: kubeadm-workbench facts --inventory FILE [--host NAME]... [--json] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...]\n';
 
-export async function runFacts(argv: string[], io: CliIo): Promise<number> {
-  const l = await load(argv, { host: 'list', json: 'boolean' }, io, FACTS_USAGE);
-  if (typeof l === 'number') return l;
-  const wanted = (l.flags.host as string[] | undefined) ?? [];
-  const hosts = l.inventory.hosts.filter((h) => !wanted.length || wanted.includes(h.name));
-  const { pool: ssh } = pool(l);
-  const started = Date.now();
-  const failures: { host: string; cause: string; detail: string }[] = [];
-  const facts: HostFacts[] = [];
-  const progress = new HostProgress();
-  for (const h of hosts) progress.expect(h.name);
-  const ticker = shouldSummarise(hosts.length) ? setInterval(() => io.stderr(`.. facts: ${progress.summary()}\n`), SUMMARY_EVERY_MS) : undefined;
-  ticker?.unref();
-  try {
-    await Promise.all(
-      hosts.map(async (h) => {
-        progress.started(h.name);
-        try {
-          // product_uuid is readable by root only: other login users read the facts through sudo -n.
-          const script = sh`sh -c ${FACTS_SCRIPT}`;
-          const r = await ssh.exec(h.name, ssh.loginUser(h.name) === 'root' ? script : sudo(script), { timeoutMs: 60_000 });
-          facts.push(parseFacts(h.name, r.stdout));
-          progress.ended(h.name, true);
-        } catch (e) {
-          const failure = summarizeFailure(e, h.name);
-          failures.push({ host: h.name, ...failure });
-          progress.ended(h.name, false, failure.cause);
-        }
-      }),
-    );
-  } finally {
-    if (ticker) clearInterval(ticker);
-    await ssh.close();
-  }
-  facts.sort((a, b) => hosts.findIndex((h) => h.name === a.host) - hosts.findIndex((h) => h.name === b.host));
-  const findings = analyzeFacts(l.inventory, facts);
-  if (l.flags.json) {
-    io.stdout(JSON.stringify({ facts, findings, failures, ms: Date.now() - started }, null, 2) + '\n');
-  } else {
-    for (const f of facts) {
-      io.stdout(`${f.host}: ${f.os?.pretty ?? '?'} · kernel ${f.kernel ?? '?'} · machine-id ${f.machineId?.slice(0, 8) ?? '?'}… · swap ${f.swapActive.length ? 'ON' : 'off'} · containerd ${f.containerd?.version ?? '-'} · kubelet ${f.kubelet?.version ?? '-'} · kubeadm ${f.kubeadmVersion ?? '-'}\n`);
+/** The facts workflow (engine/workflows/factsWorkflow.ts, the editor's Gather Host Facts too) on this terminal. */
+export const runFacts = defineVerb({
+  words: 'facts', flags: { ...COMMON, host: 'list', json: 'boolean' }, usage: FACTS_USAGE, usageOnly: true,
+  needs: { inventory: 'strict', ssh: { report: false, connectTimeoutMs: 0, maxParallelHosts: 'from-flags' } },
+  run: async ({ inventory, flags, io, prompter, ssh }) => {
+    const pool = ssh();
+    const ui = new TerminalUi({ io, prompter, yes: true, askBecomePass: false, interactive: false });
+    const started = Date.now();
+    const r = await factsWorkflow(ui, {
+      inventory, ssh: pool, loginUser: (h) => pool.loginUser(h), hosts: (flags.host as string[] | undefined) ?? [],
+      onSummary: (line) => io.stderr(`.. facts: ${line}\n`),
+    });
+    const failures = r.notRead;
+    if (flags.json) {
+      io.stdout(JSON.stringify({ facts: r.facts, findings: r.findings, failures, ms: Date.now() - started }, null, 2) + '\n');
+    } else {
+      for (const f of r.facts) {
+        io.stdout(`${f.host}: ${f.os?.pretty ?? '?'} · kernel ${f.kernel ?? '?'} · machine-id ${f.machineId?.slice(0, 8) ?? '?'}… · swap ${f.swapActive.length ? 'ON' : 'off'} · containerd ${f.containerd?.version ?? '-'} · kubelet ${f.kubelet?.version ?? '-'} · kubeadm ${f.kubeadmVersion ?? '-'}\n`);
+      }
+      for (const x of r.findings) io.stdout(`${x.severity.toUpperCase()} ${x.host}: ${x.message} (${x.rule})\n    ${x.why}\n`);
+      for (const f of failures) io.stderr(`not read ${f.host}: ${f.cause}\n`);
+      io.stdout(`facts of ${r.facts.length}/${r.hosts.length} hosts in ${Date.now() - started} ms; ${r.findings.filter((f) => f.severity === 'error').length} error(s) in the facts read${failures.length ? `; ${failures.length} host(s) not read` : ''}\n`);
     }
-    for (const x of findings) io.stdout(`${x.severity.toUpperCase()} ${x.host}: ${x.message} (${x.rule})\n    ${x.why}\n`);
-    for (const f of failures) io.stderr(`not read ${f.host}: ${f.cause}\n`);
-    io.stdout(`facts of ${facts.length}/${hosts.length} hosts in ${Date.now() - started} ms; ${findings.filter((f) => f.severity === 'error').length} error(s) in the facts read${failures.length ? `; ${failures.length} host(s) not read` : ''}\n`);
-  }
-  return failures.length || findings.some((f) => f.severity === 'error') ? EXIT_FAILED : EXIT_OK;
-}
+    return failures.length || r.findings.some((f) => f.severity === 'error') ? EXIT_FAILED : EXIT_OK;
+  },
+});
 
 // ------------------------------------------------------------------ plan / up
 

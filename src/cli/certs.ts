@@ -9,13 +9,15 @@
  */
 import { servedCertificate } from '../adapters/tls/servedCertificate';
 import { DEFAULT_THRESHOLDS, type CertThresholds } from '../core/certs/assess';
-import { renderCertReport, summarize } from '../core/certs/report';
+import { renderCertReport } from '../core/certs/report';
 import { inspectCertificates } from '../engine/certs';
+import { certsWorkflow } from '../engine/workflows/certsWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { runCertsFixKubeletConf } from './certsFixKubeletConf';
 import { runCertsRenew } from './certsRenew';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { SSH_FLAGS } from './sshFlags';
+import { TerminalUi } from './terminalUi';
 import { defineVerb } from './verb';
 
 const FLAGS: FlagSpec = {
@@ -57,25 +59,21 @@ const certsVerb = defineVerb({
     if (thresholds.errorDays > thresholds.warningDays) throw new UsageError('--error-days must not exceed --warning-days');
     return thresholds;
   },
-  run: async ({ inventory, flags, io, options: thresholds, ssh, become, askBecomePassword }) => {
+  run: async ({ inventory, flags, io, prompter, options: thresholds, ssh, become, askBecomePassword }) => {
     const hosts = (flags.host as string[] | undefined) ?? [];
     const unknown = hosts.filter((h) => !inventory.hosts.some((x) => x.name === h));
     if (unknown.length) throw new UsageError(`not in the inventory: ${unknown.join(', ')}`);
     const json = Boolean(flags.json);
     await askBecomePassword();
-    const report = await inspectCertificates(
-      {
-        inventory,
-        ssh: ssh(),
-        become,
-        served: (address, port) => servedCertificate(address, port),
-        kubeconfig: (flags.kubeconfig as string | undefined) ?? '',
-        thresholds,
-        progress: (host, ok) => (json ? undefined : io.stderr(`${ok ? 'read' : 'could not read'} ${host}\n`)),
-      },
+    const pool = ssh();
+    const ui = new TerminalUi({ io, prompter, yes: true, askBecomePass: false, interactive: false, json });
+    const { report, summary } = await certsWorkflow(ui, {
+      inventory,
       hosts,
-    );
-    const summary = summarize(report);
+      inspect: ({ signal, progress, notRead, only }) =>
+        inspectCertificates({ inventory, ssh: pool, become, served: (address, port) => servedCertificate(address, port), kubeconfig: (flags.kubeconfig as string | undefined) ?? '', thresholds, signal, progress, notRead }, only),
+      onHost: (host, ok) => (json ? undefined : io.stderr(`${ok ? 'read' : 'could not read'} ${host}\n`)),
+    });
     if (json) io.stdout(JSON.stringify({ ...report, summary }, null, 2) + '\n');
     else {
       io.stdout(renderCertReport(report));

@@ -22,7 +22,7 @@ export interface Loaded {
 }
 
 /** --max-parallel N (default 10; anything else than a positive whole number is the default). */
-export function maxParallel(flags: Loaded['flags']): number {
+export function maxParallel(flags: Record<string, unknown>): number {
   const max = Number(flags['max-parallel'] ?? 10);
   return Number.isInteger(max) && max > 0 ? max : 10;
 }

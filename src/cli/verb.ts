@@ -95,6 +95,8 @@ export interface VerbSpec<N extends VerbNeeds, V> {
   usage: string | (() => string);
   /** Whether the verb takes positional arguments (default: none, "unexpected argument X"). */
   positionals?: boolean;
+  /** A missing --inventory or a stray argument prints the usage alone, unnamed (the bring-up verbs' way). */
+  usageOnly?: boolean;
   needs: N;
   /** The verb's own checks of its flags, before anything is read (throw UsageError); what it returns is `options`. */
   validate?: (flags: VerbFlags, positionals: string[]) => V | Promise<V>;
@@ -116,8 +118,8 @@ export function defineVerb<const N extends VerbNeeds, V = undefined>(spec: VerbS
     let sshFlags: string[] | undefined;
     try {
       const { flags, positionals } = parseFlags(argv, spec.flags);
-      if (!spec.positionals && positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`);
-      if (spec.needs.inventory && !flags.inventory) throw new UsageError(t('--inventory is required'));
+      if (!spec.positionals && positionals.length) throw new UsageError(spec.usageOnly ? '' : `unexpected argument ${positionals[0]}`);
+      if (spec.needs.inventory && !flags.inventory) throw new UsageError(spec.usageOnly ? '' : t('--inventory is required'));
       const options = (spec.validate ? await spec.validate(flags, positionals) : undefined) as V;
       const ctx: VerbContext<V> & Partial<InventoryGiven & SshGiven> = {
         argv, flags, positionals, options, io, stdin, prompter,
@@ -171,7 +173,7 @@ export function defineVerb<const N extends VerbNeeds, V = undefined>(spec: VerbS
 /** The boundary: one message in plain words and the exit code; never a stack. */
 function failed(e: unknown, words: string, usage: () => string, io: CliIo, sshFlags: string[] | undefined): number {
   if (e instanceof UsageError) {
-    io.stderr(`${e.message}\n${usage()}`);
+    io.stderr(`${e.message ? `${e.message}\n` : ''}${usage()}`);
     return EXIT_USAGE;
   }
   // Ctrl-C reaches an operation as an abort: the remote command it stopped, or the abort itself (a timeout is a failure).
