@@ -10,16 +10,16 @@
 import { readBackupFolder } from '../engine/backup';
 import { oneLine, shownPath } from '../core/text/terminal';
 import { backupWorkflow } from '../engine/workflows/backupWorkflow';
+import { preflightStep } from '../engine/workflows/preflightStep';
+import { cliSshPool } from './adapters';
 import { UsageError, type FlagSpec } from './args';
-import { parseVerbFlags } from './verbFlags';
 import { runBackupSchedule } from './backupSchedule';
 import { loadInventoryFile } from './inventoryFile';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
-import { Prompter } from './secretPrompt';
-import { poolFromFlags, SSH_FLAGS } from './sshFlags';
+import { hostsWith, sudoAsked } from './planRun';
+import { SSH_FLAGS } from './sshFlags';
 import { TerminalUi } from './terminalUi';
-import { hostsWith, sudoAsked } from './bringUp';
-import { preflightStep } from '../engine/workflows/preflightStep';
+import { defineVerb } from './verb';
 
 const FLAGS: FlagSpec = { inventory: 'string', out: 'string', list: 'boolean', ...SSH_FLAGS, 'ask-become-pass': 'boolean', json: 'boolean' };
 
@@ -28,29 +28,33 @@ const USAGE =
   '                                [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n' +
   '       kubeadm-workbench backup --out DIR --list [--json]\n';
 
+/** `backup schedule ...` is its own verb; `backup --list` needs no inventory, so the inventory is read here. */
 export async function runBackupVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  if (argv[0] === 'schedule') return runBackupSchedule(argv.slice(1), io, stdin);
-  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
+  return argv[0] === 'schedule' ? runBackupSchedule(argv.slice(1), io, stdin) : backupVerb(argv, io, stdin);
+}
+
+const backupVerb = defineVerb({
+  words: 'backup', flags: FLAGS, usage: USAGE, needs: {},
+  validate: (f) => {
     if (!f.out) throw new UsageError('--out is required (a folder outside any git work tree)');
     if (!f.list && !f.inventory) throw new UsageError('--inventory is required');
-  });
-  if (typeof flags === 'number') return flags;
-  const out = flags.out as string;
-  const json = Boolean(flags.json);
-  if (flags.list) {
-    const { backups, unreadable } = await readBackupFolder(out);
-    if (json) io.stdout(JSON.stringify(backups, null, 2) + '\n');
-    else for (const b of backups) io.stdout(`${b.manifest.takenAt}  ${b.manifest.cluster}  revision ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'}  ${b.manifest.snapshot.size} bytes  from ${b.manifest.host}  ${shownPath(b.dir)}\n`);
-    // A folder with a manifest that fails its schema is not a backup to restore from: said, with the reason.
-    for (const u of unreadable) io.stderr(`kubeadm-workbench backup --list: skipped ${oneLine(u.problem)}\n`);
-    return EXIT_OK;
-  }
-  const inventory = await loadInventoryFile(flags.inventory as string, io);
-  if (typeof inventory === 'number') return inventory;
-  const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
-  const prompter = new Prompter(stdin);
-  const ui = new TerminalUi({ io, prompter, yes: true, askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY), json });
-  try {
+  },
+  run: async ({ flags, io, stdin, prompter, onClose }) => {
+    const out = flags.out as string;
+    const json = Boolean(flags.json);
+    if (flags.list) {
+      const { backups, unreadable } = await readBackupFolder(out);
+      if (json) io.stdout(JSON.stringify(backups, null, 2) + '\n');
+      else for (const b of backups) io.stdout(`${b.manifest.takenAt}  ${b.manifest.cluster}  revision ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'}  ${b.manifest.snapshot.size} bytes  from ${b.manifest.host}  ${shownPath(b.dir)}\n`);
+      // A folder with a manifest that fails its schema is not a backup to restore from: said, with the reason.
+      for (const u of unreadable) io.stderr(`kubeadm-workbench backup --list: skipped ${oneLine(u.problem)}\n`);
+      return EXIT_OK;
+    }
+    const inventory = await loadInventoryFile(flags.inventory as string, io);
+    if (typeof inventory === 'number') return inventory;
+    const pool = cliSshPool(inventory, flags, io);
+    onClose(() => pool.close());
+    const ui = new TerminalUi({ io, prompter, yes: true, askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY), json });
     // One healthy control-plane node is enough for a snapshot: refused only when none answers.
     const pre = await preflightStep(ui, { ssh: pool, inventory, operation: 'Back Up etcd', hosts: hostsWith(inventory, 'control-plane'), atLeastOne: true, sudoPasswordAsked: sudoAsked(flags, stdin) });
     if (!pre.ok) return EXIT_FAILED;
@@ -60,8 +64,5 @@ export async function runBackupVerb(argv: string[], io: CliIo, stdin: NodeJS.Rea
     const r = outcome.result;
     if (json) io.stdout(JSON.stringify({ dir: r.dir, durationMs: r.durationMs, manifest: r.manifest }, null, 2) + '\n');
     return EXIT_OK;
-  } finally {
-    prompter.close();
-    await pool.close();
-  }
-}
+  },
+});

@@ -11,10 +11,10 @@ import { isReadError } from '../core/live/day2';
 import { readSnapshotSchedules } from '../engine/day2Status';
 import { scheduleWorkflow } from '../engine/workflows/scheduleWorkflow';
 import { UsageError, type FlagSpec } from './args';
-import { hostsWith, terminalPlanRun } from './bringUp';
-import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
-import { Prompter } from './secretPrompt';
-import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
+import { EXIT_FAILED, EXIT_OK } from './io';
+import { hostsWith } from './planRun';
+import { defineVerb } from './verb';
+import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, interval: 'string', keep: 'string', remove: 'boolean', status: 'boolean' };
 
@@ -23,11 +23,11 @@ const USAGE =
   '       kubeadm-workbench backup schedule --inventory FILE --remove [--yes]\n' +
   '       kubeadm-workbench backup schedule --inventory FILE --status [--interval 12h] [--json]\n';
 
-export async function runBackupSchedule(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  let interval = DEFAULT_SCHEDULE.intervalSeconds;
-  let keep = DEFAULT_SCHEDULE.keep;
-  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
-    if (!f.inventory) throw new UsageError('--inventory is required');
+export const runBackupSchedule = defineVerb({
+  words: 'backup schedule', flags: FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
+  validate: (f) => {
+    let interval = DEFAULT_SCHEDULE.intervalSeconds;
+    let keep = DEFAULT_SCHEDULE.keep;
     if (f.interval !== undefined) {
       const s = parseInterval(f.interval as string);
       if (s === undefined || s < 10) throw new UsageError(`--interval: "${String(f.interval)}" is not an interval of at least 10 s (e.g. 12h, 30m)`);
@@ -38,14 +38,11 @@ export async function runBackupSchedule(argv: string[], io: CliIo, stdin: NodeJS
       keep = Number(f.keep);
     }
     if (f.remove && f.status) throw new UsageError('--remove and --status do not go together');
-  });
-  if (typeof flags === 'number') return flags;
-  const session = await openPlanVerb(flags, io);
-  if (typeof session === 'number') return session;
-  const { inventory, inventoryPath, pool } = session;
-  if (flags.status) {
-    try {
-      const all = await readSnapshotSchedules({ inventory, ssh: pool, become: (h) => session.become(h) });
+    return { interval, keep };
+  },
+  run: async ({ inventory, flags, io, options: { interval, keep }, ssh, become, planRun }) => {
+    if (flags.status) {
+      const all = await readSnapshotSchedules({ inventory, ssh: ssh(), become });
       const warnings = all.map((s) => (isReadError(s) ? `${s.host}: ${s.error}` : scheduleWarning(s, interval))).filter((w): w is string => !!w);
       if (flags.json) io.stdout(JSON.stringify({ nodes: all, warnings }, null, 2) + '\n');
       else {
@@ -56,13 +53,8 @@ export async function runBackupSchedule(argv: string[], io: CliIo, stdin: NodeJS
         for (const w of warnings) io.stdout(`warning: ${w}\n`);
       }
       return warnings.length ? EXIT_FAILED : EXIT_OK;
-    } finally {
-      await pool.close();
     }
-  }
-  const prompter = new Prompter(stdin);
-  const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'backup schedule');
-  try {
+    const { ui, run, preflight } = planRun();
     if (!flags.plan && !(await preflight('Schedule etcd snapshots', hostsWith(inventory, 'control-plane')))) return EXIT_FAILED;
     const outcome = await scheduleWorkflow(ui, {
       inventory,
@@ -71,8 +63,5 @@ export async function runBackupSchedule(argv: string[], io: CliIo, stdin: NodeJS
       ...(flags.plan ? { planOnly: true } : {}),
     });
     return outcome.kind === 'planned' || (outcome.kind === 'ran' && outcome.result.ok) ? EXIT_OK : EXIT_FAILED;
-  } finally {
-    prompter.close();
-    await pool.close();
-  }
-}
+  },
+});

@@ -12,17 +12,8 @@
  */
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { loadInventoryFile } from './inventoryFile';
-import type { Inventory } from '../core/inventory/types';
-import { analyzeFacts, parseFacts, type HostFacts } from '../core/phases/facts';
-import { FACTS_SCRIPT } from '../core/phases/factsScript';
-import { summarizeFailure } from '../core/text/failureSummary';
-import { HostProgress, shouldSummarise } from '../core/plan/hostProgress';
-import type { RunEvent } from '../core/plan/runner';
-import type { SshPool } from '../adapters/ssh/pool';
 import { renderPlan, type Plan } from '../core/plan/types';
 import { planView } from '../core/plan/view';
-import { commandLine, sh, sudo } from '../core/ssh/command';
 import { BRING_UP_PHASES, buildBringUpPlan, type BringUpPhase } from '../engine/bringUp';
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { joinPhases, joinProblem, narrowToJoin } from '../engine/join';
@@ -30,110 +21,47 @@ import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig
 import { waitUntilHealthy } from '../engine/clusterHealthy';
 import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { planRunWorkflow } from '../engine/workflows/planRunWorkflow';
-import { preflightStep } from '../engine/workflows/preflightStep';
-import type { Tolerance } from '../core/preflight/model';
-import { parseFlags, UsageError, type FlagSpec } from './args';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
-import { Prompter } from './secretPrompt';
-import { poolFromFlags, SSH_FLAGS } from './sshFlags';
+import { UsageError, type FlagSpec } from './args';
+import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
+import { SSH_FLAGS } from './sshFlags';
+import type { Loaded } from './planRun';
 import { TerminalUi } from './terminalUi';
+import { defineVerb, type SshGiven } from './verb';
+import { factsWorkflow } from '../engine/workflows/factsWorkflow';
 import { errorMessage } from '../core/errors';
 
 const COMMON: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'max-parallel': 'string' };
 
-export interface Loaded {
-  inventory: Inventory;
-  inventoryPath: string;
-  flags: Record<string, string | boolean | string[] | undefined>;
-  /** The verb's arguments as given: the way to run it again. */
-  argv: string[];
-}
-
-async function load(argv: string[], extra: FlagSpec, io: CliIo, usage: string): Promise<Loaded | number> {
-  let parsed;
-  try {
-    parsed = parseFlags(argv, { ...COMMON, ...extra });
-  } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`${e.message}\n${usage}`);
-      return EXIT_USAGE;
-    }
-    throw e;
-  }
-  const inventoryPath = parsed.flags.inventory as string | undefined;
-  if (!inventoryPath || parsed.positionals.length) {
-    io.stderr(usage);
-    return EXIT_USAGE;
-  }
-  const inventory = await loadInventoryFile(inventoryPath, io);
-  if (typeof inventory === 'number') return inventory;
-  return { inventory, inventoryPath: resolve(inventoryPath), flags: parsed.flags, argv };
-}
-
-function maxParallel(l: Loaded): number {
-  const max = Number(l.flags['max-parallel'] ?? 10);
-  return Number.isInteger(max) && max > 0 ? max : 10;
-}
-
-function pool(l: Loaded) {
-  return { pool: poolFromFlags(l.inventory, l.flags, { maxParallelHosts: maxParallel(l) }) };
-}
-
 // ------------------------------------------------------------------ facts
-
-/** How often the CLI prints the summary line when there are too many hosts to narrate one by one. */
-const SUMMARY_EVERY_MS = 5000;
 
 const FACTS_USAGE = 'usage: kubeadm-workbench facts --inventory FILE [--host NAME]... [--json] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...]\n';
 
-export async function runFacts(argv: string[], io: CliIo): Promise<number> {
-  const l = await load(argv, { host: 'list', json: 'boolean' }, io, FACTS_USAGE);
-  if (typeof l === 'number') return l;
-  const wanted = (l.flags.host as string[] | undefined) ?? [];
-  const hosts = l.inventory.hosts.filter((h) => !wanted.length || wanted.includes(h.name));
-  const { pool: ssh } = pool(l);
-  const started = Date.now();
-  const failures: { host: string; cause: string; detail: string }[] = [];
-  const facts: HostFacts[] = [];
-  const progress = new HostProgress();
-  for (const h of hosts) progress.expect(h.name);
-  const ticker = shouldSummarise(hosts.length) ? setInterval(() => io.stderr(`.. facts: ${progress.summary()}\n`), SUMMARY_EVERY_MS) : undefined;
-  ticker?.unref();
-  try {
-    await Promise.all(
-      hosts.map(async (h) => {
-        progress.started(h.name);
-        try {
-          // product_uuid is readable by root only: other login users read the facts through sudo -n.
-          const script = sh`sh -c ${FACTS_SCRIPT}`;
-          const r = await ssh.exec(h.name, ssh.loginUser(h.name) === 'root' ? script : sudo(script), { timeoutMs: 60_000 });
-          facts.push(parseFacts(h.name, r.stdout));
-          progress.ended(h.name, true);
-        } catch (e) {
-          const failure = summarizeFailure(e, h.name);
-          failures.push({ host: h.name, ...failure });
-          progress.ended(h.name, false, failure.cause);
-        }
-      }),
-    );
-  } finally {
-    if (ticker) clearInterval(ticker);
-    await ssh.close();
-  }
-  facts.sort((a, b) => hosts.findIndex((h) => h.name === a.host) - hosts.findIndex((h) => h.name === b.host));
-  const findings = analyzeFacts(l.inventory, facts);
-  if (l.flags.json) {
-    io.stdout(JSON.stringify({ facts, findings, failures, ms: Date.now() - started }, null, 2) + '\n');
-  } else {
-    for (const f of facts) {
-      io.stdout(`${f.host}: ${f.os?.pretty ?? '?'} · kernel ${f.kernel ?? '?'} · machine-id ${f.machineId?.slice(0, 8) ?? '?'}… · swap ${f.swapActive.length ? 'ON' : 'off'} · containerd ${f.containerd?.version ?? '-'} · kubelet ${f.kubelet?.version ?? '-'} · kubeadm ${f.kubeadmVersion ?? '-'}\n`);
+/** The facts workflow (engine/workflows/factsWorkflow.ts, the editor's Gather Host Facts too) on this terminal. */
+export const runFacts = defineVerb({
+  words: 'facts', flags: { ...COMMON, host: 'list', json: 'boolean' }, usage: FACTS_USAGE, usageOnly: true,
+  needs: { inventory: 'strict', ssh: { report: false, connectTimeoutMs: 0, maxParallelHosts: 'from-flags' } },
+  run: async ({ inventory, flags, io, prompter, ssh }) => {
+    const pool = ssh();
+    const ui = new TerminalUi({ io, prompter, yes: true, askBecomePass: false, interactive: false });
+    const started = Date.now();
+    const r = await factsWorkflow(ui, {
+      inventory, ssh: pool, loginUser: (h) => pool.loginUser(h), hosts: (flags.host as string[] | undefined) ?? [],
+      onSummary: (line) => io.stderr(`.. facts: ${line}\n`),
+    });
+    const failures = r.notRead;
+    if (flags.json) {
+      io.stdout(JSON.stringify({ facts: r.facts, findings: r.findings, failures, ms: Date.now() - started }, null, 2) + '\n');
+    } else {
+      for (const f of r.facts) {
+        io.stdout(`${f.host}: ${f.os?.pretty ?? '?'} · kernel ${f.kernel ?? '?'} · machine-id ${f.machineId?.slice(0, 8) ?? '?'}… · swap ${f.swapActive.length ? 'ON' : 'off'} · containerd ${f.containerd?.version ?? '-'} · kubelet ${f.kubelet?.version ?? '-'} · kubeadm ${f.kubeadmVersion ?? '-'}\n`);
+      }
+      for (const x of r.findings) io.stdout(`${x.severity.toUpperCase()} ${x.host}: ${x.message} (${x.rule})\n    ${x.why}\n`);
+      for (const f of failures) io.stderr(`not read ${f.host}: ${f.cause}\n`);
+      io.stdout(`facts of ${r.facts.length}/${r.hosts.length} hosts in ${Date.now() - started} ms; ${r.findings.filter((f) => f.severity === 'error').length} error(s) in the facts read${failures.length ? `; ${failures.length} host(s) not read` : ''}\n`);
     }
-    for (const x of findings) io.stdout(`${x.severity.toUpperCase()} ${x.host}: ${x.message} (${x.rule})\n    ${x.why}\n`);
-    for (const f of failures) io.stderr(`not read ${f.host}: ${f.cause}\n`);
-    io.stdout(`facts of ${facts.length}/${hosts.length} hosts in ${Date.now() - started} ms; ${findings.filter((f) => f.severity === 'error').length} error(s) in the facts read${failures.length ? `; ${failures.length} host(s) not read` : ''}\n`);
-  }
-  return failures.length || findings.some((f) => f.severity === 'error') ? EXIT_FAILED : EXIT_OK;
-}
+    return failures.length || r.findings.some((f) => f.severity === 'error') ? EXIT_FAILED : EXIT_OK;
+  },
+});
 
 // ------------------------------------------------------------------ plan / up
 
@@ -169,123 +97,85 @@ function kubeconfigTarget(l: Loaded): string {
   return resolve((l.flags.kubeconfig as string | undefined) ?? process.env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config'));
 }
 
-export async function runPlanVerb(argv: string[], io: CliIo): Promise<number> {
-  const l = await load(argv, { phases: 'list', kubeconfig: 'string', format: 'string' }, io, PLAN_USAGE);
-  if (typeof l === 'number') return l;
-  const format = (l.flags.format as string | undefined) ?? 'text';
-  if (format !== 'text' && format !== 'json') {
-    io.stderr(`--format is text or json, not ${format}\n${PLAN_USAGE}`);
-    return EXIT_USAGE;
-  }
-  try {
-    const plan = await makePlan(l, io, kubeconfigTarget(l));
-    io.stdout(format === 'json' ? `${JSON.stringify(planView(plan), null, 2)}\n` : renderPlan(plan));
-    return EXIT_OK;
-  } catch (e) {
-    io.stderr(`${errorMessage(e)}\n${e instanceof UsageError ? PLAN_USAGE : ''}`);
-    return e instanceof UsageError ? EXIT_USAGE : EXIT_FAILED;
-  }
+/** What the bring-up verbs run with: the inventory their plan is built from, the flags, the words to run them again. */
+function loaded(ctx: { inventory: Loaded['inventory']; inventoryPath: string; flags: Loaded['flags']; argv: string[] }): Loaded {
+  return { inventory: ctx.inventory, inventoryPath: ctx.inventoryPath, flags: ctx.flags, argv: ctx.argv };
 }
 
-export async function runUp(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  const l = await load(argv, { ...RUN_FLAGS, phases: 'list' }, io, UP_USAGE);
-  if (typeof l === 'number') return l;
-  const kubeconfig = kubeconfigTarget(l);
-  let plan;
-  try {
-    await checkKubeconfigTarget(kubeconfig, dirname(l.inventoryPath), Boolean(l.flags['allow-kubeconfig-in-workspace']));
-    plan = await makePlan(l, io, kubeconfig);
-  } catch (e) {
-    io.stderr(`${errorMessage(e)}\n${e instanceof UsageError ? UP_USAGE : ''}`);
-    return e instanceof UsageError ? EXIT_USAGE : EXIT_FAILED;
-  }
-  return runApproved(l, io, plan, 'up', stdin, { title: `Bring-up of ${l.inventory.cluster.name}` });
-}
+/** The bring-up verbs' pool: no host-key lines of its own (the preflight says them), the pool's connect timeout, --max-parallel. */
+const BRING_UP_SSH = { report: false, connectTimeoutMs: 0, maxParallelHosts: 'from-flags' } as const;
+
+export const runPlanVerb = defineVerb({
+  words: 'plan', flags: { ...COMMON, phases: 'list', kubeconfig: 'string', format: 'string' }, usage: PLAN_USAGE, usageOnly: true, needs: { inventory: 'strict' },
+  run: async (ctx) => {
+    const { flags, io } = ctx;
+    const format = (flags.format as string | undefined) ?? 'text';
+    if (format !== 'text' && format !== 'json') throw new UsageError(`--format is text or json, not ${format}`);
+    const l = loaded(ctx);
+    let plan;
+    try {
+      plan = await makePlan(l, io, kubeconfigTarget(l));
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      io.stderr(`${errorMessage(e)}\n`);
+      return EXIT_FAILED;
+    }
+    io.stdout(format === 'json' ? `${JSON.stringify(planView(plan), null, 2)}\n` : renderPlan(plan));
+    return EXIT_OK;
+  },
+});
+
+export const runUp = defineVerb({
+  words: 'up', flags: { ...COMMON, ...RUN_FLAGS, phases: 'list' }, usage: UP_USAGE, usageOnly: true, needs: { inventory: 'strict', ssh: BRING_UP_SSH },
+  run: async (ctx) => {
+    const l = loaded(ctx);
+    const kubeconfig = kubeconfigTarget(l);
+    let plan;
+    try {
+      await checkKubeconfigTarget(kubeconfig, dirname(l.inventoryPath), Boolean(l.flags['allow-kubeconfig-in-workspace']));
+      plan = await makePlan(l, ctx.io, kubeconfig);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      ctx.io.stderr(`${errorMessage(e)}\n`);
+      return EXIT_FAILED;
+    }
+    return runApproved(ctx, plan, 'up', `Bring-up of ${l.inventory.cluster.name}`);
+  },
+});
 
 const JOIN_USAGE = 'usage: kubeadm-workbench join --inventory FILE --host NAME [--host NAME]... [--yes] [--fresh] [--ask-become-pass] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...]\n' +
   '  joins the named hosts of the inventory to the running cluster: their prepare steps, the join, the etcd and Ready gates\n' +
   '  (and the load balancer configuration when a control-plane node joins)\n';
 
-export async function runJoin(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  const l = await load(argv, { ...RUN_FLAGS, host: 'list' }, io, JOIN_USAGE);
-  if (typeof l === 'number') return l;
-  const hosts = (l.flags.host as string[] | undefined) ?? [];
-  const problem = joinProblem(l.inventory, hosts);
-  if (problem) {
-    io.stderr(`join: ${problem}\n${JOIN_USAGE}`);
-    return EXIT_USAGE;
-  }
-  let plan;
-  try {
-    const sources = await phaseSources(l.inventory, dirname(l.inventoryPath), io.readFile);
-    const extra = await readKubeadmExtra(l.inventory, dirname(l.inventoryPath), io.readFile);
-    const vrrp = await vrrpAuthPass(stateFolderFor(l.inventoryPath));
-    const full = buildBringUpPlan(l.inventory, joinPhases(l.inventory, hosts), phaseConfigs(l.inventory, extra, vrrp), sources, { saveAdminKubeconfig: async () => undefined });
-    plan = narrowToJoin(l.inventory, hosts, full);
-  } catch (e) {
-    io.stderr(`${errorMessage(e)}\n`);
-    return EXIT_FAILED;
-  }
-  return runApproved(l, io, plan, 'join', stdin, { title: `Join of ${hosts.join(', ')}` });
-}
+export const runJoin = defineVerb({
+  words: 'join', flags: { ...COMMON, ...RUN_FLAGS, host: 'list' }, usage: JOIN_USAGE, usageOnly: true, needs: { inventory: 'strict', ssh: BRING_UP_SSH },
+  run: async (ctx) => {
+    const l = loaded(ctx);
+    const hosts = (l.flags.host as string[] | undefined) ?? [];
+    const problem = joinProblem(l.inventory, hosts);
+    if (problem) throw new UsageError(`join: ${problem}`);
+    let plan;
+    try {
+      const sources = await phaseSources(l.inventory, dirname(l.inventoryPath), ctx.io.readFile);
+      const extra = await readKubeadmExtra(l.inventory, dirname(l.inventoryPath), ctx.io.readFile);
+      const vrrp = await vrrpAuthPass(stateFolderFor(l.inventoryPath));
+      const full = buildBringUpPlan(l.inventory, joinPhases(l.inventory, hosts), phaseConfigs(l.inventory, extra, vrrp), sources, { saveAdminKubeconfig: async () => undefined });
+      plan = narrowToJoin(l.inventory, hosts, full);
+    } catch (e) {
+      ctx.io.stderr(`${errorMessage(e)}\n`);
+      return EXIT_FAILED;
+    }
+    return runApproved(ctx, plan, 'join', `Join of ${hosts.join(', ')}`);
+  },
+});
 
-/** Whether this run asks the sudo password itself (--ask-become-pass, or a person at the terminal): a sudo that wants one then only warns. */
-export function sudoAsked(flags: Record<string, unknown>, stdin: NodeJS.ReadableStream): boolean {
-  return Boolean(flags['ask-become-pass']) || Boolean((stdin as { isTTY?: boolean }).isTTY);
-}
-
-/** The hosts of an inventory with a role (`control-plane`, `loadbalancer`, `worker`). */
-export function hostsWith(inv: Inventory, ...roles: string[]): string[] {
-  return inv.hosts.filter((h) => h.roles.some((r) => roles.includes(r))).map((h) => h.name);
-}
-
-/** What a verb whose plan has in-process gates (certs renew) shares with the run. */
-export interface ApprovedRunHooks {
-  /** The pool the plan's actions already use (closed at the end of the run). */
-  pool?: SshPool;
-  /** Told the sudo password once asked, for the actions' own commands. */
-  password?: (password: string | undefined) => void;
-  onEvent?: (event: RunEvent) => void;
-  /** The run's name ("Bring-up of labs-k8s"); default the verb and the cluster. */
-  title?: string;
-  /** The verb as typed on the command line, when the run's name is not it ('certs renew' for 'certs-renew'). */
-  words?: string;
-}
-
-/** This terminal's Ui and how it runs plans (--yes, --ask-become-pass, --fresh, --max-parallel, the words to run it again). */
-export function terminalPlanRun(l: Loaded, io: CliIo, prompter: Prompter, stdin: NodeJS.ReadableStream, ssh: SshPool, words: string) {
-  const interactive = Boolean((stdin as { isTTY?: boolean }).isTTY);
-  const ui = new TerminalUi({ io, prompter, yes: Boolean(l.flags.yes), askBecomePass: Boolean(l.flags['ask-become-pass']), interactive });
-  const again = `kubeadm-workbench ${words} ${commandLine(l.argv.filter((a) => a !== '--fresh'))}`.trimEnd();
-  const run = {
-    stateDir: stateFolderFor(l.inventoryPath), ssh, maxParallelHosts: maxParallel(l), fresh: Boolean(l.flags.fresh),
-    again: { resume: `run \`${again}\``, startOver: 'run it with --fresh' },
-  };
-  /** The preflight before the verb's first question, over the run's own pool (its host keys carry over). */
-  const preflight = async (operation: string, hosts: readonly string[], tolerate: Tolerance = {}): Promise<boolean> =>
-    (await preflightStep(ui, { ssh, inventory: l.inventory, operation, hosts, tolerate, sudoPasswordAsked: sudoAsked(l.flags, stdin) })).ok;
-  return { ui, run, preflight };
-}
-
-/** The plan-run workflow (engine/workflows/planRunWorkflow.ts) on this terminal: plan, sudo password, question unless --yes, run. */
-export async function runApproved(l: Loaded, io: CliIo, plan: Plan, command: string, stdin: NodeJS.ReadableStream, hooks: ApprovedRunHooks = {}): Promise<number> {
-  const { pool: ssh } = hooks.pool ? { pool: hooks.pool } : pool(l);
-  const prompter = new Prompter(stdin);
-  const words = hooks.words ?? command;
-  const { ui, run, preflight } = terminalPlanRun(l, io, prompter, stdin, ssh, words);
-  try {
-    const title = hooks.title ?? `${words} of ${l.inventory.cluster.name}`;
-    // Every host the plan touches answers, takes our key and lets us become root — or nothing is asked.
-    if (!(await preflight(title, [...new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host)))]))) return EXIT_FAILED;
-    const outcome = await planRunWorkflow(ui, {
-      ...run, inventory: l.inventory, plan, command, title, planDocument: `${command}-plan.txt`,
-      ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}), ...(hooks.password ? { password: hooks.password } : {}),
-    });
-    // No answer to a question (the input ended, e.g. after a sudo password the hosts refused): nothing ran; say so.
-    if (outcome.kind === 'cancelled') io.stderr(`${title}: not started — a question had no answer (the input ended); nothing ran.\n`);
-    return outcome.kind === 'ran' && outcome.result.ok ? EXIT_OK : EXIT_FAILED;
-  } finally {
-    prompter.close();
-    await ssh.close();
-  }
+/** The plan-run workflow (engine/workflows/planRunWorkflow.ts) on this terminal: preflight, plan, sudo password, question unless --yes, run. */
+async function runApproved(ctx: { io: CliIo; planRun: SshGiven['planRun'] } & Pick<Loaded, 'inventory'>, plan: Plan, command: string, title: string): Promise<number> {
+  const { ui, run, preflight } = ctx.planRun();
+  // Every host the plan touches answers, takes our key and lets us become root — or nothing is asked.
+  if (!(await preflight(title, [...new Set(plan.phases.flatMap((p) => p.steps.map((s) => s.host)))]))) return EXIT_FAILED;
+  const outcome = await planRunWorkflow(ui, { ...run, inventory: ctx.inventory, plan, command, title, planDocument: `${command}-plan.txt` });
+  // No answer to a question (the input ended, e.g. after a sudo password the hosts refused): nothing ran; say so.
+  if (outcome.kind === 'cancelled') ctx.io.stderr(`${title}: not started — a question had no answer (the input ended); nothing ran.\n`);
+  return outcome.kind === 'ran' && outcome.result.ok ? EXIT_OK : EXIT_FAILED;
 }

@@ -9,17 +9,16 @@
  */
 import { servedCertificate } from '../adapters/tls/servedCertificate';
 import { DEFAULT_THRESHOLDS, type CertThresholds } from '../core/certs/assess';
-import { renderCertReport, summarize } from '../core/certs/report';
-import { sudoUnlessRoot } from '../engine/become';
+import { renderCertReport } from '../core/certs/report';
 import { inspectCertificates } from '../engine/certs';
+import { certsWorkflow } from '../engine/workflows/certsWorkflow';
 import { UsageError, type FlagSpec } from './args';
-import { parseVerbFlags } from './verbFlags';
-import { loadInventoryFile } from './inventoryFile';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
-import { Prompter } from './secretPrompt';
-import { poolFromFlags, SSH_FLAGS } from './sshFlags';
-import { runCertsRenew } from './certsRenew';
 import { runCertsFixKubeletConf } from './certsFixKubeletConf';
+import { runCertsRenew } from './certsRenew';
+import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
+import { SSH_FLAGS } from './sshFlags';
+import { TerminalUi } from './terminalUi';
+import { defineVerb } from './verb';
 
 const FLAGS: FlagSpec = {
   inventory: 'string',
@@ -42,47 +41,39 @@ function days(text: string | undefined, flag: string, fallback: number): number 
   return Number(text.trim());
 }
 
+/** `certs renew ...` and `certs fix-kubelet-conf ...` are verbs of their own. */
 export async function runCertsVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
   if (argv[0] === 'renew') return runCertsRenew(argv.slice(1), io, stdin);
   if (argv[0] === 'fix-kubelet-conf') return runCertsFixKubeletConf(argv.slice(1), io, stdin);
-  let thresholds: CertThresholds = DEFAULT_THRESHOLDS;
-  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
-    if (!f.inventory) throw new UsageError('--inventory is required');
-    thresholds = {
+  return certsVerb(argv, io, stdin);
+}
+
+// Read-only: an inventory with errors is fine as long as it gave a model (like status).
+const certsVerb = defineVerb({
+  words: 'certs', flags: FLAGS, usage: USAGE, needs: { inventory: 'parsed', ssh: {} },
+  validate: (f): CertThresholds => {
+    const thresholds = {
       warningDays: days(f['warning-days'] as string | undefined, 'warning-days', DEFAULT_THRESHOLDS.warningDays),
       errorDays: days(f['error-days'] as string | undefined, 'error-days', DEFAULT_THRESHOLDS.errorDays),
     };
     if (thresholds.errorDays > thresholds.warningDays) throw new UsageError('--error-days must not exceed --warning-days');
-  });
-  if (typeof flags === 'number') return flags;
-  // Read-only: an inventory with errors is fine as long as it gave a model (like status).
-  const inventory = await loadInventoryFile(flags.inventory as string, io, false);
-  if (typeof inventory === 'number') return inventory;
-  const hosts = (flags.host as string[] | undefined) ?? [];
-  const unknown = hosts.filter((h) => !inventory.hosts.some((x) => x.name === h));
-  if (unknown.length) {
-    io.stderr(`not in the inventory: ${unknown.join(', ')}\n${USAGE}`);
-    return EXIT_USAGE;
-  }
-  const json = Boolean(flags.json);
-  const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
-  const prompter = new Prompter(stdin);
-  try {
-    let password: string | undefined;
-    if (flags['ask-become-pass']) password = await prompter.askSecret('sudo password: ');
-    const report = await inspectCertificates(
-      {
-        inventory,
-        ssh: pool,
-        become: sudoUnlessRoot((h) => pool.loginUser(h), password),
-        served: (address, port) => servedCertificate(address, port),
-        kubeconfig: (flags.kubeconfig as string | undefined) ?? '',
-        thresholds,
-        progress: (host, ok) => (json ? undefined : io.stderr(`${ok ? 'read' : 'could not read'} ${host}\n`)),
-      },
+    return thresholds;
+  },
+  run: async ({ inventory, flags, io, prompter, options: thresholds, ssh, become, askBecomePassword }) => {
+    const hosts = (flags.host as string[] | undefined) ?? [];
+    const unknown = hosts.filter((h) => !inventory.hosts.some((x) => x.name === h));
+    if (unknown.length) throw new UsageError(`not in the inventory: ${unknown.join(', ')}`);
+    const json = Boolean(flags.json);
+    await askBecomePassword();
+    const pool = ssh();
+    const ui = new TerminalUi({ io, prompter, yes: true, askBecomePass: false, interactive: false, json });
+    const { report, summary } = await certsWorkflow(ui, {
+      inventory,
       hosts,
-    );
-    const summary = summarize(report);
+      inspect: ({ signal, progress, notRead, only }) =>
+        inspectCertificates({ inventory, ssh: pool, become, served: (address, port) => servedCertificate(address, port), kubeconfig: (flags.kubeconfig as string | undefined) ?? '', thresholds, signal, progress, notRead }, only),
+      onHost: (host, ok) => (json ? undefined : io.stderr(`${ok ? 'read' : 'could not read'} ${host}\n`)),
+    });
     if (json) io.stdout(JSON.stringify({ ...report, summary }, null, 2) + '\n');
     else {
       io.stdout(renderCertReport(report));
@@ -90,8 +81,5 @@ export async function runCertsVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
     }
     // A host not read is no finding, but neither is it a clean bill: the exit status says "look" for both.
     return summary.degraded || summary.notRead.length || summary.servedNotRead.length ? EXIT_FAILED : EXIT_OK;
-  } finally {
-    prompter.close();
-    await pool.close();
-  }
-}
+  },
+});

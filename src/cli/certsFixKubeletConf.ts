@@ -6,30 +6,22 @@
  */
 import { kubeletConfWorkflow } from '../engine/workflows/kubeletConfWorkflow';
 import { UsageError, type FlagSpec } from './args';
-import { terminalPlanRun } from './bringUp';
-import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
-import { Prompter } from './secretPrompt';
-import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
+import { EXIT_FAILED, EXIT_OK } from './io';
+import { defineVerb } from './verb';
+import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, host: 'string' };
 const USAGE = 'usage: kubeadm-workbench certs fix-kubelet-conf --inventory FILE --host NAME [--plan] [--yes] [--fresh] [--ssh-config F] [--known-hosts F] [--ask-become-pass]\n';
 
-export async function runCertsFixKubeletConf(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
-    if (!f.inventory) throw new UsageError('--inventory is required');
+export const runCertsFixKubeletConf = defineVerb({
+  words: 'certs fix-kubelet-conf', flags: FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
+  validate: (f) => {
     if (!f.host) throw new UsageError('--host NAME is required: the node whose kubelet.conf embeds its certificate');
-  });
-  if (typeof flags === 'number') return flags;
-  const session = await openPlanVerb(flags, io);
-  if (typeof session === 'number') return session;
-  const { inventory, inventoryPath, pool } = session;
-  const prompter = new Prompter(stdin);
-  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'certs fix-kubelet-conf');
-  try {
+  },
+  run: async ({ inventory, flags, ssh, planRun }) => {
+    const { ui, run } = planRun();
+    const pool = ssh();
     const outcome = await kubeletConfWorkflow(ui, { deps: { inventory, ssh: pool }, loginUser: (h) => pool.loginUser(h), node: flags.host as string, planOnly: Boolean(flags.plan), run });
     return outcome.kind === 'nothing' || outcome.kind === 'planned' || (outcome.kind === 'ran' && outcome.result.ok) ? EXIT_OK : EXIT_FAILED;
-  } finally {
-    prompter.close();
-    await pool.close();
-  }
-}
+  },
+});

@@ -10,11 +10,11 @@
 import { resolve } from 'node:path';
 import { servedCertificate } from '../adapters/tls/servedCertificate';
 import { renewWorkflow } from '../engine/workflows/renewWorkflow';
-import { UsageError, type FlagSpec } from './args';
-import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
-import { hostsWith, terminalPlanRun } from './bringUp';
-import { Prompter } from './secretPrompt';
-import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
+import type { FlagSpec } from './args';
+import { EXIT_FAILED, EXIT_OK } from './io';
+import { hostsWith } from './planRun';
+import { defineVerb } from './verb';
+import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, host: 'list', kubeconfig: 'string' };
 
@@ -22,17 +22,11 @@ const USAGE =
   'usage: kubeadm-workbench certs renew --inventory FILE [--host NAME]... [--kubeconfig F] [--plan] [--yes] [--fresh]\n' +
   '                                     [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass] [--json]\n';
 
-export async function runCertsRenew(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
-    if (!f.inventory) throw new UsageError('--inventory is required');
-  });
-  if (typeof flags === 'number') return flags;
-  const session = await openPlanVerb(flags, io);
-  if (typeof session === 'number') return session;
-  const { inventory, inventoryPath, pool } = session;
-  const prompter = new Prompter(stdin);
-  const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'certs renew');
-  try {
+export const runCertsRenew = defineVerb({
+  words: 'certs renew', flags: FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
+  run: async ({ inventory, flags, io, ssh, planRun }) => {
+    const { ui, run, preflight } = planRun();
+    const pool = ssh();
     // The renewal takes each node out of HAProxy on every balancer: those answer too.
     if (!flags.plan && !(await preflight('Renew Certificates', hostsWith(inventory, 'control-plane', 'loadbalancer')))) return EXIT_FAILED;
     const outcome = await renewWorkflow(ui, {
@@ -45,8 +39,5 @@ export async function runCertsRenew(argv: string[], io: CliIo, stdin: NodeJS.Rea
     if (flags.json) io.stdout(JSON.stringify({ ok, perNode: outcome.perNode }) + '\n');
     else for (const t of outcome.perNode) io.stdout(`renewed ${t.host}${t.seconds !== undefined ? ` in ${t.seconds.toFixed(1)} s` : ' (not finished)'}\n`);
     return ok ? EXIT_OK : EXIT_FAILED;
-  } finally {
-    prompter.close();
-    await pool.close();
-  }
-}
+  },
+});

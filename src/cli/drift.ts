@@ -5,32 +5,25 @@
  * and /var/lib/kubelet/config.yaml. Each difference names the node and the field (and the workspace file's line).
  * Exit 0 in agreement, 1 on any difference or a node not read, 2 on usage.
  */
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { describeError } from '../core/live/errors';
 import { readDrift, renderDrift } from '../engine/drift';
-import { UsageError, type FlagSpec } from './args';
-import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
-import { Prompter } from './secretPrompt';
-import { openPlanVerb, parseVerbFlags } from './verbFlags';
+import type { FlagSpec } from './args';
+import { EXIT_FAILED, EXIT_OK } from './io';
 import { SSH_FLAGS } from './sshFlags';
+import { defineVerb } from './verb';
 
 const FLAGS: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'ask-become-pass': 'boolean', json: 'boolean' };
 
 const USAGE = 'usage: kubeadm-workbench drift --inventory FILE [--json] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n';
 
-export async function runDriftVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
-    if (!f.inventory) throw new UsageError('--inventory is required');
-  });
-  if (typeof flags === 'number') return flags;
-  const session = await openPlanVerb(flags, io);
-  if (typeof session === 'number') return session;
-  const prompter = new Prompter(stdin);
-  try {
-    if (flags['ask-become-pass']) session.setPassword(await prompter.askSecret('sudo password: '));
+export const runDriftVerb = defineVerb({
+  words: 'drift', flags: FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
+  run: async ({ inventory, inventoryPath, flags, io, ssh, become, askBecomePassword }) => {
+    await askBecomePassword();
     let r;
     try {
-      r = await readDrift({ inventory: session.inventory, inventoryDir: dirname(resolve(session.inventoryPath)), readFile: io.readFile, ssh: session.pool, become: session.become });
+      r = await readDrift({ inventory, inventoryDir: dirname(inventoryPath), readFile: io.readFile, ssh: ssh(), become });
     } catch (e) {
       io.stderr(`drift: ${describeError(e)}\n`);
       return EXIT_FAILED;
@@ -38,8 +31,5 @@ export async function runDriftVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
     if (flags.json) io.stdout(JSON.stringify({ workspace: r.workspace, findings: r.findings, unread: r.unread }, null, 2) + '\n');
     else io.stdout(renderDrift(r));
     return r.findings.length || r.unread.length ? EXIT_FAILED : EXIT_OK;
-  } finally {
-    prompter.close();
-    await session.pool.close();
-  }
-}
+  },
+});

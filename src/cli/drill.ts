@@ -25,21 +25,19 @@
  */
 import { resolve } from 'node:path';
 import type { KubeConnection } from '../adapters/kube/index';
-import { loadKubeAdapter } from '../adapters/kube/load';
-import { loadInventoryFile } from './inventoryFile';
 import { parseGoDuration } from '../core/drill/params';
 import { faultActsOverSsh, type DrillRequest, type FaultKind } from '../core/drill/plan';
-
-const KINDS: readonly FaultKind[] = ['stop', 'power-off', 'partition', 'haproxy', 'split-brain'];
 import { describeError } from '../core/live/errors';
 import { drillWorkflow } from '../engine/workflows/drillWorkflow';
-import { parseFlags, UsageError, type FlagSpec } from './args';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
-import { Prompter } from './secretPrompt';
-import { poolFromFlags, SSH_FLAGS } from './sshFlags';
-import { TerminalUi } from './terminalUi';
-import { sudoAsked } from './bringUp';
 import { preflightStep } from '../engine/workflows/preflightStep';
+import { UsageError, type FlagSpec } from './args';
+import { EXIT_FAILED, EXIT_OK } from './io';
+import { sudoAsked } from './planRun';
+import { SSH_FLAGS } from './sshFlags';
+import { TerminalUi } from './terminalUi';
+import { defineVerb } from './verb';
+
+const KINDS: readonly FaultKind[] = ['stop', 'power-off', 'partition', 'haproxy', 'split-brain'];
 
 const FLAGS: FlagSpec = {
   inventory: 'string',
@@ -79,14 +77,9 @@ function seconds(text: string | undefined, flag: string): number | undefined {
   return v / 1000;
 }
 
-export async function runDrillVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  let flags: Record<string, string | boolean | string[] | undefined>;
-  let req: DrillRequest;
-  try {
-    const parsed = parseFlags(argv, FLAGS);
-    flags = parsed.flags;
-    if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    if (!flags.inventory) throw new UsageError('--inventory is required');
+export const runDrillVerb = defineVerb({
+  words: 'drill', flags: FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
+  validate: (flags): DrillRequest => {
     const hosts = (flags.host as string[] | undefined) ?? [];
     if (hosts.length !== 1) throw new UsageError('give exactly one --host: a drill fails one node at a time');
     const kind = (flags.kind as string | undefined) ?? (flags['power-off-command'] ? 'power-off' : flags['cut-command'] ? 'partition' : 'stop');
@@ -94,7 +87,7 @@ export async function runDrillVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
     if (kind !== 'power-off' && (flags['power-off-command'] || flags['power-on-command'])) throw new UsageError('--power-off-command/--power-on-command go with --kind power-off');
     if (kind !== 'partition' && (flags['cut-command'] || flags['heal-command'])) throw new UsageError('--cut-command/--heal-command go with --kind partition');
     const pollSeconds = seconds(flags.poll as string | undefined, 'poll');
-    req = {
+    return {
       host: hosts[0]!,
       kind: kind as FaultKind,
       cutCommand: flags['cut-command'] as string | undefined,
@@ -106,43 +99,26 @@ export async function runDrillVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
       restoreSeconds: seconds(flags['restore-timeout'] as string | undefined, 'restore-timeout'),
       pollMs: pollSeconds === undefined ? undefined : pollSeconds * 1000,
     };
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr(`${e.message}\n${USAGE}`);
-    return EXIT_USAGE;
-  }
-  const inventoryPath = flags.inventory as string;
-  const inventory = await loadInventoryFile(inventoryPath, io);
-  if (typeof inventory === 'number') return inventory;
-  const json = Boolean(flags.json);
-
-  const adapter = loadKubeAdapter();
-  let api: KubeConnection;
-  let probe: KubeConnection;
-  const kube = { kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', inventory };
-  try {
-    api = await adapter.connect(kube);
-  } catch (e) {
-    io.stderr(`kubeadm-workbench drill: cannot connect to the cluster: ${describeError(e)}\n`);
-    return EXIT_FAILED;
-  }
-  try {
-    probe = await adapter.connect({ ...kube, context: api.context, keepAlive: false });
-  } catch (e) {
-    api.dispose();
-    io.stderr(`kubeadm-workbench drill: cannot connect to the cluster: ${describeError(e)}\n`);
-    return EXIT_FAILED;
-  }
-  const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
-  const prompter = new Prompter(stdin);
-  const ui = new TerminalUi({ io, prompter, yes: Boolean(flags.yes), askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY), json });
-  try {
+  },
+  run: async ({ inventory, flags, io, stdin, prompter, options: req, ssh, kube }) => {
+    const json = Boolean(flags.json);
+    let api: KubeConnection;
+    let probe: KubeConnection;
+    try {
+      api = await kube({ inventory });
+      probe = await kube({ inventory, context: api.context, keepAlive: false });
+    } catch (e) {
+      io.stderr(`kubeadm-workbench drill: cannot connect to the cluster: ${describeError(e)}\n`);
+      return EXIT_FAILED;
+    }
+    const pool = ssh();
+    const ui = new TerminalUi({ io, prompter, yes: Boolean(flags.yes), askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY), json });
     // A host that does not answer is a measurement the drill cannot take (its report says so); a fault made over SSH needs its host.
     const all = inventory.hosts.map((h) => h.name);
     const tolerate = { hosts: all.filter((h) => !faultActsOverSsh(req) || h !== req.host) };
     const pre = await preflightStep(ui, { ssh: pool, inventory, operation: `Failure drill on ${req.host}`, hosts: all, tolerate, sudoPasswordAsked: sudoAsked(flags, stdin) });
     if (!pre.ok) return EXIT_FAILED;
-    (json ? io.stderr : io.stdout)(`reading the cluster (${api.server}, context ${api.context}) and the hosts of ${resolve(inventoryPath)}…\n`);
+    (json ? io.stderr : io.stdout)(`reading the cluster (${api.server}, context ${api.context}) and the hosts of ${resolve(flags.inventory as string)}…\n`);
     const outcome = await drillWorkflow(ui, {
       inventory, ssh: pool, api: api.transport, probe: probe.transport, cwd: process.cwd(),
       loginUser: (h) => pool.loginUser(h), request: req, planOnly: Boolean(flags.plan),
@@ -151,10 +127,5 @@ export async function runDrillVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
     if (outcome.kind !== 'ran') return EXIT_FAILED;
     if (json) io.stdout(JSON.stringify(outcome.report, null, 2) + '\n');
     return outcome.report.ok ? EXIT_OK : EXIT_FAILED;
-  } finally {
-    prompter.close();
-    api.dispose();
-    probe.dispose();
-    await pool.close();
-  }
-}
+  },
+});

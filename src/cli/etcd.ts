@@ -17,10 +17,9 @@ import { describeError } from '../core/live/errors';
 import { readEtcdStatus } from '../engine/etcdMaintenance';
 import { etcdDefragWorkflow, etcdNospaceWorkflow, type EtcdOutcome } from '../engine/workflows/etcdWorkflow';
 import { UsageError, type FlagSpec } from './args';
-import { terminalPlanRun } from './bringUp';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
-import { Prompter } from './secretPrompt';
-import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
+import { defineVerb, type VerbRun } from './verb';
+import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, disarm: 'boolean' };
 
@@ -42,6 +41,7 @@ function usage(): string {
 const SUBCOMMANDS = ['status', 'defrag', 'alarms'] as const;
 type Sub = (typeof SUBCOMMANDS)[number];
 
+/** `etcd SUB ...`: the subcommand names the verb; its mistakes and --help in the verb family's usage. */
 export async function runEtcdVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
   const sub = argv[0] as Sub;
   if (sub === ('--help' as Sub) || sub === ('-h' as Sub)) {
@@ -52,57 +52,57 @@ export async function runEtcdVerb(argv: string[], io: CliIo, stdin: NodeJS.Reada
     io.stderr(`${argv[0] ? t('unknown etcd subcommand "{0}"', argv[0]) : t('etcd needs a subcommand')}\n${usage()}`);
     return EXIT_USAGE;
   }
-  const rest = argv.slice(1);
-  const flags = parseVerbFlags(rest, FLAGS, usage(), io, (f) => {
-    if (!f.inventory) throw new UsageError(t('--inventory is required'));
-    if (f.disarm && sub !== 'alarms') throw new UsageError(t('--disarm belongs to `etcd alarms`'));
-  });
-  if (typeof flags === 'number') return flags;
-  const session = await openPlanVerb(flags, io);
-  if (typeof session === 'number') return session;
-  const { inventory, inventoryPath, pool } = session;
-  const prompter = new Prompter(stdin);
-  try {
-    if (sub === 'status' || (sub === 'alarms' && !flags.disarm)) {
-      if (flags['ask-become-pass']) session.setPassword(await prompter.askSecret('sudo password: '));
-      let model;
-      try {
-        model = await readEtcdStatus({ inventory, ssh: pool, become: session.become });
-      } catch (e) {
-        io.stderr(`${t('etcd {0}: cannot read etcd: {1}', sub, describeError(e))}\n`);
-        return EXIT_FAILED;
-      }
-      const spaces = model.members.map((m) => ({ ...memberSpace(m), healthy: m.healthy, problem: m.problem, learner: m.isLearner }));
-      if (sub === 'status') {
-        if (flags.json) io.stdout(JSON.stringify({ quorumLine: model.quorumLine, via: model.via, members: spaces, problems: model.problems }, null, 2) + '\n');
-        else io.stdout(renderEtcdStatus(model));
-        return spaces.some((s) => !s.healthy || s.level === 'error') ? EXIT_FAILED : EXIT_OK;
-      }
-      const alarms = model.members.flatMap((m) => m.alarms.map((alarm) => ({ member: m.name, id: m.id, alarm })));
-      if (flags.json) io.stdout(JSON.stringify({ alarms }, null, 2) + '\n');
-      else {
-        const recover = alarms.some((a) => a.alarm === 'NOSPACE') ? `${t('recover: {0}', 'kubeadm-workbench etcd alarms --disarm --inventory F')}\n` : '';
-        io.stdout(alarms.length ? `${alarms.map((a) => `${a.member} (${a.id}): ${a.alarm}`).join('\n')}\n${recover}` : `${t('no alarm')}\n`);
-      }
-      return alarms.length ? EXIT_FAILED : EXIT_OK;
-    }
-    const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv: rest }, io, prompter, stdin, pool, `etcd ${sub}`);
-    const input = { deps: { inventory, ssh: pool }, loginUser: (h: string) => pool.loginUser(h), planOnly: Boolean(flags.plan), run };
-    const outcome: EtcdOutcome = sub === 'defrag' ? await etcdDefragWorkflow(ui, input) : await etcdNospaceWorkflow(ui, input);
-    if (outcome.kind === 'planned' || outcome.kind === 'nothing') return EXIT_OK;
-    if (!('members' in outcome)) return EXIT_FAILED;
-    const ok = outcome.kind === 'ran' && outcome.result.ok;
-    if (flags.json) io.stdout(JSON.stringify({ ok, seconds: outcome.seconds, members: outcome.members }) + '\n');
-    else {
-      for (const m of outcome.members) {
-        const back = m.reclaimedBytes !== undefined ? t(', {0} bytes back', m.reclaimedBytes) : '';
-        const done = m.skipped ? t('skipped, under 1 MiB free') : `${t('defragmented in {0} s', m.defragSeconds?.toFixed(1) ?? '?')}${back}`;
-        io.stdout(`${m.name}${m.leader ? t(' (leader)') : ''}: ${done}\n`);
-      }
-    }
-    return ok ? EXIT_OK : EXIT_FAILED;
-  } finally {
-    prompter.close();
-    await pool.close();
-  }
+  return ETCD_VERBS[sub](argv.slice(1), io, stdin);
 }
+
+function etcdVerb(sub: Sub) {
+  return defineVerb({
+    words: `etcd ${sub}`, flags: FLAGS, usage, needs: { inventory: 'strict', ssh: {} },
+    validate: (f) => {
+      if (f.disarm && sub !== 'alarms') throw new UsageError(t('--disarm belongs to `etcd alarms`'));
+    },
+    run: async ({ inventory, flags, io, ssh, become, askBecomePassword, planRun }) => {
+      const pool = ssh();
+      if (sub === 'status' || (sub === 'alarms' && !flags.disarm)) {
+        await askBecomePassword();
+        let model;
+        try {
+          model = await readEtcdStatus({ inventory, ssh: pool, become });
+        } catch (e) {
+          io.stderr(`${t('etcd {0}: cannot read etcd: {1}', sub, describeError(e))}\n`);
+          return EXIT_FAILED;
+        }
+        const spaces = model.members.map((m) => ({ ...memberSpace(m), healthy: m.healthy, problem: m.problem, learner: m.isLearner }));
+        if (sub === 'status') {
+          if (flags.json) io.stdout(JSON.stringify({ quorumLine: model.quorumLine, via: model.via, members: spaces, problems: model.problems }, null, 2) + '\n');
+          else io.stdout(renderEtcdStatus(model));
+          return spaces.some((s) => !s.healthy || s.level === 'error') ? EXIT_FAILED : EXIT_OK;
+        }
+        const alarms = model.members.flatMap((m) => m.alarms.map((alarm) => ({ member: m.name, id: m.id, alarm })));
+        if (flags.json) io.stdout(JSON.stringify({ alarms }, null, 2) + '\n');
+        else {
+          const recover = alarms.some((a) => a.alarm === 'NOSPACE') ? `${t('recover: {0}', 'kubeadm-workbench etcd alarms --disarm --inventory F')}\n` : '';
+          io.stdout(alarms.length ? `${alarms.map((a) => `${a.member} (${a.id}): ${a.alarm}`).join('\n')}\n${recover}` : `${t('no alarm')}\n`);
+        }
+        return alarms.length ? EXIT_FAILED : EXIT_OK;
+      }
+      const { ui, run } = planRun();
+      const input = { deps: { inventory, ssh: pool }, loginUser: (h: string) => pool.loginUser(h), planOnly: Boolean(flags.plan), run };
+      const outcome: EtcdOutcome = sub === 'defrag' ? await etcdDefragWorkflow(ui, input) : await etcdNospaceWorkflow(ui, input);
+      if (outcome.kind === 'planned' || outcome.kind === 'nothing') return EXIT_OK;
+      if (!('members' in outcome)) return EXIT_FAILED;
+      const ok = outcome.kind === 'ran' && outcome.result.ok;
+      if (flags.json) io.stdout(JSON.stringify({ ok, seconds: outcome.seconds, members: outcome.members }) + '\n');
+      else {
+        for (const m of outcome.members) {
+          const back = m.reclaimedBytes !== undefined ? t(', {0} bytes back', m.reclaimedBytes) : '';
+          const done = m.skipped ? t('skipped, under 1 MiB free') : `${t('defragmented in {0} s', m.defragSeconds?.toFixed(1) ?? '?')}${back}`;
+          io.stdout(`${m.name}${m.leader ? t(' (leader)') : ''}: ${done}\n`);
+        }
+      }
+      return ok ? EXIT_OK : EXIT_FAILED;
+    },
+  });
+}
+
+const ETCD_VERBS: Record<Sub, VerbRun> = { status: etcdVerb('status'), defrag: etcdVerb('defrag'), alarms: etcdVerb('alarms') };

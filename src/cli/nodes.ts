@@ -11,20 +11,16 @@
  * The checks, questions, run and edit are the nodes workflow's (engine/workflows/nodesWorkflow.ts), which the
  * editor's commands call too; this verb reads its flags and hands it the terminal.
  */
-import { dirname, resolve } from 'node:path';
-import { describeError } from '../core/live/errors';
+import { dirname } from 'node:path';
 import type { NodeOperation, NodeRequest } from '../engine/nodes';
 import { phaseConfigs, phaseSources, readKubeadmExtra } from '../engine/inputs';
 import { stateFolderFor, vrrpAuthPass } from '../engine/stateFolder';
 import { nodesWorkflow } from '../engine/workflows/nodesWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { parseDuration } from './drain';
-import { terminalPlanRun } from './bringUp';
-import { EXIT_FAILED, EXIT_OK, INVENTORY_READ, type CliIo } from './io';
-import { parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
-import { loadInventoryFile } from './inventoryFile';
-import { poolFromFlags } from './sshFlags';
-import { Prompter } from './secretPrompt';
+import { EXIT_FAILED, EXIT_OK, INVENTORY_READ } from './io';
+import { defineVerb } from './verb';
+import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, host: 'string', with: 'string', address: 'string', force: 'string', 'drain-timeout': 'string' };
 const SSH_USAGE = '[--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]';
@@ -35,46 +31,34 @@ const USAGE: Record<NodeOperation, string> = {
   reset: `usage: kubeadm-workbench reset --inventory FILE --host NAME [--yes] ${SSH_USAGE}\n`,
 };
 
+// A failure thrown by the workflow is said by defineVerb's boundary: "kubeadm-workbench <operation>: <cause>", exit 1.
 function verb(operation: NodeOperation) {
-  return async (argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> => {
-    const flags = parseVerbFlags(argv, FLAGS, USAGE[operation], io, (f) => {
-      if (!f.inventory) throw new UsageError('--inventory is required');
+  return defineVerb({
+    words: operation, flags: FLAGS, usage: USAGE[operation], needs: { inventory: 'strict', inventoryShown: 'resolved', ssh: {} },
+    validate: (f) => {
       if (!f.host) throw new UsageError('--host is required');
       if (operation === 'replace' && !f.with) throw new UsageError('--with NEW is required: the host that takes its place');
       if (operation !== 'replace' && (f.with || f.address)) throw new UsageError('--with and --address go with replace');
       if (operation === 'reset' && f.force) throw new UsageError('reset has no --force: it is refused while the host is a member or a Node');
-    });
-    if (typeof flags === 'number') return flags;
-    let drainTimeoutSeconds: number | undefined;
-    try {
-      if (flags['drain-timeout'] !== undefined) drainTimeoutSeconds = parseDuration(flags['drain-timeout'] as string, 'drain-timeout');
+      const drainTimeoutSeconds = f['drain-timeout'] !== undefined ? parseDuration(f['drain-timeout'] as string, 'drain-timeout') : undefined;
       if (drainTimeoutSeconds === 0) throw new UsageError('--drain-timeout must be finite (more than 0)');
-    } catch (e) {
-      if (!(e instanceof UsageError)) throw e;
-      io.stderr(`${e.message}\n${USAGE[operation]}`);
-      return 2;
-    }
-    const inventoryPath = resolve(flags.inventory as string);
-    const inventory = await loadInventoryFile(inventoryPath, io);
-    if (typeof inventory === 'number') return inventory;
-    const host = flags.host as string;
-    let replacement: NodeRequest['replacement'];
-    if (operation === 'replace') {
-      const name = flags.with as string;
-      const address = (flags.address as string | undefined) ?? inventory.hosts.find((h) => h.name === name)?.address;
-      if (!address) {
-        io.stderr(`replace: ${name} is not in the inventory: give its address with --address\n${USAGE.replace}`);
-        return 2;
+      return { drainTimeoutSeconds };
+    },
+    run: async ({ inventory, inventoryPath, flags, io, options: { drainTimeoutSeconds }, ssh, planRun }) => {
+      const host = flags.host as string;
+      let replacement: NodeRequest['replacement'];
+      if (operation === 'replace') {
+        const name = flags.with as string;
+        const address = (flags.address as string | undefined) ?? inventory.hosts.find((h) => h.name === name)?.address;
+        if (!address) throw new UsageError(`replace: ${name} is not in the inventory: give its address with --address`);
+        replacement = { name, address };
+        // A new host not in the inventory is reached with the old one's SSH settings (and no role until it joins).
+        const old = inventory.hosts.find((h) => h.name === host);
+        if (old && !inventory.hosts.some((h) => h.name === name)) inventory.hosts.push({ ...old, name, address, roles: [] });
       }
-      replacement = { name, address };
-      // A new host not in the inventory is reached with the old one's SSH settings (and no role until it joins).
-      const old = inventory.hosts.find((h) => h.name === host);
-      if (old && !inventory.hosts.some((h) => h.name === name)) inventory.hosts.push({ ...old, name, address, roles: [] });
-    }
-    const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
-    const prompter = new Prompter(stdin);
-    const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, operation);
-    try {
+      // The pool is made here, after the replacement joined the inventory's hosts.
+      const pool = ssh();
+      const { ui, run, preflight } = planRun();
       // A node being removed or replaced may be dead; a re-imaged host's changed key is the workflow's own question.
       const tolerate = { hosts: operation === 'reset' ? [] : [host], kinds: ['host-key-changed'] };
       if (!(await preflight(`${operation[0]!.toUpperCase()}${operation.slice(1)} ${host}`, inventory.hosts.map((h) => h.name), tolerate))) return EXIT_FAILED;
@@ -107,14 +91,8 @@ function verb(operation: NodeOperation) {
         },
       });
       return outcome.kind === 'ran' && outcome.result.ok ? EXIT_OK : EXIT_FAILED;
-    } catch (e) {
-      io.stderr(`kubeadm-workbench ${operation}: ${describeError(e)}\n`);
-      return EXIT_FAILED;
-    } finally {
-      prompter.close();
-      await pool.close();
-    }
-  };
+    },
+  });
 }
 
 export const runRemoveVerb = verb('remove');

@@ -8,27 +8,19 @@
  */
 import { dirname } from 'node:path';
 import { reconfigureWorkflow } from '../engine/workflows/reconfigureWorkflow';
-import { UsageError } from './args';
-import { terminalPlanRun } from './bringUp';
-import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
-import { Prompter } from './secretPrompt';
-import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
+import { EXIT_FAILED, EXIT_OK } from './io';
+import { defineVerb } from './verb';
+import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const USAGE =
   'usage: kubeadm-workbench reconfigure --inventory FILE [--plan] [--yes] [--fresh] [--json]\n' +
   '                                     [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n';
 
-export async function runReconfigureVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  const flags = parseVerbFlags(argv, PLAN_VERB_FLAGS, USAGE, io, (f) => {
-    if (!f.inventory) throw new UsageError('--inventory is required');
-  });
-  if (typeof flags === 'number') return flags;
-  const session = await openPlanVerb(flags, io);
-  if (typeof session === 'number') return session;
-  const { inventory, inventoryPath, pool } = session;
-  const prompter = new Prompter(stdin);
-  const { ui, run } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'reconfigure');
-  try {
+export const runReconfigureVerb = defineVerb({
+  words: 'reconfigure', flags: PLAN_VERB_FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
+  run: async ({ inventory, inventoryPath, flags, io, ssh, planRun }) => {
+    const { ui, run } = planRun();
+    const pool = ssh();
     const outcome = await reconfigureWorkflow(ui, {
       deps: { inventory, inventoryDir: dirname(inventoryPath), readFile: io.readFile, ssh: pool }, loginUser: (h) => pool.loginUser(h), planOnly: Boolean(flags.plan), run,
     });
@@ -41,8 +33,5 @@ export async function runReconfigureVerb(argv: string[], io: CliIo, stdin: NodeJ
     if (flags.json) io.stdout(`${JSON.stringify({ ok, seconds: outcome.seconds, perNode: outcome.perNode })}\n`);
     else for (const t of outcome.perNode) io.stdout(`reconfigured ${t.host}${t.seconds !== undefined ? ` in ${t.seconds.toFixed(1)} s` : ' (not finished)'}\n`);
     return ok ? EXIT_OK : EXIT_FAILED;
-  } finally {
-    prompter.close();
-    await pool.close();
-  }
-}
+  },
+});

@@ -11,13 +11,12 @@
  */
 import { readRegularSync } from '../adapters/fs/safeFile';
 import { dirname, join, resolve } from 'node:path';
-import { describeError } from '../core/live/errors';
 import { restoreWorkflow } from '../engine/workflows/restoreWorkflow';
 import { UsageError, type FlagSpec } from './args';
-import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
-import { hostsWith, terminalPlanRun } from './bringUp';
-import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
-import { Prompter } from './secretPrompt';
+import { EXIT_FAILED, EXIT_OK } from './io';
+import { hostsWith } from './planRun';
+import { defineVerb } from './verb';
+import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, from: 'string', force: 'boolean' };
 
@@ -25,18 +24,15 @@ const USAGE =
   'usage: kubeadm-workbench restore --inventory FILE --from SNAPSHOT [--force] [--plan] [--yes] [--fresh]\n' +
   '                                 [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass] [--json]\n';
 
-export async function runRestoreVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
-    if (!f.inventory) throw new UsageError('--inventory is required');
+// A failure thrown by the workflow is said by defineVerb's boundary: "kubeadm-workbench restore: <cause>", exit 1.
+export const runRestoreVerb = defineVerb({
+  words: 'restore', flags: FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
+  validate: (f) => {
     if (!f.from) throw new UsageError('--from is required (a snapshot.db written by `backup`)');
-  });
-  if (typeof flags === 'number') return flags;
-  const session = await openPlanVerb(flags, io);
-  if (typeof session === 'number') return session;
-  const { inventory, inventoryPath, pool } = session;
-  const prompter = new Prompter(stdin);
-  const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'restore');
-  try {
+  },
+  run: async ({ inventory, flags, io, ssh, planRun }) => {
+    const { ui, run, preflight } = planRun();
+    const pool = ssh();
     // A backup of another cluster is refused by the workflow without asking any host; otherwise every member answers first.
     const of = backupCluster(resolve(flags.from as string));
     if ((of === undefined || of === inventory.cluster.name) && !(await preflight('Restore etcd', hostsWith(inventory, 'control-plane')))) return EXIT_FAILED;
@@ -55,14 +51,8 @@ export async function runRestoreVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
     if (flags.json) io.stdout(JSON.stringify({ ok, rtoSeconds: outcome.rtoSeconds, totalSeconds: outcome.totalSeconds }) + '\n');
     else if (outcome.rtoSeconds !== undefined) io.stdout(`RTO: ${outcome.rtoSeconds.toFixed(1)} s from the restore's start to the API answering through the endpoint; ${outcome.totalSeconds?.toFixed(1)} s to every Node Ready\n`);
     return ok ? EXIT_OK : EXIT_FAILED;
-  } catch (e) {
-    io.stderr(`kubeadm-workbench restore: ${describeError(e)}\n`);
-    return EXIT_FAILED;
-  } finally {
-    prompter.close();
-    await pool.close();
-  }
-}
+  },
+});
 
 /** The cluster named by the manifest beside a snapshot, when there is a readable one. */
 function backupCluster(snapshot: string): string | undefined {

@@ -10,7 +10,6 @@
 import { resolve } from 'node:path';
 import { createDrainCluster } from '../adapters/kube/drain';
 import type { KubeConnection } from '../adapters/kube/index';
-import { loadKubeAdapter } from '../adapters/kube/load';
 import { remoteExecOver } from '../adapters/ssh/fromInventory';
 import { describeError } from '../core/live/errors';
 import { parseVersion } from '../core/upgrade/versions';
@@ -18,11 +17,10 @@ import { gitWorkTreeOf } from '../engine/backup';
 import { upgradeHooks } from '../engine/upgrade';
 import { upgradeWorkflow } from '../engine/workflows/upgradeWorkflow';
 import { UsageError, type FlagSpec } from './args';
-import { terminalPlanRun } from './bringUp';
 import { parseDuration } from './drain';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
-import { Prompter } from './secretPrompt';
-import { openPlanVerb, parseVerbFlags, PLAN_VERB_FLAGS } from './verbFlags';
+import { EXIT_FAILED, EXIT_OK } from './io';
+import { defineVerb } from './verb';
+import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, to: 'string', 'backup-dir': 'string', 'max-unavailable': 'string', 'drain-timeout': 'string', 'delete-emptydir-data': 'boolean', kubeconfig: 'string', context: 'string' };
 
@@ -32,11 +30,11 @@ export const UPGRADE_USAGE =
   '  --delete-emptydir-data: the drains evict pods with emptyDir volumes and that data is lost (without it such a pod stops the run at its node\'s drain)\n' +
   '  VERSION: the next minor (1.34.12 from 1.33.x) or a patch of the current one; DIR: where the pre-upgrade etcd snapshot goes (outside any git work tree)\n';
 
-export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  let maxUnavailable = 1;
-  let drainTimeoutSeconds: number | undefined;
-  const flags = parseVerbFlags(argv, FLAGS, UPGRADE_USAGE, io, (f) => {
-    if (!f.inventory) throw new UsageError('--inventory is required');
+export const runUpgradeVerb = defineVerb({
+  words: 'upgrade', flags: FLAGS, usage: UPGRADE_USAGE, needs: { inventory: 'strict', ssh: {} },
+  validate: async (f) => {
+    let maxUnavailable = 1;
+    let drainTimeoutSeconds: number | undefined;
     if (!f.to) throw new UsageError('--to VERSION is required (e.g. --to 1.34.12)');
     if (!parseVersion(f.to as string) || !/^v?\d+\.\d+\.\d+$/.test(f.to as string)) throw new UsageError(`--to ${f.to as string} is not a Kubernetes version (like 1.34.12)`);
     if (!f.plan && !f['backup-dir']) throw new UsageError('--backup-dir DIR is required: the etcd snapshot taken before the upgrade goes there');
@@ -49,27 +47,21 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
       drainTimeoutSeconds = parseDuration(f['drain-timeout'] as string, 'drain-timeout');
       if (drainTimeoutSeconds === 0) throw new UsageError('--drain-timeout must be finite (more than 0)');
     }
-  });
-  if (typeof flags === 'number') return flags;
-  const repo = flags['backup-dir'] ? await gitWorkTreeOf(flags['backup-dir'] as string) : undefined;
-  if (repo) {
-    io.stderr(`--backup-dir ${flags['backup-dir'] as string} is inside the git work tree ${repo}: a snapshot holds every Secret of the cluster; choose a folder outside it\n${UPGRADE_USAGE}`);
-    return EXIT_USAGE;
-  }
-  const session = await openPlanVerb(flags, io);
-  if (typeof session === 'number') return session;
-  const { inventory, inventoryPath, pool } = session;
-  const prompter = new Prompter(stdin);
-  const { ui, run, preflight } = terminalPlanRun({ inventory, inventoryPath, flags, argv }, io, prompter, stdin, pool, 'upgrade');
-  let conn: KubeConnection | undefined;
-  const cluster = async () => {
-    // The drains' connection, found like the other verbs' (--kubeconfig, else KUBECONFIG, else ~/.kube/config), its
-    // context by the inventory's endpoint unless --context names one.
-    conn ??= await loadKubeAdapter().connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', inventory, remote: remoteExecOver(pool), contextByEndpoint: 'require' });
-    const c = conn;
-    return createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory });
-  };
-  try {
+    const repo = f['backup-dir'] ? await gitWorkTreeOf(f['backup-dir'] as string) : undefined;
+    if (repo) throw new UsageError(`--backup-dir ${f['backup-dir'] as string} is inside the git work tree ${repo}: a snapshot holds every Secret of the cluster; choose a folder outside it`);
+    return { maxUnavailable, drainTimeoutSeconds };
+  },
+  run: async ({ inventory, flags, io, options: { maxUnavailable, drainTimeoutSeconds }, ssh, become, setPassword, planRun, kube }) => {
+    const pool = ssh();
+    const { ui, run, preflight } = planRun();
+    let conn: KubeConnection | undefined;
+    const cluster = async () => {
+      // The drains' connection, found like the other verbs' (--kubeconfig, else KUBECONFIG, else ~/.kube/config), its
+      // context by the inventory's endpoint unless --context names one.
+      conn ??= await kube({ inventory, remote: remoteExecOver(pool), contextByEndpoint: 'require' });
+      const c = conn;
+      return createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory });
+    };
     // The drains and uncordons go through the API: a machine that cannot reach it learns so before anything changes,
     // not at the first drain with the control plane already upgraded.
     if (!flags.plan) {
@@ -89,12 +81,12 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
     // Then every host answers, takes our key and lets us become root — before the upgrade asks anything.
     if (!(await preflight('Upgrade', inventory.hosts.map((h) => h.name)))) return EXIT_FAILED;
     const hooks = upgradeHooks({
-      backup: { inventory, ssh: pool, become: session.become }, backupDir: resolve((flags['backup-dir'] as string | undefined) ?? '.'), cluster,
+      backup: { inventory, ssh: pool, become }, backupDir: resolve((flags['backup-dir'] as string | undefined) ?? '.'), cluster,
       ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), deleteEmptyDirData: Boolean(flags['delete-emptydir-data']), say: (l) => io.stderr(`.. ${l}\n`),
     });
     const outcome = await upgradeWorkflow(ui, {
       deps: { inventory, ssh: pool }, loginUser: (h) => pool.loginUser(h), target: flags.to as string, maxUnavailable, ...(conn ? { drainsThrough: { context: conn.context, server: conn.server } } : {}),
-      ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), planOnly: Boolean(flags.plan), hooks, run, onPassword: session.setPassword,
+      ...(drainTimeoutSeconds ? { drainTimeoutSeconds } : {}), planOnly: Boolean(flags.plan), hooks, run, onPassword: setPassword,
     });
     if (outcome.kind === 'planned') return EXIT_OK;
     if (!('perNode' in outcome)) return EXIT_FAILED;
@@ -102,9 +94,5 @@ export async function runUpgradeVerb(argv: string[], io: CliIo, stdin: NodeJS.Re
     if (flags.json) io.stdout(JSON.stringify({ ok, perNode: outcome.perNode, backups: outcome.backups, explanations: outcome.explanations.map((e) => e.id) }) + '\n');
     else for (const t of outcome.perNode) io.stdout(`upgraded ${t.host} in ${t.seconds.toFixed(1)} s\n`);
     return ok ? EXIT_OK : EXIT_FAILED;
-  } finally {
-    prompter.close();
-    conn?.dispose();
-    await pool.close();
-  }
-}
+  },
+});

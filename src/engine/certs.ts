@@ -88,7 +88,8 @@ export async function inspectCertificates(deps: CertsDeps, only?: readonly strin
 /** The CSRs nobody decided yet, through the first control-plane node whose admin.conf answers. */
 async function readPendingCsrs(deps: CertsDeps, now: number): Promise<Pick<CertReport, 'csrs' | 'csrsError'>> {
   const errors: string[] = [];
-  for (const h of deps.inventory.hosts.filter((x) => x.roles.includes('control-plane'))) {
+  // A host the preflight failed is not contacted for the CSRs either (its certificates are "not read" already).
+  for (const h of deps.inventory.hosts.filter((x) => x.roles.includes('control-plane') && !deps.notRead?.has(x.name))) {
     try {
       const r = await deps.ssh.exec(h.name, asRoot(listCsrsCommand(), deps.become(h.name)), { timeoutMs: 20_000, ...(deps.signal ? { signal: deps.signal } : {}) });
       return { csrs: parsePendingCsrs(r.stdout, now) };

@@ -236,7 +236,10 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
 
   async close(): Promise<void> {
     const conns = [...this.all];
+    const pending = [...this.conns.values()];
     this.conns.clear();
+    // A connection still in its handshake (a cancel came first) is ended once it is up: nothing asked for it uses it.
+    for (const p of pending) p.then((c) => void (conns.includes(c) || c.client.end()), () => undefined);
     await Promise.all(
       conns.map(
         (c) =>
