@@ -130,6 +130,9 @@ describe('balancer drills on the lab pair', { timeout: 20 * 60_000 }, () => {
     const api = apiClient();
     const vip = watchVip(env, VIP, [LB1, LB2]);
     const run = await runDrill(env, home, ['--host', LB1, '--kind', 'power-off', '--power-off-command', `bash ${LAB} fault power-off {host}`, '--power-on-command', `bash ${LAB} fault power-on {host}`], 8 * 60_000);
+    // The drill ends once its own probe sees the VIP back; ours asks the powered-on machine over a new connection,
+    // which may take a few seconds more: our own sighting of the return is waited for (bounded), not raced.
+    if (run.restoreAt) await vip.seenAlone(LB1, run.restoreAt, 60_000);
     const changes = await vip.stop();
     const polled = await api.stop();
     assert.equal(run.code, 0, run.out.slice(-3000));

@@ -92,17 +92,30 @@ export const masterDownSeconds = (advert: number, priority: number) => 3 * adver
  * Who holds the VIP, every 250 ms, by its own ssh per balancer (a multiplexed master connection each, so a poll costs a
  * round trip): the moments the holders changed, in Date.now() milliseconds.
  */
-export function watchVip(env: Record<string, string>, vip: string, balancers: string[]): { stop(): Promise<{ at: number; holders: string[] }[]> } {
+export interface VipWatch {
+  /** Waits (up to `timeoutMs`) until `holder` alone holds the VIP at or after `fromMs`; true when seen. */
+  seenAlone(holder: string, fromMs: number, timeoutMs: number): Promise<boolean>;
+  stop(): Promise<{ at: number; holders: string[] }[]>;
+}
+
+export function watchVip(env: Record<string, string>, vip: string, balancers: string[]): VipWatch {
   const changes: { at: number; holders: string[] }[] = [];
   let stopped = false;
   const control = ['-o', 'ControlMaster=auto', '-o', `ControlPath=/run/kw-lab-vip-%C`, '-o', 'ControlPersist=120'];
+  const dropMaster = (host: string) => spawn('ssh', ['-F', env.LAB_SSH_CONFIG!, ...control, '-O', 'exit', host], { stdio: 'ignore' }).on('error', () => undefined);
+  // A host that did not answer: its master connection may be to the machine before a power-off (hung until TCP gives
+  // up), and every probe through it would fail after the machine is back — the next probe opens a fresh one.
   const one = (host: string) =>
     new Promise<boolean>((res) => {
       const p = spawn('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', 'ConnectTimeout=1', '-o', 'BatchMode=yes', ...control, host, 'ip -o -4 addr show'], { stdio: ['ignore', 'pipe', 'ignore'] });
       let out = '';
       const timer = setTimeout(() => p.kill('SIGKILL'), 1500);
       p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      p.on('exit', () => (clearTimeout(timer), res(out.includes(` ${vip}/`))));
+      p.on('exit', (code) => {
+        clearTimeout(timer);
+        if (code !== 0) dropMaster(host);
+        res(out.includes(` ${vip}/`));
+      });
       p.on('error', () => (clearTimeout(timer), res(false)));
     });
   const loop = (async () => {
@@ -116,6 +129,12 @@ export function watchVip(env: Record<string, string>, vip: string, balancers: st
     }
   })();
   return {
+    async seenAlone(holder, fromMs, timeoutMs) {
+      for (const end = Date.now() + timeoutMs; ; await sleep(250)) {
+        if (changes.some((c) => c.at >= fromMs && c.holders.length === 1 && c.holders[0] === holder)) return true;
+        if (Date.now() > end || stopped) return false;
+      }
+    },
     async stop() {
       stopped = true;
       await loop;
