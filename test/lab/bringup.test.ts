@@ -41,7 +41,7 @@ const cliEnv = () => ({ ...process.env, PATH: env.PATH ?? process.env.PATH!, HOM
 
 function cli(args: string[], timeoutMs = 40 * 60_000): { code: number; out: string; seconds: number } {
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, cliArgs(args), { encoding: 'utf8', timeout: timeoutMs, env: cliEnv(), maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, cliArgs(args), { encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', env: cliEnv(), maxBuffer: 64 * 1024 * 1024 });
   return { code: r.status ?? -1, out: `${r.stdout}\n${r.stderr}`, seconds: (Date.now() - t0) / 1000 };
 }
 

@@ -48,6 +48,7 @@ function cli(verb: string, args: string[], timeoutMs = 5 * 60_000): { code: numb
     env: { ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR!, KW_PEAK_RSS_FILE: rssFile },
     encoding: 'utf8',
     timeout: timeoutMs,
+    killSignal: 'SIGKILL',
     maxBuffer: 64 * 1024 * 1024,
   });
   process.stderr.write(r.stderr);

@@ -56,7 +56,7 @@ export function etcdctl(env: MaintenanceEnv, endpoint: string, ...args: string[]
 export function cli(env: MaintenanceEnv, verb: string, args: string[], opts: { inventory?: string; timeoutMs?: number } = {}): { code: number; stdout: string; stderr: string; seconds: number } {
   const t0 = Date.now();
   const r = spawnSync(process.execPath, [CLI, ...verb.split(' '), '--inventory', opts.inventory ?? env.LAB_INVENTORY!, '--ssh-config', env.LAB_SSH_CONFIG!, '--known-hosts', env.LAB_KNOWN_HOSTS!, ...args], {
-    env: { ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR }, encoding: 'utf8', timeout: opts.timeoutMs ?? 10 * 60_000, maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, PATH: env.PATH!, HOME: env.HOME_DIR }, encoding: 'utf8', timeout: opts.timeoutMs ?? 10 * 60_000, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024,
   });
   process.stderr.write(r.stderr);
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - t0) / 1000 };
