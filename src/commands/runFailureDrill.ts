@@ -108,6 +108,12 @@ async function powerCommands(ui: EditorUi, what: 'node' | 'balancer'): Promise<{
   return undefined;
 }
 
+/**
+ * The drill's questions come one after another, after a preflight that may take seconds: a click elsewhere while
+ * they open must not drop the drill half-asked (a quick pick closes on focus loss by default).
+ */
+const WIZARD = { ignoreFocusOut: true } as const;
+
 async function nodeRequest(ui: EditorUi, host: string, reachable: Reachable): Promise<DrillRequest | undefined> {
   const powerOff = setting('drillPowerOffCommand').trim();
   const powerOn = setting('drillPowerOnCommand').trim();
@@ -131,6 +137,7 @@ async function nodeRequest(ui: EditorUi, host: string, reachable: Reachable): Pr
       },
     ],
     vscode.l10n.t('How the node fails'),
+    WIZARD,
   );
   if (!fault) return undefined;
   if (!(await reachable({ kind: fault, cutCommand: cut, healCommand: heal }))) return undefined;
@@ -144,6 +151,7 @@ async function nodeRequest(ui: EditorUi, host: string, reachable: Reachable): Pr
       { value: 360, label: vscode.l10n.t('Wait up to 6 minutes after NotReady for evictions'), detail: vscode.l10n.t('Enough for the default tolerationSeconds of 300 s.') },
     ],
     vscode.l10n.t('Taint-based evictions of the pods on the node'),
+    WIZARD,
   );
   if (evictionWaitSeconds === undefined) return undefined;
   return {
@@ -172,6 +180,7 @@ async function balancerRequest(ui: EditorUi, host: string, reachable: Reachable)
       { value: 'split-brain' as const, label: vscode.l10n.t('Block VRRP between the balancers (split brain)'), description: vscode.l10n.t('nftables over SSH'), detail: vscode.l10n.t('Both become MASTER; the live view and status must report it within 5 s. Heals itself after a few minutes if the drill cannot.') },
     ],
     vscode.l10n.t('How the balancer fails'),
+    WIZARD,
   );
   if (!fault) return undefined;
   if (!(await reachable({ kind: fault }))) return undefined;
