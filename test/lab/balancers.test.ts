@@ -75,6 +75,8 @@ describe('balancer drills on the lab pair', { timeout: 20 * 60_000 }, () => {
     const api = apiClient();
     const vip = watchVip(env, VIP, [LB1, LB2]);
     const run = await runDrill(env, home, ['--host', LB1, '--kind', 'haproxy']);
+    // the drill ends once its own probe sees the VIP back: ours is waited for (bounded), not raced
+    if (run.restoreAt) await vip.seenAlone(LB1, run.restoreAt, 30_000);
     const changes = await vip.stop();
     const polled = await api.stop();
     assert.equal(run.code, 0, run.out.slice(-3000));

@@ -103,8 +103,11 @@ export function watchVip(env: Record<string, string>, vip: string, balancers: st
   let stopped = false;
   const control = ['-o', 'ControlMaster=auto', '-o', `ControlPath=/run/kw-lab-vip-%C`, '-o', 'ControlPersist=120'];
   const dropMaster = (host: string) => spawn('ssh', ['-F', env.LAB_SSH_CONFIG!, ...control, '-O', 'exit', host], { stdio: 'ignore' }).on('error', () => undefined);
-  // A host that did not answer: its master connection may be to the machine before a power-off (hung until TCP gives
-  // up), and every probe through it would fail after the machine is back — the next probe opens a fresh one.
+  // A host that did not answer three times running (4.5 s): its master connection may be to the machine before a
+  // power-off (hung until TCP gives up), and every probe through it would fail after the machine is back — the next
+  // probe opens a fresh one. Not at the first miss: a probe slow on a loaded machine would drop a good master, and
+  // the probes after it pay a new handshake each.
+  const misses = new Map<string, number>();
   const one = (host: string) =>
     new Promise<boolean>((res) => {
       const p = spawn('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', 'ConnectTimeout=1', '-o', 'BatchMode=yes', ...control, host, 'ip -o -4 addr show'], { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -113,7 +116,9 @@ export function watchVip(env: Record<string, string>, vip: string, balancers: st
       p.stdout.on('data', (d: Buffer) => (out += d.toString()));
       p.on('exit', (code) => {
         clearTimeout(timer);
-        if (code !== 0) dropMaster(host);
+        const missed = code === 0 ? 0 : (misses.get(host) ?? 0) + 1;
+        misses.set(host, missed === 3 ? 0 : missed);
+        if (missed === 3) dropMaster(host);
         res(out.includes(` ${vip}/`));
       });
       p.on('error', () => (clearTimeout(timer), res(false)));
