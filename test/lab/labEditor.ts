@@ -86,6 +86,24 @@ const exactly = (title: string) => new RegExp(`^${title.replace(/[.*+?^${}()|[\]
 export { runPaletteCommand } from '../vscode/harness/workbench';
 
 /**
+ * The plan-run's modal ("Run N steps on M hosts of labs-k8s?") once its plan is open beside it (the tab `planTab`):
+ * its message, and a click on one of its buttons that waits until it is gone.
+ */
+export async function planApproval(page: Page, planTab: string, timeoutMs = 3 * 60_000): Promise<{ message: string; click: (button: 'Run' | 'Cancel') => Promise<void> }> {
+  const dialog = page.locator('.monaco-dialog-box').filter({ hasText: /Run \d+ steps on \d+ hosts of / });
+  await dialog.waitFor({ timeout: timeoutMs });
+  await page.locator('.tabs-container .tab', { hasText: planTab }).waitFor();
+  const message = (await dialog.locator('.dialog-message-text').innerText()).trim();
+  return {
+    message,
+    click: async (button) => {
+      await dialog.locator('.monaco-button', { hasText: new RegExp(`^${button}$`) }).first().click();
+      await dialog.waitFor({ state: 'hidden' });
+    },
+  };
+}
+
+/**
  * A multi-select quick pick (canPickMany): each label typed into the filter and its row's checkbox clicked, as a person
  * ticks it, then Enter. The workbench renders each row as `role="checkbox"` with a toggle of the same role inside (not
  * an <input>), and typing a space only filters: the toggle is found by its role and name, and a tick counts once the

@@ -26,7 +26,7 @@ import { recordBench } from './bench';
 import { minimumPolls, pollApi, waitHealthy } from './clusterHealth';
 import { watchHaproxy, type StateChange } from './haproxyWatch';
 import type { PollResult } from './httpPoller';
-import { setRowExpanded, labEnv, openKubeadmContainer, openLabEditor, runPaletteCommand, showOnlyView, waitForLedger, waitForRows, type LabEditor } from './labEditor';
+import { setRowExpanded, labEnv, openKubeadmContainer, openLabEditor, planApproval, runPaletteCommand, showOnlyView, waitForLedger, waitForRows, type LabEditor } from './labEditor';
 import { tempDir } from '../tempDir';
 
 interface CertFacts {
@@ -141,12 +141,9 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
     try {
       await runPaletteCommand(page, 'Kubeadm: Renew Certificates…');
       // The plan opens beside the modal that asks to run it.
-      const dialog = page.locator('.monaco-dialog-box').filter({ hasText: /Run \d+ steps on \d+ hosts of / });
-      await dialog.waitFor({ timeout: 3 * 60_000 });
-      await page.locator('.tabs-container .tab', { hasText: 'certs-renew-plan.txt' }).waitFor();
+      const approval = await planApproval(page, 'certs-renew-plan.txt');
       await shot('day2-3-renew-approve');
-      await dialog.locator('.monaco-button', { hasText: /^Run$/ }).first().click();
-      await dialog.waitFor({ state: 'hidden' });
+      await approval.click('Run');
       // The run's ledger in the workspace says when the plan got through (or where it stopped); the run terminal and
       // the notification say the same to the user (screenshot below).
       ledger = await waitForLedger(page, runs, 'certs-renew', 'renewal', 12);

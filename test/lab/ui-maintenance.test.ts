@@ -19,39 +19,25 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
+import { after, before, describe } from 'node:test';
 import { parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
 import type { CertReport } from '../../src/core/certs/report';
 import { parseInventory } from '../../src/core/inventory/parse';
 import { recordBench } from './bench';
 import { minimumPolls, waitHealthy } from './clusterHealth';
-import { openKubeadmContainer, openLabEditor, runPaletteCommand, waitForLedger, type LabEditor } from './labEditor';
+import { openKubeadmContainer, openLabEditor, planApproval, runPaletteCommand, waitForLedger, type LabEditor } from './labEditor';
 import * as lab from './maintenanceLab';
+import { scenarioSteps } from '../vscode/harness/workbench';
 
 const KUBELET_NODE = 'labs-k8s-w02';
 
 describe('day-2 maintenance from the palette in VS Code on the lab cluster: defrag, reconfigure, NOSPACE, kubelet.conf', { timeout: 20 * 60_000 }, () => {
   let env: lab.MaintenanceEnv;
   let ed: LabEditor | undefined;
-  let ok = true;
+  const scenario = scenarioSteps(() => ed?.page);
+  const step = scenario.step;
   const kubectl = (...args: string[]) => lab.kubectl(env, ...args);
   const runs = () => join(ed!.dirs.workspace, '.kubeadm-workbench', 'runs');
-
-  /** The plan's modal ("Run N steps on M hosts of labs-k8s?") with its plan open beside it; its message. */
-  async function planModal(page: Page, planTab: string): Promise<{ message: string; click: (button: 'Run' | 'Cancel') => Promise<void> }> {
-    const dialog = page.locator('.monaco-dialog-box').filter({ hasText: /Run \d+ steps on \d+ hosts of / });
-    await dialog.waitFor({ timeout: 3 * 60_000 });
-    await page.locator('.tabs-container .tab', { hasText: planTab }).waitFor();
-    const message = (await dialog.locator('.dialog-message-text').innerText()).trim();
-    return {
-      message,
-      click: async (button) => {
-        await dialog.locator('.monaco-button', { hasText: new RegExp(`^${button}$`) }).first().click();
-        await dialog.waitFor({ state: 'hidden' });
-      },
-    };
-  }
 
   before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
@@ -67,18 +53,8 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
       spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', `UserKnownHostsFile=${env.LAB_KNOWN_HOSTS}`, host, "sed -i '/^    - --quota-backend-bytes=/d' /etc/kubernetes/manifests/etcd.yaml"], { timeout: 60_000 });
     }
     spawnSync('kubectl', ['--kubeconfig', env.KUBECONFIG!, 'uncordon', KUBELET_NODE], { env: { ...process.env, PATH: env.PATH! }, timeout: 30_000 });
-    await ed?.close(ok);
+    await ed?.close(!scenario.failed);
   });
-
-  const step = (name: string, fn: () => Promise<void>) =>
-    it(name, async () => {
-      try {
-        await fn();
-      } catch (e) {
-        ok = false;
-        throw e;
-      }
-    });
 
   step('"Defragment etcd…": one member at a time, the leader last, every file smaller, the API through the VIP unbroken', async () => {
     const { page, shot } = ed!;
@@ -90,7 +66,7 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
     let ledger;
     try {
       await runPaletteCommand(page, 'Kubeadm: Defragment etcd…');
-      const modal = await planModal(page, 'etcd-defrag-plan.txt');
+      const modal = await planApproval(page, 'etcd-defrag-plan.txt');
       await shot('maint-1-defrag-approve');
       await modal.click('Run');
       ledger = await waitForLedger(page, runs(), 'etcd-defrag', 'defragmentation', 5);
@@ -143,7 +119,7 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
     const serversBefore = apiServers();
     const runsBefore = existsSync(runs()) ? readdirSync(runs()).filter((f) => f.endsWith('-reconfigure.json')) : [];
     await runPaletteCommand(page, 'Kubeadm: Reconfigure Control Plane…');
-    const modal = await planModal(page, 'reconfigure-plan.txt');
+    const modal = await planApproval(page, 'reconfigure-plan.txt');
     // One node at a time behind the balancers: every control-plane node and every balancer has steps.
     const inventory = parseInventory(readFileSync(env.LAB_INVENTORY!, 'utf8')).inventory!;
     const hosts = inventory.hosts.filter((h) => h.roles.some((r) => r === 'control-plane' || r === 'loadbalancer')).length;
@@ -165,7 +141,7 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
     try {
       assert.ok(lab.etcdAlarms(env).some((a) => a.alarm === 'NOSPACE'), 'the CLI sees the alarm');
       await runPaletteCommand(page, 'Kubeadm: Recover etcd from NOSPACE…');
-      const modal = await planModal(page, 'etcd-nospace-plan.txt');
+      const modal = await planApproval(page, 'etcd-nospace-plan.txt');
       await shot('maint-5-nospace-approve');
       await modal.click('Run');
       const ledger = await waitForLedger(page, runs(), 'etcd-nospace', 'NOSPACE recovery', 5, 250);
@@ -194,7 +170,7 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
     await page.locator('.quick-input-widget input.input').fill(KUBELET_NODE);
     await page.locator('.quick-input-list .monaco-list-row', { hasText: KUBELET_NODE }).first().waitFor();
     await page.keyboard.press('Enter');
-    const modal = await planModal(page, 'kubelet-conf-plan.txt');
+    const modal = await planApproval(page, 'kubelet-conf-plan.txt');
     await shot('maint-7-kubelet-conf-approve');
     await modal.click('Run');
     await waitForLedger(page, runs(), 'kubelet-conf', 'kubelet.conf fix', 5);

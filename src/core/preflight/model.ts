@@ -102,6 +102,11 @@ export function firstFailure(checks: readonly CheckResult[]): CheckResult | unde
   return checks.find((c) => c.state === 'fail');
 }
 
+/** The hosts a preflight failed, each with its first failure's cause: what a read-only operation names "not read". */
+export function notReadCauses(r: PreflightReport | undefined): Map<string, string> {
+  return new Map((r?.hosts ?? []).filter((h) => hostState(h) === 'fail').map((h) => [h.host, firstFailure(h.checks)?.cause ?? 'the preflight failed'] as const));
+}
+
 /**
  * What an operation can do without: hosts it may find dead (the node a removal takes out), and failures it handles
  * with its own question (a changed host key the node operations show and accept only when typed back).

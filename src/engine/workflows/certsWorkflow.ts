@@ -8,7 +8,7 @@
 import type { CertReport, CertSummary } from '../../core/certs/report';
 import { summarize } from '../../core/certs/report';
 import type { Inventory } from '../../core/inventory/types';
-import { firstFailure, hostState, type PreflightReport } from '../../core/preflight/model';
+import { notReadCauses, type PreflightReport } from '../../core/preflight/model';
 import { certificateHosts } from '../certs';
 import type { Ui } from './ui';
 
@@ -49,7 +49,7 @@ export async function certsWorkflow(ui: Ui, input: CertsInput): Promise<CertsOut
   const only = input.hosts ?? [];
   const targets = certificateTargets(input.inventory, only);
   // A host that failed the preflight is not read, and said so with the preflight's cause — never a certificate problem.
-  const notRead = new Map((input.preflight?.hosts ?? []).filter((h) => hostState(h) === 'fail').map((h) => [h.host, firstFailure(h.checks)?.cause ?? 'the preflight failed'] as const));
+  const notRead = notReadCauses(input.preflight);
   const total = targets.filter((h) => !notRead.has(h)).length;
   let cancelled = false;
   const report = await ui.progress({ title: 'Inspecting certificates', cancellable: true }, async (progressReport, signal) => {

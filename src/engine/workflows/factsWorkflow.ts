@@ -10,7 +10,7 @@ import { analyzeFacts, parseFacts, type HostFacts } from '../../core/phases/fact
 import type { FactsRun } from '../../core/phases/factsReport';
 import { FACTS_SCRIPT } from '../../core/phases/factsScript';
 import { HostProgress, shouldSummarise } from '../../core/plan/hostProgress';
-import { firstFailure, hostState, type PreflightReport } from '../../core/preflight/model';
+import { notReadCauses, type PreflightReport } from '../../core/preflight/model';
 import { sh, sudo } from '../../core/ssh/command';
 import type { SshTransport } from '../../core/ssh/transport';
 import { summarizeFailure } from '../../core/text/failureSummary';
@@ -49,13 +49,8 @@ export async function factsWorkflow(ui: Ui, input: FactsInput): Promise<FactsOut
   const inv = input.inventory;
   const order = inv.hosts.map((h) => h.name);
   const asked = inv.hosts.filter((h) => !input.hosts?.length || input.hosts.includes(h.name));
-  const notRead: FactsNotReadWhy[] = [];
-  const failedPreflight = new Set<string>();
-  for (const h of input.preflight?.hosts ?? []) {
-    if (hostState(h) !== 'fail' || !asked.some((a) => a.name === h.host)) continue;
-    failedPreflight.add(h.host);
-    notRead.push({ host: h.host, cause: firstFailure(h.checks)?.cause ?? 'the preflight failed' });
-  }
+  const failedPreflight = new Map([...notReadCauses(input.preflight)].filter(([host]) => asked.some((a) => a.name === host)));
+  const notRead: FactsNotReadWhy[] = [...failedPreflight].map(([host, cause]) => ({ host, cause }));
   // Read where the preflight passed; the others are named with why they were not read.
   const readable = asked.filter((h) => !failedPreflight.has(h.name));
   const facts: HostFacts[] = [];

@@ -17,6 +17,7 @@ import type { Inventory } from '../../../src/core/inventory/types';
 import { CliHostKeyPrompt } from '../../../src/core/ssh/hostKeyPolicy';
 import { inspectCertificates } from '../../../src/engine/certs';
 import { runPreflight } from '../../../src/engine/preflight';
+import type { PreflightReport } from '../../../src/core/preflight/model';
 import { certsWorkflow } from '../../../src/engine/workflows/certsWorkflow';
 import { factsWorkflow } from '../../../src/engine/workflows/factsWorkflow';
 import { sudoUnlessRoot } from '../../../src/engine/become';
@@ -54,13 +55,21 @@ function pool(): SshPool {
 }
 
 const preflightOf = (p: SshPool) => runPreflight(p, { inventory: inv, operation: 'test', hosts: inv.hosts.map((h) => h.name), sudoPasswordAsked: false, timeoutMs: 4000 });
-const prettyName = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1];
 
-test('facts: read where the preflight passed, the failed host named with its cause and not contacted; one machine seen twice is a clone', async () => {
+/** A pool and the preflight over it, with the failed connections it made by then; the pool closed after `fn`. */
+async function afterPreflight(fn: (p: SshPool, pre: PreflightReport, attempts: number) => Promise<void>): Promise<void> {
   const p = pool();
   try {
     const pre = await preflightOf(p);
-    const attempts = p.stats().failedConnections;
+    await fn(p, pre, p.stats().failedConnections);
+  } finally {
+    await p.close();
+  }
+}
+const prettyName = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1];
+
+test('facts: read where the preflight passed, the failed host named with its cause and not contacted; one machine seen twice is a clone', () =>
+  afterPreflight(async (p, pre, attempts) => {
     const ui = new ScriptedUi();
     const r = await factsWorkflow(ui, { inventory: inv, ssh: p, loginUser: (h) => p.loginUser(h), preflight: pre });
     assert.equal(p.stats().failedConnections, attempts, 'the host that failed the preflight was not tried again');
@@ -75,10 +84,7 @@ test('facts: read where the preflight passed, the failed host named with its cau
     assert.deepEqual(ui.progressMessages, ['1/2 hosts', '2/2 hosts']);
     assert.equal(r.cancelled, false);
     assert.ok(r.ms < FACTS_TIMEOUT_MS, `${r.ms} ms`);
-  } finally {
-    await p.close();
-  }
-});
+  }));
 
 test('facts cancelled: the reading ends with every host accounted for, read or not read', async () => {
   const p = pool();
@@ -106,11 +112,8 @@ test('kubeadm-workbench facts: the workflow on a terminal — a line per host re
   assert.ok(Number(last[1]) < FACTS_TIMEOUT_MS, `${last[1]} ms`);
 });
 
-test('certificates: the Kubernetes hosts, the failed one "not read" with the preflight\'s cause and not contacted; progress counts the hosts read', async () => {
-  const p = pool();
-  try {
-    const pre = await preflightOf(p);
-    const attempts = p.stats().failedConnections;
+test('certificates: the Kubernetes hosts, the failed one "not read" with the preflight\'s cause and not contacted; progress counts the hosts read', () =>
+  afterPreflight(async (p, pre, attempts) => {
     const ui = new ScriptedUi();
     const told: string[] = [];
     const { report, summary, cancelled } = await certsWorkflow(ui, {
@@ -126,7 +129,4 @@ test('certificates: the Kubernetes hosts, the failed one "not read" with the pre
     assert.deepEqual(summary.notRead.map((n) => n.host), ['labs-k8s-m02']);
     assert.deepEqual(told.sort(), ['labs-k8s-m01 true', 'labs-k8s-w01 true']);
     assert.deepEqual(ui.progressMessages.map((m) => m.replace(/ \(.*\)$/, '')), ['1/2 hosts', '2/2 hosts']);
-  } finally {
-    await p.close();
-  }
-});
+  }));
