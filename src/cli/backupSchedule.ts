@@ -12,7 +12,7 @@ import { readSnapshotSchedules } from '../engine/day2Status';
 import { scheduleWorkflow } from '../engine/workflows/scheduleWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK } from './io';
-import { hostsWith } from './planRun';
+import { hostsWith } from '../core/inventory/types';
 import { defineVerb } from './verb';
 import { PLAN_VERB_FLAGS } from './verbFlags';
 

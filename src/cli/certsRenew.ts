@@ -12,7 +12,7 @@ import { servedCertificate } from '../adapters/tls/servedCertificate';
 import { renewWorkflow } from '../engine/workflows/renewWorkflow';
 import type { FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK } from './io';
-import { hostsWith } from './planRun';
+import { hostsWith } from '../core/inventory/types';
 import { defineVerb } from './verb';
 import { PLAN_VERB_FLAGS } from './verbFlags';
 

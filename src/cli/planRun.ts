@@ -32,11 +32,6 @@ export function sudoAsked(flags: Record<string, unknown>, stdin: NodeJS.Readable
   return Boolean(flags['ask-become-pass']) || Boolean((stdin as { isTTY?: boolean }).isTTY);
 }
 
-/** The hosts of an inventory with a role (`control-plane`, `loadbalancer`, `worker`). */
-export function hostsWith(inv: Inventory, ...roles: string[]): string[] {
-  return inv.hosts.filter((h) => h.roles.some((r) => roles.includes(r))).map((h) => h.name);
-}
-
 /** This terminal's Ui and how it runs plans (--yes, --ask-become-pass, --fresh, --max-parallel, the words to run it again). */
 export function terminalPlanRun(l: Loaded, io: CliIo, prompter: Prompter, stdin: NodeJS.ReadableStream, ssh: SshPool, words: string) {
   const interactive = Boolean((stdin as { isTTY?: boolean }).isTTY);

@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { restoreWorkflow } from '../engine/workflows/restoreWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK } from './io';
-import { hostsWith } from './planRun';
+import { hostsWith } from '../core/inventory/types';
 import { defineVerb } from './verb';
 import { PLAN_VERB_FLAGS } from './verbFlags';
 

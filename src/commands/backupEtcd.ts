@@ -6,7 +6,8 @@ import { backupWorkflow } from '../engine/workflows/backupWorkflow';
 import { editorUi } from '../editor/vscodeUi';
 import type { Ui } from '../engine/workflows/ui';
 import { defineCommand } from './context';
-import { editorPreflight, hostsWith } from './preflightGate';
+import { editorPreflight } from './preflightGate';
+import { hostsWith } from '../core/inventory/types';
 import { setting } from '../editor/settings';
 
 /**

@@ -16,7 +16,8 @@ import { log } from '../editor/log';
 import type { LiveNode } from '../editor/treeNodes';
 import { editorPlanRun } from './runPlan';
 import { defineCommand } from './context';
-import { editorPreflight, hostsWith } from './preflightGate';
+import { editorPreflight } from './preflightGate';
+import { hostsWith } from '../core/inventory/types';
 
 export const refreshBackups = defineCommand({ trust: vscode.l10n.t('read the scheduled etcd snapshots on the control-plane hosts'), inventory: vscode.l10n.t('Refresh Backups'), inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {

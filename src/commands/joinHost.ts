@@ -6,7 +6,8 @@ import { editorUi } from '../editor/vscodeUi';
 import { approveAndRunPlan } from './runPlan';
 import type { InventoryNode } from '../editor/treeNodes';
 import { defineCommand } from './context';
-import { editorPreflight, hostsWith, refuseUnlessPasses } from './preflightGate';
+import { editorPreflight, refuseUnlessPasses } from './preflightGate';
+import { hostsWith } from '../core/inventory/types';
 
 /**
  * Joins inventory hosts to the running cluster — a node added to the inventory, or one rebuilt: its

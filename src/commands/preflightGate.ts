@@ -33,11 +33,6 @@ export async function editorPreflight(ctx: Pick<CommandContext, 'connection'>, u
   return outcome;
 }
 
-/** The hosts of an inventory with one of the roles. */
-export function hostsWith(inv: Inventory, ...roles: string[]): string[] {
-  return inv.hosts.filter((h) => h.roles.some((r) => roles.includes(r))).map((h) => h.name);
-}
-
 /**
  * After a choice narrowed what the operation needs (the node picked), the report already gathered judges again —
  * no new connection: the table and one refusal when a host it needs fails.

@@ -7,7 +7,8 @@ import { certificateThresholds } from '../editor/certificateInspections';
 import { editorUi } from '../editor/vscodeUi';
 import { editorPlanRun } from './runPlan';
 import { defineCommand } from './context';
-import { editorPreflight, hostsWith } from './preflightGate';
+import { editorPreflight } from './preflightGate';
+import { hostsWith } from '../core/inventory/types';
 import { setting } from '../editor/settings';
 
 /**

@@ -13,7 +13,8 @@ import { log } from '../editor/log';
 import { editorUi } from '../editor/vscodeUi';
 import { editorPlanRun } from './runPlan';
 import { defineCommand } from './context';
-import { editorPreflight, hostsWith } from './preflightGate';
+import { editorPreflight } from './preflightGate';
+import { hostsWith } from '../core/inventory/types';
 
 type Choice = 'defaults' | 'custom' | 'remove';
 

@@ -108,6 +108,11 @@ export function hostsWithRole(inv: Inventory, role: Role): HostSpec[] {
   return inv.hosts.filter((h) => h.roles.includes(role));
 }
 
+/** The names of the hosts with one of the roles, in inventory order (the hosts an operation's preflight checks). */
+export function hostsWith(inv: Inventory, ...roles: Role[]): string[] {
+  return inv.hosts.filter((h) => h.roles.some((r) => roles.includes(r))).map((h) => h.name);
+}
+
 /** A host that is (or becomes) a Kubernetes node: a control-plane node or a worker — not a bare load balancer. */
 export function isKubernetesHost(h: { roles: readonly string[] }): boolean {
   return h.roles.includes('control-plane') || h.roles.includes('worker');
