@@ -36,28 +36,30 @@ const COMMON: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'max-parallel': 's
 
 const FACTS_USAGE = 'usage: kubeadm-workbench facts --inventory FILE [--host NAME]... [--json] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...]\n';
 
+/** The pool of facts and the bring-up verbs: no host-key lines of its own (the preflight says them), the pool's connect timeout, --max-parallel. */
+const BRING_UP_SSH = { report: false, connectTimeoutMs: 0, maxParallelHosts: 'from-flags' } as const;
+
 /** The facts workflow (engine/workflows/factsWorkflow.ts, the editor's Gather Host Facts too) on this terminal. */
 export const runFacts = defineVerb({
   words: 'facts', flags: { ...COMMON, host: 'list', json: 'boolean' }, usage: FACTS_USAGE, usageOnly: true,
-  needs: { inventory: 'strict', ssh: { report: false, connectTimeoutMs: 0, maxParallelHosts: 'from-flags' } },
+  needs: { inventory: 'strict', ssh: BRING_UP_SSH },
   run: async ({ inventory, flags, io, prompter, ssh }) => {
     const pool = ssh();
     const ui = new TerminalUi({ io, prompter, yes: true, askBecomePass: false, interactive: false });
-    const started = Date.now();
     const r = await factsWorkflow(ui, {
       inventory, ssh: pool, loginUser: (h) => pool.loginUser(h), hosts: (flags.host as string[] | undefined) ?? [],
       onSummary: (line) => io.stderr(`.. facts: ${line}\n`),
     });
     const failures = r.notRead;
     if (flags.json) {
-      io.stdout(JSON.stringify({ facts: r.facts, findings: r.findings, failures, ms: Date.now() - started }, null, 2) + '\n');
+      io.stdout(JSON.stringify({ facts: r.facts, findings: r.findings, failures, ms: r.ms }, null, 2) + '\n');
     } else {
       for (const f of r.facts) {
         io.stdout(`${f.host}: ${f.os?.pretty ?? '?'} · kernel ${f.kernel ?? '?'} · machine-id ${f.machineId?.slice(0, 8) ?? '?'}… · swap ${f.swapActive.length ? 'ON' : 'off'} · containerd ${f.containerd?.version ?? '-'} · kubelet ${f.kubelet?.version ?? '-'} · kubeadm ${f.kubeadmVersion ?? '-'}\n`);
       }
       for (const x of r.findings) io.stdout(`${x.severity.toUpperCase()} ${x.host}: ${x.message} (${x.rule})\n    ${x.why}\n`);
       for (const f of failures) io.stderr(`not read ${f.host}: ${f.cause}\n`);
-      io.stdout(`facts of ${r.facts.length}/${r.hosts.length} hosts in ${Date.now() - started} ms; ${r.findings.filter((f) => f.severity === 'error').length} error(s) in the facts read${failures.length ? `; ${failures.length} host(s) not read` : ''}\n`);
+      io.stdout(`facts of ${r.facts.length}/${r.hosts.length} hosts in ${r.ms} ms; ${r.findings.filter((f) => f.severity === 'error').length} error(s) in the facts read${failures.length ? `; ${failures.length} host(s) not read` : ''}\n`);
     }
     return failures.length || r.findings.some((f) => f.severity === 'error') ? EXIT_FAILED : EXIT_OK;
   },
@@ -97,21 +99,13 @@ function kubeconfigTarget(l: Loaded): string {
   return resolve((l.flags.kubeconfig as string | undefined) ?? process.env.KUBECONFIG?.split(':')[0] ?? join(homedir(), '.kube', 'config'));
 }
 
-/** What the bring-up verbs run with: the inventory their plan is built from, the flags, the words to run them again. */
-function loaded(ctx: { inventory: Loaded['inventory']; inventoryPath: string; flags: Loaded['flags']; argv: string[] }): Loaded {
-  return { inventory: ctx.inventory, inventoryPath: ctx.inventoryPath, flags: ctx.flags, argv: ctx.argv };
-}
-
-/** The bring-up verbs' pool: no host-key lines of its own (the preflight says them), the pool's connect timeout, --max-parallel. */
-const BRING_UP_SSH = { report: false, connectTimeoutMs: 0, maxParallelHosts: 'from-flags' } as const;
-
 export const runPlanVerb = defineVerb({
   words: 'plan', flags: { ...COMMON, phases: 'list', kubeconfig: 'string', format: 'string' }, usage: PLAN_USAGE, usageOnly: true, needs: { inventory: 'strict' },
   run: async (ctx) => {
     const { flags, io } = ctx;
     const format = (flags.format as string | undefined) ?? 'text';
     if (format !== 'text' && format !== 'json') throw new UsageError(`--format is text or json, not ${format}`);
-    const l = loaded(ctx);
+    const l: Loaded = ctx;
     let plan;
     try {
       plan = await makePlan(l, io, kubeconfigTarget(l));
@@ -128,7 +122,7 @@ export const runPlanVerb = defineVerb({
 export const runUp = defineVerb({
   words: 'up', flags: { ...COMMON, ...RUN_FLAGS, phases: 'list' }, usage: UP_USAGE, usageOnly: true, needs: { inventory: 'strict', ssh: BRING_UP_SSH },
   run: async (ctx) => {
-    const l = loaded(ctx);
+    const l: Loaded = ctx;
     const kubeconfig = kubeconfigTarget(l);
     let plan;
     try {
@@ -150,7 +144,7 @@ const JOIN_USAGE = 'usage: kubeadm-workbench join --inventory FILE --host NAME [
 export const runJoin = defineVerb({
   words: 'join', flags: { ...COMMON, ...RUN_FLAGS, host: 'list' }, usage: JOIN_USAGE, usageOnly: true, needs: { inventory: 'strict', ssh: BRING_UP_SSH },
   run: async (ctx) => {
-    const l = loaded(ctx);
+    const l: Loaded = ctx;
     const hosts = (l.flags.host as string[] | undefined) ?? [];
     const problem = joinProblem(l.inventory, hosts);
     if (problem) throw new UsageError(`join: ${problem}`);
