@@ -178,6 +178,9 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
         const { value, via } = await readThroughFirst(etcdReadOrder(pods.map((p) => p.candidate), lastReader), (c) => readEtcd0(podRunner(byName.get(c.name)!)), {
           // etcdctl's own timeouts are 1.5 s; an answer later than that is a pod on a node that went away.
           hedgeAfterMs: 2_000,
+          // then a new exec every second (a new connection the balancer may send to a live API server), six in all
+          retryEveryMs: 1_000,
+          maxAttempts: 6,
           failed: (c, e) => errors.push(`exec ${c.name}: ${errorMessage(e)}`),
         });
         lastReader = via.name;

@@ -33,27 +33,38 @@ export function etcdReadOrder(candidates: readonly EtcdPodCandidate[], last: str
 
 /**
  * Reads through `order[0]`; the others start only when it failed, or when it has not answered within `hedgeAfterMs`
- * (a pod on a node that just died still looks Running, and its exec fails only at its timeout). The first answer
- * wins and names its pod; `failed` hears each failure. Rejects when every pod failed.
+ * (a pod on a node that just died still looks Running, and its exec fails only at its timeout). While nothing has
+ * answered, one more attempt starts every `retryEveryMs` after that, through the order again from its start, up to
+ * `maxAttempts` in all: each exec is a new connection through the balancer, and while a control-plane node has just
+ * died the balancer still sends a third of new connections to its API server (until its health check marks it down,
+ * ~6 s on the lab), and one read's three execs can all land there or on the dead pod (the likely cause of a CI run
+ * whose live model said "at risk" 10.6 s after a power-off, where others took 3.5–3.7 s). Only a slow read is tried
+ * again: when every started attempt has failed, the read rejects at once (a refused exec would be refused again).
+ * The first answer wins and names its pod; `failed` hears each failure.
  */
 export function readThroughFirst<T>(
   order: readonly EtcdPodCandidate[],
   read: (pod: EtcdPodCandidate) => Promise<T>,
-  opts: { hedgeAfterMs: number; failed?: (pod: EtcdPodCandidate, e: unknown) => void },
+  opts: { hedgeAfterMs: number; retryEveryMs?: number; maxAttempts?: number; failed?: (pod: EtcdPodCandidate, e: unknown) => void },
 ): Promise<{ value: T; via: EtcdPodCandidate }> {
   return new Promise((resolve, reject) => {
     if (!order.length) return reject(new Error('no etcd pod to read through'));
+    const maxAttempts = Math.max(order.length, opts.maxAttempts ?? 2 * order.length);
+    const retryEveryMs = opts.retryEveryMs ?? opts.hedgeAfterMs / 2;
     let settled = false;
     let started = 0;
     let failures = 0;
-    let hedge: ReturnType<typeof setTimeout> | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (): void => {
+      settled = true;
+      clearTimeout(timer);
+    };
     const start = (pod: EtcdPodCandidate): void => {
       started++;
       read(pod).then(
         (value) => {
           if (settled) return;
-          settled = true;
-          clearTimeout(hedge);
+          finish();
           resolve({ value, via: pod });
         },
         (e: unknown) => {
@@ -61,20 +72,28 @@ export function readThroughFirst<T>(
           failures++;
           if (settled) return;
           if (started === 1 && order.length > 1) startRest();
-          else if (failures === order.length) {
-            settled = true;
-            clearTimeout(hedge);
+          else if (failures === started) {
+            finish();
             reject(new Error('every etcd pod failed'));
           }
         },
       );
     };
+    /** Again through the order from its start, one attempt per tick, while nothing answers. */
+    const retry = (): void => {
+      if (settled || started >= maxAttempts) return;
+      start(order[started % order.length]!);
+      if (started < maxAttempts) timer = setTimeout(retry, retryEveryMs);
+    };
+    /** The first round's other pods, all at once (after a failure or the hedge). */
     const startRest = (): void => {
-      clearTimeout(hedge);
+      clearTimeout(timer);
       if (started > 1) return;
       for (const pod of order.slice(1)) start(pod);
+      if (!settled && started < maxAttempts) timer = setTimeout(retry, retryEveryMs);
     };
     start(order[0]!);
-    if (order.length > 1) hedge = setTimeout(() => !settled && startRest(), opts.hedgeAfterMs);
+    if (order.length > 1) timer = setTimeout(() => !settled && startRest(), opts.hedgeAfterMs);
+    else if (maxAttempts > 1) timer = setTimeout(retry, opts.hedgeAfterMs);
   });
 }

@@ -75,3 +75,43 @@ test('read through the first pod; the others only after it failed or was slow; a
   await assert.rejects(readThroughFirst(order, read, opts), /every etcd pod failed/);
   await assert.rejects(readThroughFirst([], read, opts), /no etcd pod/);
 });
+
+test('while nothing answers, the read tries again through new execs (the balancer still sends some to a dead API server); bounded', async () => {
+  // The lab's case: m03 powered off. Its pod's exec hangs; HAProxy still routes a third of new connections to m03's
+  // API server until its check marks it down, and the first two execs happened to go there.
+  let attempt = 0;
+  const asked: string[] = [];
+  const read = (p: EtcdPodCandidate) => {
+    const n = ++attempt;
+    asked.push(p.name);
+    const hangs = p.name === 'etcd-m03' || n <= 2;
+    return new Promise<string>((resolve, reject) => setTimeout(() => (hangs ? reject(new Error('timeout')) : resolve(p.name)), hangs ? 1_500 : 5));
+  };
+  const order = [pod('etcd-m01'), pod('etcd-m02'), pod('etcd-m03')];
+  const t0 = Date.now();
+  const r = await readThroughFirst(order, read, { hedgeAfterMs: 200, retryEveryMs: 100, maxAttempts: 6 });
+  const took = Date.now() - t0;
+  assert.equal(r.via.name, 'etcd-m01', 'the fourth attempt, through m01 again on a new connection');
+  assert.deepEqual(asked, ['etcd-m01', 'etcd-m02', 'etcd-m03', 'etcd-m01']);
+  assert.ok(took >= 295 && took < 1_000, `answered one retry after the hedge (${took} ms), not at the 1.5 s timeouts`);
+  // Everything hangs: at most maxAttempts execs, then the read rejects once all of them failed.
+  attempt = 100;
+  asked.length = 0;
+  const allHang = (p: EtcdPodCandidate) => {
+    asked.push(p.name);
+    return new Promise<string>((_, reject) => setTimeout(() => reject(new Error('timeout')), 300));
+  };
+  await assert.rejects(readThroughFirst(order, allHang, { hedgeAfterMs: 50, retryEveryMs: 20, maxAttempts: 6 }), /every etcd pod failed/);
+  assert.deepEqual(asked, ['etcd-m01', 'etcd-m02', 'etcd-m03', 'etcd-m01', 'etcd-m02', 'etcd-m03'], 'six attempts in all, through the order twice');
+  // One pod only: it is asked again after the hedge.
+  asked.length = 0;
+  let once = true;
+  const single = (p: EtcdPodCandidate) => {
+    asked.push(p.name);
+    const hang = once;
+    once = false;
+    return new Promise<string>((resolve, reject) => setTimeout(() => (hang ? reject(new Error('timeout')) : resolve(p.name)), hang ? 1_000 : 5));
+  };
+  assert.equal((await readThroughFirst([pod('etcd-m01')], single, { hedgeAfterMs: 50, maxAttempts: 2 })).via.name, 'etcd-m01');
+  assert.deepEqual(asked, ['etcd-m01', 'etcd-m01']);
+});
