@@ -95,6 +95,16 @@ export function pollHttp(urls: string[], o: PollOptions = {}): { stop(): Promise
   };
 }
 
+/**
+ * An assertion message that carries the failures themselves (when, which URL, what went wrong): CI keeps only the
+ * failing assertion's message, and "no request failed" alone said nothing of the one request that did.
+ * `where` may place a failure in the run (the plan step or node it fell in).
+ */
+export function failuresMessage(p: PollResult, what: string, where?: (at: number) => string): string {
+  const shown = p.failed.slice(0, 5).map((f) => `${new Date(f.at).toISOString().slice(11, 23)}${where ? ` (${where(f.at)})` : ''} ${f.url}: ${f.problem}`);
+  return `${what}: ${p.failed.length} failed of ${p.polls} polls in ${p.seconds.toFixed(0)} s${shown.length ? ` — ${shown.join('; ')}${p.failed.length > shown.length ? '; …' : ''}` : ''}`;
+}
+
 /** The admin credentials of a kubeconfig, for an authenticated poller (base64 fields of the one user kubeadm writes). */
 export function adminTls(kubeconfig: string): { ca: Buffer; cert: Buffer; key: Buffer } {
   const text = readFileSync(kubeconfig, 'utf8');

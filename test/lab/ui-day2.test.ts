@@ -25,7 +25,7 @@ import type { LedgerData } from '../../src/core/plan/ledger';
 import { recordBench } from './bench';
 import { minimumPolls, pollApi, waitHealthy } from './clusterHealth';
 import { watchHaproxy, type StateChange } from './haproxyWatch';
-import type { PollResult } from './httpPoller';
+import { failuresMessage, type PollResult } from './httpPoller';
 import { setRowExpanded, labEnv, openKubeadmContainer, openLabEditor, planApproval, runPaletteCommand, showOnlyView, waitForLedger, waitForRows, type LabEditor } from './labEditor';
 import { tempDir } from '../tempDir';
 
@@ -157,7 +157,7 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
     const seconds = (Date.now() - t0) / 1000;
     // No request through the VIP fails while the nodes restart one by one behind the balancers; the poller ran throughout.
     assert.ok(api.polls >= minimumPolls(seconds), `the API poller ran: ${api.polls} polls in ${seconds.toFixed(1)} s`);
-    assert.deepEqual(api.failures, [], `API requests through the VIP failed during the renewal (${api.failures.length} of ${api.polls})`);
+    assert.deepEqual(api.failures, [], failuresMessage(api, 'API requests through the VIP failed during the renewal'));
     // One control-plane node at a time, as HAProxy saw it: never two API servers out of the backend at once.
     const out = new Set<string>();
     for (const c of changes.sort((a, b) => a.at - b.at)) {
