@@ -48,7 +48,11 @@ async function cliAsync(verb: string, args: string[], inventory = env.LAB_INVENT
 
 interface DefragMember {
   host: string;
+  /** The etcd member's name (kubeadm names it after its node). */
+  name: string;
   leader: boolean;
+  /** The leader only: the member its leadership was handed to before its defragmentation. */
+  leadershipTo?: string;
   defragSeconds?: number;
   skipped: boolean;
   dbSizeBefore?: number;
@@ -101,12 +105,15 @@ describe('day-2 maintenance on the lab cluster through the CLI: etcd defrag, dri
     const polled = await poller.stop();
     console.log(report('the defragmentation', polled));
     const out = lastJson<{ ok: boolean; seconds: number; members: DefragMember[] }>(run.stdout);
-    console.log(`etcd defrag: ${run.seconds.toFixed(1)} s; ${out.members.map((m) => `${m.host}${m.leader ? ' (leader)' : ''} ${m.defragSeconds?.toFixed(2)} s, ${m.dbSizeBefore} → ${m.dbSizeAfter} (${m.reclaimedBytes} bytes back)`).join('; ')}`);
+    console.log(`etcd defrag: ${run.seconds.toFixed(1)} s; ${out.members.map((m) => `${m.host}${m.leader ? ` (leader, handed to ${m.leadershipTo})` : ''} ${m.defragSeconds?.toFixed(2)} s, ${m.dbSizeBefore} → ${m.dbSizeAfter} (${m.reclaimedBytes} bytes back)`).join('; ')}`);
     const bench: Record<string, number> = { defragSeconds: run.seconds, defragApiPolls: polled.polls, defragApiFailed: polled.failures.length };
     for (const m of out.members) Object.assign(bench, { [`defragMemberSeconds@${m.host}`]: m.defragSeconds ?? -1, [`defragReclaimedBytes@${m.host}`]: m.reclaimedBytes ?? -1 });
     recordBench(bench);
     assert.equal(run.code, 0, run.stdout.slice(-3000));
     assert.equal(out.members.at(-1)!.host, leader, `the leader ${leader} last: ${out.members.map((m) => m.host).join(', ')}`);
+    // Defragmented as a follower: its leadership went to the member defragmented just before it, as etcd now says.
+    assert.equal(out.members.at(-1)!.leadershipTo, out.members.at(-2)!.name, JSON.stringify(out.members.at(-1)));
+    assert.equal(lab.etcdStatus(env).find((m) => m.leader)?.host, out.members.at(-2)!.host, 'etcd names the transferee as its leader');
     assert.deepEqual(out.members.map((m) => m.host).sort(), ['labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03']);
     for (const m of out.members) {
       assert.equal(m.skipped, false, `${m.host} was fragmented`);

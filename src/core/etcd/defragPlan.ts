@@ -5,7 +5,10 @@
  * `etcdctl defrag` rewrites the member's database file without its free pages; meanwhile that member serves no reads
  * or writes, and on a stacked-etcd node its API server talks to no other member — so, as the upgrade does around a
  * restart, the node's API server leaves every balancer first (the shared steps of nodes/haproxyGates.ts) and comes back
- * once it answers /readyz itself. Each member has a guard before (every member healthy, the quorum kept without it)
+ * once it answers /readyz itself. A leader being defragmented applies nothing, so every write and quorum read of the
+ * whole cluster waits for it (etcd-io/etcd#15477; OpenShift's etcd operator and etcd-defrag move the leader first):
+ * before its own defragmentation the leader hands its leadership to the member defragmented just before it, a planned
+ * transfer that elects it at once, and is then defragmented as a follower. Each member has a guard before (every member healthy, the quorum kept without it)
  * and a health gate after (the member answers its health check; its size is read again). A member with little to
  * give back (under `DEFRAG_MIN_FREE_BYTES` of free pages) is skipped: that is also what a resumed run finds of the
  * members it did before.
@@ -63,6 +66,17 @@ export function defragCommand(): RemoteCommand {
   return etcdctlCommand([...etcdctlTlsArgs(), `--command-timeout=${DEFRAG_TIMEOUT_S}s`, 'defrag']);
 }
 
+/** Exits 0 when this node's member is not the leader (its status names another member as leader). */
+export function notLeader(): RemoteCommand {
+  return sh`s=$(${statusJson()}) || exit 1; id=$(echo "$s" | grep -o '"member_id": *[0-9]*' | head -n1 | tr -dc 0-9); leader=$(echo "$s" | grep -o '"leader": *[0-9]*' | head -n1 | tr -dc 0-9); test -n "$id" && test -n "$leader" && test "$id" != "$leader"`;
+}
+
+/** `etcdctl move-leader` from this node's member (the leader) to the member with hex id `to`. */
+export function moveLeaderCommand(to: string): RemoteCommand {
+  if (!/^[0-9a-f]{1,16}$/.test(to)) throw new Error(`not an etcd member id: ${to}`);
+  return etcdctlCommand([...etcdctlTlsArgs(), 'move-leader', to]);
+}
+
 export function memberHealthy(): RemoteCommand {
   return etcdctlCommand([...etcdctlTlsArgs(), 'endpoint', 'health']);
 }
@@ -104,10 +118,12 @@ interface MemberStepsInput {
   hooks: DefragHooks;
   /** Take the node's API server out of the balancers around the defragmentation. */
   balancers: boolean;
+  /** For the leader: the member its leadership goes to before its defragmentation (one defragmented already). */
+  transferee?: EtcdMember;
 }
 
 /** One member: guard, (out of the balancers), defrag, healthy and measured, (own /readyz, back in the balancers). */
-function memberSteps({ inventory, phase, member, hooks, balancers }: MemberStepsInput): Step[] {
+function memberSteps({ inventory, phase, member, hooks, balancers, transferee }: MemberStepsInput): Step[] {
   const host = inventory.hosts.find((h) => h.name === member.host) as HostSpec;
   const step = (on: string, key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): Step => ({ id: `${phase}/${on}/${key}`, phase, host: on, ...rest });
   const role = member.isLeader ? 'the leader, last' : member.isLearner ? 'a learner' : 'a follower';
@@ -134,6 +150,17 @@ function memberSteps({ inventory, phase, member, hooks, balancers }: MemberSteps
       capture: (stdout) => ({ [key]: /defrag-needed=no/.test(stdout) ? 'no' : 'yes' }),
     }));
     steps.push(...balancersOut(inventory, host, { step: balancerStep, restart: 'its etcd member is defragmented', skipWhen: notNeeded }));
+  }
+  if (transferee) {
+    steps.push(step(host.name, 'move-leader', {
+      title: `etcd leadership from ${member.name} to ${transferee.name} (defragmented already), so that no write waits for this defragmentation`,
+      why: 'a leader being defragmented applies nothing, and every write and quorum read of the cluster waits for it; a planned transfer elects the new leader at once, without an election timeout',
+      // Skipped when it is no longer the leader (an election meanwhile, a resumed run) or has nothing to give back.
+      check: sh`(${notLeader()}) || (${littleToReclaim()})`,
+      run: moveLeaderCommand(transferee.id),
+      verify: notLeader(),
+      verifyTimeoutMs: 15_000,
+    }));
   }
   steps.push(
     step(host.name, 'defrag', {
@@ -178,9 +205,17 @@ export interface DefragPlanInput {
   warnings?: string[];
 }
 
+/** Where the leader's leadership goes before its defragmentation: the voting member defragmented last before it. */
+export function leaderTransferee(order: readonly EtcdMember[], i: number): EtcdMember | undefined {
+  return order[i]?.isLeader ? order.slice(0, i).reverse().find((m) => !m.isLearner && !m.isLeader) : undefined;
+}
+
 export function buildDefragPlan(input: DefragPlanInput): Plan {
   const { inventory, members } = input;
-  const steps = members.flatMap((member) => memberSteps({ inventory, phase: 'etcd-defrag', member, hooks: input.hooks, balancers: true }));
+  const steps = members.flatMap((member, i) => {
+    const transferee = leaderTransferee(members, i);
+    return memberSteps({ inventory, phase: 'etcd-defrag', member, hooks: input.hooks, balancers: true, transferee });
+  });
   return {
     fingerprint: `etcd-defrag:${inventory.cluster.name}:${members.map((m) => m.host).sort().join(',')}`,
     phases: [{ phase: 'etcd-defrag', title: `Defragment etcd one member at a time: ${members.map((m) => m.name).join(', ')} (the leader last)`, order: 'serial', steps, warnings: input.warnings ?? [] }],

@@ -4,6 +4,7 @@
  * before anything changes, the plan (what it expects to give back), the run through the plan-run workflow (resumable,
  * cancellable), and per member how long its defragmentation took and what it gave back.
  */
+import { leaderTransferee } from '../../core/etcd/defragPlan';
 import { formatBytes } from '../../core/live/format';
 import { describeError } from '../../core/live/errors';
 import { renderPlan } from '../../core/plan/types';
@@ -37,6 +38,8 @@ export interface MemberReport {
   defragEndedAt?: number;
   /** The quorum guard's reading that let this member go (undefined: the guard did not run in this process). */
   guard?: GuardVerdict;
+  /** The leader only: the member its leadership was handed to before its defragmentation (in this process). */
+  leadershipTo?: string;
 }
 
 export type EtcdOutcome =
@@ -95,6 +98,7 @@ async function maintenanceWorkflow(ui: Ui, input: EtcdWorkflowInput, kind: Kind)
   }
   const leader = new Set(prep.order.filter((m) => m.isLeader).map((m) => m.host!));
   const ran: MemberReport[] = [];
+  const handedTo = new Map<string, string>();
   let started = 0;
   const outcome = await planRunWorkflow(ui, {
     ...input.run,
@@ -103,10 +107,15 @@ async function maintenanceWorkflow(ui: Ui, input: EtcdWorkflowInput, kind: Kind)
     onEvent: (e) => {
       if (e.type === 'step-start' && !started) started = Date.now();
       if (e.type === 'output' || e.type === 'phase') return;
+      if (e.type === 'step-end' && e.step.id.endsWith('/move-leader') && e.state === 'done') {
+        const to = leaderTransferee(prep.order, prep.order.findIndex((x) => x.host === e.step.host));
+        if (to) handedTo.set(e.step.host, to.name);
+      }
       if (e.type === 'step-end' && e.step.id.endsWith('/defrag')) {
         const m = prep.order.find((x) => x.host === e.step.host);
         const ended = Date.now();
-        ran.push({ host: e.step.host, name: m?.name ?? e.step.host, leader: leader.has(e.step.host), skipped: e.state === 'skipped', ...(e.state === 'done' ? { defragSeconds: e.ms / 1000, defragStartedAt: ended - e.ms, defragEndedAt: ended } : {}) });
+        const to = handedTo.get(e.step.host);
+        ran.push({ host: e.step.host, name: m?.name ?? e.step.host, leader: leader.has(e.step.host), skipped: e.state === 'skipped', ...(e.state === 'done' ? { defragSeconds: e.ms / 1000, defragStartedAt: ended - e.ms, defragEndedAt: ended } : {}), ...(to ? { leadershipTo: to } : {}) });
       }
     },
     onDone: (took) => `${title} done (took ${took}): ${summary(prep, ran)}`,
@@ -128,7 +137,7 @@ function summary(prep: MaintenancePreparation, ran: readonly MemberReport[]): st
     const m = prep.results.get(r.host);
     if (r.skipped) return `${r.name} skipped (under 1 MiB free)`;
     const back = m?.after?.dbSize !== undefined && m.before.dbSize !== undefined ? ` ${formatBytes(m.before.dbSize)} → ${formatBytes(m.after.dbSize)}` : '';
-    return `${r.name}${back} in ${r.defragSeconds?.toFixed(1) ?? '?'} s`;
+    return `${r.name}${back} in ${r.defragSeconds?.toFixed(1) ?? '?'} s${r.leadershipTo ? ` (its leadership handed to ${r.leadershipTo} first)` : ''}`;
   });
   return parts.join('; ');
 }

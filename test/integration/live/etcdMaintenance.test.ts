@@ -168,7 +168,7 @@ test('rolling defrag on a fragmented keyspace: followers first, the leader last,
   assert.ok('members' in out && out.kind === 'ran' && out.result.ok, JSON.stringify(ui.transcript));
   assert.match(ui.documents.get('etcd-defrag-plan.txt')!, /expected to give back about \d/);
   const order = out.members.map((m) => m.name);
-  console.log(`defrag: ${out.members.map((m) => `${m.name}${m.leader ? ' (leader)' : ''} ${m.defragSeconds?.toFixed(2)} s, ${m.reclaimedBytes} bytes back`).join('; ')}`);
+  console.log(`defrag: ${out.members.map((m) => `${m.name}${m.leader ? ` (leader, handed to ${m.leadershipTo})` : ''} ${m.defragSeconds?.toFixed(2)} s, ${m.reclaimedBytes} bytes back`).join('; ')}`);
   assert.equal(order.at(-1), leader, `the leader last: ${order.join(', ')}`);
   assert.deepEqual([...order].sort(), ['etcd1', 'etcd2', 'etcd3']);
   for (const m of out.members) {
@@ -182,6 +182,13 @@ test('rolling defrag on a fragmented keyspace: followers first, the leader last,
     assert.ok(m.guard.at <= m.defragStartedAt!, `${m.name}: guarded before its defrag`);
     if (i > 0) assert.ok(m.guard.at >= out.members[i - 1]!.defragEndedAt!, `${m.name}: guarded after ${out.members[i - 1]!.name}'s defrag ended`);
   }
+  // The leader handed its leadership to the member defragmented just before it, and was defragmented as a follower:
+  // etcd itself names the new leader.
+  const handedTo = out.members.at(-1)!.leadershipTo;
+  assert.equal(handedTo, order.at(-2), `the leader's leadership went to ${order.at(-2)} first: ${JSON.stringify(out.members.at(-1))}`);
+  const now = await readEtcdStatus({ inventory: inv(), ssh: new LoopHosts(), become: () => undefined });
+  assert.equal(now.members.find((m) => m.isLeader)?.name, handedTo, 'etcd names the transferee as its leader');
+  assert.match(ui.messages('info').join('\n') + ui.transcript.join('\n'), new RegExp(`its leadership handed to ${handedTo} first`));
   // Run again: nothing left to give back, every member skipped by its check.
   const again = await etcdDefragWorkflow(yes(), input(new LoopHosts(), tempDir('kw-etcd-maint-state-')));
   assert.ok('members' in again && again.members.every((m) => m.skipped), JSON.stringify('members' in again ? again.members : again));

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildDefragPlan, buildNospacePlan, defragOrder, type NospaceHooks } from '../../../src/core/etcd/defragPlan';
+import { buildDefragPlan, buildNospacePlan, defragOrder, leaderTransferee, moveLeaderCommand, type NospaceHooks } from '../../../src/core/etcd/defragPlan';
 import { memberSpace, spaceProblem } from '../../../src/core/etcd/space';
 import type { Inventory } from '../../../src/core/inventory/types';
 import { buildEtcd, parseEndpointStatus, parseMemberList } from '../../../src/core/live/etcd';
@@ -72,8 +72,23 @@ test('defrag plan: per member guard → (gate, out of every balancer) → defrag
   const maint = plan.phases[0]!.steps.find((s) => s.id === 'etcd-defrag/lb1/haproxy-maint-m02')!;
   assert.equal(maint.skipWhen!({ get: (k) => (k === 'defrag-needed:m02' ? 'no' : undefined) }), true);
   assert.equal(maint.skipWhen!({ get: (k) => (k === 'defrag-needed:m02' ? 'yes' : undefined) }), false);
+  // The leader m01 hands its leadership to m03 (defragmented just before it) before its own defragmentation; no
+  // follower moves anything.
+  const m01 = ids.filter((id) => /\/m01\/|-m01$/.test(id));
+  assert.deepEqual(m01.slice(m01.indexOf('etcd-defrag/lb2/haproxy-maint-m01') + 1, m01.indexOf('etcd-defrag/m01/measured')), ['etcd-defrag/m01/move-leader', 'etcd-defrag/m01/defrag']);
+  assert.equal(ids.filter((id) => id.endsWith('/move-leader')).length, 1, 'only the leader moves its leadership');
+  const move = plan.phases[0]!.steps.find((s) => s.id === 'etcd-defrag/m01/move-leader')!;
+  const m03Id = members.find((m) => m.name === 'm03')!.id;
+  assert.match((move.run as { display: string }).display, new RegExp(`'--endpoints=https://127\\.0\\.0\\.1:2379'.* move-leader '?${m03Id}'?`));
+  assert.match(move.check!.display, /member_id.*leader.*\|\|.*dbSizeInUse/, 'skipped when no longer the leader, or with nothing to give back');
+  assert.match(move.verify!.display, /"\$id" != "\$leader"/);
+  assert.equal(leaderTransferee(members, 2)?.name, 'm03');
+  assert.equal(leaderTransferee(members, 1), undefined, 'a follower hands nothing');
+  assert.equal(leaderTransferee([members[2]!], 0), undefined, 'a single member has no one to hand to');
+  assert.throws(() => moveLeaderCommand('m03; reboot'), /not an etcd member id/);
   // Without balancers: guard, defrag, measured only.
   assert.deepEqual(buildDefragPlan({ inventory: three, members, hooks }).phases[0]!.steps.filter((s) => s.host === 'm03').map((s) => s.id), ['etcd-defrag/m03/guard', 'etcd-defrag/m03/defrag', 'etcd-defrag/m03/measured']);
+  assert.deepEqual(buildDefragPlan({ inventory: three, members, hooks }).phases[0]!.steps.filter((s) => s.host === 'm01').map((s) => s.id), ['etcd-defrag/m01/guard', 'etcd-defrag/m01/move-leader', 'etcd-defrag/m01/defrag', 'etcd-defrag/m01/measured']);
 });
 
 test('NOSPACE plan: compaction, every member (no balancer steps, no skipping), the quota gate, disarm, a write', () => {
