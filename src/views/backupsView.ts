@@ -11,21 +11,16 @@ import { isReadError, type ScheduleReading } from '../core/live/day2';
 import { formatBytes } from '../core/live/format';
 import type { EtcdBackups, LocalBackup } from '../editor/etcdBackups';
 import type { LiveNode } from '../editor/treeNodes';
-import { ERR, liveTreeItem, md, MUTED, OK, WARN } from './liveTree';
+import { ERR, md, MUTED, OK, WARN } from './liveTree';
+import { StaticTreeView } from './staticTree';
 
-export class BackupsView implements vscode.TreeDataProvider<LiveNode>, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<undefined>();
-  readonly onDidChangeTreeData = this.emitter.event;
-  readonly treeView: vscode.TreeView<LiveNode>;
-  private readonly disposables: vscode.Disposable[];
-  private roots: LiveNode[] = [];
-
+export class BackupsView extends StaticTreeView {
   private tick: NodeJS.Timeout | undefined;
   private shown = '';
 
   constructor(private readonly backups: EtcdBackups) {
-    this.treeView = vscode.window.createTreeView(ViewIds.backups, { treeDataProvider: this, showCollapseAll: true });
-    this.disposables = [this.emitter, this.treeView, backups.onDidChange(() => this.show()), this.treeView.onDidChangeVisibility((e) => this.ticking(e.visible))];
+    super(ViewIds.backups);
+    this.disposables.push(backups.onDidChange(() => this.show()), this.treeView.onDidChangeVisibility((e) => this.ticking(e.visible)));
     this.show();
     this.ticking(this.treeView.visible);
     // The folder is listed when the view is first shown (and again when its setting changes), not at activation.
@@ -50,26 +45,12 @@ export class BackupsView implements vscode.TreeDataProvider<LiveNode>, vscode.Di
     const text = JSON.stringify(roots);
     if (text === this.shown) return;
     this.shown = text;
-    this.roots = roots;
-    this.emitter.fire(undefined);
+    this.setRoots(roots);
   }
 
-  /** The rendered tree (for tests). */
-  get nodes(): readonly LiveNode[] {
-    return this.roots;
-  }
-
-  getTreeItem(n: LiveNode): vscode.TreeItem {
-    return liveTreeItem(n);
-  }
-
-  getChildren(n?: LiveNode): LiveNode[] {
-    return n ? (n.children ?? []) : this.roots;
-  }
-
-  dispose(): void {
+  override dispose(): void {
     clearInterval(this.tick);
-    this.disposables.forEach((d) => d.dispose());
+    super.dispose();
   }
 }
 

@@ -8,21 +8,16 @@ import * as vscode from 'vscode';
 import { ViewIds } from '../editor/commandIds';
 import type { CertReport } from '../core/certs/report';
 import type { CertificateInspections } from '../editor/certificateInspections';
-import { liveTreeItem } from './liveTree';
 import type { LiveNode } from '../editor/treeNodes';
+import { StaticTreeView } from './staticTree';
 
-export class CertificatesView implements vscode.TreeDataProvider<LiveNode>, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<undefined>();
-  readonly onDidChangeTreeData = this.emitter.event;
-  readonly treeView: vscode.TreeView<LiveNode>;
-  private readonly disposables: vscode.Disposable[];
-  private roots: LiveNode[] = [];
+export class CertificatesView extends StaticTreeView {
   /** Which report the rows shown are of: a report built while an older one's rows load wins. */
   private shown = 0;
 
   constructor(inspections: CertificateInspections) {
-    this.treeView = vscode.window.createTreeView(ViewIds.certificates, { treeDataProvider: this, showCollapseAll: true });
-    this.disposables = [this.emitter, this.treeView, inspections.onDidChange((r) => this.show(r))];
+    super(ViewIds.certificates);
+    this.disposables.push(inspections.onDidChange((r) => this.show(r)));
     this.show(inspections.report);
   }
 
@@ -35,26 +30,8 @@ export class CertificatesView implements vscode.TreeDataProvider<LiveNode>, vsco
   }
 
   private render(report: CertReport | undefined, roots: LiveNode[]): void {
-    this.roots = roots;
     const notRead = report?.hosts.filter((h) => h.error).length ?? 0;
     this.treeView.message = report ? `${report.cluster} · inspected ${new Date(report.at).toLocaleString()}${notRead ? vscode.l10n.t(' · {0} of {1} host(s) not read', notRead, report.hosts.length) : ''}` : undefined;
-    this.emitter.fire(undefined);
-  }
-
-  /** The rendered tree (for tests). */
-  get nodes(): readonly LiveNode[] {
-    return this.roots;
-  }
-
-  getTreeItem(n: LiveNode): vscode.TreeItem {
-    return liveTreeItem(n);
-  }
-
-  getChildren(n?: LiveNode): LiveNode[] {
-    return n ? (n.children ?? []) : this.roots;
-  }
-
-  dispose(): void {
-    this.disposables.forEach((d) => d.dispose());
+    this.setRoots(roots);
   }
 }
