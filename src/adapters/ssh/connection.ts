@@ -12,6 +12,7 @@ import type { ResolvedHop } from '../../core/ssh/config';
 import type { HandshakeFailure, HandshakeStage } from '../../core/ssh/connectPolicy';
 import { describeSshFailure, type HandshakeFacts, type KeyOffer } from '../../core/ssh/failures';
 import type { HostKeyDecision, HostKeyVerifier } from '../../core/ssh/hostKeyPolicy';
+import { errorMessage } from '../../core/errors';
 import { SshConnectError } from '../../core/ssh/transport';
 import type { AuthCallbacks } from './pool';
 import { Semaphore } from './waiting';
@@ -76,10 +77,6 @@ export class Connection {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
   }
-}
-
-export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 /** A failed handshake: where it stopped, and `prompted` when the user accepted an unknown key during it. */

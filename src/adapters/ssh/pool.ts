@@ -26,7 +26,8 @@ import type { HostKeyAcceptance, HostKeyVerifier, RefusedHostKey } from '../../c
 import { describeSshFailure } from '../../core/ssh/failures';
 import { RemoteCommandCancelled, SshConnectError, type ExecOptions, type ExecResult, type SshTransport } from '../../core/ssh/transport';
 import { ChannelOpenError, runOnChannel } from './channel';
-import { Connection, errorMessage, handshake, HandshakeError, KeyRing, type ConnectionInfo, type HandshakeSettings } from './connection';
+import { errorMessage } from '../../core/errors';
+import { Connection, handshake, HandshakeError, KeyRing, type ConnectionInfo, type HandshakeSettings } from './connection';
 import { abortable, AbortedWhileWaiting, Semaphore } from './waiting';
 
 export type { ConnectionInfo } from './connection';
