@@ -10,7 +10,8 @@ import type { InventoryWorkspace } from '../editor/inventoryWorkspace';
 import { planFix } from '../core/lint/fixPlan';
 import { loadLintRegistry } from '../editor/lintRegistry';
 import { RUNNER_RULES } from '../engine/lintRunner';
-import { diagnosticsHtml, makeNonce } from './diagnosticsHtml';
+import { diagnosticsHtml } from './diagnosticsHtml';
+import { createPanel, PanelHost, webviewOptions } from './panelHost';
 import { groupFindings } from './diagnosticsModel';
 import { parseWebviewMessage, type DiagnosticsStrings, type HostToWebview, type Scope, type WebviewToHost } from './protocol/diagnostics';
 
@@ -50,14 +51,12 @@ function diagnosticsStrings(): DiagnosticsStrings {
 
 import { DIAGNOSTICS_VIEW_TYPE } from './viewTypes';
 
-export class DiagnosticsPanel implements vscode.Disposable {
+export class DiagnosticsPanel extends PanelHost<WebviewToHost, HostToWebview> {
   private static current: DiagnosticsPanel | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
   private scope: Scope = 'file';
   /** The file the `file` scope shows: the last text editor that had focus (the webview takes focus). */
   private fileUri: vscode.Uri | undefined;
   private pending: NodeJS.Timeout | undefined;
-  private ready = false;
   /** The last message sent, for the extension-host tests. */
   lastUpdate: HostToWebview | undefined;
 
@@ -68,10 +67,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
       if (scope) existing.setScope(scope);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(DIAGNOSTICS_VIEW_TYPE, vscode.l10n.t('Config Diagnostics'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')],
-    });
+    const panel = createPanel(DIAGNOSTICS_VIEW_TYPE, vscode.l10n.t('Config Diagnostics'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, extensionUri);
     DiagnosticsPanel.current = new DiagnosticsPanel(panel, extensionUri, config, inventory, scope);
     return DiagnosticsPanel.current;
   }
@@ -83,7 +79,7 @@ export class DiagnosticsPanel implements vscode.Disposable {
   static restore(panel: vscode.WebviewPanel, state: unknown, extensionUri: vscode.Uri, config: ConfigDiagnostics, inventory: InventoryWorkspace): void {
     const scope = (state as { scope?: unknown } | undefined)?.scope;
     DiagnosticsPanel.current?.dispose();
-    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')] };
+    panel.webview.options = webviewOptions(extensionUri);
     DiagnosticsPanel.current = new DiagnosticsPanel(panel, extensionUri, config, inventory, scope === 'workspace' || scope === 'file' ? scope : undefined);
   }
 
@@ -93,20 +89,17 @@ export class DiagnosticsPanel implements vscode.Disposable {
   }
 
   private constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
     private readonly config: ConfigDiagnostics,
     private readonly inventory: InventoryWorkspace,
     scope: Scope | undefined,
   ) {
+    super(panel, extensionUri, parseWebviewMessage);
     if (scope) this.scope = scope;
     this.fileUri = vscode.window.activeTextEditor?.document.uri;
-    const webview = panel.webview;
-    const nonce = makeNonce();
-    webview.html = diagnosticsHtml({
-      cspSource: webview.cspSource,
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'diagnostics.js')).toString(),
-      nonce,
+    panel.webview.html = diagnosticsHtml({
+      ...this.shell('diagnostics'),
       texts: {
         lang: vscode.env.language,
         title: vscode.l10n.t('Config Diagnostics'),
@@ -117,14 +110,8 @@ export class DiagnosticsPanel implements vscode.Disposable {
         tree: vscode.l10n.t('Findings grouped by file and rule; press Enter on a finding to open its line'),
       },
     });
-    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'kubeadm.svg');
     this.disposables.push(
-      webview.onDidReceiveMessage((raw) => {
-        const msg = parseWebviewMessage(raw);
-        if (msg) void this.onMessage(msg);
-      }),
       panel.onDidChangeViewState(() => panel.visible && this.updateSoon(0)),
-      panel.onDidDispose(() => this.dispose()),
       config.onDidChange(() => this.updateSoon()),
       inventory.onDidChange(() => this.updateSoon()),
       vscode.window.onDidChangeActiveTextEditor((e) => {
@@ -134,11 +121,6 @@ export class DiagnosticsPanel implements vscode.Disposable {
       }),
     );
     if (this.scope === 'workspace') void config.lintWorkspace().then(() => this.updateSoon(0));
-  }
-
-  /** True once the webview's script loaded and said hello (the CSP let it run). */
-  get isReady(): boolean {
-    return this.ready;
   }
 
   get currentScope(): Scope {
@@ -151,10 +133,9 @@ export class DiagnosticsPanel implements vscode.Disposable {
     this.updateSoon(0);
   }
 
-  private async onMessage(msg: WebviewToHost): Promise<void> {
+  protected async onMessage(msg: WebviewToHost): Promise<void> {
     switch (msg.type) {
       case 'ready':
-        this.ready = true;
         this.updateSoon(0);
         return;
       case 'setScope':
@@ -238,14 +219,12 @@ export class DiagnosticsPanel implements vscode.Disposable {
       busy: this.config.busy,
     };
     this.lastUpdate = message;
-    if (this.ready) await this.panel.webview.postMessage(message);
+    await this.post(message);
     return message;
   }
 
-  dispose(): void {
+  protected override onDispose(): void {
     if (DiagnosticsPanel.current === this) DiagnosticsPanel.current = undefined;
     clearTimeout(this.pending);
-    vscode.Disposable.from(...this.disposables).dispose();
-    this.panel.dispose();
   }
 }

@@ -5,8 +5,9 @@
  */
 import * as vscode from 'vscode';
 import type { PlanView } from '../core/plan/view';
-import { makeNonce, planHtml } from './planHtml';
-import { parseWebviewMessage, type CopyField, type HostToWebview, type PlanStrings } from './protocol/plan';
+import { createPanel, PanelHost } from './panelHost';
+import { planHtml } from './planHtml';
+import { parseWebviewMessage, type CopyField, type HostToWebview, type PlanStrings, type WebviewToHost } from './protocol/plan';
 
 /** The plan webview's words in the display language (l10n/bundle.l10n.<language>.json), sent with the plan. */
 function planStrings(): PlanStrings {
@@ -33,11 +34,9 @@ function planStrings(): PlanStrings {
   };
 }
 
-export class PlanPanel implements vscode.Disposable {
+export class PlanPanel extends PanelHost<WebviewToHost, HostToWebview> {
   static readonly viewType = 'kubeadm.plan';
   private static current: PlanPanel | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
-  private ready = false;
   /** The last text copied (for the extension-host tests; the clipboard of a browser client is not readable there). */
   lastCopied: string | undefined;
 
@@ -57,32 +56,13 @@ export class PlanPanel implements vscode.Disposable {
     return PlanPanel.current;
   }
 
-  readonly panel: vscode.WebviewPanel;
-
   private constructor(
     extensionUri: vscode.Uri,
     private title: string,
     private view: PlanView,
   ) {
-    this.panel = vscode.window.createWebviewPanel(PlanPanel.viewType, title, vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')],
-      retainContextWhenHidden: false,
-    });
-    this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'kubeadm.svg');
-    const webview = this.panel.webview;
-    webview.html = planHtml({ cspSource: webview.cspSource, scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'plan.js')).toString(), nonce: makeNonce(), title, texts: { lang: vscode.env.language, expandAll: vscode.l10n.t('Expand all'), collapseAll: vscode.l10n.t('Collapse all'), plan: vscode.l10n.t('Bring-up plan by phase, host and step') } });
-    this.disposables.push(
-      this.panel.onDidDispose(() => this.dispose()),
-      webview.onDidReceiveMessage((raw) => void this.onMessage(raw)),
-      // retainContextWhenHidden is off: the webview reloads when shown again and says ready again.
-      this.panel.onDidChangeViewState(() => !this.panel.visible && (this.ready = false)),
-    );
-  }
-
-  /** True once the webview's script ran (the CSP let it) and asked for the plan. */
-  get isReady(): boolean {
-    return this.ready;
+    super(createPanel(PlanPanel.viewType, title, vscode.ViewColumn.Active, extensionUri), extensionUri, parseWebviewMessage);
+    this.panel.webview.html = planHtml({ ...this.shell('plan'), title, texts: { lang: vscode.env.language, expandAll: vscode.l10n.t('Expand all'), collapseAll: vscode.l10n.t('Collapse all'), plan: vscode.l10n.t('Bring-up plan by phase, host and step') } });
   }
 
   get planView(): PlanView {
@@ -96,17 +76,9 @@ export class PlanPanel implements vscode.Disposable {
     this.post({ type: 'plan', title, view, strings: planStrings() });
   }
 
-  private post(message: HostToWebview): void {
-    if (this.ready) void this.panel.webview.postMessage(message);
-  }
-
-  private async onMessage(raw: unknown): Promise<void> {
-    const msg = parseWebviewMessage(raw);
-    if (!msg) return;
-    if (msg.type === 'ready') {
-      this.ready = true;
-      this.post({ type: 'plan', title: this.title, view: this.view, strings: planStrings() });
-    } else await this.copy(msg.stepId, msg.field);
+  protected async onMessage(msg: WebviewToHost): Promise<void> {
+    if (msg.type === 'ready') this.post({ type: 'plan', title: this.title, view: this.view, strings: planStrings() });
+    else await this.copy(msg.stepId, msg.field);
   }
 
   /** Copies one command of one step, exactly as shown (secrets stay ***). */
@@ -121,10 +93,7 @@ export class PlanPanel implements vscode.Disposable {
     return text;
   }
 
-  dispose(): void {
+  protected override onDispose(): void {
     if (PlanPanel.current === this) PlanPanel.current = undefined;
-    vscode.Disposable.from(...this.disposables).dispose();
-    this.disposables.length = 0;
-    this.panel.dispose();
   }
 }

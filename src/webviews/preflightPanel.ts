@@ -7,9 +7,9 @@
 import * as vscode from 'vscode';
 import type { PreflightReport } from '../core/preflight/model';
 import { CommandIds } from '../editor/commandIds';
-import { makeNonce } from './csp';
+import { createPanel, PanelHost } from './panelHost';
 import { preflightHtml } from './preflightHtml';
-import { parseWebviewMessage, type HostToWebview, type PreflightStrings } from './protocol/preflight';
+import { parseWebviewMessage, type HostToWebview, type PreflightStrings, type WebviewToHost } from './protocol/preflight';
 
 /** The preflight webview's words in the display language (l10n/bundle.l10n.<language>.json), sent with the report. */
 function preflightStrings(): PreflightStrings {
@@ -48,15 +48,12 @@ function preflightStrings(): PreflightStrings {
   };
 }
 
-export class PreflightPanel implements vscode.Disposable {
+export class PreflightPanel extends PanelHost<WebviewToHost, HostToWebview> {
   static readonly viewType = 'kubeadm.preflight';
   private static current: PreflightPanel | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
-  private ready = false;
   private running = false;
   /** The last command copied (for the tests; a browser client's clipboard is not readable there). */
   lastCopied: string | undefined;
-  readonly panel: vscode.WebviewPanel;
 
   static show(extensionUri: vscode.Uri, report: PreflightReport, options: { refused?: string } = {}): PreflightPanel {
     const existing = PreflightPanel.current;
@@ -79,29 +76,13 @@ export class PreflightPanel implements vscode.Disposable {
     private report: PreflightReport,
     private refused: string | undefined,
   ) {
-    this.panel = vscode.window.createWebviewPanel(PreflightPanel.viewType, vscode.l10n.t('Preflight'), vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')],
-      retainContextWhenHidden: false,
-    });
-    this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'kubeadm.svg');
-    const webview = this.panel.webview;
-    webview.html = preflightHtml({ cspSource: webview.cspSource, scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'preflight.js')).toString(), nonce: makeNonce(), title: vscode.l10n.t('Preflight for {0}', report.operation), texts: { lang: vscode.env.language, runAgain: vscode.l10n.t('Run Again'), checks: vscode.l10n.t('Preflight checks by host') } });
-    this.disposables.push(
-      this.panel.onDidDispose(() => this.dispose()),
-      webview.onDidReceiveMessage((raw) => void this.onMessage(raw)),
-      // retainContextWhenHidden is off: the webview reloads when shown again and says ready again.
-      this.panel.onDidChangeViewState(() => !this.panel.visible && (this.ready = false)),
-    );
+    super(createPanel(PreflightPanel.viewType, vscode.l10n.t('Preflight'), vscode.ViewColumn.Active, extensionUri), extensionUri, parseWebviewMessage);
+    this.panel.webview.html = preflightHtml({ ...this.shell('preflight'), title: vscode.l10n.t('Preflight for {0}', report.operation), texts: { lang: vscode.env.language, runAgain: vscode.l10n.t('Run Again'), checks: vscode.l10n.t('Preflight checks by host') } });
     this.setTitle();
   }
 
   get current(): PreflightReport {
     return this.report;
-  }
-
-  get isReady(): boolean {
-    return this.ready;
   }
 
   setReport(report: PreflightReport, refused?: string): void {
@@ -126,16 +107,9 @@ export class PreflightPanel implements vscode.Disposable {
     this.post({ type: 'report', report: this.report, running: this.running, strings: preflightStrings(), ...(this.refused ? { refused: this.refused } : {}) });
   }
 
-  private post(message: HostToWebview): void {
-    if (this.ready) void this.panel.webview.postMessage(message);
-  }
-
-  private async onMessage(raw: unknown): Promise<void> {
-    const msg = parseWebviewMessage(raw);
-    if (!msg) return;
+  protected async onMessage(msg: WebviewToHost): Promise<void> {
     switch (msg.type) {
       case 'ready':
-        this.ready = true;
         this.postReport();
         return;
       case 'rerun':
@@ -159,10 +133,7 @@ export class PreflightPanel implements vscode.Disposable {
     }
   }
 
-  dispose(): void {
+  protected override onDispose(): void {
     if (PreflightPanel.current === this) PreflightPanel.current = undefined;
-    vscode.Disposable.from(...this.disposables).dispose();
-    this.disposables.length = 0;
-    this.panel.dispose();
   }
 }

@@ -7,8 +7,9 @@ import type { Timeline } from '../core/timeline/model';
 import type { TimelineFeed } from '../core/timeline/feed';
 import { timelineToSvg } from '../core/timeline/svg';
 import { compareRuns } from '../core/timeline/compare';
-import { parseWebviewMessage, type HostToWebview, type TimelineStrings } from './protocol/timeline';
-import { makeNonce, timelineHtml } from './timelineHtml';
+import { createPanel, PanelHost } from './panelHost';
+import { parseWebviewMessage, type HostToWebview, type TimelineStrings, type WebviewToHost } from './protocol/timeline';
+import { timelineHtml } from './timelineHtml';
 import { replaceFile } from '../adapters/fs/safeFile';
 
 export type { TimelineFeed } from '../core/timeline/feed';
@@ -31,29 +32,18 @@ function timelineStrings(): TimelineStrings {
   };
 }
 
-export class TimelinePanel implements vscode.Disposable {
+export class TimelinePanel extends PanelHost<WebviewToHost, HostToWebview> {
   static readonly viewType = 'kubeadm.timeline';
-  private readonly panel: vscode.WebviewPanel;
-  private readonly disposables: vscode.Disposable[] = [];
   private feed: { dispose(): void } | undefined;
   private latest: Timeline | undefined;
-  private ready = false;
   /** The second run, when the user asked to compare. */
   private second: { source: TimelineFeed; feed: { dispose(): void } | undefined; latest?: Timeline } | undefined;
-
-  private disposed = false;
+  private closed = false;
 
   constructor(extensionUri: vscode.Uri, title: string, private readonly source: TimelineFeed, private readonly secondRun?: () => TimelineFeed) {
-    this.panel = vscode.window.createWebviewPanel(TimelinePanel.viewType, title, vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webviews')],
-      retainContextWhenHidden: false,
-    });
-    const webview = this.panel.webview;
-    webview.html = timelineHtml({
-      cspSource: webview.cspSource,
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webviews', 'timeline.js')).toString(),
-      nonce: makeNonce(),
+    super(createPanel(TimelinePanel.viewType, title, vscode.ViewColumn.Active, extensionUri), extensionUri, parseWebviewMessage);
+    this.panel.webview.html = timelineHtml({
+      ...this.shell('timeline'),
       title,
       texts: {
         lang: vscode.env.language,
@@ -87,10 +77,6 @@ export class TimelinePanel implements vscode.Disposable {
         detail: vscode.l10n.t('Detail'),
       },
     });
-    this.disposables.push(
-      this.panel.onDidDispose(() => this.dispose()),
-      webview.onDidReceiveMessage((raw) => this.onMessage(raw)),
-    );
     this.feed = source.start(
       (timeline) => {
         this.latest = timeline;
@@ -111,7 +97,7 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   private startSecondRun(): void {
-    if (!this.secondRun || this.second || this.disposed) return;
+    if (!this.secondRun || this.second || this.closed) return;
     const source = this.secondRun();
     this.second = { source, feed: undefined };
     const second = this.second;
@@ -125,15 +111,8 @@ export class TimelinePanel implements vscode.Disposable {
     this.post({ type: 'status', text: vscode.l10n.t('Running the same pod again to compare…') });
   }
 
-  private post(message: HostToWebview): void {
-    if (this.ready) void this.panel.webview.postMessage(message);
-  }
-
-  private async onMessage(raw: unknown): Promise<void> {
-    const msg = parseWebviewMessage(raw);
-    if (!msg) return;
+  protected async onMessage(msg: WebviewToHost): Promise<void> {
     if (msg.type === 'ready') {
-      this.ready = true;
       if (this.latest) this.postTimeline();
       else this.post({ type: 'status', text: vscode.l10n.t('Waiting for the pod…') });
     } else if (msg.type === 'stop') {
@@ -167,17 +146,13 @@ export class TimelinePanel implements vscode.Disposable {
     this.post({ type: 'status', text: vscode.l10n.t('Saved {0}', vscode.workspace.asRelativePath(target)) });
   }
 
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
+  protected override onDispose(): void {
+    this.closed = true;
     this.feed?.dispose();
     this.feed = undefined;
     // The test pod goes with the panel ("Stop watching" keeps it, to look at it).
     void this.source.cleanup?.();
     this.second?.feed?.dispose();
     void this.second?.source.cleanup?.();
-    vscode.Disposable.from(...this.disposables).dispose();
-    this.disposables.length = 0;
-    this.panel.dispose();
   }
 }
