@@ -18,11 +18,16 @@ export type InventoryNode =
   | { kind: 'problem'; errors: number; first?: Finding; uri?: vscode.Uri; stale: boolean }
   | { kind: 'live'; node: LiveNode };
 
+/** A Markdown tooltip as data (views/rowLook.ts makes them; views/liveTree.ts hands them to VS Code). */
+export interface Markdown {
+  readonly markdown: string;
+}
+
 export interface LiveNode {
   id: string;
   label: string;
   description?: string;
-  tooltip?: string | vscode.MarkdownString;
+  tooltip?: string | Markdown;
   icon?: string;
   color?: string;
   contextValue?: string;

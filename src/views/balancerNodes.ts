@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { balancerSummary, vipLine, type BalancerLive, type BalancersModel } from '../core/live/balancers';
 import { isDown } from '../core/drill/haproxyState';
-import { md } from './liveTree';
+import { md } from './rowLook';
 import { priorityBreakdown, type VrrpInstanceData } from '../core/live/keepalivedData';
 import { vrrpLine } from '../core/live/vrrpVerdict';
 import type { LiveNode } from '../editor/treeNodes';

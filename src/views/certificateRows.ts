@@ -3,14 +3,14 @@
  * certificate sorted by days left with its colour and icon by threshold; then what the API servers serve and the
  * user's own kubeconfig credentials. Loaded with the first report shown (certificatesView.ts), not at activation.
  */
-import * as vscode from 'vscode';
 import { CommandIds } from '../editor/commandIds';
+import { t } from '../core/l10n';
 import { byDaysLeft, entrySeverity, type CertEntry } from '../core/certs/assess';
 import type { CertReport } from '../core/certs/report';
 import type { ServedCheck } from '../core/certs/served';
 import { csrProblem } from '../core/certs/kubelet';
 import type { Severity } from '../core/findings';
-import { ERR, md, MUTED, OK, WARN } from './liveTree';
+import { ERR, md, MUTED, OK, WARN } from './rowLook';
 import type { LiveNode } from '../editor/treeNodes';
 
 const LOOK: Record<Severity | 'ok', { icon: string; color: string | undefined }> = {
@@ -31,7 +31,7 @@ function entryNode(e: CertEntry): LiveNode {
   return {
     id: `cert:${e.host}:${e.id}`,
     label: e.id,
-    description: e.daysLeft === undefined ? (e.problems[0]?.message ?? '') : `${e.daysLeft < 0 ? vscode.l10n.t('expired {0}d ago', -e.daysLeft) : vscode.l10n.t('{0}d left', e.daysLeft)} · ${f!.notAfter.slice(0, 10)}`,
+    description: e.daysLeft === undefined ? (e.problems[0]?.message ?? '') : `${e.daysLeft < 0 ? t('expired {0}d ago', -e.daysLeft) : t('{0}d left', e.daysLeft)} · ${f!.notAfter.slice(0, 10)}`,
     icon: look.icon,
     color: look.color,
     contextValue: e.fix === 'kubelet-conf' ? 'certificate-kubelet-conf-embedded' : `certificate-${e.role}`,
@@ -51,20 +51,20 @@ function servedNode(c: ServedCheck): LiveNode {
     return {
       id: `served:${c.target}`,
       label: c.target === 'endpoint' ? `endpoint ${c.address}:${c.port}` : c.target,
-      description: vscode.l10n.t('not read: {0}', c.error ?? vscode.l10n.t('no certificate')),
+      description: t('not read: {0}', c.error ?? t('no certificate')),
       icon: 'debug-disconnect',
       color: MUTED,
-      tooltip: md([vscode.l10n.t('**served by {0}:{1}**: no TLS handshake, so what it serves is not judged.', c.address, c.port), vscode.l10n.t('Cause: {0}', c.error ?? vscode.l10n.t('no certificate'))]),
+      tooltip: md([t('**served by {0}:{1}**: no TLS handshake, so what it serves is not judged.', c.address, c.port), t('Cause: {0}', c.error ?? t('no certificate'))]),
     };
   }
   const look = LOOK[worst(c.problems.map((p) => p.severity))];
   return {
     id: `served:${c.target}`,
     label: c.target === 'endpoint' ? `endpoint ${c.address}:${c.port}` : c.target,
-    description: c.facts ? `${vscode.l10n.t('{0}d left', String(c.daysLeft))}${c.matchesHost ? vscode.l10n.t(' · = {0}\'s apiserver.crt', c.matchesHost) : ''}` : (c.error ?? ''),
+    description: c.facts ? `${t('{0}d left', String(c.daysLeft))}${c.matchesHost ? t(' · = {0}\'s apiserver.crt', c.matchesHost) : ''}` : (c.error ?? ''),
     icon: look.icon,
     color: look.color,
-    tooltip: md([vscode.l10n.t('**served by {0}:{1}**', c.address, c.port), c.facts ? vscode.l10n.t('fingerprint `{0}`\n\nvalid until {1}', c.facts.fingerprint, c.facts.notAfter) : '', ...c.problems.map((p) => `- **${p.severity}** ${p.message}`)]),
+    tooltip: md([t('**served by {0}:{1}**', c.address, c.port), c.facts ? t('fingerprint `{0}`\n\nvalid until {1}', c.facts.fingerprint, c.facts.notAfter) : '', ...c.problems.map((p) => `- **${p.severity}** ${p.message}`)]),
   };
 }
 
@@ -77,12 +77,12 @@ export function buildCertificateTree(r: CertReport): LiveNode[] {
       return {
         id: `certs:${h.host}`,
         label: h.host,
-        description: vscode.l10n.t('not read: {0}', h.error),
+        description: t('not read: {0}', h.error),
         icon: 'debug-disconnect',
         color: MUTED,
         contextValue: 'certificates-not-read',
-        tooltip: md([vscode.l10n.t('**{0}** ({1}): the certificates were not read, so none of them is judged.', h.host, h.address), vscode.l10n.t('Cause: {0}', h.error), vscode.l10n.t('Click to show the log with the whole error.')]),
-        command: { command: CommandIds.showLog, title: vscode.l10n.t('Show Log') },
+        tooltip: md([t('**{0}** ({1}): the certificates were not read, so none of them is judged.', h.host, h.address), t('Cause: {0}', h.error), t('Click to show the log with the whole error.')]),
+        command: { command: CommandIds.showLog, title: t('Show Log') },
       };
     }
     const children = byDaysLeft(h.entries).map(entryNode);
@@ -91,7 +91,7 @@ export function buildCertificateTree(r: CertReport): LiveNode[] {
     return {
       id: `certs:${h.host}`,
       label: h.host,
-      description: vscode.l10n.t('{0} certificates{1}', h.entries.length, soonest.length ? vscode.l10n.t(' · soonest {0}d', Math.min(...soonest)) : ''),
+      description: t('{0} certificates{1}', h.entries.length, soonest.length ? t(' · soonest {0}d', Math.min(...soonest)) : ''),
       icon: h.controlPlane ? 'server-process' : 'server',
       color: look.color,
       expanded: look.icon !== 'pass',
@@ -100,20 +100,20 @@ export function buildCertificateTree(r: CertReport): LiveNode[] {
   });
   if (r.served.length) {
     const look = LOOK[worst(r.served.filter((c) => c.facts).flatMap((c) => c.problems.map((p) => p.severity)))];
-    out.push({ id: 'certs:served', label: vscode.l10n.t('Served by the API servers'), icon: 'globe', color: look.color, expanded: look.icon !== 'pass', children: r.served.map(servedNode) });
+    out.push({ id: 'certs:served', label: t('Served by the API servers'), icon: 'globe', color: look.color, expanded: look.icon !== 'pass', children: r.served.map(servedNode) });
   }
   if (r.csrs?.length || r.csrsError) {
     const nodes: LiveNode[] = (r.csrs ?? []).map((c) => {
       const problem = csrProblem(c);
-      return { id: `csr:${c.name}`, label: c.name, description: vscode.l10n.t('{0} · {1} · {2} min pending', c.kind, c.username, Math.round(c.ageSeconds / 60)), icon: problem ? 'warning' : 'clock', color: problem ? WARN : MUTED, tooltip: md([`**${c.name}** \`${c.signerName}\``, problem ?? vscode.l10n.t('pending: approved by the controller-manager shortly')]) };
+      return { id: `csr:${c.name}`, label: c.name, description: t('{0} · {1} · {2} min pending', c.kind, c.username, Math.round(c.ageSeconds / 60)), icon: problem ? 'warning' : 'clock', color: problem ? WARN : MUTED, tooltip: md([`**${c.name}** \`${c.signerName}\``, problem ?? t('pending: approved by the controller-manager shortly')]) };
     });
-    if (r.csrsError) nodes.push({ id: 'csr:error', label: vscode.l10n.t('not read'), description: r.csrsError, icon: 'error', color: ERR });
+    if (r.csrsError) nodes.push({ id: 'csr:error', label: t('not read'), description: r.csrsError, icon: 'error', color: ERR });
     const warn = nodes.some((n) => n.color === WARN || n.color === ERR);
-    out.push({ id: 'certs:csrs', label: vscode.l10n.t('Pending certificate signing requests'), description: `${r.csrs?.length ?? 0}`, icon: 'git-pull-request', color: warn ? WARN : MUTED, expanded: warn, children: nodes });
+    out.push({ id: 'certs:csrs', label: t('Pending certificate signing requests'), description: `${r.csrs?.length ?? 0}`, icon: 'git-pull-request', color: warn ? WARN : MUTED, expanded: warn, children: nodes });
   }
   if (r.local.length) {
     const look = LOOK[worst(r.local.map(entrySeverity))];
-    out.push({ id: 'certs:local', label: vscode.l10n.t('Your kubeconfig'), icon: 'account', color: look.color ?? MUTED, expanded: look.icon !== 'pass', children: byDaysLeft(r.local).map(entryNode) });
+    out.push({ id: 'certs:local', label: t('Your kubeconfig'), icon: 'account', color: look.color ?? MUTED, expanded: look.icon !== 'pass', children: byDaysLeft(r.local).map(entryNode) });
   }
   return out;
 }

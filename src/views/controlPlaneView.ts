@@ -11,7 +11,8 @@ import type { ComponentPod, ControlPlaneNode } from '../core/live/controlPlane';
 import { describeComponent } from '../core/live/render';
 import { formatAge } from '../core/live/format';
 import { skewNotes } from '../core/upgrade/versions';
-import { ERR, LiveTreeView, md, MUTED, OK, WARN } from './liveTree';
+import { LiveTreeView } from './liveTree';
+import { ERR, md, MUTED, OK, WARN } from './rowLook';
 import type { LiveNode } from '../editor/treeNodes';
 
 export class ControlPlaneView extends LiveTreeView {

@@ -11,7 +11,8 @@ import type { EtcdMember } from '../core/live/etcd';
 import { formatAge, formatBytes } from '../core/live/format';
 import { describeSpace, memberSpace } from '../core/etcd/space';
 import { clockAndAge, memberFacts } from '../core/live/render';
-import { ERR, LiveTreeView, md, MUTED, OK, WARN } from './liveTree';
+import { LiveTreeView } from './liveTree';
+import { ERR, md, MUTED, OK, WARN } from './rowLook';
 import type { LiveNode } from '../editor/treeNodes';
 
 export class EtcdMembersView extends LiveTreeView {

@@ -10,7 +10,8 @@ import type { ClusterConnection } from '../editor/clusterConnection';
 import { formatAge } from '../core/live/format';
 import type { LeaseHealth, NodeLeaseInfo } from '../core/live/leases';
 import { NODE_MONITOR_GRACE_MS } from '../core/live/leaseTiming';
-import { ERR, LiveTreeView, md, MUTED, OK, WARN } from './liveTree';
+import { LiveTreeView } from './liveTree';
+import { ERR, md, MUTED, OK, WARN } from './rowLook';
 import type { LiveNode } from '../editor/treeNodes';
 
 const ICON: Record<LeaseHealth, [string, string]> = { healthy: ['pass', OK], late: ['watch', WARN], expired: ['error', ERR], unknown: ['question', MUTED] };

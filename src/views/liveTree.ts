@@ -11,11 +11,12 @@ import type { ResourceKey } from '../core/live/resources';
 import { plainWords } from '../core/text/plainWords';
 import { CommandIds } from '../editor/commandIds';
 import { kubeconfigFound } from '../editor/contextPicker';
-import type { LiveNode } from '../editor/treeNodes';
+import type { LiveNode, Markdown } from '../editor/treeNodes';
+import { ERR } from './rowLook';
 
 
 function signature(n: LiveNode): string {
-  const tip = typeof n.tooltip === 'string' ? n.tooltip : n.tooltip?.value;
+  const tip = typeof n.tooltip === 'string' ? n.tooltip : n.tooltip?.markdown;
   return `${n.label}\u0000${n.description ?? ''}\u0000${tip ?? ''}\u0000${n.icon ?? ''}\u0000${n.color ?? ''}\u0000${n.contextValue ?? ''}\u0000${n.children ? 'c' : ''}`;
 }
 
@@ -179,15 +180,11 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
   }
 }
 
-export const OK = 'testing.iconPassed';
-export const WARN = 'list.warningForeground';
-export const ERR = 'list.errorForeground';
-export const MUTED = 'disabledForeground';
 
-export function md(lines: string[]): vscode.MarkdownString {
-  const m = new vscode.MarkdownString(lines.join('\n\n'));
-  m.supportThemeIcons = true;
-  return m;
+function markdownString(m: Markdown): vscode.MarkdownString {
+  const s = new vscode.MarkdownString(m.markdown);
+  s.supportThemeIcons = true;
+  return s;
 }
 
 export function liveTreeItem(n: LiveNode): vscode.TreeItem {
@@ -195,7 +192,7 @@ export function liveTreeItem(n: LiveNode): vscode.TreeItem {
   const item = new vscode.TreeItem(n.label, state);
   item.id = n.id;
   if (n.description !== undefined) item.description = n.description;
-  if (n.tooltip !== undefined) item.tooltip = n.tooltip;
+  if (n.tooltip !== undefined) item.tooltip = typeof n.tooltip === 'string' ? n.tooltip : markdownString(n.tooltip);
   if (n.icon) item.iconPath = new vscode.ThemeIcon(n.icon, n.color ? new vscode.ThemeColor(n.color) : undefined);
   if (n.contextValue) item.contextValue = n.contextValue;
   if (n.command) item.command = n.command;

@@ -51,8 +51,8 @@ suite('Backups view', function () {
     assert.match(rows[0]!.description ?? '', new RegExp(`^labs-k8s · .* ago · rev 4321 · ${(size / 1000).toFixed(1).replace('.', '\\.')} kB$`));
     assert.match(rows[2]!.description ?? '', /^other · /);
     assert.ok(rows.every((r) => r.contextValue === 'etcd-backup'));
-    const tooltip = rows[0]!.tooltip as vscode.MarkdownString;
-    assert.match(tooltip.value, /sha256 `[0-9a-f]{64}` · trailer verified/);
+    const tooltip = rows[0]!.tooltip as { markdown: string };
+    assert.match(tooltip.markdown, /sha256 `[0-9a-f]{64}` · trailer verified/);
     const root = (await api()).backupsView.nodes[0]!;
     assert.match(root.description ?? '', /· 3$/);
     assert.equal(root.path, dir);
