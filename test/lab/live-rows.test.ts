@@ -8,7 +8,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadKubeAdapter } from '../../src/adapters/kube/load';
@@ -38,6 +38,24 @@ const REPO = join(__dirname, '../..');
 function lab(...args: string[]): void {
   const r = spawnSync('bash', [join(REPO, 'lab/lab.sh'), ...args], { encoding: 'utf8', timeout: 120_000 });
   assert.equal(r.status, 0, `lab ${args.join(' ')}: ${r.stderr}`);
+}
+
+/**
+ * A lab fault without blocking this process: the live model under test keeps reading while the fault is made, as it
+ * does in the editor (spawnSync froze its polls for the seconds the power-off's clean-up takes).
+ */
+function labAsync(...args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [join(REPO, 'lab/lab.sh'), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`lab ${args.join(' ')} (exit ${code}): ${stderr}`));
+    });
+  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -221,10 +239,12 @@ test('rows match kubectl -o wide and etcdctl endpoint status, healthy and during
     // of the files before, its first read can still be on its way (seen in the tier: undefined 16 s after acquire).
     const before = await until('the etcd view read with m03 reachable', 60_000, () => conn.cluster.etcd?.members.find((m) => m.name === m03.name && m.reachable));
     const role = memberFacts(before, Date.now())[0];
-    lab('fault', 'power-off', m03.name);
+    // From the moment the power-off starts (the member is lost within it), with the model reading meanwhile.
     const t0 = Date.now();
+    const poweredOff = labAsync('fault', 'power-off', m03.name);
     try {
       const atRisk = await until('etcd at risk', 15_000, () => (conn.cluster.etcd?.tolerates === 0 ? Date.now() - t0 : undefined), 100);
+      await poweredOff;
       const member = conn.cluster.etcd!.members.find((m) => m.name === m03.name)!;
       console.log(`m03 powered off: etcd at risk after ${atRisk} ms; member row: ${memberFacts(member, Date.now()).join(' · ')}`);
       assert.equal(member.lastSeen?.role, role);
@@ -237,6 +257,7 @@ test('rows match kubectl -o wide and etcdctl endpoint status, healthy and during
       assert.ok(atRisk <= 5000, `etcd "at risk" in the live model ${atRisk} ms after m03's power-off (goal ≤ 5 s)`);
       await agreeWithin('m03 off: nodes and pods', 10_000, compareNodesAndPods);
     } finally {
+      await poweredOff.catch(() => undefined);
       lab('fault', 'power-on', m03.name);
     }
     await until('m03 Ready again', 180_000, () => (conn.cluster.model().controlPlane.nodes.find((n) => n.host === m03.name)?.readiness === 'Ready' && conn.cluster.etcd?.tolerates === 1 ? true : undefined), 1000);

@@ -176,11 +176,12 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
       const byName = new Map(pods.map((p) => [p.candidate.name, p.pod]));
       try {
         const { value, via } = await readThroughFirst(etcdReadOrder(pods.map((p) => p.candidate), lastReader), (c) => readEtcd0(podRunner(byName.get(c.name)!)), {
-          // etcdctl's own timeouts are 1.5 s; an answer later than that is a pod on a node that went away.
-          hedgeAfterMs: 2_000,
-          // then a new exec every second (a new connection the balancer may send to a live API server), six in all
-          retryEveryMs: 1_000,
-          maxAttempts: 6,
+          // etcdctl's own timeouts are 1 s to dial a member and 1.5 s for the command: an answer later than that is a
+          // pod on a node that went away, or an exec sent to its API server.
+          hedgeAfterMs: 1_500,
+          // then a new exec every 0.75 s (a new connection the balancer may send to a live API server), seven in all
+          retryEveryMs: 750,
+          maxAttempts: 7,
           failed: (c, e) => errors.push(`exec ${c.name}: ${errorMessage(e)}`),
         });
         lastReader = via.name;
