@@ -4,8 +4,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, INVENTORY_READ } from 
 import { shownPath } from '../core/text/terminal';
 import { errorMessage } from '../core/errors';
 import { UsageError } from './args';
-import { usageText } from './usage';
-import { defineVerb } from './verb';
+import { defineVerb, usageText } from './verb';
 
 export const runCheckInventory = defineVerb({
   words: 'check-inventory', flags: {}, positionals: true, needs: {},

@@ -30,8 +30,7 @@ import type { Prompter } from './secretPrompt';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 import { TerminalUi } from './terminalUi';
-import { usageText } from './usage';
-import { defineVerb, type VerbContext, type VerbFlags } from './verb';
+import { defineVerb, usageText, type VerbContext, type VerbFlags } from './verb';
 
 const CONNECTION: FlagSpec = { kubeconfig: 'string', context: 'string', 'dry-run': 'string', yes: 'boolean' };
 const SSH: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'ask-become-pass': 'boolean' };

@@ -16,8 +16,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, INVENTORY_READ } from 
 import { findInventoryAbove } from './lint';
 import { errorMessage } from '../core/errors';
 import { UsageError } from './args';
-import { usageText } from './usage';
-import { defineVerb } from './verb';
+import { defineVerb, usageText } from './verb';
 
 const usage = (): string => usageText(['kubeadm-workbench generate [--inventory FILE] [--out DIR] [--containerd-version V] [--force]']);
 

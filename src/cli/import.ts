@@ -10,8 +10,7 @@ import { CNIS, type Cni } from '../core/inventory/types';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
 import { errorMessage } from '../core/errors';
 import { UsageError } from './args';
-import { usageText } from './usage';
-import { defineVerb } from './verb';
+import { defineVerb, usageText } from './verb';
 
 const usage = (): string =>
   usageText([

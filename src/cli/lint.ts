@@ -25,8 +25,7 @@ import { compileCacheDir } from './compileCache';
 import { errorMessage } from '../core/errors';
 import { catalogueLanguage, inEnglish } from '../core/l10n';
 import { UsageError } from './args';
-import { usageText } from './usage';
-import { defineVerb } from './verb';
+import { defineVerb, usageText } from './verb';
 
 const usage = (): string => usageText(['kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] [--fix] PATH...']);
 

@@ -22,8 +22,7 @@ import { UsageError, type FlagSpec } from './args';
 import { loadInventoryFile } from './inventoryFile';
 import { SSH_FLAGS } from './sshFlags';
 import { shownPath } from '../core/text/terminal';
-import { usageText } from './usage';
-import { defineVerb, type VerbFlags } from './verb';
+import { defineVerb, usageText, type VerbFlags } from './verb';
 
 const usage = (): string =>
   usageText(['kubeadm-workbench ssh-check|preflight --inventory FILE [--host NAME]... [--json] [--timeout SECONDS] [--cluster [--kubeconfig F]] [--ssh-config F] [--known-hosts F] [--own-known-hosts F] [--accept-new-host-key=SHA256:...]... [--max-parallel N]']);

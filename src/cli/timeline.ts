@@ -21,8 +21,7 @@ import { UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 import { t } from '../core/l10n';
-import { usageText } from './usage';
-import { defineVerb, type VerbFlags } from './verb';
+import { defineVerb, usageText, type VerbFlags } from './verb';
 
 const FLAGS: FlagSpec = { inventory: 'string', image: 'string', node: 'string', name: 'string', timeout: 'string', kubeconfig: 'string', context: 'string', json: 'boolean', ...SSH_FLAGS };
 

@@ -20,6 +20,8 @@ import { parseFlags, UsageError, type FlagSpec, type Parsed } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { Prompter } from './secretPrompt';
 import type { SshGiven } from './verbSsh';
+// Static: the verbs that read an inventory are most of them, and lint's start-up loads fewer files this way.
+import { loadInventoryFile } from './inventoryFile';
 
 export type { SshGiven } from './verbSsh';
 export type VerbFlags = Record<string, string | boolean | string[] | undefined>;
@@ -122,7 +124,6 @@ export function defineVerb<const N extends VerbNeeds, V = undefined>(spec: VerbS
       };
       if (spec.needs.inventory) {
         const given = flags.inventory as string;
-        const { loadInventoryFile } = await import('./inventoryFile.js');
         const inventory = await loadInventoryFile(spec.needs.inventoryShown === 'resolved' ? resolve(given) : given, io, spec.needs.inventory === 'strict');
         if (typeof inventory === 'number') return inventory;
         Object.assign(ctx, { inventory, inventoryPath: resolve(given) });
@@ -166,4 +167,18 @@ async function failed(e: unknown, words: string, usage: () => string, io: CliIo,
   // A host that did not answer or let us in: the preflight says why for every host at once, and how to fix it.
   if (sshFailureOf(e) && sshFlags) io.stderr(`next: kubeadm-workbench ssh-check ${commandLine(sshFlags)}\n`);
   return EXIT_FAILED;
+}
+
+/**
+ * A verb's usage in the catalogue's language, built when printed (the language is set by then): the word "usage:"
+ * translated, the command lines as one types them, the lines under the first shifted by what the translation adds so
+ * they stay aligned with it, and the notes under them (each already through `t()` at its call: the catalogue's check
+ * reads only literal keys).
+ * `lines[0]` follows "usage: "; the others keep their English indentation (plus the translation's extra width).
+ */
+export function usageText(lines: readonly string[], notes: readonly string[] = []): string {
+  const head = t('usage:');
+  const shift = ' '.repeat(Math.max(0, head.length - 'usage:'.length));
+  const [first, ...rest] = lines;
+  return `${head} ${first ?? ''}\n${rest.map((l) => `${shift}${l}\n`).join('')}${notes.map((n) => `  ${n}\n`).join('')}`;
 }
