@@ -25,6 +25,8 @@ import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { describeError } from '../core/live/errors';
 import { cordonWorkflow, drainWorkflow } from '../engine/workflows/drainWorkflow';
+// as msg: parseDuration's own `t` is the trimmed text
+import { t as msg } from '../core/l10n';
 import { parseFlags, UsageError, type FlagSpec, type Parsed } from './args';
 import type { Prompter } from './secretPrompt';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
@@ -63,18 +65,18 @@ export function parseDuration(text: string, flag: string): number {
   const t = text.trim();
   if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
   const parts = [...t.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
-  if (!parts.length || parts.map((p) => p[0]).join('') !== t) throw new UsageError(`--${flag}: "${text}" is not a duration (e.g. 300s, 5m, 1h)`);
+  if (!parts.length || parts.map((p) => p[0]).join('') !== t) throw new UsageError(msg('--{0}: "{1}" is not a duration (e.g. 300s, 5m, 1h)', flag, text));
   return parts.reduce((sum, p) => sum + Number(p[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[p[2] as 'ms' | 's' | 'm' | 'h'], 0);
 }
 
 function parseInt10(text: string, flag: string): number {
-  if (!/^-?\d+$/.test(text.trim())) throw new UsageError(`--${flag}: "${text}" is not a whole number`);
+  if (!/^-?\d+$/.test(text.trim())) throw new UsageError(msg('--{0}: "{1}" is not a whole number', flag, text));
   return Number(text);
 }
 
 function dryRunOf(flags: Record<string, unknown>): DryRun {
   const v = (flags['dry-run'] as string | undefined) ?? 'none';
-  if (v !== 'none' && v !== 'client' && v !== 'server') throw new UsageError(`--dry-run must be none, client or server (got "${v}")`);
+  if (v !== 'none' && v !== 'client' && v !== 'server') throw new UsageError(msg('--dry-run must be none, client or server (got "{0}")', v));
   return v;
 }
 
@@ -100,7 +102,7 @@ function cordonVerb(cordon: boolean) {
     words: verb, flags: CONNECTION, parse: parseKubectlArgs, positionals: true, usage: cordonUsage(verb), needs: {},
     validate: (flags, positionals) => {
       const dryRun = dryRunOf(flags);
-      if (positionals.length !== 1) throw new UsageError(`${verb} needs exactly one NODE`);
+      if (positionals.length !== 1) throw new UsageError(msg('{0} needs exactly one NODE', verb));
       return { dryRun, node: positionals[0]! };
     },
     run: async ({ flags, options: { dryRun, node }, io, prompter, stdin, kube }) => {
@@ -121,9 +123,9 @@ export const runUncordon = cordonVerb(false);
 export const runDrainVerb = defineVerb({
   words: 'drain', flags: DRAIN, parse: parseKubectlArgs, positionals: true, usage: drainUsage, needs: {},
   validate: (flags, positionals) => {
-    if (positionals.length !== 1) throw new UsageError('drain needs exactly one NODE');
-    if (flags.then !== undefined && !flags.inventory) throw new UsageError('--then runs the command on the node\'s inventory host over SSH: give --inventory');
-    if ((flags['then-timeout'] !== undefined || flags['ready-timeout'] !== undefined) && flags.then === undefined) throw new UsageError('--then-timeout and --ready-timeout go with --then');
+    if (positionals.length !== 1) throw new UsageError(msg('{0} needs exactly one NODE', 'drain'));
+    if (flags.then !== undefined && !flags.inventory) throw new UsageError(msg("--then runs the command on the node's inventory host over SSH: give --inventory"));
+    if ((flags['then-timeout'] !== undefined || flags['ready-timeout'] !== undefined) && flags.then === undefined) throw new UsageError(msg('--then-timeout and --ready-timeout go with --then'));
     const options: DrainRunOptions = {
       ...DEFAULT_DRAIN_OPTIONS,
       ignoreDaemonSets: Boolean(flags['ignore-daemonsets']),

@@ -18,6 +18,7 @@ import { createInventoryPool, defaultOwnKnownHostsFile } from '../adapters/ssh/f
 import { PREFLIGHT_CONNECT_TIMEOUT_MS, runPreflight } from '../engine/preflight';
 import { clusterChecks } from '../engine/clusterPreflight';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './io';
+import { t } from '../core/l10n';
 import { UsageError, type FlagSpec } from './args';
 import { loadInventoryFile } from './inventoryFile';
 import { SSH_FLAGS } from './sshFlags';
@@ -37,20 +38,20 @@ interface Checked {
 }
 
 function checked(flags: VerbFlags): Checked {
-  if (flags.kubeconfig !== undefined && !flags.cluster) throw new UsageError('--kubeconfig goes with --cluster');
-  if (!flags.inventory) throw new UsageError('--inventory is required');
+  if (flags.kubeconfig !== undefined && !flags.cluster) throw new UsageError(t('--kubeconfig goes with --cluster'));
+  if (!flags.inventory) throw new UsageError(t('--inventory is required'));
   const accept = (flags['accept-new-host-key'] as string[] | undefined) ?? [];
   const bad = accept.find((fp) => !/^SHA256:[A-Za-z0-9+/]{43}$/.test(fp));
-  if (bad) throw new UsageError(`--accept-new-host-key needs a SHA256 fingerprint as ssh-keygen -lf prints it (SHA256:...), got "${bad}"`);
+  if (bad) throw new UsageError(t('--accept-new-host-key needs a SHA256 fingerprint as ssh-keygen -lf prints it (SHA256:...), got "{0}"', bad));
   let maxParallel: number | undefined;
   if (flags['max-parallel'] !== undefined) {
     maxParallel = Number(flags['max-parallel']);
-    if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new UsageError('--max-parallel must be 1..64');
+    if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new UsageError(t('--max-parallel must be 1..64'));
   }
   let timeoutMs = PREFLIGHT_CONNECT_TIMEOUT_MS;
   if (flags.timeout !== undefined) {
     const n = Number(flags.timeout);
-    if (!(n > 0)) throw new UsageError('--timeout must be a positive number of seconds');
+    if (!(n > 0)) throw new UsageError(t('--timeout must be a positive number of seconds'));
     timeoutMs = n * 1000;
   }
   return { hosts: (flags.host as string[] | undefined) ?? [], accept, timeoutMs, ...(maxParallel ? { maxParallel } : {}) };

@@ -56,7 +56,7 @@ export interface StatusDeps {
 }
 
 function days(text: string, flag: string): number {
-  if (!/^\d{1,5}$/.test(text.trim())) throw new UsageError(`${flag}: "${text}" is not a whole number of days`);
+  if (!/^\d{1,5}$/.test(text.trim())) throw new UsageError(t('{0}: "{1}" is not a whole number of days', flag, text));
   return Number(text.trim());
 }
 
@@ -79,18 +79,18 @@ function parseStatusArgs(args: string[]): Parsed {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const kind = a.startsWith('--') ? FLAGS[a.slice(2)] : undefined;
-    if (!kind) throw new UsageError(`unknown argument ${a}`);
+    if (!kind) throw new UsageError(t('unknown argument {0}', a));
     if (kind === 'boolean') flags[a.slice(2)] = true;
     else {
       const v = args[++i];
-      if (!v) throw new UsageError(`${a} needs a value`);
+      if (!v) throw new UsageError(t('{0} needs a value', a));
       if (a.endsWith('-days')) days(v, a);
       flags[a.slice(2)] = v;
     }
   }
   // checked before the missing --inventory, as it always was
   const { errorDays, warningDays } = thresholdsOf(flags);
-  if (errorDays > warningDays) throw new UsageError('--error-days must not exceed --warning-days');
+  if (errorDays > warningDays) throw new UsageError(t('--error-days must not exceed --warning-days'));
   return { flags, positionals: [] };
 }
 

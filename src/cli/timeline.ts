@@ -67,13 +67,13 @@ function timelineVerb(deps: TimelineDeps) {
     words: 'timeline', flags: FLAGS, usage, needs: { inventory: 'strict' },
     validate: (f) => {
       const image = f.image as string | undefined;
-      if (image !== undefined && (!image.trim() || /\s/.test(image.trim()) || image.length > 512)) throw new UsageError(`--image: "${image}" is not an image reference such as registry.lab:5000/web:1.0`);
+      if (image !== undefined && (!image.trim() || /\s/.test(image.trim()) || image.length > 512)) throw new UsageError(t('--image: "{0}" is not an image reference such as registry.lab:5000/web:1.0', image));
       const node = f.node as string | undefined;
       if (node !== undefined && HOST_NAME.check(node)) throw new UsageError(`--node: "${node}" ${HOST_NAME.check(node)}`);
       const name = f.name as string | undefined;
-      if (name !== undefined && !(POD_NAME.test(name) && name.length <= 63)) throw new UsageError(`--name: "${name}" is not a DNS label (lowercase letters, digits and -)`);
+      if (name !== undefined && !(POD_NAME.test(name) && name.length <= 63)) throw new UsageError(t('--name: "{0}" is not a DNS label (lowercase letters, digits and -)', name));
       const timeout = f.timeout as string | undefined;
-      if (timeout !== undefined && !(/^\d{1,4}$/.test(timeout) && Number(timeout) > 0)) throw new UsageError(`--timeout: "${timeout}" is not a whole number of seconds`);
+      if (timeout !== undefined && !(/^\d{1,4}$/.test(timeout) && Number(timeout) > 0)) throw new UsageError(t('--timeout: "{0}" is not a whole number of seconds', timeout));
     },
     run: async ({ inventory, flags, io, onClose }) => {
       const connect = deps.connect ?? ((o) => loadKubeAdapter().connect(o) as Promise<Connection>);

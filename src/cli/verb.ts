@@ -109,7 +109,7 @@ export function defineVerb<const N extends VerbNeeds, V = undefined>(spec: VerbS
     let sshFlags: string[] | undefined;
     try {
       const { flags, positionals } = spec.parse ? spec.parse(argv, spec.flags) : parseFlags(argv, spec.flags);
-      if (!spec.positionals && positionals.length) throw new UsageError(spec.usageOnly ? '' : `unexpected argument ${positionals[0]}`);
+      if (!spec.positionals && positionals.length) throw new UsageError(spec.usageOnly ? '' : t('unexpected argument {0}', positionals[0]!));
       if (spec.needs.inventory && !flags.inventory) throw new UsageError(spec.usageOnly ? '' : t('--inventory is required'));
       const options = (spec.validate ? await spec.validate(flags, positionals) : undefined) as V;
       const ctx: VerbContext<V> & Partial<InventoryGiven & SshGiven> = {

@@ -2,8 +2,9 @@
  * The verbs declared with defineVerb in this round (drain, cordon, uncordon, status, timeline, ssh-check, preflight,
  * generate, import-ansible, check-inventory, lint): `--help` answers with the usage and exit 0; a usage mistake names
  * itself over the usage with exit 2 and nothing on stdout; a failure the handler throws is one line under the verb's
- * name, never a stack; and under a Russian locale the usages and the verbs' lines of `kubeadm-workbench --help` are
- * Russian, the command lines as one types them and the lines under the first still aligned with it.
+ * name, never a stack; and under a Russian locale the usages, their mistakes and the verbs' lines of
+ * `kubeadm-workbench --help` are Russian, the command lines as one types them and the lines under the first still
+ * aligned with it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -116,6 +117,19 @@ test('under a Russian LANG: the usages and the verbs\' lines of --help in Russia
   for (const [verb] of VERBS) {
     const r = await run([verb, '--help'], 'ru_RU.UTF-8');
     assert.match(verb === 'import-ansible' ? r.out : r.err, new RegExp(`^использование: kubeadm-workbench ${verb === 'preflight' ? 'ssh-check' : verb}`), verb);
+  }
+  // the mistakes too, over the Russian usage (English above, byte for byte)
+  const mistakes: [string[], string][] = [
+    [['drain'], 'drain: нужен ровно один NODE'],
+    [['cordon', 'w01', '--bogus'], 'неизвестный флаг --bogus'],
+    [['status', '--inventory', INVENTORY, 'extra'], 'неизвестный аргумент extra'],
+    [['ssh-check', '--inventory', INVENTORY, '--timeout', '0'], '--timeout должен быть положительным числом секунд'],
+    [['timeline', '--inventory', INVENTORY, '--name', 'UPPER'], '--name: «UPPER» — не метка DNS (строчные буквы, цифры и -)'],
+  ];
+  for (const [argv, message] of mistakes) {
+    const r = await run(argv, 'ru_RU.UTF-8');
+    assert.equal(r.code, 2, argv.join(' '));
+    assert.ok(r.err.startsWith(`${message}\nиспользование: kubeadm-workbench ${argv[0]}`), r.err);
   }
   const timeline = await run(['timeline', '--help'], 'ru_RU.UTF-8');
   assert.match(timeline.err, /\n {2}создаёт тестовый под .*\n {2}с источником и длительностью и удаляет под/);
