@@ -2,6 +2,8 @@
  * A small flag parser for the engine verbs: `--name value`, `--name=value`, repeatable flags,
  * booleans and positionals. Unknown flags are usage errors (exit 2), never ignored.
  */
+import { t } from '../core/l10n';
+
 export interface FlagSpec {
   [name: string]: 'string' | 'boolean' | 'list';
 }
@@ -25,14 +27,14 @@ export function parseFlags(argv: string[], spec: FlagSpec): Parsed {
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq > 0 ? eq : undefined);
     const kind = spec[name];
-    if (!kind) throw new UsageError(`unknown option --${name}`);
+    if (!kind) throw new UsageError(t('unknown option --{0}', name));
     if (kind === 'boolean') {
-      if (eq > 0) throw new UsageError(`--${name} takes no value`);
+      if (eq > 0) throw new UsageError(t('--{0} takes no value', name));
       flags[name] = true;
       continue;
     }
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw new UsageError(`--${name} needs a value`);
+    if (value === undefined) throw new UsageError(t('--{0} needs a value', name));
     if (kind === 'list') flags[name] = [...((flags[name] as string[] | undefined) ?? []), ...value.split(',').filter(Boolean)];
     else flags[name] = value;
   }

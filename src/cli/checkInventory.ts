@@ -1,24 +1,30 @@
 /** `kubeadm-workbench check-inventory FILE`: validates inventory.yaml like the editor does. */
 import { parseInventory } from '../core/inventory/parse';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, INVENTORY_READ, type CliIo } from './io';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, INVENTORY_READ } from './io';
 import { shownPath } from '../core/text/terminal';
 import { errorMessage } from '../core/errors';
+import { UsageError } from './args';
+import { defineVerb, usageText } from './verb';
 
-export async function runCheckInventory(args: string[], io: CliIo): Promise<number> {
-  const [file, ...rest] = args;
-  if (!file || rest.length) {
-    io.stderr('usage: kubeadm-workbench check-inventory FILE\n');
-    return EXIT_USAGE;
-  }
-  let text: string;
-  try {
-    text = await io.readFile(file, INVENTORY_READ);
-  } catch (e) {
-    io.stderr(`cannot read ${shownPath(file)}: ${errorMessage(e)}\n`);
-    return EXIT_USAGE;
-  }
-  const { inventory, findings } = parseInventory(text);
-  for (const f of findings) io.stdout(formatFinding(file, f) + '\n');
-  if (inventory) io.stdout(`${shownPath(file)}: ${inventory.hosts.length} hosts, endpoint ${inventory.cluster.controlPlaneEndpoint}\n`);
-  return findings.some((f) => f.severity === 'error') || !inventory ? EXIT_FAILED : EXIT_OK;
-}
+export const runCheckInventory = defineVerb({
+  words: 'check-inventory', flags: {}, positionals: true, needs: {},
+  usage: () => usageText(['kubeadm-workbench check-inventory FILE']),
+  validate: (_flags, positionals) => {
+    // one FILE: a missing or second one prints the usage alone
+    if (positionals.length !== 1) throw new UsageError('');
+    return positionals[0]!;
+  },
+  run: async ({ options: file, io }) => {
+    let text: string;
+    try {
+      text = await io.readFile(file, INVENTORY_READ);
+    } catch (e) {
+      io.stderr(`cannot read ${shownPath(file)}: ${errorMessage(e)}\n`);
+      return EXIT_USAGE;
+    }
+    const { inventory, findings } = parseInventory(text);
+    for (const f of findings) io.stdout(formatFinding(file, f) + '\n');
+    if (inventory) io.stdout(`${shownPath(file)}: ${inventory.hosts.length} hosts, endpoint ${inventory.cluster.controlPlaneEndpoint}\n`);
+    return findings.some((f) => f.severity === 'error') || !inventory ? EXIT_FAILED : EXIT_OK;
+  },
+});

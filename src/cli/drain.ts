@@ -18,7 +18,6 @@
  */
 import { createDrainCluster } from '../adapters/kube/drain';
 import type { KubeConnection } from '../adapters/kube/index';
-import { loadKubeAdapter } from '../adapters/kube/load';
 import { remoteExecOver } from '../adapters/ssh/fromInventory';
 import { DEFAULT_DRAIN_OPTIONS } from '../core/drain/classify';
 import { DEFAULT_READY_TIMEOUT_SECONDS, type DrainRunOptions, type DryRun } from '../core/drain/drainNode';
@@ -26,11 +25,14 @@ import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { describeError } from '../core/live/errors';
 import { cordonWorkflow, drainWorkflow } from '../engine/workflows/drainWorkflow';
-import { parseFlags, UsageError, type FlagSpec } from './args';
-import { Prompter } from './secretPrompt';
+// as msg: parseDuration's own `t` is the trimmed text
+import { t as msg } from '../core/l10n';
+import { parseFlags, UsageError, type FlagSpec, type Parsed } from './args';
+import type { Prompter } from './secretPrompt';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 import { TerminalUi } from './terminalUi';
+import { defineVerb, usageText, type VerbContext, type VerbFlags } from './verb';
 
 const CONNECTION: FlagSpec = { kubeconfig: 'string', context: 'string', 'dry-run': 'string', yes: 'boolean' };
 const SSH: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'ask-become-pass': 'boolean' };
@@ -49,44 +51,46 @@ const DRAIN: FlagSpec = {
   uncordon: 'boolean',
 };
 
-const DRAIN_USAGE =
-  'usage: kubeadm-workbench drain NODE [--kubeconfig F] [--context N] [--ignore-daemonsets] [--delete-emptydir-data] [--force]\n' +
-  '                                    [--timeout=300s] [--grace-period=-1] [--skip-wait-for-delete-timeout=0] [--dry-run[=none|client|server]]\n' +
-  '                                    [--then CMD --inventory F [--ssh-config F] [--known-hosts F] [--ask-become-pass] [--then-timeout=30m] [--ready-timeout=10m]]\n' +
-  '                                    [--uncordon] [--yes]\n';
-const CORDON_USAGE = (verb: string) => `usage: kubeadm-workbench ${verb} NODE [--kubeconfig F] [--context N] [--dry-run[=none|client|server]] [--yes]\n`;
+const drainUsage = (): string =>
+  usageText([
+    'kubeadm-workbench drain NODE [--kubeconfig F] [--context N] [--ignore-daemonsets] [--delete-emptydir-data] [--force]',
+    '                                    [--timeout=300s] [--grace-period=-1] [--skip-wait-for-delete-timeout=0] [--dry-run[=none|client|server]]',
+    '                                    [--then CMD --inventory F [--ssh-config F] [--known-hosts F] [--ask-become-pass] [--then-timeout=30m] [--ready-timeout=10m]]',
+    '                                    [--uncordon] [--yes]',
+  ]);
+const cordonUsage = (verb: string) => (): string => usageText([`kubeadm-workbench ${verb} NODE [--kubeconfig F] [--context N] [--dry-run[=none|client|server]] [--yes]`]);
 
 /** kubectl durations: `300s`, `5m`, `1h30m`, `1.5s`, or bare seconds. 0 means no limit (kubectl's meaning). */
 export function parseDuration(text: string, flag: string): number {
   const t = text.trim();
   if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
   const parts = [...t.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
-  if (!parts.length || parts.map((p) => p[0]).join('') !== t) throw new UsageError(`--${flag}: "${text}" is not a duration (e.g. 300s, 5m, 1h)`);
+  if (!parts.length || parts.map((p) => p[0]).join('') !== t) throw new UsageError(msg('--{0}: "{1}" is not a duration (e.g. 300s, 5m, 1h)', flag, text));
   return parts.reduce((sum, p) => sum + Number(p[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[p[2] as 'ms' | 's' | 'm' | 'h'], 0);
 }
 
 function parseInt10(text: string, flag: string): number {
-  if (!/^-?\d+$/.test(text.trim())) throw new UsageError(`--${flag}: "${text}" is not a whole number`);
+  if (!/^-?\d+$/.test(text.trim())) throw new UsageError(msg('--{0}: "{1}" is not a whole number', flag, text));
   return Number(text);
 }
 
 function dryRunOf(flags: Record<string, unknown>): DryRun {
   const v = (flags['dry-run'] as string | undefined) ?? 'none';
-  if (v !== 'none' && v !== 'client' && v !== 'server') throw new UsageError(`--dry-run must be none, client or server (got "${v}")`);
+  if (v !== 'none' && v !== 'client' && v !== 'server') throw new UsageError(msg('--dry-run must be none, client or server (got "{0}")', v));
   return v;
 }
 
-/** kubectl accepts a bare `--dry-run` (= client). */
-function normalizeArgs(argv: string[]): string[] {
-  return argv.map((a) => (a === '--dry-run' ? '--dry-run=client' : a));
+/** kubectl's grammar: a bare `--dry-run` is `--dry-run=client`. */
+function parseKubectlArgs(argv: string[], spec: FlagSpec): Parsed {
+  return parseFlags(argv.map((a) => (a === '--dry-run' ? '--dry-run=client' : a)), spec);
 }
 
-async function connect(flags: Record<string, unknown>, io: CliIo, inventory?: Inventory, remote?: ReturnType<typeof remoteExecOver>): Promise<KubeConnection | undefined> {
+/** The connection's failure in the words it always had, under the verb's name (the boundary's prefix). */
+async function connect(kube: VerbContext<unknown>['kube'], options: Parameters<VerbContext<unknown>['kube']>[0] = {}): Promise<KubeConnection> {
   try {
-    return await loadKubeAdapter().connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', ...(inventory ? { inventory, contextByEndpoint: 'prefer' as const } : {}), ...(remote ? { remote } : {}) });
+    return await kube(options);
   } catch (e) {
-    io.stderr(`kubeadm-workbench: cannot connect to the cluster: ${describeError(e)}\n`);
-    return undefined;
+    throw new Error(`cannot connect to the cluster: ${describeError(e)}`);
   }
 }
 
@@ -94,32 +98,21 @@ async function connect(flags: Record<string, unknown>, io: CliIo, inventory?: In
 
 function cordonVerb(cordon: boolean) {
   const verb = cordon ? 'cordon' : 'uncordon';
-  return async (argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> => {
-    let flags: Record<string, unknown>;
-    let positionals: string[];
-    let dryRun: DryRun;
-    try {
-      ({ flags, positionals } = parseFlags(normalizeArgs(argv), CONNECTION));
-      dryRun = dryRunOf(flags);
-      if (positionals.length !== 1) throw new UsageError(`${verb} needs exactly one NODE`);
-    } catch (e) {
-      if (!(e instanceof UsageError)) throw e;
-      io.stderr(`${e.message}\n${CORDON_USAGE(verb)}`);
-      return EXIT_USAGE;
-    }
-    const conn = await connect(flags, io);
-    if (!conn) return EXIT_FAILED;
-    const prompter = new Prompter(stdin);
-    try {
+  return defineVerb({
+    words: verb, flags: CONNECTION, parse: parseKubectlArgs, positionals: true, usage: cordonUsage(verb), needs: {},
+    validate: (flags, positionals) => {
+      const dryRun = dryRunOf(flags);
+      if (positionals.length !== 1) throw new UsageError(msg('{0} needs exactly one NODE', verb));
+      return { dryRun, node: positionals[0]! };
+    },
+    run: async ({ flags, options: { dryRun, node }, io, prompter, stdin, kube }) => {
+      const conn = await connect(kube);
       const outcome = await cordonWorkflow(terminalUi(io, prompter, flags, stdin), {
-        cluster: createDrainCluster(conn.transport), node: positionals[0]!, cordon, context: conn.context, server: conn.server, dryRun,
+        cluster: createDrainCluster(conn.transport), node, cordon, context: conn.context, server: conn.server, dryRun,
       });
       return outcome.kind === 'done' || outcome.kind === 'unchanged' ? EXIT_OK : EXIT_FAILED;
-    } finally {
-      prompter.close();
-      conn.dispose();
-    }
-  };
+    },
+  });
 }
 
 export const runCordon = cordonVerb(true);
@@ -127,17 +120,13 @@ export const runUncordon = cordonVerb(false);
 
 // ------------------------------------------------------------------------------------------------ drain
 
-export async function runDrainVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
-  let flags: Record<string, unknown>;
-  let positionals: string[];
-  let options: DrainRunOptions;
-  let thenTimeoutMs: number;
-  try {
-    ({ flags, positionals } = parseFlags(normalizeArgs(argv), DRAIN));
-    if (positionals.length !== 1) throw new UsageError('drain needs exactly one NODE');
-    if (flags.then !== undefined && !flags.inventory) throw new UsageError('--then runs the command on the node\'s inventory host over SSH: give --inventory');
-    if ((flags['then-timeout'] !== undefined || flags['ready-timeout'] !== undefined) && flags.then === undefined) throw new UsageError('--then-timeout and --ready-timeout go with --then');
-    options = {
+export const runDrainVerb = defineVerb({
+  words: 'drain', flags: DRAIN, parse: parseKubectlArgs, positionals: true, usage: drainUsage, needs: {},
+  validate: (flags, positionals) => {
+    if (positionals.length !== 1) throw new UsageError(msg('{0} needs exactly one NODE', 'drain'));
+    if (flags.then !== undefined && !flags.inventory) throw new UsageError(msg("--then runs the command on the node's inventory host over SSH: give --inventory"));
+    if ((flags['then-timeout'] !== undefined || flags['ready-timeout'] !== undefined) && flags.then === undefined) throw new UsageError(msg('--then-timeout and --ready-timeout go with --then'));
+    const options: DrainRunOptions = {
       ...DEFAULT_DRAIN_OPTIONS,
       ignoreDaemonSets: Boolean(flags['ignore-daemonsets']),
       deleteEmptyDirData: Boolean(flags['delete-emptydir-data']),
@@ -150,32 +139,23 @@ export async function runDrainVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
       uncordonAfter: Boolean(flags.uncordon),
     };
     // 0 means no limit, as for kubectl's --timeout.
-    thenTimeoutMs = (flags['then-timeout'] !== undefined ? parseDuration(flags['then-timeout'] as string, 'then-timeout') : 1800) * 1000;
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.stderr(`${e.message}\n${DRAIN_USAGE}`);
-    return EXIT_USAGE;
-  }
-  const nodeName = positionals[0]!;
-
-  let inventory: Inventory | undefined;
-  if (flags.inventory) {
-    const loaded = await loadInventoryFile(flags.inventory as string, io);
-    if (typeof loaded === 'number') return loaded;
-    inventory = loaded;
-  }
-
-  const pool = inventory ? poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 10_000 }) : undefined;
-  // One reader for every question (a sudo password, then the confirmation), so piped answers are read in order.
-  const prompter = new Prompter(stdin);
-  let conn: KubeConnection | undefined;
-  try {
-    conn = await connect(flags, io, inventory, pool ? remoteExecOver(pool) : undefined);
-    if (!conn) return EXIT_FAILED;
-    const c = conn;
+    const thenTimeoutMs = (flags['then-timeout'] !== undefined ? parseDuration(flags['then-timeout'] as string, 'then-timeout') : 1800) * 1000;
+    return { node: positionals[0]!, options, thenTimeoutMs };
+  },
+  run: async ({ flags, options: { node, options, thenTimeoutMs }, io, prompter, stdin, kube, onClose }) => {
+    // The inventory is optional here (--then needs it; the connection prefers its endpoint's context).
+    let inventory: Inventory | undefined;
+    if (flags.inventory) {
+      const loaded = await loadInventoryFile(flags.inventory as string, io);
+      if (typeof loaded === 'number') return loaded;
+      inventory = loaded;
+    }
+    const pool = inventory ? poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 10_000 }) : undefined;
+    if (pool) onClose(() => pool.close());
+    const c = await connect(kube, { ...(inventory ? { inventory, contextByEndpoint: 'prefer' as const } : {}), ...(pool ? { remote: remoteExecOver(pool) } : {}) });
     const outcome = await drainWorkflow(terminalUi(io, prompter, flags, stdin), {
       cluster: createDrainCluster(c.transport, { readEtcd: () => c.readEtcd(), inventory }),
-      node: nodeName,
+      node,
       context: c.context,
       options,
       refusedPods: 'like-kubectl',
@@ -183,13 +163,9 @@ export async function runDrainVerb(argv: string[], io: CliIo, stdin: NodeJS.Read
     });
     if (outcome.kind === 'invalid') return EXIT_USAGE;
     return outcome.kind === 'ran' && outcome.result.ok ? EXIT_OK : EXIT_FAILED;
-  } finally {
-    prompter.close();
-    conn?.dispose();
-    await pool?.close();
-  }
-}
+  },
+});
 
-function terminalUi(io: CliIo, prompter: Prompter, flags: Record<string, unknown>, stdin: NodeJS.ReadableStream): TerminalUi {
+function terminalUi(io: CliIo, prompter: Prompter, flags: VerbFlags, stdin: NodeJS.ReadableStream): TerminalUi {
   return new TerminalUi({ io, prompter, yes: Boolean(flags.yes), askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY) });
 }

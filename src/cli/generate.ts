@@ -12,11 +12,13 @@ import { parseInventory } from '../core/inventory/parse';
 import { shownPath } from '../core/text/terminal';
 import { containerdLayoutFor, planWrites, readGeneratedTarget, writeGeneratedFiles } from '../engine/generatePlan';
 import { clusterConfigFiles, readKubeadmExtra } from '../engine/inputs';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, INVENTORY_READ, type CliIo } from './io';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, INVENTORY_READ } from './io';
 import { findInventoryAbove } from './lint';
 import { errorMessage } from '../core/errors';
+import { UsageError } from './args';
+import { defineVerb, usageText } from './verb';
 
-export const GENERATE_USAGE = 'usage: kubeadm-workbench generate [--inventory FILE] [--out DIR] [--containerd-version V] [--force]\n';
+const usage = (): string => usageText(['kubeadm-workbench generate [--inventory FILE] [--out DIR] [--containerd-version V] [--force]']);
 
 interface GenerateArgs {
   inventory?: string;
@@ -50,57 +52,59 @@ export function parseGenerateArgs(args: string[]): GenerateArgs | string {
   return out;
 }
 
-export async function runGenerate(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseGenerateArgs(args);
-  if (typeof parsed === 'string') {
-    io.stderr(`${parsed}\n${GENERATE_USAGE}`);
-    return EXIT_USAGE;
-  }
-  const inventoryPath = parsed.inventory ?? (await findInventoryAbove(process.cwd()));
-  if (!inventoryPath) {
-    io.stderr(`no inventory.yaml here or above; pass --inventory FILE\n${GENERATE_USAGE}`);
-    return EXIT_USAGE;
-  }
-  let text: string;
-  try {
-    text = await io.readFile(inventoryPath, INVENTORY_READ);
-  } catch (e) {
-    io.stderr(`cannot read inventory ${shownPath(inventoryPath)}: ${errorMessage(e)}\n`);
-    return EXIT_USAGE;
-  }
-  const { inventory, findings } = parseInventory(text);
-  const errors = findings.filter((f) => f.severity === 'error');
-  if (!inventory || errors.length) {
-    for (const f of errors) io.stderr(formatFinding(inventoryPath, f) + '\n');
-    io.stderr(`${inventoryPath}: fix the inventory first; nothing was generated\n`);
-    return EXIT_FAILED;
-  }
-  const layout = containerdLayoutFor(parsed.containerdVersion);
-  let files;
-  try {
-    const extra = await readKubeadmExtra(inventory, dirname(resolve(inventoryPath)), (p) => io.readFile(p));
-    files = clusterConfigFiles(inventory, extra, { ...(layout ? { containerdLayout: layout } : {}), vrrpAuthPass: VRRP_PASS_PLACEHOLDER });
-  } catch (e) {
-    io.stderr(`${errorMessage(e)}; nothing was generated\n`);
-    return EXIT_FAILED;
-  }
-  const plan = await planWrites(files, (p) => readGeneratedTarget(parsed.out, p));
-  const changed = plan.filter((p) => p.status === 'changed');
-  if (changed.length && !parsed.force) {
-    for (const p of changed) io.stderr(`${shownPath(join(parsed.out, p.path))} exists and differs from the generated file\n`);
-    io.stderr('nothing was written; pass --force to overwrite\n');
-    return EXIT_FAILED;
-  }
-  try {
-    await writeGeneratedFiles(parsed.out, plan.filter((p) => p.status !== 'unchanged'));
-  } catch (e) {
-    io.stderr(`${errorMessage(e)}\n`);
-    return EXIT_FAILED;
-  }
-  for (const p of plan) {
-    const target = shownPath(join(parsed.out, p.path));
-    const how = p.status === 'unchanged' ? 'unchanged' : p.status === 'new' ? 'wrote    ' : 'replaced ';
-    io.stdout(`${how} ${target}${p.host ? ` (for ${p.host})` : ''}\n`);
-  }
-  return EXIT_OK;
-}
+/** Generate's grammar predates defineVerb and its messages stay: the whole argv reaches parseGenerateArgs. */
+export const runGenerate = defineVerb({
+  words: 'generate', flags: {}, positionals: true, needs: {}, usage,
+  parse: (argv) => ({ flags: {}, positionals: argv }),
+  validate: (_flags, argv) => {
+    const parsed = parseGenerateArgs(argv);
+    if (typeof parsed === 'string') throw new UsageError(parsed);
+    return parsed;
+  },
+  run: async ({ options: parsed, io }) => {
+    const inventoryPath = parsed.inventory ?? (await findInventoryAbove(process.cwd()));
+    if (!inventoryPath) throw new UsageError('no inventory.yaml here or above; pass --inventory FILE');
+    let text: string;
+    try {
+      text = await io.readFile(inventoryPath, INVENTORY_READ);
+    } catch (e) {
+      io.stderr(`cannot read inventory ${shownPath(inventoryPath)}: ${errorMessage(e)}\n`);
+      return EXIT_USAGE;
+    }
+    const { inventory, findings } = parseInventory(text);
+    const errors = findings.filter((f) => f.severity === 'error');
+    if (!inventory || errors.length) {
+      for (const f of errors) io.stderr(formatFinding(inventoryPath, f) + '\n');
+      io.stderr(`${inventoryPath}: fix the inventory first; nothing was generated\n`);
+      return EXIT_FAILED;
+    }
+    const layout = containerdLayoutFor(parsed.containerdVersion);
+    let files;
+    try {
+      const extra = await readKubeadmExtra(inventory, dirname(resolve(inventoryPath)), (p) => io.readFile(p));
+      files = clusterConfigFiles(inventory, extra, { ...(layout ? { containerdLayout: layout } : {}), vrrpAuthPass: VRRP_PASS_PLACEHOLDER });
+    } catch (e) {
+      io.stderr(`${errorMessage(e)}; nothing was generated\n`);
+      return EXIT_FAILED;
+    }
+    const plan = await planWrites(files, (p) => readGeneratedTarget(parsed.out, p));
+    const changed = plan.filter((p) => p.status === 'changed');
+    if (changed.length && !parsed.force) {
+      for (const p of changed) io.stderr(`${shownPath(join(parsed.out, p.path))} exists and differs from the generated file\n`);
+      io.stderr('nothing was written; pass --force to overwrite\n');
+      return EXIT_FAILED;
+    }
+    try {
+      await writeGeneratedFiles(parsed.out, plan.filter((p) => p.status !== 'unchanged'));
+    } catch (e) {
+      io.stderr(`${errorMessage(e)}\n`);
+      return EXIT_FAILED;
+    }
+    for (const p of plan) {
+      const target = shownPath(join(parsed.out, p.path));
+      const how = p.status === 'unchanged' ? 'unchanged' : p.status === 'new' ? 'wrote    ' : 'replaced ';
+      io.stdout(`${how} ${target}${p.host ? ` (for ${p.host})` : ''}\n`);
+    }
+    return EXIT_OK;
+  },
+});

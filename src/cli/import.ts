@@ -9,23 +9,32 @@ import { serializeInventory } from '../core/inventory/serialize';
 import { CNIS, type Cni } from '../core/inventory/types';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
 import { errorMessage } from '../core/errors';
+import { UsageError } from './args';
+import { defineVerb, usageText } from './verb';
 
-const USAGE = `usage: kubeadm-workbench import-ansible FILE [--out inventory.yaml] [--force]
-                 [--name NAME] [--kubernetes-version V] [--endpoint HOST:PORT] [--cni flannel|calico]
-                 [--vrrp-interface IFACE] [--no-group-vars]
-`;
+const usage = (): string =>
+  usageText([
+    'kubeadm-workbench import-ansible FILE [--out inventory.yaml] [--force]',
+    '                 [--name NAME] [--kubernetes-version V] [--endpoint HOST:PORT] [--cni flannel|calico]',
+    '                 [--vrrp-interface IFACE] [--no-group-vars]',
+  ]);
 
-export async function runImport(args: string[], io: CliIo): Promise<number> {
-  const rest = args[0] === 'import-ansible' ? args.slice(1) : args;
+interface ImportArgs {
+  file: string;
+  out?: string;
+  force: boolean;
+  groupVars: boolean;
+  options: AnsibleImportOptions;
+}
+
+/** The verb's grammar (short flags -o -f -h, `--out=F`): a mistake is a UsageError "import-ansible: …"; -h answers 'help'. */
+function parseImportArgs(argv: string[]): ImportArgs | 'help' {
+  const rest = argv[0] === 'import-ansible' ? argv.slice(1) : argv;
   let file: string | undefined;
-  let out: string | undefined;
-  let force = false;
-  let groupVars = true;
-  const options: AnsibleImportOptions = {};
-  const usage = (message?: string): number => {
-    if (message) io.stderr(`import-ansible: ${message}\n`);
-    io.stderr(USAGE);
-    return EXIT_USAGE;
+  const args: Omit<ImportArgs, 'file'> = { force: false, groupVars: true, options: {} };
+  const options = args.options;
+  const mistake = (message: string): never => {
+    throw new UsageError(`import-ansible: ${message}`);
   };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
@@ -41,90 +50,102 @@ export async function runImport(args: string[], io: CliIo): Promise<number> {
     switch (flag) {
       case '-h':
       case '--help':
-        io.stdout(USAGE);
-        return EXIT_OK;
+        return 'help';
       case '-o':
       case '--out':
-        if (!needValue((v) => (out = v))) return usage(`${flag} needs a file name`);
+        if (!needValue((v) => (args.out = v))) mistake(`${flag} needs a file name`);
         break;
       case '-f':
       case '--force':
-        force = true;
+        args.force = true;
         break;
       case '--no-group-vars':
-        groupVars = false;
+        args.groupVars = false;
         break;
       case '--name':
-        if (!needValue((v) => (options.clusterName = v))) return usage('--name needs a value');
+        if (!needValue((v) => (options.clusterName = v))) mistake('--name needs a value');
         break;
       case '--kubernetes-version':
-        if (!needValue((v) => (options.kubernetesVersion = v))) return usage('--kubernetes-version needs a value');
+        if (!needValue((v) => (options.kubernetesVersion = v))) mistake('--kubernetes-version needs a value');
         break;
       case '--endpoint':
-        if (!needValue((v) => (options.controlPlaneEndpoint = v))) return usage('--endpoint needs HOST:PORT');
+        if (!needValue((v) => (options.controlPlaneEndpoint = v))) mistake('--endpoint needs HOST:PORT');
         break;
       case '--vrrp-interface':
-        if (!needValue((v) => (options.vrrpInterface = v))) return usage('--vrrp-interface needs a value');
+        if (!needValue((v) => (options.vrrpInterface = v))) mistake('--vrrp-interface needs a value');
         break;
       case '--cni': {
         let cni = '';
-        if (!needValue((v) => (cni = v)) || !(CNIS as readonly string[]).includes(cni)) return usage(`--cni must be one of ${CNIS.join(', ')}`);
+        if (!needValue((v) => (cni = v)) || !(CNIS as readonly string[]).includes(cni)) mistake(`--cni must be one of ${CNIS.join(', ')}`);
         options.cni = cni as Cni;
         break;
       }
       default:
-        if (arg.startsWith('-') && arg !== '-') return usage(`unknown option ${arg}`);
-        if (file !== undefined) return usage(`one inventory at a time (got ${file} and ${arg})`);
+        if (arg.startsWith('-') && arg !== '-') mistake(`unknown option ${arg}`);
+        if (file !== undefined) mistake(`one inventory at a time (got ${file} and ${arg})`);
         file = arg;
     }
   }
-  if (!file) return usage('FILE is required');
+  return { ...args, file: file ?? mistake('FILE is required') };
+}
 
-  let text: string;
-  try {
-    text = await io.readFile(file);
-  } catch (e) {
-    io.stderr(`import-ansible: cannot read ${file}: ${errorMessage(e)}\n`);
-    return EXIT_USAGE;
-  }
-  if (out !== undefined && !force && (await readable(io, out))) {
-    io.stderr(`import-ansible: ${out} exists; use --force to replace it\n`);
-    return EXIT_FAILED;
-  }
-
-  if (groupVars) {
-    const found: AnsibleGroupVarsFile[] = [];
-    const dir = path.dirname(file);
-    for (const gv of KUBESPRAY_GROUP_VARS) {
-      const fileName = path.join(dir, gv.file);
-      try {
-        found.push({ group: gv.group, fileName, text: await io.readFile(fileName) });
-      } catch {
-        // not there: Kubespray layouts vary
-      }
+/** --help (and -h anywhere) prints the usage on stdout, as this verb always has. */
+export const runImport = defineVerb({
+  words: 'import-ansible', flags: {}, positionals: true, needs: {}, usage, helpOn: 'stdout',
+  parse: (argv) => ({ flags: {}, positionals: argv }),
+  validate: (_flags, argv) => parseImportArgs(argv),
+  run: async ({ options: args, io }) => {
+    if (args === 'help') {
+      io.stdout(usage());
+      return EXIT_OK;
     }
-    if (found.length) options.groupVars = found;
-  }
-
-  const { inventory, findings } = importAnsibleInventory(text, file, options);
-  for (const f of findings) io.stderr(formatFinding(file, f) + '\n');
-  const errors = findings.filter((f) => f.severity === 'error').length;
-  const yaml = serializeInventory(inventory, `Imported from ${file} by kubeadm-workbench import-ansible.`);
-  if (out === undefined) {
-    io.stdout(yaml);
-  } else if (errors) {
-    io.stderr(`import-ansible: ${out} not written: ${errors} error(s)\n`);
-  } else {
+    const { file, out, force, groupVars, options } = args;
+    let text: string;
     try {
-      await io.writeFile(out, yaml);
+      text = await io.readFile(file);
     } catch (e) {
-      io.stderr(`import-ansible: cannot write ${out}: ${errorMessage(e)}\n`);
+      io.stderr(`import-ansible: cannot read ${file}: ${errorMessage(e)}\n`);
+      return EXIT_USAGE;
+    }
+    if (out !== undefined && !force && (await readable(io, out))) {
+      io.stderr(`import-ansible: ${out} exists; use --force to replace it\n`);
       return EXIT_FAILED;
     }
-    io.stderr(`${out}: ${inventory.hosts.length} hosts written\n`);
-  }
-  return errors ? EXIT_FAILED : EXIT_OK;
-}
+
+    if (groupVars) {
+      const found: AnsibleGroupVarsFile[] = [];
+      const dir = path.dirname(file);
+      for (const gv of KUBESPRAY_GROUP_VARS) {
+        const fileName = path.join(dir, gv.file);
+        try {
+          found.push({ group: gv.group, fileName, text: await io.readFile(fileName) });
+        } catch {
+          // not there: Kubespray layouts vary
+        }
+      }
+      if (found.length) options.groupVars = found;
+    }
+
+    const { inventory, findings } = importAnsibleInventory(text, file, options);
+    for (const f of findings) io.stderr(formatFinding(file, f) + '\n');
+    const errors = findings.filter((f) => f.severity === 'error').length;
+    const yaml = serializeInventory(inventory, `Imported from ${file} by kubeadm-workbench import-ansible.`);
+    if (out === undefined) {
+      io.stdout(yaml);
+    } else if (errors) {
+      io.stderr(`import-ansible: ${out} not written: ${errors} error(s)\n`);
+    } else {
+      try {
+        await io.writeFile(out, yaml);
+      } catch (e) {
+        io.stderr(`import-ansible: cannot write ${out}: ${errorMessage(e)}\n`);
+        return EXIT_FAILED;
+      }
+      io.stderr(`${out}: ${inventory.hosts.length} hosts written\n`);
+    }
+    return errors ? EXIT_FAILED : EXIT_OK;
+  },
+});
 
 async function readable(io: CliIo, file: string): Promise<boolean> {
   try {

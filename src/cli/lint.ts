@@ -24,8 +24,10 @@ import { readRegular, readRegularText } from '../adapters/fs/safeFile';
 import { compileCacheDir } from './compileCache';
 import { errorMessage } from '../core/errors';
 import { catalogueLanguage, inEnglish } from '../core/l10n';
+import { UsageError } from './args';
+import { defineVerb, usageText } from './verb';
 
-export const LINT_USAGE = 'usage: kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] [--fix] PATH...\n';
+const usage = (): string => usageText(['kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] [--fix] PATH...']);
 
 type Format = 'text' | 'json' | 'sarif';
 
@@ -162,29 +164,34 @@ interface Linted {
   kind: FileKind;
 }
 
-export async function runLint(args: string[], io: CliIo, runnerOptions: { workerFile?: string } = {}): Promise<number> {
-  const parsed = parseLintArgs(args);
-  if (typeof parsed === 'string') {
-    io.stderr(`${parsed}\n${LINT_USAGE}`);
-    return EXIT_USAGE;
-  }
-  // The linters load first, so that the first file's time limit counts its lint only.
-  const cacheDir = compileCacheDir();
-  const runner = new InProcessLintRunner({ timeoutMs: parsed.timeoutMs, timeoutSeverity: 'error', ...(cacheDir ? { compileCacheDir: cacheDir } : {}), ...runnerOptions });
-  runner.warmUp();
-  try {
-    return await lintFiles(parsed, runner, io);
-  } finally {
-    runner.dispose();
-  }
-}
+/**
+ * Lint's grammar is its own (`--` ends the options, `-` is a path): the whole argv reaches parseLintArgs, whose
+ * messages scripts match. Loads no SSH or cluster code (defineVerb loads those only for verbs that declare them).
+ */
+export const runLint = defineVerb({
+  words: 'lint', flags: {}, positionals: true, needs: {}, usage,
+  parse: (argv) => ({ flags: {}, positionals: argv }),
+  validate: (_flags, argv) => {
+    const parsed = parseLintArgs(argv);
+    if (typeof parsed === 'string') throw new UsageError(parsed);
+    return parsed;
+  },
+  run: async ({ options: parsed, io }) => {
+    // The linters load first, so that the first file's time limit counts its lint only.
+    const cacheDir = compileCacheDir();
+    const runner = new InProcessLintRunner({ timeoutMs: parsed.timeoutMs, timeoutSeverity: 'error', ...(cacheDir ? { compileCacheDir: cacheDir } : {}) });
+    runner.warmUp();
+    try {
+      return await lintFiles(parsed, runner, io);
+    } finally {
+      runner.dispose();
+    }
+  },
+});
 
 async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promise<number> {
   const { files: candidates, missing } = await collect(parsed.paths);
-  if (missing.length) {
-    io.stderr(`no such file or directory: ${missing.map(shownPath).join(', ')}\n${LINT_USAGE}`);
-    return EXIT_USAGE;
-  }
+  if (missing.length) throw new UsageError(`no such file or directory: ${missing.map(shownPath).join(', ')}`);
 
   // The inventory: given, or found in or above the first path.
   const inventoryPath = parsed.inventory ?? (await findInventoryAbove(parsed.paths[0]!));

@@ -17,82 +17,76 @@ import { CliHostKeyPrompt } from '../core/ssh/hostKeyPolicy';
 import { createInventoryPool, defaultOwnKnownHostsFile } from '../adapters/ssh/fromInventory';
 import { PREFLIGHT_CONNECT_TIMEOUT_MS, runPreflight } from '../engine/preflight';
 import { clusterChecks } from '../engine/clusterPreflight';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
-import { parseFlags, UsageError } from './args';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './io';
+import { t } from '../core/l10n';
+import { UsageError, type FlagSpec } from './args';
 import { loadInventoryFile } from './inventoryFile';
 import { SSH_FLAGS } from './sshFlags';
-import { errorMessage } from '../core/errors';
 import { shownPath } from '../core/text/terminal';
+import { defineVerb, usageText, type VerbFlags } from './verb';
 
-const USAGE =
-  'usage: kubeadm-workbench ssh-check|preflight --inventory FILE [--host NAME]... [--json] [--timeout SECONDS] [--cluster [--kubeconfig F]] [--ssh-config F] [--known-hosts F] [--own-known-hosts F] [--accept-new-host-key=SHA256:...]... [--max-parallel N]\n';
+const usage = (): string =>
+  usageText(['kubeadm-workbench ssh-check|preflight --inventory FILE [--host NAME]... [--json] [--timeout SECONDS] [--cluster [--kubeconfig F]] [--ssh-config F] [--known-hosts F] [--own-known-hosts F] [--accept-new-host-key=SHA256:...]... [--max-parallel N]']);
 
-interface Args {
-  inventory: string;
-  flags: Record<string, string | boolean | string[] | undefined>;
+const FLAGS: FlagSpec = { inventory: 'string', ...SSH_FLAGS, host: 'list', 'max-parallel': 'string', timeout: 'string', json: 'boolean', cluster: 'boolean', kubeconfig: 'string' };
+
+interface Checked {
   hosts: string[];
   accept: string[];
   timeoutMs: number;
   maxParallel?: number;
-  json: boolean;
-  cluster: boolean;
-  kubeconfig?: string;
 }
 
-function parseArgs(argv: string[]): Args {
-  const { flags, positionals } = parseFlags(argv, { inventory: 'string', ...SSH_FLAGS, host: 'list', 'max-parallel': 'string', timeout: 'string', json: 'boolean', cluster: 'boolean', kubeconfig: 'string' });
-  if (flags.kubeconfig !== undefined && !flags.cluster) throw new UsageError('--kubeconfig goes with --cluster');
-  if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`);
-  if (!flags.inventory) throw new UsageError('--inventory is required');
+function checked(flags: VerbFlags): Checked {
+  if (flags.kubeconfig !== undefined && !flags.cluster) throw new UsageError(t('--kubeconfig goes with --cluster'));
+  if (!flags.inventory) throw new UsageError(t('--inventory is required'));
   const accept = (flags['accept-new-host-key'] as string[] | undefined) ?? [];
   const bad = accept.find((fp) => !/^SHA256:[A-Za-z0-9+/]{43}$/.test(fp));
-  if (bad) throw new UsageError(`--accept-new-host-key needs a SHA256 fingerprint as ssh-keygen -lf prints it (SHA256:...), got "${bad}"`);
+  if (bad) throw new UsageError(t('--accept-new-host-key needs a SHA256 fingerprint as ssh-keygen -lf prints it (SHA256:...), got "{0}"', bad));
   let maxParallel: number | undefined;
   if (flags['max-parallel'] !== undefined) {
     maxParallel = Number(flags['max-parallel']);
-    if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new UsageError('--max-parallel must be 1..64');
+    if (!Number.isInteger(maxParallel) || maxParallel < 1 || maxParallel > 64) throw new UsageError(t('--max-parallel must be 1..64'));
   }
   let timeoutMs = PREFLIGHT_CONNECT_TIMEOUT_MS;
   if (flags.timeout !== undefined) {
     const n = Number(flags.timeout);
-    if (!(n > 0)) throw new UsageError('--timeout must be a positive number of seconds');
+    if (!(n > 0)) throw new UsageError(t('--timeout must be a positive number of seconds'));
     timeoutMs = n * 1000;
   }
-  return {
-    inventory: flags.inventory as string, flags, hosts: (flags.host as string[] | undefined) ?? [], accept, timeoutMs, json: Boolean(flags.json), cluster: Boolean(flags.cluster),
-    ...(maxParallel ? { maxParallel } : {}), ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig as string } : {}),
-  };
+  return { hosts: (flags.host as string[] | undefined) ?? [], accept, timeoutMs, ...(maxParallel ? { maxParallel } : {}) };
 }
 
-export async function runSshCheck(argv: string[], io: CliIo): Promise<number> {
-  let args: Args;
-  try {
-    args = parseArgs(argv);
-  } catch (e) {
-    io.stderr(`${errorMessage(e)}\n${USAGE}`);
-    return EXIT_USAGE;
-  }
-  // An address the loader refuses (10.3.60.051 is octal to ssh) must not be connected to.
-  const inventory = await loadInventoryFile(args.inventory, io);
-  if (typeof inventory === 'number') return inventory === EXIT_USAGE ? EXIT_FAILED : inventory;
-  const unknownHosts = args.hosts.filter((h) => !inventory.hosts.some((x) => x.name === h));
-  if (unknownHosts.length) {
-    io.stderr(`no host named ${unknownHosts.join(', ')} in ${shownPath(args.inventory)}\n`);
-    return EXIT_USAGE;
-  }
-  const hosts = inventory.hosts.filter((h) => args.hosts.length === 0 || args.hosts.includes(h.name)).map((h) => h.name);
-  const path = (name: string) => args.flags[name] as string | undefined;
-  const { pool } = createInventoryPool(inventory, {
-    prompt: new CliHostKeyPrompt(args.accept, (line) => io.stderr(`${line}\n`)),
-    ...(path('ssh-config') ? { sshConfigFile: path('ssh-config')! } : {}),
-    ...(path('known-hosts') ? { knownHostsFile: path('known-hosts')! } : {}),
-    ownKnownHostsFile: path('own-known-hosts') ?? defaultOwnKnownHostsFile(homedir()),
-    ...(args.maxParallel ? { maxParallelHosts: args.maxParallel } : {}),
-    pool: { connectTimeoutMs: args.timeoutMs },
-    // The command line asks for no passphrase: the preflight says to load the key into an agent.
-    auth: { passphrase: async () => undefined },
-  });
-  try {
+/**
+ * The inventory is read here, not as a declared need: a preflight that cannot start is a failed preflight (exit 1),
+ * and its pool is its own (its own known_hosts by default, no passphrase question, the --timeout).
+ */
+const sshCheckVerb = (words: 'ssh-check' | 'preflight') => defineVerb({
+  words, flags: FLAGS, usage, needs: {},
+  validate: checked,
+  run: async ({ flags, options: args, io, onClose }) => {
+    const inventoryFile = flags.inventory as string;
+    // An address the loader refuses (10.3.60.051 is octal to ssh) must not be connected to.
+    const inventory = await loadInventoryFile(inventoryFile, io);
+    if (typeof inventory === 'number') return inventory === EXIT_USAGE ? EXIT_FAILED : inventory;
+    const unknownHosts = args.hosts.filter((h) => !inventory.hosts.some((x) => x.name === h));
+    if (unknownHosts.length) {
+      io.stderr(`no host named ${unknownHosts.join(', ')} in ${shownPath(inventoryFile)}\n`);
+      return EXIT_USAGE;
+    }
+    const hosts = inventory.hosts.filter((h) => args.hosts.length === 0 || args.hosts.includes(h.name)).map((h) => h.name);
+    const path = (name: string) => flags[name] as string | undefined;
+    const { pool } = createInventoryPool(inventory, {
+      prompt: new CliHostKeyPrompt(args.accept, (line) => io.stderr(`${line}\n`)),
+      ...(path('ssh-config') ? { sshConfigFile: path('ssh-config')! } : {}),
+      ...(path('known-hosts') ? { knownHostsFile: path('known-hosts')! } : {}),
+      ownKnownHostsFile: path('own-known-hosts') ?? defaultOwnKnownHostsFile(homedir()),
+      ...(args.maxParallel ? { maxParallelHosts: args.maxParallel } : {}),
+      pool: { connectTimeoutMs: args.timeoutMs },
+      // The command line asks for no passphrase: the preflight says to load the key into an agent.
+      auth: { passphrase: async () => undefined },
+    });
+    onClose(() => pool.close());
     for (const h of hosts) {
       try {
         for (const w of pool.resolve(h).warnings) io.stderr(`${h}: warning: ${w}\n`);
@@ -102,12 +96,14 @@ export async function runSshCheck(argv: string[], io: CliIo): Promise<number> {
     }
     const report = await runPreflight(pool, {
       inventory, operation: 'ssh-check', hosts, sudoPasswordAsked: true, timeoutMs: args.timeoutMs,
-      ...(args.cluster ? { cluster: () => clusterChecks(inventory, args.kubeconfig ?? '', args.timeoutMs) } : {}),
+      ...(flags.cluster ? { cluster: () => clusterChecks(inventory, (flags.kubeconfig as string | undefined) ?? '', args.timeoutMs) } : {}),
     });
-    if (args.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+    if (flags.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
     else io.stdout(renderPreflightTable(report));
     return passes(report) ? EXIT_OK : EXIT_FAILED;
-  } finally {
-    await pool.close();
-  }
-}
+  },
+});
+
+export const runSshCheck = sshCheckVerb('ssh-check');
+/** The same verb under the name the editor's command uses: its messages say `preflight`. */
+export const runPreflightVerb = sshCheckVerb('preflight');

@@ -18,18 +18,21 @@ import { defaultTestImage } from '../core/timeline/defaultImage';
 import { renderTimelineText, timelineReport } from '../core/timeline/report';
 import { capturePodTimeline, timelineHostsFor, type PodTarget, type TimelineTransport } from '../engine/podTimeline';
 import { UsageError, type FlagSpec } from './args';
-import { loadInventoryFile } from './inventoryFile';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
-import { parseVerbFlags } from './verbFlags';
+import { t } from '../core/l10n';
+import { defineVerb, usageText, type VerbFlags } from './verb';
 
 const FLAGS: FlagSpec = { inventory: 'string', image: 'string', node: 'string', name: 'string', timeout: 'string', kubeconfig: 'string', context: 'string', json: 'boolean', ...SSH_FLAGS };
 
-const USAGE =
-  'usage: kubeadm-workbench timeline --inventory FILE [--image IMAGE] [--node NAME] [--name POD] [--timeout 180] [--json]\n' +
-  '                                  [--kubeconfig F] [--context N] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...]\n' +
-  '  creates a test pod (default image: one every schedulable node already holds), waits for Ready, prints every hop\n' +
-  '  with its source and duration, deletes the pod; the machines\' logs are read over SSH when the context is the inventory\'s cluster\n';
+const usage = (): string =>
+  usageText(
+    ['kubeadm-workbench timeline --inventory FILE [--image IMAGE] [--node NAME] [--name POD] [--timeout 180] [--json]', '                                  [--kubeconfig F] [--context N] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...]'],
+    [
+      t('creates a test pod (default image: one every schedulable node already holds), waits for Ready, prints every hop'),
+      t("with its source and duration, deletes the pod; the machines' logs are read over SSH when the context is the inventory's cluster"),
+    ],
+  );
 
 const POD_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -58,71 +61,85 @@ function onCtrlC(stop: () => void): () => void {
   };
 }
 
-export async function runTimelineVerb(argv: string[], io: CliIo, deps: TimelineDeps = {}): Promise<number> {
-  const flags = parseVerbFlags(argv, FLAGS, USAGE, io, (f) => {
-    if (!f.inventory) throw new UsageError('--inventory is required');
-    const image = f.image as string | undefined;
-    if (image !== undefined && (!image.trim() || /\s/.test(image.trim()) || image.length > 512)) throw new UsageError(`--image: "${image}" is not an image reference such as registry.lab:5000/web:1.0`);
-    const node = f.node as string | undefined;
-    if (node !== undefined && HOST_NAME.check(node)) throw new UsageError(`--node: "${node}" ${HOST_NAME.check(node)}`);
-    const name = f.name as string | undefined;
-    if (name !== undefined && !(POD_NAME.test(name) && name.length <= 63)) throw new UsageError(`--name: "${name}" is not a DNS label (lowercase letters, digits and -)`);
-    const timeout = f.timeout as string | undefined;
-    if (timeout !== undefined && !(/^\d{1,4}$/.test(timeout) && Number(timeout) > 0)) throw new UsageError(`--timeout: "${timeout}" is not a whole number of seconds`);
+/** The verb with what a test replaces (TimelineDeps). */
+function timelineVerb(deps: TimelineDeps) {
+  return defineVerb({
+    words: 'timeline', flags: FLAGS, usage, needs: { inventory: 'strict' },
+    validate: (f) => {
+      const image = f.image as string | undefined;
+      if (image !== undefined && (!image.trim() || /\s/.test(image.trim()) || image.length > 512)) throw new UsageError(t('--image: "{0}" is not an image reference such as registry.lab:5000/web:1.0', image));
+      const node = f.node as string | undefined;
+      if (node !== undefined && HOST_NAME.check(node)) throw new UsageError(`--node: "${node}" ${HOST_NAME.check(node)}`);
+      const name = f.name as string | undefined;
+      if (name !== undefined && !(POD_NAME.test(name) && name.length <= 63)) throw new UsageError(t('--name: "{0}" is not a DNS label (lowercase letters, digits and -)', name));
+      const timeout = f.timeout as string | undefined;
+      if (timeout !== undefined && !(/^\d{1,4}$/.test(timeout) && Number(timeout) > 0)) throw new UsageError(t('--timeout: "{0}" is not a whole number of seconds', timeout));
+    },
+    run: async ({ inventory, flags, io, onClose }) => {
+      const connect = deps.connect ?? ((o) => loadKubeAdapter().connect(o) as Promise<Connection>);
+      let conn: Connection;
+      try {
+        conn = await connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', inventory, contextByEndpoint: 'prefer' });
+      } catch (e) {
+        io.stderr(`kubeadm-workbench timeline: ${errorMessage(e)}\n`);
+        return EXIT_FAILED;
+      }
+      onClose(() => conn.dispose());
+      try {
+        return await podTimeline(conn, inventory, flags, io, deps, onClose);
+      } catch (e) {
+        // said with the API's own message, as it always was (the boundary would add the kind of failure)
+        io.stderr(`kubeadm-workbench timeline: ${errorMessage(e)}\n`);
+        return EXIT_FAILED;
+      }
+    },
   });
-  if (typeof flags === 'number') return flags;
-  const inventory = await loadInventoryFile(flags.inventory as string, io);
-  if (typeof inventory === 'number') return inventory;
-  const connect = deps.connect ?? ((o) => loadKubeAdapter().connect(o) as Promise<Connection>);
-  let conn: Connection;
-  try {
-    conn = await connect({ kubeconfig: (flags.kubeconfig as string | undefined) ?? '', context: (flags.context as string | undefined) ?? '', inventory, contextByEndpoint: 'prefer' });
-  } catch (e) {
-    io.stderr(`kubeadm-workbench timeline: ${errorMessage(e)}\n`);
-    return EXIT_FAILED;
-  }
+}
+
+/** `timeline` as main.ts runs it; a test passes its TimelineDeps. */
+export function runTimelineVerb(argv: string[], io: CliIo, deps: TimelineDeps = {}): Promise<number> {
+  return timelineVerb(deps)(argv, io);
+}
+
+async function podTimeline(conn: Connection, inventory: Inventory, flags: VerbFlags, io: CliIo, deps: TimelineDeps, onClose: (close: () => unknown) => void): Promise<number> {
   let ssh: { remote: RemoteExec; close(): Promise<void> } | undefined;
-  try {
-    const nodes = ((await conn.transport.list('/api/v1/nodes', {})).items ?? []) as Node[];
-    const nodeName = flags.node as string | undefined;
-    if (nodeName && !nodes.some((n) => n.metadata?.name === nodeName)) {
-      io.stderr(`--node: the cluster has no node "${nodeName}" (it has ${nodes.map((n) => n.metadata?.name).join(', ')})\n${USAGE}`);
-      return EXIT_USAGE;
-    }
-    const pool = nodeName ? nodes.filter((n) => n.metadata?.name === nodeName) : nodes;
-    const image = (flags.image as string | undefined)?.trim() ?? defaultTestImage(pool, inventory.cluster.imageRepository, undefined).image;
-    // The inventory's hosts are dialled only for the inventory's own cluster (the editor's rule).
-    const own = serverMatchesEndpoint(conn.server, inventory.cluster.controlPlaneEndpoint);
-    if (own) ssh = deps.openSsh ? deps.openSsh(inventory) : openSsh(inventory, flags, io);
-    else io.stderr(`context ${conn.context} (${conn.server}) is not the inventory's cluster (${inventory.cluster.controlPlaneEndpoint}): the machines' logs are not read\n`);
-    const target: PodTarget = { namespace: 'default', name: (flags.name as string | undefined) ?? `timeline-${Date.now().toString(36)}`, create: { image, ...(nodeName ? { node: nodeName } : {}) } };
-    if (!flags.json) io.stderr(`kubectl run ${target.name} --image=${image}${nodeName ? ` on ${nodeName}` : ''}: waiting for Ready…\n`);
-    const timeoutMs = Number((flags.timeout as string | undefined) ?? '180') * 1000;
-    const interrupted = new AbortController();
-    const unhook = (deps.onInterrupt ?? onCtrlC)(() => {
-      io.stderr(`interrupted: deleting the test pod ${target.name}…\n`);
-      interrupted.abort();
-    });
-    let result;
-    try {
-      result = await capturePodTimeline(conn.transport, target, ssh ? { remote: ssh.remote, hosts: timelineHostsFor(inventory, conn.server) } : undefined, { timeoutMs, warn: (m) => io.stderr(`${m}\n`), signal: interrupted.signal });
-    } finally {
-      unhook();
-    }
-    if (interrupted.signal.aborted) return EXIT_FAILED;
-    for (const f of result.failures) io.stderr(`${f}\n`);
-    const report = result.timeline && timelineReport(result.timeline);
-    if (flags.json) io.stdout(JSON.stringify({ context: conn.context, server: conn.server, image, ready: result.settled, ...(report ?? { steps: [] }), failures: result.failures }, null, 2) + '\n');
-    else if (report) io.stdout(renderTimelineText(report));
-    if (!result.settled) io.stderr(`the pod was not Ready within ${timeoutMs / 1000} s${report?.stall ? `: ${report.stall.summary}` : ''}\n`);
-    return result.settled ? EXIT_OK : EXIT_FAILED;
-  } catch (e) {
-    io.stderr(`kubeadm-workbench timeline: ${errorMessage(e)}\n`);
-    return EXIT_FAILED;
-  } finally {
-    conn.dispose();
-    await ssh?.close();
+  const nodes = ((await conn.transport.list('/api/v1/nodes', {})).items ?? []) as Node[];
+  const nodeName = flags.node as string | undefined;
+  if (nodeName && !nodes.some((n) => n.metadata?.name === nodeName)) {
+    io.stderr(`--node: the cluster has no node "${nodeName}" (it has ${nodes.map((n) => n.metadata?.name).join(', ')})\n${usage()}`);
+    return EXIT_USAGE;
   }
+  const pool = nodeName ? nodes.filter((n) => n.metadata?.name === nodeName) : nodes;
+  const image = (flags.image as string | undefined)?.trim() ?? defaultTestImage(pool, inventory.cluster.imageRepository, undefined).image;
+  // The inventory's hosts are dialled only for the inventory's own cluster (the editor's rule).
+  const own = serverMatchesEndpoint(conn.server, inventory.cluster.controlPlaneEndpoint);
+  if (own) {
+    const opened = deps.openSsh ? deps.openSsh(inventory) : openSsh(inventory, flags, io);
+    onClose(() => opened.close());
+    ssh = opened;
+  }
+  else io.stderr(`context ${conn.context} (${conn.server}) is not the inventory's cluster (${inventory.cluster.controlPlaneEndpoint}): the machines' logs are not read\n`);
+  const target: PodTarget = { namespace: 'default', name: (flags.name as string | undefined) ?? `timeline-${Date.now().toString(36)}`, create: { image, ...(nodeName ? { node: nodeName } : {}) } };
+  if (!flags.json) io.stderr(`kubectl run ${target.name} --image=${image}${nodeName ? ` on ${nodeName}` : ''}: waiting for Ready…\n`);
+  const timeoutMs = Number((flags.timeout as string | undefined) ?? '180') * 1000;
+  const interrupted = new AbortController();
+  const unhook = (deps.onInterrupt ?? onCtrlC)(() => {
+    io.stderr(`interrupted: deleting the test pod ${target.name}…\n`);
+    interrupted.abort();
+  });
+  let result;
+  try {
+    result = await capturePodTimeline(conn.transport, target, ssh ? { remote: ssh.remote, hosts: timelineHostsFor(inventory, conn.server) } : undefined, { timeoutMs, warn: (m) => io.stderr(`${m}\n`), signal: interrupted.signal });
+  } finally {
+    unhook();
+  }
+  if (interrupted.signal.aborted) return EXIT_FAILED;
+  for (const f of result.failures) io.stderr(`${f}\n`);
+  const report = result.timeline && timelineReport(result.timeline);
+  if (flags.json) io.stdout(JSON.stringify({ context: conn.context, server: conn.server, image, ready: result.settled, ...(report ?? { steps: [] }), failures: result.failures }, null, 2) + '\n');
+  else if (report) io.stdout(renderTimelineText(report));
+  if (!result.settled) io.stderr(`the pod was not Ready within ${timeoutMs / 1000} s${report?.stall ? `: ${report.stall.summary}` : ''}\n`);
+  return result.settled ? EXIT_OK : EXIT_FAILED;
 }
 
 function openSsh(inventory: Inventory, flags: Record<string, unknown>, io: CliIo): { remote: RemoteExec; close(): Promise<void> } {

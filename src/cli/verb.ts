@@ -12,21 +12,18 @@
  */
 import { resolve } from 'node:path';
 import type { ConnectOptions, KubeConnection } from '../adapters/kube/index';
-import type { SshPool } from '../adapters/ssh/pool';
 import { isCancel } from '../core/errors';
 import type { Inventory } from '../core/inventory/types';
 import { t } from '../core/l10n';
-import { describeError } from '../core/live/errors';
-import { commandLine, type SudoOptions } from '../core/ssh/command';
-import { RemoteCommandCancelled, sshFailureOf } from '../core/ssh/transport';
-import { sudoUnlessRoot } from '../engine/become';
-import { cliKubeConnection, cliSshPool, type CliSshOptions } from './adapters';
-import { parseFlags, UsageError, type FlagSpec } from './args';
-import { loadInventoryFile } from './inventoryFile';
+import type { CliSshOptions } from './adapters';
+import { parseFlags, UsageError, type FlagSpec, type Parsed } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
-import { terminalPlanRun } from './planRun';
 import { Prompter } from './secretPrompt';
+import type { SshGiven } from './verbSsh';
+// Static: the verbs that read an inventory are most of them, and lint's start-up loads fewer files this way.
+import { loadInventoryFile } from './inventoryFile';
 
+export type { SshGiven } from './verbSsh';
 export type VerbFlags = Record<string, string | boolean | string[] | undefined>;
 
 /** How main.ts runs a verb: its arguments (after the verb's words), the io, and stdin for its questions. */
@@ -70,19 +67,6 @@ export interface InventoryGiven {
   inventoryPath: string;
 }
 
-/** Present when the verb declared `ssh`. */
-export interface SshGiven {
-  /** The pool (created on first call, from the inventory as it is then). */
-  ssh(): SshPool;
-  /** sudo for non-root logins: `-n` until a password was set, then with it. */
-  become(host: string): SudoOptions | undefined;
-  setPassword(password: string | undefined): void;
-  /** --ask-become-pass: asks the sudo password on the terminal now (read-only verbs, which have no workflow asking it). */
-  askBecomePassword(): Promise<void>;
-  /** This terminal's Ui and plan run for the verb's words (planRun.ts). */
-  planRun(): ReturnType<typeof terminalPlanRun>;
-}
-
 export type VerbGiven<N extends VerbNeeds, V> = VerbContext<V> &
   (N extends { inventory: string } ? InventoryGiven : unknown) &
   (N extends { ssh: object } ? SshGiven : unknown);
@@ -91,8 +75,15 @@ export interface VerbSpec<N extends VerbNeeds, V> {
   /** The words typed, "certs renew": the boundary's prefix and the run's name ("run `kubeadm-workbench certs renew …`"). */
   words: string;
   flags: FlagSpec;
+  /**
+   * The verb's own grammar instead of parseFlags over `flags` (kubectl's bare `--dry-run`, a parser whose messages
+   * scripts match); it throws UsageError for a mistake.
+   */
+  parse?: (argv: string[], flags: FlagSpec) => Parsed;
   /** Printed after a usage mistake and for --help (a function when it follows the language: read when printed). */
   usage: string | (() => string);
+  /** Where --help prints the usage: stderr (the default), or stdout for a verb that always printed it there. */
+  helpOn?: 'stdout';
   /** Whether the verb takes positional arguments (default: none, "unexpected argument X"). */
   positionals?: boolean;
   /** A missing --inventory or a stray argument prints the usage alone, unnamed (the bring-up verbs' way). */
@@ -110,21 +101,22 @@ export function defineVerb<const N extends VerbNeeds, V = undefined>(spec: VerbS
   const usage = (): string => (typeof spec.usage === 'function' ? spec.usage() : spec.usage);
   const run = async (argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> => {
     if (argv[0] === '-h' || argv.includes('--help')) {
-      io.stderr(usage());
+      (spec.helpOn === 'stdout' ? io.stdout : io.stderr)(usage());
       return EXIT_OK;
     }
     const closers: (() => unknown)[] = [];
     const prompter = new Prompter(stdin);
     let sshFlags: string[] | undefined;
     try {
-      const { flags, positionals } = parseFlags(argv, spec.flags);
-      if (!spec.positionals && positionals.length) throw new UsageError(spec.usageOnly ? '' : `unexpected argument ${positionals[0]}`);
+      const { flags, positionals } = spec.parse ? spec.parse(argv, spec.flags) : parseFlags(argv, spec.flags);
+      if (!spec.positionals && positionals.length) throw new UsageError(spec.usageOnly ? '' : t('unexpected argument {0}', positionals[0]!));
       if (spec.needs.inventory && !flags.inventory) throw new UsageError(spec.usageOnly ? '' : t('--inventory is required'));
       const options = (spec.validate ? await spec.validate(flags, positionals) : undefined) as V;
       const ctx: VerbContext<V> & Partial<InventoryGiven & SshGiven> = {
         argv, flags, positionals, options, io, stdin, prompter,
         onClose: (close) => void closers.push(close),
         kube: async (o = {}) => {
+          const { cliKubeConnection } = await import('./adapters.js');
           const conn = await cliKubeConnection(flags, o);
           closers.push(() => conn.dispose());
           return conn;
@@ -137,31 +129,17 @@ export function defineVerb<const N extends VerbNeeds, V = undefined>(spec: VerbS
         Object.assign(ctx, { inventory, inventoryPath: resolve(given) });
       }
       if (spec.needs.ssh) {
-        const sshOptions = spec.needs.ssh;
         sshFlags = ['--inventory', flags.inventory as string, ...['ssh-config', 'known-hosts', 'own-known-hosts'].flatMap((f) => (typeof flags[f] === 'string' ? [`--${f}`, flags[f]] : []))];
-        let pool: SshPool | undefined;
-        let password: string | undefined;
-        const ssh = (): SshPool => {
-          if (!pool) {
-            const created = cliSshPool(ctx.inventory!, flags, io, sshOptions);
-            closers.push(() => created.close());
-            pool = created;
-          }
-          return pool;
-        };
-        Object.assign(ctx, {
-          ssh,
-          become: (host: string) => sudoUnlessRoot((h) => ssh().loginUser(h), password)(host),
-          setPassword: (p: string | undefined) => void (password = p),
-          askBecomePassword: async () => {
-            if (flags['ask-become-pass']) password = await prompter.askSecret('sudo password: ');
-          },
-          planRun: () => terminalPlanRun({ inventory: ctx.inventory!, inventoryPath: ctx.inventoryPath!, flags, argv }, io, prompter, stdin, ssh(), spec.words),
-        } satisfies SshGiven);
+        // The SSH code loads only for a verb that reaches hosts (lint and --help start without it).
+        const { sshGiven } = await import('./verbSsh.js');
+        Object.assign(ctx, sshGiven({
+          loaded: () => ({ inventory: ctx.inventory!, inventoryPath: ctx.inventoryPath! }),
+          flags, argv, io, prompter, stdin, words: spec.words, options: spec.needs.ssh, onClose: ctx.onClose,
+        }));
       }
       return await spec.run(ctx as VerbGiven<N, V>);
     } catch (e) {
-      return failed(e, spec.words, usage, io, sshFlags);
+      return await failed(e, spec.words, usage, io, sshFlags);
     } finally {
       prompter.close();
       for (const close of closers.reverse()) await close();
@@ -170,12 +148,16 @@ export function defineVerb<const N extends VerbNeeds, V = undefined>(spec: VerbS
   return Object.assign(run, { spec });
 }
 
-/** The boundary: one message in plain words and the exit code; never a stack. */
-function failed(e: unknown, words: string, usage: () => string, io: CliIo, sshFlags: string[] | undefined): number {
+/**
+ * The boundary: one message in plain words and the exit code; never a stack. What it needs to read a failure loads
+ * when one comes (a verb that succeeds, lint on its fast path, loads none of it).
+ */
+async function failed(e: unknown, words: string, usage: () => string, io: CliIo, sshFlags: string[] | undefined): Promise<number> {
   if (e instanceof UsageError) {
     io.stderr(`${e.message ? `${e.message}\n` : ''}${usage()}`);
     return EXIT_USAGE;
   }
+  const [{ describeError }, { RemoteCommandCancelled, sshFailureOf }, { commandLine }] = await Promise.all([import('../core/live/errors.js'), import('../core/ssh/transport.js'), import('../core/ssh/command.js')]);
   // Ctrl-C reaches an operation as an abort: the remote command it stopped, or the abort itself (a timeout is a failure).
   if (isCancel(e) || (e instanceof RemoteCommandCancelled && !e.reason.startsWith('timed out'))) {
     io.stderr(`kubeadm-workbench ${words}: cancelled\n`);
@@ -185,4 +167,18 @@ function failed(e: unknown, words: string, usage: () => string, io: CliIo, sshFl
   // A host that did not answer or let us in: the preflight says why for every host at once, and how to fix it.
   if (sshFailureOf(e) && sshFlags) io.stderr(`next: kubeadm-workbench ssh-check ${commandLine(sshFlags)}\n`);
   return EXIT_FAILED;
+}
+
+/**
+ * A verb's usage in the catalogue's language, built when printed (the language is set by then): the word "usage:"
+ * translated, the command lines as one types them, the lines under the first shifted by what the translation adds so
+ * they stay aligned with it, and the notes under them (each already through `t()` at its call: the catalogue's check
+ * reads only literal keys).
+ * `lines[0]` follows "usage: "; the others keep their English indentation (plus the translation's extra width).
+ */
+export function usageText(lines: readonly string[], notes: readonly string[] = []): string {
+  const head = t('usage:');
+  const shift = ' '.repeat(Math.max(0, head.length - 'usage:'.length));
+  const [first, ...rest] = lines;
+  return `${head} ${first ?? ''}\n${rest.map((l) => `${shift}${l}\n`).join('')}${notes.map((n) => `  ${n}\n`).join('')}`;
 }

@@ -145,3 +145,17 @@ test('an unreadable inventory: its message and exit 2; the handler never runs', 
   assert.match(io.err, /^cannot read .*missing\.yaml: /);
   assert.equal(state.ran, false);
 });
+
+test('ssh-check, declared with defineVerb, closes the pool it makes itself: every login it made has ended when it returns', async () => {
+  const logOf = () => readFileSync(zoo.hosts.find((h) => h.kind === 'ok')!.sshd!.logFile, 'utf8');
+  const from = logOf().length;
+  const io = memoryIo();
+  assert.equal(await main(['ssh-check', ...sshArgs()], io), 1, io.err);
+  assert.match(io.out, /^labs-k8s-m02: port FAILED/m);
+  // the preflight also opens connections that never log in (the port's greeting): each login, by its client port, ended
+  const ended = (port: string) => new RegExp(`(Received disconnect from|Connection closed by|Disconnected from) .*port ${port}\\b`).test(logOf().slice(from));
+  const logins = [...logOf().slice(from).matchAll(/Accepted publickey .* port (\d+)/g)].map((m) => m[1]!);
+  assert.ok(logins.length > 0, 'the preflight logged in to the ok host');
+  for (let i = 0; i < 30 && !logins.every(ended); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(logins.filter((p) => !ended(p)), [], 'logins still open');
+});
