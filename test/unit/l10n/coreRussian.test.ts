@@ -1,6 +1,7 @@
 /**
  * What the core and the engine write, read in Russian with the shipped bundle: every way a connection, a login or
- * sudo can fail (the taxonomy's cause and fix), the preflight's table, verdict and cluster checks. A text left
+ * sudo can fail (the taxonomy's cause and fix), the preflight's table, verdict and cluster checks, the bring-up plan's
+ * phases, steps and reasons as the plan document shows them, and what a failed run advises. A text left
  * English inside a Russian frame fails here; identifiers, commands and paths inside a Russian sentence are expected.
  * English is what the other unit files assert, byte for byte.
  */
@@ -13,6 +14,12 @@ import { describeSshFailure, describeSudoFailure, type HandshakeFacts, type KeyO
 import { checkTitles, failedCheck, okCheck, skipped, summaryLine, type PreflightReport } from '../../../src/core/preflight/model';
 import { renderPreflightTable } from '../../../src/core/preflight/render';
 import { clusterCheck, clusterFix } from '../../../src/core/preflight/clusterChecks';
+import { parseInventory } from '../../../src/core/inventory/parse';
+import { joinControlPlanePhases, joinWorkersPhases, loadBalancerPhase, preparePhase } from '../../../src/core/phases/bringUp';
+import type { PhaseConfigs } from '../../../src/core/phases/configs';
+import { renderPlan } from '../../../src/core/plan/types';
+import { adviceLines } from '../../../src/engine/advice';
+import { failureMessage } from '../../../src/engine/workflows/planRunWorkflow';
 import { ROOT } from '../haproxy/helpers';
 
 const bundle = JSON.parse(readFileSync(join(ROOT, 'l10n/bundle.l10n.ru.json'), 'utf8')) as Record<string, string>;
@@ -112,5 +119,40 @@ test('the preflight speaks Russian: check names, the table, each cause and fix, 
       clusterCheck.apiSilent('timeout', '10.3.60.10:6443', 'x', clusterFix.editorVip('10.3.60.10:6443'), false), clusterCheck.apiSilent('timeout', '10.3.60.10:6443', 'x', clusterFix.cliVip('10.3.60.10:6443'), true),
     ];
     assert.deepEqual(cluster.flatMap((c, i) => english({ [`${i} detail`]: c.detail, [`${i} cause`]: c.cause === 'x' ? undefined : c.cause, [`${i} fix`]: c.fix })).filter((t) => !/detail: \/k$|detail: 10\.3\.60\.10:6443$/.test(t)), []);
+  });
+});
+
+const inv = parseInventory(readFileSync(join(ROOT, 'examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
+const configs: PhaseConfigs = {
+  modules: 'overlay\n', nodeSysctl: 'net.ipv4.ip_forward = 1\n', balancerSysctl: 'net.ipv4.ip_nonlocal_bind = 1\n',
+  containerdConfig: 'version = 2\n', containerdHosts: {}, haproxyConfig: 'global\n', keepalivedConfig: { 'labs-k8s-balancer': 'vrrp_instance X {}\n' }, kubeadmInitConfig: 'kind: InitConfiguration\n',
+};
+/** Step titles that are a command or component names, the same words in Russian. */
+const COMMAND_TITLE = /^(kubeadm (init|join)|HAProxy, Keepalived and killall$)/;
+
+test('the bring-up plan speaks Russian: phase and step titles, reasons and warnings, the plan document\'s words', () => {
+  inRussian(() => {
+    const sources = { cniManifest: 'kind: List\n', ignorePreflightErrors: [] };
+    const phases = [preparePhase(inv, configs, sources), loadBalancerPhase(inv, configs, sources), ...joinControlPlanePhases(inv, sources), ...joinWorkersPhases(inv, sources)];
+    const left = phases.flatMap((p) => [
+      ...english({ [`phase ${p.phase}`]: p.title }),
+      ...p.warnings.flatMap((w) => english({ warning: w })),
+      ...p.steps.flatMap((s) => english({ [s.id]: COMMAND_TITLE.test(s.title) ? undefined : s.title, [`${s.id} why`]: s.why })),
+    ]);
+    assert.deepEqual(left, []);
+    assert.ok(phases.flatMap((p) => p.steps).length > 20);
+    // The plan document: each line of words (not the commands themselves) in Russian.
+    const words = renderPlan({ fingerprint: 'x', phases }).split('\n').filter((l) => /^ {4}(skip|write|run|do|verify)/.test(l));
+    assert.deepEqual(words, [], 'the plan document\'s labels');
+  });
+});
+
+test('a failed run advises in Russian: the failure message, the cause, the way out with the front end\'s own words', () => {
+  inRussian(() => {
+    const step = preparePhase(inv, configs, { cniManifest: '', ignorePreflightErrors: [] }).steps[0]!;
+    const advice = { where: `${step.host}: ${step.title}`, repeated: false, cause: 'x', fix: 'y' };
+    const message = failureMessage('Развёртывание labs-k8s', advice.where, { ok: false, cancelled: false, failed: { step, error: '`apt-get update` exited 100: E: boom' }, advice } as never);
+    assert.match(message, /^Развёртывание labs-k8s: ошибка на шаге labs-k8s-m01: Метка установки .* \(вывод: E: boom\)\. Вероятная причина: x\. Что делать: y\.$/);
+    assert.deepEqual(adviceLines(advice, 'выберите «Продолжить»', 'выберите «Начать заново»').filter((l) => !/^(вероятная причина|что делать|выход): /.test(l)), []);
   });
 });
