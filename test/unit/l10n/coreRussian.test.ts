@@ -1,7 +1,8 @@
 /**
  * What the core and the engine write, read in Russian with the shipped bundle: every way a connection, a login or
  * sudo can fail (the taxonomy's cause and fix), the preflight's table, verdict and cluster checks, the bring-up plan's
- * phases, steps and reasons as the plan document shows them, and what a failed run advises. A text left
+ * phases, steps and reasons as the plan document shows them, what a failed run advises, the kubectl run timeline's
+ * lanes, steps and stalls, and the live views' component and member states. A text left
  * English inside a Russian frame fails here; identifiers, commands and paths inside a Russian sentence are expected.
  * English is what the other unit files assert, byte for byte.
  */
@@ -20,6 +21,10 @@ import type { PhaseConfigs } from '../../../src/core/phases/configs';
 import { renderPlan } from '../../../src/core/plan/types';
 import { adviceLines } from '../../../src/engine/advice';
 import { failureMessage } from '../../../src/engine/workflows/planRunWorkflow';
+import { buildTimeline, explainStall, laneTitles, type PodSnapshot } from '../../../src/core/timeline/model';
+import { describeComponent, memberFacts } from '../../../src/core/live/render';
+import type { ComponentPod } from '../../../src/core/live/controlPlane';
+import type { EtcdMember } from '../../../src/core/live/etcd';
 import { ROOT } from '../haproxy/helpers';
 
 const bundle = JSON.parse(readFileSync(join(ROOT, 'l10n/bundle.l10n.ru.json'), 'utf8')) as Record<string, string>;
@@ -154,5 +159,25 @@ test('a failed run advises in Russian: the failure message, the cause, the way o
     const message = failureMessage('Развёртывание labs-k8s', advice.where, { ok: false, cancelled: false, failed: { step, error: '`apt-get update` exited 100: E: boom' }, advice } as never);
     assert.match(message, /^Развёртывание labs-k8s: ошибка на шаге labs-k8s-m01: Метка установки .* \(вывод: E: boom\)\. Вероятная причина: x\. Что делать: y\.$/);
     assert.deepEqual(adviceLines(advice, 'выберите «Продолжить»', 'выберите «Начать заново»').filter((l) => !/^(вероятная причина|что делать|выход): /.test(l)), []);
+  });
+});
+
+test('the timeline and the live views speak Russian: lanes, the client\'s and the API server\'s steps, a stall, component and member states', () => {
+  inRussian(() => {
+    const T = Date.parse('2026-11-30T10:00:00Z');
+    const pod: PodSnapshot = { name: 'web', namespace: 'default', uid: 'u', creationTimestamp: new Date(T).toISOString(), phase: 'Pending' };
+    const client = { createSentAt: T + 180, createdAt: T + 202, bindingObservedAt: T + 2660, runningObservedAt: T + 2680 };
+    const timeline = buildTimeline({ ...pod, nodeName: 'w01' }, [], client, T + 5000);
+    assert.ok(timeline.entries.length >= 5, `${timeline.entries.length} steps`);
+    assert.deepEqual(english(Object.fromEntries(timeline.entries.map((e) => [e.step, e.label]))), []);
+    assert.deepEqual(english({ ...laneTitles(), kubectl: undefined, kubelet: undefined }), []);
+    const stall = explainStall(pod, [], client, T + 60_000)!;
+    assert.deepEqual(english({ summary: stall.summary, message: stall.messages[0] }), []);
+    const component = { component: 'kube-apiserver', podName: 'kube-apiserver-m01', present: true, phase: 'Running', readyContainers: 1, totalContainers: 1, ready: true, restarts: 0, ageMs: 60_000, mirror: true, source: 'file', mirrorStale: true, stale: true } as unknown as ComponentPod;
+    // kubectl's words stay (Running, the age): every part we add is Russian
+    assert.deepEqual(describeComponent(component).split(' · ').slice(2).filter((p) => !/^(\d+\w+)$/.test(p) && !CYRILLIC.test(p)), []);
+    const member = { name: 'm01', id: '1', reachable: false, unreachableSince: T, lastSeen: { role: 'leader', version: '3.5.21', at: T }, isLearner: false, alarms: [], healthy: false } as unknown as EtcdMember;
+    assert.deepEqual(memberFacts(member, T + 9000).filter((f) => !CYRILLIC.test(f)), []);
+    assert.deepEqual(memberFacts({ ...member, reachable: true, isLeader: true } as EtcdMember, T).slice(0, 2).filter((f) => !CYRILLIC.test(f)), []);
   });
 });
