@@ -2,7 +2,7 @@
  * What the core and the engine write, read in Russian with the shipped bundle: every way a connection, a login or
  * sudo can fail (the taxonomy's cause and fix), the preflight's table, verdict and cluster checks, the bring-up plan's
  * phases, steps and reasons as the plan document shows them, what a failed run advises, the kubectl run timeline's
- * lanes, steps and stalls, and the live views' component and member states. A text left
+ * lanes, steps and stalls, the live views' component and member states, and the host facts' findings. A text left
  * English inside a Russian frame fails here; identifiers, commands and paths inside a Russian sentence are expected.
  * English is what the other unit files assert, byte for byte.
  */
@@ -25,6 +25,7 @@ import { buildTimeline, explainStall, laneTitles, type PodSnapshot } from '../..
 import { describeComponent, memberFacts } from '../../../src/core/live/render';
 import type { ComponentPod } from '../../../src/core/live/controlPlane';
 import type { EtcdMember } from '../../../src/core/live/etcd';
+import { analyzeFacts, type HostFacts } from '../../../src/core/phases/facts';
 import { ROOT } from '../haproxy/helpers';
 
 const bundle = JSON.parse(readFileSync(join(ROOT, 'l10n/bundle.l10n.ru.json'), 'utf8')) as Record<string, string>;
@@ -179,5 +180,20 @@ test('the timeline and the live views speak Russian: lanes, the client\'s and th
     const member = { name: 'm01', id: '1', reachable: false, unreachableSince: T, lastSeen: { role: 'leader', version: '3.5.21', at: T }, isLearner: false, alarms: [], healthy: false } as unknown as EtcdMember;
     assert.deepEqual(memberFacts(member, T + 9000).filter((f) => !CYRILLIC.test(f)), []);
     assert.deepEqual(memberFacts({ ...member, reachable: true, isLeader: true } as EtcdMember, T).slice(0, 2).filter((f) => !CYRILLIC.test(f)), []);
+  });
+});
+
+test('the host facts\' findings speak Russian: each message and why, as the Problems panel shows them', () => {
+  inRussian(() => {
+    const facts = inv.hosts.map((h, i): HostFacts => ({
+      host: h.name, hostname: `${h.name}-x`, machineId: 'same', productUuid: 'same', hostKeyFingerprints: ['SHA256:same'], os: { id: 'ubuntu', versionId: '24.04' },
+      swapActive: i % 2 ? ['/swapfile'] : [], swapInFstab: ['/swapfile'], modules: { overlay: false, br_netfilter: false },
+      sysctl: { 'net.ipv4.ip_forward': '0', 'net.ipv4.ip_nonlocal_bind': '0' }, heldPackages: [], addresses: [{ iface: 'eth9', cidr: '192.0.2.1/24' }],
+      joined: { kubeletConf: false, adminConf: false, etcd: false }, timeSynchronized: false, ...(i % 2 ? { timeService: 'chrony' } : {}),
+      containerd: { active: true, systemdCgroup: false }, kubelet: { active: true, cgroupDriver: 'cgroupfs', version: 'v1.0.0' }, kubeadmVersion: 'v1.0.0',
+    } as HostFacts));
+    const findings = analyzeFacts(inv, facts);
+    assert.ok(new Set(findings.map((f) => f.rule)).size >= 14, `${new Set(findings.map((f) => f.rule)).size} rules`);
+    assert.deepEqual(findings.flatMap((f) => english({ [`${f.rule} message`]: f.message, [`${f.rule} why`]: f.why })), []);
   });
 });
