@@ -25,6 +25,7 @@ import { buildTimeline, explainStall, laneTitles, type PodSnapshot } from '../..
 import { describeComponent, memberFacts } from '../../../src/core/live/render';
 import type { ComponentPod } from '../../../src/core/live/controlPlane';
 import type { EtcdMember } from '../../../src/core/live/etcd';
+import { assessHealth } from '../../../src/core/live/health';
 import { analyzeFacts, type HostFacts } from '../../../src/core/phases/facts';
 import { ROOT } from '../haproxy/helpers';
 
@@ -180,6 +181,10 @@ test('the timeline and the live views speak Russian: lanes, the client\'s and th
     const member = { name: 'm01', id: '1', reachable: false, unreachableSince: T, lastSeen: { role: 'leader', version: '3.5.21', at: T }, isLearner: false, alarms: [], healthy: false } as unknown as EtcdMember;
     assert.deepEqual(memberFacts(member, T + 9000).filter((f) => !CYRILLIC.test(f)), []);
     assert.deepEqual(memberFacts({ ...member, reachable: true, isLeader: true } as EtcdMember, T).slice(0, 2).filter((f) => !CYRILLIC.test(f)), []);
+    const unreachable = assessHealth({ reach: { ok: false, failure: 'refused' } } as never);
+    const degraded = assessHealth({ reach: { ok: true, ms: 3 }, verdict: { degraded: true, summary: 'x', problems: [{ severity: 'critical', what: 'x' }, { severity: 'critical', what: 'y' }] } } as never);
+    const healthy = assessHealth({ reach: { ok: true, ms: 3 }, identity: { username: 'kubernetes-admin', groups: [] }, verdict: { degraded: false, summary: 'x', problems: [{ severity: 'warning', what: 'w' }] } } as never);
+    assert.deepEqual(english({ unreachable: unreachable.headline, degraded: degraded.headline, healthy: healthy.headline }), []);
   });
 });
 
