@@ -59,9 +59,14 @@ export const COMMANDS: Record<CommandId, CommandLoader> = {
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   // The titles the palette shows, for the error boundary's "‹title› failed: …". VS Code hands packageJSON over with
-  // its %key% texts already in the display language; one it could not resolve names the command by its id instead.
-  const contributed = (ctx.extension.extension?.packageJSON?.contributes?.commands ?? []) as { command: string; title: string }[];
-  const titles = new Map(contributed.filter((c) => !/^%[\w.-]+%$/.test(c.title)).map((c) => [c.command, c.title.replace(/…$/, '')]));
+  // its %key% texts already in the display language — in another language than English a command's title is
+  // `{ value, original }` (the palette shows the English one as an alias); one it could not resolve names the command
+  // by its id instead.
+  const contributed = (ctx.extension.extension?.packageJSON?.contributes?.commands ?? []) as { command: string; title: unknown }[];
+  const titles = new Map(contributed.flatMap((c) => {
+    const title = shownTitle(c.title);
+    return title && !/^%[\w.-]+%$/.test(title) ? [[c.command, title.replace(/…$/, '')] as const] : [];
+  }));
   return Object.entries(COMMANDS).map(([id, load]) => {
     const title = titles.get(id) ?? id;
     let bound: Promise<(...args: unknown[]) => Promise<unknown>> | undefined;
@@ -79,4 +84,11 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       return (await bound)(...args);
     });
   });
+}
+
+/** A manifest title as VS Code passes it: the text, or a localised `{ value, original }`. */
+function shownTitle(title: unknown): string | undefined {
+  if (typeof title === 'string') return title;
+  const value = (title as { value?: unknown } | null | undefined)?.value;
+  return typeof value === 'string' ? value : undefined;
 }

@@ -6,6 +6,7 @@
  * cancel); afterwards the inventory edit is offered, never written silently — the questions and the run are
  * the nodes workflow's (workflows/nodesWorkflow.ts), which both front-ends call.
  */
+import { t } from '../core/l10n';
 import { generateHaproxyConfig } from '../core/generate/haproxy';
 import { parseInventory } from '../core/inventory/parse';
 import { isKubernetesHost, hostsWithRole, type HostSpec, type Inventory } from '../core/inventory/types';
@@ -229,7 +230,7 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
       if (p.phase === 'join-control-plane' && p.steps.some((s) => (s.about ?? s.host) === req.replacement!.name)) p.warnings = [`${req.replacement.name} joins as a learner and is promoted once it has caught up; a fresh certificate key is uploaded on ${helper} for it.`];
     }
     phases.push(...joined.phases);
-    if (isControlPlane(target)) phases.push(haproxyPhase(after, generateHaproxyConfig(after), `Add ${req.replacement.name} to HAProxy on every balancer, UP`, `haproxy-with-${req.replacement.name}`, [req.replacement.name]));
+    if (isControlPlane(target)) phases.push(haproxyPhase(after, generateHaproxyConfig(after), t('Add {0} to HAProxy on every balancer, UP', req.replacement.name), `haproxy-with-${req.replacement.name}`, [req.replacement.name]));
   }
   const fingerprint = `${req.operation}:${target.name}:${req.replacement?.name ?? ''}:${helper}:${targetMember?.id ?? '-'}`;
   return { ...out, plan: { fingerprint, phases } };

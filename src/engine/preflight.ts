@@ -6,7 +6,7 @@
  * its connect timeout once: the login is not tried after the port failed. Unknown host keys are refused and kept
  * while it runs (the transport's deferUnknownKeys), to be reviewed together afterwards (workflows/preflightStep.ts).
  */
-import { CHECK_TITLES, failedCheck, okCheck, skipped, type CheckId, type CheckResult, type HostPreflight, type PreflightReport, type UnknownHostKey } from '../core/preflight/model';
+import { checkTitle, failedCheck, okCheck, skipped, type CheckId, type CheckResult, type HostPreflight, type PreflightReport, type UnknownHostKey } from '../core/preflight/model';
 import type { Inventory } from '../core/inventory/types';
 import type { ResolvedHop, ResolvedHost } from '../core/ssh/config';
 import { sh } from '../core/ssh/command';
@@ -14,6 +14,7 @@ import { describeSshFailure, describeSudoFailure, hostKeyFile, type KeyOffer } f
 import type { HostKeyAcceptance } from '../core/ssh/hostKeyPolicy';
 import { ANY_EXIT_CODE, sshFailureOf, type SshTransport } from '../core/ssh/transport';
 import { errorMessage } from '../core/errors';
+import { t } from '../core/l10n';
 import { agentSocketFor } from '../adapters/ssh/connection';
 import { inspectAgent, inspectKeyFile, reachSsh, resolveName, type AgentState, type KeyFileState, type ProbeResult } from '../adapters/ssh/probe';
 
@@ -61,7 +62,7 @@ export interface PreflightRequest {
 
 export async function runPreflight(ssh: PreflightSsh, req: PreflightRequest): Promise<PreflightReport> {
   const t0 = Date.now();
-  const clusterP = req.cluster ? req.cluster().catch((e: unknown): CheckResult[] => [{ id: 'kubeconfig', state: 'fail', detail: 'not checked', cause: errorMessage(e), fix: 'see the Kubeadm Workbench log' }]) : Promise.resolve([]);
+  const clusterP = req.cluster ? req.cluster().catch((e: unknown): CheckResult[] => [{ id: 'kubeconfig', state: 'fail', detail: t('not checked'), cause: errorMessage(e), fix: t('see the Kubeadm Workbench log') }]) : Promise.resolve([]);
   ssh.deferUnknownKeys?.(true);
   let hosts: HostPreflight[];
   try {
@@ -121,7 +122,7 @@ async function checkHost(ctx: HostContext, host: string): Promise<HostPreflight>
   const target = r ? `${r.user}@${r.hostname}${r.port === 22 ? '' : `:${r.port}`}` : (spec?.address ?? host);
   const via = r?.jumps.map((j) => j.alias) ?? [];
   const timeoutMs = req.timeoutMs ?? (r?.connectTimeoutSec ? r.connectTimeoutSec * 1000 : PREFLIGHT_CONNECT_TIMEOUT_MS);
-  const checks: CheckResult[] = [okCheck('ssh-config', r ? settingsDetail(r) : 'the inventory\'s')];
+  const checks: CheckResult[] = [okCheck('ssh-config', r ? settingsDetail(r) : t('the inventory\'s'))];
   if (r) {
     const first: ResolvedHop = r.jumps[0] ?? r;
     const keysP = keysCheck(ctx, r);
@@ -130,29 +131,29 @@ async function checkHost(ctx: HostContext, host: string): Promise<HostPreflight>
     checks.push(okCheck('resolve', name.detail));
     const reach = await ctx.probes.reach(first.hostname, first.port, timeoutMs);
     if (!reach.ok) return row([...checks, failedCheck('reach', reach.failure!), await keysP, ...skipped(AFTER_REACH, 'reach')], target, via);
-    checks.push(okCheck('reach', `${reach.detail}${via.length ? ` (the first jump host, ${via[0]})` : ''} in ${reach.ms} ms`));
+    checks.push(okCheck('reach', via.length ? t('{0} (the first jump host, {1}) in {2} ms', reach.detail, via[0], reach.ms) : t('{0} in {1} ms', reach.detail, reach.ms)));
     checks.push(await keysP);
   } else {
-    checks.push(...(['resolve', 'reach', 'keys'] as const).map((id) => ({ id, state: 'skipped' as const, detail: 'checked by the login' })));
+    checks.push(...(['resolve', 'reach', 'keys'] as const).map((id) => ({ id, state: 'skipped' as const, detail: t('checked by the login') })));
   }
   const login = await tryLogin(ctx, host, timeoutMs);
   if (login.failure) {
     const f = login.failure;
     if (f.group === 'host-key') return row([...checks, failedCheck('host-key', f), ...skipped(['login', 'sudo'], 'host-key')], target, via, unknownKeyOf(ctx, host, r));
-    const keyKnown: CheckResult = f.group === 'auth' ? okCheck('host-key', 'known') : { id: 'host-key', state: 'skipped', detail: 'not shown: the connection failed before it' };
+    const keyKnown: CheckResult = f.group === 'auth' ? okCheck('host-key', t('known')) : { id: 'host-key', state: 'skipped', detail: t('not shown: the connection failed before it') };
     // No usable key, as the keys check said: the same cause once, not twice.
     const keysFailed = checks.some((c) => c.id === 'keys' && c.state === 'fail');
-    const loginCheck: CheckResult = keysFailed && f.group === 'auth' ? { id: 'login', state: 'skipped', detail: 'not possible: no usable key (see keys)' } : failedCheck('login', f);
+    const loginCheck: CheckResult = keysFailed && f.group === 'auth' ? { id: 'login', state: 'skipped', detail: t('not possible: no usable key (see keys)') } : failedCheck('login', f);
     return row([...checks, keyKnown, loginCheck, ...skipped(['sudo'], 'login')], target, via);
   }
-  checks.push(okCheck('host-key', 'known'), okCheck('login', `as ${login.user} in ${login.ms} ms`));
+  checks.push(okCheck('host-key', t('known')), okCheck('login', t('as {0} in {1} ms', login.user, login.ms)));
   checks.push(await sudoCheck(ctx, host, login.user, timeoutMs));
   return row(checks, target, via);
 }
 
 function settingsDetail(r: ResolvedHost): string {
   const from = [...new Set(Object.values(r.sources).filter((s) => s !== 'default'))];
-  return from.length ? `from ${from.join(', ')}` : 'defaults';
+  return from.length ? t('from {0}', from.join(', ')) : t('defaults');
 }
 
 async function keysCheck(ctx: HostContext, r: ResolvedHost): Promise<CheckResult> {
@@ -163,24 +164,23 @@ async function keysCheck(ctx: HostContext, r: ResolvedHost): Promise<CheckResult
   const loaded = files.filter((f) => f.state === 'loaded');
   const inAgent = files.filter((f) => f.state === 'encrypted' && f.fingerprint && agentKeys.has(f.fingerprint));
   const encrypted = files.filter((f) => f.state === 'encrypted' && !inAgent.includes(f));
-  const words = (f: KeyFileState) => `${f.file}${f.keyType ? ` (${f.keyType})` : ''}`;
-  const agentWords = agent ? (agent.error ? `the ssh-agent does not answer (${agent.error})` : `the ssh-agent holds ${agent.fingerprints!.length} key${agent.fingerprints!.length === 1 ? '' : 's'}`) : 'no ssh-agent';
+  const words = (f: KeyFileState) => (f.keyType ? `${f.file} (${f.keyType})` : f.file);
+  const agentWords = agent ? (agent.error ? t('the ssh-agent does not answer ({0})', agent.error) : agent.fingerprints!.length === 1 ? t('the ssh-agent holds 1 key') : t('the ssh-agent holds {0} keys', agent.fingerprints!.length)) : t('no ssh-agent');
   if (loaded.length || inAgent.length || agentKeys.size) {
-    const offered = [...loaded.map(words), ...inAgent.map((f) => `${words(f)} through the agent`)];
-    return okCheck('keys', `${offered.length ? `offers ${offered.join(', ')}` : 'the agent\'s keys'}; ${agentWords}`);
+    const offered = [...loaded.map(words), ...inAgent.map((f) => t('{0} through the agent', words(f)))];
+    return okCheck('keys', t('{0}; {1}', offered.length ? t('offers {0}', offered.join(', ')) : t('the agent\'s keys'), agentWords));
   }
   if (encrypted.length) {
     const f = encrypted[0]!;
     return {
       id: 'keys', state: 'warn', kind: 'encrypted-key', detail: words(f), command: `ssh-add ${f.file}`,
-      cause: `${f.file} is passphrase-protected and no ssh-agent holds it: the editor asks the passphrase when it connects; the command line cannot`,
-      fix: `load it into an agent once (eval "$(ssh-agent)"; ssh-add ${f.file}), then run again`,
+      cause: t('{0} is passphrase-protected and no ssh-agent holds it: the editor asks the passphrase when it connects; the command line cannot', f.file),
+      fix: t('load it into an agent once (eval "$(ssh-agent)"; ssh-add {0}), then run again', f.file),
     };
   }
   const offers: KeyOffer[] = [...files.map((f) => ({ source: f.file, state: f.state, offered: false })), ...(agent ? [{ source: 'agent', socket, state: 'agent-unavailable' as const, offered: false }] : [])];
   const f = describeSshFailure({ hostname: r.hostname, port: r.port, user: r.user, stage: 'auth', error: { level: 'client-authentication' }, keys: offers, ...(agent?.error ? { agentError: agent.error } : {}) });
-  const cause = f.cause.replace(/^authentication failed for \S+: /, '');
-  return { id: 'keys', state: 'fail', detail: 'no usable key', cause, fix: f.fix, kind: f.kind, ...(f.command ? { command: f.command } : {}) };
+  return { id: 'keys', state: 'fail', detail: t('no usable key'), cause: f.reason ?? f.cause, fix: f.fix, kind: f.kind, ...(f.command ? { command: f.command } : {}) };
 }
 
 async function tryLogin(ctx: HostContext, host: string, timeoutMs: number): Promise<{ user: string; ms: number; failure?: undefined } | { failure: NonNullable<ReturnType<typeof sshFailureOf>> }> {
@@ -193,7 +193,7 @@ async function tryLogin(ctx: HostContext, host: string, timeoutMs: number): Prom
     const f = sshFailureOf(e);
     if (f) return { failure: f };
     const said = errorMessage(e).replace(new RegExp(`^${host.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `), '');
-    return { failure: { kind: 'other', group: 'network', retry: 'no', cause: `the login did not work: ${said}`, fix: 'see the Kubeadm Workbench log for the details' } };
+    return { failure: { kind: 'other', group: 'network', retry: 'no', cause: t('the login did not work: {0}', said), fix: t('see the Kubeadm Workbench log for the details') } };
   }
 }
 
@@ -207,16 +207,16 @@ function unknownKeyOf(ctx: HostContext, host: string, r: ResolvedHost | undefine
 }
 
 async function sudoCheck(ctx: HostContext, host: string, user: string, timeoutMs: number): Promise<CheckResult> {
-  if (user === 'root') return okCheck('sudo', 'not needed: logged in as root');
-  if (ctx.req.sudo === false) return { id: 'sudo', state: 'skipped', detail: 'not needed by this operation' };
+  if (user === 'root') return okCheck('sudo', t('not needed: logged in as root'));
+  if (ctx.req.sudo === false) return { id: 'sudo', state: 'skipped', detail: t('not needed by this operation') };
   try {
     // -n: never a prompt and never a password here; LC_ALL=C: sudo's words are what the taxonomy reads.
     const r = await ctx.ssh.exec(host, sh`LC_ALL=C sudo -n true`, { okCodes: [...ANY_EXIT_CODE], timeoutMs: Math.max(timeoutMs, 5000) });
     const f = describeSudoFailure({ user, host, code: r.code, stderr: r.stderr, withPassword: false });
-    if (!f) return okCheck('sudo', `${user} may use sudo without a password`);
+    if (!f) return okCheck('sudo', t('{0} may use sudo without a password', user));
     const asked = f.kind === 'sudo-password' && ctx.req.sudoPasswordAsked;
-    return { ...failedCheck('sudo', f, asked ? 'warn' : 'fail'), detail: asked ? 'the operation asks the password once, before it runs' : CHECK_TITLES.sudo };
+    return { ...failedCheck('sudo', f, asked ? 'warn' : 'fail'), detail: asked ? t('the operation asks the password once, before it runs') : checkTitle('sudo') };
   } catch (e) {
-    return { id: 'sudo', state: 'fail', detail: CHECK_TITLES.sudo, cause: `sudo could not be tried: ${errorMessage(e)}`, fix: 'see the Kubeadm Workbench log for the details' };
+    return { id: 'sudo', state: 'fail', detail: checkTitle('sudo'), cause: t('sudo could not be tried: {0}', errorMessage(e)), fix: t('see the Kubeadm Workbench log for the details') };
   }
 }

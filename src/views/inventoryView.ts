@@ -246,7 +246,7 @@ function liveChildren(h: HostLive): LiveNode[] {
   }
   if (h.etcdMember) {
     const m = h.etcdMember;
-    out.push({ id: `${base}:etcd`, label: vscode.l10n.t('etcd member {0}', m.name), description: [...memberFacts(m, Date.now()).slice(0, m.reachable ? 1 : 2).map((f) => f.replace(/ \(\S+ ago\)/, '')), m.raftTerm !== undefined && m.reachable ? vscode.l10n.t('term {0}', m.raftTerm) : undefined, m.healthy ? vscode.l10n.t('healthy') : m.problem].filter(Boolean).join(' · '), icon: m.healthy ? (m.isLeader ? 'star-full' : 'database') : 'error', color: m.healthy ? undefined : 'list.errorForeground' });
+    out.push({ id: `${base}:etcd`, label: vscode.l10n.t('etcd member {0}', m.name), description: [...memberFacts(m, Date.now(), { age: false }).slice(0, m.reachable ? 1 : 2), m.raftTerm !== undefined && m.reachable ? vscode.l10n.t('term {0}', m.raftTerm) : undefined, m.healthy ? vscode.l10n.t('healthy') : m.problem].filter(Boolean).join(' · '), icon: m.healthy ? (m.isLeader ? 'star-full' : 'database') : 'error', color: m.healthy ? undefined : 'list.errorForeground' });
   }
   if (h.leases.length) {
     out.push({ id: `${base}:leases`, label: vscode.l10n.t('Leases held'), description: String(h.leases.length), icon: 'key', children: h.leases.map((l) => ({ id: `${base}:lease:${l}`, label: l, icon: l.includes('(leader)') ? 'star-full' : 'pulse' })) });

@@ -5,7 +5,7 @@
  * Checks", whose report lands here — a host whose cause was fixed turns green. Nothing in it changes a host.
  */
 import * as vscode from 'vscode';
-import type { PreflightReport } from '../core/preflight/model';
+import { checkTitles, summaryLine, type PreflightReport } from '../core/preflight/model';
 import { CommandIds } from '../editor/commandIds';
 import { createPanel, PanelHost } from './panelHost';
 import { preflightHtml } from './preflightHtml';
@@ -14,6 +14,7 @@ import { parseWebviewMessage, type HostToWebview, type PreflightStrings, type We
 /** The preflight webview's words in the display language (l10n/bundle.l10n.<language>.json), sent with the report. */
 function preflightStrings(): PreflightStrings {
   return {
+    checks: checkTitles(),
     states: { ok: vscode.l10n.t('✓ ok'), warn: vscode.l10n.t('⚠ warn'), fail: vscode.l10n.t('✗ FAIL'), skipped: vscode.l10n.t('– not checked') },
     openLine: vscode.l10n.t('Open {0}\'s line in inventory.yaml'),
     via: vscode.l10n.t(' via {0}'),
@@ -104,7 +105,7 @@ export class PreflightPanel extends PanelHost<WebviewToHost, HostToWebview> {
   }
 
   private postReport(): void {
-    this.post({ type: 'report', report: this.report, running: this.running, strings: preflightStrings(), ...(this.refused ? { refused: this.refused } : {}) });
+    this.post({ type: 'report', report: this.report, summary: summaryLine(this.report), running: this.running, strings: preflightStrings(), ...(this.refused ? { refused: this.refused } : {}) });
   }
 
   protected async onMessage(msg: WebviewToHost): Promise<void> {

@@ -3,7 +3,7 @@
  * or SVG. The feed (what observes the pod) is passed in, so the panel knows nothing of the API.
  */
 import * as vscode from 'vscode';
-import type { Timeline } from '../core/timeline/model';
+import { laneTitles, type Timeline } from '../core/timeline/model';
 import type { TimelineFeed } from '../core/timeline/feed';
 import { timelineToSvg } from '../core/timeline/svg';
 import { compareRuns } from '../core/timeline/compare';
@@ -17,6 +17,7 @@ export type { TimelineFeed } from '../core/timeline/feed';
 /** The timeline webview's words in the display language (l10n/bundle.l10n.<language>.json), sent with each timeline. */
 function timelineStrings(): TimelineStrings {
   return {
+    lanes: laneTitles(),
     onNode: vscode.l10n.t(' on {0}'),
     sli: vscode.l10n.t('startup {0} s · SLO 5 s {1} · pulls {2} s excluded'),
     met: vscode.l10n.t('met'),

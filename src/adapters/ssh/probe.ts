@@ -10,6 +10,7 @@ import { OpenSSHAgent, utils, type ParsedKey } from 'ssh2';
 import { describeSshFailure, type KeyOffer, type SshFailure } from '../../core/ssh/failures';
 import { fingerprint } from '../../core/ssh/knownHosts';
 import { errorMessage } from '../../core/errors';
+import { t } from '../../core/l10n';
 import { readRegular } from '../fs/safeFile';
 
 /** An identity file is small; a larger one is no key (and not read whole). */
@@ -36,7 +37,7 @@ function within<T>(p: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
 /** The name's addresses (an address is its own answer). */
 export async function resolveName(name: string, timeoutMs: number): Promise<ProbeResult> {
   const t0 = Date.now();
-  if (isIP(name)) return { ok: true, ms: 0, detail: `${name} (an address)` };
+  if (isIP(name)) return { ok: true, ms: 0, detail: t('{0} (an address)', name) };
   try {
     const found = await within(lookup(name, { all: true }), timeoutMs, () => {
       throw Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'EAI_AGAIN' });
@@ -75,7 +76,7 @@ export function reachSsh(hostname: string, port: number, timeoutMs: number): Pro
       const nl = data.indexOf('\n');
       if (nl < 0 && data.length < 256) return;
       const line = (nl < 0 ? data : data.slice(0, nl)).replace(/\r$/, '');
-      if (line.startsWith('SSH-')) return finish({ ok: true, detail: `${hostname}:${port} answered (${line.replace(/[^\x20-\x7e]/g, '?').slice(0, 80)})` });
+      if (line.startsWith('SSH-')) return finish({ ok: true, detail: t('{0}:{1} answered ({2})', hostname, port, line.replace(/[^\x20-\x7e]/g, '?').slice(0, 80)) });
       finish({ ok: false, detail: `${hostname}:${port}`, failure: notSsh(hostname, port, line) });
     });
     socket.on('error', (e: Error & { code?: string }) => failed({ message: e.message, ...(e.code ? { code: e.code } : {}) }));
@@ -87,8 +88,8 @@ function notSsh(hostname: string, port: number, line: string): SshFailure {
   const said = line.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
   return {
     kind: 'closed', group: 'network', retry: 'no',
-    cause: `${hostname}:${port} is not an SSH server: it answered "${said}"`,
-    fix: 'set the port sshd listens on (ssh: { port: … } in inventory.yaml, or Port in your SSH config)',
+    cause: t('{0}:{1} is not an SSH server: it answered "{2}"', hostname, port, said),
+    fix: t('set the port sshd listens on (ssh: { port: … } in inventory.yaml, or Port in your SSH config)'),
   };
 }
 

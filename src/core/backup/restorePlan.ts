@@ -12,6 +12,7 @@
  * Steps 1–2 lose nothing on resume: the moved manifests and the kept-aside data dir stay until the end.
  * The members are the inventory's control-plane hosts (core/backup/manifest.ts inventoryMembers), never a manifest's.
  */
+import { t } from '../l10n';
 import { sh, type RemoteCommand } from '../ssh/command';
 import type { Plan, PhasePlan, Step, StreamedFile } from '../plan/types';
 import { etcdctlCommand } from '../drill/commands';
@@ -121,46 +122,46 @@ export function buildRestorePlan(input: RestoreInput, hooks: RestoreHooks): Plan
     fingerprint: input.fingerprint,
     phases: [
       phase(
-        'Send the snapshot to every member (a stream, checked there by its size and SHA-256)',
+        t('Send the snapshot to every member (a stream, checked there by its size and SHA-256)'),
         members.map((m) => ({
           id: `restore-etcd/${m.host}/send`,
           phase: 'restore-etcd',
           host: m.host,
-          title: `snapshot.db to ${SNAPSHOT_ON_NODE} (${input.snapshot.size} bytes)`,
+          title: t('snapshot.db to {0} ({1} bytes)', SNAPSHOT_ON_NODE, input.snapshot.size),
           check: snapshotOnNodeCommand(input.sha256),
-          stream: { ...input.snapshot, path: SNAPSHOT_ON_NODE, mode: 0o600, sha256: input.sha256, label: 'snapshot.db of the backup' },
+          stream: { ...input.snapshot, path: SNAPSHOT_ON_NODE, mode: 0o600, sha256: input.sha256, label: t('snapshot.db of the backup') },
           timeoutMs: 60 * 60_000,
         })),
-        ['The cluster keeps running while the snapshot is sent; nothing stops before every member has it.'],
+        [t('The cluster keeps running while the snapshot is sent; nothing stops before every member has it.')],
       ),
       phase(
-        'Stop the API servers and etcd on every control-plane node (manifests moved aside)',
-        members.map((m) => ({ id: `restore-etcd/${m.host}/stop`, phase: 'restore-etcd', host: m.host, title: 'stop kube-apiserver and etcd', run: stopControlPlaneCommand(), verify: stoppedCommand(), verifyTimeoutMs: 120_000 })),
-        ['The API is unavailable from here until the API servers come back; the workloads keep running.'],
+        t('Stop the API servers and etcd on every control-plane node (manifests moved aside)'),
+        members.map((m) => ({ id: `restore-etcd/${m.host}/stop`, phase: 'restore-etcd', host: m.host, title: t('stop kube-apiserver and etcd'), run: stopControlPlaneCommand(), verify: stoppedCommand(), verifyTimeoutMs: 120_000 })),
+        [t('The API is unavailable from here until the API servers come back; the workloads keep running.')],
       ),
       phase(
-        'Restore the snapshot on every member (new data dir; the old one kept aside)',
+        t('Restore the snapshot on every member (new data dir; the old one kept aside)'),
         members.map((m) => ({
           id: `restore-etcd/${m.host}/restore`,
           phase: 'restore-etcd',
           host: m.host,
-          title: `etcdutl snapshot restore as ${m.name} (${m.peerURL})`,
+          title: t('etcdutl snapshot restore as {0} ({1})', m.name, m.peerURL),
           run: restoreMemberCommand(m, members, input.sha256, input.stamp),
           timeoutMs: 10 * 60_000,
         })),
       ),
       phase(
-        'Start etcd on every node together (a lone member cannot elect a leader)',
-        members.map((m) => ({ id: `restore-etcd/${m.host}/etcd`, phase: 'restore-etcd', host: m.host, title: 'etcd back, healthy', run: startEtcdCommand(), verify: etcdctlCommand([...etcdctlTlsArgs(), 'endpoint', 'health']), verifyTimeoutMs: 240_000 })),
+        t('Start etcd on every node together (a lone member cannot elect a leader)'),
+        members.map((m) => ({ id: `restore-etcd/${m.host}/etcd`, phase: 'restore-etcd', host: m.host, title: t('etcd back, healthy'), run: startEtcdCommand(), verify: etcdctlCommand([...etcdctlTlsArgs(), 'endpoint', 'health']), verifyTimeoutMs: 240_000 })),
       ),
-      phase('Check the members', [
-        { id: `restore-etcd/${first}/members`, phase: 'restore-etcd', host: first, title: 'every member voting, one leader', planDisplay: 'etcdctl member list + endpoint status --cluster', action: (_v, s) => hooks.checkMembers(s) },
+      phase(t('Check the members'), [
+        { id: `restore-etcd/${first}/members`, phase: 'restore-etcd', host: first, title: t('every member voting, one leader'), planDisplay: 'etcdctl member list + endpoint status --cluster', action: (_v, s) => hooks.checkMembers(s) },
       ]),
       phase(
-        'Start the API servers',
-        members.map((m) => ({ id: `restore-etcd/${m.host}/apiserver`, phase: 'restore-etcd', host: m.host, title: 'kube-apiserver back, /readyz', run: startApiServerCommand(), planDisplay: 'then GET https://<node>:6443/readyz until ok', action: (_v, s) => hooks.apiBack(m.host, s) })),
+        t('Start the API servers'),
+        members.map((m) => ({ id: `restore-etcd/${m.host}/apiserver`, phase: 'restore-etcd', host: m.host, title: t('kube-apiserver back, /readyz'), run: startApiServerCommand(), planDisplay: t('then GET https://<node>:6443/readyz until ok'), action: (_v, s) => hooks.apiBack(m.host, s) })),
       ),
-      phase('Verify', [{ id: `restore-etcd/${first}/nodes`, phase: 'restore-etcd', host: first, title: 'every Node Ready', run: sh`true`, verify: nodesReadyCommand(), verifyTimeoutMs: 300_000 }]),
+      phase(t('Verify'), [{ id: `restore-etcd/${first}/nodes`, phase: 'restore-etcd', host: first, title: t('every Node Ready'), run: sh`true`, verify: nodesReadyCommand(), verifyTimeoutMs: 300_000 }]),
     ],
   };
 }

@@ -5,6 +5,7 @@
  * RKE2's: every 12 h, keep 5. Installed and removed as plans; their state read back for the tree and for
  * `status` (warn when the newest snapshot is older than two intervals).
  */
+import { t } from '../l10n';
 import { sh, type RemoteCommand } from '../ssh/command';
 import type { Plan, Step } from '../plan/types';
 
@@ -62,7 +63,7 @@ export function buildScheduleInstallPlan(hosts: readonly string[], o: ScheduleOp
     id: `backup-schedule/${host}/install`,
     phase: 'backup-schedule',
     host,
-    title: `etcd snapshots every ${o.intervalSeconds} s, keep ${o.keep}`,
+    title: t('etcd snapshots every {0} s, keep {1}', o.intervalSeconds, o.keep),
     files: [
       { path: SCRIPT_PATH, content: SNAPSHOT_SCRIPT, mode: 0o700 },
       { path: `/etc/systemd/system/${UNIT}.service`, content: serviceUnit(o.keep), mode: 0o644 },
@@ -72,7 +73,7 @@ export function buildScheduleInstallPlan(hosts: readonly string[], o: ScheduleOp
     verify: sh`systemctl is-active -q ${`${UNIT}.timer`}`,
     verifyTimeoutMs: 30_000,
   }));
-  return { fingerprint, phases: [{ phase: 'backup-schedule', title: 'Install scheduled etcd snapshots', order: 'parallel', steps, warnings: [`snapshots stay on each node in ${SNAPSHOT_DIR} (0600): they hold every Secret; copy them off the nodes too (kubeadm-workbench backup)`] }] };
+  return { fingerprint, phases: [{ phase: 'backup-schedule', title: t('Install scheduled etcd snapshots'), order: 'parallel', steps, warnings: [t('snapshots stay on each node in {0} (0600): they hold every Secret; copy them off the nodes too (kubeadm-workbench backup)', SNAPSHOT_DIR)] }] };
 }
 
 export function buildScheduleRemovePlan(hosts: readonly string[], fingerprint: string): Plan {
@@ -80,10 +81,10 @@ export function buildScheduleRemovePlan(hosts: readonly string[], fingerprint: s
     id: `backup-schedule/${host}/remove`,
     phase: 'backup-schedule',
     host,
-    title: 'remove the snapshot timer (snapshots already taken stay)',
+    title: t('remove the snapshot timer (snapshots already taken stay)'),
     run: sh`systemctl disable --now ${`${UNIT}.timer`} 2>/dev/null || true; rm -f ${`/etc/systemd/system/${UNIT}.timer`} ${`/etc/systemd/system/${UNIT}.service`} ${SCRIPT_PATH}; systemctl daemon-reload`,
   }));
-  return { fingerprint, phases: [{ phase: 'backup-schedule', title: 'Remove scheduled etcd snapshots', order: 'parallel', steps, warnings: [] }] };
+  return { fingerprint, phases: [{ phase: 'backup-schedule', title: t('Remove scheduled etcd snapshots'), order: 'parallel', steps, warnings: [] }] };
 }
 
 /**

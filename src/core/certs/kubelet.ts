@@ -10,6 +10,7 @@
  *    serverTLSBootstrap is on — which nobody approves by default: pending kubelet-serving CSRs are named.
  *  - pending CSRs: a kubelet client CSR left pending is a rotation that is not happening.
  */
+import { t } from '../l10n';
 import type { Inventory } from '../inventory/types';
 import { KUBECTL } from '../phases/interrupted';
 import type { Plan, Step } from '../plan/types';
@@ -103,41 +104,41 @@ export function buildKubeletConfPlan(input: KubeletConfPlanInput): Plan {
   const timeout = input.drainTimeoutSeconds ?? 300;
   const steps: Step[] = [
     step(node, 'rotated-file', {
-      title: `${KUBELET_CLIENT_CURRENT} is there, valid and signed by the cluster's CA (the file kubelet.conf will use)`,
-      why: 'pointing kubelet.conf at a missing or expired file would lock the kubelet out',
+      title: t('{0} is there, valid and signed by the cluster\'s CA (the file kubelet.conf will use)', KUBELET_CLIENT_CURRENT),
+      why: t('pointing kubelet.conf at a missing or expired file would lock the kubelet out'),
       check: kubeletConfUsesRotatedFile(),
       run: sh`${rotatedFileUsable()} || { echo ${`${KUBELET_CLIENT_CURRENT} is missing, expires within the hour or is not signed by /etc/kubernetes/pki/ca.crt: follow "Kubelet client certificate rotation fails" in kubeadm's certificate management guide (a new kubelet.conf from kubeadm kubeconfig user on a control-plane node)`} >&2; exit 1; }`,
     }),
     step(helper, `drain-${node}`, {
-      title: `drain ${node} (DaemonSet pods stay; a pod with emptyDir data stops it, as kubectl drain does; ${timeout} s at most)`,
-      why: 'the kubelet restarts: its pods move first',
+      title: t('drain {0} (DaemonSet pods stay; a pod with emptyDir data stops it, as kubectl drain does; {1} s at most)', node, timeout),
+      why: t('the kubelet restarts: its pods move first'),
       rerun: 'kubectl drain of a drained node changes nothing',
       run: sh`${KUBECTL} drain ${node} --ignore-daemonsets --timeout=${`${timeout}s`} --request-timeout=30s`,
       timeoutMs: (timeout + 60) * 1000,
     }),
     step(node, 'kubelet-conf', {
-      title: `${KUBELET_CONF}: client-certificate and client-key point at ${KUBELET_CLIENT_CURRENT} (the embedded data goes, the old file is kept in /etc/kubernetes/tmp)`,
-      why: 'the kubelet keeps renewing that file; the embedded certificate would expire a year after it was made (kubeadm#1317)',
+      title: t('{0}: client-certificate and client-key point at {1} (the embedded data goes, the old file is kept in /etc/kubernetes/tmp)', KUBELET_CONF, KUBELET_CLIENT_CURRENT),
+      why: t('the kubelet keeps renewing that file; the embedded certificate would expire a year after it was made (kubeadm#1317)'),
       check: kubeletConfUsesRotatedFile(),
       run: pointAtRotatedFile(),
       verify: kubeletConfUsesRotatedFile(),
       verifyTimeoutMs: 5_000,
     }),
     step(node, 'kubelet-restart', {
-      title: `restart the kubelet; ${node} Ready as its own credentials read it`,
+      title: t('restart the kubelet; {0} Ready as its own credentials read it', node),
       rerun: 'a restart reads the fixed file; its verify is the proof',
       run: sh`systemctl restart kubelet`,
       verify: nodeReadyByItsKubelet(node),
       verifyTimeoutMs: 3 * 60_000,
     }),
     step(helper, `uncordon-${node}`, {
-      title: `uncordon ${node}`,
+      title: t('uncordon {0}', node),
       check: sh`test -z "$(${KUBECTL} get ${`node/${node}`} --request-timeout=10s -o jsonpath='{.spec.unschedulable}')"`,
       run: sh`${KUBECTL} uncordon ${node} --request-timeout=30s`,
     }),
   ];
   return {
     fingerprint: `kubelet-conf:${input.inventory.cluster.name}:${node}`,
-    phases: [{ phase: 'kubelet-conf', title: `Point ${node}'s kubelet.conf at its rotated client certificate, drained first`, order: 'serial', steps, warnings: [] }],
+    phases: [{ phase: 'kubelet-conf', title: t('Point {0}\'s kubelet.conf at its rotated client certificate, drained first', node), order: 'serial', steps, warnings: [] }],
   };
 }

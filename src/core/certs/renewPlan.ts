@@ -21,6 +21,7 @@
  * and the new process reads the renewed files; nothing of the pod spec changes. The leaf certificates are
  * renewed; the CAs are not (kubeadm cannot): a CA near its end is a warning in the plan.
  */
+import { t } from '../l10n';
 import { etcdctlCommand } from '../drill/commands';
 import { HAPROXY_BACKEND } from '../generate/haproxy';
 import { serverIs, serverIsOut, setServerState, takeServerOut } from '../nodes/commands';
@@ -174,11 +175,11 @@ function balancerSteps(host: string, lb: RenewBalancers | undefined, state: 'mai
     phase: 'renew-certs',
     host: b,
     title: state === 'maint'
-      ? `HAProxy: ${server} in maintenance and its open connections closed (no request through the VIP reaches ${host}'s API server while it restarts)`
-      : `HAProxy: ${server} ready again, and UP by its health check`,
+      ? t('HAProxy: {0} in maintenance and its open connections closed (no request through the VIP reaches {1}\'s API server while it restarts)', server, host)
+      : t('HAProxy: {0} ready again, and UP by its health check', server),
     why: state === 'maint'
-      ? "a client through the VIP must never be sent to an API server that is restarting; maintenance stops new connections, and a client's keep-alive connection opened earlier must move too"
-      : 'the node serves again through the VIP',
+      ? t('a client through the VIP must never be sent to an API server that is restarting; maintenance stops new connections, and a client\'s keep-alive connection opened earlier must move too')
+      : t('the node serves again through the VIP'),
     ...(state === 'ready' ? { check: serverIs(HAPROXY_BACKEND, server, 'UP') } : {}),
     run: state === 'maint' ? takeServerOut(HAPROXY_BACKEND, server) : setServerState(HAPROXY_BACKEND, server, 'ready'),
     verify: state === 'maint' ? serverIsOut(HAPROXY_BACKEND, server) : serverIs(HAPROXY_BACKEND, server, 'UP'),
@@ -204,29 +205,29 @@ export function buildRenewPlan(hosts: readonly string[], hooks: RenewHooks, warn
         id: `renew-certs/${host}/guard`,
         phase: 'renew-certs',
         host,
-        title: 'quorum guard: the other etcd members and API servers must be healthy',
-        why: 'each restart takes this etcd member and API server away for seconds; the rest must carry the cluster meanwhile',
-        planDisplay: 'read etcd members and every other API server /readyz; refuse if one more member down would lose quorum',
+        title: t('quorum guard: the other etcd members and API servers must be healthy'),
+        why: t('each restart takes this etcd member and API server away for seconds; the rest must carry the cluster meanwhile'),
+        planDisplay: t('read etcd members and every other API server /readyz; refuse if one more member down would lose quorum'),
         action: (_v, signal) => hooks.guard(host, signal),
       },
-      { id: `renew-certs/${host}/renew`, phase: 'renew-certs', host, title: 'kubeadm certs renew all', why: 'new leaf certificates and kubeconfigs, same keys and CAs', run: renewAllCommand(), timeoutMs: 120_000 },
+      { id: `renew-certs/${host}/renew`, phase: 'renew-certs', host, title: t('kubeadm certs renew all'), why: t('new leaf certificates and kubeconfigs, same keys and CAs'), run: renewAllCommand(), timeoutMs: 120_000 },
       ...othersUpSteps(host, controlPlane, balancers),
       ...balancerSteps(host, balancers, 'maint'),
       {
         id: `renew-certs/${host}/move-leader`,
         phase: 'renew-certs',
         host,
-        title: 'etcd: when this member leads, hand the leadership to another healthy voting member and see it answer',
-        why: "a leader that restarts leaves etcd without one until an election, and every API server's requests wait on it meanwhile; a handed-over leadership takes no election",
+        title: t('etcd: when this member leads, hand the leadership to another healthy voting member and see it answer'),
+        why: t('a leader that restarts leaves etcd without one until an election, and every API server\'s requests wait on it meanwhile; a handed-over leadership takes no election'),
         check: memberFollowsCommand(),
-        planDisplay: 'when this member leads: etcdctl move-leader <ID of a healthy voting member, one renewed already or else the last in line> against this member, then wait until that member answers as the leader',
+        planDisplay: t('when this member leads: etcdctl move-leader <ID of a healthy voting member, one renewed already or else the last in line> against this member, then wait until that member answers as the leader'),
         action: (_v, signal) => hooks.moveLeader(host, hosts.slice(i + 1), signal),
       },
       {
         id: `renew-certs/${host}/etcd`,
         phase: 'renew-certs',
         host,
-        title: 'restart etcd, wait until the member is healthy',
+        title: t('restart etcd, wait until the member is healthy'),
         run: restartComponentCommand('etcd'),
         verify: etcdctlCommand([...etcdctlTlsArgs(), 'endpoint', 'health']),
         verifyTimeoutMs: 180_000,
@@ -236,9 +237,9 @@ export function buildRenewPlan(hosts: readonly string[], hooks: RenewHooks, warn
         id: `renew-certs/${host}/apiserver`,
         phase: 'renew-certs',
         host,
-        title: 'restart kube-apiserver, wait for /readyz and the renewed served certificate',
+        title: t('restart kube-apiserver, wait for /readyz and the renewed served certificate'),
         run: restartComponentCommand('kube-apiserver'),
-        planDisplay: 'then: GET https://<node>:6443/readyz until ok; TLS handshake: served certificate = renewed apiserver.crt',
+        planDisplay: t('then: GET https://<node>:6443/readyz until ok; TLS handshake: served certificate = renewed apiserver.crt'),
         action: (_v, signal) => hooks.apiServerBack(host, signal),
         timeoutMs: 60_000,
       },
@@ -247,7 +248,7 @@ export function buildRenewPlan(hosts: readonly string[], hooks: RenewHooks, warn
         id: `renew-certs/${host}/controllers`,
         phase: 'renew-certs',
         host,
-        title: 'restart kube-controller-manager and kube-scheduler (they read the renewed kubeconfigs)',
+        title: t('restart kube-controller-manager and kube-scheduler (they read the renewed kubeconfigs)'),
         run: sh`${restartComponentCommand('kube-controller-manager')} && ${restartComponentCommand('kube-scheduler')}`,
         verify: sh`${componentRunningCommand('kube-controller-manager')} && ${componentRunningCommand('kube-scheduler')}`,
         verifyTimeoutMs: 180_000,
@@ -262,13 +263,13 @@ export function buildRenewPlan(hosts: readonly string[], hooks: RenewHooks, warn
       id: `renew-certs/${first}/kubeconfig`,
       phase: 'renew-certs',
       host: first,
-      title: "refresh your kubeconfig's credentials from the renewed admin.conf",
-      planDisplay: `read /etc/kubernetes/admin.conf on ${first} (secret) and merge it into your kubeconfig (0600)`,
+      title: t('refresh your kubeconfig\'s credentials from the renewed admin.conf'),
+      planDisplay: t('read /etc/kubernetes/admin.conf on {0} (secret) and merge it into your kubeconfig (0600)', first),
       action: (_v, signal) => refresh(first, signal),
     });
   }
   return {
     fingerprint,
-    phases: [{ phase: 'renew-certs', title: `Renew certificates on ${hosts.join(', ')}, one node at a time`, order: 'serial', steps, warnings }],
+    phases: [{ phase: 'renew-certs', title: t('Renew certificates on {0}, one node at a time', hosts.join(', ')), order: 'serial', steps, warnings }],
   };
 }

@@ -18,6 +18,7 @@
  * cluster takes no writes anyway, and every second counts — Node heartbeats stopped with the alarm), check that every
  * member's file is under its quota, disarm, and prove a write works.
  */
+import { t } from '../l10n';
 import { etcdctlCommand } from '../drill/commands';
 import { hostsWithRole, type HostSpec, type Inventory } from '../inventory/types';
 import type { EtcdMember } from '../live/etcd';
@@ -131,8 +132,8 @@ function memberSteps({ inventory, phase, member, hooks, balancers, transferee }:
   const balancerStep = (b: string, key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>) => step(b, `haproxy-${key}-${host.name}`, rest);
   const steps: Step[] = [
     step(host.name, 'guard', {
-      title: `etcd guard: every member healthy and the quorum kept without ${member.name} (${role})`,
-      why: 'a member being defragmented serves nothing; the others must carry the cluster meanwhile',
+      title: t('etcd guard: every member healthy and the quorum kept without {0} ({1})', member.name, role),
+      why: t('a member being defragmented serves nothing; the others must carry the cluster meanwhile'),
       planDisplay: 'read every member over SSH; refuse when one is unhealthy or the others alone would have no quorum',
       rerun: GATE_RERUN,
       action: (_v, signal) => hooks.guard(host.name, signal),
@@ -144,7 +145,7 @@ function memberSteps({ inventory, phase, member, hooks, balancers, transferee }:
   const notNeeded = (values: RunValues) => values.get(key) === 'no';
   if (behind) {
     steps.push(step(host.name, 'needed', {
-      title: `does ${member.name} have more than ${DEFRAG_MIN_FREE_BYTES / 1024 / 1024} MiB of free pages to give back? (its balancer steps are skipped when not)`,
+      title: t('does {0} have more than {1} MiB of free pages to give back? (its balancer steps are skipped when not)', member.name, DEFRAG_MIN_FREE_BYTES / 1024 / 1024),
       rerun: GATE_RERUN,
       run: sh`if ${littleToReclaim()}; then echo defrag-needed=no; else echo defrag-needed=yes; fi`,
       capture: (stdout) => ({ [key]: /defrag-needed=no/.test(stdout) ? 'no' : 'yes' }),
@@ -164,8 +165,8 @@ function memberSteps({ inventory, phase, member, hooks, balancers, transferee }:
   }
   steps.push(
     step(host.name, 'defrag', {
-      title: `etcdctl defrag of ${member.name} (this member only)`,
-      why: 'rewrites the database file without its free pages; they go back to the file system and the quota',
+      title: t('etcdctl defrag of {0} (this member only)', member.name),
+      why: t('rewrites the database file without its free pages; they go back to the file system and the quota'),
       // Under NOSPACE every member is defragmented: with writes refused, pages freed by the compaction may still be
       // pending in the file (released by the next write transaction) and would not count as free.
       ...(phase === 'etcd-nospace' ? { rerun: 'under NOSPACE every member is defragmented; doing it again is harmless' } : { check: littleToReclaim() }),
@@ -176,7 +177,7 @@ function memberSteps({ inventory, phase, member, hooks, balancers, transferee }:
       timeoutMs: (DEFRAG_TIMEOUT_S + 30) * 1000,
     }),
     step(host.name, 'measured', {
-      title: `${member.name} healthy, its database size read again`,
+      title: t('{0} healthy, its database size read again', member.name),
       rerun: GATE_RERUN,
       planDisplay: 'read the member\'s status: DB size and in use, before → after',
       action: (_v, signal) => hooks.measured(host.name, signal),
@@ -185,7 +186,7 @@ function memberSteps({ inventory, phase, member, hooks, balancers, transferee }:
   if (behind) {
     steps.push(
       step(host.name, 'own-readyz', {
-        title: `${host.name}'s own API server answers /readyz (asked at ${host.address}, not through the VIP)`,
+        title: t('{0}\'s own API server answers /readyz (asked at {1}, not through the VIP)', host.name, host.address),
         rerun: GATE_RERUN,
         skipWhen: notNeeded,
         verify: ownApiServerReady(host.address),
@@ -218,7 +219,7 @@ export function buildDefragPlan(input: DefragPlanInput): Plan {
   });
   return {
     fingerprint: `etcd-defrag:${inventory.cluster.name}:${members.map((m) => m.host).sort().join(',')}`,
-    phases: [{ phase: 'etcd-defrag', title: `Defragment etcd one member at a time: ${members.map((m) => m.name).join(', ')} (the leader last)`, order: 'serial', steps, warnings: input.warnings ?? [] }],
+    phases: [{ phase: 'etcd-defrag', title: t('Defragment etcd one member at a time: {0} (the leader last)', members.map((m) => m.name).join(', ')), order: 'serial', steps, warnings: input.warnings ?? [] }],
   };
 }
 
@@ -234,8 +235,8 @@ export function buildNospacePlan(input: NospacePlanInput): Plan {
   const step = (key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): Step => ({ id: `${phase}/${helper}/${key}`, phase, host: helper, ...rest });
   const steps: Step[] = [
     step('compact', {
-      title: 'compact the keyspace to the current revision (physically)',
-      why: 'the history a stopped compaction let pile up is what usually fills the quota; compaction frees it inside the file',
+      title: t('compact the keyspace to the current revision (physically)'),
+      why: t('the history a stopped compaction let pile up is what usually fills the quota; compaction frees it inside the file'),
       rerun: 'compacting to the current revision again is harmless (an already compacted revision counts as done)',
       run: compactToCurrentRevision(),
       timeoutMs: 150_000,
@@ -243,14 +244,14 @@ export function buildNospacePlan(input: NospacePlanInput): Plan {
     ...members.flatMap((member) => memberSteps({ inventory, phase, member, hooks: input.hooks, balancers: false })),
     step('below-quota', {
       title: "every member's database file is under its quota again",
-      why: 'a disarm while a file is still over its quota is undone by the next write',
+      why: t('a disarm while a file is still over its quota is undone by the next write'),
       rerun: GATE_RERUN,
       planDisplay: 'read every member: DB size < quota, else stop with what is taking the space',
       action: (_v, signal) => input.hooks.belowQuota(signal),
     }),
-    step('disarm', { title: 'etcdctl alarm disarm', check: noAlarms(), run: disarmCommand(), verify: noAlarms(), verifyTimeoutMs: 30_000 }),
+    step('disarm', { title: t('etcdctl alarm disarm'), check: noAlarms(), run: disarmCommand(), verify: noAlarms(), verifyTimeoutMs: 30_000 }),
     step('write-check', {
-      title: `writes work again: put and delete ${WRITE_CHECK_KEY}`,
+      title: t('writes work again: put and delete {0}', WRITE_CHECK_KEY),
       rerun: 'it is the proof: one key outside the API server\'s keys written and deleted',
       run: writeCheckCommand(),
       timeoutMs: 30_000,
@@ -258,6 +259,6 @@ export function buildNospacePlan(input: NospacePlanInput): Plan {
   ];
   return {
     fingerprint: `etcd-nospace:${inventory.cluster.name}:${members.map((m) => m.host).sort().join(',')}`,
-    phases: [{ phase, title: `Recover etcd from NOSPACE: compact, defragment ${members.map((m) => m.name).join(', ')}, disarm, write`, order: 'serial', steps, warnings: input.warnings ?? [] }],
+    phases: [{ phase, title: t('Recover etcd from NOSPACE: compact, defragment {0}, disarm, write', members.map((m) => m.name).join(', ')), order: 'serial', steps, warnings: input.warnings ?? [] }],
   };
 }

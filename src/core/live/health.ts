@@ -6,6 +6,7 @@
  *  - degraded: it answers and we may read, but a component, node, etcd member or balancer is not well (which, where);
  *  - healthy: none of that. An anonymous `/readyz` answer is never healthy.
  */
+import { t } from '../l10n';
 import type { FailureKind } from './errors';
 import type { Problem, Verdict } from './status';
 
@@ -80,44 +81,45 @@ export function describeAccess(a: Omit<AccessCheck, 'allowed'>): string {
   return `${a.verb} ${res}${a.namespace ? ` in ${a.namespace}` : ' (cluster-wide)'}`;
 }
 
-const FAILURE_WORDS: Partial<Record<FailureKind, string>> = {
-  dns: 'DNS lookup failed',
-  tls: 'TLS handshake failed',
-  timeout: 'no answer',
-  refused: 'connection refused',
-  unreachable: 'host unreachable',
-  auth: 'credentials rejected',
-  config: 'kubeconfig problem',
+const FAILURE_WORDS: Partial<Record<FailureKind, () => string>> = {
+  dns: () => t('DNS lookup failed'),
+  tls: () => t('TLS handshake failed'),
+  timeout: () => t('no answer'),
+  refused: () => t('connection refused'),
+  unreachable: () => t('host unreachable'),
+  auth: () => t('credentials rejected'),
+  config: () => t('kubeconfig problem'),
 };
 
 export function assessHealth(input: HealthInput): ClusterHealth {
   const base = { identity: input.identity, latencyMs: input.reach.ok ? input.reach.ms : undefined };
   if (!input.reach.ok) {
-    const words = (input.reach.failure && FAILURE_WORDS[input.reach.failure]) ?? 'API not answering';
+    const words = (input.reach.failure && FAILURE_WORDS[input.reach.failure]?.()) || t('API not answering');
     // A 401 on /readyz is not "unreachable": the server answered and refused our credentials.
     if (input.reach.failure === 'auth') {
-      return { ...base, state: 'unauthorised', headline: 'unauthorised: the API server rejected our credentials (401)', reasons: [input.reach.why ?? 'HTTP 401'], denied: [], failure: 'auth', problems: [] };
+      return { ...base, state: 'unauthorised', headline: t('unauthorised: the API server rejected our credentials (401)'), reasons: [input.reach.why ?? 'HTTP 401'], denied: [], failure: 'auth', problems: [] };
     }
-    return { ...base, state: 'unreachable', headline: `unreachable: ${words}`, reasons: [input.reach.why ?? words], denied: [], failure: input.reach.failure, problems: [] };
+    return { ...base, state: 'unreachable', headline: t('unreachable: {0}', words), reasons: [input.reach.why ?? words], denied: [], failure: input.reach.failure, problems: [] };
   }
   const denied = (input.access ?? []).filter((a) => !a.allowed);
   // Anonymous users may not even ask who they are; the refusal names the user: `User "system:anonymous" cannot …`.
   const who = input.identity?.username ?? (input.denied ? /User "([^"]+)"/.exec(input.denied.message)?.[1] : undefined);
   if (who === ANONYMOUS || denied.length || input.denied) {
-    const whoText = who ? (who === ANONYMOUS ? `${ANONYMOUS} (no client certificate or token was accepted)` : who) : 'an unknown user';
-    const reasons = [`${who && !input.identity ? 'refused as' : 'signed in as'} ${whoText}${input.identity?.groups.length ? `, groups ${input.identity.groups.join(', ')}` : ''}`];
-    for (const d of denied) reasons.push(`may not ${describeAccess(d)}${d.reason ? ` (${d.reason})` : ''}`);
+    const whoText = who ? (who === ANONYMOUS ? t('{0} (no client certificate or token was accepted)', ANONYMOUS) : who) : t('an unknown user');
+    const signedIn = who && !input.identity ? t('refused as {0}', whoText) : t('signed in as {0}', whoText);
+    const reasons = [input.identity?.groups.length ? t('{0}, groups {1}', signedIn, input.identity.groups.join(', ')) : signedIn];
+    for (const d of denied) reasons.push(d.reason ? t('may not {0} ({1})', describeAccess(d), d.reason) : t('may not {0}', describeAccess(d)));
     if (input.denied) reasons.push(input.denied.message);
     const first = denied[0];
-    const headline = first ? `unauthorised: ${who ?? 'we'} may not ${describeAccess(first)}` : who === ANONYMOUS ? `unauthorised: requests arrive as ${ANONYMOUS}` : 'unauthorised: requests refused';
+    const headline = first ? (who ? t('unauthorised: {0} may not {1}', who, describeAccess(first)) : t('unauthorised: we may not {0}', describeAccess(first))) : who === ANONYMOUS ? t('unauthorised: requests arrive as {0}', ANONYMOUS) : t('unauthorised: requests refused');
     return { ...base, state: 'unauthorised', headline, reasons, denied, failure: input.denied?.kind ?? 'forbidden', problems: [] };
   }
   const problems = [...(input.verdict?.problems ?? [])].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'critical' ? -1 : 1));
   if (input.verdict?.degraded) {
     const critical = problems.filter((p) => p.severity === 'critical');
-    const more = critical.length > 1 ? ` (+${critical.length - 1} more)` : '';
-    return { ...base, state: 'degraded', headline: `degraded: ${critical[0]?.what ?? input.verdict.summary}${more}`, reasons: problems.map((p) => p.what), denied: [], failure: undefined, problems };
+    const what = critical[0]?.what ?? input.verdict.summary;
+    return { ...base, state: 'degraded', headline: critical.length > 1 ? t('degraded: {0} (+{1} more)', what, critical.length - 1) : t('degraded: {0}', what), reasons: problems.map((p) => p.what), denied: [], failure: undefined, problems };
   }
-  const warnings = problems.length ? ` with ${problems.length} warning${problems.length === 1 ? '' : 's'}` : '';
-  return { ...base, state: 'healthy', headline: `healthy${warnings}${who ? ` · as ${who}` : ''}`, reasons: problems.map((p) => p.what), denied: [], failure: undefined, problems };
+  const healthy = problems.length ? (problems.length === 1 ? t('healthy with 1 warning') : t('healthy with {0} warnings', problems.length)) : t('healthy');
+  return { ...base, state: 'healthy', headline: who ? t('{0} · as {1}', healthy, who) : healthy, reasons: problems.map((p) => p.what), denied: [], failure: undefined, problems };
 }

@@ -1,4 +1,5 @@
 /** Plain-text rendering of the live model for `kubeadm-workbench status` (and its tests). */
+import { t } from '../l10n';
 import type { ComponentPod } from './controlPlane';
 import type { EtcdMember, EtcdModel } from './etcd';
 import { formatAge, formatBytes } from './format';
@@ -8,19 +9,20 @@ import { balancerSummary, vipLine, type BalancersModel } from './balancers';
 import { vrrpLine } from './vrrpVerdict';
 
 export function describeComponent(c: ComponentPod): string {
-  if (!c.present) return `${c.component} · missing`;
-  const parts = [c.component, c.phase, `ready ${c.readyContainers}/${c.totalContainers}`, `restarts ${c.restarts}`, formatAge(c.ageMs)];
+  if (!c.present) return `${c.component} · ${t('missing')}`;
+  // the pod's phase (Running) and reason (CrashLoopBackOff) are Kubernetes' words, as kubectl shows them
+  const parts = [c.component, c.phase, t('ready {0}/{1}', c.readyContainers, c.totalContainers), t('restarts {0}', c.restarts), formatAge(c.ageMs)];
   if (c.reason && !c.ready && !c.stale) parts.push(c.reason);
-  if (c.stale) parts.push('as last reported (node not Ready)');
-  if (c.mirror) parts.push(c.source === 'file' ? 'static (mirror)' : 'mirror');
-  if (c.mirrorStale) parts.push('mirror stale');
-  if (c.drift?.drift) parts.push('DRIFT');
+  if (c.stale) parts.push(t('as last reported (node not Ready)'));
+  if (c.mirror) parts.push(c.source === 'file' ? t('static (mirror)') : t('mirror'));
+  if (c.mirrorStale) parts.push(t('mirror stale'));
+  if (c.drift?.drift) parts.push(t('DRIFT'));
   return parts.join(' · ');
 }
 
 /** `12:01:03` (local clock) and how long ago. */
 export function clockAndAge(at: number, now: number): string {
-  return `${new Date(at).toTimeString().slice(0, 8)} (${formatAge(now - at)} ago)`;
+  return t('{0} ({1} ago)', new Date(at).toTimeString().slice(0, 8), formatAge(now - at));
 }
 
 /**
@@ -28,15 +30,21 @@ export function clockAndAge(at: number, now: number): string {
  * and applied index; an unreachable one by what an earlier read saw (last role, version) and since when — never by
  * a role it may no longer have.
  */
-export function memberFacts(m: EtcdMember, now: number): string[] {
+export function memberFacts(m: EtcdMember, now: number, o: { age?: boolean } = {}): string[] {
   if (!m.reachable) {
-    const parts = [m.unreachableSince !== undefined ? `unreachable since ${clockAndAge(m.unreachableSince, now)}` : 'unreachable'];
-    if (m.lastSeen) parts.push(`last seen ${m.lastSeen.role}${m.lastSeen.version ? ` v${m.lastSeen.version}` : ''} at ${new Date(m.lastSeen.at).toTimeString().slice(0, 8)}`);
-    else parts.push('not seen by this session');
-    if (m.isLearner) parts.push('learner');
+    const since = m.unreachableSince === undefined ? undefined : o.age === false ? new Date(m.unreachableSince).toTimeString().slice(0, 8) : clockAndAge(m.unreachableSince, now);
+    const parts = [since !== undefined ? t('unreachable since {0}', since) : t('unreachable')];
+    if (m.lastSeen) parts.push(t('last seen {0} at {1}', `${roleWord(m.lastSeen.role)}${m.lastSeen.version ? ` v${m.lastSeen.version}` : ''}`, new Date(m.lastSeen.at).toTimeString().slice(0, 8)));
+    else parts.push(t('not seen by this session'));
+    if (m.isLearner) parts.push(t('learner'));
     return parts;
   }
-  return [m.isLeader ? 'leader' : 'follower', m.isLearner ? 'learner' : 'voter', `v${m.version ?? '?'}`, `term ${m.raftTerm ?? '?'}`, `index ${m.raftIndex ?? '?'}`, `applied ${m.raftAppliedIndex ?? '?'}`];
+  return [m.isLeader ? t('leader') : t('follower'), m.isLearner ? t('learner') : t('voter'), `v${m.version ?? '?'}`, t('term {0}', m.raftTerm ?? '?'), t('index {0}', m.raftIndex ?? '?'), t('applied {0}', m.raftAppliedIndex ?? '?')];
+}
+
+/** A member's last seen role in the display language. */
+function roleWord(role: string): string {
+  return role === 'leader' ? t('leader') : role === 'follower' ? t('follower') : role === 'learner' ? t('learner') : role;
 }
 
 export function describeMember(m: EtcdMember, now = Date.now()): string {

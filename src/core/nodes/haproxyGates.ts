@@ -5,6 +5,7 @@
  * with its open sessions closed on every balancer; after the restart it is made ready again and must come UP by its
  * health check. Written once so the plans refuse the same situations and leave the VIP the same way.
  */
+import { t } from '../l10n';
 import { haproxyServerNames, HAPROXY_BACKEND } from '../generate/haproxy';
 import { hostsWithRole, type HostSpec, type Inventory } from '../inventory/types';
 import type { RunValues, Step } from '../plan/types';
@@ -20,9 +21,9 @@ export const GATE_RERUN = 'a gate: it only asks the API or the host for a state 
  */
 export function othersUpGate(node: string, server: string, others: readonly string[]): Pick<Step, 'title' | 'about' | 'why' | 'rerun' | 'run'> {
   return {
-    title: `HAProxy: every other API server (${others.join(', ')}) is UP before ${server} is taken out`,
+    title: t('HAProxy: every other API server ({0}) is UP before {1} is taken out', others.join(', '), server),
     about: node,
-    why: 'A server left in maintenance (an earlier run stopped half-way, or by hand) or still coming back, plus this one, could leave the VIP with no API server.',
+    why: t('A server left in maintenance (an earlier run stopped half-way, or by hand) or still coming back, plus this one, could leave the VIP with no API server.'),
     rerun: GATE_RERUN,
     run: and(...others.map((o) => serverIs(HAPROXY_BACKEND, o, 'UP'))),
   };
@@ -58,9 +59,9 @@ export function balancersOut(inv: Inventory, host: HostSpec, o: BalancerStepOpti
   const skip = o.skipWhen ? { skipWhen: o.skipWhen } : {};
   const gates = (others.length ? balancers : []).map((b) => o.step(b.name, 'others-up', { ...othersUpGate(host.name, server, others), ...skip }));
   return [...gates, ...balancers.map((b) => o.step(b.name, 'maint', {
-    title: `HAProxy: ${server} in maintenance and its open connections closed (no request through the VIP reaches ${host.name}'s API server while ${o.restart})`,
+    title: t('HAProxy: {0} in maintenance and its open connections closed (no request through the VIP reaches {1}\'s API server while {2})', server, host.name, o.restart),
     about: host.name,
-    why: 'A client through the VIP must never be sent to an API server that is stopping or not ready yet; maintenance stops new connections, and a keep-alive connection opened earlier must move too (seen on the lab: connection resets during the first node\'s apply, and during a control-plane kubelet\'s restart).',
+    why: t('A client through the VIP must never be sent to an API server that is stopping or not ready yet; maintenance stops new connections, and a keep-alive connection opened earlier must move too (seen on the lab: connection resets during the first node\'s apply, and during a control-plane kubelet\'s restart).'),
     rerun: 'skipped when the node needs no restart; otherwise its effect is undone by the ready step after the restart',
     ...skip,
     run: takeServerOut(HAPROXY_BACKEND, server),
@@ -73,7 +74,7 @@ export function balancersOut(inv: Inventory, host: HostSpec, o: BalancerStepOpti
 export function balancersIn(inv: Inventory, host: HostSpec, o: Pick<BalancerStepOptions, 'step'>): Step[] {
   const server = serverOf(inv, host.name);
   return hostsWithRole(inv, 'loadbalancer').map((b) => o.step(b.name, 'ready', {
-    title: `HAProxy: ${server} ready again, and UP by its /readyz check`,
+    title: t('HAProxy: {0} ready again, and UP by its /readyz check', server),
     about: host.name,
     check: serverIs(HAPROXY_BACKEND, server, 'UP'),
     run: setServerState(HAPROXY_BACKEND, server, 'ready'),

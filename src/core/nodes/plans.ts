@@ -5,6 +5,7 @@
  * whose etcd member is healthy — never on the node being removed, which may be gone for good. Steps on that
  * node are in the plan only when it answered over SSH; otherwise the plan says what is skipped and why.
  */
+import { t } from '../l10n';
 import { HAPROXY_BACKEND, haproxyServerNames } from '../generate/haproxy';
 import { hostsWithRole, type HostSpec, type Inventory } from '../inventory/types';
 import { sameContent } from '../phases/checks';
@@ -38,7 +39,7 @@ export interface RemovalInput {
 /** The Node deleted through a host whose admin.conf answers; gone only when the API answered without it. */
 function deleteNodeStep(helper: string, name: string): Step {
   return step('remove-node', helper, `delete-node-${name}`, {
-    title: `Delete the Node ${name}`,
+    title: t('Delete the Node {0}', name),
     about: name,
     check: nodeAbsent(name),
     run: deleteNode(name),
@@ -50,8 +51,8 @@ function deleteNodeStep(helper: string, name: string): Step {
 /** The reset of a host that answers: kubeadm reset and the clean-up kubeadm leaves to the user. */
 export function resetStep(phase: Step['phase'], host: string): Step {
   return step(phase, host, 'reset', {
-    title: `kubeadm reset on ${host}, then its CNI configuration, kube-proxy/CNI iptables rules, IPVS tables and CNI interfaces`,
-    why: 'kubeadm reset leaves the CNI configuration, iptables and IPVS state behind; a host re-used with them routes pods of a cluster that is gone.',
+    title: t('kubeadm reset on {0}, then its CNI configuration, kube-proxy/CNI iptables rules, IPVS tables and CNI interfaces', host),
+    why: t('kubeadm reset leaves the CNI configuration, iptables and IPVS state behind; a host re-used with them routes pods of a cluster that is gone.'),
     check: hostIsReset(),
     run: resetHost(),
     verify: hostIsReset(),
@@ -61,7 +62,7 @@ export function resetStep(phase: Step['phase'], host: string): Step {
 
 /** What the plan says when the target does not answer (so its reset is not in it). */
 export function unreachableNote(target: string): string {
-  return `${target} does not answer over SSH: it is removed from the cluster without it, and its kubeadm reset is skipped. Reset it before re-using it (kubeadm-workbench reset --host ${target}), or re-image it.`;
+  return t('{0} does not answer over SSH: it is removed from the cluster without it, and its kubeadm reset is skipped. Reset it before re-using it (kubeadm-workbench reset --host {0}), or re-image it.', target);
 }
 
 export function removeWorkerPhases(input: RemovalInput): PhasePlan[] {
@@ -69,9 +70,9 @@ export function removeWorkerPhases(input: RemovalInput): PhasePlan[] {
   const name = target.name;
   const steps: Step[] = [
     step('remove-node', helper, `drain-${name}`, {
-      title: `Drain ${name} (PodDisruptionBudgets honoured, ${input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS} s at most)`,
+      title: t('Drain {0} (PodDisruptionBudgets honoured, {1} s at most)', name, input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS),
       about: name,
-      why: 'Evictions let the PodDisruptionBudgets decide, so the workloads keep their replicas while the node empties.',
+      why: t('Evictions let the PodDisruptionBudgets decide, so the workloads keep their replicas while the node empties.'),
       check: nodeAbsent(name),
       run: drainNode(name, input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS),
       timeoutMs: ((input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS) + 60) * 1000,
@@ -79,7 +80,7 @@ export function removeWorkerPhases(input: RemovalInput): PhasePlan[] {
     deleteNodeStep(helper, name),
   ];
   if (input.targetAnswers) steps.push(resetStep('remove-node', name));
-  return [{ phase: 'remove-node', title: `Remove the worker ${name}`, order: 'serial', steps, warnings: input.targetAnswers ? [] : [unreachableNote(name)] }];
+  return [{ phase: 'remove-node', title: t('Remove the worker {0}', name), order: 'serial', steps, warnings: input.targetAnswers ? [] : [unreachableNote(name)] }];
 }
 
 /**
@@ -95,8 +96,8 @@ export function haproxyPhase(served: Inventory, config: string, title: string, k
   const up = names.filter((n) => mustBeUp.includes(n.host)).map((n) => n.server);
   const steps = hostsWithRole(served, 'loadbalancer').map((b) =>
     step('remove-node', b.name, key, {
-      title: `haproxy.cfg with the backend ${servers.join(', ')} (checked with haproxy -c, reloaded)${up.length ? `; ${up.join(', ')} UP` : ''}`,
-      why: 'A reload keeps the connections HAProxy holds; the admin socket then shows what the running HAProxy really balances over.',
+      title: up.length ? t('haproxy.cfg with the backend {0} (checked with haproxy -c, reloaded); {1} UP', servers.join(', '), up.join(', ')) : t('haproxy.cfg with the backend {0} (checked with haproxy -c, reloaded)', servers.join(', ')),
+      why: t('A reload keeps the connections HAProxy holds; the admin socket then shows what the running HAProxy really balances over.'),
       check: and(sameContent(HAPROXY_CONFIG, config), backendServers(HAPROXY_BACKEND, servers, up)),
       files: [{ path: HAPROXY_STAGED, content: config, mode: 0o644 }],
       run: installHaproxyConfig(),
@@ -115,12 +116,12 @@ export function haproxyPhase(served: Inventory, config: string, title: string, k
 export function removeControlPlanePhases(input: RemovalInput, after: Inventory, haproxyConfig: string): PhasePlan[] {
   const { target, helper } = input;
   const name = target.name;
-  const phases: PhasePlan[] = [haproxyPhase(after, haproxyConfig, `Take ${name} out of HAProxy on every balancer`, `haproxy-without-${name}`)];
+  const phases: PhasePlan[] = [haproxyPhase(after, haproxyConfig, t('Take {0} out of HAProxy on every balancer', name), `haproxy-without-${name}`)];
   const steps: Step[] = [];
   if (input.targetAnswers) {
     steps.push(step('remove-node', name, 'stop-control-plane', {
-      title: `Stop the API server, controller-manager and scheduler on ${name} (etcd keeps running until its member is removed)`,
-      why: 'Its scheduler and controller-manager release nothing when the node is removed under them; stopping them hands the leader leases to the others now.',
+      title: t('Stop the API server, controller-manager and scheduler on {0} (etcd keeps running until its member is removed)', name),
+      why: t('Its scheduler and controller-manager release nothing when the node is removed under them; stopping them hands the leader leases to the others now.'),
       check: controlPlanePodsStopped(),
       run: stopControlPlanePods(),
       verify: controlPlanePodsGone(),
@@ -129,15 +130,15 @@ export function removeControlPlanePhases(input: RemovalInput, after: Inventory, 
   }
   steps.push(
     step('remove-node', helper, `leases-${name}`, {
-      title: `The scheduler and controller-manager leases are held by another node than ${name}`,
+      title: t('The scheduler and controller-manager leases are held by another node than {0}', name),
       about: name,
-      why: 'A leader lease held by a node that is gone stops scheduling and reconciling until it expires.',
+      why: t('A leader lease held by a node that is gone stops scheduling and reconciling until it expires.'),
       rerun: GATE,
       verify: leasesHeldElsewhere(name),
       verifyTimeoutMs: 90_000,
     }),
     step('remove-node', helper, `drain-${name}`, {
-      title: `Drain ${name} (PodDisruptionBudgets honoured, ${input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS} s at most)`,
+      title: t('Drain {0} (PodDisruptionBudgets honoured, {1} s at most)', name, input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS),
       about: name,
       check: nodeAbsent(name),
       run: drainNode(name, input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS),
@@ -146,9 +147,9 @@ export function removeControlPlanePhases(input: RemovalInput, after: Inventory, 
   );
   if (input.memberId) {
     steps.push(step('remove-node', helper, `etcd-member-${name}`, {
-      title: `etcdctl member remove ${input.memberId} (${name}), from ${helper}'s etcd`,
+      title: t('etcdctl member remove {0} ({1}), from {2}\'s etcd', input.memberId, name, helper),
       about: name,
-      why: 'A member that is gone for good still counts against the quorum: until it is removed, one more failure can stop the cluster.',
+      why: t('A member that is gone for good still counts against the quorum: until it is removed, one more failure can stop the cluster.'),
       check: memberAbsent(helper, input.memberId),
       run: memberRemove(helper, input.memberId),
       verify: memberAbsent(helper, input.memberId),
@@ -157,12 +158,12 @@ export function removeControlPlanePhases(input: RemovalInput, after: Inventory, 
   }
   steps.push(deleteNodeStep(helper, name));
   if (input.targetAnswers) steps.push(resetStep('remove-node', name));
-  phases.push({ phase: 'remove-node', title: `Remove the control-plane node ${name}`, order: 'serial', steps, warnings: input.targetAnswers ? [] : [unreachableNote(name)] });
+  phases.push({ phase: 'remove-node', title: t('Remove the control-plane node {0}', name), order: 'serial', steps, warnings: input.targetAnswers ? [] : [unreachableNote(name)] });
   return phases;
 }
 
 export function resetPhases(host: string): PhasePlan[] {
-  return [{ phase: 'reset-node', title: `Reset ${host} for re-use`, order: 'serial', steps: [resetStep('reset-node', host)], warnings: [] }];
+  return [{ phase: 'reset-node', title: t('Reset {0} for re-use', host), order: 'serial', steps: [resetStep('reset-node', host)], warnings: [] }];
 }
 
 export function isControlPlane(host: HostSpec): boolean {

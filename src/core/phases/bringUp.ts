@@ -5,6 +5,7 @@
  * no-op), or says why it runs every time (`rerun`), so a plan can be re-run or resumed at any point
  * without trusting what an earlier run remembers.
  */
+import { t } from '../l10n';
 import { hostsWithRole, splitEndpoint, type Inventory } from '../inventory/types';
 import { and, raw, sh } from '../ssh/command';
 import { INSTALL_MARKER, WRITE_INSTALL_MARKER } from '../plan/hostIdentity';
@@ -59,7 +60,7 @@ function aptSourcesStep(inv: Inventory, sources: PhaseSources, debianPackages: s
     ...(sources.debianApt ? debianPackages.map((name) => ({ name })) : []),
   ];
   return {
-    title: 'Package sources',
+    title: t('Package sources'),
     check: all(...files.map((f) => sameContent(f.path, f.content)), ...keyrings.map(keyringInstalled), sourcesOffer(offered)),
     files,
     run: and(...keys, sh`${APT} update`),
@@ -69,8 +70,8 @@ function aptSourcesStep(inv: Inventory, sources: PhaseSources, debianPackages: s
 /** The prepare phase's first step on every host: the marker a resumed run looks for to tell a rebuilt host. */
 function installMarkerStep(): Omit<Step, 'id' | 'phase' | 'host'> {
   return {
-    title: 'Install marker (tells a later run that this host is the one it prepared)',
-    why: 'A host re-imaged with the same name, address and even host keys has no marker: a resumed run then starts it over.',
+    title: t('Install marker (tells a later run that this host is the one it prepared)'),
+    why: t('A host re-imaged with the same name, address and even host keys has no marker: a resumed run then starts it over.'),
     check: sh`test -s ${INSTALL_MARKER}`,
     run: WRITE_INSTALL_MARKER,
   };
@@ -83,15 +84,15 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
     const s = (key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): number => steps.push(step('prepare', host, key, rest));
     s('install-marker', installMarkerStep());
     s('swap', {
-      title: 'Turn swap off now and at boot',
-      why: 'kubelet refuses to run with swap on by default, and swapping breaks memory guarantees.',
+      title: t('Turn swap off now and at boot'),
+      why: t('kubelet refuses to run with swap on by default, and swapping breaks memory guarantees.'),
       check: sh`test "$(awk 'NR>1' /proc/swaps | wc -l)" -eq 0 && ! grep -Eq '^[^#].*[[:space:]]swap[[:space:]]' /etc/fstab`,
       run: sh`swapoff -a && sed -i.kubeadm-workbench.bak -E '/^[^#].*[[:space:]]swap[[:space:]]/s/^/#/' /etc/fstab`,
       verify: sh`test "$(awk 'NR>1' /proc/swaps | wc -l)" -eq 0`,
     });
     s('modules', {
-      title: 'Load overlay and br_netfilter now and at boot',
-      why: 'containerd needs overlayfs; br_netfilter makes bridged pod traffic visible to iptables.',
+      title: t('Load overlay and br_netfilter now and at boot'),
+      why: t('containerd needs overlayfs; br_netfilter makes bridged pod traffic visible to iptables.'),
       files: [file('/etc/modules-load.d/k8s.conf', configs.modules)],
       check: and(sameContent('/etc/modules-load.d/k8s.conf', configs.modules), sh`grep -qw overlay /proc/filesystems && test -d /proc/sys/net/bridge`),
       // A module built into the kernel cannot be modprobed; its presence is what counts.
@@ -99,8 +100,8 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
       verify: sh`grep -qw overlay /proc/filesystems && test -d /proc/sys/net/bridge`,
     });
     s('sysctl', {
-      title: 'Bridge netfilter and IP forwarding',
-      why: 'Pods on the bridge must pass through iptables and the node must route between pods and Services.',
+      title: t('Bridge netfilter and IP forwarding'),
+      why: t('Pods on the bridge must pass through iptables and the node must route between pods and Services.'),
       files: [file('/etc/sysctl.d/99-kubernetes-cri.conf', configs.nodeSysctl)],
       check: all(sameContent('/etc/sysctl.d/99-kubernetes-cri.conf', configs.nodeSysctl), sysctlApplied(configs.nodeSysctl)),
       // Only our file: another file's key the host refuses (containers) must not fail this step.
@@ -111,8 +112,8 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
     if (sourcesStep) s('apt-sources', sourcesStep);
     const containerdFiles = [file('/etc/containerd/config.toml', configs.containerdConfig), ...Object.entries(configs.containerdHosts).map(([p, c]) => file(p, c))];
     s('containerd', {
-      title: 'containerd with SystemdCgroup and the right sandbox image',
-      why: 'kubelet uses the systemd cgroup driver; containerd must too, or the node is unstable under memory pressure.',
+      title: t('containerd with SystemdCgroup and the right sandbox image'),
+      why: t('kubelet uses the systemd cgroup driver; containerd must too, or the node is unstable under memory pressure.'),
       // Installed, our files, and running with them (started after they were written); hosts.toml is read per pull.
       check: all(packagesInstalled(['containerd']), ...containerdFiles.map((f) => sameContent(f.path, f.content)), serviceConfigured('containerd', ['/etc/containerd/config.toml'])),
       files: containerdFiles,
@@ -123,14 +124,14 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
     });
     const crictl = generateCrictlConfig();
     s('crictl', {
-      title: 'crictl talks to containerd (/etc/crictl.yaml)',
-      why: 'Without it every crictl call on the node (debugging, the certificate renewal\'s restarts) tries deprecated default endpoints and warns about each first.',
+      title: t('crictl talks to containerd (/etc/crictl.yaml)'),
+      why: t('Without it every crictl call on the node (debugging, the certificate renewal\'s restarts) tries deprecated default endpoints and warns about each first.'),
       files: [file('/etc/crictl.yaml', crictl)],
       check: sameContent('/etc/crictl.yaml', crictl),
     });
     s('kube-packages', {
-      title: `kubeadm, kubelet and kubectl ${inv.cluster.kubernetesVersion}, held`,
-      why: 'All nodes run the same pinned version; a held package is never upgraded by a routine apt upgrade.',
+      title: t('kubeadm, kubelet and kubectl {0}, held', inv.cluster.kubernetesVersion),
+      why: t('All nodes run the same pinned version; a held package is never upgraded by a routine apt upgrade.'),
       check: all(
         ...['kubeadm', 'kubelet', 'kubectl'].map((p) => sh`test "$(dpkg-query -W -f='${raw('${Status} ${Version}')}' ${p} 2>/dev/null | cut -d- -f1)" = ${`install ok installed ${inv.cluster.kubernetesVersion}`}`),
         sh`test "$(apt-mark showhold kubelet kubeadm kubectl | sort | tr '\n' ' ')" = ${'kubeadm kubectl kubelet '}`,
@@ -149,7 +150,7 @@ export function preparePhase(inv: Inventory, configs: PhaseConfigs, sources: Pha
     // five nodes pulling at once would hold up init, which waits for the whole of prepare.
     if (host.name === first) s('images', imagePullStep(inv, true, sources));
   }
-  return { phase: 'prepare', title: 'Prepare hosts', order: 'parallel', steps, warnings: [] };
+  return { phase: 'prepare', title: t('Prepare hosts'), order: 'parallel', steps, warnings: [] };
 }
 
 /**
@@ -162,7 +163,7 @@ export function imagesBesideInitPhase(inv: Inventory, sources: PhaseSources): Ph
   const steps = nodesOf(inv)
     .filter((h) => h.name !== first)
     .map((host) => step('prepare', host, 'images', imagePullStep(inv, host.roles.includes('control-plane'), sources)));
-  return { phase: 'prepare', title: 'Pull the other nodes\' images (beside the init)', order: 'parallel', steps, warnings: [], overlaps: ['init'] };
+  return { phase: 'prepare', title: t('Pull the other nodes\' images (beside the init)'), order: 'parallel', steps, warnings: [], overlaps: ['init'] };
 }
 
 // ---------------------------------------------------------------- load balancer
@@ -181,20 +182,20 @@ export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs, sources
     if (sourcesStep) steps.push(step('loadbalancer', host, 'apt-sources', sourcesStep));
     steps.push(
       step('loadbalancer', host, 'packages', {
-        title: 'HAProxy, Keepalived and killall',
+        title: t('HAProxy, Keepalived and killall'),
         check: packagesInstalled(['haproxy', 'keepalived', 'psmisc']),
         run: sh`${APT} install --no-install-recommends haproxy keepalived psmisc`,
       }),
       step('loadbalancer', host, 'nonlocal-bind', {
-        title: 'Allow binding the VIP before it is up (ip_nonlocal_bind)',
-        why: 'HAProxy may start before Keepalived brings the VIP up; without non-local bind it crash-loops at boot.',
+        title: t('Allow binding the VIP before it is up (ip_nonlocal_bind)'),
+        why: t('HAProxy may start before Keepalived brings the VIP up; without non-local bind it crash-loops at boot.'),
         files: [file('/etc/sysctl.d/99-haproxy-vip.conf', configs.balancerSysctl)],
         check: all(sameContent('/etc/sysctl.d/99-haproxy-vip.conf', configs.balancerSysctl), sysctlApplied(configs.balancerSysctl)),
         run: sh`sysctl -q -p /etc/sysctl.d/99-haproxy-vip.conf`,
         verify: sh`test "$(sysctl -n net.ipv4.ip_nonlocal_bind)" = 1`,
       }),
       step('loadbalancer', host, 'haproxy', {
-        title: `HAProxy in TCP mode on ${endpoint.host}:${endpoint.port}`,
+        title: t('HAProxy in TCP mode on {0}:{1}', endpoint.host, endpoint.port),
         check: all(sameContent('/etc/haproxy/haproxy.cfg', configs.haproxyConfig), serviceConfigured('haproxy', ['/etc/haproxy/haproxy.cfg']), listens),
         files: [file('/etc/haproxy/haproxy.cfg.kubeadm-workbench', configs.haproxyConfig)],
         // Validate with the real parser before replacing the running config.
@@ -203,7 +204,7 @@ export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs, sources
         verifyTimeoutMs: 15_000,
       }),
       step('loadbalancer', host, 'keepalived', {
-        title: `Keepalived ${host.vrrp?.state ?? ''} holding ${endpoint.host}`.trim(),
+        title: t('Keepalived {0} holding {1}', host.vrrp?.state ?? '', endpoint.host).trim(),
         check: all(sameContent('/etc/keepalived/keepalived.conf', keepalived), serviceConfigured('keepalived', ['/etc/keepalived/keepalived.conf'])),
         // It holds the cluster's VRRP password: shown as secret content, like every secret file.
         files: [file('/etc/keepalived/keepalived.conf.kubeadm-workbench', keepalived, 0o640, true)],
@@ -217,15 +218,15 @@ export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs, sources
   const master = balancers.find((b) => b.vrrp?.state === 'MASTER') ?? balancers[0];
   if (master) {
     steps.push(step('loadbalancer', master, 'vip', {
-      title: `VIP ${endpoint.host} is up on the MASTER and ${endpoint.port} listens`,
-      why: 'The seed checks `ip a` for the VIP as a secondary address and `ss -tlnp` for HAProxy on it.',
+      title: t('VIP {0} is up on the MASTER and {1} listens', endpoint.host, endpoint.port),
+      why: t('The seed checks `ip a` for the VIP as a secondary address and `ss -tlnp` for HAProxy on it.'),
       rerun: GATE,
       verify: sh`ip -o -4 addr show | grep -q ${` ${endpoint.host}/`} && ss -Hltn | grep -q ${`${endpoint.host}:${endpoint.port}`}`,
       verifyTimeoutMs: 30_000,
     }));
   }
   // The balancers share no host with the nodes: they are set up while the nodes are prepared.
-  return { phase: 'loadbalancer', title: 'Load balancer (HAProxy + Keepalived VIP)', order: 'parallel', steps, warnings: [], alongsidePrevious: true };
+  return { phase: 'loadbalancer', title: t('Load balancer (HAProxy + Keepalived VIP)'), order: 'parallel', steps, warnings: [], alongsidePrevious: true };
 }
 
 // ---------------------------------------------------------------- init
@@ -245,15 +246,15 @@ export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseS
   const ignore = sources.ignorePreflightErrors?.length ? sh` --ignore-preflight-errors=${sources.ignorePreflightErrors.join(',')}` : sh``;
   const steps: Step[] = [
     step('init', first, 'no-kubeadm-running', {
-      title: `No kubeadm of an interrupted run still running on ${first.name}`,
-      why: 'A run killed mid-init leaves its kubeadm running on the host; judging or resetting the node beside it would race it.',
+      title: t('No kubeadm of an interrupted run still running on {0}', first.name),
+      why: t('A run killed mid-init leaves its kubeadm running on the host; judging or resetting the node beside it would race it.'),
       check: sh`! pgrep -x kubeadm >/dev/null`,
       run: waitForKubeadmToExit(first),
     }),
     ...(configs.auditPolicy ? [step('init', first, 'audit-policy', auditPolicyStep(configs.auditPolicy))] : []),
     step('init', first, 'kubeadm-init', {
-      title: 'kubeadm init --upload-certs',
-      why: '--upload-certs puts the CA and keys, encrypted, into a Secret so the other control-plane nodes can join without copying /etc/kubernetes/pki by hand.',
+      title: t('kubeadm init --upload-certs'),
+      why: t('--upload-certs puts the CA and keys, encrypted, into a Secret so the other control-plane nodes can join without copying /etc/kubernetes/pki by hand.'),
       // admin.conf is written early in init: done means the last phase (the CoreDNS add-on) is there too.
       check: initFinished(),
       files: [file('/root/kubeadm-config.yaml', configs.kubeadmInitConfig, 0o600)],
@@ -268,7 +269,7 @@ export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseS
       timeoutMs: 10 * 60_000,
     }),
     step('init', first, 'admin-kubeconfig', {
-      title: 'Fetch admin.conf into your kubeconfig (0600, new context)',
+      title: t('Fetch admin.conf into your kubeconfig (0600, new context)'),
       rerun: 'admin.conf is a secret the ledger never keeps, and the cluster (its CA, its keys) may be a new one: it is read again and merged into your kubeconfig',
       run: sh`cat ${ADMIN}`,
       capture: (out) => ({ adminConf: out }),
@@ -276,20 +277,20 @@ export function initPhase(inv: Inventory, configs: PhaseConfigs, sources: PhaseS
       action: async (values) => hooks.saveAdminKubeconfig(values.get('adminConf')!),
     }),
     step('init', first, 'cni', {
-      title: `Apply the ${inv.cluster.cni} network`,
-      why: 'Nodes stay NotReady and CoreDNS Pending until a CNI plugin routes the pod network.',
+      title: t('Apply the {0} network', inv.cluster.cni),
+      why: t('Nodes stay NotReady and CoreDNS Pending until a CNI plugin routes the pod network.'),
       ...cniManifestStep(sources),
     }),
     // Joins need the API, not a Ready first node: Ready and CoreDNS are checked once, at the end
     // (the cluster checks), while the other nodes join — as the seed's procedure does.
     step('init', first, 'api-ready', {
-      title: 'The API server answers /readyz',
+      title: t('The API server answers /readyz'),
       rerun: GATE,
       verify: sh`${KUBECTL} get --raw=/readyz --request-timeout=10s`,
       verifyTimeoutMs: 2 * 60_000,
     }),
   ];
-  return { phase: 'init', title: `Initialise the first control-plane node (${first.name})`, order: 'serial', steps, warnings: [] };
+  return { phase: 'init', title: t('Initialise the first control-plane node ({0})', first.name), order: 'serial', steps, warnings: [] };
 }
 
 // ---------------------------------------------------------------- join

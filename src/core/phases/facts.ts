@@ -4,6 +4,7 @@
  * the CNI identify a node by them), swap on, missing kernel modules and sysctls, cgroup drivers
  * that disagree, clocks that are not synchronised.
  */
+import { t } from '../l10n';
 import { createHash } from 'node:crypto';
 import type { HostSpec, Inventory } from '../inventory/types';
 
@@ -132,35 +133,35 @@ export function analyzeFacts(inv: Inventory, facts: HostFacts[]): FactFinding[] 
   const add = (host: string, rule: string, severity: FactSeverity, message: string, why: string): void => void out.push({ host, rule, severity, message, why });
 
   duplicates(facts, (f) => (f.machineId ? [f.machineId] : []), (hosts, value) =>
-    hosts.forEach((h) => add(h, 'facts/cloned-machine-id', 'error', `machine-id ${value.slice(0, 8)}… is shared by ${hosts.join(', ')}.`, 'A cloned VM keeps its machine-id; systemd, DHCP and journald treat clones as one machine, and kubeadm nodes must be unique. Run `rm /etc/machine-id && systemd-machine-id-setup` on the clone.')));
+    hosts.forEach((h) => add(h, 'facts/cloned-machine-id', 'error', t('machine-id {0}… is shared by {1}.', value.slice(0, 8), hosts.join(', ')), t('A cloned VM keeps its machine-id; systemd, DHCP and journald treat clones as one machine, and kubeadm nodes must be unique. Run `rm /etc/machine-id && systemd-machine-id-setup` on the clone.'))));
   duplicates(facts, (f) => (f.productUuid ? [f.productUuid] : []), (hosts, value) =>
-    hosts.forEach((h) => add(h, 'facts/cloned-product-uuid', 'error', `product_uuid ${value} is shared by ${hosts.join(', ')}.`, 'kubeadm requires a unique product_uuid per node; identical ones come from cloned VMs and confuse kubelet and CNI plugins.')));
+    hosts.forEach((h) => add(h, 'facts/cloned-product-uuid', 'error', t('product_uuid {0} is shared by {1}.', value, hosts.join(', ')), t('kubeadm requires a unique product_uuid per node; identical ones come from cloned VMs and confuse kubelet and CNI plugins.'))));
   duplicates(facts, (f) => f.hostKeyFingerprints, (hosts, value) =>
-    hosts.forEach((h) => add(h, 'facts/cloned-host-key', 'error', `SSH host key ${value} is shared by ${hosts.join(', ')}.`, 'Cloned host keys let one machine impersonate another; regenerate them with `rm /etc/ssh/ssh_host_* && dpkg-reconfigure openssh-server`.')));
+    hosts.forEach((h) => add(h, 'facts/cloned-host-key', 'error', t('SSH host key {0} is shared by {1}.', value, hosts.join(', ')), t('Cloned host keys let one machine impersonate another; regenerate them with `rm /etc/ssh/ssh_host_* && dpkg-reconfigure openssh-server`.'))));
 
   for (const f of facts) {
     const spec = byName.get(f.host);
     const isNode = spec?.roles.some((r) => NODE_ROLES.has(r)) ?? false;
     const isBalancer = spec?.roles.includes('loadbalancer') ?? false;
-    if (f.os?.id && (f.os.id !== 'debian' || f.os.versionId !== '12')) add(f.host, 'facts/os', 'warning', `${f.os.pretty ?? f.os.id} is not Debian 12.`, 'The procedure and package sources are written for Debian 12 (bookworm).');
-    if (spec && !f.addresses.some((a) => a.cidr.split('/')[0] === spec.address)) add(f.host, 'facts/address', 'error', `inventory address ${spec.address} is not on any interface (${f.addresses.map((a) => `${a.iface} ${a.cidr}`).join(', ') || 'none'}).`, 'kubeadm advertises and etcd listens on this address; a wrong one breaks the join.');
-    if (spec?.vrrp && !f.addresses.some((a) => a.iface === spec.vrrp!.interface)) add(f.host, 'facts/vrrp-interface', 'error', `VRRP interface ${spec.vrrp.interface} does not exist (${[...new Set(f.addresses.map((a) => a.iface))].join(', ')}).`, 'Keepalived puts the VIP on this interface; check `ip a` as the seed says.');
-    if (f.hostname && spec && f.hostname !== spec.name && f.hostname.split('.')[0] !== spec.name) add(f.host, 'facts/hostname', 'warning', `hostname is ${f.hostname}, the inventory says ${spec.name}.`, 'kubeadm registers the node under its hostname unless told otherwise; mismatches produce surprising Node names.');
-    if (isNode && (f.swapActive.length || f.swapInFstab.length)) add(f.host, 'facts/swap', 'error', `swap is ${f.swapActive.length ? `on (${f.swapActive.join(', ')})` : 'configured in /etc/fstab'}.`, 'kubelet refuses to start with swap on by default, and swapping breaks the scheduler\'s memory guarantees.');
-    if (isNode && !f.modules.overlay) add(f.host, 'facts/module-overlay', 'error', 'kernel module overlay is not available.', 'containerd\'s overlayfs snapshotter needs it for every container layer.');
-    if (isNode && !f.modules.br_netfilter) add(f.host, 'facts/module-br-netfilter', 'error', 'kernel module br_netfilter is not loaded.', 'Without it bridged pod traffic bypasses iptables and Services stop working.');
+    if (f.os?.id && (f.os.id !== 'debian' || f.os.versionId !== '12')) add(f.host, 'facts/os', 'warning', t('{0} is not Debian 12.', f.os.pretty ?? f.os.id), t('The procedure and package sources are written for Debian 12 (bookworm).'));
+    if (spec && !f.addresses.some((a) => a.cidr.split('/')[0] === spec.address)) add(f.host, 'facts/address', 'error', t('inventory address {0} is not on any interface ({1}).', spec.address, f.addresses.map((a) => `${a.iface} ${a.cidr}`).join(', ') || t('none')), t('kubeadm advertises and etcd listens on this address; a wrong one breaks the join.'));
+    if (spec?.vrrp && !f.addresses.some((a) => a.iface === spec.vrrp!.interface)) add(f.host, 'facts/vrrp-interface', 'error', t('VRRP interface {0} does not exist ({1}).', spec.vrrp.interface, [...new Set(f.addresses.map((a) => a.iface))].join(', ')), t('Keepalived puts the VIP on this interface; check `ip a` as the seed says.'));
+    if (f.hostname && spec && f.hostname !== spec.name && f.hostname.split('.')[0] !== spec.name) add(f.host, 'facts/hostname', 'warning', t('hostname is {0}, the inventory says {1}.', f.hostname, spec.name), t('kubeadm registers the node under its hostname unless told otherwise; mismatches produce surprising Node names.'));
+    if (isNode && (f.swapActive.length || f.swapInFstab.length)) add(f.host, 'facts/swap', 'error', f.swapActive.length ? t('swap is on ({0}).', f.swapActive.join(', ')) : t('swap is configured in /etc/fstab.'), t('kubelet refuses to start with swap on by default, and swapping breaks the scheduler\'s memory guarantees.'));
+    if (isNode && !f.modules.overlay) add(f.host, 'facts/module-overlay', 'error', t('kernel module overlay is not available.'), t('containerd\'s overlayfs snapshotter needs it for every container layer.'));
+    if (isNode && !f.modules.br_netfilter) add(f.host, 'facts/module-br-netfilter', 'error', t('kernel module br_netfilter is not loaded.'), t('Without it bridged pod traffic bypasses iptables and Services stop working.'));
     if (isNode) {
       for (const key of ['net.bridge.bridge-nf-call-iptables', 'net.bridge.bridge-nf-call-ip6tables', 'net.ipv4.ip_forward']) {
-        if (f.sysctl[key] !== undefined && f.sysctl[key] !== '1') add(f.host, 'facts/sysctl', 'error', `${key} = ${f.sysctl[key] || 'unset'}, needs 1.`, 'Pods on the bridge must pass through iptables and the node must route between pods and Services.');
+        if (f.sysctl[key] !== undefined && f.sysctl[key] !== '1') add(f.host, 'facts/sysctl', 'error', t('{0} = {1}, needs 1.', key, f.sysctl[key] || t('unset')), t('Pods on the bridge must pass through iptables and the node must route between pods and Services.'));
       }
     }
-    if (isBalancer && f.sysctl['net.ipv4.ip_nonlocal_bind'] !== undefined && f.sysctl['net.ipv4.ip_nonlocal_bind'] !== '1') add(f.host, 'facts/nonlocal-bind', 'warning', `net.ipv4.ip_nonlocal_bind = ${f.sysctl['net.ipv4.ip_nonlocal_bind']}, needs 1 on a balancer.`, 'HAProxy must bind the VIP before Keepalived brings it up, or it crash-loops at boot.');
-    if (f.timeSynchronized === false) add(f.host, 'facts/time', 'warning', `the clock is not synchronised${f.timeService ? ` (${f.timeService} active)` : ' (no time service active)'}.`, 'Certificates and etcd leases depend on agreeing clocks; skew breaks TLS and leader election.');
-    if (isNode && f.containerd?.systemdCgroup === false) add(f.host, 'facts/containerd-cgroup', 'error', 'containerd uses the cgroupfs driver (SystemdCgroup = false).', 'kubelet uses systemd; two cgroup managers on one node make it unstable under memory pressure.');
-    if (isNode && f.kubelet?.cgroupDriver && f.kubelet.cgroupDriver !== 'systemd') add(f.host, 'facts/kubelet-cgroup', 'error', `kubelet cgroupDriver is ${f.kubelet.cgroupDriver}.`, 'kubelet and containerd must both use systemd on a systemd host.');
+    if (isBalancer && f.sysctl['net.ipv4.ip_nonlocal_bind'] !== undefined && f.sysctl['net.ipv4.ip_nonlocal_bind'] !== '1') add(f.host, 'facts/nonlocal-bind', 'warning', t('net.ipv4.ip_nonlocal_bind = {0}, needs 1 on a balancer.', f.sysctl['net.ipv4.ip_nonlocal_bind']), t('HAProxy must bind the VIP before Keepalived brings it up, or it crash-loops at boot.'));
+    if (f.timeSynchronized === false) add(f.host, 'facts/time', 'warning', f.timeService ? t('the clock is not synchronised ({0} active).', f.timeService) : t('the clock is not synchronised (no time service active).'), t('Certificates and etcd leases depend on agreeing clocks; skew breaks TLS and leader election.'));
+    if (isNode && f.containerd?.systemdCgroup === false) add(f.host, 'facts/containerd-cgroup', 'error', t('containerd uses the cgroupfs driver (SystemdCgroup = false).'), t('kubelet uses systemd; two cgroup managers on one node make it unstable under memory pressure.'));
+    if (isNode && f.kubelet?.cgroupDriver && f.kubelet.cgroupDriver !== 'systemd') add(f.host, 'facts/kubelet-cgroup', 'error', t('kubelet cgroupDriver is {0}.', f.kubelet.cgroupDriver), t('kubelet and containerd must both use systemd on a systemd host.'));
     const want = inv.cluster.kubernetesVersion;
     for (const [what, have] of [['kubeadm', f.kubeadmVersion], ['kubelet', f.kubelet?.version]] as const) {
-      if (isNode && have && have.replace(/^v/, '') !== want) add(f.host, 'facts/version', 'warning', `${what} is ${have}, the inventory pins ${want}.`, 'kubeadm and kubelet must match the cluster version (kubelet may lag by minor versions only during upgrades).');
+      if (isNode && have && have.replace(/^v/, '') !== want) add(f.host, 'facts/version', 'warning', t('{0} is {1}, the inventory pins {2}.', what, have, want), t('kubeadm and kubelet must match the cluster version (kubelet may lag by minor versions only during upgrades).'));
     }
   }
   return out;

@@ -3,6 +3,7 @@
  * the hosts not read with a short cause) and the one sentence of its notification. A host not read is no finding:
  * it is counted apart, and "see the Problems panel" is said only of findings that are there (on the hosts' lines).
  */
+import { t } from '../l10n';
 import type { FactFinding, HostFacts } from './facts';
 
 export interface FactsNotRead {
@@ -21,32 +22,32 @@ export interface FactsRun {
 }
 
 function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
+  return t('{0} s', (ms / 1000).toFixed(1));
 }
 
 export function renderFactsReport(run: FactsRun): string {
   const cell = (v: string | undefined): string => (v ?? '—').replace(/\|/g, '\\|');
-  const lines = ['# Host facts', ''];
+  const lines = [t('# Host facts'), ''];
   if (!run.facts.length) {
-    lines.push(`No host was read (${run.notRead.length} of ${run.hosts.length} not read, ${seconds(run.ms)}). Read-only: nothing was changed on the hosts.`);
+    lines.push(t('No host was read ({0} of {1} not read, {2}). Read-only: nothing was changed on the hosts.', run.notRead.length, run.hosts.length, seconds(run.ms)));
   } else {
     lines.push(
-      `${run.facts.length} of ${run.hosts.length} host(s) read in ${seconds(run.ms)}. Read-only: nothing was changed on the hosts.`,
+      t('{0} of {1} host(s) read in {2}. Read-only: nothing was changed on the hosts.', run.facts.length, run.hosts.length, seconds(run.ms)),
       '',
-      '| host | OS | kernel | machine-id | product_uuid | swap | containerd | kubelet | kubeadm | addresses |',
+      t('| host | OS | kernel | machine-id | product_uuid | swap | containerd | kubelet | kubeadm | addresses |'),
       '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
       ...run.facts.map(
         (f) =>
           `| ${f.host} | ${cell(f.os?.pretty)} | ${cell(f.kernel)} | ${cell(f.machineId?.slice(0, 12))} | ${cell(f.productUuid)} | ${f.swapActive.length ? 'ON' : 'off'} | ${cell(f.containerd?.version)} ${f.containerd?.active ? '(active)' : ''} | ${cell(f.kubelet?.version)} | ${cell(f.kubeadmVersion)} | ${cell(f.addresses.map((a) => `${a.iface} ${a.cidr}`).join(', '))} |`,
       ),
       '',
-      '## Findings',
+      t('## Findings'),
       '',
-      ...(run.findings.length ? run.findings.map((f) => `- **${f.severity}** ${f.host}: ${f.message} — ${f.why} \`${f.rule}\``) : ['None on the hosts that were read.']),
+      ...(run.findings.length ? run.findings.map((f) => `- **${f.severity}** ${f.host}: ${f.message} — ${f.why} \`${f.rule}\``) : [t('None on the hosts that were read.')]),
     );
   }
   if (run.notRead.length) {
-    lines.push('', '## Not read', '', 'No fact of these hosts was judged (the log has the whole error: Kubeadm: Show Log).', '', ...run.notRead.map((n) => `- ${n.host}: ${cell(n.cause)}`));
+    lines.push('', t('## Not read'), '', t('No fact of these hosts was judged (the log has the whole error: Kubeadm: Show Log).'), '', ...run.notRead.map((n) => `- ${n.host}: ${cell(n.cause)}`));
   }
   return lines.join('\n') + '\n';
 }
@@ -59,11 +60,11 @@ export function factsSentence(run: FactsRun): { text: string; problems: boolean;
   const flagged = run.findings.filter((f) => f.severity !== 'info').length;
   const causes = [...new Set(run.notRead.map((n) => n.cause))];
   const parts = [
-    flagged ? `${flagged} finding(s) on the hosts' lines of inventory.yaml — see the Problems panel` : undefined,
+    flagged ? t('{0} finding(s) on the hosts\' lines of inventory.yaml — see the Problems panel', flagged) : undefined,
     run.notRead.length
-      ? `${run.notRead.length} of ${run.hosts.length} host(s) not read (${causes.slice(0, 2).join('; ')}${causes.length > 2 ? `; ${causes.length - 2} more` : ''})`
+      ? t('{0} of {1} host(s) not read ({2})', run.notRead.length, run.hosts.length, causes.length > 2 ? t('{0}; {1} more', causes.slice(0, 2).join('; '), causes.length - 2) : causes.join('; '))
       : undefined,
   ].filter(Boolean);
   if (!parts.length) return undefined;
-  return { text: `Host facts: ${parts.join('; ')}.`, problems: flagged > 0, notRead: run.notRead.length > 0 };
+  return { text: t('Host facts: {0}.', parts.join('; ')), problems: flagged > 0, notRead: run.notRead.length > 0 };
 }

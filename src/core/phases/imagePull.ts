@@ -5,6 +5,7 @@
  * workers get what runs on them: the sandbox (pause) image, kube-proxy and the CNI's images. The CNI's images
  * come from its manifest; one given by URL is read by the cluster, not here, so its images are left to the kubelet.
  */
+import { t } from '../l10n';
 import { parseAllDocuments } from 'yaml';
 import { type Inventory } from '../inventory/types';
 import { sandboxImage } from '../generate/containerd';
@@ -53,8 +54,8 @@ export function imagePullStep(inv: Inventory, controlPlane: boolean, sources: Pi
   // In a subshell: the first image containerd does not have ends the check (and a failed listing fails it).
   const kubeadmImagesPresent = sh`(l=$(kubeadm config images list ${flags} 2>/dev/null) || exit 1; for i in $l; do crictl inspecti -q "$i" >/dev/null 2>&1 || exit 1; done)`;
   return {
-    title: controlPlane ? 'Pull the control-plane, sandbox and CNI images' : 'Pull the sandbox, kube-proxy and CNI images',
-    why: 'Pulled here, beside the other hosts\' preparation, they are not pulled by kubeadm init, each control-plane join (one at a time) and each node\'s first pods.',
+    title: controlPlane ? t('Pull the control-plane, sandbox and CNI images') : t('Pull the sandbox, kube-proxy and CNI images'),
+    why: t('Pulled here, beside the other hosts\' preparation, they are not pulled by kubeadm init, each control-plane join (one at a time) and each node\'s first pods.'),
     check: all(...(controlPlane ? [kubeadmImagesPresent] : []), ...extra.map(present)),
     run: controlPlane
       ? and(sh`kubeadm config images pull ${flags} --cri-socket ${CRI_SOCKET} >/dev/null`, ...pullMissing)

@@ -2,6 +2,7 @@
  * The bring-up's joins: a bootstrap token (with the certificate key for control-plane joins), the other control-plane
  * nodes joined one at a time behind etcd's voting-member gate, and the workers beside them in parallel.
  */
+import { t } from '../l10n';
 import { createHash, X509Certificate } from 'node:crypto';
 import { hostsWithRole, type HostSpec, type Inventory } from '../inventory/types';
 import { and, raw, secret, sh, type Raw, type RemoteCommand } from '../ssh/command';
@@ -22,17 +23,17 @@ function tokenStep(inv: Inventory, phase: Step['phase'], withCertificateKey: boo
   const first = firstControlPlane(inv);
   const steps: Step[] = [
     step(phase, first, 'ca-hash', {
-      title: 'Compute the CA hash from the CA certificate (here, not on the host)',
+      title: t('Compute the CA hash from the CA certificate (here, not on the host)'),
       shared: true,
       rerun: 'it only reads the CA certificate, which a rebuilt first control-plane node has anew: the hash the joins pin must be the current one',
       run: sh`cat /etc/kubernetes/pki/ca.crt`,
       capture: (out) => ({ caHash: caCertHash(out) }),
     }),
     step(phase, first, 'token', {
-      title: 'A fresh bootstrap token valid for 30 minutes',
+      title: t('A fresh bootstrap token valid for 30 minutes'),
       shared: true,
       rerun: 'the token is a secret the ledger never keeps, and it expires: each run makes its own',
-      why: 'A short-lived token limits what a leaked join command can do.',
+      why: t('A short-lived token limits what a leaked join command can do.'),
       // Then wait (30 s at most) until the controller-manager has signed cluster-info with it: kubeadm's
       // discovery would otherwise find no signature right after init and retry only every 5 s.
       run: sh`t=$(kubeadm token create --ttl 30m) || exit 1; id=$(printf '%s' "$t" | cut -d. -f1); i=0; while [ $i -lt 60 ] && ! ${KUBECTL} -n kube-public get configmap cluster-info -o ${'jsonpath={.data.jws-kubeconfig-'}"$id"${'}'} --request-timeout=5s 2>/dev/null | grep -q .; do i=$((i+1)); sleep 0.5; done; printf '%s\n' "$t"`,
@@ -42,10 +43,10 @@ function tokenStep(inv: Inventory, phase: Step['phase'], withCertificateKey: boo
   ];
   if (withCertificateKey) {
     steps.push(step(phase, first, 'certificate-key', {
-      title: 'Re-upload the control-plane certificates with a fresh key (valid 2 hours)',
+      title: t('Re-upload the control-plane certificates with a fresh key (valid 2 hours)'),
       shared: true,
       rerun: 'the certificate key is a secret the ledger never keeps, and the uploaded certificates expire after two hours (skipped when this run\'s init uploaded them less than an hour ago)',
-      why: 'The kubeadm-certs Secret expires after two hours; a fresh upload guarantees the join finds it.',
+      why: t('The kubeadm-certs Secret expires after two hours; a fresh upload guarantees the join finds it.'),
       run: sh`kubeadm init phase upload-certs --upload-certs`,
       // init uploaded them minutes ago in this run: its key is good for two hours (an hour is kept as margin).
       skipWhen: (values) => values.get('certificateKey') !== undefined && Date.now() - Number(values.get('certificateKeyAt') ?? 0) < 60 * 60_000,
@@ -92,7 +93,7 @@ export function votingMemberHealthy(first: HostSpec, host: HostSpec): RemoteComm
  */
 export function joinControlPlanePhases(inv: Inventory, sources: PhaseSources, configs: Pick<PhaseConfigs, 'auditPolicy'> = {}): PhasePlan[] {
   return [
-    { phase: 'join-control-plane', title: 'Join credentials for the control plane', order: 'serial', steps: tokenStep(inv, 'join-control-plane', true), warnings: [], overlaps: ['prepare'] },
+    { phase: 'join-control-plane', title: t('Join credentials for the control plane'), order: 'serial', steps: tokenStep(inv, 'join-control-plane', true), warnings: [], overlaps: ['prepare'] },
     controlPlaneJoins(inv, sources, configs),
   ];
 }
@@ -105,20 +106,20 @@ function controlPlaneJoins(inv: Inventory, sources: PhaseSources, configs: Pick<
   for (const host of others) {
     steps.push(
       step('join-control-plane', host, 'no-kubeadm-running', {
-        title: `No kubeadm of an interrupted run still running on ${host.name}`,
-        why: 'A run killed mid-join leaves its kubeadm running on the host (nothing hangs it up); cleaning up etcd beside it would race it.',
+        title: t('No kubeadm of an interrupted run still running on {0}', host.name),
+        why: t('A run killed mid-join leaves its kubeadm running on the host (nothing hangs it up); cleaning up etcd beside it would race it.'),
         check: sh`! pgrep -x kubeadm >/dev/null`,
         run: waitForKubeadmToExit(host),
       }),
       ...(configs.auditPolicy ? [step('join-control-plane', host, 'audit-policy', auditPolicyStep(configs.auditPolicy))] : []),
       step('join-control-plane', first, `forget-partial-${host.name}`, {
-        title: `Remove what an interrupted join of ${host.name} left in the cluster (its etcd member, its Node)`,
+        title: t('Remove what an interrupted join of {0} left in the cluster (its etcd member, its Node)', host.name),
         about: host.name,
-        why: 'A join killed after adding its etcd member leaves a member whose data the next join wipes: it leaves etcd first, or two voting members of two become one and the quorum is lost.',
+        why: t('A join killed after adding its etcd member leaves a member whose data the next join wipes: it leaves etcd first, or two voting members of two become one and the quorum is lost.'),
         ...forgetInterruptedJoin(host, etcdctl),
       }),
       step('join-control-plane', host, 'join', {
-        title: `kubeadm join --control-plane (${host.name})`,
+        title: t('kubeadm join --control-plane ({0})', host.name),
         // kubelet.conf alone is not enough: it is written before the etcd member is added and promoted,
         // so a join killed there would be skipped. The control-plane label is set once etcd is done.
         check: and(sh`test -f /etc/kubernetes/kubelet.conf`, isControlPlaneNode(host)),
@@ -127,9 +128,9 @@ function controlPlaneJoins(inv: Inventory, sources: PhaseSources, configs: Pick<
         timeoutMs: 10 * 60_000,
       }),
       step('join-control-plane', first, `etcd-healthy-${host.name}`, {
-        title: `etcd member ${host.name} joined and every member is healthy`,
+        title: t('etcd member {0} joined and every member is healthy', host.name),
         about: host.name,
-        why: 'Join the next node only when etcd is healthy again: two unhealthy members of three is a lost quorum.',
+        why: t('Join the next node only when etcd is healthy again: two unhealthy members of three is a lost quorum.'),
         rerun: GATE,
         verify: votingMemberHealthy(first, host),
         verifyTimeoutMs: 3 * 60_000,
@@ -141,7 +142,7 @@ function controlPlaneJoins(inv: Inventory, sources: PhaseSources, configs: Pick<
   for (const host of others) {
     steps.push(
       step('join-control-plane', first, `ready-${host.name}`, {
-        title: `${host.name} is Ready`,
+        title: t('{0} is Ready', host.name),
         about: host.name,
         rerun: GATE,
         verify: sh`${KUBECTL} wait --for=condition=Ready ${'node/' + host.name} --timeout=10s`,
@@ -150,9 +151,9 @@ function controlPlaneJoins(inv: Inventory, sources: PhaseSources, configs: Pick<
     );
   }
   const warnings = others.length
-    ? [`While ${others[0]!.name} joins, etcd has two members and a quorum of two: it tolerates no failure until the third member is healthy. Do not touch ${first.name} during this window.`]
+    ? [t('While {0} joins, etcd has two members and a quorum of two: it tolerates no failure until the third member is healthy. Do not touch {1} during this window.', others[0]!.name, first.name)]
     : [];
-  return { phase: 'join-control-plane', title: 'Join the other control-plane nodes, one at a time', order: 'serial', steps, warnings };
+  return { phase: 'join-control-plane', title: t('Join the other control-plane nodes, one at a time'), order: 'serial', steps, warnings };
 }
 
 export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhasePlan[] {
@@ -161,7 +162,7 @@ export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhaseP
   if (workers.length === 0) return [];
   const joins = workers.map((host) =>
     step('join-workers', host, 'join', {
-      title: `kubeadm join (${host.name})`,
+      title: t('kubeadm join ({0})', host.name),
       // The API knows the node, asked with the node's own credentials (a kubelet.conf of a cluster since rebuilt fails here).
       check: sh`test -f /etc/kubernetes/kubelet.conf && kubectl --kubeconfig /etc/kubernetes/kubelet.conf get ${'node/' + host.name} -o name --request-timeout=15s >/dev/null 2>&1`,
       // kubelet.conf is a worker's last file: without it, what an interrupted join left is reset first.
@@ -172,7 +173,7 @@ export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhaseP
   );
   const ready = workers.map((host) =>
     step('join-workers', first, `ready-${host.name}`, {
-      title: `${host.name} is Ready`,
+      title: t('{0} is Ready', host.name),
       about: host.name,
       rerun: GATE,
       verify: sh`${KUBECTL} wait --for=condition=Ready ${'node/' + host.name} --timeout=10s`,
@@ -185,8 +186,8 @@ export function joinWorkersPhases(inv: Inventory, sources: PhaseSources): PhaseP
   const beside = { overlaps: ['join-control-plane'] } satisfies Pick<PhasePlan, 'overlaps'>;
   return [
     // The credentials need init only, as the control plane's do: made beside the other nodes' image pulls too.
-    { phase: 'join-workers', title: 'Join credentials for the workers', order: 'serial', steps: tokenStep(inv, 'join-workers', false), warnings: [], overlaps: ['join-control-plane', 'prepare'] },
-    { phase: 'join-workers', title: 'Join the workers in parallel', order: 'parallel', steps: joins, warnings: [], ...beside },
-    { phase: 'join-workers', title: 'Workers Ready', order: 'serial', steps: ready, warnings: [], ...beside },
+    { phase: 'join-workers', title: t('Join credentials for the workers'), order: 'serial', steps: tokenStep(inv, 'join-workers', false), warnings: [], overlaps: ['join-control-plane', 'prepare'] },
+    { phase: 'join-workers', title: t('Join the workers in parallel'), order: 'parallel', steps: joins, warnings: [], ...beside },
+    { phase: 'join-workers', title: t('Workers Ready'), order: 'serial', steps: ready, warnings: [], ...beside },
   ];
 }

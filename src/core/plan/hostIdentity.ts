@@ -4,6 +4,7 @@
  * restored from a snapshot, rebuilt with the same name and address) and runs its steps again from the
  * start instead of trusting what the ledger remembers of it.
  */
+import { t } from '../l10n';
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { sh, type RemoteCommand } from '../ssh/command';
@@ -81,10 +82,14 @@ export function compareIdentity(host: string, recorded: HostIdentity | undefined
 }
 
 export function describeChange(change: HostChange): string {
-  if (change.rebuilt) return `${change.host} was rebuilt since this run started: its steps will run again (${listOf(change.reasons)} ${change.reasons.length > 1 ? 'differ' : 'differs'})`;
-  return `${change.host} was restarted since this run started: its steps check the host again`;
+  if (!change.rebuilt) return t('{0} was restarted since this run started: its steps check the host again', change.host);
+  const reasons = change.reasons.map(reasonWords);
+  return reasons.length > 1
+    ? t('{0} was rebuilt since this run started: its steps will run again ({1} and {2} differ)', change.host, reasons.slice(0, -1).join(', '), reasons.at(-1))
+    : t('{0} was rebuilt since this run started: its steps will run again ({1} differs)', change.host, reasons[0] ?? '');
 }
 
-function listOf(items: string[]): string {
-  return items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : items[0] ?? '';
+/** A reason as the user reads it (the recorded reasons stay as they are). */
+function reasonWords(reason: string): string {
+  return reason === 'SSH host key' ? t('SSH host key') : reason === 'install marker' ? t('install marker') : reason;
 }

@@ -3,6 +3,7 @@
  * and the exact command (secrets shown as ***). The runner executes the same objects, so what the
  * user read is what runs.
  */
+import { t } from '../l10n';
 import type { RemoteCommand } from '../ssh/command';
 
 export const PHASES = ['facts', 'prepare', 'loadbalancer', 'init', 'join-control-plane', 'join-workers', 'verify', 'cordon', 'drain', 'uncordon', 'drill', 'renew-certs', 'restore-etcd', 'backup-schedule', 'remove-node', 'reset-node', 'upgrade', 'etcd-defrag', 'etcd-nospace', 'reconfigure', 'kubelet-conf'] as const;
@@ -107,26 +108,26 @@ export interface Plan {
 
 export function stepCommandDisplay(step: Step): string | undefined {
   if (!step.run) return undefined;
-  return typeof step.run === 'function' ? step.planDisplay ?? '(built at run time)' : step.run.display;
+  return typeof step.run === 'function' ? step.planDisplay ?? t('(built at run time)') : step.run.display;
 }
 
 /** The plan as text, exactly the commands per host: printed by the CLI and shown by the editor. */
 export function renderPlan(plan: Plan): string {
   const out: string[] = [];
   for (const phase of plan.phases) {
-    const beside = phase.overlaps?.length ? `, at the same time as ${phase.overlaps.join(', ')} (does not wait for it)` : '';
-    out.push(`## ${phase.title} (${phase.order}${phase.alongsidePrevious ? ', at the same time as the phase above when they share no host' : ''}${beside})`);
+    const beside = phase.overlaps?.length ? t(', at the same time as {0} (does not wait for it)', phase.overlaps.join(', ')) : '';
+    out.push(`## ${phase.title} (${phase.order === 'parallel' ? t('parallel') : t('serial')}${phase.alongsidePrevious ? t(', at the same time as the phase above when they share no host') : ''}${beside})`);
     for (const w of phase.warnings) out.push(`   ! ${w}`);
     for (const step of phase.steps) {
       out.push(`[${step.host}] ${step.title}`);
-      if (step.check) out.push(`    skip if: ${step.check.display}`);
-      if (step.skipWhen) out.push('    skip if: an earlier step of this run already did it');
-      for (const f of step.files ?? []) out.push(`    write ${f.path} (mode ${f.mode.toString(8)}${f.secret ? ', secret content' : `, ${f.content.split('\n').length} lines`})`);
-      if (step.stream) out.push(`    send ${step.stream.label} to ${step.stream.path} (mode ${step.stream.mode.toString(8)}, ${step.stream.size} bytes, checked there by sha256 ${step.stream.sha256})`);
+      if (step.check) out.push(t('    skip if: {0}', step.check.display));
+      if (step.skipWhen) out.push(t('    skip if: an earlier step of this run already did it'));
+      for (const f of step.files ?? []) out.push(f.secret ? t('    write {0} (mode {1}, secret content)', f.path, f.mode.toString(8)) : t('    write {0} (mode {1}, {2} lines)', f.path, f.mode.toString(8), f.content.split('\n').length));
+      if (step.stream) out.push(t('    send {0} to {1} (mode {2}, {3} bytes, checked there by sha256 {4})', step.stream.label, step.stream.path, step.stream.mode.toString(8), step.stream.size, step.stream.sha256));
       const cmd = stepCommandDisplay(step);
-      if (cmd) out.push(`    run: ${cmd}`);
-      if (step.action && !step.run && step.planDisplay) out.push(`    do: ${step.planDisplay}`);
-      if (step.verify) out.push(`    verify: ${step.verify.display}`);
+      if (cmd) out.push(t('    run: {0}', cmd));
+      if (step.action && !step.run && step.planDisplay) out.push(t('    do: {0}', step.planDisplay));
+      if (step.verify) out.push(t('    verify: {0}', step.verify.display));
     }
     out.push('');
   }

@@ -8,6 +8,7 @@
  *
  * No I/O here: engine/preflight.ts runs the checks (the adapters do the talking) and fills this model.
  */
+import { t } from '../l10n';
 import type { SshFailure } from '../ssh/failures';
 
 export type CheckId = 'ssh-config' | 'resolve' | 'reach' | 'keys' | 'host-key' | 'login' | 'sudo' | 'kubeconfig' | 'api';
@@ -16,17 +17,27 @@ export type CheckId = 'ssh-config' | 'resolve' | 'reach' | 'keys' | 'host-key' |
 export const HOST_CHECKS: readonly CheckId[] = ['ssh-config', 'resolve', 'reach', 'keys', 'host-key', 'login', 'sudo'];
 export const CLUSTER_CHECKS: readonly CheckId[] = ['kubeconfig', 'api'];
 
-export const CHECK_TITLES: Record<CheckId, string> = {
-  'ssh-config': 'SSH settings',
-  resolve: 'name',
-  reach: 'port',
-  keys: 'keys',
-  'host-key': 'host key',
-  login: 'login',
-  sudo: 'sudo',
-  kubeconfig: 'kubeconfig',
-  api: 'API via VIP',
+/** Each check's name, a column of the table, in the display language. */
+const CHECK_TITLE: Record<CheckId, () => string> = {
+  'ssh-config': () => t('SSH settings'),
+  resolve: () => t('name'),
+  reach: () => t('port'),
+  keys: () => t('keys'),
+  'host-key': () => t('host key'),
+  login: () => t('login'),
+  sudo: () => t('sudo'),
+  kubeconfig: () => t('kubeconfig'),
+  api: () => t('API via VIP'),
 };
+
+export function checkTitle(id: CheckId): string {
+  return CHECK_TITLE[id]();
+}
+
+/** Every check's name in the display language (the webview gets them with the report). */
+export function checkTitles(): Record<CheckId, string> {
+  return Object.fromEntries(Object.entries(CHECK_TITLE).map(([id, title]) => [id, title()])) as Record<CheckId, string>;
+}
 
 /** `warn`: it works, with a catch the user should know (a password sudo will ask; a key the agent must hold). */
 export type CheckState = 'ok' | 'warn' | 'fail' | 'skipped';
@@ -104,7 +115,7 @@ export function firstFailure(checks: readonly CheckResult[]): CheckResult | unde
 
 /** The hosts a preflight failed, each with its first failure's cause: what a read-only operation names "not read". */
 export function notReadCauses(r: PreflightReport | undefined): Map<string, string> {
-  return new Map((r?.hosts ?? []).filter((h) => hostState(h) === 'fail').map((h) => [h.host, firstFailure(h.checks)?.cause ?? 'the preflight failed'] as const));
+  return new Map((r?.hosts ?? []).filter((h) => hostState(h) === 'fail').map((h) => [h.host, firstFailure(h.checks)?.cause ?? t('the preflight failed')] as const));
 }
 
 /**
@@ -117,12 +128,12 @@ export interface Tolerance {
 }
 
 /** Hosts with a failure the operation cannot do without. */
-export function failingHosts(r: PreflightReport, t: Tolerance = {}): HostPreflight[] {
-  return r.hosts.filter((h) => !t.hosts?.includes(h.host) && h.checks.some((c) => c.state === 'fail' && !(c.kind && t.kinds?.includes(c.kind))));
+export function failingHosts(r: PreflightReport, tolerance: Tolerance = {}): HostPreflight[] {
+  return r.hosts.filter((h) => !tolerance.hosts?.includes(h.host) && h.checks.some((c) => c.state === 'fail' && !(c.kind && tolerance.kinds?.includes(c.kind))));
 }
 
-export function passes(r: PreflightReport, t: Tolerance = {}): boolean {
-  return failingHosts(r, t).length === 0 && worst(r.clusterChecks) !== 'fail';
+export function passes(r: PreflightReport, tolerance: Tolerance = {}): boolean {
+  return failingHosts(r, tolerance).length === 0 && worst(r.clusterChecks) !== 'fail';
 }
 
 /** The host keys to review together. */
@@ -132,7 +143,7 @@ export function unknownKeys(r: PreflightReport): UnknownHostKey[] {
 
 /** A check result from the taxonomy's answer. */
 export function failedCheck(id: CheckId, f: SshFailure, state: 'fail' | 'warn' = 'fail'): CheckResult {
-  return { id, state, detail: f.hop ? `at ${f.hop}` : CHECK_TITLES[id], cause: f.cause, fix: f.fix, kind: f.kind, ...(f.command ? { command: f.command } : {}) };
+  return { id, state, detail: f.hop ? t('at {0}', f.hop) : checkTitle(id), cause: f.cause, fix: f.fix, kind: f.kind, ...(f.command ? { command: f.command } : {}) };
 }
 
 export function okCheck(id: CheckId, detail: string): CheckResult {
@@ -141,22 +152,29 @@ export function okCheck(id: CheckId, detail: string): CheckResult {
 
 /** The checks after a failed one, that needed it: not run, and said so. */
 export function skipped(ids: readonly CheckId[], because: CheckId): CheckResult[] {
-  return ids.map((id) => ({ id, state: 'skipped' as const, detail: `not checked: ${CHECK_TITLES[because]} failed` }));
+  return ids.map((id) => ({ id, state: 'skipped' as const, detail: t('not checked: {0} failed', checkTitle(because)) }));
 }
 
 /** One line for a message: "3 of 6 hosts fail the preflight (labs-k8s-m01: nothing listens on …; …)". */
-export function summaryLine(r: PreflightReport, t: Tolerance = {}): string {
-  const failing = failingHosts(r, t);
+export function summaryLine(r: PreflightReport, tolerance: Tolerance = {}): string {
+  const failing = failingHosts(r, tolerance);
   const clusterFail = firstFailure(r.clusterChecks);
   const parts: string[] = [];
-  if (failing.length) parts.push(`${failing.length} of ${r.hosts.length} host${r.hosts.length === 1 ? '' : 's'} fail${failing.length === 1 ? 's' : ''} the preflight`);
-  if (clusterFail) parts.push(`the cluster's ${CHECK_TITLES[clusterFail.id]} check fails`);
+  if (failing.length) parts.push(r.hosts.length === 1 ? t('{0} of 1 host fails the preflight', failing.length) : failing.length === 1 ? t('1 of {0} hosts fails the preflight', r.hosts.length) : t('{0} of {1} hosts fail the preflight', failing.length, r.hosts.length));
+  if (clusterFail) parts.push(t('the cluster\'s {0} check fails', checkTitle(clusterFail.id)));
   if (!parts.length) {
     const warned = r.hosts.filter((h) => hostState(h) === 'warn').length;
-    return `${r.hosts.length === 1 ? 'the host passes' : `all ${r.hosts.length} hosts pass`} the preflight${warned ? ` (${warned} with a warning)` : ''}${r.clusterChecks.length ? ', and the cluster answers' : ''}`;
+    const pass = r.hosts.length === 1 ? t('the host passes the preflight') : t('all {0} hosts pass the preflight', r.hosts.length);
+    const withWarnings = warned ? t('{0} ({1} with a warning)', pass, warned) : pass;
+    return r.clusterChecks.length ? t('{0}, and the cluster answers', withWarnings) : withWarnings;
   }
-  const first = failing[0] ? `${failing[0].host}: ${firstFailure(failing[0].checks)?.cause ?? ''}` : (clusterFail?.cause ?? '');
-  return `${parts.join(' and ')} — first: ${first}`;
+  return t('{0} — {1}', parts.length === 2 ? t('{0} and {1}', parts[0], parts[1]) : parts[0], firstCauseLine(r, tolerance));
+}
+
+/** The summary's end, "first: labs-k8s-m01: nothing listens on …": the cause to fix first. */
+export function firstCauseLine(r: PreflightReport, tolerance: Tolerance = {}): string {
+  const failing = failingHosts(r, tolerance)[0];
+  return t('first: {0}', failing ? `${failing.host}: ${firstFailure(failing.checks)?.cause ?? ''}` : (firstFailure(r.clusterChecks)?.cause ?? ''));
 }
 
 /** Replaces the rows of re-checked hosts (after host keys were accepted, or a cause was fixed). */

@@ -8,6 +8,7 @@
  * the node's API server ready with the new flags in its running pod; back in the balancers; etcd and the leader
  * leases healthy before the next node. Every step asks the node first, so a resumed run skips what is done.
  */
+import { t } from '../l10n';
 import { createHash } from 'node:crypto';
 import { Document } from 'yaml';
 import { killApiServerOnceClosed, memberFollowsCommand, restartComponentCommand } from '../certs/renewPlan';
@@ -108,8 +109,8 @@ export function buildReconfigurePlan(input: ReconfigurePlanInput): Plan {
   const step = (host: string, key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): Step => ({ id: `reconfigure/${host}/${key}`, phase: 'reconfigure', host, ...rest });
   const file = (path: string, content: string, secret = false): UploadFile => ({ path, content, mode: 0o600, ...(secret ? { secret } : {}) });
   const steps: Step[] = [step(first.name, 'configmap', {
-    title: 'the kubeadm-config ConfigMap gets the workspace\'s flags and certSANs (kubeadm config validate first)',
-    why: 'kubeadm regenerates every control-plane manifest from this ConfigMap, now and at every later upgrade or join',
+    title: t('the kubeadm-config ConfigMap gets the workspace\'s flags and certSANs (kubeadm config validate first)'),
+    why: t('kubeadm regenerates every control-plane manifest from this ConfigMap, now and at every later upgrade or join'),
     check: configMapIs(change.desired),
     files: [file(CONFIG_FILE, change.desired), file(PATCH_FILE, `${JSON.stringify({ data: { ClusterConfiguration: change.desired } })}\n`)],
     run: sh`kubeadm config validate --config ${CONFIG_FILE} && ${KUBECTL} -n kube-system patch cm kubeadm-config --type merge --patch-file ${PATCH_FILE} --request-timeout=30s`,
@@ -123,34 +124,34 @@ export function buildReconfigurePlan(input: ReconfigurePlanInput): Plan {
     const balancerStep = (b: string, k: string, rest: Omit<Step, 'id' | 'phase' | 'host'>) => step(b, `haproxy-${k}-${host.name}`, rest);
     steps.push(
       step(host.name, 'guard', {
-        title: 'quorum guard: the other etcd members and API servers must be healthy',
-        why: 'the node\'s API server (and etcd member, when its flags change) restarts; the rest must carry the cluster meanwhile',
-        planDisplay: 'read etcd members and every other API server /readyz; refuse if one more member down would lose quorum',
+        title: t('quorum guard: the other etcd members and API servers must be healthy'),
+        why: t('the node\'s API server (and etcd member, when its flags change) restarts; the rest must carry the cluster meanwhile'),
+        planDisplay: t('read etcd members and every other API server /readyz; refuse if one more member down would lose quorum'),
         rerun: GATE_RERUN,
         action: (_v, signal) => input.hooks.guard(host.name, signal),
       }),
       step(host.name, 'at-target', {
-        title: `does ${host.name} run the new configuration already? (its other steps are skipped when it does)`,
+        title: t('does {0} run the new configuration already? (its other steps are skipped when it does)', host.name),
         rerun: GATE_RERUN,
         run: sh`if ${reached}; then echo reconfigured=yes; else echo reconfigured=no; fi`,
         capture: (stdout) => ({ [key]: /reconfigured=yes/.test(stdout) && !volumesOnly ? 'yes' : 'no' }),
       }),
-      ...balancersOut(inv, host, { step: balancerStep, restart: 'kubeadm regenerates its manifests', skipWhen: done }),
+      ...balancersOut(inv, host, { step: balancerStep, restart: t('kubeadm regenerates its manifests'), skipWhen: done }),
     );
     if (etcdChanges) {
       steps.push(step(host.name, 'move-leader', {
-        title: 'etcd: when this member leads, hand the leadership to another healthy voting member and see it answer',
-        why: 'its etcd restarts with the new flags; a handed-over leadership takes no election',
+        title: t('etcd: when this member leads, hand the leadership to another healthy voting member and see it answer'),
+        why: t('its etcd restarts with the new flags; a handed-over leadership takes no election'),
         check: memberFollowsCommand(),
         skipWhen: done,
-        planDisplay: 'when this member leads: etcdctl move-leader <ID of a healthy voting member> against this member, then wait until it answers as the leader',
+        planDisplay: t('when this member leads: etcdctl move-leader <ID of a healthy voting member> against this member, then wait until it answers as the leader'),
         action: (_v, signal) => input.hooks.moveLeader(host.name, cps.slice(i + 1).map((h) => h.name), signal),
       }));
     }
     if (change.certSans) {
       steps.push(step(host.name, 'certs', {
-        title: `apiserver.crt re-issued for the certSANs ${change.certSans.join(', ')} (kubeadm init phase certs apiserver)`,
-        why: 'a certificate\'s names are fixed when it is issued; kubeadm keeps an existing one, so the old one is moved aside first',
+        title: t('apiserver.crt re-issued for the certSANs {0} (kubeadm init phase certs apiserver)', change.certSans.join(', ')),
+        why: t('a certificate\'s names are fixed when it is issued; kubeadm keeps an existing one, so the old one is moved aside first'),
         check: certCovers(change.certSans),
         skipWhen: done,
         files: [file(NODE_CONFIG_FILE, nodeConfig(host, change.desired))],
@@ -158,8 +159,8 @@ export function buildReconfigurePlan(input: ReconfigurePlanInput): Plan {
       }));
     }
     steps.push(step(host.name, 'manifests', {
-      title: `manifests regenerated from the ConfigMap: ${change.changes.map((c) => c.component).join(', ') || 'the API server\'s certificate only'} (kubeadm upgrade node phase control-plane)`,
-      why: 'kubeadm\'s own phase writes each manifest from the cluster\'s configuration, compares, and waits for the kubelet to run the changed ones',
+      title: t('manifests regenerated from the ConfigMap: {0} (kubeadm upgrade node phase control-plane)', change.changes.map((c) => c.component).join(', ') || t('the API server\'s certificate only')),
+      why: t('kubeadm\'s own phase writes each manifest from the cluster\'s configuration, compares, and waits for the kubelet to run the changed ones'),
       ...(volumesOnly ? { rerun: 'a change of mounts has no cheap check: kubeadm compares the manifests itself and leaves equal ones alone' } : { check: manifestsHave(change) }),
       skipWhen: done,
       ...(input.auditPolicy ? { files: [file(AUDIT_POLICY_PATH, input.auditPolicy)] } : {}),
@@ -169,7 +170,7 @@ export function buildReconfigurePlan(input: ReconfigurePlanInput): Plan {
     }));
     if (change.certSans) {
       steps.push(step(host.name, 'apiserver-certificate', {
-        title: 'the API server serves the re-issued certificate (restarted when it still serves the old one)',
+        title: t('the API server serves the re-issued certificate (restarted when it still serves the old one)'),
         check: servedCovers(change.certSans),
         skipWhen: done,
         run: restartComponentCommand('kube-apiserver'),
@@ -180,21 +181,21 @@ export function buildReconfigurePlan(input: ReconfigurePlanInput): Plan {
     }
     steps.push(
       step(host.name, 'running', {
-        title: `${host.name}'s API server answers /readyz (at ${host.address}) and its changed pods run with the new flags`,
+        title: t('{0}\'s API server answers /readyz (at {1}) and its changed pods run with the new flags', host.name, host.address),
         rerun: GATE_RERUN,
         verify: and(ownApiServerReady(host.address), podsRunWith(host.name, change)),
         verifyTimeoutMs: 5 * 60_000,
       }),
       ...balancersIn(inv, host, { step: balancerStep }),
       step(first.name, `etcd-after-${host.name}`, {
-        title: `etcd: ${host.name}'s member is voting and every voting member is healthy`,
+        title: t('etcd: {0}\'s member is voting and every voting member is healthy', host.name),
         about: host.name,
         rerun: GATE_RERUN,
         verify: votingMemberHealthy(first, host),
         verifyTimeoutMs: 3 * 60_000,
       }),
       step(first.name, `leases-after-${host.name}`, {
-        title: 'The scheduler\'s and controller-manager\'s leader leases are held and renewed',
+        title: t('The scheduler\'s and controller-manager\'s leader leases are held and renewed'),
         about: host.name,
         rerun: GATE_RERUN,
         verify: leadersRenewing(),
@@ -202,9 +203,9 @@ export function buildReconfigurePlan(input: ReconfigurePlanInput): Plan {
       }),
     );
   }
-  const what = [...change.changes.map((c) => `${c.component}: ${[...[...c.set].map(([k, v]) => flagWord(k, v)), ...c.unset.map((k) => `no --${k}`), ...(c.volumes ? ['its extraVolumes'] : [])].join(' ')}`), ...(change.certSans ? [`certSANs ${change.certSans.join(', ')}`] : [])];
+  const what = [...change.changes.map((c) => `${c.component}: ${[...[...c.set].map(([k, v]) => flagWord(k, v)), ...c.unset.map((k) => `no --${k}`), ...(c.volumes ? [t('its extraVolumes')] : [])].join(' ')}`), ...(change.certSans ? [`certSANs ${change.certSans.join(', ')}`] : [])];
   return {
     fingerprint: `reconfigure:${inv.cluster.name}:${sha256(change.desired).slice(0, 16)}`,
-    phases: [{ phase: 'reconfigure', title: `Reconfigure the control plane (${what.join('; ')}) one node at a time`, order: 'serial', steps, warnings: input.warnings ?? [] }],
+    phases: [{ phase: 'reconfigure', title: t('Reconfigure the control plane ({0}) one node at a time', what.join('; ')), order: 'serial', steps, warnings: input.warnings ?? [] }],
   };
 }

@@ -10,6 +10,7 @@
  * does not resolve, a missing route and a host that does not even complete TCP fail the same way every time and are
  * not retried.
  */
+import { t } from '../l10n';
 import type { HandshakeStage } from './connectPolicy';
 
 export type SshFailureKind =
@@ -55,6 +56,8 @@ export interface SshFailure {
   retry: RetryAdvice;
   /** For a ProxyJump chain: the hop that failed, `hop 1 of 2 (bastion)`. */
   hop?: string;
+  /** For an authentication failure: the cause without "authentication failed for user@host: " (the preflight's keys check). */
+  reason?: string;
 }
 
 /** One key source considered for a login, and how it stood. */
@@ -134,89 +137,99 @@ const NETWORK_CODES: Record<string, SshFailureKind> = {
 };
 
 function keyList(keys: readonly KeyOffer[]): string {
-  const words: Record<KeyOffer['state'], string> = {
-    missing: 'does not exist',
-    unreadable: 'cannot be read',
-    'not-a-key': 'is not a private key',
-    'public-only': 'is a public key, not the private one',
-    encrypted: 'is passphrase-protected (no passphrase was given)',
-    'passphrase-refused': 'is passphrase-protected and the passphrase was wrong',
-    loaded: 'was offered',
-    agent: 'was asked',
-    'agent-unavailable': 'does not answer',
+  const words: Record<KeyOffer['state'], (source: string) => string> = {
+    missing: (k) => t('{0} does not exist', k),
+    unreadable: (k) => t('{0} cannot be read', k),
+    'not-a-key': (k) => t('{0} is not a private key', k),
+    'public-only': (k) => t('{0} is a public key, not the private one', k),
+    encrypted: (k) => t('{0} is passphrase-protected (no passphrase was given)', k),
+    'passphrase-refused': (k) => t('{0} is passphrase-protected and the passphrase was wrong', k),
+    loaded: (k) => t('{0} was offered', k),
+    agent: (k) => t('{0} was asked', k),
+    'agent-unavailable': (k) => t('{0} does not answer', k),
   };
-  return keys.map((k) => (k.source === 'agent' ? `the ssh-agent${k.socket ? ` (${k.socket})` : ''} ${k.state === 'agent' && k.offered ? 'offered its keys' : words[k.state]}` : `${k.source} ${words[k.state]}`)).join('; ');
+  return keys
+    .map((k) => {
+      if (k.source !== 'agent') return words[k.state](k.source);
+      const agent = k.socket ? t('the ssh-agent ({0})', k.socket) : t('the ssh-agent');
+      return k.state === 'agent' && k.offered ? t('{0} offered its keys', agent) : words[k.state](agent);
+    })
+    .join('; ');
 }
 
 /** The failure of one handshake (one hop), as a cause and a fix; `hop` says where in a ProxyJump chain it failed. */
 export function describeSshFailure(f: HandshakeFacts): SshFailure {
   const inner = describeHop(f);
   if (!f.hop || f.hop.of <= 1) return inner;
-  return { ...inner, hop: `hop ${f.hop.index} of ${f.hop.of} (${f.hop.alias})` };
+  return { ...inner, hop: t('hop {0} of {1} ({2})', f.hop.index, f.hop.of, f.hop.alias) };
 }
+
+const SEE_LOG = (): string => t('see the Kubeadm Workbench log for the details');
 
 function describeHop(f: HandshakeFacts): SshFailure {
   const where = hostPort(f.hostname, f.port);
-  if (f.restricted) return { kind: 'restricted', group: 'restricted', cause: 'not connecting: the workspace is not trusted', fix: 'trust the workspace (Manage Workspace Trust) — SSH runs commands as root on the hosts', retry: 'no' };
-  if (f.configError !== undefined) return { kind: 'config', group: 'config', cause: `the SSH settings cannot be used: ${f.configError}`, fix: 'correct the ssh: settings in inventory.yaml or the SSH config file named', retry: 'no' };
+  if (f.restricted) return { kind: 'restricted', group: 'restricted', cause: t('not connecting: the workspace is not trusted'), fix: t('trust the workspace (Manage Workspace Trust) — SSH runs commands as root on the hosts'), retry: 'no' };
+  if (f.configError !== undefined) return { kind: 'config', group: 'config', cause: t('the SSH settings cannot be used: {0}', f.configError), fix: t('correct the ssh: settings in inventory.yaml or the SSH config file named'), retry: 'no' };
   if (f.forwardError) {
     const command = `ssh ${f.forwardError.via} nc -vz ${f.hostname} ${f.port}`;
     return {
       kind: 'jump-forward', group: 'network', retry: 'no', command,
-      cause: `the jump host ${f.forwardError.via} could not open a connection to ${where} (${f.forwardError.message.replace(/^\(SSH\) Channel open failure: /, '').toLowerCase()})`,
-      fix: `check that ${where} is up and reachable from ${f.forwardError.via} (${command}) and that its sshd allows forwarding (AllowTcpForwarding yes)`,
+      cause: t('the jump host {0} could not open a connection to {1} ({2})', f.forwardError.via, where, f.forwardError.message.replace(/^\(SSH\) Channel open failure: /, '').toLowerCase()),
+      fix: t('check that {0} is up and reachable from {1} ({2}) and that its sshd allows forwarding (AllowTcpForwarding yes)', where, f.forwardError.via, command),
     };
   }
   if (f.hostKey) return describeHostKey(f);
   if (f.stage === 'auth' && !f.timedOut && f.error?.level === 'client-authentication') return describeAuth(f, where);
   const code = f.error?.code;
   const kind: SshFailureKind = f.timedOut ? (f.tcpUp ? 'banner-timeout' : 'timeout') : (code && NETWORK_CODES[code]) || (/Connection lost before handshake|closed during the handshake/i.test(f.error?.message ?? '') || f.error === undefined ? 'closed' : 'other');
-  const secs = f.timeoutMs ? `${Math.round(f.timeoutMs / 100) / 10} s` : 'the time limit';
+  const secs = f.timeoutMs ? t('{0} s', Math.round(f.timeoutMs / 100) / 10) : t('the time limit');
   switch (kind) {
     case 'dns':
       return {
         kind, group: 'network', retry: code === 'EAI_AGAIN' ? 'once' : 'no', command: `getent hosts ${f.hostname}`,
-        cause: `the name ${f.hostname} does not resolve${code === 'EAI_AGAIN' ? ' (the name server did not answer)' : ''}`,
-        fix: `correct the host's address in inventory.yaml (or HostName in your SSH config); \`getent hosts ${f.hostname}\` shows what this machine resolves`,
+        cause: code === 'EAI_AGAIN' ? t('the name {0} does not resolve (the name server did not answer)', f.hostname) : t('the name {0} does not resolve', f.hostname),
+        fix: t('correct the host\'s address in inventory.yaml (or HostName in your SSH config); `getent hosts {0}` shows what this machine resolves', f.hostname),
       };
     case 'refused':
       return {
         kind, group: 'network', retry: 'once', command: `nc -vz ${f.hostname} ${f.port}`,
-        cause: `nothing listens on ${f.hostname} port ${f.port}: the connection was refused`,
-        fix: `start sshd on the host (systemctl start ssh) or set the port it listens on (ssh: { port: … } in inventory.yaml)`,
+        cause: t('nothing listens on {0} port {1}: the connection was refused', f.hostname, f.port),
+        fix: t('start sshd on the host (systemctl start ssh) or set the port it listens on (ssh: { port: … } in inventory.yaml)'),
       };
     case 'timeout':
       // Not even TCP within the limit (a busy host still completes TCP in the kernel): another try costs the limit again.
       return {
         kind, group: 'network', retry: 'no', command: `nc -vz -w 5 ${f.hostname} ${f.port}`,
-        cause: `${where} did not answer within ${secs}: the host is down, the address is wrong, or a firewall drops the packets`,
-        fix: `check that the host is up and that this machine reaches it (nc -vz -w 5 ${f.hostname} ${f.port}); correct its address in inventory.yaml if it moved`,
+        cause: t('{0} did not answer within {1}: the host is down, the address is wrong, or a firewall drops the packets', where, secs),
+        fix: t('check that the host is up and that this machine reaches it (nc -vz -w 5 {0} {1}); correct its address in inventory.yaml if it moved', f.hostname, f.port),
       };
     case 'banner-timeout':
       return {
         kind, group: 'network', retry: 'once',
-        cause: `${where} accepted the connection but no SSH server greeted within ${secs}: sshd is overloaded or another service listens on that port`,
-        fix: `check sshd on the host (systemctl status ssh) and the port in inventory.yaml`,
+        cause: t('{0} accepted the connection but no SSH server greeted within {1}: sshd is overloaded or another service listens on that port', where, secs),
+        fix: t('check sshd on the host (systemctl status ssh) and the port in inventory.yaml'),
       };
     case 'no-route':
       return {
         kind, group: 'network', retry: 'no', command: `ip route get ${f.hostname}`,
-        cause: `there is no route to ${f.hostname} from this machine (${code === 'ENETUNREACH' ? 'network unreachable' : 'host unreachable'}): the host is down or on a network this machine cannot reach`,
-        fix: `check the host's address in inventory.yaml and this machine's network (ip route get ${f.hostname})`,
+        cause: code === 'ENETUNREACH'
+          ? t('there is no route to {0} from this machine (network unreachable): the host is down or on a network this machine cannot reach', f.hostname)
+          : t('there is no route to {0} from this machine (host unreachable): the host is down or on a network this machine cannot reach', f.hostname),
+        fix: t('check the host\'s address in inventory.yaml and this machine\'s network (ip route get {0})', f.hostname),
       };
     case 'closed':
       return {
         kind, group: 'network', retry: f.stage === 'connect' ? 'backoff' : 'no',
         cause: f.stage === 'connect'
-          ? `${where} closed the connection before the SSH handshake: sshd turned it away (too many connections at once, MaxStartups, or a rule like AllowUsers) or the service on that port is not SSH`
-          : `${where} closed the connection during the SSH handshake`,
-        fix: `read sshd's log on the host (journalctl -u ssh) for why it closed the connection`,
+          ? t('{0} closed the connection before the SSH handshake: sshd turned it away (too many connections at once, MaxStartups, or a rule like AllowUsers) or the service on that port is not SSH', where)
+          : t('{0} closed the connection during the SSH handshake', where),
+        fix: t('read sshd\'s log on the host (journalctl -u ssh) for why it closed the connection'),
       };
     default:
       return {
         kind: 'other', group: 'network', retry: 'no',
-        cause: `connecting to ${where} failed: ${f.error?.message ?? 'no reason given'}`,
-        fix: 'see the Kubeadm Workbench log for the details',
+        cause: t('connecting to {0} failed: {1}', where, f.error?.message ?? t('no reason given')),
+        fix: SEE_LOG(),
       };
   }
 }
@@ -233,31 +246,36 @@ function describeHostKey(f: HandshakeFacts): SshFailure {
     case 'unknown':
       return {
         kind: 'host-key-unknown', group: 'host-key', retry: 'no', command: check,
-        cause: `host key ${key} of ${where} is unknown (in no known_hosts file) and was not accepted${k.note ? ` (${k.note})` : ''}`,
-        fix: `compare it with the key on the host's console (${check}), then accept it in the host-key review (command line: --accept-new-host-key=${k.fingerprint ?? 'SHA256:…'})`,
+        cause: k.note ? t('host key {0} of {1} is unknown (in no known_hosts file) and was not accepted ({2})', key, where, k.note) : t('host key {0} of {1} is unknown (in no known_hosts file) and was not accepted', key, where),
+        fix: t('compare it with the key on the host\'s console ({0}), then accept it in the host-key review (command line: --accept-new-host-key={1})', check, k.fingerprint ?? 'SHA256:…'),
       };
     case 'changed': {
       const file = k.file ?? '~/.ssh/known_hosts';
       const command = `ssh-keygen -R '${knownHostsName(name, f.port)}' -f ${file}`;
       return {
         kind: 'host-key-changed', group: 'host-key', retry: 'no', command,
-        cause: `host key CHANGED for ${where} — the server presented ${key}, but ${at} records a different ${k.keyType ?? ''} key. Possible man-in-the-middle attack, or the host was reinstalled; connection refused`.replace(/ +/g, ' '),
-        fix: `read the key on the host's console (${check}); only when it is the same, remove the old line (${command}) and run again`,
+        cause: t('host key CHANGED for {0} — the server presented {1}, but {2} records a different {3} key. Possible man-in-the-middle attack, or the host was reinstalled; connection refused', where, key, at, k.keyType ?? '').replace(/ +/g, ' '),
+        fix: t('read the key on the host\'s console ({0}); only when it is the same, remove the old line ({1}) and run again', check, command),
       };
     }
     case 'revoked':
       return {
         kind: 'host-key-revoked', group: 'host-key', retry: 'no',
-        cause: `host key ${key} of ${where} is revoked (${at}); connection refused`,
-        fix: 'give the host new host keys (ssh-keygen -A on it, after removing the revoked ones) and check the new key on its console',
+        cause: t('host key {0} of {1} is revoked ({2}); connection refused', key, where, at),
+        fix: t('give the host new host keys (ssh-keygen -A on it, after removing the revoked ones) and check the new key on its console'),
       };
     default:
       return {
         kind: 'host-key-error', group: 'host-key', retry: 'no',
-        cause: `the host key of ${where} could not be checked${f.error?.message ? `: ${f.error.message}` : ''}`,
-        fix: 'check the known_hosts files (~/.ssh/known_hosts and the one in kubeadmWorkbench.knownHostsFile) for damaged lines',
+        cause: f.error?.message ? t('the host key of {0} could not be checked: {1}', where, f.error.message) : t('the host key of {0} could not be checked', where),
+        fix: t('check the known_hosts files (~/.ssh/known_hosts and the one in kubeadmWorkbench.knownHostsFile) for damaged lines'),
       };
   }
+}
+
+/** An authentication failure: the cause names the login; `reason`, the same without it, is what the preflight's keys column says. */
+function authFailure(login: string, reason: string, rest: Omit<SshFailure, 'group' | 'retry' | 'cause' | 'reason'>): SshFailure {
+  return { ...rest, group: 'auth', retry: 'no', cause: t('authentication failed for {0}: {1}', login, reason), reason };
 }
 
 function describeAuth(f: HandshakeFacts, where: string): SshFailure {
@@ -268,44 +286,44 @@ function describeAuth(f: HandshakeFacts, where: string): SshFailure {
   const login = `${f.user}@${where}`;
   if (f.methodsLeft && f.methodsLeft.length && !f.methodsLeft.includes('publickey')) {
     const command = copyIdCommand(firstFile, f.user, f.hostname, f.port);
-    return {
-      kind: 'password-only', group: 'auth', retry: 'no', command,
-      cause: `authentication failed for ${login}: the server accepts no key login there (it offers ${f.methodsLeft.join(', ')}); Kubeadm Workbench logs in with keys only`,
-      fix: `allow key logins there (PubkeyAuthentication yes in its sshd_config) and install your key (${command})`,
-    };
+    return authFailure(login, t('the server accepts no key login there (it offers {0}); Kubeadm Workbench logs in with keys only', f.methodsLeft.join(', ')), {
+      kind: 'password-only', command,
+      fix: t('allow key logins there (PubkeyAuthentication yes in its sshd_config) and install your key ({0})', command),
+    });
   }
   if (offered.length) {
     const fileOffered = offered.find((k) => k.source !== 'agent')?.source ?? firstFile;
     const command = copyIdCommand(fileOffered, f.user, f.hostname, f.port);
-    return {
-      kind: 'key-not-accepted', group: 'auth', retry: 'no', command,
-      cause: `authentication failed for ${login}: the server did not accept the key${offered.length > 1 ? 's' : ''} offered (${offered.map((k) => (k.source === 'agent' ? 'the ssh-agent\'s keys' : k.source)).join(', ')})`,
-      fix: `install the public key for ${f.user} on the host (${command}, or append ${fileOffered}.pub to ~${f.user}/.ssh/authorized_keys there)`,
-    };
+    const sources = offered.map((k) => (k.source === 'agent' ? t('the ssh-agent\'s keys') : k.source)).join(', ');
+    return authFailure(login, offered.length > 1 ? t('the server did not accept the keys offered ({0})', sources) : t('the server did not accept the key offered ({0})', sources), {
+      kind: 'key-not-accepted', command,
+      fix: t('install the public key for {0} on the host ({1}, or append {2}.pub to ~{0}/.ssh/authorized_keys there)', f.user, command, fileOffered),
+    });
   }
   const encrypted = files.find((k) => k.state === 'encrypted' || k.state === 'passphrase-refused');
   if (encrypted) {
     const command = `ssh-add ${encrypted.source}`;
-    return {
-      kind: 'encrypted-key', group: 'auth', retry: 'no', command,
-      cause: `authentication failed for ${login}: no key could be offered — ${keyList(keys)}`,
-      fix: `load the key into an ssh-agent (eval "$(ssh-agent)"; ${command}) — the editor also asks for the passphrase when it connects`,
-    };
+    return authFailure(login, t('no key could be offered — {0}', keyList(keys)), {
+      kind: 'encrypted-key', command,
+      fix: t('load the key into an ssh-agent (eval "$(ssh-agent)"; {0}) — the editor also asks for the passphrase when it connects', command),
+    });
   }
   const agent = keys.find((k) => k.source === 'agent' && k.state === 'agent-unavailable');
   if (agent && files.every((k) => k.state === 'missing')) {
-    return {
-      kind: 'agent', group: 'auth', retry: 'no',
-      cause: `authentication failed for ${login}: no key could be offered — the ssh-agent${agent.socket ? ` at ${agent.socket}` : ''} does not answer${f.agentError ? ` (${f.agentError.toLowerCase()})` : ''} and ${files.map((k) => k.source).join(', ')} ${files.length === 1 ? 'does' : 'do'} not exist`,
-      fix: `start an agent and add your key (eval "$(ssh-agent)"; ssh-add ${firstFile}), or name the key file as ssh.identityFile in inventory.yaml`,
-    };
+    const named = files.map((k) => k.source).join(', ');
+    const silent = agent.socket ? t('the ssh-agent at {0} does not answer', agent.socket) : t('the ssh-agent does not answer');
+    const said = f.agentError ? t('{0} ({1})', silent, f.agentError.toLowerCase()) : silent;
+    return authFailure(login, files.length === 1 ? t('no key could be offered — {0} and {1} does not exist', said, named) : t('no key could be offered — {0} and {1} do not exist', said, named), {
+      kind: 'agent',
+      fix: t('start an agent and add your key (eval "$(ssh-agent)"; ssh-add {0}), or name the key file as ssh.identityFile in inventory.yaml', firstFile),
+    });
   }
   const command = `ssh-keygen -t ed25519 -f ${firstFile} && ${copyIdCommand(firstFile, f.user, f.hostname, f.port)}`;
-  return {
-    kind: 'no-usable-key', group: 'auth', retry: 'no', command,
-    cause: `authentication failed for ${login}: no key to log in with — ${keys.length ? keyList(keys) : 'no identity file is named and no ssh-agent runs'}${keys.some((k) => k.source === 'agent') ? '' : ' (no ssh-agent: SSH_AUTH_SOCK is not set)'}`,
-    fix: `point ssh.identityFile in inventory.yaml at the key you log in with, or make one and install it (${command})`,
-  };
+  const found = keys.length ? keyList(keys) : t('no identity file is named and no ssh-agent runs');
+  return authFailure(login, keys.some((k) => k.source === 'agent') ? t('no key to log in with — {0}', found) : t('no key to log in with — {0} (no ssh-agent: SSH_AUTH_SOCK is not set)', found), {
+    kind: 'no-usable-key', command,
+    fix: t('point ssh.identityFile in inventory.yaml at the key you log in with, or make one and install it ({0})', command),
+  });
 }
 
 /** What sudo said (`sudo -n true`, or `sudo -S` with a password) on a host reached as `user`. */
@@ -318,28 +336,29 @@ export interface SudoFacts {
   withPassword: boolean;
 }
 
-/** The failure of becoming root with sudo, or undefined when sudo worked. */
+/** The failure of becoming root with sudo, or undefined when sudo worked. sudo's own words are read in English (LC_ALL=C). */
 export function describeSudoFailure(s: SudoFacts): SshFailure | undefined {
   if (s.code === 0) return undefined;
   const err = s.stderr.trim();
   const sudoers = `${s.user} ALL=(ALL) NOPASSWD: ALL`;
   if (s.code === 127 || /sudo: (command )?not found|No such file or directory/.test(err)) {
-    return { kind: 'sudo-missing', group: 'sudo', retry: 'no', command: 'apt-get install sudo', cause: `${s.user} is not root there and sudo is not installed`, fix: `install sudo on the host (as root: apt-get install sudo) and allow ${s.user} to use it, or log in as root (ssh: { user: root })` };
+    return { kind: 'sudo-missing', group: 'sudo', retry: 'no', command: 'apt-get install sudo', cause: t('{0} is not root there and sudo is not installed', s.user), fix: t('install sudo on the host (as root: apt-get install sudo) and allow {0} to use it, or log in as root (ssh: { user: root })', s.user) };
   }
   if (/is not in the sudoers file|is not allowed to (run|execute)|may not run sudo/.test(err)) {
-    return { kind: 'sudo-denied', group: 'sudo', retry: 'no', cause: `${s.user} may not use sudo there`, fix: `allow it in /etc/sudoers.d on the host (visudo -f /etc/sudoers.d/${s.user}: ${sudoers}), or log in as root` };
+    return { kind: 'sudo-denied', group: 'sudo', retry: 'no', cause: t('{0} may not use sudo there', s.user), fix: t('allow it in /etc/sudoers.d on the host (visudo -f /etc/sudoers.d/{0}: {1}), or log in as root', s.user, sudoers) };
   }
   if (s.withPassword && /incorrect password|Sorry, try again|authentication failure/i.test(err)) {
-    return { kind: 'sudo-wrong-password', group: 'sudo', retry: 'no', cause: `sudo did not accept the password for ${s.user}`, fix: `enter ${s.user}'s password on that host (run the operation again)` };
+    return { kind: 'sudo-wrong-password', group: 'sudo', retry: 'no', cause: t('sudo did not accept the password for {0}', s.user), fix: t('enter {0}\'s password on that host (run the operation again)', s.user) };
   }
   if (/a (terminal|password) is required|no tty present|askpass/i.test(err)) {
     return {
       kind: 'sudo-password', group: 'sudo', retry: 'no',
-      cause: `sudo asks ${s.user} for a password there`,
-      fix: `enter the sudo password when the operation asks (command line: --ask-become-pass), or allow it without one (/etc/sudoers.d/${s.user}: ${sudoers})`,
+      cause: t('sudo asks {0} for a password there', s.user),
+      fix: t('enter the sudo password when the operation asks (command line: --ask-become-pass), or allow it without one (/etc/sudoers.d/{0}: {1})', s.user, sudoers),
     };
   }
-  return { kind: 'other', group: 'sudo', retry: 'no', cause: `sudo failed for ${s.user} (exit ${s.code ?? 'by a signal'}${err ? `: ${err.split('\n').pop()!.slice(0, 200)}` : ''})`, fix: 'see the Kubeadm Workbench log for the details' };
+  const exit = s.code ?? t('by a signal');
+  return { kind: 'other', group: 'sudo', retry: 'no', cause: err ? t('sudo failed for {0} (exit {1}: {2})', s.user, exit, err.split('\n').pop()!.slice(0, 200)) : t('sudo failed for {0} (exit {1})', s.user, exit), fix: SEE_LOG() };
 }
 
 /** True for the failures a resume cannot fix: the host is not reachable, not ours to log in to, or not the one on record. */

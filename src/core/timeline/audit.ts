@@ -6,6 +6,8 @@
  * policy that logs exactly these (generate/auditPolicy.ts). Lines from several control-plane nodes may
  * be concatenated; the node that has the create is the one that served it.
  */
+// `t` names a reading's time in this file
+import { t as l10n } from '../l10n';
 import { sh, type RemoteCommand } from '../ssh/command';
 import type { Evidence } from './model';
 import { readTime } from './causal';
@@ -64,13 +66,13 @@ export function parseAuditLog(text: string, pod: { namespace: string; name: stri
     const earlierBy = received && received.at <= t.at ? { earlierBy: t.at - received.at } : {};
     const base = { lane: 'apiserver' as const, at: t.at, precision: t.precision, source: 'audit' as const, ...earlierBy };
     if (ev.verb === 'create' && !ref.subresource) {
-      if (ev.stage === 'RequestReceived') out.push({ ...base, step: 'request-received', label: 'POST pods received', detail: `from ${who}${from}; next: authentication, authorization, admission` });
+      if (ev.stage === 'RequestReceived') out.push({ ...base, step: 'request-received', label: l10n('POST pods received'), detail: l10n('from {0}; next: authentication, authorization, admission', `${who}${from}`) });
       else if (ev.stage === 'ResponseComplete') {
         const code = ev.responseStatus?.code;
-        out.push({ ...base, step: code === 201 ? 'stored' : 'other', label: code === 201 ? '201 sent: admitted, stored in etcd' : `create answered ${code ?? '?'}`, detail: `${decision ? `authorization: ${decision}; ` : ''}${who}${from}`, ...(code === 201 ? {} : { warning: true }) });
+        out.push({ ...base, step: code === 201 ? 'stored' : 'other', label: code === 201 ? l10n('201 sent: admitted, stored in etcd') : l10n('create answered {0}', code ?? '?'), detail: decision ? l10n('authorization: {0}; {1}', decision, `${who}${from}`) : `${who}${from}`, ...(code === 201 ? {} : { warning: true }) });
       }
     } else if (ev.verb === 'create' && ref.subresource === 'binding' && ev.stage === 'ResponseComplete') {
-      out.push({ ...base, step: ev.responseStatus?.code === 201 ? 'bound' : 'other', label: 'POST binding stored (nodeName set)', detail: `${who}${from}` });
+      out.push({ ...base, step: ev.responseStatus?.code === 201 ? 'bound' : 'other', label: l10n('POST binding stored (nodeName set)'), detail: `${who}${from}` });
     } else if ((ev.verb === 'patch' || ev.verb === 'update') && ref.subresource === 'status' && ev.stage === 'ResponseComplete') {
       out.push({ ...base, step: 'other', label: 'PATCH status', detail: `${who}${from}` });
     }

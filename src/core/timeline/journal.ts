@@ -8,6 +8,7 @@
  * containerd names the sandbox by `&PodSandboxMetadata{Name:web,Uid:…,Namespace:default,…}` and then
  * everything in it by the sandbox id it returned. A line that does not match is skipped, never guessed.
  */
+import { t } from '../l10n';
 import type { Evidence } from './model';
 import { sh, type RemoteCommand } from '../ssh/command';
 import { readTime } from './causal';
@@ -74,17 +75,17 @@ export function parseNodeJournal(text: string, pod: PodRef): Evidence[] {
       if (!k) continue;
       const mine = k.fields.includes(`pod="${ref}"`) || k.fields.includes(`"${ref}"`);
       if (!mine) continue;
-      if (k.message === 'SyncLoop ADD') add({ lane: 'kubelet', step: 'kubelet-sync', label: 'SyncLoop ADD (pod seen by watch)', at: line.at });
+      if (k.message === 'SyncLoop ADD') add({ lane: 'kubelet', step: 'kubelet-sync', label: t('SyncLoop ADD (pod seen by watch)'), at: line.at });
       // SyncLoop ADD is logged at -v=2 only; at the default verbosity the kubelet's first line about an admitted pod
       // is its volume manager starting on the pod's volumes (the service-account token, at least). Once per pod.
       else if (k.message.startsWith('operationExecutor.VerifyControllerAttachedVolume started') && !volumesSeen) {
         volumesSeen = true;
         // Logged once the pod worker is already at it (the lab's CI saw it 4 ms after Initialized=True's second had
         // ended): a latest time of the kubelet seeing the pod, as is the "no sandbox" line below.
-        add({ lane: 'kubelet', step: 'kubelet-sync', label: 'kubelet admitted the pod: volumes first', at: line.at, earlierBy: Infinity });
+        add({ lane: 'kubelet', step: 'kubelet-sync', label: t('kubelet admitted the pod: volumes first'), at: line.at, earlierBy: Infinity });
       }
-      else if (k.message.startsWith('No sandbox for pod can be found')) add({ lane: 'kubelet', step: 'kubelet-sync', label: 'No sandbox yet: RunPodSandbox', at: line.at, earlierBy: Infinity });
-      else if (k.message === 'SyncLoop (probe)' && /status="ready"/.test(k.fields)) add({ lane: 'kubelet', step: 'ready', label: `${/probe="(\w+)"/.exec(k.fields)?.[1] ?? 'readiness'} probe: ready`, at: line.at });
+      else if (k.message.startsWith('No sandbox for pod can be found')) add({ lane: 'kubelet', step: 'kubelet-sync', label: t('No sandbox yet: RunPodSandbox'), at: line.at, earlierBy: Infinity });
+      else if (k.message === 'SyncLoop (probe)' && /status="ready"/.test(k.fields)) add({ lane: 'kubelet', step: 'ready', label: t('{0} probe: ready', /probe="(\w+)"/.exec(k.fields)?.[1] ?? 'readiness'), at: line.at });
       else if (k.message === 'Probe failed') add({ lane: 'kubelet', step: 'other', label: `${/probeType="(\w+)"/.exec(k.fields)?.[1] ?? ''} probe failed`.trim(), at: line.at, warning: true, detail: k.fields.trim() });
       else if (k.message === 'Observed pod startup duration') {
         const slo = /podStartSLOduration=([\d.]+)/.exec(k.fields)?.[1];
@@ -99,7 +100,7 @@ export function parseNodeJournal(text: string, pod: PodRef): Evidence[] {
     if (c.msg.startsWith('RunPodSandbox for ') && sandboxMeta(c.msg)) {
       if ((m = /returns sandbox id "([0-9a-f]+)"/.exec(c.msg))) {
         sandboxes.add(m[1]!);
-        add({ lane: 'runtime', step: 'sandbox-ready', label: 'RunPodSandbox returns (pause running)', at, detail: `sandbox ${m[1]!}` });
+        add({ lane: 'runtime', step: 'sandbox-ready', label: t('RunPodSandbox returns (pause running)'), at, detail: `sandbox ${m[1]!}` });
       } else if (!/failed/i.test(c.msg)) add({ lane: 'runtime', step: 'sandbox-start', label: 'RunPodSandbox (pause, netns)', at });
       else add({ lane: 'runtime', step: 'other', label: 'RunPodSandbox failed', at, warning: true, detail: c.msg });
     } else if ((m = /^CreateContainer within sandbox "([0-9a-f]+)" for &ContainerMetadata\{Name:([^,]*),[^}]*\} returns container id "([0-9a-f]+)"/.exec(c.msg)) && sandboxes.has(m[1]!)) {
@@ -112,7 +113,7 @@ export function parseNodeJournal(text: string, pod: PodRef): Evidence[] {
     } else if ((m = /^(?:PullImage "([^"]+)" returns image reference|Pulled image "([^"]+)" with image id)/.exec(c.msg)) && images.has((m[1] ?? m[2])!) && sandboxes.size && !pulled.has((m[1] ?? m[2])!)) {
       pulled.add((m[1] ?? m[2])!);
       const took = /\bin ([\d.]+m?s)\b/.exec(c.msg)?.[1];
-      add({ lane: 'runtime', step: 'pulled', label: `image pulled${took ? ` in ${took}` : ''}`, at, detail: c.msg });
+      add({ lane: 'runtime', step: 'pulled', label: took ? t('image pulled in {0}', took) : t('image pulled'), at, detail: c.msg });
     }
   }
   return out;

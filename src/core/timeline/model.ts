@@ -14,18 +14,29 @@
  * a stall from the events' own messages.
  */
 
+import { t } from '../l10n';
 import { fitClock, placeCausally, readTime, sourceRank, STEP_RANK, type Clock, type ClockFit, type Observation, type Precision, type Step } from './causal';
 
 export const LANES = ['kubectl', 'apiserver', 'scheduler', 'kubelet', 'runtime'] as const;
 export type Lane = (typeof LANES)[number];
 
-export const LANE_TITLES: Record<Lane, string> = {
-  kubectl: 'kubectl',
-  apiserver: 'API server',
-  scheduler: 'Scheduler',
-  kubelet: 'kubelet',
-  runtime: 'Container runtime',
+const LANE_TITLE: Record<Lane, () => string> = {
+  kubectl: () => 'kubectl',
+  apiserver: () => t('API server'),
+  scheduler: () => t('Scheduler'),
+  kubelet: () => 'kubelet',
+  runtime: () => t('Container runtime'),
 };
+
+/** A lane's name in the display language (kubectl and kubelet are names in every language). */
+export function laneTitle(lane: Lane): string {
+  return LANE_TITLE[lane]();
+}
+
+/** Every lane's name in the display language (the webview gets them with the timeline). */
+export function laneTitles(): Record<Lane, string> {
+  return Object.fromEntries(LANES.map((l) => [l, laneTitle(l)])) as Record<Lane, string>;
+}
 
 export type { Precision } from './causal';
 
@@ -191,15 +202,15 @@ type Reading = Omit<TimelineEntry, 'lo' | 'hi' | 'at' | 'adjusted' | 'read'> & {
 export function buildTimeline(pod: PodSnapshot, events: PodEvent[], client: ClientObservation = {}, now = Date.now(), more: MoreEvidence = {}): Timeline {
   const readings: Reading[] = [];
   const push = (r: Reading): void => void readings.push(r);
-  const node = pod.nodeName ?? 'a node';
+  const node = pod.nodeName ?? t('a node');
 
-  if (client.createSentAt) push({ lane: 'kubectl', step: 'request-sent', label: 'POST pods sent', at: client.createSentAt, precision: 'ms', source: 'client', clock: 'client' });
-  if (client.createdAt) push({ lane: 'kubectl', step: 'response-received', label: '201 Created received', at: client.createdAt, precision: 'ms', source: 'client', clock: 'client' });
+  if (client.createSentAt) push({ lane: 'kubectl', step: 'request-sent', label: t('POST pods sent'), at: client.createSentAt, precision: 'ms', source: 'client', clock: 'client' });
+  if (client.createdAt) push({ lane: 'kubectl', step: 'response-received', label: t('201 Created received'), at: client.createdAt, precision: 'ms', source: 'client', clock: 'client' });
   const created = time(pod.creationTimestamp);
-  if (created) push({ lane: 'apiserver', step: 'stored', label: 'Pod stored in etcd', at: created.at, precision: created.precision, source: 'status', clock: 'cluster', detail: 'metadata.creationTimestamp' });
-  if (client.bindingObservedAt) push({ lane: 'kubectl', step: 'bind-observed', label: `Watch: bound to ${node}`, at: client.bindingObservedAt, precision: 'ms', source: 'watch', clock: 'client' });
-  if (client.runningObservedAt) push({ lane: 'kubectl', step: 'running-observed', label: 'Watch: all containers running', at: client.runningObservedAt, precision: 'ms', source: 'watch', clock: 'client' });
-  if (client.readyObservedAt) push({ lane: 'kubectl', step: 'ready-observed', label: 'Watch: Ready', at: client.readyObservedAt, precision: 'ms', source: 'watch', clock: 'client' });
+  if (created) push({ lane: 'apiserver', step: 'stored', label: t('Pod stored in etcd'), at: created.at, precision: created.precision, source: 'status', clock: 'cluster', detail: 'metadata.creationTimestamp' });
+  if (client.bindingObservedAt) push({ lane: 'kubectl', step: 'bind-observed', label: t('Watch: bound to {0}', node), at: client.bindingObservedAt, precision: 'ms', source: 'watch', clock: 'client' });
+  if (client.runningObservedAt) push({ lane: 'kubectl', step: 'running-observed', label: t('Watch: all containers running'), at: client.runningObservedAt, precision: 'ms', source: 'watch', clock: 'client' });
+  if (client.readyObservedAt) push({ lane: 'kubectl', step: 'ready-observed', label: t('Watch: Ready'), at: client.readyObservedAt, precision: 'ms', source: 'watch', clock: 'client' });
 
   for (const ev of events) {
     const t = time(ev.eventTime) ?? time(ev.firstTimestamp) ?? time(ev.lastTimestamp);
@@ -286,19 +297,19 @@ export function explainStall(pod: PodSnapshot, events: PodEvent[], client: Clien
     const why = messages(['FailedScheduling']);
     const cond = pod.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
     if (why.length || cond || (created && now - created > STALL_AFTER_MS)) {
-      return { stage: 'scheduling', summary: 'The scheduler found no node for the pod.', messages: why.length ? why : cond?.message ? [cond.message] : ['No Scheduled event yet: is kube-scheduler running and does it hold its leader lease?'] };
+      return { stage: 'scheduling', summary: t('The scheduler found no node for the pod.'), messages: why.length ? why : cond?.message ? [cond.message] : [t('No Scheduled event yet: is kube-scheduler running and does it hold its leader lease?')] };
     }
     return undefined;
   }
   const sandbox = messages(['FailedCreatePodSandBox']);
-  if (sandbox.length) return { stage: 'sandbox', summary: 'The container runtime could not create the pod sandbox — usually the CNI plugin is missing or failing on the node.', messages: sandbox };
+  if (sandbox.length) return { stage: 'sandbox', summary: t('The container runtime could not create the pod sandbox — usually the CNI plugin is missing or failing on the node.'), messages: sandbox };
   const image = waiting.filter((w) => /ImagePull|ErrImage|InvalidImageName/.test(w.reason!));
-  if (image.length) return { stage: 'image', summary: 'The image cannot be pulled.', messages: [...new Set([...messages(['Failed']).filter((m) => /pull|image/i.test(m)), ...image.map((w) => w.message ?? w.reason!)])] };
+  if (image.length) return { stage: 'image', summary: t('The image cannot be pulled.'), messages: [...new Set([...messages(['Failed']).filter((m) => /pull|image/i.test(m)), ...image.map((w) => w.message ?? w.reason!)])] };
   const crash = waiting.filter((w) => /CrashLoopBackOff|CreateContainer|RunContainerError/.test(w.reason!));
-  if (crash.length) return { stage: 'container', summary: 'The container does not stay up.', messages: [...new Set([...crash.map((w) => `${w.reason}: ${w.message ?? ''}`.trim()), ...messages(['BackOff', 'Failed'])])] };
+  if (crash.length) return { stage: 'container', summary: t('The container does not stay up.'), messages: [...new Set([...crash.map((w) => `${w.reason}: ${w.message ?? ''}`.trim()), ...messages(['BackOff', 'Failed'])])] };
   const ready = pod.conditions?.find((c) => c.type === 'Ready');
   if (pod.phase === 'Running' && ready?.status === 'False' && created && now - created > STALL_AFTER_MS) {
-    return { stage: 'readiness', summary: 'Containers run but the pod is not Ready — check its readiness probe.', messages: messages(['Unhealthy']).concat(ready.message ? [ready.message] : []) };
+    return { stage: 'readiness', summary: t('Containers run but the pod is not Ready — check its readiness probe.'), messages: messages(['Unhealthy']).concat(ready.message ? [ready.message] : []) };
   }
   return undefined;
 }

@@ -5,7 +5,7 @@
  * editor theme through CSS classes) and exported to a file (fixed colours inlined), so what a user
  * saves is what they saw.
  */
-import { LANE_TITLES, type Timeline } from './model';
+import { laneTitle, type Timeline } from './model';
 import { formatDuration, formatOffset, formatWhen, LABEL_FONT_PX, layoutTimeline } from './layout';
 
 export { formatOffset, formatWhen } from './layout';
@@ -35,7 +35,7 @@ export function timelineToSvg(timeline: Timeline, options: SvgOptions): string {
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${n(width)}" height="${n(height)}" viewBox="0 0 ${n(width)} ${n(height)}" role="img" aria-labelledby="tl-title tl-desc" font-family="sans-serif" font-size="12">`,
     `<title id="tl-title">${escapeXml(title)}</title>`,
-    `<desc id="tl-desc">${escapeXml(timeline.entries.map((e) => `${LANE_TITLES[e.lane]}: ${e.label} at ${formatWhen(e, timeline.start)} (${e.source}, ${e.precision})`).join('; '))}</desc>`,
+    `<desc id="tl-desc">${escapeXml(timeline.entries.map((e) => `${laneTitle(e.lane)}: ${e.label} at ${formatWhen(e, timeline.start)} (${e.source}, ${e.precision})`).join('; '))}</desc>`,
   ];
   if (exportColors) out.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
   out.push(`<text x="8" y="18" font-weight="bold" ${fill('tl-text', '#1f1f1f')}>${escapeXml(title)}${timeline.sli ? escapeXml(` — startup SLI ${(timeline.sli.valueMs / 1000).toFixed(2)} s (SLO 5 s: ${timeline.sli.met ? 'met' : 'missed'})`) : ''}</text>`);
@@ -47,7 +47,7 @@ export function timelineToSvg(timeline: Timeline, options: SvgOptions): string {
   }
   layout.lanes.forEach((band, i) => {
     if (i % 2 === 1) out.push(`<rect x="0" y="${n(band.top)}" width="${n(width)}" height="${n(band.height)}" ${fill('tl-band', '#f6f6f6')} opacity="0.5"/>`);
-    out.push(`<text x="8" y="${n(band.axisY + 4)}" ${fill('tl-lane', '#444444')}>${escapeXml(LANE_TITLES[band.lane])}</text>`);
+    out.push(`<text x="8" y="${n(band.axisY + 4)}" ${fill('tl-lane', '#444444')}>${escapeXml(laneTitle(band.lane))}</text>`);
     out.push(`<line x1="${layout.left}" y1="${n(band.axisY)}" x2="${n(width - layout.right)}" y2="${n(band.axisY)}" stroke-dasharray="2 4" ${stroke('tl-axis', '#bbbbbb')}/>`);
   });
 
@@ -68,7 +68,7 @@ export function timelineToSvg(timeline: Timeline, options: SvgOptions): string {
   for (const m of layout.marks) {
     const e = timeline.entries[m.index]!;
     const color = e.warning ? ['tl-warn', '#c72e0f'] : e.precision === 's' ? ['tl-coarse', '#8a6d00'] : ['tl-mark', '#0a6ebd'];
-    const tip = `${LANE_TITLES[e.lane]}: ${e.label} — ${formatWhen(e, timeline.start)}; read ${e.read} (${e.source}, ${e.precision} precision)${e.adjusted ? '; moved to keep the causal order: the clocks disagree' : ''}${e.detail ? `\n${e.detail}` : ''}`;
+    const tip = `${laneTitle(e.lane)}: ${e.label} — ${formatWhen(e, timeline.start)}; read ${e.read} (${e.source}, ${e.precision} precision)${e.adjusted ? '; moved to keep the causal order: the clocks disagree' : ''}${e.detail ? `\n${e.detail}` : ''}`;
     out.push(`<g class="tl-step" data-i="${m.index}" data-step="${escapeXml(e.step)}" data-source="${escapeXml(e.source)}"><title>${escapeXml(tip)}</title>`);
     if (m.x1 - m.x0 >= 2) out.push(`<rect x="${n(m.x0)}" y="${n(m.cy - 3)}" width="${n(m.x1 - m.x0)}" height="6" ${fill(color[0]!, color[1]!)} opacity="0.3"/>`);
     out.push(

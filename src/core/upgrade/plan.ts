@@ -16,6 +16,7 @@
  * that only asks), so a re-run, or a resumed run, converges. The order keeps the skew policy: no kubelet is
  * upgraded before every API server is (`skewAlongPlan` walks the plan to prove it).
  */
+import { t } from '../l10n';
 import { hostsWithRole, type HostSpec, type Inventory } from '../inventory/types';
 import { aptSourceSteps, keyringInstalled } from '../phases/aptSources';
 import { votingMemberHealthy } from '../phases/bringUp';
@@ -64,8 +65,8 @@ function step(host: string, key: string, rest: Omit<Step, 'id' | 'phase' | 'host
   return { id: `upgrade/${host}/${key}`, phase: 'upgrade', host, ...rest };
 }
 
-const LEADERS_TITLE = 'The scheduler\'s and controller-manager\'s leader leases are held and renewed';
-const LEADERS_WHY = 'A restarted scheduler or controller-manager stops renewing its lease, which keeps its name until it expires: the next node is drained only once a live leader renews each (the endpoint controller takes drained pods out of Services).';
+const LEADERS_TITLE = (): string => t('The scheduler\'s and controller-manager\'s leader leases are held and renewed');
+const LEADERS_WHY = (): string => t('A restarted scheduler or controller-manager stops renewing its lease, which keeps its name until it expires: the next node is drained only once a live leader renews each (the endpoint controller takes drained pods out of Services).');
 
 /** The capture key of a control-plane node's "already at the target" gate. */
 export function atTargetKey(node: string): string {
@@ -86,13 +87,13 @@ const skipAtTarget = (node: string) => skipWhenYes(atTargetKey(node));
 
 function snapshotPhase(first: HostSpec, target: KubeVersion, hooks: UpgradeHooks): PhasePlan {
   return {
-    phase: 'upgrade', title: 'etcd snapshot before the upgrade', order: 'serial', warnings: [],
+    phase: 'upgrade', title: t('etcd snapshot before the upgrade'), order: 'serial', warnings: [],
     steps: [step(first.name, 'etcd-snapshot', {
-      title: `etcd snapshot, kept outside the cluster (${hooks.snapshot.display})`,
-      why: 'A minor upgrade rewrites the control plane and etcd; the snapshot is the way back if it fails half-way.',
+      title: t('etcd snapshot, kept outside the cluster ({0})', hooks.snapshot.display),
+      why: t('A minor upgrade rewrites the control plane and etcd; the snapshot is the way back if it fails half-way.'),
       check: clusterAtTarget(target),
       action: async (_v, signal) => hooks.snapshot.run(signal),
-      planDisplay: `take an etcd snapshot with the backup's code (${hooks.snapshot.display})`,
+      planDisplay: t('take an etcd snapshot with the backup\'s code ({0})', hooks.snapshot.display),
     })],
   };
 }
@@ -101,10 +102,10 @@ function packageSourcePhase(nodes: readonly HostSpec[], target: KubeVersion, sou
   const { files, keys, keyrings } = aptSourceSteps({ kubernetesApt: source.kubernetesApt, ...(source.kubernetesAptKey ? { kubernetesAptKey: source.kubernetesAptKey } : {}), ...(source.kubernetesAptKeySha256 ? { kubernetesAptKeySha256: source.kubernetesAptKeySha256 } : {}), cniManifest: '' });
   const offered = ['kubeadm', 'kubelet', 'kubectl'].map((name) => ({ name, version: `${target.major}.${target.minor}.${target.patch}` }));
   return {
-    phase: 'upgrade', title: `Kubernetes package source for ${minorOf(target)} on every node`, order: 'parallel', warnings: [],
+    phase: 'upgrade', title: t('Kubernetes package source for {0} on every node', minorOf(target)), order: 'parallel', warnings: [],
     steps: nodes.map((n) => step(n.name, 'package-source', {
-      title: `kubernetes.list names the ${minorOf(target)} packages (${source.kubernetesApt})`,
-      why: 'pkgs.k8s.io is split per minor: a node sees the next minor\'s packages only from its own source.',
+      title: t('kubernetes.list names the {0} packages ({1})', minorOf(target), source.kubernetesApt),
+      why: t('pkgs.k8s.io is split per minor: a node sees the next minor\'s packages only from its own source.'),
       check: all(...files.map((f) => sameContent(f.path, f.content)), ...keyrings.map(keyringInstalled), sourcesOffer(offered)),
       files,
       run: and(...keys, sh`${raw(APT)} update`),
@@ -116,7 +117,7 @@ function packageSourcePhase(nodes: readonly HostSpec[], target: KubeVersion, sou
 
 function kubeadmPackageStep(host: HostSpec, target: KubeVersion): Step {
   return step(host.name, 'kubeadm-package', {
-    title: `kubeadm ${formatVersion(target)}: unhold, upgrade, hold`,
+    title: t('kubeadm {0}: unhold, upgrade, hold', formatVersion(target)),
     check: packagesAtTarget(['kubeadm'], target),
     run: upgradePackages(['kubeadm'], target),
     verify: sh`kubeadm version -o short | grep -qx ${formatVersion(target)}`,
@@ -127,8 +128,8 @@ function kubeadmPackageStep(host: HostSpec, target: KubeVersion): Step {
 /** A stopped run's kubeadm may outlive it on the node (nothing hangs it up until it prints): judging beside it would race it. */
 function noKubeadmRunning(host: HostSpec): Step {
   return step(host.name, 'no-kubeadm-running', {
-    title: `No kubeadm of an interrupted run still running on ${host.name}`,
-    why: 'A run killed during kubeadm upgrade leaves that kubeadm running until it next writes to the closed connection; a second one beside it would race it.',
+    title: t('No kubeadm of an interrupted run still running on {0}', host.name),
+    why: t('A run killed during kubeadm upgrade leaves that kubeadm running until it next writes to the closed connection; a second one beside it would race it.'),
     check: sh`! pgrep -x kubeadm >/dev/null`,
     run: waitForKubeadmToExit(host),
   });
@@ -144,7 +145,7 @@ function balancerStep(occasion: '' | 'kubelet-', host: HostSpec): MakeBalancerSt
 }
 
 function balancersOut(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', skip: (values: RunValues) => boolean): Step[] {
-  const restart = occasion ? 'its kubelet restarts (the new kubelet restarts the static pods\' containers)' : 'kubeadm restarts it';
+  const restart = occasion ? t('its kubelet restarts (the new kubelet restarts the static pods\' containers)') : t('kubeadm restarts it');
   return sharedBalancersOut(inv, host, { step: balancerStep(occasion, host), restart, skipWhen: skip });
 }
 
@@ -153,7 +154,7 @@ function balancersIn(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', 
   const v = formatVersion(target);
   return [
     step(host.name, `own-readyz${occasion ? '-kubelet' : ''}`, {
-      title: `${host.name}'s own API server answers /readyz at ${v} (asked at ${host.address}, not through the VIP)`,
+      title: t('{0}\'s own API server answers /readyz at {1} (asked at {2}, not through the VIP)', host.name, v, host.address),
       rerun: GATE,
       verify: ownApiServerReady(host.address, target),
       verifyTimeoutMs: 5 * 60_000,
@@ -174,11 +175,11 @@ function leaderAway(inv: Inventory, host: HostSpec, occasion: '' | 'kubelet-', s
   const cps = hostsWithRole(inv, 'control-plane').map((h) => h.name);
   const upcoming = cps.slice(cps.indexOf(host.name) + 1);
   return [step(host.name, `etcd-leader-away-${occasion}${host.name}`, {
-    title: `etcd: when ${host.name}'s member leads, the leadership handed to another healthy voting member before its etcd restarts`,
-    why: 'A leader that restarts leaves etcd without one until an election, and every API server\'s requests wait on it; a handed-over leadership takes none.',
+    title: t('etcd: when {0}\'s member leads, the leadership handed to another healthy voting member before its etcd restarts', host.name),
+    why: t('A leader that restarts leaves etcd without one until an election, and every API server\'s requests wait on it; a handed-over leadership takes none.'),
     skipWhen: skip,
     check: memberFollowsCommand(),
-    planDisplay: 'when this member leads: etcdctl move-leader <a healthy voting member, preferably one upgraded already>, then wait until it answers as the leader',
+    planDisplay: t('when this member leads: etcdctl move-leader <a healthy voting member, preferably one upgraded already>, then wait until it answers as the leader'),
     action: (_v, signal) => move(host.name, upcoming, signal),
   })];
 }
@@ -192,16 +193,16 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
     noKubeadmRunning(host),
     step(host.name, 'at-target', {
       title: index === 0
-        ? `Are ${host.name}'s static pods and the kubeadm-config ClusterConfiguration at ${v} already? (the HAProxy and kubeadm steps are skipped when they are)`
-        : `Are ${host.name}'s static pods at ${v} already? (the HAProxy and kubeadm steps of a node at the target are skipped)`,
+        ? t('Are {0}\'s static pods and the kubeadm-config ClusterConfiguration at {1} already? (the HAProxy and kubeadm steps are skipped when they are)', host.name, v)
+        : t('Are {0}\'s static pods at {1} already? (the HAProxy and kubeadm steps of a node at the target are skipped)', host.name, v),
       rerun: GATE,
       run: reportAtTarget(upgraded),
       capture: captureAtTarget(atTargetKey(host.name)),
     }),
     step(first.name, `etcd-before-${host.name}`, {
-      title: `etcd: ${host.name}'s member votes and every voting member is healthy, before its etcd restarts`,
+      title: t('etcd: {0}\'s member votes and every voting member is healthy, before its etcd restarts', host.name),
       about: host.name,
-      why: 'kubeadm restarts the node\'s etcd member: with another member unhealthy, that restart could lose the quorum.',
+      why: t('kubeadm restarts the node\'s etcd member: with another member unhealthy, that restart could lose the quorum.'),
       rerun: GATE,
       verify: votingMemberHealthy(first, host),
       verifyTimeoutMs: 60_000,
@@ -210,8 +211,8 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
   ];
   if (index === 0) {
     steps.push(step(host.name, 'kubeadm-upgrade-plan', {
-      title: `kubeadm upgrade plan ${v} (its output is shown; changes nothing)`,
-      why: 'kubeadm\'s own checks and the component versions it will move to, read before anything restarts.',
+      title: t('kubeadm upgrade plan {0} (its output is shown; changes nothing)', v),
+      why: t('kubeadm\'s own checks and the component versions it will move to, read before anything restarts.'),
       rerun: 'it only reads the cluster and prints kubeadm\'s plan',
       skipWhen: skipAtTarget(host.name),
       run: kubeadmUpgradePlan(target, ignore),
@@ -222,7 +223,7 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
   steps.push(...leaderAway(inv, host, '', skipAtTarget(host.name), hooks));
   steps.push(step(host.name, 'kubeadm-upgrade', {
     title: index === 0 ? `kubeadm upgrade apply ${v}` : 'kubeadm upgrade node',
-    why: index === 0 ? 'Upgrades this node\'s static pods, the cluster\'s configuration and the CoreDNS and kube-proxy add-ons.' : 'Upgrades this node\'s static pods to the version the first node set in the cluster\'s configuration.',
+    why: index === 0 ? t('Upgrades this node\'s static pods, the cluster\'s configuration and the CoreDNS and kube-proxy add-ons.') : t('Upgrades this node\'s static pods to the version the first node set in the cluster\'s configuration.'),
     check: upgraded,
     run: index === 0 ? kubeadmUpgradeApply(target, ignore) : kubeadmUpgradeNode(ignore),
     timeoutMs: 30 * 60_000,
@@ -230,16 +231,16 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
   steps.push(...balancersIn(inv, host, '', target));
   steps.push(
     step(first.name, `etcd-after-${host.name}`, {
-      title: `etcd: ${host.name}'s member is back, voting, and every voting member is healthy`,
+      title: t('etcd: {0}\'s member is back, voting, and every voting member is healthy', host.name),
       about: host.name,
       rerun: GATE,
       verify: votingMemberHealthy(first, host),
       verifyTimeoutMs: 3 * 60_000,
     }),
     step(first.name, `leases-after-${host.name}`, {
-      title: LEADERS_TITLE,
+      title: LEADERS_TITLE(),
       about: host.name,
-      why: LEADERS_WHY,
+      why: LEADERS_WHY(),
       rerun: GATE,
       verify: leadersRenewing(),
       verifyTimeoutMs: 90_000,
@@ -247,8 +248,8 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
   );
   if (index === hostsWithRole(inv, 'control-plane').length - 1) {
     steps.push(step(host.name, 'addons', {
-      title: `CoreDNS and kube-proxy at ${v} (kubeadm upgrades them once every control-plane node is)`,
-      why: 'With other control-plane nodes at the old version, upgrade apply leaves the add-ons to the last node\'s upgrade node; a run stopped in it would leave them behind.',
+      title: t('CoreDNS and kube-proxy at {0} (kubeadm upgrades them once every control-plane node is)', v),
+      why: t('With other control-plane nodes at the old version, upgrade apply leaves the add-ons to the last node\'s upgrade node; a run stopped in it would leave them behind.'),
       check: addonsAtTarget(target),
       run: kubeadmUpgradeAddons(),
       verify: addonsAtTarget(target),
@@ -256,7 +257,7 @@ function controlPlanePhase(inv: Inventory, host: HostSpec, index: number, target
       timeoutMs: 5 * 60_000,
     }));
   }
-  return { phase: 'upgrade', title: `Upgrade the control plane on ${host.name}`, order: 'serial', steps, warnings: [] };
+  return { phase: 'upgrade', title: t('Upgrade the control plane on {0}', host.name), order: 'serial', steps, warnings: [] };
 }
 
 /** One node's kubelet: (worker: kubeadm and `kubeadm upgrade node`), drain, packages, restart, Ready at the target, uncordon. */
@@ -265,7 +266,7 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
   const steps: Step[] = [];
   if (!worker) {
     steps.push(step(host.name, 'kubelet-at-target', {
-      title: `Is ${host.name}'s kubelet Ready at ${v} already? (its HAProxy steps are skipped when it is)`,
+      title: t('Is {0}\'s kubelet Ready at {1} already? (its HAProxy steps are skipped when it is)', host.name, v),
       rerun: GATE,
       run: reportAtTarget(nodeReadyAtTarget(host.name, target)),
       capture: captureAtTarget(kubeletAtTargetKey(host.name)),
@@ -273,7 +274,7 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
   }
   if (worker) {
     steps.push(noKubeadmRunning(host), kubeadmPackageStep(host, target), step(host.name, 'kubeadm-upgrade-node', {
-      title: 'kubeadm upgrade node (the kubelet configuration of the new version)',
+      title: t('kubeadm upgrade node (the kubelet configuration of the new version)'),
       check: nodeReportsTarget(host.name, target),
       run: kubeadmUpgradeNode(ignore),
       timeoutMs: 10 * 60_000,
@@ -283,9 +284,9 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
     // The drain's guard refuses while another control-plane node is NotReady: wait for a transient one first.
     const cps = hostsWithRole(inv, 'control-plane').map((h) => h.name);
     steps.push(step(hostsWithRole(inv, 'control-plane')[0]!.name, `control-plane-ready-before-${host.name}`, {
-      title: `Every control-plane Node is Ready before ${host.name} is drained`,
+      title: t('Every control-plane Node is Ready before {0} is drained', host.name),
       about: host.name,
-      why: 'Draining a control-plane node takes one of them away; with another not Ready the drain refuses, and that can last seconds right after the node before it was upgraded.',
+      why: t('Draining a control-plane node takes one of them away; with another not Ready the drain refuses, and that can last seconds right after the node before it was upgraded.'),
       rerun: GATE,
       skipWhen: skipWhenYes(kubeletAtTargetKey(host.name)),
       verify: nodesReady(cps),
@@ -294,14 +295,14 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
   }
   steps.push(
     step(host.name, 'drain', {
-      title: `Drain ${host.name} (PodDisruptionBudgets honoured, ${drainSeconds} s at most)`,
-      why: 'The kubelet restarts with a new version: its pods move first, within what the PodDisruptionBudgets allow.',
+      title: t('Drain {0} (PodDisruptionBudgets honoured, {1} s at most)', host.name, drainSeconds),
+      why: t('The kubelet restarts with a new version: its pods move first, within what the PodDisruptionBudgets allow.'),
       check: nodeReportsTarget(host.name, target),
       action: async (_v, signal) => hooks.drain(host.name, signal),
-      planDisplay: `cordon ${host.name} and evict its pods through the Eviction API (DaemonSet pods stay; ${hooks.drainDeletesEmptyDirData ? 'pods with emptyDir volumes are evicted and that data is DELETED (--delete-emptydir-data)' : 'a pod with emptyDir data stops the drain: --delete-emptydir-data evicts it and deletes that data'})`,
+      planDisplay: t('cordon {0} and evict its pods through the Eviction API (DaemonSet pods stay; {1})', host.name, hooks.drainDeletesEmptyDirData ? t('pods with emptyDir volumes are evicted and that data is DELETED (--delete-emptydir-data)') : t('a pod with emptyDir data stops the drain: --delete-emptydir-data evicts it and deletes that data')),
     }),
     step(host.name, 'kubelet-package', {
-      title: `kubelet and kubectl ${v}: unhold, upgrade, hold`,
+      title: t('kubelet and kubectl {0}: unhold, upgrade, hold', v),
       check: packagesAtTarget(['kubelet', 'kubectl'], target),
       run: upgradePackages(['kubelet', 'kubectl'], target),
       timeoutMs: 10 * 60_000,
@@ -312,7 +313,7 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
   if (!worker) steps.push(...balancersOut(inv, host, 'kubelet-', skipWhenYes(kubeletAtTargetKey(host.name))), ...leaderAway(inv, host, 'kubelet-', skipWhenYes(kubeletAtTargetKey(host.name)), hooks));
   steps.push(
     step(host.name, 'kubelet-restart', {
-      title: `systemctl daemon-reload, restart kubelet; the Node is Ready at ${v}`,
+      title: t('systemctl daemon-reload, restart kubelet; the Node is Ready at {0}', v),
       check: nodeReadyAtTarget(host.name, target),
       run: restartKubelet(),
       verify: nodeReadyAtTarget(host.name, target),
@@ -321,8 +322,8 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
   );
   if (!worker) {
     steps.push(step(host.name, 'apiserver-settled-kubelet', {
-      title: `${host.name}'s API server is the one the new kubelet keeps (restarted after it, or kept for ${KUBELET_FIRST_SYNC_SECONDS} s)`,
-      why: 'The new kubelet restarts the static pods\' containers a few seconds after it starts: until then the API server that answers is the old one about to stop, and a node put back into HAProxy then would send clients to its next API server before that one can authorise them (a 403 seen by a client through the VIP).',
+      title: t('{0}\'s API server is the one the new kubelet keeps (restarted after it, or kept for {1} s)', host.name, KUBELET_FIRST_SYNC_SECONDS),
+      why: t('The new kubelet restarts the static pods\' containers a few seconds after it starts: until then the API server that answers is the old one about to stop, and a node put back into HAProxy then would send clients to its next API server before that one can authorise them (a 403 seen by a client through the VIP).'),
       rerun: GATE,
       skipWhen: skipWhenYes(kubeletAtTargetKey(host.name)),
       verify: apiServerSettledAfterKubelet(),
@@ -333,7 +334,7 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
     const first = hostsWithRole(inv, 'control-plane')[0]!;
     steps.push(
       step(first.name, `etcd-after-kubelet-${host.name}`, {
-        title: `etcd: ${host.name}'s member is back, voting, and every voting member is healthy`,
+        title: t('etcd: {0}\'s member is back, voting, and every voting member is healthy', host.name),
         about: host.name,
         rerun: GATE,
         skipWhen: skipWhenYes(kubeletAtTargetKey(host.name)),
@@ -341,9 +342,9 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
         verifyTimeoutMs: 3 * 60_000,
       }),
       step(first.name, `leases-after-kubelet-${host.name}`, {
-        title: LEADERS_TITLE,
+        title: LEADERS_TITLE(),
         about: host.name,
-        why: LEADERS_WHY,
+        why: LEADERS_WHY(),
         rerun: GATE,
         skipWhen: skipWhenYes(kubeletAtTargetKey(host.name)),
         verify: leadersRenewing(),
@@ -353,10 +354,10 @@ function kubeletSteps(inv: Inventory, host: HostSpec, worker: boolean, target: K
   }
   steps.push(
     step(host.name, 'uncordon', {
-      title: `Uncordon ${host.name}`,
+      title: t('Uncordon {0}', host.name),
       check: nodeSchedulable(host.name),
       action: async (_v, signal) => hooks.uncordon(host.name, signal),
-      planDisplay: `uncordon ${host.name} through the API`,
+      planDisplay: t('uncordon {0} through the API', host.name),
       verify: nodeSchedulable(host.name),
       verifyTimeoutMs: 30_000,
     }),
@@ -375,18 +376,18 @@ export function buildUpgradePlan(input: UpgradePlanInput, hooks: UpgradeHooks): 
   const phases: PhasePlan[] = [snapshotPhase(cps[0]!, target, hooks), packageSourcePhase([...cps, ...workers], target, input.source)];
   cps.forEach((h, i) => phases.push(controlPlanePhase(inv, h, i, target, ignore, hooks)));
   for (const h of cps) {
-    phases.push({ phase: 'upgrade', title: `Upgrade the kubelet on ${h.name}`, order: 'serial', warnings: [], steps: kubeletSteps(inv, h, false, target, hooks, ignore, drainSeconds) });
+    phases.push({ phase: 'upgrade', title: t('Upgrade the kubelet on {0}', h.name), order: 'serial', warnings: [], steps: kubeletSteps(inv, h, false, target, hooks, ignore, drainSeconds) });
   }
   for (let i = 0; i < workers.length; i += maxUnavailable) {
     const group = workers.slice(i, i + maxUnavailable);
     phases.push({
-      phase: 'upgrade', title: `Upgrade the kubelet on ${group.map((g) => g.name).join(', ')}`, order: 'parallel', warnings: [],
+      phase: 'upgrade', title: t('Upgrade the kubelet on {0}', group.map((g) => g.name).join(', ')), order: 'parallel', warnings: [],
       steps: group.flatMap((h) => kubeletSteps(inv, h, true, target, hooks, ignore, drainSeconds)),
     });
   }
   phases.push({
-    phase: 'upgrade', title: 'kubeadm\'s backups in /etc/kubernetes/tmp (kept; remove them once the cluster works)', order: 'parallel', warnings: [],
-    steps: cps.map((h) => step(h.name, 'kubeadm-backups', { title: 'List kubeadm\'s backups of manifests and etcd data', rerun: 'it only lists files', run: listKubeadmBackups() })),
+    phase: 'upgrade', title: t('kubeadm\'s backups in /etc/kubernetes/tmp (kept; remove them once the cluster works)'), order: 'parallel', warnings: [],
+    steps: cps.map((h) => step(h.name, 'kubeadm-backups', { title: t('List kubeadm\'s backups of manifests and etcd data'), rerun: 'it only lists files', run: listKubeadmBackups() })),
   });
   return { fingerprint: `upgrade:${inv.cluster.name}:${formatVersion(target)}:${maxUnavailable}`, phases };
 }

@@ -4,6 +4,7 @@
  * what it is about — the node, the image, the resource — so an air-gapped cluster learns which image its
  * registry lacks, not that "something" is missing.
  */
+import { t } from '../l10n';
 import { formatVersion, kubectlSkew, lowest, minorDistance, minorOf, parseVersion, targetProblems, type KubeVersion, type NodeVersion } from './versions';
 import { DEPRECATION_GUIDE, gvOf, removedApisInUse, TABLE_COVERS_THROUGH, type ServedResource } from './removedApis';
 
@@ -127,40 +128,40 @@ export function preflight(facts: UpgradeFacts): UpgradeFinding[] {
 
   for (const n of facts.nodes) {
     if (n.unreachable !== undefined) {
-      add('error', 'upgrade/node-unreachable', n.name, `${n.name} does not answer over SSH (${n.unreachable}): every node is upgraded, so every node must answer`);
+      add('error', 'upgrade/node-unreachable', n.name, t('{0} does not answer over SSH ({1}): every node is upgraded, so every node must answer', n.name, n.unreachable));
       continue;
     }
     for (const [what, v] of [['kubeadm', n.kubeadm], ['kubelet', n.kubelet]] as const) {
-      if (!parseVersion(v)) add('error', 'upgrade/version-unknown', n.name, `${what} on ${n.name} has no version we can read (${v ?? 'not installed'})`);
+      if (!parseVersion(v)) add('error', 'upgrade/version-unknown', n.name, t('{0} on {1} has no version we can read ({2})', what, n.name, v ?? t('not installed')));
     }
     if (n.role === 'control-plane') {
       const pods = n.staticPods ?? {};
       for (const [what, v] of [['kube-apiserver', pods.apiserver], ['kube-controller-manager', pods.controllerManager], ['kube-scheduler', pods.scheduler]] as const) {
-        if (!parseVersion(v)) add('error', 'upgrade/version-unknown', n.name, `the ${what} static pod on ${n.name} has no image version we can read (${v ?? 'no manifest'})`);
+        if (!parseVersion(v)) add('error', 'upgrade/version-unknown', n.name, t('the {0} static pod on {1} has no image version we can read ({2})', what, n.name, v ?? t('no manifest')));
       }
       if (pods.apiserver && pods.controllerManager && pods.apiserver !== pods.controllerManager) {
-        add('warning', 'upgrade/control-plane-mixed', n.name, `${n.name} runs kube-apiserver ${pods.apiserver} and kube-controller-manager ${pods.controllerManager}: an earlier upgrade stopped half-way; this one finishes it`);
+        add('warning', 'upgrade/control-plane-mixed', n.name, t('{0} runs kube-apiserver {1} and kube-controller-manager {2}: an earlier upgrade stopped half-way; this one finishes it', n.name, pods.apiserver, pods.controllerManager));
       }
     }
     const kubectl = parseVersion(n.kubectl);
-    if (kubectl && kubectlSkew(kubectl, target) > 1) add('warning', 'upgrade/kubectl-skew', n.name, `kubectl on ${n.name} is ${formatVersion(kubectl)}, more than one minor from ${tv}: it is upgraded with the kubelet`);
-    if (n.ready === false) add('error', 'upgrade/node-not-ready', n.name, `the Node ${n.name} is NotReady: fix it before the upgrade (a drain would wait on it, and kubeadm's preflight refuses NotReady control-plane nodes)`);
-    if (n.ready === undefined) add('error', 'upgrade/node-unknown', n.name, `the API has no Ready state for ${n.name} (not a Node, or the API did not answer)`);
+    if (kubectl && kubectlSkew(kubectl, target) > 1) add('warning', 'upgrade/kubectl-skew', n.name, t('kubectl on {0} is {1}, more than one minor from {2}: it is upgraded with the kubelet', n.name, formatVersion(kubectl), tv));
+    if (n.ready === false) add('error', 'upgrade/node-not-ready', n.name, t('the Node {0} is NotReady: fix it before the upgrade (a drain would wait on it, and kubeadm\'s preflight refuses NotReady control-plane nodes)', n.name));
+    if (n.ready === undefined) add('error', 'upgrade/node-unknown', n.name, t('the API has no Ready state for {0} (not a Node, or the API did not answer)', n.name));
     const disk = n.diskFree ?? {};
     if (n.role === 'control-plane' && disk.etcd !== undefined) {
-      if (disk.etcd < MIN_FREE_ETCD_BYTES) add('error', 'upgrade/disk-etcd', n.name, `${gib(disk.etcd)} free on ${n.name}'s /var/lib/etcd: the pre-upgrade snapshot and etcd's own growth need at least ${gib(MIN_FREE_ETCD_BYTES)}`);
-      else if (disk.etcd < LOW_FREE_ETCD_BYTES) add('warning', 'upgrade/disk-etcd', n.name, `only ${gib(disk.etcd)} free on ${n.name}'s /var/lib/etcd`);
+      if (disk.etcd < MIN_FREE_ETCD_BYTES) add('error', 'upgrade/disk-etcd', n.name, t('{0} free on {1}\'s /var/lib/etcd: the pre-upgrade snapshot and etcd\'s own growth need at least {2}', gib(disk.etcd), n.name, gib(MIN_FREE_ETCD_BYTES)));
+      else if (disk.etcd < LOW_FREE_ETCD_BYTES) add('warning', 'upgrade/disk-etcd', n.name, t('only {0} free on {1}\'s /var/lib/etcd', gib(disk.etcd), n.name));
     }
     if (disk.containerd !== undefined) {
-      if (disk.containerd < MIN_FREE_CONTAINERD_BYTES) add('error', 'upgrade/disk-containerd', n.name, `${gib(disk.containerd)} free on ${n.name}'s /var/lib/containerd: the target's images need at least ${gib(MIN_FREE_CONTAINERD_BYTES)} (kubelet's image garbage collection would start evicting)`);
-      else if (disk.containerd < LOW_FREE_CONTAINERD_BYTES) add('warning', 'upgrade/disk-containerd', n.name, `only ${gib(disk.containerd)} free on ${n.name}'s /var/lib/containerd`);
+      if (disk.containerd < MIN_FREE_CONTAINERD_BYTES) add('error', 'upgrade/disk-containerd', n.name, t('{0} free on {1}\'s /var/lib/containerd: the target\'s images need at least {2} (kubelet\'s image garbage collection would start evicting)', gib(disk.containerd), n.name, gib(MIN_FREE_CONTAINERD_BYTES)));
+      else if (disk.containerd < LOW_FREE_CONTAINERD_BYTES) add('warning', 'upgrade/disk-containerd', n.name, t('only {0} free on {1}\'s /var/lib/containerd', gib(disk.containerd), n.name));
     }
-    if (n.offeredError) add('error', 'upgrade/packages-unreachable', n.name, `${n.name} cannot read the package source for ${minorOf(target)}: ${n.offeredError}`);
+    if (n.offeredError) add('error', 'upgrade/packages-unreachable', n.name, t('{0} cannot read the package source for {1}: {2}', n.name, minorOf(target), n.offeredError));
     else if (n.offered) {
       // Workers too: kubernetes.io's worker steps upgrade kubeadm and run `kubeadm upgrade node` before the kubelet.
       for (const p of ['kubeadm', 'kubelet', 'kubectl'] as const) {
         const has = n.offered[p].some((v) => at(v, target));
-        if (!has) add('error', 'upgrade/package-missing', `${n.name}: ${p}`, `the package source for ${minorOf(target)} offers ${n.name} no ${p} ${target.major}.${target.minor}.${target.patch} (offered: ${n.offered[p].join(', ') || 'none'})`);
+        if (!has) add('error', 'upgrade/package-missing', `${n.name}: ${p}`, t('the package source for {0} offers {1} no {2} {3}.{4}.{5} (offered: {6})', minorOf(target), n.name, p, target.major, target.minor, target.patch, n.offered[p].join(', ') || t('none')));
       }
     }
   }
@@ -168,41 +169,41 @@ export function preflight(facts: UpgradeFacts): UpgradeFinding[] {
   const { apiServers, kubelets } = versionsOf(facts);
   for (const p of targetProblems({ apiServers, kubelets, target })) add('error', 'upgrade/skew', p.node ?? 'cluster', p.message);
   const kubeProxy = parseVersion(facts.kubeProxy);
-  if (kubeProxy && minorDistance(target, kubeProxy) > 0) add('error', 'upgrade/skew', 'kube-proxy', `kube-proxy is ${formatVersion(kubeProxy)}, newer than the target ${tv}`);
+  if (kubeProxy && minorDistance(target, kubeProxy) > 0) add('error', 'upgrade/skew', 'kube-proxy', t('kube-proxy is {0}, newer than the target {1}', formatVersion(kubeProxy), tv));
 
-  if (facts.etcdError !== undefined || !facts.etcd) add('error', 'upgrade/etcd-unreadable', 'etcd', `etcd's members could not be read: ${facts.etcdError ?? 'not asked'}`);
+  if (facts.etcdError !== undefined || !facts.etcd) add('error', 'upgrade/etcd-unreadable', 'etcd', t('etcd\'s members could not be read: {0}', facts.etcdError ?? t('not asked')));
   else {
     for (const m of facts.etcd) {
-      if (m.learner) add('error', 'upgrade/etcd-learner', m.name, `etcd member ${m.name} is a learner (an interrupted join): every member must vote before a control-plane node restarts its etcd; finish or remove that join first`);
-      if (!m.healthy) add('error', 'upgrade/etcd-unhealthy', m.name, `etcd member ${m.name} is unhealthy${m.problem ? ` (${m.problem})` : ''}: restarting another member's etcd during the upgrade could lose the quorum`);
+      if (m.learner) add('error', 'upgrade/etcd-learner', m.name, t('etcd member {0} is a learner (an interrupted join): every member must vote before a control-plane node restarts its etcd; finish or remove that join first', m.name));
+      if (!m.healthy) add('error', 'upgrade/etcd-unhealthy', m.name, m.problem ? t('etcd member {0} is unhealthy ({1}): restarting another member\'s etcd during the upgrade could lose the quorum', m.name, m.problem) : t('etcd member {0} is unhealthy: restarting another member\'s etcd during the upgrade could lose the quorum', m.name));
     }
     const cps = facts.nodes.filter((n) => n.role === 'control-plane').length;
     const voting = facts.etcd.filter((m) => !m.learner).length;
-    if (voting !== cps) add('warning', 'upgrade/etcd-members', 'etcd', `etcd has ${voting} voting member${voting === 1 ? '' : 's'} and the inventory ${cps} control-plane node${cps === 1 ? '' : 's'}`);
+    if (voting !== cps) add('warning', 'upgrade/etcd-members', 'etcd', t('etcd has {0} and the inventory {1}', voting === 1 ? t('1 voting member') : t('{0} voting members', voting), cps === 1 ? t('1 control-plane node') : t('{0} control-plane nodes', cps)));
   }
 
-  if (facts.certificatesError !== undefined) add('warning', 'upgrade/certificates-unknown', 'certificates', `certificate state not read: ${facts.certificatesError}`);
+  if (facts.certificatesError !== undefined) add('warning', 'upgrade/certificates-unknown', 'certificates', t('certificate state not read: {0}', facts.certificatesError));
   for (const c of facts.certificates ?? []) {
-    if (c.daysLeft < 0) add('error', 'upgrade/certificate-expired', c.name, `the certificate ${c.name} has expired: renew it first (kubeadm-workbench certs renew); kubeadm's upgrade cannot reach the cluster with it`);
-    else if (c.daysLeft < 7) add('warning', 'upgrade/certificate-expiring', c.name, `the certificate ${c.name} expires in ${c.daysLeft} day${c.daysLeft === 1 ? '' : 's'}: kubeadm upgrade renews the certificates it manages`);
+    if (c.daysLeft < 0) add('error', 'upgrade/certificate-expired', c.name, t('the certificate {0} has expired: renew it first (kubeadm-workbench certs renew); kubeadm\'s upgrade cannot reach the cluster with it', c.name));
+    else if (c.daysLeft < 7) add('warning', 'upgrade/certificate-expiring', c.name, (c.daysLeft === 1 ? t('the certificate {0} expires in 1 day: kubeadm upgrade renews the certificates it manages', c.name) : t('the certificate {0} expires in {1} days: kubeadm upgrade renews the certificates it manages', c.name, c.daysLeft)));
   }
 
-  if (facts.imagesError !== undefined) add('error', 'upgrade/images-unknown', 'images', `the images kubeadm pulls for ${tv} could not be checked: ${facts.imagesError}`);
+  if (facts.imagesError !== undefined) add('error', 'upgrade/images-unknown', 'images', t('the images kubeadm pulls for {0} could not be checked: {1}', tv, facts.imagesError));
   for (const i of facts.images ?? []) {
-    if (i.unknown) add('warning', 'upgrade/image-unknown', i.image, `${i.image}: ${i.detail ?? 'not checked'}`);
-    if (!i.present) add('error', 'upgrade/image-missing', i.image, `the registry has no ${i.image}${i.detail ? ` (${i.detail})` : ''}: kubeadm pulls it for ${tv}; push it to the registry or mirror first`);
+    if (i.unknown) add('warning', 'upgrade/image-unknown', i.image, t('{0}: {1}', i.image, i.detail ?? t('not checked')));
+    if (!i.present) add('error', 'upgrade/image-missing', i.image, i.detail ? t('the registry has no {0} ({1}): kubeadm pulls it for {2}; push it to the registry or mirror first', i.image, i.detail, tv) : t('the registry has no {0}: kubeadm pulls it for {1}; push it to the registry or mirror first', i.image, tv));
   }
 
-  if (facts.servedError !== undefined) add('warning', 'upgrade/served-unknown', 'APIs', `the served APIs could not be read: ${facts.servedError}`);
+  if (facts.servedError !== undefined) add('warning', 'upgrade/served-unknown', 'APIs', t('the served APIs could not be read: {0}', facts.servedError));
   const current = lowest(apiServers.map((a) => a.version));
   if (current && facts.served) {
     for (const r of removedApisInUse(facts.served, current, target)) {
       const what = `${r.api.resource}.${gvOf(r.api)}`;
-      if (r.requested) add('error', 'upgrade/removed-api-in-use', what, `${r.api.kind} ${gvOf(r.api)} is removed in ${r.api.removedIn} and clients still request it: move them to ${r.api.replacement} (${DEPRECATION_GUIDE})`);
-      else add('warning', 'upgrade/removed-api-objects', what, `${r.count} ${r.api.kind} object${r.count === 1 ? '' : 's'} exist while ${gvOf(r.api)} is removed in ${r.api.removedIn}: stored objects stay readable through ${r.api.replacement}; manifests that still say ${gvOf(r.api)} fail after the upgrade`);
+      if (r.requested) add('error', 'upgrade/removed-api-in-use', what, t('{0} {1} is removed in {2} and clients still request it: move them to {3} ({4})', r.api.kind, gvOf(r.api), r.api.removedIn, r.api.replacement, DEPRECATION_GUIDE));
+      else add('warning', 'upgrade/removed-api-objects', what, (r.count === 1 ? t('1 {0} object exist while {1} is removed in {2}: stored objects stay readable through {3}; manifests that still say {1} fail after the upgrade', r.api.kind, gvOf(r.api), r.api.removedIn, r.api.replacement) : t('{0} {1} objects exist while {2} is removed in {3}: stored objects stay readable through {4}; manifests that still say {2} fail after the upgrade', r.count, r.api.kind, gvOf(r.api), r.api.removedIn, r.api.replacement)));
     }
   }
-  if (minorDistance(parseVersion(`${TABLE_COVERS_THROUGH}.0`)!, target) > 0) add('warning', 'upgrade/removed-api-table', 'APIs', `the removed-API table was read up to ${TABLE_COVERS_THROUGH}; ${minorOf(target)} may remove APIs it does not know`);
+  if (minorDistance(parseVersion(`${TABLE_COVERS_THROUGH}.0`)!, target) > 0) add('warning', 'upgrade/removed-api-table', 'APIs', t('the removed-API table was read up to {0}; {1} may remove APIs it does not know', TABLE_COVERS_THROUGH, minorOf(target)));
   return out;
 }
 

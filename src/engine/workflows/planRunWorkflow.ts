@@ -23,12 +23,19 @@ import { askSudoPassword, sudoPasswordCheck } from './become';
 import { preflightStep } from './preflightStep';
 import type { Ui } from './ui';
 import { errorMessage } from '../../core/errors';
+import { t } from '../../core/l10n';
 
-export const RESUME = 'Resume';
-export const START_OVER = 'Start over';
-export const OPEN_RUN_LOG = 'Open Run Log';
-/** Offered instead of Resume when the run could not reach a host: a resume would stop at the same place. */
-export const RUN_PREFLIGHT = 'Run Preflight';
+/** The buttons of the run's questions, in the display language (a label is compared only with the same call's). */
+function buttons(): { run: string; resume: string; startOver: string; openRunLog: string; runPreflight: string } {
+  return {
+    run: t('Run'),
+    resume: t('Resume'),
+    startOver: t('Start over'),
+    openRunLog: t('Open Run Log'),
+    /** Offered instead of Resume when the run could not reach a host: a resume would stop at the same place. */
+    runPreflight: t('Run Preflight'),
+  };
+}
 
 export interface PlanRunInput {
   inventory: Inventory;
@@ -74,17 +81,24 @@ export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<Plan
   // A run this user did not make here (it came with the repository, another user or machine wrote it, it was edited):
   // named with the reason, and never continued.
   const notResumed = refusedRunLines(found?.refused ?? []);
-  if (notResumed.length) await ui.message('warning', `${notResumed.join('\n')}\nA new run starts instead; delete those files once you have looked at them.`);
+  if (notResumed.length) await ui.message('warning', t('{0}\nA new run starts instead; delete those files once you have looked at them.', notResumed.join('\n')));
   const steps = plan.phases.reduce((n, p) => n + p.steps.length, 0);
   const hosts = hostCount(plan.phases);
-  const run = resumable ? RESUME : input.fresh ? START_OVER : 'Run';
+  const b = buttons();
+  const run = resumable ? b.resume : input.fresh ? b.startOver : b.run;
   const answer = await ui.confirm({
-    message: `${run} ${steps} steps on ${hosts} hosts of ${inv.cluster.name}?`,
-    detail: `${input.title}. ${resumable ? `An unfinished run of this plan (${resumable.data.runId}) will continue at its failed step; every step asks its host first whether its effect is there, and a host rebuilt since is started over. The plan is open beside this dialog.` : 'The plan with every command is open beside this dialog. Steps whose effect is already there on the host are skipped.'}`,
-    actions: [run, ...(resumable ? [START_OVER] : [])],
+    message: resumable
+      ? t('Resume {0} steps on {1} hosts of {2}?', steps, hosts, inv.cluster.name)
+      : input.fresh
+        ? t('Start over {0} steps on {1} hosts of {2}?', steps, hosts, inv.cluster.name)
+        : t('Run {0} steps on {1} hosts of {2}?', steps, hosts, inv.cluster.name),
+    detail: resumable
+      ? t('{0}. An unfinished run of this plan ({1}) will continue at its failed step; every step asks its host first whether its effect is there, and a host rebuilt since is started over. The plan is open beside this dialog.', input.title, resumable.data.runId)
+      : t('{0}. The plan with every command is open beside this dialog. Steps whose effect is already there on the host are skipped.', input.title),
+    actions: [run, ...(resumable ? [b.startOver] : [])],
   });
   if (!answer) return { kind: 'not-confirmed' };
-  state.resume = answer === RESUME;
+  state.resume = answer === b.resume;
   input.password?.(sudo.password);
 
   const { ledger, resumed } = await openLedger(plan, state);
@@ -95,14 +109,14 @@ export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<Plan
   input.onNarration?.((line, host) => output.message(line, host));
   const abort = new AbortController();
   const cancel = (): void => {
-    if (!abort.signal.aborted) output.message('cancelling: stopping the remote commands…', undefined, 'error');
+    if (!abort.signal.aborted) output.message(t('cancelling: stopping the remote commands…'), undefined, 'error');
     abort.abort();
   };
   // Over many hosts the narration and the progress summarise by state instead of narrating every host.
   const many = shouldSummarise(hosts);
   const progressByState = new RunProgress();
   const view = ui.openRun(`Kubeadm: ${input.title}`, output, cancel, { summarise: many });
-  if (resumed) output.message(`resuming run ${ledger.data.runId} (steps already done are skipped); every step asks its host first whether its effect is there`);
+  if (resumed) output.message(t('resuming run {0} (steps already done are skipped); every step asks its host first whether its effect is there', ledger.data.runId));
   const started = Date.now();
   let result: ExecuteResult;
   try {
@@ -127,7 +141,7 @@ export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<Plan
             return;
           }
           if (e.type === 'step-start') progress(`${e.step.host}: ${e.step.title}`);
-          if (e.type === 'step-end') progress(`${++finished}/${steps} steps`, 100 / steps);
+          if (e.type === 'step-end') progress(t('{0}/{1} steps', ++finished, steps), 100 / steps);
         },
       });
     });
@@ -136,41 +150,43 @@ export async function planRunWorkflow(ui: Ui, input: PlanRunInput): Promise<Plan
     await log.close();
     throw e;
   }
-  const took = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  const took = t('{0} s', ((Date.now() - started) / 1000).toFixed(1));
   if (result.ok) {
-    output.message(`done in ${took}; run log ${log.path}`);
-    view.finish(`${input.title} done in ${took}`, true);
+    output.message(t('done in {0}; run log {1}', took, log.path));
+    view.finish(t('{0} done in {1}', input.title, took), true);
     await log.close();
-    await ui.message('info', input.onDone?.(took) ?? `${input.title} done (${took}).`);
+    await ui.message('info', input.onDone?.(took) ?? t('{0} done ({1}).', input.title, took));
     return { kind: 'ran', result, logPath: log.path };
   }
-  const where = result.failed ? `${result.failed.step.host}: ${result.failed.step.title}` : 'unknown step';
-  output.message(`${result.cancelled ? 'cancelled' : 'FAILED'} after ${took} at ${where}`, undefined, 'error');
+  const where = result.failed ? `${result.failed.step.host}: ${result.failed.step.title}` : t('unknown step');
+  output.message(result.cancelled ? t('cancelled after {0} at {1}', took, where) : t('FAILED after {0} at {1}', took, where), undefined, 'error');
   if (result.failed) output.message(result.failed.error, result.failed.step.host, 'error');
   const advice = result.advice ? adviceLines(result.advice, input.again.resume, input.again.startOver) : [];
   for (const line of advice) output.message(line, undefined, result.advice?.repeated ? 'error' : 'info');
-  output.message(`run log ${log.path}`);
+  output.message(t('run log {0}', log.path));
   const unreachable = Boolean(result.advice?.unreachable);
   view.finish(
     unreachable
-      ? `failed at ${where}: ${result.failed?.step.host} could not be reached; run the preflight, fix what it names, then run again`
-      : `${result.cancelled ? 'cancelled' : 'failed'} at ${where}; run the command again to resume${result.advice?.repeated ? ' — it failed the same way last time: choose "Start over"' : ', or choose "Start over"'}`,
+      ? t('failed at {0}: {1} could not be reached; run the preflight, fix what it names, then run again', where, result.failed?.step.host)
+      : result.advice?.repeated
+        ? result.cancelled ? t('cancelled at {0}; run the command again to resume — it failed the same way last time: choose "{1}"', where, b.startOver) : t('failed at {0}; run the command again to resume — it failed the same way last time: choose "{1}"', where, b.startOver)
+        : result.cancelled ? t('cancelled at {0}; run the command again to resume, or choose "{1}"', where, b.startOver) : t('failed at {0}; run the command again to resume, or choose "{1}"', where, b.startOver),
     false,
   );
   await log.close();
   // A short cause and the way on; the command and its whole output are in the run terminal and the run log.
   const choice = await ui.message('error', output.redactor.redact(failureMessage(input.title, where, result)), {
-    actions: unreachable ? [RUN_PREFLIGHT, OPEN_RUN_LOG] : [...(result.advice?.repeated ? [] : [RESUME]), START_OVER, OPEN_RUN_LOG],
+    actions: unreachable ? [b.runPreflight, b.openRunLog] : [...(result.advice?.repeated ? [] : [b.resume]), b.startOver, b.openRunLog],
   });
-  if (choice === OPEN_RUN_LOG) await ui.openFile(log.path);
-  if (choice === RUN_PREFLIGHT) {
+  if (choice === b.openRunLog) await ui.openFile(log.path);
+  if (choice === b.runPreflight) {
     const hosts = [...new Set(plan.phases.flatMap((p) => p.steps.map((x) => x.host)))];
     const pre = await preflightStep(ui, { ssh: input.ssh, inventory: inv, operation: input.title, hosts, sudoPasswordAsked: true });
     // Every host passes now: the run's question again (it resumes where this one stopped).
     if (pre.ok) return planRunWorkflow(ui, input);
   }
   // Asked again (the plan and the approval), with the run this one left or without it.
-  if (choice === RESUME || choice === START_OVER) return planRunWorkflow(ui, { ...input, fresh: choice === START_OVER });
+  if (choice === b.resume || choice === b.startOver) return planRunWorkflow(ui, { ...input, fresh: choice === b.startOver });
   return { kind: 'ran', result, logPath: log.path };
 }
 
@@ -184,14 +200,14 @@ function lastWords(error: string): string | undefined {
 /** The failure's one message: where, the likely cause in plain words, the next step — never the command's text. */
 export function failureMessage(title: string, where: string, result: ExecuteResult): string {
   const a = result.advice;
-  if (result.cancelled) return `${title} cancelled at ${where}.`;
-  if (a?.unreachable) return `${title} stopped at ${where}: ${a.cause}. Resuming would stop at the same place: run the preflight, fix what it names, then run again.`;
+  if (result.cancelled) return t('{0} cancelled at {1}.', title, where);
+  if (a?.unreachable) return t('{0} stopped at {1}: {2}. Resuming would stop at the same place: run the preflight, fix what it names, then run again.', title, where, a.cause);
   const said = result.failed ? lastWords(result.failed.error) : undefined;
-  const known = a?.cause && !/for a reason its output gives/.test(a.cause);
+  const known = a?.cause && !a.unknown;
   return [
-    `${title} failed at ${where}${said ? ` (it said: ${said})` : ''}.`,
-    known ? `Likely cause: ${a!.cause}.` : 'Its whole output is in the run log.',
-    a?.fix ? `What to do: ${a.fix}.` : '',
-    a?.repeated ? 'It failed the same way last time: a resume would too — start over.' : '',
+    said ? t('{0} failed at {1} (it said: {2}).', title, where, said) : t('{0} failed at {1}.', title, where),
+    known ? t('Likely cause: {0}.', a!.cause) : t('Its whole output is in the run log.'),
+    a?.fix ? t('What to do: {0}.', a.fix) : '',
+    a?.repeated ? t('It failed the same way last time: a resume would too — start over.') : '',
   ].filter(Boolean).join(' ');
 }

@@ -5,7 +5,7 @@
  * limits start only after, so none runs while the user decides); a failing check refuses the operation with the
  * table — each cause and its fix — and one message; the user may fix a cause and run the checks again from there.
  */
-import { failingHosts, mergeHosts, passes, summaryLine, unknownKeys, worst, type PreflightReport, type Tolerance } from '../../core/preflight/model';
+import { failingHosts, firstCauseLine, mergeHosts, passes, summaryLine, unknownKeys, worst, type PreflightReport, type Tolerance } from '../../core/preflight/model';
 import { runPreflight, type PreflightRequest, type PreflightSsh } from '../preflight';
 import type { Ui } from './ui';
 import { t } from '../../core/l10n';
@@ -43,7 +43,7 @@ export async function preflightStep(ui: Ui, input: PreflightStepInput): Promise<
     }
     await ui.showPreflight(report, input.showAlways ? {} : { refused: input.operation });
     const failing = failingHosts(report, tolerate).length;
-    const summary = input.atLeastOne && failing === report.hosts.length ? t('none of its {0} hosts passes the preflight — {1}', report.hosts.length, summaryLine(report, tolerate).replace(/^.* — first: /, 'first: ')) : summaryLine(report, tolerate);
+    const summary = input.atLeastOne && failing === report.hosts.length ? t('none of its {0} hosts passes the preflight — {1}', report.hosts.length, firstCauseLine(report, tolerate)) : summaryLine(report, tolerate);
     const message = input.showAlways
       ? t('Preflight: {0}. The table names each cause and its fix.', summary)
       : failing

@@ -5,7 +5,7 @@
  * cluster's checks. "Run Again" asks the extension to run the checks again. Everything is set as text, never as HTML.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
-import { CHECK_TITLES, CLUSTER_CHECKS, HOST_CHECKS, hostState, summaryLine, type CheckResult, type HostPreflight, type PreflightReport } from '../../core/preflight/model.js';
+import { CLUSTER_CHECKS, HOST_CHECKS, hostState, type CheckResult, type HostPreflight, type PreflightReport } from '../../core/preflight/model.js';
 import type { HostToWebview, PreflightStrings, WebviewToHost } from '../../webviews/protocol/preflight.js';
 import { fill } from '../../webviews/protocol/fill.js';
 
@@ -54,7 +54,7 @@ function hostRow(h: HostPreflight): HTMLElement {
 
 function causeBlock(who: string, c: CheckResult, host?: string): HTMLElement {
   const block = el('div', { class: `cause ${c.state}`, 'data-host': host ?? 'cluster', 'data-check': c.id, 'data-kind': c.kind ?? '' },
-    el('div', { class: 'what' }, fill(S.causeTitle, who, CHECK_TITLES[c.id], c.state === 'fail' ? S.failed : S.warning)),
+    el('div', { class: 'what' }, fill(S.causeTitle, who, S.checks[c.id], c.state === 'fail' ? S.failed : S.warning)),
     el('div', {}, c.cause ?? c.detail),
   );
   if (c.fix) block.append(el('div', {}, el('strong', {}, S.fix), c.fix));
@@ -69,14 +69,14 @@ function causeBlock(who: string, c: CheckResult, host?: string): HTMLElement {
   return block;
 }
 
-function render(report: PreflightReport, refused: string | undefined, running: boolean, strings: PreflightStrings): void {
+function render(report: PreflightReport, summary: string, refused: string | undefined, running: boolean, strings: PreflightStrings): void {
   S = strings;
   document.body.classList.toggle('running', running);
   $('title').textContent = fill(S.title, report.operation, report.cluster);
   $('summary').textContent = report.hosts.length === 1 ? fill(S.checkedOne, (report.ms / 1000).toFixed(1), running ? S.runningAgain : '') : fill(S.checkedMany, report.hosts.length, (report.ms / 1000).toFixed(1), running ? S.runningAgain : '');
   const parts: Node[] = [];
-  parts.push(el('p', { class: refused ? 'refused' : 'muted', id: 'verdict' }, `${refused ? fill(S.didNotStart, refused) : ''}${summaryLine(report)}.`));
-  const head = el('tr', {}, el('th', {}, S.host), el('th', {}, S.connectsTo), ...HOST_CHECKS.map((id) => el('th', {}, CHECK_TITLES[id])), el('th', {}, S.took));
+  parts.push(el('p', { class: refused ? 'refused' : 'muted', id: 'verdict' }, `${refused ? fill(S.didNotStart, refused) : ''}${summary}.`));
+  const head = el('tr', {}, el('th', {}, S.host), el('th', {}, S.connectsTo), ...HOST_CHECKS.map((id) => el('th', {}, S.checks[id])), el('th', {}, S.took));
   parts.push(el('table', { id: 'hosts' }, el('thead', {}, head), el('tbody', {}, ...report.hosts.map(hostRow))));
   const causes = report.hosts.flatMap((h) => h.checks.filter((c) => c.state === 'fail' || c.state === 'warn').map((c) => causeBlock(h.host, c, h.host)));
   const cluster = report.clusterChecks.filter((c) => CLUSTER_CHECKS.includes(c.id));
@@ -91,7 +91,7 @@ function render(report: PreflightReport, refused: string | undefined, running: b
   }
   if (cluster.length) {
     parts.push(el('h2', {}, S.cluster));
-    parts.push(el('table', { id: 'cluster' }, el('tbody', {}, ...cluster.map((c) => el('tr', { 'data-check': c.id }, el('td', {}, CHECK_TITLES[c.id]), cell(c), el('td', { class: 'muted' }, c.detail))))));
+    parts.push(el('table', { id: 'cluster' }, el('tbody', {}, ...cluster.map((c) => el('tr', { 'data-check': c.id }, el('td', {}, S.checks[c.id]), cell(c), el('td', { class: 'muted' }, c.detail))))));
     parts.push(...cluster.filter((c) => c.state === 'fail' || c.state === 'warn').map((c) => causeBlock(S.clusterWho, c)));
   }
   $('report').replaceChildren(...parts);
@@ -99,7 +99,7 @@ function render(report: PreflightReport, refused: string | undefined, running: b
 
 window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
   const m = event.data;
-  if (m?.type === 'report') render(m.report, m.refused, m.running, m.strings);
+  if (m?.type === 'report') render(m.report, m.summary, m.refused, m.running, m.strings);
   else if (m?.type === 'status') $('status').textContent = m.text;
 });
 $('rerun').addEventListener('click', () => vscode.postMessage({ type: 'rerun' }));

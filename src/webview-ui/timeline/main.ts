@@ -6,7 +6,7 @@
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
-import { LANE_TITLES, type Timeline } from '../../core/timeline/model.js';
+import type { Timeline } from '../../core/timeline/model.js';
 import { formatWhen, timelineToSvg } from '../../core/timeline/svg.js';
 import { formatDuration } from '../../core/timeline/layout.js';
 import { hopTimes } from '../../core/timeline/compare.js';
@@ -103,7 +103,7 @@ function render(timeline: Timeline, live: boolean, strings: TimelineStrings): vo
     tr.dataset.source = e.source;
     if (e.warning) tr.className = 'warn';
     const source = `${e.source}, ${e.precision === 'us' ? 'µs' : e.precision}${e.adjusted ? S.moved : ''}`;
-    for (const [text, cls, title] of [[formatWhen(e, timeline.start), 't', fill(S.read, e.read)], [LANE_TITLES[e.lane], '', ''], [e.label, '', ''], [source, 'src', ''], [e.detail ?? '', '', '']] as const) {
+    for (const [text, cls, title] of [[formatWhen(e, timeline.start), 't', fill(S.read, e.read)], [S.lanes[e.lane], '', ''], [e.label, '', ''], [source, 'src', ''], [e.detail ?? '', '', '']] as const) {
       const td = document.createElement('td');
       td.textContent = text;
       if (cls) td.className = cls;

@@ -2,11 +2,13 @@
  * Messages of the preflight webview, shared by the extension (src/webviews/preflightPanel.ts) and the browser bundle
  * (src/webview-ui/preflight/main.ts). Types and validation only.
  */
-import type { CheckResult, PreflightReport } from '../../core/preflight/model';
+import type { CheckId, CheckResult, PreflightReport } from '../../core/preflight/model';
 
 /** The webview's words in the display language (preflightPanel.ts localises them); `{0}` filled by the webview. */
 export interface PreflightStrings {
   states: Record<CheckResult['state'], string>;
+  /** Each check's name: the columns and the cause blocks. */
+  checks: Record<CheckId, string>;
   /** {0} the host. */
   openLine: string;
   /** " via {0}" */
@@ -51,7 +53,8 @@ export interface PreflightStrings {
 
 export type HostToWebview =
   /** The table; `refused`: the operation it stopped; `running`: the checks run again (the table stays, marked). */
-  | { type: 'report'; report: PreflightReport; refused?: string; running: boolean; strings: PreflightStrings }
+  /** `summary`: the verdict line (core/preflight/model.ts summaryLine), made where the display language is known. */
+  | { type: 'report'; report: PreflightReport; summary: string; refused?: string; running: boolean; strings: PreflightStrings }
   | { type: 'status'; text: string };
 
 export type WebviewToHost =

@@ -2,11 +2,13 @@
  * Messages of the `kubectl run` timeline webview, shared by the extension (src/webviews/timelinePanel.ts)
  * and the browser bundle (src/webview-ui/timeline/main.ts). Types and validation only.
  */
-import type { Timeline } from '../../core/timeline/model';
+import type { Lane, Timeline } from '../../core/timeline/model';
 import type { RunComparison } from '../../core/timeline/compare';
 
 /** The webview's words in the display language (timelinePanel.ts localises them); `{0}` filled by the webview. */
 export interface TimelineStrings {
+  /** Each lane's name (core/timeline/model.ts laneTitles). */
+  lanes: Record<Lane, string>;
   /** " on {0}" after the pod in the title. */
   onNode: string;
   /** "startup {0} s · SLO 5 s {1} · pulls {2} s excluded" */

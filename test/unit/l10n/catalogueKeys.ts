@@ -29,7 +29,8 @@ export function catalogueKeys(root: string): { uses: KeyUse[]; dynamic: string[]
   const dynamic: string[] = [];
   for (const file of sourceFiles(join(root, 'src'))) {
     const text = readFileSync(file, 'utf8');
-    if (!/\b(?:t|msg)\(/.test(text)) continue;
+    // a file that imports the catalogue under another name (`t as l10n`) is read too
+    if (!/\b(?:t|msg)\(|\/l10n['/]/.test(text)) continue;
     const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
     // the editor layers speak through vscode.l10n.t, which reads the same bundle
     const editorCall = (callee: ts.Expression): boolean =>
