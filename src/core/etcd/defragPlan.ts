@@ -154,8 +154,8 @@ function memberSteps({ inventory, phase, member, hooks, balancers, transferee }:
   }
   if (transferee) {
     steps.push(step(host.name, 'move-leader', {
-      title: `etcd leadership from ${member.name} to ${transferee.name} (defragmented already), so that no write waits for this defragmentation`,
-      why: 'a leader being defragmented applies nothing, and every write and quorum read of the cluster waits for it; a planned transfer elects the new leader at once, without an election timeout',
+      title: t('etcd leadership from {0} to {1} (defragmented already), so that no write waits for this defragmentation', member.name, transferee.name),
+      why: t('a leader being defragmented applies nothing, and every write and quorum read of the cluster waits for it; a planned transfer elects the new leader at once, without an election timeout'),
       // Skipped when it is no longer the leader (an election meanwhile, a resumed run) or has nothing to give back.
       check: sh`(${notLeader()}) || (${littleToReclaim()})`,
       run: moveLeaderCommand(transferee.id),
