@@ -1,15 +1,17 @@
 /**
  * The linters of the kinds present, for the command line (./inProcessLint.ts) and the lint worker (./lintWorker.ts):
- * each kind's linter, and each kind's cross-file facts, is an `import()` of its own, which the build makes a file of its
- * own (scripts/bundles.mjs), so a run loads only what its files need. Compiling every linter cost about 14 ms whatever
- * the file; a 10,000-line haproxy.cfg now loads neither the YAML parser nor the kubeadm schemas.
+ * each family of kinds (../core/lint/families/: the inventory; kubeadm and the CNI manifest; the balancers; the nodes'
+ * system files) is an `import()` of its own, which the build makes a file of its own (scripts/bundles.mjs), so a run
+ * loads only what its files need. Compiling every linter cost about 14 ms whatever the file; a 10,000-line haproxy.cfg
+ * now loads neither the YAML parser nor the kubeadm schemas.
  *
  * A file's answer needs its kind's linter and facts, and the facts of its siblings' kinds (the cross-file check compares
  * with them); `load(kindsFor(request))` loads them before the answer runs, outside its time limit, and the answer then
  * goes through `LAZY_LINTERS`, which lints as the registry does (../core/lint/run.ts) with the modules loaded.
  */
 import type { Finding } from '../core/findings';
-import { FACT_EXTRACTORS, registerFactExtractors, siblingKind, type FactExtractor } from '../core/lint/crossFile';
+import { FACT_EXTRACTORS, registerFactExtractors, siblingKind } from '../core/lint/crossFile';
+import type { KindFamily } from '../core/lint/families/family';
 import { detectKind, KIND_TESTS } from '../core/lint/kinds';
 import { lintWith } from '../core/lint/run';
 import type { FileKind, FileLinter, LintContext, SourceFile } from '../core/lint/types';
@@ -38,31 +40,29 @@ function fromSource<T>(path: string): Promise<T> {
   return Promise.resolve(require(path) as T);
 }
 
-type Loader<T> = () => Promise<T>;
+type Family = Promise<KindFamily>;
 
-const LINTER_MODULES: Record<FileKind, Loader<FileLinter>> = {
-  inventory: () => (FROM_SOURCE ? fromSource<typeof import('../core/lint/inventoryLinter')>('../core/lint/inventoryLinter') : import('../core/lint/inventoryLinter.js')).then((m) => m.inventoryLinter),
-  kubeadm: () => (FROM_SOURCE ? fromSource<typeof import('../core/kubeadm/linter')>('../core/kubeadm/linter') : import('../core/kubeadm/linter.js')).then((m) => m.kubeadmLinter),
-  'cni-manifest': () => (FROM_SOURCE ? fromSource<typeof import('../core/kubeadm/cniLinter')>('../core/kubeadm/cniLinter') : import('../core/kubeadm/cniLinter.js')).then((m) => m.cniManifestLinter),
-  haproxy: () => (FROM_SOURCE ? fromSource<typeof import('../core/haproxy/lint')>('../core/haproxy/lint') : import('../core/haproxy/lint.js')).then((m) => m.haproxyLinter),
-  keepalived: () => (FROM_SOURCE ? fromSource<typeof import('../core/keepalived/lint')>('../core/keepalived/lint') : import('../core/keepalived/lint.js')).then((m) => m.keepalivedLinter),
-  containerd: () => (FROM_SOURCE ? fromSource<typeof import('../core/containerd/linter')>('../core/containerd/linter') : import('../core/containerd/linter.js')).then((m) => m.containerdLinter),
-  sysctl: () => (FROM_SOURCE ? fromSource<typeof import('../core/sysctl/linter')>('../core/sysctl/linter') : import('../core/sysctl/linter.js')).then((m) => m.sysctlLinter),
-  modules: () => (FROM_SOURCE ? fromSource<typeof import('../core/sysctl/linter')>('../core/sysctl/linter') : import('../core/sysctl/linter.js')).then((m) => m.modulesLinter),
-};
+const inventory = (): Family => (FROM_SOURCE ? fromSource<typeof import('../core/lint/families/inventory')>('../core/lint/families/inventory') : import('../core/lint/families/inventory.js')).then((m) => m.FAMILY);
+const kubeadm = (): Family => (FROM_SOURCE ? fromSource<typeof import('../core/lint/families/kubeadm')>('../core/lint/families/kubeadm') : import('../core/lint/families/kubeadm.js')).then((m) => m.FAMILY);
+const balancers = (): Family => (FROM_SOURCE ? fromSource<typeof import('../core/lint/families/balancers')>('../core/lint/families/balancers') : import('../core/lint/families/balancers.js')).then((m) => m.FAMILY);
+const nodes = (): Family => (FROM_SOURCE ? fromSource<typeof import('../core/lint/families/nodes')>('../core/lint/families/nodes') : import('../core/lint/families/nodes.js')).then((m) => m.FAMILY);
 
-type Facts = Partial<Record<FileKind, FactExtractor>>;
-const kubeadmFacts: Loader<Facts> = () => (FROM_SOURCE ? fromSource<typeof import('../core/kubeadm/facts')>('../core/kubeadm/facts') : import('../core/kubeadm/facts.js')).then((m) => m.KUBEADM_FACTS);
-
-/** The kinds that state cluster facts, and where their extractors are. */
-const FACT_MODULES: Partial<Record<FileKind, Loader<Facts>>> = {
-  kubeadm: kubeadmFacts,
-  'cni-manifest': kubeadmFacts,
-  haproxy: () => (FROM_SOURCE ? fromSource<typeof import('../core/haproxy/facts')>('../core/haproxy/facts') : import('../core/haproxy/facts.js')).then((m) => m.HAPROXY_FACTS),
-  keepalived: () => (FROM_SOURCE ? fromSource<typeof import('../core/keepalived/facts')>('../core/keepalived/facts') : import('../core/keepalived/facts.js')).then((m) => m.KEEPALIVED_FACTS),
+/** Where each kind's linter and facts are (../core/lint/families/). */
+const FAMILY_OF: Record<FileKind, () => Family> = {
+  inventory,
+  kubeadm,
+  'cni-manifest': kubeadm,
+  haproxy: balancers,
+  keepalived: balancers,
+  containerd: nodes,
+  sysctl: nodes,
+  modules: nodes,
 };
 
 const linters = new Map<FileKind, FileLinter>();
+
+/** The kinds that state cluster facts (../core/lint/crossFile.ts compares them). */
+const FACT_KINDS = new Set<FileKind>(['kubeadm', 'cni-manifest', 'haproxy', 'keepalived']);
 
 /** Every kind (a worker that lints whatever the editor opens loads them all before it says it is ready). */
 export const ALL_KINDS: KindModules = { lint: KIND_TESTS.map((k) => k.kind), facts: KIND_TESTS.map((k) => k.kind) };
@@ -82,10 +82,11 @@ export function kindsFor(req: LintRequest): KindModules {
 
 /** Loads what `kinds` names and has not been loaded yet. */
 export async function loadKinds(kinds: KindModules): Promise<void> {
-  await Promise.all([
-    ...kinds.lint.filter((k) => !linters.has(k)).map(async (k) => linters.set(k, await LINTER_MODULES[k]())),
-    ...kinds.facts.filter((k) => FACT_MODULES[k] && !FACT_EXTRACTORS[k]).map(async (k) => registerFactExtractors(await FACT_MODULES[k]!())),
-  ]);
+  const wanted = new Set([...kinds.lint.filter((k) => !linters.has(k)), ...kinds.facts.filter((k) => FACT_KINDS.has(k) && !FACT_EXTRACTORS[k])].map((k) => FAMILY_OF[k]));
+  for (const family of await Promise.all([...wanted].map((load) => load()))) {
+    for (const l of family.linters) linters.set(l.kind, l);
+    registerFactExtractors(family.facts);
+  }
 }
 
 /** Lints with the linters loaded so far (loadKinds first): the registry's detection and the registry's way of linting. */

@@ -20,12 +20,12 @@ function filesUnder(dir: string): SourceFile[] {
 }
 
 // In this order: the lazy path first, while this process has loaded no linter, then the registry.
-test('an haproxy.cfg alone loads its own linter and facts, neither the YAML parser nor the kubeadm schemas', async () => {
+test('an haproxy.cfg alone loads the balancer linters and facts, neither the YAML parser nor the kubeadm schemas', async () => {
   const file = { path: 'haproxy.cfg', text: readFileSync(join(root, 'examples/labs-k8s/haproxy.cfg'), 'utf8') };
   const kinds = kindsFor({ id: 1, file, context: {} });
   assert.deepEqual(kinds, { lint: ['haproxy'], facts: ['haproxy'] });
   await loadKinds(kinds);
-  assert.deepEqual(Object.keys(FACT_EXTRACTORS), ['haproxy']);
+  assert.deepEqual(Object.keys(FACT_EXTRACTORS).sort(), ['haproxy', 'keepalived']);
   const typo = { path: 'haproxy.cfg', text: `${file.text}\nbackend extra\n  balanse roundrobin\n` };
   assert.ok(LAZY_LINTERS.lintText(typo, {}, 'haproxy').some((f) => f.rule.startsWith('haproxy/')), 'a misspelt keyword is found');
   assert.equal(loadedSource('src/core/kubeadm/schema'), false);
