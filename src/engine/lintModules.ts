@@ -2,8 +2,9 @@
  * The linters of the kinds present, for the command line (./inProcessLint.ts) and the lint worker (./lintWorker.ts):
  * each family of kinds (../core/lint/families/: the inventory; kubeadm and the CNI manifest; the balancers; the nodes'
  * system files) is an `import()` of its own, which the build makes a file of its own (scripts/bundles.mjs), so a run
- * loads only what its files need. Compiling every linter cost about 14 ms whatever the file; a 10,000-line haproxy.cfg
- * now loads neither the YAML parser nor the kubeadm schemas.
+ * loads only what its files need: a 10,000-line haproxy.cfg loads 334 KB of the build instead of 641 KB (neither the
+ * YAML parser nor the kubeadm schemas). Measured in pairs against the build that loaded every linter, about 4 % less
+ * CPU: V8 compiles a function on its first call, so code never run cost little even when loaded.
  *
  * A file's answer needs its kind's linter and facts, and the facts of its siblings' kinds (the cross-file check compares
  * with them); `load(kindsFor(request))` loads them before the answer runs, outside its time limit, and the answer then
