@@ -24,6 +24,7 @@ import { readRegular, readRegularText } from '../adapters/fs/safeFile';
 import { compileCacheDir } from './compileCache';
 import { errorMessage } from '../core/errors';
 import { catalogueLanguage, inEnglish } from '../core/l10n';
+import { codePointOrderHolds, nameOrder } from '../core/text/nameOrder';
 import { UsageError } from './args';
 import { defineVerb, usageText } from './verb';
 
@@ -125,7 +126,9 @@ async function collect(paths: string[]): Promise<{ files: Candidate[]; missing: 
   };
   const walk = async (dir: string): Promise<void> => {
     const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
-    entries.sort((a, b) => a.name.localeCompare(b.name));
+    // localeCompare's order, without loading ICU's collation for plain names (../core/text/nameOrder.ts)
+    const byName = nameOrder(codePointOrderHolds(process.env));
+    entries.sort((a, b) => byName(a.name, b.name));
     for (const e of entries) {
       const p = join(dir, e.name);
       if (e.isDirectory()) {

@@ -12,9 +12,9 @@
  * long-lived host, keeps the worker.
  */
 import { Script } from 'node:vm';
-import type * as Registry from '../core/lint/registry';
 import type { FileKind, LintContext, SourceFile } from '../core/lint/types';
 import { answerLintRequest, needsLinters } from './lintAnswer';
+import { kindsFor, LAZY_LINTERS, loadKinds, type Linters } from './lintModules';
 import { LintRunner, outcomeOf, timeoutFinding, type LintOutcome, type LintRequest } from './lintRunner';
 
 type LintOptions = { kind?: FileKind; timeoutMs?: number; model?: boolean; detectOnly?: boolean; english?: boolean };
@@ -38,17 +38,14 @@ function withTimeLimit<T>(fn: () => T, ms: number): { value: T } | 'timeout' {
 }
 
 export class InProcessLintRunner extends LintRunner {
-  private registry: Promise<typeof Registry> | undefined;
   /** After a file was stopped: every later request goes to the worker (fresh module state). */
   private stopped = false;
   private nextRequest = 1;
   /** One request at a time, in order, as the worker answers them. */
   private inOrder: Promise<unknown> = Promise.resolve();
 
-  /** Loads the linters now (on this thread), so that the first file's time limit counts its lint only. */
-  override warmUp(): void {
-    if (!this.disposed) this.linters().catch(() => undefined);
-  }
+  /** Nothing to warm: each file's linters load before its time limit starts (./lintModules.ts), only those of its kinds. */
+  override warmUp(): void {}
 
   override lint(file: SourceFile, context: LintContext = {}, opts: LintOptions = {}): Promise<LintOutcome> {
     if (this.disposed) return Promise.resolve({ status: 'error', findings: [], ms: 0 });
@@ -59,10 +56,11 @@ export class InProcessLintRunner extends LintRunner {
 
   private async answer(file: SourceFile, context: LintContext, opts: LintOptions): Promise<LintOutcome> {
     const request: LintRequest = { id: this.nextRequest++, file, context, ...(opts.kind ? { kind: opts.kind } : {}), ...(opts.model ? { model: true } : {}), ...(opts.detectOnly ? { detectOnly: true } : {}), ...(opts.english ? { english: true } : {}) };
-    let registry: typeof Registry | undefined;
+    let registry: Linters | undefined;
     if (needsLinters(request)) {
       try {
-        registry = await this.linters();
+        await loadKinds(kindsFor(request));
+        registry = LAZY_LINTERS;
       } catch (e) {
         return outcomeOf({ type: 'error', id: request.id, message: `the linters did not load: ${e instanceof Error ? e.message : String(e)}`, ms: 0 });
       }
@@ -73,10 +71,5 @@ export class InProcessLintRunner extends LintRunner {
     if (answered !== 'timeout') return outcomeOf(answered.value);
     this.stopped = true;
     return { status: 'timeout', findings: [timeoutFinding(timeoutMs, this.options.timeoutSeverity ?? 'warning', file.text)], ms: performance.now() - started };
-  }
-
-  private linters(): Promise<typeof Registry> {
-    this.registry ??= import('../core/lint/registry.js');
-    return this.registry;
   }
 }

@@ -3,8 +3,8 @@
  * its own thread under a time limit (./inProcessLint.ts). One function, so both give the same findings.
  */
 import { parseInventory } from '../core/inventory/parse';
-import type * as Registry from '../core/lint/registry';
 import { catalogueLanguage, inEnglish } from '../core/l10n';
+import type { Linters } from './lintModules';
 import type { LintRequest, LintResponse } from './lintRunner';
 
 /** Whether answering `req` takes the linters: anything but the parse of an inventory. */
@@ -12,8 +12,11 @@ export function needsLinters(req: LintRequest): boolean {
   return !(req.model && req.kind === 'inventory' && !req.detectOnly);
 }
 
-/** Detects, parses or lints as `req` asks; `registry` may be undefined only when `needsLinters(req)` is false. */
-export function answerLintRequest(req: LintRequest, registry: typeof Registry | undefined): LintResponse {
+/**
+ * Detects, parses or lints as `req` asks, with the registry or with the linters of the kinds `req` needs
+ * (./lintModules.ts: loadKinds(kindsFor(req)) first); `registry` may be undefined only when `needsLinters(req)` is false.
+ */
+export function answerLintRequest(req: LintRequest, registry: Linters | undefined): LintResponse {
   const started = performance.now();
   try {
     const kind = req.kind ?? registry!.detectKind(req.file.path, req.file.text);

@@ -58,10 +58,8 @@ export const LAYOUT_V3: Layout = {
   header: (p) => p.map((x) => (x.includes('.') ? `'${x}'` : x)).join('.'),
 };
 
-export function isContainerdConfig(path: string, text: string): boolean {
-  if (/(^|[\\/])containerd[\\/][^\\/]*config[^\\/]*\.toml$/i.test(path) || /(^|[\\/])containerd[^\\/]*\.toml$/i.test(path)) return true;
-  return /\.toml$/i.test(path) && /io\.containerd\./.test(text.slice(0, 65536));
-}
+export { isContainerdConfig } from './detect';
+
 
 export function lintContainerd(file: SourceFile, context: LintContext = {}): Finding[] {
   return new ContainerdLint(file, context).run();

@@ -15,6 +15,7 @@ import { lintStructure, type GlobalContext } from './apiRules';
 import { lintSection, type LocalContext } from './localRules';
 import { Model } from './model';
 import { t } from '../l10n';
+import { detectHaproxy } from './detect';
 
 export { parseTime } from './places';
 
@@ -73,14 +74,8 @@ export function lintHaproxy(text: string, context: LintContext = {}): Finding[] 
   return out;
 }
 
-/** haproxy.cfg by name, or a `.cfg` whose content opens HAProxy sections. */
-export function detectHaproxy(path: string, text: string): boolean {
-  const base = path.split(/[\\/]/).pop() ?? path;
-  if (/^haproxy.*\.cfg$/i.test(base)) return true;
-  if (!/\.cfg$/i.test(base) && !/haproxy/i.test(path)) return false;
-  const head = text.slice(0, 20_000);
-  return /^\s*(global|defaults|frontend|backend|listen)\b/m.test(head) && /^\s*(bind|server|mode|timeout|default_backend|balance)\s/m.test(head);
-}
+export { detectHaproxy };
+
 
 export const haproxyLinter: FileLinter = {
   kind: 'haproxy',

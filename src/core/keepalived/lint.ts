@@ -18,6 +18,7 @@ import { byLayout, isPeerFile, judgePair, keepalivedHost, peersElsewhere, type D
 import { configRoot } from '../lint/siblings';
 import { kfinding, KEEPALIVED_RULES } from './rules';
 import { t } from '../l10n';
+import { detectKeepalived, isKeepalivedName } from './detect';
 
 export { summarize, type Instance, type Script, type Summary, type VipEntry } from './summary';
 
@@ -368,16 +369,9 @@ export function siblingResolver(siblings: SourceFile[]): IncludeResolver {
   };
 }
 
-function isKeepalivedName(path: string): boolean {
-  const base = path.split(/[\\/]/).pop() ?? path;
-  return /^keepalived.*\.conf$/i.test(base);
-}
 
-export function detectKeepalived(path: string, text: string): boolean {
-  if (isKeepalivedName(path)) return true;
-  if (!/\.conf$/i.test(path) && !/keepalived/i.test(path)) return false;
-  return /^\s*(vrrp_instance|vrrp_script|global_defs|virtual_server)\s+[^\n]*\{?/m.test(text.slice(0, 20_000)) && /\b(vrrp_instance|virtual_server|vrrp_script)\b/.test(text.slice(0, 20_000));
-}
+export { detectKeepalived };
+
 
 export function lintKeepalived(text: string, context: LintContext = {}, path?: string): Finding[] {
   const guarded = textGuard(text, 'keepalived');

@@ -16,11 +16,8 @@ export interface CniNetwork {
 
 export const FLANNEL_DEFAULT_NETWORK = '10.244.0.0/16';
 
-export function isFlannelManifest(path: string, text: string): boolean {
-  if (/(^|[\\/])kube-flannel[^\\/]*\.ya?ml$/i.test(path)) return true;
-  const head = text.slice(0, 200_000);
-  return /^kind:\s*ConfigMap\s*$/m.test(head) && head.includes('net-conf.json');
-}
+export { isFlannelManifest } from './detect';
+
 
 /** The flannel network of a manifest, or undefined when it has no parseable net-conf.json. */
 export function flannelNetwork(text: string): CniNetwork | undefined {

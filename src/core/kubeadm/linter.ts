@@ -2,11 +2,10 @@
 import type { FileLinter } from '../lint/types';
 import { lintKubeadm } from './lint';
 import { KUBEADM_RULES } from './rules';
+import { isKubeadmConfig } from './detect';
 
-export function isKubeadmConfig(path: string, text: string): boolean {
-  if (/(^|[\\/])kubeadm[^\\/]*\.ya?ml$/i.test(path)) return true;
-  return /^apiVersion:\s*["']?kubeadm\.k8s\.io\//m.test(text.slice(0, 65536));
-}
+export { isKubeadmConfig };
+
 
 export const kubeadmLinter: FileLinter = {
   kind: 'kubeadm',

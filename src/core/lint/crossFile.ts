@@ -2,24 +2,19 @@
  * Cross-file consistency: the same VIP, port, control-plane list and pod subnet across the inventory,
  * kubeadm-config.yaml, haproxy.cfg, keepalived.conf and the CNI manifest (flannel's net-conf.json).
  *
- * Each kind of file contributes "facts" through an extractor (FACT_EXTRACTORS); a fact carries the range
+ * Each kind of file contributes "facts" through an extractor (FACT_EXTRACTORS, registered by the kind); a fact carries the range
  * of the line that states it, so a finding points at the line in the file that disagrees. The reference
  * is the inventory when there is one (the source of truth), otherwise the first other file stating the
  * fact (kubeadm first). Facts a file-specific rule already compares with the inventory are skipped here
  * so one mistake gives one finding.
  *
- * HAProxy and Keepalived facts come from their parsers (../haproxy/parse, ../keepalived/parse); their
+ * HAProxy and Keepalived facts come from their parsers (../haproxy/facts.ts, ../keepalived/facts.ts); their
  * linters compare with the inventory themselves and call `crossFileFindingsFor('haproxy' | 'keepalived', ...)`
- * for the comparison with the other files. Another kind plugs in with `registerFactExtractor(kind, fn)`.
+ * for the comparison with the other files. A kind plugs in with `registerFactExtractor(kind, fn)`.
  */
-import { isSeq, type Node } from 'yaml';
-import { LineIndex, type Finding, type Range } from '../findings';
+import type { Finding, Range } from '../findings';
 import { splitEndpoint, type Inventory } from '../inventory/types';
-import { flannelNetwork, isFlannelManifest } from '../kubeadm/cni';
-import { nodeAt, parseKubeadmFile, scalarString } from '../kubeadm/parse';
-import { parseHaproxy } from '../haproxy/parse';
-import { parseKeepalived, walk } from '../keepalived/parse';
-import { maxChars } from './textGuard';
+import { isFlannelManifest } from '../kubeadm/detect';
 import { ruleTable } from './ruleTable';
 import type { FileKind, LintContext, SourceFile } from './types';
 import { t, msg } from '../l10n';
@@ -52,98 +47,24 @@ const CROSS_FILE = ruleTable([
 
 export const CROSS_FILE_RULES = CROSS_FILE.rules;
 
-function kubeadmFacts(file: SourceFile): ClusterFacts | undefined {
-  if (file.text.length > maxChars('kubeadm')) return undefined;
-  const lines = new LineIndex(file.text);
-  const cluster = parseKubeadmFile(file.text).find((d) => d.kind === 'ClusterConfiguration' && d.apiVersion?.startsWith('kubeadm.k8s.io/'));
-  if (!cluster?.root) return undefined;
-  const range = (n: Node | undefined): Range => {
-    const r = n?.range;
-    return r ? lines.range(cluster.chunk.start + r[0], cluster.chunk.start + r[1]) : lines.lineRange(lines.position(cluster.chunk.start).line);
-  };
-  const facts: ClusterFacts = {};
-  const epNode = nodeAt(cluster.root, 'controlPlaneEndpoint');
-  const ep = scalarString(epNode);
-  const parsed = ep ? splitEndpoint(ep) : undefined;
-  if (parsed) {
-    facts.vip = { value: parsed.host, range: range(epNode) };
-    facts.port = { value: parsed.port, range: range(epNode) };
-  }
-  const podNode = nodeAt(cluster.root, 'networking.podSubnet');
-  const pod = scalarString(podNode);
-  if (pod) facts.podSubnet = { value: pod, range: range(podNode) };
-  const sans = nodeAt(cluster.root, 'apiServer.certSANs');
-  if (sans && isSeq(sans)) {
-    facts.controlPlanes = { value: sans.items.map((i) => scalarString(i as Node)).filter((x): x is string => !!x), range: range(sans) };
-    facts.controlPlanesMode = 'superset';
-  }
-  return facts;
-}
 
-function flannelFacts(file: SourceFile): ClusterFacts | undefined {
-  const n = flannelNetwork(file.text);
-  if (!n) return undefined;
-  const lines = new LineIndex(file.text);
-  return { podSubnet: { value: n.network, range: lines.range(n.start, n.end) } };
-}
 
-/** HAProxy: the bind of the first frontend/listen with an explicit address, and the servers of its backend. */
-function haproxyFacts(file: SourceFile): ClusterFacts | undefined {
-  const cfg = parseHaproxy(file.text);
-  if (cfg.binary) return undefined;
-  const lineRange = (line: number, start: number, end: number): Range => ({ start: { line, character: start }, end: { line, character: end } });
-  const facts: ClusterFacts = {};
-  for (const sec of cfg.sections) {
-    if (sec.type !== 'frontend' && sec.type !== 'listen') continue;
-    for (let rel = 0; rel < sec.lineCount; rel++) {
-      const l = sec.line(rel);
-      const addr = l.is(0, 'bind') ? l.word(1) : undefined;
-      if (addr === undefined) continue;
-      const m = /^\[?([^\]]*?)\]?:(\d+)$/.exec(addr);
-      if (!m || !m[1] || m[1] === '*' || m[1] === '0.0.0.0' || m[1] === '::') continue;
-      const r = lineRange(sec.startLine + l.rel, l.start(1), l.end(1));
-      facts.vip = { value: m[1], range: r };
-      facts.port = { value: Number(m[2]), range: r };
-      const backendName = sec.type === 'listen' ? sec.name : sec.find('default_backend')[0]?.word(1);
-      const backend = cfg.sections.find((b) => (b.type === 'backend' || b.type === 'listen') && b.name === backendName);
-      if (backend) {
-        const servers = backend.find('server').filter((x) => x.count > 2);
-        if (servers.length) {
-          facts.controlPlanes = {
-            value: servers.map((x) => x.word(2)!.replace(/:\d+$/, '')),
-            range: lineRange(backend.startLine, 0, backend.line(0).length),
-          };
-          facts.controlPlanesMode = 'exact';
-        }
-      }
-      return facts;
-    }
-  }
-  return undefined;
-}
 
-/** Keepalived: the first virtual_ipaddress entry. */
-function keepalivedFacts(file: SourceFile): ClusterFacts | undefined {
-  const cfg = parseKeepalived(file.text, file.path);
-  if (cfg.binary) return undefined;
-  for (const n of walk(cfg.nodes)) {
-    if (n.keyword.text !== 'virtual_ipaddress' || !n.children?.length) continue;
-    const tok = n.children[0]!.keyword;
-    if (n.children[0]!.file && n.children[0]!.file !== file.path) continue;
-    return { vip: { value: tok.text.replace(/\/\d+$/, ''), range: { start: { line: tok.line, character: tok.start }, end: { line: tok.line, character: tok.end } } } };
-  }
-  return undefined;
-}
 
-export const FACT_EXTRACTORS: Partial<Record<FileKind, FactExtractor>> = {
-  kubeadm: kubeadmFacts,
-  'cni-manifest': flannelFacts,
-  haproxy: haproxyFacts,
-  keepalived: keepalivedFacts,
-};
+/**
+ * The extractors of the kinds loaded so far: each lives with its kind (../kubeadm/facts.ts, ../haproxy/facts.ts,
+ * ../keepalived/facts.ts), so that this comparison does not load every parser. The registry registers them all; the
+ * command line and the lint worker register those of the kinds a request's file and its siblings have
+ * (../../engine/lintModules.ts).
+ */
+export const FACT_EXTRACTORS: Partial<Record<FileKind, FactExtractor>> = {};
 
 export function registerFactExtractor(kind: FileKind, extractor: FactExtractor): void {
   FACT_EXTRACTORS[kind] = extractor;
+}
+
+export function registerFactExtractors(extractors: Partial<Record<FileKind, FactExtractor>>): void {
+  for (const [kind, extractor] of Object.entries(extractors)) registerFactExtractor(kind as FileKind, extractor);
 }
 
 /** Guesses the kind of a sibling for fact extraction (without the registry, to avoid an import cycle). */

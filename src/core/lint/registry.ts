@@ -1,16 +1,16 @@
 /**
- * All linters, in detection order (more specific first). Add a linter by importing it and adding
- * it to LINTERS; nothing else needs to change.
+ * All linters, in detection order (more specific first), and every kind's cross-file facts. Add a linter by importing
+ * it and adding it to LINTERS, its test to ./kinds.ts and its module to ../../engine/lintModules.ts (the command line
+ * and the lint worker load a kind's module only when a file of that kind is there).
  *
- * `lintText` is the one way a file is linted: the shared text guard first (./textGuard.ts), then the file's
- * linter in the context its `scope` gives, then — for linters that state cluster facts — the cross-file
- * findings (./crossFile.ts). The inventory is the exception to the guard: its loader refuses an oversized
- * file itself, as an error, because every command refuses such an inventory too (../inventory/parse.ts).
+ * `lintText` is the one way a file is linted (./run.ts): the shared text guard, the file's linter in its scope, the
+ * cross-file findings.
  */
 import type { Finding } from '../findings';
 import { ANSIBLE_RULES } from '../inventory/ansibleRules';
-import { cachedLint } from './resultCache';
-import { CROSS_FILE_RULES, crossFileFindingsFor } from './crossFile';
+import { CROSS_FILE_RULES, registerFactExtractors } from './crossFile';
+import { detectKind as detectKindByTests } from './kinds';
+import { lintWith } from './run';
 import { inventoryLinter } from './inventoryLinter';
 import { kubeadmLinter } from '../kubeadm/linter';
 import { cniManifestLinter } from '../kubeadm/cniLinter';
@@ -18,12 +18,16 @@ import { containerdLinter } from '../containerd/linter';
 import { sysctlLinter, modulesLinter } from '../sysctl/linter';
 import { haproxyLinter } from '../haproxy/lint';
 import { keepalivedLinter } from '../keepalived/lint';
+import { KUBEADM_FACTS } from '../kubeadm/facts';
+import { HAPROXY_FACTS } from '../haproxy/facts';
+import { KEEPALIVED_FACTS } from '../keepalived/facts';
 import { ruleTable } from './ruleTable';
-import { TEXT_GUARD_RULE, textGuard } from './textGuard';
+import { TEXT_GUARD_RULE } from './textGuard';
 import type { FileKind, FileLinter, LintContext, RuleInfo, SourceFile } from './types';
 import { msg } from '../l10n';
 
 export const LINTERS: FileLinter[] = [inventoryLinter, cniManifestLinter, kubeadmLinter, haproxyLinter, keepalivedLinter, containerdLinter, sysctlLinter, modulesLinter];
+registerFactExtractors({ ...KUBEADM_FACTS, ...HAPROXY_FACTS, ...KEEPALIVED_FACTS });
 
 /** The cap the editor puts on one file's findings (editor/fixPlan.ts `capFindings`), declared here with the other shared rules. */
 const CAP = ruleTable([
@@ -39,29 +43,21 @@ const CAP = ruleTable([
 export const SHARED_RULES: RuleInfo[] = [TEXT_GUARD_RULE, ...CROSS_FILE_RULES, ...CAP.rules];
 export const IMPORTER_RULES: RuleInfo[] = ANSIBLE_RULES;
 
+/** The kind of a file (./kinds.ts: the same tests as LINTERS', in the same order). */
 export function detectKind(path: string, text: string): FileKind | undefined {
-  return LINTERS.find((l) => l.detect(path, text))?.kind;
+  return detectKindByTests(path, text);
 }
 
 export function linterFor(kind: FileKind): FileLinter | undefined {
   return LINTERS.find((l) => l.kind === kind);
 }
 
-/** Runs one linter on one file: guard, linter in its scope, cross-file findings. */
-export function runLinter(linter: FileLinter, file: SourceFile, context: LintContext): Finding[] {
-  if (linter.kind !== 'inventory') {
-    const guarded = textGuard(file.text, linter.kind);
-    if (guarded) return [guarded];
-  }
-  const scoped = linter.scope ? linter.scope(file, context) : context;
-  const findings = linter.lint(file, scoped);
-  return linter.crossFile ? [...findings, ...crossFileFindingsFor(linter.kind, file, scoped)] : findings;
-}
+export { runLinter } from './run';
 
 /** Lints one file; unchanged text in an unchanged context is answered from the result cache, which compares the whole text (./resultCache.ts). */
 export function lintText(file: SourceFile, context: LintContext = {}, kind = detectKind(file.path, file.text)): Finding[] {
   const linter = kind && linterFor(kind);
-  return linter && kind ? cachedLint(file, context, kind, () => runLinter(linter, file, context)) : [];
+  return linter && kind ? lintWith(linter, file, context, kind) : [];
 }
 
 let declared: Map<string, RuleInfo> | undefined;

@@ -12,8 +12,9 @@ import { fileTargets, type Targets } from '../lint/targets';
 import { ruleTable } from '../lint/ruleTable';
 import { maxChars, textGuard } from '../lint/textGuard';
 import type { LintContext, SourceFile } from '../lint/types';
-import { didYouMean } from '../kubeadm/schema';
+import { didYouMean } from '../text/didYouMean';
 import { t, msg } from '../l10n';
+import { isModulesFile, isSysctlFile } from './detect';
 
 export { fileTargets, type Targets } from '../lint/targets';
 
@@ -45,19 +46,9 @@ export const BALANCER_SYSCTLS: Record<string, string> = { 'net.ipv4.ip_nonlocal_
 export const NODE_MODULES = ['overlay', 'br_netfilter'];
 const KNOWN_KEYS = [...Object.keys(NODE_SYSCTLS), ...Object.keys(BALANCER_SYSCTLS), 'net.ipv4.conf.all.forwarding', 'net.ipv6.conf.all.forwarding', 'vm.swappiness', 'fs.inotify.max_user_watches', 'fs.inotify.max_user_instances', 'net.ipv4.conf.all.rp_filter', 'net.ipv4.ip_nonlocal_bind', 'net.ipv6.ip_nonlocal_bind'];
 
-export function isSysctlFile(path: string, text?: string): boolean {
-  const p = path.replace(/\\/g, '/');
-  if (/(^|\/)sysctl\.d\/[^/]+\.conf$/.test(p) || /(^|\/)sysctl\.conf$/.test(p)) return true;
-  if (text === undefined || !/\.conf$/.test(p) || text.length > 100_000) return false;
-  // By content: every setting line is `a.b.c = value` and at least one is a well-known kernel namespace.
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#') && !l.startsWith(';'));
-  return lines.length > 0 && lines.every((l) => /^-?[\w*-]+(?:[./][\w*-]+)+\s*=/.test(l)) && lines.some((l) => /^-?(net|kernel|vm|fs)[./]/.test(l));
-}
 
-export function isModulesFile(path: string): boolean {
-  const p = path.replace(/\\/g, '/');
-  return /(^|\/)modules-load\.d\/[^/]+\.conf$/.test(p) || /(^|\/)etc\/modules$/.test(p);
-}
+export { isModulesFile, isSysctlFile };
+
 
 /** `sysctl` keys use `.` or `/` as separators; normalise to dots. */
 function normKey(key: string): string {
