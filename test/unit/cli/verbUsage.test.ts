@@ -9,31 +9,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { useMessages } from '../../../src/core/l10n';
-import { main } from '../../../src/cli/main';
-import { memoryIo } from './memoryIo';
+import { mainInLocale } from './inLocale';
 import { tempDir } from '../../tempDir';
 
 const INVENTORY = join(__dirname, '../../../examples/labs-k8s/inventory.yaml');
 
-async function run(argv: string[], lang?: string): Promise<{ code: number; err: string; out: string }> {
-  const saved = { LANG: process.env.LANG, LC_ALL: process.env.LC_ALL, LC_MESSAGES: process.env.LC_MESSAGES };
-  delete process.env.LC_ALL;
-  delete process.env.LC_MESSAGES;
-  if (lang === undefined) delete process.env.LANG;
-  else process.env.LANG = lang;
-  try {
-    const io = memoryIo();
-    const code = await main(argv, io);
-    return { code, err: io.err, out: io.out };
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-    useMessages('en', undefined);
-  }
-}
+const run = (argv: string[], lang?: string) => mainInLocale(lang, argv);
 
 /** Each verb and the first line of its usage. */
 const VERBS: [string, string][] = [
