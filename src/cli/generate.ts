@@ -16,7 +16,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, INVENTORY_READ } from 
 import { findInventoryAbove } from './lint';
 import { errorMessage } from '../core/errors';
 import { UsageError } from './args';
-import { defineVerb, usageText } from './verb';
+import { defineVerb, ownGrammar, usageText } from './verb';
 
 const usage = (): string => usageText(['kubeadm-workbench generate [--inventory FILE] [--out DIR] [--containerd-version V] [--force]']);
 
@@ -54,13 +54,8 @@ export function parseGenerateArgs(args: string[]): GenerateArgs | string {
 
 /** Generate's grammar predates defineVerb and its messages stay: the whole argv reaches parseGenerateArgs. */
 export const runGenerate = defineVerb({
-  words: 'generate', flags: {}, positionals: true, needs: {}, usage,
-  parse: (argv) => ({ flags: {}, positionals: argv }),
-  validate: (_flags, argv) => {
-    const parsed = parseGenerateArgs(argv);
-    if (typeof parsed === 'string') throw new UsageError(parsed);
-    return parsed;
-  },
+  words: 'generate', needs: {}, usage,
+  ...ownGrammar(parseGenerateArgs),
   run: async ({ options: parsed, io }) => {
     const inventoryPath = parsed.inventory ?? (await findInventoryAbove(process.cwd()));
     if (!inventoryPath) throw new UsageError('no inventory.yaml here or above; pass --inventory FILE');

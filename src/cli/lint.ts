@@ -26,7 +26,7 @@ import { errorMessage } from '../core/errors';
 import { catalogueLanguage, inEnglish } from '../core/l10n';
 import { codePointOrderHolds, nameOrder } from '../core/text/nameOrder';
 import { UsageError } from './args';
-import { defineVerb, usageText } from './verb';
+import { defineVerb, ownGrammar, usageText } from './verb';
 
 const usage = (): string => usageText(['kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] [--fix] PATH...']);
 
@@ -172,13 +172,8 @@ interface Linted {
  * messages scripts match. Loads no SSH or cluster code (defineVerb loads those only for verbs that declare them).
  */
 export const runLint = defineVerb({
-  words: 'lint', flags: {}, positionals: true, needs: {}, usage,
-  parse: (argv) => ({ flags: {}, positionals: argv }),
-  validate: (_flags, argv) => {
-    const parsed = parseLintArgs(argv);
-    if (typeof parsed === 'string') throw new UsageError(parsed);
-    return parsed;
-  },
+  words: 'lint', needs: {}, usage,
+  ...ownGrammar(parseLintArgs),
   run: async ({ options: parsed, io }) => {
     // The linters load first, so that the first file's time limit counts its lint only.
     const cacheDir = compileCacheDir();

@@ -94,6 +94,23 @@ export interface VerbSpec<N extends VerbNeeds, V> {
   run: (ctx: VerbGiven<N, V>) => Promise<number>;
 }
 
+/**
+ * The spec's grammar for a verb whose older parser is kept because scripts match its messages (lint, generate): the
+ * whole argv reaches `parseArgs`, and a string it returns is the usage mistake.
+ */
+export function ownGrammar<V extends object>(parseArgs: (argv: string[]) => V | string): Pick<VerbSpec<VerbNeeds, V>, 'flags' | 'positionals' | 'parse' | 'validate'> {
+  return {
+    flags: {},
+    positionals: true,
+    parse: (argv) => ({ flags: {}, positionals: argv }),
+    validate: (_flags, argv) => {
+      const parsed = parseArgs(argv);
+      if (typeof parsed === 'string') throw new UsageError(parsed);
+      return parsed;
+    },
+  };
+}
+
 /** A declared verb: runnable by main.ts, its declaration kept for the tests and the catalogue. */
 export type Verb<N extends VerbNeeds, V> = VerbRun & { readonly spec: VerbSpec<N, V> };
 
