@@ -8,9 +8,8 @@ import { isReadError, type ScheduleReading } from '../core/live/day2';
 import { formatBytes } from '../core/live/format';
 import { t } from '../core/l10n';
 import type { LocalBackup } from '../editor/etcdBackups';
-import { CommandIds } from '../editor/commandIds';
 import type { LiveNode } from '../editor/treeNodes';
-import { ERR, md, MUTED, OK, WARN } from './rowLook';
+import { ERR, md, MUTED, notReadRow, OK, WARN } from './rowLook';
 
 function backupNode(b: LocalBackup, now: number): LiveNode {
   const m = b.manifest;
@@ -37,17 +36,7 @@ function backupNode(b: LocalBackup, now: number): LiveNode {
 /** `readAt`: when the schedules were read; the newest snapshot's age then grows with the clock. */
 function scheduleNode(s: ScheduleReading, now: number, readAt: number): LiveNode {
   if (isReadError(s)) {
-    // Not read is not a finding about the schedule: muted, the cause in a few words, the whole error in the log.
-    return {
-      id: `schedule:${s.host}`,
-      label: s.host,
-      description: t('not read: {0}', s.error),
-      icon: 'debug-disconnect',
-      color: MUTED,
-      contextValue: 'etcd-schedule-not-read',
-      tooltip: md([t('**{0}**: the scheduled snapshots were not read, so nothing is judged for this node.', s.host), t('Cause: {0}', s.error), t('Click to show the log with the whole error.')]),
-      command: { command: CommandIds.showLog, title: t('Show Log') },
-    };
+    return notReadRow({ id: `schedule:${s.host}`, label: s.host, contextValue: 'etcd-schedule-not-read', headline: t('**{0}**: the scheduled snapshots were not read, so nothing is judged for this node.', s.host), error: s.error });
   }
   const problem = scheduleProblem(s, DEFAULT_SCHEDULE.intervalSeconds);
   const installed = s.installed ?? (s.timerActive || s.snapshots.length > 0);

@@ -3,14 +3,13 @@
  * certificate sorted by days left with its colour and icon by threshold; then what the API servers serve and the
  * user's own kubeconfig credentials. Loaded with the first report shown (certificatesView.ts), not at activation.
  */
-import { CommandIds } from '../editor/commandIds';
 import { t } from '../core/l10n';
 import { byDaysLeft, entrySeverity, type CertEntry } from '../core/certs/assess';
 import type { CertReport } from '../core/certs/report';
 import type { ServedCheck } from '../core/certs/served';
 import { csrProblem } from '../core/certs/kubelet';
 import type { Severity } from '../core/findings';
-import { ERR, md, MUTED, OK, WARN } from './rowLook';
+import { ERR, md, MUTED, notReadRow, OK, WARN } from './rowLook';
 import type { LiveNode } from '../editor/treeNodes';
 
 const LOOK: Record<Severity | 'ok', { icon: string; color: string | undefined }> = {
@@ -73,17 +72,7 @@ export function buildCertificateTree(r: CertReport): LiveNode[] {
   const hosts = [...r.hosts].sort((a, b) => Number(b.controlPlane) - Number(a.controlPlane));
   const out: LiveNode[] = hosts.map((h) => {
     if (h.error) {
-      // Not read is not a finding: no error colour, no count; the cause in a few words and the whole error in the log.
-      return {
-        id: `certs:${h.host}`,
-        label: h.host,
-        description: t('not read: {0}', h.error),
-        icon: 'debug-disconnect',
-        color: MUTED,
-        contextValue: 'certificates-not-read',
-        tooltip: md([t('**{0}** ({1}): the certificates were not read, so none of them is judged.', h.host, h.address), t('Cause: {0}', h.error), t('Click to show the log with the whole error.')]),
-        command: { command: CommandIds.showLog, title: t('Show Log') },
-      };
+      return notReadRow({ id: `certs:${h.host}`, label: h.host, contextValue: 'certificates-not-read', headline: t('**{0}** ({1}): the certificates were not read, so none of them is judged.', h.host, h.address), error: h.error });
     }
     const children = byDaysLeft(h.entries).map(entryNode);
     const look = LOOK[worst(h.entries.map(entrySeverity))];

@@ -3,7 +3,9 @@
  * Markdown tooltip. views/liveTree.ts turns them into VS Code's ThemeColor and MarkdownString; the builders (the
  * Backups and Certificates rows) stay plain functions that unit tests call.
  */
-import type { Markdown } from '../editor/treeNodes';
+import { t } from '../core/l10n';
+import { CommandIds } from '../editor/commandIds';
+import type { LiveNode, Markdown } from '../editor/treeNodes';
 
 export const OK = 'testing.iconPassed';
 export const WARN = 'list.warningForeground';
@@ -13,4 +15,21 @@ export const MUTED = 'disabledForeground';
 /** A tooltip of paragraphs (its codicons `$(name)` rendered). */
 export function md(lines: string[]): Markdown {
   return { markdown: lines.join('\n\n') };
+}
+
+/**
+ * A host or node whose state could not be read: not a finding (muted, no count), the cause in a few words, the whole
+ * error one click away in the log.
+ */
+export function notReadRow(o: { id: string; label: string; contextValue: string; headline: string; error: string }): LiveNode {
+  return {
+    id: o.id,
+    label: o.label,
+    description: t('not read: {0}', o.error),
+    icon: 'debug-disconnect',
+    color: MUTED,
+    contextValue: o.contextValue,
+    tooltip: md([o.headline, t('Cause: {0}', o.error), t('Click to show the log with the whole error.')]),
+    command: { command: CommandIds.showLog, title: t('Show Log') },
+  };
 }
