@@ -20,14 +20,17 @@ import { sudoAsked } from './planRun';
 import { hostsWith } from '../core/inventory/types';
 import { SSH_FLAGS } from './sshFlags';
 import { TerminalUi } from './terminalUi';
-import { defineVerb } from './verb';
+import { defineVerb, usageText, type ListedVerbs } from './verb';
+import { t } from '../core/l10n';
 
 const FLAGS: FlagSpec = { inventory: 'string', out: 'string', list: 'boolean', ...SSH_FLAGS, 'ask-become-pass': 'boolean', json: 'boolean' };
 
-const USAGE =
-  'usage: kubeadm-workbench backup --inventory FILE --out DIR [--json]\n' +
-  '                                [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n' +
-  '       kubeadm-workbench backup --out DIR --list [--json]\n';
+const USAGE = (): string =>
+  usageText([
+    'kubeadm-workbench backup --inventory FILE --out DIR [--json]',
+    '                                [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]',
+    '       kubeadm-workbench backup --out DIR --list [--json]',
+  ]);
 
 /** `backup schedule ...` is its own verb; `backup --list` needs no inventory, so the inventory is read here. */
 export async function runBackupVerb(argv: string[], io: CliIo, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
@@ -37,8 +40,8 @@ export async function runBackupVerb(argv: string[], io: CliIo, stdin: NodeJS.Rea
 const backupVerb = defineVerb({
   words: 'backup', flags: FLAGS, usage: USAGE, needs: {},
   validate: (f) => {
-    if (!f.out) throw new UsageError('--out is required (a folder outside any git work tree)');
-    if (!f.list && !f.inventory) throw new UsageError('--inventory is required');
+    if (!f.out) throw new UsageError(t('--out is required (a folder outside any git work tree)'));
+    if (!f.list && !f.inventory) throw new UsageError(t('--inventory is required'));
   },
   run: async ({ flags, io, stdin, prompter, onClose }) => {
     const out = flags.out as string;
@@ -46,9 +49,9 @@ const backupVerb = defineVerb({
     if (flags.list) {
       const { backups, unreadable } = await readBackupFolder(out);
       if (json) io.stdout(JSON.stringify(backups, null, 2) + '\n');
-      else for (const b of backups) io.stdout(`${b.manifest.takenAt}  ${b.manifest.cluster}  revision ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'}  ${b.manifest.snapshot.size} bytes  from ${b.manifest.host}  ${shownPath(b.dir)}\n`);
+      else for (const b of backups) io.stdout(`${b.manifest.takenAt}  ${b.manifest.cluster}  ${t('revision {0}', b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?')}  ${t('{0} bytes', b.manifest.snapshot.size)}  ${t('from {0}', b.manifest.host)}  ${shownPath(b.dir)}\n`);
       // A folder with a manifest that fails its schema is not a backup to restore from: said, with the reason.
-      for (const u of unreadable) io.stderr(`kubeadm-workbench backup --list: skipped ${oneLine(u.problem)}\n`);
+      for (const u of unreadable) io.stderr(`kubeadm-workbench backup --list: ${t('skipped {0}', oneLine(u.problem))}\n`);
       return EXIT_OK;
     }
     const inventory = await loadInventoryFile(flags.inventory as string, io);
@@ -57,13 +60,18 @@ const backupVerb = defineVerb({
     onClose(() => pool.close());
     const ui = new TerminalUi({ io, prompter, yes: true, askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY), json });
     // One healthy control-plane node is enough for a snapshot: refused only when none answers.
-    const pre = await preflightStep(ui, { ssh: pool, inventory, operation: 'Back Up etcd', hosts: hostsWith(inventory, 'control-plane'), atLeastOne: true, sudoPasswordAsked: sudoAsked(flags, stdin) });
+    const pre = await preflightStep(ui, { ssh: pool, inventory, operation: t('Back Up etcd'), hosts: hostsWith(inventory, 'control-plane'), atLeastOne: true, sudoPasswordAsked: sudoAsked(flags, stdin) });
     if (!pre.ok) return EXIT_FAILED;
     const outcome = await backupWorkflow(ui, { inventory, ssh: pool, loginUser: (h) => pool.loginUser(h), out });
-    if (outcome.kind === 'cancelled') io.stderr('etcd backup cancelled\n');
+    if (outcome.kind === 'cancelled') io.stderr(`${t('etcd backup cancelled')}\n`);
     if (outcome.kind !== 'done') return EXIT_FAILED;
     const r = outcome.result;
     if (json) io.stdout(JSON.stringify({ dir: r.dir, durationMs: r.durationMs, manifest: r.manifest }, null, 2) + '\n');
     return EXIT_OK;
   },
 });
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  backup: { summary: () => `backup --inventory F --out DIR [--json] | --out DIR --list   ${t('etcd snapshot from a healthy follower, verified, pulled 0600 with a manifest (DIR outside any git tree); {0}: a systemd timer on each control-plane node', 'backup schedule --inventory F [--interval 12h] [--keep 5] | --remove | --status')}`, run: runBackupVerb },
+} satisfies ListedVerbs;

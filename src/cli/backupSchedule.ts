@@ -13,15 +13,18 @@ import { scheduleWorkflow } from '../engine/workflows/scheduleWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK } from './io';
 import { hostsWith } from '../core/inventory/types';
-import { defineVerb } from './verb';
+import { defineVerb, usageText } from './verb';
+import { t } from '../core/l10n';
 import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, interval: 'string', keep: 'string', remove: 'boolean', status: 'boolean' };
 
-const USAGE =
-  'usage: kubeadm-workbench backup schedule --inventory FILE [--interval 12h] [--keep 5] [--plan] [--yes]\n' +
-  '       kubeadm-workbench backup schedule --inventory FILE --remove [--yes]\n' +
-  '       kubeadm-workbench backup schedule --inventory FILE --status [--interval 12h] [--json]\n';
+const USAGE = (): string =>
+  usageText([
+    'kubeadm-workbench backup schedule --inventory FILE [--interval 12h] [--keep 5] [--plan] [--yes]',
+    '       kubeadm-workbench backup schedule --inventory FILE --remove [--yes]',
+    '       kubeadm-workbench backup schedule --inventory FILE --status [--interval 12h] [--json]',
+  ]);
 
 export const runBackupSchedule = defineVerb({
   words: 'backup schedule', flags: FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
@@ -30,14 +33,14 @@ export const runBackupSchedule = defineVerb({
     let keep = DEFAULT_SCHEDULE.keep;
     if (f.interval !== undefined) {
       const s = parseInterval(f.interval as string);
-      if (s === undefined || s < 10) throw new UsageError(`--interval: "${String(f.interval)}" is not an interval of at least 10 s (e.g. 12h, 30m)`);
+      if (s === undefined || s < 10) throw new UsageError(t('--interval: "{0}" is not an interval of at least 10 s (e.g. 12h, 30m)', String(f.interval)));
       interval = s;
     }
     if (f.keep !== undefined) {
-      if (!/^\d{1,4}$/.test(f.keep as string) || Number(f.keep) < 1) throw new UsageError('--keep must be a whole number ≥ 1');
+      if (!/^\d{1,4}$/.test(f.keep as string) || Number(f.keep) < 1) throw new UsageError(t('--keep must be a whole number ≥ 1'));
       keep = Number(f.keep);
     }
-    if (f.remove && f.status) throw new UsageError('--remove and --status do not go together');
+    if (f.remove && f.status) throw new UsageError(t('--remove and --status do not go together'));
     return { interval, keep };
   },
   run: async ({ inventory, flags, io, options: { interval, keep }, ssh, become, planRun }) => {
@@ -47,15 +50,15 @@ export const runBackupSchedule = defineVerb({
       if (flags.json) io.stdout(JSON.stringify({ nodes: all, warnings }, null, 2) + '\n');
       else {
         for (const s of all) {
-          if (isReadError(s)) io.stdout(`${s.host}: not read\n`);
-          else io.stdout(`${s.host}: timer ${s.timerActive ? 'active' : 'off'}, ${s.snapshots.length} snapshot(s)${s.newestAgeSeconds !== undefined ? `, newest ${s.newestAgeSeconds} s old` : ''}\n`);
+          if (isReadError(s)) io.stdout(`${t('{0}: not read', s.host)}\n`);
+          else io.stdout(`${s.timerActive ? t('{0}: timer active, {1} snapshot(s)', s.host, s.snapshots.length) : t('{0}: timer off, {1} snapshot(s)', s.host, s.snapshots.length)}${s.newestAgeSeconds !== undefined ? t(', newest {0} s old', s.newestAgeSeconds) : ''}\n`);
         }
-        for (const w of warnings) io.stdout(`warning: ${w}\n`);
+        for (const w of warnings) io.stdout(`${t('warning: {0}', w)}\n`);
       }
       return warnings.length ? EXIT_FAILED : EXIT_OK;
     }
     const { ui, run, preflight } = planRun();
-    if (!flags.plan && !(await preflight('Schedule etcd snapshots', hostsWith(inventory, 'control-plane')))) return EXIT_FAILED;
+    if (!flags.plan && !(await preflight(t('Schedule etcd snapshots'), hostsWith(inventory, 'control-plane')))) return EXIT_FAILED;
     const outcome = await scheduleWorkflow(ui, {
       inventory,
       action: flags.remove ? { kind: 'remove' } : { kind: 'install', schedule: { intervalSeconds: interval, keep } },

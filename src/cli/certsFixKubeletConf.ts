@@ -7,16 +7,17 @@
 import { kubeletConfWorkflow } from '../engine/workflows/kubeletConfWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK } from './io';
-import { defineVerb } from './verb';
+import { defineVerb, usageText } from './verb';
+import { t } from '../core/l10n';
 import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, host: 'string' };
-const USAGE = 'usage: kubeadm-workbench certs fix-kubelet-conf --inventory FILE --host NAME [--plan] [--yes] [--fresh] [--ssh-config F] [--known-hosts F] [--ask-become-pass]\n';
+const USAGE = (): string => usageText(['kubeadm-workbench certs fix-kubelet-conf --inventory FILE --host NAME [--plan] [--yes] [--fresh] [--ssh-config F] [--known-hosts F] [--ask-become-pass]']);
 
 export const runCertsFixKubeletConf = defineVerb({
   words: 'certs fix-kubelet-conf', flags: FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
   validate: (f) => {
-    if (!f.host) throw new UsageError('--host NAME is required: the node whose kubelet.conf embeds its certificate');
+    if (!f.host) throw new UsageError(t('--host NAME is required: the node whose kubelet.conf embeds its certificate'));
   },
   run: async ({ inventory, flags, ssh, planRun }) => {
     const { ui, run } = planRun();

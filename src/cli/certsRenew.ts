@@ -13,14 +13,17 @@ import { renewWorkflow } from '../engine/workflows/renewWorkflow';
 import type { FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK } from './io';
 import { hostsWith } from '../core/inventory/types';
-import { defineVerb } from './verb';
+import { defineVerb, usageText } from './verb';
+import { t } from '../core/l10n';
 import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, host: 'list', kubeconfig: 'string' };
 
-const USAGE =
-  'usage: kubeadm-workbench certs renew --inventory FILE [--host NAME]... [--kubeconfig F] [--plan] [--yes] [--fresh]\n' +
-  '                                     [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass] [--json]\n';
+const USAGE = (): string =>
+  usageText([
+    'kubeadm-workbench certs renew --inventory FILE [--host NAME]... [--kubeconfig F] [--plan] [--yes] [--fresh]',
+    '                                     [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass] [--json]',
+  ]);
 
 export const runCertsRenew = defineVerb({
   words: 'certs renew', flags: FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
@@ -28,7 +31,7 @@ export const runCertsRenew = defineVerb({
     const { ui, run, preflight } = planRun();
     const pool = ssh();
     // The renewal takes each node out of HAProxy on every balancer: those answer too.
-    if (!flags.plan && !(await preflight('Renew Certificates', hostsWith(inventory, 'control-plane', 'loadbalancer')))) return EXIT_FAILED;
+    if (!flags.plan && !(await preflight(t('Renew Certificates'), hostsWith(inventory, 'control-plane', 'loadbalancer')))) return EXIT_FAILED;
     const outcome = await renewWorkflow(ui, {
       deps: { inventory, ssh: pool, served: (a, p) => servedCertificate(a, p), ...(flags.kubeconfig ? { kubeconfig: resolve(flags.kubeconfig as string) } : {}) },
       loginUser: (h) => pool.loginUser(h), hosts: (flags.host as string[] | undefined) ?? [], planOnly: Boolean(flags.plan), run,
@@ -37,7 +40,7 @@ export const runCertsRenew = defineVerb({
     if (!('perNode' in outcome)) return EXIT_FAILED;
     const ok = outcome.kind === 'ran' && outcome.result.ok;
     if (flags.json) io.stdout(JSON.stringify({ ok, perNode: outcome.perNode }) + '\n');
-    else for (const t of outcome.perNode) io.stdout(`renewed ${t.host}${t.seconds !== undefined ? ` in ${t.seconds.toFixed(1)} s` : ' (not finished)'}\n`);
+    else for (const n of outcome.perNode) io.stdout(`${n.seconds !== undefined ? t('renewed {0} in {1} s', n.host, n.seconds.toFixed(1)) : t('renewed {0} (not finished)', n.host)}\n`);
     return ok ? EXIT_OK : EXIT_FAILED;
   },
 });

@@ -1,10 +1,11 @@
 /** `kubeadm-workbench check-inventory FILE`: validates inventory.yaml like the editor does. */
+import { t } from '../core/l10n';
 import { parseInventory } from '../core/inventory/parse';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, INVENTORY_READ } from './io';
 import { shownPath } from '../core/text/terminal';
 import { errorMessage } from '../core/errors';
 import { UsageError } from './args';
-import { defineVerb, usageText } from './verb';
+import { defineVerb, usageText, type ListedVerbs } from './verb';
 
 export const runCheckInventory = defineVerb({
   words: 'check-inventory', flags: {}, positionals: true, needs: {},
@@ -19,12 +20,17 @@ export const runCheckInventory = defineVerb({
     try {
       text = await io.readFile(file, INVENTORY_READ);
     } catch (e) {
-      io.stderr(`cannot read ${shownPath(file)}: ${errorMessage(e)}\n`);
+      io.stderr(`${t('cannot read {0}: {1}', shownPath(file), errorMessage(e))}\n`);
       return EXIT_USAGE;
     }
     const { inventory, findings } = parseInventory(text);
     for (const f of findings) io.stdout(formatFinding(file, f) + '\n');
-    if (inventory) io.stdout(`${shownPath(file)}: ${inventory.hosts.length} hosts, endpoint ${inventory.cluster.controlPlaneEndpoint}\n`);
+    if (inventory) io.stdout(`${t('{0}: {1} hosts, endpoint {2}', shownPath(file), inventory.hosts.length, inventory.cluster.controlPlaneEndpoint)}\n`);
     return findings.some((f) => f.severity === 'error') || !inventory ? EXIT_FAILED : EXIT_OK;
   },
 });
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  'check-inventory': { summary: () => `check-inventory FILE            ${t('validate an inventory.yaml')}`, run: runCheckInventory },
+} satisfies ListedVerbs;

@@ -25,14 +25,13 @@ import { loadInventoryFile } from './inventoryFile';
 import type { Inventory } from '../core/inventory/types';
 import { describeError } from '../core/live/errors';
 import { cordonWorkflow, drainWorkflow } from '../engine/workflows/drainWorkflow';
-// as msg: parseDuration's own `t` is the trimmed text
-import { t as msg } from '../core/l10n';
+import { t } from '../core/l10n';
 import { parseFlags, UsageError, type FlagSpec, type Parsed } from './args';
 import type { Prompter } from './secretPrompt';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 import { TerminalUi } from './terminalUi';
-import { defineVerb, usageText, type VerbContext, type VerbFlags } from './verb';
+import { defineVerb, usageText, type VerbContext, type VerbFlags, type ListedVerbs } from './verb';
 
 const CONNECTION: FlagSpec = { kubeconfig: 'string', context: 'string', 'dry-run': 'string', yes: 'boolean' };
 const SSH: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'ask-become-pass': 'boolean' };
@@ -62,21 +61,21 @@ const cordonUsage = (verb: string) => (): string => usageText([`kubeadm-workbenc
 
 /** kubectl durations: `300s`, `5m`, `1h30m`, `1.5s`, or bare seconds. 0 means no limit (kubectl's meaning). */
 export function parseDuration(text: string, flag: string): number {
-  const t = text.trim();
-  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
-  const parts = [...t.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
-  if (!parts.length || parts.map((p) => p[0]).join('') !== t) throw new UsageError(msg('--{0}: "{1}" is not a duration (e.g. 300s, 5m, 1h)', flag, text));
+  const trimmed = text.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
+  const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (!parts.length || parts.map((p) => p[0]).join('') !== trimmed) throw new UsageError(t('--{0}: "{1}" is not a duration (e.g. 300s, 5m, 1h)', flag, text));
   return parts.reduce((sum, p) => sum + Number(p[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[p[2] as 'ms' | 's' | 'm' | 'h'], 0);
 }
 
 function parseInt10(text: string, flag: string): number {
-  if (!/^-?\d+$/.test(text.trim())) throw new UsageError(msg('--{0}: "{1}" is not a whole number', flag, text));
+  if (!/^-?\d+$/.test(text.trim())) throw new UsageError(t('--{0}: "{1}" is not a whole number', flag, text));
   return Number(text);
 }
 
 function dryRunOf(flags: Record<string, unknown>): DryRun {
   const v = (flags['dry-run'] as string | undefined) ?? 'none';
-  if (v !== 'none' && v !== 'client' && v !== 'server') throw new UsageError(msg('--dry-run must be none, client or server (got "{0}")', v));
+  if (v !== 'none' && v !== 'client' && v !== 'server') throw new UsageError(t('--dry-run must be none, client or server (got "{0}")', v));
   return v;
 }
 
@@ -90,7 +89,7 @@ async function connect(kube: VerbContext<unknown>['kube'], options: Parameters<V
   try {
     return await kube(options);
   } catch (e) {
-    throw new Error(`cannot connect to the cluster: ${describeError(e)}`);
+    throw new Error(t('cannot connect to the cluster: {0}', describeError(e)));
   }
 }
 
@@ -102,7 +101,7 @@ function cordonVerb(cordon: boolean) {
     words: verb, flags: CONNECTION, parse: parseKubectlArgs, positionals: true, usage: cordonUsage(verb), needs: {},
     validate: (flags, positionals) => {
       const dryRun = dryRunOf(flags);
-      if (positionals.length !== 1) throw new UsageError(msg('{0} needs exactly one NODE', verb));
+      if (positionals.length !== 1) throw new UsageError(t('{0} needs exactly one NODE', verb));
       return { dryRun, node: positionals[0]! };
     },
     run: async ({ flags, options: { dryRun, node }, io, prompter, stdin, kube }) => {
@@ -123,9 +122,9 @@ export const runUncordon = cordonVerb(false);
 export const runDrainVerb = defineVerb({
   words: 'drain', flags: DRAIN, parse: parseKubectlArgs, positionals: true, usage: drainUsage, needs: {},
   validate: (flags, positionals) => {
-    if (positionals.length !== 1) throw new UsageError(msg('{0} needs exactly one NODE', 'drain'));
-    if (flags.then !== undefined && !flags.inventory) throw new UsageError(msg("--then runs the command on the node's inventory host over SSH: give --inventory"));
-    if ((flags['then-timeout'] !== undefined || flags['ready-timeout'] !== undefined) && flags.then === undefined) throw new UsageError(msg('--then-timeout and --ready-timeout go with --then'));
+    if (positionals.length !== 1) throw new UsageError(t('{0} needs exactly one NODE', 'drain'));
+    if (flags.then !== undefined && !flags.inventory) throw new UsageError(t("--then runs the command on the node's inventory host over SSH: give --inventory"));
+    if ((flags['then-timeout'] !== undefined || flags['ready-timeout'] !== undefined) && flags.then === undefined) throw new UsageError(t('--then-timeout and --ready-timeout go with --then'));
     const options: DrainRunOptions = {
       ...DEFAULT_DRAIN_OPTIONS,
       ignoreDaemonSets: Boolean(flags['ignore-daemonsets']),
@@ -169,3 +168,10 @@ export const runDrainVerb = defineVerb({
 function terminalUi(io: CliIo, prompter: Prompter, flags: VerbFlags, stdin: NodeJS.ReadableStream): TerminalUi {
   return new TerminalUi({ io, prompter, yes: Boolean(flags.yes), askBecomePass: Boolean(flags['ask-become-pass']), interactive: Boolean((stdin as { isTTY?: boolean }).isTTY) });
 }
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  drain: { summary: () => `drain NODE [--ignore-daemonsets] [--delete-emptydir-data] [--force] [--timeout=300s] [--grace-period=-1] [--dry-run[=client|server]] [--then CMD --inventory F] [--uncordon] [--yes]   ${t('kubectl drain with a plan first, a finite timeout and the control-plane guard')}`, run: runDrainVerb },
+  cordon: { summary: () => `cordon NODE [--kubeconfig F] [--context N] [--dry-run[=client|server]] [--yes]   ${t('mark the node unschedulable')}`, run: runCordon },
+  uncordon: { summary: () => `uncordon NODE [--kubeconfig F] [--context N] [--dry-run[=client|server]] [--yes]   ${t('mark the node schedulable again')}`, run: runUncordon },
+} satisfies ListedVerbs;

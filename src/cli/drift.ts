@@ -6,20 +6,25 @@
  * Exit 0 in agreement, 1 on any difference or a node not read, 2 on usage.
  */
 import { dirname } from 'node:path';
+import { hostsWith } from '../core/inventory/types';
 import { describeError } from '../core/live/errors';
 import { readDrift, renderDrift } from '../engine/drift';
 import type { FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK } from './io';
 import { SSH_FLAGS } from './sshFlags';
-import { defineVerb } from './verb';
+import { defineVerb, usageText, type ListedVerbs } from './verb';
+import { verbPreflight } from './verbPreflight';
+import { t } from '../core/l10n';
 
 const FLAGS: FlagSpec = { inventory: 'string', ...SSH_FLAGS, 'ask-become-pass': 'boolean', json: 'boolean' };
 
-const USAGE = 'usage: kubeadm-workbench drift --inventory FILE [--json] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n';
+const USAGE = (): string => usageText(['kubeadm-workbench drift --inventory FILE [--json] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]']);
 
 export const runDriftVerb = defineVerb({
   words: 'drift', flags: FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
-  run: async ({ inventory, inventoryPath, flags, io, ssh, become, askBecomePassword }) => {
+  run: async ({ inventory, inventoryPath, flags, io, prompter, stdin, ssh, become, askBecomePassword }) => {
+    // The ConfigMaps are read through the first control-plane node that answers; the nodes not read are said apart.
+    if (!(await verbPreflight({ inventory, flags, io, prompter, stdin, ssh }, { operation: 'drift', hosts: hostsWith(inventory, 'control-plane'), atLeastOne: true })).ok) return EXIT_FAILED;
     await askBecomePassword();
     let r;
     try {
@@ -33,3 +38,8 @@ export const runDriftVerb = defineVerb({
     return r.findings.length || r.unread.length ? EXIT_FAILED : EXIT_OK;
   },
 });
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  drift: { summary: () => `drift --inventory F [--json]   ${t("the configuration three ways: the workspace's kubeadm config vs the kubeadm-config, kubelet-config and kube-proxy ConfigMaps vs every node's manifests and kubelet config; each difference with its node and field; exit 1 on any")}`, run: runDriftVerb },
+} satisfies ListedVerbs;

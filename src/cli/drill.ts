@@ -35,7 +35,8 @@ import { EXIT_FAILED, EXIT_OK } from './io';
 import { sudoAsked } from './planRun';
 import { SSH_FLAGS } from './sshFlags';
 import { TerminalUi } from './terminalUi';
-import { defineVerb } from './verb';
+import { defineVerb, usageText, type ListedVerbs } from './verb';
+import { t } from '../core/l10n';
 
 const KINDS: readonly FaultKind[] = ['stop', 'power-off', 'partition', 'haproxy', 'split-brain'];
 
@@ -60,32 +61,35 @@ const FLAGS: FlagSpec = {
   json: 'boolean',
 };
 
-const USAGE =
-  'usage: kubeadm-workbench drill --inventory FILE --host NAME [--kind stop|power-off|partition|haproxy|split-brain]\n' +
-  "                               [--power-off-command 'CMD {host}' --power-on-command 'CMD {host}']   (power-off: run locally, no shell; {host} or {address})\n" +
-  "                               [--cut-command 'CMD {host}' --heal-command 'CMD {host}']             (partition: your own cut, else nftables over SSH)\n" +
-  '                               [--evictions-wait 0s] [--observe-limit D] [--restore-timeout 300s] [--poll 1s]\n' +
-  '                               [--kubeconfig F] [--context N] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]\n' +
-  '                               [--plan] [--yes] [--json]\n';
+/** The usage in the catalogue's language (read when printed): the command lines as typed, the notes beside two of them translated. */
+const usage = (): string =>
+  usageText([
+    'kubeadm-workbench drill --inventory FILE --host NAME [--kind stop|power-off|partition|haproxy|split-brain]',
+    `                               [--power-off-command 'CMD {host}' --power-on-command 'CMD {host}']   ${t('(power-off: run locally, no shell; {host} or {address})')}`,
+    `                               [--cut-command 'CMD {host}' --heal-command 'CMD {host}']             ${t('(partition: your own cut, else nftables over SSH)')}`,
+    '                               [--evictions-wait 0s] [--observe-limit D] [--restore-timeout 300s] [--poll 1s]',
+    '                               [--kubeconfig F] [--context N] [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]',
+    '                               [--plan] [--yes] [--json]',
+  ]);
 
 /** `90s`, `5m`, `1m30s`, `1.5s` or bare seconds. */
 function seconds(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
-  const t = text.trim();
-  const v = /^\d+(\.\d+)?$/.test(t) ? Number(t) * 1000 : parseGoDuration(t);
-  if (v === undefined || v < 0) throw new UsageError(`--${flag}: "${text}" is not a duration (e.g. 90s, 5m)`);
+  const trimmed = text.trim();
+  const v = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) * 1000 : parseGoDuration(trimmed);
+  if (v === undefined || v < 0) throw new UsageError(t('--{0}: "{1}" is not a duration (e.g. 90s, 5m)', flag, text));
   return v / 1000;
 }
 
 export const runDrillVerb = defineVerb({
-  words: 'drill', flags: FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
+  words: 'drill', flags: FLAGS, usage, needs: { inventory: 'strict', ssh: {} },
   validate: (flags): DrillRequest => {
     const hosts = (flags.host as string[] | undefined) ?? [];
-    if (hosts.length !== 1) throw new UsageError('give exactly one --host: a drill fails one node at a time');
+    if (hosts.length !== 1) throw new UsageError(t('give exactly one --host: a drill fails one node at a time'));
     const kind = (flags.kind as string | undefined) ?? (flags['power-off-command'] ? 'power-off' : flags['cut-command'] ? 'partition' : 'stop');
-    if (!KINDS.includes(kind as FaultKind)) throw new UsageError(`--kind must be one of ${KINDS.join(', ')} (got "${kind}")`);
-    if (kind !== 'power-off' && (flags['power-off-command'] || flags['power-on-command'])) throw new UsageError('--power-off-command/--power-on-command go with --kind power-off');
-    if (kind !== 'partition' && (flags['cut-command'] || flags['heal-command'])) throw new UsageError('--cut-command/--heal-command go with --kind partition');
+    if (!KINDS.includes(kind as FaultKind)) throw new UsageError(t('--kind must be one of {0} (got "{1}")', KINDS.join(', '), kind));
+    if (kind !== 'power-off' && (flags['power-off-command'] || flags['power-on-command'])) throw new UsageError(t('--power-off-command/--power-on-command go with --kind power-off'));
+    if (kind !== 'partition' && (flags['cut-command'] || flags['heal-command'])) throw new UsageError(t('--cut-command/--heal-command go with --kind partition'));
     const pollSeconds = seconds(flags.poll as string | undefined, 'poll');
     return {
       host: hosts[0]!,
@@ -108,7 +112,7 @@ export const runDrillVerb = defineVerb({
       api = await kube({ inventory });
       probe = await kube({ inventory, context: api.context, keepAlive: false });
     } catch (e) {
-      io.stderr(`kubeadm-workbench drill: cannot connect to the cluster: ${describeError(e)}\n`);
+      io.stderr(`kubeadm-workbench drill: ${t('cannot connect to the cluster: {0}', describeError(e))}\n`);
       return EXIT_FAILED;
     }
     const pool = ssh();
@@ -116,16 +120,22 @@ export const runDrillVerb = defineVerb({
     // A host that does not answer is a measurement the drill cannot take (its report says so); a fault made over SSH needs its host.
     const all = inventory.hosts.map((h) => h.name);
     const tolerate = { hosts: all.filter((h) => !faultActsOverSsh(req) || h !== req.host) };
-    const pre = await preflightStep(ui, { ssh: pool, inventory, operation: `Failure drill on ${req.host}`, hosts: all, tolerate, sudoPasswordAsked: sudoAsked(flags, stdin) });
+    const pre = await preflightStep(ui, { ssh: pool, inventory, operation: t('Failure drill on {0}', req.host), hosts: all, tolerate, sudoPasswordAsked: sudoAsked(flags, stdin) });
     if (!pre.ok) return EXIT_FAILED;
-    (json ? io.stderr : io.stdout)(`reading the cluster (${api.server}, context ${api.context}) and the hosts of ${resolve(flags.inventory as string)}…\n`);
+    (json ? io.stderr : io.stdout)(`${t('reading the cluster ({0}, context {1}) and the hosts of {2}…', api.server, api.context, resolve(flags.inventory as string))}\n`);
     const outcome = await drillWorkflow(ui, {
       inventory, ssh: pool, api: api.transport, probe: probe.transport, cwd: process.cwd(),
       loginUser: (h) => pool.loginUser(h), request: req, planOnly: Boolean(flags.plan),
     });
     if (outcome.kind === 'planned') return EXIT_OK;
     if (outcome.kind !== 'ran') return EXIT_FAILED;
-    if (json) io.stdout(JSON.stringify(outcome.report, null, 2) + '\n');
+    // the English report (its twin under another language): scripts match its text
+    if (json) io.stdout(JSON.stringify(outcome.report.english ?? outcome.report, null, 2) + '\n');
     return outcome.report.ok ? EXIT_OK : EXIT_FAILED;
   },
 });
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  drill: { summary: () => `drill --inventory F --host NAME [--kind stop|power-off] [--power-off-command 'CMD {host}' --power-on-command 'CMD {host}'] [--evictions-wait 120s] [--plan] [--yes] [--json]   ${t('fail one node, measure HAProxy DOWN, etcd election, lease handover, NotReady, evictions; restore it and measure the way back')}`, run: runDrillVerb },
+} satisfies ListedVerbs;

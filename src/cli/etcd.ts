@@ -12,14 +12,16 @@
  * The reading, refusals and runs are the etcd workflow's (engine/workflows/etcdWorkflow.ts), the editor's too.
  */
 import { memberSpace, renderEtcdStatus } from '../core/etcd/space';
+import { hostsWith } from '../core/inventory/types';
 import { t } from '../core/l10n';
 import { describeError } from '../core/live/errors';
 import { readEtcdStatus } from '../engine/etcdMaintenance';
 import { etcdDefragWorkflow, etcdNospaceWorkflow, type EtcdOutcome } from '../engine/workflows/etcdWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
-import { defineVerb, type VerbRun } from './verb';
+import { defineVerb, type VerbRun, type ListedVerbs } from './verb';
 import { PLAN_VERB_FLAGS } from './verbFlags';
+import { verbPreflight } from './verbPreflight';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, disarm: 'boolean' };
 
@@ -61,9 +63,11 @@ function etcdVerb(sub: Sub) {
     validate: (f) => {
       if (f.disarm && sub !== 'alarms') throw new UsageError(t('--disarm belongs to `etcd alarms`'));
     },
-    run: async ({ inventory, flags, io, ssh, become, askBecomePassword, planRun }) => {
+    run: async ({ inventory, flags, io, prompter, stdin, ssh, become, askBecomePassword, planRun }) => {
       const pool = ssh();
       if (sub === 'status' || (sub === 'alarms' && !flags.disarm)) {
+        // The reads go through one control-plane node: refused before any question only when none passes the preflight.
+        if (!(await verbPreflight({ inventory, flags, io, prompter, stdin, ssh }, { operation: `etcd ${sub}`, hosts: hostsWith(inventory, 'control-plane'), atLeastOne: true })).ok) return EXIT_FAILED;
         await askBecomePassword();
         let model;
         try {
@@ -106,3 +110,8 @@ function etcdVerb(sub: Sub) {
 }
 
 const ETCD_VERBS: Record<Sub, VerbRun> = { status: etcdVerb('status'), defrag: etcdVerb('defrag'), alarms: etcdVerb('alarms') };
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  etcd: { summary: () => `etcd status|defrag|alarms [--disarm] --inventory F [--plan] [--yes] [--json]   ${t("etcd maintenance: every member's DB size, % of quota, free pages, alarms; the rolling defragmentation (followers first, the leader last, each node out of the balancers around it); the guided NOSPACE recovery (compact, defragment, disarm, write)")}`, run: runEtcdVerb },
+} satisfies ListedVerbs;

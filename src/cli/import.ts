@@ -3,6 +3,7 @@
  * inventory (INI or YAML) into inventory.yaml. Without --out the result goes to stdout; findings go to stderr
  * as `file:line:col: severity: message [rule]`. Kubespray's group_vars next to FILE are read when present.
  */
+import { t } from '../core/l10n';
 import * as path from 'node:path';
 import { importAnsibleInventory, KUBESPRAY_GROUP_VARS, type AnsibleGroupVarsFile, type AnsibleImportOptions } from '../core/inventory/ansible';
 import { serializeInventory } from '../core/inventory/serialize';
@@ -10,7 +11,7 @@ import { CNIS, type Cni } from '../core/inventory/types';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFinding, type CliIo } from './io';
 import { errorMessage } from '../core/errors';
 import { UsageError } from './args';
-import { defineVerb, usageText } from './verb';
+import { defineVerb, usageText, type ListedVerbs } from './verb';
 
 const usage = (): string =>
   usageText([
@@ -53,7 +54,7 @@ function parseImportArgs(argv: string[]): ImportArgs | 'help' {
         return 'help';
       case '-o':
       case '--out':
-        if (!needValue((v) => (args.out = v))) mistake(`${flag} needs a file name`);
+        if (!needValue((v) => (args.out = v))) mistake(t('{0} needs a file name', flag));
         break;
       case '-f':
       case '--force':
@@ -63,30 +64,30 @@ function parseImportArgs(argv: string[]): ImportArgs | 'help' {
         args.groupVars = false;
         break;
       case '--name':
-        if (!needValue((v) => (options.clusterName = v))) mistake('--name needs a value');
+        if (!needValue((v) => (options.clusterName = v))) mistake(t('{0} needs a value', '--name'));
         break;
       case '--kubernetes-version':
-        if (!needValue((v) => (options.kubernetesVersion = v))) mistake('--kubernetes-version needs a value');
+        if (!needValue((v) => (options.kubernetesVersion = v))) mistake(t('{0} needs a value', '--kubernetes-version'));
         break;
       case '--endpoint':
-        if (!needValue((v) => (options.controlPlaneEndpoint = v))) mistake('--endpoint needs HOST:PORT');
+        if (!needValue((v) => (options.controlPlaneEndpoint = v))) mistake(t('--endpoint needs HOST:PORT'));
         break;
       case '--vrrp-interface':
-        if (!needValue((v) => (options.vrrpInterface = v))) mistake('--vrrp-interface needs a value');
+        if (!needValue((v) => (options.vrrpInterface = v))) mistake(t('{0} needs a value', '--vrrp-interface'));
         break;
       case '--cni': {
         let cni = '';
-        if (!needValue((v) => (cni = v)) || !(CNIS as readonly string[]).includes(cni)) mistake(`--cni must be one of ${CNIS.join(', ')}`);
+        if (!needValue((v) => (cni = v)) || !(CNIS as readonly string[]).includes(cni)) mistake(t('--cni must be one of {0}', CNIS.join(', ')));
         options.cni = cni as Cni;
         break;
       }
       default:
-        if (arg.startsWith('-') && arg !== '-') mistake(`unknown option ${arg}`);
-        if (file !== undefined) mistake(`one inventory at a time (got ${file} and ${arg})`);
+        if (arg.startsWith('-') && arg !== '-') mistake(t('unknown option {0}', arg));
+        if (file !== undefined) mistake(t('one inventory at a time (got {0} and {1})', file, arg));
         file = arg;
     }
   }
-  return { ...args, file: file ?? mistake('FILE is required') };
+  return { ...args, file: file ?? mistake(t('FILE is required')) };
 }
 
 /** --help (and -h anywhere) prints the usage on stdout, as this verb always has. */
@@ -104,11 +105,11 @@ export const runImport = defineVerb({
     try {
       text = await io.readFile(file);
     } catch (e) {
-      io.stderr(`import-ansible: cannot read ${file}: ${errorMessage(e)}\n`);
+      io.stderr(`import-ansible: ${t('cannot read {0}: {1}', file, errorMessage(e))}\n`);
       return EXIT_USAGE;
     }
     if (out !== undefined && !force && (await readable(io, out))) {
-      io.stderr(`import-ansible: ${out} exists; use --force to replace it\n`);
+      io.stderr(`import-ansible: ${t('{0} exists; use --force to replace it', out)}\n`);
       return EXIT_FAILED;
     }
 
@@ -129,19 +130,20 @@ export const runImport = defineVerb({
     const { inventory, findings } = importAnsibleInventory(text, file, options);
     for (const f of findings) io.stderr(formatFinding(file, f) + '\n');
     const errors = findings.filter((f) => f.severity === 'error').length;
+    // The file's own comment stays English, whatever the language: the file is shared and versioned.
     const yaml = serializeInventory(inventory, `Imported from ${file} by kubeadm-workbench import-ansible.`);
     if (out === undefined) {
       io.stdout(yaml);
     } else if (errors) {
-      io.stderr(`import-ansible: ${out} not written: ${errors} error(s)\n`);
+      io.stderr(`import-ansible: ${t('{0} not written: {1} error(s)', out, errors)}\n`);
     } else {
       try {
         await io.writeFile(out, yaml);
       } catch (e) {
-        io.stderr(`import-ansible: cannot write ${out}: ${errorMessage(e)}\n`);
+        io.stderr(`import-ansible: ${t('cannot write {0}: {1}', out, errorMessage(e))}\n`);
         return EXIT_FAILED;
       }
-      io.stderr(`${out}: ${inventory.hosts.length} hosts written\n`);
+      io.stderr(`${t('{0}: {1} hosts written', out, inventory.hosts.length)}\n`);
     }
     return errors ? EXIT_FAILED : EXIT_OK;
   },
@@ -155,3 +157,8 @@ async function readable(io: CliIo, file: string): Promise<boolean> {
     return false;
   }
 }
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  'import-ansible': { summary: () => `import-ansible FILE [--out F]   ${t('convert an Ansible/Kubespray inventory')}`, run: runImport },
+} satisfies ListedVerbs;

@@ -4,6 +4,7 @@
  * Verbs that change hosts are strict; read-only ones (status) accept an inventory with errors as long
  * as it could be read into a model.
  */
+import { t } from '../core/l10n';
 import { parseInventory } from '../core/inventory/parse';
 import type { Inventory } from '../core/inventory/types';
 import { EXIT_USAGE, INVENTORY_READ, formatFinding, type CliIo } from './io';
@@ -15,13 +16,13 @@ export async function loadInventoryFile(path: string, io: CliIo, strict = true):
   try {
     text = await io.readFile(path, INVENTORY_READ);
   } catch (e) {
-    io.stderr(`cannot read ${shownPath(path)}: ${errorMessage(e)}\n`);
+    io.stderr(`${t('cannot read {0}: {1}', shownPath(path), errorMessage(e))}\n`);
     return EXIT_USAGE;
   }
   const { inventory, findings } = parseInventory(text);
   const errors = findings.filter((f) => f.severity === 'error');
   if (inventory && (!strict || !errors.length)) return inventory;
   for (const f of errors) io.stderr(`${formatFinding(path, f)}\n`);
-  io.stderr(`${shownPath(path)}: not a valid inventory (run check-inventory); nothing was done.\n`);
+  io.stderr(`${t('{0}: not a valid inventory (run check-inventory); nothing was done.', shownPath(path))}\n`);
   return EXIT_USAGE;
 }

@@ -23,10 +23,10 @@ import { shownPath } from '../core/text/terminal';
 import { readRegular, readRegularText } from '../adapters/fs/safeFile';
 import { compileCacheDir } from './compileCache';
 import { errorMessage } from '../core/errors';
-import { catalogueLanguage, inEnglish } from '../core/l10n';
+import { catalogueLanguage, inEnglish, t } from '../core/l10n';
 import { codePointOrderHolds, nameOrder } from '../core/text/nameOrder';
 import { UsageError } from './args';
-import { defineVerb, ownGrammar, usageText } from './verb';
+import { defineVerb, ownGrammar, usageText, type ListedVerbs } from './verb';
 
 const usage = (): string => usageText(['kubeadm-workbench lint [--inventory FILE] [--format text|json|sarif] [--timeout-ms N] [--fix] PATH...']);
 
@@ -69,15 +69,15 @@ export function parseLintArgs(args: string[]): LintArgs | string {
     const value = (): string | undefined => inline ?? args[++i];
     if (flag === '--inventory') {
       const v = value();
-      if (!v) return '--inventory needs a FILE';
+      if (!v) return t('--inventory needs a FILE');
       out.inventory = v;
     } else if (flag === '--format') {
       const v = value();
-      if (v !== 'text' && v !== 'json' && v !== 'sarif') return `--format must be text, json or sarif (got ${v ?? 'nothing'})`;
+      if (v !== 'text' && v !== 'json' && v !== 'sarif') return v === undefined ? t('--format must be text, json or sarif (got nothing)') : t('--format must be text, json or sarif (got {0})', v);
       out.format = v;
     } else if (flag === '--timeout-ms') {
       const v = Number(value());
-      if (!Number.isInteger(v) || v < 1) return '--timeout-ms needs a positive whole number of milliseconds';
+      if (!Number.isInteger(v) || v < 1) return t('--timeout-ms needs a positive whole number of milliseconds');
       out.timeoutMs = v;
     } else if (flag === '--fix') {
       out.fix = true;
@@ -85,12 +85,12 @@ export function parseLintArgs(args: string[]): LintArgs | string {
       out.paths.push(...args.slice(i + 1));
       break;
     } else if (flag.startsWith('-') && flag !== '-') {
-      return `unknown option ${flag}`;
+      return t('unknown option {0}', flag);
     } else {
       out.paths.push(arg);
     }
   }
-  if (out.paths.length === 0) return 'no PATH given';
+  if (out.paths.length === 0) return t('no PATH given');
   return out;
 }
 
@@ -189,7 +189,7 @@ export const runLint = defineVerb({
 
 async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promise<number> {
   const { files: candidates, missing } = await collect(parsed.paths);
-  if (missing.length) throw new UsageError(`no such file or directory: ${missing.map(shownPath).join(', ')}`);
+  if (missing.length) throw new UsageError(t('no such file or directory: {0}', missing.map(shownPath).join(', ')));
 
   // The inventory: given, or found in or above the first path.
   const inventoryPath = parsed.inventory ?? (await findInventoryAbove(parsed.paths[0]!));
@@ -199,12 +199,12 @@ async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promi
     try {
       text = await io.readFile(inventoryPath, INVENTORY_READ);
     } catch (e) {
-      io.stderr(`cannot read inventory ${shownPath(inventoryPath)}: ${errorMessage(e)}\n`);
+      io.stderr(`${t('cannot read inventory {0}: {1}', shownPath(inventoryPath), errorMessage(e))}\n`);
       return EXIT_USAGE;
     }
     const inventory: Inventory | undefined = (await runner.parseInventory({ path: inventoryPath, text }, SETUP_TIMEOUT_MS)).inventory;
     if (inventory) context.inventory = inventory;
-    else io.stderr(`${shownPath(inventoryPath)}: not a usable inventory; rules that compare against it are skipped\n`);
+    else io.stderr(`${t('{0}: not a usable inventory; rules that compare against it are skipped', shownPath(inventoryPath))}\n`);
     context.inventoryPath = inventoryPath;
   }
 
@@ -220,12 +220,12 @@ async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promi
     try {
       text = await io.readFile(c.path);
     } catch (e) {
-      io.stderr(`cannot read ${shownPath(c.path)}: ${errorMessage(e)}\n`);
+      io.stderr(`${t('cannot read {0}: {1}', shownPath(c.path), errorMessage(e))}\n`);
       return EXIT_USAGE;
     }
     const kind = await safeDetect(runner, c.path, text);
     if (!kind) {
-      if (c.explicit) io.stderr(`${shownPath(c.path)}: not a supported kind of file, skipped\n`);
+      if (c.explicit) io.stderr(`${t('{0}: not a supported kind of file, skipped', shownPath(c.path))}\n`);
       continue;
     }
     supported.push({ file: { path: c.path, text }, kind });
@@ -248,12 +248,12 @@ async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promi
       // the decoder replaced (0xE9 in a comment → EF BF BD) corrupted, far from what was fixed.
       const original = s.file.text;
       if (!(await decodesExactly(s.file.path, original))) {
-        io.stderr(`${shownPath(s.file.path)}: not valid UTF-8; --fix leaves it unchanged (convert it to UTF-8 to have it fixed)\n`);
+        io.stderr(`${t('{0}: not valid UTF-8; --fix leaves it unchanged (convert it to UTF-8 to have it fixed)', shownPath(s.file.path))}\n`);
         continue;
       }
       if (!original.includes('\n') && original.includes('\r')) {
         // Lines broken by lone CRs (classic Mac): the rules see one line, and a fix would rewrite across them.
-        io.stderr(`${shownPath(s.file.path)}: its lines end with a lone CR; --fix leaves it unchanged (convert it to LF or CRLF line ends to have it fixed)\n`);
+        io.stderr(`${t('{0}: its lines end with a lone CR; --fix leaves it unchanged (convert it to LF or CRLF line ends to have it fixed)', shownPath(s.file.path))}\n`);
         continue;
       }
       const fixed = await autoFix(s, runner, { ...context, siblings, ...(vrrpElsewhere.length ? { vrrpElsewhere } : {}) });
@@ -262,11 +262,11 @@ async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promi
         // Never through a link: a linked file is refused here, its target left as it was.
         await io.writeFile(s.file.path, s.file.text);
       } catch (e) {
-        io.stderr(`--fix did not write ${errorMessage(e)}\n`);
+        io.stderr(`${t('--fix did not write {0}', errorMessage(e))}\n`);
         s.file.text = original; // what is reported is the file as it is
         continue;
       }
-      io.stderr(`${shownPath(s.file.path)}: fixed ${fixed} problem${fixed === 1 ? '' : 's'}\n`);
+      io.stderr(`${fixed === 1 ? t('{0}: fixed 1 problem', shownPath(s.file.path)) : t('{0}: fixed {1} problems', shownPath(s.file.path), fixed)}\n`);
     }
   }
   for (const s of supported) {
@@ -284,7 +284,7 @@ async function lintFiles(parsed: LintArgs, runner: LintRunner, io: CliIo): Promi
   else {
     for (const r of rows) io.stdout(formatFinding(r.path, r.finding) + '\n');
     const counts = countBySeverity(rows.map((r) => r.finding));
-    io.stderr(`${supported.length} file${supported.length === 1 ? '' : 's'} checked: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.info} info\n`);
+    io.stderr(`${supported.length === 1 ? t('1 file checked: {0} error(s), {1} warning(s), {2} info', counts.error, counts.warning, counts.info) : t('{0} files checked: {1} error(s), {2} warning(s), {3} info', supported.length, counts.error, counts.warning, counts.info)}\n`);
   }
   return rows.some((r) => r.finding.severity === 'error') ? EXIT_FAILED : EXIT_OK;
 }
@@ -458,3 +458,8 @@ function ruleName(id: string): string {
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
     .join('');
 }
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  lint: { summary: () => `lint [--inventory F] [--format text|json|sarif] [--fix] PATH...   ${t('check config files against the rules and the inventory')}`, run: runLint },
+} satisfies ListedVerbs;

@@ -19,16 +19,20 @@ import { nodesWorkflow } from '../engine/workflows/nodesWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { parseDuration } from './drain';
 import { EXIT_FAILED, EXIT_OK, INVENTORY_READ } from './io';
-import { defineVerb } from './verb';
+import { defineVerb, usageText, type ListedVerbs } from './verb';
+import { t } from '../core/l10n';
 import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, host: 'string', with: 'string', address: 'string', force: 'string', 'drain-timeout': 'string' };
 const SSH_USAGE = '[--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass]';
-const USAGE: Record<NodeOperation, string> = {
-  remove: `usage: kubeadm-workbench remove --inventory FILE --host NAME [--force NAME] [--drain-timeout 300s] [--yes] [--fresh] ${SSH_USAGE}\n`,
-  replace: `usage: kubeadm-workbench replace --inventory FILE --host OLD --with NEW [--address A] [--force OLD] [--drain-timeout 300s] [--yes] [--fresh] ${SSH_USAGE}\n` +
-    '  NEW is a host of the inventory without a node role (a spare), or a new name given with --address\n',
-  reset: `usage: kubeadm-workbench reset --inventory FILE --host NAME [--yes] ${SSH_USAGE}\n`,
+const USAGE: Record<NodeOperation, () => string> = {
+  remove: () => usageText([`kubeadm-workbench remove --inventory FILE --host NAME [--force NAME] [--drain-timeout 300s] [--yes] [--fresh] ${SSH_USAGE}`]),
+  replace: () =>
+    usageText(
+      [`kubeadm-workbench replace --inventory FILE --host OLD --with NEW [--address A] [--force OLD] [--drain-timeout 300s] [--yes] [--fresh] ${SSH_USAGE}`],
+      [t('NEW is a host of the inventory without a node role (a spare), or a new name given with --address')],
+    ),
+  reset: () => usageText([`kubeadm-workbench reset --inventory FILE --host NAME [--yes] ${SSH_USAGE}`]),
 };
 
 // A failure thrown by the workflow is said by defineVerb's boundary: "kubeadm-workbench <operation>: <cause>", exit 1.
@@ -36,12 +40,12 @@ function verb(operation: NodeOperation) {
   return defineVerb({
     words: operation, flags: FLAGS, usage: USAGE[operation], needs: { inventory: 'strict', inventoryShown: 'resolved', ssh: {} },
     validate: (f) => {
-      if (!f.host) throw new UsageError('--host is required');
-      if (operation === 'replace' && !f.with) throw new UsageError('--with NEW is required: the host that takes its place');
-      if (operation !== 'replace' && (f.with || f.address)) throw new UsageError('--with and --address go with replace');
-      if (operation === 'reset' && f.force) throw new UsageError('reset has no --force: it is refused while the host is a member or a Node');
+      if (!f.host) throw new UsageError(t('--host is required'));
+      if (operation === 'replace' && !f.with) throw new UsageError(t('--with NEW is required: the host that takes its place'));
+      if (operation !== 'replace' && (f.with || f.address)) throw new UsageError(t('--with and --address go with replace'));
+      if (operation === 'reset' && f.force) throw new UsageError(t('reset has no --force: it is refused while the host is a member or a Node'));
       const drainTimeoutSeconds = f['drain-timeout'] !== undefined ? parseDuration(f['drain-timeout'] as string, 'drain-timeout') : undefined;
-      if (drainTimeoutSeconds === 0) throw new UsageError('--drain-timeout must be finite (more than 0)');
+      if (drainTimeoutSeconds === 0) throw new UsageError(t('--drain-timeout must be finite (more than 0)'));
       return { drainTimeoutSeconds };
     },
     run: async ({ inventory, inventoryPath, flags, io, options: { drainTimeoutSeconds }, ssh, planRun }) => {
@@ -50,7 +54,7 @@ function verb(operation: NodeOperation) {
       if (operation === 'replace') {
         const name = flags.with as string;
         const address = (flags.address as string | undefined) ?? inventory.hosts.find((h) => h.name === name)?.address;
-        if (!address) throw new UsageError(`replace: ${name} is not in the inventory: give its address with --address`);
+        if (!address) throw new UsageError(`replace: ${t('{0} is not in the inventory: give its address with --address', name)}`);
         replacement = { name, address };
         // A new host not in the inventory is reached with the old one's SSH settings (and no role until it joins).
         const old = inventory.hosts.find((h) => h.name === host);
@@ -61,7 +65,8 @@ function verb(operation: NodeOperation) {
       const { ui, run, preflight } = planRun();
       // A node being removed or replaced may be dead; a re-imaged host's changed key is the workflow's own question.
       const tolerate = { hosts: operation === 'reset' ? [] : [host], kinds: ['host-key-changed'] };
-      if (!(await preflight(`${operation[0]!.toUpperCase()}${operation.slice(1)} ${host}`, inventory.hosts.map((h) => h.name), tolerate))) return EXIT_FAILED;
+      const operationName = { remove: t('Remove {0}', host), replace: t('Replace {0}', host), reset: t('Reset {0}', host) }[operation];
+      if (!(await preflight(operationName, inventory.hosts.map((h) => h.name), tolerate))) return EXIT_FAILED;
       const outcome = await nodesWorkflow(ui, {
         deps: {
           inventory,
@@ -82,11 +87,11 @@ function verb(operation: NodeOperation) {
         run,
         inventoryEdit: {
           file: inventoryPath,
-          question: `Write ${inventoryPath}?`,
-          action: 'Write',
+          question: t('Write {0}?', inventoryPath),
+          action: t('Write'),
           apply: async (text) => {
             await io.writeFile(inventoryPath, text);
-            return `${inventoryPath} written.`;
+            return t('{0} written.', inventoryPath);
           },
         },
       });
@@ -98,3 +103,10 @@ function verb(operation: NodeOperation) {
 export const runRemoveVerb = verb('remove');
 export const runReplaceVerb = verb('replace');
 export const runResetVerb = verb('reset');
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  remove: { summary: () => `remove --inventory F --host NAME [--force NAME] [--drain-timeout 300s] [--yes]   ${t('take a node out of the cluster, also a dead one: quorum guard, leases moved, drain, etcd member removed by ID, Node deleted, HAProxy backends updated, reset when it answers; offers the inventory edit')}`, run: runRemoveVerb },
+  replace: { summary: () => `replace --inventory F --host OLD --with NEW [--address A] [--force OLD] [--yes]   ${t('remove OLD as above, then join NEW with a fresh certificate key (etcd and Ready gates, HAProxy backends UP); offers the inventory edit')}`, run: runReplaceVerb },
+  reset: { summary: () => `reset --inventory F --host NAME [--yes]   ${t('kubeadm reset and clean-up (CNI config, iptables, IPVS) of a host for re-use; refused while it is an etcd member or a Node')}`, run: runResetVerb },
+} satisfies ListedVerbs;

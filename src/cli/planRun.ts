@@ -3,6 +3,7 @@
  * the terminal), the run's state folder, --fresh, --max-parallel and the words to run it again, and the preflight
  * over the run's own pool. Shared by the bring-up verbs and every day-2 verb (through defineVerb's `planRun()`).
  */
+import { t } from '../core/l10n';
 import type { SshPool } from '../adapters/ssh/pool';
 import type { Inventory } from '../core/inventory/types';
 import type { Tolerance } from '../core/preflight/model';
@@ -39,7 +40,7 @@ export function terminalPlanRun(l: Loaded, io: CliIo, prompter: Prompter, stdin:
   const again = `kubeadm-workbench ${words} ${commandLine(l.argv.filter((a) => a !== '--fresh'))}`.trimEnd();
   const run = {
     stateDir: stateFolderFor(l.inventoryPath), ssh, maxParallelHosts: maxParallel(l.flags), fresh: Boolean(l.flags.fresh),
-    again: { resume: `run \`${again}\``, startOver: 'run it with --fresh' },
+    again: { resume: t('run {0}', `\`${again}\``), startOver: t('run it with --fresh') },
   };
   /** The preflight before the verb's first question, over the run's own pool (its host keys carry over). */
   const preflight = async (operation: string, hosts: readonly string[], tolerate: Tolerance = {}): Promise<boolean> =>

@@ -15,41 +15,44 @@ import { restoreWorkflow } from '../engine/workflows/restoreWorkflow';
 import { UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK } from './io';
 import { hostsWith } from '../core/inventory/types';
-import { defineVerb } from './verb';
+import { defineVerb, usageText, type ListedVerbs } from './verb';
+import { t } from '../core/l10n';
 import { PLAN_VERB_FLAGS } from './verbFlags';
 
 const FLAGS: FlagSpec = { ...PLAN_VERB_FLAGS, from: 'string', force: 'boolean' };
 
-const USAGE =
-  'usage: kubeadm-workbench restore --inventory FILE --from SNAPSHOT [--force] [--plan] [--yes] [--fresh]\n' +
-  '                                 [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass] [--json]\n';
+const USAGE = (): string =>
+  usageText([
+    'kubeadm-workbench restore --inventory FILE --from SNAPSHOT [--force] [--plan] [--yes] [--fresh]',
+    '                                 [--ssh-config F] [--known-hosts F] [--accept-new-host-key=SHA256:...] [--ask-become-pass] [--json]',
+  ]);
 
 // A failure thrown by the workflow is said by defineVerb's boundary: "kubeadm-workbench restore: <cause>", exit 1.
 export const runRestoreVerb = defineVerb({
   words: 'restore', flags: FLAGS, usage: USAGE, needs: { inventory: 'strict', ssh: {} },
   validate: (f) => {
-    if (!f.from) throw new UsageError('--from is required (a snapshot.db written by `backup`)');
+    if (!f.from) throw new UsageError(t('--from is required (a snapshot.db written by `backup`)'));
   },
   run: async ({ inventory, flags, io, ssh, planRun }) => {
     const { ui, run, preflight } = planRun();
     const pool = ssh();
     // A backup of another cluster is refused by the workflow without asking any host; otherwise every member answers first.
     const of = backupCluster(resolve(flags.from as string));
-    if ((of === undefined || of === inventory.cluster.name) && !(await preflight('Restore etcd', hostsWith(inventory, 'control-plane')))) return EXIT_FAILED;
+    if ((of === undefined || of === inventory.cluster.name) && !(await preflight(t('Restore etcd'), hostsWith(inventory, 'control-plane')))) return EXIT_FAILED;
     const outcome = await restoreWorkflow(ui, {
       deps: { inventory, ssh: pool },
       loginUser: (h) => pool.loginUser(h),
       snapshot: resolve(flags.from as string),
       run,
       ...(flags.force ? { force: { confirmed: Boolean(flags.yes) } } : {}),
-      forceHow: 'pass --force (the cluster\'s name is then asked, unless --yes)',
+      forceHow: t("pass --force (the cluster's name is then asked, unless --yes)"),
       ...(flags.plan ? { planOnly: true } : {}),
     });
     if (outcome.kind === 'planned') return EXIT_OK;
     if (outcome.kind !== 'ran') return EXIT_FAILED;
     const ok = outcome.result.ok;
     if (flags.json) io.stdout(JSON.stringify({ ok, rtoSeconds: outcome.rtoSeconds, totalSeconds: outcome.totalSeconds }) + '\n');
-    else if (outcome.rtoSeconds !== undefined) io.stdout(`RTO: ${outcome.rtoSeconds.toFixed(1)} s from the restore's start to the API answering through the endpoint; ${outcome.totalSeconds?.toFixed(1)} s to every Node Ready\n`);
+    else if (outcome.rtoSeconds !== undefined) io.stdout(`${t("RTO: {0} s from the restore's start to the API answering through the endpoint; {1} s to every Node Ready", outcome.rtoSeconds.toFixed(1), outcome.totalSeconds?.toFixed(1))}\n`);
     return ok ? EXIT_OK : EXIT_FAILED;
   },
 });
@@ -63,3 +66,8 @@ function backupCluster(snapshot: string): string | undefined {
     return undefined;
   }
 }
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  restore: { summary: () => `restore --inventory F --from SNAPSHOT [--force] [--plan] [--yes]   ${t('etcd disaster recovery from a backup: refused while etcd has quorum unless forced; every member restored together, RTO printed')}`, run: runRestoreVerb },
+} satisfies ListedVerbs;

@@ -23,7 +23,7 @@ import { UsageError, type FlagSpec } from './args';
 import { loadInventoryFile } from './inventoryFile';
 import { SSH_FLAGS } from './sshFlags';
 import { shownPath } from '../core/text/terminal';
-import { defineVerb, usageText, type VerbFlags } from './verb';
+import { defineVerb, usageText, type VerbFlags, type ListedVerbs } from './verb';
 
 const usage = (): string =>
   usageText(['kubeadm-workbench ssh-check|preflight --inventory FILE [--host NAME]... [--json] [--timeout SECONDS] [--cluster [--kubeconfig F]] [--ssh-config F] [--known-hosts F] [--own-known-hosts F] [--accept-new-host-key=SHA256:...]... [--max-parallel N]']);
@@ -71,7 +71,7 @@ const sshCheckVerb = (words: 'ssh-check' | 'preflight') => defineVerb({
     if (typeof inventory === 'number') return inventory === EXIT_USAGE ? EXIT_FAILED : inventory;
     const unknownHosts = args.hosts.filter((h) => !inventory.hosts.some((x) => x.name === h));
     if (unknownHosts.length) {
-      io.stderr(`no host named ${unknownHosts.join(', ')} in ${shownPath(inventoryFile)}\n`);
+      io.stderr(`${t('no host named {0} in {1}', unknownHosts.join(', '), shownPath(inventoryFile))}\n`);
       return EXIT_USAGE;
     }
     const hosts = inventory.hosts.filter((h) => args.hosts.length === 0 || args.hosts.includes(h.name)).map((h) => h.name);
@@ -107,3 +107,9 @@ const sshCheckVerb = (words: 'ssh-check' | 'preflight') => defineVerb({
 export const runSshCheck = sshCheckVerb('ssh-check');
 /** The same verb under the name the editor's command uses: its messages say `preflight`. */
 export const runPreflightVerb = sshCheckVerb('preflight');
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  'ssh-check': { summary: () => `ssh-check --inventory F [--host NAME]... [--json] [--timeout 4] [--accept-new-host-key=SHA256:...]   ${t('the preflight every operation runs first: per host name, port, keys, host key, login and sudo, all at once; each failure\'s cause and fix; exit 1 when a host fails')}`, run: runSshCheck },
+  preflight: { summary: () => `preflight ...                    ${t('the same as ssh-check')}`, run: runPreflightVerb },
+} satisfies ListedVerbs;

@@ -23,7 +23,7 @@ import type { RemoteExec } from '../core/live/etcdSource';
 import { EXIT_FAILED, EXIT_OK, type CliIo } from './io';
 import { UsageError, type FlagSpec, type Parsed } from './args';
 import { t } from '../core/l10n';
-import { defineVerb, usageText, type VerbFlags } from './verb';
+import { defineVerb, usageText, type VerbFlags, type ListedVerbs } from './verb';
 import { errorMessage } from '../core/errors';
 import { DEFAULT_THRESHOLDS, type CertThresholds } from '../core/certs/assess';
 import { summarize } from '../core/certs/report';
@@ -128,8 +128,35 @@ export function runStatus(argv: string[], io: CliIo, deps: StatusDeps = {}): Pro
   return statusVerb(deps)(argv, io);
 }
 
+/** The day-2 reads over SSH (certificates, pending CSRs, snapshots); undefined when they cannot be made. */
+async function readHostsDay2(inventory: Inventory, ssh: StatusSsh, opts: StatusOptions, io: CliIo, deps: StatusDeps): Promise<Day2Reading | undefined> {
+  const { transport, loginUser } = ssh;
+  const read =
+    deps.readDay2 ??
+    ((inv: Inventory, thresholds: CertThresholds) =>
+      readDay2({ inventory: inv, ssh: transport, become: sudoUnlessRoot(loginUser), served: (address, port) => servedCertificate(address, port), kubeconfig: opts.kubeconfig ?? '', thresholds }));
+  try {
+    return await read(inventory, opts.thresholds);
+  } catch (e) {
+    io.stderr(`${t('certificates and snapshots not read: {0}', describeError(e))}\n`);
+    return undefined;
+  }
+}
+
 /** What the cluster says, read once, printed; exit 0 healthy, else 1. */
 async function statusReport(inventory: Inventory, conn: Connection, ssh: StatusSsh | undefined, opts: StatusOptions, io: CliIo, deps: StatusDeps): Promise<number> {
+  // The balancers' VRRP state needs nothing of the API: it is read beside the API's reads, so a split brain is named
+  // about one balancer read after the start rather than after every other read (issue 35's 5 s). Every path waits
+  // for it (at most its 15 s runner limit), so no read outlives the command.
+  const balancersRead = ssh && balancerHosts(inventory).length ? readBalancers(rootRunnerOver(ssh.remote, (inventory.ssh.user ?? 'root') !== 'root', 15_000), inventory) : undefined;
+  try {
+    return await statusOfCluster(inventory, conn, ssh, balancersRead, opts, io, deps);
+  } finally {
+    await balancersRead?.catch(() => undefined);
+  }
+}
+
+async function statusOfCluster(inventory: Inventory, conn: Connection, ssh: StatusSsh | undefined, balancersRead: Promise<BalancersModel> | undefined, opts: StatusOptions, io: CliIo, deps: StatusDeps): Promise<number> {
   const facts = await conn.healthFacts();
   const health = { ok: facts.reach.ok, ms: facts.reach.ms, error: facts.reach.why };
   let objects;
@@ -152,7 +179,7 @@ async function statusReport(inventory: Inventory, conn: Connection, ssh: StatusS
     }
     if (opts.json) io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: h, readyz: { ok: health.ok, ms: Math.round(health.ms) }, error: msg, degraded: true, etcd: etcdModel }, null, 2) + '\n');
     else {
-      io.stderr(`kubeadm-workbench status: ${h.state === 'unauthorised' ? h.headline : `API unreachable through ${conn.server}`}: ${msg}\n`);
+      io.stderr(`kubeadm-workbench status: ${h.state === 'unauthorised' ? h.headline : t('API unreachable through {0}', conn.server)}: ${msg}\n`);
       for (const r of h.state === 'unauthorised' ? h.reasons : []) io.stderr(`  ${r}\n`);
       if (etcdLines.length) io.stdout(etcdLines.join('\n') + '\n');
     }
@@ -179,29 +206,15 @@ async function statusReport(inventory: Inventory, conn: Connection, ssh: StatusS
           try {
             applyDrift(model.controlPlane, n.name, await readManifests(ssh.remote, n.host!, sudo), objects.pods);
           } catch (e) {
-            io.stderr(`manifests of ${n.host} not read: ${describeError(e)}\n`);
+            io.stderr(`${t('manifests of {0} not read: {1}', n.host, describeError(e))}\n`);
           }
         }),
     );
   }
-  let balancers: BalancersModel | undefined;
-  if (ssh && balancerHosts(inventory).length) {
-    balancers = await readBalancers(rootRunnerOver(ssh.remote, (inventory.ssh.user ?? 'root') !== 'root', 15_000), inventory);
-  }
-  let day2: Day2Reading | undefined;
-  if (ssh) {
-    const { transport, loginUser } = ssh;
-    const read =
-      deps.readDay2 ??
-      ((inv: Inventory, thresholds: CertThresholds) =>
-        readDay2({ inventory: inv, ssh: transport, become: sudoUnlessRoot(loginUser), served: (address, port) => servedCertificate(address, port), kubeconfig: opts.kubeconfig ?? '', thresholds }));
-    try {
-      day2 = await read(inventory, opts.thresholds);
-    } catch (e) {
-      io.stderr(`certificates and snapshots not read: ${describeError(e)}\n`);
-    }
-  }
+  const balancers: BalancersModel | undefined = await balancersRead;
+  const day2 = ssh ? await readHostsDay2(inventory, ssh, opts, io, deps) : undefined;
   const v = withProblems(verdict(model, { balancers }), day2?.problems ?? [])!;
+  // These two are problems of --json as well, whose text stays English (scripts read it).
   if (etcdError) v.problems.push({ severity: 'warning', what: `etcd not read: ${etcdError}` });
   if (!health.ok) {
     v.problems.push({ severity: 'critical', what: `API /readyz through ${conn.server}: ${health.error ?? 'not ready'}` });
@@ -211,11 +224,16 @@ async function statusReport(inventory: Inventory, conn: Connection, ssh: StatusS
   if (opts.json) {
     io.stdout(JSON.stringify({ context: conn.context, server: conn.server, health: h, readyz: { ok: health.ok, ms: Math.round(health.ms) }, degraded: v.degraded, summary: v.summary, problems: v.problems, model, balancers, etcdError, ...(day2 ? { certificates: summarize(day2.certificates), snapshots: day2.schedules } : {}) }, null, 2) + '\n');
   } else {
-    const who = h.identity ? ` · as ${h.identity.username}` : '';
-    const header = `cluster ${inventory.cluster.name} · context ${conn.context} · ${conn.server}${who} · readyz ${health.ok ? 'ok' : 'FAILING'} (${Math.round(health.ms)} ms)`;
+    const who = h.identity ? t(' · as {0}', h.identity.username) : '';
+    const header = t('cluster {0} · context {1} · {2}{3} · readyz {4} ({5} ms)', inventory.cluster.name, conn.context, conn.server, who, health.ok ? 'ok' : 'FAILING', Math.round(health.ms));
     io.stdout(renderText(model, v, header, etcdError, balancers));
-    io.stdout(`HEALTH: ${h.headline}\n`);
+    io.stdout(`${t('HEALTH: {0}', h.headline)}\n`);
     if (h.state === 'unauthorised') for (const r of h.reasons) io.stdout(`  ${r}\n`);
   }
   return h.state === 'healthy' ? EXIT_OK : EXIT_FAILED;
 }
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  status: { summary: () => `status --inventory F [--kubeconfig F] [--context N] [--json]   ${t('live cluster state; exit 1 when degraded')}`, run: runStatus },
+} satisfies ListedVerbs;

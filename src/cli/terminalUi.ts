@@ -14,6 +14,7 @@ import type { PreflightReport, UnknownHostKey } from '../core/preflight/model';
 import { renderPreflightTable } from '../core/preflight/render';
 import type { ConfirmRequest, HostKeyReview, InputOptions, Level, MessageOptions, PickItem, ProgressReport, ProgressRequest, RunView, SecretRequest, Ui } from '../engine/workflows/ui';
 import type { CliIo } from './io';
+import { t } from '../core/l10n';
 import type { Prompter } from './secretPrompt';
 
 export interface TerminalUiOptions {
@@ -42,11 +43,11 @@ export class TerminalUi implements Ui {
   }
 
   pick<T>(title: string, _items: readonly PickItem<T>[]): Promise<T | undefined> {
-    return Promise.reject(new Error(`${title}: the command line takes this choice from its flags`));
+    return Promise.reject(new Error(t('{0}: the command line takes this choice from its flags', title)));
   }
 
   pickMany<T>(title: string, _items: readonly PickItem<T>[]): Promise<T[] | undefined> {
-    return Promise.reject(new Error(`${title}: the command line takes this choice from its flags`));
+    return Promise.reject(new Error(t('{0}: the command line takes this choice from its flags', title)));
   }
 
   async input(title: string, prompt: string, _value?: string, options: InputOptions = {}): Promise<string | undefined> {
@@ -68,7 +69,7 @@ export class TerminalUi implements Ui {
     if (this.o.yes) return first;
     const answer = await this.o.prompter.ask(`${request.message} [y/N] `);
     if (/^y(es)?$/i.test(answer.trim())) return first;
-    this.o.io.stderr(`${request.declined ?? 'not confirmed; nothing was done (use --yes to run without asking).'}\n`);
+    this.o.io.stderr(`${request.declined ?? t('not confirmed; nothing was done (use --yes to run without asking).')}\n`);
     return undefined;
   }
 
@@ -76,10 +77,11 @@ export class TerminalUi implements Ui {
     const ask = this.o.askBecomePass || this.o.interactive;
     if (request.kind === 'sudo-password') {
       const users = [...new Set(request.hosts.values())].join(', ');
-      this.o.io.stderr(`${[...request.hosts.keys()].join(', ')}: logged in as ${users}, so every step runs through sudo${ask ? '' : ' -n (add --ask-become-pass if sudo needs a password there)'}\n`);
+      const hosts = [...request.hosts.keys()].join(', ');
+      this.o.io.stderr(`${ask ? t('{0}: logged in as {1}, so every step runs through sudo', hosts, users) : t('{0}: logged in as {1}, so every step runs through sudo -n (add --ask-become-pass if sudo needs a password there)', hosts, users)}\n`);
     }
     if (!ask) return '';
-    return this.o.prompter.askSecret(`${request.title} (empty: none): `);
+    return this.o.prompter.askSecret(`${t('{0} (empty: none):', request.title)} `);
   }
 
   async show(_name: string, text: string): Promise<void> {

@@ -21,7 +21,7 @@ import { UsageError, type FlagSpec } from './args';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type CliIo } from './io';
 import { poolFromFlags, SSH_FLAGS } from './sshFlags';
 import { t } from '../core/l10n';
-import { defineVerb, usageText, type VerbFlags } from './verb';
+import { defineVerb, usageText, type VerbFlags, type ListedVerbs } from './verb';
 
 const FLAGS: FlagSpec = { inventory: 'string', image: 'string', node: 'string', name: 'string', timeout: 'string', kubeconfig: 'string', context: 'string', json: 'boolean', ...SSH_FLAGS };
 
@@ -106,7 +106,7 @@ async function podTimeline(conn: Connection, inventory: Inventory, flags: VerbFl
   const nodes = ((await conn.transport.list('/api/v1/nodes', {})).items ?? []) as Node[];
   const nodeName = flags.node as string | undefined;
   if (nodeName && !nodes.some((n) => n.metadata?.name === nodeName)) {
-    io.stderr(`--node: the cluster has no node "${nodeName}" (it has ${nodes.map((n) => n.metadata?.name).join(', ')})\n${usage()}`);
+    io.stderr(`${t('--node: the cluster has no node "{0}" (it has {1})', nodeName, nodes.map((n) => n.metadata?.name).join(', '))}\n${usage()}`);
     return EXIT_USAGE;
   }
   const pool = nodeName ? nodes.filter((n) => n.metadata?.name === nodeName) : nodes;
@@ -118,13 +118,14 @@ async function podTimeline(conn: Connection, inventory: Inventory, flags: VerbFl
     onClose(() => opened.close());
     ssh = opened;
   }
-  else io.stderr(`context ${conn.context} (${conn.server}) is not the inventory's cluster (${inventory.cluster.controlPlaneEndpoint}): the machines' logs are not read\n`);
+  else io.stderr(`${t("context {0} ({1}) is not the inventory's cluster ({2}): the machines' logs are not read", conn.context, conn.server, inventory.cluster.controlPlaneEndpoint)}\n`);
   const target: PodTarget = { namespace: 'default', name: (flags.name as string | undefined) ?? `timeline-${Date.now().toString(36)}`, create: { image, ...(nodeName ? { node: nodeName } : {}) } };
-  if (!flags.json) io.stderr(`kubectl run ${target.name} --image=${image}${nodeName ? ` on ${nodeName}` : ''}: waiting for Ready…\n`);
+  const run = `kubectl run ${target.name} --image=${image}`;
+  if (!flags.json) io.stderr(`${nodeName ? t('{0} on {1}: waiting for Ready…', run, nodeName) : t('{0}: waiting for Ready…', run)}\n`);
   const timeoutMs = Number((flags.timeout as string | undefined) ?? '180') * 1000;
   const interrupted = new AbortController();
   const unhook = (deps.onInterrupt ?? onCtrlC)(() => {
-    io.stderr(`interrupted: deleting the test pod ${target.name}…\n`);
+    io.stderr(`${t('interrupted: deleting the test pod {0}…', target.name)}\n`);
     interrupted.abort();
   });
   let result;
@@ -138,7 +139,7 @@ async function podTimeline(conn: Connection, inventory: Inventory, flags: VerbFl
   const report = result.timeline && timelineReport(result.timeline);
   if (flags.json) io.stdout(JSON.stringify({ context: conn.context, server: conn.server, image, ready: result.settled, ...(report ?? { steps: [] }), failures: result.failures }, null, 2) + '\n');
   else if (report) io.stdout(renderTimelineText(report));
-  if (!result.settled) io.stderr(`the pod was not Ready within ${timeoutMs / 1000} s${report?.stall ? `: ${report.stall.summary}` : ''}\n`);
+  if (!result.settled) io.stderr(`${t('the pod was not Ready within {0} s', timeoutMs / 1000)}${report?.stall ? `: ${report.stall.summary}` : ''}\n`);
   return result.settled ? EXIT_OK : EXIT_FAILED;
 }
 
@@ -146,3 +147,8 @@ function openSsh(inventory: Inventory, flags: Record<string, unknown>, io: CliIo
   const pool = poolFromFlags(inventory, flags, { report: (line) => io.stderr(`${line}\n`), connectTimeoutMs: 8000 });
   return { remote: remoteExecOver(pool), close: () => pool.close() };
 }
+
+/** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
+export const verbs = {
+  timeline: { summary: () => `timeline --inventory F [--image IMAGE] [--node NAME] [--json]   ${t('kubectl run a test pod, wait for Ready, print every hop from the POST to Ready in causal order with its source, precision and duration (audit log, journals and CNI lease over SSH when the context is the inventory\'s cluster), delete the pod')}`, run: runTimelineVerb },
+} satisfies ListedVerbs;

@@ -29,6 +29,14 @@ export type VerbFlags = Record<string, string | boolean | string[] | undefined>;
 /** How main.ts runs a verb: its arguments (after the verb's words), the io, and stdin for its questions. */
 export type VerbRun = (argv: string[], io: CliIo, stdin?: NodeJS.ReadableStream) => Promise<number>;
 
+/**
+ * The verbs a file gives main.ts, each with its line of `kubeadm-workbench --help` (a text, or a function of t() calls
+ * read when the usage prints) and what runs it: a verb file exports `verbs`, and `npm run gen:tables` copies each
+ * line into main.ts's VERBS with an import() of the file — the usage prints without loading any verb, and a verb loads
+ * its own file only when it runs. The lines are copied as written, so they use nothing but texts and t().
+ */
+export type ListedVerbs = Record<string, { summary: string | (() => string); run: (argv: string[], io: CliIo) => Promise<number> }>;
+
 /** What a verb needs before its handler runs. */
 export interface VerbNeeds {
   /**
@@ -177,12 +185,12 @@ async function failed(e: unknown, words: string, usage: () => string, io: CliIo,
   const [{ describeError }, { RemoteCommandCancelled, sshFailureOf }, { commandLine }] = await Promise.all([import('../core/live/errors.js'), import('../core/ssh/transport.js'), import('../core/ssh/command.js')]);
   // Ctrl-C reaches an operation as an abort: the remote command it stopped, or the abort itself (a timeout is a failure).
   if (isCancel(e) || (e instanceof RemoteCommandCancelled && !e.reason.startsWith('timed out'))) {
-    io.stderr(`kubeadm-workbench ${words}: cancelled\n`);
+    io.stderr(`kubeadm-workbench ${words}: ${t('cancelled')}\n`);
     return EXIT_FAILED;
   }
   io.stderr(`kubeadm-workbench ${words}: ${describeError(e)}\n`);
   // A host that did not answer or let us in: the preflight says why for every host at once, and how to fix it.
-  if (sshFailureOf(e) && sshFlags) io.stderr(`next: kubeadm-workbench ssh-check ${commandLine(sshFlags)}\n`);
+  if (sshFailureOf(e) && sshFlags) io.stderr(`${t('next: {0}', `kubeadm-workbench ssh-check ${commandLine(sshFlags)}`)}\n`);
   return EXIT_FAILED;
 }
 

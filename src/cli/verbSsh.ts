@@ -3,6 +3,7 @@
  * inventory's hosts (created on first use, closed when the verb ends), sudo for non-root logins and this terminal's
  * plan run. Kept apart so that the verbs that reach no host (lint, check-inventory, generate…) load none of it.
  */
+import { t } from '../core/l10n';
 import type { SshPool } from '../adapters/ssh/pool';
 import type { Inventory } from '../core/inventory/types';
 import type { SudoOptions } from '../core/ssh/command';
@@ -54,7 +55,7 @@ export function sshGiven(s: SshSetting): SshGiven {
     become: (host) => sudoUnlessRoot((h) => ssh().loginUser(h), password)(host),
     setPassword: (p) => void (password = p),
     askBecomePassword: async () => {
-      if (s.flags['ask-become-pass']) password = await s.prompter.askSecret('sudo password: ');
+      if (s.flags['ask-become-pass']) password = await s.prompter.askSecret(`${t('sudo password:')} `);
     },
     planRun: () => terminalPlanRun({ ...s.loaded(), flags: s.flags, argv: s.argv }, s.io, s.prompter, s.stdin, ssh(), s.words),
   };

@@ -4,7 +4,7 @@ import { factsSentence, renderFactsReport } from '../core/phases/factsReport';
 import { toRange } from '../editor/diagnostics';
 import { log } from '../editor/log';
 import { defineCommand, type CommandContext } from './context';
-import { editorUi } from '../editor/vscodeUi';
+import { editorUi, SHOW_LOG } from '../editor/vscodeUi';
 import { editorPreflight } from './preflightGate';
 import { factsWorkflow } from '../engine/workflows/factsWorkflow';
 
@@ -16,7 +16,7 @@ import { factsWorkflow } from '../engine/workflows/factsWorkflow';
  * cause (the preflight's, or the read's; the log has the whole error). The reading is the facts workflow's
  * (engine/workflows/factsWorkflow.ts), the CLI's `facts` too.
  */
-export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts', inventory: 'Gather facts' }, (ctx) => {
+export const gatherFacts = defineCommand({ trust: vscode.l10n.t('gather facts from the hosts'), inventory: vscode.l10n.t('Gather facts') }, (ctx) => {
   return async (): Promise<void> => {
     const { loaded, inv } = ctx;
     const ui = editorUi(ctx.reports);
@@ -24,7 +24,7 @@ export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts',
     const started = Date.now();
     let run;
     try {
-      const pre = await editorPreflight(ctx, ui, pool, inv, { operation: 'Gather Host Facts', hosts: inv.hosts.map((h) => h.name), atLeastOne: true });
+      const pre = await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Gather Host Facts'), hosts: inv.hosts.map((h) => h.name), atLeastOne: true });
       if (!pre.ok) return;
       run = await factsWorkflow(ui, { inventory: inv, ssh: pool, loginUser: (h) => pool.loginUser(h), preflight: pre.report });
     } finally {
@@ -38,10 +38,11 @@ export const gatherFacts = defineCommand({ trust: 'gather facts from the hosts',
     await ctx.reports.show('host-facts.md', renderFactsReport(report), 'markdown');
     const sentence = factsSentence(report);
     if (!sentence) return;
-    const actions = [...(sentence.problems ? ['Show Problems'] : []), ...(sentence.notRead ? ['Show Log'] : [])];
+    const SHOW_PROBLEMS = vscode.l10n.t('Show Problems');
+    const actions = [...(sentence.problems ? [SHOW_PROBLEMS] : []), ...(sentence.notRead ? [SHOW_LOG] : [])];
     // Show Log is the Ui's own button: it opens the log.
     const pick = await ui.message('warning', sentence.text, { actions });
-    if (pick === 'Show Problems') await vscode.commands.executeCommand('workbench.actions.view.problems');
+    if (pick === SHOW_PROBLEMS) await vscode.commands.executeCommand('workbench.actions.view.problems');
   };
 });
 

@@ -17,7 +17,7 @@ const DEFAULT_FOLDER = 'generated';
  * `generated/` next to the inventory's workspace folder), asks before overwriting files that differ,
  * writes them and opens them.
  */
-export const generateClusterConfigsCommand = defineCommand({}, (ctx) => {
+export const generateClusterConfigs = defineCommand({}, (ctx) => {
   /** `options` (for tests and automation) skips the questions: every file into `folder`, overwriting. */
   return async (options?: unknown): Promise<vscode.Uri[] | undefined> => {
     const unattended = isUnattended(options) ? options : undefined;

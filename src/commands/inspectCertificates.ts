@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { inspectionSentence, renderCertReport } from '../core/certs/report';
 import { defineCommand } from './context';
 import { certificateTargets, certsWorkflow } from '../engine/workflows/certsWorkflow';
-import { editorUi } from '../editor/vscodeUi';
+import { editorUi, SHOW_LOG } from '../editor/vscodeUi';
 import { editorPreflight } from './preflightGate';
 import { ViewIds } from '../editor/commandIds';
 import { log } from '../editor/log';
@@ -15,7 +15,7 @@ import { log } from '../editor/log';
  * (Show Log holds the whole error), never counted as certificate problems. The inspection is the certificates
  * workflow's (engine/workflows/certsWorkflow.ts), the CLI's `certs` too.
  */
-export const inspectCertificates = defineCommand({ trust: 'read the certificates on the hosts', inventory: 'Inspect Certificates', inventoryCheck: 'parsed' }, (ctx) => {
+export const inspectCertificates = defineCommand({ trust: vscode.l10n.t('read the certificates on the hosts'), inventory: vscode.l10n.t('Inspect Certificates'), inventoryCheck: 'parsed' }, (ctx) => {
   return async (): Promise<void> => {
     const { inv, folder } = ctx;
     const ui = editorUi(ctx.reports);
@@ -24,7 +24,7 @@ export const inspectCertificates = defineCommand({ trust: 'read the certificates
     try {
       const targets = certificateTargets(inv);
       // Read-only and nothing asked: no host's failure refuses it (the unknown keys are still reviewed together).
-      const pre = await editorPreflight(ctx, ui, pool, inv, { operation: 'Inspect Certificates', hosts: targets, tolerate: { hosts: targets } });
+      const pre = await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Inspect Certificates'), hosts: targets, tolerate: { hosts: targets } });
       if (!pre.ok) return;
       outcome = await certsWorkflow(ui, {
         inventory: inv,
@@ -43,9 +43,10 @@ export const inspectCertificates = defineCommand({ trust: 'read the certificates
       void ui.message('info', text);
       return;
     }
-    const actions = [...(s.degraded ? ['Show Report'] : []), ...(s.notRead.length || s.servedNotRead.length ? ['Show Log'] : [])];
+    const SHOW_REPORT = vscode.l10n.t('Show Report');
+    const actions = [...(s.degraded ? [SHOW_REPORT] : []), ...(s.notRead.length || s.servedNotRead.length ? [SHOW_LOG] : [])];
     // Show Log is the Ui's own button: it opens the log.
     const pick = await ui.message('warning', text, { actions });
-    if (pick === 'Show Report') await ctx.reports.show('certificates.txt', renderCertReport(report), 'plaintext');
+    if (pick === SHOW_REPORT) await ctx.reports.show('certificates.txt', renderCertReport(report), 'plaintext');
   };
 });

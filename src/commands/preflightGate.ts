@@ -20,13 +20,14 @@ export interface GateRequest {
   atLeastOne?: boolean;
   /** Add the kubeconfig and API checks. */
   cluster?: boolean;
-  showAlways?: boolean;
+  /** The preflight on its own (Run Preflight Checks): PreflightRequest.standalone. */
+  standalone?: boolean;
 }
 
 export async function editorPreflight(ctx: Pick<CommandContext, 'connection'>, ui: Ui, pool: HostSession, inv: Inventory, req: GateRequest): Promise<PreflightOutcome> {
   const outcome = await preflightStep(ui, {
     ssh: pool, inventory: inv, operation: req.operation, hosts: req.hosts, sudoPasswordAsked: true,
-    ...(req.tolerate ? { tolerate: req.tolerate } : {}), ...(req.atLeastOne ? { atLeastOne: true } : {}), ...(req.showAlways ? { showAlways: true } : {}),
+    ...(req.tolerate ? { tolerate: req.tolerate } : {}), ...(req.atLeastOne ? { atLeastOne: true } : {}), ...(req.standalone ? { standalone: true } : {}),
     ...(req.cluster ? { cluster: () => editorClusterChecks(ctx.connection, inv) } : {}),
   });
   log.info(`preflight for ${req.operation}: ${summaryLine(outcome.report, req.tolerate)} (${outcome.report.ms} ms)`);

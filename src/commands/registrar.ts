@@ -3,9 +3,10 @@
  * (the Record type makes a missing one a compile error).
  *
  * Each entry imports its command's file on the first invocation: the build puts every command in a file of its own
- * (scripts/bundles.mjs), so activation registers the ids and loads no command's code. A new command is one more
- * `() => import('./itsFile.js').then((m) => m.itsCommand)` line; a static import here would load it at activation
- * (test/package checks what the activation bundle holds).
+ * (scripts/bundles.mjs), so activation registers the ids and loads no command's code. The table is written by
+ * `npm run gen:tables` from the commands' files (an `export const name = defineCommand(…)` there is the command
+ * `kubeadm.name`), one `() => import('./itsFile.js').then((m) => m.itsCommand)` line each; a static import here would
+ * load it at activation (test/package checks what the activation bundle holds).
  */
 import * as vscode from 'vscode';
 import { bindCommand, defineCommand, type AnyCommand, type CommandContext } from './context';
@@ -16,45 +17,47 @@ export type CommandLoader = () => Promise<AnyCommand>;
 
 /** Every command, declared with its needs (src/commands/context.ts), in its own file. */
 export const COMMANDS: Record<CommandId, CommandLoader> = {
-  [CommandIds.openInventory]: () => import('./openInventory.js').then((m) => m.openInventory),
-  [CommandIds.createInventory]: () => import('./createInventory.js').then((m) => m.createInventory),
-  [CommandIds.importAnsibleInventory]: () => import('./importAnsibleInventory.js').then((m) => m.importAnsibleInventory),
-  [CommandIds.refreshInventory]: () => import('./refreshInventory.js').then((m) => m.refreshInventory),
-  [CommandIds.revealHost]: () => import('./revealHost.js').then((m) => m.revealHost),
-  [CommandIds.gatherFacts]: () => import('./gatherFacts.js').then((m) => m.gatherFacts),
-  [CommandIds.showBringUpPlan]: () => import('./showBringUpPlan.js').then((m) => m.showBringUpPlan),
-  [CommandIds.bringUpCluster]: () => import('./bringUpCluster.js').then((m) => m.bringUpCluster),
-  [CommandIds.joinHost]: () => import('./joinHost.js').then((m) => m.joinHost),
-  [CommandIds.showPodTimeline]: () => import('./showPodTimeline.js').then((m) => m.showPodTimeline),
-  [CommandIds.copyHostAddress]: () => import('./copyHostAddress.js').then((m) => m.copyHostAddress),
-  [CommandIds.showConfigDiagnostics]: () => import('./showConfigDiagnostics.js').then((m) => m.showConfigDiagnostics),
-  [CommandIds.generateClusterConfigs]: () => import('./generateClusterConfigs.js').then((m) => m.generateClusterConfigsCommand),
-  [CommandIds.selectClusterContext]: () => import('./selectClusterContext.js').then((m) => m.selectClusterContext),
-  [CommandIds.selectKubeconfigFile]: () => import('./selectKubeconfigFile.js').then((m) => m.selectKubeconfigFile),
-  [CommandIds.openKubeconfigSetting]: () => import('./openKubeconfigSetting.js').then((m) => m.openKubeconfigSetting),
-  [CommandIds.reconnectCluster]: () => import('./reconnectCluster.js').then((m) => m.reconnectCluster),
-  [CommandIds.drainNode]: () => import('./drainNode.js').then((m) => m.drainNode),
-  [CommandIds.cordonNode]: () => import('./cordonNode.js').then((m) => m.cordonNode),
-  [CommandIds.uncordonNode]: () => import('./uncordonNode.js').then((m) => m.uncordonNode),
-  [CommandIds.runFailureDrill]: () => import('./runFailureDrill.js').then((m) => m.runFailureDrill),
-  [CommandIds.inspectCertificates]: () => import('./inspectCertificates.js').then((m) => m.inspectCertificates),
+  // gen:tables begin — written by `npm run gen:tables` from the commands' files: edit those, not these lines
   [CommandIds.backupEtcd]: () => import('./backupEtcd.js').then((m) => m.backupEtcd),
-  [CommandIds.renewCertificates]: () => import('./renewCertificates.js').then((m) => m.renewCertificates),
-  [CommandIds.upgradeCluster]: () => import('./upgradeCluster.js').then((m) => m.upgradeCluster),
+  [CommandIds.bringUpCluster]: () => import('./bringUpCluster.js').then((m) => m.bringUpCluster),
+  [CommandIds.copyHostAddress]: () => import('./copyHostAddress.js').then((m) => m.copyHostAddress),
+  [CommandIds.cordonNode]: () => import('./cordonNode.js').then((m) => m.cordonNode),
+  [CommandIds.createInventory]: () => import('./createInventory.js').then((m) => m.createInventory),
+  [CommandIds.defragEtcd]: () => import('./etcdMaintenance.js').then((m) => m.defragEtcd),
+  [CommandIds.drainNode]: () => import('./drainNode.js').then((m) => m.drainNode),
+  [CommandIds.fixKubeletConf]: () => import('./fixKubeletConf.js').then((m) => m.fixKubeletConf),
+  [CommandIds.gatherFacts]: () => import('./gatherFacts.js').then((m) => m.gatherFacts),
+  [CommandIds.generateClusterConfigs]: () => import('./generateClusterConfigs.js').then((m) => m.generateClusterConfigs),
+  [CommandIds.importAnsibleInventory]: () => import('./importAnsibleInventory.js').then((m) => m.importAnsibleInventory),
+  [CommandIds.inspectCertificates]: () => import('./inspectCertificates.js').then((m) => m.inspectCertificates),
+  [CommandIds.joinHost]: () => import('./joinHost.js').then((m) => m.joinHost),
+  [CommandIds.openBackupFolder]: () => import('./backupsCommands.js').then((m) => m.openBackupFolder),
+  [CommandIds.openInventory]: () => import('./openInventory.js').then((m) => m.openInventory),
+  [CommandIds.openKubeconfigSetting]: () => import('./openKubeconfigSetting.js').then((m) => m.openKubeconfigSetting),
+  [CommandIds.reconfigureControlPlane]: () => import('./reconfigureControlPlane.js').then((m) => m.reconfigureControlPlane),
+  [CommandIds.reconnectCluster]: () => import('./reconnectCluster.js').then((m) => m.reconnectCluster),
+  [CommandIds.recoverEtcdNospace]: () => import('./etcdMaintenance.js').then((m) => m.recoverEtcdNospace),
+  [CommandIds.refreshBackups]: () => import('./backupsCommands.js').then((m) => m.refreshBackups),
+  [CommandIds.refreshInventory]: () => import('./refreshInventory.js').then((m) => m.refreshInventory),
   [CommandIds.removeNode]: () => import('./nodeOperations.js').then((m) => m.removeNode),
+  [CommandIds.renewCertificates]: () => import('./renewCertificates.js').then((m) => m.renewCertificates),
   [CommandIds.replaceNode]: () => import('./nodeOperations.js').then((m) => m.replaceNode),
   [CommandIds.resetHost]: () => import('./nodeOperations.js').then((m) => m.resetHost),
-  [CommandIds.refreshBackups]: () => import('./backupsCommands.js').then((m) => m.refreshBackups),
   [CommandIds.restoreFromBackup]: () => import('./backupsCommands.js').then((m) => m.restoreFromBackup),
-  [CommandIds.openBackupFolder]: () => import('./backupsCommands.js').then((m) => m.openBackupFolder),
-  [CommandIds.scheduleEtcdSnapshots]: () => import('./scheduleEtcdSnapshots.js').then((m) => m.scheduleEtcdSnapshots),
-  [CommandIds.defragEtcd]: () => import('./etcdMaintenance.js').then((m) => m.defragEtcd),
-  [CommandIds.recoverEtcdNospace]: () => import('./etcdMaintenance.js').then((m) => m.recoverEtcdNospace),
-  [CommandIds.showDrift]: () => import('./showDrift.js').then((m) => m.showDrift),
-  [CommandIds.reconfigureControlPlane]: () => import('./reconfigureControlPlane.js').then((m) => m.reconfigureControlPlane),
-  [CommandIds.fixKubeletConf]: () => import('./fixKubeletConf.js').then((m) => m.fixKubeletConf),
+  [CommandIds.revealHost]: () => import('./revealHost.js').then((m) => m.revealHost),
+  [CommandIds.runFailureDrill]: () => import('./runFailureDrill.js').then((m) => m.runFailureDrill),
   [CommandIds.runPreflight]: () => import('./runPreflight.js').then((m) => m.runPreflight),
+  [CommandIds.scheduleEtcdSnapshots]: () => import('./scheduleEtcdSnapshots.js').then((m) => m.scheduleEtcdSnapshots),
+  [CommandIds.selectClusterContext]: () => import('./selectClusterContext.js').then((m) => m.selectClusterContext),
+  [CommandIds.selectKubeconfigFile]: () => import('./selectKubeconfigFile.js').then((m) => m.selectKubeconfigFile),
+  [CommandIds.showBringUpPlan]: () => import('./showBringUpPlan.js').then((m) => m.showBringUpPlan),
+  [CommandIds.showConfigDiagnostics]: () => import('./showConfigDiagnostics.js').then((m) => m.showConfigDiagnostics),
+  [CommandIds.showDrift]: () => import('./showDrift.js').then((m) => m.showDrift),
   [CommandIds.showLog]: () => import('./showLog.js').then((m) => m.showLog),
+  [CommandIds.showPodTimeline]: () => import('./showPodTimeline.js').then((m) => m.showPodTimeline),
+  [CommandIds.uncordonNode]: () => import('./uncordonNode.js').then((m) => m.uncordonNode),
+  [CommandIds.upgradeCluster]: () => import('./upgradeCluster.js').then((m) => m.upgradeCluster),
+  // gen:tables end
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

@@ -12,6 +12,7 @@ import { PreflightPanel } from '../webviews/preflightPanel';
 import { defineCommand } from './context';
 import { editorPreflight } from './preflightGate';
 
+/** @commandId kubeadmWorkbench.runPreflight — the walkthrough names this id (package.json contributes.walkthroughs). */
 export const runPreflight = defineCommand({ trust: vscode.l10n.t('check SSH access to the hosts'), inventory: vscode.l10n.t('The preflight') }, (ctx) => {
   return async (): Promise<PreflightReport> => {
     const { inv, folder } = ctx;
@@ -19,7 +20,7 @@ export const runPreflight = defineCommand({ trust: vscode.l10n.t('check SSH acce
     PreflightPanel.instance?.setRunning(true);
     const pool = ctx.sessions.open(inv, folder);
     try {
-      const outcome = await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Run Preflight Checks'), hosts: inv.hosts.map((h) => h.name), cluster: kubeconfigFound(), showAlways: true });
+      const outcome = await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Run Preflight Checks'), hosts: inv.hosts.map((h) => h.name), cluster: kubeconfigFound(), standalone: true });
       return outcome.report;
     } finally {
       PreflightPanel.instance?.setRunning(false);

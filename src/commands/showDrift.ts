@@ -1,12 +1,14 @@
 import * as vscode from 'vscode';
 import { dirname } from 'node:path';
 import { readLocalText } from '../engine/workspaceFiles';
-import { manifestFixes, expectedManifest, type DriftFinding } from '../core/drift/threeWay';
+import { findingText, manifestFixes, expectedManifest, type DriftFinding } from '../core/drift/threeWay';
 import type { Range } from '../core/findings';
 import { readDrift, renderDrift, KUBELET_CONFIG, type DriftReading } from '../engine/drift';
 import { sudoUnlessRoot } from '../engine/become';
 import { defineCommand, type Given } from './context';
 import { editorUi } from '../editor/vscodeUi';
+import { hostsWith } from '../core/inventory/types';
+import { editorPreflight } from './preflightGate';
 
 /**
  * Kubeadm: Show Configuration Drift — the three-way comparison (src/engine/drift.ts, the CLI's `drift`): each
@@ -49,7 +51,7 @@ function publish(ctx: Given<{ inventory: string }>, r: DriftReading): void {
       const at = ctx.loaded.locations.fields.get(field) ?? ctx.loaded.locations.fields.get('cluster.name');
       range = at ? toRange(at) : new vscode.Range(0, 0, 0, 0);
     }
-    const d = new vscode.Diagnostic(range!, vscode.l10n.t('{0} (Kubeadm: Show Configuration Drift; a reconfigure applies the workspace\'s)', f.message), vscode.DiagnosticSeverity.Warning);
+    const d = new vscode.Diagnostic(range!, vscode.l10n.t('{0} (Kubeadm: Show Configuration Drift; a reconfigure applies the workspace\'s)', findingText(f)), vscode.DiagnosticSeverity.Warning);
     d.source = 'kubeadm-workbench drift';
     d.code = f.object;
     byFile.set(file, [...(byFile.get(file) ?? []), d]);
@@ -87,6 +89,8 @@ export const showDrift = defineCommand({ trust: vscode.l10n.t('read the configur
     const pool = ctx.sessions.open(inv, folder);
     let r: DriftReading;
     try {
+      // The ConfigMaps are read through the first control-plane node that answers: refused only when none passes.
+      if (!(await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Show Configuration Drift'), hosts: hostsWith(inv, 'control-plane'), atLeastOne: true })).ok) return;
       r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Comparing the configuration of {0}: workspace, ConfigMaps, nodes', inv.cluster.name), cancellable: true }, (_p, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
@@ -101,7 +105,7 @@ export const showDrift = defineCommand({ trust: vscode.l10n.t('read the configur
       return;
     }
     const report = { label: vscode.l10n.t('$(output) Show the whole report'), value: REPORT as DriftFinding | typeof REPORT };
-    const items = [report, ...r.findings.map((f) => ({ label: `${f.layer === 'workspace-cluster' ? '$(file)' : '$(server)'} ${f.host ? `${f.host}: ` : ''}${f.component ?? f.object} ${f.field}`, description: `${f.expected} → ${f.actual}`, detail: f.message, value: f as DriftFinding | typeof REPORT }))];
+    const items = [report, ...r.findings.map((f) => ({ label: `${f.layer === 'workspace-cluster' ? '$(file)' : '$(server)'} ${f.host ? `${f.host}: ` : ''}${f.component ?? f.object} ${f.field}`, description: `${f.expected} → ${f.actual}`, detail: findingText(f), value: f as DriftFinding | typeof REPORT }))];
     const picked = await ui.pick(vscode.l10n.t('Configuration drift of {0}: {1} difference(s){2}', inv.cluster.name, r.findings.length, r.unread.length ? vscode.l10n.t(', {0} not read', r.unread.length) : ''), items, vscode.l10n.t('Open a difference in the diff editor'));
     if (!picked) return;
     if (picked === REPORT) {

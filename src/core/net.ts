@@ -1,4 +1,6 @@
 /** IPv4 arithmetic for the checks that compare addresses and subnets (no DNS, no sockets). */
+import { t } from './l10n';
+
 export interface Cidr {
   base: number;
   bits: number;
@@ -63,12 +65,12 @@ export function specialIPv4(address: string): string | undefined {
   const ip = ipv4ToInt(address);
   if (ip === undefined) return undefined;
   const first = Math.floor(ip / 2 ** 24);
-  if (first === 0) return 'is in 0.0.0.0/8 ("this network"): 0.0.0.0 means any address, never one host';
-  if (ip === 2 ** 32 - 1) return 'is the limited broadcast address: every host on the link receives it';
-  if (address === '224.0.0.18') return "is VRRP's own multicast group (224.0.0.18): Keepalived sends its adverts there";
-  if (first >= 224 && first <= 239) return 'is a multicast address (224.0.0.0/4): a group, not a host';
-  if (first >= 240) return 'is reserved (240.0.0.0/4): Linux does not route it';
-  if (first === 169 && Math.floor(ip / 2 ** 16) % 256 === 254) return 'is link-local (169.254.0.0/16): it is not routed off its link and changes with it';
+  if (first === 0) return t('is in 0.0.0.0/8 ("this network"): 0.0.0.0 means any address, never one host');
+  if (ip === 2 ** 32 - 1) return t('is the limited broadcast address: every host on the link receives it');
+  if (address === '224.0.0.18') return t("is VRRP's own multicast group (224.0.0.18): Keepalived sends its adverts there");
+  if (first >= 224 && first <= 239) return t('is a multicast address (224.0.0.0/4): a group, not a host');
+  if (first >= 240) return t('is reserved (240.0.0.0/4): Linux does not route it');
+  if (first === 169 && Math.floor(ip / 2 ** 16) % 256 === 254) return t('is link-local (169.254.0.0/16): it is not routed off its link and changes with it');
   return undefined;
 }
 

@@ -115,7 +115,7 @@ export class InventoryWorkspace implements vscode.Disposable {
     }
     const read = await readText(uri);
     const timeoutMs = setting('lintTimeoutMs');
-    const result = 'refused' in read ? unreadInventory(read.refused.reason, /at most/.test(read.refused.reason)) : await this.parser.parseInventory({ path: uri.fsPath, text: read.text }, timeoutMs);
+    const result = 'refused' in read ? unreadInventory(read.refused.reason, read.refused.kind === 'too-large') : await this.parser.parseInventory({ path: uri.fsPath, text: read.text }, timeoutMs);
     this.diagnostics.set(uri, result.findings.map(toDiagnostic));
     const broken = result.findings.some((f) => f.severity === 'error');
     if (!broken && result.inventory) this.lastGood = { uri: uri.toString(), inventory: result.inventory };

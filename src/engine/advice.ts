@@ -5,6 +5,7 @@
  * known to fail the same way.
  */
 import type { HostChange } from '../core/plan/hostIdentity';
+import type { KnownFailure } from '../core/plan/runner';
 import type { Step } from '../core/plan/types';
 import { isConnectionFailure, type SshFailure } from '../core/ssh/failures';
 import { t } from '../core/l10n';
@@ -23,6 +24,8 @@ export interface FailureFacts {
   firstControlPlane?: string;
   /** The step never reached its host: the SSH taxonomy's answer (core/ssh/failures.ts). */
   connection?: SshFailure;
+  /** A failure the program raised and knows by kind (the runner's `known`): matched before any words. */
+  known?: KnownFailure;
 }
 
 export interface FailureAdvice {
@@ -44,6 +47,8 @@ export interface FailureAdvice {
 
 interface Rule {
   test: RegExp;
+  /** The kind that picks this rule whatever the error's language (the words stay for what a host said). */
+  known?: KnownFailure;
   /** In the display language, when the advice is made. */
   cause: () => string;
   fix: () => string;
@@ -62,6 +67,7 @@ const RULES: Rule[] = [
   },
   {
     test: /cannot become root/,
+    known: 'sudo-refused',
     cause: () => t('sudo refused: a password is needed (none was given), the password was wrong, or the user may not use sudo'),
     fix: () => t('give the sudo password (CLI: --ask-become-pass) or log in as root'),
   },
@@ -77,6 +83,7 @@ const RULES: Rule[] = [
   },
   {
     test: /is being changed by another run/,
+    known: 'host-locked',
     cause: () => t('another run (named above) holds the host: two runs changing one host at once would race each other'),
     fix: () => t('wait for that run to end, or cancel it (a run that died leaves a lock that the next run takes over by itself)'),
   },
@@ -100,7 +107,7 @@ export function failureAdvice(f: FailureFacts): FailureAdvice {
   }
   // What the host said, not the command (whose text names the very messages the rules look for).
   const said = f.error.slice(Math.max(0, f.error.lastIndexOf('` exited '), f.error.lastIndexOf('` was killed by ')));
-  const rule = RULES.find((r) => r.test.test(said));
+  const rule = (f.known && RULES.find((r) => r.known === f.known)) || RULES.find((r) => r.test.test(said));
   const repeated = f.resumed && f.previousError !== undefined && sameFailure(f.previousError, f.error);
   const rebuilt = f.changes.filter((c) => c.rebuilt).map((c) => c.host);
   // No known pattern: the host's own words (the error's last lines, the run log) are the best lead there is.

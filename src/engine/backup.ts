@@ -12,6 +12,7 @@ import { Writable } from 'node:stream';
 import { createNewFile, createNewFolder, createNewStream, ensureRealFolder, lookAt, removeCreatedFolder } from '../adapters/fs/safeFile';
 import { gitTreeHolding } from '../adapters/fs/gitTree';
 import { readManifest } from '../core/backup/manifest';
+import { t } from '../core/l10n';
 import { readManifestFile } from './backupFiles';
 import { join, resolve } from 'node:path';
 import {
@@ -73,19 +74,19 @@ export async function readEtcdOverSsh(deps: Pick<BackupDeps, 'inventory' | 'ssh'
       errors.push(`${h.name}: ${errorMessage(e)}`);
     }
   }
-  throw new BackupRefused(`cannot read etcd on any control-plane host:\n  ${errors.join('\n  ')}`);
+  throw new BackupRefused(t('cannot read etcd on any control-plane host:\n  {0}', errors.join('\n  ')));
 }
 
 export async function backupEtcd(deps: BackupDeps, outDir: string): Promise<BackupResult> {
   const say = deps.say ?? (() => undefined);
   const repo = await gitWorkTreeOf(outDir);
-  if (repo) throw new BackupRefused(`${outDir} is inside the git work tree ${repo}: a snapshot holds every Secret of the cluster; choose a folder outside it`);
+  if (repo) throw new BackupRefused(t('{0} is inside the git work tree {1}: a snapshot holds every Secret of the cluster; choose a folder outside it', outDir, repo));
   const etcd = await readEtcdOverSsh(deps);
-  say(`etcd: ${etcd.quorumLine} (read via ${etcd.via})`);
+  say(t('etcd: {0} (read via {1})', etcd.quorumLine, etcd.via));
   const source = chooseSnapshotSource(etcd, deps.inventory);
   if (!source.ok) throw new BackupRefused(source.reasons.join('; '));
   const host = source.host;
-  say(`snapshot from ${source.member.name} on ${host}: ${source.why}`);
+  say(t('snapshot from {0} on {1}: {2}', source.member.name, host, source.why));
 
   const at = (deps.now ?? (() => new Date()))();
   const dir = join(resolve(outDir), backupDirName(deps.inventory.cluster.name, at));
@@ -109,7 +110,8 @@ async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<S
   const stamp = at.toISOString().replace(/\D/g, '').slice(0, 17);
   const saved = markedSections((await exec(snapshotSaveCommand(stamp), { timeoutMs: 15 * 60_000 })).stdout);
   const path = saved.get('path') ?? '';
-  if (!isSnapshotPath(path)) throw new Error(`${host}: the snapshot was not saved where expected (got "${path.slice(0, 200)}")`);
+  if (!isSnapshotPath(path)) throw new Error(t('{0}: the snapshot was not saved where expected (got "{1}")', host, path.slice(0, 200)));
+  // written into manifest.json: a file read later, perhaps in another language (and by scripts), so its warnings stay English
   const warnings: string[] = [];
   try {
     const [statusFrom, ...statusText] = (saved.get('status') ?? 'none').split('\n');
@@ -118,7 +120,7 @@ async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<S
     const remoteSize = Number(saved.get('size'));
     const remoteSha = saved.get('sha256') ?? '';
     const revisionAtSave = Number(/"revision":(\d+)/.exec(saved.get('revision') ?? '')?.[1] ?? NaN);
-    say(`saved ${path} on ${host}: ${remoteSize} bytes${status ? `, revision ${status.revision}, ${status.totalKey} keys` : ''}`);
+    say(status ? t('saved {0} on {1}: {2} bytes, revision {3}, {4} keys', path, host, remoteSize, status.revision, status.totalKey) : t('saved {0} on {1}: {2} bytes', path, host, remoteSize));
 
     // Pull: the raw bytes from the channel, hashed and written as they come; a slow disk holds the channel back.
     const file = join(dir, 'snapshot.db');
@@ -143,11 +145,11 @@ async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<S
     }
     if (sinkError) throw sinkError;
     const got = sum.digest();
-    if (got.size !== remoteSize || got.sha256 !== remoteSha) throw new Error(`the copy differs from the snapshot on ${host} (${got.size} bytes, sha256 ${got.sha256.slice(0, 12)}… vs ${remoteSize} bytes, ${remoteSha.slice(0, 12)}…)`);
-    if (got.trailer === 'mismatch') throw new Error(`the snapshot's own SHA-256 trailer does not match its contents: it is corrupt`);
+    if (got.size !== remoteSize || got.sha256 !== remoteSha) throw new Error(t('the copy differs from the snapshot on {0} ({1} bytes, sha256 {2}… vs {3} bytes, {4}…)', host, got.size, got.sha256.slice(0, 12), remoteSize, remoteSha.slice(0, 12)));
+    if (got.trailer === 'mismatch') throw new Error(t("the snapshot's own SHA-256 trailer does not match its contents: it is corrupt"));
     if (got.trailer === 'absent') warnings.push('the snapshot carries no SHA-256 trailer (restore will need --skip-hash-check)');
     const durationMs = Date.now() - started;
-    say(`pulled to ${file}: ${got.size} bytes in ${durationMs} ms, sha256 ${got.sha256}, trailer ${got.trailer}`);
+    say(t('pulled to {0}: {1} bytes in {2} ms, sha256 {3}, trailer {4}', file, got.size, durationMs, got.sha256, got.trailer));
 
     const files: string[] = [];
     const context = markedSections((await exec(restoreContextCommand(), { timeoutMs: 30_000, okCodes: [...ANY_EXIT_CODE] })).stdout);
@@ -185,7 +187,7 @@ async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<S
     // What restore will read: held to the same schema now, so a backup never writes a manifest its restore refuses.
     const text = JSON.stringify(manifest, null, 2) + '\n';
     const selfCheck = readManifest(text);
-    if (!selfCheck.ok) throw new Error(`the manifest does not pass its own schema: ${selfCheck.problems.join('; ')}`);
+    if (!selfCheck.ok) throw new Error(t('the manifest does not pass its own schema: {0}', selfCheck.problems.join('; ')));
     await writePrivate('manifest.json', text);
     return { dir, manifest, durationMs };
   } finally {

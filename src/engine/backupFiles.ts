@@ -10,6 +10,7 @@ import { FileRefused, openRegular as openRegularFile } from '../adapters/fs/safe
 import { MAX_MANIFEST_BYTES, readManifest } from '../core/backup/manifest';
 import { SnapshotChecksum, type BackupManifest } from '../core/backup/snapshot';
 import { errorMessage } from '../core/errors';
+import { t } from '../core/l10n';
 
 /** etcd's quota goes to 8 GiB (its documented maximum); twice that leaves room and still refuses a stray disk image. */
 export const MAX_SNAPSHOT_BYTES = 16 * 1024 ** 3;
@@ -28,7 +29,7 @@ export async function openRegular(path: string, maxBytes: number, noFollow = fal
   } catch (e) {
     if (e instanceof FileRefused) throw new BackupFileError(e.message);
     const code = (e as NodeJS.ErrnoException).code;
-    throw new BackupFileError(`${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable (permission denied)' : errorMessage(e)}`);
+    throw new BackupFileError(`${path}: ${code === 'ENOENT' ? t('no such file') : code === 'EACCES' ? t('not readable (permission denied)') : errorMessage(e)}`);
   }
   try {
     return { handle: opened.handle, stat: await opened.handle.stat() };
@@ -49,12 +50,12 @@ export async function readManifestFile(path: string): Promise<{ ok: true; manife
   try {
     const buf = Buffer.alloc(opened.stat.size + 1);
     const { bytesRead } = await opened.handle.read(buf, 0, buf.length, 0);
-    if (bytesRead > opened.stat.size) return { ok: false, problem: `${path} grew while it was read` };
+    if (bytesRead > opened.stat.size) return { ok: false, problem: t('{0} grew while it was read', path) };
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(buf.subarray(0, bytesRead));
     } catch {
-      return { ok: false, problem: `${path} is not UTF-8 text` };
+      return { ok: false, problem: t('{0} is not UTF-8 text', path) };
     }
     const r = readManifest(text);
     return r.ok ? r : { ok: false, problem: `${path}: ${r.problems.join('; ')}` };
@@ -89,7 +90,7 @@ export async function hashSnapshot(path: string, onBytes?: (read: number, size: 
     await handle.close();
   }
   const got = sum.digest();
-  if (got.size !== stat.size) throw new BackupFileError(`${path} changed while it was read (${stat.size} bytes at the start, ${got.size} read)`);
+  if (got.size !== stat.size) throw new BackupFileError(t('{0} changed while it was read ({1} bytes at the start, {2} read)', path, stat.size, got.size));
   return { ...got, dev: stat.dev, ino: stat.ino };
 }
 
@@ -98,7 +99,7 @@ export async function reopenSnapshot(path: string, digest: SnapshotDigest): Prom
   const { handle, stat } = await openRegular(path, MAX_SNAPSHOT_BYTES);
   if (stat.dev !== digest.dev || stat.ino !== digest.ino || stat.size !== digest.size) {
     await handle.close();
-    throw new BackupFileError(`${path} is no longer the snapshot that was checked (it was replaced or changed): run the restore again`);
+    throw new BackupFileError(t('{0} is no longer the snapshot that was checked (it was replaced or changed): run the restore again', path));
   }
   return handle.createReadStream({ highWaterMark: 256 * 1024 });
 }

@@ -12,6 +12,7 @@ import type { Observation } from '../core/drill/observer';
 import type { DrillPlan } from '../core/drill/plan';
 import { describeError } from '../core/live/errors';
 import { readBalancers, type RootRunner } from './balancers';
+import { t } from '../core/l10n';
 
 /** The pair as it runs now, and the node that watches the VIP's ARP entry. */
 export async function snapshotVrrp(run: RootRunner, inv: Inventory): Promise<VrrpSnapshot> {
@@ -40,7 +41,7 @@ export async function snapshotVrrp(run: RootRunner, inv: Inventory): Promise<Vrr
         neighbour = { host: h.name, mac };
         break;
       }
-      neighbour ??= { host: h.name, error: r.code === 0 ? 'no neighbour entry for the VIP' : `exit ${r.code}` };
+      neighbour ??= { host: h.name, error: r.code === 0 ? t('no neighbour entry for the VIP') : `exit ${r.code}` };
     } catch (e) {
       neighbour ??= { host: h.name, error: describeError(e) };
     }
@@ -62,7 +63,7 @@ export function vrrpPollers(plan: DrillPlan, inv: Inventory, run: RootRunner, fe
   // 250 ms would pile up channels on a dead connection. While one is pending the host is not answering.
   const pending = new Map<string, Promise<unknown>>();
   const quick: RootRunner = (host, cmd) => {
-    if (pending.has(host)) return Promise.reject(new Error(`${host} has not answered the previous probe`));
+    if (pending.has(host)) return Promise.reject(new Error(t('{0} has not answered the previous probe', host)));
     const p = run(host, cmd).finally(() => pending.delete(host));
     pending.set(host, p);
     return withTimeout(p, 1500);
@@ -91,14 +92,14 @@ export function vrrpPollers(plan: DrillPlan, inv: Inventory, run: RootRunner, fe
   poll('balancers', v.verdictPollMs, async () => {
     // stamped when the read is done: that is when the view (or `status`) could show it
     const m = await readBalancers(run, inv);
-    feed({ source: 'vrrp-verdict', t: now(), splitBrain: m.problems.find((p) => p.about === 'vip' && /split brain/.test(p.what))?.what });
+    feed({ source: 'vrrp-verdict', t: now(), splitBrain: m.problems.find((p) => p.kind === 'split-brain')?.what });
   });
 }
 
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]);
+    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(t('no answer within {0} ms', ms))), ms)))]);
   } finally {
     clearTimeout(timer);
   }

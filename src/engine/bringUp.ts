@@ -131,7 +131,7 @@ export async function executePlan(plan: Plan, ledger: Ledger, state: RunState, o
   const previousError = previousErrors.get(result.failed.step.id);
   const advice = failureAdvice({
     step: result.failed.step, error: result.failed.error, cancelled: result.cancelled, resumed: Boolean(options.resumed), changes,
-    ...(result.failed.connection ? { connection: result.failed.connection } : {}),
+    ...(result.failed.connection ? { connection: result.failed.connection } : {}), ...(result.failed.known ? { known: result.failed.known } : {}),
     ...(previousError ? { previousError } : {}), ...(first ? { firstControlPlane: first } : {}),
   });
   return { ...result, changes, advice };

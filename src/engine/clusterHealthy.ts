@@ -13,6 +13,7 @@ import { buildLiveModel } from '../core/live/snapshot';
 import { verdict } from '../core/live/status';
 import { describeError } from '../core/live/errors';
 import { loadKubeAdapter } from '../adapters/kube/load';
+import { t } from '../core/l10n';
 
 /** Long enough for a static pod's readiness probe (kubeadm's: 10 s period, failureThreshold 3) and a lease's expiry. */
 export const HEALTHY_WITHIN_MS = 180_000;
@@ -32,8 +33,8 @@ export interface HealthyWait {
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), reject(new Error('cancelled'))), { once: true });
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(new Error('cancelled'))), { once: true });
   });
 
 /** What is not healthy now, by `status`'s judgement without --ssh ([] when healthy). */
@@ -47,11 +48,11 @@ async function notHealthyNow(inventory: Inventory, kubeconfig: string): Promise<
     try {
       etcd = await conn.readEtcd();
     } catch (e) {
-      problems.push(`etcd not read: ${describeError(e)}`);
+      problems.push(t('etcd not read: {0}', describeError(e)));
     }
     const v = verdict(buildLiveModel(objects, Date.now(), inventory, etcd));
     if (!facts.reach.ok) {
-      v.problems.push({ severity: 'critical', what: `API /readyz through ${conn.server}: ${facts.reach.why ?? 'not ready'}` });
+      v.problems.push({ severity: 'critical', what: t('API /readyz through {0}: {1}', conn.server, facts.reach.why ?? t('not ready')) });
       v.degraded = true;
     }
     const h = assessHealth({ ...facts, verdict: v });
@@ -72,16 +73,16 @@ export async function waitUntilHealthy(w: HealthyWait): Promise<void> {
     try {
       now = await read();
     } catch (e) {
-      now = [`the API did not answer: ${describeError(e)}`];
+      now = [t('the API did not answer: {0}', describeError(e))];
     }
     const seconds = ((Date.now() - t0) / 1000).toFixed(1);
     if (!now.length) {
-      w.say(said ? `healthy after ${seconds} s` : 'healthy');
+      w.say(said ? t('healthy after {0} s', seconds) : t('healthy'));
       return;
     }
     const line = now.join('; ');
-    if (Date.now() - t0 >= limit) throw new Error(`not healthy ${Math.round(limit / 1000)} s after the last step: ${line}`);
-    if (line !== said) w.say(`still converging (${seconds} s): ${line}`);
+    if (Date.now() - t0 >= limit) throw new Error(t('not healthy {0} s after the last step: {1}', Math.round(limit / 1000), line));
+    if (line !== said) w.say(t('still converging ({0} s): {1}', seconds, line));
     said = line;
     await sleep(w.everyMs ?? 3000, w.signal);
   }

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { markedSections } from '../core/backup/commands';
 import { asRoot } from '../core/drill/commands';
 import { COMPONENTS, getIn, parseObject } from '../core/drift/kubeadmConfig';
-import { compareClusterNodes, compareWorkspaceCluster, type ClusterConfigMaps, type DriftFinding, type DriftReport, type NodeFiles, type WorkspaceConfig } from '../core/drift/threeWay';
+import { compareClusterNodes, compareWorkspaceCluster, findingText, type ClusterConfigMaps, type DriftFinding, type DriftReport, type NodeFiles, type WorkspaceConfig } from '../core/drift/threeWay';
 import { errorMessage } from '../core/errors';
+import { t } from '../core/l10n';
 import { summarizeFailure } from '../core/text/failureSummary';
 import { kubernetesHosts, hostsWithRole, type Inventory } from '../core/inventory/types';
 import { KUBECTL } from '../core/phases/interrupted';
@@ -108,7 +109,7 @@ export async function readClusterSide(deps: DriftDeps): Promise<{ configMaps: Cl
   }
   const nodes = await nodesP;
   const unread = nodes.filter((n) => n.error).map((n) => `${n.host}: ${n.error}`);
-  if (!configMaps) unread.unshift(`the ConfigMaps (no control-plane node answered: ${errors.join('; ')})`);
+  if (!configMaps) unread.unshift(t('the ConfigMaps (no control-plane node answered: {0})', errors.join('; ')));
   return { configMaps: configMaps ?? {}, nodes, unread };
 }
 
@@ -121,19 +122,24 @@ export async function readDrift(deps: DriftDeps): Promise<DriftReading> {
 
 /** One line per finding, grouped by layer: what `drift` prints and a preflight names. */
 export function renderDrift(r: DriftReport): string {
-  const out: string[] = [`workspace kubeadm configuration: ${r.workspace.path ?? 'generated from the inventory (no kubeadm-config.yaml beside it)'}`];
+  const out: string[] = [t('workspace kubeadm configuration: {0}', r.workspace.path ?? t('generated from the inventory (no kubeadm-config.yaml beside it)'))];
   const ws = r.findings.filter((f) => f.layer === 'workspace-cluster');
   const cn = r.findings.filter((f) => f.layer === 'cluster-node');
-  out.push('', `workspace ↔ cluster ConfigMaps: ${ws.length ? `${ws.length} difference(s)` : 'in agreement'}`);
-  for (const f of ws) out.push(`  ${f.location ? `${f.location.path}:${f.location.line}: ` : ''}${f.message}`);
-  out.push('', `cluster ConfigMaps ↔ nodes: ${cn.length ? `${cn.length} difference(s)` : 'in agreement'}`);
-  for (const f of cn) out.push(`  ${f.message}`);
-  if (r.unread.length) out.push('', 'not read:', ...r.unread.map((u) => `  ${u}`));
+  out.push('', t('workspace ↔ cluster ConfigMaps: {0}', ws.length ? t('{0} difference(s)', ws.length) : t('in agreement')));
+  for (const f of ws) out.push(`  ${f.location ? `${f.location.path}:${f.location.line}: ` : ''}${findingText(f)}`);
+  out.push('', t('cluster ConfigMaps ↔ nodes: {0}', cn.length ? t('{0} difference(s)', cn.length) : t('in agreement')));
+  for (const f of cn) out.push(`  ${findingText(f)}`);
+  if (r.unread.length) out.push('', t('not read:'), ...r.unread.map((u) => `  ${u}`));
   return `${out.join('\n')}\n`;
 }
 
 /** What an operation does to the nodes' files, for naming the drift it would overwrite. */
 export type Overwriter = 'upgrade' | 'renewal' | 'reconfigure';
+
+/** The operation's name inside a sentence, in the display language. */
+function overwriterName(op: Overwriter): string {
+  return op === 'upgrade' ? t('upgrade') : op === 'renewal' ? t('renewal') : t('reconfigure');
+}
 
 /**
  * The drift an operation would overwrite or leave in place, as plan warnings (read-only; a failed read is a warning
@@ -145,21 +151,21 @@ export type Overwriter = 'upgrade' | 'renewal' | 'reconfigure';
 export async function driftWarnings(deps: Pick<DriftDeps, 'inventory' | 'ssh' | 'become' | 'signal'>, op: Overwriter, apiserverSans?: ReadonlyMap<string, readonly string[]>): Promise<string[]> {
   let side;
   try {
-    side = await readClusterSide({ ...deps, inventoryDir: '', readFile: () => Promise.reject(new Error('not read')) });
+    side = await readClusterSide({ ...deps, inventoryDir: '', readFile: () => Promise.reject(new Error(t('not read'))) });
   } catch (e) {
-    return [`configuration drift not read (${errorMessage(e)}): what the ${op} overwrites on the nodes is not known`];
+    return [t('configuration drift not read ({0}): what the {1} overwrites on the nodes is not known', errorMessage(e), overwriterName(op))];
   }
-  const out: string[] = side.unread.map((u) => `configuration drift not read on ${u}`);
+  const out: string[] = side.unread.map((u) => t('configuration drift not read on {0}', u));
   const findings = compareClusterNodes(side.configMaps, side.nodes);
   for (const f of findings) {
-    if (f.component && op !== 'renewal') out.push(`drift the ${op} overwrites: ${f.message} — kubeadm regenerates ${f.component}.yaml from the kubeadm-config ConfigMap (put the flag there first: reconfigure)`);
-    if (!f.component && op === 'upgrade') out.push(`drift the upgrade overwrites: ${f.message} — kubeadm upgrade node rewrites it from the kubelet-config ConfigMap`);
+    if (f.component && op !== 'renewal') out.push(t('drift the {0} overwrites: {1} — kubeadm regenerates {2}.yaml from the kubeadm-config ConfigMap (put the flag there first: reconfigure)', overwriterName(op), findingText(f), f.component));
+    if (!f.component && op === 'upgrade') out.push(t('drift the upgrade overwrites: {0} — kubeadm upgrade node rewrites it from the kubelet-config ConfigMap', findingText(f)));
   }
   if (op === 'renewal' && apiserverSans) {
     const sans = ((getIn(parseObject(side.configMaps.clusterConfiguration), ['apiServer', 'certSANs']) as unknown[] | undefined) ?? []).map(String);
     for (const [host, have] of apiserverSans) {
       const missing = sans.filter((s) => !have.includes(s));
-      if (missing.length) out.push(`drift the renewal keeps: ${host}'s apiserver.crt lacks ${missing.join(', ')} of the kubeadm-config ConfigMap's certSANs; the renewal re-issues it with the SANs it has (apply them with reconfigure)`);
+      if (missing.length) out.push(t('drift the renewal keeps: {0}\'s apiserver.crt lacks {1} of the kubeadm-config ConfigMap\'s certSANs; the renewal re-issues it with the SANs it has (apply them with reconfigure)', host, missing.join(', ')));
     }
   }
   return out;

@@ -31,6 +31,7 @@ import { buildDrillReport, type DrillReport, type RunFacts } from '../core/drill
 import { abortableSleep } from '../core/sleep';
 import { readHaproxy } from './balancers';
 import { readyz as readyzOver } from '../adapters/kube/readyz';
+import { t } from '../core/l10n';
 
 /** The API calls the drill makes (HttpsTransport). */
 export interface DrillApi {
@@ -146,16 +147,16 @@ export async function snapshotCluster(deps: DrillDeps, req: DrillRequest): Promi
         errors.push(`${cp.name}: ${describeError(e)}`);
       }
     }
-    if (!snapshot.etcd) snapshot.etcdError = errors.join('; ') || 'no other control-plane host';
+    if (!snapshot.etcd) snapshot.etcdError = errors.join('; ') || t('no other control-plane host');
     snapshot.balancers = await Promise.all(hostsWithRole(inv, 'loadbalancer').map((lb) => readHaproxy((host, cmd) => exec(deps, host, cmd), lb.name)));
   }
   if (req.kind === 'partition' && !req.cutCommand && !req.healCommand) snapshot.targetCheck = await cutPreflight(deps, host.name);
   if (req.kind === 'stop') {
     try {
       const r = await exec(deps, host.name, stopPreflightCommand(), 15_000);
-      snapshot.targetCheck = r.code === 0 ? { ok: true, detail: 'kubelet active, crictl present' } : { ok: false, detail: `kubelet is not active or crictl is missing (\`systemctl is-active kubelet\`, \`command -v crictl\`): ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}` };
+      snapshot.targetCheck = r.code === 0 ? { ok: true, detail: t('kubelet active, crictl present') } : { ok: false, detail: t('kubelet is not active or crictl is missing (`systemctl is-active kubelet`, `command -v crictl`): {0}', (r.stderr || r.stdout).trim() || `exit ${r.code}`) };
     } catch (e) {
-      snapshot.targetCheck = { ok: false, detail: `cannot reach it over SSH: ${describeError(e)}` };
+      snapshot.targetCheck = { ok: false, detail: t('cannot reach it over SSH: {0}', describeError(e)) };
     }
   }
   return snapshot;
@@ -165,9 +166,9 @@ export async function snapshotCluster(deps: DrillDeps, req: DrillRequest): Promi
 async function cutPreflight(deps: DrillDeps, host: string): Promise<{ ok: boolean; detail: string }> {
   try {
     const r = await exec(deps, host, cutPreflightCommand(), 15_000);
-    return r.code === 0 ? { ok: true, detail: 'nft and the self-heal timer available' } : { ok: false, detail: `cannot cut its network with nftables: ${(r.stderr || r.stdout).trim().split('\n').pop() || `exit ${r.code}`}` };
+    return r.code === 0 ? { ok: true, detail: t('nft and the self-heal timer available') } : { ok: false, detail: t('cannot cut its network with nftables: {0}', (r.stderr || r.stdout).trim().split('\n').pop() || `exit ${r.code}`) };
   } catch (e) {
-    return { ok: false, detail: `cannot reach it over SSH: ${describeError(e)}` };
+    return { ok: false, detail: t('cannot reach it over SSH: {0}', describeError(e)) };
   }
 }
 
@@ -212,8 +213,8 @@ function pointFrom(status: RawStatus): EtcdPoint | undefined {
  * content. The restore always runs once the fault was attempted.
  */
 export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillOptions = {}): Promise<DrillReport> {
-  if (plan.refusals.length) throw new Error(`the drill is refused: ${plan.refusals.join('; ')}`);
-  if (!plan.fault || !plan.restore) throw new Error('the plan has no fault or no restore action');
+  if (plan.refusals.length) throw new Error(t('the drill is refused: {0}', plan.refusals.join('; ')));
+  if (!plan.fault || !plan.restore) throw new Error(t('the plan has no fault or no restore action'));
   const out = deps.output;
   const progress = (phase: DrillProgress['phase'], message: string) => opts.onProgress?.({ phase, message });
   // A control plane's own API server is asked /readyz directly while it comes back: the moment it can serve, to
@@ -332,9 +333,9 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
     poll(`haproxy@${b.host}`, every, async () => {
       const a = now();
       const r = await exec(deps, b.host, haproxyProbeCommand(b.method, b.socket, b.sinceEpoch), 5000);
-      if (r.code !== 0) throw new Error(`${b.host}: HAProxy probe exited ${r.code}: ${(r.stderr || r.stdout).trim().slice(0, 200)}`);
+      if (r.code !== 0) throw new Error(t('{0}: HAProxy probe exited {1}: {2}', b.host, r.code, (r.stderr || r.stdout).trim().slice(0, 200)));
       const state: ServerState | undefined = b.method === 'journal' ? (parseJournalState(r.stdout, b.backend, b.server) ?? { status: 'UP' }) : parseShowStat(r.stdout, b.backend, b.server);
-      if (!state) throw new Error(`${b.host}: no ${b.backend}/${b.server} in HAProxy's stats`);
+      if (!state) throw new Error(t("{0}: no {1} in HAProxy's stats", b.host, `${b.backend}/${b.server}`));
       feed({ source: 'haproxy', t: mid(a), balancer: b.host, state });
     });
   }
@@ -349,7 +350,7 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
         const args = phase === 'failure' ? [...ETCD_TLS, 'endpoint', 'status', '-w', 'json'] : [...ETCD_TLS, 'endpoint', 'status', '--cluster', '-w', 'json'];
         const r = await etcdRunner(deps, host, 6000)(args);
         const points = parseEndpointStatus(r.stdout, r.stderr).flatMap((s) => (s.status ? [pointFrom(s.status)].filter((p): p is EtcdPoint => !!p) : []));
-        if (!points.length) throw new Error(`${host}: etcdctl endpoint status gave no status (exit ${r.code}): ${r.stderr.trim().split('\n')[0] ?? ''}`);
+        if (!points.length) throw new Error(t('{0}: etcdctl endpoint status gave no status (exit {1}): {2}', host, r.code, r.stderr.trim().split('\n')[0] ?? ''));
         feed({ source: 'etcd', t: mid(a), via: host, points });
       });
     });
@@ -366,11 +367,12 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
     if (a.where === 'ssh') {
       const r = await deps.ssh.exec(a.host, a.command, { okCodes: [...ANY_EXIT_CODE], timeoutMs });
       for (const l of `${r.stdout}${r.stderr}`.split('\n').filter(Boolean)) out.message(l, a.host);
-      if (r.code !== 0) throw new Error(`${a.host}: \`${a.command.display}\` exited ${r.code}: ${(r.stderr || r.stdout).trim().split('\n').pop() ?? ''}`);
+      if (r.code !== 0) throw new Error(t('{0}: `{1}` exited {2}: {3}', a.host, a.command.display, r.code, (r.stderr || r.stdout).trim().split('\n').pop() ?? ''));
     } else {
       const r = await (deps.runLocal ?? runLocalCommand(deps.cwd))(a.command, timeoutMs);
       for (const l of `${r.stdout}${r.stderr}`.split('\n').filter(Boolean)) out.message(l, 'local');
-      if (r.code !== 0) throw new Error(`\`${a.command.display}\` ${r.code === null ? 'did not finish (killed or timed out)' : `exited ${r.code}`}: ${(r.stderr || r.stdout).trim().split('\n').pop() ?? ''}`);
+      const last = (r.stderr || r.stdout).trim().split('\n').pop() ?? '';
+      if (r.code !== 0) throw new Error(r.code === null ? t('`{0}` did not finish (killed or timed out): {1}', a.command.display, last) : t('`{0}` exited {1}: {2}', a.command.display, r.code, last));
     }
   };
   try {
@@ -382,7 +384,7 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
         await action(plan.fault, 120_000);
       } catch (e) {
         faultError = describeError(e);
-        out.message(`fault command failed: ${faultError}`, undefined, 'error');
+        out.message(t('fault command failed: {0}', faultError), undefined, 'error');
       }
       faultSeconds = Math.round((now() - f0) / 100) / 10;
       if (!faultError) {
@@ -392,7 +394,7 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
           const nr = observer.event('node-notready');
           if (nr && plan.awaited.length) deadline = Math.max(deadline, nr.t + plan.limits.evictionWaitSeconds * 1000);
           if (observer.failureComplete() || now() >= deadline) break;
-          progress('observe', `${plan.target.host} down for ${Math.round(now() / 1000)} s`);
+          progress('observe', t('{0} down for {1} s', plan.target.host, Math.round(now() / 1000)));
           await sleep(250, opts.signal);
         }
         if (opts.signal?.aborted) cancelled = true;
@@ -412,7 +414,7 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
           restore = { ok: true, seconds: Math.round((now() - r0) / 100) / 10, attempted: true };
         } catch (e) {
           restore = { ok: false, seconds: undefined, error: describeError(e), attempted: true };
-          out.message(`restore attempt ${attempt} failed: ${restore.error}`, undefined, 'error');
+          out.message(t('restore attempt {0} failed: {1}', attempt, restore.error), undefined, 'error');
           if (attempt < 3) await sleep(5000);
         }
       }
@@ -421,7 +423,7 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
     if (restore.ok && !cancelled) {
       const until = now() + plan.limits.restoreSeconds * 1000;
       while (!observer.recoveryComplete() && now() < until && !opts.signal?.aborted) {
-        progress('recover', `waiting for ${plan.target.host} to come back (${Math.round((now() - (observer.restoreTime ?? 0)) / 1000)} s)`);
+        progress('recover', t('waiting for {0} to come back ({1} s)', plan.target.host, Math.round((now() - (observer.restoreTime ?? 0)) / 1000)));
         await sleep(250, opts.signal);
       }
       if (opts.signal?.aborted) cancelled = true;
@@ -432,6 +434,6 @@ export async function runDrill(deps: DrillDeps, plan: DrillPlan, opts: RunDrillO
     await Promise.all(pollers);
   }
   const report = buildDrillReport(plan, observer.timeline(), { startedAt, faultSeconds, faultError, observedSeconds, restore, recoverySeconds, cancelled, probeErrors, apiserverProbed });
-  progress('done', report.ok ? 'passed' : 'failed');
+  progress('done', report.ok ? t('passed') : t('failed'));
   return report;
 }

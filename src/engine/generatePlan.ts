@@ -7,6 +7,7 @@ import { join, relative, resolve } from 'node:path';
 import type { GeneratedFile } from '../core/generate/index';
 import { shownPath } from '../core/text/terminal';
 import { ensureRealFolder, kindOf, lookAt, readRegularText, replaceFile } from '../adapters/fs/safeFile';
+import { t } from '../core/l10n';
 
 export type WriteStatus = 'new' | 'changed' | 'unchanged';
 
@@ -24,7 +25,7 @@ export function isSafeRelativePath(path: string): boolean {
 export async function planWrites(files: readonly GeneratedFile[], existing: (path: string) => Promise<string | undefined>): Promise<PlannedWrite[]> {
   const out: PlannedWrite[] = [];
   for (const f of files) {
-    if (!isSafeRelativePath(f.path)) throw new Error(`refusing to write outside the output folder: ${f.path}`);
+    if (!isSafeRelativePath(f.path)) throw new Error(t('refusing to write outside the output folder: {0}', f.path));
     const current = await existing(f.path);
     out.push({ ...f, status: current === undefined ? 'new' : current === f.text ? 'unchanged' : 'changed' });
   }
@@ -43,7 +44,7 @@ export class UnsafeOutputError extends Error {}
 
 /** The folders from `outDir` down to the file's, and the file: what writing `path` under `outDir` goes through. */
 function targetOf(outDir: string, path: string): { root: string; folders: string[]; target: string } {
-  if (!isSafeRelativePath(path)) throw new UnsafeOutputError(`refusing to write outside the output folder: ${path}`);
+  if (!isSafeRelativePath(path)) throw new UnsafeOutputError(t('refusing to write outside the output folder: {0}', path));
   const root = resolve(outDir);
   const parts = path.split(/[\\/]/);
   const folders = [root];
@@ -58,11 +59,11 @@ async function unsafeTarget(outDir: string, path: string): Promise<string | unde
   for (const dir of folders) {
     const st = await lookAt(dir);
     if (!st) break; // made by the write, as a real folder
-    if (st.isSymbolicLink()) return `${shown(dir)} is a symlink; generate writes only into real folders`;
-    if (!st.isDirectory()) return `${shown(dir)} is not a folder`;
+    if (st.isSymbolicLink()) return t('{0} is a symlink; generate writes only into real folders', shown(dir));
+    if (!st.isDirectory()) return t('{0} is not a folder', shown(dir));
   }
   const existing = await lookAt(target);
-  if (existing && !existing.isFile()) return `${shown(target)} is ${kindOf(existing)}; not writing through it (remove it first)`;
+  if (existing && !existing.isFile()) return t('{0} is {1}; not writing through it (remove it first)', shown(target), kindOf(existing));
   return undefined;
 }
 
@@ -74,7 +75,7 @@ async function unsafeTarget(outDir: string, path: string): Promise<string | unde
  */
 export async function writeGeneratedFiles(outDir: string, files: readonly { path: string; text: string }[]): Promise<string[]> {
   const refusals = (await Promise.all(files.map((f) => unsafeTarget(outDir, f.path)))).filter((r): r is string => Boolean(r));
-  if (refusals.length) throw new UnsafeOutputError(`${refusals.join('; ')} — nothing was written`);
+  if (refusals.length) throw new UnsafeOutputError(t('{0} — nothing was written', refusals.join('; ')));
   const written: string[] = [];
   for (const f of files) {
     const { folders, target } = targetOf(outDir, f.path);

@@ -10,6 +10,7 @@ import { mergeKubeadmDocuments } from '../core/generate/mergeDocuments';
 import type { Inventory } from '../core/inventory/types';
 import type { PhaseConfigs, PhaseSources } from '../core/phases/configs';
 import { readWorkspaceFile } from './workspaceFiles';
+import { t } from '../core/l10n';
 
 /**
  * The cluster's config files as the plan uploads them and as `generate` writes them — one function for both, so the
@@ -27,7 +28,7 @@ export function phaseConfigs(inv: Inventory, extraKubeadm?: string, vrrpAuthPass
   const files = clusterConfigFiles(inv, extraKubeadm, vrrpAuthPass ? { vrrpAuthPass } : {});
   const text = (path: string): string => {
     const f = files.find((x) => x.path === path);
-    if (!f) throw new Error(`the generator produced no ${path}`);
+    if (!f) throw new Error(t('the generator produced no {0}', path));
     return f.text;
   };
   const optional = (path: string): string | undefined => files.find((x) => x.path === path)?.text;
@@ -69,14 +70,14 @@ export function flannelManifestUrl(kubernetesVersion: string): string | undefine
  */
 export async function phaseSources(inv: Inventory, inventoryDir: string, readFile: (path: string) => Promise<string>): Promise<PhaseSources> {
   const ref = inv.cluster.cniManifest ?? (inv.cluster.cni === 'flannel' ? flannelManifestUrl(inv.cluster.kubernetesVersion) : undefined);
-  if (!ref) throw new Error(`set cluster.cniManifest in the inventory: there is no pinned default manifest for ${inv.cluster.cni} on Kubernetes ${inv.cluster.kubernetesVersion}`);
+  if (!ref) throw new Error(t('set cluster.cniManifest in the inventory: there is no pinned default manifest for {0} on Kubernetes {1}', String(inv.cluster.cni), inv.cluster.kubernetesVersion));
   const isUrl = /^https?:\/\//.test(ref);
   const p = inv.cluster.packages ?? {};
   const pin = inv.cluster.cniManifestSha256;
   const manifest = isUrl ? '' : await readWorkspaceFile(inventoryDir, ref, readFile, 'cluster.cniManifest');
   // A pinned local file is held to its pin too: the file may have changed since the pin was written.
   if (!isUrl && pin !== undefined && createHash('sha256').update(manifest, 'utf8').digest('hex') !== pin) {
-    throw new Error(`cluster.cniManifest ${ref} is not the file cluster.cniManifestSha256 pins (its sha256 differs): check the file, then update the pin`);
+    throw new Error(t('cluster.cniManifest {0} is not the file cluster.cniManifestSha256 pins (its sha256 differs): check the file, then update the pin', ref));
   }
   return {
     ...(isUrl ? { cniManifestUrl: ref, cniManifest: '' } : { cniManifest: manifest }),

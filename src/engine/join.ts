@@ -7,6 +7,7 @@ import { planForHosts } from '../core/plan/forHosts';
 import type { Plan } from '../core/plan/types';
 import type { BringUpPhase } from './bringUp';
 import { isKubernetesHost } from '../core/inventory/types';
+import { t } from '../core/l10n';
 
 /** Every node but the first control-plane node (the one `init` makes). */
 export function joinableHosts(inv: Inventory): string[] {
@@ -16,14 +17,14 @@ export function joinableHosts(inv: Inventory): string[] {
 
 /** Why these hosts cannot be joined, or undefined. */
 export function joinProblem(inv: Inventory, hosts: readonly string[]): string | undefined {
-  if (!hosts.length) return 'name the hosts to join (one or more inventory hosts)';
+  if (!hosts.length) return t('name the hosts to join (one or more inventory hosts)');
   const joinable = joinableHosts(inv);
   for (const name of hosts) {
     const h = inv.hosts.find((x) => x.name === name);
-    if (!h) return `${name} is not a host of the inventory (hosts: ${inv.hosts.map((x) => x.name).join(', ')})`;
+    if (!h) return t('{0} is not a host of the inventory (hosts: {1})', name, inv.hosts.map((x) => x.name).join(', '));
     if (joinable.includes(name)) continue;
-    if (h.roles.includes('control-plane')) return `${name} is the first control-plane node: it is initialised by the bring-up, not joined`;
-    return `${name} has neither the control-plane nor the worker role: nothing to join`;
+    if (h.roles.includes('control-plane')) return t('{0} is the first control-plane node: it is initialised by the bring-up, not joined', name);
+    return t('{0} has neither the control-plane nor the worker role: nothing to join', name);
   }
   return undefined;
 }

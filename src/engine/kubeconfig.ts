@@ -8,6 +8,7 @@ import { dirname, relative, isAbsolute } from 'node:path';
 import { ensureRealFolder, lookAt, readRegularText, replaceFile } from '../adapters/fs/safeFile';
 import { realPathOf } from '../adapters/fs/gitTree';
 import { parse, stringify } from 'yaml';
+import { t } from '../core/l10n';
 
 interface Named<T> {
   name: string;
@@ -37,7 +38,7 @@ export function mergeAdminKubeconfig(existing: string | undefined, adminConf: st
   const admin = parse(adminConf) as KubeconfigDoc;
   const cluster = admin.clusters?.[0]?.cluster;
   const user = admin.users?.[0]?.user;
-  if (!cluster || !user) throw new Error('admin.conf has no cluster or user');
+  if (!cluster || !user) throw new Error(t('admin.conf has no cluster or user'));
   const target: KubeconfigDoc = (existing?.trim() ? (parse(existing) as KubeconfigDoc) : undefined) ?? {};
   const userName = `${clusterName}-admin`;
   const context = `${userName}@${clusterName}`;
@@ -60,7 +61,7 @@ export async function checkKubeconfigTarget(path: string, workspaceDir: string, 
   const rel = relative((await realPathOf(workspaceDir)).real, (await realPathOf(path)).real);
   const inside = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
   if (inside && !allowInWorkspace) {
-    throw new Error(`refusing to write the cluster's admin credentials into the workspace (${path}); choose a kubeconfig outside it, or allow it explicitly`);
+    throw new Error(t('refusing to write the cluster\'s admin credentials into the workspace ({0}); choose a kubeconfig outside it, or allow it explicitly', path));
   }
 }
 

@@ -239,7 +239,7 @@ export class LintRunner {
       const timer = setTimeout(() => {
         cleanup();
         this.stopWorker();
-        reject(new Error(`the lint worker did not start within ${this.options.bootTimeoutMs ?? 30_000} ms`));
+        reject(new Error(t('the lint worker did not start within {0} ms', this.options.bootTimeoutMs ?? 30_000)));
       }, this.options.bootTimeoutMs ?? 30_000);
       const onMessage = (msg: WorkerToRunner): void => {
         if (msg.type !== 'ready') return;
@@ -249,12 +249,12 @@ export class LintRunner {
       const onError = (e: Error): void => {
         cleanup();
         this.forget(worker);
-        reject(new Error(`the lint worker failed to start: ${e.message}`));
+        reject(new Error(t('the lint worker failed to start: {0}', e.message)));
       };
       const onExit = (code: number): void => {
         cleanup();
         this.forget(worker);
-        reject(new Error(`the lint worker exited while starting (code ${code})`));
+        reject(new Error(t('the lint worker exited while starting (code {0})', String(code))));
       };
       const cleanup = (): void => {
         clearTimeout(timer);

@@ -98,7 +98,7 @@ async function readEtcdFrom(deps: NodeDeps, hosts: string[]): Promise<EtcdModel>
       errors.push(`${h}: ${errorMessage(e)}`);
     }
   }
-  throw new Error(errors.join('; ') || 'no control-plane host answers');
+  throw new Error(errors.join('; ') || t('no control-plane host answers'));
 }
 
 /** The inventory after the operation (the host taken out, or the new host in its place). */
@@ -121,37 +121,37 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
   const say = deps.say ?? (() => undefined);
   const out: NodePreparation = { refusals: [], forceable: false, facts: [], warnings: [], hostKeyRefused: [] };
   const target = inv.hosts.find((h) => h.name === req.host);
-  if (!target) return { ...out, refusals: [`${req.host} is not a host of the inventory (hosts: ${inv.hosts.map((h) => h.name).join(', ')})`] };
-  if (!target.roles.includes('control-plane') && !target.roles.includes('worker')) return { ...out, refusals: [`${req.host} is neither a control-plane node nor a worker: nothing to ${req.operation}`] };
+  if (!target) return { ...out, refusals: [t('{0} is not a host of the inventory (hosts: {1})', req.host, inv.hosts.map((h) => h.name).join(', '))] };
+  if (!target.roles.includes('control-plane') && !target.roles.includes('worker')) return { ...out, refusals: [t('{0} is neither a control-plane node nor a worker: nothing to {1}', req.host, req.operation)] };
   if (req.operation === 'replace') {
     const r = req.replacement;
-    if (!r) return { ...out, refusals: ['name the new host (--with NAME, and --address when it is not in the inventory)'] };
-    if (r.name === target.name) return { ...out, refusals: [`${r.name} would replace itself: remove it first (remove --host ${r.name}), re-image it, then join it (join --host ${r.name})`] };
+    if (!r) return { ...out, refusals: [t('name the new host (--with NAME, and --address when it is not in the inventory)')] };
+    if (r.name === target.name) return { ...out, refusals: [t('{0} would replace itself: remove it first (remove --host {0}), re-image it, then join it (join --host {0})', r.name)] };
     const clash = inv.hosts.find((h) => h.name !== r.name && h !== target && h.address === r.address);
-    if (clash) return { ...out, refusals: [`${r.address} is ${clash.name}'s address`] };
+    if (clash) return { ...out, refusals: [t("{0} is {1}'s address", r.address, clash.name)] };
     const spare = inv.hosts.find((h) => h.name === r.name);
-    if (spare && isKubernetesHost(spare)) return { ...out, refusals: [`${r.name} is already a ${spare.roles.join('/')} host of the inventory: it cannot replace ${target.name}`] };
+    if (spare && isKubernetesHost(spare)) return { ...out, refusals: [t('{0} is already a {1} host of the inventory: it cannot replace {2}', r.name, spare.roles.join('/'), target.name)] };
   }
 
   // Who answers: the target (its reset is skipped when it does not), the control plane (the helper), the balancers, the new host.
-  say('asking the hosts over SSH…');
+  say(t('asking the hosts over SSH…'));
   const cps = hostsWithRole(inv, 'control-plane');
   const balancers = hostsWithRole(inv, 'loadbalancer');
   const names = [...new Set([target.name, ...cps.map((h) => h.name), ...(isControlPlane(target) ? balancers.map((h) => h.name) : [])])];
   const probes = new Map(await Promise.all(names.map(async (n) => [n, await probeHost(deps, n)] as const)));
   const answers = (n: string) => probes.get(n)?.answers === true;
-  for (const [n, p] of probes) out.facts.push(`${n}: ${p.answers ? 'answers over SSH' : `does not answer (${p.why})`}`);
+  for (const [n, p] of probes) out.facts.push(`${n}: ${p.answers ? t('answers over SSH') : t('does not answer ({0})', p.why)}`);
   for (const [n, p] of probes) if (!p.answers && hostKeyProblem(p.why)) out.hostKeyRefused.push(n);
-  for (const [n, p] of probes) if (!p.answers && hostKeyProblem(p.why)) out.refusals.push(`${n}: its host key was not accepted (${p.why}); check the key and accept it explicitly, then run this again`);
-  if (isControlPlane(target)) for (const b of balancers) if (!answers(b.name)) out.refusals.push(`balancer ${b.name} does not answer: its HAProxy cannot be changed and checked`);
+  for (const [n, p] of probes) if (!p.answers && hostKeyProblem(p.why)) out.refusals.push(t('{0}: its host key was not accepted ({1}); check the key and accept it explicitly, then run this again', n, p.why));
+  if (isControlPlane(target)) for (const b of balancers) if (!answers(b.name)) out.refusals.push(t('balancer {0} does not answer: its HAProxy cannot be changed and checked', b.name));
 
   // etcd and the API, from a control-plane host that answers.
   let etcd: EtcdModel | undefined;
   try {
     etcd = await readEtcdFrom(deps, cps.filter((h) => answers(h.name)).map((h) => h.name));
-    out.facts.push(`etcd (${etcd.via}): ${etcd.quorumLine}; ${etcd.members.map((m) => `${m.host ?? m.name} ${m.isLearner ? 'learner' : 'voter'} ${m.healthy ? 'healthy' : m.problem}`).join(', ')}`);
+    out.facts.push(`etcd (${etcd.via}): ${etcd.quorumLine}; ${etcd.members.map((m) => `${m.host ?? m.name} ${m.isLearner ? t('learner') : t('voter')} ${m.healthy ? t('healthy') : m.problem}`).join(', ')}`);
   } catch (e) {
-    out.refusals.push(`etcd cannot be read on any control-plane host that answers: ${errorMessage(e)}`);
+    out.refusals.push(t('etcd cannot be read on any control-plane host that answers: {0}', errorMessage(e)));
   }
   const members = etcd ? guardMembersOf(etcd) : [];
   const targetMember = memberOf(members, target.name);
@@ -160,18 +160,18 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
   // Through the endpoint: a request may land on an API server that is failing (a stopped etcd beside it) — a few tries.
   if (helperHost) helperReady = (await run(deps, helperHost.name, sh`test -f ${ADMIN} && for i in 1 2 3 4 5; do ${KUBECTL} get --raw=/readyz --request-timeout=5s >/dev/null 2>&1 && exit 0; sleep 2; done; exit 1`, 60_000)).code === 0;
   const helper = helperReady ? helperHost!.name : undefined;
-  if (!helper) out.refusals.push(`no control-plane host other than ${target.name} answers with a healthy etcd member and a working API (admin.conf): the cluster-side steps have nowhere to run`);
-  else out.facts.push(`cluster-side steps run on ${helper} (its admin.conf; etcdctl in its etcd pod)`);
+  if (!helper) out.refusals.push(t('no control-plane host other than {0} answers with a healthy etcd member and a working API (admin.conf): the cluster-side steps have nowhere to run', target.name));
+  else out.facts.push(t('cluster-side steps run on {0} (its admin.conf; etcdctl in its etcd pod)', helper));
   // Known only when the API answered: "not found" is an empty answer, a failed request is no answer.
   const asked = helper ? await run(deps, helper, sh`for i in 1 2 3; do out=$(${KUBECTL} get ${'node/' + target.name} --ignore-not-found -o name --request-timeout=15s) && { echo "answer:$out"; exit 0; }; sleep 2; done; exit 1`, 90_000) : undefined;
   const isNode = asked?.code === 0 ? /answer:node\//.test(asked.stdout) : undefined;
-  if (helper && isNode === undefined) out.refusals.push(`the API does not answer whether ${target.name} is a Node (through ${helper}'s admin.conf): try again when it does`);
-  if (isNode !== undefined) out.facts.push(`${target.name}: ${isNode ? 'a Node of the cluster' : 'not a Node of the cluster'}${targetMember ? `, etcd member ${targetMember.id}` : ', not an etcd member'}`);
+  if (helper && isNode === undefined) out.refusals.push(t("the API does not answer whether {0} is a Node (through {1}'s admin.conf): try again when it does", target.name, helper));
+  if (isNode !== undefined) out.facts.push(`${target.name}: ${isNode ? t('a Node of the cluster') : t('not a Node of the cluster')}, ${targetMember ? t('etcd member {0}', targetMember.id) : t('not an etcd member')}`);
 
   if (req.operation === 'reset') {
-    if (!answers(target.name)) out.refusals.push(`${target.name} does not answer over SSH: nothing can be reset there`);
-    if (targetMember) out.refusals.push(`${target.name} is still etcd member ${targetMember.id}: resetting it would wipe a member's data while it counts for the quorum. Remove it first: kubeadm-workbench remove --host ${target.name}`);
-    if (isNode) out.refusals.push(`${target.name} is still a Node of the cluster: remove it first (kubeadm-workbench remove --host ${target.name}), which drains it and resets it`);
+    if (!answers(target.name)) out.refusals.push(t('{0} does not answer over SSH: nothing can be reset there', target.name));
+    if (targetMember) out.refusals.push(t("{0} is still etcd member {1}: resetting it would wipe a member's data while it counts for the quorum. Remove it first: kubeadm-workbench remove --host {0}", target.name, targetMember.id));
+    if (isNode) out.refusals.push(t('{0} is still a Node of the cluster: remove it first (kubeadm-workbench remove --host {0}), which drains it and resets it', target.name));
     if (out.refusals.length) return out;
     return { ...out, plan: { fingerprint: `reset:${target.name}`, phases: resetPhases(target.name) } };
   }
@@ -186,21 +186,21 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
       out.forceable = guard.forceable && out.refusals.length === guard.reasons.length;
     }
   }
-  if (hostsWithRole(inv, 'control-plane').length === 1 && isControlPlane(target) && req.operation === 'remove') out.refusals.push(`${target.name} is the only control-plane host`);
+  if (hostsWithRole(inv, 'control-plane').length === 1 && isControlPlane(target) && req.operation === 'remove') out.refusals.push(t('{0} is the only control-plane host', target.name));
 
   const after = inventoryAfter(inv, req);
   try {
     assertValidInventory(after);
   } catch (e) {
-    out.refusals.push(`the inventory without ${target.name} is not valid: ${errorMessage(e)}`);
+    out.refusals.push(t('the inventory without {0} is not valid: {1}', target.name, errorMessage(e)));
   }
   if (req.operation === 'replace' && req.replacement) {
     const probe = await probeHost(deps, req.replacement.name).catch((e: Error) => ({ answers: false, why: e.message }));
-    out.facts.push(`${req.replacement.name} (${req.replacement.address}): ${probe.answers ? 'answers over SSH' : `does not answer (${probe.why})`}`);
+    out.facts.push(`${req.replacement.name} (${req.replacement.address}): ${probe.answers ? t('answers over SSH') : t('does not answer ({0})', probe.why)}`);
     if (!probe.answers && hostKeyProblem(probe.why)) out.hostKeyRefused.push(req.replacement.name);
     if (!probe.answers) out.refusals.push(hostKeyProblem(probe.why)
-      ? `${req.replacement.name}: ${probe.why}. A new or re-imaged host presents a new key: check its fingerprint on the host's console and accept it explicitly (typed back when asked, or --accept-new-host-key=SHA256:… on the command line)`
-      : `the new host ${req.replacement.name} does not answer over SSH: it must be up (Debian 12, reachable as the inventory says) before anything is removed`);
+      ? t("{0}: {1}. A new or re-imaged host presents a new key: check its fingerprint on the host's console and accept it explicitly (typed back when asked, or --accept-new-host-key=SHA256:… on the command line)", req.replacement.name, probe.why)
+      : t('the new host {0} does not answer over SSH: it must be up (Debian 12, reachable as the inventory says) before anything is removed', req.replacement.name));
     if (helper && isControlPlane(target)) {
       const sans = await readClusterSans(async (cmd) => run(deps, helper, cmd));
       const advice = sanAdvice(sans, inv, req.replacement.address);
@@ -215,7 +215,7 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
     ...(targetMember ? { memberId: targetMember.id } : {}),
     ...(req.drainTimeoutSeconds ? { drainTimeoutSeconds: req.drainTimeoutSeconds } : {}),
   };
-  if (isNode === false) out.facts.push(`${target.name} is no Node: the drain and the delete are skipped by their checks`);
+  if (isNode === false) out.facts.push(t('{0} is no Node: the drain and the delete are skipped by their checks', target.name));
   // HAProxy first loses the old node; a replacement is added once it has joined (see haproxyPhase).
   const without = inventoryAfter(inv, { operation: 'remove', host: target.name });
   const phases = isControlPlane(target) ? removeControlPlanePhases(input, without, generateHaproxyConfig(without)) : removeWorkerPhases(input);
@@ -227,7 +227,7 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
     const joined = planForHosts(full, [req.replacement.name]);
     for (const p of joined.phases) {
       // The bring-up's two-member warning is about a first join; here the cluster keeps its other members.
-      if (p.phase === 'join-control-plane' && p.steps.some((s) => (s.about ?? s.host) === req.replacement!.name)) p.warnings = [`${req.replacement.name} joins as a learner and is promoted once it has caught up; a fresh certificate key is uploaded on ${helper} for it.`];
+      if (p.phase === 'join-control-plane' && p.steps.some((s) => (s.about ?? s.host) === req.replacement!.name)) p.warnings = [t('{0} joins as a learner and is promoted once it has caught up; a fresh certificate key is uploaded on {1} for it.', req.replacement.name, helper)];
     }
     phases.push(...joined.phases);
     if (isControlPlane(target)) phases.push(haproxyPhase(after, generateHaproxyConfig(after), t('Add {0} to HAProxy on every balancer, UP', req.replacement.name), `haproxy-with-${req.replacement.name}`, [req.replacement.name]));

@@ -8,10 +8,11 @@ import { Reflector, type KubeTransport } from '../core/live/watch';
 import { buildTimeline, type ClientObservation, type MoreEvidence, type PodEvent, type PodSnapshot, type Timeline } from '../core/timeline/model';
 import type { TimelineFeed } from '../core/timeline/feed';
 import { errorMessage } from '../core/errors';
-import { API_SOURCE, NOT_READ_YET, readClusterSources, type TimelineHosts } from '../core/timeline/clusterSources';
+import { apiSource, notReadYet, readClusterSources, type TimelineHosts } from '../core/timeline/clusterSources';
 import type { RemoteExec } from '../core/live/etcdSource';
 import { hostsWithRole, sshFor, type Inventory } from '../core/inventory/types';
 import { serverMatchesEndpoint } from '../core/live/kubeconfig';
+import { t } from '../core/l10n';
 
 export interface PodTarget {
   namespace: string;
@@ -36,6 +37,8 @@ export interface FeedHooks {
   warn?(message: string): void;
   /** The pod is Ready and the logs read after it (when wanted) are in: this timeline is the complete one. */
   settled?(timeline: Timeline): void;
+  /** The API refused to create the test pod (after `fail` has said why): nothing more will come. */
+  createRefused?(): void;
 }
 
 /** How long after a change the machines' logs are read: journald and the audit backend flush within a second. */
@@ -114,9 +117,9 @@ export function podTimelineFeed(transport: TimelineTransport, target: PodTarget,
       const path = `/api/v1/namespaces/${encodeURIComponent(target.namespace)}/pods/${encodeURIComponent(target.name)}`;
       try {
         const { status, body } = await transport.send('DELETE', path, {}, { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 });
-        if (status !== 200 && status !== 202 && status !== 404) warn(`The test pod ${target.namespace}/${target.name} was not deleted (${status}): ${safeMessage(body)}. Delete it with kubectl delete pod -n ${target.namespace} ${target.name}.`);
+        if (status !== 200 && status !== 202 && status !== 404) warn(t('The test pod {0}/{1} was not deleted ({2}): {3}. Delete it with kubectl delete pod -n {0} {1}.', target.namespace, target.name, status, safeMessage(body)));
       } catch (e) {
-        warn(`The test pod ${target.namespace}/${target.name} was not deleted: ${errorMessage(e)}`);
+        warn(t('The test pod {0}/{1} was not deleted: {2}', target.namespace, target.name, errorMessage(e)));
       }
     },
     start(update, fail) {
@@ -124,7 +127,7 @@ export function podTimelineFeed(transport: TimelineTransport, target: PodTarget,
       const events = new Map<string, PodEvent>();
       let pod: PodSnapshot | undefined;
       let pending: NodeJS.Timeout | undefined;
-      let more: MoreEvidence = { sources: [API_SOURCE, ...NOT_READ_YET] };
+      let more: MoreEvidence = { sources: [apiSource(), ...notReadYet()] };
       let stopped = false;
       const now = (): Timeline | undefined => (pod ? buildTimeline(pod, [...events.values()], client, Date.now(), more) : undefined);
       const render = (): void => {
@@ -159,7 +162,7 @@ export function podTimelineFeed(transport: TimelineTransport, target: PodTarget,
               more = m;
               render();
               if (afterReady) settle();
-            }, (e: Error) => fail(`reading the machines' logs: ${e.message}`));
+            }, (e: Error) => fail(t('reading the machines\' logs: {0}', e.message)));
         }, LOG_SETTLE_MS);
       };
       requestLogs = () => readLogs(readAfterReady);
@@ -191,7 +194,10 @@ export function podTimelineFeed(transport: TimelineTransport, target: PodTarget,
           if (status === 201) {
             client.createdAt = Date.now();
             created = true;
-          } else fail(`creating pod ${target.namespace}/${target.name} failed (${status}): ${safeMessage(text)}`);
+          } else {
+            fail(t('creating pod {0}/{1} failed ({2}): {3}', target.namespace, target.name, status, safeMessage(text)));
+            hooks.createRefused?.();
+          }
           render();
         }, (e: Error) => fail(e.message));
       }
@@ -245,12 +251,12 @@ export async function capturePodTimeline(transport: TimelineTransport, target: P
       latest = t;
       done(true);
     },
+    // The create was refused: nothing more will come.
+    createRefused: () => done(false),
   });
   if (ssh?.remote) feed.readLogs?.();
   const handle = feed.start((t) => (latest = t), (m) => {
     failures.push(m);
-    // The create was refused: nothing more will come.
-    if (/^creating pod/.test(m)) done(false);
   });
   const timer = setTimeout(() => done(false), opts.timeoutMs);
   if (opts.signal?.aborted) done(false);

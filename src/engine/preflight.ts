@@ -47,6 +47,11 @@ export interface PreflightRequest {
   operation: string;
   /** The hosts in scope (inventory names). */
   hosts: readonly string[];
+  /**
+   * The preflight on its own (the palette's Run Preflight Checks), not before an operation: the table shows also when
+   * everything passes, and no title names an operation (the report says so: PreflightReport.standalone).
+   */
+  standalone?: boolean;
   /** Check sudo for hosts reached as another user than root (default true). */
   sudo?: boolean;
   /** The operation asks the sudo password itself: a sudo that wants one is a warning, not a failure. */
@@ -79,7 +84,7 @@ export async function runPreflight(ssh: PreflightSsh, req: PreflightRequest): Pr
     ssh.deferUnknownKeys?.(false);
   }
   const clusterChecks = await clusterP;
-  return { cluster: req.inventory.cluster.name, operation: req.operation, at: new Date(t0).toISOString(), hosts, clusterChecks, ms: Date.now() - t0 };
+  return { cluster: req.inventory.cluster.name, operation: req.operation, ...(req.standalone ? { standalone: true as const } : {}), at: new Date(t0).toISOString(), hosts, clusterChecks, ms: Date.now() - t0 };
 }
 
 async function inParallel<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

@@ -17,6 +17,7 @@ import { readEtcdOverSsh } from './backup';
 import { driftWarnings, readClusterSide, workspaceConfig, type DriftDeps } from './drift';
 import { controlPlaneGuard, moveLeaderAway } from './renew';
 import { toError } from '../core/errors';
+import { t } from '../core/l10n';
 
 export interface ReconfigureDeps extends DriftDeps {
   /** `.kubeadm-workbench` beside the inventory: its locks/ say which hosts another run holds. */
@@ -42,17 +43,17 @@ export async function prepareReconfigure(deps: ReconfigureDeps): Promise<Reconfi
   const say = deps.say ?? (() => undefined);
   const [ws, side] = await Promise.all([workspaceConfig(inv, deps.inventoryDir, deps.readFile), readClusterSide(deps)]);
   const source = ws.path;
-  if (!side.configMaps.clusterConfiguration) return { refusals: [`cannot read the kubeadm-config ConfigMap: ${side.unread.join('; ') || 'it is empty'}`], warnings: [], nothing: false, ...(source ? { source } : {}) };
+  if (!side.configMaps.clusterConfiguration) return { refusals: [t('cannot read the kubeadm-config ConfigMap: {0}', side.unread.join('; ') || t('it is empty'))], warnings: [], nothing: false, ...(source ? { source } : {}) };
   const change = reconfiguration(ws, side.configMaps.clusterConfiguration);
   const refusals = [...change.refusals];
   const warnings = [...change.notApplied];
   const nothing = !refusals.length && !change.changes.length && !change.certSans;
   if (nothing) return { change, refusals, warnings, nothing, ...(source ? { source } : {}) };
   const etcd = await readEtcdOverSsh(deps).catch(toError);
-  if (etcd instanceof Error) refusals.push(`cannot read etcd: ${etcd.message}`);
-  else for (const m of etcd.members.filter((x) => !x.healthy)) refusals.push(`etcd member ${m.name} is unhealthy (${m.problem ?? '?'}): every member must be healthy before a control-plane node restarts`);
+  if (etcd instanceof Error) refusals.push(t('cannot read etcd: {0}', etcd.message));
+  else for (const m of etcd.members.filter((x) => !x.healthy)) refusals.push(t('etcd member {0} is unhealthy ({1}): every member must be healthy before a control-plane node restarts', m.name, m.problem ?? '?'));
   const hosts = [...hostsWithRole(inv, 'control-plane'), ...hostsWithRole(inv, 'loadbalancer')].map((h) => h.name);
-  for (const { host, owner } of await heldLocks(join(deps.stateDir, 'locks'), hosts)) refusals.push(`${host} is being changed by another run (${owner.runId}, pid ${owner.pid}, since ${owner.since}: an upgrade, a renewal, a restore…); wait for it to end`);
+  for (const { host, owner } of await heldLocks(join(deps.stateDir, 'locks'), hosts)) refusals.push(t('{0} is being changed by another run ({1}, pid {2}, since {3}: an upgrade, a renewal, a restore…); wait for it to end', host, owner.runId, owner.pid, owner.since));
   warnings.push(...(await driftWarnings(deps, 'reconfigure')));
   // The workspace's flags name the generated audit policy: it is placed on each node before its API server reads it.
   const auditPolicy = change.changes.some((c) => c.component === 'kube-apiserver' && c.set.get('audit-policy-file') === AUDIT_POLICY_PATH) ? generateAuditPolicy() : undefined;

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { readyz } from '../adapters/kube/readyz';
 import { checkControlPlaneDrain, type ControlPlaneMember } from '../core/drain/controlPlaneGuard';
 import { asRoot } from '../core/drill/commands';
+import { t as tr } from '../core/l10n';
 import type { CertThresholds } from '../core/certs/assess';
 import type { CertReport } from '../core/certs/report';
 import { buildRenewPlan, chooseNewLeader, moveLeaderCommand, type RenewBalancers } from '../core/certs/renewPlan';
@@ -61,7 +62,7 @@ function balancersOf(inv: Inventory): RenewBalancers | undefined {
     hosts,
     serverOf: (host) => {
       const server = servers.get(host);
-      if (!server) throw new Error(`${host} has no server in the balancers' HAProxy backend (as the inventory generates it)`);
+      if (!server) throw new Error(tr("{0} has no server in the balancers' HAProxy backend (as the inventory generates it)", host));
       return server;
     },
   };
@@ -77,11 +78,11 @@ export async function moveLeaderAway(deps: Pick<RenewDeps, 'inventory' | 'ssh' |
   const self = before.members.find((m) => m.host === host);
   const leader = before.members.find((m) => m.isLeader);
   if (!self?.isLeader) {
-    say(`${host}: its etcd member does not lead (${leader ? `${leader.name} does` : 'no leader seen'}); nothing to move`);
+    say(leader ? tr('{0}: its etcd member does not lead ({1} does); nothing to move', host, leader.name) : tr('{0}: its etcd member does not lead (no leader seen); nothing to move', host));
     return;
   }
   const target = chooseNewLeader(before.members, host, upcoming);
-  if (!target) throw new Error(`${host}'s etcd member leads and no other voting member is healthy to take over; not restarting it (${before.quorumLine})`);
+  if (!target) throw new Error(tr("{0}'s etcd member leads and no other voting member is healthy to take over; not restarting it ({1})", host, before.quorumLine));
   const t0 = Date.now();
   await deps.ssh.exec(host, asRoot(moveLeaderCommand(target.id), deps.become(host)), { timeoutMs: 30_000, ...(signal ? { signal } : {}) });
   const limit = deps.leaderWaitMs ?? 30_000;
@@ -89,10 +90,10 @@ export async function moveLeaderAway(deps: Pick<RenewDeps, 'inventory' | 'ssh' |
     const now = await readEtcdOverSsh(deps).catch(() => undefined);
     const t = now?.members.find((m) => m.id === target.id);
     if (t?.isLeader && t.reachable && t.healthy) break;
-    if (Date.now() - t0 > limit) throw new Error(`etcd: ${target.name} did not answer as the leader within ${limit / 1000} s after the move from ${self.name}`);
+    if (Date.now() - t0 > limit) throw new Error(tr('etcd: {0} did not answer as the leader within {1} s after the move from {2}', target.name, limit / 1000, self.name));
     await sleep(500, signal);
   }
-  say(`${host}: etcd leadership moved from ${self.name} to ${target.name}; it answers as the leader after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  say(tr('{0}: etcd leadership moved from {1} to {2}; it answers as the leader after {3} s', host, self.name, target.name, ((Date.now() - t0) / 1000).toFixed(1)));
 }
 
 /**
@@ -108,7 +109,7 @@ export function controlPlaneGuard(deps: Pick<RenewDeps, 'inventory' | 'ssh' | 'b
       etcd.members.map(async (m) => ({ nodeName: m.host ?? m.name, etcdHealthy: m.healthy, nodeReady: m.host === host ? true : await deps.readyz(addressOf(m.host ?? m.name), 6443) })),
     );
     const verdict = checkControlPlaneDrain(host, members, []);
-    if (!verdict.ok) throw new Error(`refused by the quorum guard: ${verdict.reasons.join(' ')}`);
+    if (!verdict.ok) throw new Error(tr('refused by the quorum guard: {0}', verdict.reasons.join(' ')));
     for (const w of verdict.warnings) say(`${host}: ${w}`);
   };
 }
@@ -117,14 +118,14 @@ export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []
   const inv = deps.inventory;
   const cps = hostsWithRole(inv, 'control-plane').map((h) => h.name);
   const refusals: string[] = [];
-  for (const h of only) if (!cps.includes(h)) refusals.push(`${h} is not a control-plane host of the inventory: only control-plane nodes carry kubeadm's certificates`);
+  for (const h of only) if (!cps.includes(h)) refusals.push(tr("{0} is not a control-plane host of the inventory: only control-plane nodes carry kubeadm's certificates", h));
   const hosts = only.length ? cps.filter((h) => only.includes(h)) : cps;
   const before = await inspectCertificates({ inventory: inv, ssh: deps.ssh, become: deps.become, served: deps.served, ...(deps.thresholds ? { thresholds: deps.thresholds } : {}) }, hosts);
   const warnings: string[] = [];
   for (const h of before.hosts) {
-    if (h.error) refusals.push(`${h.host}: cannot read its certificates: ${h.error}`);
+    if (h.error) refusals.push(tr('{0}: cannot read its certificates: {1}', h.host, h.error));
     for (const e of h.entries) {
-      if (e.role === 'ca' && e.expiry && e.expiry !== 'ok') warnings.push(`${h.host}: the CA ${e.path} expires in ${e.daysLeft} day(s); kubeadm certs renew does not renew CAs — plan a CA rotation`);
+      if (e.role === 'ca' && e.expiry && e.expiry !== 'ok') warnings.push(tr('{0}: the CA {1} expires in {2} day(s); kubeadm certs renew does not renew CAs — plan a CA rotation', h.host, e.path, e.daysLeft));
     }
   }
   // The renewal re-issues each certificate with the SANs it has: certSANs the cluster's configuration adds are named.
@@ -148,22 +149,22 @@ export async function prepareRenew(deps: RenewDeps, only: readonly string[] = []
         const t0 = Date.now();
         const limit = deps.apiWaitMs ?? 180_000;
         while (!(await readyzOf(address, 6443))) {
-          if (Date.now() - t0 > limit) throw new Error(`the API server on ${host} did not answer /readyz within ${limit / 1000} s`);
+          if (Date.now() - t0 > limit) throw new Error(tr('the API server on {0} did not answer /readyz within {1} s', host, limit / 1000));
           await sleep(1000, signal);
         }
         const served = await deps.served(address, 6443);
         const file = await deps.ssh.exec(host, asRoot(sh`cat /etc/kubernetes/pki/apiserver.crt`, deps.become(host)), { timeoutMs: 15_000 });
         const disk = parseCertificate(file.stdout);
-        if (served.fingerprint !== disk.fingerprint) throw new Error(`${host}:6443 does not serve the renewed apiserver.crt (served until ${served.notAfter}, on disk until ${disk.notAfter})`);
-        if (oldServed.get(host) === served.fingerprint) throw new Error(`${host}:6443 still serves the certificate it served before the renewal`);
-        say(`${host}: API server ready after ${((Date.now() - t0) / 1000).toFixed(1)} s, serving the renewed certificate (valid until ${served.notAfter})`);
+        if (served.fingerprint !== disk.fingerprint) throw new Error(tr('{0}:6443 does not serve the renewed apiserver.crt (served until {1}, on disk until {2})', host, served.notAfter, disk.notAfter));
+        if (oldServed.get(host) === served.fingerprint) throw new Error(tr('{0}:6443 still serves the certificate it served before the renewal', host));
+        say(tr('{0}: API server ready after {1} s, serving the renewed certificate (valid until {2})', host, ((Date.now() - t0) / 1000).toFixed(1), served.notAfter));
       },
       ...(deps.kubeconfig
         ? {
             refreshKubeconfig: async (host: string) => {
               const r = await deps.ssh.exec(host, asRoot(sh`cat /etc/kubernetes/admin.conf`, deps.become(host)), { timeoutMs: 15_000 });
               const context = await saveAdminKubeconfig(deps.kubeconfig!, r.stdout, inv.cluster.name);
-              say(`your kubeconfig ${deps.kubeconfig} has the renewed admin credentials (context ${context})`);
+              say(tr('your kubeconfig {0} has the renewed admin credentials (context {1})', deps.kubeconfig, context));
             },
           }
         : {}),

@@ -21,6 +21,7 @@ import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
 import { readEtcdOverSsh } from './backup';
 import { readyz as readyzOver } from '../adapters/kube/readyz';
 import { errorMessage } from '../core/errors';
+import { t } from '../core/l10n';
 import { hashSnapshot, readManifestFile, reopenSnapshot, type SnapshotDigest } from './backupFiles';
 
 export interface RestoreDeps {
@@ -45,6 +46,11 @@ export interface RestorePreparation {
   snapshotSize: number;
   /** etcd still had a healthy quorum when we looked. */
   quorumHealthy: boolean;
+  /**
+   * That quorum in words (`etcd still has a healthy quorum (…): a restore throws away …`), when it was healthy: a
+   * forced preparation carries it among `warnings` as `<line>; forced`. Match this field, not the words.
+   */
+  healthyQuorumLine?: string;
   refusals: string[];
   warnings: string[];
 }
@@ -64,15 +70,15 @@ async function checkBackupFiles(inv: Inventory, snapshotPath: string, onBytes?: 
   } catch (e) {
     return { refusals: [errorMessage(e)], warnings };
   }
-  if (digest.trailer !== 'verified') refusals.push(`${snapshotPath}: ${digest.trailer === 'mismatch' ? "etcd's SHA-256 trailer does not match: the file is corrupt" : 'no SHA-256 trailer: not a snapshot taken by etcdctl snapshot save'}`);
+  if (digest.trailer !== 'verified') refusals.push(`${snapshotPath}: ${digest.trailer === 'mismatch' ? t("etcd's SHA-256 trailer does not match: the file is corrupt") : t('no SHA-256 trailer: not a snapshot taken by etcdctl snapshot save')}`);
   const manifestPath = join(dirname(snapshotPath), 'manifest.json');
   const present = (await lookAt(manifestPath)) !== undefined;
   if (!present) {
-    warnings.push(`no manifest.json next to ${snapshotPath}: nothing to hold the snapshot against but etcd's own checksum`);
+    warnings.push(t("no manifest.json next to {0}: nothing to hold the snapshot against but etcd's own checksum", snapshotPath));
     return { digest, refusals, warnings };
   }
   const read = await readManifestFile(manifestPath);
-  if (!read.ok) return { digest, refusals: [...refusals, `${read.problem}. Restore from a backup folder whose manifest.json the backup wrote`], warnings };
+  if (!read.ok) return { digest, refusals: [...refusals, t('{0}. Restore from a backup folder whose manifest.json the backup wrote', read.problem)], warnings };
   const compared = compareManifest(read.manifest, { name: basename(snapshotPath), size: digest.size, sha256: digest.sha256 }, inv);
   // The file named once, then what differs.
   if (compared.refusals.length) refusals.push(`${manifestPath}: ${compared.refusals.join('; ')}`);
@@ -89,25 +95,34 @@ export async function prepareRestore(deps: RestoreDeps, snapshotPath: string, fo
   if (refusals.length || !digest) return { plan: { fingerprint: '', phases: [] }, members, ...(manifest ? { manifest } : {}), snapshotSize: digest?.size ?? 0, quorumHealthy: false, refusals, warnings };
 
   let quorumHealthy = false;
+  let healthyQuorumLine: string | undefined;
   try {
     const etcd = await readEtcdOverSsh(deps);
     quorumHealthy = etcd.healthyVoting >= etcd.quorum;
     if (quorumHealthy) {
+      // English while engine/workflows/restoreWorkflow.ts finds this warning by its words ("healthy quorum"); it is
+      // to match healthyQuorumLine instead, and then this line is worded with t() like the refusal below.
       const line = `etcd still has a healthy quorum (${etcd.quorumLine}): a restore throws away every write since the snapshot${manifest ? ` (taken ${manifest.takenAt})` : ''}`;
+      healthyQuorumLine = line;
       if (force) warnings.push(`${line}; forced`);
-      else refusals.push(`${line}. Refused; pass --force to restore anyway`);
+      else
+        refusals.push(
+          manifest
+            ? t('etcd still has a healthy quorum ({0}): a restore throws away every write since the snapshot (taken {1}). Refused; pass --force to restore anyway', etcd.quorumLine, manifest.takenAt)
+            : t('etcd still has a healthy quorum ({0}): a restore throws away every write since the snapshot. Refused; pass --force to restore anyway', etcd.quorumLine),
+        );
     }
   } catch (e) {
-    warnings.push(`etcd does not answer (${errorMessage(e).split('\n')[0]}): restoring is what this is for`);
+    warnings.push(t('etcd does not answer ({0}): restoring is what this is for', errorMessage(e).split('\n')[0]));
   }
   // The snapshot waits on the node beside the new data dir etcdutl writes (about the snapshot's size again).
   const room = Math.ceil(digest.size * 2.1) + 64 * 1024 ** 2;
   await Promise.all(
     members.map(async (m) => {
       const r = await deps.ssh.exec(m.host, asRoot(restorePreflightCommand(), deps.become(m.host)), { okCodes: [...ANY_EXIT_CODE], timeoutMs: 20_000 }).catch((e: Error) => ({ code: -1, stdout: '', stderr: e.message }));
-      if (r.code !== 0) return void refusals.push(`${m.host}: ${r.stderr.trim().split('\n').pop() || 'no etcdutl on the host or in its etcd image'} (put etcdutl of the cluster's etcd version into /usr/local/bin there)`);
+      if (r.code !== 0) return void refusals.push(t("{0}: {1} (put etcdutl of the cluster's etcd version into /usr/local/bin there)", m.host, r.stderr.trim().split('\n').pop() || t('no etcdutl on the host or in its etcd image')));
       const avail = Number(r.stdout.trim().split('\n').at(-1));
-      if (Number.isFinite(avail) && avail < room) refusals.push(`${m.host}: ${(avail / 1024 ** 2).toFixed(0)} MiB free in /var/lib, the restore needs ${(room / 1024 ** 2).toFixed(0)} MiB there (the snapshot and the data dir restored from it): free some space first`);
+      if (Number.isFinite(avail) && avail < room) refusals.push(t('{0}: {1} MiB free in /var/lib, the restore needs {2} MiB there (the snapshot and the data dir restored from it): free some space first', m.host, (avail / 1024 ** 2).toFixed(0), (room / 1024 ** 2).toFixed(0)));
     }),
   );
 
@@ -128,13 +143,13 @@ export async function prepareRestore(deps: RestoreDeps, snapshotPath: string, fo
       checkMembers: async () => {
         const etcd = await readEtcdOverSsh(deps);
         const problems: string[] = [];
-        if (etcd.voting !== members.length) problems.push(`${etcd.voting} voting members, expected ${members.length}`);
-        if (!etcd.leaderId) problems.push('no leader');
-        if (etcd.healthyVoting !== etcd.voting) problems.push(`${etcd.voting - etcd.healthyVoting} member(s) unhealthy`);
+        if (etcd.voting !== members.length) problems.push(t('{0} voting members, expected {1}', etcd.voting, members.length));
+        if (!etcd.leaderId) problems.push(t('no leader'));
+        if (etcd.healthyVoting !== etcd.voting) problems.push(t('{0} member(s) unhealthy', etcd.voting - etcd.healthyVoting));
         const names = etcd.members.map((m) => m.name).sort();
-        if (JSON.stringify(names) !== JSON.stringify(members.map((m) => m.name).sort())) problems.push(`members ${names.join(', ')}`);
-        if (problems.length) throw new Error(`etcd after the restore: ${problems.join('; ')}`);
-        say(`etcd: ${etcd.quorumLine}; leader ${etcd.members.find((m) => m.isLeader)?.name}`);
+        if (JSON.stringify(names) !== JSON.stringify(members.map((m) => m.name).sort())) problems.push(t('members {0}', names.join(', ')));
+        if (problems.length) throw new Error(t('etcd after the restore: {0}', problems.join('; ')));
+        say(t('etcd: {0}; leader {1}', etcd.quorumLine, etcd.members.find((m) => m.isLeader)?.name));
       },
       apiBack: async (host, signal) => {
         const t0 = Date.now();
@@ -142,14 +157,14 @@ export async function prepareRestore(deps: RestoreDeps, snapshotPath: string, fo
         const targets: [string, number][] = [[addressOf(host), 6443], ...(ep ? [[ep.host, ep.port] as [string, number]] : [])];
         for (const [a, p] of targets) {
           while (!(await readyz(a, p))) {
-            if (Date.now() - t0 > limit) throw new Error(`${a}:${p} did not answer /readyz within ${limit / 1000} s`);
+            if (Date.now() - t0 > limit) throw new Error(t('{0}:{1} did not answer /readyz within {2} s', a, p, limit / 1000));
             await abortableSleep(1000, signal); // removes its abort listener when it wakes: a long wait adds none
             if (signal?.aborted) throw new Error('cancelled');
           }
         }
-        say(`${host}: API server ready (and the endpoint) after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+        say(t('{0}: API server ready (and the endpoint) after {1} s', host, ((Date.now() - t0) / 1000).toFixed(1)));
       },
     },
   );
-  return { plan, members, ...(manifest ? { manifest } : {}), snapshotSize: digest.size, quorumHealthy, refusals, warnings };
+  return { plan, members, ...(manifest ? { manifest } : {}), snapshotSize: digest.size, quorumHealthy, ...(healthyQuorumLine ? { healthyQuorumLine } : {}), refusals, warnings };
 }

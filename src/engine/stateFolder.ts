@@ -12,6 +12,7 @@ import { signatureProblem, signRecord } from '../core/state/signing';
 import { registerSecret } from '../core/ssh/redact';
 import { alreadyThere, createNewFile, ensureRealFolder, FileRefused, lookAt, readRegularText, replaceFile } from '../adapters/fs/safeFile';
 import { stateKey } from '../adapters/fs/stateKey';
+import { t } from '../core/l10n';
 
 export const STATE_FOLDER = '.kubeadm-workbench';
 const VRRP_FILE = 'vrrp-auth-pass';
@@ -52,10 +53,10 @@ export async function vrrpAuthPass(dir: string): Promise<string> {
   }
   const text = await readRegularText(path, { maxBytes: 4096, noFollow: true, mine: true, private: true });
   const [pass = '', signature, ...rest] = text.split('\n');
-  const how = `delete it to make a new one (the next \`up\` writes keepalived.conf with it on every balancer)`;
-  if (!/^[A-Za-z0-9_-]{1,8}$/.test(pass) || rest.some((l) => l !== '')) throw new FileRefused(path, `does not hold a VRRP password of 1–8 letters and digits; ${how}`);
+  const how = t('delete it to make a new one (the next `up` writes keepalived.conf with it on every balancer)');
+  if (!/^[A-Za-z0-9_-]{1,8}$/.test(pass) || rest.some((l) => l !== '')) throw new FileRefused(path, t('does not hold a VRRP password of 1–8 letters and digits; {0}', how));
   registerSecret(pass);
   const problem = signatureProblem(key, VRRP_KIND, { pass }, signature === '' ? undefined : signature);
-  if (problem) throw new FileRefused(path, `is not used: ${problem}; ${how}`);
+  if (problem) throw new FileRefused(path, t('is not used: {0}; {1}', problem, how));
   return pass;
 }

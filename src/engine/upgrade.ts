@@ -8,6 +8,7 @@
 import { asRoot } from '../core/drill/commands';
 import { hostsWithRole, type Inventory } from '../core/inventory/types';
 import { errorMessage } from '../core/errors';
+import { t } from '../core/l10n';
 import { sh, type RemoteCommand, type SudoOptions } from '../core/ssh/command';
 import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
 import type { Plan } from '../core/plan/types';
@@ -61,7 +62,7 @@ async function readNodes(deps: UpgradeDeps, indexUrl: string | undefined): Promi
   return Promise.all(nodesOf(deps.inventory).map(async (n) => {
     try {
       const r = await root(deps, n.name, nodeFactsCommand(indexUrl), NODE_FACTS_TIMEOUT_MS);
-      deps.say?.(`${n.name}: read`);
+      deps.say?.(t('{0}: read', n.name));
       return parseNodeFacts(n.name, n.role, r.stdout);
     } catch (e) {
       return { name: n.name, role: n.role, unreachable: errorMessage(e) };
@@ -86,7 +87,7 @@ export async function offeredTargets(deps: UpgradeDeps): Promise<{ current?: Kub
     }
     const current = parseVersion(facts.staticPods?.apiserver);
     if (!current) {
-      problems.push(`${cp.name}: no kube-apiserver manifest to read the version from`);
+      problems.push(t('{0}: no kube-apiserver manifest to read the version from', cp.name));
       continue;
     }
     const found: KubeVersion[] = [];
@@ -113,15 +114,15 @@ export async function offeredTargets(deps: UpgradeDeps): Promise<{ current?: Kub
 }
 
 async function readImages(deps: UpgradeDeps, host: string, source: TargetSource, target: KubeVersion, repository: string | undefined): Promise<Pick<UpgradeFacts, 'images' | 'imagesError'>> {
-  if (!source.packagesIndexUrl) return { imagesError: `the ${minorOf(target)} package source is not a flat repository: its kubeadm cannot be asked which images it pulls` };
-  if (!source.signedBy) return { imagesError: `the ${minorOf(target)} package source (${source.kubernetesApt}) names no signed-by keyring: its InRelease cannot be verified, so its kubeadm is not run` };
+  if (!source.packagesIndexUrl) return { imagesError: t('the {0} package source is not a flat repository: its kubeadm cannot be asked which images it pulls', minorOf(target)) };
+  if (!source.signedBy) return { imagesError: t('the {0} package source ({1}) names no signed-by keyring: its InRelease cannot be verified, so its kubeadm is not run', minorOf(target), source.kubernetesApt) };
   const base = source.packagesIndexUrl.replace(/Packages$/, '');
   const list = await root(deps, host, targetImagesCommand(source.packagesIndexUrl, `${target.major}.${target.minor}.${target.patch}`, base, repository, source.signedBy), 6 * 60_000);
-  if (list.code !== 0) return { imagesError: `the ${formatVersion(target)} kubeadm could not list its images on ${host}: ${list.stderr.trim().split('\n').slice(-2).join(' ')}` };
+  if (list.code !== 0) return { imagesError: t('the {0} kubeadm could not list its images on {1}: {2}', formatVersion(target), host, list.stderr.trim().split('\n').slice(-2).join(' ')) };
   const lines = list.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
   const refs = lines.map(parseImageRef);
   const bad = lines.filter((_, i) => !refs[i]);
-  if (bad.length || !refs.length) return { imagesError: `kubeadm printed what is not an image reference: ${bad.join(', ') || '(nothing)'}` };
+  if (bad.length || !refs.length) return { imagesError: t('kubeadm printed what is not an image reference: {0}', bad.join(', ') || t('(nothing)')) };
   const check = await root(deps, host, registryCheckCommand(refs.map((r) => r!), deps.inventory.cluster.registryMirrors), 5 * 60_000);
   return { images: parseRegistryCheck(check.stdout) };
 }
@@ -150,15 +151,15 @@ export async function gatherUpgradeFacts(deps: UpgradeDeps, target: KubeVersion)
   } catch (e) {
     sourceProblem = errorMessage(e);
   }
-  say(`reading every node over SSH${source?.packagesIndexUrl ? ` (and ${source.packagesIndexUrl} from each)` : ''}…`);
+  say(source?.packagesIndexUrl ? t('reading every node over SSH (and {0} from each)…', source.packagesIndexUrl) : t('reading every node over SSH…'));
   const nodes = await readNodes(deps, source?.packagesIndexUrl);
   const facts: UpgradeFacts = { target, nodes };
-  if (source && !source.packagesIndexUrl) for (const n of nodes) if (n.unreachable === undefined) n.offeredError = `the ${minorOf(target)} source (${source.kubernetesApt}) is not a flat repository; its packages cannot be listed before it is switched`;
+  if (source && !source.packagesIndexUrl) for (const n of nodes) if (n.unreachable === undefined) n.offeredError = t('the {0} source ({1}) is not a flat repository; its packages cannot be listed before it is switched', minorOf(target), source.kubernetesApt);
   if (sourceProblem) for (const n of nodes) if (n.unreachable === undefined) n.offeredError = sourceProblem;
 
   const helper = nodes.find((n) => n.role === 'control-plane' && n.unreachable === undefined);
   if (helper) {
-    say(`reading the cluster through ${helper.name}'s admin.conf…`);
+    say(t("reading the cluster through {0}'s admin.conf…", helper.name));
     const cluster = parseClusterFacts((await root(deps, helper.name, clusterFactsCommand())).stdout);
     for (const n of nodes) {
       const known = cluster.nodes.get(n.name);
@@ -175,7 +176,7 @@ export async function gatherUpgradeFacts(deps: UpgradeDeps, target: KubeVersion)
       }
     }
     if (source) {
-      say(`asking the ${formatVersion(target)} kubeadm which images it pulls, and the registry for each…`);
+      say(t('asking the {0} kubeadm which images it pulls, and the registry for each…', formatVersion(target)));
       try {
         Object.assign(facts, await readImages(deps, helper.name, source, target, deps.inventory.cluster.imageRepository ?? cluster.imageRepository));
       } catch (e) {
@@ -183,7 +184,7 @@ export async function gatherUpgradeFacts(deps: UpgradeDeps, target: KubeVersion)
       }
     }
   } else {
-    facts.imagesError = 'no control-plane node answers';
+    facts.imagesError = t('no control-plane node answers');
   }
   // A member that does not answer may be restarting: its static pod is replaced by every kubeadm upgrade step (a run
   // resumed after one was interrupted in `kubeadm upgrade node` finds that node's etcd coming back). It is read again
@@ -201,10 +202,10 @@ export async function gatherUpgradeFacts(deps: UpgradeDeps, target: KubeVersion)
     // Unread with no control-plane node answering over SSH is not a restart: judged at once.
     const mayBeRestarting = unhealthy.length > 0 || (facts.etcdError !== undefined && helper !== undefined);
     if (!mayBeRestarting || Date.now() >= settleBy) break;
-    say(`etcd ${unhealthy.length ? `member ${unhealthy.join(', ')} unhealthy` : 'not read'}; reading it again in 5 s (a member restarts with its static pod)…`);
+    say(unhealthy.length ? t('etcd member {0} unhealthy; reading it again in 5 s (a member restarts with its static pod)…', unhealthy.join(', ')) : t('etcd not read; reading it again in 5 s (a member restarts with its static pod)…'));
     await new Promise((r) => setTimeout(r, 5_000));
   }
-  facts.certificatesError = 'read with `kubeadm-workbench certs`; kubeadm upgrade renews the certificates it manages';
+  facts.certificatesError = t('read with `kubeadm-workbench certs`; kubeadm upgrade renews the certificates it manages');
   return { facts, ...(source ? { source } : {}), ...(sourceProblem ? { sourceProblem } : {}) };
 }
 
@@ -215,7 +216,7 @@ export async function prepareUpgrade(deps: UpgradeDeps, req: UpgradeRequest, hoo
   if (sourceProblem) findings.unshift({ severity: 'error', rule: 'upgrade/package-source', subject: 'packages.kubernetesApt', message: sourceProblem });
   // The init/join list is reused for plan, apply and node; `all` would silence the checks an upgrade relies on.
   if ((deps.inventory.cluster.ignorePreflightErrors ?? []).some((e) => e.toLowerCase() === 'all')) {
-    findings.unshift({ severity: 'error', rule: 'upgrade/ignore-all-preflight', subject: 'cluster.ignorePreflightErrors', message: 'names "all": kubeadm upgrade plan, apply and node would ignore every one of their preflight checks; name the checks to ignore instead' });
+    findings.unshift({ severity: 'error', rule: 'upgrade/ignore-all-preflight', subject: 'cluster.ignorePreflightErrors', message: t('names "all": kubeadm upgrade plan, apply and node would ignore every one of their preflight checks; name the checks to ignore instead') });
   }
   if (findings.some((f) => f.severity === 'error') || !source) return { facts, findings, ...(source ? { source } : {}) };
   const plan = buildUpgradePlan({ inventory: deps.inventory, target: req.target, source, ...(req.maxUnavailable ? { maxUnavailable: req.maxUnavailable } : {}), ...(req.drainTimeoutSeconds ? { drainTimeoutSeconds: req.drainTimeoutSeconds } : {}) }, hooks);
@@ -249,10 +250,10 @@ export function upgradeHooks(o: {
   return {
     drainDeletesEmptyDirData: deleteEmptyDirData,
     snapshot: {
-      display: `backup to ${o.backupDir}`,
+      display: t('backup to {0}', o.backupDir),
       run: async (signal) => {
         const r = await backupEtcd({ ...o.backup, say, ...(signal ? { signal } : {}) }, o.backupDir);
-        say(`etcd snapshot: ${r.dir} (${r.manifest.snapshot.size} bytes, revision ${r.manifest.status?.revision ?? r.manifest.revisionAtSave ?? '?'})`);
+        say(t('etcd snapshot: {0} ({1} bytes, revision {2})', r.dir, r.manifest.snapshot.size, r.manifest.status?.revision ?? r.manifest.revisionAtSave ?? '?'));
       },
     },
     drain: async (node, signal) => {
@@ -260,7 +261,7 @@ export function upgradeHooks(o: {
         ...DEFAULT_DRAIN_OPTIONS, ignoreDaemonSets: true, deleteEmptyDirData, timeoutSeconds: o.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
         gracePeriodSeconds: -1, dryRun: 'none', readyTimeoutSeconds: 0, uncordonAfter: false, signal, onLine: (l) => say(l.text),
       });
-      if (!result.ok) throw new Error(result.error ?? `the drain of ${node} failed`);
+      if (!result.ok) throw new Error(result.error ?? t('the drain of {0} failed', node));
     },
     uncordon: async (node) => setCordon(await o.cluster(), node, false, 'none', (l) => say(l.text)),
     moveEtcdLeader: (host, upcoming, signal) => moveLeaderAway(o.backup, host, upcoming, say, signal),

@@ -10,6 +10,7 @@ import { readRegularText } from '../adapters/fs/safeFile';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { workspaceRelativePath } from '../core/inventory/fields';
 import { errorMessage } from '../core/errors';
+import { t } from '../core/l10n';
 
 export class OutsideWorkspaceError extends Error {}
 
@@ -23,17 +24,17 @@ export function readLocalText(path: string): Promise<string> {
 
 export async function readWorkspaceFile(root: string, ref: string, readFile: (path: string) => Promise<string>, field: string): Promise<string> {
   const bad = workspaceRelativePath(ref);
-  if (bad) throw new OutsideWorkspaceError(`${field} ${JSON.stringify(ref)} ${bad}; nothing was read`);
+  if (bad) throw new OutsideWorkspaceError(t('{0} {1} {2}; nothing was read', field, JSON.stringify(ref), bad));
   const realRoot = await fs.realpath(root);
   let target: string;
   try {
     target = await fs.realpath(resolve(realRoot, ref));
   } catch (e) {
-    throw new Error(`${field} ${ref}: cannot read it in the inventory folder (${(e as NodeJS.ErrnoException).code ?? errorMessage(e)})`);
+    throw new Error(t('{0} {1}: cannot read it in the inventory folder ({2})', field, ref, (e as NodeJS.ErrnoException).code ?? errorMessage(e)));
   }
   const rel = relative(realRoot, target);
   if (!rel || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    throw new OutsideWorkspaceError(`${field} ${ref} leads outside the inventory folder (to ${target}); only files inside it are read`);
+    throw new OutsideWorkspaceError(t('{0} {1} leads outside the inventory folder (to {2}); only files inside it are read', field, ref, target));
   }
   return readFile(target);
 }

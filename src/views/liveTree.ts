@@ -9,15 +9,38 @@ import * as vscode from 'vscode';
 import type { ClusterConnection } from '../editor/clusterConnection';
 import type { ResourceKey } from '../core/live/resources';
 import { plainWords } from '../core/text/plainWords';
-import { CommandIds } from '../editor/commandIds';
 import { kubeconfigFound } from '../editor/contextPicker';
 import type { LiveNode, Markdown } from '../editor/treeNodes';
-import { ERR } from './rowLook';
+import { connectionProblemRows } from './rowLook';
+import { log } from '../editor/log';
+import { errorMessage } from '../core/errors';
 
 
 function signature(n: LiveNode): string {
   const tip = typeof n.tooltip === 'string' ? n.tooltip : n.tooltip?.markdown;
   return `${n.label}\u0000${n.description ?? ''}\u0000${tip ?? ''}\u0000${n.icon ?? ''}\u0000${n.color ?? ''}\u0000${n.contextValue ?? ''}\u0000${n.children ? 'c' : ''}`;
+}
+
+/**
+ * A view's row builders, loaded with the first cluster to show rather than at activation (test/budgets.ts): undefined
+ * until loaded, then the view asked for it is rebuilt. One import() however many builds ask meanwhile.
+ */
+export function lazyRows<M>(load: () => Promise<M>): (view: LiveTreeView) => M | undefined {
+  let rows: M | undefined;
+  let loading = false;
+  return (view) => {
+    if (!rows && !loading) {
+      loading = true;
+      void load().then(
+        (m) => {
+          rows = m;
+          view.refresh();
+        },
+        (e: unknown) => log.error(`the ${view.viewId} rows did not load: ${errorMessage(e)}`),
+      );
+    }
+    return rows;
+  };
 }
 
 export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>, vscode.Disposable {
@@ -33,7 +56,7 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
   stats = { refreshes: 0, elementsFired: 0, rootFires: 0, lastBuildMs: 0 };
 
   protected constructor(
-    viewId: string,
+    readonly viewId: string,
     protected readonly connection: ClusterConnection,
     private readonly resources: readonly ResourceKey[],
     private readonly etcd = false,
@@ -78,15 +101,11 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
     else if (s.kind === 'connected' && cluster && !cluster.synced(this.resources)) {
       // Connected to a kubeconfig whose server never answered: nothing was listed yet, so say why instead of an empty view.
       const err = cluster.error(this.resources);
-      if (err) reason = `${plainWords(err.describe())} (retrying)`;
+      if (err) reason = vscode.l10n.t('{0} (retrying)', plainWords(err.describe()));
     }
     this.showingProblem = reason !== undefined;
     if (reason === undefined) return undefined;
-    return [
-      { id: 'problem:reason', label: vscode.l10n.t('Cannot connect to the cluster'), description: reason, tooltip: reason, icon: 'error', color: ERR, contextValue: 'connection-problem' },
-      { id: 'problem:pick', label: vscode.l10n.t('Select Cluster Context…'), description: vscode.l10n.t('or browse for another kubeconfig file'), icon: 'server-environment', command: { command: CommandIds.selectClusterContext, title: vscode.l10n.t('Select Cluster Context') } },
-      { id: 'problem:retry', label: vscode.l10n.t('Reconnect'), description: vscode.l10n.t('try the same context again'), icon: 'refresh', command: { command: CommandIds.reconnectCluster, title: vscode.l10n.t('Reconnect to Cluster') } },
-    ];
+    return connectionProblemRows(reason);
   }
 
   /** Rebuilds and fires per changed element. */
@@ -146,8 +165,8 @@ export abstract class LiveTreeView implements vscode.TreeDataProvider<LiveNode>,
       const err = cluster.error(this.resources);
       const health = this.connection.health;
       // Refused: say who we are and what we may not do (the health model's words), not only the HTTP status.
-      if (err && (err.kind === 'auth' || err.kind === 'forbidden') && health?.state === 'unauthorised') message = plainWords(`Unauthorised — ${health.reasons.join('; ')}`);
-      else if (err) message = `${plainWords(err.describe())} (retrying)`;
+      if (err && (err.kind === 'auth' || err.kind === 'forbidden') && health?.state === 'unauthorised') message = plainWords(vscode.l10n.t('Unauthorised — {0}', health.reasons.join('; ')));
+      else if (err) message = vscode.l10n.t('{0} (retrying)', plainWords(err.describe()));
       else if (!cluster.synced(this.resources)) message = vscode.l10n.t('Listing…');
     }
     this.treeView.message = message;

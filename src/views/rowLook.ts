@@ -33,3 +33,15 @@ export function notReadRow(o: { id: string; label: string; contextValue: string;
     command: { command: CommandIds.showLog, title: t('Show Log') },
   };
 }
+
+/**
+ * The rows that replace a live view's tree when the cluster cannot be reached for a reason other than a missing
+ * kubeconfig: the reason in plain words, then what to do (another context, or the same again).
+ */
+export function connectionProblemRows(reason: string): LiveNode[] {
+  return [
+    { id: 'problem:reason', label: t('Cannot connect to the cluster'), description: reason, tooltip: reason, icon: 'error', color: ERR, contextValue: 'connection-problem' },
+    { id: 'problem:pick', label: t('Select Cluster Context…'), description: t('or browse for another kubeconfig file'), icon: 'server-environment', command: { command: CommandIds.selectClusterContext, title: t('Select Cluster Context') } },
+    { id: 'problem:retry', label: t('Reconnect'), description: t('try the same context again'), icon: 'refresh', command: { command: CommandIds.reconnectCluster, title: t('Reconnect to Cluster') } },
+  ];
+}

@@ -3,6 +3,7 @@
  * allowed by nonce only, the script loaded from the extension's dist through asWebviewUri) and the theme
  * through `--vscode-*` variables. Pure, so the CSP is unit-tested.
  */
+import { inEnglish, t } from '../core/l10n';
 import { escapeAttr, webviewPage } from './csp';
 
 export { makeNonce } from './csp';
@@ -13,7 +14,7 @@ export interface ShellOptions {
   /** webview.asWebviewUri(dist/webviews/diagnostics.js) as a string. */
   scriptUri: string;
   nonce: string;
-  /** The shell's words; English unless the panel passes the display language's (vscode.l10n.t). */
+  /** The shell's words; English unless the panel passes the display language's (diagnosticsShellTexts). */
   texts?: DiagnosticsShellTexts;
 }
 
@@ -30,15 +31,20 @@ export interface DiagnosticsShellTexts {
   tree: string;
 }
 
-export const ENGLISH_SHELL: DiagnosticsShellTexts = {
-  lang: 'en',
-  title: 'Config Diagnostics',
-  scope: 'Show findings of',
-  openFile: 'Open file',
-  workspace: 'Workspace',
-  lintAgain: 'Lint again',
-  tree: 'Findings grouped by file and rule; press Enter on a finding to open its line',
-};
+/** The shell's words in the catalogue's language; `lang` names it for the page. */
+export function diagnosticsShellTexts(lang: string): DiagnosticsShellTexts {
+  return {
+    lang,
+    title: t('Config Diagnostics'),
+    scope: t('Show findings of'),
+    openFile: t('Open file'),
+    workspace: t('Workspace'),
+    lintAgain: t('Lint again'),
+    tree: t('Findings grouped by file and rule; press Enter on a finding to open its line'),
+  };
+}
+
+export const ENGLISH_SHELL: DiagnosticsShellTexts = inEnglish(() => diagnosticsShellTexts('en'));
 
 export function diagnosticsHtml({ cspSource, scriptUri, nonce, texts = ENGLISH_SHELL }: ShellOptions): string {
   const x = (s: string): string => escapeAttr(s);

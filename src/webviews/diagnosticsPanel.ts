@@ -10,7 +10,7 @@ import type { InventoryWorkspace } from '../editor/inventoryWorkspace';
 import { planFix } from '../core/lint/fixPlan';
 import { loadLintRegistry } from '../editor/lintRegistry';
 import { RUNNER_RULES } from '../engine/lintRunner';
-import { diagnosticsHtml } from './diagnosticsHtml';
+import { diagnosticsHtml, diagnosticsShellTexts } from './diagnosticsHtml';
 import { createPanel, PanelHost, webviewOptions } from './panelHost';
 import { groupFindings } from './diagnosticsModel';
 import { parseWebviewMessage, type DiagnosticsStrings, type HostToWebview, type Scope, type WebviewToHost } from './protocol/diagnostics';
@@ -100,15 +100,7 @@ export class DiagnosticsPanel extends PanelHost<WebviewToHost, HostToWebview> {
     this.fileUri = vscode.window.activeTextEditor?.document.uri;
     panel.webview.html = diagnosticsHtml({
       ...this.shell('diagnostics'),
-      texts: {
-        lang: vscode.env.language,
-        title: vscode.l10n.t('Config Diagnostics'),
-        scope: vscode.l10n.t('Show findings of'),
-        openFile: vscode.l10n.t('Open file'),
-        workspace: vscode.l10n.t('Workspace'),
-        lintAgain: vscode.l10n.t('Lint again'),
-        tree: vscode.l10n.t('Findings grouped by file and rule; press Enter on a finding to open its line'),
-      },
+      texts: diagnosticsShellTexts(vscode.env.language),
     });
     this.disposables.push(
       panel.onDidChangeViewState(() => panel.visible && this.updateSoon(0)),

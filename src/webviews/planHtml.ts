@@ -2,11 +2,12 @@
  * The plan webview's HTML shell: CSP `default-src 'none'`, script and style by nonce only, colours from the theme.
  * Commands wrap (pre-wrap, long words broken) instead of running off to the right; phases, hosts and steps fold.
  */
+import { inEnglish, t } from '../core/l10n';
 import { escapeAttr, webviewPage } from './csp';
 
 export { makeNonce } from './csp';
 
-/** The shell's words; English unless the panel passes the display language's (vscode.l10n.t). */
+/** The shell's words; English unless the panel passes the display language's (planShellTexts). */
 export interface PlanShellTexts {
   /** The language of these texts (`vscode.env.language`), the page's `lang`. */
   lang: string;
@@ -16,7 +17,12 @@ export interface PlanShellTexts {
   plan: string;
 }
 
-export const ENGLISH_SHELL: PlanShellTexts = { lang: 'en', expandAll: 'Expand all', collapseAll: 'Collapse all', plan: 'Bring-up plan by phase, host and step' };
+/** The shell's words in the catalogue's language; `lang` names it for the page. */
+export function planShellTexts(lang: string): PlanShellTexts {
+  return { lang, expandAll: t('Expand all'), collapseAll: t('Collapse all'), plan: t('Bring-up plan by phase, host and step') };
+}
+
+export const ENGLISH_SHELL: PlanShellTexts = inEnglish(() => planShellTexts('en'));
 
 export function planHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string; texts?: PlanShellTexts }): string {
   const { cspSource, scriptUri, nonce } = opts;

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { PlanView } from '../core/plan/view';
 import { createPanel, PanelHost } from './panelHost';
-import { planHtml } from './planHtml';
+import { planHtml, planShellTexts } from './planHtml';
 import { parseWebviewMessage, type CopyField, type HostToWebview, type PlanStrings, type WebviewToHost } from './protocol/plan';
 
 /** The plan webview's words in the display language (l10n/bundle.l10n.<language>.json), sent with the plan. */
@@ -62,7 +62,7 @@ export class PlanPanel extends PanelHost<WebviewToHost, HostToWebview> {
     private view: PlanView,
   ) {
     super(createPanel(PlanPanel.viewType, title, vscode.ViewColumn.Active, extensionUri), extensionUri, parseWebviewMessage);
-    this.panel.webview.html = planHtml({ ...this.shell('plan'), title, texts: { lang: vscode.env.language, expandAll: vscode.l10n.t('Expand all'), collapseAll: vscode.l10n.t('Collapse all'), plan: vscode.l10n.t('Bring-up plan by phase, host and step') } });
+    this.panel.webview.html = planHtml({ ...this.shell('plan'), title, texts: planShellTexts(vscode.env.language) });
   }
 
   get planView(): PlanView {

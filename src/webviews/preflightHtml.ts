@@ -2,9 +2,10 @@
  * The preflight webview's HTML shell: CSP `default-src 'none'`, script and style by nonce only, colours from the
  * theme (a check's state by the editor's error, warning and success colours, and by its word, never by colour alone).
  */
+import { inEnglish, t } from '../core/l10n';
 import { escapeAttr, webviewPage } from './csp';
 
-/** The shell's words; English unless the panel passes the display language's (vscode.l10n.t). */
+/** The shell's words; English unless the panel passes the display language's (preflightShellTexts). */
 export interface PreflightShellTexts {
   /** The language of these texts (`vscode.env.language`), the page's `lang`. */
   lang: string;
@@ -13,7 +14,12 @@ export interface PreflightShellTexts {
   checks: string;
 }
 
-export const ENGLISH_SHELL: PreflightShellTexts = { lang: 'en', runAgain: 'Run Again', checks: 'Preflight checks by host' };
+/** The shell's words in the catalogue's language; `lang` names it for the page. */
+export function preflightShellTexts(lang: string): PreflightShellTexts {
+  return { lang, runAgain: t('Run Again'), checks: t('Preflight checks by host') };
+}
+
+export const ENGLISH_SHELL: PreflightShellTexts = inEnglish(() => preflightShellTexts('en'));
 
 export function preflightHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string; texts?: PreflightShellTexts }): string {
   const { cspSource, scriptUri, nonce } = opts;

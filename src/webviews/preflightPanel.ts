@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { checkTitles, summaryLine, type PreflightReport } from '../core/preflight/model';
 import { CommandIds } from '../editor/commandIds';
 import { createPanel, PanelHost } from './panelHost';
-import { preflightHtml } from './preflightHtml';
+import { preflightHtml, preflightShellTexts } from './preflightHtml';
 import { parseWebviewMessage, type HostToWebview, type PreflightStrings, type WebviewToHost } from './protocol/preflight';
 
 /** The preflight webview's words in the display language (l10n/bundle.l10n.<language>.json), sent with the report. */
@@ -29,6 +29,7 @@ function preflightStrings(): PreflightStrings {
     openSettings: vscode.l10n.t('Open Settings'),
     openKubeconfigSetting: vscode.l10n.t('Open the kubeconfig setting'),
     title: vscode.l10n.t('Preflight for {0} ({1})'),
+    standaloneTitle: vscode.l10n.t('Preflight ({0})'),
     checkedOne: vscode.l10n.t('1 host checked in {0} s{1}'),
     checkedMany: vscode.l10n.t('{0} hosts checked in {1} s{2}'),
     runningAgain: vscode.l10n.t(' — running again…'),
@@ -78,7 +79,7 @@ export class PreflightPanel extends PanelHost<WebviewToHost, HostToWebview> {
     private refused: string | undefined,
   ) {
     super(createPanel(PreflightPanel.viewType, vscode.l10n.t('Preflight'), vscode.ViewColumn.Active, extensionUri), extensionUri, parseWebviewMessage);
-    this.panel.webview.html = preflightHtml({ ...this.shell('preflight'), title: vscode.l10n.t('Preflight for {0}', report.operation), texts: { lang: vscode.env.language, runAgain: vscode.l10n.t('Run Again'), checks: vscode.l10n.t('Preflight checks by host') } });
+    this.panel.webview.html = preflightHtml({ ...this.shell('preflight'), title: report.standalone ? vscode.l10n.t('Preflight') : vscode.l10n.t('Preflight for {0}', report.operation), texts: preflightShellTexts(vscode.env.language) });
     this.setTitle();
   }
 
@@ -101,7 +102,8 @@ export class PreflightPanel extends PanelHost<WebviewToHost, HostToWebview> {
   }
 
   private setTitle(): void {
-    this.panel.title = vscode.l10n.t('Preflight: {0}', this.report.operation);
+    // on its own (Run Preflight Checks) the preflight names no operation: not "Preflight: Run Preflight Checks"
+    this.panel.title = this.report.standalone ? vscode.l10n.t('Preflight') : vscode.l10n.t('Preflight: {0}', this.report.operation);
   }
 
   private postReport(): void {

@@ -2,11 +2,12 @@
  * The timeline webview's HTML shell: CSP `default-src 'none'`, script and style by nonce only,
  * the script from the extension's dist, colours from the editor theme.
  */
+import { inEnglish, t } from '../core/l10n';
 import { escapeAttr, webviewPage } from './csp';
 
 export { makeNonce } from './csp';
 
-/** The shell's words; English unless the panel passes the display language's (vscode.l10n.t). */
+/** The shell's words; English unless the panel passes the display language's (timelineShellTexts). */
 export interface TimelineShellTexts {
   /** The language of these texts (`vscode.env.language`), the page's `lang`. */
   lang: string;
@@ -40,37 +41,42 @@ export interface TimelineShellTexts {
   detail: string;
 }
 
-export const ENGLISH_SHELL: TimelineShellTexts = {
-  lang: 'en',
-  exportSvg: 'Export SVG',
-  exportJson: 'Export JSON',
-  stop: 'Stop watching',
-  compareTitle: 'Create the same test pod again (the image is now on the node, or it lands on another node) and compare the two runs',
-  compare: 'Run again to compare',
-  zoom: 'Zoom the chart',
-  zoomOut: 'Zoom out (-)',
-  zoomIn: 'Zoom in (+, or Ctrl+wheel)',
-  fitTitle: 'Fit (0)',
-  fit: 'Fit',
-  sources: 'Sources',
-  readLogsTitle: "SSH to the pod's node and the control-plane nodes; read the journal, the CNI lease and the audit log",
-  readLogs: 'Read machine logs',
-  chart: 'Chart of the steps below; + and - zoom, arrows scroll',
-  chartTitle: 'Drag or scroll to pan; Ctrl+wheel or +/- to zoom',
-  secondRun: 'Second run, on the same time scale',
-  hopCaption: 'Time of each hop (≈: from second-precision readings)',
-  hop: 'Hop',
-  firstRunCol: 'First run',
-  secondRunCol: 'Second run',
-  difference: 'Difference',
-  took: 'Took',
-  stepsCaption: 'Steps in causal order (time from the first step; a second-precision reading is the interval it can be in)',
-  time: 'Time',
-  component: 'Component',
-  step: 'Step',
-  source: 'Source',
-  detail: 'Detail',
-};
+/** The shell's words in the catalogue's language; `lang` names it for the page. */
+export function timelineShellTexts(lang: string): TimelineShellTexts {
+  return {
+    lang,
+    exportSvg: t('Export SVG'),
+    exportJson: t('Export JSON'),
+    stop: t('Stop watching'),
+    compareTitle: t('Create the same test pod again (the image is now on the node, or it lands on another node) and compare the two runs'),
+    compare: t('Run again to compare'),
+    zoom: t('Zoom the chart'),
+    zoomOut: t('Zoom out (-)'),
+    zoomIn: t('Zoom in (+, or Ctrl+wheel)'),
+    fitTitle: t('Fit (0)'),
+    fit: t('Fit'),
+    sources: t('Sources'),
+    readLogsTitle: t('SSH to the pod\'s node and the control-plane nodes; read the journal, the CNI lease and the audit log'),
+    readLogs: t('Read machine logs'),
+    chart: t('Chart of the steps below; + and - zoom, arrows scroll'),
+    chartTitle: t('Drag or scroll to pan; Ctrl+wheel or +/- to zoom'),
+    secondRun: t('Second run, on the same time scale'),
+    hopCaption: t('Time of each hop (≈: from second-precision readings)'),
+    hop: t('Hop'),
+    firstRunCol: t('First run'),
+    secondRunCol: t('Second run'),
+    difference: t('Difference'),
+    took: t('Took'),
+    stepsCaption: t('Steps in causal order (time from the first step; a second-precision reading is the interval it can be in)'),
+    time: t('Time'),
+    component: t('Component'),
+    step: t('Step'),
+    source: t('Source'),
+    detail: t('Detail'),
+  };
+}
+
+export const ENGLISH_SHELL: TimelineShellTexts = inEnglish(() => timelineShellTexts('en'));
 
 export function timelineHtml(opts: { cspSource: string; scriptUri: string; nonce: string; title: string; texts?: TimelineShellTexts }): string {
   const t = opts.texts ?? ENGLISH_SHELL;

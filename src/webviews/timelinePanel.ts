@@ -6,10 +6,11 @@ import * as vscode from 'vscode';
 import { laneTitles, type Timeline } from '../core/timeline/model';
 import type { TimelineFeed } from '../core/timeline/feed';
 import { timelineToSvg } from '../core/timeline/svg';
-import { compareRuns } from '../core/timeline/compare';
+import { compareRuns, hopTitles } from '../core/timeline/compare';
+import { timelineBrowserCatalogue } from '../core/timeline/browserMessages';
 import { createPanel, PanelHost } from './panelHost';
 import { parseWebviewMessage, type HostToWebview, type TimelineStrings, type WebviewToHost } from './protocol/timeline';
-import { timelineHtml } from './timelineHtml';
+import { timelineHtml, timelineShellTexts } from './timelineHtml';
 import { replaceFile } from '../adapters/fs/safeFile';
 
 export type { TimelineFeed } from '../core/timeline/feed';
@@ -18,6 +19,7 @@ export type { TimelineFeed } from '../core/timeline/feed';
 function timelineStrings(): TimelineStrings {
   return {
     lanes: laneTitles(),
+    hops: hopTitles(),
     onNode: vscode.l10n.t(' on {0}'),
     sli: vscode.l10n.t('startup {0} s · SLO 5 s {1} · pulls {2} s excluded'),
     met: vscode.l10n.t('met'),
@@ -46,37 +48,7 @@ export class TimelinePanel extends PanelHost<WebviewToHost, HostToWebview> {
     this.panel.webview.html = timelineHtml({
       ...this.shell('timeline'),
       title,
-      texts: {
-        lang: vscode.env.language,
-        exportSvg: vscode.l10n.t('Export SVG'),
-        exportJson: vscode.l10n.t('Export JSON'),
-        stop: vscode.l10n.t('Stop watching'),
-        compareTitle: vscode.l10n.t('Create the same test pod again (the image is now on the node, or it lands on another node) and compare the two runs'),
-        compare: vscode.l10n.t('Run again to compare'),
-        zoom: vscode.l10n.t('Zoom the chart'),
-        zoomOut: vscode.l10n.t('Zoom out (-)'),
-        zoomIn: vscode.l10n.t('Zoom in (+, or Ctrl+wheel)'),
-        fitTitle: vscode.l10n.t('Fit (0)'),
-        fit: vscode.l10n.t('Fit'),
-        sources: vscode.l10n.t('Sources'),
-        readLogsTitle: vscode.l10n.t('SSH to the pod\'s node and the control-plane nodes; read the journal, the CNI lease and the audit log'),
-        readLogs: vscode.l10n.t('Read machine logs'),
-        chart: vscode.l10n.t('Chart of the steps below; + and - zoom, arrows scroll'),
-        chartTitle: vscode.l10n.t('Drag or scroll to pan; Ctrl+wheel or +/- to zoom'),
-        secondRun: vscode.l10n.t('Second run, on the same time scale'),
-        hopCaption: vscode.l10n.t('Time of each hop (≈: from second-precision readings)'),
-        hop: vscode.l10n.t('Hop'),
-        firstRunCol: vscode.l10n.t('First run'),
-        secondRunCol: vscode.l10n.t('Second run'),
-        difference: vscode.l10n.t('Difference'),
-        took: vscode.l10n.t('Took'),
-        stepsCaption: vscode.l10n.t('Steps in causal order (time from the first step; a second-precision reading is the interval it can be in)'),
-        time: vscode.l10n.t('Time'),
-        component: vscode.l10n.t('Component'),
-        step: vscode.l10n.t('Step'),
-        source: vscode.l10n.t('Source'),
-        detail: vscode.l10n.t('Detail'),
-      },
+      texts: timelineShellTexts(vscode.env.language),
     });
     this.feed = source.start(
       (timeline) => {
@@ -90,8 +62,9 @@ export class TimelinePanel extends PanelHost<WebviewToHost, HostToWebview> {
   private postTimeline(): void {
     if (!this.latest) return;
     const b = this.second?.latest;
+    const catalogue = timelineBrowserCatalogue();
     this.post({
-      type: 'timeline', timeline: this.latest, strings: timelineStrings(), live: Boolean(this.feed || this.second?.feed),
+      type: 'timeline', timeline: this.latest, strings: timelineStrings(), ...(catalogue ? { catalogue } : {}), live: Boolean(this.feed || this.second?.feed),
       canCompare: Boolean(this.secondRun) && !this.second,
       ...(b ? { compare: { timeline: b, comparison: compareRuns(this.latest, b) } } : {}),
     });

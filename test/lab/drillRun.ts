@@ -95,6 +95,8 @@ export const masterDownSeconds = (advert: number, priority: number) => 3 * adver
 export interface VipWatch {
   /** Waits (up to `timeoutMs`) until `holder` alone holds the VIP at or after `fromMs`; true when seen. */
   seenAlone(holder: string, fromMs: number, timeoutMs: number): Promise<boolean>;
+  /** Waits (up to `timeoutMs`) for the first change at or after `fromMs` whose holders pass `test`: its moment, or undefined. */
+  seen(test: (holders: string[]) => boolean, fromMs: number, timeoutMs: number): Promise<number | undefined>;
   stop(): Promise<{ at: number; holders: string[] }[]>;
 }
 
@@ -133,12 +135,18 @@ export function watchVip(env: Record<string, string>, vip: string, balancers: st
       await sleep(250);
     }
   })();
+  const seen: VipWatch['seen'] = async (test, fromMs, timeoutMs) => {
+    // a look at the list every 50 ms: a caller that acts on the change starts at most that late
+    for (const end = Date.now() + timeoutMs; ; await sleep(50)) {
+      const c = changes.find((x) => x.at >= fromMs && test(x.holders));
+      if (c) return c.at;
+      if (Date.now() > end || stopped) return undefined;
+    }
+  };
   return {
+    seen,
     async seenAlone(holder, fromMs, timeoutMs) {
-      for (const end = Date.now() + timeoutMs; ; await sleep(250)) {
-        if (changes.some((c) => c.at >= fromMs && c.holders.length === 1 && c.holders[0] === holder)) return true;
-        if (Date.now() > end || stopped) return false;
-      }
+      return (await seen((h) => h.length === 1 && h[0] === holder, fromMs, timeoutMs)) !== undefined;
     },
     async stop() {
       stopped = true;

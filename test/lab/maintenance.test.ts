@@ -7,19 +7,25 @@
  *  - `reconfigure`: an API server flag changed in a workspace's kubeadm-config.yaml reaches the ConfigMap and all
  *    three nodes' running API servers, one node at a time, with the API polled through the VIP (no request failed);
  *    kubeadm's regeneration takes m02's hand-made scheduler flag away too.
- * The NOSPACE recovery and the kubelet.conf fix run from the palette (ui-maintenance.test.ts, right after this file),
- * with this CLI's `etcd alarms` and `certs` as their witnesses: each operation's workflow runs once on the lab.
- * Runs on the cluster the tier already has (after the day-2 files) and leaves it healthy: the scheduler as kubeadm
- * writes it; the API servers keep the reconfigured flag (--audit-log-maxbackup one more than the lab workspace's
- * generated configuration says: `drift` names it).
+ *  - `etcd alarms --disarm`: a follower filled past a small quota (writes refused), the guided NOSPACE recovery within
+ *    the node monitor's grace period less one lease renewal, no alarm left, writes work, no Node went NotReady;
+ *  - `certs fix-kubelet-conf`: w01's kubelet.conf made to embed its client certificate (kubeadm#1317), reported by
+ *    `certs`, fixed: drained before the kubelet restart (the run's ledger, and the Node watched by kubectl
+ *    meanwhile), uncordoned after, nothing embedded left.
+ * The same NOSPACE recovery and kubelet.conf fix run from the palette too (ui-maintenance.test.ts, right after this
+ * file, on w02). Runs on the cluster the tier already has (after the day-2 files) and leaves it healthy: the scheduler
+ * as kubeadm writes it; the quota back to etcd's default; w01 schedulable; the API servers keep the reconfigured flag
+ * (--audit-log-maxbackup one more than the lab workspace's generated configuration says: `drift` names it).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
+import type { CertReport } from '../../src/core/certs/report';
 import type { DriftFinding } from '../../src/core/drift/threeWay';
+import type { LedgerData } from '../../src/core/plan/ledger';
 import { recordBench } from './bench';
 import { minimumPolls, waitHealthy } from './clusterHealth';
 import { startCli } from './cliRun';
@@ -81,6 +87,53 @@ function defragmentsLogged(host: string, sinceMs: number): { host: string; start
   return out;
 }
 
+/** The worker whose kubelet.conf the CLI fixes (ui-maintenance.test.ts fixes w02's from the palette). */
+const KUBELET_NODE = 'labs-k8s-w01';
+
+/**
+ * A node's spec.unschedulable as the API announces it, watched by kubectl from this machine (its first line the state
+ * before, then one line per change of the Node) until stopped: the drain's witness. A watch, not polling: the whole
+ * fix can take under two seconds, shorter than a few polls apart.
+ */
+async function watchUnschedulable(node: string): Promise<{ stop(): { at: number; cordoned: boolean }[] }> {
+  const events: { at: number; cordoned: boolean }[] = [];
+  const child = spawn('kubectl', ['--kubeconfig', env.KUBECONFIG!, 'get', 'node', node, '--watch', '-o', 'jsonpath={.metadata.resourceVersion} {.spec.unschedulable}{"\\n"}'], { env: { ...process.env, PATH: env.PATH! }, stdio: ['ignore', 'pipe', 'ignore'] });
+  let pending = '';
+  let first: () => void = () => undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let ended = ''; // why kubectl's watch ended before it was stopped
+  const started = new Promise<void>((resolve, reject) => {
+    first = resolve;
+    timer = setTimeout(() => reject(new Error(`kubectl's watch of node ${node} printed nothing in 30 s${ended ? `: ${ended}` : ''}`)), 30_000);
+  });
+  child.on('error', (e) => (ended = `kubectl did not start: ${e.message}`));
+  child.on('exit', (code) => (ended ||= `kubectl's watch ended (exit ${code})`));
+  child.stdout.on('data', (chunk: Buffer) => {
+    const at = Date.now();
+    pending += chunk.toString('utf8');
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    for (const line of lines.filter((l) => l.trim())) events.push({ at, cordoned: line.trim().split(' ')[1] === 'true' });
+    if (events.length) first();
+  });
+  try {
+    await started;
+  } catch (e) {
+    child.kill();
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+  return {
+    stop: () => {
+      child.kill();
+      // A watch that ended before it was stopped saw only part of the run.
+      assert.equal(ended, '', `kubectl's watch of node ${node} ended early`);
+      return events;
+    },
+  };
+}
+
 describe('day-2 maintenance on the lab cluster through the CLI: etcd defrag, drift, reconfigure', { timeout: 30 * 60_000 }, () => {
   before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
@@ -91,8 +144,11 @@ describe('day-2 maintenance on the lab cluster through the CLI: etcd defrag, dri
   });
 
   after(() => {
-    // Whatever failed above: no hand-made flag left on m02.
-    spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', `UserKnownHostsFile=${env.LAB_KNOWN_HOSTS}`, 'labs-k8s-m02', "sed -i '/^    - --v=3/d' /etc/kubernetes/manifests/kube-scheduler.yaml"], { timeout: 60_000 });
+    // Whatever failed above: no hand-made flag left on m02, no quota left on a member, w01 schedulable.
+    const onHost = (host: string, cmd: string) => spawnSync('ssh', ['-F', env.LAB_SSH_CONFIG!, '-o', `UserKnownHostsFile=${env.LAB_KNOWN_HOSTS}`, host, cmd], { timeout: 60_000 });
+    onHost('labs-k8s-m02', "sed -i '/^    - --v=3/d' /etc/kubernetes/manifests/kube-scheduler.yaml");
+    for (const host of lab.CONTROL_PLANE) onHost(host, "sed -i '/^    - --quota-backend-bytes=/d' /etc/kubernetes/manifests/etcd.yaml");
+    spawnSync('kubectl', ['--kubeconfig', env.KUBECONFIG!, 'uncordon', KUBELET_NODE], { env: { ...process.env, PATH: env.PATH! }, timeout: 30_000 });
   });
 
   test('etcd defrag: followers first, the leader last, every fragmented file smaller, the API through the VIP unbroken', async () => {
@@ -191,5 +247,85 @@ describe('day-2 maintenance on the lab cluster through the CLI: etcd defrag, dri
     assert.deepEqual(drift.findings.map((f) => f.message), [], 'the workspace, the ConfigMaps and the nodes agree');
     await waitHealthy(env, env.HOME_DIR, 5 * 60_000);
   });
-});
 
+  test('etcd alarms --disarm: a follower filled past a small quota, recovered by the CLI within the grace period, writes back, no alarm', async () => {
+    const full = await lab.bringToNospace(env);
+    try {
+      // No alarm read first: the clock runs from the alarm, and a run that finds no NOSPACE alarm prints no JSON.
+      const run = cli('etcd alarms', ['--disarm', '--yes', '--json']);
+      const recoveredMs = Date.now() - full.alarmAt;
+      let out: { ok: boolean; seconds: number; members: { host: string; skipped: boolean; defragSeconds?: number }[] };
+      try {
+        out = lastJson(run.stdout);
+      } catch {
+        assert.fail(`etcd alarms --disarm printed no result (exit ${run.code}): ${run.stdout.slice(-3000)}`);
+      }
+      console.log(`etcd alarms --disarm: recovered ${(recoveredMs / 1000).toFixed(1)} s after the alarm on ${full.host} (CLI ${run.seconds.toFixed(1)} s, its run ${out.seconds?.toFixed(1)} s; bound ${full.boundMs / 1000} s = node-monitor-grace-period ${full.timings.nodeMonitorGraceMs / 1000} s, ${full.timings.nodeMonitorGraceSource}, less one lease renewal); defragmented ${out.members?.map((m) => `${m.host} ${m.defragSeconds?.toFixed(2)} s`).join(', ')}`);
+      recordBench({ nospaceRecoverySeconds: recoveredMs / 1000, nospaceBoundSeconds: full.boundMs / 1000 });
+      assert.equal(run.code, 0, run.stdout.slice(-3000));
+      assert.equal(out.ok, true);
+      assert.deepEqual(out.members.map((m) => [m.host, m.skipped]).sort(), lab.CONTROL_PLANE.map((h) => [h, false]), 'every member defragmented');
+      assert.equal(lab.etcdctl(env, full.endpoint, 'put', '/kubeadm-workbench-test/after', 'ok').code, 0, 'writes work');
+      assert.deepEqual(lab.etcdAlarms(env), [], 'no alarm left');
+      assert.ok(recoveredMs < full.boundMs, `recovered in ${recoveredMs} ms, bound ${full.boundMs} ms`);
+      lab.noNodeWentNotReady(env, full.alarmAt);
+    } finally {
+      await full.restore();
+    }
+    await waitHealthy(env, env.HOME_DIR, 5 * 60_000);
+  });
+
+  test('certs fix-kubelet-conf: w01\'s embedded kubelet.conf reported, drained before the kubelet restart, fixed, uncordoned', async () => {
+    await lab.embedKubeletClientCertificate(env, KUBELET_NODE);
+    const seen = lastJson<CertReport>(cli('certs', ['--host', KUBELET_NODE, '--json']).stdout);
+    assert.equal(seen.hosts[0]!.entries.find((e) => e.id === 'kubelet.conf')?.fix, 'kubelet-conf', '`certs` reports the embedded certificate');
+    assert.equal(kubectl('get', `node/${KUBELET_NODE}`, '-o', 'jsonpath={.spec.unschedulable}').trim(), '', `${KUBELET_NODE} schedulable before`);
+    const runs = join(dirname(env.LAB_INVENTORY!), '.kubeadm-workbench', 'runs');
+    const t0 = Date.now();
+    const watch = await watchUnschedulable(KUBELET_NODE);
+    let events: { at: number; cordoned: boolean }[] = [];
+    let run: Awaited<ReturnType<typeof cliAsync>>;
+    try {
+      run = await cliAsync('certs fix-kubelet-conf', ['--host', KUBELET_NODE, '--yes']);
+      await lab.sleep(1000); // the uncordon's own event
+    } finally {
+      events = watch.stop();
+    }
+    const file = readdirSync(runs).filter((f) => f.endsWith('-kubelet-conf.json') && statSync(join(runs, f)).mtimeMs >= t0).sort().at(-1);
+    assert.ok(file, `the run's ledger in ${runs}`);
+    const ledger = JSON.parse(readFileSync(join(runs, file), 'utf8')) as LedgerData;
+    const entry = (suffix: string) => {
+      const [id, e] = Object.entries(ledger.steps).find(([k]) => k.endsWith(suffix))!;
+      return { id, state: e.state, start: Date.parse(e.startedAt!), end: Date.parse(e.finishedAt!) };
+    };
+    const [drain, restart, uncordon] = [entry(`/drain-${KUBELET_NODE}`), entry(`${KUBELET_NODE}/kubelet-restart`), entry(`/uncordon-${KUBELET_NODE}`)];
+    // The watch's events in order: the first that says cordoned, and the first after it that says schedulable again
+    // (each timed when it reached this machine, so no earlier than the change itself; lines of one read share a time).
+    const cordonedIndex = events.findIndex((e) => e.cordoned);
+    const cordonedAt = cordonedIndex < 0 ? undefined : events[cordonedIndex]!.at;
+    const uncordonedAt = cordonedIndex < 0 ? undefined : events.find((e, i) => i > cordonedIndex && !e.cordoned)?.at;
+    const ms = (at: number | undefined) => (at === undefined ? 'never' : `${((at - t0) / 1000).toFixed(2)} s`);
+    // The restart's bound: the node's own Lease duration. Renewed within it, the node never looked gone to the cluster.
+    const leaseSeconds = Number(kubectl('get', 'lease', '-n', 'kube-node-lease', KUBELET_NODE, '-o', 'jsonpath={.spec.leaseDurationSeconds}'));
+    console.log(`certs fix-kubelet-conf on ${KUBELET_NODE}: ${run.seconds.toFixed(1)} s; drain ${((drain.end - drain.start) / 1000).toFixed(1)} s, kubelet restart to its Lease renewed and Ready ${((restart.end - restart.start) / 1000).toFixed(1)} s (bound: the Lease's ${leaseSeconds} s), uncordoned ${((uncordon.end - restart.end) / 1000).toFixed(1)} s after; the Node's watch: ${events.length} events, cordoned at ${ms(cordonedAt)}, schedulable again at ${ms(uncordonedAt)} (kubelet restart ${ms(restart.start)} to ${ms(restart.end)})`);
+    recordBench({ kubeletConfFixSeconds: run.seconds });
+    assert.equal(run.code, 0, run.stdout.slice(-3000));
+    assert.deepEqual([drain, restart, uncordon].map((x) => x.state), ['done', 'done', 'done'], JSON.stringify(ledger.steps));
+    assert.ok(drain.end <= restart.start, `drained (${new Date(drain.end).toISOString()}) before the kubelet restart (${new Date(restart.start).toISOString()})`);
+    assert.ok(restart.end <= uncordon.start, 'uncordoned after the kubelet was Ready again');
+    assert.ok(leaseSeconds > 0 && restart.end - restart.start < leaseSeconds * 1000, `the restarted kubelet renewed its Lease and was Ready in ${restart.end - restart.start} ms, within the Lease's ${leaseSeconds} s`);
+    // The witness outside the product: the API said the node was unschedulable before its kubelet restarted, and not
+    // schedulable again until the restart was over (to within the watch's delivery, milliseconds here; the ledger's
+    // order above covers the rest).
+    assert.equal(events[0]?.cordoned, false, `${KUBELET_NODE} schedulable when the watch began: ${JSON.stringify(events)}`);
+    assert.ok(cordonedAt !== undefined && cordonedAt <= restart.start, `cordoned (seen ${ms(cordonedAt)}) before the kubelet restart began (${ms(restart.start)})`);
+    assert.ok(uncordonedAt !== undefined && uncordonedAt >= restart.end, `schedulable again (seen ${ms(uncordonedAt)}) only after the kubelet restart ended (${ms(restart.end)})`);
+    assert.equal(kubectl('get', `node/${KUBELET_NODE}`, '-o', 'jsonpath={.spec.unschedulable}').trim(), '', `${KUBELET_NODE} uncordoned`);
+    const after = lastJson<CertReport>(cli('certs', ['--host', KUBELET_NODE, '--json']).stdout);
+    assert.ok(!after.hosts[0]!.entries.some((e) => e.id === 'kubelet.conf'), 'kubelet.conf takes the rotated file: nothing embedded left');
+    assert.match(ssh(KUBELET_NODE, 'grep client- /etc/kubernetes/kubelet.conf'), /client-certificate: \/var\/lib\/kubelet\/pki\/kubelet-client-current\.pem/);
+    // A worker drained of a few pods, its kubelet restarted and Ready by its own credentials: well within 90 s; more
+    // means a step sat out a timeout (the drain's 300 s, the Ready wait's 3 min).
+    assert.ok(run.seconds < 90, `the fix took ${run.seconds.toFixed(1)} s (bound 90 s)`);
+  });
+});

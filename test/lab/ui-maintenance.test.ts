@@ -11,7 +11,8 @@
  *    NotReady;
  *  - "Fix kubelet.conf…": w02's kubelet.conf made to embed its client certificate (kubeadm#1317), the node picked, the
  *    fix run; `certs` finds nothing embedded, the file names the rotated certificate, the node schedulable.
- * The CLI's versions of the defrag and the reconfigure run in maintenance.test.ts just before, on the same cluster.
+ * The CLI's versions of the defrag, the reconfigure, the NOSPACE recovery and the kubelet.conf fix (on w01) run in
+ * maintenance.test.ts just before, on the same cluster.
  * Leaves it healthy (the quota back to etcd's default, w02 fixed and schedulable). Screenshots:
  * test-results/ui/maint-*.png. Needs root, the lab cluster, code-server and Chromium, the packaged .vsix.
  */
@@ -174,8 +175,12 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
     const modal = await planApproval(page, 'kubelet-conf-plan.txt');
     await shot('maint-7-kubelet-conf-approve');
     await modal.click('Run');
-    await waitForLedger(page, runs(), 'kubelet-conf', 'kubelet.conf fix', 5);
+    const ledger = await waitForLedger(page, runs(), 'kubelet-conf', 'kubelet.conf fix', 5);
     const seconds = (Date.now() - t0) / 1000;
+    // Drained before the kubelet restarted, uncordoned after it was Ready again: the run's own record of its steps.
+    const at = (suffix: string, end: 'startedAt' | 'finishedAt') => Date.parse(Object.entries(ledger.steps).find(([id]) => id.endsWith(suffix))![1][end]!);
+    assert.ok(at(`/drain-${KUBELET_NODE}`, 'finishedAt') <= at(`${KUBELET_NODE}/kubelet-restart`, 'startedAt'), 'drained before the kubelet restart');
+    assert.ok(at(`${KUBELET_NODE}/kubelet-restart`, 'finishedAt') <= at(`/uncordon-${KUBELET_NODE}`, 'startedAt'), 'uncordoned after the kubelet was Ready again');
     console.log(`kubelet.conf fix of ${KUBELET_NODE} from the palette: ${seconds.toFixed(1)} s`);
     recordBench({ uiKubeletConfFixSeconds: seconds });
     const after = JSON.parse(lab.cli(env, 'certs', ['--host', KUBELET_NODE, '--json']).stdout) as CertReport;

@@ -22,12 +22,22 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { shownPath } from '../../core/text/terminal';
 import { toError } from '../../core/errors';
+import { t } from '../../core/l10n';
+
+/**
+ * What kind of refusal it is, for code that acts on it (the reason is words in the display language):
+ * `other-user` another user's file or folder, `too-large` over the read limit, `grew` past it while it was read, `symlink` a link
+ * not followed, `not-regular` a FIFO, device, folder or socket, `shared` group or others may read or write it,
+ * `hard-links` more than one name, `content` what is in it is not what it should be.
+ */
+export type RefusalKind = 'other-user' | 'too-large' | 'grew' | 'symlink' | 'not-regular' | 'shared' | 'hard-links' | 'content';
 
 /** Why a file was not opened: the path and the reason in plain words (the message names both). */
 export class FileRefused extends Error {
   constructor(
     readonly path: string,
     readonly reason: string,
+    readonly kind: RefusalKind = 'content',
   ) {
     super(`${shownPath(path)} ${reason}`);
     this.name = 'FileRefused';
@@ -47,15 +57,15 @@ export interface ReadPolicy {
 
 const myUid = (): number | undefined => process.getuid?.();
 
-/** "a FIFO", "a symlink", … — what a non-regular file is, for messages. */
+/** "a FIFO", "a symlink", … — what a non-regular file is, for messages (in the display language). */
 export function kindOf(st: Stats): string {
-  if (st.isSymbolicLink()) return 'a symlink';
-  if (st.isFIFO()) return 'a FIFO';
-  if (st.isSocket()) return 'a socket';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isDirectory()) return 'a folder';
-  return st.isFile() ? 'a regular file' : 'not a regular file';
+  if (st.isSymbolicLink()) return t('a symlink');
+  if (st.isFIFO()) return t('a FIFO');
+  if (st.isSocket()) return t('a socket');
+  if (st.isCharacterDevice()) return t('a character device');
+  if (st.isBlockDevice()) return t('a block device');
+  if (st.isDirectory()) return t('a folder');
+  return st.isFile() ? t('a regular file') : t('not a regular file');
 }
 
 export function formatBytes(n: number): string {
@@ -71,20 +81,23 @@ export function formatBytes(n: number): string {
 }
 
 /** The policy's refusal of what `st` describes, or undefined when it may be read. */
-function refusal(st: Stats, policy: ReadPolicy): string | undefined {
-  if (!st.isFile()) return `is ${kindOf(st)}, not a regular file: refused unread`;
+function refusal(path: string, st: Stats, policy: ReadPolicy): FileRefused | undefined {
+  if (!st.isFile()) return new FileRefused(path, t('is {0}, not a regular file: refused unread', kindOf(st)), 'not-regular');
   const uid = myUid();
-  if (policy.mine && uid !== undefined && st.uid !== uid) return `belongs to another user (uid ${st.uid}): refused unread`;
-  if (policy.private && (st.mode & 0o077) !== 0) return `can be read or written by other users (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}, expected 0600): not one this tool wrote; refused`;
-  if (policy.noFollow && st.nlink > 1) return `has ${st.nlink} hard links: not one this tool wrote; refused`;
-  if (st.size > policy.maxBytes) return `is ${formatBytes(st.size)}; at most ${formatBytes(policy.maxBytes)} is read: refused unread`;
+  if (policy.mine && uid !== undefined && st.uid !== uid) return new FileRefused(path, t('belongs to another user (uid {0}): refused unread', st.uid), 'other-user');
+  if (policy.private && (st.mode & 0o077) !== 0) return new FileRefused(path, t('can be read or written by other users (mode {0}, expected 0600): not one this tool wrote; refused', (st.mode & 0o777).toString(8).padStart(4, '0')), 'shared');
+  if (policy.noFollow && st.nlink > 1) return new FileRefused(path, t('has {0} hard links: not one this tool wrote; refused', st.nlink), 'hard-links');
+  if (st.size > policy.maxBytes) return new FileRefused(path, t('is {0}; at most {1} is read: refused unread', formatBytes(st.size), formatBytes(policy.maxBytes)), 'too-large');
   return undefined;
 }
 
+const notFollowed = (path: string) => new FileRefused(path, t('is a symlink: not followed'), 'symlink');
+const grewPast = (path: string, maxBytes: number) => new FileRefused(path, t('grew past {0} while it was read: refused', formatBytes(maxBytes)), 'grew');
+
 function linkRefusal(e: unknown, path: string): Error {
   const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'ELOOP') return new FileRefused(path, 'is a symlink: not followed');
-  if (code === 'ENXIO') return new FileRefused(path, 'is a FIFO or a socket, not a regular file: refused');
+  if (code === 'ELOOP') return notFollowed(path);
+  if (code === 'ENXIO') return new FileRefused(path, t('is a FIFO or a socket, not a regular file: refused'), 'not-regular');
   return toError(e);
 }
 
@@ -96,9 +109,9 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTT
  */
 export async function openRegular(path: string, policy: ReadPolicy): Promise<{ handle: FileHandle; size: number }> {
   const pre = await (policy.noFollow ? fs.lstat(path) : fs.stat(path));
-  if (policy.noFollow && pre.isSymbolicLink()) throw new FileRefused(path, 'is a symlink: not followed');
-  const early = refusal(pre, policy);
-  if (early) throw new FileRefused(path, early);
+  if (policy.noFollow && pre.isSymbolicLink()) throw notFollowed(path);
+  const early = refusal(path, pre, policy);
+  if (early) throw early;
   let handle: FileHandle;
   try {
     handle = await fs.open(path, READ_FLAGS | (policy.noFollow ? constants.O_NOFOLLOW : 0));
@@ -107,8 +120,8 @@ export async function openRegular(path: string, policy: ReadPolicy): Promise<{ h
   }
   try {
     const st = await handle.stat();
-    const late = refusal(st, policy);
-    if (late) throw new FileRefused(path, late);
+    const late = refusal(path, st, policy);
+    if (late) throw late;
     return { handle, size: st.size };
   } catch (e) {
     await handle.close();
@@ -129,7 +142,7 @@ export async function readRegular(path: string, policy: ReadPolicy): Promise<Buf
       if (bytesRead === 0) break;
       chunks.push(buf.subarray(0, bytesRead));
       total += bytesRead;
-      if (total > policy.maxBytes) throw new FileRefused(path, `grew past ${formatBytes(policy.maxBytes)} while it was read: refused`);
+      if (total > policy.maxBytes) throw grewPast(path, policy.maxBytes);
     }
     return Buffer.concat(chunks, total);
   } finally {
@@ -145,9 +158,9 @@ export async function readRegularText(path: string, policy: ReadPolicy): Promise
 /** The same, synchronously (the SSH config reader is synchronous). */
 export function readRegularSync(path: string, policy: ReadPolicy): Buffer {
   const pre = policy.noFollow ? lstatSync(path) : statSync(path);
-  if (policy.noFollow && pre.isSymbolicLink()) throw new FileRefused(path, 'is a symlink: not followed');
-  const early = refusal(pre, policy);
-  if (early) throw new FileRefused(path, early);
+  if (policy.noFollow && pre.isSymbolicLink()) throw notFollowed(path);
+  const early = refusal(path, pre, policy);
+  if (early) throw early;
   let fd: number;
   try {
     fd = openSync(path, READ_FLAGS | (policy.noFollow ? constants.O_NOFOLLOW : 0));
@@ -155,8 +168,8 @@ export function readRegularSync(path: string, policy: ReadPolicy): Buffer {
     throw linkRefusal(e, path);
   }
   try {
-    const late = refusal(fstatSync(fd), policy);
-    if (late) throw new FileRefused(path, late);
+    const late = refusal(path, fstatSync(fd), policy);
+    if (late) throw late;
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
@@ -165,7 +178,7 @@ export function readRegularSync(path: string, policy: ReadPolicy): Buffer {
       if (n === 0) break;
       chunks.push(buf.subarray(0, n));
       total += n;
-      if (total > policy.maxBytes) throw new FileRefused(path, `grew past ${formatBytes(policy.maxBytes)} while it was read: refused`);
+      if (total > policy.maxBytes) throw grewPast(path, policy.maxBytes);
     }
     return Buffer.concat(chunks, total);
   } finally {
@@ -199,10 +212,10 @@ export async function replaceFile(path: string, data: string | Uint8Array, polic
   const existing = await lookAt(path);
   if (existing) {
     const link = existing.isSymbolicLink();
-    if (link && !policy.replaceLink) throw new FileRefused(path, 'is a symlink: not writing through it (write to the file it points to, or remove the link)');
-    if (!link && !existing.isFile()) throw new FileRefused(path, `is ${kindOf(existing)}: not replaced`);
+    if (link && !policy.replaceLink) throw new FileRefused(path, t('is a symlink: not writing through it (write to the file it points to, or remove the link)'), 'symlink');
+    if (!link && !existing.isFile()) throw new FileRefused(path, t('is {0}: not replaced', kindOf(existing)), 'not-regular');
     const uid = myUid();
-    if (!link && uid !== undefined && existing.uid !== uid) throw new FileRefused(path, `belongs to another user (uid ${existing.uid}): not replaced`);
+    if (!link && uid !== undefined && existing.uid !== uid) throw new FileRefused(path, t('belongs to another user (uid {0}): not replaced', existing.uid), 'other-user');
   }
   const mode = policy.mode === 'keep' ? (existing && existing.isFile() ? existing.mode & 0o7777 : 0o644) : policy.mode;
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.kw-tmp`);
@@ -260,13 +273,13 @@ async function openAppend(path: string, mode: number): Promise<FileHandle> {
   }
   const st = await handle.stat();
   const uid = myUid();
-  const why = !st.isFile() ? `is ${kindOf(st)}, not a regular file: not appended to`
-    : uid !== undefined && st.uid !== uid ? `belongs to another user (uid ${st.uid}): not appended to`
-    : st.nlink > 1 ? `has ${st.nlink} hard links: not appended to`
+  const refused = !st.isFile() ? new FileRefused(path, t('is {0}, not a regular file: not appended to', kindOf(st)), 'not-regular')
+    : uid !== undefined && st.uid !== uid ? new FileRefused(path, t('belongs to another user (uid {0}): not appended to', st.uid), 'other-user')
+    : st.nlink > 1 ? new FileRefused(path, t('has {0} hard links: not appended to', st.nlink), 'hard-links')
     : undefined;
-  if (why) {
+  if (refused) {
     await handle.close();
-    throw new FileRefused(path, why);
+    throw refused;
   }
   return handle;
 }
@@ -311,10 +324,10 @@ export async function ensureRealFolder(path: string, policy: FolderPolicy): Prom
     }
     st = await look();
   }
-  if (!st.isDirectory()) throw new FileRefused(path, `is ${kindOf(st)}, not a folder: nothing is written through it`);
+  if (!st.isDirectory()) throw new FileRefused(path, t('is {0}, not a folder: nothing is written through it', kindOf(st)), 'not-regular');
   if (!policy.mine) return;
   const uid = myUid();
-  if (uid !== undefined && st.uid !== uid) throw new FileRefused(path, `belongs to another user (uid ${st.uid}): nothing is written into it`);
+  if (uid !== undefined && st.uid !== uid) throw new FileRefused(path, t('belongs to another user (uid {0}): nothing is written into it', st.uid), 'other-user');
   if ((st.mode & 0o777) !== policy.mode) {
     const dir = await fs.open(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     try {

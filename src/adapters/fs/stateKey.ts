@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { alreadyThere, createNewFile, ensureRealFolder, FileRefused, readRegularText } from './safeFile';
+import { t } from '../../core/l10n';
 
 const KEY_TEXT = /^([0-9a-f]{64})\n?$/;
 
@@ -39,6 +40,6 @@ async function loadOrMake(path: string): Promise<Buffer> {
   }
   const text = await readRegularText(path, { maxBytes: 256, noFollow: true, mine: true, private: true });
   const m = KEY_TEXT.exec(text);
-  if (!m) throw new FileRefused(path, 'is not a key kubeadm-workbench made (64 hex digits); delete it to make a new one (runs it signed will then start over)');
+  if (!m) throw new FileRefused(path, t('is not a key kubeadm-workbench made (64 hex digits); delete it to make a new one (runs it signed will then start over)'));
   return Buffer.from(m[1]!, 'hex');
 }

@@ -20,6 +20,7 @@ import { hostForNode, nodeReadiness } from '../../core/live/controlPlane';
 import type { EtcdModel } from '../../core/live/etcd';
 import { httpError } from '../../core/live/errors';
 import type { Lease, Node } from '../../core/live/types';
+import { t } from '../../core/l10n';
 
 /** The two calls of HttpsTransport the drain uses. */
 export interface DrainTransport {
@@ -129,7 +130,7 @@ export function createDrainCluster(transport: DrainTransport, opts: DrainCluster
       const path = `/api/v1/nodes/${enc(name)}`;
       const leasePath = `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${enc(name)}`;
       const [r, l] = await Promise.all([transport.get(path), transport.get(leasePath).catch(() => undefined)]);
-      if (r.status === 404) throw new Error(`nodes "${name}" not found (${transport.server})`);
+      if (r.status === 404) throw new Error(t('nodes "{0}" not found ({1})', name, transport.server));
       if (r.status !== 200) throw httpError(r.status, where(path), r.body);
       return nodeInfo(JSON.parse(r.body) as Node, l?.status === 200 ? parse<Lease>(l.body) : undefined);
     },
@@ -183,7 +184,7 @@ export function createDrainCluster(transport: DrainTransport, opts: DrainCluster
     },
 
     async controlPlaneMembers() {
-      if (!opts.readEtcd) throw new Error('etcd member health is not readable from here');
+      if (!opts.readEtcd) throw new Error(t('etcd member health is not readable from here'));
       const [nodes, etcd] = await Promise.all([
         Promise.all(CONTROL_PLANE_LABELS.map((l) => listAll<Node>('/api/v1/nodes', { labelSelector: l }))).then((lists) => [...new Map(lists.flat().map((n) => [n.metadata.name, n])).values()]),
         opts.readEtcd(),

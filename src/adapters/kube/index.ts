@@ -20,8 +20,14 @@ import { HttpsTransport, type TlsOptions } from './transport';
 import { checkAccess, whoAmI } from './access';
 import type { AccessCheck, HealthInput, Identity } from '../../core/live/health';
 import { errorMessage } from '../../core/errors';
+import { t } from '../../core/l10n';
 
 export { HttpsTransport } from './transport';
+/**
+ * This bundle's own copy of the core's message catalogue (the live model, its verdict and its errors are built here):
+ * the loader (./load.ts) hands it the caller's language and messages, and again whenever they change.
+ */
+export { useMessages } from '../../core/l10n';
 
 type K8s = typeof import('@kubernetes/client-node', { with: { 'resolution-mode': 'import' } });
 let k8sModule: Promise<K8s> | undefined;
@@ -41,13 +47,13 @@ export async function loadKubeconfig(setting?: string, env = process.env.KUBECON
   const { KubeConfig } = await k8s();
   const paths = kubeconfigPaths(setting, env, homedir());
   const existing = paths.filter((p) => existsSync(p));
-  if (!existing.length) throw new ApiError('config', paths.join(':'), 'no kubeconfig file found (set kubeadmWorkbench.kubeconfig or KUBECONFIG)');
+  if (!existing.length) throw new ApiError('config', paths.join(':'), t('no kubeconfig file found (set kubeadmWorkbench.kubeconfig or KUBECONFIG)'));
   const parts = existing.map((p) => {
     const one = new KubeConfig();
     try {
       one.loadFromFile(p);
     } catch (e) {
-      throw new ApiError('config', p, `cannot load kubeconfig: ${errorMessage(e)}`);
+      throw new ApiError('config', p, t('cannot load kubeconfig: {0}', errorMessage(e)));
     }
     return one;
   });
@@ -107,18 +113,18 @@ function inventoryContext(choice: KubeconfigChoice, inventory: Inventory, rule: 
   const context = contextForEndpoint(choice, endpoint);
   if (context) return context;
   if (rule === 'prefer') return choice.current;
-  const seen = choice.contexts.map((c) => `${c.name} → ${c.server ?? 'no server'}`).join(', ') || 'none';
-  throw new ApiError('config', choice.paths.join(':'), `no context of ${choice.paths.join(':')} has the inventory's controlPlaneEndpoint ${endpoint} as its server (contexts: ${seen}); give --context to use another`);
+  const seen = choice.contexts.map((c) => `${c.name} → ${c.server ?? t('no server')}`).join(', ') || t('none');
+  throw new ApiError('config', choice.paths.join(':'), t('no context of {0} has the inventory\'s controlPlaneEndpoint {1} as its server (contexts: {2}); give --context to use another', choice.paths.join(':'), endpoint, seen));
 }
 
 export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection> {
   const { kc, choice } = await loadKubeconfig(opts.kubeconfig);
   const context = opts.context || (opts.contextByEndpoint && opts.inventory ? inventoryContext(choice, opts.inventory, opts.contextByEndpoint) : choice.current);
-  if (!context) throw new ApiError('config', choice.paths.join(':'), 'no current-context: pick one with "Kubeadm: Select Cluster Context"');
-  if (!kc.getContextObject(context)) throw new ApiError('config', choice.paths.join(':'), `context "${context}" not found`);
+  if (!context) throw new ApiError('config', choice.paths.join(':'), t('no current-context: pick one with "Kubeadm: Select Cluster Context"'));
+  if (!kc.getContextObject(context)) throw new ApiError('config', choice.paths.join(':'), t('context "{0}" not found', context));
   kc.setCurrentContext(context);
   const cluster = kc.getCurrentCluster();
-  if (!cluster?.server) throw new ApiError('config', context, 'the context has no cluster server');
+  if (!cluster?.server) throw new ApiError('config', context, t('the context has no cluster server'));
   // Asked for per request: an exec plugin's token (kubelogin, cloud CLIs) expires and is renewed by client-node's
   // authenticator cache, a token file or certificate file may be rotated. The agent client-node builds is not used.
   const credentials = async (): Promise<TlsOptions> => {
@@ -130,7 +136,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
   try {
     await credentials();
   } catch (e) {
-    throw new ApiError('auth', context, `cannot get credentials: ${errorMessage(e)}`);
+    throw new ApiError('auth', context, t('cannot get credentials: {0}', errorMessage(e)));
   }
   let transport: HttpsTransport;
   try {
@@ -193,7 +199,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
     // Over SSH only on the inventory's own cluster: a context pointed at another cluster (or a test's API server)
     // never dials the inventory's hosts, which would be someone else's machines.
     const ownCluster = live.inventory && serverMatchesEndpoint(cluster!.server, live.inventory.cluster.controlPlaneEndpoint);
-    if (opts.remote && live.inventory && !ownCluster) errors.push(`not read over SSH: this context's server ${cluster!.server} is not the inventory's controlPlaneEndpoint ${live.inventory.cluster.controlPlaneEndpoint}`);
+    if (opts.remote && live.inventory && !ownCluster) errors.push(t('not read over SSH: this context\'s server {0} is not the inventory\'s controlPlaneEndpoint {1}', cluster!.server, live.inventory.cluster.controlPlaneEndpoint));
     if (opts.remote && live.inventory && ownCluster) {
       for (const h of live.inventory.hosts.filter((x) => x.roles.includes('control-plane'))) {
         try {
@@ -203,7 +209,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
           errors.push(`ssh ${h.name}: ${errorMessage(e)}`);
         }
       }
-    } else if (!pods.length) errors.push('no running etcd pod and no SSH fallback');
+    } else if (!pods.length) errors.push(t('no running etcd pod and no SSH fallback'));
     throw new Error(errors.join('; '));
   }
 
@@ -297,7 +303,7 @@ export async function execInPod(kc: KubeConfig, pod: Pod, container: string, com
       if (settled) return;
       settled = true;
       socket?.terminate();
-      reject(new ApiError('timeout', where, `no answer within ${timeoutMs} ms`));
+      reject(new ApiError('timeout', where, t('no answer within {0} ms', timeoutMs)));
     }, timeoutMs);
     new Exec(kc, handler as ConstructorParameters<typeof Exec>[1])
       .exec(ns, pod.metadata.name, container, command, sink((s) => (stdout += s)), sink((s) => (stderr += s)), null, false, (status) => {

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { t } from '../../core/l10n';
 
 export type KubeAdapter = typeof import('./index');
 
@@ -20,12 +21,17 @@ export function loadKubeAdapter(): KubeAdapter {
   if (!found) {
     throw new Error(
       fromSource
-        ? `the Kubernetes adapter bundle is not built (looked at ${candidates.join(', ')}): run npm run build`
-        : `the Kubernetes adapter (kube.js) is missing from ${__dirname}: this installation of Kubeadm Workbench is incomplete; reinstall it`,
+        ? t('the Kubernetes adapter bundle is not built (looked at {0}): run npm run build', candidates.join(', '))
+        : t('the Kubernetes adapter (kube.js) is missing from {0}: this installation of Kubeadm Workbench is incomplete; reinstall it', __dirname),
     );
   }
   // A computed path: esbuild leaves this require alone, so the adapter is not bundled into the caller.
   const req = require;
-  cached = req(found) as KubeAdapter;
-  return cached;
+  const adapter = req(found) as KubeAdapter;
+  cached = adapter;
+  // The bundle has a copy of the catalogue module of its own; every copy keeps its state in one record on globalThis
+  // (core/l10n/catalogue.ts), so the model's states and problems, its verdict and its errors speak the caller's
+  // language with nothing handed over. (Handing the messages over as well re-fired the catalogue's change listeners
+  // for ever: each hand-over is a new map, a change.)
+  return adapter;
 }

@@ -4,6 +4,7 @@
  * renewal's or a restore's restart, a drill's way back — not the load balancer's view of it.
  */
 import { request } from 'node:https';
+import { t } from '../../core/l10n';
 
 export function readyz(address: string, port: number, timeoutMs = 3000): Promise<boolean> {
   return new Promise((resolve) => {
@@ -24,7 +25,7 @@ export function probeReadyz(address: string, port: number, timeoutMs = 3000): Pr
       res.resume();
       resolve({ status: res.statusCode ?? 0 });
     });
-    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+    req.on('timeout', () => req.destroy(Object.assign(new Error(t('no answer within {0} ms', timeoutMs)), { code: 'ETIMEDOUT' })));
     req.on('error', (e: Error & { code?: string }) => resolve({ error: { message: e.message, ...(e.code ? { code: e.code } : {}) } }));
     req.end();
   });

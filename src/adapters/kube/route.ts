@@ -18,6 +18,7 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { ProxyDecision } from '../../core/live/proxy';
+import { t } from '../../core/l10n';
 
 type Oncreate = (err: Error | null, socket: Duplex) => void;
 type ConnectArgs = http.ClientRequestArgs & tls.ConnectionOptions;
@@ -42,7 +43,7 @@ export function connectTunnel(proxy: URL, host: string, port: number, timeoutMs:
       done(err);
     } else done(null, socket);
   };
-  const timer = setTimeout(() => finish(Object.assign(new Error(`proxy ${proxy.host} did not open a tunnel within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })), timeoutMs);
+  const timer = setTimeout(() => finish(Object.assign(new Error(t('proxy {0} did not open a tunnel within {1} ms', proxy.host, timeoutMs)), { code: 'ETIMEDOUT' })), timeoutMs);
   const target = `${net.isIP(host) === 6 ? `[${host}]` : host}:${port}`;
   const auth = proxy.username ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}\r\n` : '';
   socket.once(proxy.protocol === 'https:' ? 'secureConnect' : 'connect', () => socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${auth}\r\n`));
@@ -51,18 +52,18 @@ export function connectTunnel(proxy: URL, host: string, port: number, timeoutMs:
     head = Buffer.concat([head, d]);
     const end = head.indexOf('\r\n\r\n');
     if (end < 0) {
-      if (head.length > 16_384) finish(new Error(`proxy ${proxy.host} sent an oversized answer to CONNECT`));
+      if (head.length > 16_384) finish(new Error(t('proxy {0} sent an oversized answer to CONNECT', proxy.host)));
       return;
     }
     const statusLine = head.subarray(0, head.indexOf('\r\n')).toString('latin1');
     const rest = head.subarray(end + 4);
-    if (!/^HTTP\/1\.[01] 2\d\d\b/.test(statusLine)) return finish(Object.assign(new Error(`proxy ${proxy.host} refused the tunnel to ${target}: ${statusLine}`), { code: 'EPROXY' }));
+    if (!/^HTTP\/1\.[01] 2\d\d\b/.test(statusLine)) return finish(Object.assign(new Error(t('proxy {0} refused the tunnel to {1}: {2}', proxy.host, target, statusLine)), { code: 'EPROXY' }));
     if (rest.length) socket.unshift(rest);
     finish(null);
   };
   socket.on('data', onData);
   socket.once('error', (e) => finish(e));
-  socket.once('close', () => finish(new Error(`proxy ${proxy.host} closed the connection before the tunnel opened`)));
+  socket.once('close', () => finish(new Error(t('proxy {0} closed the connection before the tunnel opened', proxy.host))));
 }
 
 class TunnelHttpsAgent extends https.Agent {

@@ -12,6 +12,7 @@ import { decideProxy, type ProxyDecision } from '../../core/live/proxy';
 import { clientRequest, routeAgent } from './route';
 import type { KubeTransport, ListResult, Params, WatchEvent } from '../../core/live/watch';
 import { errorMessage } from '../../core/errors';
+import { t } from '../../core/l10n';
 
 export interface TransportStats {
   requests: number;
@@ -83,7 +84,7 @@ export class HttpsTransport implements KubeTransport {
     try {
       creds = await this.credentials();
     } catch (e) {
-      throw new ApiError('auth', where, `cannot get credentials: ${errorMessage(e)}`);
+      throw new ApiError('auth', where, t('cannot get credentials: {0}', errorMessage(e)));
     }
     // A watch released while the credentials were asked for is never sent.
     if (cancelled?.()) return undefined;
@@ -116,7 +117,7 @@ export class HttpsTransport implements KubeTransport {
   send(method: string, path: string, params: Params = {}, body?: unknown, timeoutMs = this.timeouts.requestMs, contentType = 'application/json'): Promise<{ status: number; body: string }> {
     return this.open(path, params, false, method, body === undefined ? undefined : contentType).then((opened) => new Promise((resolve, reject) => {
       const { req, where } = opened!;
-      const timer = setTimeout(() => req.destroy(new ApiError('timeout', where, `no answer within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => req.destroy(new ApiError('timeout', where, t('no answer within {0} ms', timeoutMs))), timeoutMs);
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => {
@@ -150,7 +151,7 @@ export class HttpsTransport implements KubeTransport {
       for (const item of list.items ?? []) stripManagedFields(item as never);
       return list;
     } catch (e) {
-      throw new ApiError('http', where, `unparsable list: ${errorMessage(e)}`);
+      throw new ApiError('http', where, t('unparsable list: {0}', errorMessage(e)));
     }
   }
 
@@ -182,7 +183,7 @@ export class HttpsTransport implements KubeTransport {
 
   /** Reads a watch response: newline-delimited JSON events until the server ends the stream. */
   private stream(req: http.ClientRequest, where: string, onEvent: (event: WatchEvent) => void, end: (error?: ApiError) => void): NodeJS.Timeout {
-    const connectTimer = setTimeout(() => req.destroy(new ApiError('timeout', where, `no answer within ${this.timeouts.connectMs} ms`)), this.timeouts.connectMs);
+    const connectTimer = setTimeout(() => req.destroy(new ApiError('timeout', where, t('no answer within {0} ms', this.timeouts.connectMs))), this.timeouts.connectMs);
     req.on('response', (res) => {
       clearTimeout(connectTimer);
       if (res.statusCode !== 200) {
@@ -207,7 +208,7 @@ export class HttpsTransport implements KubeTransport {
             event = JSON.parse(line) as WatchEvent;
           } catch {
             req.destroy();
-            end(new ApiError('http', where, `unparsable watch event: ${line.slice(0, 120)}`));
+            end(new ApiError('http', where, t('unparsable watch event: {0}', line.slice(0, 120))));
             return;
           }
           if (event.object) stripManagedFields(event.object as never);
@@ -215,7 +216,7 @@ export class HttpsTransport implements KubeTransport {
         }
       });
       res.on('end', () => end());
-      res.on('aborted', () => end(new ApiError('unreachable', where, 'watch stream aborted')));
+      res.on('aborted', () => end(new ApiError('unreachable', where, t('watch stream aborted'))));
       res.on('error', (e) => end(classifyError(e, where)));
     });
     req.on('error', (e) => end(classifyError(e, where)));

@@ -19,6 +19,7 @@ import { sh } from '../../core/ssh/command';
 import { ANY_EXIT_CODE, type SshTransport } from '../../core/ssh/transport';
 import { SshPool, type AuthCallbacks, type PoolOptions } from './pool';
 import { toError } from '../../core/errors';
+import { t } from '../../core/l10n';
 
 export interface InventoryPoolOptions {
   /** The workspace SSH config (setting kubeadmWorkbench.sshConfigFile), read after ~/.ssh/config. */
@@ -115,9 +116,9 @@ export function createInventoryPool(inv: Inventory, opts: InventoryPoolOptions):
   );
   const pool = new SshPool({
     resolve: (name) => {
-      const t = targets.get(name);
-      if (!t) throw new Error(`no host named "${name}" in the inventory`);
-      return resolveHost(t, env, (n) => targets.get(n));
+      const target = targets.get(name);
+      if (!target) throw new Error(t('no host named "{0}" in the inventory', name));
+      return resolveHost(target, env, (n) => targets.get(n));
     },
     hostKeys: verifier,
     ...(opts.auth ? { auth: opts.auth } : {}),

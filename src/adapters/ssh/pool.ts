@@ -29,6 +29,7 @@ import { ChannelOpenError, runOnChannel } from './channel';
 import { errorMessage } from '../../core/errors';
 import { Connection, handshake, HandshakeError, KeyRing, type ConnectionInfo, type HandshakeSettings } from './connection';
 import { abortable, AbortedWhileWaiting, Semaphore } from './waiting';
+import { t } from '../../core/l10n';
 
 export type { ConnectionInfo } from './connection';
 
@@ -209,7 +210,7 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
           }
           try {
             if (ac.signal.aborted) throw notStarted();
-            if (conn.closed) throw new ChannelOpenError('connection closed');
+            if (conn.closed) throw new ChannelOpenError(t('connection closed'));
             conn.info.commands++;
             return await runOnChannel(conn, host, command, opts, ac.signal, this.opts.debug);
           } catch (e) {
@@ -219,7 +220,7 @@ export class SshPool implements SshTransport, HostKeyAcceptance {
               this.forget(conn);
               continue;
             }
-            if (e instanceof ChannelOpenError) throw new SshConnectError(host, `cannot open a channel: ${e.message}`, 'network');
+            if (e instanceof ChannelOpenError) throw new SshConnectError(host, t('cannot open a channel: {0}', e.message), 'network');
             throw e;
           } finally {
             conn.channels.release();

@@ -40,7 +40,7 @@ export async function resolveName(name: string, timeoutMs: number): Promise<Prob
   if (isIP(name)) return { ok: true, ms: 0, detail: t('{0} (an address)', name) };
   try {
     const found = await within(lookup(name, { all: true }), timeoutMs, () => {
-      throw Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'EAI_AGAIN' });
+      throw Object.assign(new Error(t('no answer within {0} ms', timeoutMs)), { code: 'EAI_AGAIN' });
     });
     return { ok: true, ms: Date.now() - t0, detail: `${name} → ${found.map((a) => a.address).join(', ')}` };
   } catch (e) {
@@ -133,17 +133,17 @@ export async function inspectKeyFile(file: string): Promise<KeyFileState> {
 /** The agent's keys, asked within `timeoutMs`. */
 export function inspectAgent(socket: string, timeoutMs: number): Promise<AgentState> {
   return new Promise((resolve) => {
-    const t = setTimeout(() => resolve({ socket, error: `no answer within ${timeoutMs} ms` }), timeoutMs);
+    const timer = setTimeout(() => resolve({ socket, error: t('no answer within {0} ms', timeoutMs) }), timeoutMs);
     try {
       new OpenSSHAgent(socket).getIdentities((err, keys) => {
-        clearTimeout(t);
-        if (err || !keys) return resolve({ socket, error: err?.message ?? 'no keys' });
+        clearTimeout(timer);
+        if (err || !keys) return resolve({ socket, error: err?.message ?? t('no keys') });
         // ssh2 hands out parsed keys; its types also allow a wrapper entry.
         const blob = (k: unknown): Buffer | undefined => (k as Partial<ParsedKey>).getPublicSSH?.() as Buffer | undefined;
         resolve({ socket, fingerprints: keys.flatMap((k) => (blob(k) ? [fingerprint(blob(k)!)] : [])) });
       });
     } catch (e) {
-      clearTimeout(t);
+      clearTimeout(timer);
       resolve({ socket, error: errorMessage(e) });
     }
   });

@@ -7,6 +7,7 @@ import { connect } from 'node:tls';
 import { isIP } from 'node:net';
 import { parseCertificate, type CertFacts } from '../../core/certs/x509';
 import { toError } from '../../core/errors';
+import { t } from '../../core/l10n';
 
 export function servedCertificate(address: string, port: number, timeoutMs = 5000): Promise<CertFacts> {
   return new Promise((resolve, reject) => {
@@ -25,7 +26,7 @@ export function servedCertificate(address: string, port: number, timeoutMs = 500
     socket.once('secureConnect', () => {
       const x509 = socket.getPeerX509Certificate();
       socket.end();
-      if (!x509) reject(new Error('the server presented no certificate'));
+      if (!x509) reject(new Error(t('the server presented no certificate')));
       else {
         try {
           resolve(parseCertificate(x509.raw));
@@ -34,7 +35,7 @@ export function servedCertificate(address: string, port: number, timeoutMs = 500
         }
       }
     });
-    socket.once('timeout', () => fail(new Error(`no TLS handshake within ${timeoutMs} ms`)));
+    socket.once('timeout', () => fail(new Error(t('no TLS handshake within {0} ms', timeoutMs))));
     socket.once('error', fail);
   });
 }

@@ -7,6 +7,7 @@
  * the container's (through crictl, when the host has none) write the same file. Mode 0600, removed again
  * after the copy has arrived.
  */
+import { t } from '../l10n';
 import { sh, type RemoteCommand } from '../ssh/command';
 
 const ETCDCTL_TLS =
@@ -38,7 +39,7 @@ const SAVE_SCRIPT = [
 
 /** `etcdctl snapshot save` on the member of this host, then its status, size and SHA-256. */
 export function snapshotSaveCommand(stamp: string): RemoteCommand {
-  if (!/^\d{8,20}$/.test(stamp)) throw new Error(`bad snapshot stamp ${stamp}`);
+  if (!/^\d{8,20}$/.test(stamp)) throw new Error(t('bad snapshot stamp {0}', stamp));
   return sh`sh -c ${SAVE_SCRIPT} kw ${stamp}`;
 }
 
@@ -49,12 +50,12 @@ export function isSnapshotPath(path: string): boolean {
 
 /** The snapshot's raw bytes on stdout (an SSH channel is binary-safe; the caller takes them with ExecOptions.stdoutTo). */
 export function snapshotReadCommand(path: string): RemoteCommand {
-  if (!isSnapshotPath(path)) throw new Error(`refusing to read ${path}: not a snapshot this tool wrote`);
+  if (!isSnapshotPath(path)) throw new Error(t('refusing to read {0}: not a snapshot this tool wrote', path));
   return sh`cat -- ${path}`;
 }
 
 export function snapshotRemoveCommand(path: string): RemoteCommand {
-  if (!isSnapshotPath(path)) throw new Error(`refusing to remove ${path}: not a snapshot this tool wrote`);
+  if (!isSnapshotPath(path)) throw new Error(t('refusing to remove {0}: not a snapshot this tool wrote', path));
   return sh`rm -f -- ${path}`;
 }
 

@@ -64,8 +64,8 @@ export function initialCluster(members: readonly RestoreMember[]): string {
 }
 
 export function restoreMemberCommand(m: RestoreMember, members: readonly RestoreMember[], sha256: string, stamp: string): RemoteCommand {
-  if (!/^\d{8,20}$/.test(stamp)) throw new Error(`bad stamp ${stamp}`);
-  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error('bad sha256');
+  if (!/^\d{8,20}$/.test(stamp)) throw new Error(t('bad stamp {0}', stamp));
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(t('bad sha256'));
   const token = `kw-restore-${stamp}`;
   return sh`sh -c ${[
     'set -e',
@@ -110,7 +110,7 @@ export function restorePreflightCommand(): RemoteCommand {
 
 /** The snapshot is on the node already, as sent (a resumed run does not send gigabytes again). */
 export function snapshotOnNodeCommand(sha256: string): RemoteCommand {
-  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error('bad sha256');
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(t('bad sha256'));
   return sh`test -f ${SNAPSHOT_ON_NODE} && echo ${`${sha256}  ${SNAPSHOT_ON_NODE}`} | sha256sum -c --status -`;
 }
 

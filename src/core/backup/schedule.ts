@@ -135,15 +135,15 @@ export function parseScheduleStatus(host: string, stdout: string, nowMs: number)
 
 /** `3 h`, `25 min`, `40 s`, `2 d`: an age for a problem line. */
 export function ageWords(seconds: number): string {
-  if (seconds >= 2 * 86_400) return `${Math.round(seconds / 86_400)} d`;
-  if (seconds >= 2 * 3600) return `${Math.round(seconds / 3600)} h`;
-  if (seconds >= 120) return `${Math.round(seconds / 60)} min`;
-  return `${seconds} s`;
+  if (seconds >= 2 * 86_400) return t('{0} d', Math.round(seconds / 86_400));
+  if (seconds >= 2 * 3600) return t('{0} h', Math.round(seconds / 3600));
+  if (seconds >= 120) return t('{0} min', Math.round(seconds / 60));
+  return t('{0} s', seconds);
 }
 
 /** What `backup schedule --status` says about a node's schedule: nothing when fine. */
 export function scheduleWarning(s: ScheduleStatus, intervalSeconds: number): string | undefined {
-  if (!s.timerActive) return `${s.host}: the etcd snapshot timer is not active`;
+  if (!s.timerActive) return t('{0}: the etcd snapshot timer is not active', s.host);
   return scheduleProblem(s, intervalSeconds)?.what;
 }
 
@@ -156,16 +156,16 @@ export function scheduleWarning(s: ScheduleStatus, intervalSeconds: number): str
 export function scheduleProblem(s: ScheduleStatus, fallbackIntervalSeconds: number): { severity: 'critical' | 'warning'; what: string } | undefined {
   const installed = s.installed ?? (s.timerActive || s.snapshots.length > 0);
   if (!installed) return undefined;
-  if (!s.timerActive) return { severity: 'critical', what: `${s.host}: the etcd snapshot timer is installed but not active` };
+  if (!s.timerActive) return { severity: 'critical', what: t('{0}: the etcd snapshot timer is installed but not active', s.host) };
   const interval = s.intervalSeconds ?? fallbackIntervalSeconds;
   if (s.newestAgeSeconds === undefined) {
     const firstRunDue = Math.min(interval, 60) + 300;
-    if (s.activeForSeconds === undefined) return { severity: 'warning', what: `${s.host}: the etcd snapshot timer is active but no snapshot exists yet` };
-    if (s.activeForSeconds > firstRunDue) return { severity: 'critical', what: `${s.host}: the etcd snapshot timer has been active for ${ageWords(s.activeForSeconds)} and no snapshot exists` };
+    if (s.activeForSeconds === undefined) return { severity: 'warning', what: t('{0}: the etcd snapshot timer is active but no snapshot exists yet', s.host) };
+    if (s.activeForSeconds > firstRunDue) return { severity: 'critical', what: t('{0}: the etcd snapshot timer has been active for {1} and no snapshot exists', s.host, ageWords(s.activeForSeconds)) };
     return undefined;
   }
   if (s.newestAgeSeconds > 2 * interval) {
-    return { severity: 'critical', what: `${s.host}: the newest etcd snapshot is ${ageWords(s.newestAgeSeconds)} old (more than two intervals of ${ageWords(interval)})` };
+    return { severity: 'critical', what: t('{0}: the newest etcd snapshot is {1} old (more than two intervals of {2})', s.host, ageWords(s.newestAgeSeconds), ageWords(interval)) };
   }
   return undefined;
 }

@@ -10,6 +10,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Inventory } from '../inventory/types';
 import type { EtcdMember, EtcdModel } from '../live/etcd';
+import { t } from '../l10n';
 
 export const TRAILER_BYTES = 32;
 
@@ -74,11 +75,11 @@ export function chooseSnapshotSource(etcd: EtcdModel, inv: Inventory): SnapshotS
   const cps = new Set(inv.hosts.filter((h) => h.roles.includes('control-plane')).map((h) => h.name));
   const usable = etcd.members.filter((m) => m.healthy && m.reachable && !m.isLearner && m.host && cps.has(m.host));
   const follower = usable.find((m) => !m.isLeader);
-  if (follower) return { ok: true, member: follower, host: follower.host!, why: `a healthy follower (the leader ${etcd.members.find((m) => m.isLeader)?.name ?? '?'} keeps serving writes undisturbed)` };
+  if (follower) return { ok: true, member: follower, host: follower.host!, why: t('a healthy follower (the leader {0} keeps serving writes undisturbed)', etcd.members.find((m) => m.isLeader)?.name ?? '?') };
   const leader = usable.find((m) => m.isLeader);
-  if (leader) return { ok: true, member: leader, host: leader.host!, why: 'the leader: no healthy follower answers' };
-  const reasons = ['no healthy etcd member on an inventory control-plane host answers; nothing to take a consistent snapshot from'];
-  if (etcd.tolerates < 0) reasons.push(`quorum is lost (${etcd.quorumLine})`);
+  if (leader) return { ok: true, member: leader, host: leader.host!, why: t('the leader: no healthy follower answers') };
+  const reasons = [t('no healthy etcd member on an inventory control-plane host answers; nothing to take a consistent snapshot from')];
+  if (etcd.tolerates < 0) reasons.push(t('quorum is lost ({0})', etcd.quorumLine));
   return { ok: false, reasons };
 }
 

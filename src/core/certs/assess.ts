@@ -12,14 +12,38 @@ import { filesFor, type CertRole, type PkiFile, type RawPki } from './kubeadmPki
 import { coversName, daysLeft, parseCertificate, type CertFacts } from './x509';
 import { KUBELET_CLIENT_CURRENT, rotationWindow } from './kubelet';
 import { errorMessage } from '../errors';
+import { t as tr } from '../l10n';
 
 export { DEFAULT_THRESHOLDS, type CertThresholds } from './thresholds';
 import { DEFAULT_THRESHOLDS, type CertThresholds } from './thresholds';
 
 export type ExpiryLevel = 'ok' | 'warning' | 'error' | 'expired';
 
+/**
+ * What a certificate problem is about, for code that treats one kind apart (the health verdict lists an expiry once,
+ * as critical): match this, never the message, which is in the reader's language.
+ */
+export type CertProblemKind =
+  | 'unreadable'
+  | 'not-yet-valid'
+  | 'expiry'
+  | 'missing'
+  | 'no-certificate'
+  | 'san'
+  | 'rotation-off'
+  | 'embedded-client-certificate'
+  | 'not-signed'
+  | 'no-handshake'
+  | 'served-expiry'
+  | 'served-san'
+  | 'served-not-on-disk'
+  | 'served-unknown'
+  | 'unread-credential';
+
 export interface CertProblem {
   severity: Severity;
+  /** Absent only where an older caller built the problem; every problem of src/core/certs has one. */
+  kind?: CertProblemKind;
   message: string;
 }
 
@@ -74,22 +98,24 @@ export function certEntry(host: string, id: string, path: string, role: CertRole
   try {
     entry.facts = parseCertificate(pem);
   } catch (e) {
-    entry.problems.push({ severity: 'error', message: errorMessage(e) });
+    entry.problems.push({ severity: 'error', kind: 'unreadable', message: errorMessage(e) });
     return entry;
   }
   entry.daysLeft = daysLeft(entry.facts.notAfter, now);
   entry.expiry = expiryLevel(entry.daysLeft, t);
-  if (Date.parse(entry.facts.notBefore) > now) entry.problems.push({ severity: 'error', message: `not valid before ${entry.facts.notBefore}: check this machine's and the node's clocks` });
+  if (Date.parse(entry.facts.notBefore) > now) entry.problems.push({ severity: 'error', kind: 'not-yet-valid', message: tr("not valid before {0}: check this machine's and the node's clocks", entry.facts.notBefore) });
   if (entry.expiry !== 'ok') {
     entry.problems.push({
       severity: entry.expiry === 'warning' ? 'warning' : 'error',
+      kind: 'expiry',
+      // English until src/core/live/certProblems.ts matches the kind instead of these words
       message:
         entry.expiry === 'expired'
           ? `expired ${-entry.daysLeft} day(s) ago (${entry.facts.notAfter})`
           : `expires in ${entry.daysLeft} day(s) (${entry.facts.notAfter})`,
     });
   }
-  if (role === 'ca' && entry.expiry !== 'ok') entry.notes.push('a CA: `kubeadm certs renew` does not renew it; plan a CA rotation');
+  if (role === 'ca' && entry.expiry !== 'ok') entry.notes.push(tr('a CA: `kubeadm certs renew` does not renew it; plan a CA rotation'));
   return entry;
 }
 
@@ -122,14 +148,14 @@ export function requiredNames(inv: Inventory, host: HostSpec, serves: 'apiserver
   const out: { name: string; severity: Severity; why: string }[] = [];
   if (serves === 'apiserver') {
     const ep = splitEndpoint(inv.cluster.controlPlaneEndpoint);
-    if (ep) out.push({ name: ep.host, severity: 'error', why: `the controlPlaneEndpoint: every kubeconfig and kubelet reaches the API through it (x509: certificate is valid for …, not ${ep.host})` });
-    out.push({ name: host.address, severity: 'error', why: "the node's own address: the load balancer's health checks and the other nodes reach this API server by it" });
+    if (ep) out.push({ name: ep.host, severity: 'error', why: tr('the controlPlaneEndpoint: every kubeconfig and kubelet reaches the API through it (x509: certificate is valid for …, not {0})', ep.host) });
+    out.push({ name: host.address, severity: 'error', why: tr("the node's own address: the load balancer's health checks and the other nodes reach this API server by it") });
     for (const cp of hostsWithRole(inv, 'control-plane')) {
-      if (cp.name !== host.name && cp.address !== host.address) out.push({ name: cp.address, severity: 'info', why: 'another control-plane address; the generated kubeadm config lists every one in certSANs' });
+      if (cp.name !== host.name && cp.address !== host.address) out.push({ name: cp.address, severity: 'info', why: tr('another control-plane address; the generated kubeadm config lists every one in certSANs') });
     }
   } else {
-    out.push({ name: host.address, severity: 'error', why: "the member's advertised address: the other members and the API servers dial it" });
-    out.push({ name: '127.0.0.1', severity: 'error', why: 'stacked etcd: the local kube-apiserver dials https://127.0.0.1:2379' });
+    out.push({ name: host.address, severity: 'error', why: tr("the member's advertised address: the other members and the API servers dial it") });
+    out.push({ name: '127.0.0.1', severity: 'error', why: tr('stacked etcd: the local kube-apiserver dials https://127.0.0.1:2379') });
   }
   return out;
 }
@@ -143,13 +169,13 @@ export function assessHost(inv: Inventory, host: HostSpec, raw: RawPki, now: num
   for (const f of filesFor(controlPlane)) {
     const file = byPath(f);
     if (!file || !file.present) {
-      if (f.required) entries.push({ host: host.name, id: f.id, path: f.path, role: f.role, problems: [{ severity: 'error', message: 'missing: kubeadm writes this file on every control-plane node' }], notes: [] });
+      if (f.required) entries.push({ host: host.name, id: f.id, path: f.path, role: f.role, problems: [{ severity: 'error', kind: 'missing', message: tr('missing: kubeadm writes this file on every control-plane node') }], notes: [] });
       continue;
     }
     if (!file.pems.length) {
       // kubelet.conf pointing at the rotated client certificate: that file is its own entry.
       if (file.certificateFile) continue;
-      entries.push({ host: host.name, id: f.id, path: f.path, role: f.role, problems: [{ severity: 'error', message: 'no certificate in the file' }], notes: [] });
+      entries.push({ host: host.name, id: f.id, path: f.path, role: f.role, problems: [{ severity: 'error', kind: 'no-certificate', message: tr('no certificate in the file') }], notes: [] });
       continue;
     }
     const pem = file.pems[0]!;
@@ -157,30 +183,33 @@ export function assessHost(inv: Inventory, host: HostSpec, raw: RawPki, now: num
     const e = certEntry(host.name, f.id, f.path, f.role, pem, now, t);
     if (f.serves && e.facts) {
       for (const need of requiredNames(inv, host, f.serves)) {
-        if (!coversName(e.facts, need.name)) e.problems.push({ severity: need.severity, message: `SANs do not include ${need.name}: ${need.why}` });
+        if (!coversName(e.facts, need.name)) e.problems.push({ severity: need.severity, kind: 'san', message: tr('SANs do not include {0}: {1}', need.name, need.why) });
       }
     }
     if (f.id === 'kubelet-client' && e.facts) {
       const w = rotationWindow(e.facts.notBefore, e.facts.notAfter);
-      if (raw.rotateCertificates === false) e.problems.push({ severity: 'warning', message: 'rotateCertificates is false in /var/lib/kubelet/config.yaml: the kubelet will not renew it, and the node drops out when it expires' });
-      else e.notes.push(`renewed by the kubelet (rotateCertificates) between ${w.from.slice(0, 10)} and ${w.to.slice(0, 10)} (70–90 % of its life); issued ${e.facts.notBefore.slice(0, 10)}`);
+      if (raw.rotateCertificates === false) e.problems.push({ severity: 'warning', kind: 'rotation-off', message: tr('rotateCertificates is false in /var/lib/kubelet/config.yaml: the kubelet will not renew it, and the node drops out when it expires') });
+      else e.notes.push(tr('renewed by the kubelet (rotateCertificates) between {0} and {1} (70–90 % of its life); issued {2}', w.from.slice(0, 10), w.to.slice(0, 10), e.facts.notBefore.slice(0, 10)));
     }
     if (f.id === 'kubelet.conf') {
       // The certificate is in the file itself: the kubelet's rotation never reaches it (kubeadm#1317).
       e.fix = 'kubelet-conf';
       e.problems.push({
         severity: e.expiry === 'error' || e.expiry === 'expired' ? 'error' : 'warning',
-        message: `embeds its client certificate (client-certificate-data): the kubelet renews ${KUBELET_CLIENT_CURRENT} but keeps using this one, and the node drops out when it expires${e.facts ? ` (${e.facts.notAfter.slice(0, 10)})` : ''} (kubeadm#1317). Fix: kubeadm-workbench certs fix-kubelet-conf --host ${host.name} (drains the node, points kubelet.conf at the rotated file, restarts the kubelet)`,
+        kind: 'embedded-client-certificate',
+        message: e.facts
+          ? tr('embeds its client certificate (client-certificate-data): the kubelet renews {0} but keeps using this one, and the node drops out when it expires ({1}) (kubeadm#1317). Fix: kubeadm-workbench certs fix-kubelet-conf --host {2} (drains the node, points kubelet.conf at the rotated file, restarts the kubelet)', KUBELET_CLIENT_CURRENT, e.facts.notAfter.slice(0, 10), host.name)
+          : tr('embeds its client certificate (client-certificate-data): the kubelet renews {0} but keeps using this one, and the node drops out when it expires (kubeadm#1317). Fix: kubeadm-workbench certs fix-kubelet-conf --host {1} (drains the node, points kubelet.conf at the rotated file, restarts the kubelet)', KUBELET_CLIENT_CURRENT, host.name),
       });
     }
-    if (f.id === 'kubelet-serving' && e.facts?.selfSigned) e.notes.push('self-signed by the kubelet; the API server does not verify it unless --kubelet-certificate-authority is set');
+    if (f.id === 'kubelet-serving' && e.facts?.selfSigned) e.notes.push(tr('self-signed by the kubelet; the API server does not verify it unless --kubelet-certificate-authority is set'));
     entries.push(e);
   }
   for (const e of entries) {
     const ca = ISSUER[e.id];
     const leaf = pemOf.get(e.id);
     const caPem = ca && pemOf.get(ca);
-    if (leaf && caPem && !signedBy(leaf, caPem)) e.problems.push({ severity: 'error', message: `not signed by this node's ${ca}.crt: its clients will reject it` });
+    if (leaf && caPem && !signedBy(leaf, caPem)) e.problems.push({ severity: 'error', kind: 'not-signed', message: tr("not signed by this node's {0}.crt: its clients will reject it", ca) });
   }
   return { host: host.name, address: host.address, controlPlane, entries, ...(raw.rotateCertificates !== undefined ? { kubeletRotates: raw.rotateCertificates } : {}) };
 }

@@ -57,8 +57,8 @@ export function parsePendingCsrs(json: string, now: number): PendingCsr[] {
 
 /** Pending CSRs worth a look: any kubelet-serving one (nobody approves them by default), a client one over 15 minutes. */
 export function csrProblem(c: PendingCsr): string | undefined {
-  if (c.kind === 'kubelet-serving') return `kubelet serving CSR ${c.name} of ${c.username} pending for ${Math.round(c.ageSeconds / 60)} min: with serverTLSBootstrap nothing approves it by default (kubectl certificate approve ${c.name} after checking its names), and until then kubectl logs/exec to that node fail`;
-  if (c.kind === 'kubelet-client' && c.ageSeconds > 15 * 60) return `kubelet client CSR ${c.name} of ${c.username} pending for ${Math.round(c.ageSeconds / 60)} min: the kubelet's certificate rotation is not happening (is the controller-manager's csrapproving controller running?)`;
+  if (c.kind === 'kubelet-serving') return t('kubelet serving CSR {0} of {1} pending for {2} min: with serverTLSBootstrap nothing approves it by default (kubectl certificate approve {0} after checking its names), and until then kubectl logs/exec to that node fail', c.name, c.username, Math.round(c.ageSeconds / 60));
+  if (c.kind === 'kubelet-client' && c.ageSeconds > 15 * 60) return t("kubelet client CSR {0} of {1} pending for {2} min: the kubelet's certificate rotation is not happening (is the controller-manager's csrapproving controller running?)", c.name, c.username, Math.round(c.ageSeconds / 60));
   return undefined;
 }
 
@@ -85,9 +85,17 @@ export function pointAtRotatedFile(): RemoteCommand {
   return sh`mkdir -p ${d} && cp -p ${KUBELET_CONF} ${d}/kubelet.conf.kubeadm-workbench-$(date +%Y%m%d%H%M%S) && sed -E -e ${`s#^([[:space:]]*)client-certificate-data:.*#\\1client-certificate: ${KUBELET_CLIENT_CURRENT}#`} -e ${`s#^([[:space:]]*)client-key-data:.*#\\1client-key: ${KUBELET_CLIENT_CURRENT}#`} ${KUBELET_CONF} > ${`${KUBELET_CONF}.kw-tmp`} && chmod 600 ${`${KUBELET_CONF}.kw-tmp`} && mv -f ${`${KUBELET_CONF}.kw-tmp`} ${KUBELET_CONF}`;
 }
 
-/** The Node is Ready as the node's own (fixed) credentials read it. */
-export function nodeReadyByItsKubelet(node: string): RemoteCommand {
-  return sh`test "$(kubectl --kubeconfig ${KUBELET_CONF} get ${`node/${node}`} --request-timeout=10s -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True`;
+/**
+ * The restarted kubelet is back: its node Lease renewed after the kubelet (re)started — the kubelet renews it with
+ * kubelet.conf's credentials, so the fixed file works — and the Node Ready as those credentials read it. Ready alone
+ * would pass at once on the status the old kubelet posted (it stays Ready for the node monitor's grace period), and a
+ * renewal seen within the second of the restart can be the old process's: systemd's start time in microseconds. A
+ * time not read (a systemd before 248 has no --timestamp=us, a failed Lease read) is no proof: `date -d ""` would read
+ * as midnight. The kubelet still running at the end: one renewal and a crash is not "back".
+ */
+export function kubeletBackAfterRestart(node: string): RemoteCommand {
+  const kubectl = sh`kubectl --kubeconfig ${KUBELET_CONF} --request-timeout=10s`;
+  return sh`since=$(systemctl show kubelet -p ActiveEnterTimestamp --value --timestamp=us) && test -n "$since" && started=$(date -d "$since" +%s%N) && renewal=$(${kubectl} get ${`lease/${node}`} -n kube-node-lease -o jsonpath='{.spec.renewTime}') && test -n "$renewal" && renewed=$(date -d "$renewal" +%s%N) && test "$renewed" -gt "$started" && systemctl is-active --quiet kubelet && test "$(${kubectl} get ${`node/${node}`} -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True`;
 }
 
 export interface KubeletConfPlanInput {
@@ -125,10 +133,10 @@ export function buildKubeletConfPlan(input: KubeletConfPlanInput): Plan {
       verifyTimeoutMs: 5_000,
     }),
     step(node, 'kubelet-restart', {
-      title: t('restart the kubelet; {0} Ready as its own credentials read it', node),
+      title: t('restart the kubelet; {0} Ready and its Lease renewed by the restarted kubelet', node),
       rerun: 'a restart reads the fixed file; its verify is the proof',
       run: sh`systemctl restart kubelet`,
-      verify: nodeReadyByItsKubelet(node),
+      verify: kubeletBackAfterRestart(node),
       verifyTimeoutMs: 3 * 60_000,
     }),
     step(helper, `uncordon-${node}`, {

@@ -6,6 +6,7 @@ import type { Severity } from '../findings';
 import { byDaysLeft, entrySeverity, type CertEntry, type CertThresholds, type HostCerts } from './assess';
 import type { ServedCheck } from './served';
 import { csrProblem, type PendingCsr } from './kubelet';
+import { t } from '../l10n';
 
 export interface CertReport {
   cluster: string;
@@ -66,14 +67,14 @@ export function summarize(r: CertReport): CertSummary {
   }
   for (const c of r.served) {
     if (!c.facts) {
-      s.servedNotRead.push({ at: `${c.target === 'endpoint' ? 'the endpoint' : c.target} ${c.address}:${c.port}`, cause: c.error ?? 'no certificate' });
+      s.servedNotRead.push({ at: `${c.target === 'endpoint' ? t('the endpoint') : c.target} ${c.address}:${c.port}`, cause: c.error ?? t('no certificate') });
       continue;
     }
     if (c.daysLeft !== undefined) s.minDaysLeft = Math.min(s.minDaysLeft ?? Infinity, c.daysLeft);
     for (const p of c.problems) {
       if (p.severity === 'info') continue;
       s.problems++;
-      s.lines.push(`served by ${c.target === 'endpoint' ? 'the endpoint' : c.target} (${c.address}:${c.port}): ${p.message}`);
+      s.lines.push(t('served by {0} ({1}:{2}): {3}', c.target === 'endpoint' ? t('the endpoint') : c.target, c.address, c.port, p.message));
     }
   }
   for (const c of r.csrs ?? []) {
@@ -96,55 +97,65 @@ function row(e: CertEntry): string {
   return `  ${MARK[entrySeverity(e) ?? 'ok'].padEnd(5)} ${days.padStart(5)}  ${after}  ${e.id.padEnd(26)} ${e.facts?.subject ?? ''}`;
 }
 
+/** A finding's level as the report words it (`error: …`, `warning: …`). */
+function level(severity: Severity): string {
+  return severity === 'error' ? t('error') : severity === 'warning' ? t('warning') : t('info');
+}
+
 function details(e: CertEntry): string[] {
-  return [...e.problems.map((p) => `          ${p.severity}: ${p.message}`), ...e.notes.map((n) => `          note: ${n}`)];
+  return [...e.problems.map((p) => `          ${level(p.severity)}: ${p.message}`), ...e.notes.map((n) => `          ${t('note: {0}', n)}`)];
 }
 
 /** `2 of 5 host(s) not read: labs-k8s-m01 (connection refused), …` — apart from the findings. */
 export function notReadLine(s: CertSummary, hosts: number): string {
-  return `${s.notRead.length} of ${hosts} host(s) not read, so their certificates are not judged: ${s.notRead.map((n) => `${n.host} (${n.cause})`).join(', ')}.`;
+  return t('{0} of {1} host(s) not read, so their certificates are not judged: {2}.', s.notRead.length, hosts, s.notRead.map((n) => `${n.host} (${n.cause})`).join(', '));
+}
+
+/** The table's head, each word over its column (the widths of `row`). */
+function tableHead(): string {
+  return `  ${t('level').padEnd(5)} ${t('days').padStart(5)}  ${t('not after').padEnd(10)}  ${t('certificate').padEnd(26)} ${t('subject')}`;
 }
 
 export function renderCertReport(r: CertReport): string {
-  const out: string[] = [`Certificates of ${r.cluster} at ${r.at} (warning under ${r.thresholds.warningDays} days, error under ${r.thresholds.errorDays})`, ''];
+  const out: string[] = [t('Certificates of {0} at {1} (warning under {2} days, error under {3})', r.cluster, r.at, r.thresholds.warningDays, r.thresholds.errorDays), ''];
   for (const h of r.hosts) {
-    out.push(`${h.host} (${h.address}${h.controlPlane ? ', control plane' : ''})`);
+    out.push(h.controlPlane ? t('{0} ({1}, control plane)', h.host, h.address) : `${h.host} (${h.address})`);
     if (h.error) {
-      out.push(`  not read: ${h.error}`, '');
+      out.push(`  ${t('not read: {0}', h.error)}`, '');
       continue;
     }
-    out.push('  level  days  not after   certificate                subject');
+    out.push(tableHead());
     for (const e of byDaysLeft(h.entries)) out.push(row(e), ...details(e));
     out.push('');
   }
   if (r.served.length) {
-    out.push('Served by the API servers (TLS handshake)');
+    out.push(t('Served by the API servers (TLS handshake)'));
     for (const c of r.served) {
       const sev = c.problems.some((p) => p.severity === 'error') ? 'error' : c.problems.some((p) => p.severity === 'warning') ? 'warning' : 'ok';
-      const who = c.target === 'endpoint' ? 'endpoint' : c.target;
-      const same = c.matchesHost ? `= ${c.matchesHost}'s apiserver.crt` : '';
+      const who = c.target === 'endpoint' ? t('endpoint') : c.target;
+      const same = c.matchesHost ? t("= {0}'s apiserver.crt", c.matchesHost) : '';
       out.push(`  ${MARK[sev].padEnd(5)} ${String(c.daysLeft ?? '—').padStart(5)}  ${(c.facts?.notAfter ?? '—').slice(0, 10)}  ${`${who} ${c.address}:${c.port}`.padEnd(26)} ${same}`);
-      for (const p of c.problems) out.push(`          ${p.severity}: ${p.message}`);
+      for (const p of c.problems) out.push(`          ${level(p.severity)}: ${p.message}`);
     }
     out.push('');
   }
   if (r.csrs?.length || r.csrsError) {
-    out.push('Pending certificate signing requests');
-    if (r.csrsError) out.push(`  not read: ${r.csrsError}`);
-    for (const c of r.csrs ?? []) out.push(`  ${(csrProblem(c) ? 'WARN' : 'ok').padEnd(5)} ${`${Math.round(c.ageSeconds / 60)}m`.padStart(5)}  ${c.name.padEnd(26)} ${c.signerName} from ${c.username}`);
+    out.push(t('Pending certificate signing requests'));
+    if (r.csrsError) out.push(`  ${t('not read: {0}', r.csrsError)}`);
+    for (const c of r.csrs ?? []) out.push(`  ${(csrProblem(c) ? 'WARN' : 'ok').padEnd(5)} ${`${Math.round(c.ageSeconds / 60)}m`.padStart(5)}  ${c.name.padEnd(26)} ${t('{0} from {1}', c.signerName, c.username)}`);
     out.push('');
   }
   if (r.local.length) {
-    out.push('Your kubeconfig');
+    out.push(t('Your kubeconfig'));
     for (const e of byDaysLeft(r.local)) out.push(row(e), ...details(e));
     out.push('');
   }
   const s = summarize(r);
   out.push(
-    `${s.certificates} certificate(s) read; soonest expiry in ${s.minDaysLeft ?? '—'} day(s); ${s.expired} expired, ${s.critical} under ${r.thresholds.errorDays} days, ${s.expiring} under ${r.thresholds.warningDays} days; ${s.problems} finding(s).`,
+    t('{0} certificate(s) read; soonest expiry in {1} day(s); {2} expired, {3} under {4} days, {5} under {6} days; {7} finding(s).', s.certificates, s.minDaysLeft ?? '—', s.expired, s.critical, r.thresholds.errorDays, s.expiring, r.thresholds.warningDays, s.problems),
   );
   if (s.notRead.length) out.push(notReadLine(s, r.hosts.length));
-  if (s.servedNotRead.length) out.push(`No TLS handshake with ${s.servedNotRead.map((n) => `${n.at} (${n.cause})`).join(', ')}: what they serve is not judged.`);
+  if (s.servedNotRead.length) out.push(t('No TLS handshake with {0}: what they serve is not judged.', s.servedNotRead.map((n) => `${n.at} (${n.cause})`).join(', ')));
   return out.join('\n') + '\n';
 }
 
@@ -158,12 +169,18 @@ export function inspectionSentence(r: CertReport): { level: 'info' | 'warning'; 
   const onHosts = read.reduce((n, h) => n + h.entries.length, 0);
   const soonest = Math.min(...read.flatMap((h) => h.entries.map((e) => e.daysLeft).filter((d): d is number => d !== undefined)));
   const causes = [...new Set(s.notRead.map((n) => n.cause))];
+  const shownCauses = [...causes.slice(0, 2), ...(causes.length > 2 ? [t('{0} more', causes.length - 2)] : [])].join('; ');
   const parts = [
-    s.degraded ? `${s.lines.length} finding(s) need a look` : undefined,
-    read.length ? `${onHosts} certificate(s) read on ${read.length} host(s)${Number.isFinite(soonest) ? `, the soonest expires in ${soonest} days` : ''}` : 'no certificate was read on the nodes',
-    s.notRead.length ? `${s.notRead.length} of ${r.hosts.length} host(s) not read (${causes.slice(0, 2).join('; ')}${causes.length > 2 ? `; ${causes.length - 2} more` : ''})` : undefined,
-    s.servedNotRead.length ? `no TLS handshake with ${s.servedNotRead.length} of ${r.served.length} API address(es)` : undefined,
+    s.degraded ? t('{0} finding(s) need a look', s.lines.length) : undefined,
+    read.length
+      ? Number.isFinite(soonest)
+        ? t('{0} certificate(s) read on {1} host(s), the soonest expires in {2} days', onHosts, read.length, soonest)
+        : t('{0} certificate(s) read on {1} host(s)', onHosts, read.length)
+      : t('no certificate was read on the nodes'),
+    s.notRead.length ? t('{0} of {1} host(s) not read ({2})', s.notRead.length, r.hosts.length, shownCauses) : undefined,
+    s.servedNotRead.length ? t('no TLS handshake with {0} of {1} API address(es)', s.servedNotRead.length, r.served.length) : undefined,
   ];
   const clean = !s.degraded && !s.notRead.length && !s.servedNotRead.length;
-  return { level: clean ? 'info' : 'warning', text: `Certificates of ${r.cluster}: ${parts.filter(Boolean).join('; ')}${clean ? '; nothing needs a look' : ''}.` };
+  const said = parts.filter(Boolean).join('; ');
+  return { level: clean ? 'info' : 'warning', text: clean ? t('Certificates of {0}: {1}; nothing needs a look.', r.cluster, said) : t('Certificates of {0}: {1}.', r.cluster, said) };
 }

@@ -6,6 +6,7 @@
 import { hostsWithRole, splitEndpoint, type Inventory } from '../inventory/types';
 import { expiryLevel, type CertProblem, type CertThresholds, type ExpiryLevel, type HostCerts } from './assess';
 import { coversName, daysLeft, type CertFacts } from './x509';
+import { t as tr } from '../l10n';
 
 /** One TLS handshake's outcome (the adapter fills it; the certificate is only read, never trusted). */
 export interface ServedProbe {
@@ -43,15 +44,16 @@ export function assessServed(probes: readonly ServedProbe[], hosts: readonly Hos
   return probes.map((p) => {
     const check: ServedCheck = { ...p, problems: [] };
     if (!p.facts) {
-      check.problems.push({ severity: 'warning', message: `no TLS handshake with ${p.address}:${p.port}: ${p.error ?? 'no certificate'}` });
+      check.problems.push({ severity: 'warning', kind: 'no-handshake', message: tr('no TLS handshake with {0}:{1}: {2}', p.address, p.port, p.error ?? tr('no certificate')) });
       return check;
     }
     check.daysLeft = daysLeft(p.facts.notAfter, now);
     check.expiry = expiryLevel(check.daysLeft, t);
     if (check.expiry !== 'ok') {
-      check.problems.push({ severity: check.expiry === 'warning' ? 'warning' : 'error', message: `the served certificate ${check.expiry === 'expired' ? 'has expired' : `expires in ${check.daysLeft} day(s)`} (${p.facts.notAfter})` });
+      // English until src/core/live/certProblems.ts matches the kind instead of these words
+      check.problems.push({ severity: check.expiry === 'warning' ? 'warning' : 'error', kind: 'served-expiry', message: `the served certificate ${check.expiry === 'expired' ? 'has expired' : `expires in ${check.daysLeft} day(s)`} (${p.facts.notAfter})` });
     }
-    if (!coversName(p.facts, p.address)) check.problems.push({ severity: 'error', message: `the served certificate does not cover ${p.address}: clients dialing it fail with "x509: certificate is valid for …"` });
+    if (!coversName(p.facts, p.address)) check.problems.push({ severity: 'error', kind: 'served-san', message: tr('the served certificate does not cover {0}: clients dialing it fail with "x509: certificate is valid for …"', p.address) });
     const match = onDisk.get(p.facts.fingerprint);
     if (match) check.matchesHost = match;
     const self = hosts.find((h) => h.host === p.target);
@@ -60,11 +62,12 @@ export function assessServed(probes: readonly ServedProbe[], hosts: readonly Hos
       if (disk && disk.fingerprint !== p.facts.fingerprint) {
         check.problems.push({
           severity: 'warning',
-          message: `serves a different certificate than apiserver.crt on disk (served until ${p.facts.notAfter}, on disk until ${disk.notAfter}): renewed on disk but kube-apiserver not restarted`,
+          kind: 'served-not-on-disk',
+          message: tr('serves a different certificate than apiserver.crt on disk (served until {0}, on disk until {1}): renewed on disk but kube-apiserver not restarted', p.facts.notAfter, disk.notAfter),
         });
       }
     } else if (p.target === 'endpoint' && !match && onDisk.size) {
-      check.problems.push({ severity: 'warning', message: "the endpoint serves a certificate that is no control-plane node's apiserver.crt on disk (a stale API server behind the balancer, or another cluster)" });
+      check.problems.push({ severity: 'warning', kind: 'served-unknown', message: tr("the endpoint serves a certificate that is no control-plane node's apiserver.crt on disk (a stale API server behind the balancer, or another cluster)") });
     }
     return check;
   });

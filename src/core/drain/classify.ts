@@ -45,7 +45,11 @@ export const DEFAULT_DRAIN_OPTIONS: DrainOptions = {
 export type PodVerdict =
   | { action: 'evict'; warning?: string }
   | { action: 'keep'; reason: 'mirror' | 'daemonset' | 'deleting'; warning?: string }
-  | { action: 'refuse'; reason: string };
+  /** `kind` says which rule refused (the plan words it by that); `reason` is kubectl's text, or the API's error for `lookup`. */
+  | { action: 'refuse'; kind: RefusalKind; reason: string };
+
+/** Which of kubectl's rules refused a pod: its DaemonSet, its emptyDir, no controller, or a DaemonSet lookup that failed. */
+export type RefusalKind = 'daemonset' | 'local-storage' | 'unmanaged' | 'lookup';
 
 export interface ClassifiedPod {
   pod: DrainPod;
@@ -63,6 +67,7 @@ export interface DrainClassification {
 
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 
+// kubectl's own words, line for line: the drain's output is compared with kubectl's, so these stay English.
 const DAEMONSET_FATAL = 'DaemonSet-managed Pods (use --ignore-daemonsets to ignore)';
 const DAEMONSET_WARNING = 'ignoring DaemonSet-managed Pods';
 const LOCAL_STORAGE_FATAL = 'Pods with local storage (use --delete-emptydir-data to override)';
@@ -90,17 +95,17 @@ function verdictFor(pod: DrainPod, options: DrainOptions, daemonSet: DaemonSetLo
   if (pod.controller && isDaemonSet(pod.controller) && !finished) {
     const found = daemonSet(pod.namespace, pod.controller.name);
     // A pod whose DaemonSet is gone is evicted with force; otherwise the lookup error refuses it.
-    if (!found.exists && !(found.notFound && options.force)) return { action: 'refuse', reason: found.error };
-    if (found.exists && !options.ignoreDaemonSets) return { action: 'refuse', reason: DAEMONSET_FATAL };
+    if (!found.exists && !(found.notFound && options.force)) return { action: 'refuse', kind: 'lookup', reason: found.error };
+    if (found.exists && !options.ignoreDaemonSets) return { action: 'refuse', kind: 'daemonset', reason: DAEMONSET_FATAL };
     if (found.exists) return { action: 'keep', reason: 'daemonset', warning: DAEMONSET_WARNING };
   }
 
   if (pod.annotations && MIRROR_POD_ANNOTATION in pod.annotations) return { action: 'keep', reason: 'mirror' };
 
-  if (pod.hasEmptyDir && !finished && !options.deleteEmptyDirData) return { action: 'refuse', reason: LOCAL_STORAGE_FATAL };
+  if (pod.hasEmptyDir && !finished && !options.deleteEmptyDirData) return { action: 'refuse', kind: 'local-storage', reason: LOCAL_STORAGE_FATAL };
 
   if (!finished && !pod.controller) {
-    if (!options.force) return { action: 'refuse', reason: UNMANAGED_FATAL };
+    if (!options.force) return { action: 'refuse', kind: 'unmanaged', reason: UNMANAGED_FATAL };
     return { action: 'evict', warning: UNMANAGED_WARNING };
   }
 

@@ -5,6 +5,7 @@
  * turns one failure into two). Also tell the user which leader leases the node holds, since
  * its scheduler and controller-manager hand over their leadership when it goes away.
  */
+import { t } from '../l10n';
 
 export interface ControlPlaneMember {
   nodeName: string;
@@ -36,18 +37,20 @@ export function checkControlPlaneDrain(target: string, members: ControlPlaneMemb
   const healthyAfter = members.filter((m) => m.nodeName !== target && m.etcdHealthy).length;
   if (healthyAfter < quorum) {
     reasons.push(
-      `etcd would lose quorum: ${total} members need ${quorum}, and only ${healthyAfter} other healthy member${healthyAfter === 1 ? '' : 's'} would remain while ${target} is down.`,
+      healthyAfter === 1
+        ? t('etcd would lose quorum: {0} members need {1}, and only 1 other healthy member would remain while {2} is down.', total, quorum, target)
+        : t('etcd would lose quorum: {0} members need {1}, and only {2} other healthy members would remain while {3} is down.', total, quorum, healthyAfter, target),
     );
   }
   for (const other of members) {
     if (other.nodeName === target) continue;
-    if (!other.nodeReady) reasons.push(`control-plane node ${other.nodeName} is NotReady; fix it before taking ${target} down.`);
-    else if (!other.etcdHealthy) reasons.push(`the etcd member on ${other.nodeName} is unhealthy; fix it before taking ${target} down.`);
+    if (!other.nodeReady) reasons.push(t('control-plane node {0} is NotReady; fix it before taking {1} down.', other.nodeName, target));
+    else if (!other.etcdHealthy) reasons.push(t('the etcd member on {0} is unhealthy; fix it before taking {1} down.', other.nodeName, target));
   }
   if (reasons.length) return { ok: false, reasons, heldLeases };
   const warnings: string[] = [];
   const tolerance = healthyAfter - quorum;
-  if (tolerance === 0) warnings.push(`While ${target} is down, etcd tolerates no further failure (${healthyAfter} of ${total} members, quorum ${quorum}).`);
+  if (tolerance === 0) warnings.push(t('While {0} is down, etcd tolerates no further failure ({1} of {2} members, quorum {3}).', target, healthyAfter, total, quorum));
   return { ok: true, warnings, heldLeases };
 }
 

@@ -14,9 +14,11 @@
  */
 import { classifyPodsForDrain, type DaemonSetLookup, type DrainClassification, type DrainOptions, type DrainPod } from './classify';
 import { checkControlPlaneDrain, holderNode, type ControlPlaneMember, type GuardVerdict, type HeldLease } from './controlPlaneGuard';
-import { EVICTION_RETRY_MS, evictPods, type EvictionClient, type EvictionEvent } from './evict';
+import { evictPods, type EvictionClient, type EvictionEvent } from './evict';
+import { formatSeconds } from './planText';
 import { abortableSleep } from '../sleep';
 import { errorMessage } from '../errors';
+import { t } from '../l10n';
 
 export interface DrainNodeInfo {
   name: string;
@@ -137,6 +139,8 @@ export interface DrainPlan {
 
 const key = (p: DrainPod): string => `${p.namespace}/${p.name}`;
 
+export { formatSeconds, planBlockers, renderDrainPlan } from './planText';
+
 // ------------------------------------------------------------------------------------------- classify
 
 /** Lists the node's pods and classifies them; DaemonSets are looked up once each (classify needs a synchronous answer). */
@@ -151,7 +155,7 @@ export async function classifyNode(cluster: DrainCluster, node: string, options:
   }
   const answers = new Map<string, DaemonSetAnswer>();
   for (const [k, answer] of wanted) answers.set(k, await answer);
-  return classifyPodsForDrain(pods, options, (ns, name) => answers.get(`${ns}/${name}`) ?? { exists: false, notFound: false, error: `daemonset ${ns}/${name} was not looked up` }, now);
+  return classifyPodsForDrain(pods, options, (ns, name) => answers.get(`${ns}/${name}`) ?? { exists: false, notFound: false, error: t('daemonset {0}/{1} was not looked up', ns, name) }, now);
 }
 
 // ---------------------------------------------------------------------------------------------- guard
@@ -163,7 +167,7 @@ export async function guardFor(cluster: DrainCluster, node: string): Promise<Gua
   try {
     members = await cluster.controlPlaneMembers();
   } catch (e) {
-    return { ok: false, reasons: [`cannot check etcd quorum before taking ${node} down: ${errorMessage(e)}`], heldLeases: leases.filter((l) => holderNode(l.holder) === node) };
+    return { ok: false, reasons: [t('cannot check etcd quorum before taking {0} down: {1}', node, errorMessage(e))], heldLeases: leases.filter((l) => holderNode(l.holder) === node) };
   }
   return checkControlPlaneDrain(node, members, leases);
 }
@@ -212,68 +216,6 @@ export async function planDrain(cluster: DrainCluster, nodeName: string, options
   };
 }
 
-export function formatSeconds(s: number): string {
-  return Number.isFinite(s) && s > 0 ? `${s}s` : 'none (waits forever)';
-}
-
-/** Whether the plan can run to the end: no refused pod and (control-plane node) the guard agrees. */
-export function planBlockers(plan: DrainPlan): string[] {
-  return [...(plan.guard && !plan.guard.ok ? plan.guard.reasons : []), ...plan.classification.errors];
-}
-
-/** The plan as text: every step, what happens to each pod, the guard's verdict and the leases the node holds. */
-export function renderDrainPlan(plan: DrainPlan): string {
-  const { node, classification: c, options: o } = plan;
-  const role = node.controlPlane ? 'control-plane' : 'worker';
-  const lines: string[] = [];
-  lines.push(`Drain plan for node ${node.name} (${role}, ${node.ready ? 'Ready' : 'NotReady'}, ${node.unschedulable ? 'already cordoned' : 'schedulable'})${o.dryRun !== 'none' ? ` — dry run (${o.dryRun})` : ''}`);
-  lines.push(`options: ${[o.ignoreDaemonSets && '--ignore-daemonsets', o.deleteEmptyDirData && '--delete-emptydir-data', o.force && '--force'].filter(Boolean).join(' ') || '(none)'}; eviction timeout ${formatSeconds(o.timeoutSeconds)}; grace period ${o.gracePeriodSeconds < 0 ? "each pod's own" : `${o.gracePeriodSeconds}s`}`);
-  lines.push('');
-  if (plan.guard) {
-    if (plan.guard.ok) lines.push(`Control-plane guard: OK${plan.guard.warnings.length ? ` — ${plan.guard.warnings.join(' ')}` : ' — etcd keeps its quorum and the other control-plane nodes are healthy.'}`);
-    else lines.push('Control-plane guard: REFUSED — nothing will be done:', ...plan.guard.reasons.map((r) => `  - ${r}`));
-    lines.push(
-      plan.guard.heldLeases.length
-        ? `Leader leases held by ${node.name} (they move to another node when it goes down): ${plan.guard.heldLeases.map((l) => `${l.namespace}/${l.name}`).join(', ')}`
-        : `Leader leases held by ${node.name}: none`,
-    );
-    lines.push('');
-  }
-  let step = 1;
-  lines.push(`${step++}. cordon node/${node.name} (spec.unschedulable = true)${node.unschedulable ? ' — already cordoned' : ''}`);
-  const width = Math.max(10, ...c.pods.map((p) => key(p.pod).length));
-  const row = (what: string, p: DrainPod, why: string) => `     ${what.padEnd(7)} ${key(p).padEnd(width)}  ${why}`;
-  const evict = c.pods.filter((p) => p.verdict.action === 'evict');
-  const kept = c.pods.filter((p) => p.verdict.action === 'keep');
-  const refused = c.pods.filter((p) => p.verdict.action === 'refuse');
-  lines.push(`${step++}. evict ${evict.length} pod(s) through the Eviction API (PodDisruptionBudgets respected: 429 is retried every ${EVICTION_RETRY_MS / 1000}s), waiting for each to be gone by UID:`);
-  for (const { pod, verdict } of evict) lines.push(row('evict', pod, [ownerText(pod), pod.hasEmptyDir ? 'its emptyDir data is deleted' : '', verdict.action === 'evict' && verdict.warning ? verdict.warning : ''].filter(Boolean).join('; ')));
-  if (!evict.length) lines.push('     (nothing to evict)');
-  if (kept.length) {
-    lines.push('   kept on the node:');
-    for (const { pod, verdict } of kept) lines.push(row('keep', pod, verdict.action === 'keep' ? KEEP_TEXT[verdict.reason] : ''));
-  }
-  if (refused.length) {
-    lines.push('   REFUSED — the drain stops after cordoning, before evicting anything (as kubectl drain does):');
-    for (const { pod, verdict } of refused) lines.push(row('refuse', pod, verdict.action === 'refuse' ? verdict.reason : ''));
-  }
-  if (plan.maintenance) {
-    lines.push(`${step++}. run on host ${plan.maintenance.host} over SSH: ${plan.maintenance.display}`);
-    lines.push(`${step++}. wait until node/${node.name} is Ready again${plan.maintenance.expectReboot ? ' with a new boot ID' : ''} and its kubelet heartbeats (timeout ${formatSeconds(o.readyTimeoutSeconds)})`);
-  }
-  if (o.uncordonAfter) lines.push(`${step++}. uncordon node/${node.name}`);
-  else lines.push(`   node/${node.name} stays cordoned afterwards (uncordon it with \`uncordon ${node.name}\`).`);
-  const blockers = planBlockers(plan);
-  if (blockers.length) lines.push('', `This drain cannot complete as planned:`, ...blockers.map((b) => `  - ${b}`));
-  return lines.join('\n') + '\n';
-}
-
-const KEEP_TEXT = { mirror: 'mirror pod of a static pod (the kubelet owns it)', daemonset: 'DaemonSet-managed (--ignore-daemonsets)', deleting: 'already deleting longer than --skip-wait-for-delete-timeout' } as const;
-
-function ownerText(p: DrainPod): string {
-  return p.controller ? `${p.controller.kind} ${p.controller.name}` : 'no controller';
-}
-
 // ------------------------------------------------------------------------------------ cordon/uncordon
 
 /** kubectl cordon/uncordon: `node/X cordoned` or `node/X already cordoned` (with kubectl's dry-run suffixes). */
@@ -311,33 +253,33 @@ export async function runDrain(cluster: DrainCluster, nodeName: string, options:
   };
   const suffix = options.dryRun === 'client' ? ' (dry run)' : options.dryRun === 'server' ? ' (server dry run)' : '';
 
-  progress({ step: 'node', message: `reading node ${nodeName}` });
+  progress({ step: 'node', message: t('reading node {0}', nodeName) });
   let node: DrainNodeInfo;
   try {
     node = await cluster.getNode(nodeName);
   } catch (e) {
-    return fail('node', `cannot drain node "${nodeName}": ${errorMessage(e)}`);
+    return fail('node', t('cannot drain node "{0}": {1}', nodeName, errorMessage(e)));
   }
 
   if (node.controlPlane) {
-    progress({ step: 'guard', message: 'checking etcd quorum and the other control-plane nodes' });
+    progress({ step: 'guard', message: t('checking etcd quorum and the other control-plane nodes') });
     const guard = await guardFor(cluster, nodeName);
     result.guard = guard;
-    if (guard.heldLeases.length) out(`node/${nodeName} holds leader leases: ${guard.heldLeases.map((l) => `${l.namespace}/${l.name}`).join(', ')} (they move when it goes down)`);
-    if (!guard.ok) return fail('guard', `refusing to drain control-plane node "${nodeName}": ${guard.reasons.join(' ')}`);
+    if (guard.heldLeases.length) out(t('node/{0} holds leader leases: {1} (they move when it goes down)', nodeName, guard.heldLeases.map((l) => `${l.namespace}/${l.name}`).join(', ')));
+    if (!guard.ok) return fail('guard', t('refusing to drain control-plane node "{0}": {1}', nodeName, guard.reasons.join(' ')));
     for (const w of guard.warnings) err(`Warning: ${w}`);
   }
-  if (signal.aborted) return fail('cordon', `drain of node "${nodeName}" cancelled before anything was done`);
+  if (signal.aborted) return fail('cordon', t('drain of node "{0}" cancelled before anything was done', nodeName));
 
   const drainStart = now();
-  progress({ step: 'cordon', message: `cordoning ${nodeName}` });
+  progress({ step: 'cordon', message: t('cordoning {0}', nodeName) });
   try {
     await setCordon(cluster, nodeName, true, options.dryRun, emit, node);
   } catch (e) {
     return fail('cordon', `unable to cordon node "${nodeName}": ${errorMessage(e)}`);
   }
 
-  progress({ step: 'classify', message: `listing the pods on ${nodeName}` });
+  progress({ step: 'classify', message: t('listing the pods on {0}', nodeName) });
   let c: DrainClassification;
   try {
     c = await classifyNode(cluster, nodeName, options, now());
@@ -357,7 +299,7 @@ export async function runDrain(cluster: DrainCluster, nodeName: string, options:
     for (const p of c.toEvict) out(`evicting pod ${key(p)} (dry run)`);
     result.evicted = c.toEvict.map(key);
     out(`node/${nodeName} drained (dry run)`);
-    if (options.maintenance) out(`would run on ${options.maintenance.host}: ${options.maintenance.display} (dry run)`);
+    if (options.maintenance) out(t('would run on {0}: {1} (dry run)', options.maintenance.host, options.maintenance.display));
     if (options.uncordonAfter) out(`node/${nodeName} uncordoned (dry run)`);
     result.ok = true;
     result.drainMs = now() - drainStart;
@@ -367,7 +309,7 @@ export async function runDrain(cluster: DrainCluster, nodeName: string, options:
 
   const total = c.toEvict.length;
   let done = 0;
-  progress({ step: 'evict', message: `evicting ${total} pod(s)`, done, total });
+  progress({ step: 'evict', message: t('evicting {0} pod(s)', total), done, total });
   const outcome = await evictPods(c.toEvict, cluster.eviction({ gracePeriodSeconds: options.gracePeriodSeconds, dryRun: options.dryRun === 'server' }), {
     timeoutMs: options.timeoutSeconds > 0 ? options.timeoutSeconds * 1000 : Infinity,
     signal,
@@ -381,19 +323,19 @@ export async function runDrain(cluster: DrainCluster, nodeName: string, options:
       const afterS = (ms: number) => `${Math.round(ms / 1000)}s`;
       if (e.type === 'evicting') {
         out(`evicting pod ${key(e.pod)}${suffix}`);
-        progress({ step: 'evict', message: `evicting ${key(e.pod)}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`, done, total });
+        progress({ step: 'evict', message: e.attempt > 1 ? t('evicting {0} (attempt {1})', key(e.pod), e.attempt) : t('evicting {0}', key(e.pod)), done, total });
       } else if (e.type === 'retry') {
         err(e.kind === 'too-many-requests'
           ? `error when evicting pods/"${e.pod.name}" -n "${e.pod.namespace}" (will retry after ${afterS(e.afterMs)}): ${e.reason}`
           : `error when evicting pod "${e.pod.name}" from terminating namespace "${e.pod.namespace}" (will retry after ${afterS(e.afterMs)}): ${e.reason}`);
-        progress({ step: 'evict', message: `${key(e.pod)}: ${e.reason} — retrying in ${afterS(e.afterMs)}`, done, total });
+        progress({ step: 'evict', message: t('{0}: {1} — retrying in {2}', key(e.pod), e.reason, afterS(e.afterMs)), done, total });
       } else if (e.type === 'waiting') {
-        progress({ step: 'evict', message: `waiting for ${key(e.pod)} to terminate`, done, total });
+        progress({ step: 'evict', message: t('waiting for {0} to terminate', key(e.pod)), done, total });
       } else if (e.type === 'gone' || e.type === 'skipped') {
         done++;
         if (e.type === 'skipped') out(e.message);
         else if (!e.notFound) out(`pod/${e.pod.name} evicted`);
-        progress({ step: 'evict', message: `${key(e.pod)} gone`, done, total });
+        progress({ step: 'evict', message: t('{0} gone', key(e.pod)), done, total });
       }
     },
   });
@@ -410,26 +352,26 @@ export async function runDrain(cluster: DrainCluster, nodeName: string, options:
   const m = options.maintenance;
   if (m && options.dryRun === 'none') {
     progress({ step: 'maintenance', message: `${m.host}: ${m.display}` });
-    out(`running on ${m.host}: ${m.display}`);
+    out(t('running on {0}: {1}', m.host, m.display));
     let disconnected = false;
     try {
       ({ disconnected } = await m.run({ signal, onOutput: (stream, text) => emit({ stream, text, host: m.host }) }));
     } catch (e) {
-      return fail('maintenance', `maintenance of node "${nodeName}" failed: ${errorMessage(e)}; node/${nodeName} stays cordoned`);
+      return fail('maintenance', t('maintenance of node "{0}" failed: {1}; node/{0} stays cordoned', nodeName, errorMessage(e)));
     }
     const ended = now();
-    if (disconnected) out(`${m.host}: the connection dropped while the command ran (the machine is going down)`);
+    if (disconnected) out(t('{0}: the connection dropped while the command ran (the machine is going down)', m.host));
     // Only a command the plan called a reboot has to come back with a new boot ID; a dropped connection alone
     // (e.g. a network restart) does not prove the machine went down.
     const expectReboot = m.expectReboot;
     const readyMs = options.readyTimeoutSeconds > 0 ? options.readyTimeoutSeconds * 1000 : Infinity;
-    progress({ step: 'ready', message: `waiting for ${nodeName} to be Ready` });
-    out(`waiting for node/${nodeName} to be Ready${expectReboot && node.bootId ? ' with a new boot ID' : ''} (timeout ${formatSeconds(options.readyTimeoutSeconds)})`);
+    progress({ step: 'ready', message: t('waiting for {0} to be Ready', nodeName) });
+    out(expectReboot && node.bootId ? t('waiting for node/{0} to be Ready with a new boot ID (timeout {1})', nodeName, formatSeconds(options.readyTimeoutSeconds)) : t('waiting for node/{0} to be Ready (timeout {1})', nodeName, formatSeconds(options.readyTimeoutSeconds)));
     const settle = options.settleMs ?? DEFAULT_SETTLE_MS;
     let last: DrainNodeInfo | undefined;
     let lastError = '';
     for (;;) {
-      if (signal.aborted) return fail('ready', `waiting for node "${nodeName}" to be Ready: cancelled; node/${nodeName} stays cordoned`);
+      if (signal.aborted) return fail('ready', t('waiting for node "{0}" to be Ready: cancelled; node/{0} stays cordoned', nodeName));
       try {
         last = await cluster.getNode(nodeName);
         lastError = '';
@@ -439,16 +381,20 @@ export async function runDrain(cluster: DrainCluster, nodeName: string, options:
       }
       if (last && !lastError && isBack(last, node, ended + settle, expectReboot, now())) break;
       if (now() - ended >= readyMs) {
-        const state = lastError ? `the API did not answer: ${lastError}` : !last ? 'unknown' : `${last.ready ? 'Ready' : 'NotReady'}, last heartbeat ${last.heartbeatMs ? `${Math.round((now() - last.heartbeatMs) / 1000)}s ago` : 'unknown'}${expectReboot && node.bootId && last.bootId === node.bootId ? ', same boot ID (no reboot seen)' : ''}`;
-        return fail('ready', `node "${nodeName}" did not come back Ready within ${formatSeconds(options.readyTimeoutSeconds)} after \`${m.display}\` on ${m.host} (${state}); node/${nodeName} stays cordoned`);
+        const heartbeat = last?.heartbeatMs ? t('{0}s ago', Math.round((now() - last.heartbeatMs) / 1000)) : t('unknown');
+        const sameBoot = expectReboot && node.bootId && last?.bootId === node.bootId;
+        const seen = !last ? '' : sameBoot ? t('{0}, last heartbeat {1}, same boot ID (no reboot seen)', last.ready ? 'Ready' : 'NotReady', heartbeat) : t('{0}, last heartbeat {1}', last.ready ? 'Ready' : 'NotReady', heartbeat);
+        const state = lastError ? t('the API did not answer: {0}', lastError) : !last ? t('unknown') : seen;
+        return fail('ready', t('node "{0}" did not come back Ready within {1} after `{2}` on {3} ({4}); node/{0} stays cordoned', nodeName, formatSeconds(options.readyTimeoutSeconds), m.display, m.host, state));
       }
       await sleep(options.readyPollMs ?? 2000, signal);
     }
-    out(`node/${nodeName} is Ready again after ${Math.round((now() - ended) / 1000)}s${expectReboot && node.bootId && last.bootId !== node.bootId ? ' (rebooted: new boot ID)' : ''}`);
+    const after = Math.round((now() - ended) / 1000);
+    out(expectReboot && node.bootId && last.bootId !== node.bootId ? t('node/{0} is Ready again after {1}s (rebooted: new boot ID)', nodeName, after) : t('node/{0} is Ready again after {1}s', nodeName, after));
   }
 
   if (options.uncordonAfter) {
-    progress({ step: 'uncordon', message: `uncordoning ${nodeName}` });
+    progress({ step: 'uncordon', message: t('uncordoning {0}', nodeName) });
     try {
       await setCordon(cluster, nodeName, false, options.dryRun, emit, { ...node, unschedulable: options.dryRun === 'none' ? true : node.unschedulable });
     } catch (e) {

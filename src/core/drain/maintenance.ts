@@ -10,13 +10,14 @@ import { hostForNode } from '../live/controlPlane';
 import { sh, sudo, type RemoteCommand } from '../ssh/command';
 import { RemoteCommandError, SshConnectError, type SshTransport } from '../ssh/transport';
 import { looksLikeReboot, type Maintenance } from './drainNode';
+import { t } from '../l10n';
 
 /**
  * The remote command for the user's maintenance text: `sh -c '<text>'`; for a non-root login through sudo —
  * `sudo -S` with the password on stdin when one is given, else `sudo -n` (fails clearly instead of prompting).
  */
 export function maintenanceCommand(userCommand: string, asRoot: boolean, sudoPassword?: string): RemoteCommand {
-  if (!userCommand.trim()) throw new Error('the maintenance command is empty');
+  if (!userCommand.trim()) throw new Error(t('the maintenance command is empty'));
   const cmd = sh`sh -c ${userCommand}`;
   return asRoot ? cmd : sudo(cmd, sudoPassword ? { password: sudoPassword } : {});
 }
@@ -24,7 +25,7 @@ export function maintenanceCommand(userCommand: string, asRoot: boolean, sudoPas
 /** The inventory host a node runs on, or an error naming the node and the inventory's hosts. */
 export function maintenanceHost(inventory: Inventory, nodeName: string): HostSpec {
   const host = hostForNode(inventory, nodeName);
-  if (!host) throw new Error(`node ${nodeName} is not a host of the inventory (hosts: ${inventory.hosts.map((h) => h.name).join(', ')}); the maintenance command needs to know where to run`);
+  if (!host) throw new Error(t('node {0} is not a host of the inventory (hosts: {1}); the maintenance command needs to know where to run', nodeName, inventory.hosts.map((h) => h.name).join(', ')));
   return host;
 }
 

@@ -19,6 +19,7 @@ import {
   COMPONENTS, SECTION, documentsByKind, extraArgsOf, getIn, leaves, locate, manifestFlags, manifestImageTag, parseObject, sameValue, show,
   type ControlPlaneComponent, type Obj,
 } from './kubeadmConfig';
+import { catalogueLanguage, inEnglish, t } from '../l10n';
 
 export type DriftLayer = 'workspace-cluster' | 'cluster-node';
 
@@ -34,9 +35,28 @@ export interface DriftFinding {
   /** What the side the comparison starts from says (the workspace; the ConfigMap; the other nodes). */
   expected: string;
   actual: string;
+  /** English, the stable text (`drift --json`, scripts). */
   message: string;
+  /** The message in the display language, when that is not English (what the views and the report show). */
+  localizedMessage?: string;
   /** The workspace file's line of the field (1-based), for a finding that has one. */
   location?: { path: string; line: number; column: number };
+}
+
+/** A finding's text as a person reads it: the display language's. */
+export function findingText(f: Pick<DriftFinding, 'message' | 'localizedMessage'>): string {
+  return f.localizedMessage ?? f.message;
+}
+
+/** A value as a message says it: show()'s, with "(not set)" in the display language. */
+const said = (v: unknown): string => (v === undefined ? t('(not set)') : show(v));
+
+/** `message` in English, and `localizedMessage` too when the display language words it otherwise. */
+function worded(say: () => string): Pick<DriftFinding, 'message' | 'localizedMessage'> {
+  const message = inEnglish(say);
+  if (catalogueLanguage() === 'en') return { message };
+  const localizedMessage = say();
+  return localizedMessage === message ? { message } : { message, localizedMessage };
 }
 
 export interface WorkspaceConfig {
@@ -85,18 +105,18 @@ export function compareWorkspaceCluster(ws: WorkspaceConfig, cm: ClusterConfigMa
   const out: DriftFinding[] = [];
   const docs = documentsByKind(ws.text);
   const extraDocs = ws.extra ? documentsByKind(ws.extra.text) : new Map<string, Obj>();
-  const pairs: [string, string | undefined, string][] = [
-    ['ClusterConfiguration', cm.clusterConfiguration, 'the kubeadm-config ConfigMap'],
-    ['KubeletConfiguration', cm.kubelet, 'the kubelet-config ConfigMap'],
-    ['KubeProxyConfiguration', cm.kubeProxy, 'the kube-proxy ConfigMap'],
+  const pairs: [string, string | undefined, () => string][] = [
+    ['ClusterConfiguration', cm.clusterConfiguration, () => t('the kubeadm-config ConfigMap')],
+    ['KubeletConfiguration', cm.kubelet, () => t('the kubelet-config ConfigMap')],
+    ['KubeProxyConfiguration', cm.kubeProxy, () => t('the kube-proxy ConfigMap')],
   ];
   for (const [kind, clusterText, cmName] of pairs) {
     const mine = docs.get(kind) ?? extraDocs.get(kind);
     if (!mine) continue;
     const theirs = parseObject(clusterText);
     if (!theirs) continue;
-    const add = (path: string[], field: string, expected: string, actual: string, what: string) =>
-      out.push({ layer: 'workspace-cluster', object: kind, field, expected, actual, message: `${kind} ${field}: ${what}`, ...(where(ws, kind, path) ? { location: where(ws, kind, path)! } : {}) });
+    const add = (path: string[], field: string, expected: string, actual: string, what: () => string) =>
+      out.push({ layer: 'workspace-cluster', object: kind, field, expected, actual, ...worded(() => `${kind} ${field}: ${what()}`), ...(where(ws, kind, path) ? { location: where(ws, kind, path)! } : {}) });
     if (kind === 'ClusterConfiguration') {
       for (const c of COMPONENTS) {
         const section = SECTION[c];
@@ -105,10 +125,10 @@ export function compareWorkspaceCluster(ws: WorkspaceConfig, cm: ClusterConfigMa
         if (!w && !getIn(mine, section)) continue; // the workspace says nothing of this component
         const wArgs = w ?? new Map<string, string>();
         for (const [name, value] of wArgs) {
-          if (k.get(name) !== value) add([...section, 'extraArgs', name], `${section.join('.')}.extraArgs.${name}`, value, k.get(name) ?? '(not set)', k.has(name) ? `the workspace says ${value}, ${cmName} ${k.get(name)}` : `the workspace sets ${value}; ${cmName} does not have it`);
+          if (k.get(name) !== value) add([...section, 'extraArgs', name], `${section.join('.')}.extraArgs.${name}`, value, k.get(name) ?? '(not set)', () => (k.has(name) ? t('the workspace says {0}, {1} {2}', value, cmName(), k.get(name)) : t('the workspace sets {0}; {1} does not have it', value, cmName())));
         }
         for (const [name, value] of k) {
-          if (!wArgs.has(name)) add([...section, 'extraArgs'], `${section.join('.')}.extraArgs.${name}`, '(not set)', value, `${cmName} has ${value}; the workspace does not set it (a reconfigure from the workspace removes it)`);
+          if (!wArgs.has(name)) add([...section, 'extraArgs'], `${section.join('.')}.extraArgs.${name}`, '(not set)', value, () => t('{0} has {1}; the workspace does not set it (a reconfigure from the workspace removes it)', cmName(), value));
         }
       }
       const wSans = getIn(mine, ['apiServer', 'certSANs']);
@@ -117,14 +137,14 @@ export function compareWorkspaceCluster(ws: WorkspaceConfig, cm: ClusterConfigMa
         const missing = wSans.map(String).filter((s) => !kSans.map(String).includes(s));
         const extra = kSans.map(String).filter((s) => !wSans.map(String).includes(s));
         if (missing.length || extra.length) {
-          add(['apiServer', 'certSANs'], 'apiServer.certSANs', wSans.join(', '), kSans.join(', '), [missing.length ? `${missing.join(', ')} only in the workspace` : '', extra.length ? `${extra.join(', ')} only in ${cmName}` : ''].filter(Boolean).join('; '));
+          add(['apiServer', 'certSANs'], 'apiServer.certSANs', wSans.join(', '), kSans.join(', '), () => [missing.length ? t('{0} only in the workspace', missing.join(', ')) : '', extra.length ? t('{0} only in {1}', extra.join(', '), cmName()) : ''].filter(Boolean).join('; '));
         }
       }
     }
     for (const [field, value] of leaves(mine, ['apiVersion', 'kind', ...WHOLE])) {
       const other = getIn(theirs, field.split('.'));
       if (!sameValue(norm(kind, field, value), norm(kind, field, other))) {
-        add(field.split('.'), field, show(value), show(other), `the workspace says ${show(value)}, ${cmName} ${show(other)}`);
+        add(field.split('.'), field, show(value), show(other), () => t('the workspace says {0}, {1} {2}', said(value), cmName(), said(other)));
       }
     }
   }
@@ -142,20 +162,20 @@ export function compareClusterNodes(cm: ClusterConfigMaps, nodes: readonly NodeF
   const cluster = parseObject(cm.clusterConfiguration);
   const version = typeof cluster?.kubernetesVersion === 'string' ? cluster.kubernetesVersion.replace(/^v?/, 'v') : undefined;
   const cps = nodes.filter((n) => n.controlPlane && !n.error);
-  const add = (n: NodeFiles, object: string, component: ControlPlaneComponent | undefined, field: string, expected: string, actual: string, what: string) =>
-    out.push({ layer: 'cluster-node', object, host: n.host, ...(component ? { component } : {}), field, expected, actual, message: `${n.host} ${object}: ${field} ${what}` });
+  const add = (n: NodeFiles, object: string, component: ControlPlaneComponent | undefined, field: string, expected: string, actual: string, what: () => string) =>
+    out.push({ layer: 'cluster-node', object, host: n.host, ...(component ? { component } : {}), field, expected, actual, ...worded(() => `${n.host} ${object}: ${field} ${what()}`) });
   for (const c of COMPONENTS) {
     const file = `/etc/kubernetes/manifests/${c}.yaml`;
     const flagsOf = new Map(cps.filter((n) => n.manifests[c] !== undefined).map((n) => [n, manifestFlags(parseObject(n.manifests[c]))]));
-    for (const n of cps) if (n.manifests[c] === undefined) add(n, file, c, '(the file)', 'present', 'missing', 'is missing');
+    for (const n of cps) if (n.manifests[c] === undefined) add(n, file, c, '(the file)', 'present', 'missing', () => t('is missing'));
     const wanted = extraArgsOf(getIn(cluster, SECTION[c])) ?? new Map<string, string>();
     for (const [n, flags] of flagsOf) {
       for (const [name, value] of wanted) {
-        if (flags.get(name) !== value) add(n, file, c, `--${name}`, value, flags.get(name) ?? '(not set)', `is ${flags.has(name) ? flags.get(name) : 'not set'}; the kubeadm-config ConfigMap says ${value}`);
+        if (flags.get(name) !== value) add(n, file, c, `--${name}`, value, flags.get(name) ?? '(not set)', () => t('is {0}; the kubeadm-config ConfigMap says {1}', flags.has(name) ? flags.get(name) : t('not set'), value));
       }
       if (c !== 'etcd' && version) {
         const tag = manifestImageTag(parseObject(n.manifests[c]));
-        if (tag && tag !== version) add(n, file, c, 'image', version, tag, `tag is ${tag}; the kubeadm-config ConfigMap says ${version}`);
+        if (tag && tag !== version) add(n, file, c, 'image', version, tag, () => t('tag is {0}; the kubeadm-config ConfigMap says {1}', tag, version));
       }
     }
     // What the nodes disagree on, beyond the ConfigMap's extraArgs: the value most nodes have is the expected one.
@@ -168,11 +188,11 @@ export function compareClusterNodes(cm: ClusterConfigMaps, nodes: readonly NodeF
       if (counts.size < 2) continue;
       const [majority, most] = [...counts].sort((a, b) => b[1] - a[1])[0]!;
       if (most * 2 <= values.length) {
-        for (const { n, v } of values) add(n, file, c, `--${name}`, '(the nodes disagree)', v ?? '(not set)', `differs between the control-plane nodes: ${values.map((x) => `${x.n.host} ${x.v ?? '(not set)'}`).join(', ')}`);
+        for (const { n, v } of values) add(n, file, c, `--${name}`, '(the nodes disagree)', v ?? '(not set)', () => t('differs between the control-plane nodes: {0}', values.map((x) => `${x.n.host} ${x.v ?? t('(not set)')}`).join(', ')));
         continue;
       }
       for (const { n, v } of values) {
-        if (v !== majority) add(n, file, c, `--${name}`, majority ?? '(not set)', v ?? '(not set)', `is ${v ?? 'not set'} here, ${majority ?? 'not set'} on the other control-plane nodes`);
+        if (v !== majority) add(n, file, c, `--${name}`, majority ?? '(not set)', v ?? '(not set)', () => t('is {0} here, {1} on the other control-plane nodes', v ?? t('not set'), majority ?? t('not set')));
       }
     }
   }
@@ -182,13 +202,13 @@ export function compareClusterNodes(cm: ClusterConfigMaps, nodes: readonly NodeF
       const file = '/var/lib/kubelet/config.yaml';
       const local = parseObject(n.kubeletConfig);
       if (!local) {
-        add(n, file, undefined, '(the file)', 'present', 'missing', 'is missing or unreadable');
+        add(n, file, undefined, '(the file)', 'present', 'missing', () => t('is missing or unreadable'));
         continue;
       }
       const want = leaves(kubelet, KUBELET_NODE_OWN);
       const have = leaves(local, KUBELET_NODE_OWN);
-      for (const [field, v] of want) if (!sameValue(v, have.get(field))) add(n, file, undefined, field, show(v), show(have.get(field)), `is ${show(have.get(field))}; the kubelet-config ConfigMap says ${show(v)}`);
-      for (const [field, v] of have) if (!want.has(field)) add(n, file, undefined, field, '(not set)', show(v), `is ${show(v)}; the kubelet-config ConfigMap does not set it`);
+      for (const [field, v] of want) if (!sameValue(v, have.get(field))) add(n, file, undefined, field, show(v), show(have.get(field)), () => t('is {0}; the kubelet-config ConfigMap says {1}', said(have.get(field)), said(v)));
+      for (const [field, v] of have) if (!want.has(field)) add(n, file, undefined, field, '(not set)', show(v), () => t('is {0}; the kubelet-config ConfigMap does not set it', said(v)));
     }
   }
   return out;

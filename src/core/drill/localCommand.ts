@@ -6,6 +6,7 @@
  * and `{address}` are replaced inside words; a replaced word stays one argument.
  */
 import { commandLine } from '../ssh/command';
+import { t } from '../l10n';
 
 export interface LocalCommand {
   argv: string[];
@@ -38,7 +39,7 @@ export function splitTemplate(template: string): string[] {
       quoteChar = c;
       inWord = true;
     } else if (c === '\\') {
-      if (i + 1 >= template.length) throw new TemplateError('the command ends with a lone backslash');
+      if (i + 1 >= template.length) throw new TemplateError(t('the command ends with a lone backslash'));
       cur += template[++i];
       inWord = true;
     } else if (/\s/.test(c)) {
@@ -50,7 +51,7 @@ export function splitTemplate(template: string): string[] {
       inWord = true;
     }
   }
-  if (quoteChar) throw new TemplateError(`unbalanced ${quoteChar} quote in the command`);
+  if (quoteChar) throw new TemplateError(t('unbalanced {0} quote in the command', quoteChar));
   if (inWord) words.push(cur);
   return words;
 }
@@ -63,10 +64,10 @@ const PLACEHOLDER = /\{(host|address)\}/g;
  */
 export function expandTemplate(template: string, vars: { host: string; address: string }): LocalCommand {
   const words = splitTemplate(template);
-  if (!words.length) throw new TemplateError('the command is empty');
-  if (!words.some((w) => /\{(host|address)\}/.test(w))) throw new TemplateError(`the command must name the machine with {host} or {address}: ${template}`);
+  if (!words.length) throw new TemplateError(t('the command is empty'));
+  if (!words.some((w) => /\{(host|address)\}/.test(w))) throw new TemplateError(t('the command must name the machine with {host} or {address}: {0}', template));
   const unknown = words.flatMap((w) => [...w.matchAll(/\{([a-z]+)\}/g)].map((m) => m[1]!)).filter((n) => n !== 'host' && n !== 'address');
-  if (unknown.length) throw new TemplateError(`unknown placeholder {${unknown[0]}} (use {host} or {address})`);
+  if (unknown.length) throw new TemplateError(t('unknown placeholder {0} (use {host} or {address})', `{${unknown[0]}}`));
   const argv = words.map((w) => w.replace(PLACEHOLDER, (_, k: 'host' | 'address') => vars[k]));
   return { argv, display: commandLine(argv) };
 }
@@ -84,14 +85,14 @@ export function userCommand(template: string | undefined, vars: { host: string; 
     return expandTemplate(template, vars);
   } catch (e) {
     if (!(e instanceof TemplateError)) throw e;
-    refusals.push(`${what} command: ${e.message}`);
+    refusals.push(t('{0} command: {1}', what, e.message));
     return undefined;
   }
 }
 
 /** The power-off drill's two commands of the user's (node and balancer drills alike), or refusals for what is missing. */
 export function powerCommands(req: { powerOffCommand?: string | undefined; powerOnCommand?: string | undefined }, vars: { host: string; address: string }, refusals: string[]): { off?: LocalCommand; on?: LocalCommand } {
-  const missing = (what: 'power-off' | 'power-on') => `power-off needs a ${what} command (a template with {host} or {address}, run locally, e.g. \`govc vm.power -${what === 'power-off' ? 'off' : 'on'} {host}\`)`;
+  const missing = (what: 'power-off' | 'power-on') => t('power-off needs a {0} command (a template with {host} or {address}, run locally, e.g. `govc vm.power -{1} {host}`)', what, what === 'power-off' ? 'off' : 'on');
   const off = userCommand(req.powerOffCommand, vars, 'power-off', missing('power-off'), refusals);
   const on = userCommand(req.powerOnCommand, vars, 'power-on', missing('power-on'), refusals);
   return { ...(off ? { off } : {}), ...(on ? { on } : {}) };

@@ -7,6 +7,7 @@
  */
 import { holderNode } from '../drain/controlPlaneGuard';
 import { isDown, isUp, type ServerState } from './haproxyState';
+import { format, msg, t, type Message, type MessageArg } from '../l10n';
 
 /** One etcd member's own status, as `endpoint status` returns it. */
 export interface EtcdPoint {
@@ -62,7 +63,23 @@ export interface DrillEvent {
   id: string;
   /** ms since the fault began. */
   t: number;
+  /** What was seen, in English (the text of `drill --json`). */
   detail?: string;
+  /** The same as a catalogue message, for the reader's language (detailOf). */
+  said?: Said;
+}
+
+/** A message of the catalogue with its arguments, translated when it is read. */
+export interface Said {
+  message: Message;
+  args: MessageArg[];
+}
+
+const said = (message: Message, ...args: MessageArg[]): Said => ({ message, args });
+
+/** An event's detail in the catalogue's language. */
+export function detailOf(e: DrillEvent): string | undefined {
+  return e.said ? t(e.said.message, ...e.said.args) : e.detail;
 }
 
 export interface ApiSample {
@@ -108,10 +125,15 @@ export class DrillObserver {
     return member ? (this.base.etcd?.names[member] ?? member) : '?';
   }
 
-  private mark(id: string, t: number, detail?: string): string[] {
+  /** Records an event once; returns its narration line. A detail that is data (a state, a taint, an error) stays as seen. */
+  private mark(id: string, at: number, detail?: string | Said): string[] {
     if (this.events.has(id)) return [];
-    this.events.set(id, { id, t, ...(detail !== undefined ? { detail } : {}) });
-    return [`${id}${detail ? `: ${detail}` : ''}`];
+    const event: DrillEvent = { id, t: at };
+    if (typeof detail === 'string') event.detail = detail;
+    else if (detail) Object.assign(event, { detail: format(detail.message, detail.args), said: detail });
+    this.events.set(id, event);
+    const shown = detailOf(event);
+    return [`${id}${shown ? `: ${shown}` : ''}`];
   }
 
   /** The restore (power-on / start) began at t. */
@@ -145,7 +167,7 @@ export class DrillObserver {
       case 'lease': {
         this.holders.set(o.name, o.holder);
         const b = this.base.leases.find((l) => l.name === o.name);
-        if (!recovering && b?.onTarget && o.holder && holderNode(o.holder) !== this.base.targetNode) out.push(...this.mark(`lease@${o.name}`, o.t, `now held by ${holderNode(o.holder)}`));
+        if (!recovering && b?.onTarget && o.holder && holderNode(o.holder) !== this.base.targetNode) out.push(...this.mark(`lease@${o.name}`, o.t, said(msg('now held by {0}'), holderNode(o.holder))));
         break;
       }
       case 'node': {
@@ -162,11 +184,11 @@ export class DrillObserver {
         const marked = evictable.filter((k) => present.get(k) === true || !present.has(k));
         if (!recovering && marked.length) {
           this.evictedSeen = true;
-          out.push(...this.mark('evictions-first', o.t, `${marked.length}/${evictable.length} pods marked for deletion`));
-          if (marked.length === evictable.length) out.push(...this.mark('evictions', o.t, `${evictable.length} pods marked for deletion`));
+          out.push(...this.mark('evictions-first', o.t, said(msg('{0}/{1} pods marked for deletion'), marked.length, evictable.length)));
+          if (marked.length === evictable.length) out.push(...this.mark('evictions', o.t, said(msg('{0} pods marked for deletion'), evictable.length)));
         }
         // Terminating pods disappear once the returning kubelet confirms their containers are gone.
-        if (recovering && this.evictedSeen && evictable.every((k) => !present.has(k))) out.push(...this.mark('pods-cleaned', o.t, 'the evicted pods are deleted'));
+        if (recovering && this.evictedSeen && evictable.every((k) => !present.has(k))) out.push(...this.mark('pods-cleaned', o.t, said(msg('the evicted pods are deleted'))));
         break;
       }
       case 'apiserver':
@@ -180,7 +202,7 @@ export class DrillObserver {
       case 'replicas': {
         if (this.events.has('evictions-first') && !recovering) {
           this.replicaState.set(o.key, o.ready >= o.desired);
-          if (this.base.replicaSets.every((r) => this.replicaState.get(r.key))) out.push(...this.mark('replicas', o.t, `${this.base.replicaSets.length} ReplicaSet(s) back to full strength on other nodes`));
+          if (this.base.replicaSets.every((r) => this.replicaState.get(r.key))) out.push(...this.mark('replicas', o.t, said(msg('{0} ReplicaSet(s) back to full strength on other nodes'), this.base.replicaSets.length)));
         }
         break;
       }
@@ -198,13 +220,13 @@ export class DrillObserver {
     for (const p of points) if (p.term !== undefined) this.termAfter = Math.max(this.termAfter ?? 0, p.term);
     for (const p of others) if (p.leader && p.leader !== '0') this.leaderAfter = p.leader;
     if (!recovering) {
-      if (others.some((p) => !p.leader || p.leader === '0')) out.push(...this.mark('etcd-no-leader', t, 'a surviving member has no leader (election running)'));
+      if (others.some((p) => !p.leader || p.leader === '0')) out.push(...this.mark('etcd-no-leader', t, said(msg('a surviving member has no leader (election running)'))));
       if (e.leader && e.leader === target) {
         const elected = others.find((p) => p.leader && p.leader !== '0' && p.leader !== target);
-        if (elected) out.push(...this.mark('etcd-leader', t, `${this.name(elected.leader)} elected, term ${e.term ?? '?'} → ${elected.term ?? '?'}`));
+        if (elected) out.push(...this.mark('etcd-leader', t, said(msg('{0} elected, term {1} → {2}'), this.name(elected.leader), e.term ?? '?', elected.term ?? '?')));
       } else if (e.leader && others.some((p) => p.leader && p.leader !== '0' && p.leader !== e.leader)) {
         const p = others.find((x) => x.leader && x.leader !== '0' && x.leader !== e.leader)!;
-        out.push(...this.mark('etcd-leader-changed', t, `leader changed to ${this.name(p.leader)} although ${this.name(e.leader)} was not the failed member`));
+        out.push(...this.mark('etcd-leader-changed', t, said(msg('leader changed to {0} although {1} was not the failed member'), this.name(p.leader), this.name(e.leader))));
       }
     } else if (target) {
       const mine = points.find((p) => p.member === target);
@@ -213,11 +235,11 @@ export class DrillObserver {
           const leader = points.find((p) => p.member === mine.leader);
           this.leaderIndexAtRejoin = leader?.index ?? mine.index;
           this.targetIndexAtRejoin = mine.applied ?? mine.index;
-          out.push(...this.mark('etcd-rejoin', t, `follows ${this.name(mine.leader)}, term ${mine.term ?? '?'}`));
+          out.push(...this.mark('etcd-rejoin', t, said(msg('follows {0}, term {1}'), this.name(mine.leader), mine.term ?? '?')));
         }
         const have = mine.applied ?? mine.index;
         if (have !== undefined && this.leaderIndexAtRejoin !== undefined && have >= this.leaderIndexAtRejoin) {
-          out.push(...this.mark('etcd-caught-up', t, `raft index ${have} ≥ leader's ${this.leaderIndexAtRejoin} at rejoin`));
+          out.push(...this.mark('etcd-caught-up', t, said(msg("raft index {0} ≥ leader's {1} at rejoin"), have, this.leaderIndexAtRejoin)));
         }
       }
     }
@@ -232,20 +254,20 @@ export class DrillObserver {
       // split brain: both hold the VIP, so where the node sends its packets says nothing about a move
       if (v.kind !== 'move') return [];
       const who = owner(o.mac);
-      if (!recovering && who && who !== v.target) return this.mark('neighbour-moved', o.t, `${o.host} sends the VIP's packets to ${who} (${o.mac})`);
-      if (recovering && v.kind === 'move' && who === v.target) return this.mark('neighbour-back', o.t, `${o.host} sends the VIP's packets to ${who} again`);
+      if (!recovering && who && who !== v.target) return this.mark('neighbour-moved', o.t, said(msg("{0} sends the VIP's packets to {1} ({2})"), o.host, who, o.mac));
+      if (recovering && v.kind === 'move' && who === v.target) return this.mark('neighbour-back', o.t, said(msg("{0} sends the VIP's packets to {1} again"), o.host, who));
       return [];
     }
     if (o.source === 'vrrp-verdict') return !recovering && o.splitBrain ? this.mark('split-brain-detected', o.t, o.splitBrain) : [];
     this.holds.set(o.balancer, o.holds);
     const holders = [...this.holds].filter(([, h]) => h).map(([b]) => b);
     if (v.kind === 'split-brain') {
-      if (!recovering && holders.length > 1) return this.mark('split-brain', o.t, `${holders.join(' and ')} hold the VIP`);
-      if (recovering && holders.length === 1) return this.mark('split-brain-healed', o.t, `only ${holders[0]} holds the VIP`);
+      if (!recovering && holders.length > 1) return this.mark('split-brain', o.t, holders.length === 2 ? said(msg('{0} and {1} hold the VIP'), holders[0], holders[1]) : said(msg('{0} hold the VIP'), holders.join(' and ')));
+      if (recovering && holders.length === 1) return this.mark('split-brain-healed', o.t, said(msg('only {0} holds the VIP'), holders[0]));
       return [];
     }
-    if (!recovering && holders.length === 1 && holders[0] !== v.target) return this.mark('vip-moved', o.t, `on ${holders[0]}`);
-    if (recovering && holders.length === 1 && holders[0] === v.target) return this.mark('vip-back', o.t, `on ${v.target} again`);
+    if (!recovering && holders.length === 1 && holders[0] !== v.target) return this.mark('vip-moved', o.t, said(msg('on {0}'), holders[0]));
+    if (recovering && holders.length === 1 && holders[0] === v.target) return this.mark('vip-back', o.t, said(msg('on {0} again'), v.target));
     return [];
   }
 

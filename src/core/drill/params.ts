@@ -6,6 +6,7 @@
  * not set.
  */
 import { parseHaproxy, type Section } from '../haproxy/parse';
+import { t } from '../l10n';
 
 /** A Go duration (`40s`, `1m0s`, `500ms`, `1h2m3.5s`) in milliseconds; undefined when not one. */
 export function parseGoDuration(text: string | undefined): number | undefined {
@@ -237,7 +238,7 @@ export function clusterTimings(a: ComponentArgs): ClusterTimings {
   };
   return {
     nodeMonitorGraceMs: graceFlag ?? defaultGrace,
-    nodeMonitorGraceSource: graceFlag !== undefined ? 'kube-controller-manager --node-monitor-grace-period' : `default for Kubernetes ${v ? `${v[0]}.${v[1]}` : '(version unknown)'}`,
+    nodeMonitorGraceSource: graceFlag !== undefined ? 'kube-controller-manager --node-monitor-grace-period' : t('default for Kubernetes {0}', v ? `${v[0]}.${v[1]}` : t('(version unknown)')),
     nodeMonitorPeriodMs: parseGoDuration(flagValue(cm, 'node-monitor-period')) ?? 5000,
     nodeEvictionRate: evictionRate(flagValue(cm, 'node-eviction-rate')),
     nodeLeaseRenewMs: 10_000,

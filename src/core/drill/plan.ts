@@ -33,6 +33,7 @@ import { powerCommands, userCommand, type LocalCommand } from './localCommand';
 import { clusterTimings, serversFor, type ClusterTimings, type ComponentArgs, type HaproxyCfgInfo, type HaproxyCheckParams } from './params';
 import { buildBalancerDrillPlan, vrrpPlanLines, type VrrpDrillPlan, type VrrpSnapshot } from './balancerPlan';
 import { healCommand, partitionCutCommand } from './faults';
+import { catalogueLanguage, inEnglish, t } from '../l10n';
 
 export type { FaultKind } from './expect';
 export type DrillRole = 'control-plane' | 'worker' | 'loadbalancer';
@@ -151,6 +152,11 @@ export interface DrillPlan {
   /** Reasons the drill must not start. */
   refusals: string[];
   warnings: string[];
+  /**
+   * The same plan in English when the catalogue speaks another language: the report made from it is what `drill
+   * --json` prints, whose text scripts match (./report.ts).
+   */
+  english?: DrillPlan | undefined;
 }
 
 const UNREACHABLE = 'node.kubernetes.io/unreachable';
@@ -186,6 +192,13 @@ function defaultSocket(cfg: HaproxyCfgInfo | undefined): string {
 }
 
 export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: DrillSnapshot, become: (host: string) => SudoOptions | undefined = () => undefined): DrillPlan {
+  const plan = planFor(inv, req, snapshot, become);
+  if (catalogueLanguage() !== 'en') plan.english = inEnglish(() => planFor(inv, req, snapshot, become));
+  return plan;
+}
+
+/** The plan in the catalogue's language. */
+function planFor(inv: Inventory, req: DrillRequest, snapshot: DrillSnapshot, become: (host: string) => SudoOptions | undefined): DrillPlan {
   const refusals: string[] = [];
   const warnings: string[] = [];
   const host = inv.hosts.find((h) => h.name === req.host);
@@ -214,32 +227,32 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
     refusals: [why],
     warnings,
   });
-  if (!host) return empty(`no host named ${req.host} in the inventory`);
+  if (!host) return empty(t('no host named {0} in the inventory', req.host));
   if (!host.roles.includes('control-plane') && !host.roles.includes('worker')) {
     if (host.roles.includes('loadbalancer')) return buildBalancerDrillPlan(inv, req, snapshot, empty, become);
-    return empty(`${host.name} is neither a control-plane node, a worker nor a balancer (roles ${host.roles.join(', ')})`);
+    return empty(t('{0} is neither a control-plane node, a worker nor a balancer (roles {1})', host.name, host.roles.join(', ')));
   }
-  if (req.kind === 'haproxy' || req.kind === 'split-brain') return empty(`${req.kind} is a balancer drill; ${host.name} is a ${role === 'control-plane' ? 'control-plane node' : 'worker'} (its drills: stop, power-off, partition)`);
+  if (req.kind === 'haproxy' || req.kind === 'split-brain') return empty(role === 'control-plane' ? t('{0} is a balancer drill; {1} is a control-plane node (its drills: stop, power-off, partition)', req.kind, host.name) : t('{0} is a balancer drill; {1} is a worker (its drills: stop, power-off, partition)', req.kind, host.name));
   const node = nodeFor(snapshot, inv, host);
-  if (!node) return empty(`${host.name} has no Node in the cluster (${snapshot.apiServer})`);
+  if (!node) return empty(t('{0} has no Node in the cluster ({1})', host.name, snapshot.apiServer));
   const nodeName = node.metadata.name;
   const readiness = nodeReadiness(node).readiness;
-  if (readiness !== 'Ready') refusals.push(`${nodeName} is ${readiness} already: a drill starts from a healthy node`);
+  if (readiness !== 'Ready') refusals.push(t('{0} is {1} already: a drill starts from a healthy node', nodeName, readiness));
 
   // ---- the fault and its undoing
   let fault: DrillAction | undefined;
   let restore: DrillAction | undefined;
   if (req.kind === 'stop') {
-    fault = { where: 'ssh', host: host.name, title: `stop kubelet and kill every container on ${host.name} (the host stays up)`, command: asRoot(stopNodeCommand(), become(host.name)) };
-    restore = { where: 'ssh', host: host.name, title: `start containerd and kubelet on ${host.name}`, command: asRoot(startNodeCommand(), become(host.name)) };
+    fault = { where: 'ssh', host: host.name, title: t('stop kubelet and kill every container on {0} (the host stays up)', host.name), command: asRoot(stopNodeCommand(), become(host.name)) };
+    restore = { where: 'ssh', host: host.name, title: t('start containerd and kubelet on {0}', host.name), command: asRoot(startNodeCommand(), become(host.name)) };
     if (snapshot.targetCheck && !snapshot.targetCheck.ok) refusals.push(`${host.name}: ${snapshot.targetCheck.detail}`);
   } else if (req.kind === 'partition') {
     ({ fault, restore } = partitionActions(req, host, become, refusals, snapshot.targetCheck, (req.observeSeconds ?? timings.nodeMonitorGraceMs / 1000 + 90) + 120));
   } else {
     const vars = { host: host.name, address: host.address };
     const { off, on } = powerCommands(req, vars, refusals);
-    if (off) fault = { where: 'local', title: `power ${host.name} off`, command: off };
-    if (on) restore = { where: 'local', title: `power ${host.name} on`, command: on };
+    if (off) fault = { where: 'local', title: t('power {0} off', host.name), command: off };
+    if (on) restore = { where: 'local', title: t('power {0} on', host.name), command: on };
   }
 
   // ---- HAProxy
@@ -248,29 +261,29 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
   const expectations: Expectation[] = [];
   if (role === 'control-plane') {
     const lbs = hostsWithRole(inv, 'loadbalancer');
-    if (!lbs.length) warnings.push('the inventory has no load balancer: HAProxy is not measured');
+    if (!lbs.length) warnings.push(t('the inventory has no load balancer: HAProxy is not measured'));
     for (const lb of lbs) {
       const b = snapshot.balancers.find((x) => x.host === lb.name);
       if (!b || b.error || !b.cfg) {
-        refusals.push(`cannot read HAProxy on ${lb.name}: ${b?.error ?? 'not asked'}`);
+        refusals.push(t('cannot read HAProxy on {0}: {1}', lb.name, b?.error ?? t('not asked')));
         continue;
       }
       const refs = serversFor(b.cfg, host);
       if (!refs.length) {
-        warnings.push(`${lb.name}'s haproxy.cfg has no server for ${host.name} (${host.address}): nothing to measure there`);
+        warnings.push(t("{0}'s haproxy.cfg has no server for {1} ({2}): nothing to measure there", lb.name, host.name, host.address));
         continue;
       }
       for (const ref of refs) {
         // Every other server of the backend must be UP, or the API would lose its last backend.
         for (const other of b.cfg.servers.filter((s) => s.backend === ref.backend && s.server !== ref.server)) {
           const st = b.states?.[`${other.backend}/${other.server}`];
-          if (st && !isUp(st.status)) refusals.push(`HAProxy on ${lb.name}: ${other.backend}/${other.server} is ${st.status}; fix it before failing ${host.name}`);
+          if (st && !isUp(st.status)) refusals.push(t('HAProxy on {0}: {1} is {2}; fix it before failing {3}', lb.name, `${other.backend}/${other.server}`, st.status, host.name));
         }
         const own = b.states?.[`${ref.backend}/${ref.server}`];
-        if (own && !isUp(own.status)) refusals.push(`HAProxy on ${lb.name}: ${ref.backend}/${ref.server} is ${own.status} already`);
+        if (own && !isUp(own.status)) refusals.push(t('HAProxy on {0}: {1} is {2} already', lb.name, `${ref.backend}/${ref.server}`, own.status));
       }
       const ref = refs[0]!;
-      if (b.method === 'journal') warnings.push(`${lb.name}: neither socat nor perl can reach HAProxy's admin socket; its DOWN/UP moments come from the journal (less precise)`);
+      if (b.method === 'journal') warnings.push(t("{0}: neither socat nor perl can reach HAProxy's admin socket; its DOWN/UP moments come from the journal (less precise)", lb.name));
       balancers.push({ host: lb.name, backend: ref.backend, server: ref.server, port: ref.port, params: ref.params, method: b.method ?? 'journal', socket: defaultSocket(b.cfg), sinceEpoch: b.clockEpoch ?? Math.floor(Date.now() / 1000) });
       expectations.push(haproxyDownExpectation(lb.name, ref.server, ref.params, req.kind, slack));
     }
@@ -288,7 +301,7 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
   }));
   if (role === 'control-plane') {
     const cps = hostsWithRole(inv, 'control-plane');
-    if (!snapshot.etcd) refusals.push(`cannot verify etcd quorum: ${snapshot.etcdError ?? 'etcd not read'}`);
+    if (!snapshot.etcd) refusals.push(t('cannot verify etcd quorum: {0}', snapshot.etcdError ?? t('etcd not read')));
     else {
       const model = snapshot.etcd;
       const memberOf = (h: HostSpec) => model.members.find((m) => m.host === h.name);
@@ -300,7 +313,7 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
       if (!verdict.ok) refusals.push(...verdict.reasons);
       else warnings.push(...verdict.warnings);
       const target = memberOf(host);
-      if (!target) warnings.push(`no etcd member maps to ${host.name}: its failure is not an etcd failure`);
+      if (!target) warnings.push(t('no etcd member maps to {0}: its failure is not an etcd failure', host.name));
       const survivors = cps.filter((h) => h.name !== host.name && memberOf(h)?.healthy).map((h) => h.name);
       const leader = model.members.find((m) => m.isLeader);
       etcd = {
@@ -333,17 +346,17 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
   if (evictionWaitSeconds > 0 && !awaited.length) {
     warnings.push(
       !Number.isFinite(evictionMargin)
-        ? 'kube-controller-manager runs with --node-eviction-rate 0: it taints no node NoExecute, so there are no evictions to wait for'
+        ? t('kube-controller-manager runs with --node-eviction-rate 0: it taints no node NoExecute, so there are no evictions to wait for')
         : evictable.length
-        ? `no pod on ${nodeName} tolerates the unreachable taint for less than the ${evictionWaitSeconds} s eviction wait (−${evictionMargin} s for the taint and the controller): the drill reports when they would go`
-        : `no pod on ${nodeName} can be evicted (only DaemonSet and static pods): there are no evictions to wait for`,
+        ? t('no pod on {0} tolerates the unreachable taint for less than the {1} s eviction wait (−{2} s for the taint and the controller): the drill reports when they would go', nodeName, evictionWaitSeconds, evictionMargin)
+        : t('no pod on {0} can be evicted (only DaemonSet and static pods): there are no evictions to wait for', nodeName),
     );
   }
   if (awaited.length) {
     const readyWorkers = snapshot.nodes.filter((n) => n.metadata.name !== nodeName && nodeReadiness(n).readiness === 'Ready' && !n.spec?.unschedulable && !(n.spec?.taints ?? []).some((t) => t.effect === 'NoSchedule'));
-    if (!readyWorkers.length) warnings.push('no other Ready, schedulable node without NoSchedule taints: evicted pods will have nowhere to go');
+    if (!readyWorkers.length) warnings.push(t('no other Ready, schedulable node without NoSchedule taints: evicted pods will have nowhere to go'));
   }
-  for (const n of snapshot.nodes) if (n.metadata.name !== nodeName && nodeReadiness(n).readiness !== 'Ready') warnings.push(`node ${n.metadata.name} is ${nodeReadiness(n).readiness} before the drill`);
+  for (const n of snapshot.nodes) if (n.metadata.name !== nodeName && nodeReadiness(n).readiness !== 'Ready') warnings.push(t('node {0} is {1} before the drill', n.metadata.name, nodeReadiness(n).readiness));
 
   expectations.push(...recoveryExpectations(role, restoreSeconds));
   for (const b of balancers) expectations.push(haproxyUpExpectation(b.host, b.server, b.params, restoreSeconds, slack));
@@ -351,7 +364,7 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
   const notReadyMax = notReady.max ?? 60;
   const observeSeconds = Math.max(20, req.observeSeconds ?? Math.ceil(notReadyMax + 30));
   const endpoint = inv.cluster.controlPlaneEndpoint.replace(/^\[|\](?=:)/g, '');
-  if (!snapshot.apiServer.includes(endpoint)) warnings.push(`the kubeconfig's server is ${snapshot.apiServer}, not the inventory's controlPlaneEndpoint ${inv.cluster.controlPlaneEndpoint}: the API is measured through that server`);
+  if (!snapshot.apiServer.includes(endpoint)) warnings.push(t("the kubeconfig's server is {0}, not the inventory's controlPlaneEndpoint {1}: the API is measured through that server", snapshot.apiServer, inv.cluster.controlPlaneEndpoint));
 
   return {
     cluster: inv.cluster.name,
@@ -383,73 +396,90 @@ export function buildDrillPlan(inv: Inventory, req: DrillRequest, snapshot: Dril
 function partitionActions(req: DrillRequest, host: HostSpec, become: (host: string) => SudoOptions | undefined, refusals: string[], check: DrillSnapshot['targetCheck'], healAfterSeconds: number): { fault: DrillAction | undefined; restore: DrillAction | undefined } {
   if (req.cutCommand?.trim() || req.healCommand?.trim()) {
     const vars = { host: host.name, address: host.address };
-    const missing = (what: string) => `a partition with your own commands needs both: the ${what} command is missing (a template with {host} or {address})`;
-    const cut = userCommand(req.cutCommand, vars, 'cut', missing('cut'), refusals);
-    const heal = userCommand(req.healCommand, vars, 'heal', missing('heal'), refusals);
-    return { fault: cut && { where: 'local', title: `cut ${host.name}'s network`, command: cut }, restore: heal && { where: 'local', title: `heal ${host.name}'s network`, command: heal } };
+    const missing = { cut: t('a partition with your own commands needs both: the cut command is missing (a template with {host} or {address})'), heal: t('a partition with your own commands needs both: the heal command is missing (a template with {host} or {address})') };
+    const cut = userCommand(req.cutCommand, vars, 'cut', missing.cut, refusals);
+    const heal = userCommand(req.healCommand, vars, 'heal', missing.heal, refusals);
+    return { fault: cut && { where: 'local', title: t("cut {0}'s network", host.name), command: cut }, restore: heal && { where: 'local', title: t("heal {0}'s network", host.name), command: heal } };
   }
   if (check && !check.ok) refusals.push(`${host.name}: ${check.detail}`);
   return {
-    fault: { where: 'ssh', host: host.name, title: `cut ${host.name}'s network in both directions with nftables (the machine keeps running; this SSH session stays; it heals itself after ${Math.round(healAfterSeconds)} s)`, command: asRoot(partitionCutCommand(healAfterSeconds), become(host.name)) },
-    restore: { where: 'ssh', host: host.name, title: `heal ${host.name}'s network (delete the drill's nftables table)`, command: asRoot(healCommand(), become(host.name)) },
+    fault: { where: 'ssh', host: host.name, title: t("cut {0}'s network in both directions with nftables (the machine keeps running; this SSH session stays; it heals itself after {1} s)", host.name, Math.round(healAfterSeconds)), command: asRoot(partitionCutCommand(healAfterSeconds), become(host.name)) },
+    restore: { where: 'ssh', host: host.name, title: t("heal {0}'s network (delete the drill's nftables table)", host.name), command: asRoot(healCommand(), become(host.name)) },
   };
 }
 
 export function actionDisplay(a: DrillAction | undefined): string {
-  if (!a) return '(none)';
+  if (!a) return t('(none)');
   return a.where === 'ssh' ? `ssh ${a.host}: ${a.command.display}` : `local: ${a.command.display}`;
 }
 
 function range(e: Expectation): string {
-  if (e.min !== undefined && e.max !== undefined) return `${e.min}–${e.max} s`;
-  if (e.max !== undefined) return `≤ ${e.max} s`;
+  if (e.min !== undefined && e.max !== undefined) return t('{0}–{1} s', e.min, e.max);
+  if (e.max !== undefined) return t('≤ {0} s', e.max);
   return '—';
+}
+
+/** What step 4 of the plan watches on the way back. */
+function wayBack(p: DrillPlan): string {
+  if (p.target.role === 'loadbalancer') {
+    const what = p.kind === 'split-brain' ? t('one MASTER again') : p.vrrp && p.vrrp.sides.find((s) => s.host === p.target.host)?.preempt === false ? t('the VIP stays where it went (nopreempt)') : t('the VIP back on {0} (preempt)', p.target.host);
+    return t('4. **Watch the way back** for up to {0} s: {1}, and the requests that fail meanwhile.', p.limits.restoreSeconds, what);
+  }
+  const cp = p.target.role === 'control-plane' ? t(', etcd member back and caught up, HAProxy backend UP') : '';
+  const pods = p.awaited.length ? t(', evicted pods cleaned up') : '';
+  return t('4. **Watch it come back** for up to {0} s: Node Ready{1}{2}.', p.limits.restoreSeconds, cp, pods);
 }
 
 /** The plan as Markdown: shown before the modal (editor) or the [y/N] question (CLI). */
 export function renderDrillPlan(p: DrillPlan): string {
-  const roleText = p.target.role === 'control-plane' ? 'control-plane node' : p.target.role === 'loadbalancer' ? 'balancer' : 'worker';
+  const roleText = p.target.role === 'control-plane' ? t('control-plane node') : p.target.role === 'loadbalancer' ? t('balancer') : t('worker');
   const lb = p.target.role === 'loadbalancer';
+  const kube = p.kubeVersion ? ` · Kubernetes ${p.kubeVersion}` : '';
   const out: string[] = [
-    `# Failure drill: ${p.kind} ${p.target.host} (${roleText})`,
+    `# ${t('Failure drill: {0} {1} ({2})', p.kind, p.target.host, roleText)}`,
     '',
-    `Cluster ${p.cluster} · API ${p.apiServer}${p.kubeVersion ? ` · Kubernetes ${p.kubeVersion}` : ''} · ${lb ? 'Balancer' : 'Node'} ${p.target.node} (${p.target.address})`,
+    lb ? t('Cluster {0} · API {1}{2} · Balancer {3} ({4})', p.cluster, p.apiServer, kube, p.target.node, p.target.address) : t('Cluster {0} · API {1}{2} · Node {3} ({4})', p.cluster, p.apiServer, kube, p.target.node, p.target.address),
     '',
   ];
-  if (p.refusals.length) out.push('## REFUSED — nothing will be done', '', ...p.refusals.map((r) => `- ${r}`), '');
+  if (p.refusals.length) out.push(`## ${t('REFUSED — nothing will be done')}`, '', ...p.refusals.map((r) => `- ${r}`), '');
+  const evictions = p.limits.evictionWaitSeconds ? t(' (+ up to {0} s after NotReady for evictions)', p.limits.evictionWaitSeconds) : '';
   out.push(
-    '## What happens',
+    `## ${t('What happens')}`,
     '',
-    `1. **Fault** — ${p.fault?.title ?? '(none)'}: \`${actionDisplay(p.fault)}\``,
-    `2. **Observe** for up to ${p.limits.observeSeconds} s${p.limits.evictionWaitSeconds ? ` (+ up to ${p.limits.evictionWaitSeconds} s after NotReady for evictions)` : ''}, polling every ${p.limits.pollMs / 1000} s: ${probeList(p)}.`,
-    `3. **Restore** — always, also after an error or a cancel — ${p.restore?.title ?? '(none)'}: \`${actionDisplay(p.restore)}\``,
-    lb
-      ? `4. **Watch the way back** for up to ${p.limits.restoreSeconds} s: ${p.kind === 'split-brain' ? 'one MASTER again' : p.vrrp && p.vrrp.sides.find((s) => s.host === p.target.host)?.preempt === false ? 'the VIP stays where it went (nopreempt)' : `the VIP back on ${p.target.host} (preempt)`}, and the requests that fail meanwhile.`
-      : `4. **Watch it come back** for up to ${p.limits.restoreSeconds} s: Node Ready${p.target.role === 'control-plane' ? ', etcd member back and caught up, HAProxy backend UP' : ''}${p.awaited.length ? ', evicted pods cleaned up' : ''}.`,
+    t('1. **Fault** — {0}: `{1}`', p.fault?.title ?? t('(none)'), actionDisplay(p.fault)),
+    t('2. **Observe** for up to {0} s{1}, polling every {2} s: {3}.', p.limits.observeSeconds, evictions, p.limits.pollMs / 1000, probeList(p)),
+    t('3. **Restore** — always, also after an error or a cancel — {0}: `{1}`', p.restore?.title ?? t('(none)'), actionDisplay(p.restore)),
+    wayBack(p),
     '',
   );
-  out.push('## Safety', '');
-  if (p.etcd) out.push(`- ${p.etcd.quorum}`, `- etcd leader now: ${p.etcd.leader ? (p.etcd.names[p.etcd.leader] ?? p.etcd.leader) : '?'} (term ${p.etcd.term ?? '?'})${p.etcd.leader && p.etcd.leader === p.etcd.targetMember ? ' — the failed node is the leader: a new one will be elected' : ''}`);
-  for (const l of p.leases) out.push(`- ${l.name} lease: held by ${l.holderNode ?? 'nobody'}${l.onTarget ? ' — the failed node: it will move' : ''}`);
+  out.push(`## ${t('Safety')}`, '');
+  if (p.etcd) {
+    const leader = p.etcd.leader ? (p.etcd.names[p.etcd.leader] ?? p.etcd.leader) : '?';
+    const elected = p.etcd.leader && p.etcd.leader === p.etcd.targetMember ? t(' — the failed node is the leader: a new one will be elected') : '';
+    out.push(`- ${p.etcd.quorum}`, `- ${t('etcd leader now: {0} (term {1}){2}', leader, p.etcd.term ?? '?', elected)}`);
+  }
+  for (const l of p.leases) out.push(`- ${t('{0} lease: held by {1}{2}', l.name, l.holderNode ?? t('nobody'), l.onTarget ? t(' — the failed node: it will move') : '')}`);
   if (p.target.role === 'worker' || p.evictable.length) {
-    const tol = [...new Set(p.evictable.map((e) => (e.tolerationSeconds === undefined ? 'forever' : `${e.tolerationSeconds} s`)))].join(', ');
-    out.push(`- ${p.evictable.length} evictable pod(s) on ${p.target.node}${p.evictable.length ? ` (tolerate unreachable: ${tol})` : ''}; the drill waits for the eviction of ${p.awaited.length ? `${p.awaited.length}: ${p.awaited.join(', ')}` : 'none'}`);
+    const tol = [...new Set(p.evictable.map((e) => (e.tolerationSeconds === undefined ? t('forever') : t('{0} s', e.tolerationSeconds))))].join(', ');
+    const tolerate = p.evictable.length ? t(' (tolerate unreachable: {0})', tol) : '';
+    const waited = p.awaited.length ? `${p.awaited.length}: ${p.awaited.join(', ')}` : t('none');
+    out.push(`- ${t('{0} evictable pod(s) on {1}{2}; the drill waits for the eviction of {3}', p.evictable.length, p.target.node, tolerate, waited)}`);
   }
   out.push(...vrrpPlanLines(p));
   for (const w of p.warnings) out.push(`- ⚠ ${w}`);
-  out.push('', '## Expected (from this cluster\'s settings)', '', '| measurement | expected | why |', '| --- | --- | --- |');
+  out.push('', `## ${t("Expected (from this cluster's settings)")}`, '', `| ${t('measurement')} | ${t('expected')} | ${t('why')} |`, '| --- | --- | --- |');
   for (const e of p.expectations) out.push(`| ${e.title} | ${range(e)} | ${e.basis.replace(/\|/g, '\\|')} |`);
   out.push('');
   return out.join('\n');
 }
 
 function probeList(p: DrillPlan): string {
-  const parts: string[] = [`the API through ${p.apiServer} (new connection per request, every ${p.limits.pollMs / 2000} s)`];
-  if (p.vrrp) parts.push(`the VIP on every balancer (every ${p.vrrp.vipPollMs / 1000} s)`, ...(p.vrrp.neighbour ? [`${p.vrrp.neighbour}'s ARP entry for it`] : []), `the balancers as the Inventory view and \`status\` read them (every ${p.vrrp.verdictPollMs / 1000} s)`);
-  else parts.push(`Node ${p.target.node}`);
-  for (const b of p.balancers) parts.push(`HAProxy on ${b.host} (${b.method === 'journal' ? 'journal' : `${b.method} → ${b.socket}`})`);
-  if (p.etcd) parts.push(`etcd on ${p.etcd.survivors.join(', ')}`);
-  if (p.leases.length) parts.push('the leader Leases');
-  if (p.awaited.length) parts.push(`pods on ${p.target.node}`);
+  const parts: string[] = [t('the API through {0} (new connection per request, every {1} s)', p.apiServer, p.limits.pollMs / 2000)];
+  if (p.vrrp) parts.push(t('the VIP on every balancer (every {0} s)', p.vrrp.vipPollMs / 1000), ...(p.vrrp.neighbour ? [t("{0}'s ARP entry for it", p.vrrp.neighbour)] : []), t('the balancers as the Inventory view and `status` read them (every {0} s)', p.vrrp.verdictPollMs / 1000));
+  else parts.push(t('Node {0}', p.target.node));
+  for (const b of p.balancers) parts.push(t('HAProxy on {0} ({1})', b.host, b.method === 'journal' ? t('journal') : `${b.method} → ${b.socket}`));
+  if (p.etcd) parts.push(t('etcd on {0}', p.etcd.survivors.join(', ')));
+  if (p.leases.length) parts.push(t('the leader Leases'));
+  if (p.awaited.length) parts.push(t('pods on {0}', p.target.node));
   return parts.join(', ');
 }

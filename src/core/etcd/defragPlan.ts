@@ -127,14 +127,14 @@ interface MemberStepsInput {
 function memberSteps({ inventory, phase, member, hooks, balancers, transferee }: MemberStepsInput): Step[] {
   const host = inventory.hosts.find((h) => h.name === member.host) as HostSpec;
   const step = (on: string, key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>): Step => ({ id: `${phase}/${on}/${key}`, phase, host: on, ...rest });
-  const role = member.isLeader ? 'the leader, last' : member.isLearner ? 'a learner' : 'a follower';
+  const role = member.isLeader ? t('the leader, last') : member.isLearner ? t('a learner') : t('a follower');
   const behind = balancers && hostsWithRole(inventory, 'loadbalancer').length > 0 && host.roles.includes('control-plane');
   const balancerStep = (b: string, key: string, rest: Omit<Step, 'id' | 'phase' | 'host'>) => step(b, `haproxy-${key}-${host.name}`, rest);
   const steps: Step[] = [
     step(host.name, 'guard', {
       title: t('etcd guard: every member healthy and the quorum kept without {0} ({1})', member.name, role),
       why: t('a member being defragmented serves nothing; the others must carry the cluster meanwhile'),
-      planDisplay: 'read every member over SSH; refuse when one is unhealthy or the others alone would have no quorum',
+      planDisplay: t('read every member over SSH; refuse when one is unhealthy or the others alone would have no quorum'),
       rerun: GATE_RERUN,
       action: (_v, signal) => hooks.guard(host.name, signal),
     }),
@@ -150,7 +150,7 @@ function memberSteps({ inventory, phase, member, hooks, balancers, transferee }:
       run: sh`if ${littleToReclaim()}; then echo defrag-needed=no; else echo defrag-needed=yes; fi`,
       capture: (stdout) => ({ [key]: /defrag-needed=no/.test(stdout) ? 'no' : 'yes' }),
     }));
-    steps.push(...balancersOut(inventory, host, { step: balancerStep, restart: 'its etcd member is defragmented', skipWhen: notNeeded }));
+    steps.push(...balancersOut(inventory, host, { step: balancerStep, restart: t('its etcd member is defragmented'), skipWhen: notNeeded }));
   }
   if (transferee) {
     steps.push(step(host.name, 'move-leader', {
@@ -179,7 +179,7 @@ function memberSteps({ inventory, phase, member, hooks, balancers, transferee }:
     step(host.name, 'measured', {
       title: t('{0} healthy, its database size read again', member.name),
       rerun: GATE_RERUN,
-      planDisplay: 'read the member\'s status: DB size and in use, before → after',
+      planDisplay: t('read the member\'s status: DB size and in use, before → after'),
       action: (_v, signal) => hooks.measured(host.name, signal),
     }),
   );
@@ -246,7 +246,7 @@ export function buildNospacePlan(input: NospacePlanInput): Plan {
       title: "every member's database file is under its quota again",
       why: t('a disarm while a file is still over its quota is undone by the next write'),
       rerun: GATE_RERUN,
-      planDisplay: 'read every member: DB size < quota, else stop with what is taking the space',
+      planDisplay: t('read every member: DB size < quota, else stop with what is taking the space'),
       action: (_v, signal) => input.hooks.belowQuota(signal),
     }),
     step('disarm', { title: t('etcdctl alarm disarm'), check: noAlarms(), run: disarmCommand(), verify: noAlarms(), verifyTimeoutMs: 30_000 }),

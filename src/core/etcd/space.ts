@@ -9,6 +9,7 @@
  * defragmentation gives them back to the file system. Hence two numbers per member: % of quota (warning ≥ 80 %,
  * error ≥ 95 %) and the free pages a defragmentation would reclaim.
  */
+import { inEnglish, t } from '../l10n';
 import type { EtcdMember, EtcdModel } from '../live/etcd';
 import { formatBytes } from '../live/format';
 
@@ -57,21 +58,40 @@ export function memberSpace(m: EtcdMember): MemberSpace {
 
 /** `25.1 MB of 2.1 GB (1 %) · 9.8 MB free (39 %)` — one member's space in a line (views, status, plans). */
 export function describeSpace(s: MemberSpace): string {
-  if (s.dbSize === undefined) return 'space not read';
+  if (s.dbSize === undefined) return t('space not read');
   const pct = s.percentOfQuota === undefined ? '' : ` (${s.percentOfQuota < 1 ? s.percentOfQuota.toFixed(1) : Math.round(s.percentOfQuota)} %)`;
-  const free = s.freeBytes === undefined ? '' : ` · ${formatBytes(s.freeBytes)} free${s.freePercent !== undefined ? ` (${Math.round(s.freePercent)} %)` : ''}`;
-  return `${formatBytes(s.dbSize)} of ${formatBytes(s.quota)}${pct}${free}`;
+  const free = s.freeBytes === undefined ? '' : ` · ${s.freePercent !== undefined ? t('{0} free ({1} %)', formatBytes(s.freeBytes), Math.round(s.freePercent)) : t('{0} free', formatBytes(s.freeBytes))}`;
+  return `${t('{0} of {1}', formatBytes(s.dbSize), formatBytes(s.quota))}${pct}${free}`;
+}
+
+/** What a member's space is as a problem: a kind and a severity to act on, and the words to show. */
+export type SpaceProblemKind = 'nospace' | 'nearly-full' | 'filling';
+
+export interface SpaceFinding {
+  kind: SpaceProblemKind;
+  /** NOSPACE and a file near its quota are critical (writes stop); 80 % of it is a warning. */
+  severity: 'critical' | 'warning';
+  /** In the display language. */
+  what: string;
 }
 
 /**
  * The problem a member's space makes for the health model: NOSPACE (writes refused), or the file near its quota.
  * Fragmentation alone is not a problem: it only matters as part of the file's size.
  */
-export function spaceProblem(s: MemberSpace): string | undefined {
-  if (s.alarms.includes('NOSPACE')) return `etcd member ${s.name}: NOSPACE alarm — every write is refused until it is disarmed (kubeadm-workbench etcd alarms --disarm)`;
-  if (s.level === 'error') return `etcd member ${s.name}: DB ${Math.round(s.percentOfQuota!)}% of quota, nearly full (writes stop at 100 %); defragment it (${formatBytes(s.freeBytes)} free) or raise --quota-backend-bytes`;
-  if (s.level === 'warning') return `etcd member ${s.name}: DB ${Math.round(s.percentOfQuota!)}% of quota`;
+export function spaceFinding(s: MemberSpace): SpaceFinding | undefined {
+  if (s.alarms.includes('NOSPACE')) return { kind: 'nospace', severity: 'critical', what: t('etcd member {0}: NOSPACE alarm — every write is refused until it is disarmed (kubeadm-workbench etcd alarms --disarm)', s.name) };
+  if (s.level === 'error') return { kind: 'nearly-full', severity: 'critical', what: t('etcd member {0}: DB {1}% of quota, nearly full (writes stop at 100 %); defragment it ({2} free) or raise --quota-backend-bytes', s.name, Math.round(s.percentOfQuota!), formatBytes(s.freeBytes)) };
+  if (s.level === 'warning') return { kind: 'filling', severity: 'warning', what: t('etcd member {0}: DB {1}% of quota', s.name, Math.round(s.percentOfQuota!)) };
   return undefined;
+}
+
+/**
+ * spaceFinding's words in English, as the etcd model's problems carry them while the verdict still classifies those
+ * by their words (core/live/status.ts): the consumers move to spaceFinding's kind and severity, then to its words.
+ */
+export function spaceProblem(s: MemberSpace): string | undefined {
+  return inEnglish(() => spaceFinding(s)?.what);
 }
 
 /** What a defragmentation of every reachable member is expected to give back: their free pages now. */
@@ -92,7 +112,7 @@ export function renderEtcdStatus(model: EtcdModel): string {
   const head = ['MEMBER', 'ID', 'ROLE', 'DB', 'IN USE', 'QUOTA', '% QUOTA', 'FREE (DEFRAG GIVES BACK)', 'ALARMS', 'STATE'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  const out = [line(head), ...rows.map(line), '', `etcd: ${model.quorumLine} (read via ${model.via})`];
+  const out = [line(head), ...rows.map(line), '', t('etcd: {0} (read via {1})', model.quorumLine, model.via)];
   for (const p of model.problems) out.push(`  - ${p}`);
   return `${out.join('\n')}\n`;
 }

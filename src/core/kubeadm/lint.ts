@@ -293,7 +293,7 @@ class KubeadmLint extends KubeadmFile {
     const usesFlannel = manifest !== undefined || inv?.cluster.cni === 'flannel';
     if (usesFlannel) {
       const want = manifest?.network ?? FLANNEL_DEFAULT_NETWORK;
-      const where = manifest ? `${manifest.path}'s net-conf.json` : "flannel's default manifest";
+      const where = manifest ? t('{0}\'s net-conf.json', manifest.path) : t('flannel\'s default manifest');
       if (pod === undefined) {
         const fix = this.setNetworkingFix(d, 'podSubnet', want);
         this.reportDoc('kubeadm/pod-subnet-cni', t('networking.podSubnet is not set; flannel needs it ({0} uses {1}) so the controller manager allocates each node a pod range.', where, want), d, fix ? [fix] : undefined);
@@ -316,7 +316,7 @@ class KubeadmLint extends KubeadmFile {
         if (!cidr) continue;
         const inside = addresses.filter((a) => cidrContains(cidr, a.address));
         if (inside.length) {
-          this.report('kubeadm/subnet-overlap', `${name} ${name === 'podSubnet' ? pod : svc} contains node addresses (${inside.map((a) => `${a.what} ${a.address}`).join(', ')}).`, d, node ?? (root.get('kind', true) as Node));
+          this.report('kubeadm/subnet-overlap', t('{0} {1} contains node addresses ({2}).', name, name === 'podSubnet' ? pod : svc, inside.map((a) => `${a.what} ${a.address}`).join(', ')), d, node ?? (root.get('kind', true) as Node));
         }
       }
     }

@@ -214,8 +214,8 @@ class Walker {
 
   private typeError(node: Node, schema: JsonSchema, path: string): void {
     const [s, e] = rangeOf(node);
-    const want = schemaTypes(schema).map((type) => (type === 'object' ? t('a mapping') : type === 'array' ? t('a list') : `a ${type}`)).join(' or ');
-    const got = isMap(node) ? t('a mapping') : isSeq(node) ? t('a list') : isScalar(node) ? `a ${typeof node.value === 'number' ? 'number' : typeof node.value}` : 'something else';
+    const want = schemaTypes(schema).map((type) => (type === 'object' ? t('a mapping') : type === 'array' ? t('a list') : t('a {0}', type))).join(t(' or '));
+    const got = isMap(node) ? t('a mapping') : isSeq(node) ? t('a list') : isScalar(node) ? t('a {0}', typeof node.value === 'number' ? 'number' : typeof node.value) : t('something else');
     const hint = schemaTypes(schema).includes('string') && isScalar(node) && typeof node.value === 'number' ? t(' Quote it, e.g. "1.30" — unquoted it is read as a number.') : '';
     this.out.push({ rule: 'kubeadm/type', message: t('{0} must be {1}, not {2}.{3}', path.split('.').pop(), want, got, hint), start: s, end: e });
   }

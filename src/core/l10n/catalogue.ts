@@ -22,9 +22,21 @@ interface Active {
 }
 
 const ENGLISH: Active = { language: 'en', messages: undefined };
-let active: Active = ENGLISH;
-let generation = 0;
-const listeners: Array<() => void> = [];
+
+interface Shared {
+  active: Active;
+  generation: number;
+  listeners: Array<() => void>;
+}
+
+/**
+ * One catalogue per process (per thread): the Kubernetes adapter is a bundle of its own (dist/kube.js) with its own
+ * copy of this module, and what it words (the live model's verdict, its etcd problems) must follow the language the
+ * extension or the command line set in theirs — so every copy keeps its state in one record on globalThis.
+ */
+const SHARED = Symbol.for('kubeadm-workbench.l10n.catalogue');
+const slot = globalThis as unknown as Record<symbol, Shared | undefined>;
+const shared: Shared = (slot[SHARED] ??= { active: ENGLISH, generation: 0, listeners: [] });
 
 const PLACEHOLDER = /{([^}]+)}/g;
 const POSITIONAL = /{(\d+)}/g;
@@ -51,7 +63,7 @@ export function format(template: string, args: readonly MessageArg[] | Readonly<
  * `{0}`, `{1}`… filled from `args` (or `{name}` from one record argument, as `vscode.l10n.t` accepts).
  */
 export function t(message: string, ...args: MessageArg[] | [Readonly<Record<string, MessageArg>>]): string {
-  const translated = active.messages?.get(message) ?? message;
+  const translated = shared.active.messages?.get(message) ?? message;
   if (args.length === 0) return translated;
   const first = args[0];
   if (args.length === 1 && first !== null && typeof first === 'object') return format(translated, first);
@@ -92,18 +104,19 @@ export function useMessages(language: string, bundle: unknown): BundleProblem[] 
 
 /** The active language's tag. */
 export function catalogueLanguage(): string {
-  return active.language;
+  return shared.active.language;
 }
 
 /** The active catalogue as plain data, to hand to a worker thread (which starts with English). */
 export function catalogueSnapshot(): { language: string; messages: Record<string, string> } | undefined {
+  const { active } = shared;
   if (!active.messages) return active.language === 'en' ? undefined : { language: active.language, messages: {} };
   return { language: active.language, messages: Object.fromEntries(active.messages) };
 }
 
 /** A number that changes whenever the active catalogue does (for keys of cached, already translated text). */
 export function catalogueGeneration(): number {
-  return generation;
+  return shared.generation;
 }
 
 /**
@@ -111,7 +124,7 @@ export function catalogueGeneration(): number {
  * unchanged files) register here so that they never answer in the previous language.
  */
 export function onCatalogueChange(clear: () => void): void {
-  listeners.push(clear);
+  shared.listeners.push(clear);
 }
 
 /**
@@ -119,8 +132,8 @@ export function onCatalogueChange(clear: () => void): void {
  * line's `--format json`/`sarif` keep the English messages as their stable text and add the localised one.
  */
 export function inEnglish<T>(fn: () => T): T {
-  const saved = active;
-  if (saved === ENGLISH || !saved.messages) return fn();
+  const saved = shared.active;
+  if (!saved.messages) return fn();
   setActive(ENGLISH);
   try {
     return fn();
@@ -130,10 +143,10 @@ export function inEnglish<T>(fn: () => T): T {
 }
 
 function setActive(next: Active): void {
-  if (next.language === active.language && next.messages === active.messages) return;
-  active = next.language === 'en' && !next.messages ? ENGLISH : next;
-  generation++;
-  for (const clear of listeners) clear();
+  if (next.language === shared.active.language && next.messages === shared.active.messages) return;
+  shared.active = next.language === 'en' && !next.messages ? ENGLISH : next;
+  shared.generation++;
+  for (const clear of shared.listeners) clear();
 }
 
 /** `ru_RU`, `ru-RU`, `RU` → `ru-ru`, `ru`: VS Code's spelling of a language tag (lower case, `-`). */

@@ -5,6 +5,7 @@
  * problems feed the one verdict: no balancer or two balancers holding the VIP, HAProxy down where the VIP is, a
  * backend server DOWN.
  */
+import { t } from '../l10n';
 import type { Inventory } from '../inventory/types';
 import { hostsWithRole, splitEndpoint } from '../inventory/types';
 import { sh, type RemoteCommand } from '../ssh/command';
@@ -105,20 +106,20 @@ export function buildBalancers(inventory: Inventory, balancers: BalancerLive[], 
   const problems: Problem[] = [];
   const add = (severity: Problem['severity'], what: string) => problems.push({ severity, what });
   const read = balancers.filter((b) => b.vrrp);
-  for (const b of balancers) if (!b.vrrp) add('warning', `balancer ${b.host} not read: ${b.error ?? 'no answer'}`);
-  if (read.length && !holders.length && read.length === balancers.length) problems.push({ severity: 'critical', what: `no balancer holds the VIP ${vip ?? ''}`.trim(), about: 'vip' });
-  if (holders.length > 1) problems.push({ severity: 'critical', what: `the VIP ${vip ?? ''} is held by ${holders.join(' and ')} at once (split brain): ${splitBrainCause(balancers.filter((b) => holders.includes(b.host)))}`, about: 'vip' });
+  for (const b of balancers) if (!b.vrrp) add('warning', t('balancer {0} not read: {1}', b.host, b.error ?? t('no answer')));
+  if (read.length && !holders.length && read.length === balancers.length) problems.push({ severity: 'critical', what: t('no balancer holds the VIP {0}', vip ?? '').trim(), about: 'vip' });
+  if (holders.length > 1) problems.push({ severity: 'critical', what: t('the VIP {0} is held by {1} at once (split brain): {2}', vip ?? '', holders.join(t(' and ')), splitBrainCause(balancers.filter((b) => holders.includes(b.host)))), about: 'vip', kind: 'split-brain' });
   for (const b of read) {
     const holds = holders.includes(b.host);
-    const where = holds ? 'holds the VIP' : 'standby';
-    if (!b.vrrp!.keepalivedActive) add(holds ? 'critical' : 'warning', `Keepalived is not running on balancer ${b.host} (${where})`);
-    else if (!holds && b.vrrp!.instance?.state === 'FAULT') add('warning', `Keepalived on balancer ${b.host} is in FAULT: it cannot take the VIP over${failingScripts(b.vrrp!.instance).length ? ` (${failingScripts(b.vrrp!.instance).map((x) => x.name).join(', ')} failing)` : ''}`);
+    const where = holds ? t('holds the VIP') : t('standby');
+    if (!b.vrrp!.keepalivedActive) add(holds ? 'critical' : 'warning', t('Keepalived is not running on balancer {0} ({1})', b.host, where));
+    else if (!holds && b.vrrp!.instance?.state === 'FAULT') add('warning', t('Keepalived on balancer {0} is in FAULT: it cannot take the VIP over{1}', b.host, failingScripts(b.vrrp!.instance).length ? t(' ({0} failing)', failingScripts(b.vrrp!.instance).map((x) => x.name).join(', ')) : ''));
     if (!b.vrrp!.haproxyActive) {
       if (holds && holders.length === 1) problems.push({ ...haproxyDownOnHolder(b, balancers.filter((x) => x !== b)), about: 'vip' });
-      else add(holds ? 'critical' : 'warning', `HAProxy is not running on balancer ${b.host} (${where})`);
+      else add(holds ? 'critical' : 'warning', t('HAProxy is not running on balancer {0} ({1})', b.host, where));
     }
     for (const s of b.servers) {
-      if (s.state && isDown(s.state.status)) add(holders.includes(b.host) ? 'critical' : 'warning', `HAProxy on ${b.host}: backend ${s.backend} server ${s.server} (${s.address}) is ${s.state.status}${s.state.check ? ` (${s.state.check})` : ''}`);
+      if (s.state && isDown(s.state.status)) add(holders.includes(b.host) ? 'critical' : 'warning', t('HAProxy on {0}: backend {1} server {2} ({3}) is {4}{5}', b.host, s.backend, s.server, s.address, s.state.status, s.state.check ? ` (${s.state.check})` : ''));
     }
   }
   return { vip, holders, balancers, problems, fetchedAt };
@@ -132,17 +133,18 @@ export function balancerHosts(inventory: Inventory): { name: string; address: st
 /** One line for the VIP holder, e.g. `VIP 10.3.60.100 on lb1 (MASTER) · HAProxy up · backends 3/3 UP`. */
 export function vipLine(model: BalancersModel): string {
   const vip = model.vip ?? '?';
-  if (!model.holders.length) return `VIP ${vip}: held by no balancer`;
-  if (model.holders.length > 1) return `VIP ${vip}: held by ${model.holders.join(' and ')} (split brain)`;
+  if (!model.holders.length) return t('VIP {0}: held by no balancer', vip);
+  if (model.holders.length > 1) return t('VIP {0}: held by {1} (split brain)', vip, model.holders.join(t(' and ')));
   const b = model.balancers.find((x) => x.host === model.holders[0])!;
-  return `VIP ${vip} on ${b.host}${b.vrrp?.keepalivedState ? ` (${b.vrrp.keepalivedState})` : ''} · ${balancerSummary(b)}`;
+  // ' · ' apart: the Inventory view's VIP row takes the part before the first one as its label
+  return `${t('VIP {0} on {1}{2}', vip, b.host, b.vrrp?.keepalivedState ? ` (${b.vrrp.keepalivedState})` : '')} · ${balancerSummary(b)}`;
 }
 
 /** `HAProxy up · backends 2/3 UP` for one balancer. */
 export function balancerSummary(b: BalancerLive): string {
-  if (!b.vrrp) return `not read: ${b.error ?? 'no answer'}`;
+  if (!b.vrrp) return t('not read: {0}', b.error ?? t('no answer'));
   const up = b.servers.filter((s) => s.state && !isDown(s.state.status)).length;
   const known = b.servers.filter((s) => s.state).length;
-  const backends = b.servers.length ? (known ? `backends ${up}/${b.servers.length} UP` : 'backends unknown (admin socket not readable)') : 'no backends';
-  return `HAProxy ${b.vrrp.haproxyActive ? 'up' : 'DOWN'} · ${backends}`;
+  const backends = b.servers.length ? (known ? t('backends {0}/{1} UP', up, b.servers.length) : t('backends unknown (admin socket not readable)')) : t('no backends');
+  return `${b.vrrp.haproxyActive ? t('HAProxy up') : t('HAProxy DOWN')} · ${backends}`;
 }

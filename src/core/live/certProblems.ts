@@ -2,12 +2,13 @@
  * Certificates in the cluster's health verdict: a cluster whose certificates expire locks its administrators out a
  * year after bring-up. `status --ssh` reads them itself, the editor takes them from the Certificates view's inspection.
  */
+import { t } from '../l10n';
 import { allEntries, type CertReport } from '../certs/report';
 import { csrProblem } from '../certs/kubelet';
 import type { Problem } from './status';
 
 function expiryWords(daysLeft: number): string {
-  return daysLeft < 0 ? `expired ${-daysLeft} day(s) ago` : `expires in ${daysLeft} day(s)`;
+  return daysLeft < 0 ? t('expired {0} day(s) ago', -daysLeft) : t('expires in {0} day(s)', daysLeft);
 }
 
 /**
@@ -17,27 +18,28 @@ function expiryWords(daysLeft: number): string {
  */
 export function certificateProblems(report: CertReport): Problem[] {
   const out: Problem[] = [];
-  const under = `under the warning threshold of ${report.thresholds.warningDays} days`;
+  const under = t('under the warning threshold of {0} days', report.thresholds.warningDays);
   for (const e of allEntries(report)) {
     if (e.daysLeft !== undefined && e.expiry && e.expiry !== 'ok') {
-      out.push({ severity: 'critical', what: `certificate ${e.id} on ${e.host} ${expiryWords(e.daysLeft)} (${under})` });
+      out.push({ severity: 'critical', what: t('certificate {0} on {1} {2} ({3})', e.id, e.host, expiryWords(e.daysLeft), under) });
     }
     for (const p of e.problems) {
+      // the inspection's own expiry finding (core/certs, English) is the critical one above
       if (p.severity === 'info' || /^(expires in|expired) /.test(p.message)) continue;
-      out.push({ severity: 'warning', what: `certificate ${e.id} on ${e.host}: ${p.message}` });
+      out.push({ severity: 'warning', what: t('certificate {0} on {1}: {2}', e.id, e.host, p.message) });
     }
   }
   for (const c of report.served) {
-    const who = c.target === 'endpoint' ? `the endpoint ${c.address}:${c.port}` : `${c.target} (${c.address}:${c.port})`;
+    const who = c.target === 'endpoint' ? t('the endpoint {0}:{1}', c.address, c.port) : `${c.target} (${c.address}:${c.port})`;
     if (c.daysLeft !== undefined && c.daysLeft < report.thresholds.warningDays) {
-      out.push({ severity: 'critical', what: `the certificate served by ${who} ${expiryWords(c.daysLeft)} (${under})` });
+      out.push({ severity: 'critical', what: t('the certificate served by {0} {1} ({2})', who, expiryWords(c.daysLeft), under) });
     }
     for (const p of c.problems) {
       if (p.severity === 'info' || /^the served certificate (expires in|has expired)/.test(p.message)) continue;
-      out.push({ severity: 'warning', what: `the certificate served by ${who}: ${p.message}` });
+      out.push({ severity: 'warning', what: t('the certificate served by {0}: {1}', who, p.message) });
     }
   }
-  for (const h of report.hosts) if (h.error) out.push({ severity: 'warning', what: `certificates of ${h.host} not read: ${h.error}` });
+  for (const h of report.hosts) if (h.error) out.push({ severity: 'warning', what: t('certificates of {0} not read: {1}', h.host, h.error) });
   for (const c of report.csrs ?? []) {
     const p = csrProblem(c);
     if (p) out.push({ severity: 'warning', what: p });

@@ -13,6 +13,7 @@
  *  2. `config.hash` vs `config.mirror` on the mirror pod, and config.hash changes across reads
  *     (tracked by the caller): a static pod that was re-created from a changed manifest.
  */
+import { t } from '../l10n';
 import type { HostSpec, Inventory } from '../inventory/types';
 import { parseTime, type Condition, type Container, type DaemonSet, type Deployment, type Node, type Pod } from './types';
 
@@ -204,7 +205,7 @@ export function buildControlPlane(input: ControlPlaneInput): ControlPlaneModel {
       name,
       host: hostForNode(input.inventory, name, node)?.name,
       readiness: node ? readiness : 'Unknown',
-      readyReason: node ? reason : 'no Node object',
+      readyReason: node ? reason : t('no Node object'),
       taints: (node?.spec?.taints ?? []).map(describeTaint),
       unschedulable: !!node?.spec?.unschedulable,
       kubeletVersion: node?.status?.nodeInfo?.kubeletVersion,
@@ -253,24 +254,24 @@ export function manifestDrift(manifest: { spec?: { containers?: Container[] } } 
   const differences: string[] = [];
   const want = manifest?.spec?.containers ?? [];
   const have = new Map((mirror.spec?.containers ?? []).map((c) => [c.name, c]));
-  if (!want.length) differences.push('manifest has no containers');
+  if (!want.length) differences.push(t('manifest has no containers'));
   for (const c of want) {
     const m = have.get(c.name);
     if (!m) {
-      differences.push(`container ${c.name} is not in the mirror pod`);
+      differences.push(t('container {0} is not in the mirror pod', c.name));
       continue;
     }
     have.delete(c.name);
-    if ((c.image ?? '') !== (m.image ?? '')) differences.push(`${c.name}: image ${m.image} → ${c.image} in the manifest`);
+    if ((c.image ?? '') !== (m.image ?? '')) differences.push(t('{0}: image {1} → {2} in the manifest', c.name, String(m.image), String(c.image)));
     for (const field of ['command', 'args'] as const) {
       const a = c[field] ?? [];
       const b = m[field] ?? [];
       const added = a.filter((x) => !b.includes(x));
       const removed = b.filter((x) => !a.includes(x));
-      for (const x of added) differences.push(`${c.name}: ${field} ${x} only in the manifest`);
-      for (const x of removed) differences.push(`${c.name}: ${field} ${x} only in the running pod`);
+      for (const x of added) differences.push(t('{0}: {1} {2} only in the manifest', c.name, field, x));
+      for (const x of removed) differences.push(t('{0}: {1} {2} only in the running pod', c.name, field, x));
     }
   }
-  for (const name of have.keys()) differences.push(`container ${name} is not in the manifest`);
+  for (const name of have.keys()) differences.push(t('container {0} is not in the manifest', name));
   return { drift: differences.length > 0, differences };
 }

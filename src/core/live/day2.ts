@@ -4,6 +4,7 @@
  * Backups view does not load the certificate assessment at activation). Read over SSH: `status --ssh` reads them
  * itself, the editor takes them from the Backups view's schedule reads.
  */
+import { t } from '../l10n';
 import { scheduleProblem, type ScheduleStatus } from '../backup/schedule';
 import type { Problem } from './status';
 
@@ -26,7 +27,7 @@ export function isReadError(s: ScheduleReading): s is ScheduleReadError {
 export function snapshotProblems(readings: readonly ScheduleReading[], fallbackIntervalSeconds: number): Problem[] {
   const out: Problem[] = [];
   for (const s of readings) {
-    if (isReadError(s)) out.push({ severity: 'warning', what: `scheduled etcd snapshots of ${s.host} not read: ${s.error}` });
+    if (isReadError(s)) out.push({ severity: 'warning', what: t('scheduled etcd snapshots of {0} not read: {1}', s.host, s.error) });
     else {
       const p = scheduleProblem(s, fallbackIntervalSeconds);
       if (p) out.push(p);

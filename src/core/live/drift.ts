@@ -3,6 +3,7 @@
  * compares each with its mirror pod (see manifestDrift in controlPlane.ts for the method and why not the
  * config.hash).
  */
+import { t } from '../l10n';
 import { parse } from 'yaml';
 import { CONTROL_PLANE_COMPONENTS, componentOf, manifestDrift, type Component, type ControlPlaneModel } from './controlPlane';
 import type { RemoteExec } from './etcdSource';
@@ -44,6 +45,6 @@ export function applyDrift(model: ControlPlaneModel, node: string, manifests: Ma
     const pod = pods.find((p) => p.metadata.name === c.podName && componentOf(p) === c.component);
     const manifest = manifests.get(c.component);
     if (!pod) continue;
-    c.drift = manifest ? manifestDrift(manifest, pod) : { drift: true, differences: [`${MANIFEST_DIR}/${c.component}.yaml is missing on the host`] };
+    c.drift = manifest ? manifestDrift(manifest, pod) : { drift: true, differences: [t('{0}/{1}.yaml is missing on the host', MANIFEST_DIR, c.component)] };
   }
 }

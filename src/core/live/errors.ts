@@ -3,6 +3,7 @@
  * The adapter turns Node's socket/TLS errors and HTTP statuses into an ApiError; views, the status
  * bar and the CLI print `describe()`.
  */
+import { t } from '../l10n';
 
 export type FailureKind = 'dns' | 'tls' | 'auth' | 'forbidden' | 'timeout' | 'refused' | 'unreachable' | 'gone' | 'http' | 'config' | 'other';
 
@@ -19,22 +20,23 @@ export class ApiError extends Error {
   }
 
   describe(): string {
-    return `${KIND_TEXT[this.kind]} (${this.where}): ${this.message}`;
+    return `${KIND_TEXT[this.kind]()} (${this.where}): ${this.message}`;
   }
 }
 
-const KIND_TEXT: Record<FailureKind, string> = {
-  dns: 'DNS lookup failed',
-  tls: 'TLS handshake failed',
-  auth: 'authentication failed',
-  forbidden: 'not allowed (RBAC)',
-  timeout: 'timed out',
-  refused: 'connection refused',
-  unreachable: 'host unreachable',
-  gone: 'resource version too old (410 Gone)',
-  http: 'API error',
-  config: 'kubeconfig problem',
-  other: 'request failed',
+/** Each kind in the display language (a function: the language may change after this module loads). */
+const KIND_TEXT: Record<FailureKind, () => string> = {
+  dns: () => t('DNS lookup failed'),
+  tls: () => t('TLS handshake failed'),
+  auth: () => t('authentication failed'),
+  forbidden: () => t('not allowed (RBAC)'),
+  timeout: () => t('timed out'),
+  refused: () => t('connection refused'),
+  unreachable: () => t('host unreachable'),
+  gone: () => t('resource version too old (410 Gone)'),
+  http: () => t('API error'),
+  config: () => t('kubeconfig problem'),
+  other: () => t('request failed'),
 };
 
 const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_OSSL|HOSTNAME_MISMATCH)/;

@@ -6,6 +6,7 @@
 import type { Inventory } from '../inventory/types';
 import { hexId, num, parseJsonBigSafe } from './bigjson';
 import { memberSpace, spaceProblem } from '../etcd/space';
+import { t } from '../l10n';
 
 /** etcd's default --quota-backend-bytes (2 GiB) when the status does not report a quota. */
 export const DEFAULT_QUOTA_BYTES = 2 * 1024 * 1024 * 1024;
@@ -60,8 +61,12 @@ export interface EtcdMember {
   quota: number;
   version: string | undefined;
   alarms: string[];
-  /** Why the member is unhealthy, when it is. */
+  /** Why the member is unhealthy, when it is (in the display language; etcd's own errors as etcd wrote them). */
   problem: string | undefined;
+  /** Which kind of problem `problem` is: what code matches instead of its words. */
+  problemKind?: MemberProblemKind | undefined;
+  /** For an unreachable member: why its endpoint did not answer, as the read reported it. */
+  unreachableCause?: string | undefined;
   healthy: boolean;
   /** What an earlier read saw of a member that is unreachable now (from the reader's MemberHistory). */
   lastSeen?: { role: MemberRole; version: string | undefined; at: number } | undefined;
@@ -70,6 +75,20 @@ export interface EtcdMember {
 }
 
 export type MemberRole = 'leader' | 'follower' | 'learner';
+
+/** Why a member is unhealthy: added but never started, its endpoint silent, an alarm, etcd's own errors, no leader. */
+export type MemberProblemKind = 'unstarted' | 'unreachable' | 'alarm' | 'errors' | 'no-leader';
+
+/**
+ * What one entry of `EtcdModel.problems` is about (the same order): code judges and matches these, never the words,
+ * which are in the display language.
+ */
+export interface EtcdIssue {
+  kind: 'member' | 'no-leader' | 'quorum-lost' | 'quorum-at-risk' | 'space' | 'no-members';
+  severity: 'critical' | 'warning';
+  /** The member's name, for `member` and `space`. */
+  member?: string;
+}
 
 /**
  * What successive reads learnt about each member, so an unreachable member is labelled by what we know — its role
@@ -96,6 +115,8 @@ export interface EtcdModel {
   quorumLine: string;
   /** Human-readable degraded states; empty when healthy. */
   problems: string[];
+  /** What each problem is about and how bad it is (the same order as `problems`). */
+  issues?: EtcdIssue[];
 }
 
 // ---- parsing ---------------------------------------------------------------------------------------
@@ -169,13 +190,24 @@ export function memberHost(inventory: Inventory | undefined, m: { name?: string;
 export function quorumLine(voting: number, healthy: number): string {
   const quorum = Math.floor(voting / 2) + 1;
   const tolerates = healthy - quorum;
-  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
-  const parts = [plural(voting, 'member')];
-  if (healthy !== voting) parts.push(`${healthy} healthy`);
-  parts.push(`quorum ${quorum}`);
-  if (tolerates < 0) parts.push('QUORUM LOST');
-  else parts.push(`tolerates ${plural(tolerates, 'failure')}${tolerates === 0 && voting > 1 ? ' (at risk)' : ''}`);
+  const parts = [voting === 1 ? t('1 member') : t('{0} members', voting)];
+  if (healthy !== voting) parts.push(t('{0} healthy', healthy));
+  parts.push(t('quorum {0}', quorum));
+  if (tolerates < 0) parts.push(t('QUORUM LOST'));
+  else parts.push(`${tolerates === 1 ? t('tolerates 1 failure') : t('tolerates {0} failures', tolerates)}${tolerates === 0 && voting > 1 ? t(' (at risk)') : ''}`);
   return parts.join(' · ');
+}
+
+/** etcd's own error words for a state that stops writes or elections. */
+const ETCD_SAYS_CRITICAL = /quorum lost|quorum at risk|unreachable|no leader|alarm|no members|nearly full/;
+
+/**
+ * How bad a member's problem is: unreachable, no leader or an alarm are critical, and so is an error of etcd's own that
+ * says so in etcd's words; a member added but never started, or another error of etcd's, is a warning.
+ */
+function memberSeverity(m: EtcdMember): EtcdIssue['severity'] {
+  if (m.problemKind === 'unreachable' || m.problemKind === 'alarm' || m.problemKind === 'no-leader') return 'critical';
+  return m.problemKind === 'errors' && ETCD_SAYS_CRITICAL.test(m.problem ?? '') ? 'critical' : 'warning';
 }
 
 export function buildEtcd(raw: EtcdRaw, via: string, fetchedAt: number, inventory?: Inventory, history?: MemberHistory): EtcdModel {
@@ -203,11 +235,12 @@ export function buildEtcd(raw: EtcdRaw, via: string, fetchedAt: number, inventor
       const alarms = [...new Set([...alarmsOf(id), ...errors.map((e) => /alarm:(\w+)/.exec(e)?.[1]).filter((x): x is string => !!x)])];
       const unstarted = !m.name && !(m.clientURLs ?? []).length;
       let problem: string | undefined;
-      if (unstarted) problem = 'not started (added, never joined)';
-      else if (!status) problem = failed?.error ? `unreachable: ${failed.error}` : 'unreachable';
-      else if (alarms.length) problem = `alarm ${alarms.join(', ')}`;
-      else if (errors.length) problem = errors.join('; ');
-      else if (!hexId(status.leader) || hexId(status.leader) === '0') problem = 'no leader';
+      let problemKind: MemberProblemKind | undefined;
+      if (unstarted) [problem, problemKind] = [t('not started (added, never joined)'), 'unstarted'];
+      else if (!status) [problem, problemKind] = [failed?.error ? t('unreachable: {0}', failed.error) : t('unreachable'), 'unreachable'];
+      else if (alarms.length) [problem, problemKind] = [t('alarm {0}', alarms.join(', ')), 'alarm'];
+      else if (errors.length) [problem, problemKind] = [errors.join('; '), 'errors'];
+      else if (!hexId(status.leader) || hexId(status.leader) === '0') [problem, problemKind] = [t('no leader'), 'no-leader'];
       return {
         id,
         name: m.name || '(unstarted)',
@@ -224,6 +257,8 @@ export function buildEtcd(raw: EtcdRaw, via: string, fetchedAt: number, inventor
         version: status?.version,
         alarms,
         problem,
+        ...(problemKind ? { problemKind } : {}),
+        ...(!status && failed?.error ? { unreachableCause: failed.error } : {}),
         healthy: !problem,
       };
     })
@@ -235,16 +270,23 @@ export function buildEtcd(raw: EtcdRaw, via: string, fetchedAt: number, inventor
   const quorum = Math.floor(voting / 2) + 1;
   const tolerates = healthyVoting - quorum;
   const problems: string[] = [];
-  for (const m of members) if (m.problem) problems.push(`etcd member ${m.name} (${m.id}): ${m.problem}`);
-  if (voting && !leaderId) problems.push('etcd has no leader');
-  if (voting && tolerates < 0) problems.push(`etcd quorum lost: ${healthyVoting} of ${voting} voting members healthy, quorum ${quorum}`);
-  else if (voting > 1 && tolerates === 0) problems.push(`etcd quorum at risk: one more failure loses quorum (${healthyVoting}/${voting} healthy)`);
+  const issues: EtcdIssue[] = [];
+  const add = (issue: EtcdIssue, text: string) => {
+    issues.push(issue);
+    problems.push(text);
+  };
+  for (const m of members) if (m.problem) add({ kind: 'member', severity: memberSeverity(m), member: m.name }, t('etcd member {0} ({1}): {2}', m.name, m.id, m.problem));
+  if (voting && !leaderId) add({ kind: 'no-leader', severity: 'critical' }, t('etcd has no leader'));
+  if (voting && tolerates < 0) add({ kind: 'quorum-lost', severity: 'critical' }, t('etcd quorum lost: {0} of {1} voting members healthy, quorum {2}', healthyVoting, voting, quorum));
+  else if (voting > 1 && tolerates === 0) add({ kind: 'quorum-at-risk', severity: 'critical' }, t('etcd quorum at risk: one more failure loses quorum ({0}/{1} healthy)', healthyVoting, voting));
   for (const m of members) {
     // A NOSPACE alarm is the member's own problem above; the file near its quota is one of its own (space.ts).
-    const space = m.alarms.includes('NOSPACE') ? undefined : spaceProblem(memberSpace(m));
-    if (space) problems.push(space);
+    const space = m.alarms.includes('NOSPACE') ? undefined : memberSpace(m);
+    const text = space && spaceProblem(space);
+    // nearly full (the error level) stops writes soon; past the warning level it is a warning
+    if (text) add({ kind: 'space', severity: space.level === 'error' ? 'critical' : 'warning', member: m.name }, text);
   }
-  if (voting === 0) problems.push('etcd returned no members');
+  if (voting === 0) add({ kind: 'no-members', severity: 'critical' }, t('etcd returned no members'));
   return {
     via,
     fetchedAt,
@@ -255,8 +297,9 @@ export function buildEtcd(raw: EtcdRaw, via: string, fetchedAt: number, inventor
     healthyVoting,
     quorum,
     tolerates,
-    quorumLine: voting ? quorumLine(voting, healthyVoting) : 'no members',
+    quorumLine: voting ? quorumLine(voting, healthyVoting) : t('no members'),
     problems,
+    issues,
   };
 }
 

@@ -4,6 +4,7 @@
  * pods raced on every read and the fastest won, so "via exec etcd-…" flipped between nodes on almost every refresh,
  * and a pod still "ready 0/1" could be read through while a ready one was there.
  */
+import { t } from '../l10n';
 
 export interface EtcdPodCandidate {
   name: string;
@@ -48,7 +49,7 @@ export function readThroughFirst<T>(
   opts: { hedgeAfterMs: number; retryEveryMs?: number; maxAttempts?: number; failed?: (pod: EtcdPodCandidate, e: unknown) => void },
 ): Promise<{ value: T; via: EtcdPodCandidate }> {
   return new Promise((resolve, reject) => {
-    if (!order.length) return reject(new Error('no etcd pod to read through'));
+    if (!order.length) return reject(new Error(t('no etcd pod to read through')));
     const maxAttempts = Math.max(order.length, opts.maxAttempts ?? 2 * order.length);
     const retryEveryMs = opts.retryEveryMs ?? opts.hedgeAfterMs / 2;
     let settled = false;
@@ -74,7 +75,7 @@ export function readThroughFirst<T>(
           if (started === 1 && order.length > 1) startRest();
           else if (failures === started) {
             finish();
-            reject(new Error('every etcd pod failed'));
+            reject(new Error(t('every etcd pod failed')));
           }
         },
       );

@@ -5,6 +5,7 @@
  *  - over SSH, when the API is down: on a control-plane host, etcdctl there if installed, else inside
  *    the etcd container through crictl — behind the small RemoteExec interface.
  */
+import { t } from '../l10n';
 import { sh } from '../ssh/command';
 import { hexId } from './bigjson';
 import { parseAlarmList, parseEndpointStatus, parseMemberList, type EtcdRaw } from './etcd';
@@ -47,7 +48,7 @@ export interface MemberCache {
 export async function readEtcd(run: EtcdctlRunner, baseArgs: string[], withAlarms = false, cache?: MemberCache, now = Date.now()): Promise<EtcdRaw> {
   const listMembers = async () => {
     const list = await run([...baseArgs, 'member', 'list', '-w', 'json']);
-    if (list.code !== 0 || !list.stdout.trim()) throw new EtcdReadError(`etcdctl member list failed (exit ${list.code}): ${(list.stderr || list.stdout).trim().slice(0, 400)}`);
+    if (list.code !== 0 || !list.stdout.trim()) throw new EtcdReadError(t('etcdctl member list failed (exit {0}): {1}', String(list.code), (list.stderr || list.stdout).trim().slice(0, 400)));
     const parsed = parseMemberList(list.stdout);
     if (cache) Object.assign(cache, { members: parsed.members, clusterId: parsed.clusterId, at: now });
     return parsed;
@@ -67,7 +68,7 @@ export async function readEtcd(run: EtcdctlRunner, baseArgs: string[], withAlarm
   // A member whose clientURL produced neither a status nor an error line: etcdctl gave up early.
   for (const m of members) {
     for (const u of m.clientURLs ?? []) {
-      if (!statuses.some((s) => s.endpoint === u)) statuses.push({ endpoint: u, error: status.code !== 0 ? firstLine(status.stderr) || `exit ${status.code}` : 'no status' });
+      if (!statuses.some((s) => s.endpoint === u)) statuses.push({ endpoint: u, error: status.code !== 0 ? firstLine(status.stderr) || `exit ${status.code}` : t('no status') });
     }
   }
   const raw: EtcdRaw = { members, clusterId, statuses };

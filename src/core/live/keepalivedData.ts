@@ -11,6 +11,7 @@
  * host, so neither ever leaves it.
  */
 import { sh, type RemoteCommand } from '../ssh/command';
+import { t } from '../l10n';
 
 /** The dump's lines this module reads (everything else, the password first, stays on the host). */
 export const DATA_LINES =
@@ -157,13 +158,13 @@ export function parseKeepalivedDump(data: string, stats = ''): VrrpInstanceData[
     }
   }
   for (const i of instances) {
-    for (const t of i.scripts) {
-      const s = scripts.get(t.name);
+    for (const tracked of i.scripts) {
+      const s = scripts.get(tracked.name);
       if (!s) continue;
-      t.status = s.status;
-      t.intervalSeconds = s.interval;
-      t.fall = s.fall;
-      t.rise = s.rise;
+      tracked.status = s.status;
+      tracked.intervalSeconds = s.interval;
+      tracked.fall = s.fall;
+      tracked.rise = s.rise;
     }
     const st = parseStats(stats).get(i.name);
     if (st) i.stats = st;
@@ -208,8 +209,8 @@ export function priorityBreakdown(i: VrrpInstanceData): string {
   const base = i.priority ?? 0;
   const parts = i.scripts.flatMap((s) => {
     const failing = s.status === 'BAD';
-    if (s.weight < 0 && failing) return [`− ${-s.weight} (${s.name} failing)`];
-    if (s.weight > 0 && !failing && s.status !== undefined) return [`+ ${s.weight} (${s.name} succeeding)`];
+    if (s.weight < 0 && failing) return [t('− {0} ({1} failing)', -s.weight, s.name)];
+    if (s.weight > 0 && !failing && s.status !== undefined) return [t('+ {0} ({1} succeeding)', s.weight, s.name)];
     return [];
   });
   const eff = i.effectivePriority ?? base;

@@ -14,6 +14,7 @@
  * `<hostname>_<uuid>`; the hostname is mapped to the inventory host. Identity leases (`apiserver-…`,
  * label apiserver.kubernetes.io/identity=kube-apiserver) carry the host in label kubernetes.io/hostname.
  */
+import { t } from '../l10n';
 import type { Inventory } from '../inventory/types';
 import { hostForNode } from './controlPlane';
 import { parseTime, type Lease } from './types';
@@ -73,6 +74,11 @@ export interface LeasesInput {
   systemLeases: Lease[];
   inventory?: Inventory | undefined;
   graceMs?: number;
+}
+
+/** A lease's health in the display language (English: the state's own name). */
+export function leaseHealthWord(h: LeaseHealth): string {
+  return h === 'healthy' ? t('healthy') : h === 'late' ? t('late') : h === 'expired' ? t('expired') : t('unknown');
 }
 
 export function leaseHealth(sinceRenewMs: number | undefined, durationSeconds: number): LeaseHealth {

@@ -7,6 +7,7 @@
  *    `.example.com` both match its subdomains), each optionally with `:port` — Go's httpproxy rules;
  *  - a loopback server is never proxied from the environment.
  */
+import { t } from '../l10n';
 import { isIP } from 'node:net';
 
 export type ProxyDecision = { kind: 'direct'; why: string } | { kind: 'proxy'; url: URL; why: string };
@@ -24,10 +25,10 @@ function parseProxyUrl(text: string, source: string): URL {
     // Go accepts a bare host:port in the environment and takes it as http://.
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`);
   } catch {
-    throw new Error(`${source}: "${text}" is not a proxy URL`);
+    throw new Error(t('{0}: "{1}" is not a proxy URL', source, text));
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`${source}: ${url.protocol.replace(/:$/, '')} proxies are not supported (an HTTP CONNECT proxy, http:// or https://, is)`);
+    throw new Error(t('{0}: {1} proxies are not supported (an HTTP CONNECT proxy, http:// or https://, is)', source, url.protocol.replace(/:$/, '')));
   }
   return url;
 }
@@ -95,11 +96,11 @@ export function decideProxy(server: string, proxyUrl: string | undefined, env: P
   if (proxyUrl?.trim()) return { kind: 'proxy', url: parseProxyUrl(proxyUrl.trim(), 'kubeconfig proxy-url'), why: 'kubeconfig proxy-url' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  if (isLoopback(host)) return { kind: 'direct', why: 'loopback server' };
+  if (isLoopback(host)) return { kind: 'direct', why: t('loopback server') };
   const name = url.protocol === 'https:' ? 'https_proxy' : 'http_proxy';
   const fromEnv = envValue(env, name);
-  if (!fromEnv) return { kind: 'direct', why: `no proxy-url and no ${name.toUpperCase()}` };
+  if (!fromEnv) return { kind: 'direct', why: t('no proxy-url and no {0}', name.toUpperCase()) };
   const noProxy = envValue(env, 'no_proxy');
-  if (noProxy && noProxyMatches(noProxy, host, port)) return { kind: 'direct', why: 'NO_PROXY matches the server' };
+  if (noProxy && noProxyMatches(noProxy, host, port)) return { kind: 'direct', why: t('NO_PROXY matches the server') };
   return { kind: 'proxy', url: parseProxyUrl(fromEnv, name.toUpperCase()), why: name.toUpperCase() };
 }

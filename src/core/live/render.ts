@@ -4,9 +4,11 @@ import type { ComponentPod } from './controlPlane';
 import type { EtcdMember, EtcdModel } from './etcd';
 import { formatAge, formatBytes } from './format';
 import type { LiveModel } from './snapshot';
+import { leaseHealthWord } from './leases';
 import type { Verdict } from './status';
 import { balancerSummary, vipLine, type BalancersModel } from './balancers';
 import { vrrpLine } from './vrrpVerdict';
+import { memberSpace, type MemberSpace } from '../etcd/space';
 
 export function describeComponent(c: ComponentPod): string {
   if (!c.present) return `${c.component} · ${t('missing')}`;
@@ -43,72 +45,78 @@ export function memberFacts(m: EtcdMember, now: number, o: { age?: boolean } = {
 }
 
 /** A member's last seen role in the display language. */
-function roleWord(role: string): string {
+export function roleWord(role: string): string {
   return role === 'leader' ? t('leader') : role === 'follower' ? t('follower') : role === 'learner' ? t('learner') : role;
+}
+
+/** ` (12% of quota, 9.8 MB free)`: how full the file is (warning at 80 %) and what a defragmentation gives back. */
+function quotaShare(s: MemberSpace): string {
+  if (s.percentOfQuota === undefined || s.freeBytes === undefined) return '';
+  return t(' ({0}% of quota, {1} free)', s.percentOfQuota < 1 ? s.percentOfQuota.toFixed(1) : String(Math.round(s.percentOfQuota)), formatBytes(s.freeBytes));
 }
 
 export function describeMember(m: EtcdMember, now = Date.now()): string {
   const parts = [m.name, m.id, ...memberFacts(m, now)];
-  if (m.reachable) parts.push(`db ${formatBytes(m.dbSize)} (in use ${formatBytes(m.dbSizeInUse)}) / quota ${formatBytes(m.quota)}`);
-  if (m.alarms.length) parts.push(`alarms ${m.alarms.join(',')}`);
-  parts.push(m.healthy ? 'healthy' : `DOWN: ${m.problem}`);
+  if (m.reachable) parts.push(t('db {0} (in use {1}) / quota {2}', formatBytes(m.dbSize), formatBytes(m.dbSizeInUse), formatBytes(m.quota)) + quotaShare(memberSpace(m)));
+  if (m.alarms.length) parts.push(t('alarms {0}', m.alarms.join(',')));
+  parts.push(m.healthy ? t('healthy') : t('DOWN: {0}', String(m.problem)));
   return parts.join(' · ');
 }
 
 export function renderText(model: LiveModel, v: Verdict, header: string, etcdError?: string, balancers?: BalancersModel): string {
   const out: string[] = [header, ''];
   if (model.hosts.length) {
-    out.push('HOSTS');
+    out.push(t('HOSTS'));
     const w = Math.max(...model.hosts.map((h) => h.host.length));
     for (const h of model.hosts) {
-      const node = h.node ? `node ${h.node} ${h.readiness}` : 'no node';
-      const etcd = h.etcdMember ? ` · etcd ${h.etcdMember.name}${h.etcdMember.isLeader ? ' (leader)' : ''}${h.etcdMember.healthy ? '' : ' DOWN'}` : '';
-      out.push(`  ${h.host.padEnd(w)} ${h.address.padEnd(15)} ${h.roles.join(',').padEnd(14)} ${node}${h.kubeletVersion ? ` ${h.kubeletVersion}` : ''} · ${h.pods.length} kube-system pods${etcd}`);
-      if (h.leases.length) out.push(`  ${''.padEnd(w)} leases: ${h.leases.join(', ')}`);
+      const node = h.node ? t('node {0} {1}', h.node, h.readiness) : t('no node');
+      const etcd = h.etcdMember ? ` · etcd ${h.etcdMember.name}${h.etcdMember.isLeader ? t(' (leader)') : ''}${h.etcdMember.healthy ? '' : ' DOWN'}` : '';
+      out.push(`  ${h.host.padEnd(w)} ${h.address.padEnd(15)} ${h.roles.join(',').padEnd(14)} ${node}${h.kubeletVersion ? ` ${h.kubeletVersion}` : ''} · ${t('{0} kube-system pods', h.pods.length)}${etcd}`);
+      if (h.leases.length) out.push(`  ${''.padEnd(w)} ${t('leases: {0}', h.leases.join(', '))}`);
     }
     out.push('');
   }
-  out.push('CONTROL PLANE');
+  out.push(t('CONTROL PLANE'));
   for (const n of model.controlPlane.nodes) {
-    out.push(`  ${n.name}${n.host && n.host !== n.name ? ` (${n.host})` : ''} · ${n.readiness}${n.readyReason && n.readiness !== 'Ready' ? ` (${n.readyReason})` : ''}${n.taints.length ? ` · taints ${n.taints.join(', ')}` : ''}`);
+    out.push(`  ${n.name}${n.host && n.host !== n.name ? ` (${n.host})` : ''} · ${n.readiness}${n.readyReason && n.readiness !== 'Ready' ? ` (${n.readyReason})` : ''}${n.taints.length ? t(' · taints {0}', n.taints.join(', ')) : ''}`);
     for (const c of n.components) out.push(`    ${c.podName || c.component}: ${describeComponent(c)}`);
   }
   if (model.controlPlane.addons.length) {
-    out.push('  add-ons:');
-    for (const a of model.controlPlane.addons) out.push(`    ${a.name} (${a.kind} ${a.namespace}) · ready ${a.ready}/${a.desired}${a.healthy ? '' : ' · NOT READY'}`);
+    out.push(`  ${t('add-ons:')}`);
+    for (const a of model.controlPlane.addons) out.push(`    ${a.name} (${a.kind} ${a.namespace}) · ${t('ready {0}/{1}', a.ready, a.desired)}${a.healthy ? '' : t(' · NOT READY')}`);
   }
-  out.push('', 'LEASES');
+  out.push('', t('LEASES'));
   for (const l of model.leases.nodes) {
-    const nr = l.notReadyInMs === undefined ? '' : l.notReadyInMs > 0 ? ` · NotReady in ${formatAge(l.notReadyInMs)} without renew` : ' · past the node-monitor grace period';
-    out.push(`  node ${l.node.padEnd(20)} renewed ${formatAge(l.sinceRenewMs)} ago / ${l.durationSeconds}s · ${l.health}${l.health === 'healthy' ? '' : nr}`);
+    const nr = l.notReadyInMs === undefined ? '' : l.notReadyInMs > 0 ? t(' · NotReady in {0} without renew', formatAge(l.notReadyInMs)) : t(' · past the node-monitor grace period');
+    out.push(`  ${t('node {0} renewed {1} ago / {2}s · {3}{4}', l.node.padEnd(20), formatAge(l.sinceRenewMs), l.durationSeconds, leaseHealthWord(l.health), l.health === 'healthy' ? '' : nr)}`);
   }
-  for (const l of model.leases.leaders) out.push(`  leader ${l.name} · ${l.inventoryHost ?? l.holderHost ?? '?'} (${l.holderIdentity ?? 'no holder'}) · transitions ${l.transitions} · renewed ${formatAge(l.sinceRenewMs)} ago · ${l.health}`);
-  for (const l of model.leases.apiservers) out.push(`  apiserver ${l.name} · ${l.inventoryHost ?? l.hostname ?? '?'} · renewed ${formatAge(l.sinceRenewMs)} ago · ${l.health}`);
+  for (const l of model.leases.leaders) out.push(`  ${t('leader {0} · {1} ({2}) · transitions {3} · renewed {4} ago · {5}', l.name, l.inventoryHost ?? l.holderHost ?? '?', l.holderIdentity ?? t('no holder'), l.transitions, formatAge(l.sinceRenewMs), leaseHealthWord(l.health))}`);
+  for (const l of model.leases.apiservers) out.push(`  ${t('apiserver {0} · {1} · renewed {2} ago · {3}', l.name, l.inventoryHost ?? l.hostname ?? '?', formatAge(l.sinceRenewMs), leaseHealthWord(l.health))}`);
   out.push('', ...renderEtcd(model.etcd, etcdError));
   if (balancers) out.push('', ...renderBalancers(balancers));
-  out.push('', `VERDICT: ${v.summary}`);
+  out.push('', t('VERDICT: {0}', v.summary));
   for (const p of v.problems) out.push(`  ${p.severity === 'critical' ? '✗' : '!'} ${p.what}`);
   return out.join('\n') + '\n';
 }
 
 export function renderBalancers(b: BalancersModel): string[] {
-  const out = ['BALANCERS', `  ${vipLine(b)}`];
+  const out = [t('BALANCERS'), `  ${vipLine(b)}`];
   for (const lb of b.balancers) {
-    const vrrp = lb.vrrp ? `${lb.vrrp.holdsVip ? `holds the VIP on ${lb.vrrp.vipInterface}` : 'standby'} · keepalived ${lb.vrrp.keepalivedActive ? 'active' : 'NOT RUNNING'}${lb.vrrp.keepalivedState ? ` (${lb.vrrp.keepalivedState})` : ''}` : '';
+    const vrrp = lb.vrrp ? `${lb.vrrp.holdsVip ? t('holds the VIP on {0}', String(lb.vrrp.vipInterface)) : t('standby')} · ${lb.vrrp.keepalivedActive ? t('keepalived active') : t('keepalived NOT RUNNING')}${lb.vrrp.keepalivedState ? ` (${lb.vrrp.keepalivedState})` : ''}` : '';
     out.push(`  ${lb.host} ${lb.address} · ${[vrrp, balancerSummary(lb)].filter(Boolean).join(' · ')}`);
     const v = vrrpLine(lb);
     if (v) out.push(`    VRRP ${v}`);
-    for (const s of lb.servers) out.push(`    ${s.backend}/${s.server} ${s.address} · ${s.state ? `${s.state.status}${s.state.check ? ` (${s.state.check})` : ''}` : 'state unknown'}`);
+    for (const s of lb.servers) out.push(`    ${s.backend}/${s.server} ${s.address} · ${s.state ? `${s.state.status}${s.state.check ? ` (${s.state.check})` : ''}` : t('state unknown')}`);
   }
   return out;
 }
 
 export function renderEtcd(etcd: EtcdModel | undefined, etcdError?: string): string[] {
-  const out = [`ETCD${etcd ? ` (via ${etcd.via})` : ''}`];
+  const out = [`ETCD${etcd ? t(' (via {0})', etcd.via) : ''}`];
   if (etcd) {
     for (const m of etcd.members) out.push(`  ${describeMember(m, etcd.fetchedAt)}`);
     out.push(`  ${etcd.quorumLine}`);
     for (const p of etcd.problems) out.push(`  ✗ ${p}`);
-  } else out.push(`  not read${etcdError ? `: ${etcdError}` : ''}`);
+  } else out.push(`  ${etcdError ? t('not read: {0}', etcdError) : t('not read')}`);
   return out;
 }

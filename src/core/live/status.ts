@@ -16,6 +16,8 @@ export interface Problem {
   what: string;
   /** Set on the balancers' problems about the VIP itself (none or two holders, a stuck VIP): the VIP row shows them. */
   about?: 'vip';
+  /** What code recognises a problem by (its words are in the display language): two balancers hold the VIP. */
+  kind?: 'split-brain';
 }
 
 export interface Verdict {
@@ -46,7 +48,9 @@ export function verdict(model: LiveModel, opts: { etcdRequired?: boolean; balanc
   for (const l of model.leases.leaders) if (l.health === 'expired') add('critical', t('leader lease {0} not renewed for {1}s', l.name, Math.round((l.sinceRenewMs ?? 0) / 1000)));
   for (const a of model.controlPlane.addons) if (!a.healthy) add('warning', t('{0}: {1}/{2} ready', a.name, a.ready, a.desired));
   if (model.etcd) {
-    for (const p of model.etcd.problems) add(/quorum lost|quorum at risk|unreachable|no leader|alarm|no members|nearly full/.test(p) ? 'critical' : 'warning', p);
+    // by what each problem is about (its words are in the display language); a model without them by the English words
+    const issues = model.etcd.issues;
+    model.etcd.problems.forEach((p, i) => add(issues?.[i]?.severity ?? (/quorum lost|quorum at risk|unreachable|no leader|alarm|no members|nearly full/.test(p) ? 'critical' : 'warning'), p));
   } else if (opts.etcdRequired) add('critical', t('etcd could not be read'));
   for (const p of opts.balancers?.problems ?? []) add(p.severity, p.what);
   const critical = problems.filter((p) => p.severity === 'critical').length;

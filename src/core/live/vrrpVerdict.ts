@@ -8,6 +8,7 @@
  *    authentication, adverts that do not arrive (VRRP blocked between them), or a VIP left on a host whose
  *    keepalived is not MASTER (killed without removing it).
  */
+import { t } from '../l10n';
 import type { BalancerLive } from './balancers';
 import { failingScripts, priorityBreakdown, type VrrpInstanceData } from './keepalivedData';
 import type { Problem } from './status';
@@ -20,7 +21,7 @@ export function vrrpLine(b: BalancerLive): string | undefined {
   const i = b.vrrp?.instance;
   if (!i) return undefined;
   const failing = failingScripts(i);
-  return [`${i.state}`, `priority ${priorityBreakdown(i)}`, failing.length ? `failing: ${failing.map((s) => s.name).join(', ')}` : undefined, i.preempt === false ? 'nopreempt' : undefined].filter(Boolean).join(' · ');
+  return [`${i.state}`, t('priority {0}', priorityBreakdown(i)), failing.length ? t('failing: {0}', failing.map((s) => s.name).join(', ')) : undefined, i.preempt === false ? 'nopreempt' : undefined].filter(Boolean).join(' · ');
 }
 
 /** The best other balancer that could take the VIP: keepalived running, not FAULT, highest effective priority. */
@@ -31,9 +32,9 @@ function bestTaker(others: BalancerLive[]): { b: BalancerLive; i: VrrpInstanceDa
 
 /** Why others cannot take the VIP (FAULT, keepalived stopped, not read). */
 function whyNoTaker(others: BalancerLive[]): string {
-  if (!others.length) return 'there is no other balancer';
+  if (!others.length) return t('there is no other balancer');
   return others
-    .map((b) => (!b.vrrp ? `${b.host} is not read (${b.error ?? 'no answer'})` : !b.vrrp.keepalivedActive ? `keepalived is not running on ${b.host}` : b.vrrp.instance?.state === 'FAULT' ? `${b.host} is in FAULT` : `${b.host}'s keepalived state is unknown (no data dump)`))
+    .map((b) => (!b.vrrp ? t('{0} is not read ({1})', b.host, b.error ?? t('no answer')) : !b.vrrp.keepalivedActive ? t('keepalived is not running on {0}', b.host) : b.vrrp.instance?.state === 'FAULT' ? t('{0} is in FAULT', b.host) : t("{0}'s keepalived state is unknown (no data dump)", b.host)))
     .join('; ');
 }
 
@@ -42,43 +43,43 @@ function whyNoTaker(others: BalancerLive[]): string {
  * other balancer's (it moves within that one's master-down interval), else stuck, with the reason.
  */
 export function haproxyDownOnHolder(holder: BalancerLive, others: BalancerLive[]): Problem {
-  const head = `HAProxy is not running on balancer ${holder.host}, which holds the VIP: API requests through the VIP fail`;
+  const head = t('HAProxy is not running on balancer {0}, which holds the VIP: API requests through the VIP fail', holder.host);
   const i = holder.vrrp?.instance;
-  if (!i) return { severity: 'critical', what: `${head} (keepalived's state not read: no data dump)` };
+  if (!i) return { severity: 'critical', what: t("{0} (keepalived's state not read: no data dump)", head) };
   const taker = bestTaker(others);
-  if (!taker) return { severity: 'critical', what: `${head}, and no other balancer can take it over: ${whyNoTaker(others)}` };
+  if (!taker) return { severity: 'critical', what: t('{0}, and no other balancer can take it over: {1}', head, whyNoTaker(others)) };
   const eff = i.effectivePriority ?? i.priority ?? 0;
   const theirs = taker.i.effectivePriority ?? taker.i.priority ?? 0;
   const failing = failingScripts(i);
-  if (!i.scripts.length) return { severity: 'critical', what: `${head}; stuck: keepalived on ${holder.host} tracks no script, so nothing lowers its priority ${eff} and the VIP never moves (black hole)` };
+  if (!i.scripts.length) return { severity: 'critical', what: t('{0}; stuck: keepalived on {1} tracks no script, so nothing lowers its priority {2} and the VIP never moves (black hole)', head, holder.host, eff) };
   if (!failing.length) {
-    const sc = i.scripts.map((s) => `${s.name} (every ${s.intervalSeconds ?? '?'} s, fall ${s.fall ?? '?'})`).join(', ');
-    return { severity: 'critical', what: `${head}; keepalived's check ${sc} still succeeds there, so its priority stays ${eff} and the VIP does not move${i.scripts.every((s) => s.status === 'GOOD') ? ' — the script does not check HAProxy, or has not run since HAProxy stopped' : ''}` };
+    const sc = i.scripts.map((s) => t('{0} (every {1} s, fall {2})', s.name, s.intervalSeconds ?? '?', s.fall ?? '?')).join(', ');
+    return { severity: 'critical', what: t("{0}; keepalived's check {1} still succeeds there, so its priority stays {2} and the VIP does not move{3}", head, sc, eff, i.scripts.every((s) => s.status === 'GOOD') ? t(' — the script does not check HAProxy, or has not run since HAProxy stopped') : '') };
   }
   if (eff >= theirs) {
     const weight = failing.reduce((a, s) => a + Math.min(0, s.weight), 0);
     const needed = weight - (eff - theirs) - 1;
-    return { severity: 'critical', what: `${head}; stuck: its priority ${priorityBreakdown(i)} is not below ${taker.b.host}'s ${theirs}, so the VIP never moves (black hole) — a weight of ${needed} or lower would move it` };
+    return { severity: 'critical', what: t("{0}; stuck: its priority {1} is not below {2}'s {3}, so the VIP never moves (black hole) — a weight of {4} or lower would move it", head, priorityBreakdown(i), taker.b.host, theirs, needed) };
   }
   if (taker.i.preempt === false) {
-    return { severity: 'critical', what: `${head}; stuck: its priority fell to ${priorityBreakdown(i)}, below ${taker.b.host}'s ${theirs}, but ${taker.b.host} runs with nopreempt and does not take the VIP from a live MASTER (black hole)` };
+    return { severity: 'critical', what: t("{0}; stuck: its priority fell to {1}, below {2}'s {3}, but {2} runs with nopreempt and does not take the VIP from a live MASTER (black hole)", head, priorityBreakdown(i), taker.b.host, theirs) };
   }
-  return { severity: 'critical', what: `${head}; moving: its priority fell to ${priorityBreakdown(i)}, below ${taker.b.host}'s ${theirs}, so ${taker.b.host} takes the VIP within its master-down interval (${secs(taker.i.masterDownMs)})` };
+  return { severity: 'critical', what: t("{0}; moving: its priority fell to {1}, below {2}'s {3}, so {2} takes the VIP within its master-down interval ({4})", head, priorityBreakdown(i), taker.b.host, theirs, secs(taker.i.masterDownMs)) };
 }
 
 /** Two or more balancers hold the VIP: why, from what their keepalived says. */
 export function splitBrainCause(holders: BalancerLive[]): string {
   const notMaster = holders.filter((b) => !b.vrrp?.keepalivedActive || (b.vrrp.instance && b.vrrp.instance.state !== 'MASTER'));
   if (notMaster.length) {
-    return notMaster.map((b) => (b.vrrp?.keepalivedActive ? `${b.host} holds the VIP address although its keepalived is ${b.vrrp.instance!.state}` : `keepalived is not running on ${b.host} but the VIP is still on its interface (a killed keepalived leaves it there)`)).join('; ');
+    return notMaster.map((b) => (b.vrrp?.keepalivedActive ? t('{0} holds the VIP address although its keepalived is {1}', b.host, b.vrrp.instance!.state) : t('keepalived is not running on {0} but the VIP is still on its interface (a killed keepalived leaves it there)', b.host))).join('; ');
   }
   const inst = holders.map((b) => ({ b, i: b.vrrp?.instance })).filter((x): x is { b: BalancerLive; i: VrrpInstanceData } => !!x.i);
-  if (inst.length < 2) return 'keepalived state not read on every holder (no data dump)';
+  if (inst.length < 2) return t('keepalived state not read on every holder (no data dump)');
   const list = (f: (i: VrrpInstanceData) => unknown) => inst.map((x) => `${x.b.host} ${String(f(x.i))}`).join(', ');
-  const since = `both MASTER (since ${list((i) => clock(i.lastTransition))})`;
-  if (new Set(inst.map((x) => x.i.vrid)).size > 1) return `${since}: their virtual_router_id differs (${list((i) => i.vrid)}), so each ignores the other's adverts`;
-  if (new Set(inst.map((x) => x.i.advertSeconds)).size > 1) return `${since}: their advert_int differs (${list((i) => `${i.advertSeconds} s`)}), so each drops the other's adverts`;
+  const since = t('both MASTER (since {0})', list((i) => clock(i.lastTransition)));
+  if (new Set(inst.map((x) => x.i.vrid)).size > 1) return t("{0}: their virtual_router_id differs ({1}), so each ignores the other's adverts", since, list((i) => i.vrid));
+  if (new Set(inst.map((x) => x.i.advertSeconds)).size > 1) return t("{0}: their advert_int differs ({1}), so each drops the other's adverts", since, list((i) => `${i.advertSeconds} s`));
   const auth = inst.filter((x) => (x.i.stats?.authErrors ?? 0) > 0);
-  if (auth.length) return `${since}: ${auth.map((x) => `${x.b.host} rejected ${x.i.stats!.authErrors} advert(s) for their authentication`).join(', ')} — auth_type or auth_pass differs`;
-  return `${since}: they do not hear each other's adverts — VRRP (IP protocol 112) is blocked or lost between them`;
+  if (auth.length) return t('{0}: {1} — auth_type or auth_pass differs', since, auth.map((x) => t('{0} rejected {1} advert(s) for their authentication', x.b.host, x.i.stats!.authErrors)).join(', '));
+  return t("{0}: they do not hear each other's adverts — VRRP (IP protocol 112) is blocked or lost between them", since);
 }

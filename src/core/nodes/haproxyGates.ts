@@ -32,7 +32,7 @@ export function othersUpGate(node: string, server: string, others: readonly stri
 /** HAProxy's server for a control-plane node (the generator's names). */
 export function serverOf(inv: Inventory, node: string): string {
   const s = haproxyServerNames(inv).find((x) => x.host === node);
-  if (!s) throw new Error(`${node} has no server in the balancers' HAProxy backend (as the inventory generates it)`);
+  if (!s) throw new Error(t('{0} has no server in the balancers\' HAProxy backend (as the inventory generates it)', node));
   return s.server;
 }
 

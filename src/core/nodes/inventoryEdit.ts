@@ -6,6 +6,7 @@
  */
 import { isMap, isScalar, isSeq, parseDocument, type Node, type YAMLMap } from 'yaml';
 import { scalar } from '../inventory/serialize';
+import { t } from '../l10n';
 
 export class InventoryEditError extends Error {}
 
@@ -18,15 +19,15 @@ interface Located {
 
 function locate(text: string, host: string): Located {
   const doc = parseDocument(text, { prettyErrors: false, keepSourceTokens: false });
-  if (doc.errors.length) throw new InventoryEditError(`inventory.yaml does not parse: ${doc.errors[0]!.message}`);
+  if (doc.errors.length) throw new InventoryEditError(t('inventory.yaml does not parse: {0}', doc.errors[0]!.message));
   const hosts = isMap(doc.contents) ? doc.contents.get('hosts', true) : undefined;
-  if (!isSeq(hosts)) throw new InventoryEditError('inventory.yaml has no hosts list');
+  if (!isSeq(hosts)) throw new InventoryEditError(t('inventory.yaml has no hosts list'));
   const items = hosts.items.filter((i): i is YAMLMap => isMap(i));
   const item = items.find((i) => {
     const n = i.get('name', true);
     return isScalar(n) && n.value === host;
   });
-  if (!item) throw new InventoryEditError(`${host} is not a host of inventory.yaml`);
+  if (!item) throw new InventoryEditError(t('{0} is not a host of inventory.yaml', host));
   return { text, item, items };
 }
 
@@ -46,17 +47,17 @@ export function removeHostText(text: string, host: string): string {
   const from = lineStart(text, start);
   const before = text.slice(from, start);
   // Only when the entry has its lines to itself (`  - {...}` or a block map under `- `): else the text is unusual enough to refuse.
-  if (!/^\s*-\s*$/.test(before)) throw new InventoryEditError(`${host}'s entry shares its line with something else; edit inventory.yaml by hand`);
+  if (!/^\s*-\s*$/.test(before)) throw new InventoryEditError(t('{0}\'s entry shares its line with something else; edit inventory.yaml by hand', host));
   // The line holding the entry's last character (a block entry's range already ends after its newline).
   const endOfEntry = lineEnd(text, Math.max(start, end - 1));
   const after = text.slice(end, endOfEntry);
-  if (after.trim() && !after.trim().startsWith('#')) throw new InventoryEditError(`${host}'s entry shares its line with something else; edit inventory.yaml by hand`);
+  if (after.trim() && !after.trim().startsWith('#')) throw new InventoryEditError(t('{0}\'s entry shares its line with something else; edit inventory.yaml by hand', host));
   return text.slice(0, from) + text.slice(endOfEntry);
 }
 
 function scalarRange(item: YAMLMap, key: string): [number, number] {
   const n = item.get(key, true) as Node | undefined;
-  if (!isScalar(n) || !n.range) throw new InventoryEditError(`the host entry has no ${key} to change`);
+  if (!isScalar(n) || !n.range) throw new InventoryEditError(t('the host entry has no {0} to change', key));
   return [n.range[0], n.range[1]];
 }
 

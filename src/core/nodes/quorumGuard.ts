@@ -14,6 +14,7 @@
  * A learner or a host that is not a member does not vote: it is always removable as far as quorum goes
  * (a learner's `member remove` still needs the quorum to commit).
  */
+import { t } from '../l10n';
 
 export interface GuardMember {
   /** etcd's member ID (hex). */
@@ -64,9 +65,9 @@ export function memberOf(members: readonly GuardMember[], host: string): GuardMe
 }
 
 function describe(m: GuardMember): string {
-  const who = m.host ?? `member ${m.id}`;
-  if (!m.started) return `${who} (${m.learner ? 'learner, ' : ''}never started)`;
-  return `${who} (${m.learner ? 'learner, ' : ''}${m.healthy ? 'healthy' : 'unhealthy'})`;
+  const who = m.host ?? t('member {0}', m.id);
+  const state = !m.started ? t('never started') : m.healthy ? t('healthy') : t('unhealthy');
+  return m.learner ? t('{0} (learner, {1})', who, state) : `${who} (${state})`;
 }
 
 export function checkMemberRemoval(members: readonly GuardMember[], request: GuardRequest): GuardVerdict {
@@ -79,40 +80,44 @@ export function checkMemberRemoval(members: readonly GuardMember[], request: Gua
   const verdict = (allowed: boolean, reasons: string[], extra: Partial<GuardVerdict> = {}): GuardVerdict => ({
     allowed, reasons, forceable: false, pointToRestore: false, member, arithmetic, warnings: [], ...extra,
   });
-  let arithmetic = `etcd now: ${voting.length} voting member${voting.length === 1 ? '' : 's'}, ${healthyVoting} healthy, quorum ${quorumNow}`;
+  let arithmetic = voting.length === 1 ? t('etcd now: 1 voting member, {0} healthy, quorum {1}', healthyVoting, quorumNow) : t('etcd now: {0} voting members, {1} healthy, quorum {2}', voting.length, healthyVoting, quorumNow);
 
   const noQuorum = (what: string) => verdict(false, [
-    `etcd has no quorum now (${healthyVoting} of ${voting.length} voting members healthy, quorum ${quorumNow}): ${what} cannot commit. Restore etcd from a snapshot first (kubeadm-workbench restore --inventory F --from SNAPSHOT).`,
+    t('etcd has no quorum now ({0} of {1} voting members healthy, quorum {2}): {3} cannot commit. Restore etcd from a snapshot first (kubeadm-workbench restore --inventory F --from SNAPSHOT).', healthyVoting, voting.length, quorumNow, what),
   ], { pointToRestore: true });
   if (!member) {
     // Nothing in etcd to remove: the Node and the host are all there is. A replace's join still adds a member.
-    if (request.operation === 'replace' && !hasQuorumNow) return noQuorum('the new host\'s `member add`');
-    return verdict(true, [], { arithmetic: `${arithmetic}; ${target} is not an etcd member: quorum unchanged` });
+    if (request.operation === 'replace' && !hasQuorumNow) return noQuorum(t('the new host\'s `member add`'));
+    return verdict(true, [], { arithmetic: t('{0}; {1} is not an etcd member: quorum unchanged', arithmetic, target) });
   }
-  if (!hasQuorumNow) return noQuorum('`member remove`');
+  if (!hasQuorumNow) return noQuorum(t('`member remove`'));
   if (member.learner) {
     // A learner does not vote: its removal changes neither the size that counts nor the healthy count.
-    return verdict(true, [], { arithmetic: `${arithmetic}; ${target} is a learner: quorum unchanged` });
+    return verdict(true, [], { arithmetic: t('{0}; {1} is a learner: quorum unchanged', arithmetic, target) });
   }
   const after = voting.length - 1;
-  if (after === 0) return verdict(false, [`${target} is etcd's last voting member: removing it removes the cluster's data. Nothing to ${request.operation} it with.`]);
+  if (after === 0) return verdict(false, [request.operation === 'replace' ? t('{0} is etcd\'s last voting member: removing it removes the cluster\'s data. Nothing to replace it with.', target) : t('{0} is etcd\'s last voting member: removing it removes the cluster\'s data. Nothing to remove it with.', target)]);
   const quorumAfter = quorumOf(after);
   const healthyAfter = healthyVoting - (countsForQuorum(member) ? 1 : 0);
-  arithmetic += `; after removing ${target}: ${after} voting, ${healthyAfter} healthy, quorum ${quorumAfter}`;
+  arithmetic = t('{0}; after removing {1}: {2} voting, {3} healthy, quorum {4}', arithmetic, target, after, healthyAfter, quorumAfter);
   if (healthyAfter < quorumAfter) {
     return verdict(false, [
-      `removing ${target} would lose etcd's quorum: ${after} voting member${after === 1 ? '' : 's'} would remain needing ${quorumAfter} healthy, and only ${healthyAfter} ${healthyAfter === 1 ? 'is' : 'are'}. Bring the unhealthy member${voting.length - healthyVoting > 1 ? 's' : ''} back first.`,
+      t('removing {0} would lose etcd\'s quorum: {1}. {2}', target,
+        after === 1
+          ? (healthyAfter === 1 ? t('1 voting member would remain needing {0} healthy, and only 1 is', quorumAfter) : t('1 voting member would remain needing {0} healthy, and only {1} are', quorumAfter, healthyAfter))
+          : healthyAfter === 1 ? t('{0} voting members would remain needing {1} healthy, and only 1 is', after, quorumAfter) : t('{0} voting members would remain needing {1} healthy, and only {2} are', after, quorumAfter, healthyAfter),
+        voting.length - healthyVoting > 1 ? t('Bring the unhealthy members back first.') : t('Bring the unhealthy member back first.')),
     ]);
   }
   const others = members.filter((m) => m !== member && !(m.started && m.healthy));
   const warnings: string[] = [];
-  if (healthyAfter === quorumAfter && after > 1) warnings.push(`After the removal etcd tolerates no further failure (${healthyAfter} healthy of ${after}, quorum ${quorumAfter}) until a new member has joined.`);
-  if (request.operation === 'replace') warnings.push('The new host joins as a learner and is promoted once it has caught up: the quorum is never counted on it before then.');
+  if (healthyAfter === quorumAfter && after > 1) warnings.push(t('After the removal etcd tolerates no further failure ({0} healthy of {1}, quorum {2}) until a new member has joined.', healthyAfter, after, quorumAfter));
+  if (request.operation === 'replace') warnings.push(t('The new host joins as a learner and is promoted once it has caught up: the quorum is never counted on it before then.'));
   if (others.length) {
     const forced = request.forceTyped !== undefined && request.forceTyped.trim() === target;
-    const reason = `another member is unhealthy: ${others.map(describe).join(', ')}. Removing ${target} as well leaves the cluster with less margin; fix it first, or force by typing ${target}.`;
+    const reason = t('another member is unhealthy: {0}. Removing {1} as well leaves the cluster with less margin; fix it first, or force by typing {1}.', others.map(describe).join(', '), target);
     if (!forced) return verdict(false, [reason], { forceable: true, warnings });
-    warnings.push(`Forced past: ${others.map(describe).join(', ')}.`);
+    warnings.push(t('Forced past: {0}.', others.map(describe).join(', ')));
   }
   return verdict(true, [], { warnings });
 }

@@ -5,6 +5,7 @@ import { downloadUrl } from '../inventory/fields';
 import { sh, type RemoteCommand } from '../ssh/command';
 import type { UploadFile } from '../plan/types';
 import type { PhaseSources } from './configs';
+import { t } from '../l10n';
 
 function file(path: string, content: string): UploadFile {
   return { path, content, mode: 0o644 };
@@ -57,13 +58,13 @@ export function aptSourceSteps(sources: PhaseSources): { files: UploadFile[]; ke
     const keyUrl = sources[s.key];
     if (!line) continue;
     const parsed = parseAptLine(line);
-    if (typeof parsed === 'string') throw new Error(`apt source ${JSON.stringify(line)} ${parsed}`);
+    if (typeof parsed === 'string') throw new Error(t('apt source {0} {1}', JSON.stringify(line), parsed));
     files.push(file(`/etc/apt/sources.list.d/${s.list}`, renderAptLine(parsed) + '\n'));
     if (!keyUrl) continue;
     const target = parsed.signedBy ?? s.keyring;
     const pin = sources[s.pin];
     const bad = keyringProblem(target) ?? downloadUrl(keyUrl) ?? (pin !== undefined ? sha256Hex(pin) : undefined);
-    if (bad) throw new Error(`apt key for ${s.list}: ${bad}`);
+    if (bad) throw new Error(t('apt key for {0}: {1}', s.list, bad));
     keys.push(sh`sh -c ${KEY_SCRIPT} kw ${target} ${keyUrl} ${pin ?? ''}`);
     keyrings.push(target);
   }

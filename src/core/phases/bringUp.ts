@@ -35,10 +35,10 @@ function cniManifestStep(sources: PhaseSources): Pick<Step, 'files' | 'check' | 
   const diff = (ref: string) => sh`${KUBECTL} diff -f ${ref} >/dev/null 2>&1`;
   if (!url) return { files: [file('/root/cni.yaml', sources.cniManifest)], check: all(sameContent('/root/cni.yaml', sources.cniManifest), diff('/root/cni.yaml')), run: sh`${KUBECTL} apply -f /root/cni.yaml` };
   if (pin === undefined) {
-    if (url.startsWith('http://')) throw new Error(`the CNI manifest ${url} is plain http without cniManifestSha256: it would be applied with the admin kubeconfig unchecked`);
+    if (url.startsWith('http://')) throw new Error(t('the CNI manifest {0} is plain http without cniManifestSha256: it would be applied with the admin kubeconfig unchecked', url));
     return { check: diff(url), run: sh`${KUBECTL} apply -f ${url}` };
   }
-  if (!/^[0-9a-f]{64}$/.test(pin)) throw new Error('cniManifestSha256 is not a SHA-256');
+  if (!/^[0-9a-f]{64}$/.test(pin)) throw new Error(t('cniManifestSha256 is not a SHA-256'));
   const pinned = sh`echo ${`${pin}  /root/cni.yaml`} | sha256sum -c --status`;
   const fetch = sh`u=${url}; curl -fsSL --retry 5 --retry-connrefused --retry-delay 2 -o /root/cni.yaml.kw-tmp "$u" && s=$(sha256sum < /root/cni.yaml.kw-tmp) && if [ "\${s%% *}" != ${pin} ]; then rm -f /root/cni.yaml.kw-tmp; echo "the CNI manifest from $u has sha256 \${s%% *}, not the one cniManifestSha256 pins:" ${pin} >&2; exit 1; fi && mv -f /root/cni.yaml.kw-tmp /root/cni.yaml`;
   return { check: all(pinned, diff('/root/cni.yaml')), run: and(fetch, sh`${KUBECTL} apply -f /root/cni.yaml`) };
@@ -174,7 +174,7 @@ export function loadBalancerPhase(inv: Inventory, configs: PhaseConfigs, sources
   const balancers = hostsWithRole(inv, 'loadbalancer');
   for (const host of balancers) {
     const keepalived = configs.keepalivedConfig[host.name];
-    if (!keepalived) throw new Error(`no keepalived.conf was generated for ${host.name}`);
+    if (!keepalived) throw new Error(t('no keepalived.conf was generated for {0}', host.name));
     const listens = sh`ss -Hltn | grep -q ${`${endpoint.host}:${endpoint.port}`}`;
     // Balancers are not prepared by the prepare phase: they get their install marker here.
     steps.push(step('loadbalancer', host, 'install-marker', installMarkerStep()));

@@ -4,7 +4,7 @@
  * runs again — only ever when the API says the host is not a working part of the cluster.
  */
 import type { HostSpec } from '../inventory/types';
-import { and, raw, sh, type RemoteCommand } from '../ssh/command';
+import { and, raw, sh, type Raw, type RemoteCommand } from '../ssh/command';
 
 export const ADMIN = '/etc/kubernetes/admin.conf';
 export const KUBECTL = sh`kubectl --kubeconfig ${ADMIN}`;
@@ -81,14 +81,14 @@ export function resetInterruptedControlPlaneJoin(host: HostSpec): RemoteCommand 
  * Ready). Never for a host the API lists as a control-plane node (kubeadm labels it once its etcd member
  * has joined): a member of a finished join whose host is down is for a human to decide.
  */
-export function forgetInterruptedJoin(host: HostSpec, etcdctl: (cmd: string) => RemoteCommand): { check: RemoteCommand; run: RemoteCommand } {
+export function forgetInterruptedJoin(host: HostSpec, etcdctl: (cmd: Raw) => RemoteCommand): { check: RemoteCommand; run: RemoteCommand } {
   const node = 'node/' + host.name;
   const peer = `https://${host.address}:2380`;
   const controlPlanes = sh`${KUBECTL} get nodes -l node-role.kubernetes.io/control-plane -o name --request-timeout=15s`;
   return {
     // Skipped when the host is a control-plane node, or nothing of it is in etcd or among the Nodes.
-    check: sh`cps=$(${controlPlanes}) && all=$(${KUBECTL} get nodes -o name --request-timeout=15s) && members=$(${etcdctl('member list')}) && { echo "$cps" | grep -qx ${node} || { ! echo "$members" | grep -qF ${peer} && ! echo "$all" | grep -qx ${node}; }; }`,
-    run: sh`${RETRY} cps=$(retry ${controlPlanes}) || { echo ${`cannot ask the API whether ${host.name} is a control-plane node; nothing removed`} >&2; exit 1; }; if echo "$cps" | grep -qx ${node}; then echo ${`${host.name} is a control-plane node: nothing to remove`}; exit 0; fi; members=$(retry ${etcdctl('member list')}) || exit 1; for id in $(echo "$members" | grep -F ${peer} | cut -d, -f1); do retry ${etcdctl('member remove')} "$id" || exit 1; done; retry ${KUBECTL} delete ${node} --ignore-not-found --request-timeout=15s`,
+    check: sh`cps=$(${controlPlanes}) && all=$(${KUBECTL} get nodes -o name --request-timeout=15s) && members=$(${etcdctl(raw('member list'))}) && { echo "$cps" | grep -qx ${node} || { ! echo "$members" | grep -qF ${peer} && ! echo "$all" | grep -qx ${node}; }; }`,
+    run: sh`${RETRY} cps=$(retry ${controlPlanes}) || { echo ${`cannot ask the API whether ${host.name} is a control-plane node; nothing removed`} >&2; exit 1; }; if echo "$cps" | grep -qx ${node}; then echo ${`${host.name} is a control-plane node: nothing to remove`}; exit 0; fi; members=$(retry ${etcdctl(raw('member list'))}) || exit 1; for id in $(echo "$members" | grep -F ${peer} | cut -d, -f1); do retry ${etcdctl(raw('member remove'))} "$id" || exit 1; done; retry ${KUBECTL} delete ${node} --ignore-not-found --request-timeout=15s`,
   };
 }
 

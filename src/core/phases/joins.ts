@@ -67,8 +67,8 @@ function joinCommand(inv: Inventory, host: HostSpec, controlPlane: boolean, igno
 }
 
 /** etcdctl in the first control-plane node's etcd pod, through the API (the host has no etcdctl of its own). */
-function etcdctlOn(first: HostSpec, endpoints: Raw, cmd: string): RemoteCommand {
-  return sh`${KUBECTL} -n kube-system exec ${'etcd-' + first.name} -- etcdctl --endpoints=${endpoints} --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/server.crt --key=/etc/kubernetes/pki/etcd/server.key ${raw(cmd)}`;
+function etcdctlOn(first: HostSpec, endpoints: Raw, cmd: Raw): RemoteCommand {
+  return sh`${KUBECTL} -n kube-system exec ${'etcd-' + first.name} -- etcdctl --endpoints=${endpoints} --cacert=/etc/kubernetes/pki/etcd/ca.crt --cert=/etc/kubernetes/pki/etcd/server.crt --key=/etc/kubernetes/pki/etcd/server.key ${cmd}`;
 }
 
 /**
@@ -78,11 +78,11 @@ function etcdctlOn(first: HostSpec, endpoints: Raw, cmd: string): RemoteCommand 
  * (removed by that host's forget step, which comes after this gate) answers "rpc not supported for learner".
  */
 export function votingMemberHealthy(first: HostSpec, host: HostSpec): RemoteCommand {
-  const list = etcdctlOn(first, raw('https://127.0.0.1:2379'), 'member list');
+  const list = etcdctlOn(first, raw('https://127.0.0.1:2379'), raw('member list'));
   // `member list` prints "ID, status, name, peer URLs, client URLs, isLearner"; several URLs are joined by a bare comma.
   // An unstarted member has no client URL yet (nothing to ask; `--cluster` skipped it too).
   const voters = raw(`voters=$(echo "$members" | awk -F', ' '$NF == "false" && $5 != "" { print $5 }' | paste -sd, -)`);
-  return sh`members=$(${list}) && echo "$members" | grep -F ${`, started, ${host.name}, `} | grep -q ', false$' && ${voters} && ${etcdctlOn(first, raw('"$voters"'), 'endpoint health')}`;
+  return sh`members=$(${list}) && echo "$members" | grep -F ${`, started, ${host.name}, `} | grep -q ', false$' && ${voters} && ${etcdctlOn(first, raw('"$voters"'), raw('endpoint health'))}`;
 }
 
 /**
@@ -101,7 +101,7 @@ export function joinControlPlanePhases(inv: Inventory, sources: PhaseSources, co
 function controlPlaneJoins(inv: Inventory, sources: PhaseSources, configs: Pick<PhaseConfigs, 'auditPolicy'>): PhasePlan {
   const first = firstControlPlane(inv);
   const others = hostsWithRole(inv, 'control-plane').filter((h) => h.name !== first.name);
-  const etcdctl = (cmd: string) => etcdctlOn(first, raw('https://127.0.0.1:2379'), cmd);
+  const etcdctl = (cmd: Raw) => etcdctlOn(first, raw('https://127.0.0.1:2379'), cmd);
   const steps: Step[] = [];
   for (const host of others) {
     steps.push(

@@ -5,6 +5,7 @@
 import { hostsWithRole, kubernetesHosts, type HostSpec, type Inventory } from '../inventory/types';
 import { raw } from '../ssh/command';
 import type { Step, UploadFile } from '../plan/types';
+import { t } from '../l10n';
 
 /** Why the steps that only wait for a state (they change nothing) have no separate check. */
 export const GATE = 'a gate: it only asks the host or the API for a state and changes nothing, so it is its own check';
@@ -30,6 +31,6 @@ export function nodesOf(inv: Inventory): HostSpec[] {
 
 export function firstControlPlane(inv: Inventory): HostSpec {
   const cp = hostsWithRole(inv, 'control-plane')[0];
-  if (!cp) throw new Error('the inventory has no control-plane host');
+  if (!cp) throw new Error(t('the inventory has no control-plane host'));
   return cp;
 }

@@ -9,6 +9,7 @@
  * checked field by field (parseLedgerData) and its signature by this user's key (src/engine/state/runLedger.ts,
  * which also reads and writes the files; this module does no I/O).
  */
+import { t } from '../l10n';
 import type { HostIdentity } from './hostIdentity';
 
 export type StepState = 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'cancelled';
@@ -112,25 +113,25 @@ const isTime = (v: unknown): v is string => typeof v === 'string' && v.length <=
 const isText = (v: unknown, max = MAX_TEXT): v is string => typeof v === 'string' && v.length <= max;
 
 function entryProblem(id: string, e: unknown): string | undefined {
-  if (!isRecord(e)) return `step ${JSON.stringify(id.slice(0, 80))} is not an object`;
-  for (const k of Object.keys(e)) if (!['state', 'startedAt', 'finishedAt', 'error', 'values'].includes(k)) return `step ${JSON.stringify(id.slice(0, 80))} has an unknown field ${JSON.stringify(k.slice(0, 40))}`;
-  if (!STEP_STATES.includes(e.state as StepState)) return `step ${JSON.stringify(id.slice(0, 80))} has no known state`;
-  for (const k of ['startedAt', 'finishedAt'] as const) if (e[k] !== undefined && !isTime(e[k])) return `step ${JSON.stringify(id.slice(0, 80))}: ${k} is not a time`;
-  if (e.error !== undefined && !isText(e.error)) return `step ${JSON.stringify(id.slice(0, 80))}: error is not text of at most 64 KiB`;
-  if (e.values !== undefined && (!isRecord(e.values) || Object.entries(e.values).some(([k, v]) => !isText(k, 200) || !isText(v)))) return `step ${JSON.stringify(id.slice(0, 80))}: values are not short texts`;
+  if (!isRecord(e)) return t('step {0} is not an object', JSON.stringify(id.slice(0, 80)));
+  for (const k of Object.keys(e)) if (!['state', 'startedAt', 'finishedAt', 'error', 'values'].includes(k)) return t('step {0} has an unknown field {1}', JSON.stringify(id.slice(0, 80)), JSON.stringify(k.slice(0, 40)));
+  if (!STEP_STATES.includes(e.state as StepState)) return t('step {0} has no known state', JSON.stringify(id.slice(0, 80)));
+  for (const k of ['startedAt', 'finishedAt'] as const) if (e[k] !== undefined && !isTime(e[k])) return t('step {0}: {1} is not a time', JSON.stringify(id.slice(0, 80)), k);
+  if (e.error !== undefined && !isText(e.error)) return t('step {0}: error is not text of at most 64 KiB', JSON.stringify(id.slice(0, 80)));
+  if (e.values !== undefined && (!isRecord(e.values) || Object.entries(e.values).some(([k, v]) => !isText(k, 200) || !isText(v)))) return t('step {0}: values are not short texts', JSON.stringify(id.slice(0, 80)));
   return undefined;
 }
 
 function hostProblem(name: string, h: unknown): string | undefined {
-  if (!isRecord(h)) return `host ${JSON.stringify(name.slice(0, 80))} is not an object`;
+  if (!isRecord(h)) return t('host {0} is not an object', JSON.stringify(name.slice(0, 80)));
   for (const [k, v] of Object.entries(h)) {
     if (k === 'hostKeys') {
-      if (!Array.isArray(v) || v.length > 64 || v.some((x) => !isText(x, 200))) return `host ${JSON.stringify(name.slice(0, 80))}: hostKeys is not a list of keys`;
+      if (!Array.isArray(v) || v.length > 64 || v.some((x) => !isText(x, 200))) return t('host {0}: hostKeys is not a list of keys', JSON.stringify(name.slice(0, 80)));
     } else if (k === 'seenAt') {
-      if (!isTime(v)) return `host ${JSON.stringify(name.slice(0, 80))}: seenAt is not a time`;
+      if (!isTime(v)) return t('host {0}: seenAt is not a time', JSON.stringify(name.slice(0, 80)));
     } else if (['machineId', 'bootId', 'installId'].includes(k)) {
-      if (!isText(v, 200)) return `host ${JSON.stringify(name.slice(0, 80))}: ${k} is not a short text`;
-    } else return `host ${JSON.stringify(name.slice(0, 80))} has an unknown field ${JSON.stringify(k.slice(0, 40))}`;
+      if (!isText(v, 200)) return t('host {0}: {1} is not a short text', JSON.stringify(name.slice(0, 80)), k);
+    } else return t('host {0} has an unknown field {1}', JSON.stringify(name.slice(0, 80)), JSON.stringify(k.slice(0, 40)));
   }
   return undefined;
 }
@@ -140,31 +141,31 @@ function hostProblem(name: string, h: unknown): string | undefined {
  * right types, a run id that is the file's name — or the first problem, in words.
  */
 export function parseLedgerData(value: unknown, fileName: string): { data: LedgerData } | { problem: string } {
-  if (!isRecord(value)) return { problem: 'it is not a JSON object' };
+  if (!isRecord(value)) return { problem: t('it is not a JSON object') };
   const known = ['runId', 'command', 'fingerprint', 'createdAt', 'updatedAt', 'completedAt', 'steps', 'hosts', 'signature'];
   const unknown = Object.keys(value).find((k) => !known.includes(k));
-  if (unknown !== undefined) return { problem: `it has an unknown field ${JSON.stringify(unknown.slice(0, 40))}` };
+  if (unknown !== undefined) return { problem: t('it has an unknown field {0}', JSON.stringify(unknown.slice(0, 40))) };
   const { runId, command, fingerprint, createdAt, updatedAt, completedAt, steps, hosts } = value;
-  if (typeof command !== 'string' || !/^[a-z][a-z0-9-]{0,39}$/.test(command)) return { problem: 'its command is not a command name' };
-  if (typeof runId !== 'string' || !/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9-]{12}Z-[a-z][a-z0-9-]{0,39}$/.test(runId) || !runId.endsWith(`-${command}`)) return { problem: 'its runId is not a run id of its command' };
-  if (`${runId}.json` !== fileName) return { problem: `its runId ${runId} is not its file's name` };
+  if (typeof command !== 'string' || !/^[a-z][a-z0-9-]{0,39}$/.test(command)) return { problem: t('its command is not a command name') };
+  if (typeof runId !== 'string' || !/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9-]{12}Z-[a-z][a-z0-9-]{0,39}$/.test(runId) || !runId.endsWith(`-${command}`)) return { problem: t('its runId is not a run id of its command') };
+  if (`${runId}.json` !== fileName) return { problem: t('its runId {0} is not its file\'s name', runId) };
   // The plans' own fingerprints: hashes, and the node operations' and the upgrade's `upgrade:<cluster>:v1.34.12:1` or
   // `replace:<host>:<host>:<helper>:<member id>` (host names are DNS names: dots; two of them fit in 1,024 characters).
-  if (typeof fingerprint !== 'string' || !/^[A-Za-z0-9_.:-]{1,1024}$/.test(fingerprint)) return { problem: 'its fingerprint is not a plan fingerprint' };
-  if (!isTime(createdAt) || !isTime(updatedAt)) return { problem: 'createdAt or updatedAt is not a time' };
-  if (completedAt !== undefined && completedAt !== null && !isTime(completedAt)) return { problem: 'completedAt is neither null nor a time' };
-  if (!isRecord(steps)) return { problem: 'it has no steps object' };
+  if (typeof fingerprint !== 'string' || !/^[A-Za-z0-9_.:-]{1,1024}$/.test(fingerprint)) return { problem: t('its fingerprint is not a plan fingerprint') };
+  if (!isTime(createdAt) || !isTime(updatedAt)) return { problem: t('createdAt or updatedAt is not a time') };
+  if (completedAt !== undefined && completedAt !== null && !isTime(completedAt)) return { problem: t('completedAt is neither null nor a time') };
+  if (!isRecord(steps)) return { problem: t('it has no steps object') };
   const ids = Object.keys(steps);
-  if (ids.length > 100_000) return { problem: `it has ${ids.length} steps` };
+  if (ids.length > 100_000) return { problem: t('it has {0} steps', ids.length) };
   for (const id of ids) {
-    if (id.length > 512) return { problem: 'a step id is longer than 512 characters' };
+    if (id.length > 512) return { problem: t('a step id is longer than 512 characters') };
     const p = entryProblem(id, steps[id]);
     if (p) return { problem: p };
   }
   if (hosts !== undefined) {
-    if (!isRecord(hosts) || Object.keys(hosts).length > 100_000) return { problem: 'hosts is not an object of hosts' };
+    if (!isRecord(hosts) || Object.keys(hosts).length > 100_000) return { problem: t('hosts is not an object of hosts') };
     for (const [name, h] of Object.entries(hosts)) {
-      const p = name.length > 253 ? 'a host name is longer than 253 characters' : hostProblem(name, h);
+      const p = name.length > 253 ? t('a host name is longer than 253 characters') : hostProblem(name, h);
       if (p) return { problem: p };
     }
   }

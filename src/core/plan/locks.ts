@@ -3,6 +3,7 @@
  * runner needs of them, and what a lock says of its owner. The lock files themselves (created with O_EXCL, signed,
  * read back as untrusted input) are src/engine/state/hostLocks.ts.
  */
+import { t } from '../l10n';
 
 export interface LockOwner {
   pid: number;
@@ -13,11 +14,14 @@ export interface LockOwner {
 }
 
 export class HostLockError extends Error {
+  /** What the advice knows this failure by (core/plan/runner.ts), whatever the language of its words. */
+  readonly knownFailure = 'host-locked';
+
   constructor(
     readonly host: string,
     readonly owner: LockOwner,
   ) {
-    super(`${host} is being changed by another run (${owner.runId}, pid ${owner.pid}, since ${owner.since}); wait for it or cancel it.`);
+    super(t('{0} is being changed by another run ({1}, pid {2}, since {3}); wait for it or cancel it.', host, owner.runId, owner.pid, owner.since));
   }
 }
 

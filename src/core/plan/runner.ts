@@ -15,6 +15,7 @@ import { errorMessage } from '../errors';
 import type { SshFailure } from '../ssh/failures';
 import { sshFailureOf } from '../ssh/transport';
 import { registerSecret } from '../ssh/redact';
+import { t } from '../l10n';
 
 export interface ExecResult {
   code: number | null;
@@ -57,7 +58,19 @@ export interface RunResult {
   ok: boolean;
   cancelled: boolean;
   /** `connection`: the step never reached its host (the SSH taxonomy's kind: unreachable, login, host key). */
-  failed?: { step: Step; error: string; connection?: SshFailure };
+  failed?: { step: Step; error: string; connection?: SshFailure; known?: KnownFailure };
+}
+
+/**
+ * A failure the program itself raised and knows by kind, so that the advice reads the kind and not the error's words
+ * (which are in the display language): another run holds the host (HostLockError), sudo refused (SudoRefused).
+ */
+export type KnownFailure = 'host-locked' | 'sudo-refused';
+
+/** The kind an error declares in its `knownFailure` field, if it is one. */
+export function knownFailureOf(e: unknown): KnownFailure | undefined {
+  const k = (e as { knownFailure?: unknown } | null)?.knownFailure;
+  return k === 'host-locked' || k === 'sudo-refused' ? k : undefined;
 }
 
 export class StepFailed extends Error {
@@ -66,6 +79,7 @@ export class StepFailed extends Error {
     message: string,
     /** The SSH connection failed before the step's command could run. */
     readonly connection?: SshFailure,
+    readonly known?: KnownFailure,
   ) {
     super(message);
   }
@@ -83,7 +97,7 @@ export async function runPlan(plan: Plan, options: RunOptions): Promise<RunResul
     return { ok: true, cancelled: false };
   } catch (e) {
     const cancelled = options.signal?.aborted ?? false;
-    if (e instanceof StepFailed) return { ok: false, cancelled, failed: { step: e.step, error: e.message, ...(e.connection ? { connection: e.connection } : {}) } };
+    if (e instanceof StepFailed) return { ok: false, cancelled, failed: { step: e.step, error: e.message, ...(e.connection ? { connection: e.connection } : {}), ...(e.known ? { known: e.known } : {}) } };
     throw e;
   } finally {
     await options.locks.releaseAll();
@@ -194,7 +208,7 @@ async function lockFor(step: Step, ctx: RunContext): Promise<void> {
   try {
     await ctx.locks.acquire(step.host);
   } catch (e) {
-    throw new StepFailed(step, errorMessage(e));
+    throw new StepFailed(step, errorMessage(e), undefined, knownFailureOf(e));
   }
 }
 
@@ -251,7 +265,7 @@ async function runStep(step: Step, ctx: RunContext): Promise<void> {
     const cancelled = ctx.signal?.aborted ?? false;
     const message = e instanceof StepFailed ? e.message : `${step.host}: ${step.title}: ${errorMessage(e)}`;
     await end(cancelled ? 'cancelled' : 'failed', hide(message, ctx.secrets));
-    throw e instanceof StepFailed ? e : new StepFailed(step, hide(message, ctx.secrets), sshFailureOf(e));
+    throw e instanceof StepFailed ? e : new StepFailed(step, hide(message, ctx.secrets), sshFailureOf(e), knownFailureOf(e));
   }
 }
 
@@ -280,7 +294,7 @@ async function verify(step: Step, command: RemoteCommand, ctx: RunContext): Prom
     const result = await exec(step, command, ctx, true);
     if (result.code === 0) return;
     if (Date.now() >= deadline || ctx.signal?.aborted) {
-      throw new StepFailed(step, `${step.host}: ${step.title}: verification \`${command.display}\` failed (exit ${result.code})${result.stderr ? `: ${lastLine(result.stderr)}` : ''}`);
+      throw new StepFailed(step, t('{0}: {1}: verification `{2}` failed (exit {3}){4}', step.host, step.title, command.display, String(result.code), result.stderr ? `: ${lastLine(result.stderr)}` : ''));
     }
     await new Promise((r) => setTimeout(r, ctx.verifyIntervalMs ?? 2000));
   }

@@ -19,11 +19,15 @@ import { ANY_EXIT_CODE, RemoteCommandCancelled, RemoteCommandError, type SshTran
 import type { RemoteCommand } from '../ssh/command';
 import type { ExecIo, ExecResult, StepExecutor } from './runner';
 import type { StreamedFile, UploadFile } from './types';
+import { t } from '../l10n';
 
 /** How to become root on a host: undefined = the login user is root already. */
 export type BecomeFor = (host: string) => SudoOptions | undefined;
 
-export class SudoRefused extends Error {}
+export class SudoRefused extends Error {
+  /** What the advice knows this failure by (core/plan/runner.ts), whatever the language of its words. */
+  readonly knownFailure = 'sudo-refused';
+}
 
 /** Contents uploaded lately, as bytes with their digest: a file fanned out to many hosts is encoded and hashed once. */
 const encoded = new Map<string, { bytes: Buffer; sha256: string }>();
@@ -141,8 +145,8 @@ export class SshExecutor implements StepExecutor {
           (e: unknown) => {
             this.sudoChecked.delete(host);
             if (e instanceof RemoteCommandError) {
-              const why = become.password === undefined ? 'sudo needs a password here (none was given) or the user may not use sudo' : 'sudo refused the password, or the user may not use sudo';
-              throw new SudoRefused(`${host}: cannot become root: ${why} — ${e.message}`);
+              const why = become.password === undefined ? t('sudo needs a password here (none was given) or the user may not use sudo') : t('sudo refused the password, or the user may not use sudo');
+              throw new SudoRefused(t('{0}: cannot become root: {1} — {2}', host, why, e.message));
             }
             throw e;
           },

@@ -90,6 +90,11 @@ export interface PreflightReport {
   cluster: string;
   /** The operation it was run for ("Bring Up", "Run Preflight Checks"). */
   operation: string;
+  /**
+   * Run for itself (Run Preflight Checks), not before an operation: the panel's titles are the preflight's own, not
+   * "Preflight: Run Preflight Checks".
+   */
+  standalone?: true;
   at: string;
   hosts: HostPreflight[];
   /** Kubeconfig and API, for operations on the cluster; empty otherwise. */

@@ -8,6 +8,7 @@
 import { parseDocument } from 'yaml';
 import { COMPONENTS, SECTION, documentsByKind, extraArgsOf, extraArgsShape, getIn, parseObject, sameValue, type ControlPlaneComponent } from '../drift/kubeadmConfig';
 import { compareWorkspaceCluster, type WorkspaceConfig } from '../drift/threeWay';
+import { t } from '../l10n';
 
 export interface ComponentChange {
   component: ControlPlaneComponent;
@@ -34,8 +35,8 @@ export interface Reconfiguration {
 const RECONFIGURABLE = [...COMPONENTS.flatMap((c) => [`${SECTION[c].join('.')}.extraArgs`, `${SECTION[c].join('.')}.extraVolumes`]), 'apiServer.certSANs'];
 
 function instead(field: string): string {
-  if (field === 'kubernetesVersion') return 'a version change is an upgrade (kubeadm-workbench upgrade --to VERSION)';
-  return 'kubeadm fixes it when the cluster is created; set the workspace back to the cluster\'s value';
+  if (field === 'kubernetesVersion') return t('a version change is an upgrade (kubeadm-workbench upgrade --to VERSION)');
+  return t('kubeadm fixes it when the cluster is created; set the workspace back to the cluster\'s value');
 }
 
 export function reconfiguration(ws: WorkspaceConfig, clusterConfiguration: string): Reconfiguration {
@@ -43,7 +44,7 @@ export function reconfiguration(ws: WorkspaceConfig, clusterConfiguration: strin
   const notApplied: string[] = [];
   for (const f of compareWorkspaceCluster(ws, { clusterConfiguration })) {
     if (f.object !== 'ClusterConfiguration') continue;
-    if (!RECONFIGURABLE.some((r) => f.field === r || f.field.startsWith(`${r}.`))) refusals.push(`${f.field}: the workspace says ${f.expected}, the cluster ${f.actual}: ${instead(f.field)}`);
+    if (!RECONFIGURABLE.some((r) => f.field === r || f.field.startsWith(`${r}.`))) refusals.push(t('{0}: the workspace says {1}, the cluster {2}: {3}', f.field, f.expected, f.actual, instead(f.field)));
   }
   const kinds = documentsByKind(ws.text);
   const mine = kinds.get('ClusterConfiguration');
@@ -78,7 +79,7 @@ export function reconfiguration(ws: WorkspaceConfig, clusterConfiguration: strin
     }
   }
   for (const k of ['KubeletConfiguration', 'KubeProxyConfiguration']) {
-    if (kinds.has(k)) notApplied.push(`${k}: a reconfigure of the control plane does not change it (kubelet-config and kube-proxy ConfigMaps are compared by drift)`);
+    if (kinds.has(k)) notApplied.push(t('{0}: a reconfigure of the control plane does not change it (kubelet-config and kube-proxy ConfigMaps are compared by drift)', k));
   }
   return { changes, ...(certSans ? { certSans } : {}), desired: doc.toString({ lineWidth: 0 }), refusals, notApplied };
 }

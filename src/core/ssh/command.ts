@@ -12,6 +12,7 @@
 
 import { posix } from 'node:path';
 import { registerSecret } from './redact';
+import { t } from '../l10n';
 
 const SECRET = Symbol('kw-secret');
 const RAW = Symbol('kw-raw');
@@ -49,10 +50,23 @@ export function secret(value: string | number): Secret {
 }
 
 /**
- * Constant shell syntax (operators, redirections, a fixed script). It must be a string literal in the source:
- * anything that depends on input goes through `${}`.
+ * Constant shell syntax (operators, redirections, a fixed script). It must be a string literal in the source —
+ * the type refuses a plain `string` (a variable, a parameter, a template with a `${}`) at compile time: anything
+ * that depends on input goes through `${}` of `sh`.
  */
-export function raw(text: string): Raw {
+// `{} extends Record<T, 1>` holds for `string` and for a template type such as `x ${string}` (an index signature), and
+// not for literal text (a required key).
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export function raw<T extends string>(text: {} extends Record<T, 1> ? never : T): Raw {
+  return { [RAW]: true, text };
+}
+
+/**
+ * Text already built as a shell command elsewhere and replayed as it is: the tests run a built command's text on a
+ * local shell (with paths swapped for a temp folder). Never in src/: test/unit/state/secretsAndShell.test.ts fails on
+ * a use there, as input would then reach the shell unquoted.
+ */
+export function replayedShellText(text: string): Raw {
   return { [RAW]: true, text };
 }
 
@@ -76,10 +90,10 @@ export class CommandBuildError extends Error {}
  * A NUL byte cannot be part of an argument at all, so it is refused rather than silently truncated.
  */
 export function quote(value: string): string {
-  if (value.includes('\0')) throw new CommandBuildError('a shell argument cannot contain a NUL byte');
+  if (value.includes('\0')) throw new CommandBuildError(t('a shell argument cannot contain a NUL byte'));
   // A lone UTF-16 surrogate has no UTF-8 form: it would silently arrive as U+FFFD, i.e. as a different value.
   if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value)) {
-    throw new CommandBuildError('a shell argument cannot contain a lone UTF-16 surrogate');
+    throw new CommandBuildError(t('a shell argument cannot contain a lone UTF-16 surrogate'));
   }
   if (value !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) && !value.startsWith('-') && !value.startsWith('=')) return value;
   return `'${value.replace(/'/g, `'\\''`)}'`;
@@ -104,7 +118,7 @@ function render(v: ShellValue, secrets: string[]): { text: string; display: stri
     const s = String(v);
     return { text: quote(s), display: quote(s) };
   }
-  throw new CommandBuildError(`cannot put a ${typeof v} into a shell command`);
+  throw new CommandBuildError(t('cannot put a {0} into a shell command', typeof v));
 }
 
 function makeCommand(text: string, display: string, secrets: string[], stdinPrefix?: string): RemoteCommand {
@@ -179,7 +193,7 @@ export interface SudoOptions {
 export function sudo(cmd: RemoteCommand, opts: SudoOptions = {}): RemoteCommand {
   const userArgs = opts.user ? sh`-u ${opts.user} ` : sh``;
   if (opts.password !== undefined) {
-    if (/[\r\n]/.test(opts.password)) throw new CommandBuildError('a sudo password cannot contain a newline');
+    if (/[\r\n]/.test(opts.password)) throw new CommandBuildError(t('a sudo password cannot contain a newline'));
     const c = sh`sudo -S -k -p '' ${userArgs}-- sh -c ${cmd.text}`;
     const display = `sudo -S -k -p '' ${userArgs.display}-- sh -c ${quote(cmd.display)}`;
     return makeCommand(c.text, display, [...cmd.secrets, opts.password], `${opts.password}\n`);
@@ -203,7 +217,7 @@ export interface WriteFileOptions {
  * command text.
  */
 export function writeFileCommand(path: string, opts: WriteFileOptions = {}): RemoteCommand {
-  if (!posix.isAbsolute(path)) throw new CommandBuildError(`remote path must be absolute: ${path}`);
+  if (!posix.isAbsolute(path)) throw new CommandBuildError(t('remote path must be absolute: {0}', path));
   const mode = (opts.mode ?? 0o644).toString(8).padStart(4, '0');
   const tmp = `${path}.kw-tmp`;
   const mk = opts.mkdir ? sh`mkdir -p -- ${posix.dirname(path)} && ` : sh``;

@@ -31,6 +31,7 @@ import type { Line } from 'ssh-config' with { 'resolution-mode': 'import' };
 const { parse } = require('ssh-config') as typeof SshConfigLib;
 import { matchPatternList, wildcardMatch } from './knownHosts';
 import { errorMessage } from '../errors';
+import { t, t as say } from '../l10n';
 
 export interface SshConfigEnv {
   /** Config files in precedence order; a missing file is skipped. Usually [~/.ssh/config, workspace file]. */
@@ -174,7 +175,7 @@ function matchBlockApplies(args: string[], ctx: MatchContext, c: Collected, file
     else {
       const arg = args[i++];
       if (arg === undefined) {
-        c.warnings.push(`${file}: Match ${crit} needs an argument; block skipped`);
+        c.warnings.push(t('{0}: Match {1} needs an argument; block skipped', file, crit));
         return false;
       }
       const list = arg.split(',');
@@ -192,10 +193,10 @@ function matchBlockApplies(args: string[], ctx: MatchContext, c: Collected, file
           ok = matchPatternList(ctx.env.localUser, list);
           break;
         case 'exec':
-          c.warnings.push(`${file}: Match exec is never run by Kubeadm Workbench; that block is skipped`);
+          c.warnings.push(t('{0}: Match exec is never run by Kubeadm Workbench; that block is skipped', file));
           return false;
         default:
-          c.warnings.push(`${file}: Match ${crit} is not supported; that block is skipped`);
+          c.warnings.push(t('{0}: Match {1} is not supported; that block is skipped', file, crit));
           return false;
       }
     }
@@ -219,7 +220,7 @@ function collect(lines: readonly Line[], file: string, ctx: MatchContext, c: Col
     }
     if (param === 'include') {
       if (depth >= MAX_INCLUDE_DEPTH) {
-        c.warnings.push(`${file}: Include nested too deeply; ignored`);
+        c.warnings.push(t('{0}: Include nested too deeply; ignored', file));
         continue;
       }
       for (const pattern of valueList(line.value)) {
@@ -244,7 +245,7 @@ function parseSafe(text: string, file: string, c: Collected): readonly Line[] {
   try {
     return parse(text);
   } catch (e) {
-    c.warnings.push(`${file}: cannot parse: ${errorMessage(e)}`);
+    c.warnings.push(t('{0}: cannot parse: {1}', file, errorMessage(e)));
     return [];
   }
 }
@@ -298,7 +299,7 @@ export function expandTokens(text: string, t: TokenValues, warnings?: string[]):
         if (t.l !== undefined) return t.l;
         break;
     }
-    warnings?.push(`token ${m} is not supported in "${text}"`);
+    warnings?.push(say('token {0} is not supported in "{1}"', m, text));
     return m;
   });
 }
@@ -330,7 +331,7 @@ function resolveHop(target: SshTarget, env: SshConfigEnv, warnings: string[]): {
   const user = pick('User', ex.user, 'root');
   const portText = pick('Port', ex.port, '22');
   const port = toInt(portText);
-  if (port === undefined || port < 1 || port > 65535) throw new SshConfigError(`${target.name}: invalid Port "${portText}" (from ${sources.Port})`);
+  if (port === undefined || port < 1 || port > 65535) throw new SshConfigError(t('{0}: invalid Port "{1}" (from {2})', target.name, portText, String(sources.Port)));
   const hostnameRaw = c.values.get('hostname');
   let hostname = target.address;
   sources.HostName = 'inventory';
@@ -377,7 +378,7 @@ function resolveHop(target: SshTarget, env: SshConfigEnv, warnings: string[]): {
   const sacm = toInt(get('serveralivecountmax'));
   if (sacm !== undefined) hop.serverAliveCountMax = sacm;
   for (const unsupported of ['proxycommand', 'localcommand', 'remotecommand', 'knownhostscommand']) {
-    if (c.values.has(unsupported)) warnings.push(`${target.name}: ${unsupported} (from ${c.values.get(unsupported)!.source}) is not used by Kubeadm Workbench`);
+    if (c.values.has(unsupported)) warnings.push(t('{0}: {1} (from {2}) is not used by Kubeadm Workbench', target.name, unsupported, c.values.get(unsupported)!.source));
   }
   const pj = ex.proxyJump ? { value: ex.proxyJump, source: 'inventory' } : c.values.get('proxyjump');
   return { hop, ...(pj ? { proxyJump: pj } : {}) };
@@ -401,8 +402,8 @@ export function parseJumpSpec(spec: string): { user?: string; host: string; port
     host = m[1]!;
     if (m[2] !== undefined) port = Number(m[2]);
   }
-  if (!host || /\s/.test(host)) throw new SshConfigError(`invalid ProxyJump host "${spec}"`);
-  if (port !== undefined && (port < 1 || port > 65535)) throw new SshConfigError(`invalid port in ProxyJump "${spec}"`);
+  if (!host || /\s/.test(host)) throw new SshConfigError(t('invalid ProxyJump host "{0}"', spec));
+  if (port !== undefined && (port < 1 || port > 65535)) throw new SshConfigError(t('invalid port in ProxyJump "{0}"', spec));
   return { ...(user ? { user } : {}), host, ...(port !== undefined ? { port } : {}) };
 }
 
@@ -418,14 +419,14 @@ export function resolveHost(target: SshTarget, env: SshConfigEnv, lookup: Invent
 }
 
 function resolveChain(target: SshTarget, env: SshConfigEnv, lookup: InventoryLookup, warnings: string[], seen: string[]): ResolvedHop[] {
-  if (seen.length > MAX_JUMP_DEPTH) throw new SshConfigError(`ProxyJump chain too long: ${seen.join(' → ')}`);
+  if (seen.length > MAX_JUMP_DEPTH) throw new SshConfigError(t('ProxyJump chain too long: {0}', seen.join(' → ')));
   const { proxyJump } = resolveHop(target, env, []);
   if (!proxyJump || proxyJump.value.trim().toLowerCase() === 'none') return [];
   const specs = proxyJump.value.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const hops: ResolvedHop[] = [];
   specs.forEach((spec, i) => {
     const j = parseJumpSpec(spec);
-    if (seen.includes(j.host)) throw new SshConfigError(`ProxyJump loop: ${[...seen, j.host].join(' → ')}`);
+    if (seen.includes(j.host)) throw new SshConfigError(t('ProxyJump loop: {0}', [...seen, j.host].join(' → ')));
     const inv = lookup(j.host);
     const hopTarget: SshTarget = inv
       ? { ...inv, explicit: { ...inv.explicit, ...(j.user ? { user: j.user } : {}), ...(j.port ? { port: j.port } : {}) } }

@@ -15,6 +15,7 @@
  * up front (the command line's --accept-new-host-key, the prompt's `preapproved`).
  */
 import { checkHostKey, formatKnownHostsLine, loadKnownHosts, type HostKeyCheck, type KnownHostEntry, type KnownHostsProblem } from './knownHosts';
+import { t } from '../l10n';
 
 export type UnknownKeyAnswer = 'once' | 'remember' | 'reject';
 
@@ -156,7 +157,7 @@ export class HostKeyVerifier implements HostKeyAcceptance {
   async rememberKey(host: string, fingerprint: string): Promise<void> {
     const key = this.refused.get(host);
     const blob = this.refusedBlobs.get(`${host} ${fingerprint}`);
-    if (!key || key.status !== 'unknown' || key.fingerprint !== fingerprint || !blob) throw new Error(`${host}: no unknown host key ${fingerprint} to remember`);
+    if (!key || key.status !== 'unknown' || key.fingerprint !== fingerprint || !blob) throw new Error(t('{0}: no unknown host key {1} to remember', host, fingerprint));
     const line = formatKnownHostsLine(key.name, key.port, blob, { hashed: this.store.hashed !== false, comment: `added-by-kubeadm-workbench ${new Date().toISOString()}` });
     await this.store.append(this.store.ownFile, line);
     this.acceptedByUser.add(`${host} ${fingerprint}`);
@@ -250,29 +251,29 @@ export class CliHostKeyPrompt implements HostKeyPrompt {
 
   preapproved(host: string, port: number, keyType: string, fp: string, d: HostKeyDetails): boolean {
     if (!this.acceptFingerprints.includes(fp)) return false;
-    this.say(`${d.alias}: accepting new host key ${keyType} ${fp} for ${host}:${port} (given with --accept-new-host-key)`);
+    this.say(t('{0}: accepting new host key {1} {2} for {3}:{4} (given with --accept-new-host-key)', d.alias, keyType, fp, host, port));
     return true;
   }
 
   async unknown(host: string, port: number, keyType: string, fp: string, d: HostKeyDetails): Promise<UnknownKeyAnswer> {
     if (this.acceptFingerprints.includes(fp)) {
-      this.say(`${d.alias}: accepting new host key ${keyType} ${fp} for ${host}:${port} (given with --accept-new-host-key)`);
+      this.say(t('{0}: accepting new host key {1} {2} for {3}:{4} (given with --accept-new-host-key)', d.alias, keyType, fp, host, port));
       return 'once';
     }
     this.say(
-      `${d.alias}: unknown host key ${keyType} ${fp} for ${host}:${port}${d.note ? ` (${d.note})` : ''}. Check it on the host (ssh-keygen -lf /etc/ssh/ssh_host_${keyType.replace(/^ssh-|-sha2-nistp\d+$/g, '')}_key.pub) and re-run with --accept-new-host-key=${fp}`,
+      t('{0}: unknown host key {1} {2} for {3}:{4}{5}. Check it on the host (ssh-keygen -lf /etc/ssh/ssh_host_{6}_key.pub) and re-run with --accept-new-host-key={2}', d.alias, keyType, fp, host, port, d.note ? ` (${d.note})` : '', keyType.replace(/^ssh-|-sha2-nistp\d+$/g, '')),
     );
     return 'reject';
   }
 
   async changed(host: string, port: number, keyType: string, fp: string, d: HostKeyDetails): Promise<void> {
     this.say(
-      `${d.alias}: HOST KEY CHANGED for ${host}:${port}: it presented ${keyType} ${fp}, which differs from ${d.file ?? 'known_hosts'}${d.line ? `:${d.line}` : ''}. Someone could be intercepting the connection (man-in-the-middle), or the host was reinstalled. If you verified the new key, remove the old one with: ssh-keygen -R '${port === 22 ? host : `[${host}]:${port}`}' -f ${d.file ?? '~/.ssh/known_hosts'}`,
+      t('{0}: HOST KEY CHANGED for {1}:{2}: it presented {3} {4}, which differs from {5}. Someone could be intercepting the connection (man-in-the-middle), or the host was reinstalled. If you verified the new key, remove the old one with: ssh-keygen -R \'{6}\' -f {7}', d.alias, host, port, keyType, fp, `${d.file ?? 'known_hosts'}${d.line ? `:${d.line}` : ''}`, port === 22 ? host : `[${host}]:${port}`, d.file ?? '~/.ssh/known_hosts'),
     );
   }
 
   async revoked(host: string, port: number, keyType: string, fp: string, d: HostKeyDetails): Promise<void> {
-    this.say(`${d.alias}: host key ${keyType} ${fp} of ${host}:${port} is REVOKED (${d.file}:${d.line}); refusing to connect`);
+    this.say(t('{0}: host key {1} {2} of {3}:{4} is REVOKED ({5}); refusing to connect', d.alias, keyType, fp, host, port, `${d.file}:${d.line}`));
   }
 
   private say(line: string): void {

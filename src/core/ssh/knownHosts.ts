@@ -19,6 +19,7 @@
  */
 import { createHash, createHmac, createPublicKey, randomBytes, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { errorMessage } from '../errors';
+import { t } from '../l10n';
 
 export type KnownHostsMarker = 'revoked' | 'cert-authority';
 
@@ -62,20 +63,20 @@ class WireReader {
   pos = 0;
   constructor(readonly buf: Buffer) {}
   uint32(): number {
-    if (this.pos + 4 > this.buf.length) throw new Error('truncated key blob');
+    if (this.pos + 4 > this.buf.length) throw new Error(t('truncated key blob'));
     const v = this.buf.readUInt32BE(this.pos);
     this.pos += 4;
     return v;
   }
   uint64(): bigint {
-    if (this.pos + 8 > this.buf.length) throw new Error('truncated key blob');
+    if (this.pos + 8 > this.buf.length) throw new Error(t('truncated key blob'));
     const v = this.buf.readBigUInt64BE(this.pos);
     this.pos += 8;
     return v;
   }
   bytes(): Buffer {
     const n = this.uint32();
-    if (this.pos + n > this.buf.length) throw new Error('truncated key blob');
+    if (this.pos + n > this.buf.length) throw new Error(t('truncated key blob'));
     const v = this.buf.subarray(this.pos, this.pos + n);
     this.pos += n;
     return v;
@@ -119,34 +120,34 @@ export function parseKnownHosts(text: string, file: string): { entries: KnownHos
       if (m === '@revoked') marker = 'revoked';
       else if (m === '@cert-authority') marker = 'cert-authority';
       else {
-        problems.push({ file, line, message: `unknown marker ${m}` });
+        problems.push({ file, line, message: t('unknown marker {0}', m) });
         return;
       }
     }
     if (fields.length < 3) {
-      problems.push({ file, line, message: 'expected "[marker] hosts keytype base64-key [comment]"' });
+      problems.push({ file, line, message: t('expected "[marker] hosts keytype base64-key [comment]"') });
       return;
     }
     const [hostField, keyType, b64, ...rest] = fields as [string, string, string, ...string[]];
     const key = Buffer.from(b64, 'base64');
     if (key.length === 0 || key.toString('base64').replace(/=+$/, '') !== b64.replace(/=+$/, '')) {
-      problems.push({ file, line, message: 'the key is not valid base64' });
+      problems.push({ file, line, message: t('the key is not valid base64') });
       return;
     }
     if (keyTypeOf(key) !== keyType) {
-      problems.push({ file, line, message: `the key blob is a ${keyTypeOf(key)} key, not ${keyType}` });
+      problems.push({ file, line, message: t('the key blob is a {0} key, not {1}', keyTypeOf(key), keyType) });
       return;
     }
     let hosts: KnownHostEntry['hosts'];
     if (hostField.startsWith('|1|')) {
       const parts = hostField.split('|');
       if (parts.length !== 4) {
-        problems.push({ file, line, message: 'malformed hashed host name' });
+        problems.push({ file, line, message: t('malformed hashed host name') });
         return;
       }
       hosts = { salt: Buffer.from(parts[2]!, 'base64'), hash: Buffer.from(parts[3]!, 'base64') };
       if (hosts.salt.length !== 20 || hosts.hash.length !== 20) {
-        problems.push({ file, line, message: 'malformed hashed host name (salt and hash must be 20 bytes)' });
+        problems.push({ file, line, message: t('malformed hashed host name (salt and hash must be 20 bytes)') });
         return;
       }
     } else {
@@ -310,12 +311,12 @@ function publicKeyObject(blob: Buffer): KeyObject {
   if (type.startsWith('ecdsa-sha2-')) {
     const curve = CURVES[r.string()];
     const q = r.bytes();
-    if (!curve || q[0] !== 4) throw new Error('unsupported ECDSA key');
+    if (!curve || q[0] !== 4) throw new Error(t('unsupported ECDSA key'));
     const x = q.subarray(1, 1 + curve.size);
     const y = q.subarray(1 + curve.size);
     return createPublicKey({ key: { kty: 'EC', crv: curve.crv, x: b64url(x), y: b64url(y) }, format: 'jwk' });
   }
-  throw new Error(`unsupported CA key type ${type}`);
+  throw new Error(t('unsupported CA key type {0}', type));
 }
 
 /** Verifies an SSH signature blob (`algorithm`, raw signature) over `data` with the SSH public key `keyBlob`. */
@@ -349,21 +350,21 @@ export function verifySshSignature(keyBlob: Buffer, data: Buffer, sig: { algorit
 
 /** Why a host certificate is not acceptable for `host`, or undefined when it is (signature checked). */
 export function certificateProblem(cert: HostCertificate, host: string, now: Date = new Date()): string | undefined {
-  if (cert.type !== 2) return 'it is a user certificate, not a host certificate';
+  if (cert.type !== 2) return t('it is a user certificate, not a host certificate');
   if (cert.principals.length > 0 && !cert.principals.some((p) => p.toLowerCase() === host.toLowerCase())) {
-    return `it is valid for ${cert.principals.join(', ')}, not ${host}`;
+    return t('it is valid for {0}, not {1}', cert.principals.join(', '), host);
   }
-  const t = BigInt(Math.floor(now.getTime() / 1000));
-  if (t < cert.validAfter) return 'it is not valid yet';
-  if (t >= cert.validBefore) return 'it has expired';
-  if (cert.criticalOptions.length > 0) return 'it has critical options (not allowed on host certificates)';
+  const seconds = BigInt(Math.floor(now.getTime() / 1000));
+  if (seconds < cert.validAfter) return t('it is not valid yet');
+  if (seconds >= cert.validBefore) return t('it has expired');
+  if (cert.criticalOptions.length > 0) return t('it has critical options (not allowed on host certificates)');
   let ok = false;
   try {
     ok = verifySshSignature(cert.signatureKey, cert.signed, cert.signature);
   } catch (e) {
-    return `its signature cannot be checked: ${errorMessage(e)}`;
+    return t('its signature cannot be checked: {0}', errorMessage(e));
   }
-  return ok ? undefined : 'its CA signature does not verify';
+  return ok ? undefined : t('its CA signature does not verify');
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -387,7 +388,7 @@ export function checkHostKey(entries: readonly KnownHostEntry[], q: HostKeyQuery
   const base = { keyType, fingerprint: fp };
 
   const revoked = entries.find((e) => e.marker === 'revoked' && (e.key.equals(plainKey) || (cert !== undefined && e.key.equals(cert.signatureKey))));
-  if (revoked) return { ...base, status: 'revoked', entry: revoked, note: `the key is listed as @revoked in ${revoked.file}:${revoked.line}` };
+  if (revoked) return { ...base, status: 'revoked', entry: revoked, note: t('the key is listed as @revoked in {0}:{1}', revoked.file, revoked.line) };
 
   const forHost = entries.filter((e) => entryMatchesHost(e, q.host, q.port));
   const plain = forHost.filter((e) => e.marker === undefined);
@@ -398,10 +399,10 @@ export function checkHostKey(entries: readonly KnownHostEntry[], q: HostKeyQuery
     const ca = cas.find((e) => e.key.equals(cert.signatureKey));
     if (ca) {
       const problem = certificateProblem(cert, q.host, q.now);
-      if (!problem) return { ...base, status: 'trusted', entry: ca, note: `host certificate "${cert.keyId}" signed by a trusted CA` };
-      certNote = `the host certificate is signed by a trusted CA but ${problem}`;
+      if (!problem) return { ...base, status: 'trusted', entry: ca, note: t('host certificate "{0}" signed by a trusted CA', cert.keyId) };
+      certNote = t('the host certificate is signed by a trusted CA but {0}', problem);
     } else {
-      certNote = 'the host certificate is not signed by a CA trusted for this host';
+      certNote = t('the host certificate is not signed by a CA trusted for this host');
     }
   }
 
@@ -414,11 +415,11 @@ export function checkHostKey(entries: readonly KnownHostEntry[], q: HostKeyQuery
     return {
       ...base,
       status: 'unknown',
-      note: 'the host is vouched for only by a @cert-authority line, but it presented a plain key (host certificates are not negotiated by the SSH client library), so it is treated as unknown',
+      note: t('the host is vouched for only by a @cert-authority line, but it presented a plain key (host certificates are not negotiated by the SSH client library), so it is treated as unknown'),
     };
   }
   if (plain.length > 0) {
-    return { ...base, status: 'unknown', note: `keys of other types are on record for this host (${[...new Set(plain.map((e) => e.keyType))].join(', ')})` };
+    return { ...base, status: 'unknown', note: t('keys of other types are on record for this host ({0})', [...new Set(plain.map((e) => e.keyType))].join(', ')) };
   }
   return { ...base, status: 'unknown' };
 }

@@ -7,6 +7,7 @@
  * passes for another.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { t } from '../l10n';
 
 export const SIGNATURE_PREFIX = 'hmac-sha256:';
 
@@ -33,7 +34,7 @@ export function verifyRecord(key: Uint8Array, kind: string, record: unknown, sig
 
 /** Why a record is not acted on, in the words the user reads next to its file name. */
 export function signatureProblem(key: Uint8Array, kind: string, record: unknown, signature: unknown): string | undefined {
-  if (signature === undefined) return 'it is not signed: not written by kubeadm-workbench for this user on this machine (or by a version before signing)';
-  if (!verifyRecord(key, kind, record, signature)) return 'its signature is not this user\'s on this machine: written elsewhere, or changed since';
+  if (signature === undefined) return t('it is not signed: not written by kubeadm-workbench for this user on this machine (or by a version before signing)');
+  if (!verifyRecord(key, kind, record, signature)) return t('its signature is not this user\'s on this machine: written elsewhere, or changed since');
   return undefined;
 }

@@ -6,6 +6,7 @@
 import { errorMessage } from '../errors';
 import { RemoteCommandCancelled, RemoteCommandError, SshConnectError } from '../ssh/transport';
 import { plainWords } from './plainWords';
+import { t } from '../l10n';
 
 export interface FailureSummary {
   /** At most MAX_CAUSE characters (MAX_SSH_CAUSE for a connection failure), no command text, no host prefix. */
@@ -26,9 +27,35 @@ function clip(text: string, max = MAX_CAUSE): string {
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
 
-/** `timed out after 30000 ms` → `timed out after 30 s`. */
+/** `timed out after 30000 ms` → `timed out after 30 s` (a reason of a shape cancelledCause does not know). */
 function seconds(reason: string): string {
   return reason.replace(/(\d+) ms\b/g, (_, ms: string) => (Number(ms) >= 1000 ? `${Math.round(Number(ms) / 1000)} s` : `${ms} ms`));
+}
+
+/** `30000` → `30 s`, `500` → `500 ms`, in the display language. */
+function duration(ms: number): string {
+  return ms >= 1000 ? t('{0} s', Math.round(ms / 1000)) : t('{0} ms', ms);
+}
+
+/**
+ * A cancelled command's cause from the SSH layer's reason (`was cancelled`, `timed out after 30000 ms`, either one
+ * `before it started`, or `; the remote process group was killed` after it), in the display language; a reason
+ * of another shape keeps its words.
+ */
+function cancelledCause(reason: string): string {
+  const killed = reason.endsWith('; the remote process group was killed');
+  const core = killed ? reason.slice(0, -'; the remote process group was killed'.length) : reason;
+  const before = core.endsWith(' before it started');
+  const what = before ? core.slice(0, -' before it started'.length) : core;
+  const timedOut = /^timed out after (\d+) ms$/.exec(what);
+  const cause = before
+    ? what === 'was cancelled' ? t('was cancelled before the command started (waiting for the connection)')
+      : timedOut ? t('timed out after {0} before the command started (waiting for the connection)', duration(Number(timedOut[1])))
+      : t('{0} before the command started (waiting for the connection)', seconds(what))
+    : what === 'was cancelled' ? t('the command was cancelled')
+      : timedOut ? t('the command timed out after {0}', duration(Number(timedOut[1])))
+      : t('the command {0}', seconds(what));
+  return killed ? t('{0}; the remote process group was killed', cause) : cause;
 }
 
 function lastLine(text: string): string {
@@ -44,17 +71,15 @@ function withoutHost(message: string, host: string | undefined): string {
 export function summarizeFailure(e: unknown, host?: string): FailureSummary {
   const detail = errorMessage(e);
   if (e instanceof RemoteCommandCancelled) {
-    const reason = seconds(e.reason);
-    const cause = /before it started/.test(reason) ? `${reason.replace(/ before it started$/, '')} before the command started (waiting for the connection)` : `the command ${reason}`;
-    return { cause: clip(cause), detail };
+    return { cause: clip(cancelledCause(e.reason)), detail };
   }
   if (e instanceof RemoteCommandError) {
-    const how = e.result.signal ? `was killed by SIG${e.result.signal}` : `exited ${e.result.code}`;
     const last = lastLine(e.result.stderr) || lastLine(e.result.stdout);
-    return { cause: clip(`the command ${how}${last ? `: ${plainWords(last)}` : ''}`), detail };
+    const how = e.result.signal ? t('the command was killed by SIG{0}', e.result.signal) : t('the command exited {0}', String(e.result.code));
+    return { cause: clip(last ? `${how}: ${plainWords(last)}` : how), detail };
   }
   if (e instanceof SshConnectError) return { cause: clip(plainWords(withoutHost(detail, e.host)), MAX_SSH_CAUSE), detail };
   // Anything else: its message without code spans (which is where commands are quoted) and without the host.
   const bare = withoutHost(detail, host).replace(/`[^`\n]*`\s*/g, '');
-  return { cause: clip(plainWords(bare) || 'failed without a message'), detail };
+  return { cause: clip(plainWords(bare) || t('failed without a message')), detail };
 }

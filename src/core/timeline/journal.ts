@@ -86,7 +86,7 @@ export function parseNodeJournal(text: string, pod: PodRef): Evidence[] {
       }
       else if (k.message.startsWith('No sandbox for pod can be found')) add({ lane: 'kubelet', step: 'kubelet-sync', label: t('No sandbox yet: RunPodSandbox'), at: line.at, earlierBy: Infinity });
       else if (k.message === 'SyncLoop (probe)' && /status="ready"/.test(k.fields)) add({ lane: 'kubelet', step: 'ready', label: t('{0} probe: ready', /probe="(\w+)"/.exec(k.fields)?.[1] ?? 'readiness'), at: line.at });
-      else if (k.message === 'Probe failed') add({ lane: 'kubelet', step: 'other', label: `${/probeType="(\w+)"/.exec(k.fields)?.[1] ?? ''} probe failed`.trim(), at: line.at, warning: true, detail: k.fields.trim() });
+      else if (k.message === 'Probe failed') add({ lane: 'kubelet', step: 'other', label: probeFailed(/probeType="(\w+)"/.exec(k.fields)?.[1]), at: line.at, warning: true, detail: k.fields.trim() });
       else if (k.message === 'Observed pod startup duration') {
         const slo = /podStartSLOduration=([\d.]+)/.exec(k.fields)?.[1];
         add({ lane: 'kubelet', step: 'other', label: `kubelet's startup SLI ${slo ? `${Number(slo).toFixed(2)} s` : ''}`.trim(), at: line.at, detail: k.fields.trim() });
@@ -101,8 +101,8 @@ export function parseNodeJournal(text: string, pod: PodRef): Evidence[] {
       if ((m = /returns sandbox id "([0-9a-f]+)"/.exec(c.msg))) {
         sandboxes.add(m[1]!);
         add({ lane: 'runtime', step: 'sandbox-ready', label: t('RunPodSandbox returns (pause running)'), at, detail: `sandbox ${m[1]!}` });
-      } else if (!/failed/i.test(c.msg)) add({ lane: 'runtime', step: 'sandbox-start', label: 'RunPodSandbox (pause, netns)', at });
-      else add({ lane: 'runtime', step: 'other', label: 'RunPodSandbox failed', at, warning: true, detail: c.msg });
+      } else if (!/failed/i.test(c.msg)) add({ lane: 'runtime', step: 'sandbox-start', label: t('RunPodSandbox (pause, netns)'), at });
+      else add({ lane: 'runtime', step: 'other', label: t('RunPodSandbox failed'), at, warning: true, detail: c.msg });
     } else if ((m = /^CreateContainer within sandbox "([0-9a-f]+)" for &ContainerMetadata\{Name:([^,]*),[^}]*\} returns container id "([0-9a-f]+)"/.exec(c.msg)) && sandboxes.has(m[1]!)) {
       containers.set(m[3]!, m[2]!);
       add({ lane: 'runtime', step: 'container-created', label: `CreateContainer ${m[2]} returns`, at, container: m[2]! });
@@ -134,7 +134,7 @@ export function parseIpamLeases(text: string, sandboxIds: Iterable<string>): Evi
     const m = /^(\d+)(?:\.(\d{1,9}))? (\S*\/([0-9a-f.:]+)) ([0-9a-f]{64})$/.exec(line.trim());
     if (!m || !ids.has(m[5]!)) continue;
     const at = Number(m[1]) * 1000 + Number(`0.${(m[2] ?? '0').padEnd(9, '0')}`) * 1000;
-    out.push({ lane: 'runtime', step: 'cni-add', label: `CNI ADD: IP ${m[4]}`, at: Math.floor(at * 1000) / 1000, precision: 'us', source: 'journal', detail: `host-local IPAM lease ${m[3]}` });
+    out.push({ lane: 'runtime', step: 'cni-add', label: `CNI ADD: IP ${m[4]}`, at: Math.floor(at * 1000) / 1000, precision: 'us', source: 'journal', detail: t('host-local IPAM lease {0}', m[3]) });
   }
   return out;
 }
@@ -142,4 +142,9 @@ export function parseIpamLeases(text: string, sandboxIds: Iterable<string>): Evi
 /** The sandbox ids a journal gave the pod (to find its CNI lease). */
 export function sandboxIdsOf(evidence: Evidence[]): string[] {
   return evidence.filter((e) => e.step === 'sandbox-ready').map((e) => /sandbox ([0-9a-f]+)/.exec(e.detail ?? '')?.[1]).filter((s): s is string => Boolean(s));
+}
+
+/** `Readiness probe failed`, or `probe failed` when the journal line names no probe type. */
+function probeFailed(type: string | undefined): string {
+  return type ? t('{0} probe failed', type) : t('probe failed');
 }

@@ -7,6 +7,7 @@
  * width of a label is an upper bound of its text at LABEL_FONT (wide glyphs included), so the boxes
  * tested here contain what the browser draws.
  */
+import { t } from '../l10n';
 import { LANES, type Lane, type Timeline, type TimelineEntry } from './model';
 
 export const LABEL_FONT_PX = 11;
@@ -96,29 +97,29 @@ export function formatDuration(ms: number): string {
  * enough to measure it (a gap between two second-precision readings is not a duration); a pull's
  * length may come from the kubelet's own "pulled … in 1.2s".
  */
-export function spansOf(t: Timeline): { lane: Lane; name: string; from: number; to: number }[] {
+export function spansOf(tl: Timeline): { lane: Lane; name: string; from: number; to: number }[] {
   const out: { lane: Lane; name: string; from: number; to: number }[] = [];
   const precise = (e: TimelineEntry): boolean => e.hi - e.lo < 2;
-  const first = (pred: (e: TimelineEntry) => boolean): TimelineEntry | undefined => t.entries.find((e) => precise(e) && pred(e));
+  const first = (pred: (e: TimelineEntry) => boolean): TimelineEntry | undefined => tl.entries.find((e) => precise(e) && pred(e));
   const pair = (lane: Lane, name: string, a?: TimelineEntry, b?: TimelineEntry): void => {
     if (a && b && b.at >= a.at) out.push({ lane, name, from: a.at, to: b.at });
   };
-  pair('kubectl', 'request', first((e) => e.step === 'request-sent'), first((e) => e.step === 'response-received'));
-  pair('apiserver', 'authn, authz, admission, etcd', first((e) => e.step === 'request-received'), first((e) => e.step === 'stored' && e.source === 'audit'));
-  pair('runtime', 'sandbox', first((e) => e.step === 'sandbox-start'), first((e) => e.step === 'sandbox-ready'));
-  const containers = [...new Set(t.entries.map((e) => e.container).filter((c): c is string => Boolean(c)))];
+  pair('kubectl', t('request'), first((e) => e.step === 'request-sent'), first((e) => e.step === 'response-received'));
+  pair('apiserver', t('authn, authz, admission, etcd'), first((e) => e.step === 'request-received'), first((e) => e.step === 'stored' && e.source === 'audit'));
+  pair('runtime', t('sandbox'), first((e) => e.step === 'sandbox-start'), first((e) => e.step === 'sandbox-ready'));
+  const containers = [...new Set(tl.entries.map((e) => e.container).filter((c): c is string => Boolean(c)))];
   for (const c of containers.length ? containers : [undefined]) {
     const of = (step: string) => first((e) => e.step === step && (c === undefined || e.container === c || !e.container));
     const suffix = containers.length > 1 ? ` ${c}` : '';
     const before = out.length;
-    pair('kubelet', `pull${suffix}`, of('pulling'), of('pulled'));
+    pair('kubelet', t('pull{0}', suffix), of('pulling'), of('pulled'));
     if (out.length === before) {
       // The kubelet's own measure: `Successfully pulled image "x" in 1.234s (…)`, ending at the Pulled event.
-      const pulled = t.entries.find((e) => e.step === 'pulled' && (c === undefined || e.container === c || !e.container) && /\bin [\d.]+m?s\b/.test(e.detail ?? ''));
+      const pulled = tl.entries.find((e) => e.step === 'pulled' && (c === undefined || e.container === c || !e.container) && /\bin [\d.]+m?s\b/.test(e.detail ?? ''));
       const m = /\bin ([\d.]+)(ms|s)\b/.exec(pulled?.detail ?? '');
-      if (pulled && m) out.push({ lane: 'kubelet', name: `pull${suffix} (kubelet's measure)`, from: pulled.at - Number(m[1]) * (m[2] === 's' ? 1000 : 1), to: pulled.at });
+      if (pulled && m) out.push({ lane: 'kubelet', name: t('pull{0} (kubelet\'s measure)', suffix), from: pulled.at - Number(m[1]) * (m[2] === 's' ? 1000 : 1), to: pulled.at });
     }
-    pair('runtime', `start${suffix}`, of('container-created'), of('container-started'));
+    pair('runtime', t('start{0}', suffix), of('container-created'), of('container-started'));
   }
   return out;
 }

@@ -87,7 +87,10 @@ export interface Evidence {
 
 /** One source of evidence and whether it could be read: what is missing and how to get it. */
 export interface SourceNote {
+  /** The source's name in the display language. */
   source: string;
+  /** Which source it is, for code and `--json` readers (the name is in the display language). */
+  id?: 'api' | 'audit' | 'journal' | 'cni';
   state: 'read' | 'missing';
   text: string;
 }

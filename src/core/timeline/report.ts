@@ -4,6 +4,7 @@
  * startup SLI and what each source could or could not read. The JSON form carries the same, with times as
  * numbers, for the lab's bench record and for CI.
  */
+import { t } from '../l10n';
 import { hopTimes, type HopTime } from './compare';
 import { isoMicro, type Timeline } from './model';
 import { readTime } from './causal';
@@ -71,19 +72,20 @@ function ms(n: number): string {
 
 export function renderTimelineText(r: TimelineReport): string {
   const lines: string[] = [];
-  lines.push(`kubectl run timeline: ${r.pod.namespace}/${r.pod.name}${r.pod.node ? ` on ${r.pod.node}` : ''} (ms after the POST; Δ after the step before)`);
+  lines.push(t('kubectl run timeline: {0}/{1}{2} (ms after the POST; Δ after the step before)', r.pod.namespace, r.pod.name, r.pod.node ? t(' on {0}', r.pod.node) : ''));
   lines.push(`${'+ms'.padStart(9)} ${'Δms'.padStart(9)}  ${'lane'.padEnd(10)} ${'source'.padEnd(9)} ${'prec'.padEnd(4)} step`);
   for (const s of r.steps) {
     // A second-precision reading is an interval: say how wide, so nobody reads its point as exact.
     const interval = s.hiMs - s.loMs >= 2 ? ` [${s.loMs.toFixed(0)}…${s.hiMs.toFixed(0)}]` : '';
-    const flags = `${s.warning ? ' (warning)' : ''}${s.adjusted ? ' (moved by causal order: the clocks disagree)' : ''}`;
+    const flags = `${s.warning ? t(' (warning)') : ''}${s.adjusted ? t(' (moved by causal order: the clocks disagree)') : ''}`;
     lines.push(`${ms(s.offsetMs)} ${ms(s.sincePreviousMs)}  ${s.lane.padEnd(10)} ${s.source.padEnd(9)} ${(PRECISION[s.precision] ?? s.precision).padEnd(4)} ${s.label}${s.container ? ` [${s.container}]` : ''}${interval}${flags}`);
   }
-  lines.push('', 'hops:');
-  for (const h of r.hops) lines.push(`  ${h.hop.padEnd(24)} ${h.ms === undefined ? 'not seen' : `${h.ms.toFixed(1)} ms${h.coarse ? ' (from second-precision readings)' : ''}`}`);
-  if (r.sli) lines.push('', `startup SLI (pulls excluded): ${r.sli.valueMs} ms, pulls ${r.sli.pullMs} ms, SLO ${r.sli.sloMs} ms: ${r.sli.met ? 'met' : 'NOT met'}`);
-  if (r.stall) lines.push('', `stalled at ${r.stall.stage}: ${r.stall.summary}`, ...r.stall.messages.map((m) => `  ${m}`));
-  lines.push('', 'sources:');
+  lines.push('', t('hops:'));
+  for (const h of r.hops) lines.push(`  ${h.hop.padEnd(24)} ${h.ms === undefined ? t('not seen') : `${h.ms.toFixed(1)} ms${h.coarse ? t(' (from second-precision readings)') : ''}`}`);
+  if (r.sli) lines.push('', t('startup SLI (pulls excluded): {0} ms, pulls {1} ms, SLO {2} ms: {3}', r.sli.valueMs, r.sli.pullMs, r.sli.sloMs, r.sli.met ? t('met') : t('NOT met')));
+  if (r.stall) lines.push('', t('stalled at {0}: {1}', r.stall.stage, r.stall.summary), ...r.stall.messages.map((m) => `  ${m}`));
+  lines.push('', t('sources:'));
+  // `read`/`missing` are the state's own names, in the column scripts read
   for (const s of r.sources) lines.push(`  ${s.state === 'read' ? 'read   ' : 'missing'}  ${s.source}: ${s.text}`);
   return lines.join('\n') + '\n';
 }

@@ -5,6 +5,7 @@
  * editor theme through CSS classes) and exported to a file (fixed colours inlined), so what a user
  * saves is what they saw.
  */
+import { t } from '../l10n';
 import { laneTitle, type Timeline } from './model';
 import { formatDuration, formatOffset, formatWhen, LABEL_FONT_PX, layoutTimeline } from './layout';
 
@@ -31,19 +32,19 @@ export function timelineToSvg(timeline: Timeline, options: SvgOptions): string {
   const fill = (cls: string, color: string): string => (exportColors ? `fill="${color}"` : `class="${cls}"`);
   const stroke = (cls: string, color: string): string => (exportColors ? `stroke="${color}"` : `class="${cls}"`);
 
-  const title = `kubectl run timeline of ${timeline.pod.namespace}/${timeline.pod.name}`;
+  const title = t('kubectl run timeline of {0}/{1}', timeline.pod.namespace, timeline.pod.name);
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${n(width)}" height="${n(height)}" viewBox="0 0 ${n(width)} ${n(height)}" role="img" aria-labelledby="tl-title tl-desc" font-family="sans-serif" font-size="12">`,
     `<title id="tl-title">${escapeXml(title)}</title>`,
-    `<desc id="tl-desc">${escapeXml(timeline.entries.map((e) => `${laneTitle(e.lane)}: ${e.label} at ${formatWhen(e, timeline.start)} (${e.source}, ${e.precision})`).join('; '))}</desc>`,
+    `<desc id="tl-desc">${escapeXml(timeline.entries.map((e) => t('{0}: {1} at {2} ({3}, {4})', laneTitle(e.lane), e.label, formatWhen(e, timeline.start), e.source, e.precision)).join('; '))}</desc>`,
   ];
   if (exportColors) out.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
-  out.push(`<text x="8" y="18" font-weight="bold" ${fill('tl-text', '#1f1f1f')}>${escapeXml(title)}${timeline.sli ? escapeXml(` — startup SLI ${(timeline.sli.valueMs / 1000).toFixed(2)} s (SLO 5 s: ${timeline.sli.met ? 'met' : 'missed'})`) : ''}</text>`);
+  out.push(`<text x="8" y="18" font-weight="bold" ${fill('tl-text', '#1f1f1f')}>${escapeXml(title)}${timeline.sli ? escapeXml(t(' — startup SLI {0} s (SLO 5 s: {1})', (timeline.sli.valueMs / 1000).toFixed(2), timeline.sli.met ? t('met') : t('missed'))) : ''}</text>`);
 
   const bottom = layout.lanes.at(-1)!.top + layout.lanes.at(-1)!.height;
-  for (const t of layout.ticks) {
-    out.push(`<line x1="${n(t.x)}" y1="${layout.top}" x2="${n(t.x)}" y2="${n(bottom)}" ${stroke('tl-grid', '#eeeeee')}/>`);
-    out.push(`<text x="${n(t.x)}" y="${n(bottom + 14)}" text-anchor="middle" font-size="${LABEL_FONT_PX}" ${fill('tl-lane', '#444444')}>${escapeXml(t.text)}</text>`);
+  for (const tick of layout.ticks) {
+    out.push(`<line x1="${n(tick.x)}" y1="${layout.top}" x2="${n(tick.x)}" y2="${n(bottom)}" ${stroke('tl-grid', '#eeeeee')}/>`);
+    out.push(`<text x="${n(tick.x)}" y="${n(bottom + 14)}" text-anchor="middle" font-size="${LABEL_FONT_PX}" ${fill('tl-lane', '#444444')}>${escapeXml(tick.text)}</text>`);
   }
   layout.lanes.forEach((band, i) => {
     if (i % 2 === 1) out.push(`<rect x="0" y="${n(band.top)}" width="${n(width)}" height="${n(band.height)}" ${fill('tl-band', '#f6f6f6')} opacity="0.5"/>`);
@@ -58,7 +59,7 @@ export function timelineToSvg(timeline: Timeline, options: SvgOptions): string {
 
   for (const s of layout.spans) {
     out.push(
-      `<g class="tl-span"><title>${escapeXml(`${s.name}: ${formatDuration(s.to - s.from)} (${formatOffset(s.from - timeline.start)} to ${formatOffset(s.to - timeline.start)})`)}</title>`,
+      `<g class="tl-span"><title>${escapeXml(t('{0}: {1} ({2} to {3})', s.name, formatDuration(s.to - s.from), formatOffset(s.from - timeline.start), formatOffset(s.to - timeline.start)))}</title>`,
       `<rect x="${n(s.x0)}" y="${n(s.y - 7)}" width="${n(s.x1 - s.x0)}" height="14" rx="2" ${fill('tl-spanbar', '#9ecbf0')} opacity="0.55"/>`,
       leader(s.label.anchorX, s.label.anchorY + 3, s.label.box),
       label(s.label.text, s.label.box, 'tl-spantext'),
@@ -68,7 +69,8 @@ export function timelineToSvg(timeline: Timeline, options: SvgOptions): string {
   for (const m of layout.marks) {
     const e = timeline.entries[m.index]!;
     const color = e.warning ? ['tl-warn', '#c72e0f'] : e.precision === 's' ? ['tl-coarse', '#8a6d00'] : ['tl-mark', '#0a6ebd'];
-    const tip = `${laneTitle(e.lane)}: ${e.label} — ${formatWhen(e, timeline.start)}; read ${e.read} (${e.source}, ${e.precision} precision)${e.adjusted ? '; moved to keep the causal order: the clocks disagree' : ''}${e.detail ? `\n${e.detail}` : ''}`;
+    // the source and precision are the ids the steps table shows too (audit, µs…)
+    const tip = `${t('{0}: {1} — {2}; read {3} ({4}, {5} precision){6}', laneTitle(e.lane), e.label, formatWhen(e, timeline.start), e.read, e.source, e.precision, e.adjusted ? t('; moved to keep the causal order: the clocks disagree') : '')}${e.detail ? `\n${e.detail}` : ''}`;
     out.push(`<g class="tl-step" data-i="${m.index}" data-step="${escapeXml(e.step)}" data-source="${escapeXml(e.source)}"><title>${escapeXml(tip)}</title>`);
     if (m.x1 - m.x0 >= 2) out.push(`<rect x="${n(m.x0)}" y="${n(m.cy - 3)}" width="${n(m.x1 - m.x0)}" height="6" ${fill(color[0]!, color[1]!)} opacity="0.3"/>`);
     out.push(
@@ -80,7 +82,7 @@ export function timelineToSvg(timeline: Timeline, options: SvgOptions): string {
       '</g>',
     );
   }
-  out.push(`<text x="${layout.left}" y="${n(bottom + 28)}" font-size="${LABEL_FONT_PX}" ${fill('tl-lane', '#444444')}>● ms/µs reading   ■ second precision, bar: the interval it can be in   ▬ duration</text>`);
+  out.push(`<text x="${layout.left}" y="${n(bottom + 28)}" font-size="${LABEL_FONT_PX}" ${fill('tl-lane', '#444444')}>${escapeXml(t('● ms/µs reading   ■ second precision, bar: the interval it can be in   ▬ duration'))}</text>`);
   out.push('</svg>');
   return out.join('\n');
 }

@@ -3,6 +3,7 @@
  * pinned by a nodeSelector as the CLI's --node does (the scheduler still binds it, so every hop stays on the
  * timeline). Each node says whether it reports the image already: that is what makes a run cold (pulled) or warm.
  */
+import { t } from '../l10n';
 import type { Node } from '../live/types';
 
 export interface TestNodeChoice {
@@ -29,10 +30,10 @@ function holds(n: Node, image: string): boolean {
 }
 
 export function testNodeChoices(nodes: Node[], image: string): TestNodeChoice[] {
-  const out: TestNodeChoice[] = [{ node: undefined, label: 'Any node', description: 'the scheduler decides' }];
+  const out: TestNodeChoice[] = [{ node: undefined, label: t('Any node'), description: t('the scheduler decides') }];
   for (const n of nodes.filter(schedulable).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))) {
-    const state = ready(n) ? '' : 'not Ready · ';
-    out.push({ node: n.metadata.name, label: n.metadata.name, description: `${state}${holds(n, image) ? 'has the image: a warm start' : 'does not report the image: it is pulled (a cold start)'}` });
+    const state = ready(n) ? '' : t('not Ready · ');
+    out.push({ node: n.metadata.name, label: n.metadata.name, description: `${state}${holds(n, image) ? t('has the image: a warm start') : t('does not report the image: it is pulled (a cold start)')}` });
   }
   return out;
 }

@@ -129,7 +129,7 @@ export const LEASE_OBSERVE_SECONDS = 3;
  * The loops run in a subshell: an `exit` ends the check only.
  */
 export function leadersRenewing(observeSeconds = LEASE_OBSERVE_SECONDS): RemoteCommand {
-  const seconds = raw(String(Math.max(0, Math.floor(observeSeconds))));
+  const seconds = Math.max(0, Math.floor(observeSeconds)); // a whole number: sh puts it in bare
   const read = sh`for l in kube-scheduler kube-controller-manager; do printf '%s ' $l; ${KUBECTL} -n kube-system get lease $l -o ${'jsonpath={.spec.holderIdentity} {.spec.renewTime}'} --request-timeout=10s || exit 1; echo; done`;
   return sh`(a=$(${read}) || exit 1; sleep ${seconds}; b=$(${read}) || exit 1; printf '%s\\n' "$b" | while read -r l h t; do if [ -z "$t" ]; then echo "$l is held by nobody" >&2; exit 1; fi; if printf '%s\\n' "$a" | grep -qxF "$l $h $t"; then echo "$l: its holder $h did not renew it in ${seconds} s (a holder that stopped keeps it until it expires, then another takes it)" >&2; exit 1; fi; done)`;
 }

@@ -8,6 +8,7 @@ import { urlProblem } from '../inventory/fields';
 import { sh, type RemoteCommand } from '../ssh/command';
 import type { ImageFact, NodeFacts } from './preflight';
 import { parseVersion } from './versions';
+import { t } from '../l10n';
 
 /**
  * The package index at $1, or its gzip-compressed twin (a mirror made with dpkg-scanpackages may have only that).
@@ -30,7 +31,7 @@ const NODE_SCRIPT = [
 
 /** Versions, static pod images, disk and (with `indexUrl`) the target source's package versions of one node. */
 export function nodeFactsCommand(indexUrl: string | undefined): RemoteCommand {
-  if (indexUrl && urlProblem(indexUrl, false)) throw new Error(`package index ${indexUrl} ${urlProblem(indexUrl, false)}`);
+  if (indexUrl && urlProblem(indexUrl, false)) throw new Error(t('package index {0} {1}', indexUrl, urlProblem(indexUrl, false)));
   return sh`sh -c ${NODE_SCRIPT} kw ${indexUrl ?? ''}`;
 }
 
@@ -97,7 +98,7 @@ export function parseClusterFacts(stdout: string): ClusterFacts {
   const s = markedSections(stdout);
   const out: ClusterFacts = { nodes: new Map(), requested: [] };
   const nodes = s.get('nodes') ?? '';
-  if (/^error:/m.test(nodes) || !nodes.trim()) out.nodesError = 'the API did not list the nodes';
+  if (/^error:/m.test(nodes) || !nodes.trim()) out.nodesError = t('the API did not list the nodes');
   for (const line of nodes.split('\n')) {
     const [name, version, ready] = line.trim().split(/\s+/);
     if (name && version) out.nodes.set(name, { version, ready: ready === 'True' });
@@ -149,9 +150,9 @@ const IMAGES_SCRIPT = [
  */
 export function targetImagesCommand(indexUrl: string, version: string, repoBase: string, imageRepository: string | undefined, keyring: string): RemoteCommand {
   for (const u of [indexUrl, repoBase]) if (urlProblem(u, false)) throw new Error(`${u} ${urlProblem(u, false)}`);
-  if (!parseVersion(version) || !/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`bad version ${version}`);
-  if (imageRepository !== undefined && !/^[A-Za-z0-9][A-Za-z0-9.:_/-]*$/.test(imageRepository)) throw new Error(`image repository ${imageRepository} is not a registry path`);
-  if (!keyring.startsWith('/') || /\s/.test(keyring)) throw new Error(`keyring ${keyring} is not an absolute path`);
+  if (!parseVersion(version) || !/^\d+\.\d+\.\d+$/.test(version)) throw new Error(t('bad version {0}', version));
+  if (imageRepository !== undefined && !/^[A-Za-z0-9][A-Za-z0-9.:_/-]*$/.test(imageRepository)) throw new Error(t('image repository {0} is not a registry path', imageRepository));
+  if (!keyring.startsWith('/') || /\s/.test(keyring)) throw new Error(t('keyring {0} is not an absolute path', keyring));
   return sh`sh -c ${IMAGES_SCRIPT} kw ${indexUrl} ${version} ${repoBase.endsWith('/') ? repoBase : `${repoBase}/`} ${imageRepository ?? ''} ${keyring}`;
 }
 
@@ -201,8 +202,8 @@ export function parseRegistryCheck(stdout: string): ImageFact[] {
     const [image, code] = line.trim().split(/\s+/);
     if (!image || !code) continue;
     if (code === '200') out.push({ image, present: true });
-    else if (code === '401' || code === '403') out.push({ image, present: true, unknown: true, detail: `HTTP ${code}: the registry wants credentials; not checked` });
-    else out.push({ image, present: false, detail: code === '404' ? 'manifest unknown (HTTP 404)' : code === '000' ? 'registry not reached' : `HTTP ${code}` });
+    else if (code === '401' || code === '403') out.push({ image, present: true, unknown: true, detail: t('HTTP {0}: the registry wants credentials; not checked', code) });
+    else out.push({ image, present: false, detail: code === '404' ? t('manifest unknown (HTTP 404)') : code === '000' ? t('registry not reached') : `HTTP ${code}` });
   }
   return out;
 }

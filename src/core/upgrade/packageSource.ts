@@ -6,6 +6,7 @@
  * guessed at.
  */
 import { parseAptLine, renderAptLine } from '../inventory/apt';
+import { t } from '../l10n';
 import { downloadUrl } from '../inventory/fields';
 import type { Inventory } from '../inventory/types';
 import { minorOf, type KubeVersion } from './versions';
@@ -31,7 +32,7 @@ const MINOR_SEGMENT = /\/v\d+\.\d+\//g;
 
 function switchMinor(url: string, minor: string, what: string): string {
   const found = url.match(MINOR_SEGMENT) ?? [];
-  if (found.length !== 1) throw new Error(`${what} ${url} is not split per minor version (one /vX.Y/ in its path, as pkgs.k8s.io's): switch it to ${minor} by hand, or set packages.kubernetesApt to the ${minor} source`);
+  if (found.length !== 1) throw new Error(t("{0} {1} is not split per minor version (one /vX.Y/ in its path, as pkgs.k8s.io's): switch it to {2} by hand, or set packages.kubernetesApt to the {2} source", what, url, minor));
   return url.replace(MINOR_SEGMENT, `/v${minor}/`);
 }
 
@@ -42,14 +43,14 @@ export function targetPackageSource(inv: Inventory, target: KubeVersion): Target
   const key = inv.cluster.packages?.kubernetesAptKey;
   const parsed = parseAptLine(line ?? DEFAULT_KUBERNETES_APT(minor));
   if (typeof parsed === 'string') throw new Error(`packages.kubernetesApt ${parsed}`);
-  const switched = { ...parsed, uri: line ? switchMinor(parsed.uri, minor, 'the package source') : parsed.uri };
+  const switched = { ...parsed, uri: line ? switchMinor(parsed.uri, minor, t('the package source')) : parsed.uri };
   const again = parseAptLine(renderAptLine(switched));
-  if (typeof again === 'string') throw new Error(`the ${minor} package source ${again}`);
+  if (typeof again === 'string') throw new Error(t('the {0} package source {1}', minor, again));
   const out: TargetSource = { kubernetesApt: renderAptLine(again), ...(again.signedBy ? { signedBy: again.signedBy } : {}) };
-  const keyUrl = line ? (key ? switchMinor(key, minor, 'the package key') : undefined) : DEFAULT_KUBERNETES_APT_KEY(minor);
+  const keyUrl = line ? (key ? switchMinor(key, minor, t('the package key')) : undefined) : DEFAULT_KUBERNETES_APT_KEY(minor);
   if (keyUrl) {
     const bad = downloadUrl(keyUrl);
-    if (bad) throw new Error(`the ${minor} package key ${keyUrl}: ${bad}`);
+    if (bad) throw new Error(t('the {0} package key {1}: {2}', minor, keyUrl, bad));
     out.kubernetesAptKey = keyUrl;
     const pin = inv.cluster.packages?.kubernetesAptKeySha256;
     if (line && key && pin) out.kubernetesAptKeySha256 = pin;

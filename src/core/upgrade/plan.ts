@@ -369,7 +369,7 @@ export function buildUpgradePlan(input: UpgradePlanInput, hooks: UpgradeHooks): 
   const { inventory: inv, target } = input;
   const cps = hostsWithRole(inv, 'control-plane');
   const workers = hostsWithRole(inv, 'worker').filter((h) => !h.roles.includes('control-plane'));
-  if (!cps.length) throw new Error('the inventory has no control-plane host');
+  if (!cps.length) throw new Error(t('the inventory has no control-plane host'));
   const maxUnavailable = Math.max(1, Math.floor(input.maxUnavailable ?? 1));
   const drainSeconds = input.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS;
   const ignore = inv.cluster.ignorePreflightErrors ?? [];

@@ -213,18 +213,19 @@ export function refusals(findings: readonly UpgradeFinding[]): UpgradeFinding[] 
 
 /** The versions per node, as a table the plan shows above its steps. */
 export function versionTable(facts: UpgradeFacts): string {
-  const rows = [['node', 'role', 'kubeadm', 'kubelet', 'kubectl', 'apiserver', 'ctrl-mgr', 'scheduler', 'etcd', 'Ready']];
+  const rows = [[t('node'), t('role'), 'kubeadm', 'kubelet', 'kubectl', 'apiserver', 'ctrl-mgr', 'scheduler', 'etcd', 'Ready']];
   for (const n of facts.nodes) {
     const p = n.staticPods ?? {};
-    rows.push([n.name, n.role, n.kubeadm ?? '-', n.kubelet ?? '-', n.kubectl ?? '-', p.apiserver ?? '-', p.controllerManager ?? '-', p.scheduler ?? '-', p.etcd ?? '-', n.unreachable !== undefined ? 'no SSH' : n.ready === undefined ? '?' : n.ready ? 'yes' : 'NO']);
+    const ready = n.unreachable !== undefined ? t('no SSH') : n.ready === undefined ? '?' : n.ready ? t('yes') : t('NO');
+    rows.push([n.name, n.role === 'control-plane' ? t('control-plane') : t('worker'), n.kubeadm ?? '-', n.kubelet ?? '-', n.kubectl ?? '-', p.apiserver ?? '-', p.controllerManager ?? '-', p.scheduler ?? '-', p.etcd ?? '-', ready]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const lines = rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
-  lines.push(`CoreDNS ${facts.coreDns ?? '?'}, kube-proxy ${facts.kubeProxy ?? '?'}; target ${formatVersion(facts.target)}`);
+  lines.push(t('CoreDNS {0}, kube-proxy {1}; target {2}', facts.coreDns ?? '?', facts.kubeProxy ?? '?', formatVersion(facts.target)));
   return lines.join('\n');
 }
 
 export function renderFindings(findings: readonly UpgradeFinding[]): string {
-  if (!findings.length) return 'preflight: nothing found';
+  if (!findings.length) return t('preflight: nothing found');
   return findings.map((f) => `${f.severity === 'error' ? 'ERROR' : 'warning'} [${f.subject}] ${f.message}`).join('\n');
 }

@@ -5,6 +5,7 @@
  * The check is done twice: on the target (before a plan exists) and along the plan's order (every state the
  * cluster passes through), so a plan that upgraded a kubelet before the last API server is refused too.
  */
+import { t } from '../l10n';
 
 export interface KubeVersion {
   major: number;
@@ -78,24 +79,30 @@ export function targetProblems(input: TargetInput): SkewProblem[] {
   const { target } = input;
   const oldest = lowest(input.apiServers.map((a) => a.version));
   const newest = highest(input.apiServers.map((a) => a.version));
-  if (!oldest || !newest) return [{ message: 'no API server version is known: the control plane could not be read' }];
-  if (target.major !== oldest.major) out.push({ message: `${formatVersion(target)} changes the major version from ${oldest.major}: not an upgrade kubeadm does` });
+  if (!oldest || !newest) return [{ message: t('no API server version is known: the control plane could not be read') }];
+  if (target.major !== oldest.major) out.push({ message: t('{0} changes the major version from {1}: not an upgrade kubeadm does', formatVersion(target), oldest.major) });
   for (const a of input.apiServers) {
-    if (compareVersions(target, a.version) < 0) out.push({ node: a.node, message: `the API server on ${a.node} is ${formatVersion(a.version)}, newer than the target ${formatVersion(target)}: kubeadm does not downgrade` });
+    if (compareVersions(target, a.version) < 0) out.push({ node: a.node, message: t('the API server on {0} is {1}, newer than the target {2}: kubeadm does not downgrade', a.node, formatVersion(a.version), formatVersion(target)) });
   }
   const ahead = minorDistance(oldest, target);
   if (ahead > 1) {
-    out.push({ message: `${formatVersion(target)} skips ${ahead - 1} minor version${ahead - 1 === 1 ? '' : 's'}: the control plane is at ${minorOf(oldest)} and upgrades one minor at a time (to ${oldest.major}.${oldest.minor + 1} first)` });
+    const next = `${oldest.major}.${oldest.minor + 1}`;
+    out.push({
+      message:
+        ahead - 1 === 1
+          ? t('{0} skips 1 minor version: the control plane is at {1} and upgrades one minor at a time (to {2} first)', formatVersion(target), minorOf(oldest), next)
+          : t('{0} skips {1} minor versions: the control plane is at {2} and upgrades one minor at a time (to {3} first)', formatVersion(target), ahead - 1, minorOf(oldest), next),
+    });
   }
-  if (minorDistance(oldest, newest) > 1) out.push({ message: `the API servers are ${minorOf(oldest)} and ${minorOf(newest)}: more than one minor apart, a state the skew policy does not allow` });
+  if (minorDistance(oldest, newest) > 1) out.push({ message: t('the API servers are {0} and {1}: more than one minor apart, a state the skew policy does not allow', minorOf(oldest), minorOf(newest)) });
   for (const k of input.kubelets) {
-    if (compareVersions(k.version, target) > 0) out.push({ node: k.node, message: `the kubelet on ${k.node} is ${formatVersion(k.version)}, newer than the target ${formatVersion(target)}: a kubelet must never be newer than the API server` });
+    if (compareVersions(k.version, target) > 0) out.push({ node: k.node, message: t('the kubelet on {0} is {1}, newer than the target {2}: a kubelet must never be newer than the API server', k.node, formatVersion(k.version), formatVersion(target)) });
     else if (compareVersions(k.version, oldest) > 0 && minorDistance(oldest, k.version) > 0) {
-      out.push({ node: k.node, message: `the kubelet on ${k.node} is ${formatVersion(k.version)}, a newer minor than the API server ${formatVersion(oldest)} now: the control plane must be upgraded before any kubelet` });
+      out.push({ node: k.node, message: t('the kubelet on {0} is {1}, a newer minor than the API server {2} now: the control plane must be upgraded before any kubelet', k.node, formatVersion(k.version), formatVersion(oldest)) });
     }
     const behind = minorDistance(k.version, target);
     if (behind > KUBELET_MAX_MINORS_OLDER) {
-      out.push({ node: k.node, message: `the kubelet on ${k.node} is ${formatVersion(k.version)}: ${behind} minors behind ${formatVersion(target)} once the control plane is upgraded (at most ${KUBELET_MAX_MINORS_OLDER}); upgrade that node's kubelet to ${minorOf(oldest)} first` });
+      out.push({ node: k.node, message: t("the kubelet on {0} is {1}: {2} minors behind {3} once the control plane is upgraded (at most {4}); upgrade that node's kubelet to {5} first", k.node, formatVersion(k.version), behind, formatVersion(target), KUBELET_MAX_MINORS_OLDER, minorOf(oldest)) });
     }
   }
   return out;
@@ -124,9 +131,9 @@ export function skewAlongPlan(input: TargetInput, changes: readonly VersionChang
     if (!oldestApi || !newestApi) continue;
     for (const [node, v] of kubelet) {
       if (compareVersions(v, oldestApi) > 0 && minorDistance(oldestApi, v) > 0) {
-        out.push({ node, message: `after ${c.stepId}: the kubelet on ${node} (${formatVersion(v)}) is newer than an API server (${formatVersion(oldestApi)})` });
+        out.push({ node, message: t('after {0}: the kubelet on {1} ({2}) is newer than an API server ({3})', c.stepId, node, formatVersion(v), formatVersion(oldestApi)) });
       }
-      if (minorDistance(v, newestApi) > KUBELET_MAX_MINORS_OLDER) out.push({ node, message: `after ${c.stepId}: the kubelet on ${node} (${formatVersion(v)}) is more than ${KUBELET_MAX_MINORS_OLDER} minors older than an API server (${formatVersion(newestApi)})` });
+      if (minorDistance(v, newestApi) > KUBELET_MAX_MINORS_OLDER) out.push({ node, message: t('after {0}: the kubelet on {1} ({2}) is more than {3} minors older than an API server ({4})', c.stepId, node, formatVersion(v), KUBELET_MAX_MINORS_OLDER, formatVersion(newestApi)) });
     }
     if (out.length) return out;
   }
@@ -150,12 +157,12 @@ export function skewNotes(nodes: readonly { name: string; kubelet?: string | und
   const out = new Map<string, string>();
   if (!oldest || !newest) return out;
   const add = (node: string, note: string) => out.set(node, out.has(node) ? `${out.get(node)}; ${note}` : note);
-  if (minorDistance(oldest, newest) > 0) for (const a of api) if (minorDistance(a.version, newest) > 0) add(a.node, `API server ${formatVersion(a.version)} behind ${formatVersion(newest)} on another node: an upgrade half-way`);
+  if (minorDistance(oldest, newest) > 0) for (const a of api) if (minorDistance(a.version, newest) > 0) add(a.node, t('API server {0} behind {1} on another node: an upgrade half-way', formatVersion(a.version), formatVersion(newest)));
   for (const n of nodes) {
     const k = parseVersion(n.kubelet);
     if (!k) continue;
-    if (minorDistance(oldest, k) > 0) add(n.name, `kubelet ${formatVersion(k)} newer than the API server ${formatVersion(oldest)}: not allowed by the skew policy`);
-    else if (minorDistance(k, newest) > KUBELET_MAX_MINORS_OLDER) add(n.name, `kubelet ${formatVersion(k)} more than ${KUBELET_MAX_MINORS_OLDER} minors behind the API server ${formatVersion(newest)}`);
+    if (minorDistance(oldest, k) > 0) add(n.name, t('kubelet {0} newer than the API server {1}: not allowed by the skew policy', formatVersion(k), formatVersion(oldest)));
+    else if (minorDistance(k, newest) > KUBELET_MAX_MINORS_OLDER) add(n.name, t('kubelet {0} more than {1} minors behind the API server {2}', formatVersion(k), KUBELET_MAX_MINORS_OLDER, formatVersion(newest)));
   }
   return out;
 }

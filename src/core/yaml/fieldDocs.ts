@@ -8,6 +8,7 @@
 import inventorySchema from '../../../schemas/inventory.schema.json';
 import { KUBEADM_V1BETA3, KUBEADM_V1BETA4, SchemaSet, schemaTypes, type JsonSchema } from '../kubeadm/schema';
 import { yamlCursor, yamlFieldAt, type PathSegment } from './cursor';
+import { t } from '../l10n';
 
 export type DocsKind = 'inventory' | 'kubeadm';
 
@@ -74,8 +75,8 @@ function kubeadmRoot(doc: Record<string, string>): Root {
   const set = SchemaSet.for(apiVersion?.startsWith('kubeadm.k8s.io/') ? apiVersion : undefined);
   const kind = apiVersion && doc.kind ? (set.kind(apiVersion, doc.kind) as Schema | undefined) : undefined;
   const meta: Record<string, Schema> = {
-    apiVersion: { type: 'string', enum: API_VERSIONS, description: 'The API group and version of this document: kubeadm.k8s.io/v1beta4 (kubeadm 1.31 and later; v1beta3 until 1.34), or the kubelet\'s and kube-proxy\'s configuration groups.' },
-    kind: { type: 'string', enum: kindsOf(apiVersion), description: `What this document configures${apiVersion ? ` (kinds of ${apiVersion})` : ''}.` },
+    apiVersion: { type: 'string', enum: API_VERSIONS, description: t('The API group and version of this document: kubeadm.k8s.io/v1beta4 (kubeadm 1.31 and later; v1beta3 until 1.34), or the kubelet\'s and kube-proxy\'s configuration groups.') },
+    kind: { type: 'string', enum: kindsOf(apiVersion), description: apiVersion ? t('What this document configures (kinds of {0}).', apiVersion) : t('What this document configures.') },
   };
   return {
     // The kind's own apiVersion and kind ("The kind of this object.") give way to the ones with their values.
@@ -132,7 +133,7 @@ export function completionsAt(kind: DocsKind, text: string, offset: number): Fie
   if (!schema) return undefined;
   if (at === 'value') {
     const field = cursor.path.filter((p) => typeof p === 'string').pop() ?? '';
-    const items = values(schema).map((v): FieldCompletion => ({ label: v, kind: 'value', insertText: v, detail: `value of ${field}`, ...(schema.description ? { documentation: schema.description } : {}) }));
+    const items = values(schema).map((v): FieldCompletion => ({ label: v, kind: 'value', insertText: v, detail: t('value of {0}', field), ...(schema.description ? { documentation: schema.description } : {}) }));
     return items.length ? { items, replaceStart: cursor.prefixStart } : undefined;
   }
   const present = new Set(cursor.existingKeys);

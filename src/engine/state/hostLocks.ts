@@ -11,6 +11,7 @@ import { HostLockError, parseLockOwner, type HostLockSet, type LockOwner } from 
 import { signatureProblem, signRecord } from '../../core/state/signing';
 import { alreadyThere, createNewFile, ensureRealFolder, FileRefused, readRegularSync, readRegularText, removeFile } from '../../adapters/fs/safeFile';
 import { stateKey } from '../../adapters/fs/stateKey';
+import { t } from '../../core/l10n';
 
 const KIND = 'host lock v1';
 
@@ -54,7 +55,7 @@ export class HostLocks implements HostLockSet {
         await removeFile(file); // stale (its process is gone) or not a lock of ours
       }
     }
-    throw new Error(`could not lock ${host}`);
+    throw new Error(t('could not lock {0}', host));
   }
 
   async release(host: string): Promise<void> {
@@ -77,7 +78,7 @@ async function readOwner(file: string): Promise<LockOwner | undefined> {
   try {
     text = await readRegularText(file, { maxBytes: 4096, noFollow: true, mine: true });
   } catch (e) {
-    if (e instanceof FileRefused && /another user/.test(e.reason)) throw new Error(`${e.message}: another user's run may be changing this host; wait for it, or remove the lock when no run is left`);
+    if (e instanceof FileRefused && e.kind === 'other-user') throw new Error(t('{0}: another user\'s run may be changing this host; wait for it, or remove the lock when no run is left', e.message));
     return undefined;
   }
   let value: unknown;

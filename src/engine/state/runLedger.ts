@@ -11,6 +11,7 @@ import { Ledger, newRunId, parseLedgerData, type LedgerData } from '../../core/p
 import { signatureProblem, signRecord } from '../../core/state/signing';
 import { shownPath } from '../../core/text/terminal';
 import { errorMessage } from '../../core/errors';
+import { t } from '../../core/l10n';
 import { ensureRealFolder, FileRefused, readRegularText, replaceFile } from '../../adapters/fs/safeFile';
 import { stateKey } from '../../adapters/fs/stateKey';
 
@@ -58,10 +59,10 @@ export async function loadLedger(file: string): Promise<Ledger> {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new LedgerRefused('it is not JSON');
+    throw new LedgerRefused(t('it is not JSON'));
   }
   const parsed = parseLedgerData(value, basename(file));
-  if ('problem' in parsed) throw new LedgerRefused(`it is not a run ledger: ${parsed.problem}`);
+  if ('problem' in parsed) throw new LedgerRefused(t('it is not a run ledger: {0}', parsed.problem));
   const problem = signatureProblem(await stateKey(), KIND, parsed.data, (value as { signature?: unknown }).signature);
   if (problem) throw new LedgerRefused(problem);
   return new Ledger(file, parsed.data, writeSignedLedger);
@@ -100,8 +101,8 @@ export async function findResumable(dir: string, command: string, fingerprint: s
 
 /** One line per refused run: `runs/X.json is not resumed: it is not signed…`. At most `max`, then how many more. */
 export function refusedRunLines(refused: readonly RefusedRun[], max = 3): string[] {
-  const lines = refused.slice(0, max).map((r) => `${shownPath(r.file)} is not resumed: ${r.why}`);
-  if (refused.length > max) lines.push(`… and ${refused.length - max} more run file(s) not resumed for the same kinds of reasons`);
+  const lines = refused.slice(0, max).map((r) => t('{0} is not resumed: {1}', shownPath(r.file), r.why));
+  if (refused.length > max) lines.push(t('… and {0} more run file(s) not resumed for the same kinds of reasons', refused.length - max));
   return lines;
 }
 

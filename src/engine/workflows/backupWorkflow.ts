@@ -4,6 +4,7 @@
  * refusal or failure in one message, and the report (this backup and every one in the folder). The front-ends
  * choose the folder.
  */
+import { t } from '../../core/l10n';
 import type { BackupManifest } from '../../core/backup/snapshot';
 import type { Inventory } from '../../core/inventory/types';
 import { describeError } from '../../core/live/errors';
@@ -37,7 +38,7 @@ export async function backupWorkflow(ui: Ui, input: BackupWorkflowInput): Promis
   const lines: string[] = [];
   let result;
   try {
-    result = await ui.progress({ title: `Backing up etcd of ${inv.cluster.name}`, cancellable: true, narrate: true }, (progress, signal) => {
+    result = await ui.progress({ title: t('Backing up etcd of {0}', inv.cluster.name), cancellable: true, narrate: true }, (progress, signal) => {
       const deps: BackupDeps = { inventory: inv, ssh: input.ssh, become: sudoUnlessRoot(input.loginUser, sudo.password), signal, say: (l) => (lines.push(l), progress(l)) };
       return (input.backup ?? backupEtcd)(deps, out);
     });
@@ -45,7 +46,7 @@ export async function backupWorkflow(ui: Ui, input: BackupWorkflowInput): Promis
     // A cancel is the user's doing: it ends quietly (the front-ends say "cancelled"), not as a failure.
     if (isCancel(e)) return { kind: 'cancelled' };
     const refused = e instanceof BackupRefused;
-    const message = `etcd backup ${refused ? 'refused' : 'failed'}: ${describeError(e)}`;
+    const message = refused ? t('etcd backup refused: {0}', describeError(e)) : t('etcd backup failed: {0}', describeError(e));
     await ui.message('error', message);
     return { kind: refused ? 'refused' : 'failed', message };
   }
@@ -56,21 +57,21 @@ export async function backupWorkflow(ui: Ui, input: BackupWorkflowInput): Promis
 function backupReport(result: { dir: string; durationMs: number; manifest: BackupManifest }, lines: readonly string[], out: string, all: { dir: string; manifest: BackupManifest }[]): string {
   const m = result.manifest;
   return [
-    `# etcd backup of ${m.cluster}`,
+    `# ${t('etcd backup of {0}', m.cluster)}`,
     '',
-    `Written to \`${result.dir}\` (every file 0600: it holds every Secret of the cluster).`,
+    t('Written to {0} (every file 0600: it holds every Secret of the cluster).', `\`${result.dir}\``),
     '',
-    `- ${m.snapshot.size} bytes in ${(result.durationMs / 1000).toFixed(1)} s from ${m.member.name} on ${m.host}${m.status ? `, revision ${m.status.revision}, ${m.status.totalKey} keys, hash ${m.status.hash} (${m.statusFrom})` : ''}`,
-    `- sha256 \`${m.snapshot.sha256}\`, etcd's trailer ${m.snapshot.trailer}`,
-    ...m.warnings.map((w) => `- warning: ${w}`),
+    `- ${t('{0} bytes in {1} s from {2} on {3}', m.snapshot.size, (result.durationMs / 1000).toFixed(1), m.member.name, m.host)}${m.status ? t(', revision {0}, {1} keys, hash {2} ({3})', m.status.revision, m.status.totalKey, m.status.hash, m.statusFrom) : ''}`,
+    `- sha256 \`${m.snapshot.sha256}\`, ${t("etcd's trailer {0}", m.snapshot.trailer)}`,
+    ...m.warnings.map((w) => `- ${t('warning: {0}', w)}`),
     '',
-    '## Steps',
+    `## ${t('Steps')}`,
     '',
     ...lines.map((l) => `- ${l}`),
     '',
-    `## Backups in ${out}`,
+    `## ${t('Backups in {0}', out)}`,
     '',
-    '| taken | revision | size | from | folder |',
+    `| ${[t('taken'), t('revision'), t('size'), t('from'), t('folder')].join(' | ')} |`,
     '| --- | --- | --- | --- | --- |',
     ...all.map((b) => `| ${b.manifest.takenAt} | ${b.manifest.status?.revision ?? b.manifest.revisionAtSave ?? '?'} | ${b.manifest.snapshot.size} | ${b.manifest.host} | ${b.dir} |`),
   ].join('\n') + '\n';

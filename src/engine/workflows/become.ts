@@ -5,6 +5,7 @@
  * front-end's: a password box in the editor, a no-echo prompt on a terminal (see cli/terminalUi.ts for when
  * the command line answers "none" without asking).
  */
+import { t } from '../../core/l10n';
 import { sh, sudo } from '../../core/ssh/command';
 import { describeSudoFailure } from '../../core/ssh/failures';
 import { ANY_EXIT_CODE, type SshTransport } from '../../core/ssh/transport';
@@ -27,12 +28,12 @@ export function sudoPasswordCheck(ssh: SshTransport, sudoHosts: ReadonlyMap<stri
           const f = describeSudoFailure({ user, host, code: r.code, stderr: r.stderr, withPassword: true });
           return f ? `${host}: ${f.cause} — ${f.fix}` : undefined;
         } catch (e) {
-          return `${host}: sudo could not be tried (${errorMessage(e)})`;
+          return t('{0}: sudo could not be tried ({1})', host, errorMessage(e));
         }
       }),
     );
     const bad = refused.filter((r): r is string => r !== undefined);
-    return bad.length ? `The sudo password did not work: ${bad.join('; ')}` : undefined;
+    return bad.length ? t('The sudo password did not work: {0}', bad.join('; ')) : undefined;
   };
 }
 
@@ -63,8 +64,10 @@ export async function askSudoPassword(ui: Ui, sudoHosts: Map<string, string>, ch
     const answer = await ui.secret({
       kind: 'sudo-password',
       hosts: sudoHosts,
-      title: `sudo password for ${users}`,
-      prompt: `${hosts.length === 1 ? hosts[0] : `${hosts.length} hosts (${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', …' : ''})`} ${hosts.length === 1 ? 'is' : 'are'} reached as ${users}: every step runs through sudo. Leave empty when sudo needs no password there.`,
+      title: t('sudo password for {0}', users),
+      prompt: hosts.length === 1
+        ? t('{0} is reached as {1}: every step runs through sudo. Leave empty when sudo needs no password there.', hosts[0], users)
+        : t('{0} hosts ({1}) are reached as {2}: every step runs through sudo. Leave empty when sudo needs no password there.', hosts.length, `${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', …' : ''}`, users),
     });
     if (answer === undefined) return 'cancelled';
     if (answer === '' || !check) return { password: answer === '' ? undefined : answer };

@@ -3,6 +3,7 @@
  * snapshot sent to every member at once under one bar. The bar advances with every chunk; a message (the one line a
  * terminal prints) at most every two seconds and at the end, with the rate.
  */
+import { t } from '../../core/l10n';
 import type { ProgressReport, Ui } from './ui';
 
 const MiB = 1024 * 1024;
@@ -60,8 +61,8 @@ export class SendProgress {
     this.sent.set(host, bytes);
     if (!this.opening) {
       this.opening = true;
-      void this.ui.progress({ title: `Sending snapshot.db (${amount(this.size)}) to ${this.members} members of ${this.cluster}…`, narrate: true }, (report) => {
-        this.bar = new ByteProgress(report, `snapshot.db to ${this.members} members`);
+      void this.ui.progress({ title: t('Sending snapshot.db ({0}) to {1} members of {2}…', amount(this.size), this.members, this.cluster), narrate: true }, (report) => {
+        this.bar = new ByteProgress(report, t('snapshot.db to {0} members', this.members));
         return new Promise<void>((resolve) => (this.ended ? resolve() : (this.close = resolve)));
       });
     }

@@ -5,6 +5,7 @@
  * failure refuses it. The reading itself is the engine's (engine/certs.ts) over the front-end's pool and thresholds;
  * the editor's keeps the report for its Certificates view and status bar.
  */
+import { t } from '../../core/l10n';
 import type { CertReport, CertSummary } from '../../core/certs/report';
 import { summarize } from '../../core/certs/report';
 import type { Inventory } from '../../core/inventory/types';
@@ -52,7 +53,7 @@ export async function certsWorkflow(ui: Ui, input: CertsInput): Promise<CertsOut
   const notRead = notReadCauses(input.preflight);
   const total = targets.filter((h) => !notRead.has(h)).length;
   let cancelled = false;
-  const report = await ui.progress({ title: 'Inspecting certificates', cancellable: true }, async (progressReport, signal) => {
+  const report = await ui.progress({ title: t('Inspecting certificates'), cancellable: true }, async (progressReport, signal) => {
     let done = 0;
     try {
       return await input.inspect({

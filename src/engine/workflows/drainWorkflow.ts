@@ -4,6 +4,7 @@
  * the run with per-pod progress and a cancel that stops the evictions and leaves the node cordoned, and the
  * outcome. The front-ends choose the node and the options (the editor in a list, the CLI by kubectl's flags).
  */
+import { t } from '../../core/l10n';
 import type { SshTransport } from '../../core/ssh/transport';
 import type { Inventory } from '../../core/inventory/types';
 import { planBlockers, planDrain, renderDrainPlan, runDrain, setCordon, type DrainCluster, type DrainLine, type DrainPlan, type DrainResult, type DrainRunOptions, type DryRun } from '../../core/drain/drainNode';
@@ -54,21 +55,21 @@ export async function drainWorkflow(ui: Ui, input: DrainWorkflowInput): Promise<
 
   let plan: DrainPlan;
   try {
-    plan = await ui.progress({ title: `Planning the drain of ${node}…` }, () => planDrain(cluster, node, options));
+    plan = await ui.progress({ title: t('Planning the drain of {0}…', node) }, () => planDrain(cluster, node, options));
   } catch (e) {
-    const message = `cannot plan the drain of node "${node}": ${describeError(e)}`;
+    const message = t('cannot plan the drain of node "{0}": {1}', node, describeError(e));
     await ui.message('error', message);
     return { kind: 'failed-to-plan', message };
   }
   await ui.show(`drain-${node}-plan.txt`, renderDrainPlan(plan));
   if (plan.guard && !plan.guard.ok) {
-    const message = `refusing to drain control-plane node "${node}": ${plan.guard.reasons.join(' ')}\nnothing was done.`;
+    const message = t('refusing to drain control-plane node "{0}": {1}\nnothing was done.', node, plan.guard.reasons.join(' '));
     await ui.message('error', message, { modal: true });
     return { kind: 'refused', message };
   }
   const blockers = planBlockers(plan);
   if (blockers.length && input.refusedPods === 'stop') {
-    const message = `Drain of ${node} not started — Pods are refused: ${blockers.join(' ')} Nothing was changed.`;
+    const message = t('Drain of {0} not started — Pods are refused: {1} Nothing was changed.', node, blockers.join(' '));
     await ui.message('error', message, { modal: true });
     return { kind: 'refused', message };
   }
@@ -76,15 +77,15 @@ export async function drainWorkflow(ui: Ui, input: DrainWorkflowInput): Promise<
     const c = plan.classification;
     const lost = c.toEvict.filter((p) => p.hasEmptyDir).map((p) => `${p.namespace}/${p.name}`);
     const answer = await ui.confirm({
-      message: blockers.length ? `Pods are refused: the drain would cordon ${node} and stop (as kubectl drain does). Go ahead?` : `Drain ${node}: evict ${c.toEvict.length} pod(s)?`,
+      message: blockers.length ? t('Pods are refused: the drain would cordon {0} and stop (as kubectl drain does). Go ahead?', node) : t('Drain {0}: evict {1} pod(s)?', node, c.toEvict.length),
       detail: [
-        `Cluster ${input.context}. ${c.pods.length - c.toEvict.length} pod(s) stay on the node. The plan is open beside this dialog.`,
-        lost.length ? `emptyDir data of ${lost.join(', ')} is deleted for good.` : '',
-        options.maintenance ? `Then on ${options.maintenance.host}: ${options.maintenance.display}, and wait until ${node} is Ready again.` : '',
-        options.uncordonAfter ? `Finally ${node} is uncordoned.` : `${node} stays cordoned afterwards.`,
-        plan.guard?.heldLeases.length ? `${node} holds the leader leases ${plan.guard.heldLeases.map((l) => l.name).join(', ')}.` : '',
+        t('Cluster {0}. {1} pod(s) stay on the node. The plan is open beside this dialog.', input.context, c.pods.length - c.toEvict.length),
+        lost.length ? t('emptyDir data of {0} is deleted for good.', lost.join(', ')) : '',
+        options.maintenance ? t('Then on {0}: {1}, and wait until {2} is Ready again.', options.maintenance.host, options.maintenance.display, node) : '',
+        options.uncordonAfter ? t('Finally {0} is uncordoned.', node) : t('{0} stays cordoned afterwards.', node),
+        plan.guard?.heldLeases.length ? t('{0} holds the leader leases {1}.', node, plan.guard.heldLeases.map((l) => l.name).join(', ')) : '',
       ].filter(Boolean).join('\n'),
-      actions: [lost.length ? 'Drain and Delete emptyDir Data' : 'Drain'],
+      actions: [lost.length ? t('Drain and Delete emptyDir Data') : t('Drain')],
     });
     if (!answer) return { kind: 'not-confirmed' };
   }
@@ -92,13 +93,13 @@ export async function drainWorkflow(ui: Ui, input: DrainWorkflowInput): Promise<
   const output = new RunOutput(options.maintenance?.secrets ?? []);
   const abort = new AbortController();
   const cancel = (): void => {
-    if (!abort.signal.aborted) view.plain(`cancelling the drain of node/${node}…`, 'stderr');
+    if (!abort.signal.aborted) view.plain(t('cancelling the drain of node/{0}…', node), 'stderr');
     abort.abort();
   };
-  const view = ui.openRun(`Kubeadm: drain ${node}`, output, cancel);
+  const view = ui.openRun(t('Kubeadm: drain {0}', node), output, cancel);
   const hostStreams = new Map<string, HostStreams>();
   let reported = 0;
-  const result = await ui.progress({ title: `Draining ${node}`, cancellable: true, onCancel: cancel }, (progress, signal) => {
+  const result = await ui.progress({ title: t('Draining {0}', node), cancellable: true, onCancel: cancel }, (progress, signal) => {
     signal.addEventListener('abort', () => abort.abort());
     return runDrain(cluster, node, {
       ...options,
@@ -117,16 +118,17 @@ export async function drainWorkflow(ui: Ui, input: DrainWorkflowInput): Promise<
     });
   });
   hostStreams.forEach((h) => h.end());
-  const took = `${Math.round(result.totalMs / 1000)} s`;
+  const took = t('{0} s', Math.round(result.totalMs / 1000));
   if (result.ok) {
-    view.finish(`node/${node} drained in ${took}`, true);
-    if (options.dryRun === 'none') await ui.message('info', `node/${node} drained: ${result.evicted.length} pod(s) evicted, ${result.kept.length} kept (${took}).${options.uncordonAfter ? ' Uncordoned.' : ''}`);
+    view.finish(t('node/{0} drained in {1}', node, took), true);
+    if (options.dryRun === 'none') await ui.message('info', `${t('node/{0} drained: {1} pod(s) evicted, {2} kept ({3}).', node, result.evicted.length, result.kept.length, took)}${options.uncordonAfter ? t(' Uncordoned.') : ''}`);
     return { kind: 'ran', result };
   }
-  view.finish(`${result.cancelled ? 'cancelled' : 'failed'} at ${result.failedStep}: ${result.error ?? ''}`, false);
-  const uncordon = 'Uncordon Node';
-  const pods = result.failedPods.length ? ` (pods: ${result.failedPods.map((p) => p.pod).join(', ')})` : '';
-  const choice = await ui.message('error', `Drain ${result.cancelled ? 'cancelled' : 'FAILED'} at step "${result.failedStep}" on node ${node}${pods}: ${result.error ?? ''}`, {
+  view.finish(result.cancelled ? t('cancelled at {0}: {1}', result.failedStep, result.error ?? '') : t('failed at {0}: {1}', result.failedStep, result.error ?? ''), false);
+  const uncordon = t('Uncordon Node');
+  const pods = result.failedPods.length ? t(' (pods: {0})', result.failedPods.map((p) => p.pod).join(', ')) : '';
+  const failure = result.cancelled ? t('Drain cancelled at step "{0}" on node {1}{2}: {3}', result.failedStep, node, pods, result.error ?? '') : t('Drain FAILED at step "{0}" on node {1}{2}: {3}', result.failedStep, node, pods, result.error ?? '');
+  const choice = await ui.message('error', failure, {
     actions: result.failedStep !== 'guard' && result.failedStep !== 'node' ? [uncordon] : [],
   });
   if (choice === uncordon) await cordonWorkflow(ui, { cluster, node, cordon: false, context: input.context, server: '', dryRun: 'none', confirmed: true });
@@ -158,10 +160,10 @@ export async function cordonWorkflow(ui: Ui, input: CordonWorkflowInput): Promis
       return { kind: 'unchanged' };
     }
     if (input.dryRun === 'none' && !input.confirmed) {
-      const action = cordon ? 'Cordon' : 'Uncordon';
+      const action = cordon ? t('Cordon') : t('Uncordon');
       const answer = await ui.confirm({
-        message: `${action} ${node}?`,
-        detail: `${cordon ? 'Sets spec.unschedulable: no new pods are scheduled on the node; the pods running there stay.' : 'Clears spec.unschedulable: the scheduler may place pods on the node again.'} Cluster: ${input.context}${input.server ? ` (${input.server})` : ''}.`,
+        message: cordon ? t('Cordon {0}?', node) : t('Uncordon {0}?', node),
+        detail: `${cordon ? t('Sets spec.unschedulable: no new pods are scheduled on the node; the pods running there stay.') : t('Clears spec.unschedulable: the scheduler may place pods on the node again.')} ${t('Cluster: {0}{1}.', input.context, input.server ? ` (${input.server})` : '')}`,
         actions: [action],
       });
       if (answer !== action) return { kind: 'not-confirmed' };

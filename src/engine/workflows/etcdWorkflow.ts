@@ -4,13 +4,16 @@
  * before anything changes, the plan (what it expects to give back), the run through the plan-run workflow (resumable,
  * cancellable), and per member how long its defragmentation took and what it gave back.
  */
+import { t } from '../../core/l10n';
 import { leaderTransferee } from '../../core/etcd/defragPlan';
 import { formatBytes } from '../../core/live/format';
 import { describeError } from '../../core/live/errors';
 import { renderPlan } from '../../core/plan/types';
+import { hostsWith } from '../../core/inventory/types';
 import { sudoUnlessRoot } from '../become';
 import { prepareDefrag, prepareNospaceRecovery, type EtcdDeps, type GuardVerdict, type MaintenancePreparation } from '../etcdMaintenance';
 import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planRunWorkflow';
+import { preflightStep } from './preflightStep';
 import type { Ui } from './ui';
 
 export interface EtcdWorkflowInput {
@@ -49,9 +52,9 @@ export type EtcdOutcome =
 
 type Kind = 'defrag' | 'nospace';
 
-const WORDS: Record<Kind, { title: (c: string) => string; command: string; reading: string }> = {
-  defrag: { title: (c) => `etcd defragmentation of ${c}`, command: 'etcd-defrag', reading: 'Reading the etcd members' },
-  nospace: { title: (c) => `etcd NOSPACE recovery of ${c}`, command: 'etcd-nospace', reading: 'Reading the etcd members and alarms' },
+const WORDS: Record<Kind, { title: (c: string) => string; command: string; reading: (c: string) => string }> = {
+  defrag: { title: (c) => t('etcd defragmentation of {0}', c), command: 'etcd-defrag', reading: (c) => t('Reading the etcd members of {0}…', c) },
+  nospace: { title: (c) => t('etcd NOSPACE recovery of {0}', c), command: 'etcd-nospace', reading: (c) => t('Reading the etcd members and alarms of {0}…', c) },
 };
 
 export function etcdDefragWorkflow(ui: Ui, input: EtcdWorkflowInput): Promise<EtcdOutcome> {
@@ -71,24 +74,27 @@ async function maintenanceWorkflow(ui: Ui, input: EtcdWorkflowInput, kind: Kind)
   const become = (h: string) => sudoUnlessRoot(input.loginUser, password)(h);
   let prep: MaintenancePreparation;
   let say: (line: string) => void = () => undefined;
+  // The shared preflight before the first read: every member, and the balancers a defragmentation takes its API servers out of.
+  const pre = await preflightStep(ui, { ssh: input.run.ssh, inventory: inv, operation: title, hosts: kind === 'defrag' ? hostsWith(inv, 'control-plane', 'loadbalancer') : hostsWith(inv, 'control-plane'), sudoPasswordAsked: true });
+  if (!pre.ok) return { kind: 'refused', message: pre.message };
   try {
-    prep = await ui.progress({ title: `${words.reading} of ${inv.cluster.name}…`, narrate: true }, async (progress) => {
+    prep = await ui.progress({ title: words.reading(inv.cluster.name), narrate: true }, async (progress) => {
       const deps = { ...input.deps, become, stateDir: input.run.stateDir, say: (line: string) => say(line) };
       const p = kind === 'defrag' ? await prepareDefrag(deps) : await prepareNospaceRecovery(deps);
       progress(`   etcd: ${p.before.quorumLine}`);
       return p;
     });
   } catch (e) {
-    const message = `${title}: cannot read etcd: ${describeError(e)}`;
+    const message = t('{0}: cannot read etcd: {1}', title, describeError(e));
     await ui.message('error', message);
     return { kind: 'failed-to-read', message };
   }
   if (kind === 'nospace' && !prep.before.members.some((m) => m.alarms.includes('NOSPACE')) && !prep.refusals.length) {
-    await ui.message('info', `${inv.cluster.name}: no NOSPACE alarm is on; nothing to recover (a defragmentation alone is "Defragment etcd…", \`etcd defrag\`).`);
+    await ui.message('info', t('{0}: no NOSPACE alarm is on; nothing to recover (a defragmentation alone is "Defragment etcd…", `etcd defrag`).', inv.cluster.name));
     return { kind: 'nothing' };
   }
   if (prep.refusals.length) {
-    const message = `${title} refused; nothing was done: ${prep.refusals.join(' ')}`;
+    const message = t('{0} refused; nothing was done: {1}', title, prep.refusals.join(' '));
     await ui.message('error', message, { modal: true });
     return { kind: 'refused', message };
   }
@@ -118,7 +124,7 @@ async function maintenanceWorkflow(ui: Ui, input: EtcdWorkflowInput, kind: Kind)
         ran.push({ host: e.step.host, name: m?.name ?? e.step.host, leader: leader.has(e.step.host), skipped: e.state === 'skipped', ...(e.state === 'done' ? { defragSeconds: e.ms / 1000, defragStartedAt: ended - e.ms, defragEndedAt: ended } : {}), ...(to ? { leadershipTo: to } : {}) });
       }
     },
-    onDone: (took) => `${title} done (took ${took}): ${summary(prep, ran)}`,
+    onDone: (took) => t('{0} done (took {1}): {2}', title, took, summary(prep, ran)),
     onNarration: (narrate) => (say = (line) => narrate(line)),
   });
   say = () => undefined;
@@ -135,9 +141,9 @@ async function maintenanceWorkflow(ui: Ui, input: EtcdWorkflowInput, kind: Kind)
 function summary(prep: MaintenancePreparation, ran: readonly MemberReport[]): string {
   const parts = ran.map((r) => {
     const m = prep.results.get(r.host);
-    if (r.skipped) return `${r.name} skipped (under 1 MiB free)`;
+    if (r.skipped) return t('{0} skipped (under 1 MiB free)', r.name);
     const back = m?.after?.dbSize !== undefined && m.before.dbSize !== undefined ? ` ${formatBytes(m.before.dbSize)} → ${formatBytes(m.after.dbSize)}` : '';
-    return `${r.name}${back} in ${r.defragSeconds?.toFixed(1) ?? '?'} s${r.leadershipTo ? ` (its leadership handed to ${r.leadershipTo} first)` : ''}`;
+    return `${t('{0}{1} in {2} s', r.name, back, r.defragSeconds?.toFixed(1) ?? '?')}${r.leadershipTo ? t(' (its leadership handed to {0} first)', r.leadershipTo) : ''}`;
   });
   return parts.join('; ');
 }

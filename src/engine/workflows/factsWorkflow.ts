@@ -5,6 +5,7 @@
  * cause — the preflight's, when one ran first and the host failed it (it is then not contacted), or the read's.
  * The front-ends show the result their way (a report and the Problems panel; lines and an exit code).
  */
+import { t } from '../../core/l10n';
 import type { Inventory } from '../../core/inventory/types';
 import { analyzeFacts, parseFacts, type HostFacts } from '../../core/phases/facts';
 import type { FactsRun } from '../../core/phases/factsReport';
@@ -55,7 +56,7 @@ export async function factsWorkflow(ui: Ui, input: FactsInput): Promise<FactsOut
   const readable = asked.filter((h) => !failedPreflight.has(h.name));
   const facts: HostFacts[] = [];
   let cancelled = false;
-  await ui.progress({ title: 'Gathering host facts', cancellable: true }, async (report, signal) => {
+  await ui.progress({ title: t('Gathering host facts'), cancellable: true }, async (report, signal) => {
     let done = 0;
     // Over many hosts the progress says how many are done / running / failed / waiting and which are slow.
     const hostProgress = new HostProgress();

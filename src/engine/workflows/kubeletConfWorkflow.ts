@@ -3,11 +3,13 @@
  * `certs fix-kubelet-conf --host NAME`: the node read, refused or "nothing to fix" in one message, the plan (drained
  * first), the run through the plan-run workflow.
  */
+import { t } from '../../core/l10n';
 import { describeError } from '../../core/live/errors';
 import { renderPlan } from '../../core/plan/types';
 import { sudoUnlessRoot } from '../become';
-import { prepareKubeletConfFix, type KubeletConfDeps, type KubeletConfPreparation } from '../kubeletConf';
+import { drainHelper, prepareKubeletConfFix, type KubeletConfDeps, type KubeletConfPreparation } from '../kubeletConf';
 import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planRunWorkflow';
+import { preflightStep } from './preflightStep';
 import type { Ui } from './ui';
 
 export interface KubeletConfWorkflowInput {
@@ -21,10 +23,16 @@ export interface KubeletConfWorkflowInput {
 export type KubeletConfOutcome = { kind: 'failed-to-read' | 'refused'; message: string } | { kind: 'nothing' | 'planned' } | PlanRunOutcome;
 
 export async function kubeletConfWorkflow(ui: Ui, input: KubeletConfWorkflowInput): Promise<KubeletConfOutcome> {
-  const title = `kubelet.conf of ${input.node}`;
+  const title = t('kubelet.conf of {0}', input.node);
   let prep: KubeletConfPreparation;
+  // The shared preflight before the first read: the node and the control-plane node it is drained through (a name
+  // the inventory does not have is left to the preparation's refusal).
+  const inv = input.deps.inventory;
+  const hosts = [...new Set([input.node, drainHelper(inv, input.node)?.name ?? ''])].filter((h) => inv.hosts.some((x) => x.name === h));
+  const pre = hosts.length ? await preflightStep(ui, { ssh: input.run.ssh, inventory: inv, operation: title, hosts, sudoPasswordAsked: true }) : undefined;
+  if (pre && !pre.ok) return { kind: 'refused', message: pre.message };
   try {
-    prep = await ui.progress({ title: `Reading ${input.node}'s kubelet.conf…`, narrate: true }, () =>
+    prep = await ui.progress({ title: t("Reading {0}'s kubelet.conf…", input.node), narrate: true }, () =>
       prepareKubeletConfFix({ ...input.deps, become: sudoUnlessRoot(input.loginUser), stateDir: input.run.stateDir }, input.node),
     );
   } catch (e) {
@@ -33,17 +41,17 @@ export async function kubeletConfWorkflow(ui: Ui, input: KubeletConfWorkflowInpu
     return { kind: 'failed-to-read', message };
   }
   if (prep.refusals.length) {
-    const message = `${title}: not fixed; nothing was done: ${prep.refusals.join(' ')}`;
+    const message = t('{0}: not fixed; nothing was done: {1}', title, prep.refusals.join(' '));
     await ui.message('error', message, { modal: true });
     return { kind: 'refused', message };
   }
   if (prep.nothing || !prep.plan) {
-    await ui.message('info', `${title} takes its client certificate from the rotated file already; nothing to fix.`);
+    await ui.message('info', t('{0} takes its client certificate from the rotated file already; nothing to fix.', title));
     return { kind: 'nothing' };
   }
   if (input.planOnly) {
     await ui.show('kubelet-conf-plan.txt', renderPlan(prep.plan));
     return { kind: 'planned' };
   }
-  return planRunWorkflow(ui, { ...input.run, inventory: input.deps.inventory, plan: prep.plan, command: 'kubelet-conf', title: `Fix of ${title}`, planDocument: 'kubelet-conf-plan.txt' });
+  return planRunWorkflow(ui, { ...input.run, inventory: input.deps.inventory, plan: prep.plan, command: 'kubelet-conf', title: t('Fix of {0}', title), planDocument: 'kubelet-conf-plan.txt' });
 }

@@ -6,6 +6,7 @@
  * narrated, cancellable, resumable); after a run that ended well, the inventory.yaml edit shown as a diff and
  * handed to the front-end only when the user says so (the CLI writes the file, the editor applies it unsaved).
  */
+import { t } from '../../core/l10n';
 import { describeError } from '../../core/live/errors';
 import type { HostKeyAcceptance, RefusedHostKey } from '../../core/ssh/hostKeyPolicy';
 import { sudoUnlessRoot } from '../become';
@@ -47,12 +48,12 @@ export type NodesOutcome =
   | (Extract<PlanRunOutcome, { kind: 'ran' }> & { edit: 'applied' | 'kept' | 'none' });
 
 export function nodeOperationTitle(req: Omit<NodeRequest, 'forceTyped'>): string {
-  if (req.operation === 'replace') return `Replace ${req.host} with ${req.replacement?.name ?? '?'}`;
-  return req.operation === 'remove' ? `Remove ${req.host} from the cluster` : `Reset ${req.host}`;
+  if (req.operation === 'replace') return t('Replace {0} with {1}', req.host, req.replacement?.name ?? '?');
+  return req.operation === 'remove' ? t('Remove {0} from the cluster', req.host) : t('Reset {0}', req.host);
 }
 
 function refusal(operation: NodeOperation, host: string, reasons: readonly string[]): string {
-  return `${host}: ${operation} refused; nothing was done:\n${reasons.map((r) => `  - ${r}`).join('\n')}`;
+  return `${t('{0}: {1} refused; nothing was done:', host, operation)}\n${reasons.map((r) => `  - ${r}`).join('\n')}`;
 }
 
 export async function nodesWorkflow(ui: Ui, input: NodesWorkflowInput): Promise<NodesOutcome> {
@@ -63,7 +64,7 @@ export async function nodesWorkflow(ui: Ui, input: NodesWorkflowInput): Promise<
   let password: string | undefined;
   const become = (h: string) => sudoUnlessRoot(input.loginUser, password)(h);
   const prepare = (forceTyped?: string): Promise<NodePreparation> =>
-    ui.progress({ title: `${title}: asking the hosts and etcd…`, narrate: true }, (progress) =>
+    ui.progress({ title: t('{0}: asking the hosts and etcd…', title), narrate: true }, (progress) =>
       prepareNodeOperation({ ...input.deps, become, say: (line) => progress(`.. ${line}`) }, { ...req, ...(forceTyped !== undefined ? { forceTyped } : {}) }),
     );
   const found = (prep: NodePreparation) => ui.show(`${operation}-${host}-found.txt`, [...prep.facts, ...prep.warnings.map((w) => `! ${w}`)].join('\n'));
@@ -77,9 +78,9 @@ export async function nodesWorkflow(ui: Ui, input: NodesWorkflowInput): Promise<
     }
     if (prep.refusals.length && prep.forceable) {
       await ui.message('error', refusal(operation, host, prep.refusals), { modal: true });
-      const typed = input.forceName ?? (await ui.input(`Force the ${operation} of ${host}`, `Another etcd member is unhealthy. To ${operation} ${host} anyway, type its name (${host})`));
+      const typed = input.forceName ?? (await ui.input(t('Force the {0} of {1}', operation, host), t('Another etcd member is unhealthy. To {0} {1} anyway, type its name ({1})', operation, host)));
       if (typed === undefined || typed.trim() !== host) {
-        const message = refusal(operation, host, ['not confirmed; nothing was done']);
+        const message = refusal(operation, host, [t('not confirmed; nothing was done')]);
         await ui.message('error', message);
         return { kind: 'not-confirmed' };
       }
@@ -87,12 +88,12 @@ export async function nodesWorkflow(ui: Ui, input: NodesWorkflowInput): Promise<
       await found(prep);
     }
   } catch (e) {
-    const message = `${title} not started: ${describeError(e)}`;
+    const message = t('{0} not started: {1}', title, describeError(e));
     await ui.message('error', message);
     return { kind: 'failed-to-read', message };
   }
   if (prep.refusals.length || !prep.plan) {
-    const message = refusal(operation, host, prep.refusals.length ? prep.refusals : ['nothing to do']);
+    const message = refusal(operation, host, prep.refusals.length ? prep.refusals : [t('nothing to do')]);
     await ui.message('error', message, { modal: true });
     return { kind: 'refused', message };
   }
@@ -114,12 +115,12 @@ export async function nodesWorkflow(ui: Ui, input: NodesWorkflowInput): Promise<
 async function offerInventoryEdit(ui: Ui, input: NodesWorkflowInput, edit: { text: string; diff: string }): Promise<'applied' | 'kept'> {
   const { host, replacement } = input.request;
   const target = input.inventoryEdit;
-  const what = `The inventory without ${host}${replacement ? `, with ${replacement.name} in its place` : ''}`;
+  const what = t('The inventory without {0}{1}', host, replacement ? t(', with {0} in its place', replacement.name) : '');
   await ui.show(`${input.request.operation}-${host}-inventory.diff`, `\n${what}:\n${edit.diff}`);
-  const kept = `${target.file} left as it was; it still lists ${host}.`;
+  const kept = t('{0} left as it was; it still lists {1}.', target.file, host);
   const answer = await ui.confirm({
     message: target.question,
-    detail: `${nodeOperationTitle(input.request)} is done. ${what} is shown beside this question; every other line of ${target.file} stays as it is.`,
+    detail: t('{0} is done. {1} is shown beside this question; every other line of {2} stays as it is.', nodeOperationTitle(input.request), what, target.file),
     actions: [target.action],
     declined: kept,
   });
@@ -142,7 +143,7 @@ async function acceptChangedKeys(ui: Ui, input: NodesWorkflowInput, prep: NodePr
     const key = keys.refusedKey(host);
     if (key?.status !== 'changed') continue;
     await ui.show(`host-key-${host}.txt`, changedKeyText(key));
-    const typed = input.fingerprintsGiven?.includes(key.fingerprint) ? key.fingerprint : await ui.input(`Accept the new host key of ${host}`, `${host} presents ${key.keyType} ${key.fingerprint}. Type that fingerprint to accept it for this run, once you have read the same on the host's console; anything else keeps the connection refused`);
+    const typed = input.fingerprintsGiven?.includes(key.fingerprint) ? key.fingerprint : await ui.input(t('Accept the new host key of {0}', host), t("{0} presents {1} {2}. Type that fingerprint to accept it for this run, once you have read the same on the host's console; anything else keeps the connection refused", host, key.keyType, key.fingerprint));
     if (typed?.trim() !== key.fingerprint) continue;
     keys.acceptKey(host, key.fingerprint);
     accepted = true;
@@ -154,14 +155,14 @@ function changedKeyText(k: RefusedHostKey): string {
   const where = k.port === 22 ? k.name : `[${k.name}]:${k.port}`;
   const file = k.file ?? '~/.ssh/known_hosts';
   return [
-    `${k.alias} (${where}) presents a host key that differs from the one on record:`,
+    t('{0} ({1}) presents a host key that differs from the one on record:', k.alias, where),
     '',
-    `  presented: ${k.keyType} ${k.fingerprint}`,
-    `  on record: ${file}${k.line ? ` line ${k.line}` : ''}`,
+    `  ${t('presented: {0} {1}', k.keyType, k.fingerprint)}`,
+    `  ${t('on record: {0}{1}', file, k.line ? t(' line {0}', k.line) : '')}`,
     '',
-    'A re-imaged host has new keys; so does a machine put in its place by someone else (a man-in-the-middle).',
-    `Read the key on the host itself (its console: ssh-keygen -lf /etc/ssh/ssh_host_${k.keyType.replace(/^ssh-/, '').replace(/-sha2-nistp\d+$/, '')}_key.pub) and accept it only when it is the same.`,
+    t('A re-imaged host has new keys; so does a machine put in its place by someone else (a man-in-the-middle).'),
+    t('Read the key on the host itself (its console: {0}) and accept it only when it is the same.', `ssh-keygen -lf /etc/ssh/ssh_host_${k.keyType.replace(/^ssh-/, '').replace(/-sha2-nistp\d+$/, '')}_key.pub`),
     '',
-    `Accepted, it is used for this run only; ${file} keeps the old line until you remove it (ssh-keygen -R '${where}' -f ${file}).`,
+    t('Accepted, it is used for this run only; {0} keeps the old line until you remove it ({1}).', file, `ssh-keygen -R '${where}' -f ${file}`),
   ].join('\n') + '\n';
 }

@@ -19,8 +19,6 @@ export interface PreflightStepInput extends PreflightRequest {
   ssh: PreflightSsh;
   /** Hosts and failures the operation can do without (the dead node a removal takes out). */
   tolerate?: Tolerance;
-  /** Show the table also when everything passes (the preflight on its own: the palette command, `ssh-check`). */
-  showAlways?: boolean;
   /** The operation needs one host of the scope, not all (a backup takes its snapshot on one control-plane node). */
   atLeastOne?: boolean;
 }
@@ -38,13 +36,13 @@ export async function preflightStep(ui: Ui, input: PreflightStepInput): Promise<
   for (let round = 1; ; round++) {
     const report = await checks(ui, input);
     if (preflightPasses(report, input)) {
-      if (input.showAlways) await ui.showPreflight(report);
+      if (input.standalone) await ui.showPreflight(report);
       return { ok: true, report };
     }
-    await ui.showPreflight(report, input.showAlways ? {} : { refused: input.operation });
+    await ui.showPreflight(report, input.standalone ? {} : { refused: input.operation });
     const failing = failingHosts(report, tolerate).length;
     const summary = input.atLeastOne && failing === report.hosts.length ? t('none of its {0} hosts passes the preflight — {1}', report.hosts.length, firstCauseLine(report, tolerate)) : summaryLine(report, tolerate);
-    const message = input.showAlways
+    const message = input.standalone
       ? t('Preflight: {0}. The table names each cause and its fix.', summary)
       : failing
         ? t('{0} refused before it asked anything: {1}. The table names each cause and its fix; fix them and run the checks again.', input.operation, summary)
@@ -61,7 +59,10 @@ async function checks(ui: Ui, input: PreflightStepInput): Promise<PreflightRepor
   const { ssh } = input;
   const n = input.hosts.length;
   const withCluster = input.cluster ? t(' and the cluster') : '';
-  const title = n === 1 ? t('Checking 1 host{0} before {1}…', withCluster, input.operation) : t('Checking {0} hosts{1} before {2}…', n, withCluster, input.operation);
+  // on its own, the preflight is the operation: "Checking 7 hosts…", not "… before Run Preflight Checks…"
+  const title = input.standalone
+    ? n === 1 ? t('Checking 1 host{0}…', withCluster) : t('Checking {0} hosts{1}…', n, withCluster)
+    : n === 1 ? t('Checking 1 host{0} before {1}…', withCluster, input.operation) : t('Checking {0} hosts{1} before {2}…', n, withCluster, input.operation);
   let report = await ui.progress({ title }, () => runPreflight(ssh, input));
   const keys = unknownKeys(report);
   if (!keys.length || !ssh.acceptKey) return report;

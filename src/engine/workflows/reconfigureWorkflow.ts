@@ -4,11 +4,14 @@
  * agree, the plan (what changes, the drift it overwrites), the run through the plan-run workflow (resumable), and how
  * long each node took from its guard to its API server back in the balancers.
  */
+import { hostsWith } from '../../core/inventory/types';
+import { t } from '../../core/l10n';
 import { describeError } from '../../core/live/errors';
 import { renderPlan } from '../../core/plan/types';
 import { sudoUnlessRoot } from '../become';
 import { prepareReconfigure, type ReconfigureDeps, type ReconfigurePreparation } from '../reconfigure';
 import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planRunWorkflow';
+import { preflightStep } from './preflightStep';
 import type { Ui } from './ui';
 
 export interface ReconfigureWorkflowInput {
@@ -25,29 +28,32 @@ export type ReconfigureOutcome =
 
 export async function reconfigureWorkflow(ui: Ui, input: ReconfigureWorkflowInput): Promise<ReconfigureOutcome> {
   const inv = input.deps.inventory;
-  const title = `Reconfigure of the control plane of ${inv.cluster.name}`;
+  const title = t('Reconfigure of the control plane of {0}', inv.cluster.name);
   let password: string | undefined;
   const become = (h: string) => sudoUnlessRoot(input.loginUser, password)(h);
   let say: (line: string) => void = () => undefined;
   let prep: ReconfigurePreparation;
+  // The shared preflight before the first read: the control-plane nodes it restarts and the balancers it takes them out of.
+  const pre = await preflightStep(ui, { ssh: input.run.ssh, inventory: inv, operation: title, hosts: hostsWith(inv, 'control-plane', 'loadbalancer'), sudoPasswordAsked: true });
+  if (!pre.ok) return { kind: 'refused', message: pre.message };
   try {
-    prep = await ui.progress({ title: `Comparing the workspace's kubeadm configuration with ${inv.cluster.name}'s…`, narrate: true }, async (progress) => {
+    prep = await ui.progress({ title: t("Comparing the workspace's kubeadm configuration with {0}'s…", inv.cluster.name), narrate: true }, async (progress) => {
       const p = await prepareReconfigure({ ...input.deps, become, stateDir: input.run.stateDir, say: (line) => say(line) });
-      progress(`   workspace: ${p.source ?? 'generated from the inventory'}`);
+      progress(`   ${t('workspace: {0}', p.source ?? t('generated from the inventory'))}`);
       return p;
     });
   } catch (e) {
-    const message = `${title}: cannot read the configuration: ${describeError(e)}`;
+    const message = t('{0}: cannot read the configuration: {1}', title, describeError(e));
     await ui.message('error', message);
     return { kind: 'failed-to-read', message };
   }
   if (prep.refusals.length) {
-    const message = `${title} refused; nothing was done: ${prep.refusals.join(' ')}`;
+    const message = t('{0} refused; nothing was done: {1}', title, prep.refusals.join(' '));
     await ui.message('error', message, { modal: true });
     return { kind: 'refused', message };
   }
   if (prep.nothing || !prep.plan) {
-    await ui.message('info', `${inv.cluster.name}: the workspace's extraArgs and certSANs are the kubeadm-config ConfigMap's already; nothing to reconfigure.`);
+    await ui.message('info', t("{0}: the workspace's extraArgs and certSANs are the kubeadm-config ConfigMap's already; nothing to reconfigure.", inv.cluster.name));
     return { kind: 'nothing' };
   }
   if (input.planOnly) {

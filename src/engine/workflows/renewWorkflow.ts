@@ -4,7 +4,8 @@
  * node at a time, quorum guard and health gates) run through the plan-run workflow — whose sudo password the
  * gates' own reads use too — and how long each node took from its guard to its controllers back.
  */
-import { HAPROXY_BACKEND } from '../../core/generate/haproxy';
+import { HAPROXY_BACKEND, haproxyServerNames } from '../../core/generate/haproxy';
+import { t } from '../../core/l10n';
 import { HAPROXY_SOCKET } from '../../core/nodes/commands';
 import { summarize } from '../../core/certs/report';
 import { describeError } from '../../core/live/errors';
@@ -37,19 +38,19 @@ export async function renewWorkflow(ui: Ui, input: RenewWorkflowInput): Promise<
   const become = (h: string) => sudoUnlessRoot(input.loginUser, password)(h);
   let prep;
   try {
-    prep = await ui.progress({ title: `Reading the certificates of ${inv.cluster.name}…`, narrate: true }, async (progress) => {
+    prep = await ui.progress({ title: t('Reading the certificates of {0}…', inv.cluster.name), narrate: true }, async (progress) => {
       const p = await prepareRenew({ ...input.deps, become, say: (line) => progress(`   ${line}`) }, input.hosts);
       const s = summarize(p.before);
-      progress(`before: ${s.certificates} certificate(s) on ${p.hosts.join(', ')}; the soonest expires in ${s.minDaysLeft ?? '—'} day(s)`);
+      progress(t('before: {0} certificate(s) on {1}; the soonest expires in {2} day(s)', s.certificates, p.hosts.join(', '), s.minDaysLeft ?? '—'));
       return p;
     });
   } catch (e) {
-    const message = `Certificate renewal: cannot read the certificates: ${describeError(e)}`;
+    const message = t('Certificate renewal: cannot read the certificates: {0}', describeError(e));
     await ui.message('error', message);
     return { kind: 'failed-to-read', message };
   }
   if (prep.refusals.length) {
-    const message = `Certificate renewal refused; nothing was done: ${prep.refusals.join(' ')}`;
+    const message = t('Certificate renewal refused; nothing was done: {0}', prep.refusals.join(' '));
     await ui.message('error', message);
     return { kind: 'refused', message };
   }
@@ -60,10 +61,12 @@ export async function renewWorkflow(ui: Ui, input: RenewWorkflowInput): Promise<
   // Per node: from its guard to its controllers back (what `renew per node` measures).
   const perNode: Record<string, { startedAt: number; seconds?: number }> = {};
   // Servers put in HAProxy maintenance and not made ready again: what a failed or cancelled run leaves out of the VIP.
-  const inMaint = new Map<string, { balancer: string; title: string }>();
+  const inMaint = new Map<string, { balancer: string; server: string }>();
+  // The server by the node its step is about (the step's id names it; its title is in the user's language).
+  const servers = new Map(haproxyServerNames(inv).map((s) => [s.host, s.server]));
   const outcome = await planRunWorkflow(ui, {
     ...input.run,
-    inventory: inv, plan: prep.plan, command: 'certs-renew', title: `Certificate renewal of ${inv.cluster.name}`, planDocument: 'certs-renew-plan.txt',
+    inventory: inv, plan: prep.plan, command: 'certs-renew', title: t('Certificate renewal of {0}', inv.cluster.name), planDocument: 'certs-renew-plan.txt',
     password: (p) => (password = p),
     onEvent: (e) => {
       if (e.type === 'step-start' && e.step.id.endsWith('/guard')) perNode[e.step.host] = { startedAt: Date.now() };
@@ -72,15 +75,16 @@ export async function renewWorkflow(ui: Ui, input: RenewWorkflowInput): Promise<
       const lb = e.type === 'step-end' && (e.state === 'done' || e.state === 'skipped') ? /\/haproxy-(maint|ready)@(.+)$/.exec(e.step.id) : null;
       if (lb && e.type === 'step-end') {
         const key = e.step.id.replace(/haproxy-(maint|ready)@/, '');
-        if (lb[1] === 'maint') inMaint.set(key, { balancer: lb[2]!, title: e.step.title });
+        const node = /^renew-certs\/([^/]+)\//.exec(e.step.id)?.[1] ?? e.step.about ?? e.step.host;
+        if (lb[1] === 'maint') inMaint.set(key, { balancer: lb[2]!, server: servers.get(node) ?? node });
         else inMaint.delete(key);
       }
     },
   });
   if (outcome.kind === 'ran' && !outcome.result.ok && inMaint.size) {
     await ui.message('warning', [
-      `Still in HAProxy maintenance, out of the VIP: ${[...inMaint.values()].map((m) => `${m.balancer}: ${m.title.replace(/^HAProxy: (\S+) in maintenance.*$/, '$1')}`).join('; ')}.`,
-      'Run the renewal again to resume (its next steps put them back), or on each balancer:',
+      t('Still in HAProxy maintenance, out of the VIP: {0}.', [...inMaint.values()].map((m) => `${m.balancer}: ${m.server}`).join('; ')),
+      t('Run the renewal again to resume (its next steps put them back), or on each balancer:'),
       `echo 'set server ${HAPROXY_BACKEND}/<server> state ready' | socat stdio unix-connect:${HAPROXY_SOCKET}`,
     ].join(' '));
   }

@@ -5,6 +5,7 @@
  * write since the snapshot — unless the user forces it and then types the cluster's name. Then the restore plan
  * (src/core/backup/restorePlan.ts) runs through the plan-run workflow: shown, approved, narrated, resumable.
  */
+import { msg, t } from '../../core/l10n';
 import { describeError } from '../../core/live/errors';
 import { renderPlan } from '../../core/plan/types';
 import { sudoUnlessRoot } from '../become';
@@ -13,7 +14,8 @@ import { planRunWorkflow, type PlanRunInput, type PlanRunOutcome } from './planR
 import { ByteProgress, SendProgress } from './byteProgress';
 import type { Ui } from './ui';
 
-export const RESTORE_ANYWAY = 'Restore anyway…';
+/** The button that forces a restore over a healthy quorum (its English text; the Ui shows it in the user's language). */
+export const RESTORE_ANYWAY = msg('Restore anyway…');
 
 export interface RestoreWorkflowInput {
   deps: Omit<RestoreDeps, 'become' | 'say'>;
@@ -47,36 +49,40 @@ export async function restoreWorkflow(ui: Ui, input: RestoreWorkflowInput): Prom
   let prep: RestorePreparation;
   try {
     // Forced here only to learn the whole picture: the healthy quorum is judged below, with the user.
-    prep = await ui.progress({ title: `Checking the snapshot and etcd of ${inv.cluster.name}…`, narrate: true }, (progress) => {
-      const hashed = new ByteProgress(progress, 'snapshot.db read and hashed');
+    prep = await ui.progress({ title: t('Checking the snapshot and etcd of {0}…', inv.cluster.name), narrate: true }, (progress) => {
+      const hashed = new ByteProgress(progress, t('snapshot.db read and hashed'));
       return prepareRestore({ ...input.deps, become, say: (line) => progress(`   ${line}`), onHashProgress: (read, size) => hashed.update(read, size), onSendProgress: (host, sent) => sending.update(host, sent) }, input.snapshot, true);
     });
   } catch (e) {
-    const message = `Restore of ${inv.cluster.name} not started: ${describeError(e)}`;
+    const message = t('Restore of {0} not started: {1}', inv.cluster.name, describeError(e));
     await ui.message('error', message);
     return { kind: 'failed-to-read', message };
   }
   if (prep.refusals.length) {
-    const message = `Restore of ${inv.cluster.name} refused; nothing was done: ${prep.refusals.join('; ')}`;
+    const message = t('Restore of {0} refused; nothing was done: {1}', inv.cluster.name, prep.refusals.join('; '));
     await ui.message('error', message, { modal: true });
     return { kind: 'refused', message };
   }
   const healthy = (w: string) => /healthy quorum/.test(w);
-  await ui.show(`restore-${inv.cluster.name}-found.txt`, [...prep.warnings.filter((w) => !healthy(w)).map((w) => `! ${w}`), `members: ${prep.members.map((m) => `${m.name}=${m.peerURL} on ${m.host}`).join(', ')}`].join('\n'));
+  await ui.show(`restore-${inv.cluster.name}-found.txt`, [...prep.warnings.filter((w) => !healthy(w)).map((w) => `! ${w}`), t('members: {0}', prep.members.map((m) => t('{0}={1} on {2}', m.name, m.peerURL, m.host)).join(', '))].join('\n'));
   if (prep.quorumHealthy && !input.force) {
-    const line = prep.warnings.find(healthy)?.replace(/; forced$/, '') ?? 'etcd still has a healthy quorum';
-    const message = `Restore of ${inv.cluster.name} refused: ${line}. Restoring is for a cluster whose etcd is lost.${input.forceHow ? ` To restore anyway, ${input.forceHow}.` : ''}`;
-    const choice = await ui.message('warning', message, { modal: true, actions: [RESTORE_ANYWAY] });
-    if (choice !== RESTORE_ANYWAY) return { kind: 'refused', message };
+    const line = prep.warnings.find(healthy)?.replace(/; forced$/, '') ?? t('etcd still has a healthy quorum');
+    const message = `${t('Restore of {0} refused: {1}. Restoring is for a cluster whose etcd is lost.', inv.cluster.name, line)}${input.forceHow ? t(' To restore anyway, {0}.', input.forceHow) : ''}`;
+    const anyway = t('Restore anyway…');
+    const choice = await ui.message('warning', message, { modal: true, actions: [anyway] });
+    if (choice !== anyway) return { kind: 'refused', message };
   }
   if (input.planOnly) {
     await ui.show(`restore-${inv.cluster.name}-plan.txt`, renderPlan(prep.plan));
     return { kind: 'planned' };
   }
   if (prep.quorumHealthy && !input.force?.confirmed) {
-    const typed = await ui.input(`Restore ${inv.cluster.name} while etcd is healthy`, `Every write since the snapshot${prep.manifest ? ` (taken ${prep.manifest.takenAt})` : ''} will be lost. Type the cluster's name (${inv.cluster.name}) to restore anyway`);
+    const typed = await ui.input(
+      t('Restore {0} while etcd is healthy', inv.cluster.name),
+      prep.manifest ? t("Every write since the snapshot (taken {0}) will be lost. Type the cluster's name ({1}) to restore anyway", prep.manifest.takenAt, inv.cluster.name) : t("Every write since the snapshot will be lost. Type the cluster's name ({0}) to restore anyway", inv.cluster.name),
+    );
     if (typed?.trim() !== inv.cluster.name) {
-      await ui.message('warning', `Restore of ${inv.cluster.name} not confirmed; nothing was done.`);
+      await ui.message('warning', t('Restore of {0} not confirmed; nothing was done.', inv.cluster.name));
       return { kind: 'not-confirmed' };
     }
   }
@@ -90,7 +96,7 @@ export async function restoreWorkflow(ui: Ui, input: RestoreWorkflowInput): Prom
     inventory: inv,
     plan: prep.plan,
     command: 'restore',
-    title: `Restore of etcd of ${inv.cluster.name}`,
+    title: t('Restore of etcd of {0}', inv.cluster.name),
     planDocument: `restore-${inv.cluster.name}-plan.txt`,
     password: (p) => (password = p),
     onEvent: (e) => {
@@ -99,7 +105,7 @@ export async function restoreWorkflow(ui: Ui, input: RestoreWorkflowInput): Prom
       if (e.type === 'step-start' && e.step.id.endsWith('/stop') && !stopped) stopped = Date.now();
       if (e.type === 'step-end' && e.step.id.endsWith('/apiserver') && e.state === 'done' && ++apiBack === prep.members.length) rtoSeconds = (Date.now() - (stopped || started)) / 1000;
     },
-    onDone: (took) => `Restore of etcd of ${inv.cluster.name} done (took ${took})${rtoSeconds !== undefined ? `; RTO ${rtoSeconds.toFixed(1)} s from stopping the API servers to the API answering` : ''}`,
+    onDone: (took) => `${t('Restore of etcd of {0} done (took {1})', inv.cluster.name, took)}${rtoSeconds !== undefined ? t('; RTO {0} s from stopping the API servers to the API answering', rtoSeconds.toFixed(1)) : ''}`,
   }).finally(() => sending.end());
   const totalSeconds = started ? (Date.now() - started) / 1000 : undefined;
   return { ...outcome, ...(rtoSeconds !== undefined ? { rtoSeconds } : {}), ...(totalSeconds !== undefined ? { totalSeconds } : {}) };

@@ -4,6 +4,7 @@
  * every node's units shown, the sudo password, the question, the run narrated, resumable. The front-ends choose
  * what (install with an interval and a count, or remove); the CLI takes it from its flags, the editor asks.
  */
+import { t } from '../../core/l10n';
 import { createHash } from 'node:crypto';
 import { buildScheduleInstallPlan, buildScheduleRemovePlan, type ScheduleOptions } from '../../core/backup/schedule';
 import { hostsWithRole, type Inventory } from '../../core/inventory/types';
@@ -25,9 +26,9 @@ export type ScheduleOutcome = { kind: 'refused'; message: string } | { kind: 'pl
 
 /** "every 12 h", "every 30 min", "every 45 s". */
 export function intervalWords(seconds: number): string {
-  if (seconds % 3600 === 0) return `every ${seconds / 3600} h`;
-  if (seconds % 60 === 0) return `every ${seconds / 60} min`;
-  return `every ${seconds} s`;
+  if (seconds % 3600 === 0) return t('every {0} h', seconds / 3600);
+  if (seconds % 60 === 0) return t('every {0} min', seconds / 60);
+  return t('every {0} s', seconds);
 }
 
 /** The plan and the ledger's command name: the same for both front-ends, so a run resumes from either. */
@@ -38,14 +39,14 @@ export function schedulePlan(inventory: Inventory, action: ScheduleAction): { pl
   const fingerprint = createHash('sha256').update(JSON.stringify({ hosts, interval: o?.intervalSeconds, keep: o?.keep, remove })).digest('hex').slice(0, 16);
   const cluster = inventory.cluster.name;
   return o
-    ? { plan: buildScheduleInstallPlan(hosts, o, fingerprint), command: 'backup-schedule', title: `Scheduled etcd snapshots on ${cluster} (${intervalWords(o.intervalSeconds)}, keep ${o.keep})` }
-    : { plan: buildScheduleRemovePlan(hosts, fingerprint), command: 'backup-schedule-remove', title: `Removal of the scheduled etcd snapshots of ${cluster}` };
+    ? { plan: buildScheduleInstallPlan(hosts, o, fingerprint), command: 'backup-schedule', title: t('Scheduled etcd snapshots on {0} ({1}, keep {2})', cluster, intervalWords(o.intervalSeconds), o.keep) }
+    : { plan: buildScheduleRemovePlan(hosts, fingerprint), command: 'backup-schedule-remove', title: t('Removal of the scheduled etcd snapshots of {0}', cluster) };
 }
 
 export async function scheduleWorkflow(ui: Ui, input: ScheduleWorkflowInput): Promise<ScheduleOutcome> {
   const inv = input.inventory;
   if (!hostsWithRole(inv, 'control-plane').length) {
-    const message = `Scheduled etcd snapshots of ${inv.cluster.name} refused: the inventory has no control-plane host (the timers run next to each etcd member).`;
+    const message = t('Scheduled etcd snapshots of {0} refused: the inventory has no control-plane host (the timers run next to each etcd member).', inv.cluster.name);
     await ui.message('error', message);
     return { kind: 'refused', message };
   }

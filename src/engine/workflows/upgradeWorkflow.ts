@@ -5,6 +5,7 @@
  * question, sudo password, progress, cancel and resume), a failed step's output matched against the known failure
  * signatures and explained, and the report: time per node, and kubeadm's backups left in /etc/kubernetes/tmp.
  */
+import { t } from '../../core/l10n';
 import { haproxyServerNames, HAPROXY_BACKEND } from '../../core/generate/haproxy';
 import { describeError } from '../../core/live/errors';
 import { serverMatchesEndpoint } from '../../core/live/kubeconfig';
@@ -68,10 +69,10 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
   const through = input.drainsThrough;
   if (through && !input.planOnly && !serverMatchesEndpoint(through.server, inv.cluster.controlPlaneEndpoint)) {
     const go = await ui.confirm({
-      message: `Upgrade ${inv.cluster.name} with its drains through context ${through.context}, whose server is not the inventory's controlPlaneEndpoint?`,
-      detail: `The drains and uncordons go through context ${through.context} (${through.server}); the inventory's controlPlaneEndpoint is ${inv.cluster.controlPlaneEndpoint}. If that is another cluster, its nodes of the same names are cordoned and drained.`,
-      actions: ['Upgrade through this context'],
-      declined: `upgrade not started: context ${through.context} is not the inventory's cluster (pick another); nothing was done.`,
+      message: t("Upgrade {0} with its drains through context {1}, whose server is not the inventory's controlPlaneEndpoint?", inv.cluster.name, through.context),
+      detail: t("The drains and uncordons go through context {0} ({1}); the inventory's controlPlaneEndpoint is {2}. If that is another cluster, its nodes of the same names are cordoned and drained.", through.context, through.server, inv.cluster.controlPlaneEndpoint),
+      actions: [t('Upgrade through this context')],
+      declined: t("upgrade not started: context {0} is not the inventory's cluster (pick another); nothing was done.", through.context),
     });
     if (!go) return { kind: 'cancelled' };
   }
@@ -80,27 +81,27 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
   if (input.target !== undefined) {
     target = parseVersion(input.target);
     if (!target || !/^v?\d+\.\d+\.\d+$/.test(input.target.trim())) {
-      const message = `"${input.target}" is not a Kubernetes version (like 1.34.12)`;
+      const message = t('"{0}" is not a Kubernetes version (like 1.34.12)', input.target);
       await ui.message('error', message);
       return { kind: 'invalid', message };
     }
   } else {
     let offered;
     try {
-      offered = await ui.progress({ title: `Reading the versions the package sources offer ${inv.cluster.name}…` }, () => (input.offered ?? offeredTargets)(deps));
+      offered = await ui.progress({ title: t('Reading the versions the package sources offer {0}…', inv.cluster.name) }, () => (input.offered ?? offeredTargets)(deps));
     } catch (e) {
-      const message = `Upgrade: cannot read the versions on offer: ${describeError(e)}`;
+      const message = t('Upgrade: cannot read the versions on offer: {0}', describeError(e));
       await ui.message('error', message);
       return { kind: 'failed-to-read', message };
     }
     if (!offered.versions.length) {
-      const message = `No newer version is offered${offered.current ? ` than ${formatVersion(offered.current)}` : ''}${offered.problems.length ? `: ${offered.problems.join('; ')}` : ''}`;
+      const message = `${offered.current ? t('No newer version is offered than {0}', formatVersion(offered.current)) : t('No newer version is offered')}${offered.problems.length ? `: ${offered.problems.join('; ')}` : ''}`;
       await ui.message('info', message);
       return { kind: 'not-picked' };
     }
-    target = await ui.pick(`Upgrade ${inv.cluster.name} from ${offered.current ? formatVersion(offered.current) : '?'} to`, offered.versions.map((v) => ({
+    target = await ui.pick(t('Upgrade {0} from {1} to', inv.cluster.name, offered.current ? formatVersion(offered.current) : '?'), offered.versions.map((v) => ({
       label: formatVersion(v),
-      description: offered.current && v.minor === offered.current.minor ? 'patch release' : `next minor (${minorOf(v)})`,
+      description: offered.current && v.minor === offered.current.minor ? t('patch release') : t('next minor ({0})', minorOf(v)),
       value: v,
     })));
     if (!target) return { kind: 'not-picked' };
@@ -108,17 +109,17 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
 
   let prep: UpgradePreparation;
   try {
-    prep = await ui.progress({ title: `Upgrade preflight of ${inv.cluster.name} for ${formatVersion(target)}…`, narrate: true }, (progress) =>
+    prep = await ui.progress({ title: t('Upgrade preflight of {0} for {1}…', inv.cluster.name, formatVersion(target)), narrate: true }, (progress) =>
       (input.prepare ?? prepareUpgrade)({ ...deps, say: (l) => progress(`   ${l}`) }, { target: target!, ...(input.maxUnavailable ? { maxUnavailable: input.maxUnavailable } : {}), ...(input.drainTimeoutSeconds ? { drainTimeoutSeconds: input.drainTimeoutSeconds } : {}) }, input.hooks));
   } catch (e) {
-    const message = `Upgrade: the preflight could not read the cluster: ${describeError(e)}`;
+    const message = t('Upgrade: the preflight could not read the cluster: {0}', describeError(e));
     await ui.message('error', message);
     return { kind: 'failed-to-read', message };
   }
   await ui.show('upgrade-preflight.txt', `${versionTable(prep.facts)}\n\n${renderFindings(prep.findings)}\n`);
   const errors = prep.findings.filter((f) => f.severity === 'error');
   if (errors.length || !prep.plan) {
-    const message = `Upgrade to ${formatVersion(target)} refused; nothing was done: ${errors.map((f) => `[${f.subject}] ${f.message}`).join(' ')}`;
+    const message = t('Upgrade to {0} refused; nothing was done: {1}', formatVersion(target), errors.map((f) => `[${f.subject}] ${f.message}`).join(' '));
     await ui.message('error', message, { modal: true });
     return { kind: 'refused', message, findings: prep.findings };
   }
@@ -138,7 +139,7 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
   const servers = new Map(haproxyServerNames(inv).map((s) => [s.host, s.server]));
   const outcome = await planRunWorkflow(ui, {
     ...input.run,
-    inventory: inv, plan: prep.plan, command: 'upgrade', title: `Upgrade of ${inv.cluster.name} to ${formatVersion(target)}`, planDocument: 'upgrade-plan.txt',
+    inventory: inv, plan: prep.plan, command: 'upgrade', title: t('Upgrade of {0} to {1}', inv.cluster.name, formatVersion(target)), planDocument: 'upgrade-plan.txt',
     password: (p) => {
       password = p;
       input.onPassword?.(p);
@@ -176,28 +177,28 @@ export async function upgradeWorkflow(ui: Ui, input: UpgradeWorkflowInput): Prom
 
 /** The servers out of the VIP after a stopped run, and both ways to put them back. */
 function maintenanceNotice(left: readonly LeftInMaintenance[]): string {
-  const where = left.map((l) => `${l.server} (${l.node}) on ${l.balancer}`).join(', ');
-  const commands = left.map((l) => `on ${l.balancer}: echo 'set server ${HAPROXY_BACKEND}/${l.server} state ready' | socat stdio unix-connect:${HAPROXY_SOCKET}`).join('; ');
-  return `The upgrade stopped with API servers in HAProxy maintenance, out of the VIP: ${where}. Run the upgrade again to resume (it puts them back once their node is at the target), or put them back by hand — ${commands}.`;
+  const where = left.map((l) => t('{0} ({1}) on {2}', l.server, l.node, l.balancer)).join(', ');
+  const commands = left.map((l) => t('on {0}: {1}', l.balancer, `echo 'set server ${HAPROXY_BACKEND}/${l.server} state ready' | socat stdio unix-connect:${HAPROXY_SOCKET}`)).join('; ');
+  return t('The upgrade stopped with API servers in HAProxy maintenance, out of the VIP: {0}. Run the upgrade again to resume (it puts them back once their node is at the target), or put them back by hand — {1}.', where, commands);
 }
 
 function failureReport(host: string, step: string, found: readonly FailureSignature[]): string {
-  return [`# ${host}: ${step} failed`, '', ...found.flatMap((f) => [`## ${f.id}`, '', f.explanation, ...(f.reference ? ['', `See ${f.reference}`] : []), ''])].join('\n');
+  return [`# ${t('{0}: {1} failed', host, step)}`, '', ...found.flatMap((f) => [`## ${f.id}`, '', f.explanation, ...(f.reference ? ['', t('See {0}', f.reference)] : []), ''])].join('\n');
 }
 
 function report(target: string, perNode: readonly { host: string; seconds: number }[], backups: readonly string[]): string {
   return [
-    `# Upgrade to ${target}`,
+    `# ${t('Upgrade to {0}', target)}`,
     '',
-    '| node | seconds |',
+    `| ${t('node')} | ${t('seconds')} |`,
     '| --- | --- |',
     ...perNode.map((p) => `| ${p.host} | ${p.seconds.toFixed(1)} |`),
     '',
-    '## kubeadm\'s backups in /etc/kubernetes/tmp',
+    `## ${t("kubeadm's backups in {0}", '/etc/kubernetes/tmp')}`,
     '',
-    ...(backups.length ? backups.map((b) => `- ${b}`) : ['- none']),
+    ...(backups.length ? backups.map((b) => `- ${b}`) : [`- ${t('none')}`]),
     '',
-    'kubeadm keeps the manifests and etcd data it replaced there and never removes them: once the cluster works at the new version, remove them on each node (`rm -rf /etc/kubernetes/tmp/kubeadm-backup-*`).',
+    t('kubeadm keeps the manifests and etcd data it replaced there and never removes them: once the cluster works at the new version, remove them on each node ({0}).', '`rm -rf /etc/kubernetes/tmp/kubeadm-backup-*`'),
     '',
   ].join('\n');
 }

@@ -72,7 +72,7 @@ function causeBlock(who: string, c: CheckResult, host?: string): HTMLElement {
 function render(report: PreflightReport, summary: string, refused: string | undefined, running: boolean, strings: PreflightStrings): void {
   S = strings;
   document.body.classList.toggle('running', running);
-  $('title').textContent = fill(S.title, report.operation, report.cluster);
+  $('title').textContent = report.standalone ? fill(S.standaloneTitle, report.cluster) : fill(S.title, report.operation, report.cluster);
   $('summary').textContent = report.hosts.length === 1 ? fill(S.checkedOne, (report.ms / 1000).toFixed(1), running ? S.runningAgain : '') : fill(S.checkedMany, report.hosts.length, (report.ms / 1000).toFixed(1), running ? S.runningAgain : '');
   const parts: Node[] = [];
   parts.push(el('p', { class: refused ? 'refused' : 'muted', id: 'verdict' }, `${refused ? fill(S.didNotStart, refused) : ''}${summary}.`));

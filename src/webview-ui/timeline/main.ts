@@ -11,7 +11,9 @@ import { formatWhen, timelineToSvg } from '../../core/timeline/svg.js';
 import { formatDuration } from '../../core/timeline/layout.js';
 import { hopTimes } from '../../core/timeline/compare.js';
 import type { HostToWebview, TimelineStrings, WebviewToHost } from '../../webviews/protocol/timeline.js';
+import type { BrowserCatalogue } from '../../core/timeline/browserMessages.js';
 import { fill } from '../../webviews/protocol/fill.js';
+import { useMessages } from '../../core/l10n/catalogue.js';
 
 /** The words of the display language, from the timeline message (set before each render). */
 let S: TimelineStrings;
@@ -122,7 +124,7 @@ function renderHops(timeline: Timeline): void {
   $('hops').hidden = !hops.some((h) => h.ms !== undefined);
   $('hops').querySelector('tbody')!.replaceChildren(...hops.map((h) => {
     const tr = document.createElement('tr');
-    for (const [text, cls] of [[h.hop, ''], [h.ms === undefined ? S.notSeen : `${h.coarse ? '≈ ' : ''}${formatDuration(h.ms)}`, 't']] as const) {
+    for (const [text, cls] of [[S.hops[h.id] ?? h.hop, ''], [h.ms === undefined ? S.notSeen : `${h.coarse ? '≈ ' : ''}${formatDuration(h.ms)}`, 't']] as const) {
       const td = document.createElement('td');
       td.textContent = text;
       if (cls) td.className = cls;
@@ -163,9 +165,20 @@ function paragraph(text: string): HTMLElement {
   return p;
 }
 
+/** The catalogue the chart's words are drawn in (the core's renderer runs here, with a catalogue of its own). */
+let spoken = '';
+
+function speak(catalogue: BrowserCatalogue | undefined): void {
+  const key = JSON.stringify(catalogue ?? null);
+  if (key === spoken) return;
+  spoken = key;
+  useMessages(catalogue?.language ?? 'en', catalogue ? new Map(Object.entries(catalogue.messages)) : undefined);
+}
+
 window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
   const msg = event.data;
   if (msg.type === 'timeline') {
+    speak(msg.catalogue);
     renderComparison(msg);
     render(msg.timeline, msg.live, msg.strings);
   }

@@ -28,6 +28,8 @@ export interface PreflightStrings {
   openKubeconfigSetting: string;
   /** {0} the operation, {1} the cluster. */
   title: string;
+  /** The preflight on its own (PreflightReport.standalone): {0} the cluster. */
+  standaloneTitle: string;
   /** "1 host checked in {0} s{1}" / "{0} hosts checked in {1} s{2}": the last one is `runningAgain` or nothing. */
   checkedOne: string;
   checkedMany: string;

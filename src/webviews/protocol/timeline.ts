@@ -3,12 +3,15 @@
  * and the browser bundle (src/webview-ui/timeline/main.ts). Types and validation only.
  */
 import type { Lane, Timeline } from '../../core/timeline/model';
-import type { RunComparison } from '../../core/timeline/compare';
+import type { HopId, RunComparison } from '../../core/timeline/compare';
+import type { BrowserCatalogue } from '../../core/timeline/browserMessages';
 
 /** The webview's words in the display language (timelinePanel.ts localises them); `{0}` filled by the webview. */
 export interface TimelineStrings {
   /** Each lane's name (core/timeline/model.ts laneTitles). */
   lanes: Record<Lane, string>;
+  /** Each hop's name (core/timeline/compare.ts hopTitles). */
+  hops: Record<HopId, string>;
   /** " on {0}" after the pod in the title. */
   onNode: string;
   /** "startup {0} s · SLO 5 s {1} · pulls {2} s excluded" */
@@ -34,6 +37,8 @@ export type HostToWebview =
       type: 'timeline';
       timeline: Timeline;
       strings: TimelineStrings;
+      /** The core's own words the webview draws (the chart): their translations, absent in English. */
+      catalogue?: BrowserCatalogue;
       live: boolean;
       /** A second run can be started to compare with (a test pod of ours). */
       canCompare?: boolean;

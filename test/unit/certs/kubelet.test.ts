@@ -94,6 +94,10 @@ test('the fix as a plan: the rotated file checked, drained through a control-pla
   const steps = plan.phases[0]!.steps;
   assert.deepEqual(steps.map((s) => s.id), ['kubelet-conf/w02/rotated-file', 'kubelet-conf/m01/drain-w02', 'kubelet-conf/w02/kubelet-conf', 'kubelet-conf/w02/kubelet-restart', 'kubelet-conf/m01/uncordon-w02']);
   assert.match((steps[1]!.run as RemoteCommand).display, /kubectl --kubeconfig \/etc\/kubernetes\/admin\.conf drain w02 --ignore-daemonsets --timeout=300s/);
-  assert.match(steps[3]!.verify!.display, /--kubeconfig \/etc\/kubernetes\/kubelet\.conf get node\/w02/);
+  // The restart's proof: a Lease renewal after systemd's start time of the kubelet (microseconds), and Ready, both read
+  // with the fixed kubelet.conf; no start time read is no proof.
+  assert.match(steps[3]!.verify!.display, /ActiveEnterTimestamp --value --timestamp=us\) && test -n "\$since" && /);
+  assert.match(steps[3]!.verify!.display, /--kubeconfig \/etc\/kubernetes\/kubelet\.conf --request-timeout=10s get lease\/w02 -n kube-node-lease .*\) && test -n "\$renewal" && .*test "\$renewed" -gt "\$started" && systemctl is-active --quiet kubelet/);
+  assert.match(steps[3]!.verify!.display, /--kubeconfig \/etc\/kubernetes\/kubelet\.conf --request-timeout=10s get node\/w02 /);
   for (const s of steps) assert.ok(s.check || s.rerun, `${s.id} has a check or says why not`);
 });

@@ -42,8 +42,8 @@ test('under a Russian LANG: the etcd usage, its mistakes and its line of --help 
   assert.equal(help.code, 0);
   assert.match(help.err, /^использование: kubeadm-workbench <verb> \[args\]\n\nкоманды:\n/);
   assert.match(help.err, /\n {2}etcd status\|defrag\|alarms \[--disarm\] --inventory F \[--plan\] \[--yes\] \[--json\] {3}обслуживание etcd: размер БД каждого участника/);
-  // the other verbs' lines are not in the catalogue yet: English, as before
-  assert.match(help.err, /\n {2}drift --inventory F \[--json\] {3}the configuration three ways/);
+  // the other verbs' lines too, their command lines as typed
+  assert.match(help.err, /\n {2}drift --inventory F \[--json\] {3}конфигурация с трёх сторон/);
   const english = await inLocale(undefined, ['--help']);
   assert.match(english.err, /^usage: kubeadm-workbench <verb> \[args\]\n\nverbs:\n/);
   assert.match(english.err, /\n {2}etcd status\|defrag\|alarms \[--disarm\] --inventory F \[--plan\] \[--yes\] \[--json\] {3}etcd maintenance: every member's DB size/);

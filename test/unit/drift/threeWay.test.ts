@@ -2,12 +2,17 @@
  * Drift three ways on files shaped like kubeadm 1.34 writes them: the workspace's kubeadm-config.yaml against the
  * kubeadm-config / kubelet-config / kube-proxy ConfigMaps (each difference on the workspace line that says it), and
  * the ConfigMaps against each node's manifests and kubelet config (a flag changed by hand on one node named on that
- * node and that flag; the nodes' own addresses not taken for drift). The lab does the same on its cluster.
+ * node and that flag; the nodes' own addresses not taken for drift); a kube-proxy setting; and the issue's own case, an
+ * inventory with apiServerAuditLog: true against a cluster brought up without audit flags, through `drift`'s reading.
+ * The lab does the same on its cluster.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareClusterNodes, compareWorkspaceCluster, expectedManifest, manifestFixes, type NodeFiles } from '../../../src/core/drift/threeWay';
 import { manifestFlags, parseObject } from '../../../src/core/drift/kubeadmConfig';
+import type { SshTransport } from '../../../src/core/ssh/transport';
+import { KUBELET_CONFIG, readDrift, renderDrift } from '../../../src/engine/drift';
+import { lab } from '../upgrade/fixtures';
 
 const clusterConfiguration = `apiServer:
   certSANs:
@@ -160,4 +165,48 @@ test('ConfigMaps ↔ nodes: an extraArg the manifest misses on every node, a wro
   const fixed = expectedManifest(nodes[0]!.manifests['kube-apiserver']!, manifestFixes(f, nodes[0]!, 'kube-apiserver'));
   assert.equal(manifestFlags(parseObject(fixed)).get('profiling'), 'false');
   assert.equal(manifestFlags(parseObject(fixed)).get('advertise-address'), '10.3.60.51');
+});
+
+test('workspace ↔ ConfigMaps: a kube-proxy setting the kube-proxy ConfigMap does not have, on its workspace line', () => {
+  const ws = `${workspace}---\napiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\nipvs:\n  strictARP: true\n`;
+  const kubeProxy = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nbindAddress: 0.0.0.0\nclusterCIDR: 10.244.0.0/16\nipvs:\n  strictARP: false\nkind: KubeProxyConfiguration\nmode: iptables\n';
+  const f = compareWorkspaceCluster({ path: '/ws/kubeadm-config.yaml', text: ws }, { clusterConfiguration, kubelet, kubeProxy }).filter((x) => x.object === 'KubeProxyConfiguration');
+  assert.deepEqual(f.map((x) => [x.field, x.expected, x.actual, x.location?.line]), [['mode', 'ipvs', 'iptables', 27], ['ipvs.strictARP', 'true', 'false', 29]]);
+  assert.equal(f[0]!.message, 'KubeProxyConfiguration mode: the workspace says ipvs, the kube-proxy ConfigMap iptables');
+  // the ConfigMap's own fields the workspace does not set (bindAddress, clusterCIDR) are not drift
+  assert.ok(!f.some((x) => /bindAddress|clusterCIDR/.test(x.field)));
+  // no kube-proxy ConfigMap read: nothing said about it
+  assert.deepEqual(compareWorkspaceCluster({ path: '/ws/kubeadm-config.yaml', text: ws }, { clusterConfiguration, kubelet }).filter((x) => x.object === 'KubeProxyConfiguration'), []);
+});
+
+test('the issue\'s case: apiServerAuditLog: true in the inventory, a cluster whose ConfigMap and manifests have no audit flags — `drift` names each flag', async () => {
+  const inventory = lab();
+  inventory.cluster.kubernetesVersion = '1.34.12';
+  inventory.cluster.apiServerAuditLog = true;
+  // The reference cluster as a script that ignores the field brought it up: the generated SANs, no audit flags anywhere.
+  const cm = clusterConfiguration
+    .replace(/ {2}extraArgs:\n(?: {2}- name: .*\n {4}value: .*\n)+/, '')
+    .replace('  - labs-k8s-m01\n', ['10.3.60.50', 'labs-k8s-m01', 'labs-k8s-m02', 'labs-k8s-m03', '10.3.60.51', '10.3.60.52', '10.3.60.53'].map((s) => `  - ${s}\n`).join(''));
+  const noAudit = (a: string) => apiserver(a).replace(/ {4}- --audit-log-\S+\n/g, '');
+  const ssh: SshTransport = {
+    exec: async (host, command) => {
+      const ok = (stdout: string) => ({ code: 0, signal: null, stdout, stderr: '' });
+      if (command.text.includes('kw-cluster')) return ok(`\u001ekw-cluster\n${cm}\n\u001ekw-kubelet\n${kubelet}\n\u001ekw-proxy\n`);
+      const h = inventory.hosts.find((x) => x.name === host)!;
+      const files = h.roles.includes('control-plane') ? { ...node(host, h.address).manifests, 'kube-apiserver': noAudit(h.address) } : {};
+      return ok([...Object.entries(files).map(([c, text]) => `\u001ekw-file /etc/kubernetes/manifests/${c}.yaml\n${text}\n`), `\u001ekw-file ${KUBELET_CONFIG}\n${kubelet}\n`].join(''));
+    },
+    close: async () => undefined,
+  };
+  const r = await readDrift({ inventory, inventoryDir: '/ws', readFile: () => Promise.reject(new Error('ENOENT')), ssh, become: () => undefined });
+  assert.equal(r.workspace.generated, true);
+  assert.deepEqual(r.unread, []);
+  const audit = r.findings.filter((f) => /audit/.test(f.field));
+  assert.deepEqual(audit.filter((f) => f.field.startsWith('apiServer.extraArgs.')).map((f) => [f.layer, f.field, f.actual]).sort(), [
+    'audit-log-maxage', 'audit-log-maxbackup', 'audit-log-maxsize', 'audit-log-path', 'audit-policy-file',
+  ].map((n) => ['workspace-cluster', `apiServer.extraArgs.${n}`, '(not set)']));
+  assert.match(audit.find((f) => f.field === 'apiServer.extraArgs.audit-policy-file')!.message, /the workspace sets \/etc\/kubernetes\/audit\/policy\.yaml; the kubeadm-config ConfigMap does not have it/);
+  // The ConfigMap and the nodes agree (neither has them): the disagreement is the workspace's alone.
+  assert.deepEqual(r.findings.filter((f) => f.layer === 'cluster-node'), []);
+  assert.match(renderDrift(r), /workspace kubeadm configuration: generated from the inventory[\s\S]*workspace ↔ cluster ConfigMaps: \d+ difference\(s\)\n[\s\S]*ClusterConfiguration apiServer\.extraArgs\.audit-log-path: the workspace sets \/var\/log\/kubernetes\/audit\/audit\.log/);
 });

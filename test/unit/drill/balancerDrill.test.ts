@@ -6,57 +6,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Inventory } from '../../../src/core/inventory/types';
-import { generateKeepalivedConfigs } from '../../../src/core/generate/keepalived';
 import { masterDown, skew } from '../../../src/core/drill/balancerExpect';
 import { DrillObserver, type Observation } from '../../../src/core/drill/observer';
-import { buildDrillPlan, renderDrillPlan, type DrillRequest, type DrillSnapshot } from '../../../src/core/drill/plan';
+import { buildDrillPlan, renderDrillPlan, type DrillRequest } from '../../../src/core/drill/plan';
 import { buildDrillReport, renderDrillReport, type RunFacts } from '../../../src/core/drill/report';
-import { buildBalancer, buildBalancers, type VrrpProbe } from '../../../src/core/live/balancers';
-import type { VrrpInstanceData } from '../../../src/core/live/keepalivedData';
-import { loadInventory } from '../haproxy/helpers';
+import { healthy, inv, LB1, LB2, snapshot } from './balancerPair';
 
-const base = loadInventory('examples/labs-k8s/inventory.yaml');
-const inv: Inventory = { ...base, hosts: [...base.hosts.map((h) => (h.roles.includes('loadbalancer') ? { ...h, vrrp: { state: 'MASTER' as const, priority: 100, interface: 'ens192' } } : h)), { name: 'labs-k8s-balancer2', address: '10.3.60.56', roles: ['loadbalancer'], vrrp: { state: 'BACKUP', priority: 90, interface: 'ens192' } }] };
-const [LB1, LB2] = ['labs-k8s-balancer', 'labs-k8s-balancer2'];
-const confs = generateKeepalivedConfigs(inv, { authPass: 'x' });
-
-interface Side {
-  holds: boolean;
-  state?: string;
-  effective?: number;
-  haproxy?: boolean;
-  keepalived?: boolean;
-  weight?: number;
-  nopreempt?: boolean;
-}
-
-function instance(host: string, s: Side): VrrpInstanceData {
-  const priority = host === LB1 ? 100 : 90;
-  const weight = s.weight ?? -20;
-  return { name: 'VI_K8S_API', state: s.state ?? (s.holds ? 'MASTER' : 'BACKUP'), vrid: 51, interface: 'ens192', priority, effectivePriority: s.effective ?? priority, masterRouter: undefined, masterPriority: undefined, lastTransition: 1_800_000_000, masterDownMs: masterDown(1, s.effective ?? priority) * 1000, advertSeconds: 1, preempt: !s.nopreempt, preemptDelaySeconds: undefined, vips: [{ address: '10.3.60.100', set: s.holds }], scripts: [{ name: 'chk_haproxy', weight, status: 'GOOD', intervalSeconds: 2, fall: 1, rise: 1 }] };
-}
-
-function snapshot(sides: Record<string, Side>, over: Partial<DrillSnapshot> = {}): DrillSnapshot {
-  const live = [LB1, LB2].map((h) => {
-    const s = sides[h]!;
-    const probe: VrrpProbe = { holdsVip: s.holds, vipInterface: s.holds ? 'ens192' : undefined, keepalivedActive: s.keepalived ?? true, keepalivedState: (s.state ?? (s.holds ? 'MASTER' : 'BACKUP')) as never, haproxyActive: s.haproxy ?? true, instance: instance(h, s) };
-    return buildBalancer(inv.hosts.find((x) => x.name === h)!, probe, undefined);
-  });
-  const conf = (h: string) => {
-    const s = sides[h]!;
-    let text = confs[h]!.replace(/\n\s*auth_pass .*\n/, '\n');
-    if (s.weight !== undefined) text = text.replace(/weight -\d+/, `weight ${s.weight}`);
-    if (s.nopreempt) text = text.replace('    advert_int 1\n', '    advert_int 1\n    nopreempt\n');
-    return { text, mac: h === LB1 ? '0a:00:00:00:00:50' : '0a:00:00:00:00:56' };
-  };
-  return {
-    apiServer: 'https://10.3.60.100:6443', nodes: [], leaderLeases: [], kubeVersion: 'v1.34.12', componentArgs: {}, balancers: [], pods: [], replicaSets: [],
-    vrrp: { model: buildBalancers(inv, live, 0), confs: { [LB1]: conf(LB1), [LB2]: conf(LB2) }, neighbour: { host: 'labs-k8s-w01', mac: '0a:00:00:00:00:50' } },
-    ...over,
-  };
-}
-const healthy = () => snapshot({ [LB1]: { holds: true }, [LB2]: { holds: false } });
 const powerOff: DrillRequest = { host: LB1, kind: 'power-off', powerOffCommand: 'bash lab/lab.sh fault power-off {host}', powerOnCommand: 'bash lab/lab.sh fault power-on {host}' };
 const facts = (over: Partial<RunFacts> = {}): RunFacts => ({ startedAt: '2026-12-04T00:00:00Z', faultSeconds: 0.3, observedSeconds: 10, restore: { ok: true, seconds: 4, attempted: true }, recoverySeconds: 12, cancelled: false, probeErrors: {}, ...over });
 const byId = (p: { expectations: { id: string; min?: number; max?: number }[] }) => Object.fromEntries(p.expectations.map((e) => [e.id, e]));
@@ -101,6 +56,10 @@ test('plans from the pair as it runs: each fault with its bounds, the node that 
 test('refused before running: weights that never move the VIP (with the numbers), the other balancer unhealthy, the VIP elsewhere', () => {
   const weak = buildDrillPlan(inv, { host: LB1, kind: 'haproxy' }, snapshot({ [LB1]: { holds: true, weight: -5 }, [LB2]: { holds: false, weight: -5 } }));
   assert.match(weak.refusals.join('\n'), /refused before running: when HAProxy dies labs-k8s-balancer's priority falls to 100 − 5 \(chk_haproxy\) = 95, not below labs-k8s-balancer2's 90: the VIP would never move \(black hole\); a weight of -11 or lower on chk_haproxy moves it/);
+  // its plan's expectations say the same, never "drops to 95 < 90"
+  const moved = weak.expectations.find((e) => e.id === 'vip-moved')!;
+  assert.match(moved.basis, /priority drops only to 95, not below labs-k8s-balancer2's 90: labs-k8s-balancer2 never takes the VIP/);
+  assert.doesNotMatch(weak.expectations.map((e) => e.basis).join('\n'), /95 < 90/);
   assert.match(renderDrillPlan(weak), /REFUSED — nothing will be done/);
   // the same pair may still be powered off: the weights do not matter when the holder is gone
   assert.deepEqual(buildDrillPlan(inv, powerOff, snapshot({ [LB1]: { holds: true, weight: -5 }, [LB2]: { holds: false, weight: -5 } })).refusals, []);

@@ -12,6 +12,11 @@ import { memberSpace, spaceProblem } from '../../../src/core/etcd/space';
 import type { Inventory } from '../../../src/core/inventory/types';
 import { buildEtcd, parseEndpointStatus, parseMemberList } from '../../../src/core/live/etcd';
 import { verdict } from '../../../src/core/live/status';
+import { describeMember } from '../../../src/core/live/render';
+import { useMessages } from '../../../src/core/l10n';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../haproxy/helpers';
 import { IDS, inv as three, memberList, statusOf } from '../backup/etcdHosts';
 
 const model = (leader = 'm02', sizes: Partial<Record<string, [number, number, number]>> = {}) => {
@@ -45,6 +50,30 @@ test('space: % of quota and free pages per member; warning at 80 %, error at 95 
   assert.equal(model().members[0]!.quota, 2 * 1024 * 1024 * 1024);
   const problems = verdict({ controlPlane: { nodes: [], addons: [] }, hosts: [], leases: { nodes: [], leaders: [] }, etcd: m } as never).problems;
   assert.deepEqual(problems.filter((p) => /quota/.test(p.what)).map((p) => p.severity), ['warning', 'critical']);
+});
+
+test('`status` per member: db, in use, quota, then % of quota and free space; the view\'s "(N% of quota)" is the same number', () => {
+  const q = 100 * 1024 * 1024;
+  const m = model('m02', { m01: [0.5 * q, 0.2 * q, q], m03: [0.855 * q, 0.85 * q, q] });
+  const [m01, m02, m03] = m.members;
+  assert.match(describeMember(m01!, 0), / · db 52\.4 MB \(in use 21\.0 MB\) \/ quota 104\.9 MB \(50% of quota, 31\.5 MB free\) · healthy$/);
+  // etcd's default quota, 2.5 MB of it used: under one per cent keeps a decimal
+  assert.match(describeMember(m02!, 0), / · db 2\.5 MB \(in use 1\.2 MB\) \/ quota 2\.1 GB \(0\.1% of quota, 1\.3 MB free\) · healthy$/);
+  assert.match(describeMember(m03!, 0), /\(86% of quota, 524\.3 kB free\)/);
+  // The etcd Members row says `db … (N% of quota)` with N = Math.round(memberSpace(m).percentOfQuota): 50, 86.
+  assert.deepEqual([m01, m03].map((x) => Math.round(memberSpace(x!).percentOfQuota!)), [50, 86]);
+  // Read in Russian: the share is in the catalogue; the English prefix and etcd's numbers stay.
+  assert.deepEqual(useMessages('ru', JSON.parse(readFileSync(join(ROOT, 'l10n/bundle.l10n.ru.json'), 'utf8')) as Record<string, string>), []);
+  let ru: string;
+  try {
+    ru = describeMember(m01!, 0);
+  } finally {
+    useMessages('en', undefined);
+  }
+  assert.match(ru, /БД 52\.4 MB \(занято 21\.0 MB\) \/ квота 104\.9 MB \(50% квоты, свободно 31\.5 MB\)/);
+  // A member that did not answer has no space line at all.
+  const down = buildEtcd({ ...parseMemberList(memberList), statuses: parseEndpointStatus(`[${['m01', 'm02'].map(statusOf('m01', [])).join(',')}]`) }, 'test', 0, three);
+  assert.doesNotMatch(describeMember(down.members[2]!, 0), /quota/);
 });
 
 test('defrag order: the followers by name, the leader last', () => {

@@ -1,7 +1,9 @@
 /**
- * One command id, one place: src/editor/commandIds.ts names every command (`drainNode: 'kubeadm.drainNode'`); the rest
- * follows from that name or is checked against it here, so a new command is its CommandIds line, its command file, its
- * registrar line, its package.json entry and its titles — and any of them left out or misspelled fails this test:
+ * One command id, one place: the command's file (`export const drainNode = defineCommand(…)` in src/commands/), from
+ * which `npm run gen:tables` writes its CommandIds line, its registrar line and its package.json entry
+ * (test/unit/generatedTables.test.ts fails while they are stale); the rest follows from that name or is checked
+ * against it here, so a new command is its command file and its titles — and any of them left out or misspelled
+ * fails this test:
  *   - the id is `kubeadm.<name>` (the walkthrough's `kubeadmWorkbench.runPreflight` the one exception, named here);
  *   - package.json contributes exactly these commands (manifest.test.ts), each titled `%command.<name>.title%`, a key
  *     both package.nls files define (packageNls.test.ts checks their texts);

@@ -10,7 +10,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useMessages } from '../../../src/core/l10n';
 import { describeSshFailure, describeSudoFailure, type HandshakeFacts, type KeyOffer } from '../../../src/core/ssh/failures';
 import { checkTitles, failedCheck, okCheck, skipped, summaryLine, type PreflightReport } from '../../../src/core/preflight/model';
 import { renderPreflightTable } from '../../../src/core/preflight/render';
@@ -28,24 +27,8 @@ import type { EtcdMember } from '../../../src/core/live/etcd';
 import { assessHealth } from '../../../src/core/live/health';
 import { analyzeFacts, type HostFacts } from '../../../src/core/phases/facts';
 import { ROOT } from '../haproxy/helpers';
+import { CYRILLIC, english, inRussian } from './inRussian';
 
-const bundle = JSON.parse(readFileSync(join(ROOT, 'l10n/bundle.l10n.ru.json'), 'utf8')) as Record<string, string>;
-const CYRILLIC = /[А-Яа-яЁё]/;
-
-/** Runs `fn` with the Russian catalogue, English again afterwards. */
-export function inRussian<T>(fn: () => T): T {
-  assert.deepEqual(useMessages('ru', bundle), []);
-  try {
-    return fn();
-  } finally {
-    useMessages('en', undefined);
-  }
-}
-
-/** The texts of `texts` (labelled) that have no Russian word in them. */
-export function english(texts: Record<string, string | undefined>): string[] {
-  return Object.entries(texts).filter(([, v]) => v !== undefined && v !== '' && !CYRILLIC.test(v)).map(([k, v]) => `${k}: ${v}`);
-}
 
 const at = { hostname: '10.3.60.11', port: 22, user: 'debian' };
 const keys = (...states: KeyOffer['state'][]): KeyOffer[] => states.map((state, i) => ({ source: state.startsWith('agent') ? 'agent' : `/home/debian/.ssh/id_${i}`, state, offered: state === 'loaded' || state === 'agent', socket: '/run/agent.sock' }));

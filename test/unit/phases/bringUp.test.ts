@@ -9,7 +9,7 @@ import { caCertHash, initPhase, joinControlPlanePhases, joinWorkersPhases, loadB
 import type { PhaseConfigs, PhaseSources } from '../../../src/core/phases/configs';
 import { renderPlan, type PhasePlan } from '../../../src/core/plan/types';
 import { LocalExecutor } from '../../../src/adapters/local/localExecutor';
-import { raw, sh as shell, type RemoteCommand } from '../../../src/core/ssh/command';
+import { replayedShellText, sh as shell, type RemoteCommand } from '../../../src/core/ssh/command';
 import { tempDir } from '../../tempDir';
 
 const inv = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
@@ -53,7 +53,7 @@ test('every node gets /etc/crictl.yaml naming containerd\'s socket, and a second
   // The check is the file's content: with it in place the step is skipped (nothing restarts on a running node).
   const dir = tempDir('kw-crictl-');
   writeFileSync(join(dir, 'crictl.yaml'), String(file.content));
-  const check = shell`${raw(steps[0]!.check!.text.replaceAll('/etc/crictl.yaml', join(dir, 'crictl.yaml')))}`;
+  const check = shell`${replayedShellText(steps[0]!.check!.text.replaceAll('/etc/crictl.yaml', join(dir, 'crictl.yaml')))}`;
   assert.equal((await new LocalExecutor().exec('local', check, {})).code, 0);
   writeFileSync(join(dir, 'crictl.yaml'), 'runtime-endpoint: unix:///run/crio/crio.sock\n');
   assert.notEqual((await new LocalExecutor().exec('local', check, {})).code, 0);
@@ -221,7 +221,7 @@ function standInHost(prefix: string, files: string[], etcdData: boolean, stubs: 
     run: async (command: RemoteCommand) => {
       const text = command.text.split('/etc/kubernetes').join(etc).split('/var/lib/etcd').join(etcdDir);
       let stderr = '';
-      const r = await new LocalExecutor().exec('local', shell`PATH=${bin}:"$PATH"; ${raw(text)}`, { onStderr: (t) => (stderr += t) });
+      const r = await new LocalExecutor().exec('local', shell`PATH=${bin}:"$PATH"; ${replayedShellText(text)}`, { onStderr: (t) => (stderr += t) });
       return { code: r.code, stderr };
     },
     calls: () => (existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : []),

@@ -7,18 +7,19 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { Inventory } from '../../../src/core/inventory/types';
 import { firstFailure, hostState, passes, type HostPreflight, type PreflightReport } from '../../../src/core/preflight/model';
 import { CliHostKeyPrompt } from '../../../src/core/ssh/hostKeyPolicy';
 import { createInventoryPool } from '../../../src/adapters/ssh/fromInventory';
 import type { SshPool } from '../../../src/adapters/ssh/pool';
-import { runPreflight } from '../../../src/engine/preflight';
+import { PREFLIGHT_CONNECT_TIMEOUT_MS, runPreflight } from '../../../src/engine/preflight';
 import { preflightStep } from '../../../src/engine/workflows/preflightStep';
 import { ScriptedUi } from '../workflows/scriptedUi';
-import { tempDir } from '../ssh/keys';
+import { keygen, tempDir } from '../ssh/keys';
 import { startZoo, type Zoo } from './zoo';
+import { useMessages } from '../../../src/core/l10n';
 
 const tmp = tempDir('kw-preflight-');
 let zoo: Zoo;
@@ -132,6 +133,95 @@ test('a cause fixed, the checks run again: that host passes', async () => {
     } finally {
       await again.close();
     }
+  } finally {
+    await p.close();
+  }
+});
+
+test('on its own (Run Preflight Checks) the preflight names no operation: "Checking 1 host…", its table marked standalone (the panel\'s title is then "Preflight", not "Preflight: Run Preflight Checks"); in Russian too', async () => {
+  const p = pool();
+  const progress = (ui: ScriptedUi): string[] => ui.transcript.filter((l) => l.startsWith('progress: '));
+  const input = { ssh: p, inventory: inv, hosts: ['labs-k8s-balancer'], sudoPasswordAsked: true, timeoutMs: TIMEOUT_MS };
+  try {
+    const alone = new ScriptedUi();
+    assert.equal((await preflightStep(alone, { ...input, operation: 'Run Preflight Checks', standalone: true })).ok, true);
+    assert.deepEqual(progress(alone), ['progress: Checking 1 host…']);
+    assert.deepEqual(alone.preflights.map((s) => [s.report.standalone, s.refused]), [[true, undefined]], 'the table, shown although it passes, not as a refusal');
+    // before an operation: as it was
+    const gate = new ScriptedUi();
+    const gated = await preflightStep(gate, { ...input, operation: 'Bring Up' });
+    assert.deepEqual(progress(gate), ['progress: Checking 1 host before Bring Up…']);
+    assert.equal(gated.report.standalone, undefined);
+    const ru = new ScriptedUi();
+    assert.deepEqual(useMessages('ru', JSON.parse(readFileSync(join(__dirname, '../../../l10n/bundle.l10n.ru.json'), 'utf8')) as Record<string, string>), []);
+    try {
+      await preflightStep(ru, { ...input, operation: 'Предварительные проверки', standalone: true });
+    } finally {
+      useMessages('en', undefined);
+    }
+    assert.deepEqual(progress(ru), ['progress: Проверка хоста…']);
+  } finally {
+    await p.close();
+  }
+});
+
+test('at the shipped default (no timeout given: 4 s connect timeout), every host is judged in under 5 s, the answering ones in under 3 s', async (t) => {
+  const p = pool();
+  try {
+    const r = await runPreflight(p, { inventory: inv, operation: 'test', hosts: inv.hosts.map((h) => h.name), sudoPasswordAsked: false });
+    const dead = row(r, 'w03');
+    const answering = r.hosts.filter((h) => h !== dead);
+    const slowest = Math.max(...answering.map((h) => h.ms));
+    t.diagnostic(`default ${PREFLIGHT_CONNECT_TIMEOUT_MS} ms connect timeout: ${r.hosts.map((h) => `${h.host} ${hostState(h)} in ${h.ms} ms`).join(', ')}`);
+    t.diagnostic(`answering hosts judged in ≤ ${slowest} ms (goal ≤ 3000), the non-answering one in ${dead.ms} ms, all ${r.hosts.length} in ${r.ms} ms (goal ≤ 5000)`);
+    assert.equal(firstFailure(dead.checks)?.kind, 'timeout');
+    assert.ok(dead.ms >= PREFLIGHT_CONNECT_TIMEOUT_MS - 50, `the dead host was judged after its timeout, once: ${dead.ms} ms`);
+    assert.ok(r.ms < 5000, `all ${r.hosts.length} hosts in ${r.ms} ms`);
+    assert.ok(slowest < 3000, `answering hosts in ${slowest} ms`);
+  } finally {
+    await p.close();
+  }
+});
+
+test('the keys and the name: a passphrase-protected key no agent holds warns naming ssh-add; an unreadable key file and a name that does not resolve fail with their cause', async (t) => {
+  // Two sshd that take our key, one per host (a host of its own each: the pool keeps one connection per address).
+  const [one, two] = [zoo.hosts.find((h) => h.kind === 'ok')!, zoo.hosts.find((h) => h.kind === 'no-identity')!];
+  const encrypted = keygen(tmp.dir, 'id_encrypted', 'ed25519', 'a passphrase');
+  // A directory where the key file should be: it exists but cannot be read as a key (a root test reads any mode).
+  const unreadable = join(tmp.dir, 'home', '.ssh', 'id_directory');
+  mkdirSync(unreadable, { recursive: true });
+  const text = `cluster:
+  name: edges
+  kubernetesVersion: "1.30.14"
+  controlPlaneEndpoint: 10.3.60.100:6443
+  podSubnet: 10.244.0.0/16
+  serviceSubnet: 10.96.0.0/12
+  cni: flannel
+ssh: { user: root }
+hosts:
+  - { name: e-encrypted, address: 10.3.60.71, roles: [control-plane], ssh: { identityFile: ${encrypted.path} } }
+  - { name: e-unreadable, address: 10.3.60.72, roles: [worker], ssh: { identityFile: ${unreadable} } }
+  - { name: e-unresolved, address: 10.3.60.73, roles: [worker], ssh: { identityFile: ${zoo.key.path} } }
+`;
+  const edges = parseInventory(text).inventory!;
+  const config = join(tmp.dir, 'ssh_config_edges');
+  writeFileSync(config, `Host e-encrypted\n  HostName 127.0.0.1\n  Port ${one.port}\nHost e-unreadable\n  HostName 127.0.0.1\n  Port ${two.port}\nHost e-unresolved\n  HostName no-such-host.invalid\n`);
+  const p = createInventoryPool(edges, { prompt: new CliHostKeyPrompt([]), sshConfigFile: config, knownHostsFile: zoo.knownHosts, ownKnownHostsFile: join(tmp.dir, 'own_edges'), homeDir: join(tmp.dir, 'home'), auth: { agentSocket: '', passphrase: async () => undefined } }).pool;
+  try {
+    const r = await runPreflight(p, { inventory: edges, operation: 'test', hosts: edges.hosts.map((h) => h.name), sudoPasswordAsked: false, timeoutMs: TIMEOUT_MS });
+    const check = (host: string, id: string) => r.hosts.find((h) => h.host === host)!.checks.find((c) => c.id === id)!;
+    t.diagnostic(r.hosts.map((h) => `${h.host}: ${h.checks.map((c) => `${c.id}=${c.state}${c.kind ? `/${c.kind}` : ''}${c.cause ? ` (${c.cause})` : ''}`).join(', ')}`).join('\n'));
+    const keys = check('e-encrypted', 'keys');
+    assert.deepEqual([keys.state, keys.kind, keys.command], ['warn', 'encrypted-key', `ssh-add ${encrypted.path}`]);
+    assert.match(keys.fix!, /ssh-add/);
+    assert.equal(check('e-encrypted', 'login').kind, 'encrypted-key', 'the login says the same cause');
+    const dir = check('e-unreadable', 'keys');
+    assert.equal(dir.state, 'fail');
+    assert.ok(dir.cause!.includes(unreadable), dir.cause);
+    const name = check('e-unresolved', 'resolve');
+    assert.equal(name.state, 'fail');
+    assert.match(name.cause!, /no-such-host\.invalid/);
+    assert.equal(check('e-unresolved', 'reach').state, 'skipped', 'nothing dialled after the name failed');
   } finally {
     await p.close();
   }

@@ -64,6 +64,13 @@ test('every value is quoted; constant text only through raw()', () => {
   assert.equal(sh`echo ${'plain.value-1'}`.text, 'echo plain.value-1');
   assert.equal(sh`echo ${'$(id)'}`.text, `echo '$(id)'`);
   assert.equal(sh`a ${raw('&&')} b`.text, 'a && b');
+  // raw() takes a string literal only: a string from anywhere else is a compile error (npm run typecheck), so input
+  // cannot reach the shell unquoted through it.
+  const fromInput: string = '$(id)';
+  // @ts-expect-error a plain string is refused
+  assert.equal(sh`echo ${raw(fromInput)}`.text, 'echo $(id)');
+  // @ts-expect-error a template with a substitution is a plain string too
+  assert.equal(raw(`x ${fromInput}`).text, 'x $(id)');
   assert.equal(sh`echo ${['a b', 'c']}`.text, `echo 'a b' c`);
   assert.equal(sh`echo ${3} ${true}`.text, 'echo 3 true');
   // A nested command is spliced as the (already safe) command it is, not re-quoted.

@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'ssh2';
 import { SshPool, type PoolOptions } from '../../../src/adapters/ssh/pool';
-import { raw, secret, sh, writeFileCommand } from '../../../src/core/ssh/command';
+import { raw, replayedShellText, secret, sh, writeFileCommand } from '../../../src/core/ssh/command';
 import { resolveHost, type SshConfigEnv } from '../../../src/core/ssh/config';
 import { HostKeyVerifier, type HostKeyPrompt, type UnknownKeyAnswer } from '../../../src/core/ssh/hostKeyPolicy';
 import { RemoteCommandCancelled, RemoteCommandError, SshConnectError } from '../../../src/core/ssh/transport';
@@ -449,7 +449,7 @@ test('quoting fuzz through sshd: 1000 hostile cases arrive intact via the remote
     Array.from({ length: cases.length / BATCH }, async (_, b) => {
       const batch = cases.slice(b * BATCH, (b + 1) * BATCH);
       // The remote stdout is decoded as UTF-8 by the pool; compare as text.
-      const res = await pool.exec('h', sh`${raw(batchScript(batch))}`);
+      const res = await pool.exec('h', sh`${replayedShellText(batchScript(batch))}`);
       assert.equal(res.stdout, expectedOutput(batch).toString('utf8'), `batch ${b}`);
     }),
   );
