@@ -3,7 +3,7 @@
  * that accepts only the fingerprints given with --accept-new-host-key, its messages on stderr) and the Kubernetes
  * connection (--kubeconfig, else KUBECONFIG, else ~/.kube/config; --context, else the one the inventory's endpoint
  * names when asked). A verb declared with defineVerb (./verb.ts) gets both from its context, closed when it ends;
- * the editor's counterpart is editor/sessions.ts.
+ * the editor's counterpart is editor/hostSessions.ts.
  */
 import type { ConnectOptions, KubeConnection } from '../adapters/kube/index';
 import { loadKubeAdapter } from '../adapters/kube/load';

@@ -2,6 +2,7 @@
  * The `kubeadm-workbench` program (dist/cli.js): runs main() on the process's arguments. Kept apart from main.ts so
  * that tests import main() without running it, and small: each verb's code loads when that verb runs.
  */
+import { errorMessage } from '../core/errors';
 import { escapeControls } from '../core/text/terminal';
 import { enableCompileCache } from './compileCache';
 import { main } from './main';
@@ -17,7 +18,7 @@ for (const stream of [process.stdout, process.stderr]) {
 void enableCompileCache().then(() => main(process.argv.slice(2))).then(
   (code) => (process.exitCode = code),
   (e: unknown) => {
-    process.stderr.write(escapeControls(`kubeadm-workbench: ${e instanceof Error ? e.message : String(e)}\n`));
+    process.stderr.write(escapeControls(`kubeadm-workbench: ${errorMessage(e)}\n`));
     process.exitCode = 1;
   },
 );

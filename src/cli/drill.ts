@@ -137,5 +137,5 @@ export const runDrillVerb = defineVerb({
 
 /** What `kubeadm-workbench --help` lists of this file (ListedVerbs, ./verb.ts; npm run gen:tables copies it into main.ts). */
 export const verbs = {
-  drill: { summary: () => `drill --inventory F --host NAME [--kind stop|power-off] [--power-off-command 'CMD {host}' --power-on-command 'CMD {host}'] [--evictions-wait 120s] [--plan] [--yes] [--json]   ${t('fail one node, measure HAProxy DOWN, etcd election, lease handover, NotReady, evictions; restore it and measure the way back')}`, run: runDrillVerb },
+  drill: { summary: () => `drill --inventory F --host NAME [--kind stop|power-off|partition|haproxy|split-brain] [--power-off-command 'CMD {host}' --power-on-command 'CMD {host}'] [--evictions-wait 120s] [--plan] [--yes] [--json]   ${t('fail one node, measure HAProxy DOWN, etcd election, lease handover, NotReady, evictions; restore it and measure the way back')}`, run: runDrillVerb },
 } satisfies ListedVerbs;

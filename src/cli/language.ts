@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorMessage } from '../core/errors';
 import { readRegularSync } from '../adapters/fs/safeFile';
 import { bundleFileNames, languageFromEnv, MAX_BUNDLE_CHARS, parseBundleText, useMessages } from '../core/l10n';
 
@@ -26,7 +27,7 @@ export function useCliLanguage(env: Readonly<Record<string, string | undefined>>
       try {
         text = readRegularSync(path, { maxBytes: MAX_BUNDLE_CHARS * 4 }).toString('utf8');
       } catch (e) {
-        return `the ${language} messages are not used (${name}: ${e instanceof Error ? e.message : String(e)}); English is shown`;
+        return `the ${language} messages are not used (${name}: ${errorMessage(e)}); English is shown`;
       }
       const { messages, problems } = parseBundleText(text);
       useMessages(language, messages);

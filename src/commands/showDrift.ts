@@ -91,11 +91,9 @@ export const showDrift = defineCommand({ trust: vscode.l10n.t('read the configur
     try {
       // The ConfigMaps are read through the first control-plane node that answers: refused only when none passes.
       if (!(await editorPreflight(ctx, ui, pool, inv, { operation: vscode.l10n.t('Show Configuration Drift'), hosts: hostsWith(inv, 'control-plane'), atLeastOne: true })).ok) return;
-      r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Comparing the configuration of {0}: workspace, ConfigMaps, nodes', inv.cluster.name), cancellable: true }, (_p, token) => {
-        const abort = new AbortController();
-        token.onCancellationRequested(() => abort.abort());
-        return readDrift({ inventory: inv, inventoryDir: dirname(loaded.uri.fsPath), readFile: readLocalText, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), signal: abort.signal });
-      });
+      r = await ui.progress({ title: vscode.l10n.t('Comparing the configuration of {0}: workspace, ConfigMaps, nodes', inv.cluster.name), cancellable: true }, (_report, signal) =>
+        readDrift({ inventory: inv, inventoryDir: dirname(loaded.uri.fsPath), readFile: readLocalText, ssh: pool, become: sudoUnlessRoot((h) => pool.loginUser(h)), signal }),
+      );
     } finally {
       await pool.close();
     }

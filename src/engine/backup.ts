@@ -26,7 +26,8 @@ import {
 import { backupDirName, chooseSnapshotSource, membersOf, parseSnapshotStatus, SnapshotChecksum, type BackupManifest, type SnapshotSource } from '../core/backup/snapshot';
 import { asRoot, etcdctlCommand } from '../core/drill/commands';
 import { hostsWithRole, type Inventory } from '../core/inventory/types';
-import { buildEtcd, type EtcdModel } from '../core/live/etcd';
+import { buildEtcd, parseEndpointStatus, type EtcdModel } from '../core/live/etcd';
+import { num } from '../core/live/bigjson';
 import { etcdctlTlsArgs, readEtcd } from '../core/live/etcdSource';
 import type { RemoteCommand, SudoOptions } from '../core/ssh/command';
 import { ANY_EXIT_CODE, type SshTransport } from '../core/ssh/transport';
@@ -119,7 +120,7 @@ async function takeSnapshot(deps: BackupDeps, etcd: EtcdModel, source: Extract<S
     if (!status) warnings.push(statusFrom === 'none' ? `no etcdutl on ${host} or in its etcd image: the snapshot was checked by its SHA-256 trailer only` : `${statusFrom}: snapshot status gave no answer: ${statusText.join(' ').slice(0, 200)}`);
     const remoteSize = Number(saved.get('size'));
     const remoteSha = saved.get('sha256') ?? '';
-    const revisionAtSave = Number(/"revision":(\d+)/.exec(saved.get('revision') ?? '')?.[1] ?? NaN);
+    const revisionAtSave = num(parseEndpointStatus(saved.get('revision') ?? '')[0]?.status?.header?.revision) ?? NaN;
     say(status ? t('saved {0} on {1}: {2} bytes, revision {3}, {4} keys', path, host, remoteSize, status.revision, status.totalKey) : t('saved {0} on {1}: {2} bytes', path, host, remoteSize));
 
     // Pull: the raw bytes from the channel, hashed and written as they come; a slow disk holds the channel back.

@@ -12,6 +12,7 @@
  * long-lived host, keeps the worker.
  */
 import { Script } from 'node:vm';
+import { errorMessage } from '../core/errors';
 import type { FileKind, LintContext, SourceFile } from '../core/lint/types';
 import { answerLintRequest, needsLinters } from './lintAnswer';
 import { kindsFor, LAZY_LINTERS, loadKinds, type Linters } from './lintModules';
@@ -62,7 +63,7 @@ export class InProcessLintRunner extends LintRunner {
         await loadKinds(kindsFor(request));
         registry = LAZY_LINTERS;
       } catch (e) {
-        return outcomeOf({ type: 'error', id: request.id, message: `the linters did not load: ${e instanceof Error ? e.message : String(e)}`, ms: 0 });
+        return outcomeOf({ type: 'error', id: request.id, message: `the linters did not load: ${errorMessage(e)}`, ms: 0 });
       }
     }
     const timeoutMs = opts.timeoutMs ?? this.timeoutMs;

@@ -3,6 +3,7 @@
  * its own thread under a time limit (./inProcessLint.ts). One function, so both give the same findings.
  */
 import { parseInventory } from '../core/inventory/parse';
+import { errorMessage } from '../core/errors';
 import { catalogueLanguage, inEnglish } from '../core/l10n';
 import type { Linters } from './lintModules';
 import type { LintRequest, LintResponse } from './lintRunner';
@@ -30,7 +31,7 @@ export function answerLintRequest(req: LintRequest, registry: Linters | undefine
     const english = req.english && catalogueLanguage() !== 'en' ? inEnglish(() => registry!.lintText(req.file, req.context, kind)) : undefined;
     return { type: 'result', id: req.id, kind, findings, ...(english ? { english } : {}), ms: performance.now() - started };
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     return { type: 'error', id: req.id, message, ms: performance.now() - started };
   }
 }

@@ -12,6 +12,7 @@ import type { Finding, Severity } from '../core/findings';
 import type { InventoryParseResult } from '../core/inventory/parse';
 import type { FileKind, LintContext, RuleInfo, SourceFile } from '../core/lint/types';
 import { ruleTable } from '../core/lint/ruleTable';
+import { errorMessage } from '../core/errors';
 import { catalogueGeneration, catalogueSnapshot, msg, t } from '../core/l10n';
 
 /** Runner → worker. */
@@ -181,7 +182,7 @@ export class LintRunner {
     try {
       worker = await this.start();
     } catch (e) {
-      return { status: 'error', findings: [internalError(e instanceof Error ? e.message : String(e))], ms: 0 };
+      return { status: 'error', findings: [internalError(errorMessage(e))], ms: 0 };
     }
     const id = this.nextId++;
     const started = performance.now();

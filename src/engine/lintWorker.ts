@@ -9,6 +9,7 @@
  * one), which loads only the kinds a lint that comes needs.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { errorMessage } from '../core/errors';
 import { useMessages } from '../core/l10n';
 import { answerLintRequest, needsLinters } from './lintAnswer';
 import { ALL_KINDS, kindsFor, LAZY_LINTERS, loadKinds } from './lintModules';
@@ -29,7 +30,7 @@ if (!isMainThread && parentPort) {
           try {
             await loadKinds(kindsFor(req));
           } catch (e) {
-            port.postMessage({ type: 'error', id: req.id, message: `the linters did not load: ${e instanceof Error ? e.message : String(e)}`, ms: 0 } satisfies WorkerToRunner);
+            port.postMessage({ type: 'error', id: req.id, message: `the linters did not load: ${errorMessage(e)}`, ms: 0 } satisfies WorkerToRunner);
             return;
           }
         }

@@ -4,7 +4,7 @@
  * of VS Code itself, so VS Code's own texts stay English), with a copy of examples/labs-k8s whose haproxy.cfg has the
  * API frontend in `mode http`. What a Russian-speaking administrator sees of the extension is then read in Chromium:
  * the Kubeadm side bar's view names and the Inventory's groups, the cluster status-bar item, every command of ours in
- * the palette, the haproxy.cfg finding in Problems, the Get Started walkthrough's steps, the preflight's table with
+ * the palette, the haproxy.cfg finding in Problems, the Get Started walkthrough's steps and page, the preflight's table with
  * the core's check names, causes and fixes (every host is a closed port on loopback here, as the harness maps them),
  * and the bring-up plan's phases and steps as the core writes them. The expected texts come from package.nls.ru.json and
  * l10n/bundle.l10n.ru.json, so a file that is not packaged, a key the code stops using or a language VS Code does not
@@ -189,7 +189,7 @@ describe('kubeadm-workbench in Russian (code-server --locale ru)', { timeout: 18
     await shot('ru-3-problems');
   });
 
-  step('the Get Started walkthrough: its title and its eight steps in Russian', async () => {
+  step('the Get Started walkthrough: its title, its eight steps and the first step\'s page in Russian', async () => {
     const walkthrough = manifest.contributes.walkthroughs[0]!;
     const title = manifestRu(walkthrough.title);
     // VS Code's own command, in English: the fixture language pack translates nothing of VS Code.
@@ -201,6 +201,10 @@ describe('kubeadm-workbench in Russian (code-server --locale ru)', { timeout: 18
     await page.locator('.step-list-container .step-title').first().waitFor();
     const titles = (await page.locator('.step-list-container .step-title').allTextContents()).map((t) => t.trim());
     assert.deepEqual(titles, walkthrough.steps.map((s) => manifestRu(s.title)));
+    // The first step's page in Russian: VS Code shows media/walkthrough/trust.nls.ru.md beside the English page.
+    await page.locator('.step-list-container .step-title', { hasText: titles[0]! }).first().click();
+    const heading = /^# (.+)$/m.exec(readFileSync(join(REPO, 'media/walkthrough/trust.nls.ru.md'), 'utf8'))![1]!;
+    await webview().locator('h1', { hasText: heading }).waitFor({ timeout: 30_000 });
     await shot('ru-4-walkthrough');
   });
 

@@ -222,13 +222,13 @@ describe('the walkthrough and the first minutes', { timeout: 420_000 }, () => {
     for (const t of await page.locator('.notifications-toasts .notification-toast').all()) await t.locator('.codicon-notifications-clear').click().catch(() => undefined);
   });
 
-  test('preflight: Run Preflight Checks (kubeadmWorkbench.runPreflight, from the i33-preflight branch) completes its step', async () => {
+  test('preflight: Run Preflight Checks (kubeadmWorkbench.runPreflight, the command the walkthrough\'s preflight step runs) completes its step', async () => {
     // A walkthrough button naming a command nobody registered does nothing at all: say so instead of waiting.
     await page.keyboard.press('F1');
     await quickInput().locator('input.input').fill('>Kubeadm: Run Preflight Checks');
     const found = await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Kubeadm: Run Preflight Checks' }).first().waitFor({ timeout: 3_000 }).then(() => true, () => false);
     await page.keyboard.press('Escape');
-    assert.ok(found, '"Kubeadm: Run Preflight Checks" (kubeadmWorkbench.runPreflight) is not in the palette: the i33-preflight branch adds it');
+    assert.ok(found, '"Kubeadm: Run Preflight Checks" (kubeadmWorkbench.runPreflight) is not in the palette: the walkthrough\'s preflight step runs it, so the extension must register it');
     await complete('preflight', 'Run Preflight Checks', cancel, 90_000);
     await showWalkthrough();
     await shot('walkthrough-2-done');

@@ -4,6 +4,7 @@
  * is empty, or whose `{0}`-style placeholders differ from its English key's is dropped — that message stays
  * English — and named; text that is not a JSON object gives no messages at all.
  */
+import { errorMessage } from '../errors';
 
 export interface BundleProblem {
   /** The English key, or undefined for a problem of the whole file. */
@@ -51,7 +52,7 @@ export function parseBundleText(text: string): { messages: Map<string, string>; 
   try {
     parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (e) {
-    return { messages: new Map(), problems: [{ problem: `the bundle is not valid JSON (${e instanceof Error ? e.message : String(e)})` }] };
+    return { messages: new Map(), problems: [{ problem: `the bundle is not valid JSON (${errorMessage(e)})` }] };
   }
   return checkedMessages(parsed);
 }

@@ -3,6 +3,7 @@
  * The adapter turns Node's socket/TLS errors and HTTP statuses into an ApiError; views, the status
  * bar and the CLI print `describe()`.
  */
+import { errorMessage } from '../errors';
 import { t } from '../l10n';
 
 export type FailureKind = 'dns' | 'tls' | 'auth' | 'forbidden' | 'timeout' | 'refused' | 'unreachable' | 'gone' | 'http' | 'config' | 'other';
@@ -77,7 +78,7 @@ export function httpError(status: number, where: string, body: string): ApiError
 export function describeError(e: unknown): string {
   const d = (e as { describe?: unknown })?.describe;
   if (typeof d === 'function') return String(d.call(e));
-  return e instanceof Error ? e.message : String(e);
+  return errorMessage(e);
 }
 
 export function errorKind(e: unknown): FailureKind | undefined {

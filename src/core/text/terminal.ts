@@ -6,9 +6,13 @@
  * DEL, C1 and bidi characters raw; JSON.stringify escapes only C0) — and text output shows what was there.
  */
 
-/** C0 but tab and newline, DEL, C1, the bidi controls (ALM, LRM, RLM, LRE…RLO, LRI…PDI) and the line/paragraph separators. */
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
-const CONTROLS_AND_BREAKS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+/**
+ * C0 but tab and newline, DEL, C1, the bidi controls (ALM, LRM, RLM, LRE…RLO, LRI…PDI), the line/paragraph
+ * separators, and the zero-width characters (ZWSP, ZWNJ, ZWJ, word joiner, BOM), which make two different names
+ * print alike.
+ */
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\u2028\u2029\ufeff]/g;
+const CONTROLS_AND_BREAKS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\u2028\u2029\ufeff]/g;
 
 const escape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 

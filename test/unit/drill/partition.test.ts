@@ -1,7 +1,8 @@
 /**
  * The network partition of a control-plane node: the cut and its heal (nftables over SSH with a self-heal, or the
  * user's own commands), the quorum guard as for a power-off, and a silent host's bounds (HAProxy's checks time out).
- * The nft commands themselves run against a real kernel in the lab tier (test/lab/balancers.test.ts).
+ * The nft commands themselves run against a real kernel in the lab tier: the partition's cut and heal in
+ * test/lab/partition.test.ts, the VRRP block (split brain) in test/lab/balancers.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

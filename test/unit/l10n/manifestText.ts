@@ -19,7 +19,7 @@ export interface Manifest {
     viewsContainers?: Record<string, Array<{ id: string; title: string }>>;
     views?: Record<string, Array<{ id: string; name: string; contextualTitle?: string }>>;
     viewsWelcome?: Array<{ view: string; contents: string; when?: string }>;
-    walkthroughs?: Array<{ id: string; title: string; description: string; steps: Array<{ id: string; title: string; description: string; media?: { altText?: string } }> }>;
+    walkthroughs?: Array<{ id: string; title: string; description: string; steps: Array<{ id: string; title: string; description: string; media?: { altText?: string; markdown?: string } }> }>;
     commands?: Array<{ command: string; title: string; shortTitle?: string; category?: string }>;
     menus?: Record<string, Array<{ command?: string; title?: string }>>;
     submenus?: Array<{ id: string; label: string }>;

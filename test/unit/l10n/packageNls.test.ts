@@ -7,6 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../haproxy/helpers';
 import { NLS_KEY, localisedManifest, manifestMessages, readJson, type Manifest } from './manifestText';
@@ -114,4 +115,24 @@ test('the manifest in Russian: commands, views and settings carry the Russian te
     }
   }
   assert.equal(manifestMessages(ROOT, 'de')['command.showLog.title'], 'Show Log', 'a language without a file is English');
+});
+
+/**
+ * A walkthrough step's markdown page is a file, not a `%key%`: VS Code shows `<page>.nls.<language>.md` beside it
+ * when there is one (its getting-started content reader tries the locale, then the language, then the page). Each
+ * page has its Russian sibling, which keeps the page's code (commands, file and setting names) and its images and
+ * is not the English text.
+ */
+test('every walkthrough page has its Russian page, with the same code and images', () => {
+  const pages = (pkg.contributes.walkthroughs ?? []).flatMap((w) => w.steps.map((s) => s.media?.markdown)).filter((p): p is string => p !== undefined);
+  assert.equal(pages.length, 8, 'the eight steps each show a page');
+  const kept = (text: string): string[] => [...text.matchAll(/`[^`\n]+`|!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1] ?? m[0]).sort();
+  for (const page of pages) {
+    const en = readFileSync(join(ROOT, page), 'utf8');
+    const ruPath = page.replace(/\.md$/, '.nls.ru.md');
+    assert.ok(existsSync(join(ROOT, ruPath)), `${ruPath} is missing`);
+    const ru = readFileSync(join(ROOT, ruPath), 'utf8');
+    assert.match(ru.split('\n')[0]!, /^# .*\p{Script=Cyrillic}/u, `${ruPath} starts with a Russian heading`);
+    assert.deepEqual(kept(ru), kept(en), `${ruPath} keeps the code spans and images of ${page}`);
+  }
 });

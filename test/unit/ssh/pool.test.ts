@@ -418,6 +418,22 @@ test('a host key prompt that outlives sshd LoginGraceTime: one reconnect, no sec
   assert.equal(prompt.calls.unknown.length, 1, 'asked once');
 });
 
+test('no time limit runs while the user reads a host key: a prompt answered after 2.5 s under a 1 s connect limit connects', async () => {
+  const patient = await startSshd(d, 'patient', { authorizedKeys: [clientKey.pub] });
+  started.push(patient);
+  const prompt = recordingPrompt('once');
+  const answer = prompt.unknown;
+  prompt.unknown = async (...args) => {
+    await new Promise((r) => setTimeout(r, 2500));
+    return answer(...args);
+  };
+  const { pool } = makePool({ config: hostCfg('h', patient), knownHosts: '', prompt, pool: { connectTimeoutMs: 1_000 } });
+  const t0 = Date.now();
+  assert.equal((await pool.exec('h', sh`echo decided`)).stdout, 'decided\n');
+  assert.ok(Date.now() - t0 >= 2500, 'the command ran after the answer');
+  assert.equal(prompt.calls.unknown.length, 1, 'asked once, not again after a timeout');
+});
+
 test('ProxyJump chain of two jump hosts (comma list): three host keys checked, tunnels nested', async (t) => {
   const hopB = await startSshd(d, 'hopB', { authorizedKeys: [clientKey.pub], logLevel: 'DEBUG1', extra: ['AllowTcpForwarding yes', `PermitOpen 127.0.0.1:${behind.port}`] });
   const hopA = await startSshd(d, 'hopA', { authorizedKeys: [clientKey.pub], logLevel: 'DEBUG1', extra: ['AllowTcpForwarding yes', `PermitOpen 127.0.0.1:${hopB.port}`] });

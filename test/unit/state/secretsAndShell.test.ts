@@ -57,6 +57,7 @@ test('terminal text: controls and bidi escaped as JSON escapes; a file name with
   assert.equal(shownPath('/w/haproxy.cfg'), '/w/haproxy.cfg');
   assert.equal(shownPath('/w/a\nb.cfg'), '"/w/a\\nb.cfg"');
   assert.equal(oneLine('two\nlines\r'), 'two\\nlines\\u000d');
+  assert.equal(escapeControls('m\u200b01 m\u200d02 \ufeffm03\u2060'), 'm\\u200b01 m\\u200d02 \\ufeffm03\\u2060', 'zero-width characters are shown');
 });
 
 /** Hand-made shell quoting (the `'\''` idiom) and commands passed to exec as string templates, in src/. */
