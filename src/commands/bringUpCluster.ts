@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { describeError } from '../core/live/errors';
 import { buildPlan, pickPhases } from '../editor/bringUpPlans';
 import { editorUi } from '../editor/vscodeUi';
 import { approveAndRunPlan } from './runPlan';
@@ -22,13 +21,7 @@ export const bringUpCluster = defineCommand({ trust: vscode.l10n.t('bring up the
       const phases = await pickPhases(ui, vscode.l10n.t('Bring up the cluster'));
       if (!phases) return;
       let savedContext: string | undefined;
-      let plan;
-      try {
-        plan = await buildPlan(ui, inv, loaded.uri, phases, (context, path) => (savedContext = vscode.l10n.t('{0} in {1}', context, path)));
-      } catch (e) {
-        void ui.message('error', vscode.l10n.t('Cannot make the plan: {0}', describeError(e)));
-        return;
-      }
+      const plan = await buildPlan(ui, inv, loaded.uri, phases, (context, path) => (savedContext = vscode.l10n.t('{0} in {1}', context, path)));
       await approveAndRunPlan(
         ctx,
         { inv, inventoryUri: loaded.uri, plan, command: 'up', title: vscode.l10n.t('Bring-up of {0}', inv.cluster.name), planDocument: 'bring-up-plan.txt' },

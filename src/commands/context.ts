@@ -20,7 +20,7 @@ import type { EditorServices } from '../editor/services';
 import { requireTrust } from '../editor/trust';
 import { editorUi, withoutCommands } from '../editor/vscodeUi';
 import type { NextStep } from './nextSteps';
-import { isCancel } from '../core/errors';
+import { ExplainedFailure, isCancel } from '../core/errors';
 
 /** The message with its next steps; nextSteps.ts (with the kubeconfig picker) loads with the first one shown. */
 async function offerNextSteps(...args: Parameters<typeof import('./nextSteps').offerNextSteps>): Promise<boolean> {
@@ -77,10 +77,11 @@ export function defineCommand<const N extends Needs, A extends unknown[], R>(nee
 }
 
 /** Why a command stopped: a cancel (nothing to tell) or a failure (one message and its next steps). */
-export type Outcome = { kind: 'cancelled' } | { kind: 'failed'; message: string; steps: NextStep[] };
+export type Outcome = { kind: 'cancelled' } | { kind: 'failed'; message: string; steps: NextStep[]; asIs?: boolean };
 
 export function classifyFailure(e: unknown): Outcome {
   if (e instanceof vscode.CancellationError || isCancel(e)) return { kind: 'cancelled' };
+  if (e instanceof ExplainedFailure) return { kind: 'failed', message: e.message, steps: e.inInventory ? [{ kind: 'openInventory' }] : [], asIs: true };
   // An SSH failure: its host and cause (the taxonomy's words), the preflight that checks every host, the host's line.
   const ssh = sshFailureOf(e);
   if (ssh) {
@@ -136,7 +137,7 @@ export function bindCommand(services: CommandContext, id: string, title: string,
         return undefined;
       }
       // The log gets the whole text (a command's included); the message a short cause and its next steps.
-      void offerNextSteps(services, 'error', vscode.l10n.t('{0} failed: {1}', title, outcome.message), outcome.steps, `${id}: ${describeError(e)}`);
+      void offerNextSteps(services, 'error', outcome.asIs ? outcome.message : vscode.l10n.t('{0} failed: {1}', title, outcome.message), outcome.steps, `${id}: ${describeError(e)}`);
       return undefined;
     }
   };

@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { describeError } from '../core/live/errors';
 import { joinableHosts, joinPhases, joinProblem, narrowToJoin } from '../engine/join';
 import { buildPlan } from '../editor/bringUpPlans';
 import { editorUi } from '../editor/vscodeUi';
@@ -50,13 +49,7 @@ export const joinHost = defineCommand({ trust: vscode.l10n.t('join hosts to the 
         hosts = picked;
         if (!(await refuseUnlessPasses(ui, pre.report, vscode.l10n.t('Join of {0}', hosts.join(', ')), { hosts: joinable.filter((h) => !hosts.includes(h)) }))) return;
       }
-      let plan;
-      try {
-        plan = narrowToJoin(inv, hosts, await buildPlan(ui, inv, loaded.uri, joinPhases(inv, hosts), () => undefined));
-      } catch (e) {
-        void ui.message('error', vscode.l10n.t('Cannot make the plan: {0}', describeError(e)));
-        return;
-      }
+      const plan = narrowToJoin(inv, hosts, await buildPlan(ui, inv, loaded.uri, joinPhases(inv, hosts), () => undefined));
       const title = vscode.l10n.t('Join of {0}', hosts.join(', '));
       await approveAndRunPlan(ctx, { inv, inventoryUri: loaded.uri, plan, command: 'join', title, planDocument: 'join-plan.txt' }, (took) => vscode.l10n.t('{0} joined {1} ({2}).', hosts.join(', '), inv.cluster.name, took), pool);
     } finally {

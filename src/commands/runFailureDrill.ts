@@ -13,6 +13,7 @@ import { defineCommand, refuseWithoutCluster } from './context';
 import { editorPreflight, refuseUnlessPasses } from './preflightGate';
 import type { PreflightReport } from '../core/preflight/model';
 import { isCancel } from '../core/errors';
+import { isKubernetesHost } from '../core/inventory/types';
 
 /**
  * Run Failure Drill…: the seed's fault-tolerance chapter on the real cluster. Pick a control-plane node,
@@ -51,7 +52,7 @@ export const runFailureDrill = defineCommand({ trust: vscode.l10n.t('run a failu
 
   async function drill(ui: ReturnType<typeof editorUi>, pool: HostSession, conn: KubeConnection, arg: InventoryNode | string | undefined, checked: PreflightReport): Promise<void> {
     const { loaded, inv } = ctx;
-    const candidates = inv.hosts.filter((h) => h.roles.includes('control-plane') || h.roles.includes('worker') || h.roles.includes('loadbalancer'));
+    const candidates = inv.hosts.filter((h) => isKubernetesHost(h) || h.roles.includes('loadbalancer'));
     let hostName = typeof arg === 'string' ? arg : arg?.kind === 'host' ? arg.host.name : arg?.kind === 'live' ? balancerOfRow(arg.node.id) : undefined;
     hostName ??= await ui.pick(vscode.l10n.t('Run Failure Drill'), candidates.map((h) => ({ value: h.name, label: h.name, description: `${h.address} · ${h.roles.join(', ')}` })), vscode.l10n.t('The host to fail (it is restored afterwards)'));
     if (!hostName) return;
@@ -64,7 +65,7 @@ export const runFailureDrill = defineCommand({ trust: vscode.l10n.t('run a failu
     const others = inv.hosts.map((h) => h.name).filter((h) => h !== host.name);
     const reachable = async (fault: Pick<DrillRequest, 'kind' | 'cutCommand' | 'healCommand'>): Promise<boolean> =>
       !faultActsOverSsh(fault) || refuseUnlessPasses(ui, checked, vscode.l10n.t('Failure drill on {0}', host.name), { hosts: others });
-    const balancer = !host.roles.includes('control-plane') && !host.roles.includes('worker');
+    const balancer = !isKubernetesHost(host);
     const req = balancer ? await balancerRequest(ui, host.name, reachable) : await nodeRequest(ui, host.name, reachable);
     if (!req) return;
     const folder = vscode.workspace.getWorkspaceFolder(loaded.uri)?.uri;

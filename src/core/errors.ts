@@ -21,3 +21,15 @@ export function isCancel(e: unknown): boolean {
 export function toError(e: unknown): Error {
   return e instanceof Error ? e : new Error(errorMessage(e));
 }
+
+/**
+ * A failure explained where it happened, in the user's words (the bring-up plan that could not be made from the
+ * workspace, and why): the editor's error boundary shows its message as it is — not as "‹title› failed: …" — with
+ * the inventory one click away when `inInventory`.
+ */
+export class ExplainedFailure extends Error {
+  override readonly name = 'ExplainedFailure';
+  constructor(message: string, readonly inInventory = false) {
+    super(message);
+  }
+}

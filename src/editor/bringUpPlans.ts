@@ -15,6 +15,8 @@ import { checkKubeconfigTarget, saveAdminKubeconfig } from '../engine/kubeconfig
 import { setting } from './settings';
 import { log } from './log';
 import type { Ui } from '../engine/workflows/ui';
+import { ExplainedFailure, isCancel } from '../core/errors';
+import { describeError } from '../core/live/errors';
 
 const PHASE_LABELS: Record<BringUpPhase, string> = {
   prepare: vscode.l10n.t('Prepare hosts — swap, modules, sysctl, containerd, kubeadm/kubelet/kubectl'),
@@ -42,7 +44,20 @@ export function kubeconfigPath(): string {
   return (configured || fromEnv || join(homedir(), '.kube', 'config')).replace(/^~(?=\/)/, homedir());
 }
 
+/**
+ * The bring-up plan from the workspace's files, or an ExplainedFailure naming why it cannot be made (a file the
+ * inventory names that is missing or refused, a state file not ours): the command's boundary shows it as it is, with
+ * the inventory one click away.
+ */
 export async function buildPlan(ui: Ui, inv: Inventory, inventoryUri: vscode.Uri, phases: BringUpPhase[], onSaved: (context: string, path: string) => void): Promise<Plan> {
+  try {
+    return await makePlan(ui, inv, inventoryUri, phases, onSaved);
+  } catch (e) {
+    throw isCancel(e) ? e : new ExplainedFailure(vscode.l10n.t('Cannot make the plan: {0}', describeError(e)), true);
+  }
+}
+
+async function makePlan(ui: Ui, inv: Inventory, inventoryUri: vscode.Uri, phases: BringUpPhase[], onSaved: (context: string, path: string) => void): Promise<Plan> {
   const folder = vscode.workspace.getWorkspaceFolder(inventoryUri)?.uri;
   const target = kubeconfigPath();
   // The generators and their schemas load on first use, not with the extension (esbuild makes this lazy).

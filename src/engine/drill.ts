@@ -10,7 +10,7 @@
  * run with execFile (argv, no shell).
  */
 import { execFile } from 'node:child_process';
-import { hostsWithRole, type Inventory } from '../core/inventory/types';
+import { hostsWithRole, isKubernetesHost, type Inventory } from '../core/inventory/types';
 import { hexId } from '../core/live/bigjson';
 import { hostForNode, nodeReadiness } from '../core/live/controlPlane';
 import { buildEtcd, parseEndpointStatus, raftOf, type RawStatus } from '../core/live/etcd';
@@ -102,7 +102,7 @@ function containerArgv(pods: { metadata: { name: string; labels?: Record<string,
 export async function snapshotCluster(deps: DrillDeps, req: DrillRequest): Promise<DrillSnapshot> {
   const inv = deps.inventory;
   const host = inv.hosts.find((h) => h.name === req.host);
-  if (host && host.roles.includes('loadbalancer') && !host.roles.includes('control-plane') && !host.roles.includes('worker')) return snapshotForBalancer(deps, req);
+  if (host && host.roles.includes('loadbalancer') && !isKubernetesHost(host)) return snapshotForBalancer(deps, req);
   const nodes = (await getJson<{ items: Node[] }>(deps.api, '/api/v1/nodes')).items;
   const node = host ? nodes.find((n) => hostForNode(inv, n.metadata.name, n)?.name === host.name) : undefined;
   const nodeName = node?.metadata.name ?? req.host;

@@ -122,7 +122,7 @@ export async function prepareNodeOperation(deps: NodeDeps, req: NodeRequest): Pr
   const out: NodePreparation = { refusals: [], forceable: false, facts: [], warnings: [], hostKeyRefused: [] };
   const target = inv.hosts.find((h) => h.name === req.host);
   if (!target) return { ...out, refusals: [t('{0} is not a host of the inventory (hosts: {1})', req.host, inv.hosts.map((h) => h.name).join(', '))] };
-  if (!target.roles.includes('control-plane') && !target.roles.includes('worker')) return { ...out, refusals: [t('{0} is neither a control-plane node nor a worker: nothing to {1}', req.host, req.operation)] };
+  if (!isKubernetesHost(target)) return { ...out, refusals: [t('{0} is neither a control-plane node nor a worker: nothing to {1}', req.host, req.operation)] };
   if (req.operation === 'replace') {
     const r = req.replacement;
     if (!r) return { ...out, refusals: [t('name the new host (--with NAME, and --address when it is not in the inventory)')] };

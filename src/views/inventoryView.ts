@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { HostSpec, Role } from '../core/inventory/types';
-import { sshFor } from '../core/inventory/types';
+import { isKubernetesHost, sshFor } from '../core/inventory/types';
 import { CommandIds, ViewIds } from '../editor/commandIds';
 import type { InventoryWorkspace, LoadedInventory } from '../editor/inventoryWorkspace';
 import type { ClusterConnection } from '../editor/clusterConnection';
@@ -236,7 +236,7 @@ function liveChildren(h: HostLive): LiveNode[] {
   out.push(
     h.node
       ? { id: `${base}:node`, label: vscode.l10n.t('Node {0}', h.node), description: [h.readiness, h.kubeletVersion].filter(Boolean).join(' · '), icon: h.readiness === 'Ready' ? 'pass' : 'error', color: h.readiness === 'Ready' ? 'testing.iconPassed' : 'list.errorForeground', tooltip: `${vscode.l10n.t('Node {0}', h.node)}: ${h.readiness}${h.readyReason ? ` (${h.readyReason})` : ''}` }
-      : { id: `${base}:node`, label: vscode.l10n.t('No Node'), description: h.roles.includes('loadbalancer') && !h.roles.includes('control-plane') && !h.roles.includes('worker') ? vscode.l10n.t('load balancer, not a cluster node') : vscode.l10n.t('not joined yet'), icon: 'circle-slash', color: 'disabledForeground' },
+      : { id: `${base}:node`, label: vscode.l10n.t('No Node'), description: h.roles.includes('loadbalancer') && !isKubernetesHost(h) ? vscode.l10n.t('load balancer, not a cluster node') : vscode.l10n.t('not joined yet'), icon: 'circle-slash', color: 'disabledForeground' },
   );
   if (h.pods.length) {
     out.push({

@@ -6,7 +6,7 @@
  * would lose quorum, another control-plane node or HAProxy backend is already down) or when the node
  * could not be brought back.
  */
-import { hostsWithRole, type HostSpec, type Inventory } from '../inventory/types';
+import { hostsWithRole, isKubernetesHost, type HostSpec, type Inventory } from '../inventory/types';
 import { checkControlPlaneDrain, holderNode, type ControlPlaneMember } from '../drain/controlPlaneGuard';
 import type { EtcdModel } from '../live/etcd';
 import { hostForNode, nodeReadiness } from '../live/controlPlane';
@@ -228,7 +228,7 @@ function planFor(inv: Inventory, req: DrillRequest, snapshot: DrillSnapshot, bec
     warnings,
   });
   if (!host) return empty(t('no host named {0} in the inventory', req.host));
-  if (!host.roles.includes('control-plane') && !host.roles.includes('worker')) {
+  if (!isKubernetesHost(host)) {
     if (host.roles.includes('loadbalancer')) return buildBalancerDrillPlan(inv, req, snapshot, empty, become);
     return empty(t('{0} is neither a control-plane node, a worker nor a balancer (roles {1})', host.name, host.roles.join(', ')));
   }

@@ -15,6 +15,7 @@ import { MAX_INVENTORY_BYTES } from './limits';
 import {
   CNIS,
   ROLES,
+  isKubernetesHost,
   type ClusterSpec,
   type HostSpec,
   type Inventory,
@@ -226,7 +227,7 @@ class Checker implements Reporter {
     const ssh = this.ssh(node.get('ssh', true) as Node | undefined, `${path}.ssh`);
     const vrrp = this.vrrp(node.get('vrrp', true) as Node | undefined, `${path}.vrrp`);
     const labels = this.labels(node.get('labels', true) as Node | undefined, `${path}.labels`);
-    if (labels && Object.keys(labels).length && !roles.includes('control-plane') && !roles.includes('worker')) {
+    if (labels && Object.keys(labels).length && !isKubernetesHost({ roles })) {
       this.report('inventory/labels-not-node', 'warning', t('{0} has labels but is not a Kubernetes node (control-plane or worker), so they are not applied.', name ?? path), node.get('labels', true) as Node);
     }
     if (vrrp && !roles.includes('loadbalancer')) {
