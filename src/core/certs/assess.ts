@@ -108,11 +108,7 @@ export function certEntry(host: string, id: string, path: string, role: CertRole
     entry.problems.push({
       severity: entry.expiry === 'warning' ? 'warning' : 'error',
       kind: 'expiry',
-      // English until src/core/live/certProblems.ts matches the kind instead of these words
-      message:
-        entry.expiry === 'expired'
-          ? `expired ${-entry.daysLeft} day(s) ago (${entry.facts.notAfter})`
-          : `expires in ${entry.daysLeft} day(s) (${entry.facts.notAfter})`,
+      message: entry.expiry === 'expired' ? tr('expired {0} day(s) ago ({1})', -entry.daysLeft, entry.facts.notAfter) : tr('expires in {0} day(s) ({1})', entry.daysLeft, entry.facts.notAfter),
     });
   }
   if (role === 'ca' && entry.expiry !== 'ok') entry.notes.push(tr('a CA: `kubeadm certs renew` does not renew it; plan a CA rotation'));

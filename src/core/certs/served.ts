@@ -51,7 +51,7 @@ export function assessServed(probes: readonly ServedProbe[], hosts: readonly Hos
     check.expiry = expiryLevel(check.daysLeft, t);
     if (check.expiry !== 'ok') {
       // English until src/core/live/certProblems.ts matches the kind instead of these words
-      check.problems.push({ severity: check.expiry === 'warning' ? 'warning' : 'error', kind: 'served-expiry', message: `the served certificate ${check.expiry === 'expired' ? 'has expired' : `expires in ${check.daysLeft} day(s)`} (${p.facts.notAfter})` });
+      check.problems.push({ severity: check.expiry === 'warning' ? 'warning' : 'error', kind: 'served-expiry', message: check.expiry === 'expired' ? tr('the served certificate has expired ({0})', p.facts.notAfter) : tr('the served certificate expires in {0} day(s) ({1})', check.daysLeft, p.facts.notAfter) });
     }
     if (!coversName(p.facts, p.address)) check.problems.push({ severity: 'error', kind: 'served-san', message: tr('the served certificate does not cover {0}: clients dialing it fail with "x509: certificate is valid for …"', p.address) });
     const match = onDisk.get(p.facts.fingerprint);

@@ -24,8 +24,8 @@ export function certificateProblems(report: CertReport): Problem[] {
       out.push({ severity: 'critical', what: t('certificate {0} on {1} {2} ({3})', e.id, e.host, expiryWords(e.daysLeft), under) });
     }
     for (const p of e.problems) {
-      // the inspection's own expiry finding (core/certs, English) is the critical one above
-      if (p.severity === 'info' || /^(expires in|expired) /.test(p.message)) continue;
+      // the inspection's own expiry finding is the critical one above (by its kind; a problem made without one, by its English words)
+      if (p.severity === 'info' || p.kind === 'expiry' || (p.kind === undefined && /^(expires in|expired) /.test(p.message))) continue;
       out.push({ severity: 'warning', what: t('certificate {0} on {1}: {2}', e.id, e.host, p.message) });
     }
   }
@@ -35,7 +35,7 @@ export function certificateProblems(report: CertReport): Problem[] {
       out.push({ severity: 'critical', what: t('the certificate served by {0} {1} ({2})', who, expiryWords(c.daysLeft), under) });
     }
     for (const p of c.problems) {
-      if (p.severity === 'info' || /^the served certificate (expires in|has expired)/.test(p.message)) continue;
+      if (p.severity === 'info' || p.kind === 'served-expiry' || (p.kind === undefined && /^the served certificate (expires in|has expired)/.test(p.message))) continue;
       out.push({ severity: 'warning', what: t('the certificate served by {0}: {1}', who, p.message) });
     }
   }
