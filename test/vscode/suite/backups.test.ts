@@ -8,7 +8,8 @@
  * played below SSH (they take every command), after which the view reads each node's timer again.
  */
 import * as assert from 'node:assert/strict';
-import { rmSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -105,5 +106,23 @@ suite('Backups view', function () {
     assert.deepEqual(hosts.log.filter((l) => l.endsWith(status)).map((l) => l.split(':')[0]).sort(), enabled, 'the view read each node\'s timer after the run');
     const scheduled = a.backupsView.nodes.find((n) => n.id === 'backups:scheduled');
     assert.deepEqual(scheduled?.children?.map((c) => c.id).sort(), ['schedule:labs-k8s-m01', 'schedule:labs-k8s-m02', 'schedule:labs-k8s-m03']);
+  });
+
+  test('Open Folder on a backup folder not made yet: says so, Create It makes it 0700; inside a git work tree it is refused and nothing is made', async () => {
+    const missing = join(tempDir('kw-backups-missing-'), 'etcd-backups');
+    const repo = tempDir('kw-backups-repo-');
+    execFileSync('git', ['init', '-q', repo]);
+    const inRepo = join(repo, 'etcd-backups');
+    const ui = await scripted({ message: (_level, _text, actions) => actions.find((a) => a === 'Create It') });
+    try {
+      await vscode.commands.executeCommand('kubeadm.openBackupFolder', { path: missing });
+      assert.ok(ui.messages('warning').some((m) => m.startsWith(`The backup folder ${missing} does not exist yet`)), ui.transcript.join('\n'));
+      assert.equal(statSync(missing).mode & 0o777, 0o700, 'made for snapshots that hold every Secret');
+      await vscode.commands.executeCommand('kubeadm.openBackupFolder', { path: inRepo });
+      assert.ok(ui.messages('error').some((m) => m.startsWith(`${inRepo} is inside the git work tree`)), ui.transcript.join('\n'));
+      assert.ok(!existsSync(inRepo), 'nothing made inside the repository');
+    } finally {
+      ui.restore();
+    }
   });
 });
