@@ -24,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseInventory } from '../../src/core/inventory/parse';
 import { recordBench } from './bench';
-import { waitHealthy } from './clusterHealth';
+import { waitHealthy, TAKE_OVER_HEALTHY_MS } from './clusterHealth';
 import { keepalivedNumbers, lab, LAB, masterDownSeconds, measured, ROOT, runDrill, sleep, ssh, watchVip, type DrillRun } from './drillRun';
 import { pollHttp, type PollResult } from './httpPoller';
 import { labEnv } from './labEditor';
@@ -130,7 +130,7 @@ function splitAtRestore(polled: PollResult, run: DrillRun): { during: number[]; 
 describe('balancer drills on the lab pair', { timeout: 20 * 60_000 }, () => {
   before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
-    await waitHealthy(env, home, 240_000);
+    await waitHealthy(env, home, TAKE_OVER_HEALTHY_MS);
     assert.ok(ssh(env, LB1, `ip -o -4 addr show | grep -q ' ${VIP}/'`).code === 0, `${LB1} does not hold the VIP at the start`);
   });
 

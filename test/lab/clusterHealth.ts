@@ -51,6 +51,16 @@ export async function waitHealthy(env: LabClusterEnv, home: string, timeoutMs: n
   }
 }
 
+/**
+ * How long a file waits for the cluster it takes over from the file before. That file may leave a control-plane
+ * container in the kubelet's crash back-off: a NOSPACE fill, a reconfigure or an upgrade stops etcd or the API server
+ * under the controller-manager and the scheduler, which exit when they cannot renew their leader lease, and the
+ * kubelet then holds each new start back 10 s, 20 s, … up to MaxContainerBackOff, 300 s (seen on the lab: healthy
+ * again 199 s after the maintenance file, and a 240 s wait outlasted once). 300 s, and 60 s for the container to start,
+ * become ready and be read by `status`.
+ */
+export const TAKE_OVER_HEALTHY_MS = 360_000;
+
 /** The request the API pollers make: a GET of an object, authenticated as the cluster's admin, which reaches etcd. */
 export const API_PROBE_PATH = '/api/v1/namespaces/default/services/kubernetes';
 

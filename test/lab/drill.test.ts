@@ -20,7 +20,7 @@ import type { DrillReport, Measurement } from '../../src/core/drill/report';
 import { showStat } from '../../src/core/nodes/commands';
 import { apiCheckOf, apiServerStates, installHaproxyCfg, readHaproxyCfg, withApiCheck, type ApiCheck } from './apiHealthCheck';
 import { recordBench } from './bench';
-import { minimumPolls, pollApi, waitHealthy } from './clusterHealth';
+import { minimumPolls, pollApi, waitHealthy, TAKE_OVER_HEALTHY_MS } from './clusterHealth';
 import { watchHaproxy, type StateChange } from './haproxyWatch';
 import type { PollResult } from './httpPoller';
 import { runDrill, type DrillRun } from './drillRun';
@@ -97,7 +97,7 @@ describe('failure drill on the lab cluster', { timeout: 15 * 60_000 }, () => {
     assert.equal(readyNodes().length, 5, 'the drill starts from a healthy 5-node cluster');
     // A fresh HOME: the CLI's own known_hosts must not come from this machine's user.
     env.HOME_DIR = tempDir('kw-drill-home-');
-    await waitHealthy(env, env.HOME_DIR, 240_000);
+    await waitHealthy(env, env.HOME_DIR, TAKE_OVER_HEALTHY_MS);
   });
 
   after(async () => {

@@ -29,7 +29,7 @@ import { asRoot } from '../../src/core/drill/commands';
 import { CliHostKeyPrompt } from '../../src/core/ssh/hostKeyPolicy';
 import { readBalancers, type RootRunner } from '../../src/engine/balancers';
 import { recordBench } from './bench';
-import { waitHealthy } from './clusterHealth';
+import { waitHealthy, TAKE_OVER_HEALTHY_MS } from './clusterHealth';
 import { labEnv } from './labEditor';
 import { tempDir } from '../tempDir';
 
@@ -138,7 +138,7 @@ before(async () => {
   // The rows are compared on a settled cluster: the test before may have left a node powered back on and still
   // coming back (its pods not ready yet, its backend DOWN), which is a recovery, not the state this test starts from.
   home = tempDir('kw-live-rows-home-');
-  await waitHealthy(env, home, 240_000);
+  await waitHealthy(env, home, TAKE_OVER_HEALTHY_MS);
   inventory = parseInventory(readFileSync(env.LAB_INVENTORY!, 'utf8')).inventory!;
   conn = await loadKubeAdapter().connect({ kubeconfig: env.KUBECONFIG!, inventory });
   ({ pool } = createInventoryPool(inventory, { sshConfigFile: env.LAB_SSH_CONFIG!, knownHostsFile: env.LAB_KNOWN_HOSTS!, prompt: new CliHostKeyPrompt([]) }));

@@ -27,7 +27,7 @@ import type { CertReport } from '../../src/core/certs/report';
 import type { DriftFinding } from '../../src/core/drift/threeWay';
 import type { LedgerData } from '../../src/core/plan/ledger';
 import { recordBench } from './bench';
-import { minimumPolls, waitHealthy } from './clusterHealth';
+import { minimumPolls, waitHealthy, TAKE_OVER_HEALTHY_MS } from './clusterHealth';
 import { startCli } from './cliRun';
 import { failuresMessage } from './httpPoller';
 import * as lab from './maintenanceLab';
@@ -140,7 +140,7 @@ describe('day-2 maintenance on the lab cluster through the CLI: etcd defrag, dri
     if (!existsSync(CLI)) throw new Error('dist/cli.js missing: run npm run build first');
     env = lab.maintenanceEnv();
     assert.ok(existsSync(env.KUBECONFIG!), `no lab cluster: ${env.KUBECONFIG} is missing`);
-    await waitHealthy(env, env.HOME_DIR, 5 * 60_000);
+    await waitHealthy(env, env.HOME_DIR, TAKE_OVER_HEALTHY_MS);
   });
 
   after(() => {

@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseInventory } from '../../src/core/inventory/parse';
 import { recordBench } from './bench';
-import { waitHealthy } from './clusterHealth';
+import { waitHealthy, TAKE_OVER_HEALTHY_MS } from './clusterHealth';
 import { etcdLeader, LAB, measured, runDrill, serverStatus, sleep, ssh, type DrillRun } from './drillRun';
 import { pollHttp } from './httpPoller';
 import { labEnv } from './labEditor';
@@ -176,7 +176,7 @@ async function partition(target: string, extra: string[], leaderCut: boolean): P
 describe('network partition drill on the lab control plane', { timeout: 20 * 60_000 }, () => {
   before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
-    await waitHealthy(env, home, 240_000);
+    await waitHealthy(env, home, TAKE_OVER_HEALTHY_MS);
   });
 
   // The leader first, on connections as they were: a partition leaves etcd's peer connections to and from the cut

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { parseInventory } from '../../src/core/inventory/parse';
 import { recordBench } from './bench';
-import { waitHealthy } from './clusterHealth';
+import { waitHealthy, TAKE_OVER_HEALTHY_MS } from './clusterHealth';
 import { ssh } from './drillRun';
 import { labEnv, openKubeadmContainer, openLabEditor, setRowExpanded, showOnlyView, waitForRows, type LabEditor } from './labEditor';
 import { tempDir } from '../tempDir';
@@ -26,7 +26,7 @@ describe('a balancer drill from the Inventory view', { timeout: 10 * 60_000 }, (
 
   before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
-    await waitHealthy(env, home, 240_000);
+    await waitHealthy(env, home, TAKE_OVER_HEALTHY_MS);
     ed = await openLabEditor('ui-balancers');
     await openKubeadmContainer(ed.page);
   });

@@ -23,7 +23,7 @@ import { parseInventory } from '../../src/core/inventory/parse';
 import type { Inventory } from '../../src/core/inventory/types';
 import type { LedgerData } from '../../src/core/plan/ledger';
 import { recordBench } from './bench';
-import { minimumPolls, pollApi, waitHealthy } from './clusterHealth';
+import { minimumPolls, pollApi, waitHealthy, TAKE_OVER_HEALTHY_MS } from './clusterHealth';
 import { watchHaproxy, type StateChange } from './haproxyWatch';
 import { failuresMessage, type PollResult } from './httpPoller';
 import { setRowExpanded, labEnv, openKubeadmContainer, openLabEditor, planApproval, runPaletteCommand, showOnlyView, waitForLedger, waitForRows, type LabEditor } from './labEditor';
@@ -69,7 +69,7 @@ describe('day-2 from the palette in VS Code on the lab cluster: certificates, ba
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
     env = labEnv();
     inventory = parseInventory(readFileSync(env.LAB_INVENTORY!, 'utf8')).inventory!;
-    await waitHealthy(env, tempDir('kw-ui-day2-home-'), 240_000);
+    await waitHealthy(env, tempDir('kw-ui-day2-home-'), TAKE_OVER_HEALTHY_MS);
     // Outside any git work tree, as the command demands (a snapshot holds every Secret).
     backups = tempDir('kw-ui-day2-backups-');
     ed = await openLabEditor('ui-day2', { 'kubeadmWorkbench.backup.folder': backups });

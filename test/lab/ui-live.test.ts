@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseInventory } from '../../src/core/inventory/parse';
 import { recordBench } from './bench';
-import { waitHealthy } from './clusterHealth';
+import { waitHealthy, TAKE_OVER_HEALTHY_MS } from './clusterHealth';
 import { labEnv, openKubeadmContainer, openLabEditor, showOnlyView, waitForRows, type LabEditor, type Row } from './labEditor';
 import { REPO } from '../vscode/harness/codeServer';
 import { tempDir } from '../tempDir';
@@ -35,7 +35,7 @@ describe('the live views in VS Code on the lab cluster, healthy and during a con
   before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
     home = tempDir('kw-ui-live-home-');
-    await waitHealthy(labEnv(), home, 240_000);
+    await waitHealthy(labEnv(), home, TAKE_OVER_HEALTHY_MS);
     ed = await openLabEditor('ui-live');
     await openKubeadmContainer(ed.page);
   });

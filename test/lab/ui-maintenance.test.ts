@@ -25,7 +25,7 @@ import { parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
 import type { CertReport } from '../../src/core/certs/report';
 import { parseInventory } from '../../src/core/inventory/parse';
 import { recordBench } from './bench';
-import { minimumPolls, waitHealthy } from './clusterHealth';
+import { minimumPolls, waitHealthy, TAKE_OVER_HEALTHY_MS } from './clusterHealth';
 import { openKubeadmContainer, openLabEditor, planApproval, runPaletteCommand, waitForLedger, type LabEditor } from './labEditor';
 import { failuresMessage } from './httpPoller';
 import * as lab from './maintenanceLab';
@@ -44,7 +44,7 @@ describe('day-2 maintenance from the palette in VS Code on the lab cluster: defr
   before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
     env = lab.maintenanceEnv();
-    await waitHealthy(env, env.HOME_DIR, 5 * 60_000);
+    await waitHealthy(env, env.HOME_DIR, TAKE_OVER_HEALTHY_MS);
     ed = await openLabEditor('ui-maintenance');
     await openKubeadmContainer(ed.page);
   });

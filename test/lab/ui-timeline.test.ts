@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { overlaps, readPanel, type Seen } from './timelinePanelDom';
-import { waitHealthy } from './clusterHealth';
+import { waitHealthy, TAKE_OVER_HEALTHY_MS } from './clusterHealth';
 import { labEnv, openLabEditor, runPaletteCommand, type LabEditor } from './labEditor';
 import { IMAGE, PULL, SEQUENCE, WORKERS, causalInversions, coldNode, inSubnet, orderedPairs } from './timelineSeed';
 import { tempDir } from '../tempDir';
@@ -113,7 +113,7 @@ describe('the kubectl run timeline panel in VS Code on the lab cluster: cold and
   before(async () => {
     if (process.getuid?.() !== 0) throw new Error('the lab needs root');
     const env = labEnv();
-    await waitHealthy(env, tempDir('kw-ui-timeline-home-'), 240_000);
+    await waitHealthy(env, tempDir('kw-ui-timeline-home-'), TAKE_OVER_HEALTHY_MS);
     const found = await coldNode(env);
     assert.ok(found, `${IMAGE} could not be removed from any of ${WORKERS.join(', ')}: a running container uses it on each`);
     node = found;

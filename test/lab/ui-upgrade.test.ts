@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LedgerData } from '../../src/core/plan/ledger';
 import { recordBench } from './bench';
-import { minimumPolls, waitHealthy } from './clusterHealth';
+import { minimumPolls, waitHealthy, TAKE_OVER_HEALTHY_MS } from './clusterHealth';
 import { pollHttp, type PollResult } from './httpPoller';
 import { labEnv, openKubeadmContainer, openLabEditor, runPaletteCommand, waitForLedger, type LabEditor } from './labEditor';
 import { adminTls, atTarget, NODES, threeVotingMembers, UPGRADE, type UpgradeLab } from './upgradeTarget';
@@ -75,7 +75,7 @@ describe(`"Kubeadm: Upgrade Cluster…" ${FROM} → ${TO} from the palette on th
       env = labEnv();
     }
     assert.equal(env.LAB_KUBE_VERSION, FROM, 'lab up wrote the inventory at the previous minor');
-    await waitHealthy(env, tempDir('kw-ui-upgrade-home-'), 240_000);
+    await waitHealthy(env, tempDir('kw-ui-upgrade-home-'), TAKE_OVER_HEALTHY_MS);
     // Outside any git work tree, as the command demands (a snapshot holds every Secret).
     backups = tempDir('kw-ui-upgrade-backups-');
     ed = await openLabEditor('ui-upgrade', { 'kubeadmWorkbench.backup.folder': backups });
