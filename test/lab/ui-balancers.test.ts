@@ -16,7 +16,7 @@ import { ssh } from './drillRun';
 import { labEnv, openKubeadmContainer, openLabEditor, setRowExpanded, showOnlyView, waitForRows, type LabEditor } from './labEditor';
 import { tempDir } from '../tempDir';
 
-describe('a balancer drill from the Inventory view', { timeout: 10 * 60_000 }, () => {
+describe('a balancer drill from the Inventory view', { timeout: 15 * 60_000 }, () => {
   let ed: LabEditor | undefined;
   let ok = false;
   const env = labEnv();

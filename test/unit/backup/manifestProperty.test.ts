@@ -32,14 +32,23 @@ const FIELDS: (keyof BackupManifest)[] = ['kind', 'version', 'cluster', 'control
 
 /** Edits that leave a backup to restore: nothing changed; a member that joined after the backup (a warning). */
 const keep = (_m: BackupManifest): void => undefined;
-const memberJoinedLater = (m: BackupManifest): void => void m.members.pop();
+const memberJoinedLater = (m: BackupManifest): void => void (Array.isArray(m.members) && m.members.pop());
+
+/** The member at `i` when an earlier edit left a list of objects there (edits build on each other). */
+const memberAt = (m: BackupManifest, i: number): { peerURLs?: unknown } | undefined => {
+  const x: unknown = Array.isArray(m.members) ? m.members[i] : undefined;
+  return x !== null && typeof x === 'object' ? (x as { peerURLs?: unknown }) : undefined;
+};
 
 /** One way to change the manifest the backup wrote: the object edited, or the text replaced. */
 const edit = fc.oneof(
   fc.constantFrom(keep, memberJoinedLater),
   fc.record({ field: fc.constantFrom(...FIELDS), value: anyJson }).map(({ field, value }) => (m: BackupManifest) => void ((m as unknown as Record<string, unknown>)[field] = value)),
-  fc.array(member, { minLength: 1, maxLength: 3 }).map((extra) => (m: BackupManifest) => void m.members.push(...(extra as unknown as BackupManifest['members']))),
-  fc.tuple(fc.nat({ max: 2 }), theirs).map(([i, a]) => (m: BackupManifest) => void (m.members[i]!.peerURLs = [`https://${a}:2380`])),
+  fc.array(member, { minLength: 1, maxLength: 3 }).map((extra) => (m: BackupManifest) => void (Array.isArray(m.members) && m.members.push(...(extra as unknown as BackupManifest['members'])))),
+  fc.tuple(fc.nat({ max: 2 }), theirs).map(([i, a]) => (m: BackupManifest) => {
+    const x = memberAt(m, i);
+    if (x) x.peerURLs = [`https://${a}:2380`];
+  }),
   fc.double({ min: 0, max: 1, noNaN: true }).map((at) => (m: BackupManifest) => JSON.stringify(m).slice(0, Math.floor(JSON.stringify(m).length * at))),
   anyJson.map((v) => () => JSON.stringify(v)),
   fc.string({ maxLength: 200 }).map((s) => () => s),
