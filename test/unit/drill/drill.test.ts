@@ -1,23 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { generateHaproxyConfig } from '../../../src/core/generate/haproxy';
-import { parseInventory } from '../../../src/core/inventory/parse';
-import type { Inventory } from '../../../src/core/inventory/types';
-import { buildEtcd, type EtcdRaw } from '../../../src/core/live/etcd';
-import type { Lease, Node } from '../../../src/core/live/types';
 import { haproxyDownExpectation, notReadyExpectation, quorumText } from '../../../src/core/drill/expect';
 import { parseJournalState, parseShowStat } from '../../../src/core/drill/haproxyState';
 import { expandTemplate, splitTemplate, TemplateError } from '../../../src/core/drill/localCommand';
 import { DrillObserver } from '../../../src/core/drill/observer';
 import { clusterTimings, haproxyCfgInfo, parseGoDuration, parseHaproxyTime, serversFor } from '../../../src/core/drill/params';
-import { buildDrillPlan, evictablePods, renderDrillPlan, type DrillPodJson, type DrillRequest, type DrillSnapshot } from '../../../src/core/drill/plan';
+import { buildDrillPlan, evictablePods, renderDrillPlan, type DrillPodJson } from '../../../src/core/drill/plan';
 import { apiStats, buildDrillReport, renderDrillReport, type RunFacts } from '../../../src/core/drill/report';
+import { cfg, etcdModel, ids, inv, lease, node, pod, powerOff, snapshot } from './nodeCluster';
 
-const root = join(__dirname, '../../..');
-const inv: Inventory = parseInventory(readFileSync(join(root, 'examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
-const cfg = haproxyCfgInfo(generateHaproxyConfig(inv));
 
 // ------------------------------------------------------------------ settings
 
@@ -119,41 +111,6 @@ test('power command templates: words split like a shell would, {host} one argume
 
 // ------------------------------------------------------------------ plan
 
-const node = (name: string, ready = 'True', extra: Partial<Node> = {}): Node => ({ metadata: { name }, status: { conditions: [{ type: 'Ready', status: ready }] }, ...extra });
-const lease = (name: string, holder: string): Lease => ({ metadata: { name, namespace: 'kube-system' }, spec: { holderIdentity: `${holder}_0f3c`, leaseDurationSeconds: 15 } });
-const ids = { m01: '8e9e05c52164694d', m02: '91bc3c398fb3c146', m03: 'fd422379fda50e48' };
-function etcdModel(leader: keyof typeof ids, down: (keyof typeof ids)[] = []): DrillSnapshot['etcd'] {
-  const raw: EtcdRaw = {
-    members: (Object.keys(ids) as (keyof typeof ids)[]).map((m) => ({ ID: BigInt(`0x${ids[m]}`).toString(), name: `labs-k8s-${m}`, peerURLs: [`https://10.3.60.5${m.slice(-1)}:2380`], clientURLs: [`https://10.3.60.5${m.slice(-1)}:2379`] })),
-    statuses: (Object.keys(ids) as (keyof typeof ids)[]).map((m) =>
-      down.includes(m)
-        ? { endpoint: `https://10.3.60.5${m.slice(-1)}:2379`, error: 'context deadline exceeded' }
-        : { endpoint: `https://10.3.60.5${m.slice(-1)}:2379`, status: { header: { member_id: BigInt(`0x${ids[m]}`).toString() }, leader: BigInt(`0x${ids[leader]}`).toString(), raftTerm: 4, raftIndex: 5000, raftAppliedIndex: 5000 } },
-    ),
-  };
-  return buildEtcd(raw, 'test', 0, inv);
-}
-const pod = (name: string, extra: Partial<DrillPodJson['metadata']> = {}, tolerationSeconds: number | 'forever' = 300): DrillPodJson => ({
-  metadata: { name, namespace: 'default', ownerReferences: [{ kind: 'ReplicaSet', name: 'web-5d9c', controller: true }], ...extra },
-  spec: { nodeName: 'labs-k8s-w01', tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', ...(tolerationSeconds === 'forever' ? {} : { tolerationSeconds }) }] },
-  status: { phase: 'Running' },
-});
-function snapshot(over: Partial<DrillSnapshot> = {}): DrillSnapshot {
-  const state = (s: string) => ({ status: s });
-  return {
-    apiServer: 'https://10.3.60.100:6443',
-    nodes: ['m01', 'm02', 'm03', 'w01', 'w02'].map((n) => node(`labs-k8s-${n}`)),
-    leaderLeases: [lease('kube-scheduler', 'labs-k8s-m01'), lease('kube-controller-manager', 'labs-k8s-m02')],
-    kubeVersion: 'v1.34.12',
-    componentArgs: {},
-    etcd: etcdModel('m01'),
-    balancers: [{ host: 'labs-k8s-balancer', cfg, method: 'socat', clockEpoch: 1_700_000_000, states: { 'kubernetes-master-nodes/labs-k8s-m01': state('UP'), 'kubernetes-master-nodes/labs-k8s-m02': state('UP'), 'kubernetes-master-nodes/labs-k8s-m03': state('UP') } }],
-    pods: [],
-    replicaSets: [],
-    ...over,
-  };
-}
-const powerOff: DrillRequest = { host: 'labs-k8s-m01', kind: 'power-off', powerOffCommand: 'bash lab/lab.sh fault power-off {host}', powerOnCommand: 'bash lab/lab.sh fault power-on {host}' };
 
 test('plan for powering off the etcd leader: commands, quorum, what moves, expected numbers', () => {
   const plan = buildDrillPlan(inv, powerOff, snapshot());

@@ -8,65 +8,20 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateHaproxyConfig } from '../../../src/core/generate/haproxy';
-import { generateKeepalivedConfigs } from '../../../src/core/generate/keepalived';
-import type { Inventory } from '../../../src/core/inventory/types';
-import { buildEtcd, type EtcdRaw } from '../../../src/core/live/etcd';
-import { buildBalancer, buildBalancers, type VrrpProbe } from '../../../src/core/live/balancers';
-import type { VrrpInstanceData } from '../../../src/core/live/keepalivedData';
-import type { Lease, Node } from '../../../src/core/live/types';
-import { masterDown } from '../../../src/core/drill/balancerExpect';
 import { DrillObserver, type Observation } from '../../../src/core/drill/observer';
-import { haproxyCfgInfo } from '../../../src/core/drill/params';
-import { buildDrillPlan, renderDrillPlan, type DrillPlan, type DrillPodJson, type DrillRequest, type DrillSnapshot } from '../../../src/core/drill/plan';
+import { buildDrillPlan, renderDrillPlan, type DrillPlan, type DrillSnapshot } from '../../../src/core/drill/plan';
 import { buildDrillReport, renderDrillReport, type DrillReport, type RunFacts } from '../../../src/core/drill/report';
 import { t } from '../../../src/core/l10n';
-import { loadInventory } from '../haproxy/helpers';
+import { cfg, etcdModel, ids, inv, node, pod, powerOff, snapshot } from '../drill/nodeCluster';
+import { inv as pairInv, LB1, LB2, snapshot as pairRead, type Side } from '../drill/balancerPair';
 import { mainInLocale } from '../cli/inLocale';
 import { CYRILLIC, inRussian } from './inRussian';
 
 
 // ------------------------------------------------------------------ a node drill's cluster
 
-const inv: Inventory = loadInventory('examples/labs-k8s/inventory.yaml');
-const cfg = haproxyCfgInfo(generateHaproxyConfig(inv));
-const ids = { m01: '8e9e05c52164694d', m02: '91bc3c398fb3c146', m03: 'fd422379fda50e48' };
-const node = (name: string, ready = 'True'): Node => ({ metadata: { name }, status: { conditions: [{ type: 'Ready', status: ready }] } });
-const lease = (name: string, holder: string): Lease => ({ metadata: { name, namespace: 'kube-system' }, spec: { holderIdentity: `${holder}_0f3c`, leaseDurationSeconds: 15 } });
-function etcdModel(leader: keyof typeof ids, down: (keyof typeof ids)[] = []): DrillSnapshot['etcd'] {
-  const members = Object.keys(ids) as (keyof typeof ids)[];
-  const endpoint = (m: string) => `https://10.3.60.5${m.slice(-1)}:2379`;
-  const raw: EtcdRaw = {
-    members: members.map((m) => ({ ID: BigInt(`0x${ids[m]}`).toString(), name: `labs-k8s-${m}`, peerURLs: [`https://10.3.60.5${m.slice(-1)}:2380`], clientURLs: [endpoint(m)] })),
-    statuses: members.map((m) =>
-      down.includes(m)
-        ? { endpoint: endpoint(m), error: 'context deadline exceeded' }
-        : { endpoint: endpoint(m), status: { header: { member_id: BigInt(`0x${ids[m]}`).toString() }, leader: BigInt(`0x${ids[leader]}`).toString(), raftTerm: 4, raftIndex: 5000, raftAppliedIndex: 5000 } },
-    ),
-  };
-  return buildEtcd(raw, 'test', 0, inv);
-}
-const pod = (name: string, tolerationSeconds: number): DrillPodJson => ({
-  metadata: { name, namespace: 'default', ownerReferences: [{ kind: 'ReplicaSet', name: 'web-5d9c', controller: true }] },
-  spec: { nodeName: 'labs-k8s-w01', tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds }] },
-  status: { phase: 'Running' },
-});
-function nodeSnapshot(over: Partial<DrillSnapshot> = {}): DrillSnapshot {
-  const up = { status: 'UP' };
-  return {
-    apiServer: 'https://10.3.60.100:6443',
-    nodes: ['m01', 'm02', 'm03', 'w01', 'w02'].map((n) => node(`labs-k8s-${n}`)),
-    leaderLeases: [lease('kube-scheduler', 'labs-k8s-m01'), lease('kube-controller-manager', 'labs-k8s-m02')],
-    kubeVersion: 'v1.34.12',
-    componentArgs: {},
-    etcd: etcdModel('m01'),
-    balancers: [{ host: 'labs-k8s-balancer', cfg, method: 'journal', clockEpoch: 1_700_000_000, states: { 'kubernetes-master-nodes/labs-k8s-m01': up, 'kubernetes-master-nodes/labs-k8s-m02': up, 'kubernetes-master-nodes/labs-k8s-m03': up } }],
-    pods: [],
-    replicaSets: [],
-    ...over,
-  };
-}
-const powerOffM01: DrillRequest = { host: 'labs-k8s-m01', kind: 'power-off', powerOffCommand: 'bash lab/lab.sh fault power-off {host}', powerOnCommand: 'bash lab/lab.sh fault power-on {host}' };
+/** The node drills' cluster (../drill/nodeCluster.ts), its balancer read from the journal (the plan warns of it). */
+const nodeSnapshot = (over: Partial<DrillSnapshot> = {}): DrillSnapshot => snapshot(over, 'journal');
 const facts = (over: Partial<RunFacts> = {}): RunFacts => ({ startedAt: '2026-12-05T00:00:00Z', faultSeconds: 1.2, observedSeconds: 60, restore: { ok: true, seconds: 6, attempted: true }, recoverySeconds: 40, cancelled: false, probeErrors: {}, apiserverProbed: true, ...over });
 
 const byTime = (observations: Observation[]): Observation[] => [...observations].sort((a, b) => a.t - b.t);
@@ -82,7 +37,7 @@ function feedAll(o: DrillObserver, observations: Observation[], restoreAt?: numb
 
 /** The etcd leader powered off: every measurement of a control plane, a probe error, a restore that failed. */
 function controlPlaneDrill(): { plan: DrillPlan; report: DrillReport; lines: string[] } {
-  const plan = buildDrillPlan(inv, powerOffM01, nodeSnapshot());
+  const plan = buildDrillPlan(inv, powerOff, nodeSnapshot());
   const o = new DrillObserver({
     role: 'control-plane', targetNode: 'labs-k8s-m01', balancers: ['labs-k8s-balancer'], apiserverProbed: true,
     etcd: { targetMember: plan.etcd!.targetMember, leader: plan.etcd!.leader, term: 4, names: plan.etcd!.names },
@@ -110,7 +65,7 @@ function controlPlaneDrill(): { plan: DrillPlan; report: DrillReport; lines: str
 
 /** A worker stopped: pods evicted (one waited for, one not), the taint, the ReplicaSet back, the pods cleaned up. */
 function workerDrill(): { plan: DrillPlan; report: DrillReport; lines: string[] } {
-  const plan = buildDrillPlan(inv, { host: 'labs-k8s-w01', kind: 'stop', evictionWaitSeconds: 60 }, nodeSnapshot({ pods: [pod('web-1', 10), pod('slow', 300)], replicaSets: [{ key: 'default/web-5d9c', desired: 4 }], targetCheck: { ok: true, detail: '' } }));
+  const plan = buildDrillPlan(inv, { host: 'labs-k8s-w01', kind: 'stop', evictionWaitSeconds: 60 }, nodeSnapshot({ pods: [pod('web-1', {}, 10), pod('slow', {}, 300)], replicaSets: [{ key: 'default/web-5d9c', desired: 4 }], targetCheck: { ok: true, detail: '' } }));
   const o = new DrillObserver({ role: 'worker', targetNode: 'labs-k8s-w01', balancers: [], leases: [], evictable: ['default/web-1'], replicaSets: [{ key: 'default/web-5d9c', desired: 4 }], waitForEvictions: true });
   const lines = feedAll(o, [
     { source: 'node', t: 45_000, ready: 'Unknown', taints: ['node.kubernetes.io/unreachable:NoExecute'] },
@@ -126,7 +81,7 @@ function workerDrill(): { plan: DrillPlan; report: DrillReport; lines: string[] 
 function refusedPlans(): DrillPlan[] {
   return [
     buildDrillPlan(inv, { host: 'labs-k8s-w02', kind: 'stop', evictionWaitSeconds: 30 }, nodeSnapshot({ nodes: [...['m01', 'm02', 'm03', 'w01'].map((n) => node(`labs-k8s-${n}`)), node('labs-k8s-w02', 'Unknown')], targetCheck: { ok: false, detail: t('kubelet is not active or crictl is missing (`systemctl is-active kubelet`, `command -v crictl`): {0}', 'exit 3') } })),
-    buildDrillPlan(inv, { ...powerOffM01, powerOnCommand: undefined }, nodeSnapshot({ etcd: etcdModel('m02', ['m03']), balancers: [{ host: 'labs-k8s-balancer', cfg, method: 'socat', clockEpoch: 1_700_000_000, states: { 'kubernetes-master-nodes/labs-k8s-m02': { status: 'DOWN' } } }] })),
+    buildDrillPlan(inv, { ...powerOff, powerOnCommand: undefined }, nodeSnapshot({ etcd: etcdModel('m02', ['m03']), balancers: [{ host: 'labs-k8s-balancer', cfg, method: 'socat', clockEpoch: 1_700_000_000, states: { 'kubernetes-master-nodes/labs-k8s-m02': { status: 'DOWN' } } }] })),
     buildDrillPlan(inv, { host: 'labs-k8s-m02', kind: 'partition', cutCommand: 'virsh domif-setlink {host} vnet0 down' }, nodeSnapshot({ apiServer: 'https://10.3.60.51:6443' })),
     buildDrillPlan(inv, { host: 'nowhere', kind: 'stop' }, nodeSnapshot()),
     buildDrillPlan(inv, { host: 'labs-k8s-m01', kind: 'haproxy' }, nodeSnapshot()),
@@ -135,31 +90,11 @@ function refusedPlans(): DrillPlan[] {
 
 // ------------------------------------------------------------------ a balancer drill's pair
 
-const [LB1, LB2] = ['labs-k8s-balancer', 'labs-k8s-balancer2'];
-const pairInv: Inventory = { ...inv, hosts: [...inv.hosts.map((h) => (h.roles.includes('loadbalancer') ? { ...h, vrrp: { state: 'MASTER' as const, priority: 100, interface: 'ens192' } } : h)), { name: LB2, address: '10.3.60.56', roles: ['loadbalancer'], vrrp: { state: 'BACKUP', priority: 90, interface: 'ens192' } }] };
-const confs = generateKeepalivedConfigs(pairInv, { authPass: 'x' });
-interface Side { holds: boolean; weight?: number; nopreempt?: boolean; haproxy?: boolean }
+/** The pair of ../drill/balancerPair.ts, balancer2's keepalived.conf unreadable unless a side has nopreempt (its warning read too). */
 function pairSnapshot(sides: Record<string, Side>): DrillSnapshot {
-  const instance = (host: string, s: Side): VrrpInstanceData => {
-    const priority = host === LB1 ? 100 : 90;
-    return { name: 'VI_K8S_API', state: s.holds ? 'MASTER' : 'BACKUP', vrid: 51, interface: 'ens192', priority, effectivePriority: priority, masterRouter: undefined, masterPriority: undefined, lastTransition: 1_800_000_000, masterDownMs: masterDown(1, priority) * 1000, advertSeconds: 1, preempt: !s.nopreempt, preemptDelaySeconds: undefined, vips: [{ address: '10.3.60.100', set: s.holds }], scripts: [{ name: 'chk_haproxy', weight: s.weight ?? -20, status: 'GOOD', intervalSeconds: 2, fall: 1, rise: 1 }] };
-  };
-  const live = [LB1, LB2].map((h) => {
-    const s = sides[h]!;
-    const probe: VrrpProbe = { holdsVip: s.holds, vipInterface: s.holds ? 'ens192' : undefined, keepalivedActive: true, keepalivedState: (s.holds ? 'MASTER' : 'BACKUP') as never, haproxyActive: s.haproxy ?? true, instance: instance(h, s) };
-    return buildBalancer(pairInv.hosts.find((x) => x.name === h)!, probe, undefined);
-  });
-  const conf = (h: string) => {
-    const s = sides[h]!;
-    let text = confs[h]!.replace(/\n\s*auth_pass .*\n/, '\n');
-    if (s.weight !== undefined) text = text.replace(/weight -\d+/, `weight ${s.weight}`);
-    if (s.nopreempt) text = text.replace('    advert_int 1\n', '    advert_int 1\n    nopreempt\n');
-    return { text, mac: h === LB1 ? '0a:00:00:00:00:50' : '0a:00:00:00:00:56' };
-  };
-  return {
-    apiServer: 'https://10.3.60.100:6443', nodes: [], leaderLeases: [], kubeVersion: 'v1.34.12', componentArgs: {}, balancers: [], pods: [], replicaSets: [],
-    vrrp: { model: buildBalancers(pairInv, live, 0), confs: { [LB1]: conf(LB1), [LB2]: { ...conf(LB2), ...(sides[LB2]!.nopreempt ? {} : { error: 'exit 1: permission denied' }) } }, neighbour: { host: 'labs-k8s-w01', mac: '0a:00:00:00:00:50' } },
-  };
+  const s = pairRead(sides);
+  const confs = s.vrrp!.confs;
+  return { ...s, vrrp: { ...s.vrrp!, confs: { ...confs, [LB2]: { ...confs[LB2]!, ...(sides[LB2]!.nopreempt ? {} : { error: 'exit 1: permission denied' }) } } } };
 }
 const balancerObserver = (plan: DrillPlan) =>
   new DrillObserver({ role: 'loadbalancer', targetNode: plan.target.host, balancers: [], leases: [], evictable: [], replicaSets: [], waitForEvictions: false, vrrp: { kind: plan.kind === 'split-brain' ? 'split-brain' : 'move', target: plan.target.host, taker: plan.vrrp!.taker, macs: plan.vrrp!.macs, neighbour: plan.vrrp!.neighbour, preempt: plan.vrrp!.sides.find((s) => s.host === plan.target.host)!.preempt } });
