@@ -9,62 +9,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_DRAIN_OPTIONS, type DrainPod } from '../../../src/core/drain/classify';
-import type { ControlPlaneMember } from '../../../src/core/drain/controlPlaneGuard';
-import type { DaemonSetAnswer, DrainCluster, DrainNodeInfo } from '../../../src/core/drain/drainNode';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { SshTransport } from '../../../src/core/ssh/transport';
 import { cordonWorkflow, drainWorkflow, type DrainWorkflowInput } from '../../../src/engine/workflows/drainWorkflow';
 import { ScriptedUi } from './scriptedUi';
+import { Cluster } from './drainCluster';
 
 const inventory = parseInventory(readFileSync(join(__dirname, '../../../examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
 const rs = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d9c' };
 const pod = (name: string, extra: Partial<DrainPod> = {}): DrainPod => ({ namespace: 'default', name, uid: `uid-${name}`, phase: 'Running', hasEmptyDir: false, ...extra });
-
-/** A cluster whose evicted pods are gone at the first poll; `evictions` hang until aborted when `hang` is set. */
-class Cluster implements DrainCluster {
-  nodes = new Map<string, DrainNodeInfo>();
-  pods: DrainPod[] = [];
-  members: ControlPlaneMember[] = [];
-  evicted: string[] = [];
-  hang = false;
-  constructor(node: Partial<DrainNodeInfo> & { name: string }) {
-    this.nodes.set(node.name, { unschedulable: false, ready: true, controlPlane: false, ...node });
-  }
-  async getNode(name: string) {
-    const n = this.nodes.get(name);
-    if (!n) throw new Error(`nodes "${name}" not found`);
-    return { ...n };
-  }
-  async setUnschedulable(name: string, value: boolean) {
-    this.nodes.get(name)!.unschedulable = value;
-  }
-  async listPodsOnNode() {
-    return this.pods.map((p) => ({ ...p }));
-  }
-  async daemonSet(): Promise<DaemonSetAnswer> {
-    return { exists: true };
-  }
-  eviction() {
-    return {
-      evict: async (p: DrainPod) => {
-        if (this.hang) return { kind: 'too-many-requests' as const, message: 'PDB' };
-        this.evicted.push(p.name);
-        this.pods = this.pods.filter((x) => x.name !== p.name);
-        return { kind: 'accepted' as const };
-      },
-      getPod: async () => undefined,
-    };
-  }
-  async controlPlaneMembers() {
-    return this.members;
-  }
-  async leaderLeases() {
-    return [];
-  }
-  cordoned(name: string) {
-    return this.nodes.get(name)!.unschedulable;
-  }
-}
 
 const fast = { retryIntervalMs: 20, pollIntervalMs: 5, settleMs: 0 };
 function input(cluster: Cluster, node: string, extra: Partial<DrainWorkflowInput> = {}, options: Partial<DrainWorkflowInput['options']> = {}): DrainWorkflowInput {

@@ -8,8 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_DRAIN_OPTIONS, type DrainPod } from '../../../src/core/drain/classify';
-import type { DaemonSetAnswer, DrainCluster, DrainNodeInfo } from '../../../src/core/drain/drainNode';
+import { DEFAULT_DRAIN_OPTIONS } from '../../../src/core/drain/classify';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import { askSudoPassword } from '../../../src/engine/workflows/become';
 import { cordonWorkflow, drainWorkflow, type DrainWorkflowInput } from '../../../src/engine/workflows/drainWorkflow';
@@ -17,46 +16,17 @@ import { nodeOperationTitle } from '../../../src/engine/workflows/nodesWorkflow'
 import { intervalWords, scheduleWorkflow } from '../../../src/engine/workflows/scheduleWorkflow';
 import { upgradeWorkflow } from '../../../src/engine/workflows/upgradeWorkflow';
 import { ScriptedUi } from './scriptedUi';
+import { Cluster } from './drainCluster';
 import { CYRILLIC, inRussianAsync as inRussian } from '../l10n/inRussian';
 
 const ROOT = join(__dirname, '../../..');
 const inventory = parseInventory(readFileSync(join(ROOT, 'examples/labs-k8s/inventory.yaml'), 'utf8')).inventory!;
 
 /** One worker whose pods are gone once evicted. */
-class Worker implements DrainCluster {
-  node: DrainNodeInfo = { name: 'labs-k8s-w02', unschedulable: false, ready: true, controlPlane: false };
-  pods: DrainPod[] = [];
-  async getNode() {
-    return { ...this.node };
-  }
-  async setUnschedulable(_name: string, value: boolean) {
-    this.node.unschedulable = value;
-  }
-  async listPodsOnNode() {
-    return this.pods.map((p) => ({ ...p }));
-  }
-  async daemonSet(): Promise<DaemonSetAnswer> {
-    return { exists: true };
-  }
-  eviction() {
-    return {
-      evict: async (p: DrainPod) => {
-        this.pods = this.pods.filter((x) => x.name !== p.name);
-        return { kind: 'accepted' as const };
-      },
-      getPod: async () => undefined,
-    };
-  }
-  async controlPlaneMembers() {
-    return [];
-  }
-  async leaderLeases() {
-    return [];
-  }
-}
+const worker = (): Cluster => new Cluster({ name: 'labs-k8s-w02' });
 
 const rs = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d9c' };
-function drainInput(c: Worker): DrainWorkflowInput {
+function drainInput(c: Cluster): DrainWorkflowInput {
   c.pods = [
     { namespace: 'default', name: 'cache-1', uid: 'u1', phase: 'Running', hasEmptyDir: true, controller: rs },
     { namespace: 'default', name: 'web-1', uid: 'u2', phase: 'Running', hasEmptyDir: false, controller: rs },
@@ -69,7 +39,7 @@ function drainInput(c: Worker): DrainWorkflowInput {
 
 test('drain and cordon in Russian: the question, its detail and button, the run and its result', async () => {
   const ui = new ScriptedUi({ confirm: (r) => r.actions[0] });
-  const out = await inRussian(() => drainWorkflow(ui, drainInput(new Worker())));
+  const out = await inRussian(() => drainWorkflow(ui, drainInput(worker())));
   assert.ok(out.kind === 'ran' && out.result.ok, JSON.stringify(out));
   const [q] = ui.confirms;
   assert.equal(q?.message, 'Освободить узел labs-k8s-w02 (drain): вытеснить подов: 2?');
@@ -86,7 +56,7 @@ test('drain and cordon in Russian: the question, its detail and button, the run 
   assert.ok(ui.transcript.includes('progress: Освобождение узла labs-k8s-w02'), ui.transcript.join('\n'));
 
   const cordon = new ScriptedUi({ confirm: () => undefined });
-  const c = new Worker();
+  const c = worker();
   assert.equal((await inRussian(() => cordonWorkflow(cordon, { cluster: c, node: 'labs-k8s-w02', cordon: true, context: 'admin@labs-k8s', server: 'https://10.3.60.100:6443', dryRun: 'none' }))).kind, 'not-confirmed');
   assert.equal(cordon.confirms[0]?.message, 'Закрыть узел labs-k8s-w02 для планирования (cordon)?');
   assert.equal(cordon.confirms[0]?.detail, 'Устанавливает spec.unschedulable: новые поды на узел не планируются; работающие там поды остаются. Кластер: admin@labs-k8s (https://10.3.60.100:6443).');
@@ -94,7 +64,7 @@ test('drain and cordon in Russian: the question, its detail and button, the run 
 
   // English, as before
   const en = new ScriptedUi({ confirm: (r) => r.actions[0] });
-  await drainWorkflow(en, drainInput(new Worker()));
+  await drainWorkflow(en, drainInput(worker()));
   assert.equal(en.confirms[0]?.message, 'Drain labs-k8s-w02: evict 2 pod(s)?');
   assert.match(en.messages('info')[0]!, /^node\/labs-k8s-w02 drained: 2 pod\(s\) evicted, 0 kept \(\d+ s\)\. Uncordoned\.$/);
 });
