@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../../src/cli/main';
-import type { CliIo } from '../../../src/cli/io';
+import { memoryIo } from '../cli/memoryIo';
 import { parseInventory } from '../../../src/core/inventory/parse';
 import type { Inventory } from '../../../src/core/inventory/types';
 import { firstFailure } from '../../../src/core/preflight/model';
@@ -173,23 +173,12 @@ test('every host answering with a known key: the gate passes without a word and 
   }
 });
 
-function io(): CliIo & { out: string; err: string } {
-  const o = {
-    out: '',
-    err: '',
-    stdout: (s: string) => void (o.out += s),
-    stderr: (s: string) => void (o.err += s),
-    readFile: async (p: string) => readFileSync(p, 'utf8'),
-    writeFile: async () => undefined,
-  };
-  return o;
-}
 
 const files = () => ['--inventory', zoo.inventory, '--ssh-config', sshConfig, '--known-hosts', zoo.knownHosts, '--own-known-hosts', join(tmp.dir, 'own_cli')];
 
 test('the CLI: `etcd defrag` and `reconfigure` refuse before any question with the table (each host\'s cause and fix); exit 1', async () => {
   for (const [argv, operation] of [[['etcd', 'defrag', '--yes'], 'etcd defragmentation of labs-k8s'], [['reconfigure', '--yes'], 'Reconfigure of the control plane of labs-k8s']] as const) {
-    const x = io();
+    const x = memoryIo();
     const code = await main([...argv, ...files()], x);
     const said = x.out + x.err;
     assert.equal(code, 1, said);
@@ -202,14 +191,14 @@ test('the CLI: `etcd defrag` and `reconfigure` refuse before any question with t
 });
 
 test('the CLI reads: `etcd status` and `drift` go on when one control-plane node passes (the other said apart), refuse when none does', async () => {
-  const x = io();
+  const x = memoryIo();
   await main(['etcd', 'status', ...files()], x);
   assert.doesNotMatch(x.out + x.err, /refused before it asked anything|^Preflight for/m, 'one member answering is enough to read through');
   // Only the dead node as a control-plane node: nothing to read through.
   const lone = join(tmp.dir, 'lone.yaml');
   writeFileSync(lone, zoo.inventoryText.split('\n').filter((l) => !/labs-k8s-(m01|m03)\b/.test(l)).join('\n'));
   for (const verb of [['etcd', 'status'], ['drift']]) {
-    const y = io();
+    const y = memoryIo();
     const code = await main([...verb, '--inventory', lone, ...files().slice(2)], y);
     assert.equal(code, 1, y.out + y.err);
     assert.match(y.out + y.err, new RegExp(`^${verb.join(' ')} refused before it asked anything: none of its 1 hosts passes the preflight — first: labs-k8s-m02: `, 'm'));
