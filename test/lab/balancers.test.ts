@@ -54,6 +54,26 @@ function apiClient() {
   return pollHttp([`https://${VIP}:6443/api/v1/namespaces/default`], { ...adminTls(env.KUBECONFIG!), expect: /"name":\s*"default"/, everyMs: 250 });
 }
 
+/**
+ * A VIP drill of `LB1` watched from outside: the authenticated client through the VIP and the test's own VIP watch run
+ * from before the drill until our watch sees `LB1` alone holding the VIP again (within `backWithinMs` of the drill's
+ * restore: bounded, not raced); the drill must pass its own `vip-moved` verdict.
+ */
+async function observedDrill(args: string[], backWithinMs: number, timeoutMs?: number) {
+  const started = Date.now();
+  const api = apiClient();
+  const vip = watchVip(env, VIP, [LB1, LB2]);
+  const run = await runDrill(env, home, ['--host', LB1, ...args], timeoutMs);
+  if (run.restoreAt) await vip.seenAlone(LB1, run.restoreAt, backWithinMs);
+  const changes = await vip.stop();
+  const polled = await api.stop();
+  assert.equal(run.code, 0, run.out.slice(-3000));
+  const r = run.report!;
+  const moved = measured(r, 'vip-moved');
+  assert.equal(moved.verdict, 'pass', `${moved.seconds} s vs ${moved.expected}`);
+  return { started, run, changes, polled, r, moved };
+}
+
 /** Seconds after `from` of each `+S s URL: …` failure of a poller started at `started`. */
 function failureTimes(failures: string[], started: number, from: number): number[] {
   return failures.map((f) => started + Number(/^\+([\d.]+) s/.exec(f)![1]) * 1000 - from).map((ms) => Math.round(ms / 100) / 10);
@@ -146,18 +166,8 @@ describe('balancer drills on the lab pair', { timeout: 20 * 60_000 }, () => {
     const mdi = masterDownSeconds(b.advert, b.priority);
     const bound = m.interval * m.fall + mdi; // lab: 2 × 1 + 3 + (256 − 90)/256 = 5.65 s
     const back = m.interval * m.rise + masterDownSeconds(m.advert, m.priority); // 2 × 1 + 3.61 = 5.61 s
-    const started = Date.now();
-    const api = apiClient();
-    const vip = watchVip(env, VIP, [LB1, LB2]);
-    const run = await runDrill(env, home, ['--host', LB1, '--kind', 'haproxy']);
     // the drill ends once its own probe sees the VIP back: ours is waited for (bounded), not raced
-    if (run.restoreAt) await vip.seenAlone(LB1, run.restoreAt, 30_000);
-    const changes = await vip.stop();
-    const polled = await api.stop();
-    assert.equal(run.code, 0, run.out.slice(-3000));
-    const r = run.report!;
-    const moved = measured(r, 'vip-moved');
-    assert.equal(moved.verdict, 'pass', `${moved.seconds} s vs ${moved.expected}`);
+    const { started, run, changes, polled, r, moved } = await observedDrill(['--kind', 'haproxy'], 30_000);
     assert.ok(moved.seconds! <= bound + 1, `the drill saw the move at ${moved.seconds} s, bound ${bound.toFixed(2)} s`);
     // our own poll: the VIP alone on the BACKUP within the bound (+ the poll's own margin)
     const ours = seenAlone(changes, LB2, run.faultAt!);
@@ -213,17 +223,7 @@ describe('balancer drills on the lab pair', { timeout: 20 * 60_000 }, () => {
     // back: keepalived starts on lb1 (100 > 90, preempt) and takes the VIP at once, or one Master_Down_Interval of its own
     // after the last advert it accepted; + one advert_int for the unit's start: 3 + (256 − 100)/256 + 1 = 4.61 s
     const back = masterDownSeconds(m.advert, m.priority) + m.advert;
-    const started = Date.now();
-    const api = apiClient();
-    const vip = watchVip(env, VIP, [LB1, LB2]);
-    const run = await runDrill(env, home, ['--host', LB1, '--kind', 'stop']);
-    if (run.restoreAt) await vip.seenAlone(LB1, run.restoreAt, 30_000);
-    const changes = await vip.stop();
-    const polled = await api.stop();
-    assert.equal(run.code, 0, run.out.slice(-3000));
-    const r = run.report!;
-    const moved = measured(r, 'vip-moved');
-    assert.equal(moved.verdict, 'pass', `${moved.seconds} s vs ${moved.expected}`);
+    const { started, run, changes, polled, r, moved } = await observedDrill(['--kind', 'stop'], 30_000);
     // the priority-0 advert goes out while `systemctl stop` runs: the command's own time is in the margin
     const margin = POLL_MARGIN + (r.run.faultSeconds ?? 0);
     const ours = seenAlone(changes, LB2, run.faultAt!);
@@ -254,19 +254,9 @@ describe('balancer drills on the lab pair', { timeout: 20 * 60_000 }, () => {
     // Master_Down_Interval of its own after the last advert it accepted (lb2's 90 are ignored: preempt); + one advert_int
     // for the VRRP child's start after the journal's line: 2 × 1 + 3 + (256 − 100)/256 + 1 = 6.61 s
     const backBound = m.interval * m.rise + masterDownSeconds(m.advert, m.priority) + m.advert;
-    const started = Date.now();
-    const api = apiClient();
-    const vip = watchVip(env, VIP, [LB1, LB2]);
-    const run = await runDrill(env, home, ['--host', LB1, '--kind', 'power-off', '--power-off-command', `bash ${LAB} fault power-off {host}`, '--power-on-command', `bash ${LAB} fault power-on {host}`], 8 * 60_000);
     // The drill ends once its own probe sees the VIP back; ours asks the powered-on machine over a new connection,
     // which may take a few seconds more: our own sighting of the return is waited for (bounded), not raced.
-    if (run.restoreAt) await vip.seenAlone(LB1, run.restoreAt, 60_000);
-    const changes = await vip.stop();
-    const polled = await api.stop();
-    assert.equal(run.code, 0, run.out.slice(-3000));
-    const r = run.report!;
-    const moved = measured(r, 'vip-moved');
-    assert.equal(moved.verdict, 'pass', `${moved.seconds} s vs ${moved.expected}`);
+    const { started, run, changes, polled, r, moved } = await observedDrill(['--kind', 'power-off', '--power-off-command', `bash ${LAB} fault power-off {host}`, '--power-on-command', `bash ${LAB} fault power-on {host}`], 60_000, 8 * 60_000);
     const ours = seenAlone(changes, LB2, run.faultAt!);
     // the power-off command itself (lab: the machine killed) comes first: its time is in the margin
     const margin = POLL_MARGIN + (r.run.faultSeconds ?? 0);
