@@ -16,7 +16,7 @@ import { after, before, describe } from 'node:test';
 import type { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
 import { REPO, extensionHostErrors, launchBrowser, makeRunDirs, removeRunDir, startCodeServer, workbenchUrl, type CodeServer, type RunDirs } from '../vscode/harness/codeServer';
 import { installVsix } from '../vscode/harness/vsix';
-import { clearToasts as clearAll, quickTitle as quickTitleOf, runPaletteCommand, scenarioSteps, toast as toastOf } from '../vscode/harness/workbench';
+import { clearToasts as clearAll, quickTitle as quickTitleOf, runPaletteCommand, scenarioSteps, shown, toast as toastOf } from '../vscode/harness/workbench';
 import { startZoo, type Zoo } from '../unit/preflight/zoo';
 
 const SHOTS = join(REPO, 'test-results/ui');
@@ -44,7 +44,7 @@ describe('the preflight before any question', { timeout: 420_000 }, () => {
    */
   const declineReview = async (hosts: number): Promise<void> => {
     const review = quickTitle().filter({ hasText: `Unknown host keys of ${hosts} host${hosts === 1 ? '' : 's'}` });
-    await review.waitFor({ timeout: 60_000 });
+    await shown(page, review, `the host-key review of ${hosts} host(s)`);
     for (let i = 0; i < 5 && (await review.isVisible()); i++) {
       await page.locator('.quick-input-widget input.input').press('Escape').catch(() => undefined);
       await review.waitFor({ state: 'hidden', timeout: 3_000 }).catch(() => undefined);
@@ -127,16 +127,16 @@ describe('the preflight before any question', { timeout: 420_000 }, () => {
     await clearToasts();
     await runCommand('Kubeadm: Back Up etcd…');
     await declineReview(1);
-    await toast(/Back Up etcd refused before it asked anything: none of its 3 hosts passes the preflight/).waitFor({ timeout: 60_000 }); // after the hosts' checks
+    await shown(page, toast(/Back Up etcd refused before it asked anything: none of its 3 hosts passes the preflight/), 'Back Up etcd\'s refusal'); // after the hosts' checks
     assert.equal(await page.locator('.quick-input-widget .quick-input-title', { hasText: /Folder for etcd backups/ }).isVisible(), false, 'the folder was not asked');
     await runCommand('Kubeadm: Replace…');
     await declineReview(2);
-    await toast(/^.*Replace refused: /).waitFor({ timeout: 60_000 }); // after the hosts' checks
+    await shown(page, toast(/^.*Replace refused: /), 'Replace\'s refusal'); // after the hosts' checks
     assert.equal(await quickTitle().filter({ hasText: /Node to replace/ }).isVisible(), false, 'the node was not asked');
     await clearToasts();
     await runCommand('Kubeadm: Run Failure Drill…');
     const drill = toast(/Cannot run the drill: no cluster connection \(.*no kubeconfig file found/);
-    await drill.waitFor();
+    await shown(page, drill, 'the drill\'s refusal', 30_000);
     for (const b of ['Select Kubeconfig…', 'Bring Up…', 'Settings', 'Show Log']) await drill.locator('.monaco-button', { hasText: b }).waitFor();
     await shot('drill-refused', drill);
     assert.equal(await quickTitle().filter({ hasText: 'Run Failure Drill' }).isVisible(), false, 'the node was not asked');

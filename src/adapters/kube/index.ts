@@ -14,7 +14,7 @@ import { buildEtcd, type EtcdModel, type MemberHistory } from '../../core/live/e
 import { etcdctlTlsArgs, readEtcd as readEtcdRaw, sshEtcdctl, type EtcdctlRunner, type ExecResult, type MemberCache, type RemoteExec } from '../../core/live/etcdSource';
 import { contextForEndpoint, kubeconfigPaths, mergeKubeconfigs, serverMatchesEndpoint } from '../../core/live/kubeconfig';
 import { componentOf, nodeReadiness } from '../../core/live/controlPlane';
-import { etcdReadOrder, readThroughFirst, type EtcdPodCandidate } from '../../core/live/etcdReader';
+import { ETCD_HEDGE_AFTER_MS, ETCD_RETRY_EVERY_MS, etcdReadOrder, readThroughFirst, type EtcdPodCandidate } from '../../core/live/etcdReader';
 import type { Node, Pod } from '../../core/live/types';
 import { HttpsTransport, type TlsOptions } from './transport';
 import { checkAccess, whoAmI } from './access';
@@ -182,11 +182,9 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeConnection
       const byName = new Map(pods.map((p) => [p.candidate.name, p.pod]));
       try {
         const { value, via } = await readThroughFirst(etcdReadOrder(pods.map((p) => p.candidate), lastReader), (c) => readEtcd0(podRunner(byName.get(c.name)!)), {
-          // etcdctl's own timeouts are 1 s to dial a member and 1.5 s for the command: an answer later than that is a
-          // pod on a node that went away, or an exec sent to its API server.
-          hedgeAfterMs: 1_500,
-          // then a new exec every 0.75 s (a new connection the balancer may send to a live API server), seven in all
-          retryEveryMs: 750,
+          hedgeAfterMs: ETCD_HEDGE_AFTER_MS,
+          // then a new exec every 0.75 s, seven in all
+          retryEveryMs: ETCD_RETRY_EVERY_MS,
           maxAttempts: 7,
           failed: (c, e) => errors.push(`exec ${c.name}: ${errorMessage(e)}`),
         });

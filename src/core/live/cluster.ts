@@ -20,12 +20,16 @@ export type ChangeKey = string;
 export interface LiveClusterOptions extends ReflectorOptions {
   /** Coalescing interval of change notifications. Default 500 ms. */
   notifyIntervalMs?: number;
-  /**
-   * How often etcd is read while needed. Default 2 s: with etcdctl's 1 s dial / 1.5 s command timeout and the 500 ms
-   * coalescing, a dead member shows within 2 + 1.5 + 0.5 = 4 s at worst (3 s left a powered-off member to ~5–8 s).
-   */
+  /** How often etcd is read while needed. Default ETCD_INTERVAL_MS. */
   etcdIntervalMs?: number;
 }
+
+/**
+ * 2 s: a member lost just after a read answered shows after this pause and one more read — that read's exec (and a
+ * second one when the first hangs on the lost node, etcdReader's hedge) plus etcdctl's command timeout. 3 s left a
+ * powered-off member unseen for ~5–8 s.
+ */
+export const ETCD_INTERVAL_MS = 2_000;
 
 export type EtcdReader = () => Promise<EtcdModel>;
 
@@ -137,7 +141,7 @@ export class LiveCluster {
     await this.refreshEtcd();
     if (this.etcdRefs > 0) {
       this.clock.clearTimeout(this.etcdTimer);
-      this.etcdTimer = this.clock.setTimeout(() => void this.pollEtcd(), this.options.etcdIntervalMs ?? 2000);
+      this.etcdTimer = this.clock.setTimeout(() => void this.pollEtcd(), this.options.etcdIntervalMs ?? ETCD_INTERVAL_MS);
     }
   }
 

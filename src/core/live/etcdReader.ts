@@ -33,6 +33,15 @@ export function etcdReadOrder(candidates: readonly EtcdPodCandidate[], last: str
 }
 
 /**
+ * When a read through one pod has not answered, the next starts (the live views' reader): etcdctl's own timeouts are
+ * 1 s to dial a member and 1.5 s for the command, so an answer later than that is a pod on a node that went away, or
+ * an exec sent to its API server.
+ */
+export const ETCD_HEDGE_AFTER_MS = 1_500;
+/** Then one more exec every 0.75 s while nothing answered (each a new connection the balancer may send elsewhere). */
+export const ETCD_RETRY_EVERY_MS = 750;
+
+/**
  * Reads through `order[0]`; the others start only when it failed, or when it has not answered within `hedgeAfterMs`
  * (a pod on a node that just died still looks Running, and its exec fails only at its timeout). While nothing has
  * answered, one more attempt starts every `retryEveryMs` after that, through the order again from its start, up to

@@ -26,8 +26,12 @@ export type EtcdctlRunner = (args: string[]) => Promise<ExecResult>;
 
 export const ETCD_PKI = '/etc/kubernetes/pki/etcd';
 
+/** etcdctl's own limits on the live reads: a member that does not answer within them is reported unreachable. */
+export const ETCDCTL_DIAL_TIMEOUT_MS = 1_000;
+export const ETCDCTL_COMMAND_TIMEOUT_MS = 1_500;
+
 export function etcdctlTlsArgs(endpoint = 'https://127.0.0.1:2379', pki = ETCD_PKI): string[] {
-  return [`--endpoints=${endpoint}`, `--cacert=${pki}/ca.crt`, `--cert=${pki}/healthcheck-client.crt`, `--key=${pki}/healthcheck-client.key`, '--command-timeout=1500ms', '--dial-timeout=1s'];
+  return [`--endpoints=${endpoint}`, `--cacert=${pki}/ca.crt`, `--cert=${pki}/healthcheck-client.crt`, `--key=${pki}/healthcheck-client.key`, `--command-timeout=${ETCDCTL_COMMAND_TIMEOUT_MS}ms`, `--dial-timeout=${ETCDCTL_DIAL_TIMEOUT_MS}ms`];
 }
 
 export class EtcdReadError extends Error {}

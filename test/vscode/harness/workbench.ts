@@ -12,6 +12,8 @@ import type { Locator, Page } from 'playwright-core';
  * panel, a toast's button that just opened the log); a panel that opens a moment after the palette closes it under
  * the typing (the input vanished and `fill` waited 30 s); and a palette opened while the workbench was still learning
  * the extensions' contributions lists only "similar commands" and never updates (ui-timeline's first command).
+ * Enter is pressed only once the focused row is the command: a list not yet filtered by the typing has another row
+ * focused (the most recently used command), and Enter would run that one.
  */
 export async function runPaletteCommand(page: Page, title: string, timeoutMs = 60_000): Promise<void> {
   const input = page.locator('.quick-input-widget input.input');
@@ -25,6 +27,7 @@ export async function runPaletteCommand(page: Page, title: string, timeoutMs = 6
       }
       await input.fill(`>${title}`, { timeout: 3_000 });
       await row.waitFor({ timeout: 10_000 });
+      await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).waitFor({ timeout: 3_000 });
       await page.keyboard.press('Enter');
       return;
     } catch (e) {
@@ -33,6 +36,22 @@ export async function runPaletteCommand(page: Page, title: string, timeoutMs = 6
     }
   }
   throw new Error(`the command palette did not run "${title}" within ${timeoutMs / 1000} s: ${last instanceof Error ? last.message.split('\n')[0] : String(last)}`);
+}
+
+/**
+ * Waits for `target`; when it does not come, fails naming what was awaited and what the workbench showed instead (the
+ * quick input's title, the toasts): a CI summary keeps only the first line of an error.
+ */
+export async function shown(page: Page, target: Locator, what: string, timeoutMs = 60_000): Promise<void> {
+  try {
+    await target.waitFor({ timeout: timeoutMs });
+  } catch {
+    const title = await quickTitle(page).innerText({ timeout: 1_000 }).catch(() => '');
+    const quick = (await page.locator('.quick-input-widget').isVisible().catch(() => false)) ? `quick input "${title.trim()}"` : 'no quick input';
+    const toasts = await page.locator('.notifications-toasts .notification-toast .notification-list-item-message').allInnerTexts().catch(() => []);
+    const dialog = await page.locator('.monaco-dialog-box').allInnerTexts().catch(() => []);
+    throw new Error(`${what} did not show within ${timeoutMs / 1000} s; on screen: ${quick}; toasts: ${toasts.length ? toasts.map((x) => JSON.stringify(x.slice(0, 160))).join(', ') : 'none'}${dialog.length ? `; dialog: ${JSON.stringify(dialog[0]!.slice(0, 160))}` : ''}`);
+  }
 }
 
 /** The notification toasts whose text matches. */
