@@ -63,6 +63,9 @@ function labAsync(...args: string[]): Promise<void> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The lab's power-off at most: node_kill's own waits (10 s for the init, 4 s for the cgroups) and 1 s for the script. */
+const POWER_OFF_MAX_MS = 15_000;
+
 async function until<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>, everyMs = 250): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
@@ -287,16 +290,20 @@ test('rows match kubectl -o wide and etcdctl endpoint status, healthy and during
       const atRisk = atRiskAt - lostAt;
       const member = conn.cluster.etcd!.members.find((m) => m.name === m03.name)!;
       console.log(`m03 powered off (the lab's power-off took ${powerOffMs} ms; its etcd port last answered ${lostAt - t0} ms after it started): etcd at risk ${atRisk} ms after that last answer; member row: ${memberFacts(member, Date.now()).join(' · ')}`);
+      // The clock's own start: the power-off took the member (no answer once the command returned), within the lab's
+      // own waits (lab/lib/nodes.sh node_kill: ≤ 10 s for the node's init to exit, ≤ 4 s for its cgroups; 1 s for the script).
+      assert.ok(lostAt <= t0 + powerOffMs, `m03's etcd port answered ${lostAt - t0 - powerOffMs} ms after the power-off command returned`);
+      assert.ok(powerOffMs <= POWER_OFF_MAX_MS, `the lab's power-off took ${powerOffMs} ms (its own waits allow ${POWER_OFF_MAX_MS} ms)`);
       assert.equal(member.lastSeen?.role, role);
       await agreeWithin('m03 off: etcd', 10_000, compareEtcd);
       const notReady = await until('m03 NotReady', 120_000, () => (conn.cluster.model().controlPlane.nodes.find((n) => n.host === m03.name)?.readiness === 'NotReady' ? Date.now() - t0 : undefined), 500);
       console.log(`m03 NotReady in the model after ${notReady} ms`);
-      recordBench({ liveEtcdAtRiskSeconds: atRisk / 1000, liveNodeNotReadySeconds: notReady / 1000 });
       // The bound, from the reader's own settings: a read that saw m03 just before the loss, the pause between reads,
       // then a read whose exec may hang on the lost node's API server until the hedge starts another — and one retry
       // more, as the balancer's round robin also serves the watches reconnecting from that server at that moment —
       // and etcdctl's command timeout on the lost member; 1 s for the execs' set-up through the VIP (~0.3–0.5 s each).
       const bound = ETCD_INTERVAL_MS + ETCD_HEDGE_AFTER_MS + ETCD_RETRY_EVERY_MS + ETCDCTL_COMMAND_TIMEOUT_MS + 1_000;
+      recordBench({ liveEtcdAtRiskSeconds: atRisk / 1000, liveEtcdAtRiskBoundSeconds: bound / 1000, liveNodeNotReadySeconds: notReady / 1000 });
       assert.ok(atRisk <= bound, `etcd "at risk" in the live model ${atRisk} ms after m03's etcd last answered (bound ${bound} ms: read every ${ETCD_INTERVAL_MS} ms, hedge ${ETCD_HEDGE_AFTER_MS} ms, one retry ${ETCD_RETRY_EVERY_MS} ms, etcdctl ${ETCDCTL_COMMAND_TIMEOUT_MS} ms, 1 s of exec set-up)`);
       await agreeWithin('m03 off: nodes and pods', 10_000, compareNodesAndPods);
     } finally {

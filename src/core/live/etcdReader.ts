@@ -5,6 +5,7 @@
  * and a pod still "ready 0/1" could be read through while a ready one was there.
  */
 import { t } from '../l10n';
+import { ETCDCTL_COMMAND_TIMEOUT_MS } from './etcdSource';
 
 export interface EtcdPodCandidate {
   name: string;
@@ -33,11 +34,11 @@ export function etcdReadOrder(candidates: readonly EtcdPodCandidate[], last: str
 }
 
 /**
- * When a read through one pod has not answered, the next starts (the live views' reader): etcdctl's own timeouts are
- * 1 s to dial a member and 1.5 s for the command, so an answer later than that is a pod on a node that went away, or
- * an exec sent to its API server.
+ * When a read through one pod has not answered, the next starts (the live views' reader): etcdctl gives up on its own
+ * after its command timeout, so an answer later than that is a pod on a node that went away, or an exec sent to its
+ * API server.
  */
-export const ETCD_HEDGE_AFTER_MS = 1_500;
+export const ETCD_HEDGE_AFTER_MS = ETCDCTL_COMMAND_TIMEOUT_MS;
 /** Then one more exec every 0.75 s while nothing answered (each a new connection the balancer may send elsewhere). */
 export const ETCD_RETRY_EVERY_MS = 750;
 
